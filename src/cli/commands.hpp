@@ -1,0 +1,16 @@
+// One function per `enc5` subcommand; each returns the process exit status.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace enc5::cli {
+
+using Args = std::vector<std::string>;  // the arguments after the subcommand name
+
+int cmd_eval(const Args& args);          // cli/cmd_eval.cpp
+int cmd_inspect(const Args& args);       // cli/cmd_inspect.cpp
+int cmd_make_weights(const Args& args);  // cli/cmd_make_weights.cpp
+int cmd_run(const Args& args);           // cli/cmd_run.cpp
+int cmd_readings(const Args& args);      // cli/cmd_run.cpp
+
+}  // namespace enc5::cli

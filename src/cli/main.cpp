@@ -1,0 +1,57 @@
+// enc5: the command-line tool. Dispatches to one function per subcommand (cli/commands.hpp).
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <string_view>
+
+#include "cli/commands.hpp"
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  int (*run)(const enc5::cli::Args&);
+  std::string_view summary;
+};
+
+constexpr Command kCommands[] = {
+    {"run", enc5::cli::cmd_run, "run the layer on a frame (the embedded demo frame when given no files)"},
+    {"inspect", enc5::cli::cmd_inspect, "print the phase table, the weight-image map and per-region statistics"},
+    {"eval", enc5::cli::cmd_eval, "evaluate one PTX instruction on hex operands (--batch: one case per line)"},
+    {"make-weights", enc5::cli::cmd_make_weights, "write a deterministic synthetic weight image"},
+    {"readings", enc5::cli::cmd_readings, "list the named readings of open spec questions and their values"},
+};
+
+void usage(std::FILE* to) {
+  std::fprintf(to,
+               "enc5: an open, exact CPU implementation of DLSS-RR's cuda_dldn_engine_swin_enc5_kernel\n\n"
+               "usage: enc5 COMMAND [ARGS...]     (enc5 COMMAND --help for a command's options)\n\ncommands:\n");
+  for (const Command& c : kCommands) std::fprintf(to, "  %-13s %.*s\n", std::string(c.name).c_str(), static_cast<int>(c.summary.size()), c.summary.data());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const std::string_view name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    usage(stdout);
+    return 0;
+  }
+  enc5::cli::Args args(argv + 2, argv + argc);
+  for (const Command& c : kCommands) {
+    if (c.name != name) continue;
+    try {
+      return c.run(args);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "enc5 %s: error: %s\n", argv[1], e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "enc5: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

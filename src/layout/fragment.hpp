@@ -1,0 +1,38 @@
+// The m16n8k32 fragment layouts as data (PTX ISA "Matrix Fragments for mma.m16n8k32", numerics.md,
+// facts §0.4). g = lane >> 2, t = lane & 3.
+//
+// Two k labellings exist. The ISA's: A reg o byte j of lane (g,t) holds k = 4t + j + 16(o>>1).
+// The kernel's "pair order" (facts §0.4): k = 2t + (j&1) + 16((j>>1)&1) + 8(o>>1). Both label the
+// same bytes; A and B are relabelled alike, so the products are the same. Pair order is the order
+// in which a D tile's columns land when it is repacked as the next A without shuffles, so it is the
+// LOGICAL channel order of every matrix in the golden model. The ISA order matters only for the
+// `ada` accumulation's two halves: isa_k_from_pair_k() connects the two.
+#pragma once
+#include <cstdint>
+
+namespace enc5::layout {
+
+struct RowK { int row; int k; };   // an A element
+struct KCol { int k; int col; };   // a B element
+struct RowCol { int row; int col; };  // a C/D element
+
+// A: 4 registers x 4 bytes per lane.
+RowK a_element_isa(int lane, int reg, int byte);
+RowK a_element_pair(int lane, int reg, int byte);
+// B: 2 registers x 4 bytes per lane.
+KCol b_element_isa(int lane, int reg, int byte);
+KCol b_element_pair(int lane, int reg, int byte);
+// C/D: 2 registers x 2 f16 halves per lane: reg0 = row g, reg1 = row g+8, half h = column 2t+h.
+RowCol cd_element(int lane, int reg, int half);
+
+// Relabelling within one 32-wide k-step (a bijection on 0..31).
+int isa_k_from_pair_k(int k_pair);
+int pair_k_from_isa_k(int k_isa);
+
+// Inverse maps: where an element lives.
+struct LaneRegByte { int lane; int reg; int byte; };
+LaneRegByte a_location_pair(int row, int k_pair);
+LaneRegByte b_location_pair(int k_pair, int col);
+LaneRegByte cd_location(int row, int col);  // byte = f16 half (0/1)
+
+}  // namespace enc5::layout

@@ -1,0 +1,75 @@
+// The prepared weight image W (param+40): its map (facts E4), loading with validation, typed
+// accessors, and per-region statistics. Offsets are absolute bytes in W.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "numerics/types.hpp"
+
+namespace enc5 {
+
+// 431104 + 16 (b61 n-tile 1 record) + 16 = 431136: lane t = 3's u32 of the last record ends
+// there (facts E1). The spec's 431124 drops the per-lane term. See docs/readings.md.
+inline constexpr std::size_t kWeightImageBytes = 431136;
+
+namespace wmap {
+inline constexpr std::uint32_t g1 = 0;                 // prologue norm gain, 160 f16
+inline std::uint32_t head_base(int h) { return 320 + 27648u * h; }
+inline std::uint32_t wq(int h) { return head_base(h); }            // 5 k-steps x 1024
+inline std::uint32_t wv(int h) { return head_base(h) + 5120; }     // 5 k-steps x 1024
+inline std::uint32_t score_bias(int h) { return head_base(h) + 10240; }  // 24 x 512
+inline std::uint32_t wo(int h) { return head_base(h) + 22528; }    // 10 tiles, 32x160
+inline constexpr std::uint32_t t1 = 221504;             // "bo", 160 f16
+inline constexpr std::uint32_t g2 = 221824;             // E20 gain, 160 f16
+inline std::uint32_t w1(int c) { return c == 0 ? 222144u : 232768u + 10304u * (c - 1); }
+inline std::uint32_t b1(int c) { return w1(c) + 5120; }   // 32 f16 records
+inline std::uint32_t w2(int c) { return w1(c) + 5184; }   // 10 tiles, 32x160
+inline constexpr std::uint32_t t3 = 232448;             // "b2", 160 f16
+inline constexpr std::uint32_t w61 = 428544;            // 5 tiles
+inline constexpr std::uint32_t b61 = 431104;            // 2 records
+}  // namespace wmap
+
+struct Region {
+  std::string name;          // e.g. "Wq[3]", "score_bias[0]", "T1"
+  std::uint32_t begin, end;  // [begin, end)
+  enum class Type { e4m3, f16 } type;
+};
+// Every named region of the image, in address order; they tile [0, kWeightImageBytes) exactly.
+std::vector<Region> weight_regions();
+
+class WeightImage {
+ public:
+  WeightImage() = default;
+  explicit WeightImage(std::vector<std::uint8_t> bytes);  // throws if the size is wrong
+  // Reads and validates a file; throws enc5::InputError naming the file, offset, expected, found.
+  static WeightImage load(const std::string& path);
+
+  std::span<const std::uint8_t> bytes() const { return bytes_; }
+  e4m3_t byte(std::uint32_t off) const { return bytes_.at(off); }
+  f16_t f16_at(std::uint32_t off) const;  // little endian
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+};
+
+struct RegionStats {
+  Region region;
+  // e4m3 regions: histogram of codes, NaN codes (0x7F/0xFF), zero count, min/max finite value.
+  // f16 regions: min/max finite, NaN/Inf/subnormal counts.
+  std::vector<std::uint64_t> histogram;  // 256 entries for e4m3, empty for f16
+  std::uint64_t nan = 0, inf = 0, zero = 0, subnormal = 0;
+  double min = 0, max = 0, mean_abs = 0;
+};
+std::vector<RegionStats> region_statistics(const WeightImage& w);
+
+struct SyntheticOptions {
+  std::uint64_t seed = 1;
+  bool stress = false;  // drive every nonlinear branch (see synth docs)
+};
+WeightImage make_synthetic_weights(const SyntheticOptions& opt);
+// The embedded default image used by the demo and the tests (seed 1, not stress).
+const WeightImage& default_weights();
+
+}  // namespace enc5

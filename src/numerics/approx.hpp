@@ -1,0 +1,25 @@
+// The .approx.ftz.f32 instructions (numerics.md "Approximate f32 instructions").
+// No bit-exact public model exists for NVIDIA's or AMD's units. enc5 computes the correctly
+// rounded f32 result (after .ftz on input and output). Wrapped as cvt.f32.f16 -> op ->
+// cvt.rn.f16.f32, rcp and rsqrt are provably exact this way for any hardware meeting the documented
+// bounds (test: approx_test.cpp). ex2 and div in E61 are applied to unrounded f32 values and are
+// MODEL-DEPENDENT: this file is the one place that choice lives (docs/readings.md "approx-model").
+#pragma once
+#include "numerics/types.hpp"
+
+namespace enc5 {
+
+float ftz_f32(float x);                  // subnormal -> signed zero
+
+float rcp_approx_ftz_f32(float x);       // 1/x, correctly rounded, ftz
+float rsqrt_approx_ftz_f32(float x);     // 1/sqrt(x), correctly rounded, ftz
+float ex2_approx_ftz_f32(float x);       // 2^x, correctly rounded, ftz          (model-dependent)
+float div_approx_ftz_f32(float a, float b);  // a * (1/b) as one correctly rounded quotient (model-dependent)
+float mul_ftz_f32(float a, float b);     // mul.ftz.f32
+float add_ftz_f32(float a, float b);     // add.ftz.f32
+
+// The kernel's wrapped forms: cvt.f32.f16 -> op -> cvt.rn.f16.f32.
+f16_t rcp_f16(f16_t h);
+f16_t rsqrt_f16(f16_t h);
+
+}  // namespace enc5

@@ -1,0 +1,39 @@
+// binary16 arithmetic as PTX defines it (numerics.md "f16 arithmetic"): one IEEE round to
+// nearest even per result, subnormals kept (no .ftz on any f16 instruction of this kernel).
+// NaN results are the canonical 0x7FFF in both profiles (the payload is unspecified by PTX).
+#pragma once
+#include "numerics/types.hpp"
+
+namespace enc5 {
+
+inline constexpr f16_t kF16CanonicalNaN = 0x7FFF;
+
+// Conversions
+float f16_to_f32(f16_t h);            // cvt.f32.f16 (exact)
+double f16_to_f64(f16_t h);           // exact
+f16_t f32_to_f16(float x);            // cvt.rn.f16.f32
+f16_t f64_to_f16(double x);           // cvt.rn.f16.f64 (directly, not through f32)
+
+bool f16_is_nan(f16_t h);
+
+// Scalar (add/sub/mul/fma .rn.f16, max/min/neg/abs .f16)
+f16_t f16_add(f16_t a, f16_t b);
+f16_t f16_sub(f16_t a, f16_t b);
+f16_t f16_mul(f16_t a, f16_t b);
+f16_t f16_fma(f16_t a, f16_t b, f16_t c);  // a*b+c, one rounding
+f16_t f16_max(f16_t a, f16_t b);           // one NaN -> the other operand; +0 > -0
+f16_t f16_min(f16_t a, f16_t b);
+f16_t f16_neg(f16_t a);
+f16_t f16_abs(f16_t a);
+
+// Packed .f16x2: the scalar operation on each half independently.
+f16x2_t f16x2_add(f16x2_t a, f16x2_t b);
+f16x2_t f16x2_sub(f16x2_t a, f16x2_t b);
+f16x2_t f16x2_mul(f16x2_t a, f16x2_t b);
+f16x2_t f16x2_fma(f16x2_t a, f16x2_t b, f16x2_t c);
+f16x2_t f16x2_max(f16x2_t a, f16x2_t b);
+f16x2_t f16x2_min(f16x2_t a, f16x2_t b);
+f16x2_t f16x2_neg(f16x2_t a);
+f16x2_t f16x2_abs(f16x2_t a);
+
+}  // namespace enc5
