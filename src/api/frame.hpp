@@ -1,0 +1,61 @@
+// The launch as enc5's users know it (facts A4): a parameter block mirroring the kernel's 144-byte
+// layout, the texture and surface objects E61 reads and writes, and the call that runs the grid.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "model/readings.hpp"
+#include "model/weight_image.hpp"
+#include "numerics/profile.hpp"
+#include "numerics/types.hpp"
+
+namespace enc5 {
+
+// tex.base.2d.v4.f16.s32: an unfiltered fetch of texel (x, y), level 0 (numerics.md).
+enum class AddressMode { clamp, border_zero, wrap, mirror };
+struct Texture {
+  int width = 0, height = 0;
+  AddressMode mode = AddressMode::clamp;
+  std::vector<f16_t> rgba;  // width*height*4 f16, row-major, r first
+  std::array<f16_t, 4> fetch(int x, int y) const;
+};
+
+// sust.b.2d.v4.b16.zero: x is a BYTE offset in the row; 8 bytes written raw, little endian, r
+// lowest; out-of-bounds stores are dropped (.zero).
+struct Surface {
+  int width = 0, height = 0;   // in texels (RGBA16F, 8 bytes each)
+  std::size_t pitch = 0;       // bytes per row, >= 8*width
+  std::vector<std::uint8_t> bytes;  // pitch*height
+  static Surface make(int width, int height);
+  void store_b16x4(int x_bytes, int y, const std::array<f16_t, 4>& v);
+};
+
+// Mirrors the 144-byte parameter block; only the fields enc5 reads (facts A4 / spec U1).
+struct LaunchParams {
+  std::uint32_t ex = 0, ey = 0;                          // +0: token-grid extents
+  std::span<const std::uint8_t> input_arena;             // +8: previous layer's plane arena (e4m3)
+  const WeightImage* weights = nullptr;                  // +40
+  std::span<std::uint8_t> output_arena;                  // +48: this layer's plane arena
+  std::uint16_t block_offset_x = 0, block_offset_y = 0;  // +80, +82: x0 = 8*ctaid.x - ox
+  const Texture* texture = nullptr;                      // +88
+  Surface* surface = nullptr;                            // +112
+  std::uint32_t grid_x = 0, grid_y = 0;                  // launch grid; 0 = cover (ex, ey)
+};
+
+enum class Engine { golden, fast };
+
+struct RunOptions {
+  const Profile* profile = nullptr;  // nullptr = ada
+  Readings readings;                 // defaults = the documented default readings
+  Engine engine = Engine::golden;
+  int threads = 0;                   // 0 = all hardware threads
+};
+
+// Runs every block of the grid. Throws std::invalid_argument with a clear message on mismatched
+// sizes (arena bytes vs extents, surface too small, missing weights).
+void run_frame(const LaunchParams& params, const RunOptions& options);
+
+}  // namespace enc5
