@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/readings.hpp"
+#include "model/trace.hpp"
 #include "model/weight_image.hpp"
 #include "numerics/profile.hpp"
 #include "numerics/types.hpp"
@@ -52,6 +53,8 @@ struct RunOptions {
   Readings readings;                 // defaults = the documented default readings
   Engine engine = Engine::golden;
   int threads = 0;                   // 0 = all hardware threads
+  const TraceRequest* trace = nullptr;  // record one block's stages into *trace_out
+  Trace* trace_out = nullptr;
 };
 
 // Runs every block of the grid. Throws std::invalid_argument with a clear message on mismatched
