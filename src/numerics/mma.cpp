@@ -24,10 +24,13 @@
 #include <bit>
 #include <cstdint>
 
+#include "numerics/f16.hpp"
+
 namespace enc5 {
 namespace {
 
-constexpr f16_t kCanonicalNaN = 0x7FFF;  // NVIDIA's canonical f16 NaN (numerics.md "f16 arithmetic")
+// NVIDIA's canonical f16 NaN (numerics.md "f16 arithmetic"), the one the f16 operations return too.
+constexpr f16_t kCanonicalNaN = kF16CanonicalNaN;
 
 // ---- operand decoding ------------------------------------------------------------------------
 
