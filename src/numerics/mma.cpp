@@ -1,0 +1,254 @@
+// mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 (numerics.md "mma"; facts D1).
+//
+// All arithmetic is exact integer fixed point: an e4m3 value is an integer multiple of 2^-9, so a
+// product of two is a multiple of 2^-18, and an f16 value is a multiple of 2^-24 (its subnormal
+// step). Every quantity below is therefore an int64 count of 2^-24 units ("units"):
+//   |product| <= 448^2 = 200704 < 2^17.7  ->  < 2^41.7 units
+//   |C|       <= 65504                    ->  < 2^40   units
+//   |sum of 32 products + C|              <  2^46.8 units      (no int64 overflow anywhere).
+// Because one unit is exactly the f16 subnormal step, rounding a unit count to f16 is "keep 11
+// significant bits, ties to even" with no separate subnormal case (see round_sig_bits).
+//
+// Special values (not covered by the Ada data; decisions and evidence in docs/readings/mma.md):
+//   * a NaN code (0x7F/0xFF) anywhere in a[] or b[] (whatever the other factor), or a NaN C,
+//     gives the canonical f16 NaN 0x7FFF in both profiles.
+//   * e4m3 has no infinity, so every product is finite; an infinite C (or, in `ada`, an infinite
+//     first-half result) passes through unchanged: Inf + finite = Inf.
+//   * a finite sum beyond the f16 range rounds to +-Inf (IEEE round-to-nearest overflow: every
+//     |S| >= 65520 becomes Inf).
+//   * an exact zero result is -0 only when C is -0 and all 32 products are -0 (IEEE 754 §6.3 for
+//     a sum of several addends under round to nearest); otherwise +0.
+#include "numerics/mma.hpp"
+
+#include <bit>
+#include <cstdint>
+
+namespace enc5 {
+namespace {
+
+constexpr f16_t kCanonicalNaN = 0x7FFF;  // NVIDIA's canonical f16 NaN (numerics.md "f16 arithmetic")
+
+// ---- operand decoding ------------------------------------------------------------------------
+
+bool e4m3_code_is_nan(e4m3_t c) { return (c & 0x7F) == 0x7F; }  // numerics.md "Formats"
+bool e4m3_code_is_neg(e4m3_t c) { return (c & 0x80) != 0; }
+
+// Signed value of a (non-NaN) e4m3 code in units of 2^-9 (numerics.md "Formats": m >= 8 gives
+// (1 + (m&7)/8) 2^((m>>3)-7) = (8 + (m&7)) 2^((m>>3)-1) 2^-9; m < 8 gives m 2^-9).
+std::int64_t e4m3_units9(e4m3_t c) {
+  const int m = c & 0x7F;
+  const std::int64_t mag = m >= 8 ? static_cast<std::int64_t>(8 + (m & 7)) << ((m >> 3) - 1) : m;
+  return e4m3_code_is_neg(c) ? -mag : mag;
+}
+
+// numerics.md `ada`: e(x) = max(floor(log2|x|), -6). For a normal code floor(log2|x|) is its
+// unbiased exponent (m>>3) - 7 >= -6; a subnormal is below 2^-6, so it gets -6.
+int e4m3_ada_exponent(e4m3_t c) {
+  const int m = c & 0x7F;
+  return m >= 8 ? (m >> 3) - 7 : -6;
+}
+
+enum class F16Class { zero, finite, inf, nan };
+
+struct F16Parts {
+  F16Class cls;
+  bool neg;
+  std::int64_t units;  // signed value in 2^-24 units (finite and zero only)
+  int ada_exponent;    // max(floor(log2|x|), -14) for a nonzero finite value
+};
+
+F16Parts f16_parts(f16_t h) {
+  const bool neg = (h & 0x8000) != 0;
+  const int ef = (h >> 10) & 0x1F;
+  const int frac = h & 0x3FF;
+  if (ef == 0x1F) return {frac != 0 ? F16Class::nan : F16Class::inf, neg, 0, 0};
+  if (ef == 0 && frac == 0) return {F16Class::zero, neg, 0, 0};
+  // normal: (1024 + frac) 2^(ef-25) = (1024 + frac) 2^(ef-1) units; subnormal: frac units.
+  // floor(log2|x|) is ef - 15 for a normal; a subnormal is below 2^-14, so it gets -14.
+  const std::int64_t mag = ef != 0 ? static_cast<std::int64_t>(1024 + frac) << (ef - 1) : frac;
+  return {F16Class::finite, neg, neg ? -mag : mag, ef != 0 ? ef - 15 : -14};
+}
+
+// ---- exact rounding --------------------------------------------------------------------------
+
+// Round a non-negative integer to `bits` significant bits, ties to even. The result is the
+// rounded value itself (same units), so it may carry into one more bit (e.g. 2047.5 -> 2048).
+std::uint64_t round_sig_bits(std::uint64_t mag, int bits) {
+  const int len = std::bit_width(mag);
+  if (len <= bits) return mag;
+  const int drop = len - bits;
+  const std::uint64_t kept = mag >> drop;
+  const std::uint64_t rest = mag & ((std::uint64_t{1} << drop) - 1);
+  const std::uint64_t half = std::uint64_t{1} << (drop - 1);
+  const bool up = rest > half || (rest == half && (kept & 1) != 0);
+  return (kept + (up ? 1 : 0)) << drop;
+}
+
+// f16 bits of an already-rounded magnitude (at most 11 significant bits, in 2^-24 units).
+// A normal with biased exponent E holds (1024 + frac) 2^(E-1) units, i.e. bit_width = E + 10.
+f16_t f16_encode_rounded(bool neg, std::uint64_t mag) {
+  const f16_t sign = neg ? 0x8000 : 0;
+  if (mag < 1024) return static_cast<f16_t>(sign | mag);  // subnormal (or zero)
+  const int e = std::bit_width(mag) - 10;
+  if (e >= 31) return static_cast<f16_t>(sign | 0x7C00);  // RNE overflow -> Inf
+  const std::uint64_t frac = (mag >> (e - 1)) - 1024;
+  return static_cast<f16_t>(sign | (e << 10) | frac);
+}
+
+// f16 round-to-nearest-even of an exact value given in 2^-24 units, subnormals kept. A zero
+// value gets the sign the caller decided (see the zero-sign rule at the top).
+f16_t f16_rne_units(std::int64_t v, bool zero_is_negative) {
+  if (v == 0) return zero_is_negative ? 0x8000 : 0x0000;
+  const bool neg = v < 0;
+  const std::uint64_t mag = neg ? static_cast<std::uint64_t>(-v) : static_cast<std::uint64_t>(v);
+  return f16_encode_rounded(neg, round_sig_bits(mag, 11));
+}
+
+// f32 round-to-nearest-even of an exact value in 2^-24 units. Every nonzero value here is at
+// least 2^-24 and below 2^24, deep inside f32's normal range, so only the 24-bit significand
+// limit applies. The result stays in units (it is exactly representable as such).
+std::int64_t f32_rne_units(std::int64_t v) {
+  const bool neg = v < 0;
+  const std::uint64_t mag = neg ? static_cast<std::uint64_t>(-v) : static_cast<std::uint64_t>(v);
+  const auto r = static_cast<std::int64_t>(round_sig_bits(mag, 24));
+  return neg ? -r : r;
+}
+
+// ---- the two accumulation models -------------------------------------------------------------
+
+// A product in units: (x 2^-9)(y 2^-9) = xy 2^-18 = xy 2^6 units.
+std::int64_t product_units(e4m3_t a, e4m3_t b) { return (e4m3_units9(a) * e4m3_units9(b)) * 64; }
+
+// A product's zero sign, for the zero-sign rule: the IEEE sign of a*b is sign(a) xor sign(b).
+bool product_is_negative_zero(e4m3_t a, e4m3_t b) {
+  return e4m3_units9(a) * e4m3_units9(b) == 0 && (e4m3_code_is_neg(a) != e4m3_code_is_neg(b));
+}
+
+// numerics.md `ada`, one half (16 k values in the ISA order) applied to the f16 accumulator.
+f16_t ada_half(const e4m3_t* a, const e4m3_t* b, f16_t acc) {
+  const F16Parts c = f16_parts(acc);
+  if (c.cls == F16Class::inf) return acc;  // products are finite: Inf + finite = Inf
+  // The terms: each nonzero product, plus acc when it is nonzero.
+  std::int64_t term[17];
+  int exponent[17];
+  int n = 0;
+  bool all_negative_zero = c.cls == F16Class::zero && c.neg;
+  for (int k = 0; k < 16; ++k) {
+    const std::int64_t p = product_units(a[k], b[k]);
+    if (p == 0) {
+      all_negative_zero = all_negative_zero && product_is_negative_zero(a[k], b[k]);
+      continue;
+    }
+    all_negative_zero = false;
+    term[n] = p;
+    exponent[n] = e4m3_ada_exponent(a[k]) + e4m3_ada_exponent(b[k]);  // E = e(a) + e(b)
+    ++n;
+  }
+  if (c.cls == F16Class::finite) {
+    term[n] = c.units;
+    exponent[n] = c.ada_exponent;  // E(acc) = max(floor(log2|acc|), -14)
+    ++n;
+  }
+  if (n == 0) return all_negative_zero ? 0x8000 : 0x0000;
+  int max_e = exponent[0];
+  for (int i = 1; i < n; ++i) max_e = exponent[i] > max_e ? exponent[i] : max_e;
+  // q = 2^(maxE - 13) = 2^(maxE + 11) units. When q is below one unit (maxE < -11) every term,
+  // a multiple of one unit, is already a multiple of q and truncation changes nothing.
+  const int q_log2_units = max_e + 11;
+  std::int64_t sum = 0;
+  for (int i = 0; i < n; ++i) {
+    std::int64_t t = term[i];
+    if (q_log2_units > 0) {
+      // sign(t) * floor(|t| / q) * q: truncation toward zero, done on the magnitude.
+      const bool neg = t < 0;
+      std::int64_t mag = neg ? -t : t;
+      mag = (mag >> q_log2_units) << q_log2_units;
+      t = neg ? -mag : mag;
+    }
+    sum += t;
+  }
+  // The largest term keeps at least its leading bit (|term| >= 2^(E-6) >= q), so a zero sum here
+  // is a cancellation: +0 under round to nearest.
+  return f16_rne_units(sum, false);
+}
+
+f16_t mma_dot_ada(const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
+  const f16_t first = ada_half(a, b, c);  // k = 0..15 (ISA order), then f16 rounding
+  return ada_half(a + 16, b + 16, first);  // k = 16..31 on top of the rounded first half
+}
+
+// numerics.md `zluda` / facts D1: f16_RN(f32_RN(exact(sum of 32 products) + C)).
+f16_t mma_dot_zluda(const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
+  const F16Parts cp = f16_parts(c);
+  if (cp.cls == F16Class::inf) return c;  // f32(+-Inf + finite) = +-Inf, and f16 keeps it
+  std::int64_t sum = cp.units;
+  bool all_negative_zero = cp.cls == F16Class::zero && cp.neg;
+  for (int k = 0; k < 32; ++k) {
+    const std::int64_t p = product_units(a[k], b[k]);
+    sum += p;
+    all_negative_zero = all_negative_zero && p == 0 && product_is_negative_zero(a[k], b[k]);
+  }
+  if (sum == 0) return all_negative_zero ? 0x8000 : 0x0000;
+  return f16_rne_units(f32_rne_units(sum), false);
+}
+
+}  // namespace
+
+f16_t mma_dot(const Profile& p, const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
+  if (f16_parts(c).cls == F16Class::nan) return kCanonicalNaN;
+  for (int k = 0; k < 32; ++k)
+    if (e4m3_code_is_nan(a[k]) || e4m3_code_is_nan(b[k])) return kCanonicalNaN;
+  switch (p.mma) {
+    case MmaAccumulation::ada_truncated_halves:
+      return mma_dot_ada(a, b, c);
+    case MmaAccumulation::exact_sum_f32_then_f16:
+      return mma_dot_zluda(a, b, c);
+  }
+  return kCanonicalNaN;  // unreachable: every enumerator is handled above
+}
+
+MmaC mma_m16n8k32(const Profile& p, const MmaA& a, const MmaB& b, const MmaC& c) {
+  MmaC d{};
+  for (int n = 0; n < 8; ++n) {
+    e4m3_t column[32];
+    for (int k = 0; k < 32; ++k) column[k] = b.v[k][n];
+    for (int m = 0; m < 16; ++m) d.v[m][n] = mma_dot(p, a.v[m], column, c.v[m][n]);
+  }
+  return d;
+}
+
+// The fragment form gathers the registers into matrices with the ISA maps of layout/fragment.hpp
+// (the instruction itself defines k by the ISA order), runs the matrix form, and scatters D back.
+MmaFragC mma_m16n8k32(const Profile& p, const MmaFragA& a, const MmaFragB& b, const MmaFragC& c) {
+  MmaA ma{};
+  MmaB mb{};
+  MmaC mc{};
+  for (int lane = 0; lane < 32; ++lane) {
+    for (int reg = 0; reg < 4; ++reg)
+      for (int byte = 0; byte < 4; ++byte) {
+        const layout::RowK e = layout::a_element_isa(lane, reg, byte);
+        ma.v[e.row][e.k] = static_cast<e4m3_t>(a.reg[lane][reg] >> (8 * byte));
+      }
+    for (int reg = 0; reg < 2; ++reg)
+      for (int byte = 0; byte < 4; ++byte) {
+        const layout::KCol e = layout::b_element_isa(lane, reg, byte);
+        mb.v[e.k][e.col] = static_cast<e4m3_t>(b.reg[lane][reg] >> (8 * byte));
+      }
+    for (int reg = 0; reg < 2; ++reg)
+      for (int half = 0; half < 2; ++half) {
+        const layout::RowCol e = layout::cd_element(lane, reg, half);
+        mc.v[e.row][e.col] = half == 0 ? f16x2_lo(c.reg[lane][reg]) : f16x2_hi(c.reg[lane][reg]);
+      }
+  }
+  const MmaC md = mma_m16n8k32(p, ma, mb, mc);
+  MmaFragC d{};
+  for (int lane = 0; lane < 32; ++lane)
+    for (int reg = 0; reg < 2; ++reg) {
+      const layout::RowCol lo = layout::cd_element(lane, reg, 0);
+      const layout::RowCol hi = layout::cd_element(lane, reg, 1);
+      d.reg[lane][reg] = f16x2_pack(md.v[lo.row][lo.col], md.v[hi.row][hi.col]);
+    }
+  return d;
+}
+
+}  // namespace enc5

@@ -1,0 +1,136 @@
+// Reader for the Ada measurements of mma.m16n8k32.row.col.f16.e4m3.e4m3.f16
+// (ENC5_SHARED_DIR/data/ada-mma-e4m3-f16/, README.md there). Shared by mma_test.cpp and
+// eval_cli_test.cpp. The conversions here are the test's own, independent of src/numerics:
+//   * a/b: the hex bits of an f32 holding an e4m3 value exactly -> the e4m3 code, by looking the
+//     bits up among the 254 non-NaN codes decoded from numerics.md "Formats" with std::ldexp;
+//   * c: 32 binary digits of an f32, rounded to f16 (nearest even) as the harness does, through
+//     the compiler's _Float16 conversion;
+//   * d: 32 binary digits of an f32 that holds an f16 exactly -> the f16 bits (exact).
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace enc5_test {
+
+struct AdaMmaCase {
+  std::uint8_t a[32];  // e4m3 codes, k = 0..31 in the ISA order (A's row 0)
+  std::uint8_t b[32];  // e4m3 codes (B's column 0)
+  std::uint16_t c;     // f16 bits after the harness's round-to-nearest-even
+  std::uint16_t d;     // measured f16 result
+};
+
+inline std::string ada_mma_data_dir() {
+  const char* env = std::getenv("ENC5_SHARED_DIR");
+  std::string root = env != nullptr && *env != '\0' ? env : ENC5_SHARED_DIR;
+  return root + "/data/ada-mma-e4m3-f16";
+}
+
+inline std::uint32_t f32_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float f32_from_bits(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline std::uint16_t f16_bits(_Float16 h) {
+  std::uint16_t u;
+  std::memcpy(&u, &h, 2);
+  return u;
+}
+
+// numerics.md "Formats": sign bit 7; m = c & 0x7F; m >= 8: (1 + (m&7)/8) 2^((m>>3)-7); else m 2^-9.
+inline double test_e4m3_value(std::uint8_t code) {
+  const int m = code & 0x7F;
+  const double mag = m >= 8 ? std::ldexp(1.0 + (m & 7) / 8.0, (m >> 3) - 7) : std::ldexp(static_cast<double>(m), -9);
+  return (code & 0x80) != 0 ? -mag : mag;
+}
+
+// f32 bit pattern -> e4m3 code, for the 254 non-NaN codes.
+inline const std::map<std::uint32_t, std::uint8_t>& e4m3_code_by_f32_bits() {
+  static const std::map<std::uint32_t, std::uint8_t> table = [] {
+    std::map<std::uint32_t, std::uint8_t> t;
+    for (int c = 0; c < 256; ++c) {
+      if ((c & 0x7F) == 0x7F) continue;
+      t[f32_bits(static_cast<float>(test_e4m3_value(static_cast<std::uint8_t>(c))))] = static_cast<std::uint8_t>(c);
+    }
+    return t;
+  }();
+  return table;
+}
+
+// Loads every case. Returns false with `why` set when the folder or a file is missing or malformed.
+inline bool load_ada_mma_cases(std::vector<AdaMmaCase>& out, std::string& why) {
+  const std::string dir = ada_mma_data_dir();
+  std::ifstream fa(dir + "/a_Ada_E4M3.txt"), fb(dir + "/b_Ada_E4M3.txt"), fc(dir + "/c_Ada_fp32.txt"),
+      fd(dir + "/d_Ada_fp16.txt");
+  if (!fa || !fb || !fc || !fd) {
+    why = "the Ada measurement folder " + dir + " (or one of its four files) is absent";
+    return false;
+  }
+  const auto& codes = e4m3_code_by_f32_bits();
+  auto read_codes = [&](std::ifstream& f, std::uint8_t* dst, const char* name, std::size_t line) {
+    std::string text;
+    if (!std::getline(f, text)) return false;
+    std::istringstream in(text);
+    for (int k = 0; k < 32; ++k) {
+      std::string tok;
+      if (!(in >> tok)) {
+        why = std::string(name) + " line " + std::to_string(line) + ": fewer than 32 values";
+        return false;
+      }
+      const auto bits = static_cast<std::uint32_t>(std::stoul(tok, nullptr, 16));
+      const auto it = codes.find(bits);
+      if (it == codes.end()) {
+        why = std::string(name) + " line " + std::to_string(line) + ": " + tok + " is not an e4m3 value";
+        return false;
+      }
+      dst[k] = it->second;
+    }
+    return true;
+  };
+  auto read_binary = [&](std::ifstream& f, std::uint32_t& dst) {
+    std::string text;
+    if (!std::getline(f, text)) return false;
+    while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.pop_back();
+    if (text.size() != 32) return false;
+    dst = static_cast<std::uint32_t>(std::stoul(text, nullptr, 2));
+    return true;
+  };
+  out.clear();
+  for (std::size_t line = 1;; ++line) {
+    AdaMmaCase cs{};
+    if (!read_codes(fa, cs.a, "a_Ada_E4M3.txt", line)) break;
+    if (!read_codes(fb, cs.b, "b_Ada_E4M3.txt", line)) return false;
+    std::uint32_t c32 = 0, d32 = 0;
+    if (!read_binary(fc, c32) || !read_binary(fd, d32)) {
+      why = "c/d line " + std::to_string(line) + " is not 32 binary digits";
+      return false;
+    }
+    cs.c = f16_bits(static_cast<_Float16>(f32_from_bits(c32)));  // the harness's RNE to f16
+    const _Float16 d16 = static_cast<_Float16>(f32_from_bits(d32));
+    if (static_cast<float>(d16) != f32_from_bits(d32) && !std::isnan(f32_from_bits(d32))) {
+      why = "d line " + std::to_string(line) + " is not an f16 value";
+      return false;
+    }
+    cs.d = f16_bits(d16);
+    out.push_back(cs);
+  }
+  if (!why.empty()) return false;
+  if (out.empty()) {
+    why = "no cases read from " + dir;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace enc5_test
