@@ -179,6 +179,7 @@ TEST(Exr, ByteLayoutFollowsTheFileLayoutDescription) {
       for (int x = 0; x < w; ++x, p += 2) EXPECT_EQ(b[p] | b[p + 1] << 8, px[(y * w + x) * 4 + comp]);
   }
   EXPECT_EQ(p, b.size());
+  EXPECT_EQ(encode_exr_rgba_half(40, 23, std::vector<f16_t>(40 * 23 * 4).data()).size(), 8059u);  // docs/formats.md
 }
 
 TEST(Exr, WriteIsAtomicAndRejectsEmptyImages) {
