@@ -4,6 +4,4 @@
 #include "cli/commands.hpp"
 namespace enc5::cli {
 int cmd_eval(const Args&) { std::fprintf(stderr, "enc5 eval: not built yet\n"); return 3; }
-int cmd_inspect(const Args&) { std::fprintf(stderr, "enc5 inspect: not built yet\n"); return 3; }
-int cmd_make_weights(const Args&) { std::fprintf(stderr, "enc5 make-weights: not built yet\n"); return 3; }
 }  // namespace enc5::cli

@@ -1,6 +1,7 @@
 // The prepared weight image W (param+40): its map (facts E4), loading with validation, typed
 // accessors, and per-region statistics. Offsets are absolute bytes in W.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -11,8 +12,12 @@
 namespace enc5 {
 
 // 431104 + 16 (b61 n-tile 1 record) + 16 = 431136: lane t = 3's u32 of the last record ends
-// there (facts E1). The spec's 431124 drops the per-lane term. See docs/readings.md.
+// there (facts E1). The spec's 431124 (§2.3) drops the per-lane term. See the reading
+// "weight-image-size" in docs/readings/weights.md.
 inline constexpr std::size_t kWeightImageBytes = 431136;
+// What spec §2.3 states (its tool's extent, largest immediate 431120 + 4): accepted by nothing,
+// named in the error for a file of exactly this size.
+inline constexpr std::size_t kSpecToolImageBytes = 431124;
 
 namespace wmap {
 inline constexpr std::uint32_t g1 = 0;                 // prologue norm gain, 160 f16
@@ -32,9 +37,16 @@ inline constexpr std::uint32_t b61 = 431104;            // 2 records
 }  // namespace wmap
 
 struct Region {
+  // What a region holds (facts E4); `index` is the head (Wq..Wo) or the chunk (W1, b1, W2), else -1.
+  enum class Role { g1, wq, wv, score_bias, wo, t1, g2, w1, b1, w2, t3, w61, b61 };
+  enum class Type { e4m3, f16 };
   std::string name;          // e.g. "Wq[3]", "score_bias[0]", "T1"
   std::uint32_t begin, end;  // [begin, end)
-  enum class Type { e4m3, f16 } type;
+  Type type;
+  Role role;
+  int index;
+  std::uint32_t size() const { return end - begin; }
+  std::uint32_t elements() const { return type == Type::f16 ? size() / 2 : size(); }
 };
 // Every named region of the image, in address order; they tile [0, kWeightImageBytes) exactly.
 std::vector<Region> weight_regions();
@@ -42,7 +54,8 @@ std::vector<Region> weight_regions();
 class WeightImage {
  public:
   WeightImage() = default;
-  explicit WeightImage(std::vector<std::uint8_t> bytes);  // throws if the size is wrong
+  // Throws enc5::InputError (file = `name`) if the size is not kWeightImageBytes.
+  explicit WeightImage(std::vector<std::uint8_t> bytes, const std::string& name = "<weight image>");
   // Reads and validates a file; throws enc5::InputError naming the file, offset, expected, found.
   static WeightImage load(const std::string& path);
 
@@ -56,11 +69,13 @@ class WeightImage {
 
 struct RegionStats {
   Region region;
-  // e4m3 regions: histogram of codes, NaN codes (0x7F/0xFF), zero count, min/max finite value.
-  // f16 regions: min/max finite, NaN/Inf/subnormal counts.
+  // e4m3 regions: histogram of codes, NaN codes (0x7F/0xFF), zeros (0x00/0x80), subnormal codes,
+  // saturated codes (+-448 = 0x7E/0xFE), min/max finite value.
+  // f16 regions: min/max finite, NaN/Inf/subnormal/zero counts (saturated stays 0).
   std::vector<std::uint64_t> histogram;  // 256 entries for e4m3, empty for f16
-  std::uint64_t nan = 0, inf = 0, zero = 0, subnormal = 0;
-  double min = 0, max = 0, mean_abs = 0;
+  std::uint64_t count = 0;               // elements (bytes for e4m3, halves for f16)
+  std::uint64_t nan = 0, inf = 0, zero = 0, subnormal = 0, saturated = 0;
+  double min = 0, max = 0, mean_abs = 0;  // over finite values
 };
 std::vector<RegionStats> region_statistics(const WeightImage& w);
 
@@ -68,6 +83,9 @@ struct SyntheticOptions {
   std::uint64_t seed = 1;
   bool stress = false;  // drive every nonlinear branch (see synth docs)
 };
+// Deterministic on every platform (integer PRNG, no libm, exact rounding): see
+// docs/readings/weights.md "synthetic weights" for the value ranges and the stress design.
+// No NaN code (e4m3 0x7F/0xFF) and no f16 NaN/Inf ever appears.
 WeightImage make_synthetic_weights(const SyntheticOptions& opt);
 // The embedded default image used by the demo and the tests (seed 1, not stress).
 const WeightImage& default_weights();

@@ -1,0 +1,79 @@
+// enc5 make-weights --seed N [--stress] -o FILE: a deterministic synthetic weight image
+// (model/synthetic_weights.cpp), written atomically so that a failed run leaves no partial file.
+#include <cstdio>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "io/files.hpp"
+#include "model/weight_image.hpp"
+
+namespace enc5::cli {
+namespace {
+
+void usage(std::FILE* to) {
+  std::fprintf(to,
+               "usage: enc5 make-weights [--seed N] [--stress] -o FILE\n"
+               "  Writes a deterministic synthetic weight image of %zu bytes (same seed, same bytes on\n"
+               "  every platform). --seed N: unsigned 64-bit seed (default 1, the embedded default image).\n"
+               "  --stress: overlay the stress design that drives every nonlinear branch of the layer\n"
+               "  (docs/readings/weights.md). The file is written to a temporary name and renamed.\n",
+               kWeightImageBytes);
+}
+
+bool parse_u64(const std::string& s, std::uint64_t& out) {
+  if (s.empty() || s[0] == '-' || s[0] == '+') return false;
+  try {
+    std::size_t used = 0;
+    out = std::stoull(s, &used, 0);  // decimal, or 0x-prefixed hex
+    return used == s.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace
+
+int cmd_make_weights(const Args& args) {
+  SyntheticOptions opt;
+  std::string out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      usage(stdout);
+      return 0;
+    } else if (a == "--stress") {
+      opt.stress = true;
+    } else if (a == "--seed" || a == "-o" || a == "--output") {
+      if (i + 1 >= args.size()) {
+        std::fprintf(stderr, "enc5 make-weights: %s needs a value\n", a.c_str());
+        usage(stderr);
+        return 2;
+      }
+      const std::string& v = args[++i];
+      if (a == "--seed") {
+        if (!parse_u64(v, opt.seed)) {
+          std::fprintf(stderr, "enc5 make-weights: --seed '%s' is not an unsigned 64-bit integer\n", v.c_str());
+          return 2;
+        }
+      } else {
+        out = v;
+      }
+    } else {
+      std::fprintf(stderr, "enc5 make-weights: unknown argument '%s'\n", a.c_str());
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (out.empty()) {
+    std::fprintf(stderr, "enc5 make-weights: no output file (-o FILE)\n");
+    usage(stderr);
+    return 2;
+  }
+  const WeightImage w = make_synthetic_weights(opt);
+  write_file_atomic(out, w.bytes());
+  std::fprintf(stderr, "enc5 make-weights: wrote %s (%zu bytes, seed %llu%s)\n", out.c_str(), w.bytes().size(),
+               static_cast<unsigned long long>(opt.seed), opt.stress ? ", stress" : "");
+  return 0;
+}
+
+}  // namespace enc5::cli

@@ -1,0 +1,185 @@
+// The `enc5 inspect` and `enc5 make-weights` commands, run as a user would (ENC5_CLI_PATH).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "model/weight_image.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int rc;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("enc5_cli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result run(const std::string& args) {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string cmd = std::string("'") + ENC5_CLI_PATH + "' " + args + " >'" + out.string() + "' 2>'" +
+                            err.string() + "'";
+    const int status = std::system(cmd.c_str());
+    Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    fs::remove(out);
+    fs::remove(err);
+    return r;
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+std::string squeeze(const std::string& line) {
+  std::istringstream in(line);
+  std::string word, out;
+  while (in >> word) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
+// The phase table line of phase p, whitespace squeezed ("" when missing).
+std::string phase_line(const std::string& text, int p) {
+  std::istringstream in(text);
+  std::string line;
+  const std::string prefix = std::to_string(p) + " s";
+  while (std::getline(in, line)) {
+    const std::string s = squeeze(line);
+    if (s.rfind(prefix, 0) == 0) return s;
+  }
+  return "";
+}
+
+bool has(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+TEST_F(Cli, InspectPrintsTheSpecPhaseRows) {
+  const Result r = run("inspect");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "embedded default image"));
+  // spec §2.1 row 21 (tool view) and §2.2 (corrected shape), typed from the spec.
+  const std::string p21 = phase_line(r.out, 21);
+  EXPECT_TRUE(has(p21, "s13620-s13639 80 160 160 20 band 222144..226764 227264..227312 321")) << p21;
+  EXPECT_TRUE(has(p21, "16x32x160")) << p21;
+  EXPECT_TRUE(has(p21, "1x4x5 = 20 mma")) << p21;
+  const std::string p1 = phase_line(r.out, 1);
+  EXPECT_TRUE(has(p1, "s7554-s7577 96 32 32 24 full 320..844 - 7")) << p1;
+  const std::string p11 = phase_line(r.out, 11);
+  EXPECT_TRUE(has(p11, "s8028-s8075 64 96 32 48 full (none) 10560..22348 3844")) << p11;
+  const std::string p12 = phase_line(r.out, 12);
+  EXPECT_TRUE(has(p12, "s11920-s11967 192 96 96 48 band (none) - 274")) << p12;
+  EXPECT_TRUE(has(p12, "64x32x96 4x4x3 = 48 mma")) << p12;
+  const std::string p20 = phase_line(r.out, 20);
+  EXPECT_TRUE(has(p20, "s12571-s12590 16 160 32 20 full 216384..221004 - 1029")) << p20;
+  const std::string p59 = phase_line(r.out, 59);
+  EXPECT_TRUE(has(p59, "s19545-s19564 80 160 160 20 band 418240..422860 423360..423408 172")) << p59;
+  const std::string p60 = phase_line(r.out, 60);
+  EXPECT_TRUE(has(p60, "s19737-s19756 16 160 32 20 full 423424..428044 - 299")) << p60;
+  const std::string p61 = phase_line(r.out, 61);
+  EXPECT_TRUE(has(p61, "s20056-s20065 80 80 160 10 band 428544..430604 431104..431120 234")) << p61;
+  EXPECT_TRUE(has(p61, "16x16x160 1x2x5 = 10 mma")) << p61;
+  EXPECT_TRUE(has(r.out, "total: 1306 mma"));
+  // The map and the statistics.
+  EXPECT_TRUE(has(r.out, "[431104, 431136)"));
+  EXPECT_TRUE(has(r.out, "[418240, 423360)"));
+  EXPECT_TRUE(has(squeeze(r.out), "score_bias[7] f16 6144"));
+}
+
+TEST_F(Cli, InspectReadsAFileAndJson) {
+  const std::string f = path("w.bin");
+  ASSERT_EQ(run("make-weights --seed 3 --stress -o '" + f + "'").rc, 0);
+  const Result r = run("inspect '" + f + "'");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(has(r.out, f));
+  EXPECT_TRUE(has(squeeze(r.out), "Wv[2] e4m3 5120"));
+  const Result j = run("inspect --json '" + f + "'");
+  ASSERT_EQ(j.rc, 0) << j.err;
+  EXPECT_EQ(j.out.rfind("{", 0), 0u);
+  EXPECT_TRUE(has(j.out, "\"number\": 21"));
+  EXPECT_TRUE(has(j.out, "\"statements\": \"s13620-s13639\""));
+  EXPECT_TRUE(has(j.out, "\"histogram\": ["));
+}
+
+TEST_F(Cli, InspectRejectsAWrongSizeFile) {
+  const std::string f = path("short.bin");
+  {
+    std::ofstream out(f, std::ios::binary);
+    const std::string zeros(431124, '\0');
+    out.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+  }
+  const Result r = run("inspect '" + f + "'");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_TRUE(has(r.err, f)) << r.err;
+  EXPECT_TRUE(has(r.err, "431136")) << r.err;
+  EXPECT_TRUE(has(r.err, "431124")) << r.err;
+  const Result missing = run("inspect '" + path("nope.bin") + "'");
+  EXPECT_NE(missing.rc, 0);
+  EXPECT_TRUE(has(missing.err, "nope.bin")) << missing.err;
+  EXPECT_NE(run("inspect --bogus").rc, 0);
+}
+
+TEST_F(Cli, MakeWeightsIsDeterministic) {
+  ASSERT_EQ(run("make-weights --seed 5 -o '" + path("a.bin") + "'").rc, 0);
+  ASSERT_EQ(run("make-weights --seed 5 -o '" + path("b.bin") + "'").rc, 0);
+  ASSERT_EQ(run("make-weights --seed 6 -o '" + path("c.bin") + "'").rc, 0);
+  ASSERT_EQ(run("make-weights --seed 5 --stress -o '" + path("d.bin") + "'").rc, 0);
+  const std::string a = slurp(path("a.bin")), b = slurp(path("b.bin")), c = slurp(path("c.bin")),
+                    d = slurp(path("d.bin"));
+  EXPECT_EQ(a.size(), enc5::kWeightImageBytes);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_NE(a, d);
+  // The same bytes as the library's generator.
+  const auto lib = enc5::make_synthetic_weights({5, false});
+  EXPECT_EQ(a, std::string(lib.bytes().begin(), lib.bytes().end()));
+  // Seed 1 without --stress is the embedded default image.
+  ASSERT_EQ(run("make-weights -o '" + path("e.bin") + "'").rc, 0);
+  const auto& def = enc5::default_weights();
+  EXPECT_EQ(slurp(path("e.bin")), std::string(def.bytes().begin(), def.bytes().end()));
+}
+
+TEST_F(Cli, MakeWeightsWritesNoPartialFileOnError) {
+  // Bad arguments: usage error, nothing written.
+  EXPECT_EQ(run("make-weights --seed abc -o '" + path("x.bin") + "'").rc, 2);
+  EXPECT_EQ(run("make-weights --seed -1 -o '" + path("x.bin") + "'").rc, 2);
+  EXPECT_EQ(run("make-weights --seed 1").rc, 2);
+  EXPECT_EQ(run("make-weights --frobnicate -o '" + path("x.bin") + "'").rc, 2);
+  EXPECT_EQ(run("make-weights -o").rc, 2);
+  EXPECT_FALSE(fs::exists(path("x.bin")));
+  // A folder that does not exist.
+  const Result r = run("make-weights --seed 1 -o '" + path("no/such/dir/w.bin") + "'");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_TRUE(has(r.err, "w.bin")) << r.err;
+  EXPECT_FALSE(fs::exists(path("no")));
+  // The target is a folder: the rename fails and the temporary file is removed.
+  fs::create_directories(path("target"));
+  EXPECT_NE(run("make-weights --seed 1 -o '" + path("target") + "'").rc, 0);
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    ++entries;
+    EXPECT_EQ(e.path().filename(), "target") << "left behind: " << e.path();
+  }
+  EXPECT_EQ(entries, 1);
+  EXPECT_TRUE(fs::is_empty(path("target")));
+}
+
+}  // namespace
