@@ -29,15 +29,8 @@ using enc5_test::test_e4m3_value;
 
 namespace {
 
-// TEMPORARY until numerics/profile.cpp lands: the two profiles as profile.hpp describes them.
-const enc5::Profile& ada() {
-  static const enc5::Profile p{"ada", enc5::MmaAccumulation::ada_truncated_halves, false};
-  return p;
-}
-const enc5::Profile& zluda() {
-  static const enc5::Profile p{"zluda", enc5::MmaAccumulation::exact_sum_f32_then_f16, true};
-  return p;
-}
+const enc5::Profile& ada() { return enc5::profile_ada(); }
+const enc5::Profile& zluda() { return enc5::profile_zluda(); }
 
 // ENC5_TEST_SCALE=small (the sanitize preset) scales the big random loops down 20x.
 long scaled(long n) {

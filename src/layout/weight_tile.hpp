@@ -12,7 +12,8 @@ namespace enc5::layout {
 
 std::uint32_t waddr(std::uint32_t base, int k, int n);
 
-// Odd MLP phases (facts C9): W1_c element (k-slice s, k within the slice, column n of 32):
+// Odd MLP phases (facts C9) and phase 61 (facts C12, n < 16): element (k-slice s, k within the
+// slice, column n of 32) of W1_c / W61 — chains 0/1 step through tiles 0..4, chains 2/3 through 5..9:
 //   base + 512(5(n>>4) + s) + 64(n&7) + 16((k>>1)&3) + 8((n>>3)&1) + 4((k>>3)&1) + 2((k>>4)&1) + (k&1)
 std::uint32_t waddr_banded(std::uint32_t base, int slice, int k, int n);
 

@@ -84,8 +84,8 @@ std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1) 
   std::array<HeadOut, kHeads> heads;
   StageRef wst[11];
   for (int p = 1; p <= 10; ++p)
-    wst[p] = ctx.stage("w" + std::to_string(p),
-                       "D of phase " + std::to_string(p) + ": reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1); warp = head",
+    wst[p] = ctx.stage(cat("w", p),
+                       cat("D of phase ", p, ": reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1); warp = head"),
                        kHeads, 48);
   StageRef w11 = ctx.stage("w11", "D of phase 11 (score): reg 24mi+2nt+rh = f16x2 (query 16mi+g+8rh, keys 8nt+2t, +1)", kHeads, 96);
   StageRef e11e = ctx.stage("e11.e", "E11 exponents, w11's order", kHeads, 96);

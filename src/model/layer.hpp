@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "model/readings.hpp"
@@ -93,6 +94,18 @@ struct BlockContext {
 };
 
 // ---- shared pieces (layer_common.cpp) ----
+// Concatenates text and integers (stage names and descriptions).
+template <typename... Parts>
+std::string cat(const Parts&... parts) {
+  std::string s;
+  auto one = [&s](const auto& p) {
+    if constexpr (std::is_integral_v<std::decay_t<decltype(p)>>) s += std::to_string(p);
+    else s += p;
+  };
+  (one(parts), ...);
+  return s;
+}
+
 // One k-step of one output element: D = mma(C + sum_k a[k] b[k]) with a, b in LOGICAL (pair)
 // k order; they are permuted into the ISA's k order (layout::isa_k_from_pair_k) before the
 // numerics core sees them, since the `ada` accumulation adds the ISA's two k halves in order.

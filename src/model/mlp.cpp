@@ -61,8 +61,8 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
         for (int n = 0; n < kHeadDim; ++n)
           h.at(r, n) = mma_step(*ctx.profile, &nq.v[static_cast<std::size_t>(r) * kChannels + 32 * s], b.col(n), h.at(r, n));
     }
-    if (StageRef st = ctx.stage("p" + std::to_string(p) + "d",
-                                "D of phase " + std::to_string(p) + ": reg 2nt+rh = f16x2 (row 16z+g+8rh, hidden cols 8nt+2t, +1)", 4, 8))
+    if (StageRef st = ctx.stage(cat("p", p, "d"),
+                                cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, hidden cols 8nt+2t, +1)"), 4, 8))
       for (int z = 0; z < 4; ++z) record_tile(*st, z, h, 16 * z, 0, 4);
 
     // E(p): activation, then 8 packs -> the even phase's A (one k-slice).
@@ -73,8 +73,8 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
         act.at(r, n) = activation(h.at(r, n), ctx.stats);
         a.at(r, n) = quantise(ctx, act.at(r, n));
       }
-    if (StageRef st = ctx.stage("e" + std::to_string(p) + ".act",
-                                "E" + std::to_string(p) + " activation outputs, p" + std::to_string(p) + "d's order", 4, 8))
+    if (StageRef st = ctx.stage(cat("e", p, ".act"),
+                                cat("E", p, " activation outputs, p", p, "d's order"), 4, 8))
       for (int z = 0; z < 4; ++z) record_tile(*st, z, act, 16 * z, 0, 4);
     if (c == 0)
       if (StageRef st = ctx.stage("p22c", "C seeds of phase 22: reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)", 4, 40))
@@ -89,8 +89,8 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
     for (int r = 0; r < rows; ++r)
       for (int n = 0; n < kChannels; ++n)
         d.at(r, n) = mma_step(*ctx.profile, &a.v[static_cast<std::size_t>(r) * kHeadDim], b.col(n), d.at(r, n));
-    if (StageRef st = ctx.stage("p" + std::to_string(p + 1) + "d",
-                                "D of phase " + std::to_string(p + 1) + ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)", 4, 40))
+    if (StageRef st = ctx.stage(cat("p", p + 1, "d"),
+                                cat("D of phase ", p + 1, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, 40))
       for (int z = 0; z < 4; ++z) record_tile(*st, z, d, 16 * z, 0, 20);
   }
   out.d60 = D[60];

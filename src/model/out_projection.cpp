@@ -46,8 +46,8 @@ OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const 
     for (int r = 0; r < kWindow; ++r)
       for (int n = 0; n < kChannels; ++n)
         d.at(r, n) = mma_step(*ctx.profile, &a.v[static_cast<std::size_t>(r) * kHeadDim], b.col(n), d.at(r, n));
-    record_warps(ctx.stage("p" + std::to_string(p) + "d",
-                           "D of phase " + std::to_string(p) + ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)", 4, 40),
+    record_warps(ctx.stage(cat("p", p, "d"),
+                           cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, 40),
                  d);
   }
   out.d20 = D[20];

@@ -20,33 +20,46 @@
 //     a sum of several addends under round to nearest); otherwise +0.
 #include "numerics/mma.hpp"
 
+#include <array>
 #include <bit>
 #include <cstdint>
+
+#include "numerics/f16.hpp"
 
 namespace enc5 {
 namespace {
 
-constexpr f16_t kCanonicalNaN = 0x7FFF;  // NVIDIA's canonical f16 NaN (numerics.md "f16 arithmetic")
+// NVIDIA's canonical f16 NaN (numerics.md "f16 arithmetic"), the one the f16 operations return too.
+constexpr f16_t kCanonicalNaN = kF16CanonicalNaN;
 
 // ---- operand decoding ------------------------------------------------------------------------
 
-bool e4m3_code_is_nan(e4m3_t c) { return (c & 0x7F) == 0x7F; }  // numerics.md "Formats"
 bool e4m3_code_is_neg(e4m3_t c) { return (c & 0x80) != 0; }
 
-// Signed value of a (non-NaN) e4m3 code in units of 2^-9 (numerics.md "Formats": m >= 8 gives
-// (1 + (m&7)/8) 2^((m>>3)-7) = (8 + (m&7)) 2^((m>>3)-1) 2^-9; m < 8 gives m 2^-9).
-std::int64_t e4m3_units9(e4m3_t c) {
-  const int m = c & 0x7F;
-  const std::int64_t mag = m >= 8 ? static_cast<std::int64_t>(8 + (m & 7)) << ((m >> 3) - 1) : m;
-  return e4m3_code_is_neg(c) ? -mag : mag;
-}
+// What the accumulation needs of an e4m3 code, precomputed for all 256 codes.
+struct E4m3Entry {
+  std::int32_t units9;  // signed value in units of 2^-9 (0 for the NaN codes)
+  std::int8_t ada_e;    // numerics.md `ada`: e(x) = max(floor(log2|x|), -6)
+  bool nan;             // 0x7F / 0xFF (numerics.md "Formats")
+};
 
-// numerics.md `ada`: e(x) = max(floor(log2|x|), -6). For a normal code floor(log2|x|) is its
-// unbiased exponent (m>>3) - 7 >= -6; a subnormal is below 2^-6, so it gets -6.
-int e4m3_ada_exponent(e4m3_t c) {
-  const int m = c & 0x7F;
-  return m >= 8 ? (m >> 3) - 7 : -6;
+constexpr std::array<E4m3Entry, 256> make_e4m3_table() {
+  std::array<E4m3Entry, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    const int m = c & 0x7F;
+    // numerics.md "Formats": m >= 8 gives (1 + (m&7)/8) 2^((m>>3)-7) = (8 + (m&7)) 2^((m>>3)-1) 2^-9;
+    // m < 8 gives m 2^-9.
+    const std::int32_t mag = m >= 8 ? (8 + (m & 7)) << ((m >> 3) - 1) : m;
+    // For a normal code floor(log2|x|) is its unbiased exponent (m>>3) - 7 >= -6; a subnormal is
+    // below 2^-6, so it gets -6.
+    const int e = m >= 8 ? (m >> 3) - 7 : -6;
+    const bool nan = m == 0x7F;
+    t[c] = {nan ? 0 : (c & 0x80) != 0 ? -mag : mag, static_cast<std::int8_t>(e), nan};
+  }
+  return t;
 }
+constexpr std::array<E4m3Entry, 256> kE4m3 = make_e4m3_table();
+static_assert(kE4m3[0x7E].units9 == 448 * 512 && kE4m3[0x01].units9 == 1 && kE4m3[0xB8].units9 == -512);
 
 enum class F16Class { zero, finite, inf, nan };
 
@@ -117,11 +130,13 @@ std::int64_t f32_rne_units(std::int64_t v) {
 // ---- the two accumulation models -------------------------------------------------------------
 
 // A product in units: (x 2^-9)(y 2^-9) = xy 2^-18 = xy 2^6 units.
-std::int64_t product_units(e4m3_t a, e4m3_t b) { return (e4m3_units9(a) * e4m3_units9(b)) * 64; }
+std::int64_t product_units(e4m3_t a, e4m3_t b) {
+  return static_cast<std::int64_t>(kE4m3[a].units9) * kE4m3[b].units9 * 64;
+}
 
 // A product's zero sign, for the zero-sign rule: the IEEE sign of a*b is sign(a) xor sign(b).
 bool product_is_negative_zero(e4m3_t a, e4m3_t b) {
-  return e4m3_units9(a) * e4m3_units9(b) == 0 && (e4m3_code_is_neg(a) != e4m3_code_is_neg(b));
+  return (kE4m3[a].units9 == 0 || kE4m3[b].units9 == 0) && (e4m3_code_is_neg(a) != e4m3_code_is_neg(b));
 }
 
 // numerics.md `ada`, one half (16 k values in the ISA order) applied to the f16 accumulator.
@@ -141,7 +156,7 @@ f16_t ada_half(const e4m3_t* a, const e4m3_t* b, f16_t acc) {
     }
     all_negative_zero = false;
     term[n] = p;
-    exponent[n] = e4m3_ada_exponent(a[k]) + e4m3_ada_exponent(b[k]);  // E = e(a) + e(b)
+    exponent[n] = kE4m3[a[k]].ada_e + kE4m3[b[k]].ada_e;  // E = e(a) + e(b)
     ++n;
   }
   if (c.cls == F16Class::finite) {
@@ -196,8 +211,9 @@ f16_t mma_dot_zluda(const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
 
 f16_t mma_dot(const Profile& p, const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
   if (f16_parts(c).cls == F16Class::nan) return kCanonicalNaN;
-  for (int k = 0; k < 32; ++k)
-    if (e4m3_code_is_nan(a[k]) || e4m3_code_is_nan(b[k])) return kCanonicalNaN;
+  bool nan = false;
+  for (int k = 0; k < 32; ++k) nan |= kE4m3[a[k]].nan | kE4m3[b[k]].nan;
+  if (nan) return kCanonicalNaN;
   switch (p.mma) {
     case MmaAccumulation::ada_truncated_halves:
       return mma_dot_ada(a, b, c);
