@@ -15,6 +15,10 @@
 
 namespace enc5 {
 
+namespace golden {
+struct LayerStats;  // model/layer.hpp: counters of the nonlinear branches
+}
+
 // tex.base.2d.v4.f16.s32: an unfiltered fetch of texel (x, y), level 0 (numerics.md).
 enum class AddressMode { clamp, border_zero, wrap, mirror };
 struct Texture {
@@ -55,9 +59,12 @@ struct RunOptions {
   int threads = 0;                   // 0 = all hardware threads
   const TraceRequest* trace = nullptr;  // record one block's stages into *trace_out
   Trace* trace_out = nullptr;
+  golden::LayerStats* stats = nullptr;  // when set: the branch counters summed over all blocks
 };
 
-// Runs every block of the grid. Throws std::invalid_argument with a clear message on mismatched
+// Runs every block of the grid (grid_x, grid_y, or when 0 the grid covering (ex, ey) from the
+// block offsets: ceil((ex + ox) / 8) x ceil((ey + oy) / 8)). Blocks write disjoint arena words and
+// surface pixels, so the bytes do not depend on the thread count. Throws std::invalid_argument with a clear message on mismatched
 // sizes (arena bytes vs extents, surface too small, missing weights).
 void run_frame(const LaunchParams& params, const RunOptions& options);
 

@@ -1,0 +1,170 @@
+// The frame API (api/frame.hpp): texture fetch, surface store, and run_frame, which runs the grid's
+// blocks on threads. Each block writes only its own window's pixels (E60: pixels (x0+g,
+// y0+2z+rh), E61: (x0+(T&7), y0+(T>>3)), both inside [x0, x0+8) x [y0, y0+8)), and the windows of
+// distinct blocks are disjoint for any offsets, so blocks never write the same arena word or
+// surface texel: the output bytes do not depend on the thread count or the block order.
+#include "api/frame.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "layout/arena.hpp"
+#include "model/layer.hpp"
+
+namespace enc5 {
+
+std::array<f16_t, 4> Texture::fetch(int x, int y) const {
+  // Unfiltered fetch of texel (x, y) at level 0; out-of-range coordinates follow the address mode.
+  if (width <= 0 || height <= 0) return {0, 0, 0, 0};
+  auto wrap = [](int v, int n) { return ((v % n) + n) % n; };
+  auto mirror = [&](int v, int n) {
+    const int m = wrap(v, 2 * n);
+    return m < n ? m : 2 * n - 1 - m;
+  };
+  switch (mode) {
+    case AddressMode::clamp:
+      x = std::clamp(x, 0, width - 1);
+      y = std::clamp(y, 0, height - 1);
+      break;
+    case AddressMode::border_zero:
+      if (x < 0 || y < 0 || x >= width || y >= height) return {0, 0, 0, 0};
+      break;
+    case AddressMode::wrap:
+      x = wrap(x, width);
+      y = wrap(y, height);
+      break;
+    case AddressMode::mirror:
+      x = mirror(x, width);
+      y = mirror(y, height);
+      break;
+  }
+  const std::size_t i = (static_cast<std::size_t>(y) * width + x) * 4;
+  return {rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3]};
+}
+
+Surface Surface::make(int width, int height) {
+  Surface s;
+  s.width = width;
+  s.height = height;
+  s.pitch = static_cast<std::size_t>(8) * width;
+  s.bytes.assign(s.pitch * height, 0);
+  return s;
+}
+
+void Surface::store_b16x4(int x_bytes, int y, const std::array<f16_t, 4>& v) {
+  // sust.b.2d.v4.b16.zero: out-of-bounds stores are dropped.
+  if (x_bytes < 0 || y < 0 || y >= height || x_bytes + 8 > 8 * width) return;
+  std::uint8_t* p = bytes.data() + static_cast<std::size_t>(y) * pitch + x_bytes;
+  for (int c = 0; c < 4; ++c) {
+    p[2 * c] = static_cast<std::uint8_t>(v[c] & 0xFF);
+    p[2 * c + 1] = static_cast<std::uint8_t>(v[c] >> 8);
+  }
+}
+
+namespace {
+
+void validate(const LaunchParams& p) {
+  auto fail = [](const std::string& m) { throw std::invalid_argument("run_frame: " + m); };
+  if (p.ex == 0 || p.ey == 0) fail("the extents (ex, ey) must be positive, got (" + std::to_string(p.ex) + ", " + std::to_string(p.ey) + ")");
+  if (p.ex > 1u << 20 || p.ey > 1u << 20) fail("the extents are implausibly large");
+  const layout::PlaneArena pa{static_cast<int>(p.ex), static_cast<int>(p.ey)};
+  const std::size_t need = pa.total_bytes();  // 5 planes * ey * ex * 32 bytes
+  if (p.input_arena.size() != need)
+    fail("input arena has " + std::to_string(p.input_arena.size()) + " bytes, expected 5*ey*ex*32 = " + std::to_string(need));
+  if (p.output_arena.size() != need)
+    fail("output arena has " + std::to_string(p.output_arena.size()) + " bytes, expected 5*ey*ex*32 = " + std::to_string(need));
+  if (!p.weights) fail("no weight image");
+  if (p.weights->bytes().size() != kWeightImageBytes)
+    fail("weight image has " + std::to_string(p.weights->bytes().size()) + " bytes, expected " + std::to_string(kWeightImageBytes));
+  if (!p.texture) fail("no texture");
+  if (p.texture->width < static_cast<int>(p.ex) || p.texture->height < static_cast<int>(p.ey))
+    fail("texture is " + std::to_string(p.texture->width) + "x" + std::to_string(p.texture->height) + ", smaller than the frame " +
+         std::to_string(p.ex) + "x" + std::to_string(p.ey));
+  if (p.texture->rgba.size() != static_cast<std::size_t>(p.texture->width) * p.texture->height * 4)
+    fail("texture data has " + std::to_string(p.texture->rgba.size()) + " f16, expected width*height*4");
+  if (!p.surface) fail("no surface");
+  if (p.surface->width < static_cast<int>(p.ex) || p.surface->height < static_cast<int>(p.ey))
+    fail("surface is " + std::to_string(p.surface->width) + "x" + std::to_string(p.surface->height) + ", smaller than the frame " +
+         std::to_string(p.ex) + "x" + std::to_string(p.ey));
+  if (p.surface->pitch < static_cast<std::size_t>(8) * p.surface->width || p.surface->bytes.size() < p.surface->pitch * p.surface->height)
+    fail("surface pitch or byte count too small for its size");
+}
+
+}  // namespace
+
+void run_frame(const LaunchParams& params, const RunOptions& options) {
+  validate(params);
+  // Engine::fast maps to the golden model until the fast engine exists (a later issue).
+  const Profile& profile = options.profile ? *options.profile : profile_ada();
+  const int ex = static_cast<int>(params.ex), ey = static_cast<int>(params.ey);
+  const int ox = params.block_offset_x, oy = params.block_offset_y;
+  const int gx = params.grid_x ? static_cast<int>(params.grid_x) : (ex + ox + 7) / 8;
+  const int gy = params.grid_y ? static_cast<int>(params.grid_y) : (ey + oy + 7) / 8;
+  const int blocks = gx * gy;
+
+  if (options.trace && options.trace_out) {
+    options.trace_out->block_x = options.trace->block_x;
+    options.trace_out->block_y = options.trace->block_y;
+    options.trace_out->stages.clear();
+  }
+  std::vector<golden::LayerStats> stats(options.stats ? blocks : 0);
+
+  golden::BlockIo io;
+  io.input_arena = params.input_arena;
+  io.output_arena = params.output_arena;
+  io.texture = params.texture;
+  io.surface = params.surface;
+
+  auto run_one = [&](int b) {
+    golden::BlockContext ctx;
+    ctx.profile = &profile;
+    ctx.readings = &options.readings;
+    ctx.weights = params.weights;
+    ctx.stats = options.stats ? &stats[b] : nullptr;
+    ctx.ex = ex;
+    ctx.ey = ey;
+    const int cx = b % gx, cy = b / gx;
+    ctx.x0 = 8 * cx - ox;  // facts A5
+    ctx.y0 = 8 * cy - oy;
+    if (options.trace && options.trace_out && options.trace->block_x == cx && options.trace->block_y == cy) {
+      ctx.trace_request = options.trace;
+      ctx.trace = options.trace_out;
+    }
+    golden::run_block(ctx, io);
+  };
+
+  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = std::min(threads, blocks);
+  if (threads <= 1) {
+    for (int b = 0; b < blocks; ++b) run_one(b);
+  } else {
+    std::atomic<int> next{0};
+    std::exception_ptr error;
+    std::mutex error_mutex;
+    std::vector<std::thread> pool;
+    for (int i = 0; i < threads; ++i)
+      pool.emplace_back([&] {
+        for (int b; (b = next.fetch_add(1)) < blocks;) {
+          try {
+            run_one(b);
+          } catch (...) {
+            std::lock_guard<std::mutex> lock(error_mutex);
+            if (!error) error = std::current_exception();
+          }
+        }
+      });
+    for (auto& t : pool) t.join();
+    if (error) std::rethrow_exception(error);
+  }
+  if (options.stats)
+    for (const auto& s : stats) options.stats->add(s);  // block order: deterministic
+}
+
+}  // namespace enc5

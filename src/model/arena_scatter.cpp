@@ -1,0 +1,60 @@
+// E60 (facts C13): requantise D60 into phase 61's A fragments (20 words per lane) and scatter
+// them into the output plane arena with the kernel's index and guards.
+#include <cstring>
+
+#include "layout/arena.hpp"
+#include "layout/fragment.hpp"
+#include "model/layer.hpp"
+
+namespace enc5::golden {
+
+ArenaSlot arena_slot(ArenaOrder order, int reg, int t) {
+  // Store i = 4q + slot of plane q walks base A (row g's pixel) / base B (row g+8's pixel) and
+  // word t / t|4 as DOC5 E60(b)'s table (facts C13.2). Which register is v_{4q+i}:
+  //  fragment (Errata 1, enc0 precedent): v_{4q+o} = reg o -> reg 0,1 at row g's pixel, words
+  //    t and t|4 (row g and row g+8's k-lo halves); reg 2,3 at row g+8's pixel;
+  //  natural (facts C13.4(a)): each pixel gets its own token: reg 0/2 (row g, k-lo/k-hi) at row
+  //    g's pixel words t and t|4, reg 1/3 at row g+8's pixel.
+  if (order == ArenaOrder::fragment) return {reg >> 1, t | (4 * (reg & 1))};
+  return {reg & 1, t | (4 * (reg >> 1))};
+}
+
+E4Mat e60_scatter(const BlockContext& ctx, const F16Mat& d60, std::span<std::uint8_t> output_arena) {
+  // (a) 40 cvt.rn.satfinite.e4m3x2.f16x2: q8(D60), which is also phase 61's A (facts C12).
+  E4Mat a(d60.rows, kChannels);
+  for (int r = 0; r < d60.rows; ++r)
+    for (int c = 0; c < kChannels; ++c) a.at(r, c) = quantise(ctx, d60.at(r, c));
+
+  StageRef st = ctx.stage("e60.words", "E60's 20 words = phase 61's A: reg 4q+o = A register o of k-slice q (pair order bytes)", 4, 20);
+  if (st) st->kind = TraceStage::Kind::e4m3x4;
+  const layout::PlaneArena pa{ctx.ex, ctx.ey};
+  for (int z = 0; z < 4; ++z)
+    for (int lane = 0; lane < 32; ++lane) {
+      const int g = lane >> 2, t = lane & 3;
+      for (int q = 0; q < 5; ++q)
+        for (int o = 0; o < 4; ++o) {
+          std::uint32_t w = 0;
+          for (int j = 0; j < 4; ++j) {
+            const layout::RowK e = layout::a_element_pair(lane, o, j);
+            w |= static_cast<std::uint32_t>(a.at(16 * z + e.row, 32 * q + e.k)) << (8 * j);
+          }
+          if (st) st->at(z, lane, 4 * q + o) = w;
+          // (b) the guarded store: pixel (x0 + g, y0 + 2z + row_half), word d of plane q.
+          const ArenaSlot slot = arena_slot(ctx.readings->arena_order, o, t);
+          const int x = ctx.x0 + g, y = ctx.y0 + 2 * z + slot.row_half;
+          // DOC5's "laneid > 15" term (facts C13.3) is the reading e60-lane-guard; default off
+          // (enc0's analogue is "laneid > 255", always false; a real laneid > 15 test would drop
+          // pixels x0+4..x0+7 of every block, leaving arena holes the next layer reads).
+          const bool lane_dropped = ctx.readings->e60_lane_guard == E60LaneGuard::laneid_gt_15 && lane > 15;
+          if (!pa.in_frame(x, y) || lane_dropped) {
+            if (ctx.stats) ++ctx.stats->arena_stores_dropped;
+            continue;
+          }
+          if (ctx.stats) ++ctx.stats->arena_stores;
+          std::memcpy(output_arena.data() + 4 * pa.word_index(q, x, y, slot.word), &w, 4);  // little endian
+        }
+    }
+  return a;
+}
+
+}  // namespace enc5::golden

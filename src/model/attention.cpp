@@ -1,0 +1,165 @@
+// Attention, per head (facts C2..C5): phases 1..10 (Q and V chains), E10, phase 11 (the score),
+// E11 (the cubic-exponent softmax), phase 12 (P V). Warp z = head z runs all of it (facts A7).
+#include "layout/tables.hpp"
+#include "model/layer.hpp"
+#include "model/phase_program.hpp"
+#include "numerics/approx.hpp"
+#include "numerics/e4m3.hpp"
+#include "numerics/f16.hpp"
+
+namespace enc5::golden {
+
+namespace {
+
+// The chained k-steps of one phase over a 16-row-multiple tile: D[r][n] = mma_step(A[r][32ks..],
+// B[n][..], C[r][n]) for every element.
+void phase_step(const BlockContext& ctx, const E4Mat& a, int a_col0, const BTile& b, F16Mat& acc) {
+  for (int r = 0; r < acc.rows; ++r) {
+    const e4m3_t* arow = &a.v[static_cast<std::size_t>(r) * a.cols + a_col0];
+    for (int n = 0; n < acc.cols; ++n) acc.at(r, n) = mma_step(*ctx.profile, arow, b.col(n), acc.at(r, n));
+  }
+}
+
+E4Mat quantise_mat(const BlockContext& ctx, const F16Mat& m, int rows) {
+  E4Mat q(rows, m.cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < m.cols; ++c) q.at(r, c) = quantise(ctx, m.at(r, c));
+  return q;
+}
+
+}  // namespace
+
+f16_t e11_expval(f16_t x, LayerStats* stats) {
+  // facts C4 steps 1..5 (verified enc0; DOC5 E11(a) s8080..s8103): all packed f16, each rounded.
+  f16_t m = f16_mul(x, 0x2466);  // 0.017181396484375 (f32 literal 0x3C8CCB50 -> f16)
+  if (stats) {
+    const float mf = f16_to_f32(m);
+    if (mf < -0.55615234375f) ++stats->e11_clamp_low;
+    if (mf > 0.55615234375f) ++stats->e11_clamp_high;
+  }
+  m = f16_max(m, 0xB873);  // -0.55615234375
+  m = f16_min(m, 0x3873);  // +0.55615234375
+  const f16_t tt = f16_fma(m, f16_neg(m), 0x3B6B);  // m*(-m) + 0.92724609375, one rounding
+  const f16_t u = f16_fma(m, tt, 0x3D80);           // m*tt + 1.375, one rounding
+  return static_cast<f16_t>((u << 5) & 0x7FE0);     // u's mantissa becomes e's exponent (step 5)
+}
+
+E11Row e11_row(const std::array<f16_t, 96>& e) {
+  // facts C4 steps 6..9: lane t holds the f16x2 pairs (cols 8i+2t, 8i+2t+1) of n-tiles i = 0..11.
+  f16x2_t s[4];
+  for (int t = 0; t < 4; ++t) {
+    f16x2_t E[12];
+    for (int i = 0; i < 12; ++i) E[i] = f16x2_pack(e[8 * i + 2 * t], e[8 * i + 2 * t + 1]);
+    const f16x2_t even = f16x2_add(f16x2_add(f16x2_add(E[0], E[2]), f16x2_add(E[4], E[6])), f16x2_add(E[8], E[10]));
+    const f16x2_t odd = f16x2_add(f16x2_add(f16x2_add(E[1], E[3]), f16x2_add(E[5], E[7])), f16x2_add(E[9], E[11]));
+    s[t] = f16x2_add(even, odd);
+  }
+  // Step 7: butterflies xor 1, then xor 2 (commutative adds: every lane ends with the same value).
+  const f16x2_t v = f16x2_add(f16x2_add(s[0], s[1]), f16x2_add(s[2], s[3]));
+  E11Row row;
+  row.sum = f16_add(f16x2_lo(v), f16x2_hi(v));  // step 8: add.f16 of the halves
+  row.rcp = rcp_f16(row.sum);                   // cvt.f32.f16 -> rcp.approx.ftz.f32 -> cvt.rn.f16.f32
+  for (int c = 0; c < 96; ++c) row.p[c] = f16_mul(e[c], row.rcp);  // step 9
+  return row;
+}
+
+F16Mat score_phase(const BlockContext& ctx, const F16Mat& q, int head) {
+  // facts C3: S[r][c] = mma(q8(Q[r]) . q8(Q[c]) + bias[r][c]), r = 0..63 queries (the window
+  // rows), c = 0..95 keys, one k-step over the head's 32 channels (logical order on both sides).
+  // E10 packs q8(D9) twice: rows 0..63 as A, all 96 rows as B (facts §H 12: both from D9).
+  const Phase& ph = phase(11);
+  const std::uint32_t slot = ph.relative_to_slot ? kHeadSlotBytes * static_cast<std::uint32_t>(head) : 0u;
+  const E4Mat qa = quantise_mat(ctx, q, kWindow);
+  const E4Mat qb = quantise_mat(ctx, q, kTokens);
+  F16Mat s(kWindow, kTokens);
+  for (int r = 0; r < kWindow; ++r)
+    for (int c = 0; c < kTokens; ++c) {
+      const f16_t bias = ctx.weights->f16_at(layout::score_bias_offset(ph.bias_begin + slot, r, c));
+      s.at(r, c) = mma_step(*ctx.profile, &qa.v[static_cast<std::size_t>(r) * 32], &qb.v[static_cast<std::size_t>(c) * 32], bias);
+    }
+  return s;
+}
+
+std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1) {
+  std::array<HeadOut, kHeads> heads;
+  StageRef wst[11];
+  for (int p = 1; p <= 10; ++p)
+    wst[p] = ctx.stage(cat("w", p),
+                       cat("D of phase ", p, ": reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1); warp = head"),
+                       kHeads, 48);
+  StageRef w11 = ctx.stage("w11", "D of phase 11 (score): reg 24mi+2nt+rh = f16x2 (query 16mi+g+8rh, keys 8nt+2t, +1)", kHeads, 96);
+  StageRef e11e = ctx.stage("e11.e", "E11 exponents, w11's order", kHeads, 96);
+  StageRef e11s = ctx.stage("e11.sum", "E11 row sums: reg 2mi+rh = f16 sum of row 16mi+g+8rh in both halves", kHeads, 8);
+  StageRef e11r = ctx.stage("e11.rcp", "E11 reciprocals: reg 2mi+rh = f16 rcp of row 16mi+g+8rh in both halves", kHeads, 8);
+  StageRef e11p = ctx.stage("e11.p", "E11 probabilities, w11's order", kHeads, 96);
+  StageRef w12 = ctx.stage("w12", "D of phase 12 (P V): reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1)", kHeads, 32);
+
+  for (int h = 0; h < kHeads; ++h) {
+    HeadOut& ho = heads[h];
+    const std::uint32_t slot = kHeadSlotBytes * static_cast<std::uint32_t>(h);
+    // Phases 1..10 (facts C2): chain A (odd p) = Q, chain B (even p) = V; phase p reads staged
+    // k-slice (p-1)/2 and its B at slot + weight_begin; its C is 0 or the D of c_chain_from.
+    std::array<F16Mat, 11> d;
+    for (int p = 1; p <= 10; ++p) {
+      const Phase& ph = phase(p);
+      const int ks = (p - 1) / 2;
+      const BTile b = load_b_waddr(*ctx.weights, ph.weight_begin + (ph.relative_to_slot ? slot : 0u), kHeadDim);
+      d[p] = ph.c == OperandSource::previous_d ? d[ph.c_chain_from] : F16Mat(kTokens, kHeadDim, 0);
+      phase_step(ctx, h1, 32 * ks, b, d[p]);
+      if (wst[p]) for (int mi = 0; mi < 6; ++mi) record_tile(*wst[p], h, d[p], 16 * mi, 8 * mi, 4);
+    }
+    ho.q = d[9];
+    ho.v = d[10];
+
+    // Phase 11 + E11.
+    ho.s = score_phase(ctx, ho.q, h);
+    ho.e = F16Mat(kWindow, kTokens);
+    ho.p = F16Mat(kWindow, kTokens);
+    ho.row_sum.resize(kWindow);
+    ho.row_rcp.resize(kWindow);
+    for (int r = 0; r < kWindow; ++r) {
+      std::array<f16_t, 96> e{};
+      for (int c = 0; c < kTokens; ++c) e[c] = ho.e.at(r, c) = e11_expval(ho.s.at(r, c), ctx.stats);
+      const E11Row row = e11_row(e);
+      ho.row_sum[r] = row.sum;
+      ho.row_rcp[r] = row.rcp;
+      for (int c = 0; c < kTokens; ++c) ho.p.at(r, c) = row.p[c];
+    }
+
+    // Phase 12 (facts C5): O = q8(P) q8(V) over 3 k-steps (keys 32ks..32ks+31, logical = pair
+    // order on both operands), C = 0 for the first.
+    const Phase& p12 = phase(12);
+    E4Mat pq(kWindow, kTokens);
+    for (int r = 0; r < kWindow; ++r)
+      for (int c = 0; c < kTokens; ++c) {
+        const f16_t pv = ho.p.at(r, c);
+        pq.at(r, c) = quantise(ctx, pv);
+        if (ctx.stats && (pv & 0x7FFF) != 0 && (pq.at(r, c) & 0x7F) == 0) ++ctx.stats->p_quantised_zero;
+      }
+    const E4Mat vq = quantise_mat(ctx, ho.v, kTokens);  // E11(f)/(g): movmatrix + packs = q8(V)
+    ho.o = F16Mat(kWindow, kHeadDim, 0);
+    for (int ks = 0; ks < p12.k_steps; ++ks) {
+      BTile b;
+      b.cols = kHeadDim;
+      b.v.resize(32 * kHeadDim);
+      for (int n = 0; n < kHeadDim; ++n)
+        for (int k = 0; k < 32; ++k) b.v[static_cast<std::size_t>(n) * 32 + k] = vq.at(32 * ks + k, n);
+      phase_step(ctx, pq, 32 * ks, b, ho.o);
+    }
+
+    if (w11) for (int mi = 0; mi < 4; ++mi) record_tile(*w11, h, ho.s, 16 * mi, 24 * mi, 12);
+    if (e11e) for (int mi = 0; mi < 4; ++mi) record_tile(*e11e, h, ho.e, 16 * mi, 24 * mi, 12);
+    if (e11p) for (int mi = 0; mi < 4; ++mi) record_tile(*e11p, h, ho.p, 16 * mi, 24 * mi, 12);
+    for (int lane = 0; lane < 32; ++lane)
+      for (int mi = 0; mi < 4; ++mi)
+        for (int rh = 0; rh < 2; ++rh) {
+          const int r = 16 * mi + (lane >> 2) + 8 * rh;
+          if (e11s) e11s->at(h, lane, 2 * mi + rh) = f16x2_pack(ho.row_sum[r], ho.row_sum[r]);
+          if (e11r) e11r->at(h, lane, 2 * mi + rh) = f16x2_pack(ho.row_rcp[r], ho.row_rcp[r]);
+        }
+    if (w12) for (int mi = 0; mi < 4; ++mi) record_tile(*w12, h, ho.o, 16 * mi, 8 * mi, 4);
+  }
+  return heads;
+}
+
+}  // namespace enc5::golden

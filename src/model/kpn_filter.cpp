@@ -1,0 +1,174 @@
+// Phase 61 and E61 (facts C12, C14): 16 logits per token, shared records, a 10-way softmax and a
+// 3x3 texture gather written to the RGBA16F surface.
+#include <algorithm>
+#include <bit>
+#include <vector>
+
+#include "api/frame.hpp"
+#include "model/layer.hpp"
+#include "model/phase_program.hpp"
+#include "layout/tables.hpp"
+#include "numerics/approx.hpp"
+#include "numerics/f16.hpp"
+
+namespace enc5::golden {
+
+F16Mat phase61(const BlockContext& ctx, const E4Mat& a61) {
+  // facts C12: 2 chains (n-tiles 0, 1) x 5 k-steps (k-slice s of q8(D60)); B at
+  // W + 428544 + 512 s (n-tile 1 at +8 of the lane's 16 bytes = waddr with n < 16); C = b61.
+  const Phase& ph = phase(61);
+  F16Mat d(a61.rows, kLogits);
+  for (int r = 0; r < a61.rows; ++r)
+    for (int n = 0; n < kLogits; ++n) d.at(r, n) = ctx.weights->f16_at(layout::record_bias_offset(ph.bias_begin, n));
+  for (int s = 0; s < ph.k_steps; ++s) {
+    const BTile b = load_b_waddr(*ctx.weights, ph.weight_begin + 512u * static_cast<std::uint32_t>(s), kLogits);
+    for (int r = 0; r < a61.rows; ++r)
+      for (int n = 0; n < kLogits; ++n)
+        d.at(r, n) = mma_step(*ctx.profile, &a61.v[static_cast<std::size_t>(r) * kChannels + 32 * s], b.col(n), d.at(r, n));
+  }
+  if (StageRef st = ctx.stage("p61d", "D of phase 61: reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)", 4, 4))
+    for (int z = 0; z < 4; ++z) record_tile(*st, z, d, 16 * z, 0, 2);
+  return d;
+}
+
+std::array<std::array<int, 2>, 9> e61_taps(const Readings& rd, int X, int Y, int ex, int ey) {
+  // facts C14.5 / Errata 3: the neighbour coordinate rule is the reading e61-border.
+  auto fix = [&](int v, int n) {
+    switch (rd.e61_border) {
+      case E61Border::reflect101:  // -1 -> 1, n -> n-2
+        if (v < 0) return -v;
+        if (v >= n) return 2 * n - 2 - v;
+        return v;
+      case E61Border::sentinel1:  // DOC3/DOC4: 1 replaces any out-of-range coordinate
+        return (v < 0 || v >= n) ? 1 : v;
+      case E61Border::clamp:  // DOC5 literally: every coordinate clamped into [1, n-2]
+        return std::min(std::max(v, 1), n - 2);
+    }
+    return v;
+  };
+  std::array<std::array<int, 2>, 9> taps{};
+  for (int i = 0; i < 9; ++i) {
+    // facts C14.6 (inferred from DOC0 E22(d)): raster w_i <-> (dx, dy) = (i%3 - 1, i/3 - 1).
+    const int a = i % 3 - 1, b = i / 3 - 1;
+    const int dx = rd.e61_tap_map == E61TapMap::raster ? a : b;
+    const int dy = rd.e61_tap_map == E61TapMap::raster ? b : a;
+    taps[i] = {fix(X + dx, ex), fix(Y + dy, ey)};
+  }
+  return taps;
+}
+
+E61Pixel e61_pixel(const Readings& rd, const std::array<f16_t, 10>& l, const Texture& tex, int X, int Y, int ex, int ey) {
+  E61Pixel px;
+  // facts C14.4: a real maximum (max.f16x2 x3 + max.f16 x2: exact, order-free), d_i = f16(l_i -
+  // max), e_i = ex2.approx.ftz(f32(d_i) * log2 e) (mul.ftz.f32 by 0x3FB8AA3B), an f32 sum,
+  // rinv = div.approx.ftz(1, sum), w_i = f16 products (mul.f16x2).
+  const int n = rd.e61_logits == E61Logits::ten ? 10 : 9;
+  f16_t mx = l[0];
+  for (int i = 1; i < n; ++i) mx = f16_max(mx, l[i]);
+  float e[10] = {}, es[10] = {};
+  const float log2e = std::bit_cast<float>(0x3FB8AA3Bu);
+  for (int i = 0; i < n; ++i) {
+    const f16_t d = f16_sub(l[i], mx);
+    e[i] = ex2_approx_ftz_f32(mul_ftz_f32(f16_to_f32(d), log2e));  // model-dependent (approx-model)
+    es[i] = rd.e61_exp_rounding == E61ExpRounding::f32_sum ? e[i] : f16_to_f32(f32_to_f16(e[i]));
+  }
+  float sum = 0;
+  switch (rd.e61_sum_order) {
+    case E61SumOrder::sequential:
+      sum = es[0];
+      for (int i = 1; i < n; ++i) sum = add_ftz_f32(sum, es[i]);
+      break;
+    case E61SumOrder::pairs: {  // the f16x2 pairs' halves first, then the pair sums in order
+      sum = add_ftz_f32(es[0], es[1]);
+      for (int i = 2; i + 1 < n; i += 2) sum = add_ftz_f32(sum, add_ftz_f32(es[i], es[i + 1]));
+      if (n % 2) sum = add_ftz_f32(sum, es[n - 1]);
+      break;
+    }
+    case E61SumOrder::tree: {  // balanced: adjacent pairs, pairs of pairs, odd one carried
+      std::vector<float> lv(es, es + n);
+      while (lv.size() > 1) {
+        std::vector<float> nx;
+        for (std::size_t i = 0; i + 1 < lv.size(); i += 2) nx.push_back(add_ftz_f32(lv[i], lv[i + 1]));
+        if (lv.size() % 2) nx.push_back(lv.back());
+        lv.swap(nx);
+      }
+      sum = lv[0];
+      break;
+    }
+  }
+  px.sum = sum;
+  px.rinv = div_approx_ftz_f32(1.0f, sum);  // model-dependent (approx-model)
+  for (int i = 0; i < n; ++i)
+    px.w[i] = rd.e61_weight_product == E61WeightProduct::f16_mul ? f16_mul(f32_to_f16(e[i]), f32_to_f16(px.rinv))
+                                                                 : f32_to_f16(mul_ftz_f32(e[i], px.rinv));
+  // facts C14.5/.6: 9 taps; per channel acc = fma.f16x2 over 4 tap pairs from 0, then
+  // f16(lo + hi), then the scalar fma with the single tap. w9 multiplies nothing.
+  const auto taps = e61_taps(rd, X, Y, ex, ey);
+  std::array<std::array<f16_t, 4>, 9> tv{};
+  for (int i = 0; i < 9; ++i) tv[i] = tex.fetch(taps[i][0], taps[i][1]);
+  const bool last = rd.e61_pairing == E61Pairing::last_single;
+  const int first_pair = last ? 0 : 1, single = last ? 8 : 0;
+  for (int ch = 0; ch < 3; ++ch) {
+    f16x2_t acc = 0;
+    for (int p = 0; p < 4; ++p) {
+      const int a = first_pair + 2 * p, b = a + 1;
+      acc = f16x2_fma(f16x2_pack(tv[a][ch], tv[b][ch]), f16x2_pack(px.w[a], px.w[b]), acc);
+    }
+    const f16_t s = f16_add(f16x2_lo(acc), f16x2_hi(acc));
+    px.out[ch] = f16_fma(tv[single][ch], px.w[single], s);
+  }
+  px.out[3] = 0;  // mov.u16 0 (s20296)
+  return px;
+}
+
+void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf) {
+  // (a) shared records (facts C14.1): record r = token row r, 6 words; warp z writes word t of
+  // records 16z+g (rh 0) and 16z+g+8 (rh 1) from n-tile 0 and word t+4 from n-tile 1, in the PTX
+  // order s20078 (rh0, +0), s20082 (rh0, +16), s20093 (rh1, +0), s20095 (rh1, +16). The +16 store
+  // is guarded by the reading e61-record-guard; without the guard, lanes t = 2, 3 write into the
+  // next record; overlapping writes then resolve in program order within a warp and in warp order
+  // across warps (a documented choice: the hardware order across warps is not specified).
+  std::vector<std::uint32_t> smem(64 * 6 + 8, 0u);
+  for (int z = 0; z < 4; ++z)
+    for (int rh = 0; rh < 2; ++rh)
+      for (int nt = 0; nt < 2; ++nt)
+        for (int lane = 0; lane < 32; ++lane) {
+          const int g = lane >> 2, t = lane & 3, r = 16 * z + g + 8 * rh;
+          if (nt == 1 && ctx.readings->e61_record_guard == E61RecordGuard::t_le_1 && t > 1) continue;
+          smem[6 * r + t + 4 * nt] = f16x2_pack(d61.at(r, 8 * nt + 2 * t), d61.at(r, 8 * nt + 2 * t + 1));
+        }
+
+  StageRef sl = ctx.stage("e61.logits", "E61 thread T = 32 warp + lane: reg i = shared record word i (logits 2i, 2i+1)", 2, 5);
+  StageRef sw = ctx.stage("e61.w", "E61 weights: reg i = f16x2 (w_2i, w_2i+1)", 2, 5);
+  StageRef ss = ctx.stage("e61.sum", "E61: reg 0 = f32 bits of the exponential sum, reg 1 = f32 bits of rinv", 2, 2);
+  if (ss) ss->kind = TraceStage::Kind::f32;
+  StageRef so = ctx.stage("e61.out", "E61 surface value: reg 0 = (r | g<<16), reg 1 = (b | a<<16)", 2, 2);
+  // (b)..(e): thread T < 64 (warps 0, 1) finishes pixel (x0 + (T&7), y0 + (T>>3)) (facts A7).
+  for (int T = 0; T < 64; ++T) {
+    const int X = ctx.x0 + (T & 7), Y = ctx.y0 + (T >> 3);
+    if (X < 0 || Y < 0 || X >= ctx.ex || Y >= ctx.ey) continue;
+    std::array<f16_t, 10> l{};
+    for (int i = 0; i < 5; ++i) {
+      l[2 * i] = f16x2_lo(smem[6 * T + i]);
+      l[2 * i + 1] = f16x2_hi(smem[6 * T + i]);
+    }
+    const E61Pixel px = e61_pixel(*ctx.readings, l, tex, X, Y, ctx.ex, ctx.ey);
+    surf.store_b16x4(8 * X, Y, px.out);  // x is a byte offset: 8 bytes per RGBA16F texel
+    if (ctx.stats) ++ctx.stats->pixels_written;
+    const int w = T >> 5, lane = T & 31;
+    for (int i = 0; i < 5; ++i) {
+      if (sl) sl->at(w, lane, i) = smem[6 * T + i];
+      if (sw) sw->at(w, lane, i) = f16x2_pack(px.w[2 * i], px.w[2 * i + 1]);
+    }
+    if (ss) {
+      ss->at(w, lane, 0) = std::bit_cast<std::uint32_t>(px.sum);
+      ss->at(w, lane, 1) = std::bit_cast<std::uint32_t>(px.rinv);
+    }
+    if (so) {
+      so->at(w, lane, 0) = f16x2_pack(px.out[0], px.out[1]);
+      so->at(w, lane, 1) = f16x2_pack(px.out[2], px.out[3]);
+    }
+  }
+}
+
+}  // namespace enc5::golden

@@ -1,0 +1,205 @@
+// The golden model of enc5 (facts C0..C14): one block of the kernel, written phase by phase in the
+// kernel's order and with its rounding at every step. Matrices hold the LOGICAL channel order,
+// which is the kernel's "pair order" (facts §0.4): column c of a D tile is column c of the next
+// A operand after the universal repack, so no layout appears in the arithmetic except where the
+// `ada` accumulation needs the ISA's k order (mma_step below) and where bytes meet memory (the
+// weight image, the plane arenas, the shared E61 records).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "model/readings.hpp"
+#include "model/trace.hpp"
+#include "model/weight_image.hpp"
+#include "numerics/profile.hpp"
+#include "numerics/types.hpp"
+
+namespace enc5 {
+struct Texture;
+struct Surface;
+}
+
+namespace enc5::golden {
+
+inline constexpr int kChannels = 160;   // C (facts C0)
+inline constexpr int kTokens = 96;      // 64 window + 32 halo rows (facts B6)
+inline constexpr int kWindow = 64;      // 8x8 window
+inline constexpr int kHeads = 8;        // = warps of phases 1..12 (facts A7)
+inline constexpr int kHeadDim = 32;
+inline constexpr int kChunks = 20;      // MLP chunks (facts C9)
+inline constexpr int kLogits = 16;      // phase 61's N
+
+// How often each nonlinear branch fired (the stress assets must drive every one, test plan 6).
+struct LayerStats {
+  std::uint64_t e11_clamp_low = 0, e11_clamp_high = 0;  // E11 step 2 clamp of m, each side
+  std::uint64_t p_quantised_zero = 0;   // E11 probability p != 0 with q8(p) == 0
+  std::uint64_t act_clamp_low = 0, act_clamp_high = 0;  // E21 clamp at -2 / +2 (y0 beyond it)
+  std::uint64_t e4m3_saturated = 0;     // any requantisation with |x| > 448
+  std::uint64_t f16_subnormal = 0;      // subnormal f16 values entering a requantisation
+  std::uint64_t arena_stores = 0, arena_stores_dropped = 0;  // E60 guard
+  std::uint64_t pixels_written = 0;     // E61 surface stores issued in frame
+  void add(const LayerStats& o);
+};
+
+// Row-major f16 / e4m3 matrices in logical column order.
+struct F16Mat {
+  int rows = 0, cols = 0;
+  std::vector<f16_t> v;
+  F16Mat() = default;
+  F16Mat(int r, int c, f16_t fill = 0) : rows(r), cols(c), v(static_cast<std::size_t>(r) * c, fill) {}
+  f16_t& at(int r, int c) { return v[static_cast<std::size_t>(r) * cols + c]; }
+  f16_t at(int r, int c) const { return v[static_cast<std::size_t>(r) * cols + c]; }
+};
+struct E4Mat {
+  int rows = 0, cols = 0;
+  std::vector<e4m3_t> v;
+  E4Mat() = default;
+  E4Mat(int r, int c) : rows(r), cols(c), v(static_cast<std::size_t>(r) * c, 0) {}
+  e4m3_t& at(int r, int c) { return v[static_cast<std::size_t>(r) * cols + c]; }
+  e4m3_t at(int r, int c) const { return v[static_cast<std::size_t>(r) * cols + c]; }
+};
+
+// A stage being filled: an index into Trace::stages (a vector, so no pointers are kept).
+class StageRef {
+ public:
+  StageRef() = default;
+  StageRef(Trace* t, std::size_t i) : trace_(t), index_(i) {}
+  explicit operator bool() const { return trace_ != nullptr; }
+  TraceStage& operator*() const { return trace_->stages[index_]; }
+  TraceStage* operator->() const { return &trace_->stages[index_]; }
+
+ private:
+  Trace* trace_ = nullptr;
+  std::size_t index_ = 0;
+};
+
+// Everything a block's computation reads besides its data: the semantics profile, the readings,
+// the weight image, and where statistics and trace stages go.
+struct BlockContext {
+  const Profile* profile = nullptr;
+  const Readings* readings = nullptr;
+  const WeightImage* weights = nullptr;
+  LayerStats* stats = nullptr;            // may be null
+  const TraceRequest* trace_request = nullptr;  // non-null only for the traced block
+  Trace* trace = nullptr;
+  int ex = 0, ey = 0;    // token-grid extents (param+0)
+  int x0 = 0, y0 = 0;    // block origin (facts A5)
+
+  // Returns the stage to fill when the trace asks for it (zero-filled, appended), else empty.
+  StageRef stage(const std::string& name, const std::string& description, int warps, int regs) const;
+};
+
+// ---- shared pieces (layer_common.cpp) ----
+// Concatenates text and integers (stage names and descriptions).
+template <typename... Parts>
+std::string cat(const Parts&... parts) {
+  std::string s;
+  auto one = [&s](const auto& p) {
+    if constexpr (std::is_integral_v<std::decay_t<decltype(p)>>) s += std::to_string(p);
+    else s += p;
+  };
+  (one(parts), ...);
+  return s;
+}
+
+// One k-step of one output element: D = mma(C + sum_k a[k] b[k]) with a, b in LOGICAL (pair)
+// k order; they are permuted into the ISA's k order (layout::isa_k_from_pair_k) before the
+// numerics core sees them, since the `ada` accumulation adds the ISA's two k halves in order.
+f16_t mma_step(const Profile& p, const e4m3_t a_logical[32], const e4m3_t b_logical[32], f16_t c);
+// q8 as the kernel's cvt.rn.satfinite.e4m3x2.f16x2 does it, counting saturation and subnormals.
+e4m3_t quantise(const BlockContext& ctx, f16_t h);
+// A weight-image B operand of one k-step: column n's 32 logical-k bytes, gathered by waddr.
+struct BTile {
+  int cols = 0;
+  std::vector<e4m3_t> v;  // [n][k]
+  const e4m3_t* col(int n) const { return &v[static_cast<std::size_t>(n) * 32]; }
+};
+BTile load_b_waddr(const WeightImage& w, std::uint32_t base, int cols);           // facts E2
+BTile load_b_banded(const WeightImage& w, std::uint32_t base, int slice, int cols);  // facts C9
+// A 160-column f16 table (g1, T1, g2, T3) read with a chunk order (facts E3, C6).
+std::array<f16_t, kChannels> load_column_table(const WeightImage& w, std::uint32_t table, TableChunkOrder order);
+// Stage writer for a 16-row tile held as D registers: reg = 2*nt + rh, value = f16x2 of
+// (row 16*mtile_row0 + g + 8rh, cols 8nt + 2t, +1).
+void record_tile(TraceStage& st, int warp, const F16Mat& m, int row0, int reg_base, int nt_count, int col0 = 0);
+
+// ---- prologue (prologue.cpp), facts B1..B6 ----
+struct PrologueOut {
+  F16Mat x;   // 96 x 160: the decoded input registers (the "residual vector", facts B2)
+  E4Mat h1;   // 96 x 160: the staged A = q8(RMSnorm(x) * g1) (facts B4/B5)
+};
+// The pixel of token row r (0..95): window rows by facts A6, halo rows by the reading.
+std::array<int, 2> token_pixel(const BlockContext& ctx, int row);
+PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> input_arena);
+
+// ---- RMS norm pieces (rms_norm.cpp), facts B4, C8 ----
+// The per-row f16 sum of squares exactly as the kernel forms it: the lane with thread-in-group t
+// holds the f16x2 squares of columns (8nt+2t, 8nt+2t+1), nt = 0..19; in-lane tree; butterflies
+// xor 1 then xor 2; then lo + hi.
+f16_t rms_sum_of_squares(const f16_t row[kChannels], SumTree tree);
+// inv = f16(rsqrt.approx(f32(f16(sum + eps)))).
+f16_t rms_inverse(f16_t sum, f16_t eps);
+// E20 (facts C8): N = f16(D20 * f16(inv * g2)), per row.
+struct E20Out { F16Mat n; std::vector<f16_t> sum, inv; };
+E20Out e20_norm(const BlockContext& ctx, const F16Mat& d20);
+
+// ---- attention (attention.cpp): phases 1..12, E10, E11, E12 ----
+// E11 step 1..5 for one score (facts C4): the cubic exponent.
+f16_t e11_expval(f16_t score, LayerStats* stats = nullptr);
+// E11 steps 6..9 for one row of 96 exponents: the row sum (with its tree and butterflies), the
+// reciprocal and the probabilities.
+struct E11Row { f16_t sum, rcp; std::array<f16_t, 96> p; };
+E11Row e11_row(const std::array<f16_t, 96>& e);
+struct HeadOut {
+  F16Mat q, v;        // D9, D10: 96 x 32
+  F16Mat s;           // D11: 64 x 96
+  F16Mat e, p;        // E11 exponents and probabilities, 64 x 96
+  std::vector<f16_t> row_sum, row_rcp;  // 64
+  F16Mat o;           // D12: 64 x 32
+};
+// Phase 11 alone (for tests): S = bias + q8(Q[0..63]) q8(Q)^T of head h.
+F16Mat score_phase(const BlockContext& ctx, const F16Mat& q, int head);
+std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1);
+
+// ---- output projection (out_projection.cpp): E12, phases 13..20 ----
+struct OutProjOut { F16Mat c13, d20; };  // 64 x 160 (warp z owns rows 16z..16z+15)
+OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const std::array<HeadOut, kHeads>& heads);
+
+// ---- MLP (mlp.cpp): phases 21..60, E21..E59 ----
+// E21's clamped cubic activation for one f16 (facts C10).
+f16_t activation(f16_t y0, LayerStats* stats = nullptr);
+struct MlpOut { F16Mat c22, d60; };
+MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm);
+
+// ---- E60 (arena_scatter.cpp) ----
+// Where fragment register o (0..3) of lane-in-group t goes in the arena: the pixel of row g
+// (row_half 0) or row g+8 (row_half 1), and word d (0..7). The arena order question (facts
+// C13.4) is this map; the prologue's load uses the same map with its own reading.
+struct ArenaSlot { int row_half; int word; };
+ArenaSlot arena_slot(ArenaOrder order, int reg, int t);
+// Requantises D60 and scatters it; returns q8(D60) (phase 61's A).
+E4Mat e60_scatter(const BlockContext& ctx, const F16Mat& d60, std::span<std::uint8_t> output_arena);
+
+// ---- phase 61 and E61 (kpn_filter.cpp) ----
+F16Mat phase61(const BlockContext& ctx, const E4Mat& a61);  // 64 x 16
+// E61 steps 4..6 for one pixel: the softmax weights from the 10 logits, the 3x3 gather and the
+// weighted sum. Returns {r, g, b, 0}.
+struct E61Pixel { std::array<f16_t, 10> w{}; float sum = 0, rinv = 0; std::array<f16_t, 4> out{}; };
+E61Pixel e61_pixel(const Readings& r, const std::array<f16_t, 10>& logits, const Texture& tex, int X, int Y, int ex, int ey);
+// The 9 tap coordinates, tap i in the order weight i multiplies it (facts C14.5/.6).
+std::array<std::array<int, 2>, 9> e61_taps(const Readings& r, int X, int Y, int ex, int ey);
+void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf);
+
+// ---- the whole block (block.cpp) ----
+struct BlockIo {
+  std::span<const std::uint8_t> input_arena;
+  std::span<std::uint8_t> output_arena;
+  const Texture* texture = nullptr;
+  Surface* surface = nullptr;
+};
+void run_block(const BlockContext& ctx, const BlockIo& io);
+
+}  // namespace enc5::golden

@@ -1,0 +1,100 @@
+// The MLP (facts C9..C11): 20 chunks c; the odd phase 21+2c computes the hidden chunk
+// H_c = act(N W1_c + b1_c) (16x32 per warp, 4 chains x 5 k-steps), E21+2c applies the clamped
+// cubic activation, and the even phase 22+2c adds q8(H_c) W2_c to the chain seeded with
+// f16(T3 + residual).
+#include "layout/tables.hpp"
+#include "model/layer.hpp"
+#include "model/phase_program.hpp"
+#include "numerics/e4m3.hpp"
+#include "numerics/f16.hpp"
+
+namespace enc5::golden {
+
+f16_t activation(f16_t y0, LayerStats* stats) {
+  // facts C10 (verified enc0 act_pair; DOC5 s13653..s13661), each op one f16 rounding, SIGNED y
+  // in the cubic (ENG's |y| is wrong, facts §H 9).
+  if (stats) {
+    const float v = f16_to_f32(y0);
+    if (v < -2.0f) ++stats->act_clamp_low;
+    if (v > 2.0f) ++stats->act_clamp_high;
+  }
+  const f16_t y = f16_min(f16_max(y0, f16_neg(0x4000)), 0x4000);  // clamp to [-2, 2]
+  const f16_t a = f16_abs(y);
+  const f16_t s = f16_mul(0x2D30, a);     // 0.0810546875 |y|
+  const f16_t d = f16_sub(0x3698, s);     // 0.412109375 - s
+  const f16_t h = f16_mul(y, d);
+  const f16_t gate = f16_add(0x3800, h);  // 0.5 + h
+  return f16_mul(y0, gate);
+}
+
+MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
+  MlpOut out;
+  const int rows = d20.rows;
+  // E20's 40 packs: q8(N), the A of every odd phase (E22..E58 re-emit the same packs, facts C9).
+  E4Mat nq(rows, kChannels);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < kChannels; ++c) nq.at(r, c) = quantise(ctx, norm.n.at(r, c));
+
+  // E21: C22[row][col] = f16(T3[col] + residual[row][col]); the residual is the reading
+  // e21-residual (facts C10: D20, the norm's input; enc0's verified analogue p14o).
+  const auto t3 = load_column_table(*ctx.weights, wmap::t3, ctx.readings->t3_chunk_order);
+  out.c22 = F16Mat(rows, kChannels);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < kChannels; ++c) {
+      const f16_t res = ctx.readings->e21_residual == E21Residual::d20 ? d20.at(r, c) : norm.n.at(r, c);
+      out.c22.at(r, c) = f16_add(t3[c], res);
+    }
+
+  std::vector<F16Mat> D(kPhaseCount + 1);
+  for (int c = 0; c < kChunks; ++c) {
+    // Odd phase p (facts C9): 4 chains (n = 0..31) x 5 k-steps (k-slice s of N), B banded, the
+    // first C = b1_c[n] for both rows.
+    const int p = 21 + 2 * c;
+    const Phase& up = phase(p);
+    F16Mat& h = D[p];
+    h = F16Mat(rows, kHeadDim);
+    for (int r = 0; r < rows; ++r)
+      for (int n = 0; n < kHeadDim; ++n) h.at(r, n) = ctx.weights->f16_at(layout::record_bias_offset(up.bias_begin, n));
+    for (int s = 0; s < up.k_steps; ++s) {
+      const BTile b = load_b_banded(*ctx.weights, up.weight_begin, s, kHeadDim);
+      for (int r = 0; r < rows; ++r)
+        for (int n = 0; n < kHeadDim; ++n)
+          h.at(r, n) = mma_step(*ctx.profile, &nq.v[static_cast<std::size_t>(r) * kChannels + 32 * s], b.col(n), h.at(r, n));
+    }
+    if (StageRef st = ctx.stage(cat("p", p, "d"),
+                                cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, hidden cols 8nt+2t, +1)"), 4, 8))
+      for (int z = 0; z < 4; ++z) record_tile(*st, z, h, 16 * z, 0, 4);
+
+    // E(p): activation, then 8 packs -> the even phase's A (one k-slice).
+    F16Mat act(rows, kHeadDim);
+    E4Mat a(rows, kHeadDim);
+    for (int r = 0; r < rows; ++r)
+      for (int n = 0; n < kHeadDim; ++n) {
+        act.at(r, n) = activation(h.at(r, n), ctx.stats);
+        a.at(r, n) = quantise(ctx, act.at(r, n));
+      }
+    if (StageRef st = ctx.stage(cat("e", p, ".act"),
+                                cat("E", p, " activation outputs, p", p, "d's order"), 4, 8))
+      for (int z = 0; z < 4; ++z) record_tile(*st, z, act, 16 * z, 0, 4);
+    if (c == 0)
+      if (StageRef st = ctx.stage("p22c", "C seeds of phase 22: reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)", 4, 40))
+        for (int z = 0; z < 4; ++z) record_tile(*st, z, out.c22, 16 * z, 0, 20);
+
+    // Even phase p+1 (facts C11): one k-step over the chunk's 32 hidden columns, B = W2_c
+    // (waddr, n = 0..159), C = C22 or the chain's previous D (the table's c_chain_from).
+    const Phase& down = phase(p + 1);
+    const BTile b = load_b_waddr(*ctx.weights, down.weight_begin, kChannels);
+    F16Mat& d = D[p + 1];
+    d = down.c == OperandSource::previous_d ? D[down.c_chain_from] : out.c22;
+    for (int r = 0; r < rows; ++r)
+      for (int n = 0; n < kChannels; ++n)
+        d.at(r, n) = mma_step(*ctx.profile, &a.v[static_cast<std::size_t>(r) * kHeadDim], b.col(n), d.at(r, n));
+    if (StageRef st = ctx.stage(cat("p", p + 1, "d"),
+                                cat("D of phase ", p + 1, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, 40))
+      for (int z = 0; z < 4; ++z) record_tile(*st, z, d, 16 * z, 0, 20);
+  }
+  out.d60 = D[60];
+  return out;
+}
+
+}  // namespace enc5::golden

@@ -1,0 +1,57 @@
+// E12 and phases 13..20 (facts C6, C7): the output projection chained over the 8 heads, seeded
+// with f16(T1 + x). Warps 0..3 run it, warp z on token rows 16z..16z+15 (facts A7); the model
+// computes the 64 rows at once, row for row as the warps would.
+#include "model/layer.hpp"
+#include "model/phase_program.hpp"
+#include "numerics/e4m3.hpp"
+#include "numerics/f16.hpp"
+
+namespace enc5::golden {
+
+namespace {
+
+void record_warps(StageRef st, const F16Mat& m) {
+  if (!st) return;
+  for (int z = 0; z < 4; ++z) record_tile(*st, z, m, 16 * z, 0, m.cols / 8);
+}
+
+}  // namespace
+
+OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const std::array<HeadOut, kHeads>& heads) {
+  OutProjOut out;
+  // E12 step 5: C13[row][col] = f16(T1[col] + x[row][col]). x is the reading c13-residual (facts
+  // C6, §H 4): the raw decoded input (DOC3/DOC4/SWM and the verified enc0 analogue) or HIP5's
+  // decode of the staged bytes.
+  const auto t1 = load_column_table(*ctx.weights, wmap::t1, ctx.readings->t1_chunk_order);
+  out.c13 = F16Mat(kWindow, kChannels);
+  for (int r = 0; r < kWindow; ++r)
+    for (int c = 0; c < kChannels; ++c) {
+      const f16_t x = ctx.readings->c13_residual == C13Residual::raw_input ? in.x.at(r, c) : e4m3_to_f16(in.h1.at(r, c));
+      out.c13.at(r, c) = f16_add(t1[c], x);
+    }
+  record_warps(ctx.stage("p13c", "C seeds of phase 13: reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)", 4, 40), out.c13);
+
+  // E12 steps 1..2 + E13..E19: head j's D12, requantised, is phase 13+j's A (facts C6.1, C7).
+  // Phase 13+j: one k-step, B = Wo_j (waddr, n = 0..159), C = C13 or the previous phase's D.
+  std::vector<F16Mat> D(kPhaseCount + 1);  // D[p]: the phase's D, for the table's chaining
+  for (int p = 13; p <= 20; ++p) {
+    const Phase& ph = phase(p);
+    const int head = p - 13;
+    E4Mat a(kWindow, kHeadDim);
+    for (int r = 0; r < kWindow; ++r)
+      for (int k = 0; k < kHeadDim; ++k) a.at(r, k) = quantise(ctx, heads[head].o.at(r, k));
+    const BTile b = load_b_waddr(*ctx.weights, ph.weight_begin, kChannels);
+    F16Mat& d = D[p];
+    d = ph.c == OperandSource::previous_d ? D[ph.c_chain_from] : out.c13;
+    for (int r = 0; r < kWindow; ++r)
+      for (int n = 0; n < kChannels; ++n)
+        d.at(r, n) = mma_step(*ctx.profile, &a.v[static_cast<std::size_t>(r) * kHeadDim], b.col(n), d.at(r, n));
+    record_warps(ctx.stage(cat("p", p, "d"),
+                           cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, 40),
+                 d);
+  }
+  out.d20 = D[20];
+  return out;
+}
+
+}  // namespace enc5::golden

@@ -1,0 +1,129 @@
+// The prologue (facts B1..B6, A7, A8.1): the 96 token rows of the block (64 window + 32 halo),
+// read from the input plane arena as the A fragment registers of six m-tiles, decoded (the
+// residual vector x), RMS-normalised with g1 and requantised into the staged A of phases 1..10.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "layout/arena.hpp"
+#include "layout/fragment.hpp"
+#include "layout/tables.hpp"
+#include "model/layer.hpp"
+#include "numerics/e4m3.hpp"
+#include "numerics/f16.hpp"
+
+namespace enc5::golden {
+
+std::array<int, 2> token_pixel(const BlockContext& ctx, int row) {
+  const int x0 = ctx.x0, y0 = ctx.y0;
+  if (row < kWindow) return {x0 + (row & 7), y0 + (row >> 3)};  // facts A6
+  // Halo rows 64..95: facts B6 leaves them open (reading prologue-halo). Each strip is 8 pixels,
+  // so m-tile 4 = strips 0 (row g) and 1 (row g+8), m-tile 5 = strips 2 and 3.
+  const int h = row - kWindow, strip = h >> 3, i = h & 7;
+  switch (ctx.readings->prologue_halo) {
+    case PrologueHalo::ring_tblr: {
+      const std::array<int, 2> s[4] = {{x0 + i, y0 - 1}, {x0 + i, y0 + 8}, {x0 - 1, y0 + i}, {x0 + 8, y0 + i}};
+      return s[strip];
+    }
+    case PrologueHalo::ring_lrtb: {
+      const std::array<int, 2> s[4] = {{x0 - 1, y0 + i}, {x0 + 8, y0 + i}, {x0 + i, y0 - 1}, {x0 + i, y0 + 8}};
+      return s[strip];
+    }
+    case PrologueHalo::rows_around: {
+      const int ys[4] = {y0 - 2, y0 - 1, y0 + 8, y0 + 9};
+      return {x0 + i, ys[strip]};
+    }
+  }
+  return {x0, y0};
+}
+
+namespace {
+
+// One u32 word of the input arena at pixel (x, y), plane q, word d, or the out-of-frame fill
+// (reading prologue-fill; facts B6: undocumented). `zero` models a guarded load that leaves its
+// register 0 (the guard pattern E60 uses); `mirror` is SWM's sibling padding v -> min(|v|,
+// 2n-2-v); `clamp` repeats the edge pixel.
+std::uint32_t input_word(const BlockContext& ctx, std::span<const std::uint8_t> arena, int q, int x, int y, int d) {
+  const layout::PlaneArena pa{ctx.ex, ctx.ey};
+  if (!pa.in_frame(x, y)) {
+    switch (ctx.readings->prologue_fill) {
+      case PrologueFill::zero:
+        return 0;
+      case PrologueFill::mirror: {
+        auto m = [](int v, int n) { return std::clamp(std::min(std::abs(v), 2 * n - 2 - v), 0, n - 1); };
+        x = m(x, ctx.ex);
+        y = m(y, ctx.ey);
+        break;
+      }
+      case PrologueFill::clamp:
+        x = std::clamp(x, 0, ctx.ex - 1);
+        y = std::clamp(y, 0, ctx.ey - 1);
+        break;
+    }
+  }
+  std::uint32_t w;
+  std::memcpy(&w, arena.data() + 4 * pa.word_index(q, x, y, d), 4);  // little endian, as in memory
+  return w;
+}
+
+}  // namespace
+
+PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> input_arena) {
+  PrologueOut out;
+  out.x = F16Mat(kTokens, kChannels);
+  out.h1 = E4Mat(kTokens, kChannels);
+  // facts B1/B5, Errata 2: lane (g, t) of the warp staging m-tile mi loads, per plane q (= k-slice
+  // q), its four A registers o = 0..3 as four arena words. Which pixel (row g's or row g+8's) and
+  // which word each register comes from is the reading prologue-load-order: the same map E60 uses
+  // to write (arena_slot), so that a layer reads what the previous one wrote.
+  const ArenaOrder order = ctx.readings->prologue_load_order == PrologueLoadOrder::fragment ? ArenaOrder::fragment
+                                                                                            : ArenaOrder::natural;
+  for (int mi = 0; mi < kTokens / 16; ++mi)
+    for (int q = 0; q < 5; ++q)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int o = 0; o < 4; ++o) {
+          const int g = lane >> 2, t = lane & 3;
+          const ArenaSlot slot = arena_slot(order, o, t);
+          const auto px = token_pixel(ctx, 16 * mi + g + 8 * slot.row_half);
+          const std::uint32_t w = input_word(ctx, input_arena, q, px[0], px[1], slot.word);
+          for (int j = 0; j < 4; ++j) {
+            const layout::RowK e = layout::a_element_pair(lane, o, j);
+            const e4m3_t code = static_cast<e4m3_t>(w >> (8 * j));
+            out.x.at(16 * mi + e.row, 32 * q + e.k) = e4m3_to_f16(code);  // cvt.rn.f16x2.e4m3x2, exact
+          }
+        }
+
+  // facts B4 (UNVERIFIABLE, readings prologue-*): inv = f16(rsqrt(f16(s + eps))) with s the f16
+  // sum of squares in the reading's tree; h1 = q8(f16(x * f16(inv * g1_c))), the E20 form.
+  const auto g1 = load_column_table(*ctx.weights, wmap::g1, TableChunkOrder::nt);
+  const f16_t eps = ctx.readings->prologue_eps == PrologueEps::e2m13 ? f16_t{0x0800} : f16_t{0x1400};
+  for (int r = 0; r < kTokens; ++r) {
+    const f16_t* row = &out.x.v[static_cast<std::size_t>(r) * kChannels];
+    if (ctx.readings->prologue_norm == PrologueNorm::identity) {
+      for (int c = 0; c < kChannels; ++c) out.h1.at(r, c) = quantise(ctx, row[c]);
+      continue;
+    }
+    const f16_t inv = rms_inverse(rms_sum_of_squares(row, ctx.readings->prologue_sum_tree), eps);
+    for (int c = 0; c < kChannels; ++c) out.h1.at(r, c) = quantise(ctx, f16_mul(row[c], f16_mul(inv, g1[c])));
+  }
+
+  // Trace: the staged A, one k-slice fragment per register: reg = 4*(5*mi + q) + o (facts A8.1
+  // fragment i = 5 mi + q), value = the 4 e4m3 bytes of A register o (pair order).
+  if (StageRef st = ctx.stage("prologue.a", "staged A: reg 4*(5mi+q)+o = A register o of m-tile mi, k-slice q", 1, 120)) {
+    st->kind = TraceStage::Kind::e4m3x4;
+    for (int lane = 0; lane < 32; ++lane)
+      for (int mi = 0; mi < 6; ++mi)
+        for (int q = 0; q < 5; ++q)
+          for (int o = 0; o < 4; ++o) {
+            std::uint32_t w = 0;
+            for (int j = 0; j < 4; ++j) {
+              const layout::RowK e = layout::a_element_pair(lane, o, j);
+              w |= static_cast<std::uint32_t>(out.h1.at(16 * mi + e.row, 32 * q + e.k)) << (8 * j);
+            }
+            st->at(0, lane, 4 * (5 * mi + q) + o) = w;
+          }
+  }
+  return out;
+}
+
+}  // namespace enc5::golden
