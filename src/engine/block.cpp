@@ -8,6 +8,7 @@
 // The statistics counters are incremented exactly where and as often as the golden model's.
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -166,10 +167,27 @@ Scratch& scratch() {
   return s;
 }
 
+PhaseTimes* g_timing = nullptr;
+
+// Adds the time since the previous lap to a group (no-op unless timing is on).
+struct Laps {
+  PhaseTimes* t = g_timing;
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+  void lap(PhaseGroup g) {
+    if (!t) return;
+    const auto now = std::chrono::steady_clock::now();
+    t->seconds[g] += std::chrono::duration<double>(now - last).count();
+    last = now;
+  }
+};
+
 }  // namespace
+
+void set_phase_timing(PhaseTimes* t) { g_timing = t; }
 
 void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io) {
   Scratch& S = scratch();
+  Laps laps;
   const Profile& prof = *ctx.profile;
   const Readings& rd = *ctx.readings;
   const EpilogueTables& tab = epilogue_tables();
@@ -213,6 +231,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     }
   }
   S.a_h1.assign(S.h1.v.data(), kTokens, kChannels, kChannels);
+  laps.lap(kGroupPrologue);
 
   // ---- attention per head (facts C2..C5; golden attention.cpp) ----
   for (int h = 0; h < kHeads; ++h) {
@@ -222,6 +241,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
       else S.d[p] = F16Mat(kTokens, kHeadDim, 0);
       gemm_(S.a_h1, 32 * ((p - 1) / 2), w.qv[h][p], 0, 1, kTokens, S.d[p]);
     }
+    laps.lap(kGroupQV);
     const F16Mat& Q = S.d[9];
     const F16Mat& V = S.d[10];
     // Phase 11 (facts C3): S = bias + q8(Q[0..63]) q8(Q)^T; E10 quantises rows 0..63 and all 96.
@@ -232,6 +252,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     S.s = F16Mat(kWindow, kTokens);
     std::copy(w.score_bias[h].begin(), w.score_bias[h].end(), S.s.v.begin());
     gemm_(S.a_q, 0, S.b_q, 0, 1, kWindow, S.s);
+    laps.lap(kGroupScore);
     // E11 (facts C4): exponents, row sums, reciprocal, probabilities; then q8(P).
     S.pq = E4Mat(kWindow, kTokens);
     for (int r = 0; r < kWindow; ++r) {
@@ -262,12 +283,14 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
         if (ctx.stats && (pv & 0x7FFF) != 0 && (prow[c] & 0x7F) == 0) ++ctx.stats->p_quantised_zero;
       }
     }
+    laps.lap(kGroupE11);
     // Phase 12 (facts C5): O = q8(P) q8(V), 3 k-steps over the 96 keys.
     q8.rows(V, kTokens, S.vq);
     S.a_p.assign(S.pq.v.data(), kWindow, kTokens, kTokens);
     S.b_v.assign_kn(S.vq.v.data(), kTokens, kHeadDim, kHeadDim);
     S.o[h] = F16Mat(kWindow, kHeadDim, 0);
     gemm_(S.a_p, 0, S.b_v, 0, 3, kWindow, S.o[h]);
+    laps.lap(kGroupPV);
   }
 
   // ---- E12 + phases 13..20 (facts C6, C7; golden out_projection.cpp) ----
@@ -289,6 +312,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     }
     S.d20 = std::move(D[20]);
   }
+  laps.lap(kGroupOutProj);
 
   // ---- E20 (facts C8; golden rms_norm.cpp e20_norm) ----
   {
@@ -301,6 +325,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     }
   }
 
+  laps.lap(kGroupE20);
   // ---- MLP (facts C9..C11; golden mlp.cpp) ----
   {
     q8.rows(S.n, kWindow, S.nq);
@@ -334,6 +359,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     }
     S.d60 = std::move(D[60]);
   }
+  laps.lap(kGroupMlp);
 
   // ---- E60 (facts C13; golden arena_scatter.cpp) ----
   {
@@ -369,6 +395,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   for (int r = 0; r < kWindow; ++r) std::copy(w.b61.begin(), w.b61.end(), &S.d61.v[static_cast<std::size_t>(r) * kLogits]);
   gemm_(S.a_61, 0, w.w61, 0, phase(61).k_steps, kWindow, S.d61);
   golden::e61(ctx, S.d61, *io.texture, *io.surface);
+  laps.lap(kGroupTail);
 }
 
 }  // namespace enc5::engine

@@ -18,6 +18,15 @@ struct PreparedWeights;
 // bytes), so repeated frames with the same weights pay nothing.
 std::shared_ptr<const PreparedWeights> prepare_weights(const WeightImage& w);
 
+// Per-phase-group timing for `enc5 bench` (single-threaded use only): when set, run_block adds
+// the seconds it spends in each group.
+enum PhaseGroup { kGroupPrologue, kGroupQV, kGroupScore, kGroupE11, kGroupPV, kGroupOutProj, kGroupE20, kGroupMlp,
+                  kGroupTail, kPhaseGroups };
+inline constexpr const char* kPhaseGroupNames[kPhaseGroups] = {
+    "prologue", "1-10", "11", "E11", "12", "E12+13-20", "E20", "21-60 (+E21..E59)", "E60+61+E61"};
+struct PhaseTimes { double seconds[kPhaseGroups] = {}; };
+void set_phase_timing(PhaseTimes* t);
+
 // One block, the fast way. ctx.trace must be null (tracing is the golden model's job).
 void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io);
 
