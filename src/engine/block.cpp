@@ -149,7 +149,7 @@ f16_t rms_sum_of_squares(const f16_t* row, SumTree tree) {
   return f16_add(f16x2_lo(v), f16x2_hi(v));
 }
 
-f16_t rms_inverse(f16_t sum, f16_t eps) { return rsqrt_f16(f16_add(sum, eps)); }  // facts C8.4
+f16_t rms_inverse(f16_t sum, f16_t eps) { return epilogue_tables().rsqrt[f16_add(sum, eps)]; }  // facts C8.4
 
 // Per-thread scratch, reused from block to block.
 struct Scratch {
@@ -275,7 +275,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
         s4[t] = f16x2_add(even, odd);
       }
       const f16x2_t v = f16x2_add(f16x2_add(s4[0], s4[1]), f16x2_add(s4[2], s4[3]));
-      const f16_t rcp = rcp_f16(f16_add(f16x2_lo(v), f16x2_hi(v)));
+      const f16_t rcp = tab.rcp[f16_add(f16x2_lo(v), f16x2_hi(v))];
       e4m3_t* prow = &S.pq.v[static_cast<std::size_t>(r) * kTokens];
       for (int c = 0; c < kTokens; ++c) {
         const f16_t pv = f16_mul(e[c], rcp);

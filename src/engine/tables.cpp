@@ -2,6 +2,7 @@
 // golden model's own code once per process (about 10 ms), so these parts are identical by
 // construction.
 #include "engine/prepared.hpp"
+#include "numerics/approx.hpp"
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
 
@@ -17,6 +18,8 @@ const EpilogueTables& epilogue_tables() {
       tab->e11_clamp[i] = static_cast<std::uint8_t>((st.e11_clamp_low ? 1 : 0) | (st.e11_clamp_high ? 2 : 0));
       tab->act[i] = golden::activation(h, &st);
       tab->act_clamp[i] = static_cast<std::uint8_t>((st.act_clamp_low ? 1 : 0) | (st.act_clamp_high ? 2 : 0));
+      tab->rcp[i] = rcp_f16(h);
+      tab->rsqrt[i] = rsqrt_f16(h);
       tab->q8_ada[i] = f16_to_e4m3(h, profile_ada());
       tab->q8_zluda[i] = f16_to_e4m3(h, profile_zluda());
     }
