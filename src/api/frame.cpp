@@ -9,12 +9,15 @@
 #include <atomic>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "engine/engine.hpp"
+#include "engine/simd.hpp"
 #include "layout/arena.hpp"
 #include "model/layer.hpp"
 
@@ -101,7 +104,6 @@ void validate(const LaunchParams& p) {
 
 void run_frame(const LaunchParams& params, const RunOptions& options) {
   validate(params);
-  // Engine::fast maps to the golden model until the fast engine exists (a later issue).
   const Profile& profile = options.profile ? *options.profile : profile_ada();
   const int ex = static_cast<int>(params.ex), ey = static_cast<int>(params.ey);
   const int ox = params.block_offset_x, oy = params.block_offset_y;
@@ -115,6 +117,21 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
     options.trace_out->stages.clear();
   }
   std::vector<golden::LayerStats> stats(options.stats ? blocks : 0);
+
+  // Engine::fast: the prepared weights (cached per image) and the SIMD path. A traced block always
+  // runs the golden model (the fast engine records no stages); its outputs are the same bytes.
+  std::shared_ptr<const engine::PreparedWeights> prepared;
+  engine::SimdPath simd = engine::default_simd_path();
+  if (options.engine == Engine::fast) {
+    if (!options.simd.empty()) {
+      const auto asked = engine::parse_simd_path(options.simd);
+      if (!asked) throw std::invalid_argument("run_frame: unknown SIMD path '" + std::string(options.simd) + "' (scalar, avx2, avx512)");
+      if (!engine::simd_supported(*asked))
+        throw std::invalid_argument("run_frame: this CPU does not support the SIMD path '" + std::string(options.simd) + "'");
+      simd = *asked;
+    }
+    prepared = engine::prepare_weights(*params.weights);
+  }
 
   golden::BlockIo io;
   io.input_arena = params.input_arena;
@@ -137,7 +154,8 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
       ctx.trace_request = options.trace;
       ctx.trace = options.trace_out;
     }
-    golden::run_block(ctx, io);
+    if (prepared && !ctx.trace) engine::run_block(*prepared, simd, ctx, io);
+    else golden::run_block(ctx, io);
   };
 
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "model/readings.hpp"
@@ -55,7 +56,10 @@ enum class Engine { golden, fast };
 struct RunOptions {
   const Profile* profile = nullptr;  // nullptr = ada
   Readings readings;                 // defaults = the documented default readings
-  Engine engine = Engine::golden;
+  Engine engine = Engine::fast;      // bit-identical to golden (tests/engine_diff_test.cpp)
+  // Engine::fast only: its SIMD path, "scalar", "avx2" or "avx512" (must be supported by the CPU);
+  // empty = the CPU's widest, lowered by the environment variable ENC5_SIMD when set.
+  std::string_view simd;
   int threads = 0;                   // 0 = all hardware threads
   const TraceRequest* trace = nullptr;  // record one block's stages into *trace_out
   Trace* trace_out = nullptr;

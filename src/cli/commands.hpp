@@ -12,5 +12,6 @@ int cmd_inspect(const Args& args);       // cli/cmd_inspect.cpp
 int cmd_make_weights(const Args& args);  // cli/cmd_make_weights.cpp
 int cmd_run(const Args& args);           // cli/cmd_run.cpp
 int cmd_readings(const Args& args);      // cli/cmd_run.cpp
+int cmd_bench(const Args& args);         // cli/cmd_bench.cpp
 
 }  // namespace enc5::cli

@@ -19,6 +19,7 @@ constexpr Command kCommands[] = {
     {"inspect", enc5::cli::cmd_inspect, "print the phase table, the weight-image map and per-region statistics"},
     {"eval", enc5::cli::cmd_eval, "evaluate one PTX instruction on hex operands (--batch: one case per line)"},
     {"make-weights", enc5::cli::cmd_make_weights, "write a deterministic synthetic weight image"},
+    {"bench", enc5::cli::cmd_bench, "time the golden model and the fast engine on the issue's geometries, with references"},
     {"readings", enc5::cli::cmd_readings, "list the named readings of open spec questions and their values"},
 };
 

@@ -1,0 +1,183 @@
+#include "cli/bench_core.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+#include "engine/simd.hpp"
+#include "model/weight_image.hpp"
+
+#ifdef ENC5_HAVE_BLAS
+#include <cblas.h>
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+#endif
+
+namespace enc5::bench {
+
+namespace {
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+}  // namespace
+
+const std::vector<Geometry>& geometries() {
+  static const std::vector<Geometry> g = {{"small", 8, 8}, {"real", 40, 23}, {"1080p", 60, 34}, {"4k", 120, 68}};
+  return g;
+}
+
+int blocks(const Geometry& g) { return ((g.ex + 7) / 8) * ((g.ey + 7) / 8); }
+
+double macs_per_block() {
+  // phases 1..10: 8 heads x 10 x 96x32x32; 11: 8 x 64x96x32; 12: 8 x 64x32x96; 13..20: 8 x
+  // 64x160x32; 21..60: 20 x (64x32x160 + 64x160x32); 61: 64x16x160.
+  return 8.0 * 10 * 96 * 32 * 32 + 8.0 * 64 * 96 * 32 + 8.0 * 64 * 32 * 96 + 8.0 * 64 * 160 * 32 +
+         20.0 * 2 * 64 * 32 * 160 + 64.0 * 16 * 160;
+}
+
+Frame::Frame(const Geometry& g) : input(make_synthetic_frame(g.ex, g.ey, 1, false)) {
+  arena.assign(input.input_arena.size(), 0);
+  surface = Surface::make(g.ex, g.ey);
+  params.ex = static_cast<std::uint32_t>(g.ex);
+  params.ey = static_cast<std::uint32_t>(g.ey);
+  params.input_arena = input.input_arena;
+  params.weights = &default_weights();
+  params.output_arena = arena;
+  params.texture = &input.texture;
+  params.surface = &surface;
+}
+
+double time_frame(Frame& f, Engine e, const Profile& p, std::string_view simd, int threads, int reps) {
+  RunOptions o;
+  o.profile = &p;
+  o.engine = e;
+  o.simd = simd;
+  o.threads = threads;
+  run_frame(f.params, o);
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    const double t0 = now();
+    run_frame(f.params, o);
+    t.push_back(now() - t0);
+  }
+  return median(t);
+}
+
+engine::PhaseTimes phase_breakdown(const Profile& p, std::string_view simd, int reps) {
+  Frame f(geometries()[0]);
+  RunOptions o;
+  o.profile = &p;
+  o.engine = Engine::fast;
+  o.simd = simd;
+  o.threads = 1;
+  run_frame(f.params, o);
+  engine::PhaseTimes t;
+  engine::set_phase_timing(&t);
+  for (int i = 0; i < reps; ++i) run_frame(f.params, o);
+  engine::set_phase_timing(nullptr);
+  for (double& s : t.seconds) s /= reps;
+  return t;
+}
+
+double f64_fma_peak(int threads, double seconds) {
+  const engine::SimdPath path = engine::best_simd_path();
+  const int per_iter = path == engine::SimdPath::avx512 ? 24 * 8 : path == engine::SimdPath::avx2 ? 12 * 4 : 0;
+  if (per_iter == 0) return 0;
+  auto loop = [&](std::int64_t iters) {
+    return path == engine::SimdPath::avx512 ? engine::f64_fma_loop_avx512(iters) : engine::f64_fma_loop_avx2(iters);
+  };
+  // Calibrate to about `seconds` per thread, then run all threads at once.
+  std::int64_t iters = 1 << 16;
+  for (;;) {
+    const double t0 = now();
+    volatile double sink = loop(iters);
+    (void)sink;
+    if (now() - t0 > seconds / 4) break;
+    iters *= 2;
+  }
+  std::vector<std::thread> pool;
+  std::atomic<int> ready{0};
+  const double t0 = now();
+  for (int i = 0; i < threads; ++i)
+    pool.emplace_back([&] {
+      volatile double sink = loop(iters * 4);
+      (void)sink;
+    });
+  for (auto& th : pool) th.join();
+  const double t = now() - t0;
+  return static_cast<double>(iters) * 4 * per_iter * threads / t;
+}
+
+bool blas_available() {
+#ifdef ENC5_HAVE_BLAS
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string blas_name() {
+#ifdef ENC5_HAVE_BLAS
+  return openblas_set_num_threads ? "OpenBLAS sgemm" : "CBLAS sgemm";
+#else
+  return "none";
+#endif
+}
+
+double blas_frame_seconds(const Geometry& g, int threads, int reps) {
+#ifdef ENC5_HAVE_BLAS
+  // The layer's GEMMs per block in f32 (no epilogues, no requantisation, no chained f16 rounding):
+  // QV: 96x(8 heads x 64)x160; per head score 64x96x32 and PV 64x32x96; out-projection
+  // 64x160x256; MLP up 64x640x160 and down 64x160x640; phase 61 64x16x160. Blocks are spread over
+  // threads like the engine's, each sgemm single-threaded.
+  if (openblas_set_num_threads) openblas_set_num_threads(1);
+  const int nb = blocks(g);
+  struct Buffers {
+    std::vector<float> a, b, c;
+    Buffers() : a(96 * 640, 0.5f), b(640 * 640, 0.25f), c(96 * 640, 0.0f) {}
+  };
+  auto one_block = [](Buffers& m) {
+    auto gemm = [&](int M, int N, int K) {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m.a.data(), K, m.b.data(), N, 1.0f, m.c.data(), N);
+    };
+    gemm(96, 512, 160);
+    for (int h = 0; h < 8; ++h) {
+      gemm(64, 96, 32);
+      gemm(64, 32, 96);
+    }
+    gemm(64, 160, 256);
+    gemm(64, 640, 160);
+    gemm(64, 160, 640);
+    gemm(64, 16, 160);
+  };
+  const int nthreads = std::max(1, std::min(threads > 0 ? threads : static_cast<int>(std::thread::hardware_concurrency()), nb));
+  auto frame = [&] {
+    std::atomic<int> next{0};
+    std::vector<std::thread> pool;
+    for (int i = 0; i < nthreads; ++i)
+      pool.emplace_back([&] {
+        Buffers m;
+        for (int b; (b = next.fetch_add(1)) < nb;) one_block(m);
+      });
+    for (auto& th : pool) th.join();
+  };
+  frame();
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    const double t0 = now();
+    frame();
+    t.push_back(now() - t0);
+  }
+  return median(t);
+#else
+  (void)g;
+  (void)threads;
+  (void)reps;
+  return 0;
+#endif
+}
+
+}  // namespace enc5::bench

@@ -1,0 +1,47 @@
+// Measurements shared by `enc5 bench` (cmd_bench.cpp) and the Google Benchmark targets (bench/):
+// the layer per frame on the geometries, the per-phase-group breakdown, and the two
+// references (the machine's binary64 FMA peak, the layer's GEMMs in f32 through a BLAS).
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/frame.hpp"
+#include "engine/engine.hpp"
+#include "model/synthetic_inputs.hpp"
+
+namespace enc5::bench {
+
+struct Geometry {
+  std::string name;
+  int ex, ey;  // tokens
+};
+// small (one block, 8x8), real (40x23, 15 blocks), 1080p (60x34, 40), 4k (120x68, 135).
+const std::vector<Geometry>& geometries();
+int blocks(const Geometry& g);
+
+// e4m3 multiply-adds of one block (phases 1..61, the 26.9 M).
+double macs_per_block();
+
+// A frame ready to run: synthetic inputs, default weights.
+struct Frame {
+  SyntheticFrame input;
+  std::vector<std::uint8_t> arena;
+  Surface surface;
+  LaunchParams params;
+  explicit Frame(const Geometry& g);
+  Frame(const Frame&) = delete;
+};
+
+// Median seconds of `reps` runs (after one warm-up run).
+double time_frame(Frame& f, Engine e, const Profile& p, std::string_view simd, int threads, int reps);
+// Seconds per block in each phase group (fast engine, one thread, `reps` runs of the small frame).
+engine::PhaseTimes phase_breakdown(const Profile& p, std::string_view simd, int reps);
+// Binary64 FMAs per second on `threads` threads, widest SIMD path (the exact-arithmetic limit).
+double f64_fma_peak(int threads, double seconds);
+// Whether the BLAS reference is built in, and its per-frame seconds (the layer's GEMMs, f32).
+bool blas_available();
+std::string blas_name();
+double blas_frame_seconds(const Geometry& g, int threads, int reps);
+
+}  // namespace enc5::bench

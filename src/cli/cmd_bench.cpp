@@ -1,0 +1,172 @@
+// enc5 bench: the golden model and the fast engine side by side on the geometries, per
+// profile and SIMD path, with a per-phase-group breakdown and two references measured in the same
+// run: the machine's binary64 FMA peak (the exact-arithmetic limit) and the layer's GEMMs in f32
+// through a BLAS (what a user would pick instead). docs/performance.md records a run.
+#include <cstdio>
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "cli/bench_core.hpp"
+#include "cli/commands.hpp"
+#include "engine/simd.hpp"
+
+namespace enc5::cli {
+
+namespace {
+
+void help() {
+  std::printf(
+      "usage: enc5 bench [--geometry small|real|1080p|4k]... [--profile ada|zluda] [--simd scalar|avx2|avx512]...\n"
+      "                  [--threads N] [--reps N] [--golden-reps N] [--no-golden] [--no-reference]\n\n"
+      "Times whole frames (synthetic inputs, default weights) with the golden model and the fast engine.\n"
+      "The golden model runs on the small geometry (one block) only; its time for the larger geometries\n"
+      "is that per-block time times the number of blocks divided by the threads (marked '~').\n"
+      "Defaults: every geometry, both profiles, every SIMD path this CPU has, all hardware threads.\n");
+}
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown CPU";
+}
+
+}  // namespace
+
+int cmd_bench(const Args& args) {
+  std::vector<std::string> geo_names, simd_names, profiles;
+  int threads = 0, reps = 5, golden_reps = 1;
+  bool golden = true, reference = true;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      help();
+      return 0;
+    } else if (a == "--geometry") geo_names.push_back(value());
+    else if (a == "--simd") simd_names.push_back(value());
+    else if (a == "--profile") profiles.push_back(value());
+    else if (a == "--threads") threads = std::stoi(value());
+    else if (a == "--reps") reps = std::max(1, std::stoi(value()));
+    else if (a == "--golden-reps") golden_reps = std::max(1, std::stoi(value()));
+    else if (a == "--no-golden") golden = false;
+    else if (a == "--no-reference") reference = false;
+    else throw std::invalid_argument("unknown option " + a + " (see enc5 bench --help)");
+  }
+  std::vector<bench::Geometry> geos;
+  for (const auto& g : bench::geometries())
+    if (geo_names.empty() || std::find(geo_names.begin(), geo_names.end(), g.name) != geo_names.end()) geos.push_back(g);
+  if (geos.empty()) throw std::invalid_argument("no such geometry (small, real, 1080p, 4k)");
+  std::vector<engine::SimdPath> paths;
+  for (engine::SimdPath p : engine::supported_simd_paths())
+    if (simd_names.empty() || std::find(simd_names.begin(), simd_names.end(), std::string(engine::to_string(p))) != simd_names.end())
+      paths.push_back(p);
+  for (const auto& n : simd_names)
+    if (!engine::parse_simd_path(n) || !engine::simd_supported(*engine::parse_simd_path(n)))
+      throw std::invalid_argument("SIMD path " + n + " is unknown or not supported by this CPU");
+  std::vector<const Profile*> profs;
+  if (profiles.empty()) profs = {&profile_ada(), &profile_zluda()};
+  for (const auto& n : profiles) {
+    const Profile* p = find_profile(n);
+    if (!p) throw std::invalid_argument("unknown profile " + n);
+    profs.push_back(p);
+  }
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int nthreads = threads > 0 ? threads : hw;
+  const double mpb = bench::macs_per_block();
+
+  std::printf("enc5 bench: %s, %d hardware threads, running on %d; SIMD paths:", cpu_model().c_str(), hw, nthreads);
+  for (auto p : engine::supported_simd_paths()) std::printf(" %s", std::string(engine::to_string(p)).c_str());
+  std::printf(" (best %s); %d reps, median\n", std::string(engine::to_string(engine::best_simd_path())).c_str(), reps);
+  std::printf("multiply-adds per block: %.2f M\n\n", mpb / 1e6);
+
+  // ---- references ----
+  double peak = 0;
+  std::vector<double> blas_ms(geos.size(), 0);
+  if (reference) {
+    peak = bench::f64_fma_peak(nthreads, 0.5);
+    if (bench::blas_available())
+      for (std::size_t i = 0; i < geos.size(); ++i) blas_ms[i] = 1e3 * bench::blas_frame_seconds(geos[i], nthreads, reps);
+  }
+
+  // ---- golden per block ----
+  std::vector<double> golden_block_s(profs.size(), 0);
+  if (golden) {
+    bench::Frame f(bench::geometries()[0]);
+    for (std::size_t i = 0; i < profs.size(); ++i)
+      golden_block_s[i] = bench::time_frame(f, Engine::golden, *profs[i], {}, 1, golden_reps);
+  }
+
+  std::printf("%-7s %6s %8s  %-6s %-6s %-7s %11s %9s %10s %10s\n", "geom", "blocks", "GMAC", "engine", "prof", "simd", "ms/frame",
+              "GMAC/s", "vs golden", "vs f64lim");
+  for (std::size_t gi = 0; gi < geos.size(); ++gi) {
+    const auto& g = geos[gi];
+    const int nb = bench::blocks(g);
+    const double gmac = nb * mpb / 1e9;
+    bench::Frame f(g);
+    const int waves = (nb + nthreads - 1) / nthreads;  // golden's extrapolation: blocks per thread
+    const double limit_ms = peak > 0 ? 1e3 * nb * mpb / peak : 0;
+    for (std::size_t pi = 0; pi < profs.size(); ++pi) {
+      const Profile& p = *profs[pi];
+      double golden_ms = 0;
+      if (golden) {
+        golden_ms = 1e3 * golden_block_s[pi] * (nb == 1 ? 1 : waves);
+        std::printf("%-7s %6d %8.3f  %-6s %-6s %-7s %10s%.1f %9.3f %10s %10s\n", g.name.c_str(), nb, gmac, "golden",
+                    std::string(p.name).c_str(), "-", nb == 1 ? " " : "~", golden_ms, gmac / (golden_ms / 1e3), "1", "");
+      }
+      for (engine::SimdPath path : paths) {
+        const std::string sp(engine::to_string(path));
+        const double ms = 1e3 * bench::time_frame(f, Engine::fast, p, sp, nthreads, reps);
+        char vs_golden[32] = "", vs_lim[32] = "";
+        if (golden) std::snprintf(vs_golden, sizeof vs_golden, "%.0fx", golden_ms / ms);
+        if (limit_ms > 0) std::snprintf(vs_lim, sizeof vs_lim, "%.2fx", ms / limit_ms);
+        std::printf("%-7s %6d %8.3f  %-6s %-6s %-7s %11.3f %9.2f %10s %10s\n", g.name.c_str(), nb, gmac, "fast",
+                    std::string(p.name).c_str(), sp.c_str(), ms, gmac / (ms / 1e3), vs_golden, vs_lim);
+      }
+    }
+    if (reference) {
+      if (limit_ms > 0)
+        std::printf("%-7s %6d %8.3f  %-20s %11.3f %9.2f   (binary64 FMA peak, all threads)\n", g.name.c_str(), nb, gmac, "f64-FMA limit", limit_ms,
+                    gmac / (limit_ms / 1e3));
+      if (bench::blas_available())
+        std::printf("%-7s %6d %8.3f  %-20s %11.3f %9.2f   (%s, f32, GEMMs only)\n", g.name.c_str(), nb, gmac, "BLAS f32", blas_ms[gi],
+                    gmac / (blas_ms[gi] / 1e3), bench::blas_name().c_str());
+      else
+        std::printf("%-7s  BLAS reference skipped: built without a CBLAS (install libopenblas-dev and reconfigure)\n", g.name.c_str());
+    }
+    std::printf("\n");
+  }
+  if (reference && peak > 0) std::printf("f64 FMA peak: %.1f GFMA/s on %d threads\n\n", peak / 1e9, nthreads);
+
+  // ---- per-phase-group breakdown (fast engine, one thread, small geometry) ----
+  std::printf("per-phase-group time per block (fast engine, 1 thread, microseconds):\n%-20s", "group");
+  for (const Profile* p : profs)
+    for (engine::SimdPath path : paths) std::printf(" %7s/%-6s", std::string(p->name).c_str(), std::string(engine::to_string(path)).c_str());
+  std::printf("\n");
+  std::vector<engine::PhaseTimes> bd;
+  for (const Profile* p : profs)
+    for (engine::SimdPath path : paths) bd.push_back(bench::phase_breakdown(*p, engine::to_string(path), std::max(reps, 5)));
+  for (int gph = 0; gph < engine::kPhaseGroups; ++gph) {
+    std::printf("%-20s", engine::kPhaseGroupNames[gph]);
+    for (const auto& t : bd) std::printf(" %14.1f", 1e6 * t.seconds[gph]);
+    std::printf("\n");
+  }
+  std::printf("%-20s", "total");
+  for (const auto& t : bd) {
+    double s = 0;
+    for (double x : t.seconds) s += x;
+    std::printf(" %14.1f", 1e6 * s);
+  }
+  std::printf("\n");
+  return 0;
+}
+
+}  // namespace enc5::cli

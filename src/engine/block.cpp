@@ -1,0 +1,401 @@
+// One block, the fast way (engine.hpp). The order of work and every rounding are those of the
+// golden model (src/model/, facts C0..C14); what changes is how they are computed:
+//  * GEMM phases: gemm.hpp's exact vectorised kernels on operands decoded once;
+//  * functions of one f16 (E11's exponent, E21's activation, the e4m3 requantisation q8): tables
+//    filled by the golden functions themselves (tables.cpp);
+//  * f16 add/mul: binary32 hardware + one exact rounding (fast_f16.hpp);
+//  * E61 (64 pixels per block, a few hundred operations each) runs golden::e61 itself.
+// The statistics counters are incremented exactly where and as often as the golden model's.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "engine/engine.hpp"
+#include "engine/fast_f16.hpp"
+#include "engine/prepared.hpp"
+#include "layout/arena.hpp"
+#include "layout/fragment.hpp"
+#include "model/phase_program.hpp"
+#include "numerics/approx.hpp"
+#include "numerics/e4m3.hpp"
+
+namespace enc5::engine {
+
+namespace {
+
+using golden::E4Mat;
+using golden::F16Mat;
+using golden::kChannels;
+using golden::kChunks;
+using golden::kHeadDim;
+using golden::kHeads;
+using golden::kLogits;
+using golden::kTokens;
+using golden::kWindow;
+using golden::LayerStats;
+
+// q8 (cvt.rn.satfinite.e4m3x2.f16x2) with golden::quantise's statistics.
+struct Quantiser {
+  const e4m3_t* table;
+  LayerStats* stats;
+  e4m3_t operator()(f16_t h) const {
+    if (stats) {
+      const unsigned mag = h & 0x7FFFu;
+      if (mag != 0 && mag < 0x0400u) ++stats->f16_subnormal;
+      if (mag > 0x5F00u && mag <= 0x7C00u) ++stats->e4m3_saturated;
+    }
+    return table[h];
+  }
+  void rows(const F16Mat& m, int nrows, E4Mat& out) const {
+    out = E4Mat(nrows, m.cols);
+    for (std::size_t i = 0; i < out.v.size(); ++i) out.v[i] = (*this)(m.v[i]);
+  }
+};
+
+// The A fragment map in pair order (layout::a_element_pair) as a table: [lane][reg][byte].
+struct APairMap {
+  std::array<std::array<std::array<layout::RowK, 4>, 4>, 32> e;
+};
+const APairMap& a_pair_map() {
+  static const APairMap m = [] {
+    APairMap t{};
+    for (int lane = 0; lane < 32; ++lane)
+      for (int o = 0; o < 4; ++o)
+        for (int j = 0; j < 4; ++j) t.e[lane][o][j] = layout::a_element_pair(lane, o, j);
+    return t;
+  }();
+  return m;
+}
+
+// golden prologue's input_word (facts B6, reading prologue-fill).
+std::uint32_t input_word(const golden::BlockContext& ctx, std::span<const std::uint8_t> arena, int q, int x, int y, int d) {
+  const layout::PlaneArena pa{ctx.ex, ctx.ey};
+  if (!pa.in_frame(x, y)) {
+    switch (ctx.readings->prologue_fill) {
+      case PrologueFill::zero:
+        return 0;
+      case PrologueFill::mirror: {
+        auto m = [](int v, int n) { return std::clamp(std::min(std::abs(v), 2 * n - 2 - v), 0, n - 1); };
+        x = m(x, ctx.ex);
+        y = m(y, ctx.ey);
+        break;
+      }
+      case PrologueFill::clamp:
+        x = std::clamp(x, 0, ctx.ex - 1);
+        y = std::clamp(y, 0, ctx.ey - 1);
+        break;
+    }
+  }
+  std::uint32_t w;
+  std::memcpy(&w, arena.data() + 4 * pa.word_index(q, x, y, d), 4);
+  return w;
+}
+
+// rms_norm.cpp's in-lane tree with the fast f16 adds.
+f16x2_t in_lane_tree(const f16x2_t T[20], SumTree tree) {
+  auto add2 = [](f16x2_t a, f16x2_t b) { return f16x2_add(a, b); };
+  auto q = [&](int a, int b, int c, int d) { return add2(add2(T[a], T[b]), add2(T[c], T[d])); };
+  switch (tree) {
+    case SumTree::even_odd_quads: {
+      const f16x2_t even = add2(add2(q(0, 2, 4, 6), q(8, 10, 12, 14)), add2(T[16], T[18]));
+      const f16x2_t odd = add2(add2(q(1, 3, 5, 7), q(9, 11, 13, 15)), add2(T[17], T[19]));
+      return add2(even, odd);
+    }
+    case SumTree::planes: {
+      f16x2_t A[5], B[5];
+      for (int p = 0; p < 5; ++p) {
+        A[p] = add2(T[4 * p], T[4 * p + 2]);
+        B[p] = add2(T[4 * p + 1], T[4 * p + 3]);
+      }
+      const f16x2_t a = add2(add2(add2(A[0], A[1]), add2(A[2], A[3])), A[4]);
+      const f16x2_t b = add2(add2(add2(B[0], B[1]), add2(B[2], B[3])), B[4]);
+      return add2(a, b);
+    }
+    case SumTree::sequential: {
+      f16x2_t s = T[0];
+      for (int i = 1; i < 20; ++i) s = add2(s, T[i]);
+      return s;
+    }
+    case SumTree::pairwise: {
+      f16x2_t level[20];
+      int n = 20;
+      std::copy(T, T + 20, level);
+      while (n > 1) {
+        int m = 0;
+        for (int i = 0; i + 1 < n; i += 2) level[m++] = add2(level[i], level[i + 1]);
+        if (n % 2) level[m++] = level[n - 1];
+        n = m;
+      }
+      return level[0];
+    }
+  }
+  return 0;
+}
+
+// golden::rms_sum_of_squares (facts B4, C8.1..C8.3).
+f16_t rms_sum_of_squares(const f16_t* row, SumTree tree) {
+  f16x2_t s[4];
+  for (int t = 0; t < 4; ++t) {
+    f16x2_t T[20];
+    for (int nt = 0; nt < 20; ++nt) {
+      const f16_t a = row[8 * nt + 2 * t], b = row[8 * nt + 2 * t + 1];
+      T[nt] = f16x2_pack(f16_mul(a, a), f16_mul(b, b));
+    }
+    s[t] = in_lane_tree(T, tree);
+  }
+  const f16x2_t v = f16x2_add(f16x2_add(s[0], s[1]), f16x2_add(s[2], s[3]));
+  return f16_add(f16x2_lo(v), f16x2_hi(v));
+}
+
+f16_t rms_inverse(f16_t sum, f16_t eps) { return epilogue_tables().rsqrt[f16_add(sum, eps)]; }  // facts C8.4
+
+// Per-thread scratch, reused from block to block.
+struct Scratch {
+  F16Mat x;            // 96 x 160 decoded input (the residual)
+  E4Mat h1;            // 96 x 160 staged A
+  AOperand a_h1, a_q, a_p, a_o, a_n, a_act, a_61;
+  BOperand b_q, b_v;
+  std::array<F16Mat, 11> d;  // phases 1..10
+  std::array<F16Mat, kHeads> o;  // D12 per head
+  F16Mat s, p, c13, chain, d20, n, c22, h, act, d60, d61;
+  E4Mat qa, qb, pq, vq, oq, nq, aq, a61;
+};
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+PhaseTimes* g_timing = nullptr;
+
+// Adds the time since the previous lap to a group (no-op unless timing is on).
+struct Laps {
+  PhaseTimes* t = g_timing;
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+  void lap(PhaseGroup g) {
+    if (!t) return;
+    const auto now = std::chrono::steady_clock::now();
+    t->seconds[g] += std::chrono::duration<double>(now - last).count();
+    last = now;
+  }
+};
+
+}  // namespace
+
+void set_phase_timing(PhaseTimes* t) { g_timing = t; }
+
+void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io) {
+  Scratch& S = scratch();
+  Laps laps;
+  const Profile& prof = *ctx.profile;
+  const Readings& rd = *ctx.readings;
+  const EpilogueTables& tab = epilogue_tables();
+  const Quantiser q8{prof.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data(), ctx.stats};
+  auto gemm_ = [&](const AOperand& a, int a_k0, const BOperand& b, int b_k0, int ksteps, int rows, F16Mat& d) {
+    gemm(prof, simd, a, a_k0, b, b_k0, ksteps, rows, d.v.data(), d.cols);
+  };
+
+  // ---- prologue (facts B1..B6; golden prologue.cpp) ----
+  S.x = F16Mat(kTokens, kChannels);
+  S.h1 = E4Mat(kTokens, kChannels);
+  {
+    const ArenaOrder order = rd.prologue_load_order == PrologueLoadOrder::fragment ? ArenaOrder::fragment : ArenaOrder::natural;
+    const APairMap& am = a_pair_map();
+    for (int mi = 0; mi < kTokens / 16; ++mi) {
+      std::array<std::array<int, 2>, 16> px;
+      for (int i = 0; i < 16; ++i) px[i] = golden::token_pixel(ctx, 16 * mi + i);
+      for (int q = 0; q < 5; ++q)
+        for (int lane = 0; lane < 32; ++lane)
+          for (int o = 0; o < 4; ++o) {
+            const int g = lane >> 2, t = lane & 3;
+            const golden::ArenaSlot slot = golden::arena_slot(order, o, t);
+            const auto& pix = px[g + 8 * slot.row_half];
+            const std::uint32_t word = input_word(ctx, io.input_arena, q, pix[0], pix[1], slot.word);
+            for (int j = 0; j < 4; ++j) {
+              const layout::RowK e = am.e[lane][o][j];
+              S.x.at(16 * mi + e.row, 32 * q + e.k) = e4m3_to_f16(static_cast<e4m3_t>(word >> (8 * j)));
+            }
+          }
+    }
+    const f16_t eps = rd.prologue_eps == PrologueEps::e2m13 ? f16_t{0x0800} : f16_t{0x1400};
+    for (int r = 0; r < kTokens; ++r) {
+      const f16_t* row = &S.x.v[static_cast<std::size_t>(r) * kChannels];
+      e4m3_t* out = &S.h1.v[static_cast<std::size_t>(r) * kChannels];
+      if (rd.prologue_norm == PrologueNorm::identity) {
+        for (int c = 0; c < kChannels; ++c) out[c] = q8(row[c]);
+        continue;
+      }
+      const f16_t inv = rms_inverse(rms_sum_of_squares(row, rd.prologue_sum_tree), eps);
+      for (int c = 0; c < kChannels; ++c) out[c] = q8(f16_mul(row[c], f16_mul(inv, w.g1[c])));
+    }
+  }
+  S.a_h1.assign(S.h1.v.data(), kTokens, kChannels, kChannels);
+  laps.lap(kGroupPrologue);
+
+  // ---- attention per head (facts C2..C5; golden attention.cpp) ----
+  for (int h = 0; h < kHeads; ++h) {
+    for (int p = 1; p <= 10; ++p) {  // chain A (odd) = Q, chain B (even) = V
+      const Phase& ph = phase(p);
+      if (ph.c == OperandSource::previous_d) S.d[p] = S.d[ph.c_chain_from];
+      else S.d[p] = F16Mat(kTokens, kHeadDim, 0);
+      gemm_(S.a_h1, 32 * ((p - 1) / 2), w.qv[h][p], 0, 1, kTokens, S.d[p]);
+    }
+    laps.lap(kGroupQV);
+    const F16Mat& Q = S.d[9];
+    const F16Mat& V = S.d[10];
+    // Phase 11 (facts C3): S = bias + q8(Q[0..63]) q8(Q)^T; E10 quantises rows 0..63 and all 96.
+    q8.rows(Q, kWindow, S.qa);
+    q8.rows(Q, kTokens, S.qb);
+    S.a_q.assign(S.qa.v.data(), kWindow, kHeadDim, kHeadDim);
+    S.b_q.assign_nk(S.qb.v.data(), kTokens, kHeadDim, kHeadDim);
+    S.s = F16Mat(kWindow, kTokens);
+    std::copy(w.score_bias[h].begin(), w.score_bias[h].end(), S.s.v.begin());
+    gemm_(S.a_q, 0, S.b_q, 0, 1, kWindow, S.s);
+    laps.lap(kGroupScore);
+    // E11 (facts C4): exponents, row sums, reciprocal, probabilities; then q8(P).
+    S.pq = E4Mat(kWindow, kTokens);
+    for (int r = 0; r < kWindow; ++r) {
+      f16_t e[kTokens];
+      const f16_t* srow = &S.s.v[static_cast<std::size_t>(r) * kTokens];
+      for (int c = 0; c < kTokens; ++c) {
+        e[c] = tab.e11[srow[c]];
+        if (ctx.stats) {
+          const std::uint8_t f = tab.e11_clamp[srow[c]];
+          ctx.stats->e11_clamp_low += f & 1;
+          ctx.stats->e11_clamp_high += (f >> 1) & 1;
+        }
+      }
+      f16x2_t s4[4];
+      for (int t = 0; t < 4; ++t) {
+        f16x2_t E[12];
+        for (int i = 0; i < 12; ++i) E[i] = f16x2_pack(e[8 * i + 2 * t], e[8 * i + 2 * t + 1]);
+        const f16x2_t even = f16x2_add(f16x2_add(f16x2_add(E[0], E[2]), f16x2_add(E[4], E[6])), f16x2_add(E[8], E[10]));
+        const f16x2_t odd = f16x2_add(f16x2_add(f16x2_add(E[1], E[3]), f16x2_add(E[5], E[7])), f16x2_add(E[9], E[11]));
+        s4[t] = f16x2_add(even, odd);
+      }
+      const f16x2_t v = f16x2_add(f16x2_add(s4[0], s4[1]), f16x2_add(s4[2], s4[3]));
+      const f16_t rcp = tab.rcp[f16_add(f16x2_lo(v), f16x2_hi(v))];
+      e4m3_t* prow = &S.pq.v[static_cast<std::size_t>(r) * kTokens];
+      for (int c = 0; c < kTokens; ++c) {
+        const f16_t pv = f16_mul(e[c], rcp);
+        prow[c] = q8(pv);
+        if (ctx.stats && (pv & 0x7FFF) != 0 && (prow[c] & 0x7F) == 0) ++ctx.stats->p_quantised_zero;
+      }
+    }
+    laps.lap(kGroupE11);
+    // Phase 12 (facts C5): O = q8(P) q8(V), 3 k-steps over the 96 keys.
+    q8.rows(V, kTokens, S.vq);
+    S.a_p.assign(S.pq.v.data(), kWindow, kTokens, kTokens);
+    S.b_v.assign_kn(S.vq.v.data(), kTokens, kHeadDim, kHeadDim);
+    S.o[h] = F16Mat(kWindow, kHeadDim, 0);
+    gemm_(S.a_p, 0, S.b_v, 0, 3, kWindow, S.o[h]);
+    laps.lap(kGroupPV);
+  }
+
+  // ---- E12 + phases 13..20 (facts C6, C7; golden out_projection.cpp) ----
+  {
+    std::array<f16_t, kChannels> t1 = golden::load_column_table(*ctx.weights, wmap::t1, rd.t1_chunk_order);
+    S.c13 = F16Mat(kWindow, kChannels);
+    for (int r = 0; r < kWindow; ++r)
+      for (int c = 0; c < kChannels; ++c) {
+        const f16_t x = rd.c13_residual == C13Residual::raw_input ? S.x.at(r, c) : e4m3_to_f16(S.h1.at(r, c));
+        S.c13.at(r, c) = f16_add(t1[c], x);
+      }
+    std::array<F16Mat, 21> D;
+    for (int p = 13; p <= 20; ++p) {
+      const Phase& ph = phase(p);
+      q8.rows(S.o[p - 13], kWindow, S.oq);
+      S.a_o.assign(S.oq.v.data(), kWindow, kHeadDim, kHeadDim);
+      D[p] = ph.c == OperandSource::previous_d ? D[ph.c_chain_from] : S.c13;
+      gemm_(S.a_o, 0, w.wo[p - 13], 0, 1, kWindow, D[p]);
+    }
+    S.d20 = std::move(D[20]);
+  }
+  laps.lap(kGroupOutProj);
+
+  // ---- E20 (facts C8; golden rms_norm.cpp e20_norm) ----
+  {
+    const auto g2 = golden::load_column_table(*ctx.weights, wmap::g2, rd.g2_chunk_order);
+    S.n = F16Mat(kWindow, kChannels);
+    for (int r = 0; r < kWindow; ++r) {
+      const f16_t* row = &S.d20.v[static_cast<std::size_t>(r) * kChannels];
+      const f16_t inv = rms_inverse(rms_sum_of_squares(row, rd.e20_sum_tree), 0x0800);
+      for (int c = 0; c < kChannels; ++c) S.n.at(r, c) = f16_mul(row[c], f16_mul(inv, g2[c]));
+    }
+  }
+
+  laps.lap(kGroupE20);
+  // ---- MLP (facts C9..C11; golden mlp.cpp) ----
+  {
+    q8.rows(S.n, kWindow, S.nq);
+    S.a_n.assign(S.nq.v.data(), kWindow, kChannels, kChannels);
+    const auto t3 = golden::load_column_table(*ctx.weights, wmap::t3, rd.t3_chunk_order);
+    S.c22 = F16Mat(kWindow, kChannels);
+    for (int r = 0; r < kWindow; ++r)
+      for (int c = 0; c < kChannels; ++c) {
+        const f16_t res = rd.e21_residual == E21Residual::d20 ? S.d20.at(r, c) : S.n.at(r, c);
+        S.c22.at(r, c) = f16_add(t3[c], res);
+      }
+    std::array<F16Mat, kPhaseCount + 1> D;
+    for (int c = 0; c < kChunks; ++c) {
+      const int p = 21 + 2 * c;
+      S.h = F16Mat(kWindow, kHeadDim);
+      for (int r = 0; r < kWindow; ++r) std::copy(w.b1[c].begin(), w.b1[c].end(), &S.h.v[static_cast<std::size_t>(r) * kHeadDim]);
+      gemm_(S.a_n, 0, w.w1[c], 0, phase(p).k_steps, kWindow, S.h);
+      S.aq = E4Mat(kWindow, kHeadDim);
+      for (std::size_t i = 0; i < S.h.v.size(); ++i) {
+        const f16_t y0 = S.h.v[i];
+        if (ctx.stats) {
+          ctx.stats->act_clamp_low += tab.act_clamp[y0] & 1;
+          ctx.stats->act_clamp_high += (tab.act_clamp[y0] >> 1) & 1;
+        }
+        S.aq.v[i] = q8(tab.act[y0]);
+      }
+      S.a_act.assign(S.aq.v.data(), kWindow, kHeadDim, kHeadDim);
+      const Phase& down = phase(p + 1);
+      D[p + 1] = down.c == OperandSource::previous_d ? D[down.c_chain_from] : S.c22;
+      gemm_(S.a_act, 0, w.w2[c], 0, 1, kWindow, D[p + 1]);
+    }
+    S.d60 = std::move(D[60]);
+  }
+  laps.lap(kGroupMlp);
+
+  // ---- E60 (facts C13; golden arena_scatter.cpp) ----
+  {
+    q8.rows(S.d60, kWindow, S.a61);
+    const layout::PlaneArena pa{ctx.ex, ctx.ey};
+    const APairMap& am = a_pair_map();
+    for (int z = 0; z < 4; ++z)
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane >> 2, t = lane & 3;
+        for (int q = 0; q < 5; ++q)
+          for (int o = 0; o < 4; ++o) {
+            const golden::ArenaSlot slot = golden::arena_slot(rd.arena_order, o, t);
+            const int x = ctx.x0 + g, y = ctx.y0 + 2 * z + slot.row_half;
+            const bool lane_dropped = rd.e60_lane_guard == E60LaneGuard::laneid_gt_15 && lane > 15;
+            if (!pa.in_frame(x, y) || lane_dropped) {
+              if (ctx.stats) ++ctx.stats->arena_stores_dropped;
+              continue;
+            }
+            if (ctx.stats) ++ctx.stats->arena_stores;
+            std::uint32_t word = 0;
+            for (int j = 0; j < 4; ++j) {
+              const layout::RowK e = am.e[lane][o][j];
+              word |= static_cast<std::uint32_t>(S.a61.at(16 * z + e.row, 32 * q + e.k)) << (8 * j);
+            }
+            std::memcpy(io.output_arena.data() + 4 * pa.word_index(q, x, y, slot.word), &word, 4);
+          }
+      }
+  }
+
+  // ---- phase 61 + E61 (facts C12, C14) ----
+  S.a_61.assign(S.a61.v.data(), kWindow, kChannels, kChannels);
+  S.d61 = F16Mat(kWindow, kLogits);
+  for (int r = 0; r < kWindow; ++r) std::copy(w.b61.begin(), w.b61.end(), &S.d61.v[static_cast<std::size_t>(r) * kLogits]);
+  gemm_(S.a_61, 0, w.w61, 0, phase(61).k_steps, kWindow, S.d61);
+  golden::e61(ctx, S.d61, *io.texture, *io.surface);
+  laps.lap(kGroupTail);
+}
+
+}  // namespace enc5::engine

@@ -1,0 +1,33 @@
+// The fast engine (Engine::fast): the same function as the golden model (src/model/), computed per
+// block in one fused pass with decoded operands, exact vectorised GEMM kernels (gemm.hpp) and
+// table- or hardware-float-based f16 epilogues (fast_f16.hpp). Bit-identical outputs (arena,
+// surface, statistics) for both profiles and every reading: tests/engine_diff_test.cpp.
+// Traces are not produced here: run_frame runs the traced block with the golden model.
+#pragma once
+#include <memory>
+
+#include "engine/gemm.hpp"
+#include "model/layer.hpp"
+
+namespace enc5::engine {
+
+// The weight image's B operands, seeds and tables in the kernels' form. Independent of the
+// profile and of the readings.
+struct PreparedWeights;
+// Prepared once per weight image content: cached (the last few images, keyed by a hash of the
+// bytes), so repeated frames with the same weights pay nothing.
+std::shared_ptr<const PreparedWeights> prepare_weights(const WeightImage& w);
+
+// Per-phase-group timing for `enc5 bench` (single-threaded use only): when set, run_block adds
+// the seconds it spends in each group.
+enum PhaseGroup { kGroupPrologue, kGroupQV, kGroupScore, kGroupE11, kGroupPV, kGroupOutProj, kGroupE20, kGroupMlp,
+                  kGroupTail, kPhaseGroups };
+inline constexpr const char* kPhaseGroupNames[kPhaseGroups] = {
+    "prologue", "1-10", "11", "E11", "12", "E12+13-20", "E20", "21-60 (+E21..E59)", "E60+61+E61"};
+struct PhaseTimes { double seconds[kPhaseGroups] = {}; };
+void set_phase_timing(PhaseTimes* t);
+
+// One block, the fast way. ctx.trace must be null (tracing is the golden model's job).
+void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io);
+
+}  // namespace enc5::engine

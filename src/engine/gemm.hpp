@@ -1,0 +1,64 @@
+// The fast engine's GEMM core: chained k-steps of mma.m16n8k32 (e4m3 x e4m3 + f16 -> f16) over a
+// whole matrix, bit-identical to numerics/mma.hpp's mma_dot for both profiles.
+//
+// Operands are decoded once into binary32 values (every e4m3 value is exact in f32) together with
+// the `ada` exponent e(x) = max(floor(log2|x|), -6) of numerics.md (kZeroExponent for a zero),
+// and the k order inside each 32-wide k-step is the ISA's (layout::isa_k_from_pair_k), so that
+// k 0..15 of a step is the first half the `ada` model accumulates. The logical (pair-order) codes
+// stay alongside for the exact fallback (operands with NaN codes go through mma_dot itself).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "engine/kernel_args.hpp"
+#include "numerics/profile.hpp"
+#include "numerics/types.hpp"
+
+namespace enc5::engine {
+
+// e(0) stands below every real exponent (>= -12 for products, -14 for f16) so that zero terms
+// never raise a block maximum.
+inline constexpr float kZeroExponent = -64.0f;
+
+// Per e4m3 code: the value as f32 (NaN for 0x7F/0xFF), e(x), NaN flag.
+struct CodeTable {
+  float value[256];
+  float ada_e[256];
+  bool nan[256];
+};
+const CodeTable& code_table();
+
+// The ISA k of pair k within one k-step (layout/fragment.hpp), as a table.
+const int* isa_of_pair();
+
+// An A operand: rows x K, K a multiple of 32.
+struct AOperand {
+  int rows = 0, K = 0;
+  std::vector<float> v, e;    // [r][K], ISA k order inside each k-step
+  std::vector<double> v64;    // v as binary64
+  std::vector<e4m3_t> codes;  // [r][K], logical (pair) k order
+  bool nan = false;           // some code is 0x7F/0xFF
+  // codes[r * ld + k], logical order.
+  void assign(const e4m3_t* src, int rows, int K, int ld);
+};
+
+// A B operand: K x N, stored [k][N] for the kernels.
+struct BOperand {
+  int K = 0, N = 0;
+  std::vector<float> v, e;    // [k][N], ISA k order inside each k-step
+  std::vector<double> v64;    // v as binary64
+  std::vector<e4m3_t> codes;  // [n][K], logical k order (the BTile layout)
+  bool nan = false;
+  void assign_nk(const e4m3_t* src, int N, int K, int ld);  // src[n * ld + k]
+  void assign_kn(const e4m3_t* src, int K, int N, int ld);  // src[k * ld + n]
+};
+
+// The kernels of a path (the path must be supported by the CPU: see simd.hpp).
+KernelSet kernels(SimdPath path);
+
+// D = ksteps chained k-steps: step s multiplies A's columns a_k0 + 32s.. with B's rows
+// b_k0 + 32s.., on A's first `rows` rows; d holds C on entry (row stride ldd).
+void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BOperand& b, int b_k0, int ksteps,
+          int rows, f16_t* d, int ldd);
+
+}  // namespace enc5::engine

@@ -1,0 +1,43 @@
+// What the per-ISA kernel translation units share with the rest of the engine: plain structs and
+// function pointers only (no inline library code), so that code compiled with -mavx512f can never
+// be picked by the linker for a caller on a CPU without it.
+#pragma once
+#include <cstdint>
+
+#include "numerics/types.hpp"
+
+namespace enc5::engine {
+
+// The SIMD paths of the kernels, lowest first (selected at run time, see simd.hpp).
+enum class SimdPath { scalar, avx2, avx512 };
+
+// One k-step on `rows` rows: d[r * ldd + n] (C on entry, D on return) for n < N (a multiple of 16).
+//   a, ea: row r's 32 values / ada exponents of this k-step at a + r * lda (ISA k order)
+//   b, eb: this k-step's [32][N] block (ISA k order)
+struct KStepArgs {
+  const float* a;
+  const double* a64;  // the same values as binary64 (the `zluda` kernels' operands)
+  const float* ea;
+  int lda;
+  const float* b;
+  const double* b64;
+  const float* eb;
+  int N;
+  f16_t* d;
+  int ldd;
+  int rows;
+};
+using KStepKernel = void (*)(const KStepArgs&);
+struct KernelSet {
+  KStepKernel zluda;  // numerics.md `zluda`
+  KStepKernel ada;    // numerics.md `ada`
+};
+KernelSet kernels_scalar();
+KernelSet kernels_avx2();    // valid only where the CPU has AVX2, FMA and F16C
+KernelSet kernels_avx512();  // valid only where the CPU has AVX-512 F/BW/DQ/VL
+
+// The peak binary64 FMA loops of `enc5 bench` (iters x 24 x 8 resp. iters x 12 x 4 FMAs).
+double f64_fma_loop_avx512(std::int64_t iters);
+double f64_fma_loop_avx2(std::int64_t iters);
+
+}  // namespace enc5::engine

@@ -1,0 +1,135 @@
+// The k-step kernels with AVX2 + FMA + F16C intrinsics: the AVX-512 kernels (kernels_avx512.cpp)
+// on 256-bit registers, same arithmetic (exactness: kernels_impl.hpp's header comment). AVX2 has
+// no vgetexpps / mask registers: E(acc) comes from the f16 exponent field, and the pass-through of
+// special accumulators uses byte blends.
+#include <immintrin.h>
+
+#include "engine/kernel_args.hpp"
+
+namespace enc5::engine {
+namespace {
+
+constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+constexpr int kTruncate = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+
+template <int R, int NV>
+void zluda_tile(const KStepArgs& g, int r0, int n0) {
+  __m256d acc[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) {
+      const __m128i c = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(g.d + (r0 + r) * g.ldd + n0 + 4 * v));
+      acc[r][v] = _mm256_cvtps_pd(_mm_cvtph_ps(c));
+    }
+  for (int k = 0; k < 32; ++k) {
+    __m256d b[NV];
+    for (int v = 0; v < NV; ++v) b[v] = _mm256_loadu_pd(g.b64 + k * g.N + n0 + 4 * v);
+    for (int r = 0; r < R; ++r) {
+      const __m256d a = _mm256_broadcast_sd(g.a64 + (r0 + r) * g.lda + k);
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm256_fmadd_pd(a, b[v], acc[r][v]);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) {
+      const __m128 f = _mm256_cvtpd_ps(acc[r][v]);
+      __m128i h = _mm_cvtps_ph(f, kRoundNearest);
+      const __m128i nan32 = _mm_castps_si128(_mm_cmpunord_ps(f, f));
+      h = _mm_blendv_epi8(h, _mm_set1_epi16(0x7FFF), _mm_packs_epi32(nan32, nan32));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(g.d + (r0 + r) * g.ldd + n0 + 4 * v), h);
+    }
+}
+
+void zluda_kstep(const KStepArgs& g) {
+  int r = 0;
+  for (; r + 2 <= g.rows; r += 2)
+    for (int n0 = 0; n0 < g.N; n0 += 16) zluda_tile<2, 4>(g, r, n0);
+  for (; r < g.rows; ++r)
+    for (int n0 = 0; n0 < g.N; n0 += 16) zluda_tile<1, 4>(g, r, n0);
+}
+
+template <int R>
+void ada_half_tile(const KStepArgs& g, int r0, int n0, int k0) {
+  constexpr int NV = 2;  // 16 columns
+  __m256 mx[R][NV], scale[R][NV], sum[R][NV];
+  __m128i c[R][NV], special[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) {
+      c[r][v] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v));
+      const __m128i ef = _mm_and_si128(c[r][v], _mm_set1_epi16(0x7C00));
+      special[r][v] = _mm_cmpeq_epi16(ef, _mm_set1_epi16(0x7C00));
+      const __m256 cf = _mm256_cvtph_ps(c[r][v]);
+      sum[r][v] = _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cvtepi16_epi32(special[r][v])), cf);
+      // E(acc) = max(biased exponent - 15, -14): subnormals and zero give -14 (the clamp).
+      const __m128i e16 = _mm_max_epi16(_mm_sub_epi16(_mm_srli_epi16(ef, 10), _mm_set1_epi16(15)), _mm_set1_epi16(-14));
+      mx[r][v] = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(e16));
+    }
+  for (int k = k0; k < k0 + 16; ++k) {
+    __m256 eb[NV];
+    for (int v = 0; v < NV; ++v) eb[v] = _mm256_loadu_ps(g.eb + k * g.N + n0 + 8 * v);
+    for (int r = 0; r < R; ++r) {
+      const __m256 ea = _mm256_broadcast_ss(g.ea + (r0 + r) * g.lda + k);
+      for (int v = 0; v < NV; ++v) mx[r][v] = _mm256_max_ps(mx[r][v], _mm256_add_ps(ea, eb[v]));
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) {
+      const __m256i m = _mm256_cvtps_epi32(mx[r][v]);
+      scale[r][v] = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(127 + 13), m), 23));
+      mx[r][v] = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_set1_epi32(127 - 13), m), 23));  // q
+      sum[r][v] = _mm256_round_ps(_mm256_mul_ps(sum[r][v], scale[r][v]), kTruncate);
+    }
+  for (int k = k0; k < k0 + 16; ++k) {
+    __m256 b[NV];
+    for (int v = 0; v < NV; ++v) b[v] = _mm256_loadu_ps(g.b + k * g.N + n0 + 8 * v);
+    for (int r = 0; r < R; ++r) {
+      const __m256 a = _mm256_broadcast_ss(g.a + (r0 + r) * g.lda + k);
+      for (int v = 0; v < NV; ++v) {
+        const __m256 t = _mm256_mul_ps(_mm256_mul_ps(a, b[v]), scale[r][v]);
+        sum[r][v] = _mm256_add_ps(sum[r][v], _mm256_round_ps(t, kTruncate));
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) {
+      __m128i h = _mm256_cvtps_ph(_mm256_mul_ps(sum[r][v], mx[r][v]), kRoundNearest);
+      const __m128i mant = _mm_and_si128(c[r][v], _mm_set1_epi16(0x03FF));
+      const __m128i nan = _mm_andnot_si128(_mm_cmpeq_epi16(mant, _mm_setzero_si128()), special[r][v]);
+      h = _mm_blendv_epi8(h, c[r][v], special[r][v]);
+      h = _mm_blendv_epi8(h, _mm_set1_epi16(0x7FFF), nan);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v), h);
+    }
+}
+
+void ada_kstep(const KStepArgs& g) {
+  for (int half = 0; half < 2; ++half) {
+    int r = 0;
+    for (; r + 2 <= g.rows; r += 2)
+      for (int n0 = 0; n0 < g.N; n0 += 16) ada_half_tile<2>(g, r, n0, 16 * half);
+    for (; r < g.rows; ++r)
+      for (int n0 = 0; n0 < g.N; n0 += 16) ada_half_tile<1>(g, r, n0, 16 * half);
+  }
+}
+
+}  // namespace
+
+KernelSet kernels_avx2() { return {zluda_kstep, ada_kstep}; }
+
+}  // namespace enc5::engine
+
+
+namespace enc5::engine {
+
+// See kernels_avx512.cpp: 12 chains of 4-wide binary64 FMAs.
+double f64_fma_loop_avx2(std::int64_t iters) {
+  __m256d acc[12];
+  for (int i = 0; i < 12; ++i) acc[i] = _mm256_set1_pd(1.0 + i * 1e-3);
+  const __m256d x = _mm256_set1_pd(0.999999999), y = _mm256_set1_pd(1e-9);
+  for (std::int64_t it = 0; it < iters; ++it)
+    for (int i = 0; i < 12; ++i) acc[i] = _mm256_fmadd_pd(acc[i], x, y);
+  __m256d s = acc[0];
+  for (int i = 1; i < 12; ++i) s = _mm256_add_pd(s, acc[i]);
+  double out[4];
+  _mm256_storeu_pd(out, s);
+  return out[0] + out[1] + out[2] + out[3];
+}
+
+}  // namespace enc5::engine

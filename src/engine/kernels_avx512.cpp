@@ -1,0 +1,160 @@
+// The k-step kernels with AVX-512 intrinsics (F, BW, DQ, VL; F16C for the f16 conversions). The
+// arithmetic and its exactness are those of kernels_impl.hpp (read its header comment first); this
+// file only maps them onto 512-bit registers and register tiles:
+//  * `zluda`: R rows x 8*NV columns of binary64 accumulators; per k one load of B per 8 columns
+//    and one FMA per accumulator with A broadcast from memory. Accumulators start at f64(C) and
+//    end as f16(f32(acc)) through vcvtpd2ps (RNE, MXCSR default) and vcvtps2ph (RNE immediate).
+//  * `ada`: R rows x 16*NV columns of binary32; per half: the exponent maximum (add, max), the
+//    power-of-two scale built in the exponent field, then per term mul, mul by scale, truncation
+//    toward zero (vrndscaleps, which keeps the sign of a zero), add.
+// NaN results become the canonical 0x7FFF (vcvtps2ph would keep a payload).
+#include <immintrin.h>
+
+#include "engine/kernel_args.hpp"
+
+namespace enc5::engine {
+namespace {
+
+constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+constexpr int kTruncate = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+
+template <int R, int NV>
+void zluda_tile(const KStepArgs& g, int r0, int n0) {
+  __m512d acc[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) {
+      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v));
+      acc[r][v] = _mm512_cvtps_pd(_mm256_cvtph_ps(c));  // exact
+    }
+  for (int k = 0; k < 32; ++k) {
+    __m512d b[NV];
+    for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_pd(g.b64 + k * g.N + n0 + 8 * v);
+    for (int r = 0; r < R; ++r) {
+      const __m512d a = _mm512_set1_pd(g.a64[(r0 + r) * g.lda + k]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_pd(a, b[v], acc[r][v]);  // exact
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) {
+      const __m256 f = _mm512_cvtpd_ps(acc[r][v]);  // the f32 rounding
+      __m128i h = _mm256_cvtps_ph(f, kRoundNearest);  // the f16 rounding
+      const __mmask8 nan = _mm512_cmp_pd_mask(acc[r][v], acc[r][v], _CMP_UNORD_Q);
+      h = _mm_mask_blend_epi16(nan, h, _mm_set1_epi16(0x7FFF));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v), h);
+    }
+}
+
+template <int R, int NV>
+void zluda_rows(const KStepArgs& g, int r0) {
+  for (int n0 = 0; n0 + 8 * NV <= g.N; n0 += 8 * NV) zluda_tile<R, NV>(g, r0, n0);
+  if constexpr (NV > 2) {
+    for (int n0 = g.N - g.N % (8 * NV); n0 < g.N; n0 += 16) zluda_tile<R, 2>(g, r0, n0);
+  }
+}
+
+void zluda_kstep(const KStepArgs& g) {
+  int r = 0;
+  if (g.N >= 32) {
+    for (; r + 6 <= g.rows; r += 6) zluda_rows<6, 4>(g, r);
+    for (; r + 2 <= g.rows; r += 2) zluda_rows<2, 4>(g, r);
+    for (; r < g.rows; ++r) zluda_rows<1, 4>(g, r);
+  } else {
+    for (; r + 6 <= g.rows; r += 6) zluda_rows<6, 2>(g, r);
+    for (; r < g.rows; ++r) zluda_rows<1, 2>(g, r);
+  }
+}
+
+template <int R, int NV>
+void ada_half_tile(const KStepArgs& g, int r0, int n0, int k0) {
+  __m512 mx[R][NV], scale[R][NV], sum[R][NV];
+  __m256i c[R][NV];
+  __mmask16 special[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) {
+      c[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v));
+      // Inf / NaN accumulators pass through (blended back at the end); compute with 0 there.
+      const __m256i ef = _mm256_and_si256(c[r][v], _mm256_set1_epi16(0x7C00));
+      special[r][v] = _mm256_cmpeq_epi16_mask(ef, _mm256_set1_epi16(0x7C00));
+      const __m512 cf = _mm512_maskz_mov_ps(static_cast<__mmask16>(~special[r][v]), _mm512_cvtph_ps(c[r][v]));
+      sum[r][v] = cf;
+      // E(acc) = max(floor(log2|acc|), -14); getexp(0) = -Inf, so a zero acc gives -14, the
+      // clamp every term's maximum gets anyway (see kernels_impl.hpp).
+      mx[r][v] = _mm512_max_ps(_mm512_getexp_ps(cf), _mm512_set1_ps(-14.0f));
+    }
+  for (int k = k0; k < k0 + 16; ++k) {
+    __m512 eb[NV];
+    for (int v = 0; v < NV; ++v) eb[v] = _mm512_loadu_ps(g.eb + k * g.N + n0 + 16 * v);
+    for (int r = 0; r < R; ++r) {
+      const __m512 ea = _mm512_set1_ps(g.ea[(r0 + r) * g.lda + k]);
+      for (int v = 0; v < NV; ++v) mx[r][v] = _mm512_max_ps(mx[r][v], _mm512_add_ps(ea, eb[v]));
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) {
+      const __m512i m = _mm512_cvtps_epi32(mx[r][v]);  // an integer in [-14, 16]
+      scale[r][v] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127 + 13), m), 23));
+      mx[r][v] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32(127 - 13), m), 23));  // q
+      sum[r][v] = _mm512_roundscale_ps(_mm512_mul_ps(sum[r][v], scale[r][v]), kTruncate);
+    }
+  for (int k = k0; k < k0 + 16; ++k) {
+    __m512 b[NV];
+    for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_ps(g.b + k * g.N + n0 + 16 * v);
+    for (int r = 0; r < R; ++r) {
+      const __m512 a = _mm512_set1_ps(g.a[(r0 + r) * g.lda + k]);
+      for (int v = 0; v < NV; ++v) {
+        const __m512 t = _mm512_mul_ps(_mm512_mul_ps(a, b[v]), scale[r][v]);
+        sum[r][v] = _mm512_add_ps(sum[r][v], _mm512_roundscale_ps(t, kTruncate));
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) {
+      __m256i h = _mm512_cvtps_ph(_mm512_mul_ps(sum[r][v], mx[r][v]), kRoundNearest);
+      // Special accumulators: Inf stays, NaN becomes 0x7FFF.
+      const __m256i is_nan_bits = _mm256_and_si256(c[r][v], _mm256_set1_epi16(0x03FF));
+      const __mmask16 nan = special[r][v] & _mm256_test_epi16_mask(is_nan_bits, is_nan_bits);
+      h = _mm256_mask_blend_epi16(special[r][v], h, c[r][v]);
+      h = _mm256_mask_blend_epi16(nan, h, _mm256_set1_epi16(0x7FFF));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v), h);
+    }
+}
+
+template <int R, int NV>
+void ada_rows(const KStepArgs& g, int r0, int k0) {
+  for (int n0 = 0; n0 + 16 * NV <= g.N; n0 += 16 * NV) ada_half_tile<R, NV>(g, r0, n0, k0);
+  if constexpr (NV > 1) {
+    for (int n0 = g.N - g.N % (16 * NV); n0 < g.N; n0 += 16) ada_half_tile<R, 1>(g, r0, n0, k0);
+  }
+}
+
+void ada_kstep(const KStepArgs& g) {
+  for (int half = 0; half < 2; ++half) {
+    int r = 0;
+    for (; r + 4 <= g.rows; r += 4) ada_rows<4, 2>(g, r, 16 * half);
+    for (; r < g.rows; ++r) ada_rows<1, 2>(g, r, 16 * half);
+  }
+}
+
+}  // namespace
+
+KernelSet kernels_avx512() { return {zluda_kstep, ada_kstep}; }
+
+}  // namespace enc5::engine
+
+namespace enc5::engine {
+
+// The exact-arithmetic reference of `enc5 bench`: iters x 24 independent chains of 8-wide binary64
+// FMAs (enough chains to cover the FMA latency on two ports); returns a value that depends on
+// every chain so that nothing is optimised away.
+double f64_fma_loop_avx512(std::int64_t iters) {
+  __m512d acc[24];
+  for (int i = 0; i < 24; ++i) acc[i] = _mm512_set1_pd(1.0 + i * 1e-3);
+  const __m512d x = _mm512_set1_pd(0.999999999), y = _mm512_set1_pd(1e-9);
+  for (std::int64_t it = 0; it < iters; ++it)
+    for (int i = 0; i < 24; ++i) acc[i] = _mm512_fmadd_pd(acc[i], x, y);
+  __m512d s = acc[0];
+  for (int i = 1; i < 24; ++i) s = _mm512_add_pd(s, acc[i]);
+  return _mm512_reduce_add_pd(s);
+}
+
+}  // namespace enc5::engine

@@ -1,0 +1,61 @@
+#include "engine/simd.hpp"
+
+#include <cstdlib>
+
+namespace enc5::engine {
+
+bool simd_supported(SimdPath p) {
+  switch (p) {
+    case SimdPath::scalar:
+      return true;
+    case SimdPath::avx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    case SimdPath::avx512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+             simd_supported(SimdPath::avx2);
+  }
+  return false;
+}
+
+SimdPath best_simd_path() {
+  if (simd_supported(SimdPath::avx512)) return SimdPath::avx512;
+  if (simd_supported(SimdPath::avx2)) return SimdPath::avx2;
+  return SimdPath::scalar;
+}
+
+SimdPath default_simd_path() {
+  const SimdPath best = best_simd_path();
+  const char* env = std::getenv("ENC5_SIMD");
+  if (!env) return best;
+  const auto asked = parse_simd_path(env);
+  if (!asked) return best;
+  return static_cast<int>(*asked) < static_cast<int>(best) ? *asked : best;
+}
+
+std::vector<SimdPath> supported_simd_paths() {
+  std::vector<SimdPath> v;
+  for (SimdPath p : {SimdPath::scalar, SimdPath::avx2, SimdPath::avx512})
+    if (simd_supported(p)) v.push_back(p);
+  return v;
+}
+
+std::string_view to_string(SimdPath p) {
+  switch (p) {
+    case SimdPath::scalar:
+      return "scalar";
+    case SimdPath::avx2:
+      return "avx2";
+    case SimdPath::avx512:
+      return "avx512";
+  }
+  return "?";
+}
+
+std::optional<SimdPath> parse_simd_path(std::string_view name) {
+  for (SimdPath p : {SimdPath::scalar, SimdPath::avx2, SimdPath::avx512})
+    if (name == to_string(p)) return p;
+  return std::nullopt;
+}
+
+}  // namespace enc5::engine

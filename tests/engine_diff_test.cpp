@@ -1,0 +1,357 @@
+// The fast engine against the golden model, byte for byte (issue "fast engine": proof that it is
+// the same function). Three levels:
+//  1. the fast f16 helpers against src/numerics (exhaustive where cheap, random + every rounding
+//     boundary otherwise);
+//  2. the GEMM kernels of every SIMD path this CPU has against golden::mma_step (mma_dot), both
+//     profiles, random and extreme operands, special C values, NaN codes;
+//  3. whole frames: output arena, surface and statistics, for random weight images and inputs,
+//     odd extents, negative block offsets, frames smaller than a block, both profiles, every
+//     value of every reading, every SIMD path, thread counts 1..3; NaN codes in weights and
+//     inputs; traces (the fast engine runs a traced block with the golden model).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "api/frame.hpp"
+#include "engine/fast_f16.hpp"
+#include "engine/gemm.hpp"
+#include "engine/simd.hpp"
+#include "model/layer.hpp"
+#include "model/readings.hpp"
+#include "model/synthetic_inputs.hpp"
+#include "model/weight_image.hpp"
+#include "numerics/f16.hpp"
+
+namespace enc5 {
+namespace {
+
+bool small_scale() {
+  const char* s = std::getenv("ENC5_TEST_SCALE");
+  return s && std::string(s) == "small";
+}
+
+// ---- 1. fast f16 helpers ----------------------------------------------------------------------
+
+TEST(EngineF16, ConversionsFromF16Exhaustive) {
+  for (std::uint32_t i = 0; i < 65536; ++i) {
+    const auto h = static_cast<f16_t>(i);
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(engine::f16_to_f32(h)), std::bit_cast<std::uint32_t>(f16_to_f32(h))) << std::hex << i;
+    // f64: the same value; a NaN stays a NaN (the f32 -> f64 widening quiets a signalling
+    // payload, and every engine use of f16_to_f64 maps NaN results to 0x7FFF anyway).
+    if (f16_is_nan(h)) ASSERT_TRUE(std::isnan(engine::f16_to_f64(h))) << std::hex << i;
+    else ASSERT_EQ(std::bit_cast<std::uint64_t>(engine::f16_to_f64(h)), std::bit_cast<std::uint64_t>(f16_to_f64(h))) << std::hex << i;
+  }
+}
+
+TEST(EngineF16, ConversionsToF16AtEveryRoundingBoundary) {
+  // Every f16 value, the midpoints to its neighbours, and the f32 / f64 values one ulp around
+  // them; plus random bit patterns.
+  int checked = 0;
+  auto check32 = [&](float x) {
+    ASSERT_EQ(engine::f32_to_f16(x), f32_to_f16(x)) << std::hexfloat << x;
+    ++checked;
+  };
+  auto check64 = [&](double x) {
+    ASSERT_EQ(engine::f64_to_f16(x), f64_to_f16(x)) << std::hexfloat << x;
+    ++checked;
+  };
+  for (std::uint32_t i = 0; i < 0x7C00; ++i) {
+    for (int sign = 0; sign < 2; ++sign) {
+      const double a = f16_to_f64(static_cast<f16_t>(i | (sign << 15)));
+      const double b = f16_to_f64(static_cast<f16_t>((i + 1) | (sign << 15)));  // 0x7C00 = Inf at the top
+      const double mid = std::isinf(b) ? (sign ? -65520.0 : 65520.0) : (a + b) / 2;
+      for (double x : {a, mid}) {
+        check64(x);
+        check64(std::nextafter(x, INFINITY));
+        check64(std::nextafter(x, -INFINITY));
+        const auto f = static_cast<float>(x);
+        check32(f);
+        check32(std::nextafter(f, INFINITY));
+        check32(std::nextafter(f, -INFINITY));
+      }
+    }
+  }
+  SplitMix64 rng(42);
+  for (int i = 0; i < (small_scale() ? 200000 : 4000000); ++i) {
+    const std::uint64_t r = rng.next();
+    check32(std::bit_cast<float>(static_cast<std::uint32_t>(r)));
+    check64(std::bit_cast<double>(r));
+    // Values near the f16 range: exponents 2^-30 .. 2^17.
+    const auto e = static_cast<std::uint32_t>(97 + (r >> 59) % 48);
+    check32(std::bit_cast<float>((static_cast<std::uint32_t>(r) & 0x807FFFFFu) | (e << 23)));
+  }
+  for (float x : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 0x1p-149f, -0x1p-149f, 65504.0f, 65519.99f, 65520.0f})
+    check32(x);
+  EXPECT_GT(checked, 1000000);
+}
+
+f16_t random_f16(SplitMix64& rng) {
+  // Half uniform bit patterns (every class), half values near 1 whose sums and products round.
+  const std::uint64_t r = rng.next();
+  if (r & 1) return static_cast<f16_t>(r >> 16);
+  return static_cast<f16_t>(((r >> 16) & 0x83FF) | ((10 + (r >> 40) % 10) << 10));
+}
+
+TEST(EngineF16, ArithmeticMatchesNumerics) {
+  SplitMix64 rng(7);
+  const int n = small_scale() ? 200000 : 3000000;
+  for (int i = 0; i < n; ++i) {
+    const f16_t a = random_f16(rng), b = random_f16(rng), c = random_f16(rng);
+    ASSERT_EQ(engine::f16_add(a, b), f16_add(a, b)) << std::hex << a << " " << b;
+    ASSERT_EQ(engine::f16_sub(a, b), f16_sub(a, b)) << std::hex << a << " " << b;
+    ASSERT_EQ(engine::f16_mul(a, b), f16_mul(a, b)) << std::hex << a << " " << b;
+    ASSERT_EQ(engine::f16_fma(a, b, c), f16_fma(a, b, c)) << std::hex << a << " " << b << " " << c;
+  }
+  // Exhaustive add and mul of every f16 with a set of pivots (ties, subnormals, specials).
+  for (f16_t b : {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0xBC00, 0x3C01, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0x1400, 0x6800})
+    for (std::uint32_t i = 0; i < 65536; ++i) {
+      const auto a = static_cast<f16_t>(i);
+      ASSERT_EQ(engine::f16_add(a, b), f16_add(a, b)) << std::hex << a << " " << b;
+      ASSERT_EQ(engine::f16_mul(a, b), f16_mul(a, b)) << std::hex << a << " " << b;
+    }
+}
+
+// ---- 2. GEMM kernels against mma_dot -----------------------------------------------------------
+
+// Operand code generators (kinds): 0 uniform non-NaN, 1 wide exponent spread per row (big and tiny
+// mixed: drives `ada` truncation), 2 subnormals and signed zeros, 3 saturating (+-448 and
+// neighbours: overflow), 4 sparse (mostly +-0).
+e4m3_t gen_code(SplitMix64& rng, int kind) {
+  const std::uint64_t r = rng.next();
+  const auto sign = static_cast<e4m3_t>((r >> 8) & 0x80);
+  e4m3_t m = 0;
+  switch (kind) {
+    case 0: m = static_cast<e4m3_t>(r % 127); break;
+    case 1: m = (r >> 20) & 1 ? static_cast<e4m3_t>(0x60 + (r >> 24) % 31) : static_cast<e4m3_t>((r >> 24) % 24); break;
+    case 2: m = static_cast<e4m3_t>((r >> 24) % 9); break;
+    case 3: m = static_cast<e4m3_t>(0x70 + (r >> 24) % 15); break;
+    case 4: m = (r >> 20) % 8 == 0 ? static_cast<e4m3_t>((r >> 24) % 127) : 0; break;
+  }
+  return static_cast<e4m3_t>(sign | m);
+}
+
+f16_t gen_c(SplitMix64& rng, int kind) {
+  const std::uint64_t r = rng.next();
+  switch (kind % 4) {
+    case 0: return 0;
+    case 1: return random_f16(rng);  // includes Inf, NaN, subnormals, -0
+    case 2: { const f16_t s[] = {0x8000, 0x0000, 0x7C00, 0xFC00, 0x7BFF, 0xFBFF, 0x0001, 0x8001, 0x7E00, 0x03FF};
+              return s[r % 10]; }
+    default: return static_cast<f16_t>(((r >> 16) & 0x8000) | ((r % 0x7000) + 0x0400));
+  }
+}
+
+TEST(EngineGemm, EveryPathMatchesMmaDot) {
+  const int rows = 12;
+  int cases = 0;
+  for (engine::SimdPath path : engine::supported_simd_paths())
+    for (const Profile* prof : {&profile_ada(), &profile_zluda()})
+      for (int N : {16, 32, 96, 160})
+        for (int akind = 0; akind < 5; ++akind)
+          for (int bkind = 0; bkind < 5; ++bkind) {
+            if (small_scale() && (akind + bkind) % 2) continue;
+            SplitMix64 rng(1000 * akind + 100 * bkind + N);
+            const int K = 64;  // two chained k-steps
+            std::vector<e4m3_t> a(static_cast<std::size_t>(rows) * K), b(static_cast<std::size_t>(N) * K);
+            for (auto& c : a) c = gen_code(rng, akind);
+            for (auto& c : b) c = gen_code(rng, bkind);
+            const bool inject_nan = (akind * 5 + bkind) % 7 == 3;
+            if (inject_nan) a[5] = 0x7F, b[3 * K + 40] = 0xFF;
+            std::vector<f16_t> c(static_cast<std::size_t>(rows) * N);
+            for (auto& v : c) v = gen_c(rng, akind + bkind);
+            engine::AOperand A;
+            engine::BOperand B;
+            A.assign(a.data(), rows, K, K);
+            B.assign_nk(b.data(), N, K, K);
+            std::vector<f16_t> d = c;
+            engine::gemm(*prof, path, A, 0, B, 0, 2, rows, d.data(), N);
+            for (int r = 0; r < rows; ++r)
+              for (int n = 0; n < N; ++n) {
+                f16_t want = c[static_cast<std::size_t>(r) * N + n];
+                for (int s = 0; s < 2; ++s)
+                  want = golden::mma_step(*prof, &a[static_cast<std::size_t>(r) * K + 32 * s], &b[static_cast<std::size_t>(n) * K + 32 * s], want);
+                ASSERT_EQ(d[static_cast<std::size_t>(r) * N + n], want)
+                    << engine::to_string(path) << " " << prof->name << " N " << N << " kinds " << akind << "," << bkind << " r " << r << " n " << n;
+                ++cases;
+              }
+          }
+  std::printf("gemm differential: %d output elements (2 chained k-steps each)\n", cases);
+}
+
+// ---- 3. whole frames ---------------------------------------------------------------------------
+
+struct Output {
+  std::vector<std::uint8_t> arena;
+  std::vector<std::uint8_t> surface;
+  golden::LayerStats stats;
+};
+
+struct FrameCase {
+  const SyntheticFrame* frame;
+  const WeightImage* weights;
+  const Profile* profile;
+  Readings readings;
+  std::uint16_t ox = 0, oy = 0;
+};
+
+Output run(const FrameCase& c, Engine engine, std::string_view simd, int threads) {
+  Output o;
+  o.arena.assign(c.frame->input_arena.size(), 0xA5);
+  Surface s = Surface::make(c.frame->ex, c.frame->ey);
+  std::fill(s.bytes.begin(), s.bytes.end(), 0x5A);
+  LaunchParams p;
+  p.ex = static_cast<std::uint32_t>(c.frame->ex);
+  p.ey = static_cast<std::uint32_t>(c.frame->ey);
+  p.input_arena = c.frame->input_arena;
+  p.weights = c.weights;
+  p.output_arena = o.arena;
+  p.block_offset_x = c.ox;
+  p.block_offset_y = c.oy;
+  p.texture = &c.frame->texture;
+  p.surface = &s;
+  RunOptions opt;
+  opt.profile = c.profile;
+  opt.readings = c.readings;
+  opt.engine = engine;
+  opt.simd = simd;
+  opt.threads = threads;
+  opt.stats = &o.stats;
+  run_frame(p, opt);
+  o.surface = std::move(s.bytes);
+  return o;
+}
+
+void expect_same(const Output& a, const Output& b, const std::string& what) {
+  EXPECT_EQ(a.arena, b.arena) << what;
+  EXPECT_EQ(a.surface, b.surface) << what;
+  EXPECT_EQ(std::memcmp(&a.stats, &b.stats, sizeof a.stats), 0) << what;
+}
+
+// Golden once, fast on every SIMD path (threads 1..3 on the widest path).
+int compare_all_paths(const FrameCase& c, const std::string& what) {
+  const Output want = run(c, Engine::golden, {}, 2);
+  int runs = 0;
+  for (engine::SimdPath path : engine::supported_simd_paths()) {
+    const std::string name(engine::to_string(path));
+    expect_same(want, run(c, Engine::fast, name, 1), what + " simd " + name);
+    ++runs;
+  }
+  if (!small_scale())
+    for (int threads : {2, 3}) {
+      expect_same(want, run(c, Engine::fast, {}, threads), what + " threads " + std::to_string(threads));
+      ++runs;
+    }
+  return runs;
+}
+
+TEST(EngineFrame, RandomWeightsAndInputsOddExtentsAndOffsets) {
+  struct Geo { int ex, ey; std::uint16_t ox, oy; };
+  // Odd extents, negative block offsets, frames smaller than a block, several blocks.
+  const Geo geos[] = {{13, 9, 0, 0}, {5, 3, 0, 0}, {1, 1, 7, 7}, {9, 11, 3, 5}, {16, 8, 2, 0}};
+  int runs = 0;
+  const int seeds = small_scale() ? 2 : 6;
+  for (int seed = 0; seed < seeds; ++seed) {
+    const bool stress = seed % 2 == 1;
+    const WeightImage w = make_synthetic_weights({.seed = static_cast<std::uint64_t>(100 + seed), .stress = stress});
+    const Geo& g = geos[seed % 5];
+    const SyntheticFrame f = make_synthetic_frame(g.ex, g.ey, 200 + seed, stress);
+    for (const Profile* prof : {&profile_ada(), &profile_zluda()}) {
+      FrameCase c{&f, &w, prof, {}, g.ox, g.oy};
+      runs += compare_all_paths(c, "seed " + std::to_string(seed) + " " + std::string(prof->name) + " " + std::to_string(g.ex) + "x" +
+                                       std::to_string(g.ey) + "+" + std::to_string(g.ox) + "," + std::to_string(g.oy));
+    }
+  }
+  std::printf("frame differential: %d fast runs\n", runs);
+}
+
+TEST(EngineFrame, EveryValueOfEveryReading) {
+  // One block with a negative offset over a frame smaller than a block (every border rule acts),
+  // stress assets (every nonlinear branch), both profiles, every value of every reading.
+  const SyntheticFrame f = make_synthetic_frame(7, 6, 31, true);
+  const WeightImage w = make_synthetic_weights({.seed = 9, .stress = true});
+  int runs = 0;
+  for (const ReadingInfo& info : reading_registry())
+    for (const std::string& value : info.values)
+      for (const Profile* prof : {&profile_ada(), &profile_zluda()}) {
+        if (small_scale() && prof == &profile_zluda() && value == info.default_value) continue;
+        Readings rd;
+        std::string err;
+        ASSERT_TRUE(set_reading(rd, info.name, value, &err)) << err;
+        FrameCase c{&f, &w, prof, rd, 1, 2};
+        const Output want = run(c, Engine::golden, {}, 1);
+        for (engine::SimdPath path : engine::supported_simd_paths()) {
+          const std::string name(engine::to_string(path));
+          expect_same(want, run(c, Engine::fast, name, 1), info.name + "=" + value + " " + std::string(prof->name) + " " + name);
+          ++runs;
+        }
+      }
+  std::printf("reading differential: %d fast runs\n", runs);
+}
+
+TEST(EngineFrame, NaNCodesInWeightsAndInputs) {
+  // Weight files and input arenas can hold 0x7F / 0xFF: the engine must treat them as golden does.
+  std::vector<std::uint8_t> bytes(default_weights().bytes().begin(), default_weights().bytes().end());
+  for (std::uint32_t off : {wmap::wq(0) + 17, wmap::wv(3) + 900, wmap::wo(5) + 33, wmap::w1(4) + 100, wmap::w2(7) + 2000, wmap::w61 + 5})
+    bytes[off] = (off & 1) ? 0xFF : 0x7F;
+  const WeightImage w(bytes);
+  SyntheticFrame f = make_synthetic_frame(11, 9, 5, false);
+  for (std::size_t i = 3; i < f.input_arena.size(); i += 997) f.input_arena[i] = (i & 1) ? 0x7F : 0xFF;
+  for (const Profile* prof : {&profile_ada(), &profile_zluda()}) {
+    compare_all_paths({&f, &w, prof, {}, 0, 0}, std::string("NaN codes ") + std::string(prof->name));
+    compare_all_paths({&f, &default_weights(), prof, {}, 0, 0}, std::string("NaN inputs ") + std::string(prof->name));
+  }
+}
+
+TEST(EngineFrame, TracedBlockFallsBackToGolden) {
+  const SyntheticFrame f = make_synthetic_frame(16, 9, 3, false);
+  TraceRequest req;
+  req.stages = {"all"};
+  req.block_x = 1;
+  req.block_y = 0;
+  Trace tg, tf;
+  auto go = [&](Engine e, Trace* t) {
+    std::vector<std::uint8_t> arena(f.input_arena.size());
+    Surface s = Surface::make(f.ex, f.ey);
+    LaunchParams p;
+    p.ex = 16;
+    p.ey = 9;
+    p.input_arena = f.input_arena;
+    p.weights = &default_weights();
+    p.output_arena = arena;
+    p.texture = &f.texture;
+    p.surface = &s;
+    RunOptions o;
+    o.engine = e;
+    o.trace = &req;
+    o.trace_out = t;
+    run_frame(p, o);
+    return std::make_pair(arena, s.bytes);
+  };
+  const auto a = go(Engine::golden, &tg);
+  const auto b = go(Engine::fast, &tf);
+  EXPECT_EQ(a, b);
+  ASSERT_EQ(tg.stages.size(), tf.stages.size());
+  for (std::size_t i = 0; i < tg.stages.size(); ++i) {
+    EXPECT_EQ(tg.stages[i].name, tf.stages[i].name);
+    EXPECT_EQ(tg.stages[i].values, tf.stages[i].values) << tg.stages[i].name;
+  }
+}
+
+TEST(EngineSimd, ForcedPathsAndValidation) {
+  EXPECT_TRUE(engine::simd_supported(engine::SimdPath::scalar));
+  EXPECT_EQ(engine::parse_simd_path("avx2"), engine::SimdPath::avx2);
+  EXPECT_FALSE(engine::parse_simd_path("sse9").has_value());
+  const SyntheticFrame f = make_synthetic_frame(4, 4, 1, false);
+  FrameCase c{&f, &default_weights(), nullptr, {}, 0, 0};
+  EXPECT_THROW(run(c, Engine::fast, "sse9", 1), std::invalid_argument);
+  setenv("ENC5_SIMD", "scalar", 1);
+  EXPECT_EQ(engine::default_simd_path(), engine::SimdPath::scalar);
+  unsetenv("ENC5_SIMD");
+  EXPECT_EQ(engine::default_simd_path(), engine::best_simd_path());
+}
+
+}  // namespace
+}  // namespace enc5
