@@ -50,6 +50,7 @@ FrameRun run(const SyntheticFrame& f, const WeightImage& w, const Readings& rd =
   p.texture = &f.texture;
   p.surface = &r.surface;
   RunOptions o;
+  o.engine = Engine::golden;  // these tests are about the golden model itself
   o.profile = profile;
   o.readings = rd;
   o.threads = threads;
@@ -119,6 +120,7 @@ TEST(GoldenFrame, NothingWrittenOutsideTheFrame) {
     p.texture = &f.texture;
     p.surface = &r.surface;
     RunOptions o;
+    o.engine = Engine::golden;  // these tests are about the golden model itself
     o.threads = 2;
     o.stats = &r.stats;
     run_frame(p, o);
@@ -150,6 +152,7 @@ TEST(GoldenFrame, ValidatesSizes) {
   p.texture = &f.texture;
   p.surface = &s;
   RunOptions o;
+  o.engine = Engine::golden;  // these tests are about the golden model itself
   EXPECT_NO_THROW(run_frame(p, o));
   LaunchParams bad = p;
   bad.input_arena = std::span<const std::uint8_t>(f.input_arena.data(), f.input_arena.size() - 4);

@@ -88,6 +88,7 @@ class ReadingSwitch : public ::testing::Test {
     p.texture = &frame_->texture;
     p.surface = &o.surface;
     RunOptions opt;
+    opt.engine = Engine::golden;  // these tests are about the golden model itself
     opt.readings = rd;
     opt.threads = 2;
     run_frame(p, opt);

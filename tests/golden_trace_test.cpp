@@ -32,6 +32,7 @@ TEST(GoldenTrace, AllStagesWithTheirShapesAndConsistentOrders) {
   req.block_y = 0;
   Trace t;
   RunOptions o;
+  o.engine = Engine::golden;  // these tests are about the golden model itself
   o.trace = &req;
   o.trace_out = &t;
   run_frame(p, o);
