@@ -380,7 +380,7 @@ TEST(ApproxF32, Ex2CorrectlyRounded) {
 // and the result reaches mul.f16x2 rounded to f16. For every such d, take every f32 answer
 // within PTX's bound (2 ulp from the correctly rounded result) and ask whether they all give the
 // same f16. Measured: all but the 7 inputs listed here; those 7 depend on the hardware's last bits
-// (docs/readings/numerics.md "approx-model"). The f32 row sum and div.approx stay model-dependent.
+// (docs/readings.md §2 "approx-model"). The f32 row sum and div.approx stay model-dependent.
 TEST(ApproxProof, Ex2NumeratorOfE61Softmax) {
   const float log2e = std::bit_cast<float>(0x3FB8AA3Bu);
   std::vector<unsigned> dependent;

@@ -67,7 +67,7 @@ long double f16_value(f16_t h) {
 
 bool e4m3_nan(e4m3_t c) { return (c & 0x7F) == 0x7F; }
 
-// The NaN rule shared by both oracles (docs/readings/mma.md "NaN"): any NaN code or NaN C.
+// The NaN rule shared by both oracles (docs/readings.md §3 "NaN"): any NaN code or NaN C.
 bool any_nan(const e4m3_t* a, const e4m3_t* b, f16_t c) {
   if ((c & 0x7C00) == 0x7C00 && (c & 0x3FF) != 0) return true;
   for (int k = 0; k < 32; ++k)
@@ -458,7 +458,7 @@ TEST(MmaHand, NanAndInf) {
   }
 }
 
-// Zero sign: -0 only when C is -0 and every product is -0 (docs/readings/mma.md).
+// Zero sign: -0 only when C is -0 and every product is -0 (docs/readings.md §3).
 TEST(MmaHand, ZeroSign) {
   Case all_neg_zero;
   for (int k = 0; k < 32; ++k) all_neg_zero.p(k, k % 3 ? 0x00 : 0x38, 0x80);  // (+0 or 1) * -0 = -0

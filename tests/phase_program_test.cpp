@@ -190,7 +190,7 @@ TEST(PhaseProgram, CorrectedShapesMatchMmaCounts) {
 
 // spec §2.2: the tool's M/N/K products fail exactly for the banded phases (12, 21, 23, …, 59, 61).
 // NOTE: spec §2.2 says "53 of the 61 … the eight failures"; its own rows give 22 failures
-// (12, the twenty odd MLP phases, 61), i.e. 39 phases hold. See docs/readings/weights.md.
+// (12, the twenty odd MLP phases, 61), i.e. 39 phases hold. See docs/readings.md §4.
 TEST(PhaseProgram, ToolShapesFailExactlyForBandedPhases) {
   std::set<int> expected_fail = {12, 61};
   for (int p = 21; p <= 59; p += 2) expected_fail.insert(p);

@@ -1,5 +1,5 @@
 // Synthetic weight images: determinism, plausible ranges, no NaN codes, and a weight-level census
-// of the stress design (docs/readings/weights.md "stress design"): for each nonlinear branch of the
+// of the stress design (docs/readings.md §4 "stress design"): for each nonlinear branch of the
 // layer, the stress image holds the values that drive it and the default image does not.
 #include <gtest/gtest.h>
 
@@ -89,7 +89,7 @@ TEST(SyntheticWeights, DeterministicPerSeed) {
 
 // The bytes are pinned: the generator uses integer arithmetic and exact rounding only, so these
 // hashes must hold on every platform and compiler. If the design changes on purpose, update them
-// and say so in docs/readings/weights.md.
+// and say so in docs/readings.md §4.
 TEST(SyntheticWeights, BytesArePinned) {
   EXPECT_EQ(fnv1a64(enc5::make_synthetic_weights({1, false}).bytes()), 0xeb6d20e9317a6029ull);
   EXPECT_EQ(fnv1a64(enc5::make_synthetic_weights({1, true}).bytes()), 0x0a4f18414e4ed13dull);
@@ -116,7 +116,7 @@ TEST(SyntheticWeights, NoNaNOrInfinityAnywhere) {
   }
 }
 
-// docs/readings/weights.md "synthetic weights": e4m3 weights ~ N(0, sigma^2), gains ~ sqrt(160).
+// docs/readings.md §4 "synthetic weights": e4m3 weights ~ N(0, sigma^2), gains ~ sqrt(160).
 TEST(SyntheticWeights, DefaultRangesArePlausible) {
   const double sqrt160 = std::sqrt(160.0);
   for (const auto& s : enc5::region_statistics(enc5::default_weights())) {

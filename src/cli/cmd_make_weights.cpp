@@ -16,7 +16,7 @@ void usage(std::FILE* to) {
                "  Writes a deterministic synthetic weight image of %zu bytes (same seed, same bytes on\n"
                "  every platform). --seed N: unsigned 64-bit seed (default 1, the embedded default image).\n"
                "  --stress: overlay the stress design that drives every nonlinear branch of the layer\n"
-               "  (docs/readings/weights.md). The file is written to a temporary name and renamed.\n",
+               "  (docs/readings.md §4). The file is written to a temporary name and renamed.\n",
                kWeightImageBytes);
 }
 

@@ -1,6 +1,6 @@
 // The named readings of the spec's open questions (facts §I, the unsettled [conflict] items of §H,
 // the Errata, and the ones found while writing the golden model). Each reading is a typed field
-// with the default the docs argue for (docs/readings/golden.md), and a registry entry so that
+// with the default the docs argue for (docs/readings.md §1), and a registry entry so that
 // `enc5 run --reading NAME=VALUE` can change it at run time and `enc5 readings` can list it.
 // The model consults each field in exactly one place: where its question lives.
 #pragma once

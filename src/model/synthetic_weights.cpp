@@ -1,4 +1,4 @@
-// Deterministic synthetic weight images (docs/readings/weights.md "synthetic weights").
+// Deterministic synthetic weight images (docs/readings.md §4 "synthetic weights").
 //
 // Bytes are identical on every platform: the generator is splitmix64 (integers only), the normal
 // variates are Irwin-Hall sums of 12 uniform 32-bit integers (an exact int64 sum, exactly
@@ -156,7 +156,7 @@ void fill_default(Builder& b) {
 }
 
 // The stress overlay: every nonlinear branch of the layer is driven by a fixed, documented part of
-// the image (docs/readings/weights.md "stress design"). Positions are logical (row/column/k in the
+// the image (docs/readings.md §4 "stress design"). Positions are logical (row/column/k in the
 // kernel's pair order) and placed through the layout functions.
 namespace stress {
 constexpr int kIdentityHead = 1;   // score clamp both sides, p -> 0 in e4m3, subnormal p

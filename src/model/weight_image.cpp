@@ -76,7 +76,7 @@ WeightImage::WeightImage(std::vector<std::uint8_t> bytes, const std::string& nam
   if (n == kSpecToolImageBytes) {
     // The extent spec §2.3 states: a dump cut at the tool's extent would look like this.
     found += " (spec §2.3's tool extent 431124: the last 12 bytes are missing, i.e. lanes t = 1..3 of"
-             " the b61 n-tile 1 record at 431120; see docs/readings/weights.md 'weight-image-size')";
+             " the b61 n-tile 1 record at 431120; see docs/readings.md §4 'weight-image-size')";
   } else if (n < kWeightImageBytes) {
     found += " (" + std::to_string(kWeightImageBytes - n) + " bytes short)";
   } else {

@@ -13,7 +13,7 @@ namespace enc5 {
 
 // 431104 + 16 (b61 n-tile 1 record) + 16 = 431136: lane t = 3's u32 of the last record ends
 // there (facts E1). The spec's 431124 (§2.3) drops the per-lane term. See the reading
-// "weight-image-size" in docs/readings/weights.md.
+// "weight-image-size" in docs/readings.md §4.
 inline constexpr std::size_t kWeightImageBytes = 431136;
 // What spec §2.3 states (its tool's extent, largest immediate 431120 + 4): accepted by nothing,
 // named in the error for a file of exactly this size.
@@ -84,7 +84,7 @@ struct SyntheticOptions {
   bool stress = false;  // drive every nonlinear branch (see synth docs)
 };
 // Deterministic on every platform (integer PRNG, no libm, exact rounding): see
-// docs/readings/weights.md "synthetic weights" for the value ranges and the stress design.
+// docs/readings.md §4 "synthetic weights" for the value ranges and the stress design.
 // No NaN code (e4m3 0x7F/0xFF) and no f16 NaN/Inf ever appears.
 WeightImage make_synthetic_weights(const SyntheticOptions& opt);
 // The embedded default image used by the demo and the tests (seed 1, not stress).

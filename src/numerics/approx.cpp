@@ -6,7 +6,7 @@
 // f16 (rcp, rsqrt: facts D4, D5, D7) every answer within those bounds gives the same f16, so the
 // model is exact there (proved exhaustively by approx_test.cpp). ex2 and div (E61 softmax) act on
 // unrounded f32 values: those two are MODEL-DEPENDENT and this file is the one place the choice
-// lives (docs/readings/numerics.md, "approx-model").
+// lives (docs/readings.md §2, "approx-model").
 //
 // ftz: a subnormal input is read as a zero of the same sign; a result that is subnormal after
 // rounding is written as a zero of the same sign (PTX ISA: ".ftz flushes subnormal inputs and

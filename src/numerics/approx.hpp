@@ -3,7 +3,7 @@
 // rounded f32 result (after .ftz on input and output). Wrapped as cvt.f32.f16 -> op ->
 // cvt.rn.f16.f32, rcp and rsqrt are provably exact this way for any hardware meeting the documented
 // bounds (test: approx_test.cpp). ex2 and div in E61 are applied to unrounded f32 values and are
-// MODEL-DEPENDENT: this file is the one place that choice lives (docs/readings/numerics.md "approx-model").
+// MODEL-DEPENDENT: this file is the one place that choice lives (docs/readings.md §2 "approx-model").
 #pragma once
 #include "numerics/types.hpp"
 

@@ -9,7 +9,7 @@
 // Because one unit is exactly the f16 subnormal step, rounding a unit count to f16 is "keep 11
 // significant bits, ties to even" with no separate subnormal case (see round_sig_bits).
 //
-// Special values (not covered by the Ada data; decisions and evidence in docs/readings/mma.md):
+// Special values (not covered by the Ada data; decisions and evidence in docs/readings.md §3):
 //   * a NaN code (0x7F/0xFF) anywhere in a[] or b[] (whatever the other factor), or a NaN C,
 //     gives the canonical f16 NaN 0x7FFF in both profiles.
 //   * e4m3 has no infinity, so every product is finite; an infinite C (or, in `ada`, an infinite

@@ -5,7 +5,7 @@ namespace enc5 {
 
 const Profile& profile_ada() {
   // What an NVIDIA Ada GPU computes (the default). The e4m3 NaN byte follows NVIDIA's host
-  // emulation (0x7F for every NaN): unmeasured on Ada itself, see docs/readings/numerics.md.
+  // emulation (0x7F for every NaN): unmeasured on Ada itself, see docs/readings.md §2.
   static const Profile p{"ada", MmaAccumulation::ada_truncated_halves, /*e4m3_nan_keeps_sign=*/false};
   return p;
 }
