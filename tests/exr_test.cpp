@@ -4,6 +4,8 @@
 // Plus exhaustive truncation and targeted corruption: every error names the file and an offset.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -28,8 +30,9 @@ namespace {
 struct TempDir {
   fs::path path;
   TempDir() {
-    path = fs::temp_directory_path() / ("enc5_exr_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                                        "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // The process id keeps concurrent runs of the suite (other checkouts, ctest -j) apart.
+    path = fs::temp_directory_path() / ("enc5_exr_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(path);
     fs::create_directories(path);
   }
