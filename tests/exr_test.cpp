@@ -221,6 +221,8 @@ TEST(Exr, MalformedFilesGiveClearErrors) {
     edit(b);
     return b;
   };
+  // The long-names flag (bit 10) changes nothing for short names: still readable.
+  EXPECT_EQ(decode_exr_rgba_half(with([](auto& b) { b[5] |= 0x04; }), "long.exr").rgba, px);
   expect_input_error(with([](auto& b) { b[0] = 0x89; }), 0, "magic");
   expect_input_error(with([](auto& b) { b[4] = 1; }), 4, "version 2");
   expect_input_error(with([](auto& b) { b[5] |= 0x02; }), 4, "tiled");
