@@ -26,6 +26,7 @@ E4Mat e60_scatter(const BlockContext& ctx, const F16Mat& d60, std::span<std::uin
     for (int c = 0; c < kChannels; ++c) a.at(r, c) = quantise(ctx, d60.at(r, c));
 
   StageRef st = ctx.stage("e60.words", "E60's 20 words = phase 61's A: reg 4q+o = A register o of k-slice q (pair order bytes)", 4, 20);
+  if (st) st->kind = TraceStage::Kind::e4m3x4;
   const layout::PlaneArena pa{ctx.ex, ctx.ey};
   for (int z = 0; z < 4; ++z)
     for (int lane = 0; lane < 32; ++lane) {

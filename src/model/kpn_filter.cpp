@@ -141,6 +141,7 @@ void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface
   StageRef sl = ctx.stage("e61.logits", "E61 thread T = 32 warp + lane: reg i = shared record word i (logits 2i, 2i+1)", 2, 5);
   StageRef sw = ctx.stage("e61.w", "E61 weights: reg i = f16x2 (w_2i, w_2i+1)", 2, 5);
   StageRef ss = ctx.stage("e61.sum", "E61: reg 0 = f32 bits of the exponential sum, reg 1 = f32 bits of rinv", 2, 2);
+  if (ss) ss->kind = TraceStage::Kind::f32;
   StageRef so = ctx.stage("e61.out", "E61 surface value: reg 0 = (r | g<<16), reg 1 = (b | a<<16)", 2, 2);
   // (b)..(e): thread T < 64 (warps 0, 1) finishes pixel (x0 + (T&7), y0 + (T>>3)) (facts A7).
   for (int T = 0; T < 64; ++T) {

@@ -109,7 +109,8 @@ PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> inpu
 
   // Trace: the staged A, one k-slice fragment per register: reg = 4*(5*mi + q) + o (facts A8.1
   // fragment i = 5 mi + q), value = the 4 e4m3 bytes of A register o (pair order).
-  if (StageRef st = ctx.stage("prologue.a", "staged A: reg 4*(5mi+q)+o = A register o of m-tile mi, k-slice q", 1, 120))
+  if (StageRef st = ctx.stage("prologue.a", "staged A: reg 4*(5mi+q)+o = A register o of m-tile mi, k-slice q", 1, 120)) {
+    st->kind = TraceStage::Kind::e4m3x4;
     for (int lane = 0; lane < 32; ++lane)
       for (int mi = 0; mi < 6; ++mi)
         for (int q = 0; q < 5; ++q)
@@ -121,6 +122,7 @@ PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> inpu
             }
             st->at(0, lane, 4 * (5 * mi + q) + o) = w;
           }
+  }
   return out;
 }
 

@@ -1,0 +1,487 @@
+// `enc5 run` and `enc5 readings`.
+//
+// run: one launch of the layer (facts A2/A4) on a frame. With no files it runs the embedded demo
+// frame: the default synthetic weight image and a synthetic input arena and texture at the real
+// geometry ex = 40, ey = 23 (facts A3; grid 5 x 3). Files given replace the matching synthetic
+// asset. Outputs go through atomic writes (io/files.hpp) and only after the layer has run and
+// every check has passed, so a failing run leaves no output file behind.
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "api/frame.hpp"
+#include "cli/commands.hpp"
+#include "io/arena_io.hpp"
+#include "io/errors.hpp"
+#include "io/exr.hpp"
+#include "io/files.hpp"
+#include "io/frame_io.hpp"
+#include "io/trace_io.hpp"
+#include "model/readings.hpp"
+#include "model/synthetic_inputs.hpp"
+#include "model/weight_image.hpp"
+#include "numerics/f16.hpp"
+#include "numerics/profile.hpp"
+
+namespace enc5::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kRunHelp = R"(usage: enc5 run [OPTIONS]
+
+Runs enc5 (cuda_dldn_engine_swin_enc5_kernel) on one frame and writes this layer's plane arena and
+its RGBA16F surface. With no input files it runs the embedded demo frame: the default synthetic
+weight image and a synthetic input arena and texture at the real geometry ex = 40, ey = 23
+(grid 5 x 3). Every file given replaces the matching synthetic asset.
+
+outputs (into the output folder, created if missing):
+  arena.bin       the output plane arena, 5*ey*ex*32 bytes (docs/formats.md "Plane arena")
+  surface.exr     the surface, ex x ey RGBA HALF OpenEXR (docs/formats.md "Texture and surface")
+  trace.bin, trace.txt     with --trace (docs/formats.md "Traces")
+  input_arena.bin, texture.exr, weights.bin     with --save-inputs
+
+options:
+  -o, --out DIR             output folder (default: out)
+  --weights FILE            weight image, 431136 bytes (default: the embedded synthetic image)
+  --input FILE              input plane arena (param+8), 5*ey*ex*32 bytes (default: synthetic)
+  --texture FILE.exr        RGBA HALF OpenEXR texture (param+88), at least ex x ey texels
+                            (default: synthetic, ex x ey)
+  --ex N, --ey N            token-grid extents (param+0; default 40 and 23)
+  --block-offset X,Y        block-origin offsets ox, oy (param+80/+82, u16; default 0,0)
+  --stress                  use the stress variants of the synthetic assets
+  --seed N                  seed of the synthetic assets (default 1)
+  --profile ada|zluda       instruction semantics (default ada = an NVIDIA Ada GPU)
+  --reading NAME=VALUE      set a reading of an open spec question (repeatable; `enc5 readings`)
+  --engine golden|fast      implementation to run (default golden)
+  --threads N               worker threads (default 0 = all hardware threads)
+  --trace STAGE[,STAGE...]|all
+                            record these stages of one block (needs --block)
+  --block X,Y               the block (ctaid) to trace
+  --save-inputs             also write the inputs used (input_arena.bin, texture.exr,
+                            weights.bin) so the run can be repeated with files
+  -h, --help                this text
+
+Errors name the file, the byte offset, what was expected and what was found; exit status 1 for
+errors, 2 for a wrong command line.
+)";
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+long long parse_int(std::string_view opt, std::string_view s, long long lo, long long hi) {
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty())
+    throw UsageError(std::string(opt) + ": expected an integer, got '" + std::string(s) + "'");
+  if (v < lo || v > hi)
+    throw UsageError(std::string(opt) + ": " + std::string(s) + " is outside [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "]");
+  return v;
+}
+
+std::pair<long long, long long> parse_pair(std::string_view opt, std::string_view s, long long lo, long long hi) {
+  const auto comma = s.find(',');
+  if (comma == std::string_view::npos) throw UsageError(std::string(opt) + ": expected X,Y, got '" + std::string(s) + "'");
+  return {parse_int(opt, s.substr(0, comma), lo, hi), parse_int(opt, s.substr(comma + 1), lo, hi)};
+}
+
+std::vector<std::string> split_commas(std::string_view s) {
+  std::vector<std::string> out;
+  while (true) {
+    const auto c = s.find(',');
+    out.emplace_back(s.substr(0, c));
+    if (c == std::string_view::npos) break;
+    s.remove_prefix(c + 1);
+  }
+  return out;
+}
+
+struct RunArgs {
+  std::string out_dir = "out";
+  std::string weights_file, input_file, texture_file;
+  int ex = 40, ey = 23;
+  int ox = 0, oy = 0;
+  bool stress = false;
+  std::uint64_t seed = 1;
+  std::string profile = "ada";
+  std::vector<std::string> readings;
+  std::string engine = "golden";
+  int threads = 0;
+  std::vector<std::string> trace_stages;
+  bool have_block = false;
+  int block_x = 0, block_y = 0;
+  bool save_inputs = false;
+  bool help = false;
+};
+
+RunArgs parse_run_args(const Args& args) {
+  RunArgs a;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string opt = args[i];
+    std::string value;
+    bool inline_value = false;
+    if (opt.rfind("--", 0) == 0) {
+      const auto eq = opt.find('=');
+      if (eq != std::string::npos) {
+        value = opt.substr(eq + 1);
+        opt = opt.substr(0, eq);
+        inline_value = true;
+      }
+    }
+    auto take = [&]() -> std::string {
+      if (inline_value) return value;
+      if (i + 1 >= args.size()) throw UsageError(opt + " needs a value");
+      return args[++i];
+    };
+    auto no_value = [&] {
+      if (inline_value) throw UsageError(opt + " takes no value");
+    };
+    if (opt == "-h" || opt == "--help") {
+      a.help = true;
+    } else if (opt == "-o" || opt == "--out") {
+      a.out_dir = take();
+      if (a.out_dir.empty()) throw UsageError(opt + ": empty folder name");
+    } else if (opt == "--weights") {
+      a.weights_file = take();
+    } else if (opt == "--input") {
+      a.input_file = take();
+    } else if (opt == "--texture") {
+      a.texture_file = take();
+    } else if (opt == "--ex") {
+      a.ex = static_cast<int>(parse_int(opt, take(), 1, 1 << 20));
+    } else if (opt == "--ey") {
+      a.ey = static_cast<int>(parse_int(opt, take(), 1, 1 << 20));
+    } else if (opt == "--block-offset") {
+      const auto [x, y] = parse_pair(opt, take(), 0, 65535);  // u16 fields of the parameter block
+      a.ox = static_cast<int>(x);
+      a.oy = static_cast<int>(y);
+    } else if (opt == "--stress") {
+      no_value();
+      a.stress = true;
+    } else if (opt == "--seed") {
+      a.seed = static_cast<std::uint64_t>(parse_int(opt, take(), 0, (1ll << 62)));
+    } else if (opt == "--profile") {
+      a.profile = take();
+      if (!find_profile(a.profile)) throw UsageError("--profile: expected ada or zluda, got '" + a.profile + "'");
+    } else if (opt == "--reading") {
+      a.readings.push_back(take());
+    } else if (opt == "--engine") {
+      a.engine = take();
+      if (a.engine != "golden" && a.engine != "fast")
+        throw UsageError("--engine: expected golden or fast, got '" + a.engine + "'");
+    } else if (opt == "--threads") {
+      a.threads = static_cast<int>(parse_int(opt, take(), 0, 4096));
+    } else if (opt == "--trace") {
+      a.trace_stages = split_commas(take());
+      for (const auto& s : a.trace_stages)
+        if (s.empty()) throw UsageError("--trace: empty stage name in the list");
+    } else if (opt == "--block") {
+      const auto [x, y] = parse_pair(opt, take(), 0, 1 << 20);
+      a.have_block = true;
+      a.block_x = static_cast<int>(x);
+      a.block_y = static_cast<int>(y);
+    } else if (opt == "--save-inputs") {
+      no_value();
+      a.save_inputs = true;
+    } else {
+      throw UsageError("unknown option '" + args[i] + "' (enc5 run --help lists them)");
+    }
+  }
+  if (!a.trace_stages.empty() && !a.have_block) throw UsageError("--trace needs --block X,Y (the block to record)");
+  if (a.trace_stages.empty() && a.have_block) throw UsageError("--block only selects the block of --trace");
+  return a;
+}
+
+// --- one-line summaries ----------------------------------------------------------------------
+
+std::string arena_line(std::span<const std::uint8_t> bytes, int ex, int ey) {
+  std::uint64_t codes = 0, nan = 0, zero = 0, sat = 0;
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (const PlaneSummary& s : summarize_plane_arena(bytes, ex, ey)) {
+    codes += s.codes;
+    nan += s.nan;
+    zero += s.zero;
+    sat += s.sat_pos + s.sat_neg;
+    if (s.codes > s.nan) {
+      lo = any ? std::min(lo, s.min) : s.min;
+      hi = any ? std::max(hi, s.max) : s.max;
+      any = true;
+    }
+  }
+  char b[256];
+  std::snprintf(b, sizeof b, "%llu e4m3 codes in 5 planes: %llu NaN, %llu zero, %llu at +-448, min %g, max %g",
+                static_cast<unsigned long long>(codes), static_cast<unsigned long long>(nan),
+                static_cast<unsigned long long>(zero), static_cast<unsigned long long>(sat), lo, hi);
+  return b;
+}
+
+std::string rgba_line(const std::vector<f16_t>& rgba, int width, int height) {
+  std::uint64_t nan = 0, inf = 0;
+  double lo[4] = {0, 0, 0, 0}, hi[4] = {0, 0, 0, 0};
+  bool any[4] = {false, false, false, false};
+  for (std::size_t i = 0; i < rgba.size(); ++i) {
+    const double v = f16_to_f64(rgba[i]);
+    if (std::isnan(v)) {
+      ++nan;
+      continue;
+    }
+    if (std::isinf(v)) ++inf;
+    const int c = static_cast<int>(i % 4);
+    lo[c] = any[c] ? std::min(lo[c], v) : v;
+    hi[c] = any[c] ? std::max(hi[c], v) : v;
+    any[c] = true;
+  }
+  char b[320];
+  std::snprintf(b, sizeof b, "%dx%d RGBA f16: %llu NaN, %llu Inf, r [%g, %g], g [%g, %g], b [%g, %g], a [%g, %g]", width,
+                height, static_cast<unsigned long long>(nan), static_cast<unsigned long long>(inf), lo[0], hi[0], lo[1],
+                hi[1], lo[2], hi[2], lo[3], hi[3]);
+  return b;
+}
+
+void report_written(const std::string& path, const std::string& summary) {
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  std::printf("wrote %s (%llu bytes): %s\n", path.c_str(), static_cast<unsigned long long>(ec ? 0 : size), summary.c_str());
+}
+
+int run(const RunArgs& a) {
+  // Assets: files replace the synthetic ones one by one.
+  const WeightImage* weights = nullptr;
+  WeightImage loaded_weights;
+  std::string weights_what;
+  if (!a.weights_file.empty()) {
+    loaded_weights = WeightImage::load(a.weights_file);
+    weights = &loaded_weights;
+    weights_what = a.weights_file;
+  } else if (a.seed == 1 && !a.stress) {
+    weights = &default_weights();
+    weights_what = "embedded synthetic (seed 1)";
+  } else {
+    loaded_weights = make_synthetic_weights(SyntheticOptions{a.seed, a.stress});
+    weights = &loaded_weights;
+    weights_what = std::string("synthetic (seed ") + std::to_string(a.seed) + (a.stress ? ", stress)" : ")");
+  }
+  const std::string synth_what = std::string("synthetic (seed ") + std::to_string(a.seed) + (a.stress ? ", stress)" : ")");
+
+  SyntheticFrame frame;
+  if (a.input_file.empty() || a.texture_file.empty()) frame = make_synthetic_frame(a.ex, a.ey, a.seed, a.stress);
+  std::vector<std::uint8_t> input = a.input_file.empty() ? frame.input_arena : read_plane_arena(a.input_file, a.ex, a.ey);
+  Texture texture;
+  if (a.texture_file.empty()) {
+    texture = frame.texture;
+  } else {
+    texture = texture_from_exr(a.texture_file);
+    // E61 samples texels (X +- 1, Y +- 1) of every frame pixel (facts C14.5): the texture must
+    // cover the token grid.
+    if (texture.width < a.ex || texture.height < a.ey)
+      throw InputError(a.texture_file, 0,
+                       "a texture of at least ex×ey = " + std::to_string(a.ex) + "×" + std::to_string(a.ey) + " texels",
+                       std::to_string(texture.width) + "×" + std::to_string(texture.height) + " texels");
+  }
+
+  Readings readings;
+  for (const std::string& r : a.readings) {
+    std::string err;
+    if (!set_reading(readings, r, &err)) throw UsageError("--reading " + r + ": " + err);
+  }
+
+  std::vector<std::uint8_t> output(plane_arena_bytes(a.ex, a.ey), 0);
+  Surface surface = Surface::make(a.ex, a.ey);
+
+  LaunchParams p;
+  p.ex = static_cast<std::uint32_t>(a.ex);
+  p.ey = static_cast<std::uint32_t>(a.ey);
+  p.input_arena = input;
+  p.weights = weights;
+  p.output_arena = output;
+  p.block_offset_x = static_cast<std::uint16_t>(a.ox);
+  p.block_offset_y = static_cast<std::uint16_t>(a.oy);
+  p.texture = &texture;
+  p.surface = &surface;
+  // The grid covering the frame (api/frame.hpp): x0 = 8*ctaid.x - ox must reach ex - 1.
+  const int grid_x = (a.ex + a.ox + 7) / 8, grid_y = (a.ey + a.oy + 7) / 8;
+
+  TraceRequest request;
+  Trace trace;
+  RunOptions o;
+  o.profile = find_profile(a.profile);
+  o.readings = readings;
+  o.engine = a.engine == "fast" ? Engine::fast : Engine::golden;
+  o.threads = a.threads;
+  if (!a.trace_stages.empty()) {
+    if (a.block_x >= grid_x || a.block_y >= grid_y)
+      throw UsageError("--block " + std::to_string(a.block_x) + "," + std::to_string(a.block_y) + " is outside the grid " +
+                       std::to_string(grid_x) + "x" + std::to_string(grid_y));
+    request.stages = a.trace_stages;
+    request.block_x = a.block_x;
+    request.block_y = a.block_y;
+    o.trace = &request;
+    o.trace_out = &trace;
+  }
+
+  std::printf("enc5 run: ex %d, ey %d, grid %dx%d, block offset (%d, %d), profile %s, engine %s\n", a.ex, a.ey, grid_x,
+              grid_y, a.ox, a.oy, a.profile.c_str(), a.engine.c_str());
+  std::printf("  weights: %s\n  input:   %s\n  texture: %s (%dx%d)\n", weights_what.c_str(),
+              a.input_file.empty() ? synth_what.c_str() : a.input_file.c_str(),
+              a.texture_file.empty() ? synth_what.c_str() : a.texture_file.c_str(), texture.width, texture.height);
+  std::fflush(stdout);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  run_frame(p, o);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::printf("layer: %d blocks in %.1f ms (%d thread%s)\n", grid_x * grid_y, ms, threads, threads == 1 ? "" : "s");
+
+  if (!a.trace_stages.empty()) {
+    // Every named stage must have been recorded: a misspelt name would otherwise give a silently
+    // empty trace.
+    for (const std::string& s : a.trace_stages) {
+      if (s == "all") continue;
+      const bool found = std::any_of(trace.stages.begin(), trace.stages.end(), [&](const TraceStage& t) { return t.name == s; });
+      if (!found) {
+        std::string known;
+        for (const TraceStage& t : trace.stages) known += (known.empty() ? "" : ", ") + t.name;
+        throw UsageError("--trace: the model recorded no stage named '" + s + "'" +
+                         (known.empty() ? std::string(" (run --trace all to list them)") : " (recorded: " + known + ")"));
+      }
+    }
+    if (trace.stages.empty()) throw std::runtime_error("--trace all: the model recorded no stage");
+  }
+
+  fs::create_directories(a.out_dir);
+  const fs::path dir(a.out_dir);
+  const std::string arena_path = (dir / "arena.bin").string();
+  write_plane_arena(arena_path, output, a.ex, a.ey);
+  report_written(arena_path, arena_line(output, a.ex, a.ey));
+  const std::string surface_path = (dir / "surface.exr").string();
+  write_surface_exr(surface_path, surface);
+  report_written(surface_path, rgba_line(surface_rgba(surface), surface.width, surface.height));
+
+  if (!a.trace_stages.empty()) {
+    const std::string bin = (dir / "trace.bin").string(), txt = (dir / "trace.txt").string();
+    write_trace_binary(bin, trace);
+    write_trace_text(txt, trace);
+    const std::string what = std::to_string(trace.stages.size()) + " stages of block (" + std::to_string(trace.block_x) +
+                             ", " + std::to_string(trace.block_y) + ")";
+    report_written(bin, what);
+    report_written(txt, what);
+  }
+  if (a.save_inputs) {
+    const std::string in_path = (dir / "input_arena.bin").string();
+    write_plane_arena(in_path, input, a.ex, a.ey);
+    report_written(in_path, arena_line(input, a.ex, a.ey));
+    const std::string tex_path = (dir / "texture.exr").string();
+    write_texture_exr(tex_path, texture);
+    report_written(tex_path, rgba_line(texture.rgba, texture.width, texture.height));
+    const std::string w_path = (dir / "weights.bin").string();
+    write_file_atomic(w_path, weights->bytes());
+    report_written(w_path, "weight image (" + weights_what + ")");
+  }
+  return 0;
+}
+
+// --- readings --------------------------------------------------------------------------------
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char b[8];
+          std::snprintf(b, sizeof b, "\\u%04x", c);
+          out += b;
+        } else {
+          out += ch;  // UTF-8 passes through unchanged
+        }
+    }
+  }
+  return out + "\"";
+}
+
+constexpr const char* kReadingsHelp = R"(usage: enc5 readings [--json]
+
+Lists every reading: a named answer to an open question of the spec, which `enc5 run --reading
+NAME=VALUE` can change. For each: the name, the allowed values (the default first), the default,
+the question, where the spec asks it, and what capture of the original would settle it.
+  --json      one JSON array of objects {name, values, default, question, where, settle}
+)";
+
+}  // namespace
+
+int cmd_run(const Args& args) {
+  RunArgs a;
+  try {
+    a = parse_run_args(args);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "enc5 run: %s\n", e.what());
+    return 2;
+  }
+  if (a.help) {
+    std::fputs(kRunHelp, stdout);
+    return 0;
+  }
+  try {
+    return run(a);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "enc5 run: %s\n", e.what());
+    return 2;
+  }
+}
+
+int cmd_readings(const Args& args) {
+  bool json = false;
+  for (const std::string& s : args) {
+    if (s == "--json") {
+      json = true;
+    } else if (s == "-h" || s == "--help") {
+      std::fputs(kReadingsHelp, stdout);
+      return 0;
+    } else {
+      std::fprintf(stderr, "enc5 readings: unknown option '%s' (only --json)\n", s.c_str());
+      return 2;
+    }
+  }
+  const auto& registry = reading_registry();
+  if (json) {
+    std::string out = "[\n";
+    for (std::size_t i = 0; i < registry.size(); ++i) {
+      const ReadingInfo& r = registry[i];
+      out += "  {\"name\": " + json_string(r.name) + ", \"values\": [";
+      for (std::size_t v = 0; v < r.values.size(); ++v) out += (v ? ", " : "") + json_string(r.values[v]);
+      out += "], \"default\": " + json_string(r.default_value) + ", \"question\": " + json_string(r.question) +
+             ", \"where\": " + json_string(r.where) + ", \"settle\": " + json_string(r.settle) + "}";
+      out += i + 1 < registry.size() ? ",\n" : "\n";
+    }
+    out += "]\n";
+    std::fputs(out.c_str(), stdout);
+    return 0;
+  }
+  std::printf("%zu readings (enc5 run --reading NAME=VALUE changes one; the default is marked *)\n", registry.size());
+  for (const ReadingInfo& r : registry) {
+    std::string values;
+    for (const std::string& v : r.values) values += (values.empty() ? "" : " | ") + v + (v == r.default_value ? "*" : "");
+    std::printf("\n%s = %s\n  values:   %s\n  question: %s\n  where:    %s\n  settle:   %s\n", r.name.c_str(),
+                r.default_value.c_str(), values.c_str(), r.question.c_str(), r.where.c_str(), r.settle.c_str());
+  }
+  return 0;
+}
+
+}  // namespace enc5::cli

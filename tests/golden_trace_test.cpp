@@ -1,0 +1,106 @@
+// Traces: every stage of the traced block is present with its documented shape, and the register
+// orders agree with the bytes the layer writes (E60 words in the arena, E61 values on the surface).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+
+#include "api/frame.hpp"
+#include "layout/arena.hpp"
+#include "model/layer.hpp"
+#include "model/synthetic_inputs.hpp"
+
+namespace enc5 {
+namespace {
+
+TEST(GoldenTrace, AllStagesWithTheirShapesAndConsistentOrders) {
+  const int ex = 16, ey = 8;
+  const SyntheticFrame f = make_synthetic_frame(ex, ey, 2, false);
+  std::vector<std::uint8_t> arena(f.input_arena.size(), 0);
+  Surface s = Surface::make(ex, ey);
+  LaunchParams p;
+  p.ex = ex;
+  p.ey = ey;
+  p.input_arena = f.input_arena;
+  p.weights = &default_weights();
+  p.output_arena = arena;
+  p.texture = &f.texture;
+  p.surface = &s;
+  TraceRequest req;
+  req.stages = {"all"};
+  req.block_x = 1;
+  req.block_y = 0;
+  Trace t;
+  RunOptions o;
+  o.trace = &req;
+  o.trace_out = &t;
+  run_frame(p, o);
+  EXPECT_EQ(t.block_x, 1);
+  std::map<std::string, const TraceStage*> by;
+  for (const auto& st : t.stages) {
+    EXPECT_EQ(st.values.size(), static_cast<std::size_t>(st.warps) * st.lanes * st.regs) << st.name;
+    EXPECT_FALSE(st.description.empty()) << st.name;
+    by[st.name] = &st;
+  }
+  auto shape = [&](const std::string& n, int warps, int regs) {
+    ASSERT_TRUE(by.count(n)) << n;
+    EXPECT_EQ(by[n]->warps, warps) << n;
+    EXPECT_EQ(by[n]->regs, regs) << n;
+  };
+  for (int ph = 1; ph <= 10; ++ph) shape(golden::cat("w", ph), 8, 48);  // facts F2
+  shape("w11", 8, 96);
+  shape("w12", 8, 32);
+  shape("e11.p", 8, 96);
+  shape("e11.sum", 8, 8);
+  shape("e11.rcp", 8, 8);
+  shape("p13c", 4, 40);
+  for (int ph = 13; ph <= 20; ++ph) shape(golden::cat("p", ph, "d"), 4, 40);
+  shape("e20.sum", 4, 2);
+  shape("e20.inv", 4, 2);
+  shape("e20.n", 4, 40);
+  for (int ph = 21; ph <= 60; ph += 2) {
+    shape(golden::cat("p", ph, "d"), 4, 8);
+    shape(golden::cat("e", ph, ".act"), 4, 8);
+    shape(golden::cat("p", ph + 1, "d"), 4, 40);
+  }
+  shape("p22c", 4, 40);
+  shape("e60.words", 4, 20);
+  shape("p61d", 4, 4);
+  shape("e61.logits", 2, 5);
+  shape("e61.w", 2, 5);
+  shape("e61.out", 2, 2);
+  // E60: word 4q+o of warp z lane L is at pixel (x0 + g, 2z + row_half) under the default
+  // (fragment) order: reg o -> row half o>>1, word t | 4(o&1).
+  const layout::PlaneArena pa{ex, ey};
+  const TraceStage& w = *by["e60.words"];
+  for (int z = 0; z < 4; ++z)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int q = 0; q < 5; ++q)
+        for (int reg = 0; reg < 4; ++reg) {
+          const int x = 8 + (lane >> 2), y = 2 * z + (reg >> 1), d = (lane & 3) | (4 * (reg & 1));
+          std::uint32_t v;
+          std::memcpy(&v, &arena[4 * pa.word_index(q, x, y, d)], 4);
+          ASSERT_EQ(v, w.at(z, lane, 4 * q + reg));
+        }
+  // E61: thread T = 32 warp + lane writes pixel (x0 + (T&7), T>>3).
+  const TraceStage& out = *by["e61.out"];
+  for (int T = 0; T < 64; ++T) {
+    std::uint32_t lo, hi;
+    std::memcpy(&lo, &s.bytes[(T >> 3) * s.pitch + 8 * (8 + (T & 7))], 4);
+    std::memcpy(&hi, &s.bytes[(T >> 3) * s.pitch + 8 * (8 + (T & 7)) + 4], 4);
+    EXPECT_EQ(lo, out.at(T >> 5, T & 31, 0));
+    EXPECT_EQ(hi, out.at(T >> 5, T & 31, 1));
+  }
+  // Phase 20's D is E20's input: e20.n = 0 only where p20d is 0 (a weak link of the orders).
+  const TraceStage& d20 = *by["p20d"];
+  const TraceStage& n = *by["e20.n"];
+  for (int z = 0; z < 4; ++z)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int r = 0; r < 40; ++r)
+        if ((d20.at(z, lane, r) & 0x7FFF7FFF) == 0) {
+          EXPECT_EQ(n.at(z, lane, r) & 0x7FFF7FFF, 0u);
+        }
+}
+
+}  // namespace
+}  // namespace enc5

@@ -1,0 +1,255 @@
+// `enc5 run` and `enc5 readings` as a user runs them: the built CLI (ENC5_CLI_PATH) in a fresh
+// temporary folder. Checks the outputs' sizes and formats, the error messages for wrong inputs
+// (file named, both sizes, no partial output), traces, determinism, and the --save-inputs round
+// trip (re-running with the saved files reproduces the outputs byte for byte).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "io/arena_io.hpp"
+#include "io/exr.hpp"
+#include "io/files.hpp"
+#include "io/trace_io.hpp"
+#include "model/readings.hpp"
+
+namespace fs = std::filesystem;
+using namespace enc5;
+
+namespace {
+
+struct Result {
+  int status = -1;  // exit status
+  std::string out;  // stdout and stderr together
+};
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() /
+           (std::string("enc5_run_cli_test_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+
+  // Runs `enc5 ARGS` with this folder as the working directory.
+  Result enc5(const std::string& args) const {
+    const std::string cmd = "cd '" + path.string() + "' && '" ENC5_CLI_PATH "' " + args + " 2>&1";
+    Result r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int st = ::pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+  }
+};
+
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+}  // namespace
+
+TEST(RunCli, NoArgumentsRunsTheDemoFrameTheSameEveryTime) {
+  TempDir dir;
+  const Result r = dir.enc5("run");
+  ASSERT_EQ(r.status, 0) << r.out;
+  // The real geometry: ex = 40, ey = 23 (facts A3); arena 5*23*40*32 bytes (REC5: 147,200).
+  ASSERT_TRUE(fs::exists(dir.file("out/arena.bin"))) << r.out;
+  EXPECT_EQ(fs::file_size(dir.file("out/arena.bin")), 147200u);
+  const RgbaHalfImage s = read_exr_rgba_half(dir.file("out/surface.exr"));
+  EXPECT_EQ(s.width, 40);
+  EXPECT_EQ(s.height, 23);
+  EXPECT_EQ(fs::file_size(dir.file("out/surface.exr")), encode_exr_rgba_half(40, 23, s.rgba.data()).size());
+  // E61 writes 0 into the fourth channel of every in-frame pixel (facts C14.7).
+  for (std::size_t i = 3; i < s.rgba.size(); i += 4) ASSERT_EQ(s.rgba[i], 0) << i;
+  // What it says it did: the paths, sizes, summaries and the time.
+  EXPECT_TRUE(contains(r.out, "ex 40, ey 23, grid 5x3")) << r.out;
+  EXPECT_TRUE(contains(r.out, "wrote out/arena.bin (147200 bytes): 147200 e4m3 codes in 5 planes")) << r.out;
+  EXPECT_TRUE(contains(r.out, "wrote out/surface.exr (")) << r.out;
+  EXPECT_TRUE(contains(r.out, "40x23 RGBA f16")) << r.out;
+  EXPECT_TRUE(contains(r.out, "layer: 15 blocks in ")) << r.out;
+  // Nothing else (no temporaries, no inputs unless asked for).
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir.file("out"))) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"arena.bin", "surface.exr"}));
+
+  // Running twice gives identical bytes (also with another thread count).
+  const Result again = dir.enc5("run -o again --threads 1");
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_TRUE(contains(again.out, "(1 thread)")) << again.out;
+  EXPECT_EQ(read_file_bytes(dir.file("out/arena.bin")), read_file_bytes(dir.file("again/arena.bin")));
+  EXPECT_EQ(read_file_bytes(dir.file("out/surface.exr")), read_file_bytes(dir.file("again/surface.exr")));
+}
+
+TEST(RunCli, WrongSizeInputNamesFileAndSizesAndWritesNothing) {
+  TempDir dir;
+  write_file_atomic(dir.file("small.bin"), std::vector<std::uint8_t>(1000, 0));
+  const Result r = dir.enc5("run --input small.bin -o res");
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "small.bin")) << r.out;
+  EXPECT_TRUE(contains(r.out, "147200 bytes")) << r.out;
+  EXPECT_TRUE(contains(r.out, "found 1000 bytes")) << r.out;
+  EXPECT_FALSE(fs::exists(dir.file("res/arena.bin")));
+  EXPECT_FALSE(fs::exists(dir.file("res/surface.exr")));
+  EXPECT_TRUE(!fs::exists(dir.file("res")) || fs::is_empty(dir.file("res")));
+
+  // The same file is right for a smaller frame only if its size matches: ex = 1, ey = 1 wants 160.
+  const Result r2 = dir.enc5("run --input small.bin --ex 1 --ey 1 -o res");
+  EXPECT_NE(r2.status, 0);
+  EXPECT_TRUE(contains(r2.out, "5×1×1×32 = 160 bytes")) << r2.out;
+}
+
+TEST(RunCli, OtherBadInputsAreClearErrors) {
+  TempDir dir;
+  // A texture smaller than the frame.
+  std::vector<f16_t> px(10 * 10 * 4, 0x3C00);
+  write_exr_rgba_half(dir.file("tiny.exr"), 10, 10, px.data());
+  Result r = dir.enc5("run --texture tiny.exr -o res");
+  EXPECT_NE(r.status, 0);
+  EXPECT_TRUE(contains(r.out, "tiny.exr")) << r.out;
+  EXPECT_TRUE(contains(r.out, "40×23")) << r.out;
+  EXPECT_TRUE(contains(r.out, "10×10")) << r.out;
+  // A texture that is not an EXR file.
+  write_file_atomic(dir.file("not.exr"), std::vector<std::uint8_t>(64, 7));
+  r = dir.enc5("run --texture not.exr -o res");
+  EXPECT_NE(r.status, 0);
+  EXPECT_TRUE(contains(r.out, "not.exr: at byte offset 0")) << r.out;
+  // A weight image of the wrong size.
+  r = dir.enc5("run --weights tiny.exr -o res");
+  EXPECT_NE(r.status, 0);
+  EXPECT_TRUE(contains(r.out, "tiny.exr")) << r.out;
+  // A file that does not exist.
+  r = dir.enc5("run --input absent.bin -o res");
+  EXPECT_NE(r.status, 0);
+  EXPECT_TRUE(contains(r.out, "absent.bin")) << r.out;
+  EXPECT_FALSE(fs::exists(dir.file("res")));
+  // Command-line mistakes: exit status 2.
+  EXPECT_EQ(dir.enc5("run --bogus").status, 2);
+  EXPECT_EQ(dir.enc5("run --ex forty").status, 2);
+  EXPECT_EQ(dir.enc5("run --profile volta").status, 2);
+  EXPECT_EQ(dir.enc5("run --engine gpu").status, 2);
+  EXPECT_EQ(dir.enc5("run --trace all").status, 2);  // no --block
+  EXPECT_EQ(dir.enc5("run --block-offset 1").status, 2);
+}
+
+TEST(RunCli, UnknownReadingFailsClearly) {
+  TempDir dir;
+  Result r = dir.enc5("run --reading no-such-reading=1 -o res");
+  EXPECT_NE(r.status, 0);
+  EXPECT_TRUE(contains(r.out, "unknown reading 'no-such-reading'")) << r.out;
+  EXPECT_TRUE(contains(r.out, reading_registry().front().name)) << r.out;  // lists the known ones
+  EXPECT_FALSE(fs::exists(dir.file("res")));
+  const ReadingInfo& first = reading_registry().front();
+  r = dir.enc5("run --reading " + first.name + "=no-such-value -o res");
+  EXPECT_NE(r.status, 0);
+  EXPECT_TRUE(contains(r.out, "no value 'no-such-value'")) << r.out;
+  r = dir.enc5("run --reading " + first.name + " -o res");  // no '='
+  EXPECT_NE(r.status, 0);
+  EXPECT_TRUE(contains(r.out, "NAME=VALUE")) << r.out;
+}
+
+TEST(RunCli, TraceWritesBinaryAndText) {
+  TempDir dir;
+  // A small frame keeps the test quick: 16 x 24 tokens = a 2 x 3 grid.
+  const Result r = dir.enc5("run --ex 16 --ey 24 --trace all --block 1,2 -o res");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const Trace t = read_trace(dir.file("res/trace.bin"));
+  EXPECT_EQ(t.block_x, 1);
+  EXPECT_EQ(t.block_y, 2);
+  ASSERT_FALSE(t.stages.empty());
+  const std::string text(reinterpret_cast<const char*>(read_file_bytes(dir.file("res/trace.txt")).data()),
+                         fs::file_size(dir.file("res/trace.txt")));
+  EXPECT_EQ(text, format_trace_text(t));
+  EXPECT_TRUE(contains(r.out, "wrote res/trace.bin")) << r.out;
+
+  // One stage by name records (at least) that stage; an unknown name is an error, and nothing is
+  // written.
+  const std::string first = t.stages.front().name;
+  const Result one = dir.enc5("run --ex 8 --ey 8 --trace " + first + " --block 0,0 -o one");
+  ASSERT_EQ(one.status, 0) << one.out;
+  const Trace t1 = read_trace(dir.file("one/trace.bin"));
+  ASSERT_FALSE(t1.stages.empty());
+  EXPECT_EQ(t1.stages.front().name, first);
+  const Result bad = dir.enc5("run --ex 8 --ey 8 --trace no-such-stage --block 0,0 -o bad");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_TRUE(contains(bad.out, "no-such-stage")) << bad.out;
+  EXPECT_FALSE(fs::exists(dir.file("bad/arena.bin")));
+  const Result outside = dir.enc5("run --trace all --block 5,0 -o bad");  // the grid is 5x3
+  EXPECT_EQ(outside.status, 2);
+  EXPECT_TRUE(contains(outside.out, "outside the grid 5x3")) << outside.out;
+}
+
+TEST(RunCli, SavedInputsReproduceTheRun) {
+  TempDir dir;
+  const std::string geom = "--ex 16 --ey 9";
+  const Result a = dir.enc5("run " + geom + " --stress --seed 7 --save-inputs -o a");
+  ASSERT_EQ(a.status, 0) << a.out;
+  for (const char* f : {"input_arena.bin", "texture.exr", "weights.bin"})
+    EXPECT_TRUE(fs::exists(dir.file(std::string("a/") + f))) << f;
+  EXPECT_EQ(fs::file_size(dir.file("a/input_arena.bin")), plane_arena_bytes(16, 9));
+  EXPECT_EQ(fs::file_size(dir.file("a/weights.bin")), 431136u);
+  const Result b = dir.enc5("run " + geom + " --weights a/weights.bin --input a/input_arena.bin --texture a/texture.exr -o b");
+  ASSERT_EQ(b.status, 0) << b.out;
+  EXPECT_EQ(read_file_bytes(dir.file("a/arena.bin")), read_file_bytes(dir.file("b/arena.bin")));
+  EXPECT_EQ(read_file_bytes(dir.file("a/surface.exr")), read_file_bytes(dir.file("b/surface.exr")));
+  // Another seed gives another frame (the options reach the assets).
+  ASSERT_EQ(dir.enc5("run " + geom + " --stress --seed 8 -o c").status, 0);
+  EXPECT_NE(read_file_bytes(dir.file("a/arena.bin")), read_file_bytes(dir.file("c/arena.bin")));
+}
+
+TEST(RunCli, OtherGeometryAndOptions) {
+  TempDir dir;
+  const Result r = dir.enc5("run --ex 12 --ey 9 --block-offset 3,5 --profile zluda --threads 2 -o g");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(fs::file_size(dir.file("g/arena.bin")), plane_arena_bytes(12, 9));
+  const RgbaHalfImage s = read_exr_rgba_half(dir.file("g/surface.exr"));
+  EXPECT_EQ(s.width, 12);
+  EXPECT_EQ(s.height, 9);
+  EXPECT_TRUE(contains(r.out, "grid 2x2")) << r.out;  // ceil((12+3)/8) x ceil((9+5)/8)
+}
+
+TEST(RunCli, HelpDocumentsEveryOption) {
+  TempDir dir;
+  const Result r = dir.enc5("run --help");
+  EXPECT_EQ(r.status, 0);
+  for (const char* opt : {"--out", "--weights", "--input", "--texture", "--ex", "--ey", "--block-offset", "--stress",
+                          "--seed", "--profile", "--reading", "--engine", "--threads", "--trace", "--block",
+                          "--save-inputs", "arena.bin", "surface.exr"})
+    EXPECT_TRUE(contains(r.out, opt)) << opt;
+  EXPECT_FALSE(fs::exists(dir.file("out")));
+}
+
+TEST(RunCli, ReadingsListsTheRegistry) {
+  TempDir dir;
+  const Result r = dir.enc5("readings");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const ReadingInfo& info : reading_registry()) {
+    EXPECT_TRUE(contains(r.out, "\n" + info.name + " = " + info.default_value + "\n")) << info.name;
+    EXPECT_TRUE(contains(r.out, info.question)) << info.name;
+    for (const std::string& v : info.values) EXPECT_TRUE(contains(r.out, v)) << info.name << " " << v;
+  }
+  const Result j = dir.enc5("readings --json");
+  ASSERT_EQ(j.status, 0) << j.out;
+  EXPECT_EQ(j.out.front(), '[');
+  for (const ReadingInfo& info : reading_registry()) EXPECT_TRUE(contains(j.out, "{\"name\": \"" + info.name + "\"")) << info.name;
+  // An independent JSON parser accepts it and finds every entry.
+  if (std::system("python3 -c 'import json' >/dev/null 2>&1") == 0) {
+    write_file_atomic(dir.file("r.json"), std::vector<std::uint8_t>(j.out.begin(), j.out.end()));
+    const std::string check = "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if len(d)==" +
+                              std::to_string(reading_registry().size()) +
+                              " and all(e[\"default\"] in e[\"values\"] for e in d) else 1)' '" + dir.file("r.json") + "'";
+    EXPECT_EQ(std::system(check.c_str()), 0) << j.out;
+  }
+  EXPECT_EQ(dir.enc5("readings --bogus").status, 2);
+}
