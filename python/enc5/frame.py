@@ -30,7 +30,7 @@ DEMO_EX, DEMO_EY = 40, 23  # the real geometry (facts A3): grid 5 x 3
 
 def readings() -> list[dict]:
     """The registry of named readings of open spec questions, in the kernel's order: dicts with
-    name, values (allowed, the default first), default, question, where (spec reference) and settle
+    name, values (the allowed ones), default, question, where (spec reference) and settle
     (the capture of the original that would settle it). Pass {name: value} to run(readings=...)."""
     return _enc5.readings()
 
@@ -86,10 +86,13 @@ def demo_frame() -> SyntheticFrame:
 @dataclass(frozen=True)
 class TraceStage:
     """One recorded stage of one block: values[warp, lane, reg] is b32 register `reg` of that lane
-    (in register order), as the stage's description says (docs/formats.md "trace")."""
+    (in register order), as the stage's description says (docs/formats.md "Traces"). `kind` says
+    how a register decodes: 'f16x2' (two f16, low half first), 'e4m3x4' (four e4m3 codes, byte 0
+    first), 'f32' or 'u32' (raw)."""
 
     name: str
     description: str
+    kind: str
     values: np.ndarray  # uint32 (warps, lanes, regs)
 
     @property
@@ -107,6 +110,19 @@ class TraceStage:
     def halves(self) -> np.ndarray:
         """The registers as f16x2 pairs: float16 (warps, lanes, regs, 2), low half first."""
         return self.values.view("<f2").reshape(self.warps, self.lanes, self.regs, 2)
+
+    def decoded(self) -> np.ndarray:
+        """The registers as their kind says: float16 (warps, lanes, regs, 2) for 'f16x2', uint8 codes
+        (warps, lanes, regs, 4) for 'e4m3x4' (enc5.e4m3_to_f16 gives their values), float32
+        (warps, lanes, regs) for 'f32', the uint32 values themselves for 'u32'. Views, no copies."""
+        shape = self.values.shape
+        if self.kind == "f16x2":
+            return self.halves()
+        if self.kind == "e4m3x4":
+            return self.values.view(np.uint8).reshape(*shape, 4)
+        if self.kind == "f32":
+            return self.values.view("<f4")
+        return self.values
 
 
 @dataclass(frozen=True)
@@ -254,7 +270,7 @@ def run(input_arena, texture, weights=None, *, ex: int | None = None, ey: int | 
     tr = None
     if stages is not None:
         tr = Trace(tuple(r["trace_block"]),
-                   tuple(TraceStage(s["name"], s["description"], s["values"]) for s in r["trace"]))
+                   tuple(TraceStage(s["name"], s["description"], s["kind"], s["values"]) for s in r["trace"]))
         missing = [s for s in stages if s != "all" and s not in tr]
         if missing:
             raise ValueError(f"trace: the model recorded no stage named {', '.join(map(repr, missing))} for block "

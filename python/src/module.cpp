@@ -336,6 +336,16 @@ AddressMode address_mode_named(const std::string& s) {
   fail("texture_mode: expected 'clamp', 'border_zero', 'wrap' or 'mirror', found '" + s + "'");
 }
 
+const char* kind_name(TraceStage::Kind k) {
+  switch (k) {
+    case TraceStage::Kind::f16x2: return "f16x2";
+    case TraceStage::Kind::e4m3x4: return "e4m3x4";
+    case TraceStage::Kind::f32: return "f32";
+    case TraceStage::Kind::u32: return "u32";
+  }
+  return "u32";
+}
+
 nb::dict stats_of(const golden::LayerStats& s) {
   nb::dict d;
   d["e11_clamp_low"] = s.e11_clamp_low;
@@ -433,6 +443,7 @@ nb::dict run(In<std::uint8_t> input_arena, In<std::uint16_t> texture, int tex_wi
       nb::dict d;
       d["name"] = s.name;
       d["description"] = s.description;
+      d["kind"] = kind_name(s.kind);
       const std::size_t w = s.warps, l = s.lanes, g = s.regs;
       same_size(s.values.size(), w * l * g, "trace stage values");
       d["values"] = to_numpy(std::move(s.values), {w, l, g});
