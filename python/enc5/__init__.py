@@ -1,0 +1,77 @@
+"""enc5 from Python: an open, bit-exact CPU implementation of DLSS-RR's
+cuda_dldn_engine_swin_enc5_kernel, on numpy arrays.
+
+    import enc5
+    frame = enc5.demo_frame()                       # synthetic inputs at ex=40, ey=23
+    arena, surface = enc5.run(frame.input_arena, frame.texture)   # default weights
+    surface.shape, surface.dtype                    # (23, 40, 4) float16
+
+    enc5.cvt_f16_to_e4m3(np.float16([1.0, 500.0]))  # array([ 56, 126], dtype=uint8)
+    enc5.mma_dot(a, b, c, profile="zluda")          # a, b uint8 (N, 32); c float16 (N,)
+
+Everything is the C++ library's code (the same bytes as the `enc5` tool). Arguments are checked:
+a wrong dtype raises TypeError and a wrong shape or value ValueError, each naming the argument,
+what was expected and what was found. docs/python.md has the whole API.
+"""
+
+from . import _enc5
+from .frame import (
+    DEMO_EX,
+    DEMO_EY,
+    ENGINES,
+    TEXTURE_MODES,
+    RunResult,
+    SyntheticFrame,
+    Trace,
+    TraceStage,
+    default_readings,
+    demo_frame,
+    readings,
+    run,
+    synthetic_frame,
+)
+from .numerics import (
+    PROFILES,
+    add_ftz_f32,
+    cvt_f16_to_e4m3,
+    div_approx_f32,
+    e4m3_to_f16,
+    ex2_approx_f32,
+    f16_abs,
+    f16_add,
+    f16_fma,
+    f16_max,
+    f16_min,
+    f16_mul,
+    f16_neg,
+    f16_sub,
+    f16_to_e4m3,
+    f16_to_f32,
+    f32_to_f16,
+    f64_to_f16,
+    ftz_f32,
+    mma_dot,
+    mma_m16n8k32,
+    movmatrix_trans,
+    mul_ftz_f32,
+    q8,
+    rcp_approx_f32,
+    rcp_f16,
+    rsqrt_approx_f32,
+    rsqrt_f16,
+    shfl_bfly,
+)
+from .weights import (
+    WEIGHT_IMAGE_BYTES,
+    InputError,
+    WeightImage,
+    default_weights,
+    load_weights,
+    region_statistics,
+    synthetic_weights,
+    weight_regions,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [name for name in dir() if not name.startswith("_") and name not in ("frame", "numerics", "weights")]

@@ -1,0 +1,506 @@
+// enc5._enc5: the compiled half of the Python package `enc5` (python/enc5/__init__.py is the public
+// half). This file is deliberately thin: every argument arrives here already validated and
+// converted by the Python layer (dtype, C order, shapes), because numpy makes clear error messages
+// easy to write there. Float16 data crosses this boundary as uint16 bit patterns (numpy's float16
+// viewed as uint16), so no half-precision type is needed on the C++ side: every value stays the
+// exact bit pattern enc5's numerics operate on.
+//
+// The checks repeated here (element counts, names) exist so that a direct call of a private
+// function with bad input raises a Python exception instead of reading out of bounds.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/frame.hpp"
+#include "io/errors.hpp"
+#include "layout/arena.hpp"
+#include "model/layer.hpp"
+#include "model/readings.hpp"
+#include "model/synthetic_inputs.hpp"
+#include "model/trace.hpp"
+#include "model/weight_image.hpp"
+#include "numerics/approx.hpp"
+#include "numerics/e4m3.hpp"
+#include "numerics/f16.hpp"
+#include "numerics/mma.hpp"
+#include "numerics/profile.hpp"
+#include "numerics/warp.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace enc5::python {
+namespace {
+
+// Read-only input and writable output arrays: 1-D views of C-contiguous CPU memory. Every array
+// argument is declared .noconvert(): nanobind would otherwise cast a wrong dtype silently, or copy
+// a non-contiguous `out` and write the results into the copy.
+template <class T>
+using In = nb::ndarray<const T, nb::c_contig, nb::device::cpu>;
+template <class T>
+using Out = nb::ndarray<T, nb::c_contig, nb::device::cpu>;
+
+// The GIL is released for loops at least this long: below it, releasing and re-taking the lock
+// costs more than the work, and other Python threads gain nothing.
+constexpr std::size_t kReleaseGilAt = 1u << 14;
+
+// Holds the GIL released for the scope when `n` is large.
+class MaybeReleaseGil {
+ public:
+  explicit MaybeReleaseGil(std::size_t n) {
+    if (n >= kReleaseGilAt) release_.emplace();
+  }
+
+ private:
+  std::optional<nb::gil_scoped_release> release_;
+};
+
+[[noreturn]] void fail(const std::string& m) { throw std::invalid_argument(m); }
+
+void same_size(std::size_t found, std::size_t expected, const char* what) {
+  if (found != expected)
+    fail(std::string(what) + ": expected " + std::to_string(expected) + " elements, found " + std::to_string(found));
+}
+
+const Profile& profile_named(const std::string& name) {
+  const Profile* p = find_profile(name);
+  if (p == nullptr) fail("profile: expected 'ada' or 'zluda', found '" + name + "'");
+  return *p;
+}
+
+// A numpy array that owns a moved-in std::vector (no copy of the data).
+template <class T>
+nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& v, std::initializer_list<std::size_t> shape) {
+  auto* heap = new std::vector<T>(std::move(v));
+  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  return nb::ndarray<nb::numpy, T>(heap->data(), shape, owner);
+}
+
+// ---- the vectorised single-instruction evaluator ------------------------------------------------
+
+using F16Unary = f16_t (*)(f16_t);
+using F16Binary = f16_t (*)(f16_t, f16_t);
+using F32Unary = float (*)(float);
+using F32Binary = float (*)(float, float);
+
+F16Unary f16_unary_op(const std::string& op) {
+  if (op == "neg") return f16_neg;
+  if (op == "abs") return f16_abs;
+  if (op == "rcp") return rcp_f16;
+  if (op == "rsqrt") return rsqrt_f16;
+  fail("unknown f16 unary operation '" + op + "'");
+}
+F16Binary f16_binary_op(const std::string& op) {
+  if (op == "add") return f16_add;
+  if (op == "sub") return f16_sub;
+  if (op == "mul") return f16_mul;
+  if (op == "max") return f16_max;
+  if (op == "min") return f16_min;
+  fail("unknown f16 binary operation '" + op + "'");
+}
+F32Unary f32_unary_op(const std::string& op) {
+  if (op == "rcp") return rcp_approx_ftz_f32;
+  if (op == "rsqrt") return rsqrt_approx_ftz_f32;
+  if (op == "ex2") return ex2_approx_ftz_f32;
+  if (op == "ftz") return ftz_f32;
+  fail("unknown f32 unary operation '" + op + "'");
+}
+F32Binary f32_binary_op(const std::string& op) {
+  if (op == "div") return div_approx_ftz_f32;
+  if (op == "add") return add_ftz_f32;
+  if (op == "mul") return mul_ftz_f32;
+  fail("unknown f32 binary operation '" + op + "'");
+}
+
+// out[i] = f(a[i]) (and the binary/ternary forms), the GIL released for long arrays.
+template <class A, class R, class F>
+void map1(const In<A>& a, Out<R>& out, F f) {
+  same_size(out.size(), a.size(), "out");
+  const A* pa = a.data();
+  R* po = out.data();
+  const std::size_t n = a.size();
+  MaybeReleaseGil gil(n);
+  for (std::size_t i = 0; i < n; ++i) po[i] = f(pa[i]);
+}
+template <class A, class R, class F>
+void map2(const In<A>& a, const In<A>& b, Out<R>& out, F f) {
+  same_size(b.size(), a.size(), "b");
+  same_size(out.size(), a.size(), "out");
+  const A *pa = a.data(), *pb = b.data();
+  R* po = out.data();
+  const std::size_t n = a.size();
+  MaybeReleaseGil gil(n);
+  for (std::size_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
+}
+
+void bind_numerics(nb::module_& m) {
+  m.def("f16_unary", [](const std::string& op, In<std::uint16_t> a, Out<std::uint16_t> out) {
+    map1(a, out, f16_unary_op(op));
+  }, "op"_a, "a"_a.noconvert(), "out"_a.noconvert());
+  m.def("f16_binary", [](const std::string& op, In<std::uint16_t> a, In<std::uint16_t> b, Out<std::uint16_t> out) {
+    map2(a, b, out, f16_binary_op(op));
+  }, "op"_a, "a"_a.noconvert(), "b"_a.noconvert(), "out"_a.noconvert());
+  m.def("f16_fma", [](In<std::uint16_t> a, In<std::uint16_t> b, In<std::uint16_t> c, Out<std::uint16_t> out) {
+    same_size(b.size(), a.size(), "b");
+    same_size(c.size(), a.size(), "c");
+    same_size(out.size(), a.size(), "out");
+    const std::size_t n = a.size();
+    MaybeReleaseGil gil(n);
+    for (std::size_t i = 0; i < n; ++i) out.data()[i] = f16_fma(a.data()[i], b.data()[i], c.data()[i]);
+  }, "a"_a.noconvert(), "b"_a.noconvert(), "c"_a.noconvert(), "out"_a.noconvert());
+
+  m.def("e4m3_to_f16", [](In<std::uint8_t> a, Out<std::uint16_t> out) { map1(a, out, e4m3_to_f16); }, "a"_a.noconvert(), "out"_a.noconvert());
+  m.def("f16_to_e4m3", [](In<std::uint16_t> a, Out<std::uint8_t> out, const std::string& profile) {
+    const Profile& p = profile_named(profile);
+    map1(a, out, [&p](f16_t h) { return f16_to_e4m3(h, p); });
+  }, "a"_a.noconvert(), "out"_a.noconvert(), "profile"_a);
+  m.def("f16_to_f32", [](In<std::uint16_t> a, Out<float> out) { map1(a, out, f16_to_f32); }, "a"_a.noconvert(), "out"_a.noconvert());
+  m.def("f32_to_f16", [](In<float> a, Out<std::uint16_t> out) { map1(a, out, f32_to_f16); }, "a"_a.noconvert(), "out"_a.noconvert());
+  m.def("f64_to_f16", [](In<double> a, Out<std::uint16_t> out) { map1(a, out, f64_to_f16); }, "a"_a.noconvert(), "out"_a.noconvert());
+
+  m.def("f32_unary", [](const std::string& op, In<float> a, Out<float> out) { map1(a, out, f32_unary_op(op)); },
+        "op"_a, "a"_a.noconvert(), "out"_a.noconvert());
+  m.def("f32_binary", [](const std::string& op, In<float> a, In<float> b, Out<float> out) {
+    map2(a, b, out, f32_binary_op(op));
+  }, "op"_a, "a"_a.noconvert(), "b"_a.noconvert(), "out"_a.noconvert());
+
+  // n dot products: a and b hold n rows of 32 codes (ISA k order), c and out n f16.
+  m.def("mma_dot", [](In<std::uint8_t> a, In<std::uint8_t> b, In<std::uint16_t> c, Out<std::uint16_t> out,
+                      const std::string& profile) {
+    const Profile& p = profile_named(profile);
+    const std::size_t n = c.size();
+    same_size(a.size(), 32 * n, "a");
+    same_size(b.size(), 32 * n, "b");
+    same_size(out.size(), n, "out");
+    MaybeReleaseGil gil(32 * n);
+    for (std::size_t i = 0; i < n; ++i) out.data()[i] = mma_dot(p, a.data() + 32 * i, b.data() + 32 * i, c.data()[i]);
+  }, "a"_a.noconvert(), "b"_a.noconvert(), "c"_a.noconvert(), "out"_a.noconvert(), "profile"_a);
+
+  // n whole instructions in matrix form: A n x 16x32, B n x 32x8, C and D n x 16x8.
+  m.def("mma_m16n8k32", [](In<std::uint8_t> a, In<std::uint8_t> b, In<std::uint16_t> c, Out<std::uint16_t> out,
+                           const std::string& profile) {
+    const Profile& p = profile_named(profile);
+    const std::size_t n = c.size() / 128;
+    same_size(c.size(), 128 * n, "c");
+    same_size(a.size(), 512 * n, "a");
+    same_size(b.size(), 256 * n, "b");
+    same_size(out.size(), 128 * n, "out");
+    MaybeReleaseGil gil(4096 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      // The structs are plain row-major arrays: a byte copy fills them exactly.
+      MmaA ma;
+      MmaB mb;
+      MmaC mc;
+      std::memcpy(ma.v, a.data() + 512 * i, sizeof ma.v);
+      std::memcpy(mb.v, b.data() + 256 * i, sizeof mb.v);
+      std::memcpy(mc.v, c.data() + 128 * i, sizeof mc.v);
+      const MmaC d = mma_m16n8k32(p, ma, mb, mc);
+      std::memcpy(out.data() + 128 * i, d.v, sizeof d.v);
+    }
+  }, "a"_a.noconvert(), "b"_a.noconvert(), "c"_a.noconvert(), "out"_a.noconvert(), "profile"_a);
+
+  // n warps' registers (32 lanes each); shfl takes one lane mask per warp.
+  m.def("shfl_bfly", [](In<std::uint32_t> a, In<std::uint32_t> mask, Out<std::uint32_t> out) {
+    const std::size_t n = mask.size();
+    same_size(a.size(), 32 * n, "a");
+    same_size(out.size(), 32 * n, "out");
+    MaybeReleaseGil gil(32 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (mask.data()[i] > 31) fail("mask: lane masks are 0..31, found " + std::to_string(mask.data()[i]));
+      WarpReg r;
+      std::memcpy(r.data(), a.data() + 32 * i, sizeof r);
+      const WarpReg d = shfl_bfly(r, mask.data()[i]);
+      std::memcpy(out.data() + 32 * i, d.data(), sizeof d);
+    }
+  }, "a"_a.noconvert(), "mask"_a.noconvert(), "out"_a.noconvert());
+  m.def("movmatrix_trans", [](In<std::uint32_t> a, Out<std::uint32_t> out) {
+    const std::size_t n = a.size() / 32;
+    same_size(a.size(), 32 * n, "a");
+    same_size(out.size(), 32 * n, "out");
+    MaybeReleaseGil gil(32 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      WarpReg r;
+      std::memcpy(r.data(), a.data() + 32 * i, sizeof r);
+      const WarpReg d = movmatrix_trans(r);
+      std::memcpy(out.data() + 32 * i, d.data(), sizeof d);
+    }
+  }, "a"_a.noconvert(), "out"_a.noconvert());
+}
+
+// ---- weight images -------------------------------------------------------------------------------
+
+const char* type_name(Region::Type t) { return t == Region::Type::f16 ? "f16" : "e4m3"; }
+const char* role_name(Region::Role r) {
+  switch (r) {
+    case Region::Role::g1: return "g1";
+    case Region::Role::wq: return "wq";
+    case Region::Role::wv: return "wv";
+    case Region::Role::score_bias: return "score_bias";
+    case Region::Role::wo: return "wo";
+    case Region::Role::t1: return "t1";
+    case Region::Role::g2: return "g2";
+    case Region::Role::w1: return "w1";
+    case Region::Role::b1: return "b1";
+    case Region::Role::w2: return "w2";
+    case Region::Role::t3: return "t3";
+    case Region::Role::w61: return "w61";
+    case Region::Role::b61: return "b61";
+  }
+  return "?";
+}
+
+nb::dict region_dict(const Region& r) {
+  nb::dict d;
+  d["name"] = r.name;
+  d["begin"] = r.begin;
+  d["end"] = r.end;
+  d["size"] = r.size();
+  d["type"] = type_name(r.type);
+  d["role"] = role_name(r.role);
+  d["index"] = r.index;
+  d["elements"] = r.elements();
+  return d;
+}
+
+nb::dict stats_dict(const RegionStats& s) {
+  nb::dict d = region_dict(s.region);
+  if (s.histogram.empty()) {
+    d["histogram"] = nb::none();
+  } else {
+    std::vector<std::uint64_t> h = s.histogram;
+    d["histogram"] = to_numpy(std::move(h), {h.size()});
+  }
+  d["count"] = s.count;
+  d["nan"] = s.nan;
+  d["inf"] = s.inf;
+  d["zero"] = s.zero;
+  d["subnormal"] = s.subnormal;
+  d["saturated"] = s.saturated;
+  d["min"] = s.min;
+  d["max"] = s.max;
+  d["mean_abs"] = s.mean_abs;
+  return d;
+}
+
+void bind_weights(nb::module_& m) {
+  m.attr("WEIGHT_IMAGE_BYTES") = kWeightImageBytes;
+  m.attr("SPEC_TOOL_IMAGE_BYTES") = kSpecToolImageBytes;
+
+  nb::class_<WeightImage>(m, "WeightImageCore")
+      .def_static("from_array", [](In<std::uint8_t> a, const std::string& name) {
+        return WeightImage(std::vector<std::uint8_t>(a.data(), a.data() + a.size()), name);
+      }, "a"_a.noconvert(), "name"_a)
+      .def_static("load", &WeightImage::load, "path"_a)
+      .def_static("synthetic", [](std::uint64_t seed, bool stress) {
+        return make_synthetic_weights(SyntheticOptions{seed, stress});
+      }, "seed"_a, "stress"_a)
+      .def_static("default", [] { return default_weights(); })
+      .def("__len__", [](const WeightImage& w) { return w.bytes().size(); })
+      // A read-only numpy view of the image's bytes that keeps the image alive.
+      .def("array", [](const WeightImage& w) {
+        return nb::ndarray<nb::numpy, const std::uint8_t, nb::ndim<1>>(w.bytes().data(), {w.bytes().size()});
+      }, nb::rv_policy::reference_internal)
+      .def("statistics", [](const WeightImage& w) {
+        nb::list l;
+        for (const RegionStats& s : region_statistics(w)) l.append(stats_dict(s));
+        return l;
+      });
+
+  m.def("weight_regions", [] {
+    nb::list l;
+    for (const Region& r : weight_regions()) l.append(region_dict(r));
+    return l;
+  });
+}
+
+// ---- synthetic frames, readings, run -------------------------------------------------------------
+
+AddressMode address_mode_named(const std::string& s) {
+  if (s == "clamp") return AddressMode::clamp;
+  if (s == "border_zero") return AddressMode::border_zero;
+  if (s == "wrap") return AddressMode::wrap;
+  if (s == "mirror") return AddressMode::mirror;
+  fail("texture_mode: expected 'clamp', 'border_zero', 'wrap' or 'mirror', found '" + s + "'");
+}
+
+const char* kind_name(TraceStage::Kind k) {
+  switch (k) {
+    case TraceStage::Kind::f16x2: return "f16x2";
+    case TraceStage::Kind::e4m3x4: return "e4m3x4";
+    case TraceStage::Kind::f32: return "f32";
+    case TraceStage::Kind::u32: return "u32";
+  }
+  return "u32";
+}
+
+nb::dict stats_of(const golden::LayerStats& s) {
+  nb::dict d;
+  d["e11_clamp_low"] = s.e11_clamp_low;
+  d["e11_clamp_high"] = s.e11_clamp_high;
+  d["p_quantised_zero"] = s.p_quantised_zero;
+  d["act_clamp_low"] = s.act_clamp_low;
+  d["act_clamp_high"] = s.act_clamp_high;
+  d["e4m3_saturated"] = s.e4m3_saturated;
+  d["f16_subnormal"] = s.f16_subnormal;
+  d["arena_stores"] = s.arena_stores;
+  d["arena_stores_dropped"] = s.arena_stores_dropped;
+  d["pixels_written"] = s.pixels_written;
+  return d;
+}
+
+struct RunArgs {
+  std::uint32_t ex, ey;
+  std::uint16_t ox, oy;
+  std::uint32_t grid_x, grid_y;
+  std::string engine, profile, texture_mode;
+  std::map<std::string, std::string> readings;
+  int threads;
+  std::optional<std::vector<std::string>> trace_stages;
+  std::pair<int, int> trace_block;
+  bool want_stats;
+};
+
+nb::dict run(In<std::uint8_t> input_arena, In<std::uint16_t> texture, int tex_width, int tex_height,
+             const WeightImage& weights, const RunArgs& a) {
+  // Everything is resolved and copied while the GIL is held; the layer then runs without it, on
+  // C++-owned memory only, so another Python thread that changes or frees the caller's arrays
+  // meanwhile cannot affect the run.
+  RunOptions o;
+  o.profile = &profile_named(a.profile);
+  if (a.engine == "golden") o.engine = Engine::golden;
+  else if (a.engine == "fast") o.engine = Engine::fast;
+  else fail("engine: expected 'golden' or 'fast', found '" + a.engine + "'");
+  for (const auto& [name, value] : a.readings) {
+    std::string error;
+    if (!set_reading(o.readings, name, value, &error)) fail("readings: " + error);
+  }
+  if (a.threads < 0) fail("threads: expected 0 (all hardware threads) or a positive count, found " + std::to_string(a.threads));
+  o.threads = a.threads;
+
+  if (tex_width <= 0 || tex_height <= 0) fail("texture: width and height must be positive");
+  Texture tex;
+  tex.width = tex_width;
+  tex.height = tex_height;
+  tex.mode = address_mode_named(a.texture_mode);
+  same_size(texture.size(), static_cast<std::size_t>(tex_width) * tex_height * 4, "texture");
+  tex.rgba.assign(texture.data(), texture.data() + texture.size());
+  std::vector<std::uint8_t> in(input_arena.data(), input_arena.data() + input_arena.size());
+  std::vector<std::uint8_t> out(in.size(), 0);
+  Surface surface = Surface::make(static_cast<int>(a.ex), static_cast<int>(a.ey));
+
+  LaunchParams p;
+  p.ex = a.ex;
+  p.ey = a.ey;
+  p.input_arena = in;
+  p.weights = &weights;
+  p.output_arena = out;
+  p.block_offset_x = a.ox;
+  p.block_offset_y = a.oy;
+  p.texture = &tex;
+  p.surface = &surface;
+  p.grid_x = a.grid_x;
+  p.grid_y = a.grid_y;
+
+  TraceRequest request;
+  Trace trace;
+  if (a.trace_stages) {
+    request.stages = *a.trace_stages;
+    request.block_x = a.trace_block.first;
+    request.block_y = a.trace_block.second;
+    o.trace = &request;
+    o.trace_out = &trace;
+  }
+  golden::LayerStats stats;
+  if (a.want_stats) o.stats = &stats;
+
+  {
+    nb::gil_scoped_release release;
+    run_frame(p, o);
+  }
+
+  nb::dict r;
+  r["arena"] = to_numpy(std::move(out), {in.size()});
+  // The surface's rows are exactly 8*ex bytes (Surface::make), i.e. ex*4 little-endian f16.
+  std::vector<std::uint16_t> px(static_cast<std::size_t>(a.ex) * a.ey * 4);
+  std::memcpy(px.data(), surface.bytes.data(), px.size() * 2);
+  r["surface"] = to_numpy(std::move(px), {px.size()});
+  if (a.trace_stages) {
+    nb::list stages;
+    for (TraceStage& s : trace.stages) {
+      nb::dict d;
+      d["name"] = s.name;
+      d["description"] = s.description;
+      d["kind"] = kind_name(s.kind);
+      const std::size_t w = s.warps, l = s.lanes, g = s.regs;
+      same_size(s.values.size(), w * l * g, "trace stage values");
+      d["values"] = to_numpy(std::move(s.values), {w, l, g});
+      stages.append(d);
+    }
+    r["trace"] = stages;
+    r["trace_block"] = std::make_pair(trace.block_x, trace.block_y);
+  }
+  if (a.want_stats) r["stats"] = stats_of(stats);
+  return r;
+}
+
+void bind_run(nb::module_& m) {
+  m.def("synthetic_frame", [](int ex, int ey, std::uint64_t seed, bool stress) {
+    SyntheticFrame f = make_synthetic_frame(ex, ey, seed, stress);
+    const std::size_t n = f.input_arena.size(), t = f.texture.rgba.size();
+    return nb::make_tuple(to_numpy(std::move(f.input_arena), {n}), to_numpy(std::move(f.texture.rgba), {t}),
+                          f.texture.width, f.texture.height);
+  }, "ex"_a, "ey"_a, "seed"_a, "stress"_a);
+
+  m.def("readings", [] {
+    nb::list l;
+    for (const ReadingInfo& i : reading_registry()) {
+      nb::dict d;
+      d["name"] = i.name;
+      d["values"] = i.values;
+      d["default"] = i.default_value;
+      d["question"] = i.question;
+      d["where"] = i.where;
+      d["settle"] = i.settle;
+      l.append(d);
+    }
+    return l;
+  });
+
+  m.def("run", [](In<std::uint8_t> input_arena, In<std::uint16_t> texture, int tex_width, int tex_height,
+                  const WeightImage& weights, std::uint32_t ex, std::uint32_t ey, std::uint16_t ox, std::uint16_t oy,
+                  std::uint32_t grid_x, std::uint32_t grid_y, const std::string& engine, const std::string& profile,
+                  const std::string& texture_mode, const std::map<std::string, std::string>& readings, int threads,
+                  std::optional<std::vector<std::string>> trace_stages, std::pair<int, int> trace_block,
+                  bool want_stats) {
+    return run(input_arena, texture, tex_width, tex_height, weights,
+               RunArgs{ex, ey, ox, oy, grid_x, grid_y, engine, profile, texture_mode, readings, threads,
+                       std::move(trace_stages), trace_block, want_stats});
+  }, "input_arena"_a.noconvert(), "texture"_a.noconvert(), "tex_width"_a, "tex_height"_a, "weights"_a, "ex"_a, "ey"_a, "ox"_a, "oy"_a,
+     "grid_x"_a, "grid_y"_a, "engine"_a, "profile"_a, "texture_mode"_a, "readings"_a, "threads"_a,
+     "trace_stages"_a.none(), "trace_block"_a, "want_stats"_a);
+}
+
+}  // namespace
+}  // namespace enc5::python
+
+NB_MODULE(_enc5, m) {
+  m.doc() = "enc5's compiled core; use the package `enc5`, which validates arguments";
+  // Bad input files (wrong size, unreadable) carry the file, offset, expected and found values.
+  nb::exception<enc5::InputError>(m, "InputError", PyExc_ValueError);
+  enc5::python::bind_numerics(m);
+  enc5::python::bind_weights(m);
+  enc5::python::bind_run(m);
+}
