@@ -3,7 +3,6 @@
 // and the branch counters on the stress assets.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -71,14 +70,11 @@ TEST(GoldenFrame, DeterministicAcrossRunsAndThreadCounts) {
   }
 }
 
-TEST(GoldenFrame, WholeFrameWritesEveryPixelOnceAndRunsInTime) {
+TEST(GoldenFrame, WholeFrameWritesEveryPixelOnce) {
   if (small_scale()) GTEST_SKIP() << "full 40x23 frame only in the release suite";
   const SyntheticFrame f = make_synthetic_frame(40, 23, 1, false);
-  const auto t0 = std::chrono::steady_clock::now();
+  // Timing belongs to `enc5 bench`, not to tests (docs/performance.md).
   const FrameRun r = run(f, default_weights(), {}, 0);
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("golden 40x23 frame: %.2f s\n", s);
-  EXPECT_LT(s, 30.0);
   // Every arena word and every surface texel of the frame is written (fragment order: each
   // in-frame pixel receives 8 words per plane from the two rows of its vertical pair).
   std::size_t unwritten = 0;
