@@ -2,6 +2,8 @@
 // InputErrors naming the file and both sizes; writes are atomic; the summary counts codes.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -19,7 +21,8 @@ struct TempDir {
   fs::path path;
   TempDir() {
     path = fs::temp_directory_path() /
-           (std::string("enc5_arena_test_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("enc5_arena_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(path);
     fs::create_directories(path);
   }

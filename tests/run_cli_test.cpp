@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -33,7 +34,8 @@ struct TempDir {
   fs::path path;
   TempDir() {
     path = fs::temp_directory_path() /
-           (std::string("enc5_run_cli_test_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("enc5_run_cli_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(path);
     fs::create_directories(path);
   }

@@ -2,6 +2,8 @@
 // truncation and corruption is an InputError with file and offset, and the text form decodes.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -91,7 +93,7 @@ void expect_error(const std::vector<std::uint8_t>& b, std::uint64_t offset, cons
 TEST(TraceIo, BinaryRoundTrip) {
   const Trace t = sample_trace();
   expect_same(decode_trace(encode_trace(t), "mem"), t);
-  const fs::path dir = fs::temp_directory_path() / "enc5_trace_io_test";
+  const fs::path dir = fs::temp_directory_path() / ("enc5_trace_io_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   write_trace_binary((dir / "t.bin").string(), t);
   expect_same(read_trace((dir / "t.bin").string()), t);
