@@ -489,9 +489,12 @@ std::vector<LaunchCapture> load_captures(const std::string& path, const LoadOpti
   for (const fs::path& s : subs) {
     if (fs::exists(s / "manifest.txt")) {
       out.push_back(load_replay_capture(s.string()));
-      out.back().launch = static_cast<std::uint32_t>(out.size() - 1);
+      out.back().subdir = s.filename().string();
     } else if (!dump_files(s).empty()) {
-      for (auto& c : load_launch_dumps(s, dump_files(s), opt)) out.push_back(std::move(c));
+      for (auto& c : load_launch_dumps(s, dump_files(s), opt)) {
+        c.subdir = s.filename().string();
+        out.push_back(std::move(c));
+      }
     }
   }
   if (out.empty())
@@ -544,7 +547,9 @@ ReplayOutputs replay_launch(const LaunchCapture& c, const RunOptions& options) {
   return r;
 }
 
-std::vector<std::string> write_replay_outputs(const std::string& dir, const LaunchCapture& c, const ReplayOutputs& r) {
+std::vector<std::string> write_replay_outputs(const std::string& out_dir, const LaunchCapture& c, const ReplayOutputs& r) {
+  // A sequence's captures each get their own sub-folder: their launch numbers may coincide.
+  const std::string dir = c.subdir.empty() ? out_dir : (fs::path(out_dir) / c.subdir).string();
   fs::create_directories(dir);
   DumpName a{c.launch, c.kernel, kArgOutput, "buffer", c.output.shape, kFmtBuffer};
   DumpName s{c.launch, c.kernel, kArgSurface, "surface", c.surface.shape, c.surface.fmt};

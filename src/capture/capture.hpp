@@ -62,6 +62,7 @@ struct ReplayOutputs {
 
 struct LaunchCapture {
   std::string source;  // the folder
+  std::string subdir;  // in a sequence: the capture's sub-folder name (outputs go to OUT/subdir)
   Form form = Form::launch_dump;
   std::uint32_t launch = 0;
   std::string kernel = kEnc5Kernel;
@@ -99,7 +100,8 @@ std::string image_shape(const ImageArg& a, bool texture);
 // the allocation outside the window and surface texels outside ex x ey are carried over from the
 // capture, since the kernel never writes them.
 ReplayOutputs replay_launch(const LaunchCapture& c, const RunOptions& options);
-// Writes the arg048 buffer and arg112 surface files in launch-dump naming; returns their paths.
+// Writes the arg048 buffer and arg112 surface files in launch-dump naming into dir (dir/subdir for
+// a capture of a sequence); returns their paths.
 std::vector<std::string> write_replay_outputs(const std::string& dir, const LaunchCapture& c, const ReplayOutputs& r);
 
 // Synthetic captures: enc5's own run in d4r's formats.

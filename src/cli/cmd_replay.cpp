@@ -27,8 +27,9 @@ kind, shape without base0x..., fmt, occurrence) match the capture's own files:
   launch-NNN-<kernel>-arg112-surface-<shape>-fmt16.bin   the RGBA16F surface memory
 
 CAPTURE is a folder of launch dumps (one or several launches; only kernels matching --kernel),
-a replay capture (manifest.txt, args.bin, alloc-N.bin), or a folder of several captures. With more
-than one launch a throughput summary ends the output. When the capture holds the original's
+a replay capture (manifest.txt, args.bin, alloc-N.bin), or a folder of several captures (each
+one's outputs go to the same-named sub-folder of DIR). With more than one launch a throughput
+summary ends the output. When the capture holds the original's
 results, each launch also says whether enc5 reproduced them (see enc5 diff for the details).
 
 options:
