@@ -110,7 +110,9 @@ FileDiff diff_dump(const Item& a, const Item& b, const std::map<std::string, Ite
     for (std::size_t p = 0; p != std::string::npos;) {
       const auto q = a.name.shape.find('-', p);
       const std::string t = a.name.shape.substr(p, q == std::string::npos ? q : q - p);
-      if (t.rfind("off", 0) == 0) off = std::stoull(t.substr(3));
+      // The window offset token (docs/captures.md); a token that only looks like one is ignored.
+      if (t.rfind("off", 0) == 0 && t.size() > 3 && t.find_first_not_of("0123456789", 3) == std::string::npos)
+        off = std::stoull(t.substr(3));
       p = q == std::string::npos ? q : q + 1;
     }
     if (off + plane_arena_bytes(ex, ey) <= std::min(ba.size(), bb.size()))
