@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "capture_test_util.hpp"
+#include "io/files.hpp"
 
 using namespace capture_test;
 
@@ -77,4 +78,25 @@ TEST(ReplayCli, ErrorsNameTheFileAndExit2) {
   EXPECT_EQ(t.enc5("capture -o x").status, 2);
   EXPECT_EQ(t.enc5("replay --help").status, 0);
   EXPECT_EQ(t.enc5("capture --help").status, 0);
+}
+
+TEST(ReplayCli, SeveralLaunchesInOneDumpFolderAndOtherKernels) {
+  TempDir t;
+  // Two enc5 launches (3 and 5) in one folder, plus a launch of another kernel that must be skipped.
+  ASSERT_EQ(t.enc5("capture --synthetic -o dumps --ex 8 --ey 8 --launch 3 --threads 2").status, 0);
+  ASSERT_EQ(t.enc5("capture --synthetic -o dumps --ex 8 --ey 8 --launch 5 --seed 9 --threads 2").status, 0);
+  enc5::write_file_atomic(t.file("dumps/launch-004-cuda_dldn_engine_swin_enc4_kernel-arg048-buffer-base0x10-size4-fmt0.bin"),
+                          std::vector<std::uint8_t>(4, 0));
+  Result r = t.enc5("replay dumps -o out --threads 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "launch 003")) << r.out;
+  EXPECT_TRUE(contains(r.out, "launch 005")) << r.out;
+  EXPECT_TRUE(contains(r.out, "2 launches in")) << r.out;
+  // Keys with occurrence counts match launch 3 with 3 and 5 with 5.
+  r = t.enc5("diff dumps out");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "#1: ok")) << r.out;
+  // Replaying only another kernel's launches is an error that names what was found.
+  r = t.enc5("replay dumps -o out2 --kernel swin_enc4");
+  EXPECT_EQ(r.status, 2) << r.out;
 }
