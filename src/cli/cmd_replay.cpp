@@ -71,6 +71,8 @@ options:
   --profile ada|zluda, --reading NAME=VALUE, --engine golden|fast, --threads N
                             the run whose outputs the capture holds (as enc5 run)
   -h, --help                this text
+
+Exit status: 0 written, 2 on errors (a wrong command line or an unwritable folder).
 )";
 
 std::string human_kernel(const LaunchCapture& c) {
