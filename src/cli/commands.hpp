@@ -13,5 +13,9 @@ int cmd_make_weights(const Args& args);  // cli/cmd_make_weights.cpp
 int cmd_run(const Args& args);           // cli/cmd_run.cpp
 int cmd_readings(const Args& args);      // cli/cmd_run.cpp
 int cmd_bench(const Args& args);         // cli/cmd_bench.cpp
+int cmd_replay(const Args& args);        // cli/cmd_replay.cpp
+int cmd_capture(const Args& args);       // cli/cmd_replay.cpp
+int cmd_diff(const Args& args);          // cli/cmd_diff.cpp
+int cmd_settle(const Args& args);        // cli/cmd_settle.cpp
 
 }  // namespace enc5::cli

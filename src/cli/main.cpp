@@ -21,6 +21,10 @@ constexpr Command kCommands[] = {
     {"make-weights", enc5::cli::cmd_make_weights, "write a deterministic synthetic weight image"},
     {"bench", enc5::cli::cmd_bench, "time the golden model and the fast engine on the issue's geometries, with references"},
     {"readings", enc5::cli::cmd_readings, "list the named readings of open spec questions and their values"},
+    {"replay", enc5::cli::cmd_replay, "run enc5 on captured launches (d4r launch dumps / replay captures)"},
+    {"capture", enc5::cli::cmd_capture, "write a synthetic capture of enc5's own run in d4r's formats"},
+    {"diff", enc5::cli::cmd_diff, "compare two captures, output folders or files (exit 0 identical, 1 different)"},
+    {"settle", enc5::cli::cmd_settle, "find the readings and profile that reproduce a capture's outputs"},
 };
 
 void usage(std::FILE* to) {

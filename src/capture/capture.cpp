@@ -1,0 +1,668 @@
+// Reading and writing d4r's captures (facts §F5 launch dumps, §F6 replay dumps). Everything the
+// facts leave unstated is decided here once and documented in docs/captures.md; a file enc5 cannot
+// read is an InputError naming the file and byte offset.
+#include "capture/capture.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include "io/arena_io.hpp"
+#include "io/errors.hpp"
+#include "io/files.hpp"
+#include "model/synthetic_inputs.hpp"
+#include "model/weight_image.hpp"
+
+namespace enc5::capture {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool parse_u64(std::string_view s, std::uint64_t& v, int base = 10) {
+  if (s.empty()) return false;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto p = s.find(sep, start);
+    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
+    if (p == std::string::npos) break;
+    start = p + 1;
+  }
+  return out;
+}
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+const char* mode_name(AddressMode m) {
+  switch (m) {
+    case AddressMode::clamp: return "clamp";
+    case AddressMode::border_zero: return "border";
+    case AddressMode::wrap: return "wrap";
+    case AddressMode::mirror: return "mirror";
+  }
+  return "clamp";
+}
+
+bool parse_mode(const std::string& s, AddressMode& m) {
+  if (s == "clamp") m = AddressMode::clamp;
+  else if (s == "border") m = AddressMode::border_zero;
+  else if (s == "wrap") m = AddressMode::wrap;
+  else if (s == "mirror") m = AddressMode::mirror;
+  else return false;
+  return true;
+}
+
+std::uint32_t rd32(const std::uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<std::uint32_t>(p[3]) << 24; }
+std::uint64_t rd64(const std::uint8_t* p) { return rd32(p) | static_cast<std::uint64_t>(rd32(p + 4)) << 32; }
+void wr32(std::uint8_t* p, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> 8 * i);
+}
+void wr64(std::uint8_t* p, std::uint64_t v) {
+  wr32(p, static_cast<std::uint32_t>(v));
+  wr32(p + 4, static_cast<std::uint32_t>(v >> 32));
+}
+
+// Buffer shape (docs/captures.md): '-'-separated tokens; base0x<hex> (device address of the
+// allocation), size<N> (its bytes, must equal the file size), off<N> (the argument's pointer minus
+// the base: where the arena window starts, facts F4). Other tokens are ignored so that strings
+// with more fields still read.
+void parse_buffer_shape(BufferArg& b) {
+  for (const std::string& t : split(b.shape, '-')) {
+    std::uint64_t v = 0;
+    if (t.rfind("base0x", 0) == 0) {
+      if (!parse_u64(t.substr(6), v, 16)) throw InputError(b.file, 0, "a hex device address in the shape token 'base0x…'", "'" + t + "'");
+      b.base = v;
+    } else if (t.rfind("size", 0) == 0 && parse_u64(t.substr(4), v)) {
+      if (v != b.bytes.size())
+        throw InputError(b.file, std::min<std::uint64_t>(v, b.bytes.size()),
+                         std::to_string(v) + " bytes (the size in the file name)", std::to_string(b.bytes.size()) + " bytes (the file is truncated or the name is wrong)");
+    } else if (t.rfind("off", 0) == 0) {
+      if (!parse_u64(t.substr(3), v)) throw InputError(b.file, 0, "a decimal pointer offset in the shape token 'off<N>'", "'" + t + "'");
+      b.offset = v;
+    }
+  }
+}
+
+// Image shape: <W>x<H> first, then optional pitch<P> (bytes per row; default 8·W) and, for a
+// texture, an address mode clamp|border|wrap|mirror (default clamp).
+void parse_image_shape(ImageArg& a) {
+  const auto tokens = split(a.shape, '-');
+  const auto x = tokens[0].find('x');
+  std::uint64_t w = 0, h = 0;
+  if (x == std::string::npos || !parse_u64(tokens[0].substr(0, x), w) || !parse_u64(tokens[0].substr(x + 1), h) || w == 0 ||
+      h == 0 || w > (1u << 16) || h > (1u << 16))
+    throw InputError(a.file, 0, "a shape starting with <width>x<height> (e.g. 40x23)", "'" + a.shape + "'");
+  a.width = static_cast<int>(w);
+  a.height = static_cast<int>(h);
+  a.pitch = 8 * a.width;
+  for (std::size_t i = 1; i < tokens.size(); ++i) {
+    std::uint64_t v = 0;
+    if (tokens[i].rfind("pitch", 0) == 0 && parse_u64(tokens[i].substr(5), v)) a.pitch = v;
+    else parse_mode(tokens[i], a.mode);
+  }
+}
+
+void check_image(const ImageArg& a, const char* what) {
+  if (a.fmt != kFmtHalf)
+    throw InputError(a.file, 0, std::string("fmt16 (CU_AD_FORMAT_HALF, RGBA16F) for the ") + what, "fmt" + std::to_string(a.fmt));
+  if (a.pitch < 8u * a.width)
+    throw InputError(a.file, 0, "a pitch of at least 8·width = " + std::to_string(8 * a.width) + " bytes", std::to_string(a.pitch));
+  const std::size_t need = a.pitch * a.height;
+  if (a.bytes.size() != need)
+    throw InputError(a.file, std::min(need, a.bytes.size()),
+                     std::to_string(need) + " bytes (pitch " + std::to_string(a.pitch) + " × height " + std::to_string(a.height) + ")",
+                     std::to_string(a.bytes.size()) + " bytes");
+}
+
+void check_window(const BufferArg& b, std::size_t need, const std::string& what) {
+  if (b.offset > b.bytes.size() || b.bytes.size() - b.offset < need)
+    throw InputError(b.file, b.bytes.size(),
+                     "at least " + std::to_string(b.offset + need) + " bytes (" + what + " of " + std::to_string(need) +
+                         " bytes at pointer offset " + std::to_string(b.offset) + ")",
+                     std::to_string(b.bytes.size()) + " bytes");
+}
+
+void validate(const LaunchCapture& c) {
+  if (c.ex == 0 || c.ey == 0) throw InputError(c.source, 0, "non-zero extents (ex, ey)", std::to_string(c.ex) + "×" + std::to_string(c.ey));
+  const std::string ext = "ex×ey = " + std::to_string(c.ex) + "×" + std::to_string(c.ey);
+  check_window(c.input, plane_arena_bytes(c.ex, c.ey), "the input plane arena 5·ey·ex·32, " + ext);
+  check_window(c.output, plane_arena_bytes(c.ex, c.ey), "the output plane arena 5·ey·ex·32, " + ext);
+  check_window(c.weights, kWeightImageBytes, "the weight image");
+  check_image(c.texture, "texture");
+  check_image(c.surface, "surface");
+  if (c.texture.width < static_cast<int>(c.ex) || c.texture.height < static_cast<int>(c.ey))
+    throw InputError(c.texture.file, 0, "a texture of at least " + ext + " texels",
+                     std::to_string(c.texture.width) + "×" + std::to_string(c.texture.height));
+  if (c.surface.width < static_cast<int>(c.ex) || c.surface.height < static_cast<int>(c.ey))
+    throw InputError(c.surface.file, 0, "a surface of at least " + ext + " texels",
+                     std::to_string(c.surface.width) + "×" + std::to_string(c.surface.height));
+}
+
+// --- launch dumps (facts F5) -------------------------------------------------------------------
+
+struct DumpFile {
+  DumpName name;
+  fs::path path;
+};
+
+std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vector<DumpFile>& files, const LoadOptions& opt) {
+  std::map<std::uint32_t, std::vector<const DumpFile*>> by_launch;
+  std::vector<std::string> other;
+  for (const DumpFile& f : files) {
+    if (f.name.kernel.find(opt.kernel_filter) == std::string::npos) {
+      other.push_back("launch " + std::to_string(f.name.launch) + " of " + f.name.kernel);
+      continue;
+    }
+    by_launch[f.name.launch].push_back(&f);
+  }
+  if (by_launch.empty()) {
+    std::sort(other.begin(), other.end());
+    other.erase(std::unique(other.begin(), other.end()), other.end());
+    std::string found;
+    for (std::size_t i = 0; i < other.size() && i < 4; ++i) found += (i ? ", " : "") + other[i];
+    throw std::runtime_error(dir.string() + ": no launch of a kernel matching '" + opt.kernel_filter + "' (found " + found +
+                             "); enc5 replays only " + kEnc5Kernel + " (--kernel SUBSTRING selects another name)");
+  }
+  std::vector<LaunchCapture> out;
+  for (const auto& [launch, list] : by_launch) {
+    LaunchCapture c;
+    c.source = dir.string();
+    c.form = Form::launch_dump;
+    c.launch = launch;
+    c.kernel = list.front()->name.kernel;
+    auto find = [&](int arg, const char* kind) -> const DumpFile& {
+      const DumpFile* hit = nullptr;
+      for (const DumpFile* f : list) {
+        if (f->name.arg != arg) continue;
+        if (f->name.kind != kind)
+          throw InputError(f->path.string(), 0, std::string("a ") + kind + " dump for arg" + std::to_string(arg) + " (facts A4)", "a " + f->name.kind + " dump");
+        if (hit) throw InputError(f->path.string(), 0, "one dump per launch and argument", "a second file for arg" + std::to_string(arg) + " (also " + hit->path.filename().string() + ")");
+        hit = f;
+      }
+      if (!hit) {
+        char b[64];
+        std::snprintf(b, sizeof b, "launch-%03u-", launch);
+        throw std::runtime_error(dir.string() + ": launch " + std::to_string(launch) + " of " + c.kernel + " has no arg" +
+                                 (arg < 100 ? "0" : "") + std::to_string(arg) + " " + kind + " dump (expected a file " + b + c.kernel + "-arg" +
+                                 (arg < 100 ? "0" : "") + std::to_string(arg) + "-" + kind + "-…-fmtN.bin; facts F5)");
+      }
+      return *hit;
+    };
+    auto buffer = [&](int arg) {
+      const DumpFile& f = find(arg, "buffer");
+      BufferArg b;
+      b.file = f.path.string();
+      b.shape = f.name.shape;
+      b.bytes = read_file_bytes(b.file);
+      parse_buffer_shape(b);
+      return b;
+    };
+    auto image = [&](int arg, const char* kind) {
+      const DumpFile& f = find(arg, kind);
+      ImageArg a;
+      a.file = f.path.string();
+      a.shape = f.name.shape;
+      a.fmt = f.name.fmt;
+      parse_image_shape(a);
+      a.bytes = read_file_bytes(a.file);
+      return a;
+    };
+    c.input = buffer(kArgInput);
+    c.weights = buffer(kArgWeights);
+    c.output = buffer(kArgOutput);
+    c.texture = image(kArgTexture, "texture");
+    c.surface = image(kArgSurface, "surface");
+    // Launch dumps carry no parameter block: the extents are the surface's (E61 writes one texel
+    // per token, enc4's surface is ex×ey, facts A3) unless --ex/--ey say otherwise; the block
+    // offsets are 0 unless --block-offset says otherwise (docs/captures.md).
+    c.ex = opt.ex > 0 ? opt.ex : c.surface.width;
+    c.ey = opt.ey > 0 ? opt.ey : c.surface.height;
+    c.ox = static_cast<std::uint16_t>(opt.ox >= 0 ? opt.ox : 0);
+    c.oy = static_cast<std::uint16_t>(opt.oy >= 0 ? opt.oy : 0);
+    validate(c);
+    c.results = ReplayOutputs{c.output.bytes, c.surface.bytes};
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<DumpFile> dump_files(const fs::path& dir) {
+  std::vector<DumpFile> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    const std::string n = e.path().filename().string();
+    if (n.rfind("launch-", 0) != 0) continue;
+    auto parsed = parse_dump_name(n);
+    if (!parsed)
+      throw InputError(e.path().string(), 0, "a launch dump name launch-NNN-<kernel>-argNNN-{buffer,surface,texture}-<shape>-fmtN.bin (facts F5)", "'" + n + "'");
+    files.push_back({*parsed, e.path()});
+  }
+  std::sort(files.begin(), files.end(), [](const DumpFile& a, const DumpFile& b) { return a.path < b.path; });
+  return files;
+}
+
+}  // namespace
+
+// --- names ---------------------------------------------------------------------------------------
+
+std::optional<DumpName> parse_dump_name(const std::string& file_name) {
+  static const std::regex re(R"(^launch-([0-9]+)-(.+?)-arg([0-9]{3})-(buffer|surface|texture)-(.+)-fmt([0-9]+)\.bin$)");
+  std::smatch m;
+  if (!std::regex_match(file_name, m, re)) return std::nullopt;
+  DumpName n;
+  std::uint64_t v = 0;
+  if (!parse_u64(m[1].str(), v) || v > 0xFFFFFFFFu) return std::nullopt;
+  n.launch = static_cast<std::uint32_t>(v);
+  n.kernel = m[2].str();
+  n.arg = std::stoi(m[3].str());
+  n.kind = m[4].str();
+  n.shape = m[5].str();
+  if (!parse_u64(m[6].str(), v) || v > 1000000) return std::nullopt;
+  n.fmt = static_cast<int>(v);
+  return n;
+}
+
+std::string format_dump_name(const DumpName& n) {
+  char b[64];
+  std::snprintf(b, sizeof b, "launch-%03u-", n.launch);
+  char a[16];
+  std::snprintf(a, sizeof a, "-arg%03d-", n.arg);
+  return b + n.kernel + a + n.kind + "-" + n.shape + "-fmt" + std::to_string(n.fmt) + ".bin";
+}
+
+std::string strip_base(const std::string& shape) {
+  std::string out;
+  for (const std::string& t : split(shape, '-')) {
+    if (t.rfind("base0x", 0) == 0) continue;
+    out += (out.empty() ? "" : "-") + t;
+  }
+  return out;
+}
+
+std::string dump_key(const DumpName& n) {
+  char a[16];
+  std::snprintf(a, sizeof a, "arg%03d", n.arg);
+  return n.kernel + " " + a + " " + n.kind + " " + strip_base(n.shape) + " fmt" + std::to_string(n.fmt);
+}
+
+std::string buffer_shape(std::uint64_t base, std::size_t size, std::uint64_t offset) {
+  std::string s = "base" + hex(base) + "-size" + std::to_string(size);
+  if (offset) s += "-off" + std::to_string(offset);
+  return s;
+}
+
+std::string image_shape(const ImageArg& a, bool texture) {
+  std::string s = std::to_string(a.width) + "x" + std::to_string(a.height);
+  if (a.pitch != 8u * a.width) s += "-pitch" + std::to_string(a.pitch);
+  if (texture) s += std::string("-") + mode_name(a.mode);
+  return s;
+}
+
+std::size_t arena_window_bytes(const LaunchCapture& c) { return plane_arena_bytes(c.ex, c.ey); }
+
+// --- replay captures (facts F6) ------------------------------------------------------------------
+
+LaunchCapture load_replay_capture(const std::string& dir_s) {
+  const fs::path dir(dir_s);
+  const std::string mpath = (dir / "manifest.txt").string();
+  const auto mbytes = read_file_bytes(mpath);
+  const std::string text(mbytes.begin(), mbytes.end());
+  LaunchCapture c;
+  c.source = dir_s;
+  c.form = Form::replay;
+  struct Alloc {
+    std::uint64_t base = 0, size = 0;
+  };
+  std::map<std::uint64_t, Alloc> allocs;
+  struct Pointer {
+    std::uint64_t id = 0, delta = 0, line_offset = 0;
+  };
+  std::map<int, Pointer> pointers;
+  bool have_launch = false, have_tex = false, have_surf = false;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t line_start = pos;
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::istringstream ls(line);
+    std::vector<std::string> t;
+    for (std::string w; ls >> w;) t.push_back(w);
+    if (t.empty() || t[0][0] == '#') continue;
+    auto bad = [&](const std::string& expected) { return InputError(mpath, line_start, expected, "'" + line + "'"); };
+    auto num = [&](std::size_t i, const std::string& expected) {
+      std::uint64_t v = 0;
+      const std::string& s = t.at(i);
+      const bool ok = s.rfind("0x", 0) == 0 ? parse_u64(s.substr(2), v, 16) : parse_u64(s, v);
+      if (!ok) throw bad(expected);
+      return v;
+    };
+    if (t[0] == "kernel") {
+      if (t.size() != 2) throw bad("'kernel NAME'");
+      c.kernel = t[1];
+    } else if (t[0] == "launch") {
+      const std::string e = "'launch gx gy gz bx by bz shared' (decimal)";
+      if (t.size() != 8) throw bad(e);
+      if (have_launch) throw bad("one launch line (enc5 replays one launch per capture folder)");
+      c.grid_x = static_cast<std::uint32_t>(num(1, e));
+      c.grid_y = static_cast<std::uint32_t>(num(2, e));
+      const auto gz = num(3, e), bx = num(4, e), by = num(5, e), bz = num(6, e);
+      num(7, e);
+      // facts A2: enc5 runs 32x1x8 threads per block on a 2D grid; another shape is another kernel.
+      if (gz != 1 || bx != 32 || by != 1 || bz != 8)
+        throw InputError(mpath, line_start, "enc5's launch shape: gz 1, block 32 1 8 (facts A2)",
+                         "gz " + t[3] + ", block " + t[4] + " " + t[5] + " " + t[6] + " (a launch of another kernel?)");
+      have_launch = true;
+    } else if (t[0] == "alloc") {
+      const std::string e = "'alloc id base size' (base hex 0x… or decimal)";
+      if (t.size() != 4) throw bad(e);
+      allocs[num(1, e)] = Alloc{num(2, e), num(3, e)};
+    } else if (t[0] == "pointer") {
+      const std::string e = "'pointer off id delta' (decimal)";
+      if (t.size() != 4) throw bad(e);
+      pointers[static_cast<int>(num(1, e))] = Pointer{num(2, e), num(3, e), line_start};
+    } else if (t[0] == "texture" || t[0] == "surface") {
+      const bool tex = t[0] == "texture";
+      const std::string e = tex ? "'texture off width height fmt mode file' (mode clamp|border|wrap|mirror)"
+                                : "'surface off width height fmt pitch file'";
+      if (t.size() != 7) throw bad(e);
+      const auto off = num(1, e);
+      if (off != static_cast<std::uint64_t>(tex ? kArgTexture : kArgSurface))
+        throw InputError(mpath, line_start, std::string("the ") + t[0] + " at param offset " + std::to_string(tex ? kArgTexture : kArgSurface) + " (facts A4)", "offset " + t[1]);
+      ImageArg a;
+      a.width = static_cast<int>(num(2, e));
+      a.height = static_cast<int>(num(3, e));
+      a.fmt = static_cast<int>(num(4, e));
+      if (tex) {
+        a.pitch = 8u * a.width;
+        if (!parse_mode(t[5], a.mode)) throw bad(e);
+      } else {
+        a.pitch = num(5, e);
+      }
+      a.file = (dir / t[6]).string();
+      a.bytes = read_file_bytes(a.file);
+      a.shape = image_shape(a, tex);
+      (tex ? c.texture : c.surface) = std::move(a);
+      (tex ? have_tex : have_surf) = true;
+    } else {
+      throw bad("a line starting with kernel, launch, alloc, pointer, texture or surface (facts F6)");
+    }
+  }
+  if (c.kernel.find("swin_enc5") == std::string::npos)
+    throw InputError(mpath, 0, std::string("a capture of ") + kEnc5Kernel, "kernel " + c.kernel);
+  if (!have_launch) throw InputError(mpath, text.size(), "a 'launch gx gy gz bx by bz shared' line", "none");
+  if (!have_tex) throw InputError(mpath, text.size(), "a 'texture 88 …' line (the texture E61 samples)", "none");
+  if (!have_surf) throw InputError(mpath, text.size(), "a 'surface 112 …' line (the surface E61 writes)", "none");
+
+  const std::string apath = (dir / "args.bin").string();
+  const auto args = read_file_bytes(apath);
+  if (args.size() != kParamBlockBytes)
+    throw InputError(apath, std::min(args.size(), kParamBlockBytes), "the 144-byte parameter block (facts A4)", std::to_string(args.size()) + " bytes");
+  c.ex = rd32(&args[0]);
+  c.ey = rd32(&args[4]);
+  c.ox = static_cast<std::uint16_t>(args[80] | args[81] << 8);
+  c.oy = static_cast<std::uint16_t>(args[82] | args[83] << 8);
+  if (c.ex == 0 || c.ey == 0 || c.ex > 65536 || c.ey > 65536)
+    throw InputError(apath, 0, "token-grid extents ex, ey in 1..65536 (u32 at +0, +4)", std::to_string(c.ex) + ", " + std::to_string(c.ey));
+
+  std::map<std::uint64_t, std::vector<std::uint8_t>> loaded;
+  auto buffer = [&](int off, const char* what) {
+    const auto it = pointers.find(off);
+    if (it == pointers.end()) throw InputError(mpath, text.size(), "a 'pointer " + std::to_string(off) + " id delta' line (" + what + ")", "none");
+    const Pointer& p = it->second;
+    const auto a = allocs.find(p.id);
+    if (a == allocs.end()) throw InputError(mpath, p.line_offset, "an 'alloc " + std::to_string(p.id) + " …' line for the pointer at +" + std::to_string(off), "none");
+    const std::uint64_t value = rd64(&args[off]);
+    if (value != a->second.base + p.delta)
+      throw InputError(apath, off, "the pointer alloc " + std::to_string(p.id) + " base + delta = " + hex(a->second.base + p.delta) + " (manifest)", hex(value));
+    BufferArg b;
+    b.file = (dir / ("alloc-" + std::to_string(p.id) + ".bin")).string();
+    b.base = a->second.base;
+    b.offset = p.delta;
+    auto l = loaded.find(p.id);
+    if (l == loaded.end()) l = loaded.emplace(p.id, read_file_bytes(b.file)).first;
+    b.bytes = l->second;
+    if (b.bytes.size() != a->second.size)
+      throw InputError(b.file, std::min<std::uint64_t>(b.bytes.size(), a->second.size), std::to_string(a->second.size) + " bytes (the manifest's alloc size)",
+                       std::to_string(b.bytes.size()) + " bytes");
+    b.shape = buffer_shape(b.base, b.bytes.size(), b.offset);
+    return b;
+  };
+  c.input = buffer(kArgInput, "the input arena");
+  c.weights = buffer(kArgWeights, "the weight image");
+  c.output = buffer(kArgOutput, "the output arena");
+  validate(c);
+
+  // enc5's extension: results/ holds the original's outputs after the launch in launch-dump naming.
+  const fs::path res = dir / "results";
+  if (fs::is_directory(res)) {
+    ReplayOutputs r{c.output.bytes, c.surface.bytes};
+    bool any = false;
+    for (const DumpFile& f : dump_files(res)) {
+      if (f.name.arg == kArgOutput && f.name.kind == "buffer") {
+        r.output_alloc = read_file_bytes(f.path.string());
+        if (r.output_alloc.size() != c.output.bytes.size())
+          throw InputError(f.path.string(), std::min(r.output_alloc.size(), c.output.bytes.size()), std::to_string(c.output.bytes.size()) + " bytes (alloc size)", std::to_string(r.output_alloc.size()) + " bytes");
+        any = true;
+      } else if (f.name.arg == kArgSurface && f.name.kind == "surface") {
+        r.surface_bytes = read_file_bytes(f.path.string());
+        if (r.surface_bytes.size() != c.surface.bytes.size())
+          throw InputError(f.path.string(), std::min(r.surface_bytes.size(), c.surface.bytes.size()), std::to_string(c.surface.bytes.size()) + " bytes (pitch × height)", std::to_string(r.surface_bytes.size()) + " bytes");
+        any = true;
+      }
+    }
+    if (any) c.results = std::move(r);
+  }
+  return c;
+}
+
+std::vector<LaunchCapture> load_captures(const std::string& path, const LoadOptions& opt) {
+  const fs::path dir(path);
+  if (!fs::is_directory(dir))
+    throw InputError(path, 0, "a capture folder (d4r launch dumps or a replay capture with manifest.txt)", fs::exists(dir) ? "a file" : "nothing (no such folder)");
+  if (fs::exists(dir / "manifest.txt")) return {load_replay_capture(path)};
+  const auto files = dump_files(dir);
+  if (!files.empty()) return load_launch_dumps(dir, files, opt);
+  // A sequence: sub-folders that are captures, in name order.
+  std::vector<fs::path> subs;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_directory()) subs.push_back(e.path());
+  std::sort(subs.begin(), subs.end());
+  std::vector<LaunchCapture> out;
+  for (const fs::path& s : subs) {
+    if (fs::exists(s / "manifest.txt")) {
+      out.push_back(load_replay_capture(s.string()));
+      out.back().subdir = s.filename().string();
+    } else if (!dump_files(s).empty()) {
+      for (auto& c : load_launch_dumps(s, dump_files(s), opt)) {
+        c.subdir = s.filename().string();
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  if (out.empty())
+    throw std::runtime_error(path + ": no capture found: expected manifest.txt (a d4r replay capture, facts F6), launch-NNN-…-fmtN.bin files "
+                             "(launch dumps, F5), or sub-folders holding either");
+  return out;
+}
+
+// --- replay --------------------------------------------------------------------------------------
+
+ReplayOutputs replay_launch(const LaunchCapture& c, const RunOptions& options) {
+  const std::size_t n = arena_window_bytes(c);
+  const WeightImage weights(std::vector<std::uint8_t>(c.weights.bytes.begin() + c.weights.offset,
+                                                      c.weights.bytes.begin() + c.weights.offset + kWeightImageBytes),
+                            c.weights.file);
+  Texture tex;
+  tex.width = c.texture.width;
+  tex.height = c.texture.height;
+  tex.mode = c.texture.mode;
+  tex.rgba.resize(static_cast<std::size_t>(tex.width) * tex.height * 4);
+  for (int y = 0; y < tex.height; ++y)
+    for (int i = 0; i < tex.width * 4; ++i) {
+      const std::uint8_t* p = &c.texture.bytes[y * c.texture.pitch + 2 * i];
+      tex.rgba[static_cast<std::size_t>(y) * tex.width * 4 + i] = static_cast<f16_t>(p[0] | p[1] << 8);
+    }
+  ReplayOutputs r;
+  r.output_alloc = c.output.bytes;
+  std::fill_n(r.output_alloc.begin() + c.output.offset, n, 0);
+  Surface s;
+  s.width = c.surface.width;
+  s.height = c.surface.height;
+  s.pitch = c.surface.pitch;
+  s.bytes = c.surface.bytes;
+  for (std::uint32_t y = 0; y < c.ey; ++y) std::fill_n(s.bytes.begin() + y * s.pitch, 8 * c.ex, 0);
+
+  LaunchParams p;
+  p.ex = c.ex;
+  p.ey = c.ey;
+  p.input_arena = std::span<const std::uint8_t>(c.input.bytes).subspan(c.input.offset, n);
+  p.weights = &weights;
+  p.output_arena = std::span<std::uint8_t>(r.output_alloc).subspan(c.output.offset, n);
+  p.block_offset_x = c.ox;
+  p.block_offset_y = c.oy;
+  p.texture = &tex;
+  p.surface = &s;
+  p.grid_x = c.grid_x;
+  p.grid_y = c.grid_y;
+  run_frame(p, options);
+  r.surface_bytes = std::move(s.bytes);
+  return r;
+}
+
+std::vector<std::string> write_replay_outputs(const std::string& out_dir, const LaunchCapture& c, const ReplayOutputs& r) {
+  // A sequence's captures each get their own sub-folder: their launch numbers may coincide.
+  const std::string dir = c.subdir.empty() ? out_dir : (fs::path(out_dir) / c.subdir).string();
+  fs::create_directories(dir);
+  DumpName a{c.launch, c.kernel, kArgOutput, "buffer", c.output.shape, kFmtBuffer};
+  DumpName s{c.launch, c.kernel, kArgSurface, "surface", c.surface.shape, c.surface.fmt};
+  const std::string pa = (fs::path(dir) / format_dump_name(a)).string(), ps = (fs::path(dir) / format_dump_name(s)).string();
+  write_file_atomic(pa, r.output_alloc);
+  write_file_atomic(ps, r.surface_bytes);
+  return {pa, ps};
+}
+
+// --- synthetic captures --------------------------------------------------------------------------
+
+std::vector<std::string> write_synthetic_capture(const std::string& dir_s, Form form, const SyntheticCaptureOptions& o) {
+  const fs::path dir(dir_s);
+  fs::create_directories(dir);
+  const SyntheticFrame frame = make_synthetic_frame(o.ex, o.ey, o.seed, o.stress);
+  const WeightImage weights = (o.seed == 1 && !o.stress) ? default_weights() : make_synthetic_weights(SyntheticOptions{o.seed, o.stress});
+
+  // Device addresses are made up (only deltas matter); the window bytes around the output arena
+  // hold a fixed pattern so that a reader that ignores the offset fails loudly (facts F4).
+  const std::uint64_t base_in = 0x7f0000000000ull, base_w = 0x7f0000400000ull, base_out = 0x7f0000800000ull;
+  const std::size_t n = plane_arena_bytes(o.ex, o.ey);
+  LaunchCapture c;
+  c.source = dir_s;
+  c.launch = o.launch;
+  c.ex = o.ex;
+  c.ey = o.ey;
+  c.ox = static_cast<std::uint16_t>(o.ox);
+  c.oy = static_cast<std::uint16_t>(o.oy);
+  c.input = BufferArg{"", buffer_shape(base_in, n, 0), base_in, 0, frame.input_arena};
+  c.weights = BufferArg{"", buffer_shape(base_w, kWeightImageBytes, 0), base_w, 0,
+                        std::vector<std::uint8_t>(weights.bytes().begin(), weights.bytes().end())};
+  std::vector<std::uint8_t> out(o.window_before + n + o.window_after, 0);
+  for (std::size_t i = 0; i < o.window_before; ++i) out[i] = static_cast<std::uint8_t>(0xA5 ^ i);
+  for (std::size_t i = 0; i < o.window_after; ++i) out[o.window_before + n + i] = static_cast<std::uint8_t>(0x5A ^ i);
+  c.output = BufferArg{"", buffer_shape(base_out, out.size(), o.window_before), base_out, o.window_before, out};
+  c.texture.width = frame.texture.width;
+  c.texture.height = frame.texture.height;
+  c.texture.pitch = 8u * frame.texture.width;
+  c.texture.mode = frame.texture.mode;
+  c.texture.bytes.resize(c.texture.pitch * c.texture.height);
+  for (std::size_t i = 0; i < frame.texture.rgba.size(); ++i) {
+    c.texture.bytes[2 * i] = static_cast<std::uint8_t>(frame.texture.rgba[i]);
+    c.texture.bytes[2 * i + 1] = static_cast<std::uint8_t>(frame.texture.rgba[i] >> 8);
+  }
+  c.texture.shape = image_shape(c.texture, true);
+  c.surface.width = o.ex;
+  c.surface.height = o.ey;
+  c.surface.pitch = 8u * o.ex;
+  c.surface.bytes.assign(c.surface.pitch * o.ey, 0);
+  c.surface.shape = image_shape(c.surface, false);
+
+  RunOptions ro;
+  ro.profile = o.profile;
+  ro.readings = o.readings;
+  ro.engine = o.engine;
+  ro.threads = o.threads;
+  const ReplayOutputs r = replay_launch(c, ro);
+
+  std::vector<std::string> written;
+  auto put = [&](const fs::path& p, std::span<const std::uint8_t> bytes) {
+    write_file_atomic(p.string(), bytes);
+    written.push_back(p.string());
+  };
+  auto put_dumps = [&](const fs::path& d, bool inputs) {
+    fs::create_directories(d);
+    auto name = [&](int arg, const char* kind, const std::string& shape, int fmt) {
+      return d / format_dump_name(DumpName{c.launch, c.kernel, arg, kind, shape, fmt});
+    };
+    if (inputs) {
+      put(name(kArgInput, "buffer", c.input.shape, kFmtBuffer), c.input.bytes);
+      put(name(kArgWeights, "buffer", c.weights.shape, kFmtBuffer), c.weights.bytes);
+      put(name(kArgTexture, "texture", c.texture.shape, kFmtHalf), c.texture.bytes);
+    }
+    put(name(kArgOutput, "buffer", c.output.shape, kFmtBuffer), r.output_alloc);
+    put(name(kArgSurface, "surface", c.surface.shape, kFmtHalf), r.surface_bytes);
+  };
+  if (form == Form::launch_dump) {
+    put_dumps(dir, true);
+    return written;
+  }
+  // Replay form (facts F6): the state before the launch, plus enc5's results/ extension.
+  const std::uint32_t gx = (o.ex + o.ox + 7) / 8, gy = (o.ey + o.oy + 7) / 8;
+  std::string m = "# enc5 synthetic replay capture (docs/captures.md)\n";
+  m += std::string("kernel ") + c.kernel + "\n";
+  m += "launch " + std::to_string(gx) + " " + std::to_string(gy) + " 1 32 1 8 0\n";
+  m += "alloc 0 " + hex(base_in) + " " + std::to_string(n) + "\n";
+  m += "alloc 1 " + hex(base_w) + " " + std::to_string(kWeightImageBytes) + "\n";
+  m += "alloc 2 " + hex(base_out) + " " + std::to_string(out.size()) + "\n";
+  m += "pointer 8 0 0\npointer 40 1 0\npointer 48 2 " + std::to_string(o.window_before) + "\n";
+  m += "texture 88 " + std::to_string(c.texture.width) + " " + std::to_string(c.texture.height) + " 16 " + mode_name(c.texture.mode) + " texture-088.bin\n";
+  m += "surface 112 " + std::to_string(o.ex) + " " + std::to_string(o.ey) + " 16 " + std::to_string(c.surface.pitch) + " surface-112.bin\n";
+  write_text_atomic((dir / "manifest.txt").string(), m);
+  written.push_back((dir / "manifest.txt").string());
+  std::vector<std::uint8_t> args(kParamBlockBytes, 0);
+  wr32(&args[0], o.ex);
+  wr32(&args[4], o.ey);
+  wr64(&args[8], base_in);
+  wr64(&args[40], base_w);
+  wr64(&args[48], base_out + o.window_before);
+  args[80] = static_cast<std::uint8_t>(o.ox);
+  args[81] = static_cast<std::uint8_t>(o.ox >> 8);
+  args[82] = static_cast<std::uint8_t>(o.oy);
+  args[83] = static_cast<std::uint8_t>(o.oy >> 8);
+  wr64(&args[88], 1);   // texture object handle: opaque
+  wr64(&args[112], 2);  // surface object handle: opaque
+  put(dir / "args.bin", args);
+  put(dir / "alloc-0.bin", c.input.bytes);
+  put(dir / "alloc-1.bin", c.weights.bytes);
+  put(dir / "alloc-2.bin", c.output.bytes);
+  put(dir / "texture-088.bin", c.texture.bytes);
+  put(dir / "surface-112.bin", c.surface.bytes);
+  put_dumps(dir / "results", false);
+  return written;
+}
+
+}  // namespace enc5::capture

@@ -1,0 +1,124 @@
+// Captures of the original kernel taken by d4r (facts §F5 launch dumps, §F6 replay dumps), read
+// into one shape enc5 can run, and written back in the same naming. The formats as enc5 reads and
+// writes them, and every decision the facts leave open, are in docs/captures.md.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/frame.hpp"
+
+namespace enc5::capture {
+
+inline constexpr const char* kEnc5Kernel = "cuda_dldn_engine_swin_enc5_kernel";
+// The parameter-block offsets enc5 reads (facts A4) and d4r names its dumps by (facts F5).
+inline constexpr int kArgInput = 8, kArgWeights = 40, kArgOutput = 48, kArgTexture = 88, kArgSurface = 112;
+inline constexpr std::size_t kParamBlockBytes = 144;
+// fmtN of a dump: buffers are untyped (fmt0); textures and surfaces carry CUDA's CUarray_format
+// code, and enc5's are RGBA16F = CU_AD_FORMAT_HALF (0x10 = 16) with 4 channels (docs/captures.md).
+inline constexpr int kFmtBuffer = 0, kFmtHalf = 16;
+
+// One file name of a launch dump: launch-NNN-<kernel>-argNNN-<kind>-<shape>-fmtN.bin (facts F5).
+struct DumpName {
+  std::uint32_t launch = 0;
+  std::string kernel;
+  int arg = 0;        // byte offset in the parameter block
+  std::string kind;   // buffer | surface | texture
+  std::string shape;
+  int fmt = 0;
+};
+std::optional<DumpName> parse_dump_name(const std::string& file_name);
+std::string format_dump_name(const DumpName& n);
+// The shape with its base0x… token removed (d4r's comparison key ignores device addresses, F5).
+std::string strip_base(const std::string& shape);
+// d4r's comparison key without the occurrence count: kernel, arg, kind, shape sans base, fmt.
+std::string dump_key(const DumpName& n);
+
+// A device allocation as dumped, and where in it the argument's pointer points (facts F4: the
+// arena may be a window of a larger allocation).
+struct BufferArg {
+  std::string file;                 // where it was read from (for error messages)
+  std::string shape;                // launch-dump shape string (written back unchanged)
+  std::uint64_t base = 0;           // device address of the allocation
+  std::uint64_t offset = 0;         // pointer - base
+  std::vector<std::uint8_t> bytes;  // the whole allocation
+};
+// An RGBA16F texture or surface object's texel memory: rows of `pitch` bytes.
+struct ImageArg {
+  std::string file, shape;
+  int width = 0, height = 0, fmt = kFmtHalf;
+  std::size_t pitch = 0;
+  AddressMode mode = AddressMode::clamp;
+  std::vector<std::uint8_t> bytes;  // pitch * height
+};
+
+enum class Form { launch_dump, replay };
+
+struct ReplayOutputs {
+  std::vector<std::uint8_t> output_alloc;   // the output allocation after the launch
+  std::vector<std::uint8_t> surface_bytes;  // the surface memory after the launch
+};
+
+struct LaunchCapture {
+  std::string source;  // the folder
+  std::string subdir;  // in a sequence: the capture's sub-folder name (outputs go to OUT/subdir)
+  Form form = Form::launch_dump;
+  std::uint32_t launch = 0;
+  std::string kernel = kEnc5Kernel;
+  std::uint32_t ex = 0, ey = 0;
+  std::uint16_t ox = 0, oy = 0;
+  std::uint32_t grid_x = 0, grid_y = 0;  // 0 = the grid covering (ex, ey)
+  BufferArg input, weights, output;
+  ImageArg texture, surface;
+  // The original's results, when the capture holds them: launch dumps are taken after the launch
+  // (F5), so their arg048/arg112 files are the results; a replay capture holds the state before
+  // the launch (F6) and carries results only in an optional results/ sub-folder (docs/captures.md).
+  std::optional<ReplayOutputs> results;
+};
+
+struct LoadOptions {
+  std::string kernel_filter = "swin_enc5";  // substring of the kernel name
+  int ex = 0, ey = 0;                       // > 0: override the extents of launch dumps
+  int ox = -1, oy = -1;                     // >= 0: override the block offsets of launch dumps
+};
+
+// Reads every enc5 launch under `path`: a launch-dump folder (one or several launches), a replay
+// capture (manifest.txt), or a folder of replay captures (sub-folders with a manifest.txt).
+// Throws InputError (file, byte offset, expected, found) on anything it cannot read, and
+// std::runtime_error naming the folder when it holds no launch of the kernel.
+std::vector<LaunchCapture> load_captures(const std::string& path, const LoadOptions& opt = {});
+LaunchCapture load_replay_capture(const std::string& dir);
+
+// The output arena window inside the output allocation: [offset, offset + 5*ey*ex*32).
+std::size_t arena_window_bytes(const LaunchCapture& c);
+// Canonical shape strings (what enc5 writes; docs/captures.md).
+std::string buffer_shape(std::uint64_t base, std::size_t size, std::uint64_t offset);
+std::string image_shape(const ImageArg& a, bool texture);
+
+// Runs enc5 on the captured inputs. The arena window starts from zeros (as `enc5 run`); bytes of
+// the allocation outside the window and surface texels outside ex x ey are carried over from the
+// capture, since the kernel never writes them.
+ReplayOutputs replay_launch(const LaunchCapture& c, const RunOptions& options);
+// Writes the arg048 buffer and arg112 surface files in launch-dump naming into dir (dir/subdir for
+// a capture of a sequence); returns their paths.
+std::vector<std::string> write_replay_outputs(const std::string& dir, const LaunchCapture& c, const ReplayOutputs& r);
+
+// Synthetic captures: enc5's own run in d4r's formats.
+struct SyntheticCaptureOptions {
+  std::uint64_t seed = 1;
+  bool stress = false;
+  const Profile* profile = nullptr;
+  Readings readings;
+  int ex = 40, ey = 23;
+  int ox = 0, oy = 0;
+  std::uint32_t launch = 1;
+  std::size_t window_before = 0, window_after = 0;  // bytes around the output arena (F4)
+  Engine engine = Engine::fast;
+  int threads = 0;
+};
+// Form launch_dump: the five files of one launch, the outputs after enc5's run.
+// Form replay: manifest.txt, args.bin, alloc-N.bin, texture-088.bin, surface-112.bin (pre-launch).
+std::vector<std::string> write_synthetic_capture(const std::string& dir, Form form, const SyntheticCaptureOptions& o);
+
+}  // namespace enc5::capture

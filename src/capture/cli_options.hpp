@@ -1,0 +1,110 @@
+// Small command-line helpers shared by `enc5 replay`, `capture`, `diff` and `settle`: one option
+// loop (--name VALUE or --name=VALUE), integer parsing with ranges, and the common run options.
+#pragma once
+#include <charconv>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unistd.h>
+#include <vector>
+
+#include "api/frame.hpp"
+#include "model/readings.hpp"
+#include "numerics/profile.hpp"
+
+namespace enc5::capture {
+
+// A wrong command line: the commands print it with "(enc5 CMD --help)" and exit 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline long long parse_int(std::string_view opt, std::string_view s, long long lo, long long hi) {
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+    throw UsageError(std::string(opt) + ": expected an integer, got '" + std::string(s) + "'");
+  if (v < lo || v > hi)
+    throw UsageError(std::string(opt) + ": " + std::string(s) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+inline std::pair<long long, long long> parse_pair(std::string_view opt, std::string_view s, long long lo, long long hi) {
+  const auto comma = s.find(',');
+  if (comma == std::string_view::npos) throw UsageError(std::string(opt) + ": expected X,Y, got '" + std::string(s) + "'");
+  return {parse_int(opt, s.substr(0, comma), lo, hi), parse_int(opt, s.substr(comma + 1), lo, hi)};
+}
+
+// Walks args: calls on_option(name, take, flag) for every --option, on_positional(arg) otherwise.
+// take() returns the option's value (inline after '=' or the next argument); flag() checks the
+// option has no inline value.
+struct OptionCursor {
+  explicit OptionCursor(const std::vector<std::string>& a) : args(a) {}
+  const std::vector<std::string>& args;
+  std::size_t i = 0;
+  std::string name, inline_value;
+  bool has_inline = false;
+  bool next() {
+    if (i >= args.size()) return false;
+    name = args[i++];
+    has_inline = false;
+    if (name.rfind("--", 0) == 0) {
+      const auto eq = name.find('=');
+      if (eq != std::string::npos) {
+        inline_value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+        has_inline = true;
+      }
+    }
+    return true;
+  }
+  bool is_option() const { return name.size() > 1 && name[0] == '-'; }
+  std::string take() {
+    if (has_inline) return inline_value;
+    if (i >= args.size()) throw UsageError(name + " needs a value");
+    return args[i++];
+  }
+  void flag() const {
+    if (has_inline) throw UsageError(name + " takes no value");
+  }
+};
+
+// --profile, --reading, --engine, --threads: returns true when the option was one of them.
+struct RunChoice {
+  std::string profile = "ada";
+  std::vector<std::string> readings;
+  std::string engine = "fast";
+  int threads = 0;
+  bool handle(OptionCursor& c) {
+    if (c.name == "--profile") {
+      profile = c.take();
+      if (!find_profile(profile)) throw UsageError("--profile: expected ada or zluda, got '" + profile + "'");
+    } else if (c.name == "--reading") {
+      readings.push_back(c.take());
+    } else if (c.name == "--engine") {
+      engine = c.take();
+      if (engine != "golden" && engine != "fast") throw UsageError("--engine: expected golden or fast, got '" + engine + "'");
+    } else if (c.name == "--threads") {
+      threads = static_cast<int>(parse_int(c.name, c.take(), 0, 4096));
+    } else {
+      return false;
+    }
+    return true;
+  }
+  RunOptions options() const {
+    RunOptions o;
+    o.profile = find_profile(profile);
+    for (const std::string& r : readings) {
+      std::string err;
+      if (!set_reading(o.readings, r, &err)) throw UsageError("--reading " + r + ": " + err + " (enc5 readings lists them)");
+    }
+    o.engine = engine == "golden" ? Engine::golden : Engine::fast;
+    o.threads = threads;
+    return o;
+  }
+};
+
+// Progress lines go to stderr only when it is a terminal (silence when piped or captured).
+inline bool progress_enabled() { return isatty(2) != 0; }
+
+}  // namespace enc5::capture

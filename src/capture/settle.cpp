@@ -1,0 +1,209 @@
+#include "capture/settle.hpp"
+
+#include <chrono>
+#include <map>
+#include <stdexcept>
+
+#include "model/readings.hpp"
+#include "numerics/profile.hpp"
+
+namespace enc5::capture {
+
+ReadingGroup reading_group(const std::string& name) {
+  // E61 (facts C14) reads phase 61's results and the texture and writes only the surface.
+  if (name.rfind("e61-", 0) == 0) return ReadingGroup::surface_only;
+  // E60's scatter order (facts C13.4, Errata 1) and its store guard (C13.3) decide only where
+  // and whether arena bytes land; E61 reads shared records, not the arena.
+  if (name == "arena-order" || name == "e60-lane-guard") return ReadingGroup::arena_only;
+  // Everything else (the prologue, the phases' sums, tables and residuals, and the profile's
+  // arithmetic) feeds both the arena and the surface.
+  return ReadingGroup::both;
+}
+
+std::string Setting::value(const std::string& name) const {
+  if (name == "profile") return profile;
+  for (const auto& [n, v] : values)
+    if (n == name) return v;
+  return "";
+}
+
+std::string Setting::describe_changes() const {
+  std::string s = "profile=" + profile;
+  for (const auto& [n, v] : values)
+    for (const ReadingInfo& r : reading_registry())
+      if (r.name == n && r.default_value != v) s += ", " + n + "=" + v;
+  return s;
+}
+
+namespace {
+
+struct Variable {
+  std::string name;
+  std::vector<std::string> values;
+  ReadingGroup group;
+};
+
+class Search {
+ public:
+  Search(const LaunchCapture& c, const SettleOptions& o) : c_(c), o_(o) {}
+
+  Score eval(const Setting& s) {
+    const std::string key = s.describe_changes();
+    const auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    RunOptions ro;
+    ro.profile = find_profile(s.profile);
+    for (const auto& [n, v] : s.values) {
+      std::string err;
+      if (!set_reading(ro.readings, n, v, &err)) throw std::logic_error("settle: " + err);
+    }
+    ro.engine = Engine::fast;  // bit-identical to golden (tests/engine_diff_test.cpp)
+    ro.threads = o_.threads;
+    const ReplayOutputs r = replay_launch(c_, ro);
+    ++runs_;
+    if (o_.progress) o_.progress(runs_, key);
+    const Score sc{diff_arena(c_.results->output_alloc, r.output_alloc, c_.ex, c_.ey, c_.output.offset).differing,
+                   diff_surface(c_.results->surface_bytes, r.surface_bytes, c_.surface.width, c_.surface.height, c_.surface.pitch).differing};
+    cache_.emplace(key, sc);
+    return sc;
+  }
+  int runs() const { return runs_; }
+  bool budget_left() const { return runs_ < o_.max_runs; }
+
+ private:
+  const LaunchCapture& c_;
+  const SettleOptions& o_;
+  std::map<std::string, Score> cache_;
+  int runs_ = 0;
+};
+
+void set(Setting& s, const std::string& name, const std::string& v) {
+  if (name == "profile") {
+    s.profile = v;
+    return;
+  }
+  for (auto& [n, val] : s.values)
+    if (n == name) val = v;
+}
+
+// Objective of a phase: A minimises (arena, surface) lexicographically; B only the surface (its
+// variables cannot move the arena).
+// mode 0: phase A, 1: phase B, 2: the final pass over everything (lexicographic, until exact).
+bool better(const Score& a, const Score& b, int mode) {
+  return mode == 1 ? a.surface < b.surface : a < b;
+}
+
+// Phase A is done once the arena matches: what is left of the surface is phase B's to explain.
+bool done(const Score& s, int mode) { return mode == 0 ? s.arena == 0 : mode == 1 ? s.surface == 0 : s.exact(); }
+
+// Coordinate descent over `vars`, then (when stuck) one pass over pairs of changes, repeated
+// while something improves and the budget lasts.
+void descend(Search& search, Setting& best, Score& score, const std::vector<Variable>& vars, int surface_phase,
+             std::vector<std::string>& log, bool& exhausted) {
+  bool improved = true;
+  while (improved && !done(score, surface_phase)) {
+    improved = false;
+    for (const Variable& v : vars) {
+      for (const std::string& val : v.values) {
+        if (val == best.value(v.name)) continue;
+        if (!search.budget_left()) {
+          exhausted = true;
+          return;
+        }
+        Setting t = best;
+        set(t, v.name, val);
+        const Score s = search.eval(t);
+        if (better(s, score, surface_phase)) {
+          log.push_back(v.name + "=" + val + ": arena " + std::to_string(score.arena) + " -> " + std::to_string(s.arena) +
+                        " bytes differ, surface " + std::to_string(score.surface) + " -> " + std::to_string(s.surface));
+          best = t;
+          score = s;
+          improved = true;
+        }
+      }
+    }
+    if (improved || done(score, surface_phase)) continue;
+    // Stuck: two readings may only help together (e.g. a wrong profile hides every other fix).
+    for (std::size_t i = 0; i < vars.size() && !improved; ++i)
+      for (std::size_t j = i + 1; j < vars.size() && !improved; ++j)
+        for (const std::string& a : vars[i].values) {
+          if (improved || a == best.value(vars[i].name)) continue;
+          for (const std::string& b : vars[j].values) {
+            if (b == best.value(vars[j].name)) continue;
+            if (!search.budget_left()) {
+              exhausted = true;
+              return;
+            }
+            Setting t = best;
+            set(t, vars[i].name, a);
+            set(t, vars[j].name, b);
+            const Score s = search.eval(t);
+            if (better(s, score, surface_phase)) {
+              log.push_back(vars[i].name + "=" + a + " with " + vars[j].name + "=" + b + " (pair): arena " +
+                            std::to_string(score.arena) + " -> " + std::to_string(s.arena) + ", surface " +
+                            std::to_string(score.surface) + " -> " + std::to_string(s.surface));
+              best = t;
+              score = s;
+              improved = true;
+              break;
+            }
+          }
+        }
+  }
+}
+
+}  // namespace
+
+SettleResult settle(const LaunchCapture& c, const SettleOptions& o) {
+  if (!c.results)
+    throw std::runtime_error(c.source + ": the capture holds no results of the original (launch dumps hold them in arg048/arg112; "
+                             "a replay capture needs a results/ folder, docs/captures.md)");
+  const auto t0 = std::chrono::steady_clock::now();
+  SettleResult res;
+  std::vector<Variable> phase_a, phase_b;
+  phase_a.push_back({"profile", {"ada", "zluda"}, ReadingGroup::both});
+  for (const ReadingInfo& r : reading_registry()) {
+    res.best.values.emplace_back(r.name, r.default_value);
+    if (r.values.size() < 2) continue;  // nothing to choose (e.g. approx-model)
+    Variable v{r.name, r.values, reading_group(r.name)};
+    (v.group == ReadingGroup::surface_only ? phase_b : phase_a).push_back(v);
+  }
+  Search search(c, o);
+  res.score = search.eval(res.best);
+  res.log.push_back("defaults (profile ada): arena " + std::to_string(res.score.arena) + ", surface " +
+                    std::to_string(res.score.surface) + " bytes differ");
+  // Phase A: the readings that can move the arena, against the arena first.
+  descend(search, res.best, res.score, phase_a, 0, res.log, res.budget_exhausted);
+  // Phase B: E61's readings against the surface (the arena no longer changes).
+  if (!res.budget_exhausted) descend(search, res.best, res.score, phase_b, 1, res.log, res.budget_exhausted);
+  // A final pass over everything together in case phase B's choice made a phase-A alternative better.
+  if (!res.budget_exhausted && !res.score.exact()) {
+    std::vector<Variable> all = phase_a;
+    all.insert(all.end(), phase_b.begin(), phase_b.end());
+    descend(search, res.best, res.score, all, 2, res.log, res.budget_exhausted);
+  }
+  // Every single change of the best: equal scores mean the capture cannot tell those values apart.
+  std::vector<Variable> all = phase_a;
+  all.insert(all.end(), phase_b.begin(), phase_b.end());
+  for (const Variable& v : all)
+    for (const std::string& val : v.values) {
+      if (val == res.best.value(v.name)) continue;
+      Setting t = res.best;
+      set(t, v.name, val);
+      res.alternatives.push_back({v.name, val, search.eval(t)});
+    }
+  // The remaining difference of the best, located.
+  RunOptions ro;
+  ro.profile = find_profile(res.best.profile);
+  for (const auto& [n, v] : res.best.values) set_reading(ro.readings, n, v, nullptr);
+  ro.engine = Engine::fast;
+  ro.threads = o.threads;
+  const ReplayOutputs r = replay_launch(c, ro);
+  res.arena = diff_arena(c.results->output_alloc, r.output_alloc, c.ex, c.ey, c.output.offset, c.ox, c.oy);
+  res.surface = diff_surface(c.results->surface_bytes, r.surface_bytes, c.surface.width, c.surface.height, c.surface.pitch);
+  res.runs = search.runs() + 1;
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+}  // namespace enc5::capture

@@ -1,0 +1,243 @@
+// `enc5 replay` (run enc5 on captures of the original kernel, facts §F5/§F6) and `enc5 capture`
+// (write enc5's own runs in those formats). Formats and decisions: docs/captures.md.
+#include <chrono>
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "capture/capture.hpp"
+#include "capture/cli_options.hpp"
+#include "capture/diff.hpp"
+#include "cli/commands.hpp"
+
+namespace enc5::cli {
+namespace {
+
+using namespace enc5::capture;
+namespace fs = std::filesystem;
+
+constexpr const char* kReplayHelp = R"(usage: enc5 replay CAPTURE -o DIR [OPTIONS]
+
+Runs enc5 on the inputs of captured launches of cuda_dldn_engine_swin_enc5_kernel and writes its
+outputs in d4r's launch-dump naming (facts F5), so that d4r's comparison keys (kernel, arg offset,
+kind, shape without base0x..., fmt, occurrence) match the capture's own files:
+  launch-NNN-<kernel>-arg048-buffer-<shape>-fmt0.bin     the output arena's allocation
+  launch-NNN-<kernel>-arg112-surface-<shape>-fmt16.bin   the RGBA16F surface memory
+
+CAPTURE is a folder of launch dumps (one or several launches; only kernels matching --kernel),
+a replay capture (manifest.txt, args.bin, alloc-N.bin), or a folder of several captures (each
+one's outputs go to the same-named sub-folder of DIR). With more than one launch a throughput
+summary ends the output. When the capture holds the original's
+results, each launch also says whether enc5 reproduced them (see enc5 diff for the details).
+
+options:
+  -o, --out DIR             output folder (created if missing; required)
+  --profile ada|zluda       instruction semantics (default ada)
+  --reading NAME=VALUE      a reading of an open spec question (repeatable; enc5 readings)
+  --engine golden|fast      implementation (default fast; bit-identical to golden)
+  --threads N               worker threads (default 0 = all)
+  --kernel SUBSTRING        which launches of a dump folder to replay (default swin_enc5)
+  --ex N --ey N             extents of launch dumps (default: the surface's width and height)
+  --block-offset X,Y        block offsets ox, oy of launch dumps (default 0,0)
+  --json                    one JSON object per launch and a summary, on stdout
+  -h, --help                this text
+
+Exit status: 0 when every launch ran (and reproduced the results the capture holds, if any),
+1 when a result differs, 2 on errors (unreadable capture: the message names file and offset).
+)";
+
+constexpr const char* kCaptureHelp = R"(usage: enc5 capture --synthetic -o DIR [OPTIONS]
+
+Writes a synthetic capture: enc5's own run (synthetic weights, input arena and texture) in the
+formats d4r captures the original in (docs/captures.md):
+  --form launch   one launch's dumps launch-NNN-<kernel>-argNNN-...-fmtN.bin (facts F5), taken
+                  after the launch: arg048 and arg112 hold enc5's results (default)
+  --form replay   a replay capture (facts F6): manifest.txt, args.bin, alloc-0..2.bin,
+                  texture-088.bin, surface-112.bin before the launch, and results/ with the
+                  arg048/arg112 files after it
+
+options:
+  --synthetic               required: the only source of captures enc5 makes itself
+  -o, --out DIR             output folder (created if missing; required)
+  --form launch|replay      see above (default launch)
+  --seed N, --stress        the synthetic assets (as enc5 run; default seed 1)
+  --ex N --ey N             extents (default 40, 23)
+  --block-offset X,Y        block offsets ox, oy (default 0,0)
+  --window BEFORE,AFTER     put the output arena inside a larger allocation, BEFORE and AFTER
+                            bytes around it (facts F4's trap; default 0,0)
+  --launch N                launch number NNN in the file names (default 1)
+  --profile ada|zluda, --reading NAME=VALUE, --engine golden|fast, --threads N
+                            the run whose outputs the capture holds (as enc5 run)
+  -h, --help                this text
+
+Exit status: 0 written, 2 on errors (a wrong command line or an unwritable folder).
+)";
+
+std::string human_kernel(const LaunchCapture& c) {
+  char b[32];
+  std::snprintf(b, sizeof b, "launch %03u", c.launch);
+  return b + std::string(" ") + c.kernel;
+}
+
+int replay_main(const Args& args) {
+  OptionCursor cur(args);
+  RunChoice run;
+  LoadOptions load;
+  std::string capture, out;
+  bool json = false;
+  while (cur.next()) {
+    if (!cur.is_option()) {
+      if (!capture.empty()) throw UsageError("one CAPTURE folder expected, got '" + capture + "' and '" + cur.name + "'");
+      capture = cur.name;
+    } else if (cur.name == "-h" || cur.name == "--help") {
+      std::fputs(kReplayHelp, stdout);
+      return 0;
+    } else if (cur.name == "-o" || cur.name == "--out") {
+      out = cur.take();
+    } else if (cur.name == "--kernel") {
+      load.kernel_filter = cur.take();
+    } else if (cur.name == "--ex") {
+      load.ex = static_cast<int>(parse_int(cur.name, cur.take(), 1, 65536));
+    } else if (cur.name == "--ey") {
+      load.ey = static_cast<int>(parse_int(cur.name, cur.take(), 1, 65536));
+    } else if (cur.name == "--block-offset") {
+      const auto [x, y] = parse_pair(cur.name, cur.take(), 0, 65535);
+      load.ox = static_cast<int>(x);
+      load.oy = static_cast<int>(y);
+    } else if (cur.name == "--json") {
+      cur.flag();
+      json = true;
+    } else if (!run.handle(cur)) {
+      throw UsageError("unknown option '" + cur.name + "'");
+    }
+  }
+  if (capture.empty()) throw UsageError("no CAPTURE folder given");
+  if (out.empty()) throw UsageError("no output folder: add -o DIR");
+  const RunOptions options = run.options();
+  const auto launches = load_captures(capture, load);
+  const bool progress = progress_enabled() && launches.size() > 1;
+  double total_ms = 0;
+  int differing = 0, with_results = 0;
+  if (json) std::printf("{\"launches\": [");
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const LaunchCapture& c = launches[i];
+    if (progress) std::fprintf(stderr, "\r[%zu/%zu] %s ...", i + 1, launches.size(), human_kernel(c).c_str());
+    const auto t0 = std::chrono::steady_clock::now();
+    const ReplayOutputs r = replay_launch(c, options);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    total_ms += ms;
+    const auto paths = write_replay_outputs(out, c, r);
+    std::string verdict = "no results in the capture";
+    FileDiff da, ds;
+    if (c.results) {
+      ++with_results;
+      da = diff_arena(c.results->output_alloc, r.output_alloc, c.ex, c.ey, c.output.offset, c.ox, c.oy);
+      ds = diff_surface(c.results->surface_bytes, r.surface_bytes, c.surface.width, c.surface.height, c.surface.pitch);
+      const bool same = da.identical() && ds.identical();
+      if (!same) ++differing;
+      verdict = same ? "reproduces the capture's results" :
+                       "DIFFERS from the capture's results: arena " + std::to_string(da.differing) + " bytes, surface " +
+                           std::to_string(ds.differing) + " bytes";
+    }
+    if (json) {
+      std::printf("%s\n  {\"source\": %s, \"launch\": %u, \"kernel\": %s, \"ex\": %u, \"ey\": %u, \"ms\": %.3f, \"outputs\": [%s, %s]",
+                  i ? "," : "", json_escape(c.source).c_str(), c.launch, json_escape(c.kernel).c_str(), c.ex, c.ey, ms,
+                  json_escape(paths[0]).c_str(), json_escape(paths[1]).c_str());
+      if (c.results) std::printf(", \"arena\": %s, \"surface\": %s", to_json(da).c_str(), to_json(ds).c_str());
+      std::printf("}");
+    } else {
+      if (progress) std::fprintf(stderr, "\r\033[K");
+      std::printf("%s: ex %u, ey %u, block offset (%u, %u), %.1f ms: %s\n", human_kernel(c).c_str(), c.ex, c.ey, c.ox, c.oy, ms,
+                  verdict.c_str());
+      for (const auto& p : paths) std::printf("  wrote %s\n", p.c_str());
+    }
+    std::fflush(stdout);
+  }
+  const double per = total_ms / launches.size();
+  if (json) {
+    std::printf("\n], \"launches_run\": %zu, \"total_ms\": %.3f, \"ms_per_launch\": %.3f, \"differing\": %d, \"with_results\": %d}\n",
+                launches.size(), total_ms, per, differing, with_results);
+  } else if (launches.size() > 1) {
+    std::printf("%zu launches in %.1f ms: %.2f ms per launch, %.1f launches/s%s\n", launches.size(), total_ms, per,
+                per > 0 ? 1000.0 / per : 0.0,
+                with_results ? (", " + std::to_string(differing) + " of " + std::to_string(with_results) + " differ from the capture").c_str() : "");
+  }
+  return differing ? 1 : 0;
+}
+
+int capture_main(const Args& args) {
+  OptionCursor cur(args);
+  RunChoice run;
+  SyntheticCaptureOptions o;
+  std::string out, form = "launch";
+  bool synthetic = false;
+  while (cur.next()) {
+    if (!cur.is_option()) throw UsageError("unexpected argument '" + cur.name + "'");
+    if (cur.name == "-h" || cur.name == "--help") {
+      std::fputs(kCaptureHelp, stdout);
+      return 0;
+    } else if (cur.name == "--synthetic") {
+      cur.flag();
+      synthetic = true;
+    } else if (cur.name == "-o" || cur.name == "--out") {
+      out = cur.take();
+    } else if (cur.name == "--form") {
+      form = cur.take();
+      if (form != "launch" && form != "replay") throw UsageError("--form: expected launch or replay, got '" + form + "'");
+    } else if (cur.name == "--seed") {
+      o.seed = static_cast<std::uint64_t>(parse_int(cur.name, cur.take(), 0, 1ll << 62));
+    } else if (cur.name == "--stress") {
+      cur.flag();
+      o.stress = true;
+    } else if (cur.name == "--ex") {
+      o.ex = static_cast<int>(parse_int(cur.name, cur.take(), 1, 4096));
+    } else if (cur.name == "--ey") {
+      o.ey = static_cast<int>(parse_int(cur.name, cur.take(), 1, 4096));
+    } else if (cur.name == "--block-offset") {
+      const auto [x, y] = parse_pair(cur.name, cur.take(), 0, 65535);
+      o.ox = static_cast<int>(x);
+      o.oy = static_cast<int>(y);
+    } else if (cur.name == "--window") {
+      const auto [b, a] = parse_pair(cur.name, cur.take(), 0, 1ll << 30);
+      o.window_before = static_cast<std::size_t>(b);
+      o.window_after = static_cast<std::size_t>(a);
+    } else if (cur.name == "--launch") {
+      o.launch = static_cast<std::uint32_t>(parse_int(cur.name, cur.take(), 0, 999999));
+    } else if (!run.handle(cur)) {
+      throw UsageError("unknown option '" + cur.name + "'");
+    }
+  }
+  if (!synthetic) throw UsageError("enc5 capture makes synthetic captures only: add --synthetic (real ones come from d4r, facts F5/F6)");
+  if (out.empty()) throw UsageError("no output folder: add -o DIR");
+  const RunOptions ro = run.options();
+  o.profile = ro.profile;
+  o.readings = ro.readings;
+  o.engine = ro.engine;
+  o.threads = ro.threads;
+  const auto files = write_synthetic_capture(out, form == "replay" ? Form::replay : Form::launch_dump, o);
+  std::printf("synthetic %s capture (seed %llu%s, profile %s, ex %d, ey %d): %zu files in %s\n", form.c_str(),
+              static_cast<unsigned long long>(o.seed), o.stress ? ", stress" : "", run.profile.c_str(), o.ex, o.ey, files.size(), out.c_str());
+  for (const auto& f : files) std::printf("  %s\n", f.c_str());
+  return 0;
+}
+
+int guarded(int (*f)(const Args&), const Args& args, const char* name) {
+  try {
+    return f(args);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "enc5 %s: %s (enc5 %s --help)\n", name, e.what(), name);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "enc5 %s: error: %s\n", name, e.what());
+    return 2;
+  }
+}
+
+}  // namespace
+
+int cmd_replay(const Args& args) { return guarded(replay_main, args, "replay"); }
+int cmd_capture(const Args& args) { return guarded(capture_main, args, "capture"); }
+
+}  // namespace enc5::cli

@@ -1,0 +1,173 @@
+// `enc5 settle CAPTURE`: searches the readings and profiles for the combination that reproduces
+// the original's outputs held by a capture (capture/settle.hpp; docs/captures.md).
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "capture/capture.hpp"
+#include "capture/cli_options.hpp"
+#include "capture/settle.hpp"
+#include "cli/commands.hpp"
+#include "model/readings.hpp"
+
+namespace enc5::cli {
+namespace {
+
+using namespace enc5::capture;
+
+constexpr const char* kSettleHelp = R"(usage: enc5 settle CAPTURE [OPTIONS]
+
+Finds which readings (enc5 readings) and profile (ada | zluda) reproduce the original's outputs
+that CAPTURE holds: the arg048 output arena and the arg112 surface of a launch-dump folder (facts
+F5), or a replay capture's results/ folder (docs/captures.md).
+
+The search never enumerates the product of the readings. Each reading is grouped by the output it
+can change: E61's readings (e61-*) only the surface; arena-order and e60-lane-guard only the arena;
+the rest and the profile both. Phase A descends coordinate-wise over the arena-moving readings
+(objective: arena bytes differing, then surface bytes), trying pairs of changes when stuck; phase
+B does the same over E61's readings against the surface. Each step is one run of the fast engine.
+Finally every single-value change of the best is run: values that score the same cannot be told
+apart by this capture and are reported as not settled.
+
+options:
+  --json                one JSON object on stdout instead of text
+  --launch N            the launch to settle when CAPTURE holds several (default: the first)
+  --kernel SUBSTRING    launches of which kernel (default swin_enc5)
+  --ex N --ey N         extents of launch dumps (default: the surface's size)
+  --block-offset X,Y    block offsets of launch dumps (default 0,0)
+  --threads N           worker threads per run (default 0 = all)
+  --max-runs N          search budget in layer runs (default 800)
+  -h, --help            this text
+
+Exit status: 0 when a combination reproduces both outputs exactly, 1 when none found does,
+2 on errors.
+)";
+
+std::string score_text(const Score& s) {
+  if (s.exact()) return "reproduces arena and surface exactly";
+  return "arena " + std::to_string(s.arena) + " bytes differ, surface " + std::to_string(s.surface) + " bytes differ";
+}
+
+int settle_main(const Args& args) {
+  OptionCursor cur(args);
+  LoadOptions load;
+  SettleOptions so;
+  std::string capture;
+  bool json = false;
+  long long launch = -1;
+  while (cur.next()) {
+    if (!cur.is_option()) {
+      if (!capture.empty()) throw UsageError("one CAPTURE folder expected");
+      capture = cur.name;
+    } else if (cur.name == "-h" || cur.name == "--help") {
+      std::fputs(kSettleHelp, stdout);
+      return 0;
+    } else if (cur.name == "--json") {
+      cur.flag();
+      json = true;
+    } else if (cur.name == "--launch") {
+      launch = parse_int(cur.name, cur.take(), 0, 999999);
+    } else if (cur.name == "--kernel") {
+      load.kernel_filter = cur.take();
+    } else if (cur.name == "--ex") {
+      load.ex = static_cast<int>(parse_int(cur.name, cur.take(), 1, 65536));
+    } else if (cur.name == "--ey") {
+      load.ey = static_cast<int>(parse_int(cur.name, cur.take(), 1, 65536));
+    } else if (cur.name == "--block-offset") {
+      const auto [x, y] = parse_pair(cur.name, cur.take(), 0, 65535);
+      load.ox = static_cast<int>(x);
+      load.oy = static_cast<int>(y);
+    } else if (cur.name == "--threads") {
+      so.threads = static_cast<int>(parse_int(cur.name, cur.take(), 0, 4096));
+    } else if (cur.name == "--max-runs") {
+      so.max_runs = static_cast<int>(parse_int(cur.name, cur.take(), 1, 1000000));
+    } else {
+      throw UsageError("unknown option '" + cur.name + "'");
+    }
+  }
+  if (capture.empty()) throw UsageError("no CAPTURE folder given");
+  const auto launches = load_captures(capture, load);
+  const LaunchCapture* c = &launches.front();
+  if (launch >= 0) {
+    c = nullptr;
+    for (const auto& l : launches)
+      if (l.launch == launch) c = &l;
+    if (!c) throw UsageError("--launch " + std::to_string(launch) + ": no such launch in " + capture);
+  }
+  if (progress_enabled())
+    so.progress = [](int runs, const std::string& what) { std::fprintf(stderr, "\r\033[K[run %d] %s", runs, what.c_str()); };
+  const SettleResult r = settle(*c, so);
+  if (progress_enabled()) std::fprintf(stderr, "\r\033[K");
+
+  // Readings the capture cannot decide: alternatives scoring like the best.
+  std::map<std::string, std::vector<std::string>> undecided;
+  for (const Alternative& a : r.alternatives)
+    if (a.score == r.score) undecided[a.name].push_back(a.value);
+
+  if (json) {
+    std::printf("{\"capture\": %s, \"launch\": %u, \"exact\": %s, \"arena_bytes_differing\": %llu, \"surface_bytes_differing\": %llu,\n",
+                json_escape(c->source).c_str(), c->launch, r.score.exact() ? "true" : "false",
+                static_cast<unsigned long long>(r.score.arena), static_cast<unsigned long long>(r.score.surface));
+    std::printf(" \"best\": {\"profile\": %s", json_escape(r.best.profile).c_str());
+    for (const auto& [n, v] : r.best.values) std::printf(", %s: %s", json_escape(n).c_str(), json_escape(v).c_str());
+    std::printf("},\n \"best_changes\": %s,\n \"not_settled\": {", json_escape(r.best.describe_changes()).c_str());
+    bool first = true;
+    for (const auto& [n, vs] : undecided) {
+      std::printf("%s%s: [", first ? "" : ", ", json_escape(n).c_str());
+      for (std::size_t i = 0; i < vs.size(); ++i) std::printf("%s%s", i ? ", " : "", json_escape(vs[i]).c_str());
+      std::printf("]");
+      first = false;
+    }
+    std::printf("},\n \"alternatives\": [");
+    for (std::size_t i = 0; i < r.alternatives.size(); ++i)
+      std::printf("%s{\"name\": %s, \"value\": %s, \"arena\": %llu, \"surface\": %llu}", i ? ", " : "",
+                  json_escape(r.alternatives[i].name).c_str(), json_escape(r.alternatives[i].value).c_str(),
+                  static_cast<unsigned long long>(r.alternatives[i].score.arena),
+                  static_cast<unsigned long long>(r.alternatives[i].score.surface));
+    std::printf("],\n \"steps\": [");
+    for (std::size_t i = 0; i < r.log.size(); ++i) std::printf("%s%s", i ? ", " : "", json_escape(r.log[i]).c_str());
+    std::printf("],\n \"arena\": %s,\n \"surface\": %s,\n \"runs\": %d, \"seconds\": %.2f, \"budget_exhausted\": %s}\n",
+                to_json(r.arena).c_str(), to_json(r.surface).c_str(), r.runs, r.seconds, r.budget_exhausted ? "true" : "false");
+  } else {
+    std::printf("enc5 settle: %s, launch %u (%s), ex %u, ey %u\n", c->source.c_str(), c->launch, c->kernel.c_str(), c->ex, c->ey);
+    std::printf("search (%d runs, %.1f s%s):\n", r.runs, r.seconds, r.budget_exhausted ? ", budget exhausted: --max-runs" : "");
+    for (const auto& l : r.log) std::printf("  %s\n", l.c_str());
+    std::printf("best: %s\n  %s\n", r.best.describe_changes().c_str(), score_text(r.score).c_str());
+    if (undecided.empty()) {
+      std::printf("every reading is settled by this capture (each other value changes the outputs)\n");
+    } else {
+      std::printf("not settled by this capture (these values reproduce the same outputs):\n");
+      for (const auto& [n, vs] : undecided) {
+        std::string s;
+        for (const auto& v : vs) s += (s.empty() ? "" : " | ") + v;
+        std::printf("  %s = %s, or %s\n", n.c_str(), r.best.value(n).c_str(), s.c_str());
+      }
+    }
+    if (!r.score.exact()) {
+      std::printf("where the best still differs:\n");
+      if (!r.arena.identical())
+        std::printf("  arena (E60's scatter or earlier):\n%s", describe(r.arena).c_str());
+      else
+        std::printf("  arena identical: everything up to E60 agrees\n");
+      if (!r.surface.identical()) std::printf("  surface (E61):\n%s", describe(r.surface).c_str());
+      std::printf("(enc5 replay CAPTURE -o DIR with these readings, then enc5 diff, shows the rest)\n");
+    }
+  }
+  return r.score.exact() ? 0 : 1;
+}
+
+}  // namespace
+
+int cmd_settle(const Args& args) {
+  try {
+    return settle_main(args);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "enc5 settle: %s (enc5 settle --help)\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "enc5 settle: error: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace enc5::cli
