@@ -1,4 +1,4 @@
-// `enc5 settle`: which readings (docs/readings/golden.md) and profile reproduce a capture of the
+// `enc5 settle`: which readings (docs/readings.md §1) and profile reproduce a capture of the
 // original's outputs. The search is grouped by the output a reading can affect and runs
 // coordinate-wise with the fast engine; docs/captures.md "Settling readings" explains it.
 #pragma once
