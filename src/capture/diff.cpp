@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "capture/png.hpp"
+#include "io/png.hpp"
 #include "io/files.hpp"
 
 namespace enc5::capture {

@@ -24,7 +24,9 @@
 #include "io/exr.hpp"
 #include "io/files.hpp"
 #include "io/frame_io.hpp"
+#include "io/preview.hpp"
 #include "io/trace_io.hpp"
+#include "layout/arena.hpp"
 #include "model/readings.hpp"
 #include "model/synthetic_inputs.hpp"
 #include "model/weight_image.hpp"
@@ -61,11 +63,13 @@ options:
   --seed N                  seed of the synthetic assets (default 1)
   --profile ada|zluda       instruction semantics (default ada = an NVIDIA Ada GPU)
   --reading NAME=VALUE      set a reading of an open spec question (repeatable; `enc5 readings`)
-  --engine golden|fast      implementation to run (default golden)
+  --engine golden|fast      implementation to run (default fast; bit-identical to golden)
   --threads N               worker threads (default 0 = all hardware threads)
   --trace STAGE[,STAGE...]|all
                             record these stages of one block (needs --block)
   --block X,Y               the block (ctaid) to trace
+  --preview                 also write surface.png (tone-mapped) and arena_plane0..4.png (heat
+                            maps of the output arena's planes)
   --save-inputs             also write the inputs used (input_arena.bin, texture.exr,
                             weights.bin) so the run can be repeated with files
   -h, --help                this text
@@ -115,12 +119,13 @@ struct RunArgs {
   std::uint64_t seed = 1;
   std::string profile = "ada";
   std::vector<std::string> readings;
-  std::string engine = "golden";
+  std::string engine = "fast";
   int threads = 0;
   std::vector<std::string> trace_stages;
   bool have_block = false;
   int block_x = 0, block_y = 0;
   bool save_inputs = false;
+  bool preview = false;
   bool help = false;
 };
 
@@ -193,6 +198,9 @@ RunArgs parse_run_args(const Args& args) {
     } else if (opt == "--save-inputs") {
       no_value();
       a.save_inputs = true;
+    } else if (opt == "--preview") {
+      no_value();
+      a.preview = true;
     } else {
       throw UsageError("unknown option '" + args[i] + "' (enc5 run --help lists them)");
     }
@@ -376,6 +384,16 @@ int run(const RunArgs& a) {
                              ", " + std::to_string(trace.block_y) + ")";
     report_written(bin, what);
     report_written(txt, what);
+  }
+  if (a.preview) {
+    const std::string png = (dir / "surface.png").string();
+    write_file_atomic(png, surface_preview_png(surface));
+    report_written(png, "tone-mapped preview of the surface (Reinhard, sRGB)");
+    for (int q = 0; q < layout::PlaneArena::kPlanes; ++q) {
+      const std::string heat = (dir / ("arena_plane" + std::to_string(q) + ".png")).string();
+      write_file_atomic(heat, arena_plane_heatmap_png(output, a.ex, a.ey, q));
+      report_written(heat, "heat map of plane " + std::to_string(q) + " (mean |value| per pixel, white = plane max)");
+    }
   }
   if (a.save_inputs) {
     const std::string in_path = (dir / "input_arena.bin").string();

@@ -1,10 +1,10 @@
-#include "capture/png.hpp"
+#include "io/png.hpp"
 
 #include <array>
 #include <stdexcept>
 #include <string>
 
-namespace enc5::capture {
+namespace enc5 {
 namespace {
 
 void be32(std::vector<std::uint8_t>& out, std::uint32_t v) {
@@ -91,4 +91,4 @@ std::vector<std::uint8_t> encode_png(int width, int height, int channels, std::s
   return out;
 }
 
-}  // namespace enc5::capture
+}  // namespace enc5

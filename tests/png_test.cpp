@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "capture/png.hpp"
+#include "io/png.hpp"
 #include "capture_test_util.hpp"
 #include "io/files.hpp"
 
-using namespace enc5::capture;
+using namespace enc5;
 using namespace capture_test;
 
 TEST(CapturePng, ChecksumsMatchPublishedValues) {

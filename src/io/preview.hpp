@@ -1,0 +1,23 @@
+// Pictures for people: a tone-mapped PNG of the RGBA16F surface and a heat map of each plane of a
+// plane arena (`enc5 run --preview`). Display only; nothing here feeds back into the layer.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "api/frame.hpp"
+
+namespace enc5 {
+
+// 8-bit sRGB display value of one linear channel: Reinhard tone map x / (1 + x) of max(x, 0)
+// (NaN -> 0, +Inf -> 1), then the sRGB transfer curve, rounded to nearest.
+std::uint8_t tone_map_channel(float linear);
+
+// RGB PNG bytes of the surface's ex x ey texels (alpha ignored: E61 writes 0 there).
+std::vector<std::uint8_t> surface_preview_png(const Surface& surface);
+
+// Greyscale PNG bytes, ex x ey, of plane q of a plane arena: per pixel the mean |value| of its 32
+// e4m3 codes (NaN codes count as 448), scaled so the plane's largest mean is white.
+std::vector<std::uint8_t> arena_plane_heatmap_png(std::span<const std::uint8_t> arena, int ex, int ey, int plane);
+
+}  // namespace enc5
