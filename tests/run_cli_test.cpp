@@ -255,3 +255,31 @@ TEST(RunCli, ReadingsListsTheRegistry) {
   }
   EXPECT_EQ(dir.enc5("readings --bogus").status, 2);
 }
+
+TEST(RunCli, SequenceRunsEveryFrameFolderAndSummarises) {
+  TempDir dir;
+  // Two frame folders as --save-inputs writes them; each also keeps the arena/surface of the run
+  // that made it, which the sequence must reproduce byte for byte.
+  for (const char* f : {"f1 --seed 2", "f2 --seed 3 --stress"}) {
+    const Result made = dir.enc5("run --ex 12 --ey 9 --save-inputs -o seq/" + std::string(f));
+    ASSERT_EQ(made.status, 0) << made.out;
+  }
+  const Result r = dir.enc5("run --sequence seq --ex 12 --ey 9 -o res");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "sequence: 2 frames in ")) << r.out;
+  for (const char* name : {"f1", "f2"}) {
+    EXPECT_EQ(read_file_bytes(dir.file(std::string("res/") + name + "/arena.bin")),
+              read_file_bytes(dir.file(std::string("seq/") + name + "/arena.bin")))
+        << name;
+    EXPECT_EQ(read_file_bytes(dir.file(std::string("res/") + name + "/surface.exr")),
+              read_file_bytes(dir.file(std::string("seq/") + name + "/surface.exr")))
+        << name;
+  }
+  // A folder without frames, and options that cannot apply to a sequence, are clear errors.
+  fs::create_directories(dir.file("empty"));
+  const Result none = dir.enc5("run --sequence empty -o x");
+  EXPECT_NE(none.status, 0);
+  EXPECT_TRUE(contains(none.out, "input_arena.bin")) << none.out;
+  const Result bad = dir.enc5("run --sequence seq --input seq/f1/input_arena.bin -o x");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+}

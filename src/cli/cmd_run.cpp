@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "api/frame.hpp"
 #include "cli/commands.hpp"
 #include "io/arena_io.hpp"
@@ -70,6 +72,10 @@ options:
   --block X,Y               the block (ctaid) to trace
   --preview                 also write surface.png (tone-mapped) and arena_plane0..4.png (heat
                             maps of the output arena's planes)
+  --sequence DIR            run every frame folder in DIR (sorted by name): each holds
+                            input_arena.bin and optionally texture.exr and weights.bin (the
+                            files --save-inputs writes); outputs go to OUT/<folder name>/, and a
+                            throughput summary ends the run (progress on stderr on a terminal)
   --save-inputs             also write the inputs used (input_arena.bin, texture.exr,
                             weights.bin) so the run can be repeated with files
   -h, --help                this text
@@ -126,6 +132,7 @@ struct RunArgs {
   int block_x = 0, block_y = 0;
   bool save_inputs = false;
   bool preview = false;
+  std::string sequence_dir;
   bool help = false;
 };
 
@@ -201,11 +208,16 @@ RunArgs parse_run_args(const Args& args) {
     } else if (opt == "--preview") {
       no_value();
       a.preview = true;
+    } else if (opt == "--sequence") {
+      a.sequence_dir = take();
     } else {
       throw UsageError("unknown option '" + args[i] + "' (enc5 run --help lists them)");
     }
   }
   if (!a.trace_stages.empty() && !a.have_block) throw UsageError("--trace needs --block X,Y (the block to record)");
+  if (!a.sequence_dir.empty() && (!a.input_file.empty() || !a.texture_file.empty() || a.save_inputs))
+    throw UsageError("--sequence takes each frame's input_arena.bin and texture.exr from its folder: drop --input, "
+                     "--texture and --save-inputs");
   if (a.trace_stages.empty() && a.have_block) throw UsageError("--block only selects the block of --trace");
   return a;
 }
@@ -444,6 +456,36 @@ the question, where the spec asks it, and what capture of the original would set
 
 }  // namespace
 
+// `--sequence DIR`: one run per frame folder, then the throughput of the whole sequence.
+static int run_sequence(const RunArgs& a) {
+  std::vector<fs::path> frames;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(a.sequence_dir, ec))
+    if (e.is_directory() && fs::exists(e.path() / "input_arena.bin")) frames.push_back(e.path());
+  if (ec) throw InputError(a.sequence_dir, 0, "a readable folder of frame folders", ec.message());
+  if (frames.empty())
+    throw InputError(a.sequence_dir, 0, "at least one sub-folder holding input_arena.bin", "none");
+  std::sort(frames.begin(), frames.end());
+  const bool progress = ::isatty(2) != 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    if (progress) std::fprintf(stderr, "\r[%zu/%zu] %s ", i + 1, frames.size(), frames[i].filename().c_str());
+    RunArgs f = a;
+    f.sequence_dir.clear();
+    f.input_file = (frames[i] / "input_arena.bin").string();
+    if (fs::exists(frames[i] / "texture.exr")) f.texture_file = (frames[i] / "texture.exr").string();
+    if (a.weights_file.empty() && fs::exists(frames[i] / "weights.bin")) f.weights_file = (frames[i] / "weights.bin").string();
+    f.out_dir = (fs::path(a.out_dir) / frames[i].filename()).string();
+    if (const int status = run(f); status != 0) return status;
+  }
+  if (progress) std::fputs("\n", stderr);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double blocks = static_cast<double>(frames.size()) * ((a.ex + a.ox + 7) / 8) * ((a.ey + a.oy + 7) / 8);
+  std::printf("sequence: %zu frames in %.3f s (files included): %.2f frames/s, %.1f blocks/s\n", frames.size(), s,
+              frames.size() / s, blocks / s);
+  return 0;
+}
+
 int cmd_run(const Args& args) {
   RunArgs a;
   try {
@@ -457,7 +499,7 @@ int cmd_run(const Args& args) {
     return 0;
   }
   try {
-    return run(a);
+    return a.sequence_dir.empty() ? run(a) : run_sequence(a);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "enc5 run: %s\n", e.what());
     return 2;
