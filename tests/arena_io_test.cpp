@@ -2,6 +2,8 @@
 // InputErrors naming the file and both sizes; writes are atomic; the summary counts codes.
 #include <gtest/gtest.h>
 
+#include "test_util.hpp"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -16,20 +18,7 @@
 namespace fs = std::filesystem;
 using namespace enc5;
 
-namespace {
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("enc5_arena_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
-}  // namespace
+using test_util::TempDir;
 
 TEST(ArenaIo, SizeIsFivePlanesOf32BytesPerPixel) {
   EXPECT_EQ(plane_arena_bytes(40, 23), 147200u);  // REC5 via facts A3

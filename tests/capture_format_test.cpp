@@ -9,13 +9,13 @@
 #include <string>
 
 #include "capture/capture.hpp"
-#include "capture_test_util.hpp"
+#include "test_util.hpp"
 #include "io/errors.hpp"
 #include "io/files.hpp"
 
 using namespace enc5;
 using namespace enc5::capture;
-using namespace capture_test;
+using namespace test_util;
 
 namespace {
 

@@ -2,10 +2,10 @@
 // heat maps, and the exit status (0 identical, 1 different, 2 errors).
 #include <gtest/gtest.h>
 
-#include "capture_test_util.hpp"
+#include "test_util.hpp"
 #include "io/files.hpp"
 
-using namespace capture_test;
+using namespace test_util;
 
 namespace {
 // A capture and a replay of it under the other profile: different arena and surface.

@@ -4,6 +4,8 @@
 // Plus exhaustive truncation and targeted corruption: every error names the file and an offset.
 #include <gtest/gtest.h>
 
+#include "test_util.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -25,20 +27,9 @@
 namespace fs = std::filesystem;
 using namespace enc5;
 
-namespace {
+using test_util::TempDir;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    // The process id keeps concurrent runs of the suite (other checkouts, ctest -j) apart.
-    path = fs::temp_directory_path() / ("enc5_exr_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+namespace {
 
 // Random f16 bit patterns with every special class well represented: NaNs (quiet, signalling,
 // negative, odd payloads), +-Inf, +-0, subnormals, normals.

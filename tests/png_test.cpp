@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "io/png.hpp"
-#include "capture_test_util.hpp"
+#include "test_util.hpp"
 #include "io/files.hpp"
 
 using namespace enc5;
-using namespace capture_test;
+using namespace test_util;
 
 TEST(CapturePng, ChecksumsMatchPublishedValues) {
   const std::string s = "123456789";

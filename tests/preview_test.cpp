@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "capture_test_util.hpp"
+#include "test_util.hpp"
 #include "io/files.hpp"
 #include "io/preview.hpp"
 #include "layout/arena.hpp"
@@ -73,7 +73,7 @@ TEST(Preview, ArenaHeatMapIsMeanMagnitudePerPixel) {
 }
 
 TEST(Preview, RunPreviewWritesSurfaceAndPlanePictures) {
-  capture_test::TempDir dir;
+  test_util::TempDir dir;
   const auto r = dir.enc5("run --ex 12 --ey 9 --preview -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* name : {"surface.png", "arena_plane0.png", "arena_plane1.png", "arena_plane2.png", "arena_plane3.png",
@@ -81,6 +81,6 @@ TEST(Preview, RunPreviewWritesSurfaceAndPlanePictures) {
     const auto bytes = read_file_bytes(dir.file(std::string("res/") + name));
     ASSERT_GT(bytes.size(), 8u) << name;
     EXPECT_EQ(std::memcmp(bytes.data(), "\x89PNG\r\n\x1a\n", 8), 0) << name;
-    EXPECT_TRUE(capture_test::contains(r.out, name)) << r.out;
+    EXPECT_TRUE(test_util::contains(r.out, name)) << r.out;
   }
 }

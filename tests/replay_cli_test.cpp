@@ -3,10 +3,10 @@
 // JSON output, and errors that name the file (exit 2).
 #include <gtest/gtest.h>
 
-#include "capture_test_util.hpp"
+#include "test_util.hpp"
 #include "io/files.hpp"
 
-using namespace capture_test;
+using namespace test_util;
 
 TEST(ReplayCli, LaunchDumpRoundTrip) {
   TempDir t;

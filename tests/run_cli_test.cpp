@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "test_util.hpp"
 #include "io/arena_io.hpp"
 #include "io/exr.hpp"
 #include "io/files.hpp"
@@ -23,43 +24,7 @@
 namespace fs = std::filesystem;
 using namespace enc5;
 
-namespace {
-
-struct Result {
-  int status = -1;  // exit status
-  std::string out;  // stdout and stderr together
-};
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("enc5_run_cli_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-
-  // Runs `enc5 ARGS` with this folder as the working directory.
-  Result enc5(const std::string& args) const {
-    const std::string cmd = "cd '" + path.string() + "' && '" ENC5_CLI_PATH "' " + args + " 2>&1";
-    Result r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int st = ::pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-  }
-};
-
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
-
-}  // namespace
+using namespace test_util;
 
 TEST(RunCli, NoArgumentsRunsTheDemoFrameTheSameEveryTime) {
   TempDir dir;

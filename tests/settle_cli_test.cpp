@@ -2,9 +2,9 @@
 // choices, and says which readings the capture cannot decide.
 #include <gtest/gtest.h>
 
-#include "capture_test_util.hpp"
+#include "test_util.hpp"
 
-using namespace capture_test;
+using namespace test_util;
 
 TEST(SettleCli, RecoversNonDefaultReadingsAndZluda) {
   TempDir t;

@@ -1,4 +1,4 @@
-// Helpers of the capture tests: a unique temporary folder per test (mkdtemp: other checkouts run
+// Helpers shared by the tests: a unique temporary folder per test (mkdtemp: other checkouts run
 // the same tests at the same time) and running the built CLI.
 #pragma once
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-namespace capture_test {
+namespace test_util {
 
 namespace fs = std::filesystem;
 
@@ -34,7 +34,7 @@ inline Result shell(const std::string& cmd) {
 struct TempDir {
   fs::path path;
   TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "enc5_capture_test_XXXXXX").string();
+    std::string tmpl = (fs::temp_directory_path() / "enc5_test_XXXXXX").string();
     if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
     path = tmpl;
   }
@@ -56,4 +56,4 @@ inline fs::path find_file(const fs::path& dir, const std::string& part) {
   return {};
 }
 
-}  // namespace capture_test
+}  // namespace test_util
