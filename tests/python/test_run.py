@@ -25,7 +25,7 @@ def frame():
 @pytest.fixture(scope="module")
 def reference(frame):
     """One single-threaded golden run that the other tests compare against."""
-    return enc5.run(frame.input_arena, frame.texture, threads=1, stats=True)
+    return enc5.run(frame.input_arena, frame.texture, engine="golden", threads=1, stats=True)
 
 
 def bits(a: np.ndarray) -> np.ndarray:
@@ -207,7 +207,8 @@ def progress_during(call) -> tuple[int, float]:
 
 
 def test_run_releases_the_gil(frame):
-    n, seconds = progress_during(lambda: enc5.run(frame.input_arena, frame.texture, threads=1))
+    # The golden model: long enough to see the counter advance (the fast engine takes milliseconds).
+    n, seconds = progress_during(lambda: enc5.run(frame.input_arena, frame.texture, engine="golden", threads=1))
     assert seconds > 0.05
     assert n > 100, f"a Python thread advanced only {n} times during the middle half of a {seconds:.2f} s run"
 
