@@ -8,7 +8,7 @@
 // The statistics counters are incremented exactly where and as often as the golden model's.
 #include <algorithm>
 #include <array>
-#include <chrono>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 
@@ -169,14 +169,22 @@ Scratch& scratch() {
 
 PhaseTimes* g_timing = nullptr;
 
-// Adds the time since the previous lap to a group (no-op unless timing is on).
+// The calling thread's CPU time in seconds: unlike wall-clock time it does not grow while other
+// processes hold the core (the bench machine is shared).
+double thread_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Adds the thread CPU time since the previous lap to a group (no-op unless timing is on).
 struct Laps {
   PhaseTimes* t = g_timing;
-  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+  double last = t ? thread_seconds() : 0.0;
   void lap(PhaseGroup g) {
     if (!t) return;
-    const auto now = std::chrono::steady_clock::now();
-    t->seconds[g] += std::chrono::duration<double>(now - last).count();
+    const double now = thread_seconds();
+    t->seconds[g] += now - last;
     last = now;
   }
 };
@@ -191,6 +199,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   const Profile& prof = *ctx.profile;
   const Readings& rd = *ctx.readings;
   const EpilogueTables& tab = epilogue_tables();
+  const unsigned dec = decode_for(prof);  // only the decoded forms this profile's kernels read
   const Quantiser q8{prof.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data(), ctx.stats};
   auto gemm_ = [&](const AOperand& a, int a_k0, const BOperand& b, int b_k0, int ksteps, int rows, F16Mat& d) {
     gemm(prof, simd, a, a_k0, b, b_k0, ksteps, rows, d.v.data(), d.cols);
@@ -230,7 +239,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
       for (int c = 0; c < kChannels; ++c) out[c] = q8(f16_mul(row[c], f16_mul(inv, w.g1[c])));
     }
   }
-  S.a_h1.assign(S.h1.v.data(), kTokens, kChannels, kChannels);
+  S.a_h1.assign(S.h1.v.data(), kTokens, kChannels, kChannels, dec);
   laps.lap(kGroupPrologue);
 
   // ---- attention per head (facts C2..C5; golden attention.cpp) ----
@@ -247,8 +256,8 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     // Phase 11 (facts C3): S = bias + q8(Q[0..63]) q8(Q)^T; E10 quantises rows 0..63 and all 96.
     q8.rows(Q, kWindow, S.qa);
     q8.rows(Q, kTokens, S.qb);
-    S.a_q.assign(S.qa.v.data(), kWindow, kHeadDim, kHeadDim);
-    S.b_q.assign_nk(S.qb.v.data(), kTokens, kHeadDim, kHeadDim);
+    S.a_q.assign(S.qa.v.data(), kWindow, kHeadDim, kHeadDim, dec);
+    S.b_q.assign_nk(S.qb.v.data(), kTokens, kHeadDim, kHeadDim, dec);
     S.s = F16Mat(kWindow, kTokens);
     std::copy(w.score_bias[h].begin(), w.score_bias[h].end(), S.s.v.begin());
     gemm_(S.a_q, 0, S.b_q, 0, 1, kWindow, S.s);
@@ -286,8 +295,8 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     laps.lap(kGroupE11);
     // Phase 12 (facts C5): O = q8(P) q8(V), 3 k-steps over the 96 keys.
     q8.rows(V, kTokens, S.vq);
-    S.a_p.assign(S.pq.v.data(), kWindow, kTokens, kTokens);
-    S.b_v.assign_kn(S.vq.v.data(), kTokens, kHeadDim, kHeadDim);
+    S.a_p.assign(S.pq.v.data(), kWindow, kTokens, kTokens, dec);
+    S.b_v.assign_kn(S.vq.v.data(), kTokens, kHeadDim, kHeadDim, dec);
     S.o[h] = F16Mat(kWindow, kHeadDim, 0);
     gemm_(S.a_p, 0, S.b_v, 0, 3, kWindow, S.o[h]);
     laps.lap(kGroupPV);
@@ -306,7 +315,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     for (int p = 13; p <= 20; ++p) {
       const Phase& ph = phase(p);
       q8.rows(S.o[p - 13], kWindow, S.oq);
-      S.a_o.assign(S.oq.v.data(), kWindow, kHeadDim, kHeadDim);
+      S.a_o.assign(S.oq.v.data(), kWindow, kHeadDim, kHeadDim, dec);
       D[p] = ph.c == OperandSource::previous_d ? D[ph.c_chain_from] : S.c13;
       gemm_(S.a_o, 0, w.wo[p - 13], 0, 1, kWindow, D[p]);
     }
@@ -329,7 +338,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   // ---- MLP (facts C9..C11; golden mlp.cpp) ----
   {
     q8.rows(S.n, kWindow, S.nq);
-    S.a_n.assign(S.nq.v.data(), kWindow, kChannels, kChannels);
+    S.a_n.assign(S.nq.v.data(), kWindow, kChannels, kChannels, dec);
     const auto t3 = golden::load_column_table(*ctx.weights, wmap::t3, rd.t3_chunk_order);
     S.c22 = F16Mat(kWindow, kChannels);
     for (int r = 0; r < kWindow; ++r)
@@ -352,7 +361,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
         }
         S.aq.v[i] = q8(tab.act[y0]);
       }
-      S.a_act.assign(S.aq.v.data(), kWindow, kHeadDim, kHeadDim);
+      S.a_act.assign(S.aq.v.data(), kWindow, kHeadDim, kHeadDim, dec);
       const Phase& down = phase(p + 1);
       D[p + 1] = down.c == OperandSource::previous_d ? D[down.c_chain_from] : S.c22;
       gemm_(S.a_act, 0, w.w2[c], 0, 1, kWindow, D[p + 1]);
@@ -390,7 +399,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   }
 
   // ---- phase 61 + E61 (facts C12, C14) ----
-  S.a_61.assign(S.a61.v.data(), kWindow, kChannels, kChannels);
+  S.a_61.assign(S.a61.v.data(), kWindow, kChannels, kChannels, dec);
   S.d61 = F16Mat(kWindow, kLogits);
   for (int r = 0; r < kWindow; ++r) std::copy(w.b61.begin(), w.b61.end(), &S.d61.v[static_cast<std::size_t>(r) * kLogits]);
   gemm_(S.a_61, 0, w.w61, 0, phase(61).k_steps, kWindow, S.d61);

@@ -1,7 +1,9 @@
 // Operand decoding and the chained-k-step driver of the fast engine's GEMMs (gemm.hpp).
 #include "engine/gemm.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 
 #include "layout/fragment.hpp"
 #include "numerics/mma.hpp"
@@ -18,6 +20,7 @@ const CodeTable& code_table() {
                                : static_cast<float>(m) * 0x1p-9f;
       c.nan[code] = m == 0x7F;
       c.value[code] = c.nan[code] ? __builtin_nanf("") : (code & 0x80) ? -mag : mag;
+      c.value64[code] = c.value[code];
       // numerics.md `ada`: e(x) = max(floor(log2|x|), -6); a zero never raises the maximum.
       c.ada_e[code] = m == 0 ? kZeroExponent : m >= 8 ? static_cast<float>((m >> 3) - 7) : -6.0f;
     }
@@ -35,57 +38,100 @@ const int* isa_of_pair() {
   return k.data();
 }
 
-void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld) {
+unsigned decode_for(const Profile& p) {
+  return p.mma == MmaAccumulation::ada_truncated_halves ? kDecodeF32 | kDecodeExponent : kDecodeF64;
+}
+
+namespace {
+
+// Resizes the decoded arrays an operand gets (the others are emptied, so that a kernel reading a
+// form it was not given fails loudly under the sanitizers rather than reading stale values).
+void size_forms(std::size_t size, unsigned decode, std::vector<float>& v, std::vector<double>& v64, std::vector<float>& e) {
+  v.resize(decode & kDecodeF32 ? size : 0);
+  v64.resize(decode & kDecodeF64 ? size : 0);
+  e.resize(decode & kDecodeExponent ? size : 0);
+}
+
+// Decodes the 32 codes of one k-step (logical order, stride `step`) into ISA order at `at`
+// (stride `stride` between consecutive k). Returns whether a NaN code was seen.
+template <unsigned D>
+bool decode_kstep(const e4m3_t* src, std::ptrdiff_t step, float* v, double* v64, float* e, std::ptrdiff_t stride) {
+  const CodeTable& t = code_table();
+  const int* isa = isa_of_pair();
+  unsigned nan = 0;
+  for (int kp = 0; kp < 32; ++kp) {
+    const e4m3_t c = src[kp * step];
+    const std::ptrdiff_t at = isa[kp] * stride;
+    if constexpr ((D & kDecodeF32) != 0) v[at] = t.value[c];
+    if constexpr ((D & kDecodeF64) != 0) v64[at] = t.value64[c];
+    if constexpr ((D & kDecodeExponent) != 0) e[at] = t.ada_e[c];
+    nan |= (c & 0x7Fu) == 0x7Fu;
+  }
+  return nan != 0;
+}
+
+using DecodeFn = bool (*)(const e4m3_t*, std::ptrdiff_t, float*, double*, float*, std::ptrdiff_t);
+DecodeFn decoder(unsigned decode) {
+  switch (decode) {
+    case kDecodeF64:
+      return decode_kstep<kDecodeF64>;
+    case kDecodeF32 | kDecodeExponent:
+      return decode_kstep<kDecodeF32 | kDecodeExponent>;
+    default:
+      return decode_kstep<kDecodeAll>;
+  }
+}
+
+}  // namespace
+
+void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned decode) {
   rows = rows_;
   K = K_;
   const std::size_t size = static_cast<std::size_t>(rows) * K;
-  v.resize(size);
-  v64.resize(size);
-  e.resize(size);
+  if (decode != kDecodeF64 && decode != (kDecodeF32 | kDecodeExponent)) decode = kDecodeAll;
+  size_forms(size, decode, v, v64, e);
   codes.resize(size);
   nan = false;
-  const CodeTable& t = code_table();
-  const int* isa = isa_of_pair();
-  for (int r = 0; r < rows; ++r)
-    for (int k = 0; k < K; ++k) {
-      const e4m3_t c = src[static_cast<std::size_t>(r) * ld + k];
-      const std::size_t at = static_cast<std::size_t>(r) * K + (k & ~31) + isa[k & 31];
-      v[at] = t.value[c];
-      v64[at] = t.value[c];
-      e[at] = t.ada_e[c];
-      codes[static_cast<std::size_t>(r) * K + k] = c;
-      nan |= t.nan[c];
+  const DecodeFn fn = decoder(decode);
+  for (int r = 0; r < rows; ++r) {
+    const e4m3_t* row = src + static_cast<std::size_t>(r) * ld;
+    std::copy(row, row + K, codes.begin() + static_cast<std::ptrdiff_t>(r) * K);
+    for (int k0 = 0; k0 < K; k0 += 32) {
+      const std::size_t at = static_cast<std::size_t>(r) * K + k0;
+      nan |= fn(row + k0, 1, v.data() + (v.empty() ? 0 : at), v64.data() + (v64.empty() ? 0 : at),
+                e.data() + (e.empty() ? 0 : at), 1);
     }
+  }
 }
 
-void BOperand::assign_nk(const e4m3_t* src, int N_, int K_, int ld) {
+// Shared by assign_nk / assign_kn: src[n * n_stride + k * k_stride].
+static void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrdiff_t k_stride, unsigned decode) {
+  const std::size_t size = static_cast<std::size_t>(b.N) * b.K;
+  if (decode != kDecodeF64 && decode != (kDecodeF32 | kDecodeExponent)) decode = kDecodeAll;
+  size_forms(size, decode, b.v, b.v64, b.e);
+  b.codes.resize(size);
+  b.nan = false;
+  const DecodeFn fn = decoder(decode);
+  for (int n = 0; n < b.N; ++n) {
+    for (int k = 0; k < b.K; ++k) b.codes[static_cast<std::size_t>(n) * b.K + k] = src[n * n_stride + k * k_stride];
+    for (int k0 = 0; k0 < b.K; k0 += 32) {
+      const std::size_t at = static_cast<std::size_t>(k0) * b.N + n;
+      b.nan |= fn(src + n * n_stride + k0 * k_stride, k_stride, b.v.data() + (b.v.empty() ? 0 : at),
+                  b.v64.data() + (b.v64.empty() ? 0 : at), b.e.data() + (b.e.empty() ? 0 : at), b.N);
+    }
+  }
+}
+
+void BOperand::assign_nk(const e4m3_t* src, int N_, int K_, int ld, unsigned decode) {
   N = N_;
   K = K_;
-  const std::size_t size = static_cast<std::size_t>(N) * K;
-  v.resize(size);
-  v64.resize(size);
-  e.resize(size);
-  codes.resize(size);
-  nan = false;
-  const CodeTable& t = code_table();
-  const int* isa = isa_of_pair();
-  for (int n = 0; n < N; ++n)
-    for (int k = 0; k < K; ++k) {
-      const e4m3_t c = src[static_cast<std::size_t>(n) * ld + k];
-      const std::size_t at = static_cast<std::size_t>((k & ~31) + isa[k & 31]) * N + n;
-      v[at] = t.value[c];
-      v64[at] = t.value[c];
-      e[at] = t.ada_e[c];
-      codes[static_cast<std::size_t>(n) * K + k] = c;
-      nan |= t.nan[c];
-    }
+  assign_b(*this, src, ld, 1, decode);
 }
 
-void BOperand::assign_kn(const e4m3_t* src, int K_, int N_, int ld) {
-  std::vector<e4m3_t> nk(static_cast<std::size_t>(N_) * K_);
-  for (int k = 0; k < K_; ++k)
-    for (int n = 0; n < N_; ++n) nk[static_cast<std::size_t>(n) * K_ + k] = src[static_cast<std::size_t>(k) * ld + n];
-  assign_nk(nk.data(), N_, K_, K_);
+void BOperand::assign_kn(const e4m3_t* src, int K_, int N_, int ld, unsigned decode) {
+  N = N_;
+  K = K_;
+  assign_b(*this, src, 1, ld, decode);
 }
 
 KernelSet kernels(SimdPath path) {
@@ -120,22 +166,25 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
     return;
   }
   const KernelSet ks = kernels(path);
-  const KStepKernel kernel = p.mma == MmaAccumulation::ada_truncated_halves ? ks.ada : ks.zluda;
-  for (int s = 0; s < ksteps; ++s) {
-    KStepArgs g;
-    g.a = a.v.data() + a_k0 + 32 * s;
-    g.a64 = a.v64.data() + a_k0 + 32 * s;
-    g.ea = a.e.data() + a_k0 + 32 * s;
-    g.lda = a.K;
-    g.b = b.v.data() + static_cast<std::size_t>(b_k0 + 32 * s) * b.N;
-    g.b64 = b.v64.data() + static_cast<std::size_t>(b_k0 + 32 * s) * b.N;
-    g.eb = b.e.data() + static_cast<std::size_t>(b_k0 + 32 * s) * b.N;
-    g.N = b.N;
-    g.d = d;
-    g.ldd = ldd;
-    g.rows = rows;
-    kernel(g);
+  const bool ada = p.mma == MmaAccumulation::ada_truncated_halves;
+  const KStepKernel kernel = ada ? ks.ada : ks.zluda;
+  KStepArgs g{};
+  if (ada) {
+    g.a = a.v.data() + a_k0;
+    g.ea = a.e.data() + a_k0;
+    g.b = b.v.data() + static_cast<std::size_t>(b_k0) * b.N;
+    g.eb = b.e.data() + static_cast<std::size_t>(b_k0) * b.N;
+  } else {
+    g.a64 = a.v64.data() + a_k0;
+    g.b64 = b.v64.data() + static_cast<std::size_t>(b_k0) * b.N;
   }
+  g.lda = a.K;
+  g.N = b.N;
+  g.d = d;
+  g.ldd = ldd;
+  g.rows = rows;
+  g.ksteps = ksteps;
+  kernel(g);
 }
 
 }  // namespace enc5::engine

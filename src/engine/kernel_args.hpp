@@ -11,9 +11,12 @@ namespace enc5::engine {
 // The SIMD paths of the kernels, lowest first (selected at run time, see simd.hpp).
 enum class SimdPath { scalar, avx2, avx512 };
 
-// One k-step on `rows` rows: d[r * ldd + n] (C on entry, D on return) for n < N (a multiple of 16).
-//   a, ea: row r's 32 values / ada exponents of this k-step at a + r * lda (ISA k order)
-//   b, eb: this k-step's [32][N] block (ISA k order)
+// `ksteps` chained k-steps on `rows` rows: d[r * ldd + n] (C on entry, D on return) for n < N (a
+// multiple of 16). Step s's D (rounded to f16, as every mma.sync returns it) is step s+1's C; the
+// kernels keep it in registers between the steps of one chain.
+//   a, ea: row r's 32 values / ada exponents of step s at a + r * lda + 32 s (ISA k order)
+//   b, eb: step s's [32][N] block at b + 32 N s (ISA k order)
+// The `zluda` kernels read a64 / b64 only, the `ada` kernels a, ea, b, eb only (gemm.hpp: Decode).
 struct KStepArgs {
   const float* a;
   const double* a64;  // the same values as binary64 (the `zluda` kernels' operands)
@@ -26,6 +29,7 @@ struct KStepArgs {
   f16_t* d;
   int ldd;
   int rows;
+  int ksteps;
 };
 using KStepKernel = void (*)(const KStepArgs&);
 struct KernelSet {
