@@ -93,67 +93,10 @@ std::uint32_t input_word(const golden::BlockContext& ctx, std::span<const std::u
   return w;
 }
 
-// rms_norm.cpp's in-lane tree with the fast f16 adds.
-f16x2_t in_lane_tree(const f16x2_t T[20], SumTree tree) {
-  auto add2 = [](f16x2_t a, f16x2_t b) { return f16x2_add(a, b); };
-  auto q = [&](int a, int b, int c, int d) { return add2(add2(T[a], T[b]), add2(T[c], T[d])); };
-  switch (tree) {
-    case SumTree::even_odd_quads: {
-      const f16x2_t even = add2(add2(q(0, 2, 4, 6), q(8, 10, 12, 14)), add2(T[16], T[18]));
-      const f16x2_t odd = add2(add2(q(1, 3, 5, 7), q(9, 11, 13, 15)), add2(T[17], T[19]));
-      return add2(even, odd);
-    }
-    case SumTree::planes: {
-      f16x2_t A[5], B[5];
-      for (int p = 0; p < 5; ++p) {
-        A[p] = add2(T[4 * p], T[4 * p + 2]);
-        B[p] = add2(T[4 * p + 1], T[4 * p + 3]);
-      }
-      const f16x2_t a = add2(add2(add2(A[0], A[1]), add2(A[2], A[3])), A[4]);
-      const f16x2_t b = add2(add2(add2(B[0], B[1]), add2(B[2], B[3])), B[4]);
-      return add2(a, b);
-    }
-    case SumTree::sequential: {
-      f16x2_t s = T[0];
-      for (int i = 1; i < 20; ++i) s = add2(s, T[i]);
-      return s;
-    }
-    case SumTree::pairwise: {
-      f16x2_t level[20];
-      int n = 20;
-      std::copy(T, T + 20, level);
-      while (n > 1) {
-        int m = 0;
-        for (int i = 0; i + 1 < n; i += 2) level[m++] = add2(level[i], level[i + 1]);
-        if (n % 2) level[m++] = level[n - 1];
-        n = m;
-      }
-      return level[0];
-    }
-  }
-  return 0;
-}
-
-// golden::rms_sum_of_squares (facts B4, C8.1..C8.3).
-f16_t rms_sum_of_squares(const f16_t* row, SumTree tree) {
-  f16x2_t s[4];
-  for (int t = 0; t < 4; ++t) {
-    f16x2_t T[20];
-    for (int nt = 0; nt < 20; ++nt) {
-      const f16_t a = row[8 * nt + 2 * t], b = row[8 * nt + 2 * t + 1];
-      T[nt] = f16x2_pack(f16_mul(a, a), f16_mul(b, b));
-    }
-    s[t] = in_lane_tree(T, tree);
-  }
-  const f16x2_t v = f16x2_add(f16x2_add(s[0], s[1]), f16x2_add(s[2], s[3]));
-  return f16_add(f16x2_lo(v), f16x2_hi(v));
-}
-
-f16_t rms_inverse(f16_t sum, f16_t eps) { return epilogue_tables().rsqrt[f16_add(sum, eps)]; }  // facts C8.4
-
 // Per-thread scratch, reused from block to block.
 struct Scratch {
   F16Mat x;            // 96 x 160 decoded input (the residual)
+  F16Mat xn;           // its RMS norm (before q8)
   E4Mat h1;            // 96 x 160 staged A
   AOperand a_h1, a_q, a_p, a_o, a_n, a_act, a_61;
   BOperand b_q, b_v;
@@ -199,6 +142,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   const Profile& prof = *ctx.profile;
   const Readings& rd = *ctx.readings;
   const EpilogueTables& tab = epilogue_tables();
+  const KernelSet ks = kernels(simd);
   const unsigned dec = decode_for(prof);  // only the decoded forms this profile's kernels read
   const Quantiser q8{prof.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data(), ctx.stats};
   auto gemm_ = [&](const AOperand& a, int a_k0, const BOperand& b, int b_k0, int ksteps, int rows, F16Mat& d) {
@@ -228,15 +172,13 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
           }
     }
     const f16_t eps = rd.prologue_eps == PrologueEps::e2m13 ? f16_t{0x0800} : f16_t{0x1400};
-    for (int r = 0; r < kTokens; ++r) {
-      const f16_t* row = &S.x.v[static_cast<std::size_t>(r) * kChannels];
-      e4m3_t* out = &S.h1.v[static_cast<std::size_t>(r) * kChannels];
-      if (rd.prologue_norm == PrologueNorm::identity) {
-        for (int c = 0; c < kChannels; ++c) out[c] = q8(row[c]);
-        continue;
-      }
-      const f16_t inv = rms_inverse(rms_sum_of_squares(row, rd.prologue_sum_tree), eps);
-      for (int c = 0; c < kChannels; ++c) out[c] = q8(f16_mul(row[c], f16_mul(inv, w.g1[c])));
+    if (rd.prologue_norm == PrologueNorm::identity) {
+      q8.rows(S.x, kTokens, S.h1);
+    } else {
+      S.xn = F16Mat(kTokens, kChannels);
+      ks.rms_rows({S.x.v.data(), S.xn.v.data(), kTokens, static_cast<int>(rd.prologue_sum_tree), eps, w.g1.data(),
+                   tab.rsqrt.data()});
+      q8.rows(S.xn, kTokens, S.h1);
     }
   }
   S.a_h1.assign(S.h1.v.data(), kTokens, kChannels, kChannels, dec);
@@ -264,32 +206,16 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     laps.lap(kGroupScore);
     // E11 (facts C4): exponents, row sums, reciprocal, probabilities; then q8(P).
     S.pq = E4Mat(kWindow, kTokens);
-    for (int r = 0; r < kWindow; ++r) {
-      f16_t e[kTokens];
-      const f16_t* srow = &S.s.v[static_cast<std::size_t>(r) * kTokens];
-      for (int c = 0; c < kTokens; ++c) {
-        e[c] = tab.e11[srow[c]];
-        if (ctx.stats) {
-          const std::uint8_t f = tab.e11_clamp[srow[c]];
-          ctx.stats->e11_clamp_low += f & 1;
-          ctx.stats->e11_clamp_high += (f >> 1) & 1;
-        }
-      }
-      f16x2_t s4[4];
-      for (int t = 0; t < 4; ++t) {
-        f16x2_t E[12];
-        for (int i = 0; i < 12; ++i) E[i] = f16x2_pack(e[8 * i + 2 * t], e[8 * i + 2 * t + 1]);
-        const f16x2_t even = f16x2_add(f16x2_add(f16x2_add(E[0], E[2]), f16x2_add(E[4], E[6])), f16x2_add(E[8], E[10]));
-        const f16x2_t odd = f16x2_add(f16x2_add(f16x2_add(E[1], E[3]), f16x2_add(E[5], E[7])), f16x2_add(E[9], E[11]));
-        s4[t] = f16x2_add(even, odd);
-      }
-      const f16x2_t v = f16x2_add(f16x2_add(s4[0], s4[1]), f16x2_add(s4[2], s4[3]));
-      const f16_t rcp = tab.rcp[f16_add(f16x2_lo(v), f16x2_hi(v))];
-      e4m3_t* prow = &S.pq.v[static_cast<std::size_t>(r) * kTokens];
-      for (int c = 0; c < kTokens; ++c) {
-        const f16_t pv = f16_mul(e[c], rcp);
-        prow[c] = q8(pv);
-        if (ctx.stats && (pv & 0x7FFF) != 0 && (prow[c] & 0x7F) == 0) ++ctx.stats->p_quantised_zero;
+    {
+      EpilogueCounts n{};
+      ks.e11_rows({S.s.v.data(), S.pq.v.data(), kWindow, tab.e11.data(), tab.e11_clamp.data(), tab.rcp.data(), q8.table,
+                   ctx.stats ? &n : nullptr});
+      if (ctx.stats) {
+        ctx.stats->e11_clamp_low += n.e11_clamp_low;
+        ctx.stats->e11_clamp_high += n.e11_clamp_high;
+        ctx.stats->p_quantised_zero += n.p_quantised_zero;
+        ctx.stats->f16_subnormal += n.f16_subnormal;
+        ctx.stats->e4m3_saturated += n.e4m3_saturated;
       }
     }
     laps.lap(kGroupE11);
@@ -327,11 +253,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   {
     const auto g2 = golden::load_column_table(*ctx.weights, wmap::g2, rd.g2_chunk_order);
     S.n = F16Mat(kWindow, kChannels);
-    for (int r = 0; r < kWindow; ++r) {
-      const f16_t* row = &S.d20.v[static_cast<std::size_t>(r) * kChannels];
-      const f16_t inv = rms_inverse(rms_sum_of_squares(row, rd.e20_sum_tree), 0x0800);
-      for (int c = 0; c < kChannels; ++c) S.n.at(r, c) = f16_mul(row[c], f16_mul(inv, g2[c]));
-    }
+    ks.rms_rows({S.d20.v.data(), S.n.v.data(), kWindow, static_cast<int>(rd.e20_sum_tree), 0x0800, g2.data(), tab.rsqrt.data()});
   }
 
   laps.lap(kGroupE20);

@@ -32,9 +32,38 @@ struct KStepArgs {
   int ksteps;
 };
 using KStepKernel = void (*)(const KStepArgs&);
+
+// Statistics the epilogues count (added to golden::LayerStats by the caller).
+struct EpilogueCounts {
+  std::uint64_t e11_clamp_low, e11_clamp_high, p_quantised_zero, f16_subnormal, e4m3_saturated;
+};
+// E11 on `rows` rows of 96 scores s (row-major) -> q8(P) in p; tables from epilogue_tables().
+struct E11Args {
+  const f16_t* s;
+  e4m3_t* p;
+  int rows;
+  const f16_t* e11;
+  const std::uint8_t* e11_clamp;
+  const f16_t* rcp;
+  const e4m3_t* q8;
+  EpilogueCounts* counts;  // null: count nothing
+};
+// An RMS norm on `rows` rows of 160 channels: out = x * (rsqrt(sum of squares + eps) * gain).
+struct RmsArgs {
+  const f16_t* x;
+  f16_t* out;
+  int rows;
+  int tree;  // SumTree as an int (readings.hpp order)
+  f16_t eps;
+  const f16_t* gain;   // 160
+  const f16_t* rsqrt;  // the 64K table
+};
+
 struct KernelSet {
   KStepKernel zluda;  // numerics.md `zluda`
   KStepKernel ada;    // numerics.md `ada`
+  void (*e11_rows)(const E11Args&);
+  void (*rms_rows)(const RmsArgs&);
 };
 KernelSet kernels_scalar();
 KernelSet kernels_avx2();    // valid only where the CPU has AVX2, FMA and F16C

@@ -128,9 +128,31 @@ void ada_kstep(const KStepArgs& g) {
     for (int n0 = 0; n0 < g.N; n0 += 16) ada_tile<1>(g, r, n0);
 }
 
+
+// epilogue_impl.hpp's vector interface with F16C.
+typedef float V8 __attribute__((vector_size(32)));
+inline float from_h(f16_t h) { return _cvtsh_ss(h); }
+inline f16_t to_h(float x) { return x != x ? f16_t{0x7FFF} : static_cast<f16_t>(_cvtss_sh(x, kRoundNearest)); }
+inline V8 load_h8(const f16_t* p) { return (V8)_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+inline V8 rnd(V8 x) { return (V8)_mm256_cvtph_ps(_mm256_cvtps_ph((__m256)x, kRoundNearest)); }
+inline void store_h8(f16_t* p, V8 x) {
+  const __m256 f = (__m256)x;
+  const __m128i h = _mm256_cvtps_ph(f, kRoundNearest);
+  const __m256i nan32 = _mm256_castps_si256(_mm256_cmp_ps(f, f, _CMP_UNORD_Q));
+  const __m128i nan16 = _mm_packs_epi32(_mm256_castsi256_si128(nan32), _mm256_extracti128_si256(nan32, 1));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_blendv_epi8(h, _mm_set1_epi16(0x7FFF), nan16));
+}
+
+}  // namespace
+}  // namespace enc5::engine
+
+#include "engine/epilogue_impl.hpp"
+
+namespace enc5::engine {
+namespace {
 }  // namespace
 
-KernelSet kernels_avx2() { return {zluda_kstep, ada_kstep}; }
+KernelSet kernels_avx2() { return {zluda_kstep, ada_kstep, e11_rows, rms_rows}; }
 
 }  // namespace enc5::engine
 

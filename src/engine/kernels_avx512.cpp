@@ -157,7 +157,11 @@ void ada_kstep(const KStepArgs& g) {
 
 }  // namespace
 
-KernelSet kernels_avx512() { return {zluda_kstep, ada_kstep}; }
+KernelSet kernels_avx512() {
+  // The epilogues are the AVX2 + F16C ones (epilogue_impl.hpp: 8-lane f16 vectors).
+  const KernelSet avx2 = kernels_avx2();
+  return {zluda_kstep, ada_kstep, avx2.e11_rows, avx2.rms_rows};
+}
 
 }  // namespace enc5::engine
 
