@@ -143,7 +143,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   const Readings& rd = *ctx.readings;
   const EpilogueTables& tab = epilogue_tables();
   const KernelSet ks = kernels(simd);
-  const unsigned dec = decode_for(prof);  // only the decoded forms this profile's kernels read
+  const unsigned dec = decode_for(prof, simd);  // only the decoded forms this profile's kernels read
   const Quantiser q8{prof.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data(), ctx.stats};
   auto gemm_ = [&](const AOperand& a, int a_k0, const BOperand& b, int b_k0, int ksteps, int rows, F16Mat& d) {
     gemm(prof, simd, a, a_k0, b, b_k0, ksteps, rows, d.v.data(), d.cols);

@@ -38,45 +38,71 @@ const int* isa_of_pair() {
   return k.data();
 }
 
-unsigned decode_for(const Profile& p) {
-  return p.mma == MmaAccumulation::ada_truncated_halves ? kDecodeF32 | kDecodeExponent : kDecodeF64;
+unsigned decode_for(const Profile& p, SimdPath path) {
+  if (p.mma != MmaAccumulation::ada_truncated_halves) return kDecodeF64;
+  return path == SimdPath::avx512 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
 }
+
+namespace {
+// The forms decode_kstep is instantiated for; anything else decodes everything.
+unsigned known_decode(unsigned d) {
+  return d == kDecodeF64 || d == (kDecodeF32 | kDecodeExponent) || d == (kDecodeF32 | kDecodeExponent16) ? d : kDecodeAll;
+}
+}  // namespace
 
 namespace {
 
 // Resizes the decoded arrays an operand gets (the others are emptied, so that a kernel reading a
 // form it was not given fails loudly under the sanitizers rather than reading stale values).
-void size_forms(std::size_t size, unsigned decode, std::vector<float>& v, std::vector<double>& v64, std::vector<float>& e) {
-  v.resize(decode & kDecodeF32 ? size : 0);
-  v64.resize(decode & kDecodeF64 ? size : 0);
-  e.resize(decode & kDecodeExponent ? size : 0);
+template <class Op>
+void size_forms(std::size_t size, unsigned decode, Op& o) {
+  o.v.resize(decode & kDecodeF32 ? size : 0);
+  o.v64.resize(decode & kDecodeF64 ? size : 0);
+  o.e.resize(decode & kDecodeExponent ? size : 0);
+  o.e16.resize(decode & kDecodeExponent16 ? size : 0);
+}
+
+// The decoded forms of an operand as pointers to the element `at` (null where not decoded).
+struct Forms {
+  float* v;
+  double* v64;
+  float* e;
+  std::int16_t* e16;
+};
+template <class Op>
+Forms forms_at(Op& o, std::size_t at) {
+  return {o.v.empty() ? nullptr : o.v.data() + at, o.v64.empty() ? nullptr : o.v64.data() + at,
+          o.e.empty() ? nullptr : o.e.data() + at, o.e16.empty() ? nullptr : o.e16.data() + at};
 }
 
 // Decodes the 32 codes of one k-step (logical order, stride `step`) into ISA order at `at`
 // (stride `stride` between consecutive k). Returns whether a NaN code was seen.
 template <unsigned D>
-bool decode_kstep(const e4m3_t* src, std::ptrdiff_t step, float* v, double* v64, float* e, std::ptrdiff_t stride) {
+bool decode_kstep(const e4m3_t* src, std::ptrdiff_t step, Forms f, std::ptrdiff_t stride) {
   const CodeTable& t = code_table();
   const int* isa = isa_of_pair();
   unsigned nan = 0;
   for (int kp = 0; kp < 32; ++kp) {
     const e4m3_t c = src[kp * step];
     const std::ptrdiff_t at = isa[kp] * stride;
-    if constexpr ((D & kDecodeF32) != 0) v[at] = t.value[c];
-    if constexpr ((D & kDecodeF64) != 0) v64[at] = t.value64[c];
-    if constexpr ((D & kDecodeExponent) != 0) e[at] = t.ada_e[c];
+    if constexpr ((D & kDecodeF32) != 0) f.v[at] = t.value[c];
+    if constexpr ((D & kDecodeF64) != 0) f.v64[at] = t.value64[c];
+    if constexpr ((D & kDecodeExponent) != 0) f.e[at] = t.ada_e[c];
+    if constexpr ((D & kDecodeExponent16) != 0) f.e16[at] = static_cast<std::int16_t>(t.ada_e[c]);
     nan |= (c & 0x7Fu) == 0x7Fu;
   }
   return nan != 0;
 }
 
-using DecodeFn = bool (*)(const e4m3_t*, std::ptrdiff_t, float*, double*, float*, std::ptrdiff_t);
+using DecodeFn = bool (*)(const e4m3_t*, std::ptrdiff_t, Forms, std::ptrdiff_t);
 DecodeFn decoder(unsigned decode) {
   switch (decode) {
     case kDecodeF64:
       return decode_kstep<kDecodeF64>;
     case kDecodeF32 | kDecodeExponent:
       return decode_kstep<kDecodeF32 | kDecodeExponent>;
+    case kDecodeF32 | kDecodeExponent16:
+      return decode_kstep<kDecodeF32 | kDecodeExponent16>;
     default:
       return decode_kstep<kDecodeAll>;
   }
@@ -88,8 +114,8 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
   rows = rows_;
   K = K_;
   const std::size_t size = static_cast<std::size_t>(rows) * K;
-  if (decode != kDecodeF64 && decode != (kDecodeF32 | kDecodeExponent)) decode = kDecodeAll;
-  size_forms(size, decode, v, v64, e);
+  decode = known_decode(decode);
+  size_forms(size, decode, *this);
   codes.resize(size);
   nan = false;
   const DecodeFn fn = decoder(decode);
@@ -98,8 +124,7 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
     std::copy(row, row + K, codes.begin() + static_cast<std::ptrdiff_t>(r) * K);
     for (int k0 = 0; k0 < K; k0 += 32) {
       const std::size_t at = static_cast<std::size_t>(r) * K + k0;
-      nan |= fn(row + k0, 1, v.data() + (v.empty() ? 0 : at), v64.data() + (v64.empty() ? 0 : at),
-                e.data() + (e.empty() ? 0 : at), 1);
+      nan |= fn(row + k0, 1, forms_at(*this, at), 1);
     }
   }
 }
@@ -107,8 +132,8 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
 // Shared by assign_nk / assign_kn: src[n * n_stride + k * k_stride].
 static void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrdiff_t k_stride, unsigned decode) {
   const std::size_t size = static_cast<std::size_t>(b.N) * b.K;
-  if (decode != kDecodeF64 && decode != (kDecodeF32 | kDecodeExponent)) decode = kDecodeAll;
-  size_forms(size, decode, b.v, b.v64, b.e);
+  decode = known_decode(decode);
+  size_forms(size, decode, b);
   b.codes.resize(size);
   b.nan = false;
   const DecodeFn fn = decoder(decode);
@@ -116,8 +141,7 @@ static void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, st
     for (int k = 0; k < b.K; ++k) b.codes[static_cast<std::size_t>(n) * b.K + k] = src[n * n_stride + k * k_stride];
     for (int k0 = 0; k0 < b.K; k0 += 32) {
       const std::size_t at = static_cast<std::size_t>(k0) * b.N + n;
-      b.nan |= fn(src + n * n_stride + k0 * k_stride, k_stride, b.v.data() + (b.v.empty() ? 0 : at),
-                  b.v64.data() + (b.v64.empty() ? 0 : at), b.e.data() + (b.e.empty() ? 0 : at), b.N);
+      b.nan |= fn(src + n * n_stride + k0 * k_stride, k_stride, forms_at(b, at), b.N);
     }
   }
 }
@@ -171,9 +195,11 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
   KStepArgs g{};
   if (ada) {
     g.a = a.v.data() + a_k0;
-    g.ea = a.e.data() + a_k0;
+    g.ea = a.e.empty() ? nullptr : a.e.data() + a_k0;
+    g.ea16 = a.e16.empty() ? nullptr : a.e16.data() + a_k0;
     g.b = b.v.data() + static_cast<std::size_t>(b_k0) * b.N;
-    g.eb = b.e.data() + static_cast<std::size_t>(b_k0) * b.N;
+    g.eb = b.e.empty() ? nullptr : b.e.data() + static_cast<std::size_t>(b_k0) * b.N;
+    g.eb16 = b.e16.empty() ? nullptr : b.e16.data() + static_cast<std::size_t>(b_k0) * b.N;
   } else {
     g.a64 = a.v64.data() + a_k0;
     g.b64 = b.v64.data() + static_cast<std::size_t>(b_k0) * b.N;

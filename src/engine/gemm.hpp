@@ -34,16 +34,18 @@ const int* isa_of_pair();
 
 // Which decoded forms an operand gets (bit set): the `zluda` kernels read only the binary64
 // values, the `ada` kernels only the binary32 values and exponents (kernel_args.hpp), so the
-// operands decoded per block decode just what the profile's kernels read. Prepared weights are
+// operands decoded per block decode just what the profile's kernels read (the AVX-512 `ada`
+// kernel takes the exponents as int16, see kernels_avx512.cpp). Prepared weights are
 // profile-independent and decode everything.
-enum Decode : unsigned { kDecodeF32 = 1, kDecodeF64 = 2, kDecodeExponent = 4, kDecodeAll = 7 };
-unsigned decode_for(const Profile& p);
+enum Decode : unsigned { kDecodeF32 = 1, kDecodeF64 = 2, kDecodeExponent = 4, kDecodeExponent16 = 8, kDecodeAll = 15 };
+unsigned decode_for(const Profile& p, SimdPath path);
 
 // An A operand: rows x K, K a multiple of 32.
 struct AOperand {
   int rows = 0, K = 0;
   std::vector<float> v, e;    // [r][K], ISA k order inside each k-step
   std::vector<double> v64;    // v as binary64
+  std::vector<std::int16_t> e16;  // e as int16
   std::vector<e4m3_t> codes;  // [r][K], logical (pair) k order
   bool nan = false;           // some code is 0x7F/0xFF
   // codes[r * ld + k], logical order.
@@ -55,6 +57,7 @@ struct BOperand {
   int K = 0, N = 0;
   std::vector<float> v, e;    // [k][N], ISA k order inside each k-step
   std::vector<double> v64;    // v as binary64
+  std::vector<std::int16_t> e16;  // e as int16
   std::vector<e4m3_t> codes;  // [n][K], logical k order (the BTile layout)
   bool nan = false;
   void assign_nk(const e4m3_t* src, int N, int K, int ld, unsigned decode = kDecodeAll);  // src[n * ld + k]

@@ -16,7 +16,8 @@ enum class SimdPath { scalar, avx2, avx512 };
 // kernels keep it in registers between the steps of one chain.
 //   a, ea: row r's 32 values / ada exponents of step s at a + r * lda + 32 s (ISA k order)
 //   b, eb: step s's [32][N] block at b + 32 N s (ISA k order)
-// The `zluda` kernels read a64 / b64 only, the `ada` kernels a, ea, b, eb only (gemm.hpp: Decode).
+// The `zluda` kernels read a64 / b64 only, the `ada` kernels a, b and ea, eb (scalar, avx2) or
+// ea16, eb16 (avx512) only (gemm.hpp: Decode).
 struct KStepArgs {
   const float* a;
   const double* a64;  // the same values as binary64 (the `zluda` kernels' operands)
@@ -30,6 +31,8 @@ struct KStepArgs {
   int ldd;
   int rows;
   int ksteps;
+  const std::int16_t* ea16;  // ea / eb as int16 (the AVX-512 `ada` kernel's form)
+  const std::int16_t* eb16;
 };
 using KStepKernel = void (*)(const KStepArgs&);
 
