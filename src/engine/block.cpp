@@ -188,7 +188,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   for (int h = 0; h < kHeads; ++h) {
     for (int p = 1; p <= 10; ++p) {  // chain A (odd) = Q, chain B (even) = V
       const Phase& ph = phase(p);
-      if (ph.c == OperandSource::previous_d) S.d[p] = S.d[ph.c_chain_from];
+      if (ph.c == OperandSource::previous_d) S.d[p] = std::move(S.d[ph.c_chain_from]);  // each D seeds one C only: no copy
       else S.d[p] = F16Mat(kTokens, kHeadDim, 0);
       gemm_(S.a_h1, 32 * ((p - 1) / 2), w.qv[h][p], 0, 1, kTokens, S.d[p]);
     }
@@ -242,7 +242,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
       const Phase& ph = phase(p);
       q8.rows(S.o[p - 13], kWindow, S.oq);
       S.a_o.assign(S.oq.v.data(), kWindow, kHeadDim, kHeadDim, dec);
-      D[p] = ph.c == OperandSource::previous_d ? D[ph.c_chain_from] : S.c13;
+      D[p] = ph.c == OperandSource::previous_d ? std::move(D[ph.c_chain_from]) : std::move(S.c13);
       gemm_(S.a_o, 0, w.wo[p - 13], 0, 1, kWindow, D[p]);
     }
     S.d20 = std::move(D[20]);
@@ -285,7 +285,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
       }
       S.a_act.assign(S.aq.v.data(), kWindow, kHeadDim, kHeadDim, dec);
       const Phase& down = phase(p + 1);
-      D[p + 1] = down.c == OperandSource::previous_d ? D[down.c_chain_from] : S.c22;
+      D[p + 1] = down.c == OperandSource::previous_d ? std::move(D[down.c_chain_from]) : std::move(S.c22);
       gemm_(S.a_act, 0, w.w2[c], 0, 1, kWindow, D[p + 1]);
     }
     S.d60 = std::move(D[60]);

@@ -77,16 +77,25 @@ Forms forms_at(Op& o, std::size_t at) {
 
 // Decodes the 32 codes of one k-step (logical order, stride `step`) into ISA order at `at`
 // (stride `stride` between consecutive k). Returns whether a NaN code was seen.
+// The binary64 values (read only by the `zluda` kernels, whose sums are exact in any order, see
+// kernels_impl.hpp) keep the logical k order: a plain table lookup. The binary32 values and the
+// exponents (the `ada` kernels) go to the ISA order, where k 0..15 is the first half.
 template <unsigned D>
-bool decode_kstep(const e4m3_t* src, std::ptrdiff_t step, Forms f, std::ptrdiff_t stride) {
-  const CodeTable& t = code_table();
-  const int* isa = isa_of_pair();
+bool decode_kstep(const e4m3_t* src, std::ptrdiff_t step, Forms f, std::ptrdiff_t stride, const CodeTable& t, const int* isa) {
   unsigned nan = 0;
+  if constexpr (D == kDecodeF64) {
+    for (int kp = 0; kp < 32; ++kp) {
+      const e4m3_t c = src[kp * step];
+      f.v64[kp * stride] = t.value64[c];
+      nan |= (c & 0x7Fu) == 0x7Fu;
+    }
+    return nan != 0;
+  }
   for (int kp = 0; kp < 32; ++kp) {
     const e4m3_t c = src[kp * step];
     const std::ptrdiff_t at = isa[kp] * stride;
     if constexpr ((D & kDecodeF32) != 0) f.v[at] = t.value[c];
-    if constexpr ((D & kDecodeF64) != 0) f.v64[at] = t.value64[c];
+    if constexpr ((D & kDecodeF64) != 0) f.v64[kp * stride] = t.value64[c];
     if constexpr ((D & kDecodeExponent) != 0) f.e[at] = t.ada_e[c];
     if constexpr ((D & kDecodeExponent16) != 0) f.e16[at] = static_cast<std::int16_t>(t.ada_e[c]);
     nan |= (c & 0x7Fu) == 0x7Fu;
@@ -94,7 +103,7 @@ bool decode_kstep(const e4m3_t* src, std::ptrdiff_t step, Forms f, std::ptrdiff_
   return nan != 0;
 }
 
-using DecodeFn = bool (*)(const e4m3_t*, std::ptrdiff_t, Forms, std::ptrdiff_t);
+using DecodeFn = bool (*)(const e4m3_t*, std::ptrdiff_t, Forms, std::ptrdiff_t, const CodeTable&, const int*);
 DecodeFn decoder(unsigned decode) {
   switch (decode) {
     case kDecodeF64:
@@ -119,12 +128,14 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
   codes.resize(size);
   nan = false;
   const DecodeFn fn = decoder(decode);
+  const CodeTable& t = code_table();
+  const int* isa = isa_of_pair();
   for (int r = 0; r < rows; ++r) {
     const e4m3_t* row = src + static_cast<std::size_t>(r) * ld;
     std::copy(row, row + K, codes.begin() + static_cast<std::ptrdiff_t>(r) * K);
     for (int k0 = 0; k0 < K; k0 += 32) {
       const std::size_t at = static_cast<std::size_t>(r) * K + k0;
-      nan |= fn(row + k0, 1, forms_at(*this, at), 1);
+      nan |= fn(row + k0, 1, forms_at(*this, at), 1, t, isa);
     }
   }
 }
@@ -137,11 +148,13 @@ static void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, st
   b.codes.resize(size);
   b.nan = false;
   const DecodeFn fn = decoder(decode);
+  const CodeTable& t = code_table();
+  const int* isa = isa_of_pair();
   for (int n = 0; n < b.N; ++n) {
     for (int k = 0; k < b.K; ++k) b.codes[static_cast<std::size_t>(n) * b.K + k] = src[n * n_stride + k * k_stride];
     for (int k0 = 0; k0 < b.K; k0 += 32) {
       const std::size_t at = static_cast<std::size_t>(k0) * b.N + n;
-      b.nan |= fn(src + n * n_stride + k0 * k_stride, k_stride, forms_at(b, at), b.N);
+      b.nan |= fn(src + n * n_stride + k0 * k_stride, k_stride, forms_at(b, at), b.N, t, isa);
     }
   }
 }

@@ -44,7 +44,7 @@ unsigned decode_for(const Profile& p, SimdPath path);
 struct AOperand {
   int rows = 0, K = 0;
   std::vector<float> v, e;    // [r][K], ISA k order inside each k-step
-  std::vector<double> v64;    // v as binary64
+  std::vector<double> v64;    // v as binary64, LOGICAL k order (zluda: any order is exact)
   std::vector<std::int16_t> e16;  // e as int16
   std::vector<e4m3_t> codes;  // [r][K], logical (pair) k order
   bool nan = false;           // some code is 0x7F/0xFF
@@ -56,7 +56,7 @@ struct AOperand {
 struct BOperand {
   int K = 0, N = 0;
   std::vector<float> v, e;    // [k][N], ISA k order inside each k-step
-  std::vector<double> v64;    // v as binary64
+  std::vector<double> v64;    // v as binary64, [k][N] in LOGICAL k order (zluda: any order is exact)
   std::vector<std::int16_t> e16;  // e as int16
   std::vector<e4m3_t> codes;  // [n][K], logical k order (the BTile layout)
   bool nan = false;
