@@ -8,9 +8,12 @@
 // The statistics counters are incremented exactly where and as often as the golden model's.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <ctime>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include "engine/engine.hpp"
 #include "engine/fast_f16.hpp"
@@ -94,16 +97,24 @@ std::uint32_t input_word(const golden::BlockContext& ctx, std::span<const std::u
 }
 
 // Per-thread scratch, reused from block to block.
+// What one head's phases 1..12 write (one per worker when the heads of a block run in parallel).
+struct HeadScratch {
+  std::array<F16Mat, 11> d;  // phases 1..10
+  AOperand a_q, a_p;
+  BOperand b_q, b_v;
+  F16Mat s;
+  E4Mat qa, qb, pq, vq;
+  golden::LayerStats stats;  // a worker's counts, added to the block's at the end
+};
 struct Scratch {
   F16Mat x;            // 96 x 160 decoded input (the residual)
   F16Mat xn;           // its RMS norm (before q8)
   E4Mat h1;            // 96 x 160 staged A
-  AOperand a_h1, a_q, a_p, a_o, a_n, a_act, a_61;
-  BOperand b_q, b_v;
-  std::array<F16Mat, 11> d;  // phases 1..10
+  AOperand a_h1, a_o, a_n, a_act, a_61;
+  std::vector<HeadScratch> heads;  // one per worker
   std::array<F16Mat, kHeads> o;  // D12 per head
   F16Mat s, p, c13, chain, d20, n, c22, h, act, d60, d61;
-  E4Mat qa, qb, pq, vq, oq, nq, aq, a61;
+  E4Mat oq, nq, aq, a61;
 };
 Scratch& scratch() {
   thread_local Scratch s;
@@ -136,7 +147,8 @@ struct Laps {
 
 void set_phase_timing(PhaseTimes* t) { g_timing = t; }
 
-void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io) {
+void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io,
+               int inner_threads) {
   Scratch& S = scratch();
   Laps laps;
   const Profile& prof = *ctx.profile;
@@ -185,47 +197,73 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   laps.lap(kGroupPrologue);
 
   // ---- attention per head (facts C2..C5; golden attention.cpp) ----
-  for (int h = 0; h < kHeads; ++h) {
+  // The heads are independent until E12 (each reads the staged A and writes its own O), so a block
+  // alone on several cores (a frame with fewer blocks than threads) runs them on `workers` threads;
+  // statistics are sums, gathered per worker and added in worker order.
+  const int workers = std::clamp(inner_threads, 1, kHeads);
+  if (static_cast<int>(S.heads.size()) < workers) S.heads.resize(static_cast<std::size_t>(workers));
+  auto run_head = [&](int h, HeadScratch& H, golden::LayerStats* stats, Laps* laps_or_null) {
+    const Quantiser hq8{q8.table, stats};
+    auto lap = [&](PhaseGroup g) {
+      if (laps_or_null) laps_or_null->lap(g);
+    };
     for (int p = 1; p <= 10; ++p) {  // chain A (odd) = Q, chain B (even) = V
       const Phase& ph = phase(p);
-      if (ph.c == OperandSource::previous_d) S.d[p] = std::move(S.d[ph.c_chain_from]);  // each D seeds one C only: no copy
-      else S.d[p] = F16Mat(kTokens, kHeadDim, 0);
-      gemm_(S.a_h1, 32 * ((p - 1) / 2), w.qv[h][p], 0, 1, kTokens, S.d[p]);
+      if (ph.c == OperandSource::previous_d) H.d[p] = std::move(H.d[ph.c_chain_from]);  // each D seeds one C only: no copy
+      else H.d[p] = F16Mat(kTokens, kHeadDim, 0);
+      gemm_(S.a_h1, 32 * ((p - 1) / 2), w.qv[h][p], 0, 1, kTokens, H.d[p]);
     }
-    laps.lap(kGroupQV);
-    const F16Mat& Q = S.d[9];
-    const F16Mat& V = S.d[10];
+    lap(kGroupQV);
+    const F16Mat& Q = H.d[9];
+    const F16Mat& V = H.d[10];
     // Phase 11 (facts C3): S = bias + q8(Q[0..63]) q8(Q)^T; E10 quantises rows 0..63 and all 96.
-    q8.rows(Q, kWindow, S.qa);
-    q8.rows(Q, kTokens, S.qb);
-    S.a_q.assign(S.qa.v.data(), kWindow, kHeadDim, kHeadDim, dec);
-    S.b_q.assign_nk(S.qb.v.data(), kTokens, kHeadDim, kHeadDim, dec);
-    S.s = F16Mat(kWindow, kTokens);
-    std::copy(w.score_bias[h].begin(), w.score_bias[h].end(), S.s.v.begin());
-    gemm_(S.a_q, 0, S.b_q, 0, 1, kWindow, S.s);
-    laps.lap(kGroupScore);
+    hq8.rows(Q, kWindow, H.qa);
+    hq8.rows(Q, kTokens, H.qb);
+    H.a_q.assign(H.qa.v.data(), kWindow, kHeadDim, kHeadDim, dec);
+    H.b_q.assign_nk(H.qb.v.data(), kTokens, kHeadDim, kHeadDim, dec);
+    H.s = F16Mat(kWindow, kTokens);
+    std::copy(w.score_bias[h].begin(), w.score_bias[h].end(), H.s.v.begin());
+    gemm_(H.a_q, 0, H.b_q, 0, 1, kWindow, H.s);
+    lap(kGroupScore);
     // E11 (facts C4): exponents, row sums, reciprocal, probabilities; then q8(P).
-    S.pq = E4Mat(kWindow, kTokens);
+    H.pq = E4Mat(kWindow, kTokens);
     {
       EpilogueCounts n{};
-      ks.e11_rows({S.s.v.data(), S.pq.v.data(), kWindow, tab.e11.data(), tab.e11_clamp.data(), tab.rcp.data(), q8.table,
-                   ctx.stats ? &n : nullptr});
-      if (ctx.stats) {
-        ctx.stats->e11_clamp_low += n.e11_clamp_low;
-        ctx.stats->e11_clamp_high += n.e11_clamp_high;
-        ctx.stats->p_quantised_zero += n.p_quantised_zero;
-        ctx.stats->f16_subnormal += n.f16_subnormal;
-        ctx.stats->e4m3_saturated += n.e4m3_saturated;
+      ks.e11_rows({H.s.v.data(), H.pq.v.data(), kWindow, tab.e11.data(), tab.e11_clamp.data(), tab.rcp.data(), hq8.table,
+                   stats ? &n : nullptr});
+      if (stats) {
+        stats->e11_clamp_low += n.e11_clamp_low;
+        stats->e11_clamp_high += n.e11_clamp_high;
+        stats->p_quantised_zero += n.p_quantised_zero;
+        stats->f16_subnormal += n.f16_subnormal;
+        stats->e4m3_saturated += n.e4m3_saturated;
       }
     }
-    laps.lap(kGroupE11);
+    lap(kGroupE11);
     // Phase 12 (facts C5): O = q8(P) q8(V), 3 k-steps over the 96 keys.
-    q8.rows(V, kTokens, S.vq);
-    S.a_p.assign(S.pq.v.data(), kWindow, kTokens, kTokens, dec);
-    S.b_v.assign_kn(S.vq.v.data(), kTokens, kHeadDim, kHeadDim, dec);
+    hq8.rows(V, kTokens, H.vq);
+    H.a_p.assign(H.pq.v.data(), kWindow, kTokens, kTokens, dec);
+    H.b_v.assign_kn(H.vq.v.data(), kTokens, kHeadDim, kHeadDim, dec);
     S.o[h] = F16Mat(kWindow, kHeadDim, 0);
-    gemm_(S.a_p, 0, S.b_v, 0, 3, kWindow, S.o[h]);
-    laps.lap(kGroupPV);
+    gemm_(H.a_p, 0, H.b_v, 0, 3, kWindow, S.o[h]);
+    lap(kGroupPV);
+  };
+  if (workers == 1) {
+    for (int h = 0; h < kHeads; ++h) run_head(h, S.heads[0], ctx.stats, &laps);
+  } else {
+    std::atomic<int> next{0};
+    auto work = [&](int i) {
+      HeadScratch& H = S.heads[static_cast<std::size_t>(i)];
+      H.stats = {};
+      for (int h; (h = next.fetch_add(1)) < kHeads;) run_head(h, H, ctx.stats ? &H.stats : nullptr, nullptr);
+    };
+    std::vector<std::thread> pool;
+    for (int i = 1; i < workers; ++i) pool.emplace_back(work, i);
+    work(0);
+    for (auto& t : pool) t.join();
+    if (ctx.stats)
+      for (int i = 0; i < workers; ++i) ctx.stats->add(S.heads[static_cast<std::size_t>(i)].stats);
+    laps.lap(kGroupQV);  // the whole attention, when timed with several workers
   }
 
   // ---- E12 + phases 13..20 (facts C6, C7; golden out_projection.cpp) ----
