@@ -193,7 +193,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
       q8.rows(S.xn, kTokens, S.h1);
     }
   }
-  S.a_h1.assign(S.h1.v.data(), kTokens, kChannels, kChannels, dec);
+  S.a_h1.assign(S.h1.v.data(), kTokens, kChannels, kChannels, dec, simd);
   laps.lap(kGroupPrologue);
 
   // ---- attention per head (facts C2..C5; golden attention.cpp) ----
@@ -219,8 +219,8 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     // Phase 11 (facts C3): S = bias + q8(Q[0..63]) q8(Q)^T; E10 quantises rows 0..63 and all 96.
     hq8.rows(Q, kWindow, H.qa);
     hq8.rows(Q, kTokens, H.qb);
-    H.a_q.assign(H.qa.v.data(), kWindow, kHeadDim, kHeadDim, dec);
-    H.b_q.assign_nk(H.qb.v.data(), kTokens, kHeadDim, kHeadDim, dec);
+    H.a_q.assign(H.qa.v.data(), kWindow, kHeadDim, kHeadDim, dec, simd);
+    H.b_q.assign_nk(H.qb.v.data(), kTokens, kHeadDim, kHeadDim, dec, simd);
     H.s = F16Mat(kWindow, kTokens);
     std::copy(w.score_bias[h].begin(), w.score_bias[h].end(), H.s.v.begin());
     gemm_(H.a_q, 0, H.b_q, 0, 1, kWindow, H.s);
@@ -242,8 +242,8 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     lap(kGroupE11);
     // Phase 12 (facts C5): O = q8(P) q8(V), 3 k-steps over the 96 keys.
     hq8.rows(V, kTokens, H.vq);
-    H.a_p.assign(H.pq.v.data(), kWindow, kTokens, kTokens, dec);
-    H.b_v.assign_kn(H.vq.v.data(), kTokens, kHeadDim, kHeadDim, dec);
+    H.a_p.assign(H.pq.v.data(), kWindow, kTokens, kTokens, dec, simd);
+    H.b_v.assign_kn(H.vq.v.data(), kTokens, kHeadDim, kHeadDim, dec, simd);
     S.o[h] = F16Mat(kWindow, kHeadDim, 0);
     gemm_(H.a_p, 0, H.b_v, 0, 3, kWindow, S.o[h]);
     lap(kGroupPV);
@@ -279,7 +279,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     for (int p = 13; p <= 20; ++p) {
       const Phase& ph = phase(p);
       q8.rows(S.o[p - 13], kWindow, S.oq);
-      S.a_o.assign(S.oq.v.data(), kWindow, kHeadDim, kHeadDim, dec);
+      S.a_o.assign(S.oq.v.data(), kWindow, kHeadDim, kHeadDim, dec, simd);
       D[p] = ph.c == OperandSource::previous_d ? std::move(D[ph.c_chain_from]) : std::move(S.c13);
       gemm_(S.a_o, 0, w.wo[p - 13], 0, 1, kWindow, D[p]);
     }
@@ -298,7 +298,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   // ---- MLP (facts C9..C11; golden mlp.cpp) ----
   {
     q8.rows(S.n, kWindow, S.nq);
-    S.a_n.assign(S.nq.v.data(), kWindow, kChannels, kChannels, dec);
+    S.a_n.assign(S.nq.v.data(), kWindow, kChannels, kChannels, dec, simd);
     const auto t3 = golden::load_column_table(*ctx.weights, wmap::t3, rd.t3_chunk_order);
     S.c22 = F16Mat(kWindow, kChannels);
     for (int r = 0; r < kWindow; ++r)
@@ -321,7 +321,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
         }
         S.aq.v[i] = q8(tab.act[y0]);
       }
-      S.a_act.assign(S.aq.v.data(), kWindow, kHeadDim, kHeadDim, dec);
+      S.a_act.assign(S.aq.v.data(), kWindow, kHeadDim, kHeadDim, dec, simd);
       const Phase& down = phase(p + 1);
       D[p + 1] = down.c == OperandSource::previous_d ? std::move(D[down.c_chain_from]) : std::move(S.c22);
       gemm_(S.a_act, 0, w.w2[c], 0, 1, kWindow, D[p + 1]);
@@ -359,7 +359,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   }
 
   // ---- phase 61 + E61 (facts C12, C14) ----
-  S.a_61.assign(S.a61.v.data(), kWindow, kChannels, kChannels, dec);
+  S.a_61.assign(S.a61.v.data(), kWindow, kChannels, kChannels, dec, simd);
   S.d61 = F16Mat(kWindow, kLogits);
   for (int r = 0; r < kWindow; ++r) std::copy(w.b61.begin(), w.b61.end(), &S.d61.v[static_cast<std::size_t>(r) * kLogits]);
   gemm_(S.a_61, 0, w.w61, 0, phase(61).k_steps, kWindow, S.d61);

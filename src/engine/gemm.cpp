@@ -62,113 +62,76 @@ void size_forms(std::size_t size, unsigned decode, Op& o) {
   o.e16.resize(decode & kDecodeExponent16 ? size : 0);
 }
 
-// The decoded forms of an operand as pointers to the element `at` (null where not decoded).
-struct Forms {
-  float* v;
-  double* v64;
-  float* e;
-  std::int16_t* e16;
-};
-template <class Op>
-Forms forms_at(Op& o, std::size_t at) {
-  return {o.v.empty() ? nullptr : o.v.data() + at, o.v64.empty() ? nullptr : o.v64.data() + at,
-          o.e.empty() ? nullptr : o.e.data() + at, o.e16.empty() ? nullptr : o.e16.data() + at};
-}
+}  // namespace
 
-// Decodes the 32 codes of one k-step (logical order, stride `step`) into ISA order at `at`
-// (stride `stride` between consecutive k). Returns whether a NaN code was seen.
-// The binary64 values (read only by the `zluda` kernels, whose sums are exact in any order, see
-// kernels_impl.hpp) keep the logical k order: a plain table lookup. The binary32 values and the
-// exponents (the `ada` kernels) go to the ISA order, where k 0..15 is the first half.
-template <unsigned D>
-bool decode_kstep(const e4m3_t* src, std::ptrdiff_t step, Forms f, std::ptrdiff_t stride, const CodeTable& t, const int* isa) {
-  unsigned nan = 0;
-  if constexpr (D == kDecodeF64) {
-    for (int kp = 0; kp < 32; ++kp) {
-      const e4m3_t c = src[kp * step];
-      f.v64[kp * stride] = t.value64[c];
-      nan |= (c & 0x7Fu) == 0x7Fu;
+void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned decode, SimdPath path) {
+  rows = rows_;
+  K = K_;
+  const std::size_t size = static_cast<std::size_t>(rows) * K;
+  size_forms(size, decode, *this);
+  codes.resize(size);
+  nan = false;
+  const auto run = kernels(path).decode_run;
+  const int* isa = isa_of_pair();
+  const bool isa_forms = (decode & (kDecodeF32 | kDecodeExponent | kDecodeExponent16)) != 0;
+  for (int r = 0; r < rows; ++r) {
+    const e4m3_t* row = src + static_cast<std::size_t>(r) * ld;
+    const std::size_t at = static_cast<std::size_t>(r) * K;
+    std::copy(row, row + K, codes.begin() + static_cast<std::ptrdiff_t>(at));
+    // binary64: logical order, the whole row at once
+    if (decode & kDecodeF64) nan |= run({row, K, v64.data() + at, nullptr, nullptr, nullptr});
+    if (!isa_forms) continue;
+    // binary32 and exponents: ISA order inside each k-step
+    for (int k0 = 0; k0 < K; k0 += 32) {
+      e4m3_t perm[32];
+      for (int kp = 0; kp < 32; ++kp) perm[isa[kp]] = row[k0 + kp];
+      const std::size_t a = at + k0;
+      nan |= run({perm, 32, nullptr, v.empty() ? nullptr : v.data() + a, e.empty() ? nullptr : e.data() + a,
+                  e16.empty() ? nullptr : e16.data() + a});
     }
-    return nan != 0;
   }
-  for (int kp = 0; kp < 32; ++kp) {
-    const e4m3_t c = src[kp * step];
-    const std::ptrdiff_t at = isa[kp] * stride;
-    if constexpr ((D & kDecodeF32) != 0) f.v[at] = t.value[c];
-    if constexpr ((D & kDecodeF64) != 0) f.v64[kp * stride] = t.value64[c];
-    if constexpr ((D & kDecodeExponent) != 0) f.e[at] = t.ada_e[c];
-    if constexpr ((D & kDecodeExponent16) != 0) f.e16[at] = static_cast<std::int16_t>(t.ada_e[c]);
-    nan |= (c & 0x7Fu) == 0x7Fu;
-  }
-  return nan != 0;
 }
 
-using DecodeFn = bool (*)(const e4m3_t*, std::ptrdiff_t, Forms, std::ptrdiff_t, const CodeTable&, const int*);
-DecodeFn decoder(unsigned decode) {
-  switch (decode) {
-    case kDecodeF64:
-      return decode_kstep<kDecodeF64>;
-    case kDecodeF32 | kDecodeExponent:
-      return decode_kstep<kDecodeF32 | kDecodeExponent>;
-    case kDecodeF32 | kDecodeExponent16:
-      return decode_kstep<kDecodeF32 | kDecodeExponent16>;
-    default:
-      return decode_kstep<kDecodeAll>;
+namespace {
+
+// Shared by assign_nk / assign_kn: src[n * n_stride + k * k_stride]. Row k of B (N codes) is
+// gathered once (a transpose for [n][k] sources) and decoded as one run into row k (binary64,
+// logical order) resp. row 32 (k / 32) + isa(k % 32) (the ISA-order forms) of the [k][N] arrays.
+void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrdiff_t k_stride, unsigned decode, SimdPath path) {
+  const std::size_t size = static_cast<std::size_t>(b.N) * b.K;
+  size_forms(size, decode, b);
+  b.codes.resize(size);
+  b.nan = false;
+  const auto run = kernels(path).decode_run;
+  const int* isa = isa_of_pair();
+  thread_local std::vector<e4m3_t> gathered;
+  gathered.resize(static_cast<std::size_t>(b.N));
+  for (int k = 0; k < b.K; ++k) {
+    const e4m3_t* rowk = src + k * k_stride;
+    if (n_stride != 1) {
+      for (int n = 0; n < b.N; ++n) gathered[static_cast<std::size_t>(n)] = rowk[n * n_stride];
+      rowk = gathered.data();
+    }
+    for (int n = 0; n < b.N; ++n) b.codes[static_cast<std::size_t>(n) * b.K + k] = rowk[n];
+    const std::size_t logical = static_cast<std::size_t>(k) * b.N;
+    const std::size_t in_isa = static_cast<std::size_t>((k & ~31) + isa[k & 31]) * b.N;
+    b.nan |= run({rowk, b.N, b.v64.empty() ? nullptr : b.v64.data() + logical, b.v.empty() ? nullptr : b.v.data() + in_isa,
+                  b.e.empty() ? nullptr : b.e.data() + in_isa, b.e16.empty() ? nullptr : b.e16.data() + in_isa});
   }
 }
 
 }  // namespace
 
-void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned decode) {
-  rows = rows_;
-  K = K_;
-  const std::size_t size = static_cast<std::size_t>(rows) * K;
-  decode = known_decode(decode);
-  size_forms(size, decode, *this);
-  codes.resize(size);
-  nan = false;
-  const DecodeFn fn = decoder(decode);
-  const CodeTable& t = code_table();
-  const int* isa = isa_of_pair();
-  for (int r = 0; r < rows; ++r) {
-    const e4m3_t* row = src + static_cast<std::size_t>(r) * ld;
-    std::copy(row, row + K, codes.begin() + static_cast<std::ptrdiff_t>(r) * K);
-    for (int k0 = 0; k0 < K; k0 += 32) {
-      const std::size_t at = static_cast<std::size_t>(r) * K + k0;
-      nan |= fn(row + k0, 1, forms_at(*this, at), 1, t, isa);
-    }
-  }
-}
-
-// Shared by assign_nk / assign_kn: src[n * n_stride + k * k_stride].
-static void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrdiff_t k_stride, unsigned decode) {
-  const std::size_t size = static_cast<std::size_t>(b.N) * b.K;
-  decode = known_decode(decode);
-  size_forms(size, decode, b);
-  b.codes.resize(size);
-  b.nan = false;
-  const DecodeFn fn = decoder(decode);
-  const CodeTable& t = code_table();
-  const int* isa = isa_of_pair();
-  for (int n = 0; n < b.N; ++n) {
-    for (int k = 0; k < b.K; ++k) b.codes[static_cast<std::size_t>(n) * b.K + k] = src[n * n_stride + k * k_stride];
-    for (int k0 = 0; k0 < b.K; k0 += 32) {
-      const std::size_t at = static_cast<std::size_t>(k0) * b.N + n;
-      b.nan |= fn(src + n * n_stride + k0 * k_stride, k_stride, forms_at(b, at), b.N, t, isa);
-    }
-  }
-}
-
-void BOperand::assign_nk(const e4m3_t* src, int N_, int K_, int ld, unsigned decode) {
+void BOperand::assign_nk(const e4m3_t* src, int N_, int K_, int ld, unsigned decode, SimdPath path) {
   N = N_;
   K = K_;
-  assign_b(*this, src, ld, 1, decode);
+  assign_b(*this, src, ld, 1, decode, path);
 }
 
-void BOperand::assign_kn(const e4m3_t* src, int K_, int N_, int ld, unsigned decode) {
+void BOperand::assign_kn(const e4m3_t* src, int K_, int N_, int ld, unsigned decode, SimdPath path) {
   N = N_;
   K = K_;
-  assign_b(*this, src, 1, ld, decode);
+  assign_b(*this, src, 1, ld, decode, path);
 }
 
 KernelSet kernels(SimdPath path) {

@@ -40,7 +40,10 @@ const int* isa_of_pair();
 enum Decode : unsigned { kDecodeF32 = 1, kDecodeF64 = 2, kDecodeExponent = 4, kDecodeExponent16 = 8, kDecodeAll = 15 };
 unsigned decode_for(const Profile& p, SimdPath path);
 
-// An A operand: rows x K, K a multiple of 32.
+// The kernels of a path (the path must be supported by the CPU: see simd.hpp).
+KernelSet kernels(SimdPath path);
+
+// An A operand: rows x K, K a multiple of 32. `path` picks the decoder (same result on every path).
 struct AOperand {
   int rows = 0, K = 0;
   std::vector<float> v, e;    // [r][K], ISA k order inside each k-step
@@ -49,7 +52,7 @@ struct AOperand {
   std::vector<e4m3_t> codes;  // [r][K], logical (pair) k order
   bool nan = false;           // some code is 0x7F/0xFF
   // codes[r * ld + k], logical order.
-  void assign(const e4m3_t* src, int rows, int K, int ld, unsigned decode = kDecodeAll);
+  void assign(const e4m3_t* src, int rows, int K, int ld, unsigned decode = kDecodeAll, SimdPath path = SimdPath::scalar);
 };
 
 // A B operand: K x N, stored [k][N] for the kernels.
@@ -60,12 +63,13 @@ struct BOperand {
   std::vector<std::int16_t> e16;  // e as int16
   std::vector<e4m3_t> codes;  // [n][K], logical k order (the BTile layout)
   bool nan = false;
-  void assign_nk(const e4m3_t* src, int N, int K, int ld, unsigned decode = kDecodeAll);  // src[n * ld + k]
-  void assign_kn(const e4m3_t* src, int K, int N, int ld, unsigned decode = kDecodeAll);  // src[k * ld + n]
+  void assign_nk(const e4m3_t* src, int N, int K, int ld, unsigned decode = kDecodeAll,
+                 SimdPath path = SimdPath::scalar);  // src[n * ld + k]
+  void assign_kn(const e4m3_t* src, int K, int N, int ld, unsigned decode = kDecodeAll,
+                 SimdPath path = SimdPath::scalar);  // src[k * ld + n]
 };
 
-// The kernels of a path (the path must be supported by the CPU: see simd.hpp).
-KernelSet kernels(SimdPath path);
+
 
 // D = ksteps chained k-steps: step s multiplies A's columns a_k0 + 32s.. with B's rows
 // b_k0 + 32s.., on A's first `rows` rows; d holds C on entry (row stride ldd).

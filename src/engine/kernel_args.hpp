@@ -62,11 +62,25 @@ struct RmsArgs {
   const f16_t* rsqrt;  // the 64K table
 };
 
+// Decoding n e4m3 codes (n a multiple of 16) into the forms of gemm.hpp's operands: the value as
+// binary64 / binary32 and the `ada` exponent e(x) = max(floor(log2|x|), -6) as binary32 / int16
+// (-64 for a zero), each written where its pointer is not null. Returns whether a NaN code
+// (0x7F / 0xFF) was seen; the values written for it are unspecified (such operands go to mma_dot).
+struct DecodeRun {
+  const e4m3_t* src;
+  int n;
+  double* v64;
+  float* v;
+  float* e;
+  std::int16_t* e16;
+};
+
 struct KernelSet {
   KStepKernel zluda;  // numerics.md `zluda`
   KStepKernel ada;    // numerics.md `ada`
   void (*e11_rows)(const E11Args&);
   void (*rms_rows)(const RmsArgs&);
+  bool (*decode_run)(const DecodeRun&);
 };
 KernelSet kernels_scalar();
 KernelSet kernels_avx2();    // valid only where the CPU has AVX2, FMA and F16C

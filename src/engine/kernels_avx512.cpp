@@ -217,9 +217,9 @@ void ada_kstep(const KStepArgs& g) {
 }  // namespace
 
 KernelSet kernels_avx512() {
-  // The epilogues are the AVX2 + F16C ones (epilogue_impl.hpp: 8-lane f16 vectors).
+  // The epilogues and the operand decoder are the AVX2 + F16C ones (8- and 16-lane f16 vectors).
   const KernelSet avx2 = kernels_avx2();
-  return {zluda_kstep, ada_kstep, avx2.e11_rows, avx2.rms_rows};
+  return {zluda_kstep, ada_kstep, avx2.e11_rows, avx2.rms_rows, avx2.decode_run};
 }
 
 }  // namespace enc5::engine
