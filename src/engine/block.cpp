@@ -354,11 +354,13 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   {
     std::array<f16_t, kChannels> t1 = golden::load_column_table(*ctx.weights, wmap::t1, rd.t1_chunk_order);
     S.c13 = F16Mat(kWindow, kChannels);
-    for (int r = 0; r < kWindow; ++r)
-      for (int c = 0; c < kChannels; ++c) {
-        const f16_t x = rd.c13_residual == C13Residual::raw_input ? S.x.at(r, c) : e4m3_to_f16(S.h1.at(r, c));
-        S.c13.at(r, c) = f16_add(t1[c], x);
-      }
+    const F16Mat* residual = &S.x;
+    if (rd.c13_residual != C13Residual::raw_input) {  // the staged (quantised) input
+      S.xn = F16Mat(kWindow, kChannels);
+      for (std::size_t i = 0; i < S.xn.v.size(); ++i) S.xn.v[i] = e4m3_to_f16(S.h1.v[i]);
+      residual = &S.xn;
+    }
+    ks.add_rows({t1.data(), residual->v.data(), S.c13.v.data(), kWindow});
     std::array<F16Mat, 21> D;
     for (int p = 13; p <= 20; ++p) {
       const Phase& ph = phase(p);
@@ -385,11 +387,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     S.a_n.assign(S.nq.v.data(), kWindow, kChannels, kChannels, dec, simd);
     const auto t3 = golden::load_column_table(*ctx.weights, wmap::t3, rd.t3_chunk_order);
     S.c22 = F16Mat(kWindow, kChannels);
-    for (int r = 0; r < kWindow; ++r)
-      for (int c = 0; c < kChannels; ++c) {
-        const f16_t res = rd.e21_residual == E21Residual::d20 ? S.d20.at(r, c) : S.n.at(r, c);
-        S.c22.at(r, c) = f16_add(t3[c], res);
-      }
+    ks.add_rows({t3.data(), (rd.e21_residual == E21Residual::d20 ? S.d20 : S.n).v.data(), S.c22.v.data(), kWindow});
     std::array<F16Mat, kPhaseCount + 1> D;
     for (int c = 0; c < kChunks; ++c) {
       const int p = 21 + 2 * c;

@@ -138,5 +138,11 @@ void rms_rows(const RmsArgs& g) {
   }
 }
 
+// out = f16_add(t[c], x[r][c]) on `rows` rows of 160 (phase 13's and 22's C seeds, facts C6 / C9).
+void add_rows(const AddRowsArgs& g) {
+  for (int r = 0; r < g.rows; ++r)
+    for (int i = 0; i < 160; i += 8) store_h8(g.out + r * 160 + i, load_h8(g.t + i) + load_h8(g.x + r * 160 + i));
+}
+
 }  // namespace
 }  // namespace enc5::engine

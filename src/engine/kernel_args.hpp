@@ -62,6 +62,14 @@ struct RmsArgs {
   const f16_t* rsqrt;  // the 64K table
 };
 
+// out[r][c] = f16_add(t[c], x[r][c]) for `rows` rows of 160 channels.
+struct AddRowsArgs {
+  const f16_t* t;
+  const f16_t* x;
+  f16_t* out;
+  int rows;
+};
+
 // Decoding n e4m3 codes (n a multiple of 16) into the forms of gemm.hpp's operands: the value as
 // binary64 / binary32 and the `ada` exponent e(x) = max(floor(log2|x|), -6) as binary32 / int16
 // (-64 for a zero), each written where its pointer is not null. Returns whether a NaN code
@@ -81,6 +89,7 @@ struct KernelSet {
   void (*e11_rows)(const E11Args&);
   void (*rms_rows)(const RmsArgs&);
   bool (*decode_run)(const DecodeRun&);
+  void (*add_rows)(const AddRowsArgs&);
 };
 KernelSet kernels_scalar();
 KernelSet kernels_avx2();    // valid only where the CPU has AVX2, FMA and F16C

@@ -188,7 +188,7 @@ bool decode_run(const DecodeRun& d) {
 
 }  // namespace
 
-KernelSet kernels_avx2() { return {zluda_kstep, ada_kstep, e11_rows, rms_rows, decode_run}; }
+KernelSet kernels_avx2() { return {zluda_kstep, ada_kstep, e11_rows, rms_rows, decode_run, add_rows}; }
 
 }  // namespace enc5::engine
 

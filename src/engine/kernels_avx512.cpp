@@ -219,7 +219,7 @@ void ada_kstep(const KStepArgs& g) {
 KernelSet kernels_avx512() {
   // The epilogues and the operand decoder are the AVX2 + F16C ones (8- and 16-lane f16 vectors).
   const KernelSet avx2 = kernels_avx2();
-  return {zluda_kstep, ada_kstep, avx2.e11_rows, avx2.rms_rows, avx2.decode_run};
+  return {zluda_kstep, ada_kstep, avx2.e11_rows, avx2.rms_rows, avx2.decode_run, avx2.add_rows};
 }
 
 }  // namespace enc5::engine

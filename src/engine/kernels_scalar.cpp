@@ -49,5 +49,5 @@ bool decode_run(const DecodeRun& d) {
 #include "engine/epilogue_impl.hpp"
 
 namespace enc5::engine {
-KernelSet kernels_scalar() { return {zluda_kstep, ada_kstep, e11_rows, rms_rows, decode_run}; }
+KernelSet kernels_scalar() { return {zluda_kstep, ada_kstep, e11_rows, rms_rows, decode_run, add_rows}; }
 }  // namespace enc5::engine
