@@ -74,6 +74,16 @@ const APairMap& a_pair_map() {
   return m;
 }
 
+// e4m3_to_f16 (exact) of every code, by the numerics function itself.
+const std::array<f16_t, 256>& e4m3_f16_table() {
+  static const std::array<f16_t, 256> t = [] {
+    std::array<f16_t, 256> m{};
+    for (int c = 0; c < 256; ++c) m[static_cast<std::size_t>(c)] = e4m3_to_f16(static_cast<e4m3_t>(c));
+    return m;
+  }();
+  return t;
+}
+
 // golden prologue's input_word (facts B6, reading prologue-fill).
 std::uint32_t input_word(const golden::BlockContext& ctx, std::span<const std::uint8_t> arena, int q, int x, int y, int d) {
   const layout::PlaneArena pa{ctx.ex, ctx.ey};
@@ -251,6 +261,10 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   {
     const ArenaOrder order = rd.prologue_load_order == PrologueLoadOrder::fragment ? ArenaOrder::fragment : ArenaOrder::natural;
     const APairMap& am = a_pair_map();
+    golden::ArenaSlot slots[4][4];  // [o][t]: a function of the reading only
+    for (int o = 0; o < 4; ++o)
+      for (int t = 0; t < 4; ++t) slots[o][t] = golden::arena_slot(order, o, t);
+    const std::array<f16_t, 256>& to_f16 = e4m3_f16_table();
     for (int mi = 0; mi < kTokens / 16; ++mi) {
       std::array<std::array<int, 2>, 16> px;
       for (int i = 0; i < 16; ++i) px[i] = golden::token_pixel(ctx, 16 * mi + i);
@@ -258,12 +272,12 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
         for (int lane = 0; lane < 32; ++lane)
           for (int o = 0; o < 4; ++o) {
             const int g = lane >> 2, t = lane & 3;
-            const golden::ArenaSlot slot = golden::arena_slot(order, o, t);
+            const golden::ArenaSlot slot = slots[o][t];
             const auto& pix = px[g + 8 * slot.row_half];
             const std::uint32_t word = input_word(ctx, io.input_arena, q, pix[0], pix[1], slot.word);
             for (int j = 0; j < 4; ++j) {
               const layout::RowK e = am.e[lane][o][j];
-              S.x.at(16 * mi + e.row, 32 * q + e.k) = e4m3_to_f16(static_cast<e4m3_t>(word >> (8 * j)));
+              S.x.at(16 * mi + e.row, 32 * q + e.k) = to_f16[(word >> (8 * j)) & 0xFFu];
             }
           }
     }
@@ -357,7 +371,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
     const F16Mat* residual = &S.x;
     if (rd.c13_residual != C13Residual::raw_input) {  // the staged (quantised) input
       S.xn = F16Mat(kWindow, kChannels);
-      for (std::size_t i = 0; i < S.xn.v.size(); ++i) S.xn.v[i] = e4m3_to_f16(S.h1.v[i]);
+      for (std::size_t i = 0; i < S.xn.v.size(); ++i) S.xn.v[i] = e4m3_f16_table()[S.h1.v[i]];
       residual = &S.xn;
     }
     ks.add_rows({t1.data(), residual->v.data(), S.c13.v.data(), kWindow});
