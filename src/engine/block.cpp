@@ -109,24 +109,29 @@ std::uint32_t input_word(const golden::BlockContext& ctx, std::span<const std::u
 }
 
 // Per-thread scratch, reused from block to block.
-// What one head's phases 1..12 write (one per worker when the heads of a block run in parallel).
+// A worker's scratch: one head's phases 1..12 (one per worker when the heads of a block run in
+// parallel) and the MLP of the worker's rows.
 struct HeadScratch {
   std::array<F16Mat, 11> d;  // phases 1..10
   AOperand a_q, a_p;
   BOperand b_q, b_v;
   F16Mat s;
   E4Mat qa, qb, pq, vq;
+  // ... and the MLP of a worker's rows
+  AOperand a_n, a_act;
+  F16Mat h;
+  E4Mat aq;
   golden::LayerStats stats;  // a worker's counts, added to the block's at the end
 };
 struct Scratch {
   F16Mat x;            // 96 x 160 decoded input (the residual)
   F16Mat xn;           // its RMS norm (before q8)
   E4Mat h1;            // 96 x 160 staged A
-  AOperand a_h1, a_o, a_n, a_act, a_61;
+  AOperand a_h1, a_o, a_61;
   std::vector<HeadScratch> heads;  // one per worker
   std::array<F16Mat, kHeads> o;  // D12 per head
   F16Mat s, p, c13, chain, d20, n, c22, h, act, d60, d61;
-  E4Mat oq, nq, aq, a61;
+  E4Mat oq, nq, a61;
 };
 Scratch& scratch() {
   thread_local Scratch s;
@@ -396,33 +401,60 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
 
   laps.lap(kGroupE20);
   // ---- MLP (facts C9..C11; golden mlp.cpp) ----
+  // Every token row is independent here, so a block alone on several threads splits its 64 rows
+  // between the workers. The down projections' chain (phase 22's C = the seed, phase 24's C =
+  // D22, ...: phase_program.cpp) accumulates in place in the seed's rows.
   {
     q8.rows(S.n, kWindow, S.nq);
-    S.a_n.assign(S.nq.v.data(), kWindow, kChannels, kChannels, dec, simd);
     const auto t3 = golden::load_column_table(*ctx.weights, wmap::t3, rd.t3_chunk_order);
     S.c22 = F16Mat(kWindow, kChannels);
     ks.add_rows({t3.data(), (rd.e21_residual == E21Residual::d20 ? S.d20 : S.n).v.data(), S.c22.v.data(), kWindow});
-    std::array<F16Mat, kPhaseCount + 1> D;
     for (int c = 0; c < kChunks; ++c) {
-      const int p = 21 + 2 * c;
-      S.h = F16Mat(kWindow, kHeadDim);
-      for (int r = 0; r < kWindow; ++r) std::copy(w.b1[c].begin(), w.b1[c].end(), &S.h.v[static_cast<std::size_t>(r) * kHeadDim]);
-      gemm_(S.a_n, 0, w.w1[c], 0, phase(p).k_steps, kWindow, S.h);
-      S.aq = E4Mat(kWindow, kHeadDim);
-      for (std::size_t i = 0; i < S.h.v.size(); ++i) {
-        const f16_t y0 = S.h.v[i];
-        if (ctx.stats) {
-          ctx.stats->act_clamp_low += tab.act_clamp[y0] & 1;
-          ctx.stats->act_clamp_high += (tab.act_clamp[y0] >> 1) & 1;
-        }
-        S.aq.v[i] = q8(tab.act[y0]);
-      }
-      S.a_act.assign(S.aq.v.data(), kWindow, kHeadDim, kHeadDim, dec, simd);
-      const Phase& down = phase(p + 1);
-      D[p + 1] = down.c == OperandSource::previous_d ? std::move(D[down.c_chain_from]) : std::move(S.c22);
-      gemm_(S.a_act, 0, w.w2[c], 0, 1, kWindow, D[p + 1]);
+      const Phase& down = phase(22 + 2 * c);
+      const bool chained = c == 0 ? down.c != OperandSource::previous_d : down.c == OperandSource::previous_d && down.c_chain_from == 20 + 2 * c;
+      if (!chained) std::abort();  // the phase program is fixed by the spec; this code relies on it
     }
-    S.d60 = std::move(D[60]);
+    auto mlp_rows = [&](int r0, int r1, HeadScratch& W, golden::LayerStats* stats) {
+      const int n = r1 - r0;
+      const Quantiser wq8{q8.table, stats};
+      W.a_n.assign(S.nq.v.data() + static_cast<std::size_t>(r0) * kChannels, n, kChannels, kChannels, dec, simd);
+      f16_t* chain = S.c22.v.data() + static_cast<std::size_t>(r0) * kChannels;
+      for (int c = 0; c < kChunks; ++c) {
+        const int p = 21 + 2 * c;
+        W.h = F16Mat(n, kHeadDim);
+        for (int r = 0; r < n; ++r) std::copy(w.b1[c].begin(), w.b1[c].end(), &W.h.v[static_cast<std::size_t>(r) * kHeadDim]);
+        gemm(prof, simd, W.a_n, 0, w.w1[c], 0, phase(p).k_steps, n, W.h.v.data(), kHeadDim);
+        W.aq = E4Mat(n, kHeadDim);
+        for (std::size_t i = 0; i < W.h.v.size(); ++i) {
+          const f16_t y0 = W.h.v[i];
+          if (stats) {
+            stats->act_clamp_low += tab.act_clamp[y0] & 1;
+            stats->act_clamp_high += (tab.act_clamp[y0] >> 1) & 1;
+          }
+          W.aq.v[i] = wq8(tab.act[y0]);
+        }
+        W.a_act.assign(W.aq.v.data(), n, kHeadDim, kHeadDim, dec, simd);
+        gemm(prof, simd, W.a_act, 0, w.w2[c], 0, 1, n, chain, kChannels);
+      }
+    };
+    if (workers == 1) {
+      mlp_rows(0, kWindow, S.heads[0], ctx.stats);
+    } else {
+      const int per = (kWindow + workers - 1) / workers;
+      auto work = [&](int i) {
+        HeadScratch& W = S.heads[static_cast<std::size_t>(i)];
+        W.stats = {};
+        const int r0 = std::min(kWindow, i * per), r1 = std::min(kWindow, r0 + per);
+        if (r0 < r1) mlp_rows(r0, r1, W, ctx.stats ? &W.stats : nullptr);
+      };
+      std::vector<std::thread> pool;
+      for (int i = 1; i < workers; ++i) pool.emplace_back(work, i);
+      work(0);
+      for (auto& t : pool) t.join();
+      if (ctx.stats)
+        for (int i = 0; i < workers; ++i) ctx.stats->add(S.heads[static_cast<std::size_t>(i)].stats);
+    }
+    S.d60 = std::move(S.c22);
   }
   laps.lap(kGroupMlp);
 
