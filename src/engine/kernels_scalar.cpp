@@ -2,14 +2,27 @@
 // kernels_impl.hpp and epilogue_impl.hpp).
 #include "engine/kernels_impl.hpp"
 
-// V8 below is a GCC vector wider than the baseline ISA's registers; it only ever crosses calls to
-// internal inline functions, so the ABI note is irrelevant.
-#pragma GCC diagnostic ignored "-Wpsabi"
-
 namespace enc5::engine {
 namespace {
-// epilogue_impl.hpp's vector interface on the baseline ISA: GCC vectors, software f16 conversions.
-typedef float V8 __attribute__((vector_size(32)));
+// epilogue_impl.hpp's vector interface on the baseline ISA: 8 floats in a struct (a 32-byte GCC
+// vector would change the ABI of these internal functions without AVX), software f16 conversions.
+struct V8 {
+  float x[8];
+  float& operator[](int l) { return x[l]; }
+  float operator[](int l) const { return x[l]; }
+};
+inline V8 operator+(V8 a, const V8& b) {
+  for (int l = 0; l < 8; ++l) a.x[l] += b.x[l];
+  return a;
+}
+inline V8 operator*(V8 a, const V8& b) {
+  for (int l = 0; l < 8; ++l) a.x[l] *= b.x[l];
+  return a;
+}
+inline V8 operator*(V8 a, float s) {
+  for (int l = 0; l < 8; ++l) a.x[l] *= s;
+  return a;
+}
 inline float from_h(f16_t h) { return h2f(h); }
 inline f16_t to_h(float x) { return f2h(x); }  // NaN -> 0x7FFF
 inline V8 load_h8(const f16_t* p) {
