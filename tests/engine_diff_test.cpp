@@ -8,6 +8,7 @@
 //     odd extents, negative block offsets, frames smaller than a block, both profiles, every
 //     value of every reading, every SIMD path, thread counts 1..3; NaN codes in weights and
 //     inputs; traces (the fast engine runs a traced block with the golden model).
+#include <bit>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -144,6 +145,37 @@ f16_t gen_c(SplitMix64& rng, int kind) {
   }
 }
 
+// Every path's operand decoder against the code table (itself numerics.md's formula), for all
+// 256 codes in every position of a run, and the NaN flag.
+TEST(EngineGemm, EveryPathDecodesLikeTheCodeTable) {
+  const engine::CodeTable& t = engine::code_table();
+  std::vector<e4m3_t> codes(512);
+  for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<e4m3_t>((i * 37 + i / 256) & 0xFF);
+  for (engine::SimdPath path : engine::supported_simd_paths()) {
+    const auto run = engine::kernels(path).decode_run;
+    for (int with_nan = 0; with_nan < 2; ++with_nan) {
+      std::vector<e4m3_t> src;
+      for (e4m3_t c : codes)
+        if (with_nan || (c & 0x7F) != 0x7F) src.push_back(c);
+      src.resize(src.size() / 16 * 16);
+      const int n = static_cast<int>(src.size());
+      std::vector<double> v64(src.size());
+      std::vector<float> v(src.size()), e(src.size());
+      std::vector<std::int16_t> e16(src.size());
+      const bool nan = run({src.data(), n, v64.data(), v.data(), e.data(), e16.data()});
+      EXPECT_EQ(nan, with_nan == 1) << engine::to_string(path);
+      for (int i = 0; i < n; ++i) {
+        const e4m3_t c = src[static_cast<std::size_t>(i)];
+        if ((c & 0x7F) == 0x7F) continue;  // values of NaN codes are unspecified
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(v[i]), std::bit_cast<std::uint32_t>(t.value[c])) << engine::to_string(path) << " code " << int(c);
+        ASSERT_EQ(std::bit_cast<std::uint64_t>(v64[i]), std::bit_cast<std::uint64_t>(t.value64[c])) << engine::to_string(path) << " code " << int(c);
+        ASSERT_EQ(e[i], t.ada_e[c]) << engine::to_string(path) << " code " << int(c);
+        ASSERT_EQ(e16[i], static_cast<std::int16_t>(t.ada_e[c])) << engine::to_string(path) << " code " << int(c);
+      }
+    }
+  }
+}
+
 TEST(EngineGemm, EveryPathMatchesMmaDot) {
   const int rows = 12;
   int cases = 0;
@@ -164,8 +196,17 @@ TEST(EngineGemm, EveryPathMatchesMmaDot) {
             for (auto& v : c) v = gen_c(rng, akind + bkind);
             engine::AOperand A;
             engine::BOperand B;
-            A.assign(a.data(), rows, K, K);
-            B.assign_nk(b.data(), N, K, K);
+            // Operands decoded by the path's decoder, with every form or only those the path's
+            // kernel reads, through both B entry points.
+            const unsigned forms = (akind + bkind) % 2 ? engine::decode_for(*prof, path) : engine::kDecodeAll;
+            A.assign(a.data(), rows, K, K, forms, path);
+            if ((akind + N / 16) % 2) B.assign_nk(b.data(), N, K, K, forms, path);
+            else {  // the [k][n] entry point too
+              std::vector<e4m3_t> kn(b.size());
+              for (int n = 0; n < N; ++n)
+                for (int k = 0; k < K; ++k) kn[static_cast<std::size_t>(k) * N + n] = b[static_cast<std::size_t>(n) * K + k];
+              B.assign_kn(kn.data(), K, N, N, forms, path);
+            }
             std::vector<f16_t> d = c;
             engine::gemm(*prof, path, A, 0, B, 0, 2, rows, d.data(), N);
             for (int r = 0; r < rows; ++r)

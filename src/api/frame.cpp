@@ -139,6 +139,7 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
   io.texture = params.texture;
   io.surface = params.surface;
 
+  int inner_threads = 1;  // threads per block (the fast engine's heads) when blocks < threads
   auto run_one = [&](int b) {
     golden::BlockContext ctx;
     ctx.profile = &profile;
@@ -154,11 +155,12 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
       ctx.trace_request = options.trace;
       ctx.trace = options.trace_out;
     }
-    if (prepared && !ctx.trace) engine::run_block(*prepared, simd, ctx, io);
+    if (prepared && !ctx.trace) engine::run_block(*prepared, simd, ctx, io, inner_threads);
     else golden::run_block(ctx, io);
   };
 
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (blocks < threads) inner_threads = threads / blocks;
   threads = std::min(threads, blocks);
   if (threads <= 1) {
     for (int b = 0; b < blocks; ++b) run_one(b);

@@ -85,7 +85,7 @@ int cmd_bench(const Args& args) {
 
   std::printf("enc5 bench: %s, %d hardware threads, running on %d; SIMD paths:", cpu_model().c_str(), hw, nthreads);
   for (auto p : engine::supported_simd_paths()) std::printf(" %s", std::string(engine::to_string(p)).c_str());
-  std::printf(" (best %s); %d reps, median\n", std::string(engine::to_string(engine::best_simd_path())).c_str(), reps);
+  std::printf(" (best %s); %d reps, minimum\n", std::string(engine::to_string(engine::best_simd_path())).c_str(), reps);
   std::printf("multiply-adds per block: %.2f M\n\n", mpb / 1e6);
 
   // ---- references ----
@@ -147,7 +147,7 @@ int cmd_bench(const Args& args) {
   if (reference && peak > 0) std::printf("f64 FMA peak: %.1f GFMA/s on %d threads\n\n", peak / 1e9, nthreads);
 
   // ---- per-phase-group breakdown (fast engine, one thread, small geometry) ----
-  std::printf("per-phase-group time per block (fast engine, 1 thread, microseconds):\n%-20s", "group");
+  std::printf("per-phase-group time per block (fast engine, 1 thread, thread CPU time, minimum of the reps, microseconds):\n%-20s", "group");
   for (const Profile* p : profs)
     for (engine::SimdPath path : paths) std::printf(" %7s/%-6s", std::string(p->name).c_str(), std::string(engine::to_string(path)).c_str());
   std::printf("\n");

@@ -28,6 +28,9 @@ struct PhaseTimes { double seconds[kPhaseGroups] = {}; };
 void set_phase_timing(PhaseTimes* t);
 
 // One block, the fast way. ctx.trace must be null (tracing is the golden model's job).
-void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io);
+// inner_threads > 1 runs the block's heads on that many threads (for frames with fewer blocks
+// than threads); the result does not depend on it.
+void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io,
+               int inner_threads = 1);
 
 }  // namespace enc5::engine

@@ -20,9 +20,10 @@ namespace enc5::engine {
 // never raise a block maximum.
 inline constexpr float kZeroExponent = -64.0f;
 
-// Per e4m3 code: the value as f32 (NaN for 0x7F/0xFF), e(x), NaN flag.
+// Per e4m3 code: the value as f32 and f64 (NaN for 0x7F/0xFF), e(x), NaN flag.
 struct CodeTable {
   float value[256];
+  double value64[256];
   float ada_e[256];
   bool nan[256];
 };
@@ -31,30 +32,44 @@ const CodeTable& code_table();
 // The ISA k of pair k within one k-step (layout/fragment.hpp), as a table.
 const int* isa_of_pair();
 
-// An A operand: rows x K, K a multiple of 32.
+// Which decoded forms an operand gets (bit set): the `zluda` kernels read only the binary64
+// values, the `ada` kernels only the binary32 values and exponents (kernel_args.hpp), so the
+// operands decoded per block decode just what the profile's kernels read (the AVX-512 `ada`
+// kernel takes the exponents as int16, see kernels_avx512.cpp). Prepared weights are
+// profile-independent and decode everything.
+enum Decode : unsigned { kDecodeF32 = 1, kDecodeF64 = 2, kDecodeExponent = 4, kDecodeExponent16 = 8, kDecodeAll = 15 };
+unsigned decode_for(const Profile& p, SimdPath path);
+
+// The kernels of a path (the path must be supported by the CPU: see simd.hpp).
+KernelSet kernels(SimdPath path);
+
+// An A operand: rows x K, K a multiple of 32. `path` picks the decoder (same result on every path).
 struct AOperand {
   int rows = 0, K = 0;
   std::vector<float> v, e;    // [r][K], ISA k order inside each k-step
-  std::vector<double> v64;    // v as binary64
+  std::vector<double> v64;    // v as binary64, LOGICAL k order (zluda: any order is exact)
+  std::vector<std::int16_t> e16;  // e as int16
   std::vector<e4m3_t> codes;  // [r][K], logical (pair) k order
   bool nan = false;           // some code is 0x7F/0xFF
   // codes[r * ld + k], logical order.
-  void assign(const e4m3_t* src, int rows, int K, int ld);
+  void assign(const e4m3_t* src, int rows, int K, int ld, unsigned decode = kDecodeAll, SimdPath path = SimdPath::scalar);
 };
 
 // A B operand: K x N, stored [k][N] for the kernels.
 struct BOperand {
   int K = 0, N = 0;
   std::vector<float> v, e;    // [k][N], ISA k order inside each k-step
-  std::vector<double> v64;    // v as binary64
+  std::vector<double> v64;    // v as binary64, [k][N] in LOGICAL k order (zluda: any order is exact)
+  std::vector<std::int16_t> e16;  // e as int16
   std::vector<e4m3_t> codes;  // [n][K], logical k order (the BTile layout)
   bool nan = false;
-  void assign_nk(const e4m3_t* src, int N, int K, int ld);  // src[n * ld + k]
-  void assign_kn(const e4m3_t* src, int K, int N, int ld);  // src[k * ld + n]
+  void assign_nk(const e4m3_t* src, int N, int K, int ld, unsigned decode = kDecodeAll,
+                 SimdPath path = SimdPath::scalar);  // src[n * ld + k]
+  void assign_kn(const e4m3_t* src, int K, int N, int ld, unsigned decode = kDecodeAll,
+                 SimdPath path = SimdPath::scalar);  // src[k * ld + n]
 };
 
-// The kernels of a path (the path must be supported by the CPU: see simd.hpp).
-KernelSet kernels(SimdPath path);
+
 
 // D = ksteps chained k-steps: step s multiplies A's columns a_k0 + 32s.. with B's rows
 // b_k0 + 32s.., on A's first `rows` rows; d holds C on entry (row stride ldd).

@@ -11,9 +11,13 @@ namespace enc5::engine {
 // The SIMD paths of the kernels, lowest first (selected at run time, see simd.hpp).
 enum class SimdPath { scalar, avx2, avx512 };
 
-// One k-step on `rows` rows: d[r * ldd + n] (C on entry, D on return) for n < N (a multiple of 16).
-//   a, ea: row r's 32 values / ada exponents of this k-step at a + r * lda (ISA k order)
-//   b, eb: this k-step's [32][N] block (ISA k order)
+// `ksteps` chained k-steps on `rows` rows: d[r * ldd + n] (C on entry, D on return) for n < N (a
+// multiple of 16). Step s's D (rounded to f16, as every mma.sync returns it) is step s+1's C; the
+// kernels keep it in registers between the steps of one chain.
+//   a, ea: row r's 32 values / ada exponents of step s at a + r * lda + 32 s (ISA k order)
+//   b, eb: step s's [32][N] block at b + 32 N s (ISA k order)
+// The `zluda` kernels read a64 / b64 only, the `ada` kernels a, b and ea, eb (scalar, avx2) or
+// ea16, eb16 (avx512) only (gemm.hpp: Decode).
 struct KStepArgs {
   const float* a;
   const double* a64;  // the same values as binary64 (the `zluda` kernels' operands)
@@ -26,11 +30,66 @@ struct KStepArgs {
   f16_t* d;
   int ldd;
   int rows;
+  int ksteps;
+  const std::int16_t* ea16;  // ea / eb as int16 (the AVX-512 `ada` kernel's form)
+  const std::int16_t* eb16;
 };
 using KStepKernel = void (*)(const KStepArgs&);
+
+// Statistics the epilogues count (added to golden::LayerStats by the caller).
+struct EpilogueCounts {
+  std::uint64_t e11_clamp_low, e11_clamp_high, p_quantised_zero, f16_subnormal, e4m3_saturated;
+};
+// E11 on `rows` rows of 96 scores s (row-major) -> q8(P) in p; tables from epilogue_tables().
+struct E11Args {
+  const f16_t* s;
+  e4m3_t* p;
+  int rows;
+  const f16_t* e11;
+  const std::uint8_t* e11_clamp;
+  const f16_t* rcp;
+  const e4m3_t* q8;
+  EpilogueCounts* counts;  // null: count nothing
+};
+// An RMS norm on `rows` rows of 160 channels: out = x * (rsqrt(sum of squares + eps) * gain).
+struct RmsArgs {
+  const f16_t* x;
+  f16_t* out;
+  int rows;
+  int tree;  // SumTree as an int (readings.hpp order)
+  f16_t eps;
+  const f16_t* gain;   // 160
+  const f16_t* rsqrt;  // the 64K table
+};
+
+// out[r][c] = f16_add(t[c], x[r][c]) for `rows` rows of 160 channels.
+struct AddRowsArgs {
+  const f16_t* t;
+  const f16_t* x;
+  f16_t* out;
+  int rows;
+};
+
+// Decoding n e4m3 codes (n a multiple of 16) into the forms of gemm.hpp's operands: the value as
+// binary64 / binary32 and the `ada` exponent e(x) = max(floor(log2|x|), -6) as binary32 / int16
+// (-64 for a zero), each written where its pointer is not null. Returns whether a NaN code
+// (0x7F / 0xFF) was seen; the values written for it are unspecified (such operands go to mma_dot).
+struct DecodeRun {
+  const e4m3_t* src;
+  int n;
+  double* v64;
+  float* v;
+  float* e;
+  std::int16_t* e16;
+};
+
 struct KernelSet {
   KStepKernel zluda;  // numerics.md `zluda`
   KStepKernel ada;    // numerics.md `ada`
+  void (*e11_rows)(const E11Args&);
+  void (*rms_rows)(const RmsArgs&);
+  bool (*decode_run)(const DecodeRun&);
+  void (*add_rows)(const AddRowsArgs&);
 };
 KernelSet kernels_scalar();
 KernelSet kernels_avx2();    // valid only where the CPU has AVX2, FMA and F16C

@@ -10,6 +10,9 @@
 // NaN results become the canonical 0x7FFF (vcvtps2ph would keep a payload).
 #include <immintrin.h>
 
+#include <cstddef>
+#include <cstdint>
+
 #include "engine/kernel_args.hpp"
 
 namespace enc5::engine {
@@ -26,12 +29,20 @@ void zluda_tile(const KStepArgs& g, int r0, int n0) {
       const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v));
       acc[r][v] = _mm512_cvtps_pd(_mm256_cvtph_ps(c));  // exact
     }
-  for (int k = 0; k < 32; ++k) {
-    __m512d b[NV];
-    for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_pd(g.b64 + k * g.N + n0 + 8 * v);
-    for (int r = 0; r < R; ++r) {
-      const __m512d a = _mm512_set1_pd(g.a64[(r0 + r) * g.lda + k]);
-      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_pd(a, b[v], acc[r][v]);  // exact
+  for (int s = 0; s < g.ksteps; ++s) {
+    if (s > 0)  // step s-1's D (f32 then f16 rounding, in registers) is step s's C; NaN stays NaN
+      for (int r = 0; r < R; ++r)
+        for (int v = 0; v < NV; ++v)
+          acc[r][v] = _mm512_cvtps_pd(_mm256_cvtph_ps(_mm256_cvtps_ph(_mm512_cvtpd_ps(acc[r][v]), kRoundNearest)));
+    const double* a64 = g.a64 + 32 * s;
+    const double* b64 = g.b64 + static_cast<std::ptrdiff_t>(32) * g.N * s;
+    for (int k = 0; k < 32; ++k) {
+      __m512d b[NV];
+      for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_pd(b64 + k * g.N + n0 + 8 * v);
+      for (int r = 0; r < R; ++r) {
+        const __m512d a = _mm512_set1_pd(a64[(r0 + r) * g.lda + k]);
+        for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_pd(a, b[v], acc[r][v]);  // exact
+      }
     }
   }
   for (int r = 0; r < R; ++r)
@@ -64,80 +75,152 @@ void zluda_kstep(const KStepArgs& g) {
   }
 }
 
+// The `ada` block maximum maxE of one half for an R x 16*NV tile. The maximum over the 16 k of
+// e(a) + e(b) runs on int16 lanes (32 columns per 512-bit register; a zero operand's -64 keeps a
+// zero product below every real exponent, and every sum fits int16); then E(acc) = max(biased
+// f16 exponent - 15, -14) joins it (subnormals and zero give the clamp -14; special accumulators
+// give 16, harmless since their lanes are passed through). Result: int32 lanes, and per element
+// whether the half has no nonzero term at all (no nonzero product and acc = +-0), where the
+// result is a signed zero (numerics/mma.cpp's zero-sign rule, see ada_tile).
 template <int R, int NV>
-void ada_half_tile(const KStepArgs& g, int r0, int n0, int k0) {
-  __m512 mx[R][NV], scale[R][NV], sum[R][NV];
-  __m256i c[R][NV];
-  __mmask16 special[R][NV];
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v) {
-      c[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v));
-      // Inf / NaN accumulators pass through (blended back at the end); compute with 0 there.
-      const __m256i ef = _mm256_and_si256(c[r][v], _mm256_set1_epi16(0x7C00));
-      special[r][v] = _mm256_cmpeq_epi16_mask(ef, _mm256_set1_epi16(0x7C00));
-      const __m512 cf = _mm512_maskz_mov_ps(static_cast<__mmask16>(~special[r][v]), _mm512_cvtph_ps(c[r][v]));
-      sum[r][v] = cf;
-      // E(acc) = max(floor(log2|acc|), -14); getexp(0) = -Inf, so a zero acc gives -14, the
-      // clamp every term's maximum gets anyway (see kernels_impl.hpp).
-      mx[r][v] = _mm512_max_ps(_mm512_getexp_ps(cf), _mm512_set1_ps(-14.0f));
+void exponent_max(const KStepArgs& g, int r0, int n0, const std::int16_t* ea, const std::int16_t* eb, const __m256i (&c)[R][NV],
+                  __m512i (&m)[R][NV], __mmask16 (&no_term)[R][NV]) {
+  __m512i mp[R][NV];  // products only
+  if constexpr (NV == 2) {
+    __m512i m16[R];
+    for (int r = 0; r < R; ++r) m16[r] = _mm512_set1_epi16(-128);
+    for (int k = 0; k < 16; ++k) {
+      const __m512i ebk = _mm512_loadu_si512(eb + k * g.N + n0);
+      for (int r = 0; r < R; ++r)
+        m16[r] = _mm512_max_epi16(m16[r], _mm512_add_epi16(_mm512_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
     }
-  for (int k = k0; k < k0 + 16; ++k) {
-    __m512 eb[NV];
-    for (int v = 0; v < NV; ++v) eb[v] = _mm512_loadu_ps(g.eb + k * g.N + n0 + 16 * v);
     for (int r = 0; r < R; ++r) {
-      const __m512 ea = _mm512_set1_ps(g.ea[(r0 + r) * g.lda + k]);
-      for (int v = 0; v < NV; ++v) mx[r][v] = _mm512_max_ps(mx[r][v], _mm512_add_ps(ea, eb[v]));
+      mp[r][0] = _mm512_cvtepi16_epi32(_mm512_castsi512_si256(m16[r]));
+      mp[r][1] = _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(m16[r], 1));
     }
+  } else {
+    static_assert(NV == 1);
+    __m256i m16[R];
+    for (int r = 0; r < R; ++r) m16[r] = _mm256_set1_epi16(-128);
+    for (int k = 0; k < 16; ++k) {
+      const __m256i ebk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(eb + k * g.N + n0));
+      for (int r = 0; r < R; ++r)
+        m16[r] = _mm256_max_epi16(m16[r], _mm256_add_epi16(_mm256_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
+    }
+    for (int r = 0; r < R; ++r) mp[r][0] = _mm512_cvtepi16_epi32(m16[r]);
   }
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < NV; ++v) {
-      const __m512i m = _mm512_cvtps_epi32(mx[r][v]);  // an integer in [-14, 16]
-      scale[r][v] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127 + 13), m), 23));
-      mx[r][v] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32(127 - 13), m), 23));  // q
-      sum[r][v] = _mm512_roundscale_ps(_mm512_mul_ps(sum[r][v], scale[r][v]), kTruncate);
-    }
-  for (int k = k0; k < k0 + 16; ++k) {
-    __m512 b[NV];
-    for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_ps(g.b + k * g.N + n0 + 16 * v);
-    for (int r = 0; r < R; ++r) {
-      const __m512 a = _mm512_set1_ps(g.a[(r0 + r) * g.lda + k]);
-      for (int v = 0; v < NV; ++v) {
-        const __m512 t = _mm512_mul_ps(_mm512_mul_ps(a, b[v]), scale[r][v]);
-        sum[r][v] = _mm512_add_ps(sum[r][v], _mm512_roundscale_ps(t, kTruncate));
-      }
-    }
-  }
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v) {
-      __m256i h = _mm512_cvtps_ph(_mm512_mul_ps(sum[r][v], mx[r][v]), kRoundNearest);
-      // Special accumulators: Inf stays, NaN becomes 0x7FFF.
-      const __m256i is_nan_bits = _mm256_and_si256(c[r][v], _mm256_set1_epi16(0x03FF));
-      const __mmask16 nan = special[r][v] & _mm256_test_epi16_mask(is_nan_bits, is_nan_bits);
-      h = _mm256_mask_blend_epi16(special[r][v], h, c[r][v]);
-      h = _mm256_mask_blend_epi16(nan, h, _mm256_set1_epi16(0x7FFF));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v), h);
+      const __m512i h = _mm512_cvtepu16_epi32(c[r][v]);
+      const __m512i biased = _mm512_srli_epi32(_mm512_and_si512(h, _mm512_set1_epi32(0x7C00)), 10);
+      const __m512i e_acc = _mm512_max_epi32(_mm512_sub_epi32(biased, _mm512_set1_epi32(15)), _mm512_set1_epi32(-14));
+      m[r][v] = _mm512_max_epi32(mp[r][v], e_acc);
+      const __mmask16 acc_zero = _mm512_testn_epi32_mask(h, _mm512_set1_epi32(0x7FFF));
+      no_term[r][v] = acc_zero & _mm512_cmplt_epi32_mask(mp[r][v], _mm512_set1_epi32(-14));
     }
 }
 
+// All k-steps and halves of an R x 16*NV tile; the f16 accumulator c stays in registers.
 template <int R, int NV>
-void ada_rows(const KStepArgs& g, int r0, int k0) {
-  for (int n0 = 0; n0 + 16 * NV <= g.N; n0 += 16 * NV) ada_half_tile<R, NV>(g, r0, n0, k0);
+void ada_tile(const KStepArgs& g, int r0, int n0) {
+  __m512 mx[R][NV], scale[R][NV];
+  __m256i c[R][NV];
+  __mmask16 special[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v)
+      c[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v));
+  for (int half = 0; half < 2 * g.ksteps; ++half) {
+    const int k0 = 32 * (half >> 1) + 16 * (half & 1);  // column of A / row of B where the half starts
+    const std::int16_t* ea = g.ea16 + k0;
+    const float* a = g.a + k0;
+    const std::int16_t* eb = g.eb16 + static_cast<std::ptrdiff_t>(k0) * g.N;
+    const float* b = g.b + static_cast<std::ptrdiff_t>(k0) * g.N;
+    __m512i m[R][NV];  // maxE per element, int32
+    __mmask16 no_term[R][NV];
+    exponent_max<R, NV>(g, r0, n0, ea, eb, c, m, no_term);
+    __m512i isum[R][NV];  // the sum of the truncated scaled terms, as int32 (exact: below 2^20)
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v) {
+        // Inf / NaN accumulators pass through (blended back at the end); compute with 0 there.
+        const __m256i ef = _mm256_and_si256(c[r][v], _mm256_set1_epi16(0x7C00));
+        special[r][v] = _mm256_cmpeq_epi16_mask(ef, _mm256_set1_epi16(0x7C00));
+        const __m512 cf = _mm512_maskz_mov_ps(static_cast<__mmask16>(~special[r][v]), _mm512_cvtph_ps(c[r][v]));
+        scale[r][v] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127 + 13), m[r][v]), 23));
+        mx[r][v] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_set1_epi32(127 - 13), m[r][v]), 23));  // q
+        // vcvttps2dq truncates toward zero: one uop where vrndscaleps + vaddps took three.
+        isum[r][v] = _mm512_cvttps_epi32(_mm512_mul_ps(cf, scale[r][v]));
+      }
+    for (int k = 0; k < 16; ++k) {
+      __m512 bk[NV];
+      for (int v = 0; v < NV; ++v) bk[v] = _mm512_loadu_ps(b + k * g.N + n0 + 16 * v);
+      for (int r = 0; r < R; ++r) {
+        const __m512 ar = _mm512_set1_ps(a[(r0 + r) * g.lda + k]);
+        for (int v = 0; v < NV; ++v) {
+          const __m512 t = _mm512_mul_ps(_mm512_mul_ps(ar, bk[v]), scale[r][v]);
+          isum[r][v] = _mm512_add_epi32(isum[r][v], _mm512_cvttps_epi32(t));
+        }
+      }
+    }
+    // An integer sum has no signed zero. A zero sum with a nonzero term is +0 (a cancellation, see
+    // kernels_impl.hpp), which the conversion gives; with no nonzero term mma.cpp returns -0 exactly
+    // when acc and every product are -0, which is the IEEE sum of those zeros: computed here, for
+    // the (rare) tiles that have such an element.
+    __mmask16 any_zero_case = 0;
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v) any_zero_case |= no_term[r][v];
+    __m512 zsum[R][NV];
+    if (any_zero_case) {
+      for (int r = 0; r < R; ++r)
+        for (int v = 0; v < NV; ++v) zsum[r][v] = _mm512_cvtph_ps(c[r][v]);
+      for (int k = 0; k < 16; ++k)
+        for (int r = 0; r < R; ++r) {
+          const __m512 ar = _mm512_set1_ps(a[(r0 + r) * g.lda + k]);
+          for (int v = 0; v < NV; ++v)
+            zsum[r][v] = _mm512_add_ps(zsum[r][v], _mm512_mul_ps(ar, _mm512_loadu_ps(b + k * g.N + n0 + 16 * v)));
+        }
+    }
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v) {
+        const __m512 sum = _mm512_cvtepi32_ps(isum[r][v]);  // exact
+        __m256i h = _mm512_cvtps_ph(_mm512_mul_ps(sum, mx[r][v]), kRoundNearest);
+        if (any_zero_case) {
+          const __m256i zero_bits =
+              _mm256_and_si256(_mm512_cvtps_ph(zsum[r][v], kRoundNearest), _mm256_set1_epi16(static_cast<short>(0x8000)));
+          h = _mm256_mask_blend_epi16(no_term[r][v], h, zero_bits);
+        }
+        // Special accumulators: Inf stays, NaN becomes 0x7FFF.
+        const __m256i is_nan_bits = _mm256_and_si256(c[r][v], _mm256_set1_epi16(0x03FF));
+        const __mmask16 nan = special[r][v] & _mm256_test_epi16_mask(is_nan_bits, is_nan_bits);
+        h = _mm256_mask_blend_epi16(special[r][v], h, c[r][v]);
+        c[r][v] = _mm256_mask_blend_epi16(nan, h, _mm256_set1_epi16(0x7FFF));
+      }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v), c[r][v]);
+}
+
+template <int R, int NV>
+void ada_rows(const KStepArgs& g, int r0) {
+  for (int n0 = 0; n0 + 16 * NV <= g.N; n0 += 16 * NV) ada_tile<R, NV>(g, r0, n0);
   if constexpr (NV > 1) {
-    for (int n0 = g.N - g.N % (16 * NV); n0 < g.N; n0 += 16) ada_half_tile<R, 1>(g, r0, n0, k0);
+    for (int n0 = g.N - g.N % (16 * NV); n0 < g.N; n0 += 16) ada_tile<R, 1>(g, r0, n0);
   }
 }
 
 void ada_kstep(const KStepArgs& g) {
-  for (int half = 0; half < 2; ++half) {
-    int r = 0;
-    for (; r + 4 <= g.rows; r += 4) ada_rows<4, 2>(g, r, 16 * half);
-    for (; r < g.rows; ++r) ada_rows<1, 2>(g, r, 16 * half);
-  }
+  int r = 0;
+  for (; r + 4 <= g.rows; r += 4) ada_rows<4, 2>(g, r);
+  for (; r < g.rows; ++r) ada_rows<1, 2>(g, r);
 }
 
 }  // namespace
 
-KernelSet kernels_avx512() { return {zluda_kstep, ada_kstep}; }
+KernelSet kernels_avx512() {
+  // The epilogues and the operand decoder are the AVX2 + F16C ones (8- and 16-lane f16 vectors).
+  const KernelSet avx2 = kernels_avx2();
+  return {zluda_kstep, ada_kstep, avx2.e11_rows, avx2.rms_rows, avx2.decode_run, avx2.add_rows};
+}
 
 }  // namespace enc5::engine
 

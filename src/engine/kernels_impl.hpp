@@ -32,6 +32,7 @@
 // no nonzero term the sum of signed zeros is -0 exactly when all are -0, as in mma.cpp. An infinite
 // or NaN acc is passed through (NaN -> 0x7FFF) exactly as mma.cpp does; NaN e4m3 codes never reach
 // this kernel (gemm() sends such operands to mma_dot).
+#include <cstddef>
 #include <cstdint>
 
 #include "engine/kernel_args.hpp"
@@ -95,13 +96,18 @@ void zluda_tile(const KStepArgs& g, int r0, int n0) {
   double acc[R][kNB];
   for (int r = 0; r < R; ++r)
     for (int n = 0; n < kNB; ++n) acc[r][n] = static_cast<double>(h2f(g.d[(r0 + r) * g.ldd + n0 + n]));
-  for (int k = 0; k < 32; ++k) {
-    const float* bk = g.b + k * g.N + n0;
-    double bv[kNB];
-    for (int n = 0; n < kNB; ++n) bv[n] = static_cast<double>(bk[n]);
-    for (int r = 0; r < R; ++r) {
-      const double ar = static_cast<double>(g.a[(r0 + r) * g.lda + k]);
-      for (int n = 0; n < kNB; ++n) acc[r][n] = mul_add(ar, bv[n], acc[r][n]);
+  for (int s = 0; s < g.ksteps; ++s) {
+    if (s > 0)  // step s-1's D, as the f16 the mma returns, is step s's C
+      for (int r = 0; r < R; ++r)
+        for (int n = 0; n < kNB; ++n) acc[r][n] = static_cast<double>(h2f(f2h(static_cast<float>(acc[r][n]))));
+    const double* a = g.a64 + 32 * s;
+    const double* b = g.b64 + static_cast<std::ptrdiff_t>(32) * g.N * s;
+    for (int k = 0; k < 32; ++k) {
+      const double* bk = b + k * g.N + n0;
+      for (int r = 0; r < R; ++r) {
+        const double ar = a[(r0 + r) * g.lda + k];
+        for (int n = 0; n < kNB; ++n) acc[r][n] = mul_add(ar, bk[n], acc[r][n]);
+      }
     }
   }
   for (int r = 0; r < R; ++r)
@@ -167,13 +173,20 @@ void ada_half_tile(const KStepArgs& g, int r0, int n0, int k0) {
     }
 }
 
-void ada_kstep(const KStepArgs& g) {
-  for (int half = 0; half < 2; ++half) {
-    int r = 0;
-    for (; r + 4 <= g.rows; r += 4)
-      for (int n0 = 0; n0 < g.N; n0 += kNB) ada_half_tile<4>(g, r, n0, 16 * half);
-    for (; r < g.rows; ++r)
-      for (int n0 = 0; n0 < g.N; n0 += kNB) ada_half_tile<1>(g, r, n0, 16 * half);
+void ada_kstep(const KStepArgs& all) {
+  for (int s = 0; s < all.ksteps; ++s) {
+    KStepArgs g = all;  // step s alone; the scalar path chains through d
+    g.a += 32 * s;
+    g.ea += 32 * s;
+    g.b += static_cast<std::ptrdiff_t>(32) * g.N * s;
+    g.eb += static_cast<std::ptrdiff_t>(32) * g.N * s;
+    for (int half = 0; half < 2; ++half) {
+      int r = 0;
+      for (; r + 4 <= g.rows; r += 4)
+        for (int n0 = 0; n0 < g.N; n0 += kNB) ada_half_tile<4>(g, r, n0, 16 * half);
+      for (; r < g.rows; ++r)
+        for (int n0 = 0; n0 < g.N; n0 += kNB) ada_half_tile<1>(g, r, n0, 16 * half);
+    }
   }
 }
 

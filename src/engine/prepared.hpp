@@ -37,6 +37,9 @@ struct EpilogueTables {
   std::array<f16_t, 65536> rsqrt;    // rsqrt_f16 (the RMS norms' inverse, facts C8.4)
   std::array<e4m3_t, 65536> q8_ada;    // f16_to_e4m3 with profile_ada's NaN rule
   std::array<e4m3_t, 65536> q8_zluda;  // ... with profile_zluda's
+  // E61's exponential of an f16 difference d = l_i - max (facts C14.4):
+  // ex2.approx.ftz(mul.ftz(f32(d), log2 e)), the golden expression itself.
+  std::array<float, 65536> e61_exp;
 };
 const EpilogueTables& epilogue_tables();
 

@@ -1,6 +1,8 @@
 // The epilogue tables: every function of a single f16 that the epilogues apply, evaluated by the
 // golden model's own code once per process (about 10 ms), so these parts are identical by
 // construction.
+#include <bit>
+
 #include "engine/prepared.hpp"
 #include "numerics/approx.hpp"
 #include "numerics/e4m3.hpp"
@@ -22,6 +24,7 @@ const EpilogueTables& epilogue_tables() {
       tab->rsqrt[i] = rsqrt_f16(h);
       tab->q8_ada[i] = f16_to_e4m3(h, profile_ada());
       tab->q8_zluda[i] = f16_to_e4m3(h, profile_zluda());
+      tab->e61_exp[i] = ex2_approx_ftz_f32(mul_ftz_f32(f16_to_f32(h), std::bit_cast<float>(0x3FB8AA3Bu)));  // = golden e61_pixel
     }
     return tab;
   }();

@@ -1,0 +1,148 @@
+// The f16 epilogues that dominate a block's fixed cost (E11's row sums and probabilities, the RMS
+// norms of the prologue and E20), written once over 8-lane vectors and compiled per ISA like the
+// GEMM kernels (kernels_scalar.cpp, kernels_avx2.cpp; the AVX-512 path uses the AVX2 set, whose
+// F16C conversions are what matters here). The including translation unit defines, in its
+// anonymous namespace, before including this file:
+//   V8 load_h8(const f16_t* p)       8 f16 -> 8 binary32, exact
+//   V8 rnd(V8 x)                     every lane rounded to f16 (RNE, subnormals kept, overflow to
+//                                    Inf) and back; NaN stays NaN (payload unspecified)
+//   void store_h8(f16_t* p, V8 x)    the f16 bits, NaN -> the canonical 0x7FFF
+//   f16_t to_h(float x), float from_h(f16_t h)   the same for one value
+//
+// Why this is bit-identical to the golden model (numerics.md "f16 arithmetic", fast_f16.hpp):
+// an f16 add or mul is the binary32 operation followed by one rounding to f16 (24 >= 2*11 + 2,
+// so the double rounding of a sum is innocuous; a product of two 11-bit significands is exact in
+// binary32). The golden code adds f16x2 registers lane by lane; lane l of the f16x2 that holds
+// columns (8i + 2t, 8i + 2t + 1) is column 8i + l of the row (l = 2t or 2t + 1), so the golden
+// per-lane trees over n-tiles i become the same trees over the 8-column vectors X_i = row[8i ..
+// 8i + 7], lane for lane; only the final f16x2 -> f16 combination mixes lanes, and it is done
+// here in the golden order. A NaN anywhere stays a NaN (any payload); it is made canonical
+// before it is used as a table index or stored, as f16_add / f16_mul do.
+#include <cstdint>
+
+#include "engine/kernel_args.hpp"
+
+namespace enc5::engine {
+namespace {
+
+// The f16x2 sum v = (s[0] + s[1]) + (s[2] + s[3]) over the lane pairs t (s[t] = columns 2t, 2t+1
+// of the vector S, already f16 values), then f16_add(v.lo, v.hi): E11 step 7/8 and rms_sum_of_squares' last lines.
+inline f16_t fold_lanes(V8 S) {
+  const float lo = from_h(to_h(from_h(to_h(S[0] + S[2])) + from_h(to_h(S[4] + S[6]))));
+  const float hi = from_h(to_h(from_h(to_h(S[1] + S[3])) + from_h(to_h(S[5] + S[7]))));
+  return to_h(lo + hi);
+}
+
+// Counts of a q8 (golden::quantise's statistics) for one f16.
+inline void count_q8(f16_t h, EpilogueCounts& n) {
+  const unsigned mag = h & 0x7FFFu;
+  n.f16_subnormal += mag != 0 && mag < 0x0400u;
+  n.e4m3_saturated += mag > 0x5F00u && mag <= 0x7C00u;
+}
+
+// E11 (facts C4) for `rows` score rows of 96 keys: e = e11(s), the row sum (golden tree), its
+// reciprocal, p = e * rcp, q8(p); with the statistics the golden model counts there.
+void e11_rows(const E11Args& g) {
+  EpilogueCounts n{};
+  for (int r = 0; r < g.rows; ++r) {
+    const f16_t* srow = g.s + r * 96;
+    alignas(32) f16_t e[96];
+    for (int c = 0; c < 96; ++c) e[c] = g.e11[srow[c]];
+    if (g.counts)
+      for (int c = 0; c < 96; ++c) {
+        const unsigned f = g.e11_clamp[srow[c]];
+        n.e11_clamp_low += f & 1u;
+        n.e11_clamp_high += (f >> 1) & 1u;
+      }
+    V8 E[12];
+    for (int i = 0; i < 12; ++i) E[i] = load_h8(e + 8 * i);
+    const V8 even = rnd(rnd(rnd(E[0] + E[2]) + rnd(E[4] + E[6])) + rnd(E[8] + E[10]));
+    const V8 odd = rnd(rnd(rnd(E[1] + E[3]) + rnd(E[5] + E[7])) + rnd(E[9] + E[11]));
+    const f16_t rcp = g.rcp[fold_lanes(rnd(even + odd))];
+    const float rf = from_h(rcp);
+    e4m3_t* prow = g.p + r * 96;
+    for (int i = 0; i < 12; ++i) {
+      alignas(16) f16_t pv[8];
+      store_h8(pv, E[i] * rf);
+      for (int l = 0; l < 8; ++l) prow[8 * i + l] = g.q8[pv[l]];
+      if (g.counts)
+        for (int l = 0; l < 8; ++l) {
+          count_q8(pv[l], n);
+          n.p_quantised_zero += (pv[l] & 0x7FFF) != 0 && (prow[8 * i + l] & 0x7F) == 0;
+        }
+    }
+  }
+  if (g.counts) {
+    g.counts->e11_clamp_low += n.e11_clamp_low;
+    g.counts->e11_clamp_high += n.e11_clamp_high;
+    g.counts->p_quantised_zero += n.p_quantised_zero;
+    g.counts->f16_subnormal += n.f16_subnormal;
+    g.counts->e4m3_saturated += n.e4m3_saturated;
+  }
+}
+
+// One row's in-lane 20-term tree (rms_norm.cpp, readings.hpp SumTree) over the 8-lane vectors.
+inline V8 lane_tree(const V8 T[20], int tree) {
+  auto q = [&](int a, int b, int c, int d) { return rnd(rnd(T[a] + T[b]) + rnd(T[c] + T[d])); };
+  switch (tree) {
+    case 0: {  // even_odd_quads
+      const V8 even = rnd(rnd(q(0, 2, 4, 6) + q(8, 10, 12, 14)) + rnd(T[16] + T[18]));
+      const V8 odd = rnd(rnd(q(1, 3, 5, 7) + q(9, 11, 13, 15)) + rnd(T[17] + T[19]));
+      return rnd(even + odd);
+    }
+    case 1: {  // planes
+      V8 A[5], B[5];
+      for (int p = 0; p < 5; ++p) {
+        A[p] = rnd(T[4 * p] + T[4 * p + 2]);
+        B[p] = rnd(T[4 * p + 1] + T[4 * p + 3]);
+      }
+      const V8 a = rnd(rnd(rnd(A[0] + A[1]) + rnd(A[2] + A[3])) + A[4]);
+      const V8 b = rnd(rnd(rnd(B[0] + B[1]) + rnd(B[2] + B[3])) + B[4]);
+      return rnd(a + b);
+    }
+    case 2: {  // sequential
+      V8 s = T[0];
+      for (int i = 1; i < 20; ++i) s = rnd(s + T[i]);
+      return s;
+    }
+    default: {  // pairwise
+      V8 level[20];
+      int n = 20;
+      for (int i = 0; i < 20; ++i) level[i] = T[i];
+      while (n > 1) {
+        int m = 0;
+        for (int i = 0; i + 1 < n; i += 2) level[m++] = rnd(level[i] + level[i + 1]);
+        if (n % 2) level[m++] = level[n - 1];
+        n = m;
+      }
+      return level[0];
+    }
+  }
+}
+
+// RMS norm rows of 160 channels (facts B4, C8): out = x * (inv * gain), inv = rsqrt(sum of
+// squares + eps) from the golden tables.
+void rms_rows(const RmsArgs& g) {
+  for (int r = 0; r < g.rows; ++r) {
+    const f16_t* row = g.x + r * 160;
+    V8 X[20], T[20];
+    for (int i = 0; i < 20; ++i) {
+      X[i] = load_h8(row + 8 * i);
+      T[i] = rnd(X[i] * X[i]);
+    }
+    const f16_t sum = fold_lanes(lane_tree(T, g.tree));
+    const f16_t inv = g.rsqrt[to_h(from_h(sum) + from_h(g.eps))];
+    const float fi = from_h(inv);
+    f16_t* out = g.out + r * 160;
+    for (int i = 0; i < 20; ++i) store_h8(out + 8 * i, X[i] * rnd(load_h8(g.gain + 8 * i) * fi));
+  }
+}
+
+// out = f16_add(t[c], x[r][c]) on `rows` rows of 160 (phase 13's and 22's C seeds, facts C6 / C9).
+void add_rows(const AddRowsArgs& g) {
+  for (int r = 0; r < g.rows; ++r)
+    for (int i = 0; i < 160; i += 8) store_h8(g.out + r * 160 + i, load_h8(g.t + i) + load_h8(g.x + r * 160 + i));
+}
+
+}  // namespace
+}  // namespace enc5::engine
