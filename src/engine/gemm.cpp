@@ -44,13 +44,6 @@ unsigned decode_for(const Profile& p, SimdPath path) {
 }
 
 namespace {
-// The forms decode_kstep is instantiated for; anything else decodes everything.
-unsigned known_decode(unsigned d) {
-  return d == kDecodeF64 || d == (kDecodeF32 | kDecodeExponent) || d == (kDecodeF32 | kDecodeExponent16) ? d : kDecodeAll;
-}
-}  // namespace
-
-namespace {
 
 // Resizes the decoded arrays an operand gets (the others are emptied, so that a kernel reading a
 // form it was not given fails loudly under the sanitizers rather than reading stale values).
