@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "engine/kernel_args.hpp"
+#include "model/sum_tree.hpp"
 
 namespace enc5::engine {
 namespace {
@@ -81,45 +82,6 @@ void e11_rows(const E11Args& g) {
   }
 }
 
-// One row's in-lane 20-term tree (rms_norm.cpp, readings.hpp SumTree) over the 8-lane vectors.
-inline V8 lane_tree(const V8 T[20], int tree) {
-  auto q = [&](int a, int b, int c, int d) { return rnd(rnd(T[a] + T[b]) + rnd(T[c] + T[d])); };
-  switch (tree) {
-    case 0: {  // even_odd_quads
-      const V8 even = rnd(rnd(q(0, 2, 4, 6) + q(8, 10, 12, 14)) + rnd(T[16] + T[18]));
-      const V8 odd = rnd(rnd(q(1, 3, 5, 7) + q(9, 11, 13, 15)) + rnd(T[17] + T[19]));
-      return rnd(even + odd);
-    }
-    case 1: {  // planes
-      V8 A[5], B[5];
-      for (int p = 0; p < 5; ++p) {
-        A[p] = rnd(T[4 * p] + T[4 * p + 2]);
-        B[p] = rnd(T[4 * p + 1] + T[4 * p + 3]);
-      }
-      const V8 a = rnd(rnd(rnd(A[0] + A[1]) + rnd(A[2] + A[3])) + A[4]);
-      const V8 b = rnd(rnd(rnd(B[0] + B[1]) + rnd(B[2] + B[3])) + B[4]);
-      return rnd(a + b);
-    }
-    case 2: {  // sequential
-      V8 s = T[0];
-      for (int i = 1; i < 20; ++i) s = rnd(s + T[i]);
-      return s;
-    }
-    default: {  // pairwise
-      V8 level[20];
-      int n = 20;
-      for (int i = 0; i < 20; ++i) level[i] = T[i];
-      while (n > 1) {
-        int m = 0;
-        for (int i = 0; i + 1 < n; i += 2) level[m++] = rnd(level[i] + level[i + 1]);
-        if (n % 2) level[m++] = level[n - 1];
-        n = m;
-      }
-      return level[0];
-    }
-  }
-}
-
 // RMS norm rows of 160 channels (facts B4, C8): out = x * (inv * gain), inv = rsqrt(sum of
 // squares + eps) from the golden tables.
 void rms_rows(const RmsArgs& g) {
@@ -130,7 +92,7 @@ void rms_rows(const RmsArgs& g) {
       X[i] = load_h8(row + 8 * i);
       T[i] = rnd(X[i] * X[i]);
     }
-    const f16_t sum = fold_lanes(lane_tree(T, g.tree));
+    const f16_t sum = fold_lanes(reduce_in_lane(T, static_cast<SumTree>(g.tree), [](V8 a, V8 b) { return rnd(a + b); }));
     const f16_t inv = g.rsqrt[to_h(from_h(sum) + from_h(g.eps))];
     const float fi = from_h(inv);
     f16_t* out = g.out + r * 160;

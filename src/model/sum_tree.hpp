@@ -1,0 +1,54 @@
+// The in-lane 20-term reduction of an RMS norm's squares (facts C8.2 for E20, facts B4 for the
+// prologue): T[i] = the squares of n-tile i's column pair held by one lane, one add.f16x2 per node,
+// 19 adds. The tree's shape is undocumented, so it is the reading SumTree (model/readings.hpp); this
+// template is the ONE place each shape is written. The golden model instantiates it with the
+// numerics core's f16x2 add, the fast engine with its vector adds (bit-identical per node).
+#pragma once
+#include "model/readings.hpp"
+
+namespace enc5 {
+
+template <class T, class Add>
+T reduce_in_lane(const T (&x)[20], SumTree tree, Add add) {
+  switch (tree) {
+    case SumTree::even_odd_quads: {
+      // The 20-term analogue of SWM's tree_norm2 (facts C8.2): even n-tiles in quads, then the
+      // remaining pair; odd likewise; then even + odd.
+      auto q = [&](int a, int b, int c, int d) { return add(add(x[a], x[b]), add(x[c], x[d])); };
+      const T even = add(add(q(0, 2, 4, 6), q(8, 10, 12, 14)), add(x[16], x[18]));
+      const T odd = add(add(q(1, 3, 5, 7), q(9, 11, 13, 15)), add(x[17], x[19]));
+      return add(even, odd);
+    }
+    case SumTree::planes: {
+      // SWM's sibling-M prologue grouping (facts B4): per plane p (n-tiles 4p..4p+3) the k-lo
+      // word's pairs (n-tiles 4p, 4p+2) and the k-hi word's (4p+1, 4p+3); planes combined as
+      // ((p0+p1)+(p2+p3))+p4; then the two words.
+      T a[5], b[5];
+      for (int p = 0; p < 5; ++p) {
+        a[p] = add(x[4 * p], x[4 * p + 2]);
+        b[p] = add(x[4 * p + 1], x[4 * p + 3]);
+      }
+      return add(add(add(add(a[0], a[1]), add(a[2], a[3])), a[4]), add(add(add(b[0], b[1]), add(b[2], b[3])), b[4]));
+    }
+    case SumTree::sequential: {
+      T s = x[0];
+      for (int i = 1; i < 20; ++i) s = add(s, x[i]);
+      return s;
+    }
+    case SumTree::pairwise:
+      break;
+  }
+  // pairwise: adjacent pairs, then pairs of pairs, ...; an odd one out is carried up unchanged.
+  T level[20];
+  for (int i = 0; i < 20; ++i) level[i] = x[i];
+  int n = 20;
+  while (n > 1) {
+    int m = 0;
+    for (int i = 0; i + 1 < n; i += 2) level[m++] = add(level[i], level[i + 1]);
+    if (n % 2) level[m++] = level[n - 1];
+    n = m;
+  }
+  return level[0];
+}
+
+}  // namespace enc5
