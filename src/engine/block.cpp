@@ -84,29 +84,6 @@ const std::array<f16_t, 256>& e4m3_f16_table() {
   return t;
 }
 
-// golden prologue's input_word (facts B6, reading prologue-fill).
-std::uint32_t input_word(const golden::BlockContext& ctx, std::span<const std::uint8_t> arena, int q, int x, int y, int d) {
-  const layout::PlaneArena pa{ctx.ex, ctx.ey};
-  if (!pa.in_frame(x, y)) {
-    switch (ctx.readings->prologue_fill) {
-      case PrologueFill::zero:
-        return 0;
-      case PrologueFill::mirror: {
-        auto m = [](int v, int n) { return std::clamp(std::min(std::abs(v), 2 * n - 2 - v), 0, n - 1); };
-        x = m(x, ctx.ex);
-        y = m(y, ctx.ey);
-        break;
-      }
-      case PrologueFill::clamp:
-        x = std::clamp(x, 0, ctx.ex - 1);
-        y = std::clamp(y, 0, ctx.ey - 1);
-        break;
-    }
-  }
-  std::uint32_t w;
-  std::memcpy(&w, arena.data() + 4 * pa.word_index(q, x, y, d), 4);
-  return w;
-}
 
 // Per-thread scratch, reused from block to block.
 // A worker's scratch: one head's phases 1..12 (one per worker when the heads of a block run in
@@ -279,7 +256,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
             const int g = lane >> 2, t = lane & 3;
             const golden::ArenaSlot slot = slots[o][t];
             const auto& pix = px[g + 8 * slot.row_half];
-            const std::uint32_t word = input_word(ctx, io.input_arena, q, pix[0], pix[1], slot.word);
+            const std::uint32_t word = golden::input_word(ctx, io.input_arena, q, pix[0], pix[1], slot.word);
             for (int j = 0; j < 4; ++j) {
               const layout::RowK e = am.e[lane][o][j];
               S.x.at(16 * mi + e.row, 32 * q + e.k) = to_f16[(word >> (8 * j)) & 0xFFu];

@@ -140,6 +140,10 @@ PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> inpu
 // holds the f16x2 squares of columns (8nt+2t, 8nt+2t+1), nt = 0..19; in-lane tree; butterflies
 // xor 1 then xor 2; then lo + hi.
 f16_t rms_sum_of_squares(const f16_t row[kChannels], SumTree tree);
+
+// One u32 word of the input plane arena at pixel (x, y), plane q, word d, or the out-of-frame fill
+// (reading prologue-fill, facts B6); shared by the prologue and the fast engine.
+std::uint32_t input_word(const BlockContext& ctx, std::span<const std::uint8_t> arena, int q, int x, int y, int d);
 // inv = f16(rsqrt.approx(f32(f16(sum + eps)))).
 f16_t rms_inverse(f16_t sum, f16_t eps);
 // E20 (facts C8): N = f16(D20 * f16(inv * g2)), per row.

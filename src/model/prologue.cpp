@@ -37,8 +37,6 @@ std::array<int, 2> token_pixel(const BlockContext& ctx, int row) {
   return {x0, y0};
 }
 
-namespace {
-
 // One u32 word of the input arena at pixel (x, y), plane q, word d, or the out-of-frame fill
 // (reading prologue-fill; facts B6: undocumented). `zero` models a guarded load that leaves its
 // register 0 (the guard pattern E60 uses); `mirror` is SWM's sibling padding v -> min(|v|,
@@ -66,7 +64,6 @@ std::uint32_t input_word(const BlockContext& ctx, std::span<const std::uint8_t> 
   return w;
 }
 
-}  // namespace
 
 PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> input_arena) {
   PrologueOut out;
