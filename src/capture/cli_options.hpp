@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/frame.hpp"
+#include "capture/capture.hpp"
 #include "model/readings.hpp"
 #include "numerics/profile.hpp"
 
@@ -103,6 +104,25 @@ struct RunChoice {
     return o;
   }
 };
+
+// --kernel, --ex, --ey, --block-offset: how a capture is read (replay and settle alike); returns
+// true when the option was one of them.
+inline bool handle_load_option(OptionCursor& c, LoadOptions& load) {
+  if (c.name == "--kernel") {
+    load.kernel_filter = c.take();
+  } else if (c.name == "--ex") {
+    load.ex = static_cast<int>(parse_int(c.name, c.take(), 1, 65536));
+  } else if (c.name == "--ey") {
+    load.ey = static_cast<int>(parse_int(c.name, c.take(), 1, 65536));
+  } else if (c.name == "--block-offset") {
+    const auto [x, y] = parse_pair(c.name, c.take(), 0, 65535);
+    load.ox = static_cast<int>(x);
+    load.oy = static_cast<int>(y);
+  } else {
+    return false;
+  }
+  return true;
+}
 
 // Progress lines go to stderr only when it is a terminal (silence when piped or captured).
 inline bool progress_enabled() { return isatty(2) != 0; }

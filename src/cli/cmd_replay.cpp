@@ -96,16 +96,7 @@ int replay_main(const Args& args) {
       return 0;
     } else if (cur.name == "-o" || cur.name == "--out") {
       out = cur.take();
-    } else if (cur.name == "--kernel") {
-      load.kernel_filter = cur.take();
-    } else if (cur.name == "--ex") {
-      load.ex = static_cast<int>(parse_int(cur.name, cur.take(), 1, 65536));
-    } else if (cur.name == "--ey") {
-      load.ey = static_cast<int>(parse_int(cur.name, cur.take(), 1, 65536));
-    } else if (cur.name == "--block-offset") {
-      const auto [x, y] = parse_pair(cur.name, cur.take(), 0, 65535);
-      load.ox = static_cast<int>(x);
-      load.oy = static_cast<int>(y);
+    } else if (handle_load_option(cur, load)) {
     } else if (cur.name == "--json") {
       cur.flag();
       json = true;

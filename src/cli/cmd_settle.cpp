@@ -67,16 +67,7 @@ int settle_main(const Args& args) {
       json = true;
     } else if (cur.name == "--launch") {
       launch = parse_int(cur.name, cur.take(), 0, 999999);
-    } else if (cur.name == "--kernel") {
-      load.kernel_filter = cur.take();
-    } else if (cur.name == "--ex") {
-      load.ex = static_cast<int>(parse_int(cur.name, cur.take(), 1, 65536));
-    } else if (cur.name == "--ey") {
-      load.ey = static_cast<int>(parse_int(cur.name, cur.take(), 1, 65536));
-    } else if (cur.name == "--block-offset") {
-      const auto [x, y] = parse_pair(cur.name, cur.take(), 0, 65535);
-      load.ox = static_cast<int>(x);
-      load.oy = static_cast<int>(y);
+    } else if (handle_load_option(cur, load)) {
     } else if (cur.name == "--threads") {
       so.threads = static_cast<int>(parse_int(cur.name, cur.take(), 0, 4096));
     } else if (cur.name == "--max-runs") {
