@@ -4,7 +4,7 @@
 //  * functions of one f16 (E11's exponent, E21's activation, the e4m3 requantisation q8): tables
 //    filled by the golden functions themselves (tables.cpp);
 //  * f16 add/mul: binary32 hardware + one exact rounding (fast_f16.hpp);
-//  * E61: golden::e61 re-traced with its exponentials tabulated (e61_fast below).
+//  * E61: golden::e61 itself, with its exponentials tabulated.
 // The statistics counters are incremented exactly where and as often as the golden model's.
 #include <algorithm>
 #include <array>
@@ -113,88 +113,6 @@ struct Scratch {
 Scratch& scratch() {
   thread_local Scratch s;
   return s;
-}
-
-// E61 (facts C14) exactly as golden::e61 / golden::e61_pixel (src/model/kpn_filter.cpp) compute
-// it for an untraced block, but with each exponential e_i taken from a table filled by the golden
-// expression (it is a function of the f16 difference d_i alone) and the fast f16 operations
-// (fast_f16.hpp, tested equal to src/numerics). Every reading is honoured the same way.
-void e61_fast(const golden::BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const EpilogueTables& tab) {
-  const Readings& rd = *ctx.readings;
-  // (a) the shared records, with golden's store order and record guard.
-  std::array<std::uint32_t, 64 * 6 + 8> smem{};
-  for (int z = 0; z < 4; ++z)
-    for (int rh = 0; rh < 2; ++rh)
-      for (int nt = 0; nt < 2; ++nt)
-        for (int lane = 0; lane < 32; ++lane) {
-          const int g = lane >> 2, t = lane & 3, r = 16 * z + g + 8 * rh;
-          if (nt == 1 && rd.e61_record_guard == E61RecordGuard::t_le_1 && t > 1) continue;
-          smem[static_cast<std::size_t>(6 * r + t + 4 * nt)] = f16x2_pack(d61.at(r, 8 * nt + 2 * t), d61.at(r, 8 * nt + 2 * t + 1));
-        }
-  const int n = rd.e61_logits == E61Logits::ten ? 10 : 9;
-  const bool last = rd.e61_pairing == E61Pairing::last_single;
-  const int first_pair = last ? 0 : 1, single = last ? 8 : 0;
-  for (int T = 0; T < 64; ++T) {
-    const int X = ctx.x0 + (T & 7), Y = ctx.y0 + (T >> 3);
-    if (X < 0 || Y < 0 || X >= ctx.ex || Y >= ctx.ey) continue;
-    f16_t l[10];
-    for (int i = 0; i < 5; ++i) {
-      l[2 * i] = f16x2_lo(smem[static_cast<std::size_t>(6 * T + i)]);
-      l[2 * i + 1] = f16x2_hi(smem[static_cast<std::size_t>(6 * T + i)]);
-    }
-    f16_t mx = l[0];
-    for (int i = 1; i < n; ++i) mx = enc5::f16_max(mx, l[i]);
-    float e[10] = {}, es[10] = {};
-    for (int i = 0; i < n; ++i) {
-      e[i] = tab.e61_exp[f16_sub(l[i], mx)];
-      es[i] = rd.e61_exp_rounding == E61ExpRounding::f32_sum ? e[i] : f16_to_f32(f32_to_f16(e[i]));
-    }
-    float sum = 0;
-    switch (rd.e61_sum_order) {
-      case E61SumOrder::sequential:
-        sum = es[0];
-        for (int i = 1; i < n; ++i) sum = add_ftz_f32(sum, es[i]);
-        break;
-      case E61SumOrder::pairs:
-        sum = add_ftz_f32(es[0], es[1]);
-        for (int i = 2; i + 1 < n; i += 2) sum = add_ftz_f32(sum, add_ftz_f32(es[i], es[i + 1]));
-        if (n % 2) sum = add_ftz_f32(sum, es[n - 1]);
-        break;
-      case E61SumOrder::tree: {
-        float lv[10];
-        int m = n;
-        std::copy(es, es + n, lv);
-        while (m > 1) {
-          int k = 0;
-          for (int i = 0; i + 1 < m; i += 2) lv[k++] = add_ftz_f32(lv[i], lv[i + 1]);
-          if (m % 2) lv[k++] = lv[m - 1];
-          m = k;
-        }
-        sum = lv[0];
-        break;
-      }
-    }
-    const float rinv = div_approx_ftz_f32(1.0f, sum);  // model-dependent (approx-model), golden's function
-    f16_t wt[10] = {};
-    for (int i = 0; i < n; ++i)
-      wt[i] = rd.e61_weight_product == E61WeightProduct::f16_mul ? f16_mul(f32_to_f16(e[i]), f32_to_f16(rinv))
-                                                                 : f32_to_f16(mul_ftz_f32(e[i], rinv));
-    const auto taps = golden::e61_taps(rd, X, Y, ctx.ex, ctx.ey);
-    std::array<std::array<f16_t, 4>, 9> tv{};
-    for (int i = 0; i < 9; ++i) tv[static_cast<std::size_t>(i)] = tex.fetch(taps[static_cast<std::size_t>(i)][0], taps[static_cast<std::size_t>(i)][1]);
-    std::array<f16_t, 4> out{};
-    for (int ch = 0; ch < 3; ++ch) {
-      f16_t lo = 0, hi = 0;  // the f16x2 fma chain, lane by lane
-      for (int p = 0; p < 4; ++p) {
-        const int a = first_pair + 2 * p, b = a + 1;
-        lo = f16_fma(tv[static_cast<std::size_t>(a)][static_cast<std::size_t>(ch)], wt[a], lo);
-        hi = f16_fma(tv[static_cast<std::size_t>(b)][static_cast<std::size_t>(ch)], wt[b], hi);
-      }
-      out[static_cast<std::size_t>(ch)] = f16_fma(tv[static_cast<std::size_t>(single)][static_cast<std::size_t>(ch)], wt[single], f16_add(lo, hi));
-    }
-    surf.store_b16x4(8 * X, Y, out);
-    if (ctx.stats) ++ctx.stats->pixels_written;
-  }
 }
 
 PhaseTimes* g_timing = nullptr;
@@ -468,7 +386,8 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   S.d61 = F16Mat(kWindow, kLogits);
   for (int r = 0; r < kWindow; ++r) std::copy(w.b61.begin(), w.b61.end(), &S.d61.v[static_cast<std::size_t>(r) * kLogits]);
   gemm_(S.a_61, 0, w.w61, 0, phase(61).k_steps, kWindow, S.d61);
-  e61_fast(ctx, S.d61, *io.texture, *io.surface, tab);
+  // E61 is golden::e61 itself, with its exponentials tabulated (a function of one f16).
+  golden::e61(ctx, S.d61, *io.texture, *io.surface, tab.e61_exp.data());
   laps.lap(kGroupTail);
 }
 

@@ -24,7 +24,7 @@ const EpilogueTables& epilogue_tables() {
       tab->rsqrt[i] = rsqrt_f16(h);
       tab->q8_ada[i] = f16_to_e4m3(h, profile_ada());
       tab->q8_zluda[i] = f16_to_e4m3(h, profile_zluda());
-      tab->e61_exp[i] = ex2_approx_ftz_f32(mul_ftz_f32(f16_to_f32(h), std::bit_cast<float>(0x3FB8AA3Bu)));  // = golden e61_pixel
+      tab->e61_exp[i] = golden::e61_exp(h);
     }
     return tab;
   }();

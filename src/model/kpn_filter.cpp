@@ -57,7 +57,12 @@ std::array<std::array<int, 2>, 9> e61_taps(const Readings& rd, int X, int Y, int
   return taps;
 }
 
-E61Pixel e61_pixel(const Readings& rd, const std::array<f16_t, 10>& l, const Texture& tex, int X, int Y, int ex, int ey) {
+float e61_exp(f16_t d) {
+  return ex2_approx_ftz_f32(mul_ftz_f32(f16_to_f32(d), std::bit_cast<float>(0x3FB8AA3Bu)));  // model-dependent (approx-model)
+}
+
+E61Pixel e61_pixel(const Readings& rd, const std::array<f16_t, 10>& l, const Texture& tex, int X, int Y, int ex, int ey,
+                   const float* exp_table) {
   E61Pixel px;
   // facts C14.4: a real maximum (max.f16x2 x3 + max.f16 x2: exact, order-free), d_i = f16(l_i -
   // max), e_i = ex2.approx.ftz(f32(d_i) * log2 e) (mul.ftz.f32 by 0x3FB8AA3B), an f32 sum,
@@ -66,10 +71,9 @@ E61Pixel e61_pixel(const Readings& rd, const std::array<f16_t, 10>& l, const Tex
   f16_t mx = l[0];
   for (int i = 1; i < n; ++i) mx = f16_max(mx, l[i]);
   float e[10] = {}, es[10] = {};
-  const float log2e = std::bit_cast<float>(0x3FB8AA3Bu);
   for (int i = 0; i < n; ++i) {
     const f16_t d = f16_sub(l[i], mx);
-    e[i] = ex2_approx_ftz_f32(mul_ftz_f32(f16_to_f32(d), log2e));  // model-dependent (approx-model)
+    e[i] = exp_table ? exp_table[d] : e61_exp(d);
     es[i] = rd.e61_exp_rounding == E61ExpRounding::f32_sum ? e[i] : f16_to_f32(f32_to_f16(e[i]));
   }
   float sum = 0;
@@ -121,7 +125,7 @@ E61Pixel e61_pixel(const Readings& rd, const std::array<f16_t, 10>& l, const Tex
   return px;
 }
 
-void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf) {
+void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const float* exp_table) {
   // (a) shared records (facts C14.1): record r = token row r, 6 words; warp z writes word t of
   // records 16z+g (rh 0) and 16z+g+8 (rh 1) from n-tile 0 and word t+4 from n-tile 1, in the PTX
   // order s20078 (rh0, +0), s20082 (rh0, +16), s20093 (rh1, +0), s20095 (rh1, +16). The +16 store
@@ -152,7 +156,7 @@ void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface
       l[2 * i] = f16x2_lo(smem[6 * T + i]);
       l[2 * i + 1] = f16x2_hi(smem[6 * T + i]);
     }
-    const E61Pixel px = e61_pixel(*ctx.readings, l, tex, X, Y, ctx.ex, ctx.ey);
+    const E61Pixel px = e61_pixel(*ctx.readings, l, tex, X, Y, ctx.ex, ctx.ey, exp_table);
     surf.store_b16x4(8 * X, Y, px.out);  // x is a byte offset: 8 bytes per RGBA16F texel
     if (ctx.stats) ++ctx.stats->pixels_written;
     const int w = T >> 5, lane = T & 31;

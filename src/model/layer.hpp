@@ -192,10 +192,15 @@ F16Mat phase61(const BlockContext& ctx, const E4Mat& a61);  // 64 x 16
 // E61 steps 4..6 for one pixel: the softmax weights from the 10 logits, the 3x3 gather and the
 // weighted sum. Returns {r, g, b, 0}.
 struct E61Pixel { std::array<f16_t, 10> w{}; float sum = 0, rinv = 0; std::array<f16_t, 4> out{}; };
-E61Pixel e61_pixel(const Readings& r, const std::array<f16_t, 10>& logits, const Texture& tex, int X, int Y, int ex, int ey);
+// e_i of E61's softmax from d_i = f16(l_i - max): ex2.approx.ftz(f32(d_i) * log2 e) (facts C14.4).
+// A function of one f16, so a caller may tabulate it (the fast engine does): `exp_table`, when
+// given, holds e61_exp(h) at index h and replaces the call.
+float e61_exp(f16_t d);
+E61Pixel e61_pixel(const Readings& r, const std::array<f16_t, 10>& logits, const Texture& tex, int X, int Y, int ex, int ey,
+                   const float* exp_table = nullptr);
 // The 9 tap coordinates, tap i in the order weight i multiplies it (facts C14.5/.6).
 std::array<std::array<int, 2>, 9> e61_taps(const Readings& r, int X, int Y, int ex, int ey);
-void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf);
+void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const float* exp_table = nullptr);
 
 // ---- the whole block (block.cpp) ----
 struct BlockIo {
