@@ -181,7 +181,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
             }
           }
     }
-    const f16_t eps = rd.prologue_eps == PrologueEps::e2m13 ? f16_t{0x0800} : f16_t{0x1400};
+    const f16_t eps = golden::prologue_eps(rd);
     if (rd.prologue_norm == PrologueNorm::identity) {
       q8.rows(S.x, kTokens, S.h1);
     } else {
@@ -365,7 +365,7 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
           for (int o = 0; o < 4; ++o) {
             const golden::ArenaSlot slot = golden::arena_slot(rd.arena_order, o, t);
             const int x = ctx.x0 + g, y = ctx.y0 + 2 * z + slot.row_half;
-            const bool lane_dropped = rd.e60_lane_guard == E60LaneGuard::laneid_gt_15 && lane > 15;
+            const bool lane_dropped = golden::e60_lane_dropped(rd, lane);
             if (!pa.in_frame(x, y) || lane_dropped) {
               if (ctx.stats) ++ctx.stats->arena_stores_dropped;
               continue;

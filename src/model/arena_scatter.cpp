@@ -8,6 +8,8 @@
 
 namespace enc5::golden {
 
+bool e60_lane_dropped(const Readings& r, int lane) { return r.e60_lane_guard == E60LaneGuard::laneid_gt_15 && lane > 15; }
+
 ArenaSlot arena_slot(ArenaOrder order, int reg, int t) {
   // Store i = 4q + slot of plane q walks base A (row g's pixel) / base B (row g+8's pixel) and
   // word t / t|4 as DOC5 E60(b)'s table (facts C13.2). Which register is v_{4q+i}:
@@ -45,7 +47,7 @@ E4Mat e60_scatter(const BlockContext& ctx, const F16Mat& d60, std::span<std::uin
           // DOC5's "laneid > 15" term (facts C13.3) is the reading e60-lane-guard; default off
           // (enc0's analogue is "laneid > 255", always false; a real laneid > 15 test would drop
           // pixels x0+4..x0+7 of every block, leaving arena holes the next layer reads).
-          const bool lane_dropped = ctx.readings->e60_lane_guard == E60LaneGuard::laneid_gt_15 && lane > 15;
+          const bool lane_dropped = e60_lane_dropped(*ctx.readings, lane);
           if (!pa.in_frame(x, y) || lane_dropped) {
             if (ctx.stats) ++ctx.stats->arena_stores_dropped;
             continue;

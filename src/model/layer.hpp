@@ -141,6 +141,11 @@ PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> inpu
 // xor 1 then xor 2; then lo + hi.
 f16_t rms_sum_of_squares(const f16_t row[kChannels], SumTree tree);
 
+// The prologue norm's epsilon as f16 (reading prologue-eps, facts B4 / Errata 4).
+f16_t prologue_eps(const Readings& r);
+// Whether E60 drops lane `lane`'s stores by DOC5's "laneid > 15" term (reading e60-lane-guard).
+bool e60_lane_dropped(const Readings& r, int lane);
+
 // One u32 word of the input plane arena at pixel (x, y), plane q, word d, or the out-of-frame fill
 // (reading prologue-fill, facts B6); shared by the prologue and the fast engine.
 std::uint32_t input_word(const BlockContext& ctx, std::span<const std::uint8_t> arena, int q, int x, int y, int d);

@@ -41,6 +41,10 @@ std::array<int, 2> token_pixel(const BlockContext& ctx, int row) {
 // (reading prologue-fill; facts B6: undocumented). `zero` models a guarded load that leaves its
 // register 0 (the guard pattern E60 uses); `mirror` is SWM's sibling padding v -> min(|v|,
 // 2n-2-v); `clamp` repeats the edge pixel.
+f16_t prologue_eps(const Readings& r) {
+  return r.prologue_eps == PrologueEps::e2m13 ? f16_t{0x0800} : f16_t{0x1400};  // 2^-13 (%fd770) or 2^-10
+}
+
 std::uint32_t input_word(const BlockContext& ctx, std::span<const std::uint8_t> arena, int q, int x, int y, int d) {
   const layout::PlaneArena pa{ctx.ex, ctx.ey};
   if (!pa.in_frame(x, y)) {
@@ -93,7 +97,7 @@ PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> inpu
   // facts B4 (UNVERIFIABLE, readings prologue-*): inv = f16(rsqrt(f16(s + eps))) with s the f16
   // sum of squares in the reading's tree; h1 = q8(f16(x * f16(inv * g1_c))), the E20 form.
   const auto g1 = load_column_table(*ctx.weights, wmap::g1, TableChunkOrder::nt);
-  const f16_t eps = ctx.readings->prologue_eps == PrologueEps::e2m13 ? f16_t{0x0800} : f16_t{0x1400};
+  const f16_t eps = prologue_eps(*ctx.readings);
   for (int r = 0; r < kTokens; ++r) {
     const f16_t* row = &out.x.v[static_cast<std::size_t>(r) * kChannels];
     if (ctx.readings->prologue_norm == PrologueNorm::identity) {
