@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 #include <stdexcept>
+#include <unistd.h>
 
 #include "io/arena_io.hpp"
 #include "io/errors.hpp"
@@ -236,6 +237,8 @@ std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vec
     c.oy = static_cast<std::uint16_t>(opt.oy >= 0 ? opt.oy : 0);
     validate(c);
     c.results = ReplayOutputs{c.output.bytes, c.surface.bytes};
+    for (const DumpFile* f : list)
+      if (f->name.arg != kArgOutput && f->name.arg != kArgSurface) c.passthrough.push_back(f->path.string());
     out.push_back(std::move(c));
   }
   return out;
@@ -547,6 +550,54 @@ ReplayOutputs replay_launch(const LaunchCapture& c, const RunOptions& options) {
   return r;
 }
 
+namespace {
+
+// The device address of a buffer dump from its shape's base0x token, if it has a valid one.
+std::optional<std::uint64_t> shape_base(const std::string& shape) {
+  for (const std::string& t : split(shape, '-')) {
+    std::uint64_t v = 0;
+    if (t.rfind("base0x", 0) == 0 && parse_u64(t.substr(6), v, 16)) return v;
+  }
+  return std::nullopt;
+}
+
+// The bytes of the read-only buffer [base, base + size) as they are after enc5's launch: where
+// its addresses overlap the output allocation (one object dumped under two arguments, facts F4 /
+// U6), enc5's output bytes; std::nullopt when there is no overlap (the capture's file is right).
+std::optional<std::vector<std::uint8_t>> overlay_output(const std::string& file, std::uint64_t base, std::uint64_t size,
+                                                        const LaunchCapture& c, const ReplayOutputs& r) {
+  const std::uint64_t ob = c.output.base, osize = r.output_alloc.size();
+  // Addresses that would wrap cannot name real device memory: nothing overlaps them.
+  if (size == 0 || osize == 0 || base > UINT64_MAX - size || ob > UINT64_MAX - osize) return std::nullopt;
+  const std::uint64_t lo = std::max(base, ob), hi = std::min(base + size, ob + osize);
+  if (lo >= hi) return std::nullopt;
+  std::vector<std::uint8_t> bytes = read_file_bytes(file);
+  if (bytes.size() != size) throw InputError(file, std::min<std::uint64_t>(bytes.size(), size), std::to_string(size) + " bytes", std::to_string(bytes.size()) + " bytes");
+  std::copy(r.output_alloc.begin() + (lo - ob), r.output_alloc.begin() + (hi - ob), bytes.begin() + (lo - base));
+  return bytes;
+}
+
+// dst gets src's bytes: a hard link where the file system allows (the read-only arguments are
+// large and unchanged), else a copy; both through a temporary name and a rename (no partial file).
+void link_or_copy(const fs::path& src, const fs::path& dst) {
+  std::error_code ec;
+  if (fs::exists(dst, ec) && fs::equivalent(src, dst, ec)) return;  // already that file (e.g. -o CAPTURE)
+  const fs::path tmp = dst.string() + ".tmp." + std::to_string(::getpid());
+  fs::remove(tmp, ec);
+  fs::create_hard_link(src, tmp, ec);
+  if (ec) {
+    write_file_atomic(dst.string(), read_file_bytes(src.string()));
+    return;
+  }
+  fs::rename(tmp, dst, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    write_file_atomic(dst.string(), read_file_bytes(src.string()));
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> write_replay_outputs(const std::string& out_dir, const LaunchCapture& c, const ReplayOutputs& r) {
   // A sequence's captures each get their own sub-folder: their launch numbers may coincide.
   const std::string dir = c.subdir.empty() ? out_dir : (fs::path(out_dir) / c.subdir).string();
@@ -556,7 +607,34 @@ std::vector<std::string> write_replay_outputs(const std::string& out_dir, const 
   const std::string pa = (fs::path(dir) / format_dump_name(a)).string(), ps = (fs::path(dir) / format_dump_name(s)).string();
   write_file_atomic(pa, r.output_alloc);
   write_file_atomic(ps, r.surface_bytes);
-  return {pa, ps};
+  std::vector<std::string> written{pa, ps};
+  // The read-only arguments, named exactly as in the capture (launch dumps) or canonically (replay
+  // captures, whose inputs are alloc-N.bin and texture-088.bin: the same bytes).
+  auto carry = [&](const fs::path& src, const std::string& name, std::optional<std::uint64_t> base) {
+    const fs::path dst = fs::path(dir) / name;
+    std::optional<std::vector<std::uint8_t>> patched;
+    if (base) {
+      std::error_code ec;
+      const auto size = fs::file_size(src, ec);
+      if (ec) throw InputError(src.string(), 0, "a readable file", ec.message());
+      patched = overlay_output(src.string(), *base, size, c, r);
+    }
+    if (patched) write_file_atomic(dst.string(), *patched);
+    else link_or_copy(src, dst);
+    written.push_back(dst.string());
+  };
+  if (c.form == Form::launch_dump) {
+    for (const std::string& f : c.passthrough) {
+      const fs::path src(f);
+      const auto n = parse_dump_name(src.filename().string());
+      carry(src, src.filename().string(), n && n->kind == "buffer" ? shape_base(n->shape) : std::nullopt);
+    }
+  } else {
+    carry(c.input.file, format_dump_name({c.launch, c.kernel, kArgInput, "buffer", c.input.shape, kFmtBuffer}), c.input.base);
+    carry(c.weights.file, format_dump_name({c.launch, c.kernel, kArgWeights, "buffer", c.weights.shape, kFmtBuffer}), c.weights.base);
+    carry(c.texture.file, format_dump_name({c.launch, c.kernel, kArgTexture, "texture", c.texture.shape, c.texture.fmt}), std::nullopt);
+  }
+  return written;
 }
 
 // --- synthetic captures --------------------------------------------------------------------------
@@ -661,7 +739,9 @@ std::vector<std::string> write_synthetic_capture(const std::string& dir_s, Form 
   put(dir / "alloc-2.bin", c.output.bytes);
   put(dir / "texture-088.bin", c.texture.bytes);
   put(dir / "surface-112.bin", c.surface.bytes);
-  put_dumps(dir / "results", false);
+  // results/ is the state after the launch, every argument (the read-only ones unchanged), so that
+  // d4r's comparison of results/ with a replay folder sees the same keys on both sides.
+  put_dumps(dir / "results", true);
   return written;
 }
 

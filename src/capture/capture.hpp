@@ -75,6 +75,10 @@ struct LaunchCapture {
   // (F5), so their arg048/arg112 files are the results; a replay capture holds the state before
   // the launch (F6) and carries results only in an optional results/ sub-folder (docs/captures.md).
   std::optional<ReplayOutputs> results;
+  // Launch dumps: every other file of this launch (arg008, arg040, arg088 and any argument enc5
+  // does not read), which the kernel does not write (facts A4): a replay folder carries them over
+  // under the same names so that d4r's comparison (facts F5) finds every key on both sides.
+  std::vector<std::string> passthrough;
 };
 
 struct LoadOptions {
@@ -100,8 +104,14 @@ std::string image_shape(const ImageArg& a, bool texture);
 // the allocation outside the window and surface texels outside ex x ey are carried over from the
 // capture, since the kernel never writes them.
 ReplayOutputs replay_launch(const LaunchCapture& c, const RunOptions& options);
-// Writes the arg048 buffer and arg112 surface files in launch-dump naming into dir (dir/subdir for
-// a capture of a sequence); returns their paths.
+// Writes a complete replay folder in launch-dump naming into dir (dir/subdir for a capture of a
+// sequence): the arg048 buffer and arg112 surface enc5 computed, then the launch's read-only
+// arguments (arg008, arg040, arg088 and, for launch dumps, every other file of the launch) under
+// the capture's own names, as hard links where the file system allows and byte copies otherwise,
+// so that d4r's comparison of the capture with the folder passes exactly when enc5 reproduces the
+// launch (facts F5; docs/captures.md "What enc5 replay writes"). A read-only buffer that overlaps
+// the output allocation's addresses is written as a copy holding enc5's bytes there. Returns the
+// paths, the two outputs first.
 std::vector<std::string> write_replay_outputs(const std::string& dir, const LaunchCapture& c, const ReplayOutputs& r);
 
 // Synthetic captures: enc5's own run in d4r's formats.

@@ -30,7 +30,8 @@ Compares two captures or output folders argument by argument, or two single file
 Folders: every launch-NNN-<kernel>-argNNN-<kind>-<shape>-fmtN.bin file (facts F5) is keyed by
 (kernel, arg offset, kind, shape without base0x..., fmt, occurrence), as d4r's comparison script
 does, so launch numbers and device addresses may differ. Files on one side only are listed; they
-count as differences only with --strict (a capture holds inputs a replay folder does not).
+count as differences only with --strict (as d4r's comparison counts them; enc5 replay
+folders hold every argument).
 Files: an arena .bin, a surface .exr, or a launch-dump .bin (its name gives the layout).
 
 For an arena (arg048 buffers, plain .bin of 5*ey*ex*32 bytes): bytes differing, the first

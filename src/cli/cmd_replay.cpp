@@ -20,11 +20,14 @@ namespace fs = std::filesystem;
 
 constexpr const char* kReplayHelp = R"(usage: enc5 replay CAPTURE -o DIR [OPTIONS]
 
-Runs enc5 on the inputs of captured launches of cuda_dldn_engine_swin_enc5_kernel and writes its
-outputs in d4r's launch-dump naming (facts F5), so that d4r's comparison keys (kernel, arg offset,
-kind, shape without base0x..., fmt, occurrence) match the capture's own files:
-  launch-NNN-<kernel>-arg048-buffer-<shape>-fmt0.bin     the output arena's allocation
-  launch-NNN-<kernel>-arg112-surface-<shape>-fmt16.bin   the RGBA16F surface memory
+Runs enc5 on the inputs of captured launches of cuda_dldn_engine_swin_enc5_kernel and writes a
+complete replay folder in d4r's launch-dump naming (facts F5), so that d4r's comparison (keys:
+kernel, arg offset, kind, shape without base0x..., fmt, occurrence) of the capture with it passes
+exactly when enc5 reproduces the launch:
+  launch-NNN-<kernel>-arg048-buffer-<shape>-fmt0.bin     the output arena's allocation (enc5's)
+  launch-NNN-<kernel>-arg112-surface-<shape>-fmt16.bin   the RGBA16F surface memory (enc5's)
+  the read-only arguments arg008, arg040, arg088 (and any other file of the launch), named as in
+  the capture: hard links where the file system allows, else byte copies
 
 CAPTURE is a folder of launch dumps (one or several launches; only kernels matching --kernel),
 a replay capture (manifest.txt, args.bin, alloc-N.bin), or a folder of several captures (each
