@@ -110,6 +110,24 @@ TEST(RunCli, OtherBadInputsAreClearErrors) {
   EXPECT_EQ(dir.enc5("run --block-offset 1").status, 2);
 }
 
+// One range per launch field on every command line (cli/cli_options.hpp): extents [1, 2^20] as
+// run_frame accepts them (api/frame.hpp kMaxGridExtent), block offsets the u16 fields of the
+// parameter block (facts A4: param+80/+82). `enc5 run` once had its own parser with its own ranges.
+TEST(RunCli, EveryCommandLineSharesTheLaunchFieldRanges) {
+  TempDir dir;
+  for (const std::string cmd : {"run", "diff a b", "replay dump", "settle dump"}) {
+    for (const std::string bad : {"--ex 0", "--ey 0", "--ex 1048577", "--ey=1048577"}) {
+      const Result r = dir.enc5(cmd + " " + bad);
+      EXPECT_EQ(r.status, 2) << cmd << " " << bad << ": " << r.out;
+      EXPECT_TRUE(contains(r.out, "is outside [1, 1048576]")) << cmd << " " << bad << ": " << r.out;
+    }
+    if (cmd == "diff a b") continue;  // diff reads no block offsets
+    const Result r = dir.enc5(cmd + " --block-offset 65536,0");
+    EXPECT_EQ(r.status, 2) << cmd << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, "65536 is outside [0, 65535]")) << cmd << ": " << r.out;
+  }
+}
+
 TEST(RunCli, UnknownReadingFailsClearly) {
   TempDir dir;
   Result r = dir.enc5("run --reading no-such-reading=1 -o res");

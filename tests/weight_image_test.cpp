@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "io/errors.hpp"
+#include "io/weight_file.hpp"
 #include "model/weight_image.hpp"
 
 namespace {
@@ -99,7 +100,7 @@ TEST(WeightImage, The431124ByteToolExtentIsRejectedWithAnExplanation) {
   const std::string path = temp_path("short");
   write_bytes(path, 431124);
   try {
-    (void)enc5::WeightImage::load(path);
+    (void)enc5::load_weight_image(path);
     FAIL() << "a 431124-byte file was accepted";
   } catch (const enc5::InputError& e) {
     const std::string what = e.what();
@@ -118,7 +119,7 @@ TEST(WeightImage, OtherWrongSizesNameFileOffsetAndSizes) {
   const std::string path = temp_path("long");
   write_bytes(path, 431140);
   try {
-    (void)enc5::WeightImage::load(path);
+    (void)enc5::load_weight_image(path);
     FAIL() << "a 431140-byte file was accepted";
   } catch (const enc5::InputError& e) {
     const std::string what = e.what();
@@ -128,7 +129,7 @@ TEST(WeightImage, OtherWrongSizesNameFileOffsetAndSizes) {
     EXPECT_NE(what.find("4 bytes too many"), std::string::npos) << what;
   }
   std::remove(path.c_str());
-  EXPECT_THROW((void)enc5::WeightImage::load(temp_path("missing")), enc5::InputError);
+  EXPECT_THROW((void)enc5::load_weight_image(temp_path("missing")), enc5::InputError);
 }
 
 TEST(WeightImage, LoadRoundTripAndLittleEndianF16) {
@@ -142,7 +143,7 @@ TEST(WeightImage, LoadRoundTripAndLittleEndianF16) {
     std::ofstream out(path, std::ios::binary);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
-  const enc5::WeightImage w = enc5::WeightImage::load(path);
+  const enc5::WeightImage w = enc5::load_weight_image(path);
   EXPECT_EQ(w.bytes().size(), 431136u);
   EXPECT_EQ(w.f16_at(221504), 0x3C00);
   EXPECT_EQ(w.f16_at(431134), 0x1234);

@@ -1,8 +1,8 @@
-// The frame API (api/frame.hpp): texture fetch, surface store, and run_frame, which runs the grid's
-// blocks on threads. Each block writes only its own window's pixels (E60: pixels (x0+g,
-// y0+2z+rh), E61: (x0+(T&7), y0+(T>>3)), both inside [x0, x0+8) x [y0, y0+8)), and the windows of
-// distinct blocks are disjoint for any offsets, so blocks never write the same arena word or
-// surface texel: the output bytes do not depend on the thread count or the block order.
+// The frame API (api/frame.hpp): run_frame, which runs the grid's blocks on threads. Each block
+// writes only its own window's pixels (E60: pixels (x0+g, y0+2z+rh), E61: (x0+(T&7), y0+(T>>3)),
+// both inside [x0, x0+8) x [y0, y0+8)), and the windows of distinct blocks are disjoint for any
+// offsets, so blocks never write the same arena word or surface texel: the output bytes do not
+// depend on the thread count or the block order.
 #include "api/frame.hpp"
 
 #include <algorithm>
@@ -23,60 +23,13 @@
 
 namespace enc5 {
 
-std::array<f16_t, 4> Texture::fetch(int x, int y) const {
-  // Unfiltered fetch of texel (x, y) at level 0; out-of-range coordinates follow the address mode.
-  if (width <= 0 || height <= 0) return {0, 0, 0, 0};
-  auto wrap = [](int v, int n) { return ((v % n) + n) % n; };
-  auto mirror = [&](int v, int n) {
-    const int m = wrap(v, 2 * n);
-    return m < n ? m : 2 * n - 1 - m;
-  };
-  switch (mode) {
-    case AddressMode::clamp:
-      x = std::clamp(x, 0, width - 1);
-      y = std::clamp(y, 0, height - 1);
-      break;
-    case AddressMode::border_zero:
-      if (x < 0 || y < 0 || x >= width || y >= height) return {0, 0, 0, 0};
-      break;
-    case AddressMode::wrap:
-      x = wrap(x, width);
-      y = wrap(y, height);
-      break;
-    case AddressMode::mirror:
-      x = mirror(x, width);
-      y = mirror(y, height);
-      break;
-  }
-  const std::size_t i = (static_cast<std::size_t>(y) * width + x) * 4;
-  return {rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3]};
-}
-
-Surface Surface::make(int width, int height) {
-  Surface s;
-  s.width = width;
-  s.height = height;
-  s.pitch = static_cast<std::size_t>(8) * width;
-  s.bytes.assign(s.pitch * height, 0);
-  return s;
-}
-
-void Surface::store_b16x4(int x_bytes, int y, const std::array<f16_t, 4>& v) {
-  // sust.b.2d.v4.b16.zero: out-of-bounds stores are dropped.
-  if (x_bytes < 0 || y < 0 || y >= height || x_bytes + 8 > 8 * width) return;
-  std::uint8_t* p = bytes.data() + static_cast<std::size_t>(y) * pitch + x_bytes;
-  for (int c = 0; c < 4; ++c) {
-    p[2 * c] = static_cast<std::uint8_t>(v[c] & 0xFF);
-    p[2 * c + 1] = static_cast<std::uint8_t>(v[c] >> 8);
-  }
-}
-
 namespace {
 
 void validate(const LaunchParams& p) {
   auto fail = [](const std::string& m) { throw std::invalid_argument("run_frame: " + m); };
   if (p.ex == 0 || p.ey == 0) fail("the extents (ex, ey) must be positive, got (" + std::to_string(p.ex) + ", " + std::to_string(p.ey) + ")");
-  if (p.ex > 1u << 20 || p.ey > 1u << 20) fail("the extents are implausibly large");
+  if (p.ex > kMaxGridExtent || p.ey > kMaxGridExtent)
+    fail("the extents (" + std::to_string(p.ex) + ", " + std::to_string(p.ey) + ") exceed " + std::to_string(kMaxGridExtent));
   const layout::PlaneArena pa{static_cast<int>(p.ex), static_cast<int>(p.ey)};
   const std::size_t need = pa.total_bytes();  // 5 planes * ey * ex * 32 bytes
   if (p.input_arena.size() != need)

@@ -1,5 +1,6 @@
 // The launch as enc5's users know it (facts A4): a parameter block mirroring the kernel's 144-byte
-// layout, the texture and surface objects E61 reads and writes, and the call that runs the grid.
+// layout and the call that runs the grid. The texture and surface objects E61 reads and writes are
+// model types (model/texture_surface.hpp), included here so that users need only this header.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "model/readings.hpp"
+#include "model/texture_surface.hpp"
 #include "model/trace.hpp"
 #include "model/weight_image.hpp"
 #include "numerics/profile.hpp"
@@ -20,24 +22,10 @@ namespace golden {
 struct LayerStats;  // model/layer.hpp: counters of the nonlinear branches
 }
 
-// tex.base.2d.v4.f16.s32: an unfiltered fetch of texel (x, y), level 0 (numerics.md).
-enum class AddressMode { clamp, border_zero, wrap, mirror };
-struct Texture {
-  int width = 0, height = 0;
-  AddressMode mode = AddressMode::clamp;
-  std::vector<f16_t> rgba;  // width*height*4 f16, row-major, r first
-  std::array<f16_t, 4> fetch(int x, int y) const;
-};
-
-// sust.b.2d.v4.b16.zero: x is a BYTE offset in the row; 8 bytes written raw, little endian, r
-// lowest; out-of-bounds stores are dropped (.zero).
-struct Surface {
-  int width = 0, height = 0;   // in texels (RGBA16F, 8 bytes each)
-  std::size_t pitch = 0;       // bytes per row, >= 8*width
-  std::vector<std::uint8_t> bytes;  // pitch*height
-  static Surface make(int width, int height);
-  void store_b16x4(int x_bytes, int y, const std::array<f16_t, 4>& v);
-};
+// The largest token-grid extent run_frame accepts, per axis (the spec gives no bound: facts A3 only
+// infers 40 x 23). Every command line and the Python module accept exactly this range, so a
+// value is refused in one place with one message.
+inline constexpr std::uint32_t kMaxGridExtent = 1u << 20;
 
 // Mirrors the 144-byte parameter block; only the fields enc5 reads (facts A4 / spec U1).
 struct LaunchParams {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "capture/capture.hpp"
-#include "capture/cli_options.hpp"
+#include "cli/cli_options.hpp"
 #include "capture/diff.hpp"
 #include "cli/commands.hpp"
 #include "io/arena_io.hpp"
@@ -171,9 +171,9 @@ int diff_main(const Args& args) {
     } else if (cur.name == "--heatmap-dir") {
       heat = cur.take();
     } else if (cur.name == "--ex") {
-      g.ex = static_cast<int>(parse_int(cur.name, cur.take(), 1, 65536));
+      g.ex = static_cast<int>(parse_int(cur.name, cur.take(), kExtentMin, kExtentMax));
     } else if (cur.name == "--ey") {
-      g.ey = static_cast<int>(parse_int(cur.name, cur.take(), 1, 65536));
+      g.ey = static_cast<int>(parse_int(cur.name, cur.take(), kExtentMin, kExtentMax));
     } else {
       throw UsageError("unknown option '" + cur.name + "'");
     }

@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "model/phase_program.hpp"
+#include "io/weight_file.hpp"
 #include "model/weight_image.hpp"
 
 namespace enc5::cli {
@@ -242,7 +243,7 @@ int cmd_inspect(const Args& args) {
     }
   }
   WeightImage loaded;
-  if (!file.empty()) loaded = WeightImage::load(file);  // throws InputError: main prints it, exit 1
+  if (!file.empty()) loaded = load_weight_image(file);  // throws InputError: main prints it, exit 1
   const WeightImage& w = file.empty() ? default_weights() : loaded;
   const std::string source = file.empty() ? "embedded default image (synthetic, seed 1)" : file;
   const auto stats = region_statistics(w);

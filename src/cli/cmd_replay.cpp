@@ -8,7 +8,7 @@
 #include <string>
 
 #include "capture/capture.hpp"
-#include "capture/cli_options.hpp"
+#include "cli/cli_options.hpp"
 #include "capture/diff.hpp"
 #include "cli/commands.hpp"
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "api/frame.hpp"
+#include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
 #include "io/arena_io.hpp"
 #include "io/errors.hpp"
@@ -31,6 +32,7 @@
 #include "layout/arena.hpp"
 #include "model/readings.hpp"
 #include "model/synthetic_inputs.hpp"
+#include "io/weight_file.hpp"
 #include "model/weight_image.hpp"
 #include "numerics/f16.hpp"
 #include "numerics/profile.hpp"
@@ -84,27 +86,6 @@ Errors name the file, the byte offset, what was expected and what was found; exi
 errors, 2 for a wrong command line.
 )";
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-long long parse_int(std::string_view opt, std::string_view s, long long lo, long long hi) {
-  long long v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || s.empty())
-    throw UsageError(std::string(opt) + ": expected an integer, got '" + std::string(s) + "'");
-  if (v < lo || v > hi)
-    throw UsageError(std::string(opt) + ": " + std::string(s) + " is outside [" + std::to_string(lo) + ", " +
-                     std::to_string(hi) + "]");
-  return v;
-}
-
-std::pair<long long, long long> parse_pair(std::string_view opt, std::string_view s, long long lo, long long hi) {
-  const auto comma = s.find(',');
-  if (comma == std::string_view::npos) throw UsageError(std::string(opt) + ": expected X,Y, got '" + std::string(s) + "'");
-  return {parse_int(opt, s.substr(0, comma), lo, hi), parse_int(opt, s.substr(comma + 1), lo, hi)};
-}
-
 std::vector<std::string> split_commas(std::string_view s) {
   std::vector<std::string> out;
   while (true) {
@@ -123,10 +104,7 @@ struct RunArgs {
   int ox = 0, oy = 0;
   bool stress = false;
   std::uint64_t seed = 1;
-  std::string profile = "ada";
-  std::vector<std::string> readings;
-  std::string engine = "fast";
-  int threads = 0;
+  RunChoice run;  // --profile, --reading, --engine, --threads (cli_options.hpp)
   std::vector<std::string> trace_stages;
   bool have_block = false;
   int block_x = 0, block_y = 0;
@@ -138,80 +116,53 @@ struct RunArgs {
 
 RunArgs parse_run_args(const Args& args) {
   RunArgs a;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string opt = args[i];
-    std::string value;
-    bool inline_value = false;
-    if (opt.rfind("--", 0) == 0) {
-      const auto eq = opt.find('=');
-      if (eq != std::string::npos) {
-        value = opt.substr(eq + 1);
-        opt = opt.substr(0, eq);
-        inline_value = true;
-      }
-    }
-    auto take = [&]() -> std::string {
-      if (inline_value) return value;
-      if (i + 1 >= args.size()) throw UsageError(opt + " needs a value");
-      return args[++i];
-    };
-    auto no_value = [&] {
-      if (inline_value) throw UsageError(opt + " takes no value");
-    };
+  OptionCursor cur(args);
+  while (cur.next()) {
+    const std::string& opt = cur.name;
     if (opt == "-h" || opt == "--help") {
       a.help = true;
     } else if (opt == "-o" || opt == "--out") {
-      a.out_dir = take();
+      a.out_dir = cur.take();
       if (a.out_dir.empty()) throw UsageError(opt + ": empty folder name");
     } else if (opt == "--weights") {
-      a.weights_file = take();
+      a.weights_file = cur.take();
     } else if (opt == "--input") {
-      a.input_file = take();
+      a.input_file = cur.take();
     } else if (opt == "--texture") {
-      a.texture_file = take();
+      a.texture_file = cur.take();
     } else if (opt == "--ex") {
-      a.ex = static_cast<int>(parse_int(opt, take(), 1, 1 << 20));
+      a.ex = static_cast<int>(parse_int(opt, cur.take(), kExtentMin, kExtentMax));
     } else if (opt == "--ey") {
-      a.ey = static_cast<int>(parse_int(opt, take(), 1, 1 << 20));
+      a.ey = static_cast<int>(parse_int(opt, cur.take(), kExtentMin, kExtentMax));
     } else if (opt == "--block-offset") {
-      const auto [x, y] = parse_pair(opt, take(), 0, 65535);  // u16 fields of the parameter block
+      const auto [x, y] = parse_pair(opt, cur.take(), 0, kBlockOffsetMax);
       a.ox = static_cast<int>(x);
       a.oy = static_cast<int>(y);
     } else if (opt == "--stress") {
-      no_value();
+      cur.flag();
       a.stress = true;
     } else if (opt == "--seed") {
-      a.seed = static_cast<std::uint64_t>(parse_int(opt, take(), 0, (1ll << 62)));
-    } else if (opt == "--profile") {
-      a.profile = take();
-      if (!find_profile(a.profile)) throw UsageError("--profile: expected ada or zluda, got '" + a.profile + "'");
-    } else if (opt == "--reading") {
-      a.readings.push_back(take());
-    } else if (opt == "--engine") {
-      a.engine = take();
-      if (a.engine != "golden" && a.engine != "fast")
-        throw UsageError("--engine: expected golden or fast, got '" + a.engine + "'");
-    } else if (opt == "--threads") {
-      a.threads = static_cast<int>(parse_int(opt, take(), 0, 4096));
+      a.seed = static_cast<std::uint64_t>(parse_int(opt, cur.take(), 0, kSeedMax));
+    } else if (a.run.handle(cur)) {
     } else if (opt == "--trace") {
-      a.trace_stages = split_commas(take());
+      a.trace_stages = split_commas(cur.take());
       for (const auto& s : a.trace_stages)
         if (s.empty()) throw UsageError("--trace: empty stage name in the list");
     } else if (opt == "--block") {
-      const auto [x, y] = parse_pair(opt, take(), 0, 1 << 20);
+      const auto [x, y] = parse_pair(opt, cur.take(), 0, kExtentMax);  // checked against the grid later
       a.have_block = true;
       a.block_x = static_cast<int>(x);
       a.block_y = static_cast<int>(y);
     } else if (opt == "--save-inputs") {
-      no_value();
+      cur.flag();
       a.save_inputs = true;
     } else if (opt == "--preview") {
-      no_value();
+      cur.flag();
       a.preview = true;
     } else if (opt == "--sequence") {
-      a.sequence_dir = take();
+      a.sequence_dir = cur.take();
     } else {
-      throw UsageError("unknown option '" + args[i] + "' (enc5 run --help lists them)");
+      throw UsageError("unknown option '" + cur.args[cur.i - 1] + "' (enc5 run --help lists them)");
     }
   }
   if (!a.trace_stages.empty() && !a.have_block) throw UsageError("--trace needs --block X,Y (the block to record)");
@@ -281,7 +232,7 @@ int run(const RunArgs& a) {
   WeightImage loaded_weights;
   std::string weights_what;
   if (!a.weights_file.empty()) {
-    loaded_weights = WeightImage::load(a.weights_file);
+    loaded_weights = load_weight_image(a.weights_file);
     weights = &loaded_weights;
     weights_what = a.weights_file;
   } else if (a.seed == 1 && !a.stress) {
@@ -310,11 +261,7 @@ int run(const RunArgs& a) {
                        std::to_string(texture.width) + "×" + std::to_string(texture.height) + " texels");
   }
 
-  Readings readings;
-  for (const std::string& r : a.readings) {
-    std::string err;
-    if (!set_reading(readings, r, &err)) throw UsageError("--reading " + r + ": " + err);
-  }
+  const Readings readings = a.run.parsed_readings();
 
   std::vector<std::uint8_t> output(plane_arena_bytes(a.ex, a.ey), 0);
   Surface surface = Surface::make(a.ex, a.ey);
@@ -335,10 +282,10 @@ int run(const RunArgs& a) {
   TraceRequest request;
   Trace trace;
   RunOptions o;
-  o.profile = find_profile(a.profile);
+  o.profile = find_profile(a.run.profile);
   o.readings = readings;
-  o.engine = a.engine == "fast" ? Engine::fast : Engine::golden;
-  o.threads = a.threads;
+  o.engine = a.run.engine == "fast" ? Engine::fast : Engine::golden;
+  o.threads = a.run.threads;
   if (!a.trace_stages.empty()) {
     if (a.block_x >= grid_x || a.block_y >= grid_y)
       throw UsageError("--block " + std::to_string(a.block_x) + "," + std::to_string(a.block_y) + " is outside the grid " +
@@ -351,7 +298,7 @@ int run(const RunArgs& a) {
   }
 
   std::printf("enc5 run: ex %d, ey %d, grid %dx%d, block offset (%d, %d), profile %s, engine %s\n", a.ex, a.ey, grid_x,
-              grid_y, a.ox, a.oy, a.profile.c_str(), a.engine.c_str());
+              grid_y, a.ox, a.oy, a.run.profile.c_str(), a.run.engine.c_str());
   std::printf("  weights: %s\n  input:   %s\n  texture: %s (%dx%d)\n", weights_what.c_str(),
               a.input_file.empty() ? synth_what.c_str() : a.input_file.c_str(),
               a.texture_file.empty() ? synth_what.c_str() : a.texture_file.c_str(), texture.width, texture.height);
@@ -360,7 +307,7 @@ int run(const RunArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   run_frame(p, o);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = a.run.threads > 0 ? a.run.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::printf("layer: %d blocks in %.1f ms (%d thread%s)\n", grid_x * grid_y, ms, threads, threads == 1 ? "" : "s");
 
   if (!a.trace_stages.empty()) {

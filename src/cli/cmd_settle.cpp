@@ -5,7 +5,7 @@
 #include <string>
 
 #include "capture/capture.hpp"
-#include "capture/cli_options.hpp"
+#include "cli/cli_options.hpp"
 #include "capture/settle.hpp"
 #include "cli/commands.hpp"
 #include "model/readings.hpp"

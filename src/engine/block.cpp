@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/frame.hpp"
+#include "model/texture_surface.hpp"
 #include "engine/engine.hpp"
 #include "engine/fast_f16.hpp"
 #include "engine/prepared.hpp"

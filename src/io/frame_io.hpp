@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "api/frame.hpp"
+#include "model/texture_surface.hpp"
 
 namespace enc5 {
 

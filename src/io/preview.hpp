@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-#include "api/frame.hpp"
+#include "model/texture_surface.hpp"
 
 namespace enc5 {
 

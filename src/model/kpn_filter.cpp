@@ -4,7 +4,7 @@
 #include <bit>
 #include <vector>
 
-#include "api/frame.hpp"
+#include "model/texture_surface.hpp"
 #include "model/layer.hpp"
 #include "model/phase_program.hpp"
 #include "layout/tables.hpp"

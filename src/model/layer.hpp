@@ -13,15 +13,11 @@
 #include <vector>
 
 #include "model/readings.hpp"
+#include "model/texture_surface.hpp"
 #include "model/trace.hpp"
 #include "model/weight_image.hpp"
 #include "numerics/profile.hpp"
 #include "numerics/types.hpp"
-
-namespace enc5 {
-struct Texture;
-struct Surface;
-}
 
 namespace enc5::golden {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "api/frame.hpp"
+#include "model/texture_surface.hpp"
 
 namespace enc5 {
 

@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "io/errors.hpp"
-#include "io/files.hpp"
 
 namespace enc5 {
 namespace {
@@ -86,8 +85,6 @@ WeightImage::WeightImage(std::vector<std::uint8_t> bytes, const std::string& nam
   const std::uint64_t offset = n < kWeightImageBytes ? n : kWeightImageBytes;
   throw InputError(name, offset, expected, found);
 }
-
-WeightImage WeightImage::load(const std::string& path) { return WeightImage(read_file_bytes(path), path); }
 
 f16_t WeightImage::f16_at(std::uint32_t off) const {
   return static_cast<f16_t>(bytes_.at(off) | (bytes_.at(off + 1) << 8));

@@ -1,4 +1,4 @@
-// The prepared weight image W (param+40): its map (facts E4), loading with validation, typed
+// The prepared weight image W (param+40): its map (facts E4), validation of its bytes, typed
 // accessors, and per-region statistics. Offsets are absolute bytes in W.
 #pragma once
 #include <cstddef>
@@ -56,8 +56,7 @@ class WeightImage {
   WeightImage() = default;
   // Throws enc5::InputError (file = `name`) if the size is not kWeightImageBytes.
   explicit WeightImage(std::vector<std::uint8_t> bytes, const std::string& name = "<weight image>");
-  // Reads and validates a file; throws enc5::InputError naming the file, offset, expected, found.
-  static WeightImage load(const std::string& path);
+  // Reading one from a file is io's job: io/weight_file.hpp load_weight_image.
 
   std::span<const std::uint8_t> bytes() const { return bytes_; }
   e4m3_t byte(std::uint32_t off) const { return bytes_.at(off); }

@@ -1,5 +1,6 @@
-// Small command-line helpers shared by `enc5 replay`, `capture`, `diff` and `settle`: one option
-// loop (--name VALUE or --name=VALUE), integer parsing with ranges, and the common run options.
+// Small command-line helpers shared by `enc5 run`, `replay`, `capture`, `diff` and `settle`: one
+// option loop (--name VALUE or --name=VALUE), integer parsing with ranges, the ranges of the
+// launch's fields, and the common run options.
 #pragma once
 #include <charconv>
 #include <stdexcept>
@@ -13,12 +14,20 @@
 #include "model/readings.hpp"
 #include "numerics/profile.hpp"
 
-namespace enc5::capture {
+namespace enc5::cli {
 
 // A wrong command line: the commands print it with "(enc5 CMD --help)" and exit 2.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// The ranges of the launch's fields on every command line. Extents: api/frame.hpp kMaxGridExtent (what
+// run_frame accepts); block offsets: the u16 fields at param+80/+82 (facts A4); threads and seeds:
+// generous bounds that keep the int / u64 conversions exact.
+inline constexpr long long kExtentMin = 1, kExtentMax = kMaxGridExtent;
+inline constexpr long long kBlockOffsetMax = 65535;
+inline constexpr long long kThreadsMax = 4096;
+inline constexpr long long kSeedMax = 1ll << 62;
 
 inline long long parse_int(std::string_view opt, std::string_view s, long long lo, long long hi) {
   long long v = 0;
@@ -86,19 +95,24 @@ struct RunChoice {
       engine = c.take();
       if (engine != "golden" && engine != "fast") throw UsageError("--engine: expected golden or fast, got '" + engine + "'");
     } else if (c.name == "--threads") {
-      threads = static_cast<int>(parse_int(c.name, c.take(), 0, 4096));
+      threads = static_cast<int>(parse_int(c.name, c.take(), 0, kThreadsMax));
     } else {
       return false;
     }
     return true;
   }
+  Readings parsed_readings() const {
+    Readings out;
+    for (const std::string& r : readings) {
+      std::string err;
+      if (!set_reading(out, r, &err)) throw UsageError("--reading " + r + ": " + err + " (enc5 readings lists them)");
+    }
+    return out;
+  }
   RunOptions options() const {
     RunOptions o;
     o.profile = find_profile(profile);
-    for (const std::string& r : readings) {
-      std::string err;
-      if (!set_reading(o.readings, r, &err)) throw UsageError("--reading " + r + ": " + err + " (enc5 readings lists them)");
-    }
+    o.readings = parsed_readings();
     o.engine = engine == "golden" ? Engine::golden : Engine::fast;
     o.threads = threads;
     return o;
@@ -107,15 +121,15 @@ struct RunChoice {
 
 // --kernel, --ex, --ey, --block-offset: how a capture is read (replay and settle alike); returns
 // true when the option was one of them.
-inline bool handle_load_option(OptionCursor& c, LoadOptions& load) {
+inline bool handle_load_option(OptionCursor& c, capture::LoadOptions& load) {
   if (c.name == "--kernel") {
     load.kernel_filter = c.take();
   } else if (c.name == "--ex") {
-    load.ex = static_cast<int>(parse_int(c.name, c.take(), 1, 65536));
+    load.ex = static_cast<int>(parse_int(c.name, c.take(), kExtentMin, kExtentMax));
   } else if (c.name == "--ey") {
-    load.ey = static_cast<int>(parse_int(c.name, c.take(), 1, 65536));
+    load.ey = static_cast<int>(parse_int(c.name, c.take(), kExtentMin, kExtentMax));
   } else if (c.name == "--block-offset") {
-    const auto [x, y] = parse_pair(c.name, c.take(), 0, 65535);
+    const auto [x, y] = parse_pair(c.name, c.take(), 0, kBlockOffsetMax);
     load.ox = static_cast<int>(x);
     load.oy = static_cast<int>(y);
   } else {
@@ -127,4 +141,4 @@ inline bool handle_load_option(OptionCursor& c, LoadOptions& load) {
 // Progress lines go to stderr only when it is a terminal (silence when piped or captured).
 inline bool progress_enabled() { return isatty(2) != 0; }
 
-}  // namespace enc5::capture
+}  // namespace enc5::cli

@@ -1,0 +1,13 @@
+// Reading a weight image (param+40) from a file: the bytes through io/files.hpp, validated by the
+// model's WeightImage constructor (facts E1: kWeightImageBytes).
+#pragma once
+#include <string>
+
+#include "model/weight_image.hpp"
+
+namespace enc5 {
+
+// Reads and validates a file; throws enc5::InputError naming the file, offset, expected, found.
+WeightImage load_weight_image(const std::string& path);
+
+}  // namespace enc5

@@ -1,0 +1,56 @@
+// Texture fetch and surface store (model/texture_surface.hpp).
+#include "model/texture_surface.hpp"
+
+#include <algorithm>
+
+namespace enc5 {
+
+std::array<f16_t, 4> Texture::fetch(int x, int y) const {
+  // Unfiltered fetch of texel (x, y) at level 0; out-of-range coordinates follow the address mode.
+  if (width <= 0 || height <= 0) return {0, 0, 0, 0};
+  auto wrap = [](int v, int n) { return ((v % n) + n) % n; };
+  auto mirror = [&](int v, int n) {
+    const int m = wrap(v, 2 * n);
+    return m < n ? m : 2 * n - 1 - m;
+  };
+  switch (mode) {
+    case AddressMode::clamp:
+      x = std::clamp(x, 0, width - 1);
+      y = std::clamp(y, 0, height - 1);
+      break;
+    case AddressMode::border_zero:
+      if (x < 0 || y < 0 || x >= width || y >= height) return {0, 0, 0, 0};
+      break;
+    case AddressMode::wrap:
+      x = wrap(x, width);
+      y = wrap(y, height);
+      break;
+    case AddressMode::mirror:
+      x = mirror(x, width);
+      y = mirror(y, height);
+      break;
+  }
+  const std::size_t i = (static_cast<std::size_t>(y) * width + x) * 4;
+  return {rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3]};
+}
+
+Surface Surface::make(int width, int height) {
+  Surface s;
+  s.width = width;
+  s.height = height;
+  s.pitch = static_cast<std::size_t>(8) * width;
+  s.bytes.assign(s.pitch * height, 0);
+  return s;
+}
+
+void Surface::store_b16x4(int x_bytes, int y, const std::array<f16_t, 4>& v) {
+  // sust.b.2d.v4.b16.zero: out-of-bounds stores are dropped.
+  if (x_bytes < 0 || y < 0 || y >= height || x_bytes + 8 > 8 * width) return;
+  std::uint8_t* p = bytes.data() + static_cast<std::size_t>(y) * pitch + x_bytes;
+  for (int c = 0; c < 4; ++c) {
+    p[2 * c] = static_cast<std::uint8_t>(v[c] & 0xFF);
+    p[2 * c + 1] = static_cast<std::uint8_t>(v[c] >> 8);
+  }
+}
+
+}  // namespace enc5
