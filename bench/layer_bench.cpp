@@ -31,7 +31,7 @@ void run_layer(benchmark::State& state, const bench::Geometry& g, Engine e, cons
 void fma_peak(benchmark::State& state) {
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   double peak = 0;
-  for (auto _ : state) peak = bench::f64_fma_peak(threads, 0.2);
+  for (auto _ : state) peak = bench::fma_peaks(threads, 0.2).f64;
   state.counters["GFMA/s"] = peak / 1e9;
   state.counters["layer_real_ms"] = 1e3 * 15 * bench::macs_per_block() / peak;
 }

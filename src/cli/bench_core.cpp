@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <thread>
 
+#include "cli/fma_peak.hpp"
 #include "engine/simd.hpp"
 #include "model/weight_image.hpp"
 
@@ -84,33 +85,46 @@ engine::PhaseTimes phase_breakdown(const Profile& p, std::string_view simd, int 
   return best;
 }
 
-double f64_fma_peak(int threads, double seconds) {
+FmaPeaks fma_peaks(int threads, double seconds) {
   const engine::SimdPath path = engine::best_simd_path();
-  const int per_iter = path == engine::SimdPath::avx512 ? 24 * 8 : path == engine::SimdPath::avx2 ? 12 * 4 : 0;
-  if (per_iter == 0) return 0;
-  auto loop = [&](std::int64_t iters) {
-    return path == engine::SimdPath::avx512 ? engine::f64_fma_loop_avx512(iters) : engine::f64_fma_loop_avx2(iters);
-  };
-  // Calibrate to about `seconds` per thread, then run all threads at once.
-  std::int64_t iters = 1 << 16;
-  for (;;) {
-    const double t0 = now();
-    volatile double sink = loop(iters);
-    (void)sink;
-    if (now() - t0 > seconds / 4) break;
-    iters *= 2;
-  }
-  std::vector<std::thread> pool;
-  std::atomic<int> ready{0};
-  const double t0 = now();
-  for (int i = 0; i < threads; ++i)
-    pool.emplace_back([&] {
-      volatile double sink = loop(iters * 4);
+  const bool avx512 = path == engine::SimdPath::avx512;
+  if (!avx512 && path != engine::SimdPath::avx2) return {};
+  const int lanes64 = avx512 ? 8 : 4;
+  auto measure = [&](bool f64) {
+    auto loop = [&](std::int64_t iters) {
+      if (avx512) return f64 ? f64_fma_loop_avx512(iters) : f32_fma_loop_avx512(iters);
+      return f64 ? f64_fma_loop_avx2(iters) : f32_fma_loop_avx2(iters);
+    };
+    // Calibrate a round to about seconds/4 on one thread; that also warms the core up (the first
+    // wide-vector work of a process runs at a lower clock until the licence changes).
+    std::int64_t iters = 1 << 14;
+    for (;;) {
+      const double t0 = now();
+      volatile double sink = loop(iters);
       (void)sink;
-    });
-  for (auto& th : pool) th.join();
-  const double t = now() - t0;
-  return static_cast<double>(iters) * 4 * per_iter * threads / t;
+      if (now() - t0 > seconds / 8) break;
+      iters *= 2;
+    }
+    // Then rounds on all threads at once, the best of them (other load only ever adds time).
+    double best = 1e30;
+    for (int round = 0; round < 4; ++round) {
+      std::vector<std::thread> pool;
+      const double t0 = now();
+      for (int i = 0; i < threads; ++i)
+        pool.emplace_back([&] {
+          volatile double sink = loop(iters);
+          (void)sink;
+        });
+      for (auto& th : pool) th.join();
+      best = std::min(best, now() - t0);
+    }
+    const int lanes = f64 ? lanes64 : 2 * lanes64;
+    return static_cast<double>(iters) * kFmaChains * lanes * threads / best;
+  };
+  FmaPeaks p;
+  p.f64 = measure(true);
+  p.f32 = measure(false);
+  return p;
 }
 
 bool blas_available() {

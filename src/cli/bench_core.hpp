@@ -37,8 +37,13 @@ struct Frame {
 double time_frame(Frame& f, Engine e, const Profile& p, std::string_view simd, int threads, int reps);
 // Seconds per block in each phase group (fast engine, one thread, `reps` runs of the small frame).
 engine::PhaseTimes phase_breakdown(const Profile& p, std::string_view simd, int reps);
-// Binary64 FMAs per second on `threads` threads, widest SIMD path (the exact-arithmetic limit).
-double f64_fma_peak(int threads, double seconds);
+// FMAs per second on `threads` threads, widest SIMD path: binary64 (the exact-arithmetic limit)
+// and binary32 (an f32 BLAS's ceiling). Warmed up, best of 4 rounds of about seconds/8 each;
+// zero without AVX2.
+struct FmaPeaks {
+  double f64 = 0, f32 = 0;
+};
+FmaPeaks fma_peaks(int threads, double seconds);
 // Whether the BLAS reference is built in, and its per-frame seconds (the layer's GEMMs, f32).
 bool blas_available();
 std::string blas_name();

@@ -89,10 +89,10 @@ int cmd_bench(const Args& args) {
   std::printf("multiply-adds per block: %.2f M\n\n", mpb / 1e6);
 
   // ---- references ----
-  double peak = 0;
+  bench::FmaPeaks peaks;
   std::vector<double> blas_ms(geos.size(), 0);
   if (reference) {
-    peak = bench::f64_fma_peak(nthreads, 0.5);
+    peaks = bench::fma_peaks(nthreads, 0.5);
     if (bench::blas_available())
       for (std::size_t i = 0; i < geos.size(); ++i) blas_ms[i] = 1e3 * bench::blas_frame_seconds(geos[i], nthreads, reps);
   }
@@ -113,7 +113,8 @@ int cmd_bench(const Args& args) {
     const double gmac = nb * mpb / 1e9;
     bench::Frame f(g);
     const int waves = (nb + nthreads - 1) / nthreads;  // golden's extrapolation: blocks per thread
-    const double limit_ms = peak > 0 ? 1e3 * nb * mpb / peak : 0;
+    const double limit_ms = peaks.f64 > 0 ? 1e3 * nb * mpb / peaks.f64 : 0;
+    const double limit32_ms = peaks.f32 > 0 ? 1e3 * nb * mpb / peaks.f32 : 0;
     for (std::size_t pi = 0; pi < profs.size(); ++pi) {
       const Profile& p = *profs[pi];
       double golden_ms = 0;
@@ -136,15 +137,20 @@ int cmd_bench(const Args& args) {
       if (limit_ms > 0)
         std::printf("%-7s %6d %8.3f  %-20s %11.3f %9.2f   (binary64 FMA peak, all threads)\n", g.name.c_str(), nb, gmac, "f64-FMA limit", limit_ms,
                     gmac / (limit_ms / 1e3));
+      if (limit32_ms > 0)
+        std::printf("%-7s %6d %8.3f  %-20s %11.3f %9.2f   (binary32 FMA peak, all threads)\n", g.name.c_str(), nb, gmac, "f32-FMA limit", limit32_ms,
+                    gmac / (limit32_ms / 1e3));
       if (bench::blas_available())
         std::printf("%-7s %6d %8.3f  %-20s %11.3f %9.2f   (%s, f32, GEMMs only)\n", g.name.c_str(), nb, gmac, "BLAS f32", blas_ms[gi],
                     gmac / (blas_ms[gi] / 1e3), bench::blas_name().c_str());
       else
-        std::printf("%-7s  BLAS reference skipped: built without a CBLAS (install libopenblas-dev and reconfigure)\n", g.name.c_str());
+        std::printf("%-7s  BLAS reference skipped: configured with -DENC5_BENCH_BLAS=OFF\n", g.name.c_str());
     }
     std::printf("\n");
   }
-  if (reference && peak > 0) std::printf("f64 FMA peak: %.1f GFMA/s on %d threads\n\n", peak / 1e9, nthreads);
+  if (reference && peaks.f64 > 0)
+    std::printf("FMA peaks on %d threads (warmed up, best of 4 rounds): binary64 %.1f G/s, binary32 %.1f G/s\n\n", nthreads,
+                peaks.f64 / 1e9, peaks.f32 / 1e9);
 
   // ---- per-phase-group breakdown (fast engine, one thread, small geometry) ----
   std::printf("per-phase-group time per block (fast engine, 1 thread, thread CPU time, minimum of the reps, microseconds):\n%-20s", "group");

@@ -95,8 +95,5 @@ KernelSet kernels_scalar();
 KernelSet kernels_avx2();    // valid only where the CPU has AVX2, FMA and F16C
 KernelSet kernels_avx512();  // valid only where the CPU has AVX-512 F/BW/DQ/VL
 
-// The peak binary64 FMA loops of `enc5 bench` (iters x 24 x 8 resp. iters x 12 x 4 FMAs).
-double f64_fma_loop_avx512(std::int64_t iters);
-double f64_fma_loop_avx2(std::int64_t iters);
 
 }  // namespace enc5::engine

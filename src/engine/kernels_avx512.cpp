@@ -223,21 +223,3 @@ KernelSet kernels_avx512() {
 }
 
 }  // namespace enc5::engine
-
-namespace enc5::engine {
-
-// The exact-arithmetic reference of `enc5 bench`: iters x 24 independent chains of 8-wide binary64
-// FMAs (enough chains to cover the FMA latency on two ports); returns a value that depends on
-// every chain so that nothing is optimised away.
-double f64_fma_loop_avx512(std::int64_t iters) {
-  __m512d acc[24];
-  for (int i = 0; i < 24; ++i) acc[i] = _mm512_set1_pd(1.0 + i * 1e-3);
-  const __m512d x = _mm512_set1_pd(0.999999999), y = _mm512_set1_pd(1e-9);
-  for (std::int64_t it = 0; it < iters; ++it)
-    for (int i = 0; i < 24; ++i) acc[i] = _mm512_fmadd_pd(acc[i], x, y);
-  __m512d s = acc[0];
-  for (int i = 1; i < 24; ++i) s = _mm512_add_pd(s, acc[i]);
-  return _mm512_reduce_add_pd(s);
-}
-
-}  // namespace enc5::engine
