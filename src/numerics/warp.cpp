@@ -29,4 +29,24 @@ WarpReg movmatrix_trans(const WarpReg& a) {
   return d;
 }
 
+// PTX ISA shfl.sync: bval = b[4:0], cval = c[4:0], segmask = c[12:8]; maxLane = (lane & segmask) |
+// (cval & ~segmask), minLane = lane & segmask; up: j = lane - bval, valid when j >= maxLane; down:
+// j = lane + bval, bfly: j = lane ^ bval, idx: j = minLane | (bval & ~segmask), valid when
+// j <= maxLane. An invalid j leaves the lane's own value.
+ShflSource shfl_source(ShflKind kind, unsigned lane, std::uint32_t b, std::uint32_t c) {
+  const int bval = static_cast<int>(b & 0x1Fu), cval = static_cast<int>(c & 0x1Fu), segmask = static_cast<int>((c >> 8) & 0x1Fu);
+  const int l = static_cast<int>(lane & 0x1Fu);
+  const int max_lane = (l & segmask) | (cval & ~segmask), min_lane = l & segmask;
+  int j = l;
+  bool valid = false;
+  switch (kind) {
+    case ShflKind::up: j = l - bval; valid = j >= max_lane; break;
+    case ShflKind::down: j = l + bval; valid = j <= max_lane; break;
+    case ShflKind::bfly: j = l ^ bval; valid = j <= max_lane; break;
+    case ShflKind::idx: j = min_lane | (bval & ~segmask); valid = j <= max_lane; break;
+  }
+  if (!valid) j = l;
+  return {static_cast<unsigned>(j), valid};
+}
+
 }  // namespace enc5

@@ -14,4 +14,14 @@ WarpReg shfl_bfly(const WarpReg& a, unsigned lane_mask);
 // M[L/4][2(L%4)+1] (high); it receives M[2(L%4)][L/4] (low) and M[2(L%4)+1][L/4] (high).
 WarpReg movmatrix_trans(const WarpReg& a);
 
+// shfl.sync.{up,down,bfly,idx}.b32 for one lane (PTX ISA shfl.sync pseudocode): the source lane of
+// `lane` given its b and c operands, and the predicate result (false: the lane keeps its own value).
+// With mode bfly and c = 0x1f this is shfl_bfly's lane ^ b.
+enum class ShflKind { up, down, bfly, idx };
+struct ShflSource {
+  unsigned lane;
+  bool in_range;
+};
+ShflSource shfl_source(ShflKind kind, unsigned lane, std::uint32_t b, std::uint32_t c);
+
 }  // namespace enc5

@@ -1,0 +1,11 @@
+// Internal to src/ptx: the reconvergence points of a function's branches.
+#pragma once
+#include "ptx/ir.hpp"
+
+namespace enc5::ptx {
+
+// Sets Inst::ipdom of every bra to the first instruction of its block's immediate post-dominator
+// (kNoIndex when that is the exit), over the basic blocks of f.code.
+void compute_reconvergence(Function& f);
+
+}  // namespace enc5::ptx

@@ -1,0 +1,1237 @@
+// The executor: CTAs on threads, each CTA's warps one at a time (a warp runs until bar.sync or
+// exit, then the next), each decoded instruction for the 32 lanes of a warp at once. Arithmetic
+// comes from src/numerics (f16, e4m3, approx, mma, warp data movement) under the run's Profile;
+// what is done here is plain integer/bit work and the IEEE binary32/binary64 operations PTX defines
+// exactly (.rn add/sub/mul/fma/div/sqrt, conversions). docs/ptx.md.
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cfenv>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "api/frame.hpp"
+#include "numerics/approx.hpp"
+#include "numerics/e4m3.hpp"
+#include "numerics/f16.hpp"
+#include "numerics/mma.hpp"
+#include "numerics/warp.hpp"
+#include "ptx/ir.hpp"
+
+static_assert(FLT_EVAL_METHOD == 0, "binary32 arithmetic must be evaluated in binary32");
+
+namespace enc5::ptx {
+
+struct Device::Impl {
+  struct Alloc {
+    std::string name;
+    std::uint8_t* data = nullptr;
+    std::uint64_t size = 0;
+    bool writable = true;
+  };
+  std::vector<Alloc> allocs;
+  std::vector<const Texture*> textures;
+  std::vector<Surface*> surfaces;
+};
+
+Device::Device() : impl_(std::make_unique<Impl>()) {}
+Device::~Device() = default;
+
+std::uint64_t Device::add_global(std::string name, std::span<std::uint8_t> bytes) {
+  if (impl_->allocs.size() >= kModuleGlobalFirst) throw PtxError("too many global allocations");
+  if (bytes.size() >= (1ull << kGlobalShift)) throw PtxError("global allocation " + name + " too large");
+  impl_->allocs.push_back({std::move(name), bytes.data(), bytes.size(), true});
+  return static_cast<std::uint64_t>(impl_->allocs.size()) << kGlobalShift;
+}
+std::uint64_t Device::add_global_readonly(std::string name, std::span<const std::uint8_t> bytes) {
+  const std::uint64_t a = add_global(std::move(name), {const_cast<std::uint8_t*>(bytes.data()), bytes.size()});
+  impl_->allocs.back().writable = false;
+  return a;
+}
+std::uint64_t Device::bind_texture(const Texture* t) {
+  impl_->textures.push_back(t);
+  return kTextureHandle | (impl_->textures.size() - 1);
+}
+std::uint64_t Device::bind_surface(Surface* s) {
+  impl_->surfaces.push_back(s);
+  return kSurfaceHandle | (impl_->surfaces.size() - 1);
+}
+
+namespace {
+
+constexpr std::uint32_t kFull = 0xFFFFFFFFu;
+
+inline std::uint64_t trunc(std::uint64_t x, int w) { return w >= 64 ? x : (x & ((1ull << w) - 1)); }
+inline std::int64_t sext(std::uint64_t x, int w) {
+  return w >= 64 ? static_cast<std::int64_t>(x) : static_cast<std::int64_t>(x << (64 - w)) >> (64 - w);
+}
+inline float f32(std::uint64_t x) { return std::bit_cast<float>(static_cast<std::uint32_t>(x)); }
+inline double f64(std::uint64_t x) { return std::bit_cast<double>(x); }
+inline std::uint64_t bits(float f) {
+  if (std::isnan(f)) return 0x7FFFFFFFu;  // NVIDIA's canonical binary32 NaN (numerics/approx.cpp)
+  return std::bit_cast<std::uint32_t>(f);
+}
+inline std::uint64_t bits(double d) {
+  if (std::isnan(d)) return 0x7FFFFFFFFFFFFFFFull;
+  return std::bit_cast<std::uint64_t>(d);
+}
+inline float ftz(float x, bool on) { return on ? ftz_f32(x) : x; }
+inline float sat01(float x) { return std::isnan(x) ? 0.0f : std::min(1.0f, std::max(0.0f, x)); }
+
+// min/max of PTX: one NaN -> the other operand; both NaN -> canonical NaN; -0 < +0.
+template <class F>
+F fmin_ptx(F a, F b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+template <class F>
+F fmax_ptx(F a, F b) {
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+
+// Float -> integer: round per mode, NaN -> 0, saturate to the destination's range (PTX cvt).
+std::uint64_t float_to_int(double v, Rnd r, Type dt) {
+  if (std::isnan(v)) return 0;
+  switch (r) {
+    case Rnd::rni: v = std::nearbyint(v); break;  // default FP environment: ties to even
+    case Rnd::rzi: v = std::trunc(v); break;
+    case Rnd::rmi: v = std::floor(v); break;
+    case Rnd::rpi: v = std::ceil(v); break;
+    default: break;
+  }
+  const int w = type_bits(dt);
+  if (type_is_signed(dt)) {
+    const double lo = -std::ldexp(1.0, w - 1), hi = std::ldexp(1.0, w - 1);
+    if (v < lo) return trunc(static_cast<std::uint64_t>(-(static_cast<__int128>(1) << (w - 1))), w);
+    if (v >= hi) return trunc((1ull << (w - 1)) - 1, w);
+    return trunc(static_cast<std::uint64_t>(static_cast<std::int64_t>(v)), w);
+  }
+  if (v <= 0) return 0;
+  if (v >= std::ldexp(1.0, w)) return trunc(~0ull, w);
+  return static_cast<std::uint64_t>(v);
+}
+
+// Source value of a float type as a double (exact).
+double float_value(std::uint64_t x, Type t, bool ftz_on) {
+  if (t == Type::f16) return f16_to_f64(static_cast<f16_t>(x));
+  if (t == Type::f32) return ftz(f32(x), ftz_on);
+  return f64(x);
+}
+
+struct Frame {  // one SIMT stack entry
+  std::uint32_t pc, rpc, mask;
+};
+
+struct Warp {
+  std::vector<std::uint64_t> r;   // [reg][lane]
+  std::vector<std::uint32_t> p;   // predicate lane masks
+  std::vector<Frame> stack;
+  std::uint32_t exited = 0;       // lanes that ran exit (or do not exist)
+  std::uint32_t carry = 0;        // .cc carry flag per lane
+  enum State { running, barrier, done } state = running;
+  std::uint64_t executed = 0;
+  std::vector<std::uint64_t> trace_count;
+  std::vector<std::uint8_t> local;  // local memory, [lane][local_bytes]
+};
+
+struct Shared {
+  const Module& m;
+  const Function& f;
+  const Device::Impl& dev;
+  std::vector<std::vector<std::uint8_t>>& module_globals;
+  const std::vector<std::uint8_t>& const_bank;
+  std::span<const std::uint8_t> params;
+  const Profile& profile;
+  const RunOptions& opt;
+  Dim3 grid, block;
+  std::uint32_t shared_bytes;
+  std::uint32_t nwarps;
+  std::vector<std::uint32_t> trace_regs;   // register (or predicate | kPredNeg marker) indices
+  std::vector<std::uint32_t> trace_widths;
+  std::vector<char> trace_is_pred;
+};
+
+class Cta {
+ public:
+  explicit Cta(Shared& s) : s_(s), warps_(s.nwarps) {
+    for (Warp& w : warps_) {
+      w.r.assign(static_cast<std::size_t>(s.f.nregs) * 32, 0);
+      w.p.assign(s.f.npreds, 0);
+      w.local.assign(static_cast<std::size_t>(s.f.local_bytes) * 32, 0);
+    }
+    shared_.assign(s.shared_bytes, 0);
+  }
+
+  void run(Dim3 cta, RunStats& st, TraceResult* trace) {
+    cta_ = cta;
+    trace_ = trace;
+    std::fill(shared_.begin(), shared_.end(), 0);
+    const std::uint32_t nthreads = s_.block.x * s_.block.y * s_.block.z;
+    for (std::uint32_t wi = 0; wi < warps_.size(); ++wi) {
+      Warp& w = warps_[wi];
+      std::fill(w.r.begin(), w.r.end(), 0);
+      std::fill(w.p.begin(), w.p.end(), 0);
+      std::fill(w.local.begin(), w.local.end(), 0);
+      w.exited = 0;
+      w.carry = 0;
+      w.executed = 0;
+      w.state = Warp::running;
+      w.trace_count.assign(1, 0);
+      for (std::uint32_t l = 0; l < 32; ++l) {
+        const std::uint32_t t = wi * 32 + l;
+        if (t >= nthreads) {
+          w.exited |= 1u << l;
+          continue;
+        }
+        auto set = [&](std::uint32_t reg, std::uint64_t v) { w.r[reg * 32 + l] = v; };
+        set(kTidX, t % s_.block.x);
+        set(kTidY, (t / s_.block.x) % s_.block.y);
+        set(kTidZ, t / (s_.block.x * s_.block.y));
+        set(kNtidX, s_.block.x); set(kNtidY, s_.block.y); set(kNtidZ, s_.block.z);
+        set(kCtaidX, cta.x); set(kCtaidY, cta.y); set(kCtaidZ, cta.z);
+        set(kNctaidX, s_.grid.x); set(kNctaidY, s_.grid.y); set(kNctaidZ, s_.grid.z);
+        set(kLaneid, l); set(kWarpid, wi); set(kNwarpid, s_.nwarps);
+        set(kLanemaskEq, 1ull << l); set(kLanemaskLt, (1ull << l) - 1); set(kLanemaskLe, (2ull << l) - 1);
+        set(kLanemaskGt, trunc(~((2ull << l) - 1), 32)); set(kLanemaskGe, trunc(~((1ull << l) - 1), 32));
+      }
+      for (const auto& [reg, v] : s_.f.constants)
+        for (int l = 0; l < 32; ++l) w.r[reg * 32 + l] = v;
+      w.stack.clear();
+      w.stack.push_back({0, kNoIndex, kFull & ~w.exited});
+      if (w.exited == kFull) w.state = Warp::done;
+    }
+    // Warps run until a barrier or their exit; when every live warp waits, the barrier opens.
+    for (;;) {
+      bool any_live = false;
+      for (std::uint32_t wi = 0; wi < warps_.size(); ++wi) {
+        if (warps_[wi].state == Warp::running) run_warp(wi, st);
+        any_live |= warps_[wi].state != Warp::done;
+      }
+      if (!any_live) break;
+      for (Warp& w : warps_)
+        if (w.state == Warp::barrier) w.state = Warp::running;
+    }
+  }
+
+ private:
+  Shared& s_;
+  std::vector<Warp> warps_;
+  std::vector<std::uint8_t> shared_;
+  Dim3 cta_;
+  TraceResult* trace_ = nullptr;
+  std::uint32_t wi_ = 0;
+  const Inst* in_ = nullptr;
+
+  [[noreturn]] void fail(const std::string& what, int lane = -1) const {
+    std::ostringstream o;
+    o << s_.m.filename << ":" << (in_ ? in_->line : 0) << ": ";
+    if (in_) o << s_.m.opcode_names[in_->name] << ": ";
+    o << what << " (CTA (" << cta_.x << "," << cta_.y << "," << cta_.z << "), warp " << wi_;
+    if (lane >= 0) o << ", lane " << lane;
+    o << ")";
+    throw PtxError(o.str());
+  }
+
+  // ----- memory
+
+  std::uint8_t* resolve(Space sp, std::uint64_t addr, std::uint32_t size, bool write, int lane) {
+    if (addr % size != 0) {
+      std::ostringstream o;
+      o << "misaligned " << size << "-byte access at 0x" << std::hex << addr;
+      fail(o.str(), lane);
+    }
+    if (sp == Space::generic) {
+      switch (addr & kWindowMask) {
+        case kSharedWindow: sp = Space::shared; addr -= kSharedWindow; break;
+        case kLocalWindow: sp = Space::local; addr -= kLocalWindow; break;
+        case kParamWindow: sp = Space::param; break;
+        case kConstWindow: sp = Space::constant; addr -= kConstWindow; break;
+        default: sp = Space::global; break;
+      }
+    }
+    auto oob = [&](const char* space, std::uint64_t limit, const std::string& what) {
+      std::ostringstream o;
+      o << "out-of-bounds " << space << (write ? " store" : " load") << " of " << size << " bytes at 0x" << std::hex << addr
+        << std::dec << " (" << what << " holds " << limit << " bytes)";
+      fail(o.str(), lane);
+    };
+    switch (sp) {
+      case Space::shared:
+        if (addr > shared_.size() || shared_.size() - addr < size) oob("shared", shared_.size(), "the CTA's shared memory");
+        return shared_.data() + addr;
+      case Space::local: {
+        Warp& w = warps_[wi_];
+        const std::uint64_t n = s_.f.local_bytes;
+        if (addr > n || n - addr < size) oob("local", n, "the thread's local memory");
+        return w.local.data() + static_cast<std::size_t>(lane) * n + addr;
+      }
+      case Space::param: {
+        const std::uint64_t off = addr - kParamWindow;
+        if (write) fail("store to the kernel parameter space", lane);
+        if ((addr & kWindowMask) != kParamWindow || off > s_.params.size() || s_.params.size() - off < size)
+          oob("param", s_.params.size(), "the parameter block");
+        return const_cast<std::uint8_t*>(s_.params.data()) + off;
+      }
+      case Space::constant:
+        if (write) fail("store to the constant space", lane);
+        if (addr > s_.const_bank.size() || s_.const_bank.size() - addr < size) oob("const", s_.const_bank.size(), "the constant bank");
+        return const_cast<std::uint8_t*>(s_.const_bank.data()) + addr;
+      case Space::global:
+      case Space::generic: {
+        const std::uint64_t idx = (addr >> kGlobalShift);
+        const std::uint64_t off = addr & ((1ull << kGlobalShift) - 1);
+        std::uint8_t* data = nullptr;
+        std::uint64_t n = 0;
+        std::string name;
+        bool writable = true;
+        if (idx >= 1 && idx - 1 < s_.dev.allocs.size()) {
+          const auto& a = s_.dev.allocs[idx - 1];
+          data = a.data; n = a.size; name = a.name; writable = a.writable;
+        } else if (idx >= kModuleGlobalFirst + 1 && idx - 1 - kModuleGlobalFirst < s_.module_globals.size()) {
+          auto& g = s_.module_globals[idx - 1 - kModuleGlobalFirst];
+          data = g.data(); n = g.size(); name = s_.m.variables[idx - 1 - kModuleGlobalFirst].name;
+        } else {
+          std::ostringstream o;
+          o << "global " << (write ? "store" : "load") << " of " << size << " bytes at 0x" << std::hex << addr << std::dec
+            << ": no allocation there";
+          fail(o.str(), lane);
+        }
+        if (off > n || n - off < size) {
+          std::ostringstream o;
+          o << "out-of-bounds global " << (write ? "store" : "load") << " of " << size << " bytes at offset " << off
+            << " of allocation '" << name << "' (" << n << " bytes)";
+          fail(o.str(), lane);
+        }
+        if (write && !writable) fail("store to the read-only allocation '" + name + "'", lane);
+        return data + off;
+      }
+    }
+    fail("bad state space", lane);
+  }
+
+  // ----- register helpers
+
+  std::uint64_t* R(Warp& w, std::uint32_t idx) { return w.r.data() + static_cast<std::size_t>(idx) * 32; }
+  static void put(std::uint64_t* d, const std::uint64_t* v, std::uint32_t am) {
+    if (am == kFull) {
+      std::memcpy(d, v, 32 * sizeof(std::uint64_t));
+      return;
+    }
+    for (std::uint32_t m = am; m; m &= m - 1) {
+      const int l = std::countr_zero(m);
+      d[l] = v[l];
+    }
+  }
+  static std::uint32_t pred_value(const Warp& w, std::uint32_t operand) {
+    const std::uint32_t v = w.p[operand & ~kPredNeg];
+    return (operand & kPredNeg) ? ~v : v;
+  }
+  static void put_pred(Warp& w, std::uint32_t idx, std::uint32_t v, std::uint32_t am) {
+    std::uint32_t& p = w.p[idx & ~kPredNeg];
+    p = (p & ~am) | (v & am);
+  }
+
+  void record_trace(Warp& w, std::uint32_t am) {
+    if (!trace_) return;
+    TraceEvent e;
+    e.warp = wi_;
+    e.sequence = w.trace_count[0]++;
+    e.active = am;
+    for (std::size_t k = 0; k < s_.trace_regs.size(); ++k) {
+      std::array<std::uint64_t, 32> v{};
+      if (s_.trace_is_pred[k]) {
+        const std::uint32_t p = w.p[s_.trace_regs[k]];
+        for (int l = 0; l < 32; ++l) v[l] = (p >> l) & 1;
+      } else {
+        const std::uint64_t* r = R(w, s_.trace_regs[k]);
+        for (int l = 0; l < 32; ++l) v[l] = trunc(r[l], static_cast<int>(s_.trace_widths[k]));
+      }
+      e.values.push_back(v);
+    }
+    trace_->events.push_back(std::move(e));
+  }
+
+  void run_warp(std::uint32_t wi, RunStats& st);
+  void exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
+  void exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
+  void exec_cvt(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
+  void exec_mem(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
+  void exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am,
+                            std::uint32_t live, RunStats& st);
+};
+
+#define LANES for (int l = 0; l < 32; ++l)
+
+void Cta::run_warp(std::uint32_t wi, RunStats& st) {
+  wi_ = wi;
+  Warp& w = warps_[wi];
+  const std::vector<Inst>& code = s_.f.code;
+  const std::uint32_t* ops = s_.f.operands.data();
+  const std::uint64_t max_exec = s_.opt.max_warp_instructions;
+  for (;;) {
+    if (w.stack.empty()) {
+      w.state = Warp::done;
+      return;
+    }
+    Frame& fr = w.stack.back();
+    const std::uint32_t mask = fr.mask & ~w.exited;
+    if (mask == 0 || fr.pc == fr.rpc) {
+      w.stack.pop_back();
+      continue;
+    }
+    if (fr.pc >= code.size()) {
+      in_ = nullptr;
+      fail("control reached the end of the code");
+    }
+    const Inst& in = code[fr.pc];
+    in_ = &in;
+    if (++w.executed > max_exec) fail("more than " + std::to_string(max_exec) + " instructions executed by one warp (endless loop?)");
+    std::uint32_t am = mask;
+    if (in.guard != kNoIndex) am &= in.guard_neg ? ~w.p[in.guard] : w.p[in.guard];
+    st.warp_instructions++;
+    st.lane_instructions += static_cast<std::uint64_t>(std::popcount(am));
+    const std::uint32_t* d = ops + in.opnd;
+    const std::uint32_t* s = d + in.nd;
+    const bool tr = in.trace && trace_;
+    switch (in.op) {
+      case Op::bra: {
+        if (tr) record_trace(w, am);
+        const std::uint32_t taken = am, not_taken = mask & ~am;
+        if (taken == 0) { fr.pc++; continue; }
+        if (not_taken == 0) { fr.pc = in.target; continue; }
+        // Divergence: this frame waits at the reconvergence point; both paths run on top of it.
+        const std::uint32_t rpc = in.ipdom, next = fr.pc + 1, target = in.target;
+        fr.pc = rpc;
+        if (rpc == kNoIndex) fr.mask = 0;  // both paths end in exit
+        if (next != rpc) w.stack.push_back({next, rpc, not_taken});
+        if (target != rpc) w.stack.push_back({target, rpc, taken});
+        if (w.stack.size() > 100000) fail("SIMT stack overflow");
+        continue;
+      }
+      case Op::exit:
+        if (tr) record_trace(w, am);
+        w.exited |= am;
+        if ((mask & ~am) != 0) fr.pc++;
+        continue;
+      case Op::trap:
+        fail("trap executed", std::countr_zero(am | (am == 0 ? 1u : 0u)));
+      case Op::bar: {
+        if (am == 0) { fr.pc++; continue; }
+        const std::uint32_t live = ~w.exited & kFull;
+        if (am != live || w.stack.size() > 1)
+          fail("bar.sync on a divergent warp (active lanes 0x" + [&] { std::ostringstream o; o << std::hex << am; return o.str(); }() + ")");
+        if (in.ns > 1) {
+          const std::uint64_t n = R(w, s[1])[std::countr_zero(am)];
+          const std::uint32_t nthreads = s_.block.x * s_.block.y * s_.block.z;
+          if (n != (nthreads + 31) / 32 * 32) fail("bar.sync with a thread count other than the CTA's is not supported");
+        }
+        if (tr) record_trace(w, am);
+        fr.pc++;
+        w.state = Warp::barrier;
+        return;
+      }
+      default:
+        break;
+    }
+    if (am != 0 || in.op == Op::mma || in.op == Op::movmatrix || in.op == Op::shfl || in.op == Op::vote) {
+      switch (in.op) {
+        case Op::ld: case Op::st: case Op::tex2d: case Op::sust2d: case Op::atom:
+          exec_mem(w, in, d, s, am);
+          break;
+        case Op::mma: case Op::movmatrix: case Op::shfl: case Op::vote:
+          if (am != 0) exec_warp_collective(w, in, d, s, am, mask, st);
+          break;
+        case Op::fadd: case Op::fsub: case Op::fmul: case Op::ffma: case Op::fdiv: case Op::fabs: case Op::fneg:
+        case Op::fmin: case Op::fmax: case Op::fsqrt: case Op::frcp: case Op::frsqrt: case Op::fex2: case Op::fcopysign:
+        case Op::testp:
+          exec_float(w, in, d, s, am);
+          break;
+        case Op::cvt: case Op::cvt_pack_f16x2_f32: case Op::cvt_e4m3x2_f16x2: case Op::cvt_f16x2_e4m3x2:
+          exec_cvt(w, in, d, s, am);
+          break;
+        case Op::membar: case Op::nop:
+          break;
+        case Op::activemask: {
+          std::uint64_t v[32];
+          LANES v[l] = mask;
+          put(R(w, d[0]), v, am);
+          break;
+        }
+        default:
+          exec_alu(w, in, d, s, am);
+          break;
+      }
+    }
+    if (tr) record_trace(w, am);
+    fr.pc++;
+  }
+}
+
+void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am) {
+  const int wd = type_bits(in.t);
+  const bool sg = type_is_signed(in.t);
+  std::uint64_t v[32];
+  const std::uint64_t* a = in.ns > 0 ? R(w, s[0]) : nullptr;
+  const std::uint64_t* b = in.ns > 1 ? R(w, s[1]) : nullptr;
+  const std::uint64_t* c = in.ns > 2 ? R(w, s[2]) : nullptr;
+  switch (in.op) {
+    case Op::mov: LANES v[l] = trunc(a[l], wd); break;
+    case Op::pack: {
+      const int pw = in.sub;
+      LANES {
+        std::uint64_t x = 0;
+        for (int k = 0; k < in.ns; ++k) x |= trunc(R(w, s[k])[l], pw) << (k * pw);
+        v[l] = x;
+      }
+      put(R(w, d[0]), v, am);
+      return;
+    }
+    case Op::unpack: {
+      const int pw = in.sub;
+      for (int k = 0; k < in.nd; ++k) {
+        LANES v[l] = trunc(a[l] >> (k * pw), pw);
+        put(R(w, d[k]), v, am);
+      }
+      return;
+    }
+    case Op::pmov: put_pred(w, d[0], pred_value(w, s[0]), am); return;
+    case Op::pnot: put_pred(w, d[0], ~pred_value(w, s[0]), am); return;
+    case Op::pand: put_pred(w, d[0], pred_value(w, s[0]) & pred_value(w, s[1]), am); return;
+    case Op::por: put_pred(w, d[0], pred_value(w, s[0]) | pred_value(w, s[1]), am); return;
+    case Op::pxor: put_pred(w, d[0], pred_value(w, s[0]) ^ pred_value(w, s[1]), am); return;
+    case Op::add:
+      if (in.flags & kSat) {
+        LANES { const std::int64_t x = sext(a[l], 32) + sext(b[l], 32); v[l] = trunc(static_cast<std::uint64_t>(std::clamp<std::int64_t>(x, INT32_MIN, INT32_MAX)), 32); }
+      } else {
+        LANES v[l] = trunc(a[l] + b[l], wd);
+      }
+      break;
+    case Op::sub:
+      if (in.flags & kSat) {
+        LANES { const std::int64_t x = sext(a[l], 32) - sext(b[l], 32); v[l] = trunc(static_cast<std::uint64_t>(std::clamp<std::int64_t>(x, INT32_MIN, INT32_MAX)), 32); }
+      } else {
+        LANES v[l] = trunc(a[l] - b[l], wd);
+      }
+      break;
+    case Op::add_cc: case Op::addc: case Op::sub_cc: case Op::subc: {
+      const bool use_carry = in.op == Op::addc || in.op == Op::subc;
+      const bool set_carry = in.op == Op::add_cc || in.op == Op::sub_cc || in.sub;
+      const bool is_sub = in.op == Op::sub_cc || in.op == Op::subc;
+      std::uint32_t carry = 0;
+      LANES {
+        const std::uint64_t x = trunc(a[l], wd), y = trunc(b[l], wd);
+        const std::uint64_t ci = use_carry ? ((w.carry >> l) & 1) : 0;
+        unsigned __int128 r;
+        std::uint64_t co;
+        if (!is_sub) { r = static_cast<unsigned __int128>(x) + y + ci; co = static_cast<std::uint64_t>(r >> wd) & 1; }
+        else { r = static_cast<unsigned __int128>(x) - y - ci; co = static_cast<std::uint64_t>(r >> wd) & 1; }  // borrow
+        v[l] = trunc(static_cast<std::uint64_t>(r), wd);
+        carry |= static_cast<std::uint32_t>(co) << l;
+      }
+      if (set_carry) w.carry = (w.carry & ~am) | (carry & am);
+      break;
+    }
+    case Op::mul_lo: LANES v[l] = trunc(a[l] * b[l], wd); break;
+    case Op::mul_hi:
+      LANES {
+        __int128 p = sg ? static_cast<__int128>(sext(a[l], wd)) * sext(b[l], wd)
+                        : static_cast<__int128>(static_cast<unsigned __int128>(trunc(a[l], wd)) * trunc(b[l], wd));
+        v[l] = trunc(static_cast<std::uint64_t>(static_cast<unsigned __int128>(p) >> wd), wd);
+      }
+      break;
+    case Op::mul_wide:
+      LANES v[l] = trunc(sg ? static_cast<std::uint64_t>(sext(a[l], wd) * sext(b[l], wd)) : trunc(a[l], wd) * trunc(b[l], wd), 2 * wd);
+      break;
+    case Op::mad_lo: LANES v[l] = trunc(a[l] * b[l] + c[l], wd); break;
+    case Op::mad_hi:
+      LANES {
+        __int128 p = sg ? static_cast<__int128>(sext(a[l], wd)) * sext(b[l], wd)
+                        : static_cast<__int128>(static_cast<unsigned __int128>(trunc(a[l], wd)) * trunc(b[l], wd));
+        v[l] = trunc((static_cast<std::uint64_t>(static_cast<unsigned __int128>(p) >> wd)) + c[l], wd);
+      }
+      break;
+    case Op::mad_wide:
+      LANES v[l] = trunc((sg ? static_cast<std::uint64_t>(sext(a[l], wd) * sext(b[l], wd)) : trunc(a[l], wd) * trunc(b[l], wd)) + c[l], 2 * wd);
+      break;
+    case Op::mul24_lo: case Op::mad24_lo:
+      LANES {
+        const std::uint64_t x = sg ? static_cast<std::uint64_t>(sext(a[l], 24)) : trunc(a[l], 24);
+        const std::uint64_t y = sg ? static_cast<std::uint64_t>(sext(b[l], 24)) : trunc(b[l], 24);
+        v[l] = trunc(x * y + (in.op == Op::mad24_lo ? c[l] : 0), 32);
+      }
+      break;
+    case Op::sad:
+      LANES {
+        const std::uint64_t diff = sg ? static_cast<std::uint64_t>(sext(a[l], wd) > sext(b[l], wd) ? sext(a[l], wd) - sext(b[l], wd) : sext(b[l], wd) - sext(a[l], wd))
+                                      : (trunc(a[l], wd) > trunc(b[l], wd) ? trunc(a[l], wd) - trunc(b[l], wd) : trunc(b[l], wd) - trunc(a[l], wd));
+        v[l] = trunc(c[l] + diff, wd);
+      }
+      break;
+    case Op::div: case Op::rem:
+      // Division by zero is unspecified in PTX: enc5 gives all ones (quotient) and the dividend
+      // (remainder); the most negative value / -1 gives itself (remainder 0). docs/ptx.md.
+      LANES {
+        if (sg) {
+          const std::int64_t x = sext(a[l], wd), y = sext(b[l], wd);
+          std::int64_t q, r;
+          if (y == 0) { q = -1; r = x; }
+          else if (y == -1) { q = static_cast<std::int64_t>(0ull - static_cast<std::uint64_t>(x)); r = 0; }
+          else { q = x / y; r = x % y; }
+          v[l] = trunc(static_cast<std::uint64_t>(in.op == Op::div ? q : r), wd);
+        } else {
+          const std::uint64_t x = trunc(a[l], wd), y = trunc(b[l], wd);
+          v[l] = trunc(y == 0 ? (in.op == Op::div ? ~0ull : x) : (in.op == Op::div ? x / y : x % y), wd);
+        }
+      }
+      break;
+    case Op::abs: LANES { const std::int64_t x = sext(a[l], wd); v[l] = trunc(x < 0 ? 0ull - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x), wd); } break;
+    case Op::neg: LANES v[l] = trunc(0ull - a[l], wd); break;
+    case Op::min:
+      if (sg) { LANES v[l] = trunc(static_cast<std::uint64_t>(std::min(sext(a[l], wd), sext(b[l], wd))), wd); }
+      else { LANES v[l] = std::min(trunc(a[l], wd), trunc(b[l], wd)); }
+      break;
+    case Op::max:
+      if (sg) { LANES v[l] = trunc(static_cast<std::uint64_t>(std::max(sext(a[l], wd), sext(b[l], wd))), wd); }
+      else { LANES v[l] = std::max(trunc(a[l], wd), trunc(b[l], wd)); }
+      break;
+    case Op::popc: LANES v[l] = static_cast<std::uint64_t>(std::popcount(trunc(a[l], wd))); break;
+    case Op::clz: LANES v[l] = static_cast<std::uint64_t>(std::countl_zero(trunc(a[l], wd)) - (64 - wd)); break;
+    case Op::brev:
+      LANES {
+        std::uint64_t x = trunc(a[l], wd), r = 0;
+        for (int k = 0; k < wd; ++k) r |= ((x >> k) & 1) << (wd - 1 - k);
+        v[l] = r;
+      }
+      break;
+    case Op::bfind:
+      LANES {
+        std::uint64_t x = trunc(a[l], wd);
+        if (sg && (x >> (wd - 1)) & 1) x = trunc(~x, wd);
+        if (x == 0) { v[l] = 0xFFFFFFFFu; continue; }
+        const int pos = 63 - std::countl_zero(x);
+        v[l] = static_cast<std::uint64_t>(in.sub ? wd - 1 - pos : pos);
+      }
+      break;
+    case Op::and_: LANES v[l] = trunc(a[l] & b[l], wd); break;
+    case Op::or_: LANES v[l] = trunc(a[l] | b[l], wd); break;
+    case Op::xor_: LANES v[l] = trunc(a[l] ^ b[l], wd); break;
+    case Op::not_: LANES v[l] = trunc(~a[l], wd); break;
+    case Op::cnot: LANES v[l] = trunc(a[l], wd) == 0 ? 1 : 0; break;
+    case Op::shl: LANES { const std::uint64_t n = trunc(b[l], 32); v[l] = n >= static_cast<std::uint64_t>(wd) ? 0 : trunc(a[l] << n, wd); } break;
+    case Op::shr:
+      LANES {
+        const std::uint64_t n = std::min<std::uint64_t>(trunc(b[l], 32), static_cast<std::uint64_t>(wd));
+        if (sg) v[l] = trunc(static_cast<std::uint64_t>(sext(a[l], wd) >> std::min<std::uint64_t>(n, 63)), wd);
+        else v[l] = n >= static_cast<std::uint64_t>(wd) ? 0 : trunc(a[l], wd) >> n;
+      }
+      break;
+    case Op::lop3: {
+      const unsigned lut = static_cast<unsigned>(in.imm);
+      LANES {
+        const std::uint32_t x = static_cast<std::uint32_t>(a[l]), y = static_cast<std::uint32_t>(b[l]), z = static_cast<std::uint32_t>(c[l]);
+        std::uint32_t r = 0;
+        for (unsigned k = 0; k < 8; ++k)
+          if ((lut >> k) & 1) r |= ((k & 4) ? x : ~x) & ((k & 2) ? y : ~y) & ((k & 1) ? z : ~z);
+        v[l] = r;
+      }
+      break;
+    }
+    case Op::prmt: {
+      // PTX ISA prmt: bytes 0..3 of a, 4..7 of b; default mode selects a byte per nibble of c
+      // (bit 3 of a nibble replicates the byte's sign); the other modes use c[1:0].
+      static const std::uint8_t table[7][4][4] = {
+          {},
+          {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},  // f4e: d.b0..b3
+          {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}},  // b4e
+          {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}},  // rc8
+          {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}},  // ecl
+          {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}},  // ecr
+          {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}},  // rc16
+      };
+      LANES {
+        const std::uint64_t x = trunc(a[l], 32) | (trunc(b[l], 32) << 32);
+        const std::uint32_t sel = static_cast<std::uint32_t>(c[l]);
+        std::uint32_t r = 0;
+        for (int k = 0; k < 4; ++k) {
+          std::uint32_t byte;
+          if (in.sub == 0) {
+            const std::uint32_t nib = (sel >> (4 * k)) & 0xF;
+            byte = static_cast<std::uint32_t>((x >> (8 * (nib & 7))) & 0xFF);
+            if (nib & 8) byte = (byte & 0x80) ? 0xFF : 0;
+          } else {
+            byte = static_cast<std::uint32_t>((x >> (8 * table[in.sub][sel & 3][k])) & 0xFF);
+          }
+          r |= byte << (8 * k);
+        }
+        v[l] = r;
+      }
+      break;
+    }
+    case Op::bfe:
+      LANES {
+        const std::uint64_t x = trunc(a[l], wd);
+        const int pos = static_cast<int>(b[l] & 0xFF), len = static_cast<int>(c[l] & 0xFF);
+        const int msb = wd - 1;
+        const std::uint64_t sbit = (!sg || len == 0) ? 0 : (x >> std::min(pos + len - 1, msb)) & 1;
+        std::uint64_t r = 0;
+        for (int i = 0; i <= msb; ++i) {
+          const std::uint64_t bit = (i < len && pos + i <= msb) ? (x >> (pos + i)) & 1 : sbit;
+          r |= bit << i;
+        }
+        v[l] = r;
+      }
+      break;
+    case Op::bfi: {
+      const std::uint64_t* e = R(w, s[3]);
+      LANES {
+        const int pos = static_cast<int>(c[l] & 0xFF), len = static_cast<int>(e[l] & 0xFF);
+        std::uint64_t r = trunc(b[l], wd);
+        for (int i = 0; i < len && pos + i < wd; ++i) r = (r & ~(1ull << (pos + i))) | (((a[l] >> i) & 1) << (pos + i));
+        v[l] = r;
+      }
+      break;
+    }
+    case Op::setp: {
+      const Cmp cmp = static_cast<Cmp>(in.sub);
+      const bool ftz_on = in.flags & kFtz;
+      std::uint32_t res = 0;
+      LANES {
+        bool r = false;
+        if (type_is_float(in.t)) {
+          const double x = float_value(a[l], in.t, ftz_on), y = float_value(b[l], in.t, ftz_on);
+          const bool un = std::isnan(x) || std::isnan(y);
+          switch (cmp) {
+            case Cmp::eq: r = !un && x == y; break;
+            case Cmp::ne: r = !un && x != y; break;
+            case Cmp::lt: r = !un && x < y; break;
+            case Cmp::le: r = !un && x <= y; break;
+            case Cmp::gt: r = !un && x > y; break;
+            case Cmp::ge: r = !un && x >= y; break;
+            case Cmp::equ: r = un || x == y; break;
+            case Cmp::neu: r = un || x != y; break;
+            case Cmp::ltu: r = un || x < y; break;
+            case Cmp::leu: r = un || x <= y; break;
+            case Cmp::gtu: r = un || x > y; break;
+            case Cmp::geu: r = un || x >= y; break;
+            case Cmp::num: r = !un; break;
+            case Cmp::nan: r = un; break;
+            default: fail("integer comparison on a float type");
+          }
+        } else {
+          const bool use_signed = sg && cmp != Cmp::lo && cmp != Cmp::ls && cmp != Cmp::hi && cmp != Cmp::hs;
+          const std::int64_t xs = sext(a[l], wd), ys = sext(b[l], wd);
+          const std::uint64_t xu = trunc(a[l], wd), yu = trunc(b[l], wd);
+          switch (cmp) {
+            case Cmp::eq: r = xu == yu; break;
+            case Cmp::ne: r = xu != yu; break;
+            case Cmp::lt: case Cmp::lo: r = use_signed ? xs < ys : xu < yu; break;
+            case Cmp::le: case Cmp::ls: r = use_signed ? xs <= ys : xu <= yu; break;
+            case Cmp::gt: case Cmp::hi: r = use_signed ? xs > ys : xu > yu; break;
+            case Cmp::ge: case Cmp::hs: r = use_signed ? xs >= ys : xu >= yu; break;
+            default: fail("float comparison on an integer type");
+          }
+        }
+        res |= static_cast<std::uint32_t>(r) << l;
+      }
+      std::uint32_t p = res, q = ~res;
+      if (static_cast<BoolOp>(in.sub2) != BoolOp::none) {
+        const std::uint32_t cpred = pred_value(w, s[2]);
+        switch (static_cast<BoolOp>(in.sub2)) {
+          case BoolOp::and_: p &= cpred; q &= cpred; break;
+          case BoolOp::or_: p |= cpred; q |= cpred; break;
+          case BoolOp::xor_: p ^= cpred; q ^= cpred; break;
+          case BoolOp::none: break;
+        }
+      }
+      put_pred(w, d[0], p, am);
+      if (in.nd > 1) put_pred(w, d[1], q, am);
+      return;
+    }
+    case Op::selp: {
+      const std::uint32_t p = pred_value(w, s[2]);
+      LANES v[l] = trunc(((p >> l) & 1) ? a[l] : b[l], wd);
+      break;
+    }
+    case Op::slct:
+      LANES {
+        // slct: c >= 0 selects a (-0 included); a NaN c selects b.
+        const bool ge = in.t2 == Type::f32 ? (!std::isnan(f32(c[l])) && f32(c[l]) >= 0.0f) : sext(c[l], 32) >= 0;
+        v[l] = trunc(ge ? a[l] : b[l], wd);
+      }
+      break;
+    case Op::cvta: {
+      const Space sp = static_cast<Space>(in.sub);
+      std::uint64_t win = 0;
+      if (sp == Space::shared) win = kSharedWindow;
+      else if (sp == Space::local) win = kLocalWindow;
+      else if (sp == Space::constant) win = kConstWindow;
+      if (in.sub2) { LANES v[l] = trunc(win && (a[l] & kWindowMask) == win ? a[l] - win : a[l], wd); }
+      else { LANES v[l] = trunc(a[l] + win, wd); }
+      break;
+    }
+    default:
+      fail("instruction not implemented by the executor");
+  }
+  put(R(w, d[0]), v, am);
+}
+
+void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am) {
+  std::uint64_t v[32];
+  const std::uint64_t* a = R(w, s[0]);
+  const std::uint64_t* b = in.ns > 1 ? R(w, s[1]) : nullptr;
+  const std::uint64_t* c = in.ns > 2 ? R(w, s[2]) : nullptr;
+  const bool fz = in.flags & kFtz, sat = in.flags & kSat;
+  if (in.op == Op::testp) {
+    std::uint32_t res = 0;
+    LANES {
+      const double x = in.t == Type::f32 ? static_cast<double>(f32(a[l])) : f64(a[l]);
+      const bool sub = in.t == Type::f32 ? (x != 0 && std::fabs(x) < FLT_MIN) : (x != 0 && std::fabs(x) < DBL_MIN);
+      bool r = false;
+      switch (in.sub) {
+        case 0: r = std::isfinite(x); break;
+        case 1: r = std::isinf(x); break;
+        case 2: r = !std::isnan(x); break;
+        case 3: r = std::isnan(x); break;
+        case 4: r = std::isfinite(x) && x != 0 && !sub; break;
+        case 5: r = sub; break;
+      }
+      res |= static_cast<std::uint32_t>(r) << l;
+    }
+    put_pred(w, d[0], res, am);
+    return;
+  }
+  switch (in.t) {
+    case Type::f16:
+    case Type::f16x2: {
+      const bool x2 = in.t == Type::f16x2;
+      LANES {
+        const std::uint32_t x = static_cast<std::uint32_t>(a[l]), y = b ? static_cast<std::uint32_t>(b[l]) : 0, z = c ? static_cast<std::uint32_t>(c[l]) : 0;
+        std::uint32_t r = 0;
+        const auto h = [](std::uint32_t u) { return static_cast<f16_t>(u); };
+        switch (in.op) {
+          case Op::fadd: r = x2 ? f16x2_add(x, y) : f16_add(h(x), h(y)); break;
+          case Op::fsub: r = x2 ? f16x2_sub(x, y) : f16_sub(h(x), h(y)); break;
+          case Op::fmul: r = x2 ? f16x2_mul(x, y) : f16_mul(h(x), h(y)); break;
+          case Op::ffma: r = x2 ? f16x2_fma(x, y, z) : f16_fma(h(x), h(y), h(z)); break;
+          case Op::fmin: r = x2 ? f16x2_min(x, y) : f16_min(h(x), h(y)); break;
+          case Op::fmax: r = x2 ? f16x2_max(x, y) : f16_max(h(x), h(y)); break;
+          case Op::fneg: r = x2 ? f16x2_neg(x) : f16_neg(h(x)); break;
+          case Op::fabs: r = x2 ? f16x2_abs(x) : f16_abs(h(x)); break;
+          default: fail("operation not supported on f16");
+        }
+        v[l] = r;
+      }
+      break;
+    }
+    case Type::f32:
+      LANES {
+        const float x = f32(a[l]), y = b ? f32(b[l]) : 0.0f, z = c ? f32(c[l]) : 0.0f;
+        float r = 0;
+        switch (in.op) {
+          case Op::fadd: r = fz ? add_ftz_f32(x, y) : x + y; break;
+          case Op::fsub: r = fz ? add_ftz_f32(x, -y) : x - y; break;
+          case Op::fmul: r = fz ? mul_ftz_f32(x, y) : x * y; break;
+          case Op::ffma: r = ftz(std::fma(ftz(x, fz), ftz(y, fz), ftz(z, fz)), fz); break;
+          case Op::fdiv: r = (in.flags & kApprox) ? div_approx_ftz_f32(x, y) : ftz(ftz(x, fz) / ftz(y, fz), fz); break;
+          case Op::fmin: r = fmin_ptx(ftz(x, fz), ftz(y, fz)); break;
+          case Op::fmax: r = fmax_ptx(ftz(x, fz), ftz(y, fz)); break;
+          case Op::fabs: v[l] = std::bit_cast<std::uint32_t>(ftz(x, fz)) & 0x7FFFFFFFu; continue;
+          case Op::fneg: v[l] = std::bit_cast<std::uint32_t>(ftz(x, fz)) ^ 0x80000000u; continue;
+          case Op::fsqrt: r = ftz(std::sqrt(ftz(x, fz)), fz); break;
+          case Op::frcp: r = (in.flags & kApprox) ? rcp_approx_ftz_f32(x) : ftz(1.0f / ftz(x, fz), fz); break;
+          case Op::frsqrt: r = rsqrt_approx_ftz_f32(x); break;
+          case Op::fex2: r = ex2_approx_ftz_f32(x); break;
+          case Op::fcopysign: v[l] = (static_cast<std::uint32_t>(a[l]) & 0x80000000u) | (static_cast<std::uint32_t>(b[l]) & 0x7FFFFFFFu); continue;
+          default: fail("operation not supported on f32");
+        }
+        if (sat) r = sat01(r);
+        v[l] = bits(r);
+      }
+      break;
+    case Type::f64:
+      LANES {
+        const double x = f64(a[l]), y = b ? f64(b[l]) : 0.0, z = c ? f64(c[l]) : 0.0;
+        double r = 0;
+        switch (in.op) {
+          case Op::fadd: r = x + y; break;
+          case Op::fsub: r = x - y; break;
+          case Op::fmul: r = x * y; break;
+          case Op::ffma: r = std::fma(x, y, z); break;
+          case Op::fdiv: r = x / y; break;
+          case Op::fmin: r = fmin_ptx(x, y); break;
+          case Op::fmax: r = fmax_ptx(x, y); break;
+          case Op::fabs: v[l] = a[l] & 0x7FFFFFFFFFFFFFFFull; continue;
+          case Op::fneg: v[l] = a[l] ^ 0x8000000000000000ull; continue;
+          case Op::fsqrt: r = std::sqrt(x); break;
+          case Op::frcp: r = 1.0 / x; break;
+          case Op::fcopysign: v[l] = (a[l] & 0x8000000000000000ull) | (b[l] & 0x7FFFFFFFFFFFFFFFull); continue;
+          default: fail("operation not supported on f64");
+        }
+        if (sat) r = std::isnan(r) ? 0.0 : std::min(1.0, std::max(0.0, r));
+        v[l] = bits(r);
+      }
+      break;
+    default:
+      fail("unsupported float type");
+  }
+  put(R(w, d[0]), v, am);
+}
+
+void Cta::exec_cvt(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am) {
+  std::uint64_t v[32];
+  const std::uint64_t* a = R(w, s[0]);
+  switch (in.op) {
+    case Op::cvt_e4m3x2_f16x2: LANES v[l] = cvt_e4m3x2_f16x2(static_cast<f16x2_t>(a[l]), s_.profile); break;
+    case Op::cvt_f16x2_e4m3x2: LANES v[l] = cvt_f16x2_e4m3x2(static_cast<std::uint16_t>(a[l])); break;
+    case Op::cvt_pack_f16x2_f32: {
+      const std::uint64_t* b = R(w, s[1]);
+      LANES v[l] = f16x2_pack(f32_to_f16(f32(b[l])), f32_to_f16(f32(a[l])));  // a -> upper half, b -> lower
+      break;
+    }
+    default: {
+      const Type dt = in.t, st = in.t2;
+      const bool fz = in.flags & kFtz, sat = in.flags & kSat;
+      const bool df = type_is_float(dt), sf = type_is_float(st);
+      const int dw = type_bits(dt), sw = type_bits(st);
+      LANES {
+        const std::uint64_t x = a[l];
+        if (!df && !sf) {
+          if (sat) {
+            // Clamp the source value to the destination range.
+            const bool ss = type_is_signed(st), ds = type_is_signed(dt);
+            const __int128 val = ss ? static_cast<__int128>(sext(x, sw)) : static_cast<__int128>(trunc(x, sw));
+            const __int128 lo = ds ? -(static_cast<__int128>(1) << (dw - 1)) : 0;
+            const __int128 hi = ds ? (static_cast<__int128>(1) << (dw - 1)) - 1 : (static_cast<__int128>(1) << dw) - 1;
+            v[l] = trunc(static_cast<std::uint64_t>(std::clamp(val, lo, hi)), dw);
+          } else {
+            v[l] = trunc(type_is_signed(st) ? static_cast<std::uint64_t>(sext(x, sw)) : trunc(x, sw), dw);
+          }
+        } else if (!df && sf) {
+          v[l] = float_to_int(float_value(x, st, fz), in.rnd, dt);
+        } else if (df && !sf) {
+          // Integer -> float, round to nearest even (the CPU's default rounding).
+          if (dt == Type::f16) {
+            const double dv = type_is_signed(st) ? static_cast<double>(sext(x, sw)) : static_cast<double>(trunc(x, sw));
+            v[l] = f64_to_f16(dv);
+          } else if (dt == Type::f32) {
+            const float fv = type_is_signed(st) ? static_cast<float>(sext(x, sw)) : static_cast<float>(trunc(x, sw));
+            v[l] = bits(sat ? sat01(fv) : fv);
+          } else {
+            const double dv = type_is_signed(st) ? static_cast<double>(sext(x, sw)) : static_cast<double>(trunc(x, sw));
+            v[l] = bits(sat ? (std::min(1.0, std::max(0.0, dv))) : dv);
+          }
+        } else {
+          // float -> float
+          if (dt == st) {
+            const double xv = float_value(x, st, fz);
+            double r = xv;
+            switch (in.rnd) {
+              case Rnd::rni: r = std::nearbyint(xv); break;
+              case Rnd::rzi: r = std::trunc(xv); break;
+              case Rnd::rmi: r = std::floor(xv); break;
+              case Rnd::rpi: r = std::ceil(xv); break;
+              default: break;
+            }
+            if (dt == Type::f32) { float fr = ftz(static_cast<float>(r), fz); if (sat) fr = sat01(fr); v[l] = bits(fr); }
+            else if (dt == Type::f64) { if (sat) r = std::isnan(r) ? 0.0 : std::min(1.0, std::max(0.0, r)); v[l] = bits(r); }
+            else fail("cvt on f16 with integer rounding is not supported");
+          } else if (dt == Type::f16) {
+            std::uint64_t h = st == Type::f32 ? f32_to_f16(ftz(f32(x), fz)) : f64_to_f16(f64(x));
+            if (sat) fail("cvt.sat to f16 is not supported");
+            v[l] = h;
+          } else if (dt == Type::f32) {
+            float r = st == Type::f16 ? f16_to_f32(static_cast<f16_t>(x)) : static_cast<float>(f64(x));
+            r = ftz(r, fz);
+            if (sat) r = sat01(r);
+            v[l] = bits(r);
+          } else {  // f64
+            double r = st == Type::f16 ? f16_to_f64(static_cast<f16_t>(x)) : static_cast<double>(ftz(f32(x), fz));
+            if (sat) r = std::isnan(r) ? 0.0 : std::min(1.0, std::max(0.0, r));
+            v[l] = bits(r);
+          }
+        }
+      }
+    }
+  }
+  put(R(w, d[0]), v, am);
+}
+
+void Cta::exec_mem(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am) {
+  switch (in.op) {
+    case Op::ld:
+    case Op::st: {
+      const Space sp = static_cast<Space>(in.sub);
+      const std::uint32_t es = static_cast<std::uint32_t>(type_bits(in.t) / 8);
+      const std::uint32_t n = in.op == Op::ld ? in.nd : in.ns - 1u;
+      const std::uint64_t* base = R(w, s[0]);
+      const bool sg = type_is_signed(in.t);
+      for (std::uint32_t m = am; m; m &= m - 1) {
+        const int l = std::countr_zero(m);
+        const std::uint64_t addr = base[l] + static_cast<std::uint64_t>(in.imm);
+        std::uint8_t* p = resolve(sp, addr, es * n, in.op == Op::st, l);
+        for (std::uint32_t k = 0; k < n; ++k) {
+          if (in.op == Op::ld) {
+            std::uint64_t x = 0;
+            std::memcpy(&x, p + k * es, es);
+            R(w, d[k])[l] = sg ? static_cast<std::uint64_t>(sext(x, 8 * static_cast<int>(es))) : x;
+          } else {
+            const std::uint64_t x = R(w, s[1 + k])[l];
+            std::memcpy(p + k * es, &x, es);
+          }
+        }
+      }
+      return;
+    }
+    case Op::tex2d: {
+      const std::uint64_t* h = R(w, s[0]);
+      const std::uint64_t* x = R(w, s[1]);
+      const std::uint64_t* y = R(w, s[2]);
+      for (std::uint32_t m = am; m; m &= m - 1) {
+        const int l = std::countr_zero(m);
+        const std::uint64_t hv = h[l];
+        if ((hv & (0xFFull << 56)) != kTextureHandle || (hv & 0xFFFFFFFFu) >= s_.dev.textures.size() || !s_.dev.textures[hv & 0xFFFFFFFFu])
+          fail("tex with a handle that is no bound texture object", l);
+        const Texture& t = *s_.dev.textures[hv & 0xFFFFFFFFu];
+        const std::array<f16_t, 4> texel = t.fetch(static_cast<int>(sext(x[l], 32)), static_cast<int>(sext(y[l], 32)));
+        for (int k = 0; k < 4; ++k) R(w, d[k])[l] = texel[k];
+      }
+      return;
+    }
+    case Op::sust2d: {
+      const std::uint64_t* h = R(w, s[0]);
+      const std::uint64_t* x = R(w, s[1]);
+      const std::uint64_t* y = R(w, s[2]);
+      for (std::uint32_t m = am; m; m &= m - 1) {
+        const int l = std::countr_zero(m);
+        const std::uint64_t hv = h[l];
+        if ((hv & (0xFFull << 56)) != kSurfaceHandle || (hv & 0xFFFFFFFFu) >= s_.dev.surfaces.size() || !s_.dev.surfaces[hv & 0xFFFFFFFFu])
+          fail("sust with a handle that is no bound surface object", l);
+        Surface& sf = *s_.dev.surfaces[hv & 0xFFFFFFFFu];
+        std::array<f16_t, 4> val;
+        for (int k = 0; k < 4; ++k) val[k] = static_cast<f16_t>(R(w, s[3 + k])[l]);
+        sf.store_b16x4(static_cast<int>(sext(x[l], 32)), static_cast<int>(sext(y[l], 32)), val);
+      }
+      return;
+    }
+    default:
+      fail("memory instruction not implemented");
+  }
+}
+
+void Cta::exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am,
+                               std::uint32_t live, RunStats& st) {
+  auto hex = [](std::uint32_t x) { std::ostringstream o; o << "0x" << std::hex << x; return o.str(); };
+  switch (in.op) {
+    case Op::mma: {
+      if (am != kFull) fail("mma.sync.aligned on a warp whose 32 lanes are not all active (active " + hex(am) + ")");
+      MmaFragA fa;
+      MmaFragB fb;
+      MmaFragC fc;
+      for (int l = 0; l < 32; ++l) {
+        for (int k = 0; k < 4; ++k) fa.reg[l][k] = static_cast<std::uint32_t>(R(w, s[k])[l]);
+        for (int k = 0; k < 2; ++k) fb.reg[l][k] = static_cast<std::uint32_t>(R(w, s[4 + k])[l]);
+        for (int k = 0; k < 2; ++k) fc.reg[l][k] = static_cast<std::uint32_t>(R(w, s[6 + k])[l]);
+      }
+      const MmaFragC fd = mma_m16n8k32(s_.profile, fa, fb, fc);
+      for (int l = 0; l < 32; ++l)
+        for (int k = 0; k < 2; ++k) R(w, d[k])[l] = fd.reg[l][k];
+      st.mma++;
+      return;
+    }
+    case Op::movmatrix: {
+      if (am != kFull) fail("movmatrix.sync.aligned on a warp whose 32 lanes are not all active (active " + hex(am) + ")");
+      WarpReg a;
+      for (int l = 0; l < 32; ++l) a[l] = static_cast<std::uint32_t>(R(w, s[0])[l]);
+      const WarpReg r = movmatrix_trans(a);
+      for (int l = 0; l < 32; ++l) R(w, d[0])[l] = r[l];
+      return;
+    }
+    case Op::shfl:
+    case Op::vote: {
+      const std::uint32_t mm_reg = in.op == Op::shfl ? s[3] : s[1];
+      const std::uint32_t member = static_cast<std::uint32_t>(R(w, mm_reg)[std::countr_zero(am)]);
+      for (std::uint32_t m = am; m; m &= m - 1)
+        if (static_cast<std::uint32_t>(R(w, mm_reg)[std::countr_zero(m)]) != member) fail("membermask differs between lanes");
+      if (member != am)
+        fail(std::string(in.op == Op::shfl ? "shfl.sync" : "vote.sync") + ": the active lanes " + hex(am) + " are not the membermask " + hex(member));
+      (void)live;
+      if (in.op == Op::vote) {
+        const std::uint32_t p = pred_value(w, s[0]) & am;
+        switch (static_cast<VoteMode>(in.sub)) {
+          case VoteMode::ballot: { std::uint64_t v[32]; LANES v[l] = p; put(R(w, d[0]), v, am); return; }
+          case VoteMode::all: put_pred(w, d[0], p == am ? kFull : 0, am); return;
+          case VoteMode::any: put_pred(w, d[0], p != 0 ? kFull : 0, am); return;
+          case VoteMode::uni: put_pred(w, d[0], (p == am || p == 0) ? kFull : 0, am); return;
+        }
+        return;
+      }
+      const std::uint64_t* a = R(w, s[0]);
+      const std::uint64_t* b = R(w, s[1]);
+      const std::uint64_t* c = R(w, s[2]);
+      std::uint64_t v[32];
+      std::uint32_t pv = 0;
+      const ShflKind kind = static_cast<ShflKind>(in.sub);
+      LANES {
+        const ShflSource src = shfl_source(kind, static_cast<unsigned>(l), static_cast<std::uint32_t>(b[l]), static_cast<std::uint32_t>(c[l]));
+        v[l] = trunc(a[src.lane], 32);
+        pv |= static_cast<std::uint32_t>(src.in_range) << l;
+      }
+      put(R(w, d[0]), v, am);
+      if (in.nd > 1) put_pred(w, d[1], pv, am);
+      return;
+    }
+    default:
+      fail("collective not implemented");
+  }
+}
+
+}  // namespace
+
+RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std::span<const std::uint8_t> params, Device& device,
+             const RunOptions& options) {
+  const Function* f = m.find(entry);
+  if (!f || !f->is_entry) {
+    std::string names;
+    for (const Function& g : m.functions)
+      if (g.is_entry) names += (names.empty() ? "" : ", ") + g.name;
+    throw PtxError(m.filename + ": no entry named '" + std::string(entry) + "' (entries: " + (names.empty() ? "none" : names) + ")");
+  }
+  if (params.size() != f->param_bytes)
+    throw PtxError(m.filename + ": entry " + f->name + " takes " + std::to_string(f->param_bytes) + " parameter bytes, got " +
+                   std::to_string(params.size()));
+  const std::uint64_t nthreads = static_cast<std::uint64_t>(block.x) * block.y * block.z;
+  if (block.x == 0 || block.y == 0 || block.z == 0 || nthreads > 1024)
+    throw PtxError("block (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," + std::to_string(block.z) + ") is not a valid CTA shape (1..1024 threads)");
+  const std::uint64_t nctas = static_cast<std::uint64_t>(grid.x) * grid.y * grid.z;
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || nctas > (1u << 24))
+    throw PtxError("grid (" + std::to_string(grid.x) + "," + std::to_string(grid.y) + "," + std::to_string(grid.z) + ") is empty or too large");
+  // 16 MiB of registers per warp at most (hostile register counts).
+  if (static_cast<std::uint64_t>(f->nregs) * 32 * 8 > (1ull << 24)) throw PtxError(m.filename + ": too many registers for the interpreter");
+
+  const Profile& profile = options.profile ? *options.profile : profile_ada();
+  std::vector<std::vector<std::uint8_t>> module_globals;
+  std::vector<std::uint8_t> const_bank(m.const_bytes, 0);
+  for (const Variable& v : m.variables) {
+    if (v.space == Space::global) module_globals.push_back(v.init);
+    else module_globals.emplace_back();
+    if (v.space == Space::constant) std::copy(v.init.begin(), v.init.end(), const_bank.begin() + static_cast<std::ptrdiff_t>(v.address));
+  }
+  std::uint64_t shared_bytes = m.shared_bytes;
+  if (m.extern_shared_base != kNoIndex) shared_bytes = std::max<std::uint64_t>(shared_bytes, m.extern_shared_base + options.dynamic_shared_bytes);
+  else shared_bytes += options.dynamic_shared_bytes;
+  if (shared_bytes > (1u << 24)) throw PtxError("shared memory too large");
+
+  Shared sh{m, *f, device.impl(), module_globals, const_bank, params, profile, options, grid, block,
+            static_cast<std::uint32_t>(shared_bytes), static_cast<std::uint32_t>((nthreads + 31) / 32), {}, {}, {}};
+
+  // Trace point: the last decoded instruction of the statement (or of the line).
+  std::vector<Inst> traced_code;
+  Function traced;
+  const Function* fn = f;
+  if (options.trace && options.trace_out) {
+    const TraceSpec& ts = *options.trace;
+    traced = *f;
+    bool any = false;
+    std::uint32_t line = ts.line;
+    if (ts.statement) {
+      if (ts.statement > f->statement_lines.size())
+        throw PtxError(m.filename + ": statement s" + std::to_string(ts.statement) + " does not exist (the entry has " +
+                       std::to_string(f->statement_lines.size()) + ")");
+      line = f->statement_lines[ts.statement - 1];
+      const std::uint32_t last = f->statement_last_inst[ts.statement - 1];
+      if (last != kNoIndex) { traced.code[last].trace = true; any = true; }
+    } else {
+      for (std::uint32_t k = 0; k < f->statement_lines.size(); ++k)
+        if (f->statement_lines[k] == line && f->statement_last_inst[k] != kNoIndex) { traced.code[f->statement_last_inst[k]].trace = true; any = true; }
+      if (!any)
+        for (Inst& in : traced.code)
+          if (in.line == line) { in.trace = true; any = true; }
+    }
+    if (!any) throw PtxError(m.filename + ": no instruction at line " + std::to_string(line) + " of entry " + f->name);
+    options.trace_out->line = line;
+    options.trace_out->registers = ts.registers;
+    options.trace_out->widths.clear();
+    options.trace_out->events.clear();
+    for (const std::string& r : ts.registers) {
+      auto it = f->reg_by_name.find(r);
+      if (it == f->reg_by_name.end()) throw PtxError(m.filename + ": entry " + f->name + " declares no register " + r);
+      const RegInfo& ri = f->regs[it->second];
+      sh.trace_regs.push_back(ri.index);
+      sh.trace_is_pred.push_back(ri.type == Type::pred);
+      sh.trace_widths.push_back(ri.type == Type::pred ? 1 : static_cast<std::uint32_t>(type_bits(ri.type)));
+      options.trace_out->widths.push_back(sh.trace_widths.back());
+    }
+    fn = &traced;
+  }
+  Shared shared_run{m, *fn, device.impl(), module_globals, const_bank, params, profile, options, grid, block,
+                    sh.shared_bytes, sh.nwarps, sh.trace_regs, sh.trace_widths, sh.trace_is_pred};
+
+  // CTAs on threads. Each CTA writes its own outputs; the first error by CTA index is reported.
+  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(threads), nctas));
+  std::atomic<std::uint64_t> next{0};
+  std::mutex mu;
+  std::uint64_t err_cta = ~0ull;
+  std::string err_msg;
+  std::vector<RunStats> per(static_cast<std::size_t>(threads));
+  auto worker = [&](int t) {
+    try {
+      Cta cta(shared_run);
+      for (;;) {
+        const std::uint64_t i = next.fetch_add(1);
+        if (i >= nctas) break;
+        {
+          std::lock_guard<std::mutex> g(mu);
+          if (i > err_cta) break;
+        }
+        const Dim3 id{static_cast<std::uint32_t>(i % grid.x), static_cast<std::uint32_t>((i / grid.x) % grid.y),
+                      static_cast<std::uint32_t>(i / (static_cast<std::uint64_t>(grid.x) * grid.y))};
+        const bool tr = options.trace && options.trace_out && id.x == options.trace->cta.x && id.y == options.trace->cta.y &&
+                        id.z == options.trace->cta.z;
+        try {
+          cta.run(id, per[static_cast<std::size_t>(t)], tr ? options.trace_out : nullptr);
+          per[static_cast<std::size_t>(t)].ctas++;
+        } catch (const std::exception& e) {
+          std::lock_guard<std::mutex> g(mu);
+          if (i < err_cta) { err_cta = i; err_msg = e.what(); }
+        }
+      }
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> g(mu);
+      if (err_cta == ~0ull) { err_cta = 0; err_msg = e.what(); }
+    }
+  };
+  if (threads <= 1) {
+    worker(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+    for (auto& th : pool) th.join();
+  }
+  if (err_cta != ~0ull) throw PtxError(err_msg);
+  RunStats total;
+  for (const RunStats& r : per) {
+    total.warp_instructions += r.warp_instructions;
+    total.lane_instructions += r.lane_instructions;
+    total.mma += r.mma;
+    total.ctas += r.ctas;
+  }
+  if (options.trace && options.trace_out) {
+    const Dim3 c = options.trace->cta;
+    if (c.x >= grid.x || c.y >= grid.y || c.z >= grid.z)
+      throw PtxError("trace CTA (" + std::to_string(c.x) + "," + std::to_string(c.y) + "," + std::to_string(c.z) + ") is outside the grid");
+  }
+  return total;
+}
+
+}  // namespace enc5::ptx

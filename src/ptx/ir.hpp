@@ -1,0 +1,140 @@
+// Internal to src/ptx: the decoded form. A function's code is a flat array of Inst; every operand
+// is an index into the warp's register file (registers, the special registers and the decoded
+// immediates all live there, so an instruction reads its sources the same way whatever they are)
+// or into the predicate file (one 32-bit lane mask per predicate register).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ptx/ptx.hpp"
+
+namespace enc5::ptx {
+
+enum class Type : std::uint8_t {
+  none, b8, b16, b32, b64, u8, u16, u32, u64, s8, s16, s32, s64, f16, f16x2, f32, f64, pred, e4m3x2, e5m2x2, bf16, bf16x2,
+};
+int type_bits(Type t);
+bool type_is_signed(Type t);
+bool type_is_float(Type t);
+const char* type_name(Type t);
+
+enum class Op : std::uint8_t {
+  mov, pack, unpack, pmov, pnot, pand, por, pxor,
+  add, sub, mul_lo, mul_hi, mul_wide, mad_lo, mad_hi, mad_wide, mul24_lo, mad24_lo, sad,
+  add_cc, addc, sub_cc, subc,
+  div, rem, abs, neg, min, max, popc, clz, brev, bfind,
+  and_, or_, xor_, not_, cnot, shl, shr, lop3, prmt, bfe, bfi,
+  setp, selp, slct,
+  fadd, fsub, fmul, ffma, fdiv, fabs, fneg, fmin, fmax, fsqrt, frcp, frsqrt, fex2, fcopysign, testp,
+  cvt, cvt_pack_f16x2_f32, cvt_e4m3x2_f16x2, cvt_f16x2_e4m3x2, cvta,
+  ld, st, tex2d, sust2d, atom,
+  mma, movmatrix, shfl, vote, activemask,
+  bar, membar, bra, exit, trap, call, nop,
+};
+
+// Rounding of floating-point instructions and cvt.
+enum class Rnd : std::uint8_t { none, rn, rz, rm, rp, rni, rzi, rmi, rpi };
+enum class Space : std::uint8_t { generic, global, shared, local, param, constant };
+enum class Cmp : std::uint8_t { eq, ne, lt, le, gt, ge, lo, ls, hi, hs, equ, neu, ltu, leu, gtu, geu, num, nan };
+enum class BoolOp : std::uint8_t { none, and_, or_, xor_ };
+enum class ShflMode : std::uint8_t { up, down, bfly, idx };
+enum class VoteMode : std::uint8_t { all, any, uni, ballot };
+enum class AtomOp : std::uint8_t { add, min, max, inc, dec, and_, or_, xor_, exch, cas };
+
+inline constexpr std::uint8_t kFtz = 1, kSat = 2, kApprox = 4, kHi = 8, kTestFinite = 16, kTestInf = 32, kTestNan = 64,
+                              kTestNormal = 128;
+inline constexpr std::uint32_t kPredNeg = 0x80000000u;  // on a predicate operand: use !p
+inline constexpr std::uint32_t kNoIndex = 0xFFFFFFFFu;
+
+struct Inst {
+  Op op = Op::nop;
+  Type t = Type::none;   // the instruction's type (destination type of cvt)
+  Type t2 = Type::none;  // cvt's source type; mul.wide's source type
+  Rnd rnd = Rnd::none;
+  std::uint8_t flags = 0;
+  std::uint8_t sub = 0;   // Cmp, Space, ShflMode, VoteMode, AtomOp, cvta direction, ...
+  std::uint8_t sub2 = 0;  // BoolOp (setp), space of cvta, ...
+  std::uint8_t nd = 0, ns = 0;  // destination and source operand counts
+  bool guard_neg = false;
+  bool trace = false;     // the last instruction of a traced statement
+  std::uint32_t guard = kNoIndex;  // predicate register guarding it (@%p / @!%p)
+  std::uint32_t opnd = 0;         // first operand in Function::operands (destinations first)
+  std::int64_t imm = 0;           // address offset; lop3 table; bar id
+  std::uint32_t target = kNoIndex;  // branch target (instruction index); called function
+  std::uint32_t ipdom = kNoIndex;   // reconvergence point of a branch (kNoIndex = exit)
+  std::uint32_t line = 0;
+  std::uint32_t stmt = 0;           // seed statement number (0 outside the entry's statements)
+  std::uint16_t name = 0;           // index into Module::opcode_names (stats, messages)
+};
+
+struct RegInfo {
+  std::string name;
+  Type type = Type::b32;
+  std::uint32_t index = 0;  // into the register or the predicate file
+};
+
+// Fixed register-file slots: the zero register and the special registers, set per warp.
+enum Special : std::uint32_t {
+  kZero = 0, kTidX, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY, kNctaidZ,
+  kLaneid, kWarpid, kNwarpid, kLanemaskEq, kLanemaskLt, kLanemaskLe, kLanemaskGt, kLanemaskGe, kSmid, kNsmid,
+  kClock, kSpecialCount,
+};
+
+struct Function {
+  std::string name;
+  bool is_entry = false;
+  std::vector<Inst> code;
+  std::vector<std::uint32_t> operands;
+  std::uint32_t nregs = kSpecialCount, npreds = 0;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> constants;  // register index, value
+  std::vector<RegInfo> regs;                      // every declared register, in order
+  std::map<std::string, std::uint32_t> reg_by_name;  // outermost scope only (trace --reg)
+  std::vector<ParamInfo> params;
+  std::uint32_t param_bytes = 0;
+  std::uint32_t local_bytes = 0;
+  std::vector<std::uint32_t> statement_lines;       // seed numbering: s -> line at [s-1]
+  std::vector<std::uint32_t> statement_last_inst;   // s -> its last decoded instruction
+  std::uint32_t first_line = 0, last_line = 0;
+};
+
+struct Variable {
+  std::string name;
+  Space space = Space::global;
+  std::uint32_t align = 1;
+  std::uint64_t size = 0;
+  std::vector<std::uint8_t> init;  // size bytes (zeros when not initialised)
+  std::uint64_t address = 0;       // state-space offset (shared/const) or allocation index (global)
+  bool is_extern = false;
+};
+
+struct Module {
+  std::string filename;
+  std::vector<Function> functions;
+  std::vector<Variable> variables;
+  std::vector<std::string> opcode_names;
+  std::uint32_t shared_bytes = 0;      // every .shared variable of the module, laid out in order
+  std::uint32_t shared_align = 16;
+  bool has_extern_shared = false;
+  std::uint32_t extern_shared_base = kNoIndex;  // shared offset of the extern array, once used
+  std::uint32_t const_bytes = 0;
+  const Function* find(std::string_view name) const {
+    for (const auto& f : functions)
+      if (f.name == name) return &f;
+    return nullptr;
+  }
+};
+
+// The generic address space: each state space has a window (docs/ptx.md "Addresses").
+inline constexpr std::uint64_t kSharedWindow = 0xE0ull << 40;
+inline constexpr std::uint64_t kLocalWindow = 0xE1ull << 40;
+inline constexpr std::uint64_t kParamWindow = 0xE2ull << 40;
+inline constexpr std::uint64_t kConstWindow = 0xE3ull << 40;
+inline constexpr std::uint64_t kWindowMask = 0xFFull << 40;
+inline constexpr int kGlobalShift = 36;  // global allocation i spans [(i+1) << 36, ...)
+inline constexpr std::uint64_t kModuleGlobalFirst = 0x800;  // allocation index of the module's first .global
+inline constexpr std::uint64_t kMaxAllocations = 0xDFF;     // below the state-space windows
+inline constexpr std::uint64_t kTextureHandle = 0xC0ull << 56, kSurfaceHandle = 0xC1ull << 56;
+
+}  // namespace enc5::ptx

@@ -1,0 +1,1497 @@
+// PTX text -> decoded Module (ir.hpp). One pass per function: declarations fill the register maps
+// (scoped by braces), each instruction is decoded at once into an Inst whose operands are register
+// indices; labels are resolved when their scope closes; reconvergence points are computed at the
+// end (cfg.cpp). Every error names the file and line.
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "ptx/cfg.hpp"
+#include "ptx/ir.hpp"
+
+namespace enc5::ptx {
+
+int type_bits(Type t) {
+  switch (t) {
+    case Type::b8: case Type::u8: case Type::s8: return 8;
+    case Type::b16: case Type::u16: case Type::s16: case Type::f16: case Type::bf16: case Type::e4m3x2: case Type::e5m2x2: return 16;
+    case Type::b32: case Type::u32: case Type::s32: case Type::f32: case Type::f16x2: case Type::bf16x2: return 32;
+    case Type::b64: case Type::u64: case Type::s64: case Type::f64: return 64;
+    case Type::pred: return 1;
+    case Type::none: return 0;
+  }
+  return 0;
+}
+bool type_is_signed(Type t) { return t == Type::s8 || t == Type::s16 || t == Type::s32 || t == Type::s64; }
+bool type_is_float(Type t) { return t == Type::f16 || t == Type::f16x2 || t == Type::f32 || t == Type::f64 || t == Type::bf16 || t == Type::bf16x2; }
+const char* type_name(Type t) {
+  static const char* names[] = {"", ".b8", ".b16", ".b32", ".b64", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16",
+                                ".s32", ".s64", ".f16", ".f16x2", ".f32", ".f64", ".pred", ".e4m3x2", ".e5m2x2", ".bf16", ".bf16x2"};
+  return names[static_cast<int>(t)];
+}
+
+namespace {
+
+Type parse_type(std::string_view s) {
+  static const std::pair<const char*, Type> table[] = {
+      {"b8", Type::b8}, {"b16", Type::b16}, {"b32", Type::b32}, {"b64", Type::b64}, {"u8", Type::u8}, {"u16", Type::u16},
+      {"u32", Type::u32}, {"u64", Type::u64}, {"s8", Type::s8}, {"s16", Type::s16}, {"s32", Type::s32}, {"s64", Type::s64},
+      {"f16", Type::f16}, {"f16x2", Type::f16x2}, {"f32", Type::f32}, {"f64", Type::f64}, {"pred", Type::pred},
+      {"e4m3x2", Type::e4m3x2}, {"e5m2x2", Type::e5m2x2}, {"bf16", Type::bf16}, {"bf16x2", Type::bf16x2}};
+  for (const auto& [n, t] : table)
+    if (s == n) return t;
+  return Type::none;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lexer
+
+struct Tok {
+  enum Kind { word, num, str, punct, end } kind = end;
+  std::string_view text;
+  std::uint32_t line = 0;
+  bool is(char c) const { return kind == punct && text.size() == 1 && text[0] == c; }
+  bool is(std::string_view w) const { return kind == word && text == w; }
+};
+
+bool word_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' || c == '.'; }
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; }
+
+std::vector<Tok> lex(std::string_view s, const std::string& file) {
+  std::vector<Tok> out;
+  std::uint32_t line = 1;
+  std::size_t i = 0;
+  auto fail = [&](const std::string& m) { throw PtxError(file + ":" + std::to_string(line) + ": " + m); };
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '\n') { ++line; ++i; continue; }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') { ++i; continue; }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
+      while (i < s.size() && s[i] != '\n') ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
+      const std::uint32_t start = line;
+      i += 2;
+      while (i + 1 < s.size() && !(s[i] == '*' && s[i + 1] == '/')) {
+        if (s[i] == '\n') ++line;
+        ++i;
+      }
+      if (i + 1 >= s.size()) { line = start; fail("unterminated /* comment"); }
+      i += 2;
+      continue;
+    }
+    Tok t;
+    t.line = line;
+    const std::size_t b = i;
+    if (c == '"') {
+      ++i;
+      while (i < s.size() && s[i] != '"' && s[i] != '\n') ++i;
+      if (i >= s.size() || s[i] != '"') fail("unterminated string");
+      ++i;
+      t.kind = Tok::str;
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+      const bool hexlike = c == '0' && i + 1 < s.size() && std::strchr("xXfFdD", s[i + 1]) != nullptr;
+      while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '.' || s[i] == '_' ||
+                              (!hexlike && (s[i] == '+' || s[i] == '-') && (s[i - 1] == 'e' || s[i - 1] == 'E'))))
+        ++i;
+      t.kind = Tok::num;
+    } else if (word_start(c)) {
+      ++i;
+      while (i < s.size()) {
+        if (word_char(s[i])) { ++i; continue; }
+        if (s[i] == ':' && i + 2 < s.size() && s[i + 1] == ':' && word_char(s[i + 2])) { i += 2; continue; }
+        break;
+      }
+      t.kind = Tok::word;
+    } else if (std::strchr(",;:{}[]()+-@!|<>=", c)) {
+      ++i;
+      t.kind = Tok::punct;
+    } else {
+      fail(std::string("unexpected character '") + c + "'");
+    }
+    t.text = s.substr(b, i - b);
+    out.push_back(t);
+  }
+  Tok e;
+  e.kind = Tok::end;
+  e.line = line;
+  out.push_back(e);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw operands (before decoding)
+
+struct ROp {
+  enum Kind { reg, imm, vec, addr, pair, paren, sink } kind = reg;
+  std::string_view name;      // register/symbol name, or the literal's text
+  bool neg = false;           // !%p, or a '-' before a literal
+  std::int64_t off = 0;       // addr / symbol offset
+  bool has_base = false;      // addr: a register or symbol before the offset
+  std::vector<ROp> elems;     // vec / paren / pair, or addr's coordinate vector
+  bool has_vec = false;       // addr with {x, y} (tex, sust)
+  std::uint32_t line = 0;
+};
+
+struct Literal {
+  bool is_float = false;  // value is a double in f; else an integer in i
+  bool bits32 = false, bits64 = false;  // 0f / 0d literals carry exact bits
+  std::uint64_t i = 0;
+  double f = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+struct Mods {
+  std::string_view base;
+  std::vector<Type> types;
+  Rnd rnd = Rnd::none;
+  bool ftz = false, sat = false, approx = false, full = false, satfinite = false, relu = false, uni = false, aligned = false,
+       sync = false, wide = false, lo = false, hi = false, cc = false, to = false, shiftamt = false, trans = false;
+  int vec = 1;
+  Space space = Space::generic;
+  bool space_set = false;
+  std::vector<std::string_view> words;  // every other modifier, checked by the decoders
+  bool has(std::string_view w) const { return std::find(words.begin(), words.end(), w) != words.end(); }
+};
+
+Mods split_opcode(std::string_view op) {
+  Mods m;
+  std::size_t p = op.find('.');
+  m.base = op.substr(0, p);
+  while (p != std::string_view::npos) {
+    const std::size_t q = op.find('.', p + 1);
+    const std::string_view w = op.substr(p + 1, q == std::string_view::npos ? std::string_view::npos : q - p - 1);
+    p = q;
+    if (Type t = parse_type(w); t != Type::none) { m.types.push_back(t); continue; }
+    if (w == "rn") m.rnd = Rnd::rn; else if (w == "rz") m.rnd = Rnd::rz; else if (w == "rm") m.rnd = Rnd::rm;
+    else if (w == "rp") m.rnd = Rnd::rp; else if (w == "rni") m.rnd = Rnd::rni; else if (w == "rzi") m.rnd = Rnd::rzi;
+    else if (w == "rmi") m.rnd = Rnd::rmi; else if (w == "rpi") m.rnd = Rnd::rpi;
+    else if (w == "ftz") m.ftz = true; else if (w == "sat") m.sat = true; else if (w == "approx") m.approx = true;
+    else if (w == "full") m.full = true; else if (w == "satfinite") m.satfinite = true; else if (w == "relu") m.relu = true;
+    else if (w == "uni") m.uni = true; else if (w == "aligned") m.aligned = true; else if (w == "sync") m.sync = true;
+    else if (w == "wide") m.wide = true; else if (w == "lo") m.lo = true; else if (w == "hi") m.hi = true;
+    else if (w == "cc") m.cc = true; else if (w == "to") m.to = true; else if (w == "shiftamt") m.shiftamt = true;
+    else if (w == "trans") m.trans = true;
+    else if (w == "v2") m.vec = 2; else if (w == "v4") m.vec = 4; else if (w == "v8") m.vec = 8;
+    else if (w == "global") { m.space = Space::global; m.space_set = true; }
+    else if (w == "shared" || w == "shared::cta") { m.space = Space::shared; m.space_set = true; }
+    else if (w == "local") { m.space = Space::local; m.space_set = true; }
+    else if (w == "param" || w == "param::entry" || w == "param::func") { m.space = Space::param; m.space_set = true; }
+    else if (w == "const") { m.space = Space::constant; m.space_set = true; }
+    else m.words.push_back(w);
+  }
+  return m;
+}
+
+bool is_cache_word(std::string_view w) {
+  static const char* ok[] = {"weak", "relaxed", "acquire", "release", "volatile", "ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt",
+                             "cta", "gpu", "sys", "mmio"};
+  for (const char* o : ok)
+    if (w == o) return true;
+  return w.substr(0, 4) == "L1::" || w.substr(0, 4) == "L2::";
+}
+
+class Parser {
+ public:
+  Parser(std::string_view text, std::string file) : file_(std::move(file)), toks_(lex(text, file_)) { mod_.filename = file_; }
+
+  Module run() {
+    bool is_extern = false;
+    while (cur().kind != Tok::end) {
+      const Tok& t = cur();
+      if (t.is(".version") || t.is(".target") || t.is(".address_size") || t.is(".file") || t.is(".loc")) { skip_line(); continue; }
+      if (t.is(".pragma")) { skip_past(';'); continue; }
+      if (t.is(".section")) { skip_section(); continue; }
+      if (t.is(".visible") || t.is(".weak") || t.is(".common")) { ++i_; continue; }
+      if (t.is(".extern")) { is_extern = true; ++i_; continue; }
+      if (t.is(".entry") || t.is(".func")) { function(is_extern); is_extern = false; continue; }
+      if (t.is(".global") || t.is(".shared") || t.is(".const")) {
+        variable(is_extern, nullptr);
+        is_extern = false;
+        continue;
+      }
+      fail(t, "unexpected '" + std::string(t.text) + "' at module level");
+    }
+    // Reconvergence points (immediate post-dominators) of every function's branches.
+    for (Function& f : mod_.functions) compute_reconvergence(f);
+    return std::move(mod_);
+  }
+
+ private:
+  std::string file_;
+  std::vector<Tok> toks_;
+  std::size_t i_ = 0;
+  Module mod_;
+
+  // Per-function state
+  Function* fn_ = nullptr;
+  struct Scope {
+    std::map<std::string, RegInfo, std::less<>> regs;
+    std::map<std::string, std::uint32_t, std::less<>> labels;
+    std::vector<std::tuple<std::uint32_t, std::string, std::uint32_t>> pending;  // inst, label, line
+  };
+  std::vector<Scope> scopes_;
+  std::map<std::string, std::uint32_t, std::less<>> local_vars_;  // name -> local offset
+  std::map<std::uint64_t, std::uint32_t> const_regs_;
+  std::uint32_t sink_ = kNoIndex;
+
+  [[noreturn]] void fail(std::uint32_t line, const std::string& m) const { throw PtxError(file_ + ":" + std::to_string(line) + ": " + m); }
+  [[noreturn]] void fail(const Tok& t, const std::string& m) const { fail(t.line, m); }
+  const Tok& cur() const { return toks_[i_]; }
+  const Tok& next() { const Tok& t = toks_[i_]; if (t.kind != Tok::end) ++i_; return t; }
+  void expect(char c) {
+    if (!cur().is(c)) fail(cur(), std::string("expected '") + c + "', found '" + std::string(cur().text) + "'");
+    ++i_;
+  }
+  bool accept(char c) {
+    if (cur().is(c)) { ++i_; return true; }
+    return false;
+  }
+  void skip_line() {
+    const std::uint32_t l = cur().line;
+    while (cur().kind != Tok::end && cur().line == l) ++i_;
+  }
+  void skip_past(char c) {
+    while (cur().kind != Tok::end && !cur().is(c)) ++i_;
+    expect(c);
+  }
+  void skip_section() {
+    while (cur().kind != Tok::end && !cur().is('{')) ++i_;
+    int depth = 0;
+    do {
+      if (cur().kind == Tok::end) fail(cur(), "unterminated .section");
+      if (cur().is('{')) ++depth;
+      if (cur().is('}')) --depth;
+      ++i_;
+    } while (depth > 0);
+  }
+  std::uint64_t number(const Tok& t) {
+    if (t.kind != Tok::num) fail(t, "expected a number, found '" + std::string(t.text) + "'");
+    Literal l = literal(t.text, t.line);
+    if (l.is_float) fail(t, "expected an integer");
+    return l.i;
+  }
+
+  Literal literal(std::string_view s, std::uint32_t line) const {
+    Literal l;
+    std::string str(s);
+    auto hexval = [&](std::string_view h, int maxdigits) {
+      if (h.empty() || static_cast<int>(h.size()) > maxdigits) fail(line, "malformed literal '" + str + "'");
+      std::uint64_t v = 0;
+      for (char c : h) {
+        if (!std::isxdigit(static_cast<unsigned char>(c))) fail(line, "malformed literal '" + str + "'");
+        v = v * 16 + static_cast<std::uint64_t>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (std::tolower(c) - 'a' + 10));
+      }
+      return v;
+    };
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F')) {
+      l.is_float = true; l.bits32 = true; l.i = hexval(s.substr(2), 8);
+      if (s.size() != 10) fail(line, "0f literal needs 8 hex digits: '" + str + "'");
+      return l;
+    }
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D')) {
+      l.is_float = true; l.bits64 = true; l.i = hexval(s.substr(2), 16);
+      if (s.size() != 18) fail(line, "0d literal needs 16 hex digits: '" + str + "'");
+      return l;
+    }
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+      std::string_view h = s.substr(2);
+      if (!h.empty() && (h.back() == 'U' || h.back() == 'u')) h.remove_suffix(1);
+      l.i = hexval(h, 16);
+      return l;
+    }
+    if (s.find_first_of(".eE") != std::string_view::npos) {
+      char* end = nullptr;
+      l.f = std::strtod(str.c_str(), &end);
+      if (end != str.c_str() + str.size()) fail(line, "malformed literal '" + str + "'");
+      l.is_float = true;
+      return l;
+    }
+    std::string_view d = s;
+    if (!d.empty() && (d.back() == 'U' || d.back() == 'u')) d.remove_suffix(1);
+    const bool octal = d.size() > 1 && d[0] == '0';
+    std::uint64_t v = 0;
+    for (char c : d) {
+      const int base = octal ? 8 : 10;
+      if (c < '0' || c - '0' >= base) fail(line, "malformed literal '" + str + "'");
+      const std::uint64_t nv = v * base + static_cast<std::uint64_t>(c - '0');
+      if (nv / base != v) fail(line, "literal out of range '" + str + "'");
+      v = nv;
+    }
+    l.i = v;
+    return l;
+  }
+
+  // ----- module-level variables (also .shared/.local/.const inside functions)
+
+  void variable(bool is_extern, Function* in_fn) {
+    const Tok& sp = next();
+    Variable v;
+    v.is_extern = is_extern;
+    if (sp.is(".global")) v.space = Space::global;
+    else if (sp.is(".shared")) v.space = Space::shared;
+    else if (sp.is(".const")) v.space = Space::constant;
+    else if (sp.is(".local")) v.space = Space::local;
+    else fail(sp, "unknown state space " + std::string(sp.text));
+    Type t = Type::none;
+    int vec = 1;
+    while (cur().kind == Tok::word && cur().text[0] == '.') {
+      const Tok& w = next();
+      if (w.is(".align")) { v.align = static_cast<std::uint32_t>(number(next())); continue; }
+      if (w.is(".v2")) { vec = 2; continue; }
+      if (w.is(".v4")) { vec = 4; continue; }
+      if (w.is(".texref") || w.is(".surfref") || w.is(".samplerref"))
+        fail(w, std::string(w.text) + " variables are not supported (the interpreter binds texture/surface objects by handle)");
+      Type tt = parse_type(w.text.substr(1));
+      if (tt == Type::none || tt == Type::pred) fail(w, "unknown variable type " + std::string(w.text));
+      t = tt;
+    }
+    if (t == Type::none) fail(cur(), "variable without a type");
+    const Tok& name = next();
+    if (name.kind != Tok::word) fail(name, "expected a variable name");
+    v.name = std::string(name.text);
+    std::uint64_t count = 1;
+    bool unsized = false;
+    while (accept('[')) {
+      if (accept(']')) { unsized = true; continue; }
+      const std::uint64_t n = number(next());
+      if (n > (1ull << 32)) fail(name, "array too large");
+      count *= n;
+      if (count > (1ull << 32)) fail(name, "array too large");
+      expect(']');
+    }
+    const std::uint32_t elem = static_cast<std::uint32_t>(type_bits(t) / 8 * vec);
+    v.size = count * elem;
+    if (v.align == 0 || (v.align & (v.align - 1))) fail(name, "alignment must be a power of two");
+    if (v.align < elem && !unsized) v.align = std::max<std::uint32_t>(v.align, 1);
+    v.init.assign(static_cast<std::size_t>(unsized ? 0 : v.size), 0);
+    if (accept('=')) {
+      std::vector<Literal> vals;
+      std::function<void()> elems = [&]() {
+        if (accept('{')) {
+          if (!cur().is('}')) {
+            do elems();
+            while (accept(','));
+          }
+          expect('}');
+          return;
+        }
+        bool neg = accept('-');
+        const Tok& n = next();
+        if (n.kind != Tok::num) fail(n, "initialisers other than numbers are not supported");
+        Literal l = literal(n.text, n.line);
+        if (neg) { if (l.is_float && !l.bits32 && !l.bits64) l.f = -l.f; else if (!l.is_float) l.i = ~l.i + 1; else fail(n, "negated hex float"); }
+        vals.push_back(l);
+      };
+      elems();
+      const std::uint32_t esz = static_cast<std::uint32_t>(type_bits(t) / 8);
+      if (unsized) { v.size = vals.size() * esz; v.init.assign(v.size, 0); }
+      if (vals.size() * esz > v.size) fail(name, "more initialisers than elements");
+      for (std::size_t k = 0; k < vals.size(); ++k) {
+        const std::uint64_t bits = literal_bits(vals[k], t, name.line);
+        std::memcpy(v.init.data() + k * esz, &bits, esz);
+      }
+    }
+    expect(';');
+    if (v.space == Space::local) {
+      if (!in_fn) fail(name, ".local variable outside a function");
+      const std::uint32_t a = v.align;
+      fn_->local_bytes = (fn_->local_bytes + a - 1) / a * a;
+      local_vars_[v.name] = fn_->local_bytes;
+      if (v.size > (1u << 20)) fail(name, ".local variable too large");
+      fn_->local_bytes += static_cast<std::uint32_t>(v.size);
+      return;
+    }
+    if (v.space == Space::shared) {
+      if (unsized || (is_extern && v.size == 0)) {
+        mod_.has_extern_shared = true;
+        mod_.shared_align = std::max(mod_.shared_align, v.align);
+        v.address = kNoIndex;  // placed after the static shared variables at launch
+      } else {
+        if (mod_.extern_shared_base != kNoIndex) fail(name, "a static .shared variable after the extern .shared array was used");
+        mod_.shared_bytes = (mod_.shared_bytes + v.align - 1) / v.align * v.align;
+        v.address = mod_.shared_bytes;
+        if (v.size > (1u << 24)) fail(name, ".shared variable too large");
+        mod_.shared_bytes += static_cast<std::uint32_t>(v.size);
+      }
+    } else if (v.space == Space::constant) {
+      mod_.const_bytes = (mod_.const_bytes + v.align - 1) / v.align * v.align;
+      v.address = mod_.const_bytes;
+      if (v.size > (1u << 24)) fail(name, ".const variable too large");
+      mod_.const_bytes += static_cast<std::uint32_t>(v.size);
+    } else {
+      v.address = 0;  // allocation index assigned by the executor (module globals)
+      if (v.size > (1ull << 32)) fail(name, ".global variable too large");
+    }
+    for (const Variable& o : mod_.variables)
+      if (o.name == v.name) fail(name, "variable " + v.name + " declared twice");
+    mod_.variables.push_back(std::move(v));
+  }
+
+  std::uint64_t literal_bits(const Literal& l, Type t, std::uint32_t line) const {
+    if (type_is_float(t) || t == Type::f16) {
+      double d;
+      if (l.bits32) { float f; std::uint32_t b = static_cast<std::uint32_t>(l.i); std::memcpy(&f, &b, 4); d = f; if (t == Type::f32) return b; }
+      else if (l.bits64) { std::memcpy(&d, &l.i, 8); if (t == Type::f64) return l.i; }
+      else if (l.is_float) d = l.f;
+      else return l.i;  // integer bits into a float register (mov.b16 style)
+      if (t == Type::f32) { float f = static_cast<float>(d); std::uint32_t b; std::memcpy(&b, &f, 4); return b; }
+      if (t == Type::f64) { std::uint64_t b; std::memcpy(&b, &d, 8); return b; }
+      fail(line, "floating literal for a " + std::string(type_name(t)) + " operand is not supported");
+    }
+    if (l.is_float) {
+      if (l.bits32 || l.bits64) return l.i;  // PTX allows hex floats as bit patterns of b32/b64
+      fail(line, "floating literal for an integer operand");
+    }
+    return l.i;
+  }
+
+  // ----- functions
+
+  std::vector<ParamInfo> param_list(std::uint32_t& bytes) {
+    std::vector<ParamInfo> ps;
+    expect('(');
+    if (accept(')')) return ps;
+    do {
+      const Tok& p = next();
+      if (!p.is(".param") && !p.is(".reg")) fail(p, "expected .param in the parameter list");
+      ParamInfo pi;
+      Type t = Type::none;
+      while (cur().kind == Tok::word && cur().text[0] == '.') {
+        const Tok& w = next();
+        if (w.is(".align")) { pi.align = static_cast<std::uint32_t>(number(next())); continue; }
+        if (w.is(".ptr") || w.is(".global") || w.is(".shared") || w.is(".const") || w.is(".local")) continue;
+        if (w.is(".texref") || w.is(".surfref") || w.is(".samplerref")) { t = Type::b64; continue; }
+        Type tt = parse_type(w.text.substr(1));
+        if (tt == Type::none) fail(w, "unknown parameter type " + std::string(w.text));
+        t = tt;
+      }
+      const Tok& name = next();
+      if (name.kind != Tok::word) fail(name, "expected a parameter name");
+      std::uint64_t count = 1;
+      while (accept('[')) { count *= number(next()); if (count > 65536) fail(name, "parameter too large"); expect(']'); }
+      pi.name = std::string(name.text);
+      const std::uint32_t esz = static_cast<std::uint32_t>(std::max(1, type_bits(t) / 8));
+      pi.size = static_cast<std::uint32_t>(count * esz);
+      pi.align = std::max(pi.align, esz);
+      if (pi.align == 0 || (pi.align & (pi.align - 1))) fail(name, "alignment must be a power of two");
+      bytes = (bytes + pi.align - 1) / pi.align * pi.align;
+      pi.offset = bytes;
+      bytes += pi.size;
+      if (bytes > 65536) fail(name, "parameter block too large");
+      ps.push_back(pi);
+    } while (accept(','));
+    expect(')');
+    return ps;
+  }
+
+  void function(bool is_extern) {
+    const Tok& kw = next();
+    Function f;
+    f.is_entry = kw.is(".entry");
+    std::uint32_t retbytes = 0;
+    if (!f.is_entry && cur().is('(')) param_list(retbytes);  // return values
+    const Tok& name = next();
+    if (name.kind != Tok::word) fail(name, "expected a function name");
+    f.name = std::string(name.text);
+    if (cur().is('(')) f.params = param_list(f.param_bytes);
+    while (cur().kind == Tok::word && cur().text[0] == '.') {
+      // .maxntid, .reqntid, .minnctapersm, .maxnreg, .noreturn, .pragma: performance hints only.
+      const Tok& w = next();
+      if (w.is(".pragma")) { skip_past(';'); continue; }
+      while (cur().kind == Tok::num || cur().is(',')) ++i_;
+    }
+    if (accept(';')) return;  // a prototype
+    if (is_extern) fail(name, ".extern function with a body");
+    if (!f.is_entry) {
+      // Device functions (.func) are not interpreted: calls to them are reported where they occur.
+      int depth = 0;
+      do {
+        if (cur().kind == Tok::end) fail(name, "unterminated function body");
+        if (cur().is('{')) ++depth;
+        if (cur().is('}')) --depth;
+        ++i_;
+      } while (depth > 0);
+      f.first_line = name.line;
+      mod_.functions.push_back(std::move(f));
+      return;
+    }
+    for (const Function& o : mod_.functions)
+      if (o.name == f.name) fail(name, "function " + f.name + " defined twice");
+    mod_.functions.push_back(std::move(f));
+    fn_ = &mod_.functions.back();
+    scopes_.clear();
+    local_vars_.clear();
+    const_regs_.clear();
+    sink_ = kNoIndex;
+    body();
+    fn_ = nullptr;
+  }
+
+  void body() {
+    if (!cur().is('{')) fail(cur(), "expected '{' to open the function body");
+    fn_->first_line = cur().line;
+    ++i_;
+    scopes_.emplace_back();
+    std::vector<BodyItem> items;
+    std::vector<std::uint32_t> item_last_inst;  // per statement item: index of its last instruction
+    while (!cur().is('}')) {
+      if (cur().kind == Tok::end) fail(cur(), "unterminated function body");
+      const std::uint32_t line = cur().line;
+      const std::size_t before = fn_->code.size();
+      const BodyItem::Kind k = element();
+      items.push_back({k, line});
+      if (k == BodyItem::instruction || k == BodyItem::block) {
+        const std::uint32_t s = static_cast<std::uint32_t>(fn_->statement_lines.size() + 1);
+        for (std::size_t j = before; j < fn_->code.size(); ++j) fn_->code[j].stmt = s;
+        fn_->statement_lines.push_back(line);
+        fn_->statement_last_inst.push_back(fn_->code.size() > before ? static_cast<std::uint32_t>(fn_->code.size() - 1) : kNoIndex);
+      }
+    }
+    fn_->last_line = cur().line;
+    ++i_;
+    close_scope();
+    // The numbering function is the definition; the parser's own count must agree with it.
+    if (number_statements(items) != fn_->statement_lines) fail(fn_->first_line, "internal: statement numbering mismatch");
+    // Keep a final exit so that running off the end of the body ends the thread.
+    Inst e;
+    e.op = Op::exit;
+    e.line = fn_->last_line;
+    e.name = opcode_id("exit");
+    fn_->code.push_back(e);
+  }
+
+  void close_scope() {
+    Scope& s = scopes_.back();
+    std::vector<std::tuple<std::uint32_t, std::string, std::uint32_t>> rest;
+    for (auto& [inst, label, line] : s.pending) {
+      auto it = s.labels.find(label);
+      if (it != s.labels.end()) fn_->code[inst].target = it->second;
+      else rest.emplace_back(inst, label, line);
+    }
+    if (scopes_.size() == 1) {
+      if (!rest.empty()) fail(std::get<2>(rest.front()), "undefined label " + std::get<1>(rest.front()));
+      fn_->reg_by_name.clear();
+      for (std::uint32_t k = 0; k < fn_->regs.size(); ++k) fn_->reg_by_name.emplace(fn_->regs[k].name, k);
+      scopes_.pop_back();
+      return;
+    }
+    scopes_.pop_back();
+    for (auto& p : rest) scopes_.back().pending.push_back(std::move(p));
+  }
+
+  // One body element; returns its kind for the statement numbering.
+  BodyItem::Kind element() {
+    const Tok& t = cur();
+    if (t.is('{')) {
+      ++i_;
+      scopes_.emplace_back();
+      while (!cur().is('}')) {
+        if (cur().kind == Tok::end) fail(t, "unterminated { block");
+        element();
+      }
+      ++i_;
+      close_scope();
+      return BodyItem::block;
+    }
+    if (t.is(".reg")) { reg_decl(); return BodyItem::declaration; }
+    if (t.is(".local") || t.is(".shared") || t.is(".const") || t.is(".global")) { variable(false, fn_); return BodyItem::declaration; }
+    if (t.is(".param")) fail(t, ".param declarations in a body (device-function calls) are not supported");
+    if (t.is(".pragma")) { skip_past(';'); return BodyItem::declaration; }
+    if (t.is(".loc") || t.is(".file")) { skip_line(); return BodyItem::declaration; }
+    if (t.kind == Tok::word && toks_[i_ + 1].is(':') && t.text[0] != '.' && t.text[0] != '%') {
+      Scope& s = scopes_.back();
+      if (!s.labels.emplace(std::string(t.text), static_cast<std::uint32_t>(fn_->code.size())).second)
+        fail(t, "label " + std::string(t.text) + " defined twice");
+      i_ += 2;
+      return BodyItem::label;
+    }
+    instruction();
+    return BodyItem::instruction;
+  }
+
+  void reg_decl() {
+    const Tok& kw = next();
+    Type t = Type::none;
+    while (cur().kind == Tok::word && cur().text[0] == '.') {
+      const Tok& w = next();
+      if (w.is(".v2") || w.is(".v4")) fail(w, "vector registers are not supported");
+      Type tt = parse_type(w.text.substr(1));
+      if (tt == Type::none || tt == Type::e4m3x2 || tt == Type::e5m2x2) fail(w, "unknown register type " + std::string(w.text));
+      t = tt;
+    }
+    if (t == Type::none) fail(kw, ".reg without a type");
+    do {
+      const Tok& n = next();
+      if (n.kind != Tok::word || n.text[0] == '.') fail(n, "expected a register name");
+      if (accept('<')) {
+        const std::uint64_t count = number(next());
+        expect('>');
+        if (count > (1u << 22)) fail(n, "too many registers");
+        for (std::uint64_t k = 0; k < count; ++k) declare(std::string(n.text) + std::to_string(k), t, n.line);
+      } else {
+        declare(std::string(n.text), t, n.line);
+      }
+    } while (accept(','));
+    expect(';');
+  }
+
+  void declare(std::string name, Type t, std::uint32_t line) {
+    RegInfo r;
+    r.name = name;
+    r.type = t;
+    if (t == Type::pred) r.index = fn_->npreds++;
+    else r.index = fn_->nregs++;
+    if (fn_->nregs > (1u << 22) || fn_->npreds > (1u << 22)) fail(line, "too many registers");
+    if (!scopes_.back().regs.emplace(name, r).second) fail(line, "register " + name + " declared twice");
+    fn_->regs.push_back(r);
+  }
+
+  const RegInfo* find_reg(std::string_view name) const {
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+      auto it = s->regs.find(name);
+      if (it != s->regs.end()) return &it->second;
+    }
+    return nullptr;
+  }
+
+  // ----- operands
+
+  ROp operand() {
+    ROp o;
+    o.line = cur().line;
+    if (accept('{')) {
+      o.kind = ROp::vec;
+      do o.elems.push_back(operand());
+      while (accept(','));
+      expect('}');
+      return o;
+    }
+    if (accept('(')) {
+      o.kind = ROp::paren;
+      if (!cur().is(')')) {
+        do o.elems.push_back(operand());
+        while (accept(','));
+      }
+      expect(')');
+      return o;
+    }
+    if (accept('[')) {
+      o.kind = ROp::addr;
+      if (cur().kind == Tok::word) {
+        o.name = next().text;
+        o.has_base = true;
+      }
+      while (cur().is('+') || cur().is('-')) {
+        bool neg = next().is('-');
+        if (accept('-')) neg = !neg;
+        const Tok& n = next();
+        if (n.kind != Tok::num) fail(n, "expected an offset in the address");
+        const std::uint64_t v = number(n);
+        if (v > (1ull << 40)) fail(n, "address offset out of range");
+        o.off += neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+      }
+      if (!o.has_base && cur().kind == Tok::num) {
+        o.off = static_cast<std::int64_t>(number(next()));
+      }
+      if (accept(',')) {
+        o.has_vec = true;
+        o.elems.push_back(operand());
+      }
+      expect(']');
+      return o;
+    }
+    if (cur().is('!')) {
+      ++i_;
+      o.neg = true;
+    }
+    if (cur().is('-')) {
+      ++i_;
+      if (cur().kind != Tok::num) fail(cur(), "expected a number after '-'");
+      o.neg = true;
+    }
+    const Tok& t = next();
+    if (t.kind == Tok::num) {
+      o.kind = ROp::imm;
+      o.name = t.text;
+      return o;
+    }
+    if (t.kind != Tok::word) fail(t, "expected an operand, found '" + std::string(t.text) + "'");
+    if (t.text == "_") { o.kind = ROp::sink; return o; }
+    o.kind = ROp::reg;
+    o.name = t.text;
+    if (cur().is('+') && toks_[i_ + 1].kind == Tok::num) {  // symbol+offset
+      ++i_;
+      o.off = static_cast<std::int64_t>(number(next()));
+    }
+    if (accept('|')) {
+      ROp second = operand();
+      ROp p;
+      p.kind = ROp::pair;
+      p.line = o.line;
+      p.elems.push_back(o);
+      p.elems.push_back(second);
+      return p;
+    }
+    return o;
+  }
+
+  std::uint32_t constant(std::uint64_t v) {
+    auto it = const_regs_.find(v);
+    if (it != const_regs_.end()) return it->second;
+    const std::uint32_t idx = fn_->nregs++;
+    fn_->constants.emplace_back(idx, v);
+    const_regs_.emplace(v, idx);
+    return idx;
+  }
+
+  static std::uint32_t special(std::string_view n) {
+    static const std::pair<const char*, std::uint32_t> table[] = {
+        {"%tid.x", kTidX}, {"%tid.y", kTidY}, {"%tid.z", kTidZ}, {"%ntid.x", kNtidX}, {"%ntid.y", kNtidY},
+        {"%ntid.z", kNtidZ}, {"%ctaid.x", kCtaidX}, {"%ctaid.y", kCtaidY}, {"%ctaid.z", kCtaidZ},
+        {"%nctaid.x", kNctaidX}, {"%nctaid.y", kNctaidY}, {"%nctaid.z", kNctaidZ}, {"%laneid", kLaneid},
+        {"%warpid", kWarpid}, {"%nwarpid", kNwarpid}, {"%lanemask_eq", kLanemaskEq}, {"%lanemask_lt", kLanemaskLt},
+        {"%lanemask_le", kLanemaskLe}, {"%lanemask_gt", kLanemaskGt}, {"%lanemask_ge", kLanemaskGe},
+        {"%smid", kSmid}, {"%nsmid", kNsmid}, {"%clock", kClock}, {"%clock64", kClock}};
+    for (const auto& [name, idx] : table)
+      if (n == name) return idx;
+    return kNoIndex;
+  }
+
+  // Address of a symbol in its own state space (PTX: mov of a variable name gives that address).
+  bool symbol_address(std::string_view name, std::uint64_t& addr, Space* space = nullptr) {
+    for (const ParamInfo& p : fn_->params)
+      if (p.name == name) { addr = kParamWindow + p.offset; if (space) *space = Space::param; return true; }
+    if (auto it = local_vars_.find(name); it != local_vars_.end()) { addr = it->second; if (space) *space = Space::local; return true; }
+    for (std::size_t k = 0; k < mod_.variables.size(); ++k) {
+      const Variable& v = mod_.variables[k];
+      if (v.name != name) continue;
+      if (space) *space = v.space;
+      if (v.space == Space::shared) {
+        if (v.address == kNoIndex) {
+          // The extern (dynamic) .shared array sits after every static one; fixed at first use.
+          if (mod_.extern_shared_base == kNoIndex)
+            mod_.extern_shared_base = (mod_.shared_bytes + mod_.shared_align - 1) / mod_.shared_align * mod_.shared_align;
+          addr = mod_.extern_shared_base;
+        } else {
+          addr = v.address;
+        }
+        return true;
+      }
+      if (v.space == Space::constant) { addr = v.address; return true; }
+      addr = (static_cast<std::uint64_t>(kModuleGlobalFirst + k) + 1) << kGlobalShift;
+      return true;
+    }
+    return false;
+  }
+
+  // A source data operand (register, special register, literal, symbol address) -> register index.
+  std::uint32_t src(const ROp& o, Type t) {
+    if (o.kind == ROp::imm) {
+      Literal l = literal(o.name, o.line);
+      if (o.neg) {
+        if (l.bits32 || l.bits64) fail(o.line, "negated hex float literal");
+        if (l.is_float) l.f = -l.f; else l.i = ~l.i + 1;
+      }
+      return constant(literal_bits(l, t, o.line));
+    }
+    if (o.kind != ROp::reg) fail(o.line, "expected a register or literal operand");
+    if (o.neg) fail(o.line, "'!' on a data operand");
+    if (const RegInfo* r = find_reg(o.name)) {
+      if (r->type == Type::pred) fail(o.line, "predicate " + std::string(o.name) + " used as a data operand");
+      if (o.off) fail(o.line, "register+offset outside an address");
+      return r->index;
+    }
+    if (std::uint32_t s = special(o.name); s != kNoIndex) return s;
+    std::uint64_t a;
+    if (symbol_address(o.name, a)) {
+      return constant(a + static_cast<std::uint64_t>(o.off));
+    }
+    fail(o.line, "undeclared register or symbol " + std::string(o.name));
+  }
+  std::uint32_t dst(const ROp& o) {
+    if (o.kind == ROp::sink) {
+      if (sink_ == kNoIndex) sink_ = fn_->nregs++;
+      return sink_;
+    }
+    if (o.kind != ROp::reg || o.neg) fail(o.line, "expected a destination register");
+    const RegInfo* r = find_reg(o.name);
+    if (!r) fail(o.line, "undeclared register " + std::string(o.name));
+    if (r->type == Type::pred) fail(o.line, "predicate " + std::string(o.name) + " as a data destination");
+    return r->index;
+  }
+  const RegInfo& reg_info(const ROp& o) {
+    const RegInfo* r = find_reg(o.name);
+    if (!r) fail(o.line, "undeclared register " + std::string(o.name));
+    return *r;
+  }
+  std::uint32_t psrc(const ROp& o) {
+    if (o.kind != ROp::reg) fail(o.line, "expected a predicate operand");
+    const RegInfo* r = find_reg(o.name);
+    if (!r || r->type != Type::pred) fail(o.line, "expected a predicate register, found " + std::string(o.name));
+    return r->index | (o.neg ? kPredNeg : 0);
+  }
+  std::uint32_t pdst(const ROp& o) {
+    if (o.kind == ROp::sink) fail(o.line, "'_' as a predicate destination is not supported");
+    if (o.neg) fail(o.line, "'!' on a destination");
+    return psrc(o);
+  }
+  bool is_pred(const ROp& o) {
+    if (o.kind != ROp::reg) return false;
+    const RegInfo* r = find_reg(o.name);
+    return r && r->type == Type::pred;
+  }
+
+  std::uint16_t opcode_id(std::string_view s) {
+    for (std::size_t k = 0; k < mod_.opcode_names.size(); ++k)
+      if (mod_.opcode_names[k] == s) return static_cast<std::uint16_t>(k);
+    mod_.opcode_names.emplace_back(s);
+    if (mod_.opcode_names.size() > 60000) fail(cur(), "too many distinct opcodes");
+    return static_cast<std::uint16_t>(mod_.opcode_names.size() - 1);
+  }
+
+  // ----- instructions
+
+  void instruction() {
+    Inst in;
+    in.line = cur().line;
+    if (accept('@')) {
+      ROp g;
+      g.line = cur().line;
+      if (accept('!')) g.neg = true;
+      const Tok& p = next();
+      if (p.kind != Tok::word) fail(p, "expected a guard predicate");
+      g.name = p.text;
+      g.kind = ROp::reg;
+      const std::uint32_t idx = psrc(g);
+      in.guard = idx & ~kPredNeg;
+      in.guard_neg = g.neg;
+    }
+    const Tok& opt = next();
+    if (opt.kind != Tok::word || opt.text[0] == '.' || opt.text[0] == '%')
+      fail(opt, "expected an instruction, found '" + std::string(opt.text) + "'");
+    std::vector<ROp> ops;
+    if (!cur().is(';')) {
+      do ops.push_back(operand());
+      while (accept(','));
+    }
+    if (!cur().is(';')) fail(cur(), "expected ';' after the operands of " + std::string(opt.text) + ", found '" + std::string(cur().text) + "'");
+    ++i_;
+    in.name = opcode_id(opt.text);
+    decode(in, opt.text, ops);
+  }
+
+  void emit(Inst& in, const std::vector<std::uint32_t>& d, const std::vector<std::uint32_t>& s) {
+    in.opnd = static_cast<std::uint32_t>(fn_->operands.size());
+    in.nd = static_cast<std::uint8_t>(d.size());
+    in.ns = static_cast<std::uint8_t>(s.size());
+    fn_->operands.insert(fn_->operands.end(), d.begin(), d.end());
+    fn_->operands.insert(fn_->operands.end(), s.begin(), s.end());
+    fn_->code.push_back(in);
+  }
+
+  void need(const std::vector<ROp>& ops, std::size_t n, std::string_view op, std::uint32_t line) {
+    if (ops.size() != n)
+      fail(line, std::string(op) + " takes " + std::to_string(n) + " operands, found " + std::to_string(ops.size()));
+  }
+  Type one_type(const Mods& m, std::string_view op, std::uint32_t line) {
+    if (m.types.size() != 1) fail(line, "expected one type on " + std::string(op));
+    return m.types[0];
+  }
+  void no_words(const Mods& m, std::string_view op, std::uint32_t line, std::initializer_list<std::string_view> allowed = {}) {
+    for (std::string_view w : m.words) {
+      bool ok = false;
+      for (std::string_view a : allowed) ok |= a == w;
+      if (!ok) fail(line, "unsupported modifier ." + std::string(w) + " in " + std::string(op));
+    }
+  }
+  // Float arithmetic modifiers the interpreter models exactly: .rn (or none), .ftz on f32,
+  // .approx where src/numerics has the operation.
+  void float_mods(const Mods& m, Type t, std::string_view op, std::uint32_t line) {
+    if (m.rnd != Rnd::none && m.rnd != Rnd::rn)
+      fail(line, "rounding modifier other than .rn in " + std::string(op) + " is not supported (no model in src/numerics)");
+    if (m.sat && (t == Type::f16 || t == Type::f16x2)) fail(line, ".sat on f16 is not supported: " + std::string(op));
+    if (m.ftz && t != Type::f32) fail(line, ".ftz is only supported on .f32: " + std::string(op));
+    if (t == Type::bf16 || t == Type::bf16x2) fail(line, "bf16 arithmetic is not supported: " + std::string(op));
+  }
+
+  void decode(Inst& in, std::string_view opname, std::vector<ROp>& ops) {
+    const Mods m = split_opcode(opname);
+    const std::string_view b = m.base;
+    const std::uint32_t L = in.line;
+    auto unsupported = [&]() { fail(L, "unsupported instruction " + std::string(opname)); };
+    in.rnd = m.rnd;
+    in.flags = static_cast<std::uint8_t>((m.ftz ? kFtz : 0) | (m.sat ? kSat : 0) | (m.approx ? kApprox : 0));
+
+    if (b == "mov") {
+      no_words(m, opname, L);
+      need(ops, 2, opname, L);
+      const Type t = one_type(m, opname, L);
+      in.t = t;
+      if (t == Type::pred) {
+        in.op = Op::pmov;
+        emit(in, {pdst(ops[0])}, {psrc(ops[1])});
+        return;
+      }
+      if (ops[0].kind == ROp::vec) {
+        in.op = Op::unpack;
+        std::vector<std::uint32_t> d;
+        for (const ROp& e : ops[0].elems) d.push_back(dst(e));
+        if (d.size() != 2 && d.size() != 4) fail(L, "mov unpack needs 2 or 4 destinations");
+        in.sub = static_cast<std::uint8_t>(type_bits(t) / d.size());
+        if (in.sub < 8) fail(L, "mov unpack into parts narrower than 8 bits");
+        emit(in, d, {src(ops[1], t)});
+        return;
+      }
+      if (ops[1].kind == ROp::vec) {
+        in.op = Op::pack;
+        std::vector<std::uint32_t> s;
+        for (const ROp& e : ops[1].elems) s.push_back(src(e, Type::b32));
+        if (s.size() != 2 && s.size() != 4) fail(L, "mov pack needs 2 or 4 sources");
+        in.sub = static_cast<std::uint8_t>(type_bits(t) / s.size());
+        if (in.sub < 8) fail(L, "mov pack from parts narrower than 8 bits");
+        emit(in, {dst(ops[0])}, s);
+        return;
+      }
+      in.op = Op::mov;
+      emit(in, {dst(ops[0])}, {src(ops[1], t)});
+      return;
+    }
+    if ((b == "and" || b == "or" || b == "xor" || b == "not") && m.types.size() == 1 && m.types[0] == Type::pred) {
+      no_words(m, opname, L);
+      in.t = Type::pred;
+      if (b == "not") { need(ops, 2, opname, L); in.op = Op::pnot; emit(in, {pdst(ops[0])}, {psrc(ops[1])}); return; }
+      need(ops, 3, opname, L);
+      in.op = b == "and" ? Op::pand : b == "or" ? Op::por : Op::pxor;
+      emit(in, {pdst(ops[0])}, {psrc(ops[1]), psrc(ops[2])});
+      return;
+    }
+    // Integer and bit instructions, and the float forms of add/sub/mul/min/max/abs/neg/fma/div.
+    {
+      struct Bin { const char* name; Op iop; Op fop; };
+      static const Bin bins[] = {{"add", Op::add, Op::fadd}, {"sub", Op::sub, Op::fsub}, {"min", Op::min, Op::fmin},
+                                 {"max", Op::max, Op::fmax}, {"div", Op::div, Op::fdiv}, {"rem", Op::rem, Op::nop},
+                                 {"and", Op::and_, Op::nop}, {"or", Op::or_, Op::nop}, {"xor", Op::xor_, Op::nop},
+                                 {"shl", Op::shl, Op::nop}, {"shr", Op::shr, Op::nop}, {"copysign", Op::nop, Op::fcopysign}};
+      for (const Bin& bi : bins) {
+        if (b != bi.name) continue;
+        const Type t = one_type(m, opname, L);
+        in.t = t;
+        need(ops, 3, opname, L);
+        if (type_is_float(t)) {
+          if (bi.fop == Op::nop) unsupported();
+          float_mods(m, t, opname, L);
+          no_words(m, opname, L, {"NaN", "xorsign", "abs"});
+          if (!m.words.empty()) fail(L, "unsupported modifier in " + std::string(opname));
+          if (bi.fop == Op::fdiv) {
+            if (t == Type::f32 && m.approx && m.ftz) in.flags = kApprox | kFtz;
+            else if (m.approx || m.full) fail(L, std::string(opname) + " is not supported (no model in src/numerics; div.approx.ftz.f32 and div.rn are)");
+            else if (m.rnd != Rnd::rn) fail(L, std::string(opname) + " needs .rn");
+          }
+          if (m.approx && bi.fop != Op::fdiv) unsupported();
+          in.op = bi.fop;
+          emit(in, {dst(ops[0])}, {src(ops[1], t), src(ops[2], t)});
+          return;
+        }
+        if (bi.iop == Op::nop || t == Type::pred) unsupported();
+        if (m.rnd != Rnd::none || m.ftz || m.approx) unsupported();
+        in.op = bi.iop;
+        if (b == "add" || b == "sub") {
+          no_words(m, opname, L);
+          if (m.cc) in.op = b == "add" ? Op::add_cc : Op::sub_cc;
+          if (m.sat) { if (t != Type::s32) unsupported(); }
+        } else if (m.sat || m.cc) unsupported();
+        if ((b == "min" || b == "max") && !m.words.empty()) unsupported();
+        no_words(m, opname, L);
+        const Type st = (b == "shl" || b == "shr") ? Type::u32 : t;
+        emit(in, {dst(ops[0])}, {src(ops[1], t), src(ops[2], st)});
+        return;
+      }
+    }
+    if (b == "addc" || b == "subc") {
+      no_words(m, opname, L);
+      need(ops, 3, opname, L);
+      in.t = one_type(m, opname, L);
+      in.op = b == "addc" ? Op::addc : Op::subc;
+      in.sub = m.cc ? 1 : 0;
+      emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], in.t)});
+      return;
+    }
+    if (b == "mul" || b == "mad" || b == "mul24" || b == "mad24" || b == "fma") {
+      const Type t = one_type(m, opname, L);
+      in.t = t;
+      const bool is_mad = b == "mad" || b == "mad24" || b == "fma";
+      need(ops, is_mad ? 4 : 3, opname, L);
+      if (type_is_float(t)) {
+        float_mods(m, t, opname, L);
+        no_words(m, opname, L);
+        if (m.approx) unsupported();
+        if (b == "fma" && m.rnd != Rnd::rn) fail(L, "fma needs .rn");
+        if (b == "mad" && t != Type::f64 && t != Type::f32) unsupported();
+        if (b == "mad" && m.rnd != Rnd::rn) fail(L, "mad.f32/f64 without .rn is not supported");
+        in.op = is_mad ? Op::ffma : Op::fmul;
+        std::vector<std::uint32_t> s{src(ops[1], t), src(ops[2], t)};
+        if (is_mad) s.push_back(src(ops[3], t));
+        emit(in, {dst(ops[0])}, s);
+        return;
+      }
+      if (b == "fma") unsupported();
+      no_words(m, opname, L);
+      if (m.rnd != Rnd::none || m.ftz) unsupported();
+      if (b == "mul24" || b == "mad24") {
+        if (!m.lo || (t != Type::u32 && t != Type::s32)) unsupported();
+        in.op = b == "mul24" ? Op::mul24_lo : Op::mad24_lo;
+      } else if (m.wide) {
+        if (type_bits(t) > 32) fail(L, ".wide needs a 16- or 32-bit type");
+        in.op = b == "mul" ? Op::mul_wide : Op::mad_wide;
+      } else if (m.hi) {
+        in.op = b == "mul" ? Op::mul_hi : Op::mad_hi;
+      } else if (m.lo) {
+        in.op = b == "mul" ? Op::mul_lo : Op::mad_lo;
+      } else {
+        fail(L, std::string(opname) + " needs .lo, .hi or .wide");
+      }
+      if (m.sat || m.cc) unsupported();
+      std::vector<std::uint32_t> s{src(ops[1], t), src(ops[2], t)};
+      if (is_mad) s.push_back(src(ops[3], in.op == Op::mad_wide ? (type_is_signed(t) ? Type::s64 : Type::u64) : t));
+      emit(in, {dst(ops[0])}, s);
+      return;
+    }
+    if (b == "abs" || b == "neg" || b == "not" || b == "cnot" || b == "popc" || b == "clz" || b == "brev" || b == "bfind" ||
+        b == "sqrt" || b == "rcp" || b == "rsqrt" || b == "ex2" || b == "lg2" || b == "sin" || b == "cos" || b == "tanh") {
+      const Type t = one_type(m, opname, L);
+      in.t = t;
+      need(ops, 2, opname, L);
+      no_words(m, opname, L);
+      if (type_is_float(t)) {
+        float_mods(m, t, opname, L);
+        if (b == "abs") in.op = Op::fabs;
+        else if (b == "neg") in.op = Op::fneg;
+        else if (b == "sqrt" && !m.approx && m.rnd == Rnd::rn && (t == Type::f32 || t == Type::f64)) in.op = Op::fsqrt;
+        else if (b == "rcp" && !m.approx && m.rnd == Rnd::rn && (t == Type::f32 || t == Type::f64)) in.op = Op::frcp;
+        else if (b == "rcp" && m.approx && m.ftz && t == Type::f32) in.op = Op::frcp;
+        else if (b == "rsqrt" && m.approx && m.ftz && t == Type::f32) in.op = Op::frsqrt;
+        else if (b == "ex2" && m.approx && m.ftz && t == Type::f32) in.op = Op::fex2;
+        else fail(L, std::string(opname) + " is not supported (no model in src/numerics)");
+        if ((in.op == Op::fabs || in.op == Op::fneg) && m.rnd != Rnd::none) unsupported();
+        emit(in, {dst(ops[0])}, {src(ops[1], t)});
+        return;
+      }
+      if (m.rnd != Rnd::none || m.ftz || m.approx || m.sat) unsupported();
+      if (b == "abs") in.op = Op::abs;
+      else if (b == "neg") in.op = Op::neg;
+      else if (b == "not") in.op = Op::not_;
+      else if (b == "cnot") in.op = Op::cnot;
+      else if (b == "popc") in.op = Op::popc;
+      else if (b == "clz") in.op = Op::clz;
+      else if (b == "brev") in.op = Op::brev;
+      else if (b == "bfind") { in.op = Op::bfind; in.sub = m.shiftamt ? 1 : 0; }
+      else unsupported();
+      emit(in, {dst(ops[0])}, {src(ops[1], t)});
+      return;
+    }
+    if (b == "testp") {
+      need(ops, 2, opname, L);
+      in.t = one_type(m, opname, L);
+      if (in.t != Type::f32 && in.t != Type::f64) unsupported();
+      in.op = Op::testp;
+      // testp kinds: 0 finite, 1 infinite, 2 number, 3 notanumber, 4 normal, 5 subnormal.
+      static const char* kinds[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
+      int kind = -1;
+      for (std::string_view w : m.words)
+        for (int k = 0; k < 6; ++k)
+          if (w == kinds[k]) kind = k;
+      if (kind < 0 || m.words.size() != 1) unsupported();
+      in.sub = static_cast<std::uint8_t>(kind);
+      emit(in, {pdst(ops[0])}, {src(ops[1], in.t)});
+      return;
+    }
+    if (b == "lop3") {
+      need(ops, 5, opname, L);
+      in.t = one_type(m, opname, L);
+      no_words(m, opname, L);
+      if (in.t != Type::b32) unsupported();
+      in.op = Op::lop3;
+      if (ops[4].kind != ROp::imm) fail(L, "lop3's table must be a literal");
+      in.imm = static_cast<std::int64_t>(literal(ops[4].name, L).i & 0xFF);
+      emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], in.t)});
+      return;
+    }
+    if (b == "prmt") {
+      need(ops, 4, opname, L);
+      in.t = one_type(m, opname, L);
+      if (in.t != Type::b32) unsupported();
+      in.op = Op::prmt;
+      if (m.words.empty()) in.sub = 0;
+      else if (m.words.size() == 1) {
+        static const char* modes[] = {"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
+        in.sub = 0xFF;
+        for (int k = 1; k < 7; ++k)
+          if (m.words[0] == modes[k]) in.sub = static_cast<std::uint8_t>(k);
+        if (in.sub == 0xFF) unsupported();
+      } else unsupported();
+      emit(in, {dst(ops[0])}, {src(ops[1], Type::b32), src(ops[2], Type::b32), src(ops[3], Type::b32)});
+      return;
+    }
+    if (b == "bfe" || b == "bfi") {
+      in.t = one_type(m, opname, L);
+      no_words(m, opname, L);
+      if (type_bits(in.t) < 32) unsupported();
+      if (b == "bfe") {
+        need(ops, 4, opname, L);
+        in.op = Op::bfe;
+        emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], Type::u32), src(ops[3], Type::u32)});
+      } else {
+        need(ops, 5, opname, L);
+        in.op = Op::bfi;
+        emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], Type::u32), src(ops[4], Type::u32)});
+      }
+      return;
+    }
+    if (b == "sad") {
+      need(ops, 4, opname, L);
+      in.t = one_type(m, opname, L);
+      in.op = Op::sad;
+      emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], in.t)});
+      return;
+    }
+    if (b == "setp") {
+      const Type t = one_type(m, opname, L);
+      in.t = t;
+      in.op = Op::setp;
+      static const char* cmps[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
+                                   "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+      int cmp = -1;
+      BoolOp bop = BoolOp::none;
+      std::vector<std::string_view> words = m.words;
+      if (m.lo) words.push_back("lo");
+      if (m.hi) words.push_back("hi");
+      for (std::string_view w : words) {
+        bool found = false;
+        for (int k = 0; k < 18; ++k)
+          if (w == cmps[k]) { cmp = k; found = true; }
+        if (w == "and") { bop = BoolOp::and_; found = true; }
+        if (w == "or") { bop = BoolOp::or_; found = true; }
+        if (w == "xor") { bop = BoolOp::xor_; found = true; }
+        if (!found) fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname));
+      }
+      if (cmp < 0) fail(L, "setp without a comparison");
+      if (m.ftz && t != Type::f32) unsupported();
+      if (type_is_float(t) && t != Type::f32 && t != Type::f64 && t != Type::f16) unsupported();
+      if (!type_is_float(t) && cmp >= 10) unsupported();
+      in.sub = static_cast<std::uint8_t>(cmp);
+      in.sub2 = static_cast<std::uint8_t>(bop);
+      std::vector<std::uint32_t> d;
+      if (ops.empty()) unsupported();
+      if (ops[0].kind == ROp::pair) { d.push_back(pdst(ops[0].elems[0])); d.push_back(pdst(ops[0].elems[1])); }
+      else d.push_back(pdst(ops[0]));
+      need(ops, bop == BoolOp::none ? 3 : 4, opname, L);
+      std::vector<std::uint32_t> s{src(ops[1], t), src(ops[2], t)};
+      if (bop != BoolOp::none) s.push_back(psrc(ops[3]));
+      emit(in, d, s);
+      return;
+    }
+    if (b == "selp") {
+      need(ops, 4, opname, L);
+      in.t = one_type(m, opname, L);
+      no_words(m, opname, L);
+      in.op = Op::selp;
+      emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], in.t), psrc(ops[3])});
+      return;
+    }
+    if (b == "slct") {
+      need(ops, 4, opname, L);
+      if (m.types.size() != 2) unsupported();
+      in.t = m.types[0];
+      in.t2 = m.types[1];
+      in.op = Op::slct;
+      emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], in.t2)});
+      return;
+    }
+    if (b == "cvt") {
+      if (m.types.size() != 2) fail(L, "cvt needs a destination and a source type");
+      const Type dt = m.types[0], st = m.types[1];
+      in.t = dt;
+      in.t2 = st;
+      no_words(m, opname, L);
+      if (m.relu) unsupported();
+      if (dt == Type::e4m3x2 && st == Type::f16x2) {
+        if (m.rnd != Rnd::rn || !m.satfinite) fail(L, "only cvt.rn.satfinite.e4m3x2.f16x2 is supported");
+        need(ops, 2, opname, L);
+        in.op = Op::cvt_e4m3x2_f16x2;
+        emit(in, {dst(ops[0])}, {src(ops[1], st)});
+        return;
+      }
+      if (dt == Type::f16x2 && st == Type::e4m3x2) {
+        if (m.rnd != Rnd::rn) fail(L, "cvt.f16x2.e4m3x2 needs .rn");
+        need(ops, 2, opname, L);
+        in.op = Op::cvt_f16x2_e4m3x2;
+        emit(in, {dst(ops[0])}, {src(ops[1], st)});
+        return;
+      }
+      if (dt == Type::f16x2 && st == Type::f32) {
+        if (m.rnd != Rnd::rn || m.satfinite) unsupported();
+        need(ops, 3, opname, L);
+        in.op = Op::cvt_pack_f16x2_f32;
+        emit(in, {dst(ops[0])}, {src(ops[1], st), src(ops[2], st)});
+        return;
+      }
+      if (m.satfinite || dt == Type::f16x2 || st == Type::f16x2 || dt == Type::bf16 || st == Type::bf16 || dt == Type::bf16x2 ||
+          st == Type::bf16x2 || dt == Type::e4m3x2 || st == Type::e4m3x2 || dt == Type::e5m2x2 || st == Type::e5m2x2 || dt == Type::pred ||
+          st == Type::pred)
+        fail(L, std::string(opname) + " is not supported");
+      const bool df = type_is_float(dt), sf = type_is_float(st);
+      if (df && sf) {
+        // float -> float: .rn for narrowing; .rni etc. round to an integral value (same type).
+        const bool narrowing = type_bits(dt) < type_bits(st);
+        if (narrowing && m.rnd != Rnd::rn) fail(L, std::string(opname) + ": only .rn narrowing is supported");
+        if (!narrowing && dt != st && m.rnd != Rnd::none) unsupported();
+        if (dt == st && m.rnd != Rnd::rni && m.rnd != Rnd::rzi && m.rnd != Rnd::rmi && m.rnd != Rnd::rpi && m.rnd != Rnd::none) unsupported();
+      } else if (df && !sf) {
+        if (m.rnd != Rnd::rn) fail(L, std::string(opname) + ": integer -> float needs .rn (other modes are not supported)");
+      } else if (!df && sf) {
+        if (m.rnd != Rnd::rni && m.rnd != Rnd::rzi && m.rnd != Rnd::rmi && m.rnd != Rnd::rpi)
+          fail(L, std::string(opname) + ": float -> integer needs .rni/.rzi/.rmi/.rpi");
+      } else if (m.rnd != Rnd::none) {
+        unsupported();
+      }
+      if (m.ftz && st != Type::f32 && dt != Type::f32) unsupported();
+      need(ops, 2, opname, L);
+      in.op = Op::cvt;
+      emit(in, {dst(ops[0])}, {src(ops[1], st)});
+      return;
+    }
+    if (b == "cvta") {
+      need(ops, 2, opname, L);
+      no_words(m, opname, L);
+      in.t = one_type(m, opname, L);
+      if (in.t != Type::u64 && in.t != Type::u32) unsupported();
+      if (!m.space_set || m.space == Space::generic) fail(L, "cvta needs a state space");
+      in.op = Op::cvta;
+      in.sub = static_cast<std::uint8_t>(m.space);
+      in.sub2 = m.to ? 1 : 0;
+      emit(in, {dst(ops[0])}, {src(ops[1], in.t)});
+      return;
+    }
+    if (b == "ld" || b == "st" || b == "ldu") {
+      for (std::string_view w : m.words)
+        if (!is_cache_word(w)) fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname));
+      const Type t = one_type(m, opname, L);
+      if (t == Type::pred || (type_is_float(t) && t != Type::f32 && t != Type::f64 && t != Type::f16 && t != Type::f16x2)) unsupported();
+      in.t = t;
+      in.op = b == "st" ? Op::st : Op::ld;
+      in.sub = static_cast<std::uint8_t>(m.space);
+      need(ops, 2, opname, L);
+      const ROp& a = b == "st" ? ops[0] : ops[1];
+      const ROp& v = b == "st" ? ops[1] : ops[0];
+      if (a.kind != ROp::addr || a.has_vec) fail(L, std::string(opname) + " needs an address [..]");
+      std::uint32_t base = kZero;
+      in.imm = a.off;
+      if (a.has_base) {
+        if (const RegInfo* r = find_reg(a.name)) {
+          if (r->type == Type::pred) fail(L, "predicate as an address");
+          base = r->index;
+        } else {
+          std::uint64_t sa;
+          Space ss;
+          if (!symbol_address(a.name, sa, &ss)) fail(L, "undeclared register or symbol " + std::string(a.name));
+          if (m.space == Space::generic) fail(L, "a symbol address with generic ld/st (use the state space)");
+          in.imm += static_cast<std::int64_t>(sa);
+        }
+      }
+      std::vector<std::uint32_t> regs;
+      if (v.kind == ROp::vec) {
+        for (const ROp& e : v.elems) regs.push_back(b == "st" ? src(e, t) : dst(e));
+      } else {
+        regs.push_back(b == "st" ? src(v, t) : dst(v));
+      }
+      if (static_cast<int>(regs.size()) != m.vec) fail(L, "vector width of " + std::string(opname) + " does not match its operand");
+      // Destination register widths: a narrower load extends to the register (ld.s8 into .s32).
+      in.t2 = Type::none;
+      if (b != "st" && v.kind == ROp::reg) {
+        const RegInfo& ri = reg_info(v);
+        in.t2 = ri.type;
+      }
+      if (b == "st") emit(in, {}, [&] { std::vector<std::uint32_t> s{base}; s.insert(s.end(), regs.begin(), regs.end()); return s; }());
+      else emit(in, regs, {base});
+      return;
+    }
+    if (b == "tex") {
+      // tex.base.2d.v4.f16.s32 d, [tex, {x, y}] (numerics.md "Texture and surface").
+      if (!(m.has("base") && m.has("2d") && m.vec == 4 && m.types.size() == 2 && m.types[0] == Type::f16 && m.types[1] == Type::s32 &&
+            m.words.size() == 2))
+        fail(L, std::string(opname) + " is not supported (only tex.base.2d.v4.f16.s32)");
+      need(ops, 2, opname, L);
+      if (ops[0].kind != ROp::vec || ops[0].elems.size() != 4) fail(L, "tex needs four destinations");
+      const ROp& a = ops[1];
+      if (a.kind != ROp::addr || !a.has_vec || a.elems[0].kind != ROp::vec || a.elems[0].elems.size() != 2)
+        fail(L, "tex needs [handle, {x, y}]");
+      in.op = Op::tex2d;
+      in.t = Type::f16;
+      ROp h;
+      h.kind = ROp::reg;
+      h.name = a.name;
+      h.line = L;
+      std::vector<std::uint32_t> d;
+      for (const ROp& e : ops[0].elems) d.push_back(dst(e));
+      emit(in, d, {src(h, Type::u64), src(a.elems[0].elems[0], Type::s32), src(a.elems[0].elems[1], Type::s32)});
+      return;
+    }
+    if (b == "sust") {
+      if (!(m.has("b") && m.has("2d") && m.has("zero") && m.vec == 4 && m.types.size() == 1 && m.types[0] == Type::b16 && m.words.size() == 3))
+        fail(L, std::string(opname) + " is not supported (only sust.b.2d.v4.b16.zero)");
+      need(ops, 2, opname, L);
+      const ROp& a = ops[0];
+      if (a.kind != ROp::addr || !a.has_vec || a.elems[0].kind != ROp::vec || a.elems[0].elems.size() != 2)
+        fail(L, "sust needs [handle, {x, y}]");
+      if (ops[1].kind != ROp::vec || ops[1].elems.size() != 4) fail(L, "sust needs four values");
+      in.op = Op::sust2d;
+      in.t = Type::b16;
+      ROp h;
+      h.kind = ROp::reg;
+      h.name = a.name;
+      h.line = L;
+      std::vector<std::uint32_t> s{src(h, Type::u64), src(a.elems[0].elems[0], Type::s32), src(a.elems[0].elems[1], Type::s32)};
+      for (const ROp& e : ops[1].elems) s.push_back(src(e, Type::b16));
+      emit(in, {}, s);
+      return;
+    }
+    if (b == "mma") {
+      // mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16: the scalar .e4m3 names land in `words`.
+      const bool ok = m.sync && m.aligned && m.words.size() == 5 && m.has("m16n8k32") && m.has("row") && m.has("col") &&
+                      std::count(m.words.begin(), m.words.end(), std::string_view("e4m3")) == 2 && m.types.size() == 2 &&
+                      m.types[0] == Type::f16 && m.types[1] == Type::f16 && m.rnd == Rnd::none && !m.satfinite && !m.sat;
+      if (!ok) fail(L, std::string(opname) + " is not supported (only mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16)");
+      need(ops, 4, opname, L);
+      const std::size_t want[4] = {2, 4, 2, 2};
+      for (int k = 0; k < 4; ++k)
+        if (ops[k].kind != ROp::vec || ops[k].elems.size() != want[k]) fail(L, "mma operand " + std::to_string(k) + " needs {" + std::to_string(want[k]) + " registers}");
+      in.op = Op::mma;
+      std::vector<std::uint32_t> d, s;
+      for (const ROp& e : ops[0].elems) d.push_back(dst(e));
+      for (int k = 1; k < 4; ++k)
+        for (const ROp& e : ops[k].elems) s.push_back(src(e, Type::b32));
+      emit(in, d, s);
+      return;
+    }
+    if (b == "movmatrix") {
+      if (!(m.sync && m.aligned && m.trans && m.has("m8n8") && m.words.size() == 1 && m.types.size() == 1 && m.types[0] == Type::b16))
+        fail(L, std::string(opname) + " is not supported (only movmatrix.sync.aligned.m8n8.trans.b16)");
+      need(ops, 2, opname, L);
+      in.op = Op::movmatrix;
+      emit(in, {dst(ops[0])}, {src(ops[1], Type::b32)});
+      return;
+    }
+    if (b == "shfl") {
+      if (!m.sync) fail(L, "shfl without .sync is not supported");
+      if (m.types.size() != 1 || m.types[0] != Type::b32) unsupported();
+      in.op = Op::shfl;
+      ShflMode mode;
+      if (m.words.size() == 1 && m.words[0] == "up") mode = ShflMode::up;
+      else if (m.words.size() == 1 && m.words[0] == "down") mode = ShflMode::down;
+      else if (m.words.size() == 1 && m.words[0] == "bfly") mode = ShflMode::bfly;
+      else if (m.words.size() == 1 && m.words[0] == "idx") mode = ShflMode::idx;
+      else fail(L, std::string(opname) + ": unknown shuffle mode");
+      in.sub = static_cast<std::uint8_t>(mode);
+      need(ops, 5, opname, L);
+      std::vector<std::uint32_t> d;
+      if (ops[0].kind == ROp::pair) {
+        d.push_back(dst(ops[0].elems[0]));
+        d.push_back(pdst(ops[0].elems[1]));
+      } else {
+        d.push_back(dst(ops[0]));
+      }
+      emit(in, d, {src(ops[1], Type::b32), src(ops[2], Type::b32), src(ops[3], Type::b32), src(ops[4], Type::b32)});
+      return;
+    }
+    if (b == "vote") {
+      if (!m.sync) fail(L, "vote without .sync is not supported");
+      need(ops, 3, opname, L);
+      in.op = Op::vote;
+      if (m.words.size() != 1) unsupported();
+      const std::string_view w = m.words[0];
+      in.sub = static_cast<std::uint8_t>(w == "all" ? VoteMode::all : w == "any" ? VoteMode::any : w == "uni" ? VoteMode::uni : VoteMode::ballot);
+      if (w != "all" && w != "any" && w != "uni" && w != "ballot") unsupported();
+      in.t = one_type(m, opname, L);
+      if ((in.t == Type::pred) == (w == "ballot")) unsupported();
+      emit(in, {in.t == Type::pred ? pdst(ops[0]) : dst(ops[0])}, {psrc(ops[1]), src(ops[2], Type::b32)});
+      return;
+    }
+    if (b == "activemask") {
+      need(ops, 1, opname, L);
+      in.op = Op::activemask;
+      in.t = Type::b32;
+      emit(in, {dst(ops[0])}, {});
+      return;
+    }
+    if (b == "bar" || b == "barrier") {
+      // bar.sync / barrier.sync[.aligned] a{, b}: every warp of the CTA waits (docs/ptx.md).
+      if (!m.sync && !m.has("cta") && !(m.words.size() == 1 && m.words[0] == "red")) fail(L, std::string(opname) + " is not supported (only bar.sync)");
+      for (std::string_view w : m.words)
+        if (w != "cta") fail(L, std::string(opname) + " is not supported (only bar.sync)");
+      if (ops.empty() || ops.size() > 2) fail(L, "bar.sync takes a barrier and an optional thread count");
+      in.op = Op::bar;
+      std::vector<std::uint32_t> s;
+      for (const ROp& o : ops) s.push_back(src(o, Type::u32));
+      emit(in, {}, s);
+      return;
+    }
+    if (b == "membar" || b == "fence") {
+      // Warps of a CTA run one at a time and CTAs do not communicate: ordering is implied.
+      in.op = Op::membar;
+      emit(in, {}, {});
+      return;
+    }
+    if (b == "bra") {
+      need(ops, 1, opname, L);
+      no_words(m, opname, L);
+      if (ops[0].kind != ROp::reg) fail(L, "bra needs a label");
+      in.op = Op::bra;
+      emit(in, {}, {});
+      scopes_.back().pending.emplace_back(static_cast<std::uint32_t>(fn_->code.size() - 1), std::string(ops[0].name), L);
+      return;
+    }
+    if (b == "ret" || b == "exit") {
+      if (!ops.empty()) fail(L, std::string(b) + " takes no operands");
+      in.op = Op::exit;
+      emit(in, {}, {});
+      return;
+    }
+    if (b == "trap") {
+      in.op = Op::trap;
+      emit(in, {}, {});
+      return;
+    }
+    if (b == "nanosleep" || b == "pmevent") {
+      in.op = Op::nop;
+      emit(in, {}, {});
+      return;
+    }
+    if (b == "call") fail(L, "call is not supported (device functions must be inlined; nvcc inlines them at -O3)");
+    unsupported();
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const Module> parse_module(std::string_view text, std::string filename) {
+  Parser p(text, std::move(filename));
+  return std::make_shared<const Module>(p.run());
+}
+
+std::shared_ptr<const Module> load_module(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw PtxError(path + ": cannot open");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  const std::string text = ss.str();
+  if (text.find('\0') != std::string::npos) throw PtxError(path + ": not a text file (contains NUL bytes)");
+  return parse_module(text, path);
+}
+
+}  // namespace enc5::ptx
