@@ -206,6 +206,7 @@ class Cta {
       }
       for (const auto& [reg, v] : s_.f.constants)
         for (int l = 0; l < 32; ++l) w.r[reg * 32 + l] = v;
+      if (s_.f.pred_true != kNoIndex) w.p[s_.f.pred_true] = kFull;
       w.stack.clear();
       w.stack.push_back({0, kNoIndex, kFull & ~w.exited});
       if (w.exited == kFull) w.state = Warp::done;

@@ -88,6 +88,7 @@ struct Function {
   std::vector<Inst> code;
   std::vector<std::uint32_t> operands;
   std::uint32_t nregs = kSpecialCount, npreds = 0;
+  std::uint32_t pred_true = kNoIndex, pred_false = kNoIndex;  // literal predicates (all lanes 1 / 0)
   std::vector<std::pair<std::uint32_t, std::uint64_t>> constants;  // register index, value
   std::vector<RegInfo> regs;                      // every declared register, in order
   std::map<std::string, std::uint32_t> reg_by_name;  // outermost scope only (trace --reg)

@@ -831,6 +831,13 @@ class Parser {
     return *r;
   }
   std::uint32_t psrc(const ROp& o) {
+    if (o.kind == ROp::imm) {
+      // A literal predicate (mov.pred %p, 0): one constant predicate register for each value.
+      const bool v = literal(o.name, o.line).i != 0;
+      std::uint32_t& idx = v ? fn_->pred_true : fn_->pred_false;
+      if (idx == kNoIndex) idx = fn_->npreds++;
+      return idx;
+    }
     if (o.kind != ROp::reg) fail(o.line, "expected a predicate operand");
     const RegInfo* r = find_reg(o.name);
     if (!r || r->type != Type::pred) fail(o.line, "expected a predicate register, found " + std::string(o.name));
