@@ -508,30 +508,45 @@ std::vector<LaunchCapture> load_captures(const std::string& path, const LoadOpti
 
 // --- replay --------------------------------------------------------------------------------------
 
-ReplayOutputs replay_launch(const LaunchCapture& c, const RunOptions& options) {
-  const std::size_t n = arena_window_bytes(c);
-  const WeightImage weights(std::vector<std::uint8_t>(c.weights.bytes.begin() + c.weights.offset,
-                                                      c.weights.bytes.begin() + c.weights.offset + kWeightImageBytes),
-                            c.weights.file);
+Texture texture_of(const ImageArg& a) {
   Texture tex;
-  tex.width = c.texture.width;
-  tex.height = c.texture.height;
-  tex.mode = c.texture.mode;
+  tex.width = a.width;
+  tex.height = a.height;
+  tex.mode = a.mode;
   tex.rgba.resize(static_cast<std::size_t>(tex.width) * tex.height * 4);
   for (int y = 0; y < tex.height; ++y)
     for (int i = 0; i < tex.width * 4; ++i) {
-      const std::uint8_t* p = &c.texture.bytes[y * c.texture.pitch + 2 * i];
+      const std::uint8_t* p = &a.bytes[y * a.pitch + 2 * i];
       tex.rgba[static_cast<std::size_t>(y) * tex.width * 4 + i] = static_cast<f16_t>(p[0] | p[1] << 8);
     }
-  ReplayOutputs r;
-  r.output_alloc = c.output.bytes;
-  std::fill_n(r.output_alloc.begin() + c.output.offset, n, 0);
+  return tex;
+}
+
+Surface surface_before_launch(const LaunchCapture& c) {
   Surface s;
   s.width = c.surface.width;
   s.height = c.surface.height;
   s.pitch = c.surface.pitch;
   s.bytes = c.surface.bytes;
   for (std::uint32_t y = 0; y < c.ey; ++y) std::fill_n(s.bytes.begin() + y * s.pitch, 8 * c.ex, 0);
+  return s;
+}
+
+std::vector<std::uint8_t> output_before_launch(const LaunchCapture& c) {
+  std::vector<std::uint8_t> out = c.output.bytes;
+  std::fill_n(out.begin() + c.output.offset, arena_window_bytes(c), 0);
+  return out;
+}
+
+ReplayOutputs replay_launch(const LaunchCapture& c, const RunOptions& options) {
+  const std::size_t n = arena_window_bytes(c);
+  const WeightImage weights(std::vector<std::uint8_t>(c.weights.bytes.begin() + c.weights.offset,
+                                                      c.weights.bytes.begin() + c.weights.offset + kWeightImageBytes),
+                            c.weights.file);
+  const Texture tex = texture_of(c.texture);
+  ReplayOutputs r;
+  r.output_alloc = output_before_launch(c);
+  Surface s = surface_before_launch(c);
 
   LaunchParams p;
   p.ex = c.ex;

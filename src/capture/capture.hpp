@@ -104,6 +104,12 @@ std::string image_shape(const ImageArg& a, bool texture);
 // the allocation outside the window and surface texels outside ex x ey are carried over from the
 // capture, since the kernel never writes them.
 ReplayOutputs replay_launch(const LaunchCapture& c, const RunOptions& options);
+// The pieces replay_launch starts from (shared with the PTX interpreter's `enc5 ptx run --capture`):
+// the texture object's texels, the surface with its ex x ey texels zeroed, the output allocation
+// with its arena window zeroed.
+Texture texture_of(const ImageArg& texture);
+Surface surface_before_launch(const LaunchCapture& c);
+std::vector<std::uint8_t> output_before_launch(const LaunchCapture& c);
 // Writes a complete replay folder in launch-dump naming into dir (dir/subdir for a capture of a
 // sequence): the arg048 buffer and arg112 surface enc5 computed, then the launch's read-only
 // arguments (arg008, arg040, arg088 and, for launch dumps, every other file of the launch) under

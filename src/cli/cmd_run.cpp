@@ -22,6 +22,7 @@
 #include "api/frame.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/frame_inputs.hpp"
 #include "io/arena_io.hpp"
 #include "io/errors.hpp"
 #include "io/exr.hpp"
@@ -42,7 +43,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kRunHelp = R"(usage: enc5 run [OPTIONS]
+constexpr const char* kRunHelpFormat = R"(usage: enc5 run [OPTIONS]
 
 Runs enc5 (cuda_dldn_engine_swin_enc5_kernel) on one frame and writes this layer's plane arena and
 its RGBA16F surface. With no input files it runs the embedded demo frame: the default synthetic
@@ -57,15 +58,7 @@ outputs (into the output folder, created if missing):
 
 options:
   -o, --out DIR             output folder (default: out)
-  --weights FILE            weight image, 431136 bytes (default: the embedded synthetic image)
-  --input FILE              input plane arena (param+8), 5*ey*ex*32 bytes (default: synthetic)
-  --texture FILE.exr        RGBA HALF OpenEXR texture (param+88), at least ex x ey texels
-                            (default: synthetic, ex x ey)
-  --ex N, --ey N            token-grid extents (param+0; default 40 and 23)
-  --block-offset X,Y        block-origin offsets ox, oy (param+80/+82, u16; default 0,0)
-  --stress                  use the stress variants of the synthetic assets
-  --seed N                  seed of the synthetic assets (default 1)
-  --profile ada|zluda       instruction semantics (default ada = an NVIDIA Ada GPU)
+%s  --profile ada|zluda       instruction semantics (default ada = an NVIDIA Ada GPU)
   --reading NAME=VALUE      set a reading of an open spec question (repeatable; `enc5 readings`)
   --engine golden|fast      implementation to run (default fast; bit-identical to golden)
   --threads N               worker threads (default 0 = all hardware threads)
@@ -97,13 +90,9 @@ std::vector<std::string> split_commas(std::string_view s) {
   return out;
 }
 
-struct RunArgs {
+// The frame inputs (--weights ... --seed) are cli/frame_inputs.hpp's, shared with `enc5 ptx run`.
+struct RunArgs : FrameInputOptions {
   std::string out_dir = "out";
-  std::string weights_file, input_file, texture_file;
-  int ex = 40, ey = 23;
-  int ox = 0, oy = 0;
-  bool stress = false;
-  std::uint64_t seed = 1;
   RunChoice run;  // --profile, --reading, --engine, --threads (cli_options.hpp)
   std::vector<std::string> trace_stages;
   bool have_block = false;
@@ -124,25 +113,7 @@ RunArgs parse_run_args(const Args& args) {
     } else if (opt == "-o" || opt == "--out") {
       a.out_dir = cur.take();
       if (a.out_dir.empty()) throw UsageError(opt + ": empty folder name");
-    } else if (opt == "--weights") {
-      a.weights_file = cur.take();
-    } else if (opt == "--input") {
-      a.input_file = cur.take();
-    } else if (opt == "--texture") {
-      a.texture_file = cur.take();
-    } else if (opt == "--ex") {
-      a.ex = static_cast<int>(parse_int(opt, cur.take(), kExtentMin, kExtentMax));
-    } else if (opt == "--ey") {
-      a.ey = static_cast<int>(parse_int(opt, cur.take(), kExtentMin, kExtentMax));
-    } else if (opt == "--block-offset") {
-      const auto [x, y] = parse_pair(opt, cur.take(), 0, kBlockOffsetMax);
-      a.ox = static_cast<int>(x);
-      a.oy = static_cast<int>(y);
-    } else if (opt == "--stress") {
-      cur.flag();
-      a.stress = true;
-    } else if (opt == "--seed") {
-      a.seed = static_cast<std::uint64_t>(parse_int(opt, cur.take(), 0, kSeedMax));
+    } else if (a.handle_input(cur)) {
     } else if (a.run.handle(cur)) {
     } else if (opt == "--trace") {
       a.trace_stages = split_commas(cur.take());
@@ -227,39 +198,12 @@ void report_written(const std::string& path, const std::string& summary) {
 }
 
 int run(const RunArgs& a) {
-  // Assets: files replace the synthetic ones one by one.
-  const WeightImage* weights = nullptr;
-  WeightImage loaded_weights;
-  std::string weights_what;
-  if (!a.weights_file.empty()) {
-    loaded_weights = load_weight_image(a.weights_file);
-    weights = &loaded_weights;
-    weights_what = a.weights_file;
-  } else if (a.seed == 1 && !a.stress) {
-    weights = &default_weights();
-    weights_what = "embedded synthetic (seed 1)";
-  } else {
-    loaded_weights = make_synthetic_weights(SyntheticOptions{a.seed, a.stress});
-    weights = &loaded_weights;
-    weights_what = std::string("synthetic (seed ") + std::to_string(a.seed) + (a.stress ? ", stress)" : ")");
-  }
-  const std::string synth_what = std::string("synthetic (seed ") + std::to_string(a.seed) + (a.stress ? ", stress)" : ")");
-
-  SyntheticFrame frame;
-  if (a.input_file.empty() || a.texture_file.empty()) frame = make_synthetic_frame(a.ex, a.ey, a.seed, a.stress);
-  std::vector<std::uint8_t> input = a.input_file.empty() ? frame.input_arena : read_plane_arena(a.input_file, a.ex, a.ey);
-  Texture texture;
-  if (a.texture_file.empty()) {
-    texture = frame.texture;
-  } else {
-    texture = texture_from_exr(a.texture_file);
-    // E61 samples texels (X +- 1, Y +- 1) of every frame pixel (facts C14.5): the texture must
-    // cover the token grid.
-    if (texture.width < a.ex || texture.height < a.ey)
-      throw InputError(a.texture_file, 0,
-                       "a texture of at least ex×ey = " + std::to_string(a.ex) + "×" + std::to_string(a.ey) + " texels",
-                       std::to_string(texture.width) + "×" + std::to_string(texture.height) + " texels");
-  }
+  // Assets: files replace the synthetic ones one by one (cli/frame_inputs.hpp).
+  FrameInputs assets = load_frame_inputs(a);
+  const WeightImage* weights = &assets.weights();
+  const std::string& weights_what = assets.weights_what;
+  std::vector<std::uint8_t>& input = assets.input;
+  Texture& texture = assets.texture;
 
   const Readings readings = a.run.parsed_readings();
 
@@ -299,9 +243,8 @@ int run(const RunArgs& a) {
 
   std::printf("enc5 run: ex %d, ey %d, grid %dx%d, block offset (%d, %d), profile %s, engine %s\n", a.ex, a.ey, grid_x,
               grid_y, a.ox, a.oy, a.run.profile.c_str(), a.run.engine.c_str());
-  std::printf("  weights: %s\n  input:   %s\n  texture: %s (%dx%d)\n", weights_what.c_str(),
-              a.input_file.empty() ? synth_what.c_str() : a.input_file.c_str(),
-              a.texture_file.empty() ? synth_what.c_str() : a.texture_file.c_str(), texture.width, texture.height);
+  std::printf("  weights: %s\n  input:   %s\n  texture: %s (%dx%d)\n", weights_what.c_str(), assets.input_what.c_str(),
+              assets.texture_what.c_str(), texture.width, texture.height);
   std::fflush(stdout);
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -442,7 +385,7 @@ int cmd_run(const Args& args) {
     return 2;
   }
   if (a.help) {
-    std::fputs(kRunHelp, stdout);
+    std::printf(kRunHelpFormat, kFrameInputHelp);
     return 0;
   }
   try {

@@ -17,5 +17,6 @@ int cmd_replay(const Args& args);        // cli/cmd_replay.cpp
 int cmd_capture(const Args& args);       // cli/cmd_replay.cpp
 int cmd_diff(const Args& args);          // cli/cmd_diff.cpp
 int cmd_settle(const Args& args);        // cli/cmd_settle.cpp
+int cmd_ptx(const Args& args);           // cli/cmd_ptx.cpp
 
 }  // namespace enc5::cli

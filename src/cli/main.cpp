@@ -25,6 +25,7 @@ constexpr Command kCommands[] = {
     {"capture", enc5::cli::cmd_capture, "write a synthetic capture of enc5's own run in d4r's formats"},
     {"diff", enc5::cli::cmd_diff, "compare two captures, output folders or files (exit 0 identical, 1 different)"},
     {"settle", enc5::cli::cmd_settle, "find the readings and profile that reproduce a capture's outputs"},
+    {"ptx", enc5::cli::cmd_ptx, "run, trace or inspect a kernel's PTX in the PTX interpreter (the original's, or nvcc's)"},
 };
 
 void usage(std::FILE* to) {

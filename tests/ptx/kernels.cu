@@ -96,3 +96,48 @@ extern "C" __global__ void seed_ops(const std::uint32_t* __restrict__ in, std::u
   o[6] = static_cast<std::uint32_t>(b) | (static_cast<std::uint32_t>(al) << 16);
   o[7] = lane;
 }
+
+// enc5's launch ABI (facts A2/A4): the 144-byte parameter block and the (32,1,8) blocks of the
+// grid ceil((ex+ox)/8) x ceil((ey+oy)/8). The output arena gets the input arena XOR the weight
+// image's first 16 bytes; each block's 8x8 window of surface pixels gets the texture's texels
+// (through tex.base.2d / sust.b.2d as E61 does). `enc5 ptx run --entry enc5_abi_probe` on it
+// checks that the CLI builds the block, the grid and the outputs as `enc5 run` does.
+struct Enc5Params {
+  std::uint32_t ex, ey;                                   // +0
+  const std::uint8_t* input;                              // +8
+  std::uint64_t unread16, unread24, unread32;
+  const std::uint8_t* weights;                            // +40
+  std::uint8_t* output;                                   // +48
+  std::uint64_t unread56, unread64, unread72;
+  std::uint16_t ox, oy;                                   // +80, +82
+  std::uint32_t unread84;
+  unsigned long long texture;                             // +88
+  std::uint64_t unread96, unread104;
+  unsigned long long surface;                             // +112
+  std::uint64_t unread120, unread128, unread136;
+};
+static_assert(sizeof(Enc5Params) == 144, "facts A4: 144 bytes");
+
+extern "C" __global__ void enc5_abi_probe(const Enc5Params p) {
+  const unsigned t = threadIdx.x + 32 * threadIdx.z;
+  const unsigned cta = blockIdx.x + gridDim.x * blockIdx.y;
+  const unsigned nthreads = 256 * gridDim.x * gridDim.y;
+  const unsigned bytes = 5 * p.ey * p.ex * 32;
+  const uint4 key = *reinterpret_cast<const uint4*>(p.weights);
+  for (unsigned i = (cta * 256 + t) * 16; i < bytes; i += nthreads * 16) {
+    uint4 v = *reinterpret_cast<const uint4*>(p.input + i);
+    v.x ^= key.x;
+    v.y ^= key.y;
+    v.z ^= key.z;
+    v.w ^= key.w;
+    *reinterpret_cast<uint4*>(p.output + i) = v;
+  }
+  const int x = static_cast<int>(8 * blockIdx.x) - p.ox + static_cast<int>(threadIdx.x & 7);
+  const int y = static_cast<int>(8 * blockIdx.y) - p.oy + static_cast<int>(threadIdx.z);
+  if (threadIdx.x < 8 && x >= 0 && y >= 0 && x < static_cast<int>(p.ex) && y < static_cast<int>(p.ey)) {
+    unsigned short r, g, b, a;
+    asm volatile("tex.base.2d.v4.f16.s32 {%0, %1, %2, %3}, [%4, {%5, %6}];" : "=h"(r), "=h"(g), "=h"(b), "=h"(a) : "l"(p.texture), "r"(x), "r"(y));
+    asm volatile("sust.b.2d.v4.b16.zero [%0, {%1, %2}], {%3, %4, %5, %6};" ::"l"(p.surface), "r"(8 * x), "r"(y), "h"(r), "h"(g), "h"(b), "h"(a)
+                 : "memory");
+  }
+}
