@@ -6,11 +6,8 @@
 #include "api/frame.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
-#include <exception>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -18,6 +15,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/simd.hpp"
+#include "engine/workers.hpp"
 #include "layout/arena.hpp"
 #include "model/layer.hpp"
 
@@ -115,27 +113,7 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (blocks < threads) inner_threads = threads / blocks;
   threads = std::min(threads, blocks);
-  if (threads <= 1) {
-    for (int b = 0; b < blocks; ++b) run_one(b);
-  } else {
-    std::atomic<int> next{0};
-    std::exception_ptr error;
-    std::mutex error_mutex;
-    std::vector<std::thread> pool;
-    for (int i = 0; i < threads; ++i)
-      pool.emplace_back([&] {
-        for (int b; (b = next.fetch_add(1)) < blocks;) {
-          try {
-            run_one(b);
-          } catch (...) {
-            std::lock_guard<std::mutex> lock(error_mutex);
-            if (!error) error = std::current_exception();
-          }
-        }
-      });
-    for (auto& t : pool) t.join();
-    if (error) std::rethrow_exception(error);
-  }
+  engine::parallel_for(blocks, threads, [&](int b, int) { run_one(b); });  // rethrows a block's exception here
   if (options.stats)
     for (const auto& s : stats) options.stats->add(s);  // block order: deterministic
 }

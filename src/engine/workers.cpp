@@ -1,0 +1,46 @@
+#include "engine/workers.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace enc5::engine {
+
+void parallel_for(int tasks, int workers, const std::function<void(int, int)>& task) {
+  if (tasks <= 0) return;
+  workers = std::clamp(workers, 1, tasks);
+  std::atomic<int> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  int error_task = tasks;
+  auto work = [&](int w) {
+    for (int t; !failed.load(std::memory_order_relaxed) && (t = next.fetch_add(1)) < tasks;) {
+      try {
+        task(t, w);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (t < error_task) {
+          error_task = t;
+          error = std::current_exception();
+        }
+        failed.store(true, std::memory_order_relaxed);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<std::size_t>(workers - 1));
+  try {
+    for (int w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  } catch (...) {
+    // A thread could not start: the started ones and the caller still finish every task.
+  }
+  work(0);
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace enc5::engine
