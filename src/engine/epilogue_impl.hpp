@@ -21,30 +21,35 @@
 #include <cstdint>
 
 #include "engine/kernel_args.hpp"
+#include "model/q8_stats.hpp"
 #include "model/sum_tree.hpp"
 
 namespace enc5::engine {
 namespace {
 
-// The f16x2 sum v = (s[0] + s[1]) + (s[2] + s[3]) over the lane pairs t (s[t] = columns 2t, 2t+1
-// of the vector S, already f16 values), then f16_add(v.lo, v.hi): E11 step 7/8 and rms_sum_of_squares' last lines.
+// The cross-lane fold of the golden trees (model/sum_tree.hpp fold_lanes) on the 8-column vector
+// S (already f16 values): lane pair t of the f16x2 that lane t holds is (S[2t], S[2t+1]); each
+// f16x2 add is two binary32 adds rounded to f16; the two halves are added last (add.f16).
+struct Pair {
+  float lo, hi;
+};
 inline f16_t fold_lanes(V8 S) {
-  const float lo = from_h(to_h(from_h(to_h(S[0] + S[2])) + from_h(to_h(S[4] + S[6]))));
-  const float hi = from_h(to_h(from_h(to_h(S[1] + S[3])) + from_h(to_h(S[5] + S[7]))));
-  return to_h(lo + hi);
+  const Pair s[4] = {{S[0], S[1]}, {S[2], S[3]}, {S[4], S[5]}, {S[6], S[7]}};
+  auto add = [](Pair a, Pair b) { return Pair{from_h(to_h(a.lo + b.lo)), from_h(to_h(a.hi + b.hi))}; };
+  return enc5::fold_lanes(s, add, [](Pair v) { return to_h(v.lo + v.hi); });
 }
 
-// Counts of a q8 (golden::quantise's statistics) for one f16.
+// Counts of a q8 (golden::quantise's statistics, model/q8_stats.hpp) for one f16.
 inline void count_q8(f16_t h, EpilogueCounts& n) {
-  const unsigned mag = h & 0x7FFFu;
-  n.f16_subnormal += mag != 0 && mag < 0x0400u;
-  n.e4m3_saturated += mag > 0x5F00u && mag <= 0x7C00u;
+  n.f16_subnormal += golden::q8_counts_subnormal(h);
+  n.e4m3_saturated += golden::q8_counts_saturated(h);
 }
 
 // E11 (facts C4) for `rows` score rows of 96 keys: e = e11(s), the row sum (golden tree), its
 // reciprocal, p = e * rcp, q8(p); with the statistics the golden model counts there.
 void e11_rows(const E11Args& g) {
-  EpilogueCounts n{};
+  EpilogueCounts none{};
+  EpilogueCounts& n = g.counts ? *g.counts : none;  // counted straight into the caller's
   for (int r = 0; r < g.rows; ++r) {
     const f16_t* srow = g.s + r * 96;
     alignas(32) f16_t e[96];
@@ -57,9 +62,7 @@ void e11_rows(const E11Args& g) {
       }
     V8 E[12];
     for (int i = 0; i < 12; ++i) E[i] = load_h8(e + 8 * i);
-    const V8 even = rnd(rnd(rnd(E[0] + E[2]) + rnd(E[4] + E[6])) + rnd(E[8] + E[10]));
-    const V8 odd = rnd(rnd(rnd(E[1] + E[3]) + rnd(E[5] + E[7])) + rnd(E[9] + E[11]));
-    const f16_t rcp = g.rcp[fold_lanes(rnd(even + odd))];
+    const f16_t rcp = g.rcp[fold_lanes(e11_in_lane(E, [](V8 a, V8 b) { return rnd(a + b); }))];
     const float rf = from_h(rcp);
     e4m3_t* prow = g.p + r * 96;
     for (int i = 0; i < 12; ++i) {
@@ -69,16 +72,9 @@ void e11_rows(const E11Args& g) {
       if (g.counts)
         for (int l = 0; l < 8; ++l) {
           count_q8(pv[l], n);
-          n.p_quantised_zero += (pv[l] & 0x7FFF) != 0 && (prow[8 * i + l] & 0x7F) == 0;
+          n.p_quantised_zero += golden::q8_counts_quantised_zero(pv[l], prow[8 * i + l]);
         }
     }
-  }
-  if (g.counts) {
-    g.counts->e11_clamp_low += n.e11_clamp_low;
-    g.counts->e11_clamp_high += n.e11_clamp_high;
-    g.counts->p_quantised_zero += n.p_quantised_zero;
-    g.counts->f16_subnormal += n.f16_subnormal;
-    g.counts->e4m3_saturated += n.e4m3_saturated;
   }
 }
 

@@ -29,15 +29,6 @@ const CodeTable& code_table() {
   return t;
 }
 
-const int* isa_of_pair() {
-  static const std::array<int, 32> k = [] {
-    std::array<int, 32> m{};
-    for (int kp = 0; kp < 32; ++kp) m[kp] = layout::isa_k_from_pair_k(kp);
-    return m;
-  }();
-  return k.data();
-}
-
 unsigned decode_for(const Profile& p, SimdPath path) {
   if (p.mma != MmaAccumulation::ada_truncated_halves) return kDecodeF64;
   return path == SimdPath::avx512 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
@@ -65,7 +56,7 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
   codes.resize(size);
   nan = false;
   const auto run = kernels(path).decode_run;
-  const int* isa = isa_of_pair();
+  const int* isa = layout::isa_k_of_pair_k().data();
   const bool isa_forms = (decode & (kDecodeF32 | kDecodeExponent | kDecodeExponent16)) != 0;
   for (int r = 0; r < rows; ++r) {
     const e4m3_t* row = src + static_cast<std::size_t>(r) * ld;
@@ -96,7 +87,7 @@ void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrd
   b.codes.resize(size);
   b.nan = false;
   const auto run = kernels(path).decode_run;
-  const int* isa = isa_of_pair();
+  const int* isa = layout::isa_k_of_pair_k().data();
   thread_local std::vector<e4m3_t> gathered;
   gathered.resize(static_cast<std::size_t>(b.N));
   for (int k = 0; k < b.K; ++k) {
@@ -144,7 +135,7 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
   if (a.nan || b.nan) {
     // NaN codes (possible in weight files and input arenas): the numerics core itself, element by
     // element, in the ISA k order (as golden's mma_step does).
-    const int* isa = isa_of_pair();
+    const int* isa = layout::isa_k_of_pair_k().data();
     for (int s = 0; s < ksteps; ++s)
       for (int r = 0; r < rows; ++r)
         for (int n = 0; n < b.N; ++n) {
@@ -158,9 +149,9 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
         }
     return;
   }
-  const KernelSet ks = kernels(path);
+  const KernelSet kern = kernels(path);
   const bool ada = p.mma == MmaAccumulation::ada_truncated_halves;
-  const KStepKernel kernel = ada ? ks.ada : ks.zluda;
+  const KStepKernel kernel = ada ? kern.ada : kern.zluda;
   KStepArgs g{};
   if (ada) {
     g.a = a.v.data() + a_k0;

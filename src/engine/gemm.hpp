@@ -29,9 +29,6 @@ struct CodeTable {
 };
 const CodeTable& code_table();
 
-// The ISA k of pair k within one k-step (layout/fragment.hpp), as a table.
-const int* isa_of_pair();
-
 // Which decoded forms an operand gets (bit set): the `zluda` kernels read only the binary64
 // values, the `ada` kernels only the binary32 values and exponents (kernel_args.hpp), so the
 // operands decoded per block decode just what the profile's kernels read (the AVX-512 `ada`

@@ -56,7 +56,6 @@ std::shared_ptr<PreparedWeights> build(const WeightImage& w) {
     pw->w61.assign_nk(nk.data(), 16, 160, 160);
     for (int n = 0; n < golden::kLogits; ++n) pw->b61[n] = w.f16_at(layout::record_bias_offset(ph.bias_begin, n));
   }
-  pw->g1 = golden::load_column_table(w, wmap::g1, TableChunkOrder::nt);
   return pw;
 }
 

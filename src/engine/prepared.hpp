@@ -23,8 +23,6 @@ struct PreparedWeights {
   // Phase 61 (facts C12): 160 x 16 and the seed b61.
   BOperand w61;
   std::array<f16_t, golden::kLogits> b61;
-  // The prologue gain g1 (chunk order nt, as golden's prologue reads it).
-  std::array<f16_t, golden::kChannels> g1;
 };
 
 // Functions of one f16 computed by the golden model itself for all 65536 inputs (tables.cpp).

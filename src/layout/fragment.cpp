@@ -80,6 +80,26 @@ int isa_k_from_pair_k(int k_pair) {
   return 4 * a + b;
 }
 
+const APairTable& a_element_pair_table() {
+  static const APairTable m = [] {
+    APairTable t{};
+    for (int lane = 0; lane < 32; ++lane)
+      for (int o = 0; o < 4; ++o)
+        for (int j = 0; j < 4; ++j) t[lane][o][j] = a_element_pair(lane, o, j);
+    return t;
+  }();
+  return m;
+}
+
+const std::array<int, 32>& isa_k_of_pair_k() {
+  static const std::array<int, 32> k = [] {
+    std::array<int, 32> m{};
+    for (int kp = 0; kp < 32; ++kp) m[kp] = isa_k_from_pair_k(kp);
+    return m;
+  }();
+  return k;
+}
+
 // Field decomposition of a pair-order k: pair_k(t, j, h) = 2t + (j&1) + 16(j>>1) + 8h, so
 // bit 0 = j&1, bits 1..2 = t, bit 3 = h, bit 4 = j>>1.
 LaneRegByte a_location_pair(int row, int k_pair) {

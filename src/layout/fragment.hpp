@@ -8,6 +8,7 @@
 // LOGICAL channel order of every matrix in the golden model. The ISA order matters only for the
 // `ada` accumulation's two halves: isa_k_from_pair_k() connects the two.
 #pragma once
+#include <array>
 #include <cstdint>
 
 namespace enc5::layout {
@@ -19,6 +20,10 @@ struct RowCol { int row; int col; };  // a C/D element
 // A: 4 registers x 4 bytes per lane.
 RowK a_element_isa(int lane, int reg, int byte);
 RowK a_element_pair(int lane, int reg, int byte);
+// a_element_pair of every (lane, reg, byte) as a table [lane][reg][byte], for the inner loops of
+// the prologue's loads and E60's stores.
+using APairTable = std::array<std::array<std::array<RowK, 4>, 4>, 32>;
+const APairTable& a_element_pair_table();
 // B: 2 registers x 4 bytes per lane.
 KCol b_element_isa(int lane, int reg, int byte);
 KCol b_element_pair(int lane, int reg, int byte);
@@ -28,6 +33,9 @@ RowCol cd_element(int lane, int reg, int half);
 // Relabelling within one 32-wide k-step (a bijection on 0..31).
 int isa_k_from_pair_k(int k_pair);
 int pair_k_from_isa_k(int k_isa);
+// isa_k_from_pair_k as a table (index = pair k), for the inner loops of the golden model and the
+// engine's operand decoding.
+const std::array<int, 32>& isa_k_of_pair_k();
 
 // Inverse maps: where an element lives.
 struct LaneRegByte { int lane; int reg; int byte; };

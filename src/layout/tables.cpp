@@ -11,9 +11,9 @@ std::uint32_t column_table_offset(std::uint32_t table, int col) {
 }
 
 std::uint32_t record_bias_offset(std::uint32_t base, int col) {
-  // n-tile n = col>>3 at +16n, word t = (col&7)>>1, half = col&1 (facts E6).
-  return base + 16u * static_cast<std::uint32_t>(col >> 3) + 4u * static_cast<std::uint32_t>((col & 7) >> 1) +
-         2u * static_cast<std::uint32_t>(col & 1);
+  // n-tile n = col>>3 at +16n, word t = (col&7)>>1, half = col&1 (facts E6): the column tables'
+  // layout (facts E3), so one formula.
+  return column_table_offset(base, col);
 }
 
 std::uint32_t seed_word_offset(std::uint32_t base, int nt, int t) {

@@ -26,28 +26,36 @@ E4Mat e60_scatter(const BlockContext& ctx, const F16Mat& d60, std::span<std::uin
   E4Mat a(d60.rows, kChannels);
   for (int r = 0; r < d60.rows; ++r)
     for (int c = 0; c < kChannels; ++c) a.at(r, c) = quantise(ctx, d60.at(r, c));
+  e60_store(ctx, a, output_arena);
+  return a;
+}
 
+void e60_store(const BlockContext& ctx, const E4Mat& a, std::span<std::uint8_t> output_arena) {
   StageRef st = ctx.stage("e60.words", "E60's 20 words = phase 61's A: reg 4q+o = A register o of k-slice q (pair order bytes)", 4, 20);
   if (st) st->kind = TraceStage::Kind::e4m3x4;
   const layout::PlaneArena pa{ctx.ex, ctx.ey};
+  ArenaSlot slots[4][4];  // [o][t]: a function of the reading arena-order only
+  const layout::APairTable& am = layout::a_element_pair_table();
+  for (int o = 0; o < 4; ++o)
+    for (int t = 0; t < 4; ++t) slots[o][t] = arena_slot(ctx.readings->arena_order, o, t);
   for (int z = 0; z < 4; ++z)
     for (int lane = 0; lane < 32; ++lane) {
       const int g = lane >> 2, t = lane & 3;
+      // DOC5's "laneid > 15" term (facts C13.3) is the reading e60-lane-guard; default off
+      // (enc0's analogue is "laneid > 255", always false; a real laneid > 15 test would drop
+      // pixels x0+4..x0+7 of every block, leaving arena holes the next layer reads).
+      const bool lane_dropped = e60_lane_dropped(*ctx.readings, lane);
       for (int q = 0; q < 5; ++q)
         for (int o = 0; o < 4; ++o) {
           std::uint32_t w = 0;
           for (int j = 0; j < 4; ++j) {
-            const layout::RowK e = layout::a_element_pair(lane, o, j);
+            const layout::RowK e = am[lane][o][j];
             w |= static_cast<std::uint32_t>(a.at(16 * z + e.row, 32 * q + e.k)) << (8 * j);
           }
           if (st) st->at(z, lane, 4 * q + o) = w;
           // (b) the guarded store: pixel (x0 + g, y0 + 2z + row_half), word d of plane q.
-          const ArenaSlot slot = arena_slot(ctx.readings->arena_order, o, t);
+          const ArenaSlot slot = slots[o][t];
           const int x = ctx.x0 + g, y = ctx.y0 + 2 * z + slot.row_half;
-          // DOC5's "laneid > 15" term (facts C13.3) is the reading e60-lane-guard; default off
-          // (enc0's analogue is "laneid > 255", always false; a real laneid > 15 test would drop
-          // pixels x0+4..x0+7 of every block, leaving arena holes the next layer reads).
-          const bool lane_dropped = e60_lane_dropped(*ctx.readings, lane);
           if (!pa.in_frame(x, y) || lane_dropped) {
             if (ctx.stats) ++ctx.stats->arena_stores_dropped;
             continue;
@@ -56,7 +64,6 @@ E4Mat e60_scatter(const BlockContext& ctx, const F16Mat& d60, std::span<std::uin
           std::memcpy(output_arena.data() + 4 * pa.word_index(q, x, y, slot.word), &w, 4);  // little endian
         }
     }
-  return a;
 }
 
 }  // namespace enc5::golden

@@ -3,6 +3,8 @@
 #include "layout/tables.hpp"
 #include "model/layer.hpp"
 #include "model/phase_program.hpp"
+#include "model/q8_stats.hpp"
+#include "model/sum_tree.hpp"
 #include "numerics/approx.hpp"
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
@@ -11,14 +13,7 @@ namespace enc5::golden {
 
 namespace {
 
-// The chained k-steps of one phase over a 16-row-multiple tile: D[r][n] = mma_step(A[r][32ks..],
-// B[n][..], C[r][n]) for every element.
-void phase_step(const BlockContext& ctx, const E4Mat& a, int a_col0, const BTile& b, F16Mat& acc) {
-  for (int r = 0; r < acc.rows; ++r) {
-    const e4m3_t* arow = &a.v[static_cast<std::size_t>(r) * a.cols + a_col0];
-    for (int n = 0; n < acc.cols; ++n) acc.at(r, n) = mma_step(*ctx.profile, arow, b.col(n), acc.at(r, n));
-  }
-}
+f16x2_t add2(f16x2_t a, f16x2_t b) { return f16x2_add(a, b); }
 
 E4Mat quantise_mat(const BlockContext& ctx, const F16Mat& m, int rows) {
   E4Mat q(rows, m.cols);
@@ -50,14 +45,10 @@ E11Row e11_row(const std::array<f16_t, 96>& e) {
   for (int t = 0; t < 4; ++t) {
     f16x2_t E[12];
     for (int i = 0; i < 12; ++i) E[i] = f16x2_pack(e[8 * i + 2 * t], e[8 * i + 2 * t + 1]);
-    const f16x2_t even = f16x2_add(f16x2_add(f16x2_add(E[0], E[2]), f16x2_add(E[4], E[6])), f16x2_add(E[8], E[10]));
-    const f16x2_t odd = f16x2_add(f16x2_add(f16x2_add(E[1], E[3]), f16x2_add(E[5], E[7])), f16x2_add(E[9], E[11]));
-    s[t] = f16x2_add(even, odd);
+    s[t] = e11_in_lane(E, add2);  // step 6
   }
-  // Step 7: butterflies xor 1, then xor 2 (commutative adds: every lane ends with the same value).
-  const f16x2_t v = f16x2_add(f16x2_add(s[0], s[1]), f16x2_add(s[2], s[3]));
   E11Row row;
-  row.sum = f16_add(f16x2_lo(v), f16x2_hi(v));  // step 8: add.f16 of the halves
+  row.sum = fold_lanes(s, add2, [](f16x2_t v) { return f16_add(f16x2_lo(v), f16x2_hi(v)); });  // steps 7, 8
   row.rcp = rcp_f16(row.sum);                   // cvt.f32.f16 -> rcp.approx.ftz.f32 -> cvt.rn.f16.f32
   for (int c = 0; c < 96; ++c) row.p[c] = f16_mul(e[c], row.rcp);  // step 9
   return row;
@@ -73,10 +64,9 @@ F16Mat score_phase(const BlockContext& ctx, const F16Mat& q, int head) {
   const E4Mat qb = quantise_mat(ctx, q, kTokens);
   F16Mat s(kWindow, kTokens);
   for (int r = 0; r < kWindow; ++r)
-    for (int c = 0; c < kTokens; ++c) {
-      const f16_t bias = ctx.weights->f16_at(layout::score_bias_offset(ph.bias_begin + slot, r, c));
-      s.at(r, c) = mma_step(*ctx.profile, &qa.v[static_cast<std::size_t>(r) * 32], &qb.v[static_cast<std::size_t>(c) * 32], bias);
-    }
+    for (int c = 0; c < kTokens; ++c) s.at(r, c) = ctx.weights->f16_at(layout::score_bias_offset(ph.bias_begin + slot, r, c));
+  const BTile b{kTokens, qb.v};  // key c's 32 channels = B column c ([n][k], as BTile holds it)
+  phase_step(ctx, qa, 0, b, s);
   return s;
 }
 
@@ -134,7 +124,7 @@ std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1) 
       for (int c = 0; c < kTokens; ++c) {
         const f16_t pv = ho.p.at(r, c);
         pq.at(r, c) = quantise(ctx, pv);
-        if (ctx.stats && (pv & 0x7FFF) != 0 && (pq.at(r, c) & 0x7F) == 0) ++ctx.stats->p_quantised_zero;
+        if (ctx.stats) ctx.stats->p_quantised_zero += q8_counts_quantised_zero(pv, pq.at(r, c));
       }
     const E4Mat vq = quantise_mat(ctx, ho.v, kTokens);  // E11(f)/(g): movmatrix + packs = q8(V)
     ho.o = F16Mat(kWindow, kHeadDim, 0);

@@ -20,12 +20,8 @@ F16Mat phase61(const BlockContext& ctx, const E4Mat& a61) {
   F16Mat d(a61.rows, kLogits);
   for (int r = 0; r < a61.rows; ++r)
     for (int n = 0; n < kLogits; ++n) d.at(r, n) = ctx.weights->f16_at(layout::record_bias_offset(ph.bias_begin, n));
-  for (int s = 0; s < ph.k_steps; ++s) {
-    const BTile b = load_b_waddr(*ctx.weights, ph.weight_begin + 512u * static_cast<std::uint32_t>(s), kLogits);
-    for (int r = 0; r < a61.rows; ++r)
-      for (int n = 0; n < kLogits; ++n)
-        d.at(r, n) = mma_step(*ctx.profile, &a61.v[static_cast<std::size_t>(r) * kChannels + 32 * s], b.col(n), d.at(r, n));
-  }
+  for (int s = 0; s < ph.k_steps; ++s)
+    phase_step(ctx, a61, 32 * s, load_b_waddr(*ctx.weights, ph.weight_begin + 512u * static_cast<std::uint32_t>(s), kLogits), d);
   if (StageRef st = ctx.stage("p61d", "D of phase 61: reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)", 4, 4))
     for (int z = 0; z < 4; ++z) record_tile(*st, z, d, 16 * z, 0, 2);
   return d;

@@ -7,6 +7,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -102,11 +103,16 @@ std::string cat(const Parts&... parts) {
   return s;
 }
 
+// The RMS norm E20 adds to its sum of squares: 2^-13 (facts C8.4, CONFIRMED: the f16 0x0800
+// materialised at s12820). The prologue's is the reading prologue-eps (prologue_eps below).
+inline constexpr f16_t kE20Eps = 0x0800;
+
 // One k-step of one output element: D = mma(C + sum_k a[k] b[k]) with a, b in LOGICAL (pair)
 // k order; they are permuted into the ISA's k order (layout::isa_k_from_pair_k) before the
 // numerics core sees them, since the `ada` accumulation adds the ISA's two k halves in order.
 f16_t mma_step(const Profile& p, const e4m3_t a_logical[32], const e4m3_t b_logical[32], f16_t c);
-// q8 as the kernel's cvt.rn.satfinite.e4m3x2.f16x2 does it, counting saturation and subnormals.
+// q8 as the kernel's cvt.rn.satfinite.e4m3x2.f16x2 does it, counting saturation and subnormals
+// (model/q8_stats.hpp says which inputs count).
 e4m3_t quantise(const BlockContext& ctx, f16_t h);
 // A weight-image B operand of one k-step: column n's 32 logical-k bytes, gathered by waddr.
 struct BTile {
@@ -116,6 +122,9 @@ struct BTile {
 };
 BTile load_b_waddr(const WeightImage& w, std::uint32_t base, int cols);           // facts E2
 BTile load_b_banded(const WeightImage& w, std::uint32_t base, int slice, int cols);  // facts C9
+// One k-step of a phase over a tile: acc[r][n] = mma_step(A[r][a_col0 .. a_col0+31], B col n,
+// acc[r][n]) for every element (acc holds C on entry, D on return).
+void phase_step(const BlockContext& ctx, const E4Mat& a, int a_col0, const BTile& b, F16Mat& acc);
 // A 160-column f16 table (g1, T1, g2, T3) read with a chunk order (facts E3, C6).
 std::array<f16_t, kChannels> load_column_table(const WeightImage& w, std::uint32_t table, TableChunkOrder order);
 // Stage writer for a 16-row tile held as D registers: reg = 2*nt + rh, value = f16x2 of
@@ -129,6 +138,26 @@ struct PrologueOut {
 };
 // The pixel of token row r (0..95): window rows by facts A6, halo rows by the reading.
 std::array<int, 2> token_pixel(const BlockContext& ctx, int row);
+// The arena map the prologue's loads use (reading prologue-load-order: E60's map or natural).
+ArenaOrder prologue_arena_order(const Readings& r);
+// The prologue's loads (facts B1/B5): x = the decoded A fragments of the 96 token rows.
+// `e4m3_f16_table`, when given, holds e4m3_to_f16(code) at index code and replaces the call.
+void prologue_gather(const BlockContext& ctx, std::span<const std::uint8_t> input_arena, F16Mat& x,
+                     const f16_t* e4m3_f16_table = nullptr);
+// An RMS norm as the kernel applies it (facts B4, C8): out = f16(x * f16(inv * gain)),
+// inv = rms_inverse(sum of squares in `tree`, eps). What differs between the prologue's and E20's.
+struct NormSpec {
+  SumTree tree;
+  f16_t eps;
+  std::array<f16_t, 160> gain;
+};
+// The prologue's norm (readings prologue-norm, -eps, -sum-tree; gain g1): empty when the reading
+// prologue-norm = identity stages x as is.
+std::optional<NormSpec> prologue_norm_spec(const BlockContext& ctx);
+// E20's (facts C8: reading e20-sum-tree, kE20Eps, gain g2 in the reading g2-chunk-order).
+NormSpec e20_norm_spec(const BlockContext& ctx);
+// The norm of `rows` rows of 160 (row-major) by the spec, the golden way.
+void rms_norm_rows(const NormSpec& spec, const f16_t* x, f16_t* out, int rows);
 PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> input_arena);
 
 // ---- RMS norm pieces (rms_norm.cpp), facts B4, C8 ----
@@ -171,12 +200,21 @@ std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1);
 
 // ---- output projection (out_projection.cpp): E12, phases 13..20 ----
 struct OutProjOut { F16Mat c13, d20; };  // 64 x 160 (warp z owns rows 16z..16z+15)
+// T1, the table of phase 13's C seed, in the reading t1-chunk-order (facts C6).
+std::array<f16_t, kChannels> c13_table(const BlockContext& ctx);
+// The residual x of phase 13's C seed f16(T1 + x), rows 0..63 (reading c13-residual): the raw
+// decoded input (a reference to in_x) or the decode of the staged bytes (written to `staged`).
+const F16Mat& c13_residual(const BlockContext& ctx, const F16Mat& in_x, const E4Mat& h1, F16Mat& staged);
 OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const std::array<HeadOut, kHeads>& heads);
 
 // ---- MLP (mlp.cpp): phases 21..60, E21..E59 ----
 // E21's clamped cubic activation for one f16 (facts C10).
 f16_t activation(f16_t y0, LayerStats* stats = nullptr);
 struct MlpOut { F16Mat c22, d60; };
+// T3, the table of phase 22's C seed, in the reading t3-chunk-order (facts C10).
+std::array<f16_t, kChannels> c22_table(const BlockContext& ctx);
+// The residual of phase 22's C seed f16(T3 + residual) (reading e21-residual): D20 or N.
+const F16Mat& e21_residual(const BlockContext& ctx, const F16Mat& d20, const F16Mat& n);
 MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm);
 
 // ---- E60 (arena_scatter.cpp) ----
@@ -187,6 +225,8 @@ struct ArenaSlot { int row_half; int word; };
 ArenaSlot arena_slot(ArenaOrder order, int reg, int t);
 // Requantises D60 and scatters it; returns q8(D60) (phase 61's A).
 E4Mat e60_scatter(const BlockContext& ctx, const F16Mat& d60, std::span<std::uint8_t> output_arena);
+// E60(b) alone: the guarded stores of q8(D60) (64 x 160) with their statistics.
+void e60_store(const BlockContext& ctx, const E4Mat& a61, std::span<std::uint8_t> output_arena);
 
 // ---- phase 61 and E61 (kpn_filter.cpp) ----
 F16Mat phase61(const BlockContext& ctx, const E4Mat& a61);  // 64 x 16

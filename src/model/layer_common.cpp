@@ -6,6 +6,7 @@
 #include "layout/tables.hpp"
 #include "layout/weight_tile.hpp"
 #include "model/layer.hpp"
+#include "model/q8_stats.hpp"
 #include "numerics/e4m3.hpp"
 #include "numerics/mma.hpp"
 
@@ -37,20 +38,8 @@ StageRef BlockContext::stage(const std::string& name, const std::string& descrip
   return StageRef(trace, trace->stages.size() - 1);
 }
 
-namespace {
-// pair k -> ISA k within one k-step, from the layout object (facts §0.4).
-const std::array<int, 32>& isa_of_pair() {
-  static const std::array<int, 32> k = [] {
-    std::array<int, 32> m{};
-    for (int kp = 0; kp < 32; ++kp) m[kp] = layout::isa_k_from_pair_k(kp);
-    return m;
-  }();
-  return k;
-}
-}  // namespace
-
 f16_t mma_step(const Profile& p, const e4m3_t a_logical[32], const e4m3_t b_logical[32], f16_t c) {
-  const auto& perm = isa_of_pair();
+  const auto& perm = layout::isa_k_of_pair_k();
   e4m3_t a[32], b[32];
   for (int k = 0; k < 32; ++k) {
     a[perm[k]] = a_logical[k];
@@ -59,11 +48,17 @@ f16_t mma_step(const Profile& p, const e4m3_t a_logical[32], const e4m3_t b_logi
   return mma_dot(p, a, b, c);
 }
 
+void phase_step(const BlockContext& ctx, const E4Mat& a, int a_col0, const BTile& b, F16Mat& acc) {
+  for (int r = 0; r < acc.rows; ++r) {
+    const e4m3_t* arow = &a.v[static_cast<std::size_t>(r) * a.cols + a_col0];
+    for (int n = 0; n < acc.cols; ++n) acc.at(r, n) = mma_step(*ctx.profile, arow, b.col(n), acc.at(r, n));
+  }
+}
+
 e4m3_t quantise(const BlockContext& ctx, f16_t h) {
   if (ctx.stats) {
-    const unsigned mag = h & 0x7FFFu;
-    if (mag != 0 && mag < 0x0400u) ++ctx.stats->f16_subnormal;
-    if (mag > 0x5F00u && mag <= 0x7C00u) ++ctx.stats->e4m3_saturated;  // |x| > 448 (incl. Inf)
+    ctx.stats->f16_subnormal += q8_counts_subnormal(h);
+    ctx.stats->e4m3_saturated += q8_counts_saturated(h);
   }
   return f16_to_e4m3(h, *ctx.profile);
 }

@@ -27,6 +27,15 @@ f16_t activation(f16_t y0, LayerStats* stats) {
   return f16_mul(y0, gate);
 }
 
+std::array<f16_t, kChannels> c22_table(const BlockContext& ctx) {
+  return load_column_table(*ctx.weights, wmap::t3, ctx.readings->t3_chunk_order);
+}
+
+const F16Mat& e21_residual(const BlockContext& ctx, const F16Mat& d20, const F16Mat& n) {
+  // facts C10: D20, the norm's input (enc0's verified analogue p14o), or the normalised N.
+  return ctx.readings->e21_residual == E21Residual::d20 ? d20 : n;
+}
+
 MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
   MlpOut out;
   const int rows = d20.rows;
@@ -35,15 +44,12 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < kChannels; ++c) nq.at(r, c) = quantise(ctx, norm.n.at(r, c));
 
-  // E21: C22[row][col] = f16(T3[col] + residual[row][col]); the residual is the reading
-  // e21-residual (facts C10: D20, the norm's input; enc0's verified analogue p14o).
-  const auto t3 = load_column_table(*ctx.weights, wmap::t3, ctx.readings->t3_chunk_order);
+  // E21: C22[row][col] = f16(T3[col] + residual[row][col]), residual = e21_residual.
+  const auto t3 = c22_table(ctx);
+  const F16Mat& res = e21_residual(ctx, d20, norm.n);
   out.c22 = F16Mat(rows, kChannels);
   for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < kChannels; ++c) {
-      const f16_t res = ctx.readings->e21_residual == E21Residual::d20 ? d20.at(r, c) : norm.n.at(r, c);
-      out.c22.at(r, c) = f16_add(t3[c], res);
-    }
+    for (int c = 0; c < kChannels; ++c) out.c22.at(r, c) = f16_add(t3[c], res.at(r, c));
 
   std::vector<F16Mat> D(kPhaseCount + 1);
   for (int c = 0; c < kChunks; ++c) {
@@ -55,12 +61,7 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
     h = F16Mat(rows, kHeadDim);
     for (int r = 0; r < rows; ++r)
       for (int n = 0; n < kHeadDim; ++n) h.at(r, n) = ctx.weights->f16_at(layout::record_bias_offset(up.bias_begin, n));
-    for (int s = 0; s < up.k_steps; ++s) {
-      const BTile b = load_b_banded(*ctx.weights, up.weight_begin, s, kHeadDim);
-      for (int r = 0; r < rows; ++r)
-        for (int n = 0; n < kHeadDim; ++n)
-          h.at(r, n) = mma_step(*ctx.profile, &nq.v[static_cast<std::size_t>(r) * kChannels + 32 * s], b.col(n), h.at(r, n));
-    }
+    for (int s = 0; s < up.k_steps; ++s) phase_step(ctx, nq, 32 * s, load_b_banded(*ctx.weights, up.weight_begin, s, kHeadDim), h);
     if (StageRef st = ctx.stage(cat("p", p, "d"),
                                 cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, hidden cols 8nt+2t, +1)"), 4, 8))
       for (int z = 0; z < 4; ++z) record_tile(*st, z, h, 16 * z, 0, 4);
@@ -86,9 +87,7 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
     const BTile b = load_b_waddr(*ctx.weights, down.weight_begin, kChannels);
     F16Mat& d = D[p + 1];
     d = down.c == OperandSource::previous_d ? D[down.c_chain_from] : out.c22;
-    for (int r = 0; r < rows; ++r)
-      for (int n = 0; n < kChannels; ++n)
-        d.at(r, n) = mma_step(*ctx.profile, &a.v[static_cast<std::size_t>(r) * kHeadDim], b.col(n), d.at(r, n));
+    phase_step(ctx, a, 0, b, d);
     if (StageRef st = ctx.stage(cat("p", p + 1, "d"),
                                 cat("D of phase ", p + 1, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, 40))
       for (int z = 0; z < 4; ++z) record_tile(*st, z, d, 16 * z, 0, 20);

@@ -17,18 +17,28 @@ void record_warps(StageRef st, const F16Mat& m) {
 
 }  // namespace
 
+std::array<f16_t, kChannels> c13_table(const BlockContext& ctx) {
+  return load_column_table(*ctx.weights, wmap::t1, ctx.readings->t1_chunk_order);
+}
+
+const F16Mat& c13_residual(const BlockContext& ctx, const F16Mat& in_x, const E4Mat& h1, F16Mat& staged) {
+  // The reading c13-residual (facts C6, §H 4): the raw decoded input (DOC3/DOC4/SWM and the
+  // verified enc0 analogue) or HIP5's decode of the staged bytes. Only rows 0..63 are read.
+  if (ctx.readings->c13_residual == C13Residual::raw_input) return in_x;
+  staged = F16Mat(kWindow, kChannels);
+  for (std::size_t i = 0; i < staged.v.size(); ++i) staged.v[i] = e4m3_to_f16(h1.v[i]);
+  return staged;
+}
+
 OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const std::array<HeadOut, kHeads>& heads) {
   OutProjOut out;
-  // E12 step 5: C13[row][col] = f16(T1[col] + x[row][col]). x is the reading c13-residual (facts
-  // C6, §H 4): the raw decoded input (DOC3/DOC4/SWM and the verified enc0 analogue) or HIP5's
-  // decode of the staged bytes.
-  const auto t1 = load_column_table(*ctx.weights, wmap::t1, ctx.readings->t1_chunk_order);
+  // E12 step 5: C13[row][col] = f16(T1[col] + x[row][col]), x = c13_residual.
+  const auto t1 = c13_table(ctx);
+  F16Mat staged;
+  const F16Mat& x = c13_residual(ctx, in.x, in.h1, staged);
   out.c13 = F16Mat(kWindow, kChannels);
   for (int r = 0; r < kWindow; ++r)
-    for (int c = 0; c < kChannels; ++c) {
-      const f16_t x = ctx.readings->c13_residual == C13Residual::raw_input ? in.x.at(r, c) : e4m3_to_f16(in.h1.at(r, c));
-      out.c13.at(r, c) = f16_add(t1[c], x);
-    }
+    for (int c = 0; c < kChannels; ++c) out.c13.at(r, c) = f16_add(t1[c], x.at(r, c));
   record_warps(ctx.stage("p13c", "C seeds of phase 13: reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)", 4, 40), out.c13);
 
   // E12 steps 1..2 + E13..E19: head j's D12, requantised, is phase 13+j's A (facts C6.1, C7).
@@ -43,9 +53,7 @@ OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const 
     const BTile b = load_b_waddr(*ctx.weights, ph.weight_begin, kChannels);
     F16Mat& d = D[p];
     d = ph.c == OperandSource::previous_d ? D[ph.c_chain_from] : out.c13;
-    for (int r = 0; r < kWindow; ++r)
-      for (int n = 0; n < kChannels; ++n)
-        d.at(r, n) = mma_step(*ctx.profile, &a.v[static_cast<std::size_t>(r) * kHeadDim], b.col(n), d.at(r, n));
+    phase_step(ctx, a, 0, b, d);
     record_warps(ctx.stage(cat("p", p, "d"),
                            cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, 40),
                  d);

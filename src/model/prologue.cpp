@@ -69,44 +69,60 @@ std::uint32_t input_word(const BlockContext& ctx, std::span<const std::uint8_t> 
 }
 
 
-PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> input_arena) {
-  PrologueOut out;
-  out.x = F16Mat(kTokens, kChannels);
-  out.h1 = E4Mat(kTokens, kChannels);
-  // facts B1/B5, Errata 2: lane (g, t) of the warp staging m-tile mi loads, per plane q (= k-slice
-  // q), its four A registers o = 0..3 as four arena words. Which pixel (row g's or row g+8's) and
-  // which word each register comes from is the reading prologue-load-order: the same map E60 uses
-  // to write (arena_slot), so that a layer reads what the previous one wrote.
-  const ArenaOrder order = ctx.readings->prologue_load_order == PrologueLoadOrder::fragment ? ArenaOrder::fragment
-                                                                                            : ArenaOrder::natural;
-  for (int mi = 0; mi < kTokens / 16; ++mi)
+ArenaOrder prologue_arena_order(const Readings& r) {
+  // facts B1/B5, Errata 2: which pixel (row g's or row g+8's) and which word each A register
+  // comes from is the reading prologue-load-order: E60's map (arena_slot), so that a layer reads
+  // what the previous one wrote, or the natural one.
+  return r.prologue_load_order == PrologueLoadOrder::fragment ? ArenaOrder::fragment : ArenaOrder::natural;
+}
+
+void prologue_gather(const BlockContext& ctx, std::span<const std::uint8_t> input_arena, F16Mat& x,
+                     const f16_t* e4m3_f16_table) {
+  // facts B1/B5: lane (g, t) of the warp staging m-tile mi loads, per plane q (= k-slice q), its
+  // four A registers o = 0..3 as four arena words at arena_slot(prologue_arena_order, o, t).
+  x = F16Mat(kTokens, kChannels);
+  const ArenaOrder order = prologue_arena_order(*ctx.readings);
+  ArenaSlot slots[4][4];  // [o][t]
+  const layout::APairTable& am = layout::a_element_pair_table();
+  for (int o = 0; o < 4; ++o)
+    for (int t = 0; t < 4; ++t) slots[o][t] = arena_slot(order, o, t);
+  for (int mi = 0; mi < kTokens / 16; ++mi) {
+    std::array<std::array<int, 2>, 16> px;  // the pixels of the m-tile's rows
+    for (int i = 0; i < 16; ++i) px[i] = token_pixel(ctx, 16 * mi + i);
     for (int q = 0; q < 5; ++q)
       for (int lane = 0; lane < 32; ++lane)
         for (int o = 0; o < 4; ++o) {
           const int g = lane >> 2, t = lane & 3;
-          const ArenaSlot slot = arena_slot(order, o, t);
-          const auto px = token_pixel(ctx, 16 * mi + g + 8 * slot.row_half);
-          const std::uint32_t w = input_word(ctx, input_arena, q, px[0], px[1], slot.word);
+          const ArenaSlot slot = slots[o][t];
+          const auto& pix = px[g + 8 * slot.row_half];
+          const std::uint32_t w = input_word(ctx, input_arena, q, pix[0], pix[1], slot.word);
           for (int j = 0; j < 4; ++j) {
-            const layout::RowK e = layout::a_element_pair(lane, o, j);
+            const layout::RowK e = am[lane][o][j];
             const e4m3_t code = static_cast<e4m3_t>(w >> (8 * j));
-            out.x.at(16 * mi + e.row, 32 * q + e.k) = e4m3_to_f16(code);  // cvt.rn.f16x2.e4m3x2, exact
+            // cvt.rn.f16x2.e4m3x2, exact
+            x.at(16 * mi + e.row, 32 * q + e.k) = e4m3_f16_table ? e4m3_f16_table[code] : e4m3_to_f16(code);
           }
         }
-
-  // facts B4 (UNVERIFIABLE, readings prologue-*): inv = f16(rsqrt(f16(s + eps))) with s the f16
-  // sum of squares in the reading's tree; h1 = q8(f16(x * f16(inv * g1_c))), the E20 form.
-  const auto g1 = load_column_table(*ctx.weights, wmap::g1, TableChunkOrder::nt);
-  const f16_t eps = prologue_eps(*ctx.readings);
-  for (int r = 0; r < kTokens; ++r) {
-    const f16_t* row = &out.x.v[static_cast<std::size_t>(r) * kChannels];
-    if (ctx.readings->prologue_norm == PrologueNorm::identity) {
-      for (int c = 0; c < kChannels; ++c) out.h1.at(r, c) = quantise(ctx, row[c]);
-      continue;
-    }
-    const f16_t inv = rms_inverse(rms_sum_of_squares(row, ctx.readings->prologue_sum_tree), eps);
-    for (int c = 0; c < kChannels; ++c) out.h1.at(r, c) = quantise(ctx, f16_mul(row[c], f16_mul(inv, g1[c])));
   }
+}
+
+std::optional<NormSpec> prologue_norm_spec(const BlockContext& ctx) {
+  // facts B4 (UNVERIFIABLE, readings prologue-*): inv = f16(rsqrt(f16(s + eps))) with s the f16
+  // sum of squares in the reading's tree; h1 = q8(f16(x * f16(inv * g1_c))), the E20 form; or no
+  // norm at all (prologue-norm = identity: h1 = q8(x)).
+  if (ctx.readings->prologue_norm == PrologueNorm::identity) return std::nullopt;
+  return NormSpec{ctx.readings->prologue_sum_tree, prologue_eps(*ctx.readings),
+                  load_column_table(*ctx.weights, wmap::g1, TableChunkOrder::nt)};
+}
+
+PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> input_arena) {
+  PrologueOut out;
+  prologue_gather(ctx, input_arena, out.x);
+  out.h1 = E4Mat(kTokens, kChannels);
+  const std::optional<NormSpec> norm = prologue_norm_spec(ctx);
+  F16Mat xn = out.x;
+  if (norm) rms_norm_rows(*norm, out.x.v.data(), xn.v.data(), kTokens);
+  for (std::size_t i = 0; i < xn.v.size(); ++i) out.h1.v[i] = quantise(ctx, xn.v[i]);
 
   // Trace: the staged A, one k-slice fragment per register: reg = 4*(5*mi + q) + o (facts A8.1
   // fragment i = 5 mi + q), value = the 4 e4m3 bytes of A register o (pair order).

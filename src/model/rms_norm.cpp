@@ -27,11 +27,8 @@ f16_t rms_sum_of_squares(const f16_t row[kChannels], SumTree tree) {
     }
     s[t] = reduce_in_lane(T, tree, add2);
   }
-  // Butterflies xor 1 then xor 2 (facts C8.3, verified enc0 order): lane t ends with
-  // (s_t + s_t^1) + (s_t^2 + s_t^3); f16 addition is commutative, so all four lanes agree.
-  const f16x2_t u0 = add2(s[0], s[1]), u2 = add2(s[2], s[3]);
-  const f16x2_t v = add2(u0, u2);
-  return f16_add(f16x2_lo(v), f16x2_hi(v));  // add.f16 of the two halves
+  // Butterflies xor 1 then xor 2 (facts C8.3), then add.f16 of the two halves.
+  return fold_lanes(s, add2, [](f16x2_t v) { return f16_add(f16x2_lo(v), f16x2_hi(v)); });
 }
 
 f16_t rms_inverse(f16_t sum, f16_t eps) {
@@ -39,20 +36,31 @@ f16_t rms_inverse(f16_t sum, f16_t eps) {
   return rsqrt_f16(f16_add(sum, eps));
 }
 
+void rms_norm_rows(const NormSpec& spec, const f16_t* x, f16_t* out, int rows) {
+  for (int r = 0; r < rows; ++r) {
+    const f16_t* row = x + static_cast<std::size_t>(r) * kChannels;
+    const f16_t inv = rms_inverse(rms_sum_of_squares(row, spec.tree), spec.eps);
+    for (int c = 0; c < kChannels; ++c) out[static_cast<std::size_t>(r) * kChannels + c] = f16_mul(row[c], f16_mul(inv, spec.gain[c]));
+  }
+}
+
+NormSpec e20_norm_spec(const BlockContext& ctx) {
+  // facts C8: sum of squares of each row of D20 (the 20 n-tiles the warp holds) in the reading
+  // e20-sum-tree, + kE20Eps, rsqrt, then N = f16(x * f16(inv * g2[c])).
+  return NormSpec{ctx.readings->e20_sum_tree, kE20Eps, load_column_table(*ctx.weights, wmap::g2, ctx.readings->g2_chunk_order)};
+}
+
 E20Out e20_norm(const BlockContext& ctx, const F16Mat& d20) {
-  // facts C8: sum of squares of each row of D20 (the 20 n-tiles the warp holds), + 2^-13 (the f16
-  // 0x0800 materialised at s12820), rsqrt, then N = f16(x * f16(inv * g2[c])).
-  const auto g2 = load_column_table(*ctx.weights, wmap::g2, ctx.readings->g2_chunk_order);
-  constexpr f16_t kEps = 0x0800;  // 2^-13, facts C8.4 (CONFIRMED, appendix §3)
+  const NormSpec spec = e20_norm_spec(ctx);
   E20Out out;
   out.n = F16Mat(d20.rows, kChannels);
+  rms_norm_rows(spec, d20.v.data(), out.n.v.data(), d20.rows);
+  // The per-row sums and inverses again, for the trace stages e20.sum / e20.inv.
   out.sum.resize(d20.rows);
   out.inv.resize(d20.rows);
   for (int r = 0; r < d20.rows; ++r) {
-    const f16_t* row = &d20.v[static_cast<std::size_t>(r) * kChannels];
-    out.sum[r] = rms_sum_of_squares(row, ctx.readings->e20_sum_tree);
-    out.inv[r] = rms_inverse(out.sum[r], kEps);
-    for (int c = 0; c < kChannels; ++c) out.n.at(r, c) = f16_mul(row[c], f16_mul(out.inv[r], g2[c]));
+    out.sum[r] = rms_sum_of_squares(&d20.v[static_cast<std::size_t>(r) * kChannels], spec.tree);
+    out.inv[r] = rms_inverse(out.sum[r], spec.eps);
   }
   return out;
 }

@@ -1,13 +1,35 @@
-// The in-lane 20-term reduction of an RMS norm's squares (facts C8.2 for E20, facts B4 for the
-// prologue): T[i] = the squares of n-tile i's column pair held by one lane, one add.f16x2 per node,
-// 19 adds. The tree's shape is undocumented, so it is the reading SumTree (model/readings.hpp); this
-// template is the ONE place each shape is written. The golden model instantiates it with the
-// numerics core's f16x2 add, the fast engine with its vector adds (bit-identical per node).
+// The kernel's f16 reduction trees, each written once: the in-lane 20-term reduction of an RMS
+// norm's squares (facts C8.2 for E20, facts B4 for the prologue), E11's in-lane 12-term row sum
+// (facts C4 step 6) and the cross-lane fold both end with (butterflies xor 1, xor 2, then the two
+// f16 halves: facts C4 steps 7/8, C8.3). The golden model instantiates them with the numerics
+// core's f16x2 add, the fast engine with its vector adds (bit-identical per node). The engine's
+// per-ISA translation units instantiate them with their own lambdas, so every instantiation there
+// has internal linkage (engine/kernel_args.hpp).
 #pragma once
 #include "model/readings.hpp"
 
 namespace enc5 {
 
+// E11 step 6 (facts C4): lane t holds the f16x2 pairs of n-tiles i = 0..11 of a score row; even
+// n-tiles ((0+2)+(4+6))+(8+10), odd alike, then even + odd.
+template <class T, class Add>
+T e11_in_lane(const T (&E)[12], Add add) {
+  const T even = add(add(add(E[0], E[2]), add(E[4], E[6])), add(E[8], E[10]));
+  const T odd = add(add(add(E[1], E[3]), add(E[5], E[7])), add(E[9], E[11]));
+  return add(even, odd);
+}
+
+// The fold across the four lanes t of a group (facts C4 step 7/8, C8.3, verified enc0 order):
+// butterflies xor 1 then xor 2 leave every lane with (s0 + s1) + (s2 + s3) (f16 addition is
+// commutative, so the lanes agree); then `halves` adds the f16x2's two halves (add.f16).
+template <class T, class Add, class Halves>
+auto fold_lanes(const T (&s)[4], Add add, Halves halves) {
+  return halves(add(add(s[0], s[1]), add(s[2], s[3])));
+}
+
+// The 20-term RMS norm tree: T[i] = the squares of n-tile i's column pair held by one lane, one
+// add.f16x2 per node, 19 adds. Its shape is undocumented, so it is the reading SumTree
+// (model/readings.hpp).
 template <class T, class Add>
 T reduce_in_lane(const T (&x)[20], SumTree tree, Add add) {
   switch (tree) {
