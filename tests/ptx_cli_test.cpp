@@ -121,3 +121,25 @@ TEST(PtxCli, SeedPairCheckOnAFileReproducingThePairs) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(PtxCli, SettleOracleOptionsAndBench) {
+  TempDir t;
+  auto r = t.enc5("settle --oracle nosuch.ptx");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "nosuch.ptx: cannot open")) << r.out;
+  r = t.enc5("settle somecap --oracle '" + kernels() + "'");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "not both")) << r.out;
+  r = t.enc5("settle --oracle '" + kernels() + "'");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "choose one with --entry")) << r.out;
+  r = t.enc5("settle --oracle '" + kernels() + "' --entry enc5_abi_probe --oracle-profile hopper");
+  EXPECT_EQ(r.status, 2) << r.out;
+  r = t.enc5("ptx bench '" + kernels() + "' --entry enc5_abi_probe --ex 8 --ey 8 --repeat 1");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "lane-instructions/s")) << r.out;
+}
+
+}  // namespace

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <thread>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -30,6 +32,7 @@ constexpr const char* kPtxHelp = R"(usage: enc5 ptx run   FILE.ptx [--entry NAME
        enc5 ptx trace FILE.ptx [--entry NAME] --at sNNNN|LNNNNN --reg %%rX[,%%rY...] --block X,Y
                       [INPUTS | --capture CAP] [-o DIR] [--profile P]
        enc5 ptx stats FILE.ptx [--entry NAME] [--check-seed-pairs]
+       enc5 ptx bench FILE.ptx [--entry NAME] [INPUTS] [--repeat N] [--profile P] [--threads N]
 
 Runs a kernel's PTX in enc5's PTX interpreter (docs/ptx.md): every instruction for the 32 lanes of
 a warp, warps of a CTA until bar.sync, CTAs on threads; NVIDIA's arithmetic from src/numerics under
@@ -48,6 +51,8 @@ stats: instruction histogram, registers by type, shared/local/param bytes, mma c
   --check-seed-pairs checks the seed's statement/line pairs (s1 = L1018, s4 = L1032, s5 = L1033,
   s9 = L1037, s15 = L1043, s7511 = L11833) against the file: run it on the corpus file
   0018-PREPASS_ENTRYPOINT_NAME.ptx to confirm the numbering rule (exit 1 on a mismatch).
+bench: runs the launch --repeat times (default 3) and reports the best wall time, lane-instructions
+  per second and mma per second (docs/performance.md "PTX interpreter").
 
 INPUTS (as enc5 run):
 %s
@@ -57,6 +62,7 @@ options:
   -o, --out DIR         output folder
   --profile ada|zluda   instruction semantics (default ada)
   --threads N           CTAs in parallel (default 0 = all hardware threads); output is identical
+  --repeat N            bench: runs (default 3)
   --max-instructions N  per warp, before a run is stopped as an endless loop (default 400000000)
   -h, --help            this text
 )";
@@ -70,6 +76,7 @@ struct PtxArgs : FrameInputOptions {
   int threads = 0;
   long long max_instructions = 400'000'000;
   bool check_pairs = false;
+  int repeat = 3;
   bool help = false;
 };
 
@@ -116,6 +123,8 @@ PtxArgs parse(const Args& args) {
       a.have_block = true;
       a.bx = static_cast<int>(x);
       a.by = static_cast<int>(y);
+    } else if (opt == "--repeat") {
+      a.repeat = static_cast<int>(parse_int(opt, cur.take(), 1, 1000));
     } else if (opt == "--check-seed-pairs") {
       cur.flag();
       a.check_pairs = true;
@@ -125,7 +134,8 @@ PtxArgs parse(const Args& args) {
     }
   }
   if (a.help) return a;
-  if (a.sub != "run" && a.sub != "trace" && a.sub != "stats") throw UsageError("expected run, trace or stats, got '" + a.sub + "'");
+  if (a.sub != "run" && a.sub != "trace" && a.sub != "stats" && a.sub != "bench")
+    throw UsageError("expected run, trace, stats or bench, got '" + a.sub + "'");
   if (a.file.empty()) throw UsageError("no PTX file given");
   if (a.sub == "run" && a.out_dir.empty()) throw UsageError("no output folder: add -o DIR");
   if (a.sub == "trace") {
@@ -357,6 +367,47 @@ int cmd_stats_ptx(const PtxArgs& a) {
   return bad ? 1 : 0;
 }
 
+int cmd_bench_ptx(const PtxArgs& a) {
+  if (!a.capture.empty()) throw UsageError("bench runs the frame inputs, not a capture");
+  const auto m = ptx::load_module(a.file);
+  const std::string entry = pick_entry(*m, a);
+  FrameInputs in = load_frame_inputs(a);
+  std::vector<std::uint8_t> arena(layout::PlaneArena{a.ex, a.ey}.total_bytes(), 0);
+  Surface surface = Surface::make(a.ex, a.ey);
+  LaunchParams p;
+  p.ex = static_cast<std::uint32_t>(a.ex);
+  p.ey = static_cast<std::uint32_t>(a.ey);
+  p.input_arena = in.input;
+  p.weights = &in.weights();
+  p.output_arena = arena;
+  p.block_offset_x = static_cast<std::uint16_t>(a.ox);
+  p.block_offset_y = static_cast<std::uint16_t>(a.oy);
+  p.texture = &in.texture;
+  p.surface = &surface;
+  const ptx::RunOptions o = run_options(a);
+  const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::printf("enc5 ptx bench: %s, entry %s, ex %d, ey %d, profile %s, %d thread%s, %d runs\n", a.file.c_str(), entry.c_str(), a.ex, a.ey,
+              a.profile.c_str(), threads, threads == 1 ? "" : "s", a.repeat);
+  double best = 1e300, best_cpu = 1e300;
+  ptx::RunStats st;
+  for (int i = 0; i < a.repeat; ++i) {
+    const std::clock_t c0 = std::clock();
+    const auto t0 = std::chrono::steady_clock::now();
+    st = ptx::run_enc5_frame(*m, entry, p, o);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+    std::printf("  run %d: %.3f s wall, %.3f s CPU\n", i + 1, s, cpu);
+    best = std::min(best, s);
+    best_cpu = std::min(best_cpu, cpu);
+  }
+  std::printf("%llu CTAs, %llu warp instructions, %llu lane instructions, %llu mma\n", static_cast<unsigned long long>(st.ctas),
+              static_cast<unsigned long long>(st.warp_instructions), static_cast<unsigned long long>(st.lane_instructions),
+              static_cast<unsigned long long>(st.mma));
+  std::printf("best: %.3f s wall (%.1f M lane-instructions/s, %.0f mma/s); best CPU time %.3f s (%.1f M lane-instructions per CPU second)\n",
+              best, st.lane_instructions / best / 1e6, st.mma / best, best_cpu, st.lane_instructions / best_cpu / 1e6);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_ptx(const Args& args) {
@@ -369,6 +420,7 @@ int cmd_ptx(const Args& args) {
     }
     if (a.sub == "run") return cmd_run_ptx(a);
     if (a.sub == "trace") return cmd_trace_ptx(a);
+    if (a.sub == "bench") return cmd_bench_ptx(a);
     return cmd_stats_ptx(a);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "enc5 ptx: %s (enc5 ptx --help)\n", e.what());

@@ -1,6 +1,9 @@
 // `enc5 settle CAPTURE`: searches the readings and profiles for the combination that reproduces
 // the original's outputs held by a capture (capture/settle.hpp; docs/captures.md).
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -9,13 +12,17 @@
 #include "capture/settle.hpp"
 #include "cli/commands.hpp"
 #include "model/readings.hpp"
+#include "ptx/enc5_launch.hpp"
+#include "ptx/ptx.hpp"
 
 namespace enc5::cli {
 namespace {
 
 using namespace enc5::capture;
+namespace fs = std::filesystem;
 
 constexpr const char* kSettleHelp = R"(usage: enc5 settle CAPTURE [OPTIONS]
+       enc5 settle --oracle FILE.ptx [--entry NAME] [--oracle-profile ada|zluda] [OPTIONS]
 
 Finds which readings (enc5 readings) and profile (ada | zluda) reproduce the original's outputs
 that CAPTURE holds: the arg048 output arena and the arg112 surface of a launch-dump folder (facts
@@ -29,7 +36,17 @@ B does the same over E61's readings against the surface. Each step is one run of
 Finally every single-value change of the best is run: values that score the same cannot be told
 apart by this capture and are reported as not settled.
 
+CAPTURE may be an interpreter run: `enc5 ptx run FILE.ptx --capture CAP -o DIR` writes DIR as a
+launch-dump folder holding the interpreted kernel's outputs. --oracle FILE.ptx makes those runs
+itself: the kernel's PTX (the corpus's original enc5 entry) run by the PTX interpreter under
+--oracle-profile (default ada) on three synthetic launches (the demo frame 40x23; the stress
+assets; a border geometry, 13x11 tokens with block offsets 3,5), each settled in turn (JSON: one
+object per launch in an array).
+
 options:
+  --oracle FILE.ptx     settle against the interpreted PTX instead of a CAPTURE
+  --entry NAME          the oracle's entry (default cuda_dldn_engine_swin_enc5_kernel, or the only one)
+  --oracle-profile P    the semantics the oracle runs under (default ada)
   --json                one JSON object on stdout instead of text
   --launch N            the launch to settle when CAPTURE holds several (default: the first)
   --kernel SUBSTRING    launches of which kernel (default swin_enc5)
@@ -48,11 +65,15 @@ std::string score_text(const Score& s) {
   return "arena " + std::to_string(s.arena) + " bytes differ, surface " + std::to_string(s.surface) + " bytes differ";
 }
 
+using Undecided = std::map<std::string, std::vector<std::string>>;
+int settle_one(const LaunchCapture& cap, SettleOptions so, bool json, Undecided* undecided_out = nullptr);
+int settle_oracle(const std::string& file, const std::string& entry, const std::string& oracle_profile, SettleOptions so, bool json);
+
 int settle_main(const Args& args) {
   OptionCursor cur(args);
   LoadOptions load;
   SettleOptions so;
-  std::string capture;
+  std::string capture, oracle, entry, oracle_profile = "ada";
   bool json = false;
   long long launch = -1;
   while (cur.next()) {
@@ -70,13 +91,24 @@ int settle_main(const Args& args) {
     } else if (handle_load_option(cur, load)) {
     } else if (cur.name == "--threads") {
       so.threads = static_cast<int>(parse_int(cur.name, cur.take(), 0, 4096));
+    } else if (cur.name == "--oracle") {
+      oracle = cur.take();
+    } else if (cur.name == "--entry") {
+      entry = cur.take();
+    } else if (cur.name == "--oracle-profile") {
+      oracle_profile = cur.take();
+      if (!find_profile(oracle_profile)) throw UsageError("--oracle-profile: expected ada or zluda, got '" + oracle_profile + "'");
     } else if (cur.name == "--max-runs") {
       so.max_runs = static_cast<int>(parse_int(cur.name, cur.take(), 1, 1000000));
     } else {
       throw UsageError("unknown option '" + cur.name + "'");
     }
   }
-  if (capture.empty()) throw UsageError("no CAPTURE folder given");
+  if (!oracle.empty()) {
+    if (!capture.empty()) throw UsageError("give a CAPTURE or --oracle FILE.ptx, not both");
+    return settle_oracle(oracle, entry, oracle_profile, so, json);
+  }
+  if (capture.empty()) throw UsageError("no CAPTURE folder given (or --oracle FILE.ptx)");
   const auto launches = load_captures(capture, load);
   const LaunchCapture* c = &launches.front();
   if (launch >= 0) {
@@ -85,6 +117,89 @@ int settle_main(const Args& args) {
       if (l.launch == launch) c = &l;
     if (!c) throw UsageError("--launch " + std::to_string(launch) + ": no such launch in " + capture);
   }
+  return settle_one(*c, so, json);
+}
+
+int settle_oracle(const std::string& file, const std::string& entry_opt, const std::string& oracle_profile, SettleOptions so, bool json) {
+  const auto m = ptx::load_module(file);
+  std::string entry = entry_opt;
+  if (entry.empty()) {
+    const auto names = ptx::entry_names(*m);
+    for (const auto& n : names)
+      if (n == ptx::kEnc5Entry) entry = n;
+    if (entry.empty() && names.size() == 1) entry = names[0];
+    if (entry.empty()) throw UsageError(file + " has several entries: choose one with --entry");
+  }
+  struct Scenario {
+    const char* what;
+    SyntheticCaptureOptions o;
+  };
+  std::vector<Scenario> scenarios(3);
+  scenarios[0].what = "demo frame 40x23";
+  scenarios[1].what = "stress assets 40x23";
+  scenarios[1].o.stress = true;
+  scenarios[2].what = "border geometry 13x11, block offsets 3,5";
+  scenarios[2].o.ex = 13;
+  scenarios[2].o.ey = 11;
+  scenarios[2].o.ox = 3;
+  scenarios[2].o.oy = 5;
+  ptx::RunOptions ro;
+  ro.profile = find_profile(oracle_profile);
+  ro.threads = so.threads;
+  int status = 0;
+  Undecided together;  // (reading, value) pairs that tie the best in every launch so far
+  if (json) std::printf("[\n");
+  for (std::size_t k = 0; k < scenarios.size(); ++k) {
+    // The launch's inputs as a synthetic replay capture (pre-launch state), in a temporary folder.
+    std::string tmpl = (fs::temp_directory_path() / "enc5_oracle_XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary folder");
+    struct Cleanup {
+      std::string d;
+      ~Cleanup() {
+        std::error_code ec;
+        fs::remove_all(d, ec);
+      }
+    } cleanup{tmpl};
+    write_synthetic_capture(tmpl, Form::replay, scenarios[k].o);
+    LaunchCapture c = load_replay_capture(tmpl);
+    if (!json) std::printf("%s== oracle %s, entry %s (%s), profile %s: %s\n", k ? "\n" : "", file.c_str(), entry.c_str(), "PTX interpreter",
+                           oracle_profile.c_str(), scenarios[k].what);
+    std::fflush(stdout);
+    c.results = ptx::run_enc5_capture(*m, entry, c, ro);
+    c.source = file + " (interpreted, " + scenarios[k].what + ")";
+    if (json && k) std::printf(",\n");
+    Undecided u;
+    status = std::max(status, settle_one(c, so, json, &u));
+    if (k == 0) {
+      together = u;
+    } else {
+      Undecided both;
+      for (const auto& [n, vs] : together) {
+        auto it = u.find(n);
+        if (it == u.end()) continue;
+        for (const auto& v : vs)
+          if (std::find(it->second.begin(), it->second.end(), v) != it->second.end()) both[n].push_back(v);
+      }
+      together = both;
+    }
+  }
+  if (json) {
+    std::printf("]\n");
+  } else if (status == 0) {
+    std::printf("\nall %zu launches together: %s\n", scenarios.size(),
+                together.empty() ? "every reading is settled (each other value changes some launch's outputs)"
+                                 : "these values are not told apart by any of them:");
+    for (const auto& [n, vs] : together) {
+      std::string v;
+      for (const auto& x : vs) v += (v.empty() ? "" : " | ") + x;
+      std::printf("  %s: %s\n", n.c_str(), v.c_str());
+    }
+  }
+  return status;
+}
+
+int settle_one(const LaunchCapture& cap, SettleOptions so, bool json, Undecided* undecided_out) {
+  const LaunchCapture* c = &cap;
   if (progress_enabled())
     so.progress = [](int runs, const std::string& what) { std::fprintf(stderr, "\r\033[K[run %d] %s", runs, what.c_str()); };
   const SettleResult r = settle(*c, so);
@@ -94,6 +209,7 @@ int settle_main(const Args& args) {
   std::map<std::string, std::vector<std::string>> undecided;
   for (const Alternative& a : r.alternatives)
     if (a.score == r.score) undecided[a.name].push_back(a.value);
+  if (undecided_out) *undecided_out = undecided;
 
   if (json) {
     std::printf("{\"capture\": %s, \"launch\": %u, \"exact\": %s, \"arena_bytes_differing\": %llu, \"surface_bytes_differing\": %llu,\n",

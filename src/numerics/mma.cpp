@@ -140,48 +140,37 @@ bool product_is_negative_zero(e4m3_t a, e4m3_t b) {
 }
 
 // numerics.md `ada`, one half (16 k values in the ISA order) applied to the f16 accumulator.
+// Written without data-dependent branches in the loops (the PTX interpreter runs it 256 times per
+// mma.sync): a zero product is a term of value 0 that does not take part in the maximum.
 f16_t ada_half(const e4m3_t* a, const e4m3_t* b, f16_t acc) {
   const F16Parts c = f16_parts(acc);
   if (c.cls == F16Class::inf) return acc;  // products are finite: Inf + finite = Inf
-  // The terms: each nonzero product, plus acc when it is nonzero.
-  std::int64_t term[17];
-  int exponent[17];
-  int n = 0;
-  bool all_negative_zero = c.cls == F16Class::zero && c.neg;
+  // The terms: each product (zero ones are inert), plus acc when it is nonzero (c.units = 0 else).
+  constexpr int kNoTerm = -1000;  // below every E: a zero term never raises the maximum
+  std::int64_t term[16];
+  int max_e = c.cls == F16Class::finite ? c.ada_exponent : kNoTerm;  // E(acc) = max(floor(log2|acc|), -14)
   for (int k = 0; k < 16; ++k) {
     const std::int64_t p = product_units(a[k], b[k]);
-    if (p == 0) {
-      all_negative_zero = all_negative_zero && product_is_negative_zero(a[k], b[k]);
-      continue;
-    }
-    all_negative_zero = false;
-    term[n] = p;
-    exponent[n] = kE4m3[a[k]].ada_e + kE4m3[b[k]].ada_e;  // E = e(a) + e(b)
-    ++n;
+    term[k] = p;
+    const int e = kE4m3[a[k]].ada_e + kE4m3[b[k]].ada_e;  // E = e(a) + e(b)
+    max_e = (p != 0 && e > max_e) ? e : max_e;
   }
-  if (c.cls == F16Class::finite) {
-    term[n] = c.units;
-    exponent[n] = c.ada_exponent;  // E(acc) = max(floor(log2|acc|), -14)
-    ++n;
+  if (max_e == kNoTerm) {
+    // No nonzero term: the exact sum is a zero, -0 only when acc and every product are -0.
+    bool all_negative_zero = c.cls == F16Class::zero && c.neg;
+    for (int k = 0; k < 16; ++k) all_negative_zero = all_negative_zero && product_is_negative_zero(a[k], b[k]);
+    return all_negative_zero ? 0x8000 : 0x0000;
   }
-  if (n == 0) return all_negative_zero ? 0x8000 : 0x0000;
-  int max_e = exponent[0];
-  for (int i = 1; i < n; ++i) max_e = exponent[i] > max_e ? exponent[i] : max_e;
   // q = 2^(maxE - 13) = 2^(maxE + 11) units. When q is below one unit (maxE < -11) every term,
   // a multiple of one unit, is already a multiple of q and truncation changes nothing.
-  const int q_log2_units = max_e + 11;
-  std::int64_t sum = 0;
-  for (int i = 0; i < n; ++i) {
-    std::int64_t t = term[i];
-    if (q_log2_units > 0) {
-      // sign(t) * floor(|t| / q) * q: truncation toward zero, done on the magnitude.
-      const bool neg = t < 0;
-      std::int64_t mag = neg ? -t : t;
-      mag = (mag >> q_log2_units) << q_log2_units;
-      t = neg ? -mag : mag;
-    }
-    sum += t;
-  }
+  const int shift = max_e + 11 > 0 ? max_e + 11 : 0;
+  // sign(t) * floor(|t| / q) * q: truncation toward zero, done on the magnitude.
+  auto truncate = [shift](std::int64_t t) {
+    const std::int64_t mag = ((t < 0 ? -t : t) >> shift) << shift;
+    return t < 0 ? -mag : mag;
+  };
+  std::int64_t sum = truncate(c.units);
+  for (int k = 0; k < 16; ++k) sum += truncate(term[k]);
   // The largest term keeps at least its leading bit (|term| >= 2^(E-6) >= q), so a zero sum here
   // is a cancellation: +0 under round to nearest.
   return f16_rne_units(sum, false);
@@ -209,11 +198,16 @@ f16_t mma_dot_zluda(const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
 
 }  // namespace
 
-f16_t mma_dot(const Profile& p, const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
-  if (f16_parts(c).cls == F16Class::nan) return kCanonicalNaN;
+namespace {
+
+bool any_nan_code(const e4m3_t v[32]) {
   bool nan = false;
-  for (int k = 0; k < 32; ++k) nan |= kE4m3[a[k]].nan | kE4m3[b[k]].nan;
-  if (nan) return kCanonicalNaN;
+  for (int k = 0; k < 32; ++k) nan |= kE4m3[v[k]].nan;
+  return nan;
+}
+
+// The dot product once the NaN rule (top of the file) has been applied by the caller.
+f16_t mma_dot_finite_codes(const Profile& p, const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
   switch (p.mma) {
     case MmaAccumulation::ada_truncated_halves:
       return mma_dot_ada(a, b, c);
@@ -223,36 +217,79 @@ f16_t mma_dot(const Profile& p, const e4m3_t a[32], const e4m3_t b[32], f16_t c)
   return kCanonicalNaN;  // unreachable: every enumerator is handled above
 }
 
+}  // namespace
+
+f16_t mma_dot(const Profile& p, const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
+  if (f16_parts(c).cls == F16Class::nan || any_nan_code(a) || any_nan_code(b)) return kCanonicalNaN;
+  return mma_dot_finite_codes(p, a, b, c);
+}
+
 MmaC mma_m16n8k32(const Profile& p, const MmaA& a, const MmaB& b, const MmaC& c) {
+  // mma_dot per element, with the NaN rule decided once per row of A and column of B.
   MmaC d{};
+  bool row_nan[16];
+  for (int m = 0; m < 16; ++m) row_nan[m] = any_nan_code(a.v[m]);
   for (int n = 0; n < 8; ++n) {
     e4m3_t column[32];
     for (int k = 0; k < 32; ++k) column[k] = b.v[k][n];
-    for (int m = 0; m < 16; ++m) d.v[m][n] = mma_dot(p, a.v[m], column, c.v[m][n]);
+    const bool col_nan = any_nan_code(column);
+    for (int m = 0; m < 16; ++m) {
+      const f16_t cv = c.v[m][n];
+      d.v[m][n] = (col_nan || row_nan[m] || f16_parts(cv).cls == F16Class::nan) ? kCanonicalNaN
+                                                                                : mma_dot_finite_codes(p, a.v[m], column, cv);
+    }
   }
   return d;
 }
 
+namespace {
+
+// The ISA fragment maps of layout/fragment.hpp as tables (one evaluation per element at first use;
+// the PTX interpreter runs this form for every mma.sync).
+struct FragmentMaps {
+  layout::RowK a[32][4][4];
+  layout::KCol b[32][2][4];
+  layout::RowCol cd[32][2][2];
+};
+const FragmentMaps& fragment_maps() {
+  static const FragmentMaps m = [] {
+    FragmentMaps t{};
+    for (int lane = 0; lane < 32; ++lane) {
+      for (int reg = 0; reg < 4; ++reg)
+        for (int byte = 0; byte < 4; ++byte) t.a[lane][reg][byte] = layout::a_element_isa(lane, reg, byte);
+      for (int reg = 0; reg < 2; ++reg)
+        for (int byte = 0; byte < 4; ++byte) t.b[lane][reg][byte] = layout::b_element_isa(lane, reg, byte);
+      for (int reg = 0; reg < 2; ++reg)
+        for (int half = 0; half < 2; ++half) t.cd[lane][reg][half] = layout::cd_element(lane, reg, half);
+    }
+    return t;
+  }();
+  return m;
+}
+
+}  // namespace
+
 // The fragment form gathers the registers into matrices with the ISA maps of layout/fragment.hpp
 // (the instruction itself defines k by the ISA order), runs the matrix form, and scatters D back.
 MmaFragC mma_m16n8k32(const Profile& p, const MmaFragA& a, const MmaFragB& b, const MmaFragC& c) {
+  const FragmentMaps& map = fragment_maps();
   MmaA ma{};
   MmaB mb{};
   MmaC mc{};
   for (int lane = 0; lane < 32; ++lane) {
     for (int reg = 0; reg < 4; ++reg)
       for (int byte = 0; byte < 4; ++byte) {
-        const layout::RowK e = layout::a_element_isa(lane, reg, byte);
+        const layout::RowK e = map.a[lane][reg][byte];
         ma.v[e.row][e.k] = static_cast<e4m3_t>(a.reg[lane][reg] >> (8 * byte));
       }
     for (int reg = 0; reg < 2; ++reg)
       for (int byte = 0; byte < 4; ++byte) {
-        const layout::KCol e = layout::b_element_isa(lane, reg, byte);
+        const layout::KCol e = map.b[lane][reg][byte];
         mb.v[e.k][e.col] = static_cast<e4m3_t>(b.reg[lane][reg] >> (8 * byte));
       }
     for (int reg = 0; reg < 2; ++reg)
       for (int half = 0; half < 2; ++half) {
-        const layout::RowCol e = layout::cd_element(lane, reg, half);
+        const layout::RowCol e = map.cd[lane][reg][half];
         mc.v[e.row][e.col] = half == 0 ? f16x2_lo(c.reg[lane][reg]) : f16x2_hi(c.reg[lane][reg]);
       }
   }
@@ -260,8 +297,8 @@ MmaFragC mma_m16n8k32(const Profile& p, const MmaFragA& a, const MmaFragB& b, co
   MmaFragC d{};
   for (int lane = 0; lane < 32; ++lane)
     for (int reg = 0; reg < 2; ++reg) {
-      const layout::RowCol lo = layout::cd_element(lane, reg, 0);
-      const layout::RowCol hi = layout::cd_element(lane, reg, 1);
+      const layout::RowCol lo = map.cd[lane][reg][0];
+      const layout::RowCol hi = map.cd[lane][reg][1];
       d.reg[lane][reg] = f16x2_pack(md.v[lo.row][lo.col], md.v[hi.row][hi.col]);
     }
   return d;

@@ -95,6 +95,7 @@ struct Function {
   std::vector<ParamInfo> params;
   std::uint32_t param_bytes = 0;
   std::uint32_t local_bytes = 0;
+  std::uint64_t shared_used = 0;  // end of the last static .shared variable the function names
   std::vector<std::uint32_t> statement_lines;       // seed numbering: s -> line at [s-1]
   std::vector<std::uint32_t> statement_last_inst;   // s -> its last decoded instruction
   std::uint32_t first_line = 0, last_line = 0;

@@ -773,6 +773,7 @@ class Parser {
       if (v.name != name) continue;
       if (space) *space = v.space;
       if (v.space == Space::shared) {
+        if (fn_) fn_->shared_used = std::max<std::uint64_t>(fn_->shared_used, (v.address == kNoIndex ? 0 : v.address) + v.size);
         if (v.address == kNoIndex) {
           // The extern (dynamic) .shared array sits after every static one; fixed at first use.
           if (mod_.extern_shared_base == kNoIndex)

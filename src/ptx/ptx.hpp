@@ -59,7 +59,8 @@ struct EntryStats {
   std::uint32_t instructions = 0;        // decoded instructions (a braced block's inner ones)
   std::map<std::string, std::uint32_t> histogram;  // opcode with its modifiers -> count
   std::map<std::string, std::uint32_t> registers;  // register type (.b32, .pred, ...) -> count
-  std::uint32_t shared_bytes = 0, local_bytes = 0, param_bytes = 0, const_bytes = 0;
+  std::uint32_t shared_bytes = 0;  // static .shared bytes the entry uses (up to the end of the last it names)
+  std::uint32_t local_bytes = 0, param_bytes = 0, const_bytes = 0;
   std::uint32_t mma = 0;                 // mma.sync instructions
   std::vector<ParamInfo> params;
   std::uint32_t first_line = 0, last_line = 0;  // of the entry's body

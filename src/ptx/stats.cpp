@@ -37,7 +37,7 @@ EntryStats entry_stats(const Module& m, std::string_view entry) {
     if (in.op == Op::mma) s.mma++;
   }
   for (const RegInfo& r : f.regs) s.registers[type_name(r.type)]++;
-  s.shared_bytes = m.shared_bytes;
+  s.shared_bytes = static_cast<std::uint32_t>(f.shared_used);
   s.local_bytes = f.local_bytes;
   s.param_bytes = f.param_bytes;
   s.const_bytes = m.const_bytes;
