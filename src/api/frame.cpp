@@ -51,15 +51,36 @@ void validate(const LaunchParams& p) {
     fail("surface pitch or byte count too small for its size");
 }
 
+// The launch grid: the one given, or the one covering (ex, ey) from the block offsets.
+std::pair<int, int> launch_grid(const LaunchParams& p) {
+  const int gx = p.grid_x ? static_cast<int>(p.grid_x) : (static_cast<int>(p.ex) + p.block_offset_x + 7) / 8;
+  const int gy = p.grid_y ? static_cast<int>(p.grid_y) : (static_cast<int>(p.ey) + p.block_offset_y + 7) / 8;
+  return {gx, gy};
+}
+
+// Block (cx, cy)'s context: its origin (facts A5: x0 = 8·ctaid.x − ox, y0 = 8·ctaid.y − oy).
+golden::BlockContext block_context(const LaunchParams& p, const Profile& profile, const Readings& readings, int cx, int cy) {
+  golden::BlockContext ctx;
+  ctx.profile = &profile;
+  ctx.readings = &readings;
+  ctx.weights = p.weights;
+  ctx.ex = static_cast<int>(p.ex);
+  ctx.ey = static_cast<int>(p.ey);
+  ctx.x0 = 8 * cx - p.block_offset_x;
+  ctx.y0 = 8 * cy - p.block_offset_y;
+  return ctx;
+}
+
+int thread_count(const RunOptions& o) {
+  return o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 }  // namespace
 
 void run_frame(const LaunchParams& params, const RunOptions& options) {
   validate(params);
   const Profile& profile = options.profile ? *options.profile : profile_ada();
-  const int ex = static_cast<int>(params.ex), ey = static_cast<int>(params.ey);
-  const int ox = params.block_offset_x, oy = params.block_offset_y;
-  const int gx = params.grid_x ? static_cast<int>(params.grid_x) : (ex + ox + 7) / 8;
-  const int gy = params.grid_y ? static_cast<int>(params.grid_y) : (ey + oy + 7) / 8;
+  const auto [gx, gy] = launch_grid(params);
   const int blocks = gx * gy;
 
   if (options.trace && options.trace_out) {
@@ -92,16 +113,9 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
 
   int inner_threads = 1;  // threads per block (the fast engine's heads) when blocks < threads
   auto run_one = [&](int b) {
-    golden::BlockContext ctx;
-    ctx.profile = &profile;
-    ctx.readings = &options.readings;
-    ctx.weights = params.weights;
-    ctx.stats = options.stats ? &stats[b] : nullptr;
-    ctx.ex = ex;
-    ctx.ey = ey;
     const int cx = b % gx, cy = b / gx;
-    ctx.x0 = 8 * cx - ox;  // facts A5
-    ctx.y0 = 8 * cy - oy;
+    golden::BlockContext ctx = block_context(params, profile, options.readings, cx, cy);
+    ctx.stats = options.stats ? &stats[b] : nullptr;
     if (options.trace && options.trace_out && options.trace->block_x == cx && options.trace->block_y == cy) {
       ctx.trace_request = options.trace;
       ctx.trace = options.trace_out;
@@ -110,12 +124,40 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
     else golden::run_block(ctx, io);
   };
 
-  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = thread_count(options);
   if (blocks < threads) inner_threads = threads / blocks;
   threads = std::min(threads, blocks);
   engine::parallel_for(blocks, threads, [&](int b, int) { run_one(b); });  // rethrows a block's exception here
   if (options.stats)
     for (const auto& s : stats) options.stats->add(s);  // block order: deterministic
+}
+
+std::vector<Trace> trace_every_block(const LaunchParams& params, const RunOptions& options, const std::vector<std::string>& stages,
+                                     int last_phase) {
+  validate(params);
+  const Profile& profile = options.profile ? *options.profile : profile_ada();
+  const auto [gx, gy] = launch_grid(params);
+  std::vector<Trace> traces(static_cast<std::size_t>(gx) * gy);
+  std::vector<TraceRequest> requests(traces.size());
+  golden::BlockIo io;
+  io.input_arena = params.input_arena;
+  io.output_arena = params.output_arena;
+  io.texture = params.texture;
+  io.surface = params.surface;
+  engine::parallel_for(gx * gy, std::min(thread_count(options), gx * gy), [&](int b, int) {
+    const int cx = b % gx, cy = b / gx;
+    golden::BlockContext ctx = block_context(params, profile, options.readings, cx, cy);
+    requests[b].stages = stages;
+    requests[b].block_x = cx;
+    requests[b].block_y = cy;
+    traces[b].block_x = cx;
+    traces[b].block_y = cy;
+    ctx.trace_request = &requests[b];
+    ctx.trace = &traces[b];
+    ctx.last_phase = last_phase;
+    golden::run_block(ctx, io);
+  });
+  return traces;
 }
 
 }  // namespace enc5

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -59,5 +60,12 @@ struct RunOptions {
 // surface pixels, so the bytes do not depend on the thread count. Throws std::invalid_argument with a clear message on mismatched
 // sizes (arena bytes vs extents, surface too small, missing weights).
 void run_frame(const LaunchParams& params, const RunOptions& options);
+
+// Records `stages` of EVERY block of the grid with the golden model (the fast engine records no
+// stages), each block run only through phase `last_phase` and of phases 1..13 only warp 0 (what
+// d4r's debug-oracle stages hold, facts F1; golden::BlockContext::last_phase). Writes no output;
+// options.trace is ignored. One Trace per block, in grid order cx + grid_x·cy.
+std::vector<Trace> trace_every_block(const LaunchParams& params, const RunOptions& options, const std::vector<std::string>& stages,
+                                     int last_phase);
 
 }  // namespace enc5

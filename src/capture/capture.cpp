@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <unistd.h>
 
+#include "capture/debug_stage.hpp"
 #include "io/arena_io.hpp"
 #include "io/errors.hpp"
 #include "io/files.hpp"
@@ -215,13 +216,7 @@ std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vec
     };
     auto image = [&](int arg, const char* kind) {
       const DumpFile& f = find(arg, kind);
-      ImageArg a;
-      a.file = f.path.string();
-      a.shape = f.name.shape;
-      a.fmt = f.name.fmt;
-      parse_image_shape(a);
-      a.bytes = read_file_bytes(a.file);
-      return a;
+      return load_image_arg(f.path.string(), f.name.shape, f.name.fmt, kind);
     };
     c.input = buffer(kArgInput);
     c.weights = buffer(kArgWeights);
@@ -317,6 +312,33 @@ std::string image_shape(const ImageArg& a, bool texture) {
 }
 
 std::size_t arena_window_bytes(const LaunchCapture& c) { return plane_arena_bytes(c.ex, c.ey); }
+
+std::optional<std::uint64_t> shape_base(const std::string& shape) {
+  for (const std::string& t : split(shape, '-')) {
+    std::uint64_t v = 0;
+    if (t.rfind("base0x", 0) == 0 && parse_u64(t.substr(6), v, 16)) return v;
+  }
+  return std::nullopt;
+}
+
+ImageArg load_image_arg(const std::string& file, const std::string& shape, int fmt, const char* what) {
+  ImageArg a;
+  a.file = file;
+  a.shape = shape;
+  a.fmt = fmt;
+  parse_image_shape(a);
+  a.bytes = read_file_bytes(a.file);
+  check_image(a, what);
+  return a;
+}
+
+
+LaunchInputs launch_inputs(const LaunchCapture& c) {
+  return LaunchInputs{WeightImage(std::vector<std::uint8_t>(c.weights.bytes.begin() + c.weights.offset,
+                                                            c.weights.bytes.begin() + c.weights.offset + kWeightImageBytes),
+                                  c.weights.file),
+                      texture_of(c.texture)};
+}
 
 // --- replay captures (facts F6) ------------------------------------------------------------------
 
@@ -540,10 +562,9 @@ std::vector<std::uint8_t> output_before_launch(const LaunchCapture& c) {
 
 ReplayOutputs replay_launch(const LaunchCapture& c, const RunOptions& options) {
   const std::size_t n = arena_window_bytes(c);
-  const WeightImage weights(std::vector<std::uint8_t>(c.weights.bytes.begin() + c.weights.offset,
-                                                      c.weights.bytes.begin() + c.weights.offset + kWeightImageBytes),
-                            c.weights.file);
-  const Texture tex = texture_of(c.texture);
+  const LaunchInputs in = launch_inputs(c);
+  const WeightImage& weights = in.weights;
+  const Texture& tex = in.texture;
   ReplayOutputs r;
   r.output_alloc = output_before_launch(c);
   Surface s = surface_before_launch(c);
@@ -566,15 +587,6 @@ ReplayOutputs replay_launch(const LaunchCapture& c, const RunOptions& options) {
 }
 
 namespace {
-
-// The device address of a buffer dump from its shape's base0x token, if it has a valid one.
-std::optional<std::uint64_t> shape_base(const std::string& shape) {
-  for (const std::string& t : split(shape, '-')) {
-    std::uint64_t v = 0;
-    if (t.rfind("base0x", 0) == 0 && parse_u64(t.substr(6), v, 16)) return v;
-  }
-  return std::nullopt;
-}
 
 // The bytes of the read-only buffer [base, base + size) as they are after enc5's launch: where
 // its addresses overlap the output allocation (one object dumped under two arguments, facts F4 /
@@ -674,9 +686,21 @@ std::vector<std::string> write_synthetic_capture(const std::string& dir_s, Form 
   c.input = BufferArg{"", buffer_shape(base_in, n, 0), base_in, 0, frame.input_arena};
   c.weights = BufferArg{"", buffer_shape(base_w, kWeightImageBytes, 0), base_w, 0,
                         std::vector<std::uint8_t>(weights.bytes().begin(), weights.bytes().end())};
-  std::vector<std::uint8_t> out(o.window_before + n + o.window_after, 0);
+  std::size_t window_after = o.window_after;
+  std::optional<DebugWindow> debug;
+  if (o.stage) {
+    // The payload lies beyond the arena (facts F1's base 4,000,000 >> 147,200 arena bytes); the
+    // allocation grows to hold it, bounded so a synthetic capture stays a reasonable file.
+    constexpr std::uint64_t kMaxSyntheticAlloc = 1ull << 28;
+    debug = debug_window(*o.stage, o.debug_base, (o.ex + o.ox + 7) / 8, (o.ey + o.oy + 7) / 8);
+    if (o.debug_base < n || o.debug_base > kMaxSyntheticAlloc || o.window_before + o.debug_base + debug->bytes > kMaxSyntheticAlloc)
+      throw std::runtime_error("--debug-base " + std::to_string(o.debug_base) + ": a synthetic debug capture needs a base of at least the arena's " +
+                               std::to_string(n) + " bytes (the payload must not overlap it) and an allocation below 2^28 bytes");
+    window_after = std::max<std::size_t>(window_after, o.debug_base + debug->bytes - n);
+  }
+  std::vector<std::uint8_t> out(o.window_before + n + window_after, 0);
   for (std::size_t i = 0; i < o.window_before; ++i) out[i] = static_cast<std::uint8_t>(0xA5 ^ i);
-  for (std::size_t i = 0; i < o.window_after; ++i) out[o.window_before + n + i] = static_cast<std::uint8_t>(0x5A ^ i);
+  for (std::size_t i = 0; i < window_after; ++i) out[o.window_before + n + i] = static_cast<std::uint8_t>(0x5A ^ i);
   c.output = BufferArg{"", buffer_shape(base_out, out.size(), o.window_before), base_out, o.window_before, out};
   c.texture.width = frame.texture.width;
   c.texture.height = frame.texture.height;
@@ -699,7 +723,9 @@ std::vector<std::string> write_synthetic_capture(const std::string& dir_s, Form 
   ro.readings = o.readings;
   ro.engine = o.engine;
   ro.threads = o.threads;
-  const ReplayOutputs r = replay_launch(c, ro);
+  ReplayOutputs r = replay_launch(c, ro);
+  // The debug oracle's stores of warp 0 of every block (facts F1), from enc5's own trace.
+  if (o.stage) store_stage_payload(r.output_alloc, o.window_before, compute_stage_payload(c, *o.stage, o.debug_base, ro), dir_s);
 
   std::vector<std::string> written;
   auto put = [&](const fs::path& p, std::span<const std::uint8_t> bytes) {

@@ -8,8 +8,11 @@
 #include <vector>
 
 #include "api/frame.hpp"
+#include "model/weight_image.hpp"
 
 namespace enc5::capture {
+
+struct DebugStage;  // capture/debug_stage.hpp
 
 inline constexpr const char* kEnc5Kernel = "cuda_dldn_engine_swin_enc5_kernel";
 // The parameter-block offsets enc5 reads (facts A4) and d4r names its dumps by (facts F5).
@@ -96,6 +99,20 @@ LaunchCapture load_replay_capture(const std::string& dir);
 
 // The output arena window inside the output allocation: [offset, offset + 5*ey*ex*32).
 std::size_t arena_window_bytes(const LaunchCapture& c);
+// The device address in a buffer shape's base0x<hex> token, when it has a valid one.
+std::optional<std::uint64_t> shape_base(const std::string& shape);
+
+// Reads a raw RGBA16F texture or surface dump: `shape` <W>x<H>[-pitch<P>][-mode] as in launch-dump
+// names, `fmt` its CUarray_format code; the one parser and check of image dumps (launch dumps,
+// replay captures' texture/surface files and `enc5 run --texture-raw` all use it). Throws
+// InputError naming the file, the offset, expected and found.
+ImageArg load_image_arg(const std::string& file, const std::string& shape, int fmt, const char* what);
+// What enc5 runs on besides the arenas: the weight image (cut at the argument's offset) and the texture.
+struct LaunchInputs {
+  WeightImage weights;
+  Texture texture;
+};
+LaunchInputs launch_inputs(const LaunchCapture& c);
 // Canonical shape strings (what enc5 writes; docs/captures.md).
 std::string buffer_shape(std::uint64_t base, std::size_t size, std::uint64_t offset);
 std::string image_shape(const ImageArg& a, bool texture);
@@ -132,6 +149,10 @@ struct SyntheticCaptureOptions {
   std::size_t window_before = 0, window_after = 0;  // bytes around the output arena (F4)
   Engine engine = Engine::fast;
   int threads = 0;
+  // A debug-oracle capture (facts F1): the output allocation also holds this stage's payload at
+  // the arena pointer + debug_base (the allocation grows to hold it).
+  const DebugStage* stage = nullptr;
+  std::uint64_t debug_base = 4000000;
 };
 // Form launch_dump: the five files of one launch, the outputs after enc5's run.
 // Form replay: manifest.txt, args.bin, alloc-N.bin, texture-088.bin, surface-112.bin (pre-launch).

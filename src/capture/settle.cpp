@@ -20,6 +20,11 @@ ReadingGroup reading_group(const std::string& name) {
   return ReadingGroup::both;
 }
 
+bool reading_feeds_stage(const std::string& name, const DebugStage& stage) {
+  if (name == "profile" || name.rfind("prologue-", 0) == 0) return true;
+  return stage.out_projection && (name == "c13-residual" || name == "t1-chunk-order");
+}
+
 std::string Setting::value(const std::string& name) const {
   if (name == "profile") return profile;
   for (const auto& [n, v] : values)
@@ -43,30 +48,44 @@ struct Variable {
   ReadingGroup group;
 };
 
+RunOptions run_options(const Setting& s, int threads) {
+  RunOptions ro;
+  ro.profile = find_profile(s.profile);
+  for (const auto& [n, v] : s.values) {
+    std::string err;
+    if (!set_reading(ro.readings, n, v, &err)) throw std::logic_error("settle: " + err);
+  }
+  ro.engine = Engine::fast;  // bit-identical to golden (tests/engine_diff_test.cpp)
+  ro.threads = threads;
+  return ro;
+}
+
 class Search {
  public:
-  Search(const LaunchCapture& c, const SettleOptions& o) : c_(c), o_(o) {}
+  Search(const LaunchCapture& c, const SettleOptions& o) : c_(c), o_(o) {
+    if (o.stage) captured_ = read_stage_payload(c, *o.stage, o.debug_base);
+  }
 
   Score eval(const Setting& s) {
     const std::string key = s.describe_changes();
     const auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
-    RunOptions ro;
-    ro.profile = find_profile(s.profile);
-    for (const auto& [n, v] : s.values) {
-      std::string err;
-      if (!set_reading(ro.readings, n, v, &err)) throw std::logic_error("settle: " + err);
+    const RunOptions ro = run_options(s, o_.threads);
+    Score sc;
+    if (o_.stage) {
+      // The stage of every block, golden model run only as far as the stage (debug_stage.hpp).
+      sc.stage = diff_stage(*captured_, compute_stage_payload(c_, *o_.stage, o_.debug_base, ro)).differing;
+    } else {
+      const ReplayOutputs r = replay_launch(c_, ro);
+      sc.arena = diff_arena(c_.results->output_alloc, r.output_alloc, c_.ex, c_.ey, c_.output.offset).differing;
+      sc.surface = diff_surface(c_.results->surface_bytes, r.surface_bytes, c_.surface.width, c_.surface.height, c_.surface.pitch).differing;
     }
-    ro.engine = Engine::fast;  // bit-identical to golden (tests/engine_diff_test.cpp)
-    ro.threads = o_.threads;
-    const ReplayOutputs r = replay_launch(c_, ro);
     ++runs_;
     if (o_.progress) o_.progress(runs_, key);
-    const Score sc{diff_arena(c_.results->output_alloc, r.output_alloc, c_.ex, c_.ey, c_.output.offset).differing,
-                   diff_surface(c_.results->surface_bytes, r.surface_bytes, c_.surface.width, c_.surface.height, c_.surface.pitch).differing};
     cache_.emplace(key, sc);
     return sc;
   }
+  const StagePayload& captured() const { return *captured_; }
   int runs() const { return runs_; }
   bool budget_left() const { return runs_ < o_.max_runs; }
 
@@ -74,6 +93,7 @@ class Search {
   const LaunchCapture& c_;
   const SettleOptions& o_;
   std::map<std::string, Score> cache_;
+  std::optional<StagePayload> captured_;
   int runs_ = 0;
 };
 
@@ -88,13 +108,22 @@ void set(Setting& s, const std::string& name, const std::string& v) {
 
 // Objective of a phase: A minimises (arena, surface) lexicographically; B only the surface (its
 // variables cannot move the arena).
-// mode 0: phase A, 1: phase B, 2: the final pass over everything (lexicographic, until exact).
+// mode 0: phase A, 1: phase B, 2: the final pass over everything (lexicographic, until exact),
+// 3: a debug stage (its registers only).
 bool better(const Score& a, const Score& b, int mode) {
   return mode == 1 ? a.surface < b.surface : a < b;
 }
 
 // Phase A is done once the arena matches: what is left of the surface is phase B's to explain.
-bool done(const Score& s, int mode) { return mode == 0 ? s.arena == 0 : mode == 1 ? s.surface == 0 : s.exact(); }
+bool done(const Score& s, int mode) {
+  return mode == 0 ? s.arena == 0 : mode == 1 ? s.surface == 0 : mode == 3 ? s.stage == 0 : s.exact();
+}
+
+std::string change_text(const Score& from, const Score& to, int mode) {
+  if (mode == 3) return "stage " + std::to_string(from.stage) + " -> " + std::to_string(to.stage) + " registers differ";
+  return "arena " + std::to_string(from.arena) + " -> " + std::to_string(to.arena) + " bytes differ, surface " + std::to_string(from.surface) +
+         " -> " + std::to_string(to.surface);
+}
 
 // Coordinate descent over `vars`, then (when stuck) one pass over pairs of changes, repeated
 // while something improves and the budget lasts.
@@ -114,8 +143,7 @@ void descend(Search& search, Setting& best, Score& score, const std::vector<Vari
         set(t, v.name, val);
         const Score s = search.eval(t);
         if (better(s, score, surface_phase)) {
-          log.push_back(v.name + "=" + val + ": arena " + std::to_string(score.arena) + " -> " + std::to_string(s.arena) +
-                        " bytes differ, surface " + std::to_string(score.surface) + " -> " + std::to_string(s.surface));
+          log.push_back(v.name + "=" + val + ": " + change_text(score, s, surface_phase));
           best = t;
           score = s;
           improved = true;
@@ -139,9 +167,7 @@ void descend(Search& search, Setting& best, Score& score, const std::vector<Vari
             set(t, vars[j].name, b);
             const Score s = search.eval(t);
             if (better(s, score, surface_phase)) {
-              log.push_back(vars[i].name + "=" + a + " with " + vars[j].name + "=" + b + " (pair): arena " +
-                            std::to_string(score.arena) + " -> " + std::to_string(s.arena) + ", surface " +
-                            std::to_string(score.surface) + " -> " + std::to_string(s.surface));
+              log.push_back(vars[i].name + "=" + a + " with " + vars[j].name + "=" + b + " (pair): " + change_text(score, s, surface_phase));
               best = t;
               score = s;
               improved = true;
@@ -170,6 +196,26 @@ SettleResult settle(const LaunchCapture& c, const SettleOptions& o) {
   }
   Search search(c, o);
   res.score = search.eval(res.best);
+  if (o.stage) {
+    // Only the readings upstream of the stage can move it; the rest are not this capture's to settle.
+    std::vector<Variable> vars;
+    for (const auto& group : {phase_a, phase_b})
+      for (const Variable& v : group)
+        if (reading_feeds_stage(v.name, *o.stage)) vars.push_back(v);
+    res.log.push_back("defaults (profile ada): stage " + std::string(o.stage->name) + " " + std::to_string(res.score.stage) + " registers differ");
+    descend(search, res.best, res.score, vars, 3, res.log, res.budget_exhausted);
+    for (const Variable& v : vars)
+      for (const std::string& val : v.values) {
+        if (val == res.best.value(v.name)) continue;
+        Setting t = res.best;
+        set(t, v.name, val);
+        res.alternatives.push_back({v.name, val, search.eval(t)});
+      }
+    res.stage = diff_stage(search.captured(), compute_stage_payload(c, *o.stage, o.debug_base, run_options(res.best, o.threads)));
+    res.runs = search.runs() + 1;
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+  }
   res.log.push_back("defaults (profile ada): arena " + std::to_string(res.score.arena) + ", surface " +
                     std::to_string(res.score.surface) + " bytes differ");
   // Phase A: the readings that can move the arena, against the arena first.
@@ -193,12 +239,7 @@ SettleResult settle(const LaunchCapture& c, const SettleOptions& o) {
       res.alternatives.push_back({v.name, val, search.eval(t)});
     }
   // The remaining difference of the best, located.
-  RunOptions ro;
-  ro.profile = find_profile(res.best.profile);
-  for (const auto& [n, v] : res.best.values) set_reading(ro.readings, n, v, nullptr);
-  ro.engine = Engine::fast;
-  ro.threads = o.threads;
-  const ReplayOutputs r = replay_launch(c, ro);
+  const ReplayOutputs r = replay_launch(c, run_options(res.best, o.threads));
   res.arena = diff_arena(c.results->output_alloc, r.output_alloc, c.ex, c.ey, c.output.offset, c.ox, c.oy);
   res.surface = diff_surface(c.results->surface_bytes, r.surface_bytes, c.surface.width, c.surface.height, c.surface.pitch);
   res.runs = search.runs() + 1;

@@ -4,10 +4,12 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "capture/capture.hpp"
+#include "capture/debug_stage.hpp"
 #include "capture/diff.hpp"
 
 namespace enc5::capture {
@@ -25,10 +27,19 @@ struct Setting {
 
 struct Score {
   std::uint64_t arena = 0, surface = 0;  // differing bytes
-  bool exact() const { return arena == 0 && surface == 0; }
-  bool operator<(const Score& o) const { return arena != o.arena ? arena < o.arena : surface < o.surface; }
-  bool operator==(const Score& o) const { return arena == o.arena && surface == o.surface; }
+  std::uint64_t stage = 0;               // settling on a debug stage: differing registers (compared first)
+  bool exact() const { return arena == 0 && surface == 0 && stage == 0; }
+  bool operator<(const Score& o) const {
+    if (stage != o.stage) return stage < o.stage;
+    return arena != o.arena ? arena < o.arena : surface < o.surface;
+  }
+  bool operator==(const Score& o) const { return arena == o.arena && surface == o.surface && stage == o.stage; }
 };
+
+// Whether a reading (or "profile") can change a debug-oracle stage: the stages w1..w12 follow the
+// prologue (facts B) and phases 1..12, which consult only the prologue-* readings; p13c/p13d add
+// phase 13's C (c13-residual, t1-chunk-order; facts C6). The profile feeds every mma.
+bool reading_feeds_stage(const std::string& name, const DebugStage& stage);
 
 struct Alternative {
   std::string name, value;  // name "profile" for the profile
@@ -38,7 +49,8 @@ struct Alternative {
 struct SettleResult {
   Setting best;
   Score score;
-  FileDiff arena, surface;            // best vs the capture's results
+  FileDiff arena, surface;            // best vs the capture's results (not with a stage)
+  std::optional<StageDiff> stage;     // settling on a debug stage: best vs the capture's window
   std::vector<Alternative> alternatives;  // every single-value change of the best
   std::vector<std::string> log;       // accepted search steps
   int runs = 0;
@@ -47,12 +59,17 @@ struct SettleResult {
 };
 
 struct SettleOptions {
+  // Settle on a debug-oracle stage (facts F1/F2) instead of the outputs: the readings that feed it
+  // against the registers of the capture's window (golden model; debug_stage.hpp).
+  const DebugStage* stage = nullptr;
+  std::uint64_t debug_base = kDefaultDebugBase;
   int threads = 0;
   int max_runs = 800;  // layer runs in the search (the final alternatives scan is extra)
   std::function<void(int runs, const std::string& what)> progress;
 };
 
-// c.results must be present (launch dumps, or a replay capture with results/).
+// c.results must be present (launch dumps, or a replay capture with results/); with o.stage, the
+// capture must hold that stage's window.
 SettleResult settle(const LaunchCapture& c, const SettleOptions& o);
 
 }  // namespace enc5::capture

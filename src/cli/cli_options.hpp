@@ -11,6 +11,7 @@
 
 #include "api/frame.hpp"
 #include "capture/capture.hpp"
+#include "capture/debug_stage.hpp"
 #include "model/readings.hpp"
 #include "numerics/profile.hpp"
 
@@ -132,6 +133,22 @@ inline bool handle_load_option(OptionCursor& c, capture::LoadOptions& load) {
     const auto [x, y] = parse_pair(c.name, c.take(), 0, kBlockOffsetMax);
     load.ox = static_cast<int>(x);
     load.oy = static_cast<int>(y);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// --stage NAME, --debug-base N: a debug-oracle stage of the capture (facts F1/F2; diff, settle,
+// replay and capture alike); returns true when the option was one of them.
+inline bool handle_stage_option(OptionCursor& c, capture::StageChoice& s) {
+  if (c.name == "--stage") {
+    const std::string v = c.take();
+    s.stage = capture::find_debug_stage(v);
+    if (!s.stage) throw UsageError("--stage: expected one of d4r's debug stages " + capture::debug_stage_names() + " (facts F2), got '" + v + "'");
+  } else if (c.name == "--debug-base") {
+    // D4R_RRSWIN_DEBUG_BASE (facts F1): bytes from the arena pointer; bounded so that no sum wraps.
+    s.debug_base = static_cast<std::uint64_t>(parse_int(c.name, c.take(), 0, 1ll << 40));
   } else {
     return false;
   }

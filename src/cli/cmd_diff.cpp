@@ -9,6 +9,7 @@
 #include <string>
 
 #include "capture/capture.hpp"
+#include "capture/debug_stage.hpp"
 #include "cli/cli_options.hpp"
 #include "capture/diff.hpp"
 #include "cli/commands.hpp"
@@ -46,6 +47,14 @@ options:
                         surface of the same launch, else 40 x 23)
   --strict              files present on one side only count as differences
   -h, --help            this text
+
+enc5 diff CAPTURE --stage NAME [--debug-base N] [--profile P] [--reading NAME=VALUE ...]
+  A capture taken with d4r's debug oracle (D4R_RRSWIN_DEBUG=NAME, facts F1/F2) holds stage NAME
+  (w1..w12, p13c, p13d) of warp 0 of every block at the arena pointer + the debug base (default
+  4000000). Compares it with enc5's golden trace of the same stage on the capture's inputs and
+  reports the registers differing, the first differing phase, block, warp, lane and register
+  (with its row and columns), the largest f16 ulp distance and the count per block.
+  --launch N, --kernel S, --block-offset X,Y, --threads N as for enc5 replay.
 
 Exit status: 0 identical, 1 different, 2 errors.
 )";
@@ -156,6 +165,10 @@ int diff_main(const Args& args) {
   bool json = false, strict = false;
   std::string heat;
   Geometry g;
+  StageChoice stage;
+  RunChoice run;
+  LoadOptions load;
+  long long launch = -1;
   while (cur.next()) {
     if (!cur.is_option()) {
       pos.push_back(cur.name);
@@ -174,9 +187,37 @@ int diff_main(const Args& args) {
       g.ex = static_cast<int>(parse_int(cur.name, cur.take(), kExtentMin, kExtentMax));
     } else if (cur.name == "--ey") {
       g.ey = static_cast<int>(parse_int(cur.name, cur.take(), kExtentMin, kExtentMax));
-    } else {
+    } else if (handle_stage_option(cur, stage)) {
+    } else if (cur.name == "--launch") {
+      launch = parse_int(cur.name, cur.take(), 0, 999999);
+    } else if (cur.name == "--kernel" || cur.name == "--block-offset") {
+      handle_load_option(cur, load);
+    } else if (!run.handle(cur)) {
       throw UsageError("unknown option '" + cur.name + "'");
     }
+  }
+  if (stage.stage) {
+    if (pos.size() != 1) throw UsageError("--stage compares ONE capture with enc5's trace: expected CAPTURE, got " + std::to_string(pos.size()) + " arguments");
+    load.ex = g.ex;
+    load.ey = g.ey;
+    const auto launches = load_captures(pos[0], load);
+    const LaunchCapture* c = &launches.front();
+    if (launch >= 0) {
+      c = nullptr;
+      for (const auto& l : launches)
+        if (l.launch == launch) c = &l;
+      if (!c) throw UsageError("--launch " + std::to_string(launch) + ": no such launch in " + pos[0]);
+    }
+    const StagePayload captured = read_stage_payload(*c, *stage.stage, stage.debug_base);
+    const StageDiff d = diff_stage(captured, compute_stage_payload(*c, *stage.stage, stage.debug_base, run.options()));
+    if (json) {
+      std::printf("{\"capture\": %s, \"launch\": %u, \"window\": %s, \"identical\": %s, \"stage\": %s}\n", json_escape(c->source).c_str(), c->launch,
+                  json_escape(captured.source).c_str(), d.identical() ? "true" : "false", to_json(d).c_str());
+    } else {
+      std::printf("%s, launch %u: debug stage %s read from %s\n%s%s\n", c->source.c_str(), c->launch, stage.stage->name, captured.source.c_str(),
+                  describe(d).c_str(), d.identical() ? "IDENTICAL" : "DIFFERENT");
+    }
+    return d.identical() ? 0 : 1;
   }
   if (pos.size() != 2) throw UsageError("expected two arguments A and B (folders or files), got " + std::to_string(pos.size()));
   const fs::path A(pos[0]), B(pos[1]);

@@ -5,9 +5,11 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "capture/capture.hpp"
+#include "capture/debug_stage.hpp"
 #include "cli/cli_options.hpp"
 #include "capture/diff.hpp"
 #include "cli/commands.hpp"
@@ -44,6 +46,11 @@ options:
   --kernel SUBSTRING        which launches of a dump folder to replay (default swin_enc5)
   --ex N --ey N             extents of launch dumps (default: the surface's width and height)
   --block-offset X,Y        block offsets ox, oy of launch dumps (default 0,0)
+  --stage NAME              the capture was taken with d4r's debug oracle (D4R_RRSWIN_DEBUG=
+                            NAME, facts F1): enc5 stores its own trace of that stage into the
+                            replayed output allocation as the oracle does, so d4r's comparison
+                            compares the stage too, and the verdict includes it
+  --debug-base N            D4R_RRSWIN_DEBUG_BASE of the capture (default 4000000)
   --json                    one JSON object per launch and a summary, on stdout
   -h, --help                this text
 
@@ -71,6 +78,10 @@ options:
   --window BEFORE,AFTER     put the output arena inside a larger allocation, BEFORE and AFTER
                             bytes around it (facts F4's trap; default 0,0)
   --launch N                launch number NNN in the file names (default 1)
+  --stage NAME              a debug-oracle capture (facts F1/F2): the output allocation also
+                            holds stage NAME (w1..w12, p13c, p13d) of warp 0 of every block,
+                            from enc5's trace, at the arena pointer + the debug base
+  --debug-base N            D4R_RRSWIN_DEBUG_BASE (default 4000000)
   --profile ada|zluda, --reading NAME=VALUE, --engine golden|fast, --threads N
                             the run whose outputs the capture holds (as enc5 run)
   -h, --help                this text
@@ -88,6 +99,7 @@ int replay_main(const Args& args) {
   OptionCursor cur(args);
   RunChoice run;
   LoadOptions load;
+  StageChoice stage;
   std::string capture, out;
   bool json = false;
   while (cur.next()) {
@@ -100,6 +112,7 @@ int replay_main(const Args& args) {
     } else if (cur.name == "-o" || cur.name == "--out") {
       out = cur.take();
     } else if (handle_load_option(cur, load)) {
+    } else if (handle_stage_option(cur, stage)) {
     } else if (cur.name == "--json") {
       cur.flag();
       json = true;
@@ -119,7 +132,14 @@ int replay_main(const Args& args) {
     const LaunchCapture& c = launches[i];
     if (progress) std::fprintf(stderr, "\r[%zu/%zu] %s ...", i + 1, launches.size(), human_kernel(c).c_str());
     const auto t0 = std::chrono::steady_clock::now();
-    const ReplayOutputs r = replay_launch(c, options);
+    ReplayOutputs r = replay_launch(c, options);
+    std::optional<StageDiff> dstage;
+    if (stage.stage) {
+      // The oracle's stores, enc5's values (facts F1); compared with the capture's own window.
+      const StagePayload mine = compute_stage_payload(c, *stage.stage, stage.debug_base, options);
+      dstage = diff_stage(read_stage_payload(c, *stage.stage, stage.debug_base), mine);
+      store_stage_payload(r.output_alloc, c.output.offset, mine, c.output.file);
+    }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     total_ms += ms;
     const auto paths = write_replay_outputs(out, c, r);
@@ -129,22 +149,25 @@ int replay_main(const Args& args) {
       ++with_results;
       da = diff_arena(c.results->output_alloc, r.output_alloc, c.ex, c.ey, c.output.offset, c.ox, c.oy);
       ds = diff_surface(c.results->surface_bytes, r.surface_bytes, c.surface.width, c.surface.height, c.surface.pitch);
-      const bool same = da.identical() && ds.identical();
+      const bool same = da.identical() && ds.identical() && (!dstage || dstage->identical());
       if (!same) ++differing;
-      verdict = same ? "reproduces the capture's results" :
-                       "DIFFERS from the capture's results: arena " + std::to_string(da.differing) + " bytes, surface " +
-                           std::to_string(ds.differing) + " bytes";
+      verdict = same ? std::string("reproduces the capture's results") + (dstage ? std::string(" and stage ") + stage.stage->name : "")
+                     : "DIFFERS from the capture's results: arena " + std::to_string(da.differing) + " bytes, surface " +
+                           std::to_string(ds.differing) + " bytes" +
+                           (dstage ? ", stage " + dstage->stage + " " + std::to_string(dstage->differing) + " registers" : "");
     }
     if (json) {
       std::printf("%s\n  {\"source\": %s, \"launch\": %u, \"kernel\": %s, \"ex\": %u, \"ey\": %u, \"ms\": %.3f, \"outputs\": [%s, %s]",
                   i ? "," : "", json_escape(c.source).c_str(), c.launch, json_escape(c.kernel).c_str(), c.ex, c.ey, ms,
                   json_escape(paths[0]).c_str(), json_escape(paths[1]).c_str());
       if (c.results) std::printf(", \"arena\": %s, \"surface\": %s", to_json(da).c_str(), to_json(ds).c_str());
+      if (dstage) std::printf(", \"stage\": %s", to_json(*dstage).c_str());
       std::printf("}");
     } else {
       if (progress) std::fprintf(stderr, "\r\033[K");
       std::printf("%s: ex %u, ey %u, block offset (%u, %u), %.1f ms: %s\n", human_kernel(c).c_str(), c.ex, c.ey, c.ox, c.oy, ms,
                   verdict.c_str());
+      if (dstage && !dstage->identical()) std::printf("  %s", describe(*dstage).c_str());
       for (const auto& p : paths) std::printf("  wrote %s\n", p.c_str());
     }
     std::fflush(stdout);
@@ -165,6 +188,7 @@ int capture_main(const Args& args) {
   OptionCursor cur(args);
   RunChoice run;
   SyntheticCaptureOptions o;
+  StageChoice stage;
   std::string out, form = "launch";
   bool synthetic = false;
   while (cur.next()) {
@@ -199,6 +223,7 @@ int capture_main(const Args& args) {
       o.window_after = static_cast<std::size_t>(a);
     } else if (cur.name == "--launch") {
       o.launch = static_cast<std::uint32_t>(parse_int(cur.name, cur.take(), 0, 999999));
+    } else if (handle_stage_option(cur, stage)) {
     } else if (!run.handle(cur)) {
       throw UsageError("unknown option '" + cur.name + "'");
     }
@@ -210,6 +235,8 @@ int capture_main(const Args& args) {
   o.readings = ro.readings;
   o.engine = ro.engine;
   o.threads = ro.threads;
+  o.stage = stage.stage;
+  o.debug_base = stage.debug_base;
   const auto files = write_synthetic_capture(out, form == "replay" ? Form::replay : Form::launch_dump, o);
   std::printf("synthetic %s capture (seed %llu%s, profile %s, ex %d, ey %d): %zu files in %s\n", form.c_str(),
               static_cast<unsigned long long>(o.seed), o.stress ? ", stress" : "", run.profile.c_str(), o.ex, o.ey, files.size(), out.c_str());

@@ -43,10 +43,19 @@ itself: the kernel's PTX (the corpus's original enc5 entry) run by the PTX inter
 assets; a border geometry, 13x11 tokens with block offsets 3,5), each settled in turn (JSON: one
 object per launch in an array).
 
+With --stage wN (a capture taken with d4r's debug oracle, D4R_RRSWIN_DEBUG=wN, facts F1/F2),
+settle works on that stage instead: the registers of warp 0 of every block in the window at the
+arena pointer + the debug base, against enc5's golden trace of the same stage, searching only
+the readings that feed it (the prologue's for w1..w12, plus phase 13's C for p13c/p13d) and the
+profile. Stage w1 settles the prologue's readings (halo order, fill, load order, norm, epsilon,
+sum tree) whatever the later parts of the layer do.
+
 options:
   --oracle FILE.ptx     settle against the interpreted PTX instead of a CAPTURE
   --entry NAME          the oracle's entry (default cuda_dldn_engine_swin_enc5_kernel, or the only one)
   --oracle-profile P    the semantics the oracle runs under (default ada)
+  --stage NAME          settle on a debug stage: w1..w12, p13c, p13d (facts F2)
+  --debug-base N        D4R_RRSWIN_DEBUG_BASE of the capture (default 4000000, facts F1)
   --json                one JSON object on stdout instead of text
   --launch N            the launch to settle when CAPTURE holds several (default: the first)
   --kernel SUBSTRING    launches of which kernel (default swin_enc5)
@@ -60,7 +69,9 @@ Exit status: 0 when a combination reproduces both outputs exactly, 1 when none f
 2 on errors.
 )";
 
-std::string score_text(const Score& s) {
+std::string score_text(const Score& s, const SettleOptions& o) {
+  if (o.stage) return s.stage == 0 ? std::string("reproduces stage ") + o.stage->name + " exactly"
+                                   : std::string("stage ") + o.stage->name + ": " + std::to_string(s.stage) + " registers differ";
   if (s.exact()) return "reproduces arena and surface exactly";
   return "arena " + std::to_string(s.arena) + " bytes differ, surface " + std::to_string(s.surface) + " bytes differ";
 }
@@ -73,6 +84,7 @@ int settle_main(const Args& args) {
   OptionCursor cur(args);
   LoadOptions load;
   SettleOptions so;
+  StageChoice stage;
   std::string capture, oracle, entry, oracle_profile = "ada";
   bool json = false;
   long long launch = -1;
@@ -89,6 +101,7 @@ int settle_main(const Args& args) {
     } else if (cur.name == "--launch") {
       launch = parse_int(cur.name, cur.take(), 0, 999999);
     } else if (handle_load_option(cur, load)) {
+    } else if (handle_stage_option(cur, stage)) {
     } else if (cur.name == "--threads") {
       so.threads = static_cast<int>(parse_int(cur.name, cur.take(), 0, 4096));
     } else if (cur.name == "--oracle") {
@@ -105,10 +118,13 @@ int settle_main(const Args& args) {
     }
   }
   if (!oracle.empty()) {
+    if (stage.stage) throw UsageError("--stage settles a debug-oracle capture; --oracle runs the PTX interpreter instead: drop one");
     if (!capture.empty()) throw UsageError("give a CAPTURE or --oracle FILE.ptx, not both");
     return settle_oracle(oracle, entry, oracle_profile, so, json);
   }
   if (capture.empty()) throw UsageError("no CAPTURE folder given (or --oracle FILE.ptx)");
+  so.stage = stage.stage;
+  so.debug_base = stage.debug_base;
   const auto launches = load_captures(capture, load);
   const LaunchCapture* c = &launches.front();
   if (launch >= 0) {
@@ -227,19 +243,23 @@ int settle_one(const LaunchCapture& cap, SettleOptions so, bool json, Undecided*
     }
     std::printf("},\n \"alternatives\": [");
     for (std::size_t i = 0; i < r.alternatives.size(); ++i)
-      std::printf("%s{\"name\": %s, \"value\": %s, \"arena\": %llu, \"surface\": %llu}", i ? ", " : "",
+      std::printf("%s{\"name\": %s, \"value\": %s, \"arena\": %llu, \"surface\": %llu, \"stage\": %llu}", i ? ", " : "",
                   json_escape(r.alternatives[i].name).c_str(), json_escape(r.alternatives[i].value).c_str(),
                   static_cast<unsigned long long>(r.alternatives[i].score.arena),
-                  static_cast<unsigned long long>(r.alternatives[i].score.surface));
+                  static_cast<unsigned long long>(r.alternatives[i].score.surface),
+                  static_cast<unsigned long long>(r.alternatives[i].score.stage));
     std::printf("],\n \"steps\": [");
     for (std::size_t i = 0; i < r.log.size(); ++i) std::printf("%s%s", i ? ", " : "", json_escape(r.log[i]).c_str());
-    std::printf("],\n \"arena\": %s,\n \"surface\": %s,\n \"runs\": %d, \"seconds\": %.2f, \"budget_exhausted\": %s}\n",
+    std::printf("]");
+    if (r.stage) std::printf(",\n \"stage\": %s, \"stage_registers_differing\": %llu", to_json(*r.stage).c_str(), static_cast<unsigned long long>(r.score.stage));
+    std::printf(",\n \"arena\": %s,\n \"surface\": %s,\n \"runs\": %d, \"seconds\": %.2f, \"budget_exhausted\": %s}\n",
                 to_json(r.arena).c_str(), to_json(r.surface).c_str(), r.runs, r.seconds, r.budget_exhausted ? "true" : "false");
   } else {
-    std::printf("enc5 settle: %s, launch %u (%s), ex %u, ey %u\n", c->source.c_str(), c->launch, c->kernel.c_str(), c->ex, c->ey);
+    std::printf("enc5 settle: %s, launch %u (%s), ex %u, ey %u%s\n", c->source.c_str(), c->launch, c->kernel.c_str(), c->ex, c->ey,
+                so.stage ? (std::string(", debug stage ") + so.stage->name + " at debug base " + std::to_string(so.debug_base)).c_str() : "");
     std::printf("search (%d runs, %.1f s%s):\n", r.runs, r.seconds, r.budget_exhausted ? ", budget exhausted: --max-runs" : "");
     for (const auto& l : r.log) std::printf("  %s\n", l.c_str());
-    std::printf("best: %s\n  %s\n", r.best.describe_changes().c_str(), score_text(r.score).c_str());
+    std::printf("best: %s\n  %s\n", r.best.describe_changes().c_str(), score_text(r.score, so).c_str());
     if (undecided.empty()) {
       std::printf("every reading is settled by this capture (each other value changes the outputs)\n");
     } else {
@@ -250,7 +270,9 @@ int settle_one(const LaunchCapture& cap, SettleOptions so, bool json, Undecided*
         std::printf("  %s = %s, or %s\n", n.c_str(), r.best.value(n).c_str(), s.c_str());
       }
     }
-    if (!r.score.exact()) {
+    if (r.stage && !r.stage->identical()) {
+      std::printf("where the best still differs:\n  %s", describe(*r.stage).c_str());
+    } else if (!r.stage && !r.score.exact()) {
       std::printf("where the best still differs:\n");
       if (!r.arena.identical())
         std::printf("  arena (E60's scatter or earlier):\n%s", describe(r.arena).c_str());

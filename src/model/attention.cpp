@@ -84,13 +84,15 @@ std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1) 
   StageRef e11p = ctx.stage("e11.p", "E11 probabilities, w11's order", kHeads, 96);
   StageRef w12 = ctx.stage("w12", "D of phase 12 (P V): reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1)", kHeads, 32);
 
-  for (int h = 0; h < kHeads; ++h) {
+  // A debug stage (ctx.last_phase, facts F1) needs warp 0 = head 0 only.
+  const int last = ctx.last_phase;
+  for (int h = 0; h < (last ? 1 : kHeads); ++h) {
     HeadOut& ho = heads[h];
     const std::uint32_t slot = kHeadSlotBytes * static_cast<std::uint32_t>(h);
     // Phases 1..10 (facts C2): chain A (odd p) = Q, chain B (even p) = V; phase p reads staged
     // k-slice (p-1)/2 and its B at slot + weight_begin; its C is 0 or the D of c_chain_from.
     std::array<F16Mat, 11> d;
-    for (int p = 1; p <= 10; ++p) {
+    for (int p = 1; p <= (last && last < 10 ? last : 10); ++p) {
       const Phase& ph = phase(p);
       const int ks = (p - 1) / 2;
       const BTile b = load_b_waddr(*ctx.weights, ph.weight_begin + (ph.relative_to_slot ? slot : 0u), kHeadDim);
@@ -98,6 +100,7 @@ std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1) 
       phase_step(ctx, h1, 32 * ks, b, d[p]);
       if (wst[p]) for (int mi = 0; mi < 6; ++mi) record_tile(*wst[p], h, d[p], 16 * mi, 8 * mi, 4);
     }
+    if (last && last <= 10) continue;
     ho.q = d[9];
     ho.v = d[10];
 

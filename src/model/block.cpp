@@ -6,7 +6,9 @@ namespace enc5::golden {
 void run_block(const BlockContext& ctx, const BlockIo& io) {
   const PrologueOut pro = prologue(ctx, io.input_arena);                 // facts B
   const std::array<HeadOut, kHeads> heads = attention(ctx, pro.h1);      // phases 1..12, E10, E11
+  if (ctx.last_phase && ctx.last_phase <= 12) return;                    // a debug stage (facts F2)
   const OutProjOut proj = out_projection(ctx, pro, heads);               // E12, phases 13..20
+  if (ctx.last_phase) return;
   const E20Out norm = e20_norm(ctx, proj.d20);                           // E20
   if (StageRef st = ctx.stage("e20.sum", "E20 row sums: reg rh = f16 sum of squares of row 16z+g+8rh in both halves", 4, 2))
     for (int z = 0; z < 4; ++z)

@@ -85,6 +85,10 @@ struct BlockContext {
   Trace* trace = nullptr;
   int ex = 0, ey = 0;    // token-grid extents (param+0)
   int x0 = 0, y0 = 0;    // block origin (facts A5)
+  // > 0: run only through this phase (1..13), and of the per-head phases only head 0 = warp 0:
+  // exactly what one of d4r's debug-oracle stages holds (facts F1/F2: w1..w12, p13c, p13d are
+  // stored by %tid.z == 0 only). The block then writes no output. 0: the whole block.
+  int last_phase = 0;
 
   // Returns the stage to fill when the trace asks for it (zero-filled, appended), else empty.
   StageRef stage(const std::string& name, const std::string& description, int warps, int regs) const;
@@ -250,6 +254,7 @@ struct BlockIo {
   const Texture* texture = nullptr;
   Surface* surface = nullptr;
 };
+// With ctx.last_phase > 0 the block stops after that phase (see BlockContext) and writes nothing.
 void run_block(const BlockContext& ctx, const BlockIo& io);
 
 }  // namespace enc5::golden

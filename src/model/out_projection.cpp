@@ -1,6 +1,8 @@
 // E12 and phases 13..20 (facts C6, C7): the output projection chained over the 8 heads, seeded
 // with f16(T1 + x). Warps 0..3 run it, warp z on token rows 16z..16z+15 (facts A7); the model
 // computes the 64 rows at once, row for row as the warps would.
+#include <algorithm>
+
 #include "model/layer.hpp"
 #include "model/phase_program.hpp"
 #include "numerics/e4m3.hpp"
@@ -44,7 +46,7 @@ OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const 
   // E12 steps 1..2 + E13..E19: head j's D12, requantised, is phase 13+j's A (facts C6.1, C7).
   // Phase 13+j: one k-step, B = Wo_j (waddr, n = 0..159), C = C13 or the previous phase's D.
   std::vector<F16Mat> D(kPhaseCount + 1);  // D[p]: the phase's D, for the table's chaining
-  for (int p = 13; p <= 20; ++p) {
+  for (int p = 13; p <= (ctx.last_phase ? std::min(ctx.last_phase, 20) : 20); ++p) {
     const Phase& ph = phase(p);
     const int head = p - 13;
     E4Mat a(kWindow, kHeadDim);
