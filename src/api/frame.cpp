@@ -6,7 +6,10 @@
 #include "api/frame.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <limits>
+#include <mutex>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -51,10 +54,14 @@ void validate(const LaunchParams& p) {
     fail("surface pitch or byte count too small for its size");
 }
 
-// The launch grid: the one given, or the one covering (ex, ey) from the block offsets.
+// The launch grid: the one given, or the one covering (ex, ey) from the block offsets; a grid
+// beyond the limits (api/frame.hpp grid_problem) throws std::invalid_argument with the numbers.
 std::pair<int, int> launch_grid(const LaunchParams& p) {
-  const int gx = p.grid_x ? static_cast<int>(p.grid_x) : (static_cast<int>(p.ex) + p.block_offset_x + 7) / 8;
-  const int gy = p.grid_y ? static_cast<int>(p.grid_y) : (static_cast<int>(p.ey) + p.block_offset_y + 7) / 8;
+  if (const auto why = grid_problem(p.ex, p.ey, p.block_offset_x, p.block_offset_y, p.grid_x, p.grid_y))
+    throw std::invalid_argument("run_frame: " + *why);
+  const GridExtent cover = covering_grid(p.ex, p.ey, p.block_offset_x, p.block_offset_y);
+  const int gx = p.grid_x ? static_cast<int>(p.grid_x) : static_cast<int>(cover.x);
+  const int gy = p.grid_y ? static_cast<int>(p.grid_y) : static_cast<int>(cover.y);
   return {gx, gy};
 }
 
@@ -77,25 +84,55 @@ int thread_count(const RunOptions& o) {
 
 }  // namespace
 
+GridExtent covering_grid(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy) {
+  return {(static_cast<std::int64_t>(ex) + ox + 7) / 8, (static_cast<std::int64_t>(ey) + oy + 7) / 8};
+}
+
+std::optional<std::string> grid_problem(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy,
+                                        std::uint32_t grid_x, std::uint32_t grid_y) {
+  const GridExtent c = covering_grid(ex, ey, ox, oy);
+  const std::int64_t mx = kGridSlackFactor * c.x + kGridSlackBlocks, my = kGridSlackFactor * c.y + kGridSlackBlocks;
+  const std::int64_t gx = grid_x ? grid_x : c.x, gy = grid_y ? grid_y : c.y;
+  if (gx <= mx && gy <= my) return std::nullopt;
+  return "grid " + std::to_string(gx) + " × " + std::to_string(gy) + " (" + std::to_string(gx * gy) + " blocks) for the frame ex×ey = " +
+         std::to_string(ex) + "×" + std::to_string(ey) + " at block offset (" + std::to_string(ox) + ", " + std::to_string(oy) +
+         "), which " + std::to_string(c.x) + " × " + std::to_string(c.y) + " blocks cover; enc5 accepts at most " + std::to_string(mx) +
+         " × " + std::to_string(my) + " (2 × covering + 8 per axis: blocks beyond the frame write nothing, so a larger grid is a damaged capture)";
+}
+
 void run_frame(const LaunchParams& params, const RunOptions& options) {
   validate(params);
   const Profile& profile = options.profile ? *options.profile : profile_ada();
   const auto [gx, gy] = launch_grid(params);
-  const int blocks = gx * gy;
+  const std::int64_t blocks = static_cast<std::int64_t>(gx) * gy;
+  // The blocks that can touch the frame (api/frame.hpp covering_grid): columns [ox/8, cover.x),
+  // rows [oy/8, cover.y). The others drop every store, so skipping them leaves every byte as is;
+  // with options.stats all blocks run, since their counters count the dropped stores too.
+  const GridExtent cover = covering_grid(params.ex, params.ey, params.block_offset_x, params.block_offset_y);
+  const bool all = options.stats != nullptr;
+  const int bx0 = all ? 0 : std::min(gx, params.block_offset_x / 8), bx1 = all ? gx : std::min<int>(gx, static_cast<int>(cover.x));
+  const int by0 = all ? 0 : std::min(gy, params.block_offset_y / 8), by1 = all ? gy : std::min<int>(gy, static_cast<int>(cover.y));
+  const int run_w = std::max(0, bx1 - bx0);
+  const std::int64_t run_blocks64 = static_cast<std::int64_t>(run_w) * std::max(0, by1 - by0);
+  if (run_blocks64 > std::numeric_limits<int>::max())
+    throw std::invalid_argument("run_frame: " + std::to_string(run_blocks64) + " blocks to run, more than 2^31-1");
+  const int run_blocks = static_cast<int>(run_blocks64);
 
   if (options.trace && options.trace_out) {
     options.trace_out->block_x = options.trace->block_x;
     options.trace_out->block_y = options.trace->block_y;
     options.trace_out->stages.clear();
   }
-  std::vector<golden::LayerStats> stats(options.stats ? blocks : 0);
+  std::vector<golden::LayerStats> stats(options.stats ? static_cast<std::size_t>(blocks) : 0);
 
   // Engine::fast: the prepared weights (cached per image) and the SIMD path. A traced block always
   // runs the golden model (the fast engine records no stages); its outputs are the same bytes.
   std::shared_ptr<const engine::PreparedWeights> prepared;
-  engine::SimdPath simd = engine::default_simd_path();
+  engine::SimdPath simd = engine::SimdPath::scalar;
   if (options.engine == Engine::fast) {
-    if (!options.simd.empty()) {
+    if (options.simd.empty()) {
+      simd = engine::default_simd_path();  // throws on a misspelt ENC5_SIMD
+    } else {
       const auto asked = engine::parse_simd_path(options.simd);
       if (!asked) throw std::invalid_argument("run_frame: unknown SIMD path '" + std::string(options.simd) + "' (scalar, avx2, avx512)");
       if (!engine::simd_supported(*asked))
@@ -112,8 +149,8 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
   io.surface = params.surface;
 
   int inner_threads = 1;  // threads per block (the fast engine's heads) when blocks < threads
-  auto run_one = [&](int b) {
-    const int cx = b % gx, cy = b / gx;
+  auto run_block_at = [&](int cx, int cy) {
+    const std::size_t b = static_cast<std::size_t>(cy) * gx + cx;
     golden::BlockContext ctx = block_context(params, profile, options.readings, cx, cy);
     ctx.stats = options.stats ? &stats[b] : nullptr;
     if (options.trace && options.trace_out && options.trace->block_x == cx && options.trace->block_y == cy) {
@@ -124,10 +161,32 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
     else golden::run_block(ctx, io);
   };
 
+  // Index i of the blocks that run, row-major over the touching rectangle.
+  auto run_one = [&](int i) { run_block_at(bx0 + i % run_w, by0 + i / run_w); };
+  // A traced block outside the rectangle still runs (golden, for its trace; it writes nothing).
+  if (options.trace && options.trace_out) {
+    const int tx = options.trace->block_x, ty = options.trace->block_y;
+    if (tx >= 0 && ty >= 0 && tx < gx && ty < gy && !(tx >= bx0 && tx < bx1 && ty >= by0 && ty < by1)) run_block_at(tx, ty);
+  }
+  std::atomic<std::int64_t> done{0};
+  std::mutex progress_mutex;
+  auto finished_one = [&] {
+    const std::int64_t d = done.fetch_add(1) + 1;
+    if (!options.progress) return;
+    std::unique_lock<std::mutex> lock(progress_mutex, std::try_to_lock);
+    if (lock.owns_lock() || d == run_blocks) {
+      if (!lock.owns_lock()) lock.lock();
+      options.progress(d, run_blocks);
+    }
+  };
+
   int threads = thread_count(options);
-  if (blocks < threads) inner_threads = threads / blocks;
-  threads = std::min(threads, blocks);
-  engine::parallel_for(blocks, threads, [&](int b, int) { run_one(b); });  // rethrows a block's exception here
+  if (run_blocks > 0 && run_blocks < threads) inner_threads = threads / run_blocks;
+  threads = std::min(threads, run_blocks);
+  engine::parallel_for(run_blocks, threads, [&](int b, int) {  // rethrows a block's exception here
+    run_one(b);
+    finished_one();
+  });
   if (options.stats)
     for (const auto& s : stats) options.stats->add(s);  // block order: deterministic
 }

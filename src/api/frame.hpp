@@ -5,6 +5,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
 #include <span>
 #include <string>
 #include <string_view>
@@ -53,11 +56,31 @@ struct RunOptions {
   const TraceRequest* trace = nullptr;  // record one block's stages into *trace_out
   Trace* trace_out = nullptr;
   golden::LayerStats* stats = nullptr;  // when set: the branch counters summed over all blocks
+  // Called after blocks complete with (blocks done, blocks to run), from worker threads but never
+  // two calls at once; for progress lines (the CLI prints them on a terminal).
+  std::function<void(std::int64_t, std::int64_t)> progress;
 };
 
-// Runs every block of the grid (grid_x, grid_y, or when 0 the grid covering (ex, ey) from the
-// block offsets: ceil((ex + ox) / 8) x ceil((ey + oy) / 8)). Blocks write disjoint arena words and
-// surface pixels, so the bytes do not depend on the thread count. Throws std::invalid_argument with a clear message on mismatched
+// Grid limits (docs/formats.md "Grid limits"). The grid covering the frame is
+// ceil((ex + ox) / 8) x ceil((ey + oy) / 8); block (cx, cy) can touch the frame only when its
+// window [8cx - ox, 8cx - ox + 8) x [8cy - oy, 8cy - oy + 8) meets [0, ex) x [0, ey), i.e. for
+// cx in [ox / 8, covering_x) (and likewise y). A grid larger than the covering grid is allowed up to
+// kGridSlackFactor x covering + kGridSlackBlocks per axis (its extra blocks write nothing); a grid
+// beyond that is almost certainly a damaged capture, and grid_problem says why with the numbers.
+inline constexpr std::int64_t kGridSlackFactor = 2, kGridSlackBlocks = 8;
+struct GridExtent {
+  std::int64_t x = 0, y = 0;
+};
+GridExtent covering_grid(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy);
+// Empty when (grid_x, grid_y) is usable for the frame (0 = the covering grid), else the reason.
+std::optional<std::string> grid_problem(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy,
+                                        std::uint32_t grid_x, std::uint32_t grid_y);
+
+// Runs the grid (grid_x, grid_y, or when 0 the grid covering (ex, ey) from the block offsets:
+// ceil((ex + ox) / 8) x ceil((ey + oy) / 8)). Blocks write disjoint arena words and surface pixels,
+// so the bytes do not depend on the thread count. Blocks that cannot touch the frame write nothing
+// (E60's and E61's guards drop every store) and are skipped unless options.stats asks for the
+// counters of every block; a grid grid_problem refuses throws std::invalid_argument. Throws std::invalid_argument with a clear message on mismatched
 // sizes (arena bytes vs extents, surface too small, missing weights).
 void run_frame(const LaunchParams& params, const RunOptions& options);
 

@@ -16,6 +16,7 @@
 
 #include "capture/debug_stage.hpp"
 #include "io/arena_io.hpp"
+#include "io/checked_size.hpp"
 #include "io/errors.hpp"
 #include "io/files.hpp"
 #include "model/synthetic_inputs.hpp"
@@ -80,70 +81,111 @@ void wr64(std::uint8_t* p, std::uint64_t v) {
 }
 
 // Buffer shape (docs/captures.md): '-'-separated tokens; base0x<hex> (device address of the
-// allocation), size<N> (its bytes, must equal the file size), off<N> (the argument's pointer minus
-// the base: where the arena window starts, facts F4). Other tokens are ignored so that strings
-// with more fields still read.
+// allocation), size<N> (its bytes, required, must equal the file size), off<N> (the argument's
+// pointer minus the base: where the arena window starts, facts F4). Other tokens are ignored so
+// that strings with more fields still read; a base/size/off token whose number does not read is an
+// error, never skipped.
 void parse_buffer_shape(BufferArg& b) {
+  bool have_size = false;
   for (const std::string& t : split(b.shape, '-')) {
     std::uint64_t v = 0;
     if (t.rfind("base0x", 0) == 0) {
-      if (!parse_u64(t.substr(6), v, 16)) throw InputError(b.file, 0, "a hex device address in the shape token 'base0x…'", "'" + t + "'");
+      if (!parse_u64(t.substr(6), v, 16)) throw InputError(b.file, 0, "a hex device address in the shape token 'base0x…' (at most 16 hex digits)", "'" + t + "'");
       b.base = v;
-    } else if (t.rfind("size", 0) == 0 && parse_u64(t.substr(4), v)) {
+    } else if (t.rfind("size", 0) == 0) {
+      if (!parse_u64(t.substr(4), v))
+        throw InputError(b.file, 0, "a decimal byte count below 2^64 in the shape token 'size<N>'", "'" + t + "'");
       if (v != b.bytes.size())
         throw InputError(b.file, std::min<std::uint64_t>(v, b.bytes.size()),
                          std::to_string(v) + " bytes (the size in the file name)", std::to_string(b.bytes.size()) + " bytes (the file is truncated or the name is wrong)");
+      have_size = true;
     } else if (t.rfind("off", 0) == 0) {
-      if (!parse_u64(t.substr(3), v)) throw InputError(b.file, 0, "a decimal pointer offset in the shape token 'off<N>'", "'" + t + "'");
+      if (!parse_u64(t.substr(3), v)) throw InputError(b.file, 0, "a decimal pointer offset below 2^64 in the shape token 'off<N>'", "'" + t + "'");
       b.offset = v;
     }
   }
+  if (!have_size)
+    throw InputError(b.file, 0, "a buffer shape with a 'size<N>' token (the allocation's bytes, facts F5)", "'" + b.shape + "'");
+}
+
+// The image limits (docs/captures.md): width and height in 1..kMaxImageSide texels, pitch at least
+// 8·width and pitch·height within kMaxBufferBytes. Checked in 64 bits, so no number can wrap.
+constexpr std::uint64_t kMaxImageSide = 65536;
+
+void set_image_geometry(ImageArg& a, std::uint64_t w, std::uint64_t h, std::optional<std::uint64_t> pitch, const std::string& file,
+                        std::uint64_t offset) {
+  if (w == 0 || h == 0 || w > kMaxImageSide || h > kMaxImageSide)
+    throw InputError(file, offset, "a width and height in 1.." + std::to_string(kMaxImageSide) + " texels (enc5's image limit)",
+                     std::to_string(w) + "×" + std::to_string(h));
+  const std::uint64_t row = 8 * w;  // RGBA16F: 8 bytes per texel; w <= 2^16 cannot wrap
+  const std::uint64_t p = pitch.value_or(row);
+  if (p < row)
+    throw InputError(file, offset, "a pitch of at least 8·width = " + std::to_string(row) + " bytes", std::to_string(p));
+  checked_bytes_in(file, offset, "pitch × height = " + std::to_string(p) + " × " + std::to_string(h), {p, h});
+  a.width = static_cast<int>(w);
+  a.height = static_cast<int>(h);
+  a.pitch = static_cast<std::size_t>(p);
 }
 
 // Image shape: <W>x<H> first, then optional pitch<P> (bytes per row; default 8·W) and, for a
-// texture, an address mode clamp|border|wrap|mirror (default clamp).
-void parse_image_shape(ImageArg& a) {
+// texture, an address mode clamp|border|wrap|mirror (default clamp). Any other token is an error:
+// an unknown mode read as clamp would silently change what E61 samples.
+void parse_image_shape(ImageArg& a, bool texture) {
   const auto tokens = split(a.shape, '-');
   const auto x = tokens[0].find('x');
   std::uint64_t w = 0, h = 0;
-  if (x == std::string::npos || !parse_u64(tokens[0].substr(0, x), w) || !parse_u64(tokens[0].substr(x + 1), h) || w == 0 ||
-      h == 0 || w > (1u << 16) || h > (1u << 16))
+  if (x == std::string::npos || !parse_u64(tokens[0].substr(0, x), w) || !parse_u64(tokens[0].substr(x + 1), h))
     throw InputError(a.file, 0, "a shape starting with <width>x<height> (e.g. 40x23)", "'" + a.shape + "'");
-  a.width = static_cast<int>(w);
-  a.height = static_cast<int>(h);
-  a.pitch = 8 * a.width;
+  std::optional<std::uint64_t> pitch;
+  bool have_mode = false;
   for (std::size_t i = 1; i < tokens.size(); ++i) {
     std::uint64_t v = 0;
-    if (tokens[i].rfind("pitch", 0) == 0 && parse_u64(tokens[i].substr(5), v)) a.pitch = v;
-    else parse_mode(tokens[i], a.mode);
+    const std::string& t = tokens[i];
+    if (t.rfind("pitch", 0) == 0) {
+      if (pitch || !parse_u64(t.substr(5), v))
+        throw InputError(a.file, 0, "one shape token 'pitch<P>' with a decimal byte count below 2^64", "'" + t + "' in '" + a.shape + "'");
+      pitch = v;
+    } else if (texture && !have_mode && parse_mode(t, a.mode)) {
+      have_mode = true;
+    } else {
+      throw InputError(a.file, 0,
+                       texture ? "texture shape tokens pitch<P> and one address mode clamp|border|wrap|mirror" : "surface shape tokens pitch<P> only",
+                       "'" + t + "' in '" + a.shape + "'");
+    }
   }
+  set_image_geometry(a, w, h, pitch, a.file, 0);
 }
 
 void check_image(const ImageArg& a, const char* what) {
   if (a.fmt != kFmtHalf)
     throw InputError(a.file, 0, std::string("fmt16 (CU_AD_FORMAT_HALF, RGBA16F) for the ") + what, "fmt" + std::to_string(a.fmt));
-  if (a.pitch < 8u * a.width)
-    throw InputError(a.file, 0, "a pitch of at least 8·width = " + std::to_string(8 * a.width) + " bytes", std::to_string(a.pitch));
-  const std::size_t need = a.pitch * a.height;
+  // set_image_geometry bounded width, height and pitch·height; check again here (every image passes)
+  // so that no caller can reach the copies with an unchecked product.
+  if (a.width <= 0 || a.height <= 0 || a.pitch < 8u * static_cast<std::uint64_t>(a.width))
+    throw InputError(a.file, 0, "a positive width and height and a pitch of at least 8·width", std::to_string(a.width) + "×" + std::to_string(a.height) + ", pitch " + std::to_string(a.pitch));
+  const std::uint64_t need = checked_bytes_in(a.file, 0, "pitch × height", {a.pitch, static_cast<std::uint64_t>(a.height)});
   if (a.bytes.size() != need)
-    throw InputError(a.file, std::min(need, a.bytes.size()),
+    throw InputError(a.file, std::min<std::uint64_t>(need, a.bytes.size()),
                      std::to_string(need) + " bytes (pitch " + std::to_string(a.pitch) + " × height " + std::to_string(a.height) + ")",
                      std::to_string(a.bytes.size()) + " bytes");
 }
 
 void check_window(const BufferArg& b, std::size_t need, const std::string& what) {
-  if (b.offset > b.bytes.size() || b.bytes.size() - b.offset < need)
+  if (b.offset > b.bytes.size() || b.bytes.size() - b.offset < need) {
+    const auto end = add_u64(b.offset, need);
     throw InputError(b.file, b.bytes.size(),
-                     "at least " + std::to_string(b.offset + need) + " bytes (" + what + " of " + std::to_string(need) +
-                         " bytes at pointer offset " + std::to_string(b.offset) + ")",
+                     (end ? "at least " + std::to_string(*end) + " bytes" : std::string("a window ending within 2^64 bytes")) + " (" + what +
+                         " of " + std::to_string(need) + " bytes at pointer offset " + std::to_string(b.offset) + ")",
                      std::to_string(b.bytes.size()) + " bytes");
+  }
 }
 
 void validate(const LaunchCapture& c) {
   if (c.ex == 0 || c.ey == 0) throw InputError(c.source, 0, "non-zero extents (ex, ey)", std::to_string(c.ex) + "×" + std::to_string(c.ey));
   const std::string ext = "ex×ey = " + std::to_string(c.ex) + "×" + std::to_string(c.ey);
-  check_window(c.input, plane_arena_bytes(c.ex, c.ey), "the input plane arena 5·ey·ex·32, " + ext);
-  check_window(c.output, plane_arena_bytes(c.ex, c.ey), "the output plane arena 5·ey·ex·32, " + ext);
+  const std::uint64_t arena = checked_bytes_in(c.source, 0, "the plane arena 5·ey·ex·32 (" + ext + ")", {5, c.ey, c.ex, 32});
+  check_window(c.input, arena, "the input plane arena 5·ey·ex·32, " + ext);
+  check_window(c.output, arena, "the output plane arena 5·ey·ex·32, " + ext);
   check_window(c.weights, kWeightImageBytes, "the weight image");
   check_image(c.texture, "texture");
   check_image(c.surface, "surface");
@@ -153,6 +195,31 @@ void validate(const LaunchCapture& c) {
   if (c.surface.width < static_cast<int>(c.ex) || c.surface.height < static_cast<int>(c.ey))
     throw InputError(c.surface.file, 0, "a surface of at least " + ext + " texels",
                      std::to_string(c.surface.width) + "×" + std::to_string(c.surface.height));
+  // A grid far beyond the frame is a damaged capture (api/frame.hpp grid_problem).
+  if (const auto why = grid_problem(c.ex, c.ey, c.ox, c.oy, c.grid_x, c.grid_y))
+    throw InputError(c.grid_file.empty() ? c.source : c.grid_file, c.grid_offset, "a launch grid the frame can use", *why);
+}
+
+// A file a capture names (manifest.txt's texture and surface lines, alloc-N.bin, a dump in the
+// folder): it must resolve inside the capture folder, symbolic links followed (docs/captures.md
+// "Files stay inside the capture"), so that a hostile capture cannot make enc5 read /etc/passwd
+// or another user's files. `from`/`offset` name where the name was read.
+std::string capture_file(const fs::path& dir, const std::string& name, const std::string& from, std::uint64_t offset) {
+  const fs::path rel(name);
+  const std::string expected = "a file name inside the capture folder " + dir.string();
+  if (name.empty() || rel.is_absolute()) throw InputError(from, offset, expected, "'" + name + "' (an absolute path)");
+  for (const auto& part : rel)
+    if (part == "..") throw InputError(from, offset, expected, "'" + name + "' (a '..' component leaves the folder)");
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(dir, ec);
+  const fs::path full = dir / rel;
+  if (ec || !fs::exists(full, ec)) return full.string();  // read_file_bytes says it cannot open it
+  const fs::path real = fs::weakly_canonical(full, ec);
+  if (ec) return full.string();
+  const auto [r_end, f_end] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+  if (r_end != root.end())
+    throw InputError(from, offset, expected, "'" + name + "', a link to " + real.string() + " outside it");
+  return full.string();
 }
 
 // --- launch dumps (facts F5) -------------------------------------------------------------------
@@ -197,18 +264,18 @@ std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vec
         hit = f;
       }
       if (!hit) {
-        char b[64];
+        char b[64], a[16];
         std::snprintf(b, sizeof b, "launch-%03u-", launch);
-        throw std::runtime_error(dir.string() + ": launch " + std::to_string(launch) + " of " + c.kernel + " has no arg" +
-                                 (arg < 100 ? "0" : "") + std::to_string(arg) + " " + kind + " dump (expected a file " + b + c.kernel + "-arg" +
-                                 (arg < 100 ? "0" : "") + std::to_string(arg) + "-" + kind + "-…-fmtN.bin; facts F5)");
+        std::snprintf(a, sizeof a, "arg%03d", arg);
+        throw std::runtime_error(dir.string() + ": launch " + std::to_string(launch) + " of " + c.kernel + " has no " + a + " " + kind +
+                                 " dump (expected a file " + b + c.kernel + "-" + a + "-" + kind + "-…-fmtN.bin; facts F5)");
       }
       return *hit;
     };
     auto buffer = [&](int arg) {
       const DumpFile& f = find(arg, "buffer");
       BufferArg b;
-      b.file = f.path.string();
+      b.file = capture_file(dir, f.path.filename().string(), dir.string(), 0);
       b.shape = f.name.shape;
       b.bytes = read_file_bytes(b.file);
       parse_buffer_shape(b);
@@ -216,7 +283,7 @@ std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vec
     };
     auto image = [&](int arg, const char* kind) {
       const DumpFile& f = find(arg, kind);
-      return load_image_arg(f.path.string(), f.name.shape, f.name.fmt, kind);
+      return load_image_arg(capture_file(dir, f.path.filename().string(), dir.string(), 0), f.name.shape, f.name.fmt, kind);
     };
     c.input = buffer(kArgInput);
     c.weights = buffer(kArgWeights);
@@ -326,7 +393,7 @@ ImageArg load_image_arg(const std::string& file, const std::string& shape, int f
   a.file = file;
   a.shape = shape;
   a.fmt = fmt;
-  parse_image_shape(a);
+  parse_image_shape(a, std::string(what) == "texture");
   a.bytes = read_file_bytes(a.file);
   check_image(a, what);
   return a;
@@ -344,7 +411,7 @@ LaunchInputs launch_inputs(const LaunchCapture& c) {
 
 LaunchCapture load_replay_capture(const std::string& dir_s) {
   const fs::path dir(dir_s);
-  const std::string mpath = (dir / "manifest.txt").string();
+  const std::string mpath = capture_file(dir, "manifest.txt", dir_s, 0);
   const auto mbytes = read_file_bytes(mpath);
   const std::string text(mbytes.begin(), mbytes.end());
   LaunchCapture c;
@@ -386,8 +453,13 @@ LaunchCapture load_replay_capture(const std::string& dir_s) {
       const std::string e = "'launch gx gy gz bx by bz shared' (decimal)";
       if (t.size() != 8) throw bad(e);
       if (have_launch) throw bad("one launch line (enc5 replays one launch per capture folder)");
-      c.grid_x = static_cast<std::uint32_t>(num(1, e));
-      c.grid_y = static_cast<std::uint32_t>(num(2, e));
+      const auto gx = num(1, e), gy = num(2, e);
+      if (gx == 0 || gy == 0 || gx > 0xFFFFFFFFu || gy > 0xFFFFFFFFu)
+        throw InputError(mpath, line_start, "a grid gx, gy in 1..2^32-1 (CUDA's gridDim)", "grid " + t[1] + " × " + t[2]);
+      c.grid_x = static_cast<std::uint32_t>(gx);
+      c.grid_y = static_cast<std::uint32_t>(gy);
+      c.grid_file = mpath;
+      c.grid_offset = line_start;
       const auto gz = num(3, e), bx = num(4, e), by = num(5, e), bz = num(6, e);
       num(7, e);
       // facts A2: enc5 runs 32x1x8 threads per block on a 2D grid; another shape is another kernel.
@@ -402,7 +474,10 @@ LaunchCapture load_replay_capture(const std::string& dir_s) {
     } else if (t[0] == "pointer") {
       const std::string e = "'pointer off id delta' (decimal)";
       if (t.size() != 4) throw bad(e);
-      pointers[static_cast<int>(num(1, e))] = Pointer{num(2, e), num(3, e), line_start};
+      const auto off = num(1, e);
+      if (off + 8 > kParamBlockBytes)
+        throw InputError(mpath, line_start, "a pointer offset within the 144-byte parameter block (facts A4)", "offset " + t[1]);
+      pointers[static_cast<int>(off)] = Pointer{num(2, e), num(3, e), line_start};
     } else if (t[0] == "texture" || t[0] == "surface") {
       const bool tex = t[0] == "texture";
       const std::string e = tex ? "'texture off width height fmt mode file' (mode clamp|border|wrap|mirror)"
@@ -412,16 +487,15 @@ LaunchCapture load_replay_capture(const std::string& dir_s) {
       if (off != static_cast<std::uint64_t>(tex ? kArgTexture : kArgSurface))
         throw InputError(mpath, line_start, std::string("the ") + t[0] + " at param offset " + std::to_string(tex ? kArgTexture : kArgSurface) + " (facts A4)", "offset " + t[1]);
       ImageArg a;
-      a.width = static_cast<int>(num(2, e));
-      a.height = static_cast<int>(num(3, e));
-      a.fmt = static_cast<int>(num(4, e));
+      a.fmt = static_cast<int>(std::min<std::uint64_t>(num(4, e), 1000000));
+      std::optional<std::uint64_t> pitch;
       if (tex) {
-        a.pitch = 8u * a.width;
         if (!parse_mode(t[5], a.mode)) throw bad(e);
       } else {
-        a.pitch = num(5, e);
+        pitch = num(5, e);
       }
-      a.file = (dir / t[6]).string();
+      set_image_geometry(a, num(2, e), num(3, e), pitch, mpath, line_start);
+      a.file = capture_file(dir, t[6], mpath, line_start);
       a.bytes = read_file_bytes(a.file);
       a.shape = image_shape(a, tex);
       (tex ? c.texture : c.surface) = std::move(a);
@@ -436,7 +510,7 @@ LaunchCapture load_replay_capture(const std::string& dir_s) {
   if (!have_tex) throw InputError(mpath, text.size(), "a 'texture 88 …' line (the texture E61 samples)", "none");
   if (!have_surf) throw InputError(mpath, text.size(), "a 'surface 112 …' line (the surface E61 writes)", "none");
 
-  const std::string apath = (dir / "args.bin").string();
+  const std::string apath = capture_file(dir, "args.bin", mpath, 0);
   const auto args = read_file_bytes(apath);
   if (args.size() != kParamBlockBytes)
     throw InputError(apath, std::min(args.size(), kParamBlockBytes), "the 144-byte parameter block (facts A4)", std::to_string(args.size()) + " bytes");
@@ -458,7 +532,7 @@ LaunchCapture load_replay_capture(const std::string& dir_s) {
     if (value != a->second.base + p.delta)
       throw InputError(apath, off, "the pointer alloc " + std::to_string(p.id) + " base + delta = " + hex(a->second.base + p.delta) + " (manifest)", hex(value));
     BufferArg b;
-    b.file = (dir / ("alloc-" + std::to_string(p.id) + ".bin")).string();
+    b.file = capture_file(dir, "alloc-" + std::to_string(p.id) + ".bin", mpath, p.line_offset);
     b.base = a->second.base;
     b.offset = p.delta;
     auto l = loaded.find(p.id);
@@ -482,12 +556,12 @@ LaunchCapture load_replay_capture(const std::string& dir_s) {
     bool any = false;
     for (const DumpFile& f : dump_files(res)) {
       if (f.name.arg == kArgOutput && f.name.kind == "buffer") {
-        r.output_alloc = read_file_bytes(f.path.string());
+        r.output_alloc = read_file_bytes(capture_file(dir, "results/" + f.path.filename().string(), mpath, 0));
         if (r.output_alloc.size() != c.output.bytes.size())
           throw InputError(f.path.string(), std::min(r.output_alloc.size(), c.output.bytes.size()), std::to_string(c.output.bytes.size()) + " bytes (alloc size)", std::to_string(r.output_alloc.size()) + " bytes");
         any = true;
       } else if (f.name.arg == kArgSurface && f.name.kind == "surface") {
-        r.surface_bytes = read_file_bytes(f.path.string());
+        r.surface_bytes = read_file_bytes(capture_file(dir, "results/" + f.path.filename().string(), mpath, 0));
         if (r.surface_bytes.size() != c.surface.bytes.size())
           throw InputError(f.path.string(), std::min(r.surface_bytes.size(), c.surface.bytes.size()), std::to_string(c.surface.bytes.size()) + " bytes (pitch × height)", std::to_string(r.surface_bytes.size()) + " bytes");
         any = true;
@@ -503,6 +577,12 @@ std::vector<LaunchCapture> load_captures(const std::string& path, const LoadOpti
   if (!fs::is_directory(dir))
     throw InputError(path, 0, "a capture folder (d4r launch dumps or a replay capture with manifest.txt)", fs::exists(dir) ? "a file" : "nothing (no such folder)");
   if (fs::exists(dir / "manifest.txt")) return {load_replay_capture(path)};
+  // A replay capture's other files without its manifest: say so, rather than reading the folder as
+  // a sequence (whose error would speak of its results/ sub-folder).
+  for (const char* f : {"args.bin", "alloc-0.bin", "texture-088.bin", "surface-112.bin"})
+    if (fs::exists(dir / f))
+      throw InputError((dir / "manifest.txt").string(), 0, "the manifest of the replay capture that " + (dir / f).string() + " belongs to (facts F6)",
+                       "no manifest.txt");
   const auto files = dump_files(dir);
   if (!files.empty()) return load_launch_dumps(dir, files, opt);
   // A sequence: sub-folders that are captures, in name order.

@@ -72,6 +72,8 @@ struct LaunchCapture {
   std::uint32_t ex = 0, ey = 0;
   std::uint16_t ox = 0, oy = 0;
   std::uint32_t grid_x = 0, grid_y = 0;  // 0 = the grid covering (ex, ey)
+  std::string grid_file;                 // where the grid was read (manifest.txt), for errors
+  std::uint64_t grid_offset = 0;
   BufferArg input, weights, output;
   ImageArg texture, surface;
   // The original's results, when the capture holds them: launch dumps are taken after the launch

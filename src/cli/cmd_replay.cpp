@@ -13,6 +13,8 @@
 #include "cli/cli_options.hpp"
 #include "capture/diff.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
+#include "io/files.hpp"
 
 namespace enc5::cli {
 namespace {
@@ -123,6 +125,7 @@ int replay_main(const Args& args) {
   if (capture.empty()) throw UsageError("no CAPTURE folder given");
   if (out.empty()) throw UsageError("no output folder: add -o DIR");
   const RunOptions options = run.options();
+  check_output_dir(out);  // an unwritable folder is found before any launch runs
   const auto launches = load_captures(capture, load);
   const bool progress = progress_enabled() && launches.size() > 1;
   double total_ms = 0;
@@ -132,7 +135,11 @@ int replay_main(const Args& args) {
     const LaunchCapture& c = launches[i];
     if (progress) std::fprintf(stderr, "\r[%zu/%zu] %s ...", i + 1, launches.size(), human_kernel(c).c_str());
     const auto t0 = std::chrono::steady_clock::now();
-    ReplayOutputs r = replay_launch(c, options);
+    RunOptions o = options;
+    ProgressLine line(human_kernel(c));
+    if (!progress) o.progress = line.callback();  // several launches: the [i/n] line instead
+    ReplayOutputs r = replay_launch(c, o);
+    line.finish();
     std::optional<StageDiff> dstage;
     if (stage.stage) {
       // The oracle's stores, enc5's values (facts F1); compared with the capture's own window.
@@ -237,6 +244,7 @@ int capture_main(const Args& args) {
   o.threads = ro.threads;
   o.stage = stage.stage;
   o.debug_base = stage.debug_base;
+  check_output_dir(out);
   const auto files = write_synthetic_capture(out, form == "replay" ? Form::replay : Form::launch_dump, o);
   std::printf("synthetic %s capture (seed %llu%s, profile %s, ex %d, ey %d): %zu files in %s\n", form.c_str(),
               static_cast<unsigned long long>(o.seed), o.stress ? ", stress" : "", run.profile.c_str(), o.ex, o.ey, files.size(), out.c_str());

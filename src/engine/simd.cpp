@@ -1,6 +1,8 @@
 #include "engine/simd.hpp"
 
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 namespace enc5::engine {
 
@@ -27,9 +29,10 @@ SimdPath best_simd_path() {
 SimdPath default_simd_path() {
   const SimdPath best = best_simd_path();
   const char* env = std::getenv("ENC5_SIMD");
-  if (!env) return best;
+  if (!env || !*env) return best;
   const auto asked = parse_simd_path(env);
-  if (!asked) return best;
+  // A misspelt value is an error, not the widest path: the user asked for a lower one.
+  if (!asked) throw std::invalid_argument(std::string("ENC5_SIMD=") + env + ": expected scalar, avx2 or avx512 (or unset)");
   return static_cast<int>(*asked) < static_cast<int>(best) ? *asked : best;
 }
 

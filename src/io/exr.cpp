@@ -142,6 +142,11 @@ Header read_header(ByteReader& r) {
     const std::string name = r.cstring(max_name, "an attribute name");
     if (name.empty()) break;  // the header ends with a NUL byte where a name would start
     const std::string type = r.cstring(max_name, "the type name of attribute '" + name + "'");
+    // A name followed by an empty type is no attribute: most often the header's terminating NUL
+    // byte is missing and the offset table is being read as attributes.
+    if (type.empty())
+      r.fail(attr_at, "the NUL byte that ends the header, or an attribute with a type name",
+             "'" + name + "' followed by an empty type name (is the header's end byte missing?)");
     const std::size_t size_at = r.offset();
     const std::int32_t size_signed = r.i32("the size of attribute '" + name + "'");
     if (size_signed < 0) r.fail(size_at, "a non-negative attribute size", std::to_string(size_signed));

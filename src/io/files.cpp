@@ -3,23 +3,64 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/checked_size.hpp"
 #include "io/errors.hpp"
 
 namespace enc5 {
 
+namespace {
+constexpr std::uint64_t kMaxStreamBytes = 1ull << 30;
+}  // namespace
+
 std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw InputError(path, 0, "a readable file", std::string("cannot open (") + std::strerror(errno) + ")");
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw InputError(path, 0, "a regular file", "no size");
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-  in.seekg(0);
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
-    throw InputError(path, static_cast<std::uint64_t>(in.gcount()), std::to_string(size) + " bytes", "a short read");
+  // POSIX reads, so that a directory, a pipe or a device is told apart from a file: a directory is
+  // refused by name, a pipe or terminal is read as a stream up to kMaxBufferBytes.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(path, 0, "a readable file", std::string("cannot open (") + std::strerror(errno) + ")");
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw InputError(path, 0, "a readable file", std::string("cannot stat (") + std::strerror(errno) + ")");
+  if (S_ISDIR(st.st_mode)) throw InputError(path, 0, "a file", "a directory");
+  std::vector<std::uint8_t> bytes;
+  if (S_ISREG(st.st_mode)) {
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size > kMaxBufferBytes)
+      throw InputError(path, 0, "a file of at most " + std::to_string(kMaxBufferBytes) + " bytes (16 GiB, enc5's limit for one buffer)",
+                       std::to_string(size) + " bytes");
+    bytes.resize(static_cast<std::size_t>(size));
+  }
+  // Regular files: exactly st_size bytes (a file that shrinks while read is a short read). Pipes
+  // and other streams: until end of file.
+  std::size_t got = 0;
+  while (true) {
+    if (got == bytes.size()) {
+      if (S_ISREG(st.st_mode)) break;
+      if (bytes.size() >= kMaxStreamBytes)
+        throw InputError(path, got, "a stream (pipe) of at most " + std::to_string(kMaxStreamBytes) + " bytes (1 GiB; give a file for more)", "more");
+      bytes.resize(std::min<std::uint64_t>(kMaxStreamBytes, std::max<std::size_t>(65536, 2 * bytes.size())));
+    }
+    const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw InputError(path, got, "a readable file", std::string("a read error (") + std::strerror(errno) + ")");
+    }
+    if (n == 0) {
+      if (S_ISREG(st.st_mode)) throw InputError(path, got, std::to_string(bytes.size()) + " bytes", "a short read (the file shrank)");
+      break;
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  bytes.resize(got);
   return bytes;
 }
 
@@ -40,6 +81,35 @@ void write_file_atomic(const std::string& path, std::span<const std::uint8_t> by
     std::remove(tmp.c_str());
     throw std::runtime_error(path + ": cannot rename the temporary file into place (" + why + ")");
   }
+}
+
+void check_output_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (fs::exists(st) && !fs::is_directory(st))
+    throw std::runtime_error(dir + ": the output folder is an existing " + std::string(fs::is_regular_file(st) ? "file" : "non-folder") +
+                             " (give a folder name, or remove it)");
+  // The folder itself, or the nearest existing folder above it (where create_directories will
+  // start), must take a new file: a probe file is created and removed (access(2) misses read-only
+  // mounts and ACLs). Nothing is created when the check passes, so a failed run leaves no folder.
+  fs::path probe_dir = dir;
+  while (!fs::exists(fs::status(probe_dir, ec))) {
+    const fs::path up = probe_dir.has_parent_path() ? probe_dir.parent_path() : fs::path(".");
+    if (up == probe_dir) break;
+    probe_dir = up;
+  }
+  if (probe_dir.empty()) probe_dir = ".";
+  if (!fs::is_directory(probe_dir, ec))
+    throw std::runtime_error(dir + ": cannot create the output folder (" + probe_dir.string() + " is not a folder)");
+  const std::string probe = (probe_dir / (".enc5-probe." + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    throw std::runtime_error(dir + ": " + (probe_dir == fs::path(dir) ? std::string("the output folder is not writable")
+                                                                      : "cannot create the output folder in " + probe_dir.string()) +
+                             " (" + std::strerror(errno) + ")");
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 void write_text_atomic(const std::string& path, const std::string& text) {
