@@ -366,19 +366,23 @@ TEST(EngineFrame, TracedBlockFallsBackToGolden) {
     p.surface = &s;
     RunOptions o;
     o.engine = e;
-    o.trace = &req;
+    o.trace = t ? &req : nullptr;
     o.trace_out = t;
     run_frame(p, o);
     return std::make_pair(arena, s.bytes);
   };
+  // The traced block runs the golden model in both engines, so comparing the two traces would
+  // compare golden with golden. What can fail: the traced fast run (golden for block (1, 0), fast
+  // for the others) gives the bytes of the untraced fast run (fast everywhere) and of golden, and
+  // the trace is recorded.
   const auto a = go(Engine::golden, &tg);
   const auto b = go(Engine::fast, &tf);
+  const auto c = go(Engine::fast, nullptr);
   EXPECT_EQ(a, b);
-  ASSERT_EQ(tg.stages.size(), tf.stages.size());
-  for (std::size_t i = 0; i < tg.stages.size(); ++i) {
-    EXPECT_EQ(tg.stages[i].name, tf.stages[i].name);
-    EXPECT_EQ(tg.stages[i].values, tf.stages[i].values) << tg.stages[i].name;
-  }
+  EXPECT_EQ(c, b);
+  EXPECT_FALSE(tf.stages.empty());
+  EXPECT_EQ(tf.block_x, 1);
+  EXPECT_EQ(tf.block_y, 0);
 }
 
 TEST(EngineSimd, ForcedPathsAndValidation) {
