@@ -9,8 +9,8 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
