@@ -203,6 +203,35 @@ TEST(PtxNvcc, SeedInstructionsAsInlineAsm) {
   EXPECT_EQ(st.histogram.at("tex.base.2d.v4.f16.s32"), 1u);
 }
 
+std::uint32_t mix_ref(std::uint32_t a, std::uint32_t b) { return a * 3u + (b ^ 0x55u); }
+std::uint32_t clamp_mix_ref(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t v = mix_ref(a, b);
+  if (v & 4u) v = mix_ref(v, a) >> 3;
+  for (std::uint32_t k = 0; k < (b & 3u); ++k) v ^= v << 1;
+  return v;
+}
+
+TEST(PtxNvcc, DeviceFunctionCallsAreInlined) {
+  const int n = 256;
+  std::vector<std::uint32_t> in(n), out(n, 0);
+  std::mt19937 g(5);
+  for (auto& x : in) x = g();
+  Device dev;
+  const auto a = dev.add_global_readonly("in", bytes(in));
+  const auto o = dev.add_global("out", bytes(out));
+  Params p;
+  p.add(a).add(o);
+  run(kernels(), "calls", {2, 1, 1}, {128, 1, 1}, p.b, dev, {});
+  for (int t = 0; t < n; ++t) {
+    std::uint32_t v = clamp_mix_ref(in[t], static_cast<std::uint32_t>(t));
+    if (t & 1) v = mix_ref(v, 7u);
+    ASSERT_EQ(out[t], v + std::bit_cast<std::uint32_t>(static_cast<float>(t) * 0.5f)) << t;
+  }
+  // The calls were inlined: more decoded instructions than statements of the entry body.
+  const EntryStats st = entry_stats(kernels(), "calls");
+  EXPECT_GT(st.instructions, st.statements + 20);
+}
+
 // The PTX nvcc writes today for kernels.cu equals the checked-in file, header comments aside
 // (they name the toolkit build). A different toolkit release may legitimately emit other code:
 // then the test reports itself skipped, naming both versions.

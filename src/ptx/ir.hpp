@@ -94,6 +94,10 @@ struct Function {
   std::map<std::string, std::uint32_t> reg_by_name;  // outermost scope only (trace --reg)
   std::vector<ParamInfo> params;
   std::uint32_t param_bytes = 0;
+  std::vector<ParamInfo> ret_params;  // a .func's return values (func_retval0, ...)
+  std::uint32_t ret_bytes = 0;
+  bool has_body = false;
+  bool has_local_vars = false;  // declares .local variables (calls into it are not inlined)
   std::uint32_t local_bytes = 0;
   std::uint64_t shared_used = 0;  // end of the last static .shared variable the function names
   std::vector<std::uint32_t> statement_lines;       // seed numbering: s -> line at [s-1]
@@ -133,6 +137,8 @@ inline constexpr std::uint64_t kSharedWindow = 0xE0ull << 40;
 inline constexpr std::uint64_t kLocalWindow = 0xE1ull << 40;
 inline constexpr std::uint64_t kParamWindow = 0xE2ull << 40;
 inline constexpr std::uint64_t kConstWindow = 0xE3ull << 40;
+// A .func's return parameters, in the decoder only (calls are inlined, see parser.cpp).
+inline constexpr std::uint64_t kRetWindow = kParamWindow + 0x10000;
 inline constexpr std::uint64_t kWindowMask = 0xFFull << 40;
 inline constexpr int kGlobalShift = 36;  // global allocation i spans [(i+1) << 36, ...)
 inline constexpr std::uint64_t kModuleGlobalFirst = 0x800;  // allocation index of the module's first .global

@@ -237,6 +237,7 @@ class Parser {
   };
   std::vector<Scope> scopes_;
   std::map<std::string, std::uint32_t, std::less<>> local_vars_;  // name -> local offset
+  std::map<std::string, std::uint32_t, std::less<>> param_locals_;  // body .param variables -> size
   std::map<std::uint64_t, std::uint32_t> const_regs_;
   std::uint32_t sink_ = kNoIndex;
 
@@ -400,6 +401,7 @@ class Parser {
     expect(';');
     if (v.space == Space::local) {
       if (!in_fn) fail(name, ".local variable outside a function");
+      fn_->has_local_vars = true;
       const std::uint32_t a = v.align;
       fn_->local_bytes = (fn_->local_bytes + a - 1) / a * a;
       local_vars_[v.name] = fn_->local_bytes;
@@ -494,8 +496,7 @@ class Parser {
     const Tok& kw = next();
     Function f;
     f.is_entry = kw.is(".entry");
-    std::uint32_t retbytes = 0;
-    if (!f.is_entry && cur().is('(')) param_list(retbytes);  // return values
+    if (!f.is_entry && cur().is('(')) f.ret_params = param_list(f.ret_bytes);  // return values
     const Tok& name = next();
     if (name.kind != Tok::word) fail(name, "expected a function name");
     f.name = std::string(name.text);
@@ -506,27 +507,27 @@ class Parser {
       if (w.is(".pragma")) { skip_past(';'); continue; }
       while (cur().kind == Tok::num || cur().is(',')) ++i_;
     }
-    if (accept(';')) return;  // a prototype
-    if (is_extern) fail(name, ".extern function with a body");
-    if (!f.is_entry) {
-      // Device functions (.func) are not interpreted: calls to them are reported where they occur.
-      int depth = 0;
-      do {
-        if (cur().kind == Tok::end) fail(name, "unterminated function body");
-        if (cur().is('{')) ++depth;
-        if (cur().is('}')) --depth;
-        ++i_;
-      } while (depth > 0);
-      f.first_line = name.line;
-      mod_.functions.push_back(std::move(f));
+    if (accept(';')) {  // a prototype (or an .extern declaration)
+      bool known = false;
+      for (const Function& o : mod_.functions) known |= o.name == f.name;
+      if (!known) mod_.functions.push_back(std::move(f));
       return;
     }
+    if (is_extern) fail(name, ".extern function with a body");
+    f.has_body = true;
+    // A body after a prototype replaces the prototype.
+    for (std::size_t k = 0; k < mod_.functions.size(); ++k)
+      if (mod_.functions[k].name == f.name && !mod_.functions[k].has_body) {
+        mod_.functions.erase(mod_.functions.begin() + static_cast<std::ptrdiff_t>(k));
+        break;
+      }
     for (const Function& o : mod_.functions)
       if (o.name == f.name) fail(name, "function " + f.name + " defined twice");
     mod_.functions.push_back(std::move(f));
     fn_ = &mod_.functions.back();
     scopes_.clear();
     local_vars_.clear();
+    param_locals_.clear();
     const_regs_.clear();
     sink_ = kNoIndex;
     body();
@@ -601,7 +602,7 @@ class Parser {
     }
     if (t.is(".reg")) { reg_decl(); return BodyItem::declaration; }
     if (t.is(".local") || t.is(".shared") || t.is(".const") || t.is(".global")) { variable(false, fn_); return BodyItem::declaration; }
-    if (t.is(".param")) fail(t, ".param declarations in a body (device-function calls) are not supported");
+    if (t.is(".param")) { param_local(); return BodyItem::declaration; }
     if (t.is(".pragma")) { skip_past(';'); return BodyItem::declaration; }
     if (t.is(".loc") || t.is(".file")) { skip_line(); return BodyItem::declaration; }
     if (t.kind == Tok::word && toks_[i_ + 1].is(':') && t.text[0] != '.' && t.text[0] != '%') {
@@ -613,6 +614,35 @@ class Parser {
     }
     instruction();
     return BodyItem::instruction;
+  }
+
+  // `.param .b32 param0;` in a body (a call's argument or return value): a per-thread variable
+  // that st.param/ld.param address like local memory (calls are inlined, see call()).
+  void param_local() {
+    const Tok& kw = next();
+    std::uint32_t align = 1;
+    Type t = Type::none;
+    while (cur().kind == Tok::word && cur().text[0] == '.') {
+      const Tok& w = next();
+      if (w.is(".align")) { align = static_cast<std::uint32_t>(number(next())); continue; }
+      const Type tt = parse_type(w.text.substr(1));
+      if (tt == Type::none || tt == Type::pred) fail(w, "unknown .param type " + std::string(w.text));
+      t = tt;
+    }
+    if (t == Type::none) fail(kw, ".param without a type");
+    const Tok& name = next();
+    if (name.kind != Tok::word) fail(name, "expected a .param name");
+    std::uint64_t count = 1;
+    while (accept('[')) { count *= number(next()); if (count > 65536) fail(name, ".param too large"); expect(']'); }
+    expect(';');
+    const std::uint32_t size = static_cast<std::uint32_t>(count * static_cast<std::uint64_t>(type_bits(t) / 8));
+    align = std::max<std::uint32_t>(align, static_cast<std::uint32_t>(type_bits(t) / 8));
+    if (align == 0 || (align & (align - 1))) fail(name, "alignment must be a power of two");
+    fn_->local_bytes = (fn_->local_bytes + align - 1) / align * align;
+    local_vars_[std::string(name.text)] = fn_->local_bytes;
+    param_locals_[std::string(name.text)] = size;
+    fn_->local_bytes += size;
+    if (fn_->local_bytes > (1u << 20)) fail(name, "local memory too large");
   }
 
   void reg_decl() {
@@ -767,6 +797,8 @@ class Parser {
   bool symbol_address(std::string_view name, std::uint64_t& addr, Space* space = nullptr) {
     for (const ParamInfo& p : fn_->params)
       if (p.name == name) { addr = kParamWindow + p.offset; if (space) *space = Space::param; return true; }
+    for (const ParamInfo& p : fn_->ret_params)
+      if (p.name == name) { addr = kRetWindow + p.offset; if (space) *space = Space::param; return true; }
     if (auto it = local_vars_.find(name); it != local_vars_.end()) { addr = it->second; if (space) *space = Space::local; return true; }
     for (std::size_t k = 0; k < mod_.variables.size(); ++k) {
       const Variable& v = mod_.variables[k];
@@ -926,6 +958,137 @@ class Parser {
     if (m.sat && (t == Type::f16 || t == Type::f16x2)) fail(line, ".sat on f16 is not supported: " + std::string(op));
     if (m.ftz && t != Type::f32) fail(line, ".ftz is only supported on .f32: " + std::string(op));
     if (t == Type::bf16 || t == Type::bf16x2) fail(line, "bf16 arithmetic is not supported: " + std::string(op));
+  }
+
+  // Which operands of a decoded instruction are predicates (the executor's reading of them).
+  static bool is_pred_operand(const Inst& in, unsigned k) {
+    const unsigned nd = in.nd;
+    switch (in.op) {
+      case Op::pmov: case Op::pnot: case Op::pand: case Op::por: case Op::pxor: return true;
+      case Op::setp: return k < nd || k == nd + 2;
+      case Op::selp: return k == nd + 2;
+      case Op::testp: return k == 0;
+      case Op::shfl: return k == 1 && nd > 1;
+      case Op::vote: return k == nd || (k == 0 && in.t == Type::pred);
+      default: return false;
+    }
+  }
+
+  // call[.uni] [(ret, ...),] func[, (arg, ...)]: the callee's decoded body is inlined here, its
+  // registers renamed into fresh ones of the caller, its parameter and return-value accesses turned
+  // into the call site's .param variables (per-thread, local memory), its ret into a branch to
+  // the end. Recursion cannot occur: a callee must be defined before its call.
+  void call(Inst& in, const Mods& m, const std::vector<ROp>& ops) {
+    const std::uint32_t L = in.line;
+    if (in.guard != kNoIndex) fail(L, "a predicated call is not supported");
+    std::size_t i = 0;
+    std::vector<std::string_view> rets, args;
+    if (i < ops.size() && ops[i].kind == ROp::paren) {
+      for (const ROp& e : ops[i].elems) rets.push_back(e.name);
+      ++i;
+    }
+    if (i >= ops.size() || ops[i].kind != ROp::reg) fail(L, "call needs a function name");
+    const std::string_view callee_name = ops[i].name;
+    ++i;
+    if (i < ops.size() && ops[i].kind == ROp::paren) {
+      for (const ROp& e : ops[i].elems) args.push_back(e.name);
+      ++i;
+    }
+    if (i != ops.size()) fail(L, "call: unexpected operands (indirect calls are not supported)");
+    for (std::string_view w : m.words) fail(L, "unsupported modifier ." + std::string(w) + " in call");
+    const Function* callee = nullptr;
+    for (const Function& f : mod_.functions)
+      if (f.name == callee_name && &f != fn_) callee = &f;
+    if (!callee || !callee->has_body)
+      fail(L, "call of " + std::string(callee_name) + ": no body defined before the call (external functions and recursion are not supported)");
+    if (callee->is_entry) fail(L, "call of an entry");
+    if (callee->has_local_vars) fail(L, "call of " + callee->name + ", which has .local variables, is not supported");
+    // The callee's own call-site .param variables (from calls it inlined) move behind the caller's.
+    const std::uint32_t local_shift = (fn_->local_bytes + 15) / 16 * 16;
+    fn_->local_bytes = local_shift + callee->local_bytes;
+    if (fn_->local_bytes > (1u << 20)) fail(L, "local memory too large after inlining " + callee->name);
+    if (args.size() != callee->params.size() || rets.size() > callee->ret_params.size())
+      fail(L, "call of " + callee->name + " with " + std::to_string(args.size()) + " arguments and " + std::to_string(rets.size()) +
+                  " return values; it takes " + std::to_string(callee->params.size()) + " and " + std::to_string(callee->ret_params.size()));
+    auto local_of = [&](std::string_view n) {
+      auto it = param_locals_.find(n);
+      if (it == param_locals_.end()) fail(L, "call argument " + std::string(n) + " is not a .param variable of this body");
+      return local_vars_.find(n)->second;
+    };
+    std::vector<std::uint32_t> arg_off, ret_off;
+    for (auto a : args) arg_off.push_back(local_of(a));
+    for (auto r : rets) ret_off.push_back(local_of(r));
+    const std::uint32_t reg_off = fn_->nregs - kSpecialCount, pred_off = fn_->npreds;
+    fn_->nregs += callee->nregs - kSpecialCount;
+    fn_->npreds += callee->npreds;
+    if (fn_->nregs > (1u << 22) || fn_->npreds > (1u << 22)) fail(L, "too many registers after inlining " + callee->name);
+    auto map_reg = [&](std::uint32_t r) { return r < kSpecialCount ? r : r + reg_off; };
+    auto map_pred = [&](std::uint32_t p) {
+      const std::uint32_t idx = p & ~kPredNeg, neg = p & kPredNeg;
+      auto lit = [&](std::uint32_t& mine) {
+        if (mine == kNoIndex) mine = fn_->npreds++;
+        return mine;
+      };
+      if (idx == callee->pred_true) return lit(fn_->pred_true) | neg;
+      if (idx == callee->pred_false) return lit(fn_->pred_false) | neg;
+      return (idx + pred_off) | neg;
+    };
+    for (const auto& [r, v] : callee->constants) fn_->constants.emplace_back(map_reg(r), v);
+    const auto base = static_cast<std::uint32_t>(fn_->code.size());
+    const auto ret_point = base + static_cast<std::uint32_t>(callee->code.size()) - 1;  // its final implicit exit
+    for (std::size_t k = 0; k < callee->code.size(); ++k) {
+      Inst c = callee->code[k];
+      const std::uint32_t first = static_cast<std::uint32_t>(fn_->operands.size());
+      for (unsigned j = 0; j < static_cast<unsigned>(c.nd + c.ns); ++j) {
+        const std::uint32_t o = callee->operands[c.opnd + j];
+        fn_->operands.push_back(is_pred_operand(c, j) ? map_pred(o) : map_reg(o));
+      }
+      c.opnd = first;
+      if (c.guard != kNoIndex) c.guard = map_pred(c.guard);
+      if (c.op == Op::bra) c.target += base;
+      if (c.op == Op::exit) {
+        if (k + 1 == callee->code.size()) {
+          c.op = Op::nop;  // the return point
+        } else {
+          c.op = Op::bra;
+          c.target = ret_point;
+        }
+      }
+      if ((c.op == Op::ld || c.op == Op::st) && static_cast<Space>(c.sub) == Space::param) {
+        if (fn_->operands[c.opnd + (c.op == Op::ld ? c.nd : 0)] != kZero)
+          fail(L, "call of " + callee->name + ": it addresses its parameters through a register (not supported)");
+        const std::uint64_t a = static_cast<std::uint64_t>(c.imm);
+        bool done = false;
+        if (a >= kRetWindow) {
+          const std::uint64_t r = a - kRetWindow;
+          for (std::size_t q = 0; q < callee->ret_params.size(); ++q) {
+            const ParamInfo& p = callee->ret_params[q];
+            if (r >= p.offset && r < p.offset + p.size) {
+              if (q >= ret_off.size()) { c.op = Op::nop; done = true; break; }  // an ignored return value
+              c.imm = static_cast<std::int64_t>(ret_off[q] + (r - p.offset));
+              done = true;
+            }
+          }
+        } else if (a >= kParamWindow) {
+          const std::uint64_t r = a - kParamWindow;
+          for (std::size_t q = 0; q < callee->params.size(); ++q) {
+            const ParamInfo& p = callee->params[q];
+            if (r >= p.offset && r < p.offset + p.size) {
+              c.imm = static_cast<std::int64_t>(arg_off[q] + (r - p.offset));
+              done = true;
+            }
+          }
+        }
+        if (!done) fail(L, "call of " + callee->name + ": a parameter access outside its parameters");
+        c.sub = static_cast<std::uint8_t>(Space::local);
+      } else if ((c.op == Op::ld || c.op == Op::st) && static_cast<Space>(c.sub) == Space::local) {
+        // Only the callee's .param variables live there (no .local variables): [symbol] accesses.
+        if (fn_->operands[c.opnd + (c.op == Op::ld ? c.nd : 0)] != kZero)
+          fail(L, "call of " + callee->name + ": local memory through a register (not supported)");
+        c.imm += local_shift;
+      }
+      fn_->code.push_back(c);
+    }
   }
 
   void decode(Inst& in, std::string_view opname, std::vector<ROp>& ops) {
@@ -1308,6 +1471,7 @@ class Parser {
           std::uint64_t sa;
           Space ss;
           if (!symbol_address(a.name, sa, &ss)) fail(L, "undeclared register or symbol " + std::string(a.name));
+          if (m.space == Space::param && param_locals_.count(a.name)) in.sub = static_cast<std::uint8_t>(Space::local);
           if (m.space == Space::generic) fail(L, "a symbol address with generic ld/st (use the state space)");
           in.imm += static_cast<std::int64_t>(sa);
         }
@@ -1480,7 +1644,10 @@ class Parser {
       emit(in, {}, {});
       return;
     }
-    if (b == "call") fail(L, "call is not supported (device functions must be inlined; nvcc inlines them at -O3)");
+    if (b == "call") {
+      call(in, m, ops);
+      return;
+    }
     unsupported();
   }
 };

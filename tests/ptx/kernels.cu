@@ -141,3 +141,20 @@ extern "C" __global__ void enc5_abi_probe(const Enc5Params p) {
                  : "memory");
   }
 }
+
+// Device-function calls (__noinline__: nvcc emits .func and call.uni with .param variables),
+// nested (clamp_mix calls mix), with divergent control flow inside the callee.
+__device__ __noinline__ std::uint32_t mix(std::uint32_t a, std::uint32_t b) { return a * 3u + (b ^ 0x55u); }
+__device__ __noinline__ std::uint32_t clamp_mix(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t v = mix(a, b);
+  if (v & 4u) v = mix(v, a) >> 3;
+  for (std::uint32_t k = 0; k < (b & 3u); ++k) v ^= v << 1;
+  return v;
+}
+__device__ __noinline__ float halve(float x) { return x * 0.5f; }
+extern "C" __global__ void calls(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out) {
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  std::uint32_t v = clamp_mix(in[t], t);
+  if (t & 1) v = mix(v, 7u);
+  out[t] = v + __float_as_uint(halve(static_cast<float>(t)));
+}
