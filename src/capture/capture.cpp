@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -180,6 +181,17 @@ void check_window(const BufferArg& b, std::size_t need, const std::string& what)
   }
 }
 
+}  // namespace
+
+void check_covers_frame(const std::string& file, int width, int height, std::uint32_t ex, std::uint32_t ey, const char* what) {
+  // E61 fetches texels around, and stores one texel at, every frame pixel (facts C14.5/C14.7).
+  if (width < 0 || height < 0 || static_cast<std::uint32_t>(width) < ex || static_cast<std::uint32_t>(height) < ey)
+    throw InputError(file, 0, std::string("a ") + what + " of at least ex×ey = " + std::to_string(ex) + "×" + std::to_string(ey) + " texels",
+                     std::to_string(width) + "×" + std::to_string(height));
+}
+
+namespace {
+
 void validate(const LaunchCapture& c) {
   if (c.ex == 0 || c.ey == 0) throw InputError(c.source, 0, "non-zero extents (ex, ey)", std::to_string(c.ex) + "×" + std::to_string(c.ey));
   const std::string ext = "ex×ey = " + std::to_string(c.ex) + "×" + std::to_string(c.ey);
@@ -189,12 +201,8 @@ void validate(const LaunchCapture& c) {
   check_window(c.weights, kWeightImageBytes, "the weight image");
   check_image(c.texture, "texture");
   check_image(c.surface, "surface");
-  if (c.texture.width < static_cast<int>(c.ex) || c.texture.height < static_cast<int>(c.ey))
-    throw InputError(c.texture.file, 0, "a texture of at least " + ext + " texels",
-                     std::to_string(c.texture.width) + "×" + std::to_string(c.texture.height));
-  if (c.surface.width < static_cast<int>(c.ex) || c.surface.height < static_cast<int>(c.ey))
-    throw InputError(c.surface.file, 0, "a surface of at least " + ext + " texels",
-                     std::to_string(c.surface.width) + "×" + std::to_string(c.surface.height));
+  check_covers_frame(c.texture.file, c.texture.width, c.texture.height, c.ex, c.ey, "texture");
+  check_covers_frame(c.surface.file, c.surface.width, c.surface.height, c.ex, c.ey, "surface");
   // A grid far beyond the frame is a damaged capture (api/frame.hpp grid_problem).
   if (const auto why = grid_problem(c.ex, c.ey, c.ox, c.oy, c.grid_x, c.grid_y))
     throw InputError(c.grid_file.empty() ? c.source : c.grid_file, c.grid_offset, "a launch grid the frame can use", *why);

@@ -109,6 +109,8 @@ std::optional<std::uint64_t> shape_base(const std::string& shape);
 // replay captures' texture/surface files and `enc5 run --texture-raw` all use it). Throws
 // InputError naming the file, the offset, expected and found.
 ImageArg load_image_arg(const std::string& file, const std::string& shape, int fmt, const char* what);
+// The texture E61 samples and the surface it writes must cover the ex×ey frame; else InputError.
+void check_covers_frame(const std::string& file, int width, int height, std::uint32_t ex, std::uint32_t ey, const char* what);
 // What enc5 runs on besides the arenas: the weight image (cut at the argument's offset) and the texture.
 struct LaunchInputs {
   WeightImage weights;

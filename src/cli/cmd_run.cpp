@@ -22,6 +22,7 @@
 #include "api/frame.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
+#include "capture/capture.hpp"
 #include "cli/frame_inputs.hpp"
 #include "cli/progress.hpp"
 #include "engine/engine.hpp"
@@ -61,7 +62,12 @@ outputs (into the output folder, created if missing):
 
 options:
   -o, --out DIR             output folder (default: out)
-%s  --profile ada|zluda       instruction semantics (default ada = an NVIDIA Ada GPU)
+%s  --from-dump DIR           every input of one launch from a d4r dump folder (launch dumps,
+                            facts F5, or a replay capture, F6): input arena, weights, texture,
+                            extents (the surface's size) and block offsets, read and checked
+                            exactly as enc5 replay reads them; --ex/--ey/--block-offset override
+  --launch N                with --from-dump: the launch to run (default: the first)
+  --profile ada|zluda       instruction semantics (default ada = an NVIDIA Ada GPU)
   --reading NAME=VALUE      set a reading of an open spec question (repeatable; `enc5 readings`)
   --engine golden|fast      implementation to run (default fast; bit-identical to golden)
   --threads N               worker threads (default 0 = all hardware threads)
@@ -103,6 +109,8 @@ struct RunArgs : FrameInputOptions {
   bool save_inputs = false;
   bool preview = false;
   std::string sequence_dir;
+  std::string from_dump;
+  long long dump_launch = -1;
   bool help = false;
 };
 
@@ -135,6 +143,10 @@ RunArgs parse_run_args(const Args& args) {
       a.preview = true;
     } else if (opt == "--sequence") {
       a.sequence_dir = cur.take();
+    } else if (opt == "--from-dump") {
+      a.from_dump = cur.take();
+    } else if (opt == "--launch") {
+      a.dump_launch = parse_int(opt, cur.take(), 0, 0xFFFFFFFFll);
     } else {
       throw UsageError("unknown option '" + cur.args[cur.i - 1] + "' (enc5 run --help lists them)");
     }
@@ -144,6 +156,12 @@ RunArgs parse_run_args(const Args& args) {
     throw UsageError("--sequence takes each frame's input_arena.bin and texture.exr from its folder: drop --input, "
                      "--texture and --save-inputs");
   if (a.trace_stages.empty() && a.have_block) throw UsageError("--block only selects the block of --trace");
+  if (!a.from_dump.empty() && (!a.input_file.empty() || !a.texture_file.empty() || !a.texture_raw.empty() || !a.weights_file.empty() ||
+                               !a.sequence_dir.empty() || a.stress || a.seed != 1))
+    throw UsageError("--from-dump takes every input from the dump folder: drop --input, --texture, --texture-raw, --weights, "
+                     "--sequence, --seed and --stress");
+  if (a.dump_launch >= 0 && a.from_dump.empty()) throw UsageError("--launch selects a launch of --from-dump's folder, which is missing");
+  if (!a.sequence_dir.empty() && !a.texture_raw.empty()) throw UsageError("--sequence takes each frame's texture from its folder: drop --texture-raw");
   return a;
 }
 
@@ -200,15 +218,48 @@ void report_written(const std::string& path, const std::string& summary) {
   std::printf("wrote %s (%llu bytes): %s\n", path.c_str(), static_cast<unsigned long long>(ec ? 0 : size), summary.c_str());
 }
 
-int run(const RunArgs& a) {
+// --from-dump: every input of one launch, read by the capture reader exactly as enc5 replay reads
+// it; the launch's extents and block offsets replace a's unless given on the command line.
+FrameInputs inputs_from_dump(RunArgs& a) {
+  capture::LoadOptions load;
+  if (a.ex_given) load.ex = a.ex;
+  if (a.ey_given) load.ey = a.ey;
+  if (a.offset_given) {
+    load.ox = a.ox;
+    load.oy = a.oy;
+  }
+  const auto launches = capture::load_captures(a.from_dump, load);
+  const capture::LaunchCapture* c = nullptr;
+  for (const auto& l : launches)
+    if (!c && (a.dump_launch < 0 || l.launch == a.dump_launch)) c = &l;
+  if (!c) throw UsageError("--launch " + std::to_string(a.dump_launch) + ": no such enc5 launch in " + a.from_dump);
+  capture::LaunchInputs in = capture::launch_inputs(*c);
+  a.ex = static_cast<int>(c->ex);
+  a.ey = static_cast<int>(c->ey);
+  a.ox = c->ox;
+  a.oy = c->oy;
+  FrameInputs f;
+  f.loaded_weights = std::move(in.weights);
+  f.weights_what = c->weights.file;
+  const std::size_t n = plane_arena_bytes(a.ex, a.ey);  // the window the capture reader validated
+  f.input.assign(c->input.bytes.begin() + c->input.offset, c->input.bytes.begin() + c->input.offset + n);
+  f.input_what = c->input.file;
+  f.texture = std::move(in.texture);
+  f.texture_what = c->texture.file;
+  return f;
+}
+
+int run(const RunArgs& args) {
+  RunArgs a = args;
   // Before any work: the frame's buffers must be allocatable (the bytes stated, not bad_alloc) and
   // the output folder writable (not found out after the layer ran).
   checked_bytes("--ex " + std::to_string(a.ex) + " --ey " + std::to_string(a.ey) + ": the plane arena 5·ey·ex·32",
                 {5, static_cast<std::uint64_t>(a.ey), static_cast<std::uint64_t>(a.ex), 32});
   check_output_dir(a.out_dir);
 
-  // Assets: files replace the synthetic ones one by one (cli/frame_inputs.hpp).
-  FrameInputs assets = load_frame_inputs(a);
+  // Assets: files replace the synthetic ones one by one (cli/frame_inputs.hpp), or a dump folder
+  // gives them all (its extents are checked by the capture reader).
+  FrameInputs assets = a.from_dump.empty() ? load_frame_inputs(a) : inputs_from_dump(a);
   const WeightImage* weights = &assets.weights();
   const std::string& weights_what = assets.weights_what;
   std::vector<std::uint8_t>& input = assets.input;

@@ -263,7 +263,7 @@ int settle_one(const LaunchCapture& cap, SettleOptions so, bool json, Undecided*
     if (undecided.empty()) {
       std::printf("every reading is settled by this capture (each other value changes the outputs)\n");
     } else {
-      std::printf("not settled by this capture (these values reproduce the same outputs):\n");
+      std::printf("not settled by this capture (these values reproduce the same %s):\n", so.stage ? "stage registers" : "outputs");
       for (const auto& [n, vs] : undecided) {
         std::string s;
         for (const auto& v : vs) s += (s.empty() ? "" : " | ") + v;

@@ -1,6 +1,10 @@
 // The frame inputs shared by `enc5 run` and `enc5 ptx run` (cli/frame_inputs.hpp).
 #include "cli/frame_inputs.hpp"
 
+#include <filesystem>
+
+#include "capture/capture.hpp"
+
 #include "io/arena_io.hpp"
 #include "io/errors.hpp"
 #include "io/exr.hpp"
@@ -18,14 +22,21 @@ bool FrameInputOptions::handle_input(OptionCursor& cur) {
     input_file = cur.take();
   } else if (opt == "--texture") {
     texture_file = cur.take();
+  } else if (opt == "--texture-raw") {
+    texture_raw = cur.take();
+  } else if (opt == "--texture-shape") {
+    texture_shape = cur.take();
   } else if (opt == "--ex") {
     ex = static_cast<int>(parse_int(opt, cur.take(), kExtentMin, kExtentMax));
+    ex_given = true;
   } else if (opt == "--ey") {
     ey = static_cast<int>(parse_int(opt, cur.take(), kExtentMin, kExtentMax));
+    ey_given = true;
   } else if (opt == "--block-offset") {
     const auto [x, y] = parse_pair(opt, cur.take(), 0, kBlockOffsetMax);
     ox = static_cast<int>(x);
     oy = static_cast<int>(y);
+    offset_given = true;
   } else if (opt == "--stress") {
     cur.flag();
     stress = true;
@@ -39,7 +50,28 @@ bool FrameInputOptions::handle_input(OptionCursor& cur) {
 
 const WeightImage& FrameInputs::weights() const { return default_weights ? enc5::default_weights() : loaded_weights; }
 
+namespace {
+
+// --texture-raw: read by the capture reader's own parser and checks (capture::load_image_arg,
+// texture_of), so a raw dump gets exactly the validation enc5 replay gives it.
+Texture raw_texture(const FrameInputOptions& a) {
+  std::string shape = a.texture_shape;
+  int fmt = capture::kFmtHalf;
+  if (shape.empty()) {
+    const auto n = capture::parse_dump_name(std::filesystem::path(a.texture_raw).filename().string());
+    if (!n)
+      throw UsageError("--texture-raw " + a.texture_raw + ": add --texture-shape WxH[-pitchP] (the file name is not a launch-dump name that gives it)");
+    shape = n->shape;
+    fmt = n->fmt;
+  }
+  return capture::texture_of(capture::load_image_arg(a.texture_raw, shape, fmt, "texture"));
+}
+
+}  // namespace
+
 FrameInputs load_frame_inputs(const FrameInputOptions& a) {
+  if (!a.texture_raw.empty() && !a.texture_file.empty()) throw UsageError("--texture and --texture-raw both give the texture: keep one");
+  if (!a.texture_shape.empty() && a.texture_raw.empty()) throw UsageError("--texture-shape describes the file of --texture-raw, which is missing");
   FrameInputs f;
   if (!a.weights_file.empty()) {
     f.loaded_weights = load_weight_image(a.weights_file);
@@ -53,21 +85,20 @@ FrameInputs load_frame_inputs(const FrameInputOptions& a) {
   }
   const std::string synth_what = std::string("synthetic (seed ") + std::to_string(a.seed) + (a.stress ? ", stress)" : ")");
   SyntheticFrame frame;
-  if (a.input_file.empty() || a.texture_file.empty()) frame = make_synthetic_frame(a.ex, a.ey, a.seed, a.stress);
+  const bool own_texture = !a.texture_file.empty() || !a.texture_raw.empty();
+  if (a.input_file.empty() || !own_texture) frame = make_synthetic_frame(a.ex, a.ey, a.seed, a.stress);
   f.input = a.input_file.empty() ? frame.input_arena : read_plane_arena(a.input_file, a.ex, a.ey);
   f.input_what = a.input_file.empty() ? synth_what : a.input_file;
-  if (a.texture_file.empty()) {
+  if (!own_texture) {
     f.texture = frame.texture;
     f.texture_what = synth_what;
   } else {
-    f.texture = texture_from_exr(a.texture_file);
-    f.texture_what = a.texture_file;
+    f.texture = a.texture_raw.empty() ? texture_from_exr(a.texture_file) : raw_texture(a);
+    f.texture_what = a.texture_raw.empty() ? a.texture_file : a.texture_raw;
     // E61 samples texels (X +- 1, Y +- 1) of every frame pixel (facts C14.5): the texture must
-    // cover the token grid.
-    if (f.texture.width < a.ex || f.texture.height < a.ey)
-      throw InputError(a.texture_file, 0,
-                       "a texture of at least ex×ey = " + std::to_string(a.ex) + "×" + std::to_string(a.ey) + " texels",
-                       std::to_string(f.texture.width) + "×" + std::to_string(f.texture.height) + " texels");
+    // cover the token grid (the capture reader's check).
+    capture::check_covers_frame(f.texture_what, f.texture.width, f.texture.height, static_cast<std::uint32_t>(a.ex),
+                                static_cast<std::uint32_t>(a.ey), "texture");
   }
   return f;
 }

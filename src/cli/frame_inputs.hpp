@@ -14,12 +14,14 @@ namespace enc5::cli {
 
 struct FrameInputOptions {
   std::string weights_file, input_file, texture_file;
+  std::string texture_raw, texture_shape;  // a raw RGBA16F texture dump (d4r's arg088) and its shape
   int ex = 40, ey = 23;
   int ox = 0, oy = 0;
+  bool ex_given = false, ey_given = false, offset_given = false;
   bool stress = false;
   std::uint64_t seed = 1;
-  // --weights, --input, --texture, --ex, --ey, --block-offset, --stress, --seed: true when the
-  // cursor's option was one of them.
+  // --weights, --input, --texture, --texture-raw, --texture-shape, --ex, --ey, --block-offset,
+  // --stress, --seed: true when the cursor's option was one of them.
   bool handle_input(OptionCursor& cur);
 };
 
@@ -28,6 +30,12 @@ inline constexpr const char* kFrameInputHelp =
   --input FILE              input plane arena (param+8), 5*ey*ex*32 bytes (default: synthetic)
   --texture FILE.exr        RGBA HALF OpenEXR texture (param+88), at least ex x ey texels
                             (default: synthetic, ex x ey)
+  --texture-raw FILE        a raw RGBA16F texture dump (d4r's ...-arg088-texture-...-fmt16.bin:
+                            rows of pitch bytes, 4 little-endian f16 per texel), read and checked
+                            exactly as enc5 replay reads a capture's texture
+  --texture-shape WxH[-pitchP][-MODE]
+                            its shape (pitch default 8*W; MODE clamp|border|wrap|mirror); not
+                            needed when FILE carries a launch-dump name
   --ex N, --ey N            token-grid extents (param+0; default 40 and 23)
   --block-offset X,Y        block-origin offsets ox, oy (param+80/+82, u16; default 0,0)
   --stress                  use the stress variants of the synthetic assets
