@@ -191,7 +191,7 @@ TEST(DebugStage, SettleOnW1RecoversThePrologueReadings) {
   std::copy(foreign.begin(), foreign.begin() + 5 * 16 * 8 * 32, alloc.begin());
   put(f, alloc);
   put(find_file(t.file("cap"), "arg112"), bytes_of(find_file(t.file("other"), "arg112")));
-  r = t.enc5("settle cap --threads 2 --max-runs 120");
+  r = t.enc5("settle cap --threads 2 --max-runs 40");
   EXPECT_EQ(r.status, 1) << r.out;
   int recovered = 0;
   for (const char* v : {"prologue-halo=ring-lrtb", "prologue-fill=clamp", "prologue-eps=2^-10", "prologue-sum-tree=pairwise", "prologue-load-order=natural"})
