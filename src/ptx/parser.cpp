@@ -198,6 +198,7 @@ bool is_cache_word(std::string_view w) {
 
 class Parser {
  public:
+  static constexpr std::size_t kMaxDepth = 64;  // braces: hostile nesting ends in an error, not a stack overflow
   Parser(std::string_view text, std::string file) : file_(std::move(file)), toks_(lex(text, file_)) { mod_.filename = file_; }
 
   Module run() {
@@ -373,13 +374,16 @@ class Parser {
     v.init.assign(static_cast<std::size_t>(unsized ? 0 : v.size), 0);
     if (accept('=')) {
       std::vector<Literal> vals;
+      int depth = 0;
       std::function<void()> elems = [&]() {
         if (accept('{')) {
+          if (++depth > static_cast<int>(kMaxDepth)) fail(cur(), "initialiser nested too deeply");
           if (!cur().is('}')) {
             do elems();
             while (accept(','));
           }
           expect('}');
+          --depth;
           return;
         }
         bool neg = accept('-');
@@ -591,6 +595,7 @@ class Parser {
     const Tok& t = cur();
     if (t.is('{')) {
       ++i_;
+      if (scopes_.size() > kMaxDepth) fail(t, "braced blocks nested too deeply");
       scopes_.emplace_back();
       while (!cur().is('}')) {
         if (cur().kind == Tok::end) fail(t, "unterminated { block");
@@ -692,12 +697,13 @@ class Parser {
 
   // ----- operands
 
-  ROp operand() {
+  ROp operand(int depth = 0) {
     ROp o;
     o.line = cur().line;
+    if (depth > 4) fail(cur(), "operand nested too deeply");
     if (accept('{')) {
       o.kind = ROp::vec;
-      do o.elems.push_back(operand());
+      do o.elems.push_back(operand(depth + 1));
       while (accept(','));
       expect('}');
       return o;
@@ -705,7 +711,7 @@ class Parser {
     if (accept('(')) {
       o.kind = ROp::paren;
       if (!cur().is(')')) {
-        do o.elems.push_back(operand());
+        do o.elems.push_back(operand(depth + 1));
         while (accept(','));
       }
       expect(')');
@@ -731,7 +737,7 @@ class Parser {
       }
       if (accept(',')) {
         o.has_vec = true;
-        o.elems.push_back(operand());
+        o.elems.push_back(operand(depth + 1));
       }
       expect(']');
       return o;
@@ -760,7 +766,7 @@ class Parser {
       o.off = static_cast<std::int64_t>(number(next()));
     }
     if (accept('|')) {
-      ROp second = operand();
+      ROp second = operand(depth + 1);
       ROp p;
       p.kind = ROp::pair;
       p.line = o.line;
