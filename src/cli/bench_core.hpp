@@ -33,8 +33,14 @@ struct Frame {
   Frame(const Frame&) = delete;
 };
 
-// Median seconds of `reps` runs (after one warm-up run).
+// Minimum wall-clock seconds of `reps` runs (after one warm-up run).
 double time_frame(Frame& f, Engine e, const Profile& p, std::string_view simd, int threads, int reps);
+// The same runs' minimum wall-clock and minimum process CPU seconds (all threads' CPU time: on a
+// shared machine it counts only the time the frame's threads really ran).
+struct FrameTime {
+  double wall, cpu;
+};
+FrameTime time_frame_cpu(Frame& f, Engine e, const Profile& p, std::string_view simd, int threads, int reps);
 // Seconds per block in each phase group (fast engine, one thread, `reps` runs of the small frame).
 engine::PhaseTimes phase_breakdown(const Profile& p, std::string_view simd, int reps);
 // FMAs per second on `threads` threads, widest SIMD path: binary64 (the exact-arithmetic limit)
