@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "layout/hd.hpp"
+
 namespace enc5::layout {
 
 struct PlaneArena {
@@ -14,12 +16,12 @@ struct PlaneArena {
   static constexpr int kPlanes = 5;
   static constexpr int kWordsPerPixel = 8;
 
-  std::size_t plane_words() const { return static_cast<std::size_t>(8) * ex * ey; }
-  std::size_t total_words() const { return kPlanes * plane_words(); }
-  std::size_t total_bytes() const { return 4 * total_words(); }
-  bool in_frame(int x, int y) const { return x >= 0 && y >= 0 && x < ex && y < ey; }
+  ENC5_HD constexpr std::size_t plane_words() const { return static_cast<std::size_t>(8) * ex * ey; }
+  ENC5_HD constexpr std::size_t total_words() const { return kPlanes * plane_words(); }
+  ENC5_HD constexpr std::size_t total_bytes() const { return 4 * total_words(); }
+  ENC5_HD constexpr bool in_frame(int x, int y) const { return x >= 0 && y >= 0 && x < ex && y < ey; }
   // Word index of word d (0..7) of pixel (x, y) in plane q. Precondition: in_frame(x, y).
-  std::size_t word_index(int q, int x, int y, int d) const {
+  ENC5_HD constexpr std::size_t word_index(int q, int x, int y, int d) const {
     return q * plane_words() + static_cast<std::size_t>(8) * ex * y + 8 * static_cast<std::size_t>(x) + d;
   }
 };

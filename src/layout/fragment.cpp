@@ -23,9 +23,8 @@ void check(int v, int lo, int hi_exclusive, const char* what) {
 }
 
 // Within one k-step, both labellings split k by the same four fields of a byte position:
-// t (lane & 3), j (byte), and the register's k-half bit h (A: o >> 1, B: b).
-int isa_k(int t, int j, int h) { return 4 * t + j + 16 * h; }
-int pair_k(int t, int j, int h) { return 2 * t + (j & 1) + 16 * ((j >> 1) & 1) + 8 * h; }
+// t (lane & 3), j (byte), and the register's k-half bit h (A: o >> 1, B: b): isa_k / pair_k of
+// fragment.hpp.
 
 }  // namespace
 
@@ -33,14 +32,14 @@ RowK a_element_isa(int lane, int reg, int byte) {
   check(lane, 0, 32, "lane");
   check(reg, 0, 4, "A register");
   check(byte, 0, 4, "byte");
-  return {(lane >> 2) + 8 * (reg & 1), isa_k(lane & 3, byte, reg >> 1)};
+  return {a_row(lane >> 2, reg), isa_k(lane & 3, byte, reg >> 1)};
 }
 
 RowK a_element_pair(int lane, int reg, int byte) {
   check(lane, 0, 32, "lane");
   check(reg, 0, 4, "A register");
   check(byte, 0, 4, "byte");
-  return {(lane >> 2) + 8 * (reg & 1), pair_k(lane & 3, byte, reg >> 1)};
+  return {a_row(lane >> 2, reg), pair_k(lane & 3, byte, reg >> 1)};
 }
 
 KCol b_element_isa(int lane, int reg, int byte) {

@@ -11,7 +11,18 @@
 #include <array>
 #include <cstdint>
 
+#include "layout/hd.hpp"
+
 namespace enc5::layout {
+
+// The k of byte j (0..3) of a register with k-half bit h (A: reg >> 1, B: reg) in the lane with
+// thread-in-group t, in each labelling. Unchecked and constexpr: the checked functions below and
+// the CUDA kernel's fragment packs (src/cuda/fragments.cuh) are both built on these two.
+ENC5_HD constexpr int isa_k(int t, int j, int h) { return 4 * t + j + 16 * h; }
+ENC5_HD constexpr int pair_k(int t, int j, int h) { return 2 * t + (j & 1) + 16 * ((j >> 1) & 1) + 8 * h; }
+// The row of A register `reg` (0..3) relative to the m-tile, for group g (facts §0.4: reg&1
+// selects row g+8); the same holds for the C/D register index.
+ENC5_HD constexpr int a_row(int g, int reg) { return g + 8 * (reg & 1); }
 
 struct RowK { int row; int k; };   // an A element
 struct KCol { int k; int col; };   // a B element

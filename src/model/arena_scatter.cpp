@@ -10,17 +10,6 @@ namespace enc5::golden {
 
 bool e60_lane_dropped(const Readings& r, int lane) { return r.e60_lane_guard == E60LaneGuard::laneid_gt_15 && lane > 15; }
 
-ArenaSlot arena_slot(ArenaOrder order, int reg, int t) {
-  // Store i = 4q + slot of plane q walks base A (row g's pixel) / base B (row g+8's pixel) and
-  // word t / t|4 as DOC5 E60(b)'s table (facts C13.2). Which register is v_{4q+i}:
-  //  fragment (Errata 1, enc0 precedent): v_{4q+o} = reg o -> reg 0,1 at row g's pixel, words
-  //    t and t|4 (row g and row g+8's k-lo halves); reg 2,3 at row g+8's pixel;
-  //  natural (facts C13.4(a)): each pixel gets its own token: reg 0/2 (row g, k-lo/k-hi) at row
-  //    g's pixel words t and t|4, reg 1/3 at row g+8's pixel.
-  if (order == ArenaOrder::fragment) return {reg >> 1, t | (4 * (reg & 1))};
-  return {reg & 1, t | (4 * (reg >> 1))};
-}
-
 E4Mat e60_scatter(const BlockContext& ctx, const F16Mat& d60, std::span<std::uint8_t> output_arena) {
   // (a) 40 cvt.rn.satfinite.e4m3x2.f16x2: q8(D60), which is also phase 61's A (facts C12).
   E4Mat a(d60.rows, kChannels);

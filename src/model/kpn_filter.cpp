@@ -28,27 +28,11 @@ F16Mat phase61(const BlockContext& ctx, const E4Mat& a61) {
 }
 
 std::array<std::array<int, 2>, 9> e61_taps(const Readings& rd, int X, int Y, int ex, int ey) {
-  // facts C14.5 / Errata 3: the neighbour coordinate rule is the reading e61-border.
-  auto fix = [&](int v, int n) {
-    switch (rd.e61_border) {
-      case E61Border::reflect101:  // -1 -> 1, n -> n-2
-        if (v < 0) return -v;
-        if (v >= n) return 2 * n - 2 - v;
-        return v;
-      case E61Border::sentinel1:  // DOC3/DOC4: 1 replaces any out-of-range coordinate
-        return (v < 0 || v >= n) ? 1 : v;
-      case E61Border::clamp:  // DOC5 literally: every coordinate clamped into [1, n-2]
-        return std::min(std::max(v, 1), n - 2);
-    }
-    return v;
-  };
+  // facts C14.5 / Errata 3 / C14.6: the readings e61-border and e61-tap-map (model/index_maps.hpp).
   std::array<std::array<int, 2>, 9> taps{};
   for (int i = 0; i < 9; ++i) {
-    // facts C14.6 (inferred from DOC0 E22(d)): raster w_i <-> (dx, dy) = (i%3 - 1, i/3 - 1).
-    const int a = i % 3 - 1, b = i / 3 - 1;
-    const int dx = rd.e61_tap_map == E61TapMap::raster ? a : b;
-    const int dy = rd.e61_tap_map == E61TapMap::raster ? b : a;
-    taps[i] = {fix(X + dx, ex), fix(Y + dy, ey)};
+    const PixelXY p = e61_tap(rd.e61_border, rd.e61_tap_map, X, Y, ex, ey, i);
+    taps[i] = {p.x, p.y};
   }
   return taps;
 }

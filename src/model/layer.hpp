@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "model/index_maps.hpp"
 #include "model/readings.hpp"
 #include "model/texture_surface.hpp"
 #include "model/trace.hpp"
@@ -222,11 +223,7 @@ const F16Mat& e21_residual(const BlockContext& ctx, const F16Mat& d20, const F16
 MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm);
 
 // ---- E60 (arena_scatter.cpp) ----
-// Where fragment register o (0..3) of lane-in-group t goes in the arena: the pixel of row g
-// (row_half 0) or row g+8 (row_half 1), and word d (0..7). The arena order question (facts
-// C13.4) is this map; the prologue's load uses the same map with its own reading.
-struct ArenaSlot { int row_half; int word; };
-ArenaSlot arena_slot(ArenaOrder order, int reg, int t);
+// (The arena placement of a fragment register is arena_slot, model/index_maps.hpp.)
 // Requantises D60 and scatters it; returns q8(D60) (phase 61's A).
 E4Mat e60_scatter(const BlockContext& ctx, const F16Mat& d60, std::span<std::uint8_t> output_arena);
 // E60(b) alone: the guarded stores of q8(D60) (64 x 160) with their statistics.

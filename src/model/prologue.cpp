@@ -15,26 +15,8 @@
 namespace enc5::golden {
 
 std::array<int, 2> token_pixel(const BlockContext& ctx, int row) {
-  const int x0 = ctx.x0, y0 = ctx.y0;
-  if (row < kWindow) return {x0 + (row & 7), y0 + (row >> 3)};  // facts A6
-  // Halo rows 64..95: facts B6 leaves them open (reading prologue-halo). Each strip is 8 pixels,
-  // so m-tile 4 = strips 0 (row g) and 1 (row g+8), m-tile 5 = strips 2 and 3.
-  const int h = row - kWindow, strip = h >> 3, i = h & 7;
-  switch (ctx.readings->prologue_halo) {
-    case PrologueHalo::ring_tblr: {
-      const std::array<int, 2> s[4] = {{x0 + i, y0 - 1}, {x0 + i, y0 + 8}, {x0 - 1, y0 + i}, {x0 + 8, y0 + i}};
-      return s[strip];
-    }
-    case PrologueHalo::ring_lrtb: {
-      const std::array<int, 2> s[4] = {{x0 - 1, y0 + i}, {x0 + 8, y0 + i}, {x0 + i, y0 - 1}, {x0 + i, y0 + 8}};
-      return s[strip];
-    }
-    case PrologueHalo::rows_around: {
-      const int ys[4] = {y0 - 2, y0 - 1, y0 + 8, y0 + 9};
-      return {x0 + i, ys[strip]};
-    }
-  }
-  return {x0, y0};
+  const PixelXY p = token_pixel_of(ctx.readings->prologue_halo, ctx.x0, ctx.y0, row);
+  return {p.x, p.y};
 }
 
 // One u32 word of the input arena at pixel (x, y), plane q, word d, or the out-of-frame fill

@@ -6,6 +6,7 @@
 // per-ISA translation units instantiate them with their own lambdas, so every instantiation there
 // has internal linkage (engine/kernel_args.hpp).
 #pragma once
+#include "layout/hd.hpp"
 #include "model/readings.hpp"
 
 namespace enc5 {
@@ -31,7 +32,7 @@ auto fold_lanes(const T (&s)[4], Add add, Halves halves) {
 // add.f16x2 per node, 19 adds. Its shape is undocumented, so it is the reading SumTree
 // (model/readings.hpp).
 template <class T, class Add>
-T reduce_in_lane(const T (&x)[20], SumTree tree, Add add) {
+ENC5_HD T reduce_in_lane(const T (&x)[20], SumTree tree, Add add) {
   switch (tree) {
     case SumTree::even_odd_quads: {
       // The 20-term analogue of SWM's tree_norm2 (facts C8.2): even n-tiles in quads, then the
