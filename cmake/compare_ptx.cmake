@@ -1,0 +1,28 @@
+# The checked-in PTX (OLD) against the one this build's nvcc generated (NEW), with the toolkit's
+# version comment lines removed. A different toolkit release may emit different (equally valid)
+# PTX: then the test reports itself skipped and says how to refresh the checked-in file.
+file(STRINGS ${OLD} old_lines)
+file(STRINGS ${NEW} new_lines)
+set(old_tool "")
+set(new_tool "")
+foreach(l ${old_lines})
+  if(l MATCHES "^// Cuda compilation tools")
+    set(old_tool "${l}")
+  endif()
+endforeach()
+foreach(l ${new_lines})
+  if(l MATCHES "^// Cuda compilation tools")
+    set(new_tool "${l}")
+  endif()
+endforeach()
+list(FILTER old_lines EXCLUDE REGEX "^// (Compiler Build ID|Cuda compilation tools|Based on NVVM)")
+list(FILTER new_lines EXCLUDE REGEX "^// (Compiler Build ID|Cuda compilation tools|Based on NVVM)")
+if(old_lines STREQUAL new_lines)
+  message(STATUS "the checked-in PTX equals the regenerated one")
+elseif(NOT old_tool STREQUAL new_tool)
+  message(STATUS "SKIPPED: the checked-in PTX was made by '${old_tool}', this build's nvcc is '${new_tool}'; "
+                 "compare by hand or refresh with: cmake --build BUILD -t enc5_cuda_update_ptx")
+else()
+  message(FATAL_ERROR "src/cuda/generated/enc5_kernel.sm_89.ptx is stale: the kernel sources changed without "
+                      "regenerating it. Run: cmake --build BUILD -t enc5_cuda_update_ptx (then rerun the interpreter proof)")
+endif()

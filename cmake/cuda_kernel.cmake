@@ -1,0 +1,58 @@
+# The CUDA port of the layer (src/cuda, issue 13). CUDA is not a language of this project: when
+# nvcc and ptxas are found, the kernel is compiled to PTX for sm_89 and the PTX through ptxas to
+# cubins for sm_89, sm_90 and sm_120, each with its resource report (registers, spills, shared
+# memory) printed at build time and written beside it; without them this is skipped with a
+# message. The sm_89 PTX is checked in (src/cuda/generated/) so that the PTX-interpreter proof
+# runs without nvcc; the test cuda_ptx_up_to_date regenerates and compares it when nvcc exists.
+set(ENC5_CUDA_PTX_CHECKED_IN ${CMAKE_SOURCE_DIR}/src/cuda/generated/enc5_kernel.sm_89.ptx)
+set(ENC5_CUDA_ARCHS 89 90 120)
+find_program(ENC5_NVCC nvcc HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES bin)
+find_program(ENC5_PTXAS ptxas HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES bin)
+set(ENC5_CUDA_DIR ${CMAKE_BINARY_DIR}/cuda)
+if(ENC5_NVCC AND ENC5_PTXAS)
+  message(STATUS "CUDA kernel: PTX sm_89 and cubins sm_${ENC5_CUDA_ARCHS} with ${ENC5_NVCC}")
+  file(GLOB ENC5_CUDA_DEPS CONFIGURE_DEPENDS
+    ${CMAKE_SOURCE_DIR}/src/cuda/*.cu ${CMAKE_SOURCE_DIR}/src/cuda/*.cuh ${CMAKE_SOURCE_DIR}/src/cuda/*.hpp
+    ${CMAKE_SOURCE_DIR}/src/layout/*.hpp ${CMAKE_SOURCE_DIR}/src/model/*.hpp ${CMAKE_SOURCE_DIR}/src/numerics/types.hpp)
+  # No -lineinfo / -G: the PTX then holds no file paths and is the same in every checkout.
+  set(ENC5_NVCC_FLAGS -std=c++20 -arch=sm_89 -ptx -I${CMAKE_SOURCE_DIR}/src)
+  set(ENC5_CUDA_PTX ${ENC5_CUDA_DIR}/enc5_kernel.sm_89.ptx)
+  add_custom_command(OUTPUT ${ENC5_CUDA_PTX}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${ENC5_CUDA_DIR}
+    COMMAND ${ENC5_NVCC} ${ENC5_NVCC_FLAGS} ${CMAKE_SOURCE_DIR}/src/cuda/enc5_kernel.cu -o ${ENC5_CUDA_PTX}
+    DEPENDS ${ENC5_CUDA_DEPS}
+    COMMENT "nvcc: src/cuda/enc5_kernel.cu -> PTX sm_89"
+    VERBATIM)
+  set(ENC5_CUDA_OUTPUTS ${ENC5_CUDA_PTX})
+  foreach(arch ${ENC5_CUDA_ARCHS})
+    set(cubin ${ENC5_CUDA_DIR}/enc5_kernel.sm_${arch}.cubin)
+    add_custom_command(OUTPUT ${cubin} ${ENC5_CUDA_DIR}/enc5_kernel.sm_${arch}.resources.txt
+      COMMAND ${CMAKE_COMMAND} -DPTXAS=${ENC5_PTXAS} -DARCH=sm_${arch} -DPTX=${ENC5_CUDA_PTX} -DCUBIN=${cubin}
+              -DREPORT=${ENC5_CUDA_DIR}/enc5_kernel.sm_${arch}.resources.txt -P ${CMAKE_SOURCE_DIR}/cmake/ptxas_report.cmake
+      DEPENDS ${ENC5_CUDA_PTX} ${CMAKE_SOURCE_DIR}/cmake/ptxas_report.cmake
+      COMMENT "ptxas: enc5 kernel PTX -> cubin sm_${arch}"
+      VERBATIM)
+    list(APPEND ENC5_CUDA_OUTPUTS ${cubin})
+  endforeach()
+  add_custom_target(enc5_cuda ALL DEPENDS ${ENC5_CUDA_OUTPUTS})
+  # Refreshes the checked-in PTX after a kernel change: cmake --build build/release -t enc5_cuda_update_ptx
+  add_custom_target(enc5_cuda_update_ptx
+    COMMAND ${CMAKE_COMMAND} -E copy ${ENC5_CUDA_PTX} ${ENC5_CUDA_PTX_CHECKED_IN}
+    DEPENDS ${ENC5_CUDA_PTX}
+    COMMENT "copy the regenerated PTX to src/cuda/generated/")
+else()
+  message(STATUS "CUDA kernel: nvcc/ptxas not found, its PTX and cubins are not built (the interpreter proof uses the checked-in src/cuda/generated/enc5_kernel.sm_89.ptx)")
+endif()
+
+# The GPU launcher (scripts/gpu-check.sh): plain C++ on the CUDA driver API, built when cuda.h and
+# a libcuda (the driver's or the toolkit's link stub) are found.
+find_path(ENC5_CUDA_INCLUDE cuda.h HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES include)
+find_library(ENC5_LIBCUDA cuda HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES lib64 lib64/stubs lib/x86_64-linux-gnu)
+if(ENC5_CUDA_INCLUDE AND ENC5_LIBCUDA)
+  add_executable(enc5-gpu ${CMAKE_SOURCE_DIR}/src/cuda/enc5_gpu.cpp)
+  target_include_directories(enc5-gpu PRIVATE ${ENC5_CUDA_INCLUDE})
+  target_link_libraries(enc5-gpu PRIVATE enc5lib ${ENC5_LIBCUDA})
+  message(STATUS "GPU launcher enc5-gpu: ${ENC5_LIBCUDA}")
+else()
+  message(STATUS "GPU launcher enc5-gpu: cuda.h or libcuda not found, not built")
+endif()

@@ -1,0 +1,517 @@
+// cuda_dldn_engine_swin_enc5_kernel in CUDA (issue 13): a drop-in for NVIDIA's kernel with the
+// same entry name, 144-byte parameter block (facts A4), grid ceil((ex+ox)/8) x ceil((ey+oy)/8) and
+// blocks of (32, 1, 8), one warp per head (facts A7). It computes exactly what the golden model
+// (src/model) computes, part for part in the golden model's order and names:
+//
+//   prologue            facts B1..B6   input arena -> x (registers) and staged h1 (shared)
+//   qv_chains           phases 1..10   Q and V of head z (warp z)
+//   score_phase + e11   phase 11, E11  S = bias + q8(Q) q8(Q)^T; the cubic-exponent softmax
+//   pv_phase            phase 12       O = q8(P) q8(V)
+//   e12_stage           E12            q8(O) of every head to shared memory
+//   out_projection      E12, 13..20    C13 = T1 + x; 8 chained heads (warps 0..3, rows 16z..)
+//   e20_norm            E20            RMS norm of D20 with g2
+//   mlp_chunk           phases 21..60  20 chunks: up (banded), activation, down (chained)
+//   e60_scatter         E60            q8(D60) to the output plane arena
+//   phase61 + e61       phase 61, E61  16 logits, shared records, softmax, 3x3 gather, surface
+//
+// Every arithmetic step is one PTX instruction of cuda/ptx_ops.cuh, the instruction the golden
+// model's numerics core models; every fragment index and weight address comes from src/layout
+// (cuda/fragments.cuh) and the reading-dependent index maps from model/index_maps.hpp. The proof
+// that the numbers are the golden model's, byte for byte, is the PTX of this file run in the PTX
+// interpreter (tests/cuda_kernel_test.cpp).
+#include <cstdint>
+
+#include "cuda/enc5_params.hpp"
+#include "cuda/fragments.cuh"
+#include "cuda/ptx_ops.cuh"
+#include "layout/arena.hpp"
+#include "layout/tables.hpp"
+#include "model/index_maps.hpp"
+#include "model/sum_tree.hpp"
+#include "model/weight_image.hpp"
+
+namespace enc5::cuda {
+namespace {
+
+constexpr Readings kR = kKernelReadings;
+// Readings whose alternatives change the arithmetic or the synchronisation rather than an index:
+// only the default is written here (the host refuses the others, cuda/launch_check.hpp).
+static_assert(kR.prologue_fill == PrologueFill::zero, "prologue-fill: only 'zero' is implemented");
+static_assert(kR.prologue_norm == PrologueNorm::rms_gain, "prologue-norm: only 'rms-gain' is implemented");
+static_assert(kR.prologue_eps == PrologueEps::e2m13, "prologue-eps: only '2^-13' is implemented");
+static_assert(kR.c13_residual == C13Residual::raw_input, "c13-residual: only 'raw-input' is implemented");
+static_assert(kR.t1_chunk_order == TableChunkOrder::nt && kR.g2_chunk_order == TableChunkOrder::nt &&
+                  kR.t3_chunk_order == TableChunkOrder::nt,
+              "table chunk orders: only 'nt' is implemented");
+static_assert(kR.e21_residual == E21Residual::d20, "e21-residual: only 'd20' is implemented");
+static_assert(kR.e60_lane_guard == E60LaneGuard::off, "e60-lane-guard: only 'off' is implemented");
+static_assert(kR.e61_record_guard == E61RecordGuard::t_le_1, "e61-record-guard: 'none' races across warps");
+static_assert(kR.e61_exp_rounding == E61ExpRounding::f32_sum && kR.e61_sum_order == E61SumOrder::sequential &&
+                  kR.e61_weight_product == E61WeightProduct::f16_mul && kR.e61_pairing == E61Pairing::last_single &&
+                  kR.e61_logits == E61Logits::ten,
+              "E61 softmax readings: only the defaults are implemented");
+
+using ptx::u16;
+using ptx::u32;
+using layout::seed_word_offset;
+
+__host__ __device__ constexpr u32 dup(u16 h) { return static_cast<u32>(h) | (static_cast<u32>(h) << 16); }
+__device__ __forceinline__ u16 lo(u32 v) { return static_cast<u16>(v & 0xFFFFu); }
+__device__ __forceinline__ u16 hi(u32 v) { return static_cast<u16>(v >> 16); }
+
+// The parameter block's fields, read once at entry (ld.param at their facts A4 offsets).
+struct Args {
+  const std::uint8_t* input_arena;
+  const std::uint8_t* weights;
+  std::uint8_t* output_arena;
+  unsigned long long texture, surface;
+};
+// Where a thread is: block origin (facts A5), warp z, lane (g, t).
+struct Block {
+  int ex, ey, x0, y0;
+  int z, lane, g, t;
+};
+
+__device__ __forceinline__ u32 ld_u32(const std::uint8_t* base, std::uint32_t off) {
+  return *reinterpret_cast<const u32*>(base + off);
+}
+__device__ __forceinline__ uint4 ld_v4(const std::uint8_t* base, std::uint32_t off) {
+  return *reinterpret_cast<const uint4*>(base + off);
+}
+
+// ---- RMS norm pieces (golden rms_norm.cpp), facts B4, C8 ----
+// The f16 sum of squares of row half rh of a 20-n-tile D tile: squares (mul.f16x2), the reading's
+// in-lane tree (model/sum_tree.hpp, shared with the golden model), butterflies xor 1 then xor 2,
+// then lo + hi.
+__device__ __forceinline__ u16 rms_sum_of_squares(const u32 (&d)[20][2], int rh, SumTree tree) {
+  u32 sq[20];
+#pragma unroll
+  for (int nt = 0; nt < 20; ++nt) sq[nt] = ptx::mul_f16x2(d[nt][rh], d[nt][rh]);
+  const u32 s = reduce_in_lane(sq, tree, [](u32 a, u32 b) { return ptx::add_f16x2(a, b); });
+  const u32 u = ptx::add_f16x2(s, ptx::shfl_bfly(s, 1));
+  const u32 v = ptx::add_f16x2(u, ptx::shfl_bfly(u, 2));
+  return ptx::add_f16(lo(v), hi(v));
+}
+// inv = f16(rsqrt.approx.ftz(f32(f16(sum + eps)))).
+__device__ __forceinline__ u16 rms_inverse(u16 sum, u16 eps) {
+  return ptx::cvt_rn_f16_f32(ptx::rsqrt_approx_ftz(ptx::cvt_f32_f16(ptx::add_f16(sum, eps))));
+}
+// y = f16(x * f16(inv * gain)) for every element of the tile, gain from a 160-column table.
+__device__ __forceinline__ void rms_scale(const std::uint8_t* W, std::uint32_t table, const Block& b, const u32 (&x)[20][2],
+                                          const u16 (&inv)[2], u32 (&y)[20][2]) {
+#pragma unroll
+  for (int nt = 0; nt < 20; ++nt) {
+    const u32 gain = ld_u32(W, seed_word_offset(table, nt, b.t));
+#pragma unroll
+    for (int rh = 0; rh < 2; ++rh) y[nt][rh] = ptx::mul_f16x2(x[nt][rh], ptx::mul_f16x2(dup(inv[rh]), gain));
+  }
+}
+
+// ---- prologue (golden prologue.cpp), facts B1..B6 ----
+// Warp z stages m-tile mi (z, and 4 + z for z <= 1, facts A8.1): per plane q its four A registers
+// o as four input-arena words (arena_slot: the map E60 writes with), decoded into the residual x
+// (D layout, in registers), RMS-normalised with g1, requantised and stored as fragment 5 mi + q.
+__device__ __forceinline__ void prologue(const Args& p, const Block& b, int mi, u32 (&x)[20][2], std::uint8_t* smem) {
+  const ArenaOrder order = kR.prologue_load_order == PrologueLoadOrder::fragment ? ArenaOrder::fragment : ArenaOrder::natural;
+  const layout::PlaneArena pa{b.ex, b.ey};
+#pragma unroll
+  for (int q = 0; q < 5; ++q)
+#pragma unroll
+    for (int o = 0; o < 4; ++o) {
+      const golden::ArenaSlot slot = golden::arena_slot(order, o, b.t);
+      const golden::PixelXY px = golden::token_pixel_of(kR.prologue_halo, b.x0, b.y0, 16 * mi + b.g + 8 * slot.row_half);
+      u32 w = 0;  // prologue-fill = zero: the guarded load leaves its register 0
+      if (pa.in_frame(px.x, px.y)) w = *reinterpret_cast<const u32*>(p.input_arena + 4 * pa.word_index(q, px.x, px.y, slot.word));
+      x[4 * q + repack_nt(o >> 1, 0)][o & 1] = ptx::cvt_f16x2_e4m3x2(static_cast<u16>(w & 0xFFFFu));
+      x[4 * q + repack_nt(o >> 1, 1)][o & 1] = ptx::cvt_f16x2_e4m3x2(static_cast<u16>(w >> 16));
+    }
+  constexpr u16 kEps = 0x0800;  // 2^-13 (%fd770), reading prologue-eps
+  u16 inv[2];
+#pragma unroll
+  for (int rh = 0; rh < 2; ++rh) inv[rh] = rms_inverse(rms_sum_of_squares(x, rh, kR.prologue_sum_tree), kEps);
+  u32 h1[20][2];
+  rms_scale(p.weights, wmap::g1, b, x, inv, h1);
+#pragma unroll
+  for (int q = 0; q < 5; ++q) {
+    u32 a[4];
+    repack_a(h1, q, a);
+    *reinterpret_cast<uint4*>(smem + 512 * (5 * mi + q) + 16 * b.lane) = make_uint4(a[0], a[1], a[2], a[3]);
+  }
+}
+
+// ---- attention (golden attention.cpp): phases 1..12, E10, E11, E12; warp z = head z ----
+// Phases 1..10 (facts C2): chain A (odd phases) = Q, chain B (even) = V, k-step ks = (p-1)/2 over
+// staged k-slice ks, B tiles of slot z at Wq/Wv + 1024 ks.
+__device__ __forceinline__ void qv_chains(const Args& p, const Block& b, const std::uint8_t* smem, u32 (&Q)[6][4][2],
+                                          u32 (&V)[6][4][2]) {
+#pragma unroll
+  for (int mi = 0; mi < 6; ++mi)
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt) Q[mi][nt][0] = Q[mi][nt][1] = V[mi][nt][0] = V[mi][nt][1] = 0;  // C = %r11547 = 0
+#pragma unroll
+  for (int ks = 0; ks < 5; ++ks) {
+    u32 a[6][4];
+#pragma unroll
+    for (int mi = 0; mi < 6; ++mi) {
+      const uint4 v = *reinterpret_cast<const uint4*>(smem + 512 * (5 * mi + ks) + 16 * b.lane);
+      a[mi][0] = v.x, a[mi][1] = v.y, a[mi][2] = v.z, a[mi][3] = v.w;
+    }
+#pragma unroll
+    for (int chain = 0; chain < 2; ++chain) {  // phase 2ks+1 (Q), then phase 2ks+2 (V)
+      const std::uint32_t base = (chain == 0 ? wmap::wq(b.z) : wmap::wv(b.z)) + 1024u * ks;
+      u32(&D)[6][4][2] = chain == 0 ? Q : V;
+#pragma unroll
+      for (int tile = 0; tile < 2; ++tile) {
+        const BPair bp = load_b_pair(p.weights + base + 512u * tile, b.lane);
+#pragma unroll
+        for (int mi = 0; mi < 6; ++mi) {
+          mma_acc(D[mi][2 * tile], a[mi], bp.lo);
+          mma_acc(D[mi][2 * tile + 1], a[mi], bp.hi);
+        }
+      }
+    }
+  }
+}
+
+// E11 steps 1..5 (facts C4): the cubic exponent of an f16x2 pair of scores.
+__device__ __forceinline__ u32 e11_expval(u32 s) {
+  u32 m = ptx::mul_f16x2(s, dup(0x2466));  // 0.017181396484375
+  m = ptx::max_f16x2(m, dup(0xB873));      // -0.55615234375
+  m = ptx::min_f16x2(m, dup(0x3873));      // +0.55615234375
+  const u32 tt = ptx::fma_f16x2(m, ptx::neg_f16x2(m), dup(0x3B6B));  // m*(-m) + 0.92724609375
+  const u32 u = ptx::fma_f16x2(m, tt, dup(0x3D80));                  // m*tt + 1.375
+  return (u << 5) & 0x7FE07FE0u;  // each half's mantissa becomes its exponent (step 5)
+}
+
+// E11 steps 6..9 for one row half: the row sum (even/odd n-tile tree, butterflies, lo + hi), its
+// reciprocal (cvt.f32.f16 -> rcp.approx.ftz.f32 -> cvt.rn.f16.f32) and the probabilities.
+__device__ __forceinline__ void e11_row(u32 (&e)[12][2], int rh) {
+  auto add = [](u32 a, u32 c) { return ptx::add_f16x2(a, c); };
+  const u32 even = add(add(add(e[0][rh], e[2][rh]), add(e[4][rh], e[6][rh])), add(e[8][rh], e[10][rh]));
+  const u32 odd = add(add(add(e[1][rh], e[3][rh]), add(e[5][rh], e[7][rh])), add(e[9][rh], e[11][rh]));
+  const u32 s = add(even, odd);
+  const u32 u = add(s, ptx::shfl_bfly(s, 1));
+  const u32 v = add(u, ptx::shfl_bfly(u, 2));
+  const u16 sum = ptx::add_f16(lo(v), hi(v));
+  const u16 rcp = ptx::cvt_rn_f16_f32(ptx::rcp_approx_ftz(ptx::cvt_f32_f16(sum)));
+#pragma unroll
+  for (int nb = 0; nb < 12; ++nb) e[nb][rh] = ptx::mul_f16x2(e[nb][rh], dup(rcp));
+}
+
+// Phase 11 for query m-tile mi (facts C3): S = mma(q8(Q rows) . q8(Q keys), score bias of head z).
+// E10's packs: A = q8(Q[mi]) and B for key n-tile nb = q8(Q) rows 8nb..8nb+7.
+__device__ __forceinline__ void score_phase(const Args& p, const Block& b, int mi, const u32 (&aq)[4],
+                                            const u32 (&bq)[12][2], u32 (&S)[12][2]) {
+  const std::uint32_t bias = wmap::score_bias(b.z);
+#pragma unroll
+  for (int nbp = 0; nbp < 6; ++nbp) {
+    // one 16-byte load = the C seeds of n-tiles 2nbp (rh 0, 1) and 2nbp+1 (layout/tables.hpp)
+    const uint4 c = ld_v4(p.weights, layout::score_bias_word_offset(bias, mi, 2 * nbp, 0, b.lane));
+    S[2 * nbp][0] = c.x, S[2 * nbp][1] = c.y, S[2 * nbp + 1][0] = c.z, S[2 * nbp + 1][1] = c.w;
+  }
+#pragma unroll
+  for (int nb = 0; nb < 12; ++nb) mma_acc(S[nb], aq, bq[nb]);
+}
+static_assert(layout::score_bias_word_offset(0, 0, 0, 1, 0) == 4 && layout::score_bias_word_offset(0, 0, 1, 0, 0) == 8 &&
+                  layout::score_bias_word_offset(0, 0, 1, 1, 0) == 12,
+              "phase 11's C seeds: the four words of one lane's 16 bytes");
+
+// Phase 12 for m-tile mi (facts C5): O = q8(P) q8(V) over 3 chained k-steps from 0. B = q8(V)
+// transposed by movmatrix (E11(f)), prepared once per head in vt.
+__device__ __forceinline__ void pv_phase(const u32 (&P)[12][2], const u32 (&vt)[3][4][2], u32 (&O)[4][2]) {
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt) O[nt][0] = O[nt][1] = 0;
+#pragma unroll
+  for (int ks = 0; ks < 3; ++ks) {
+    u32 a[4];
+    repack_a(P, ks, a);
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt) mma_acc(O[nt], a, vt[ks][nt]);
+  }
+}
+
+// E11(f)/(g): q8(V) as phase 12's B operands. An 8x8 block (keys 8a.., columns 8nt..) of V sits
+// in D register rh = a & 1 of m-tile a >> 1; movmatrix.trans gives lane (g, t) keys 8a+2t, +1 of
+// column 8nt+g, which are bytes 0,1 (a = 4ks + b) or 2,3 (a = 4ks + 2 + b) of B register b.
+__device__ __forceinline__ void v_transpose(const u32 (&V)[6][4][2], u32 (&vt)[3][4][2]) {
+#pragma unroll
+  for (int ks = 0; ks < 3; ++ks)
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int a0 = 4 * ks + repack_nt(r, 0), a1 = 4 * ks + repack_nt(r, 1);
+        vt[ks][nt][r] = pack_q8(ptx::movmatrix_trans(V[a0 >> 1][nt][a0 & 1]), ptx::movmatrix_trans(V[a1 >> 1][nt][a1 & 1]));
+      }
+}
+
+// Phases 1..12 of head z, E10..E12's packs; returns q8(O) as the four A operands of m-tiles 0..3
+// (phase 13 + z's A, staged by e12_stage).
+__device__ __forceinline__ void attention(const Args& p, const Block& b, const std::uint8_t* smem, u32 (&ao)[4][4]) {
+  u32 aq[4][4], bq[12][2], vt[3][4][2];
+  {
+    u32 Q[6][4][2], V[6][4][2];
+    qv_chains(p, b, smem, Q, V);
+    // E10: q8(D9) packed as phase 11's A (query m-tiles 0..3) and B (keys 0..95).
+#pragma unroll
+    for (int mi = 0; mi < 4; ++mi) repack_a(Q[mi], 0, aq[mi]);
+#pragma unroll
+    for (int nb = 0; nb < 12; ++nb) repack_b_rows(Q[nb >> 1], nb & 1, bq[nb]);
+    v_transpose(V, vt);
+  }
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi) {
+    u32 S[12][2];
+    score_phase(p, b, mi, aq[mi], bq, S);
+#pragma unroll
+    for (int nb = 0; nb < 12; ++nb)
+#pragma unroll
+      for (int rh = 0; rh < 2; ++rh) S[nb][rh] = e11_expval(S[nb][rh]);
+    e11_row(S, 0);
+    e11_row(S, 1);
+    u32 O[4][2];
+    pv_phase(S, vt, O);
+    repack_a(O, 0, ao[mi]);  // E12 steps 1..2: q8(D12)
+  }
+}
+
+// E12 (facts A8.4): head z's m-tile mi at 2048 z + 512 mi + 16 lane (after the barrier that ends
+// phases 1..10's reads of the staged input).
+__device__ __forceinline__ void e12_stage(const Block& b, const u32 (&ao)[4][4], std::uint8_t* smem) {
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi)
+    *reinterpret_cast<uint4*>(smem + 2048 * b.z + 512 * mi + 16 * b.lane) = make_uint4(ao[mi][0], ao[mi][1], ao[mi][2], ao[mi][3]);
+}
+
+// ---- output projection (golden out_projection.cpp): E12 step 5, phases 13..20 ----
+// Warp z < 4, token rows 16z..16z+15: C13 = f16(T1 + x), then phase 13+j adds head j's staged
+// q8(O) (m-tile z) times Wo_j, chained over j.
+__device__ __forceinline__ void out_projection(const Args& p, const Block& b, const std::uint8_t* smem,
+                                               const u32 (&x)[20][2], u32 (&D)[20][2]) {
+#pragma unroll
+  for (int nt = 0; nt < 20; ++nt) {
+    const u32 t1 = ld_u32(p.weights, seed_word_offset(wmap::t1, nt, b.t));
+    D[nt][0] = ptx::add_f16x2(t1, x[nt][0]);
+    D[nt][1] = ptx::add_f16x2(t1, x[nt][1]);
+  }
+#pragma unroll 1
+  for (int j = 0; j < 8; ++j) {
+    const uint4 v = *reinterpret_cast<const uint4*>(smem + 2048 * j + 512 * b.z + 16 * b.lane);
+    const u32 a[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int tile = 0; tile < 10; ++tile) {
+      const BPair bp = load_b_pair(p.weights + wmap::wo(j) + 512u * tile, b.lane);
+      mma_acc(D[2 * tile], a, bp.lo);
+      mma_acc(D[2 * tile + 1], a, bp.hi);
+    }
+  }
+}
+
+// ---- E20 (golden rms_norm.cpp e20_norm), facts C8 ----
+// N = f16(D20 * f16(inv * g2)) packed as q8(N) (phase 21..59's A, 5 k-slices), and C22 =
+// f16(T3 + D20) (E21 step: phase 22's C, reading e21-residual = d20) written over D.
+__device__ __forceinline__ void e20_norm(const Args& p, const Block& b, u32 (&D)[20][2], u32 (&nq)[5][4]) {
+  constexpr u16 kEps = 0x0800;  // 2^-13, facts C8.4
+  u16 inv[2];
+#pragma unroll
+  for (int rh = 0; rh < 2; ++rh) inv[rh] = rms_inverse(rms_sum_of_squares(D, rh, kR.e20_sum_tree), kEps);
+  {
+    u32 n[20][2];
+    rms_scale(p.weights, wmap::g2, b, D, inv, n);
+#pragma unroll
+    for (int s = 0; s < 5; ++s) repack_a(n, s, nq[s]);
+  }
+#pragma unroll
+  for (int nt = 0; nt < 20; ++nt) {
+    const u32 t3 = ld_u32(p.weights, seed_word_offset(wmap::t3, nt, b.t));
+    D[nt][0] = ptx::add_f16x2(t3, D[nt][0]);
+    D[nt][1] = ptx::add_f16x2(t3, D[nt][1]);
+  }
+}
+
+// ---- MLP (golden mlp.cpp), facts C9..C11 ----
+// E21's clamped cubic activation (facts C10) of an f16x2 pair: y = clamp(y0, -2, 2),
+// gate = 0.5 + y (0.412109375 - 0.0810546875 |y|), out = y0 gate; each op one f16 rounding.
+__device__ __forceinline__ u32 activation(u32 y0) {
+  const u32 y = ptx::min_f16x2(ptx::max_f16x2(y0, dup(0xC000)), dup(0x4000));
+  const u32 s = ptx::mul_f16x2(dup(0x2D30), ptx::abs_f16x2(y));
+  const u32 d = ptx::sub_f16x2(dup(0x3698), s);
+  const u32 h = ptx::mul_f16x2(y, d);
+  const u32 gate = ptx::add_f16x2(dup(0x3800), h);
+  return ptx::mul_f16x2(y0, gate);
+}
+
+// Chunk c: odd phase 21+2c (4 chains x 5 k-steps over banded W1_c, C = b1_c records), its
+// activation, and even phase 22+2c (one k-step, B = W2_c, chained in D).
+__device__ __forceinline__ void mlp_chunk(const Args& p, const Block& b, int c, const u32 (&nq)[5][4], u32 (&D)[20][2]) {
+  const std::uint8_t* W = p.weights;
+  u32 H[4][2];
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt) H[nt][0] = H[nt][1] = ld_u32(W, seed_word_offset(wmap::b1(c), nt, b.t));
+#pragma unroll
+  for (int s = 0; s < 5; ++s)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {  // chains 0/1 (n < 16): tiles 0..4; chains 2/3: tiles 5..9
+      const BPair bp = load_b_pair(W + layout::waddr_banded(wmap::w1(c), s, 0, 16 * half), b.lane);
+      mma_acc(H[2 * half], nq[s], bp.lo);
+      mma_acc(H[2 * half + 1], nq[s], bp.hi);
+    }
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt) H[nt][0] = activation(H[nt][0]), H[nt][1] = activation(H[nt][1]);
+  u32 a[4];
+  repack_a(H, 0, a);
+#pragma unroll
+  for (int tile = 0; tile < 10; ++tile) {
+    const BPair bp = load_b_pair(W + wmap::w2(c) + 512u * tile, b.lane);
+    mma_acc(D[2 * tile], a, bp.lo);
+    mma_acc(D[2 * tile + 1], a, bp.hi);
+  }
+}
+
+// ---- E60 (golden arena_scatter.cpp), facts C13 ----
+// q8(D60) as phase 61's 20 A registers, each also stored to the output arena at pixel
+// (x0 + g, y0 + 2z + row_half), word d of plane q (arena_slot), when the pixel is in the frame.
+__device__ __forceinline__ void e60_scatter(const Args& p, const Block& b, const u32 (&D)[20][2], u32 (&a61)[5][4]) {
+  const layout::PlaneArena pa{b.ex, b.ey};
+#pragma unroll
+  for (int q = 0; q < 5; ++q) {
+    repack_a(D, q, a61[q]);
+#pragma unroll
+    for (int o = 0; o < 4; ++o) {
+      const golden::ArenaSlot slot = golden::arena_slot(kR.arena_order, o, b.t);
+      const int x = b.x0 + b.g, y = b.y0 + 2 * b.z + slot.row_half;
+      if (pa.in_frame(x, y)) *reinterpret_cast<u32*>(p.output_arena + 4 * pa.word_index(q, x, y, slot.word)) = a61[q][o];
+    }
+  }
+}
+
+// ---- phase 61 and E61 (golden kpn_filter.cpp), facts C12, C14 ----
+// 2 chains (n-tiles 0, 1) x 5 k-steps over W61 + 512 s, seeded with the b61 records.
+__device__ __forceinline__ void phase61(const Args& p, const Block& b, const u32 (&a61)[5][4], u32 (&L)[2][2]) {
+#pragma unroll
+  for (int nt = 0; nt < 2; ++nt) L[nt][0] = L[nt][1] = ld_u32(p.weights, seed_word_offset(wmap::b61, nt, b.t));
+#pragma unroll
+  for (int s = 0; s < 5; ++s) {
+    const BPair bp = load_b_pair(p.weights + wmap::w61 + 512u * s, b.lane);
+    mma_acc(L[0], a61[s], bp.lo);
+    mma_acc(L[1], a61[s], bp.hi);
+  }
+}
+
+// E61(a) (facts C14.1): record r = token row r, 6 words; word t from n-tile 0, word t + 4 from
+// n-tile 1 for t <= 1 (reading e61-record-guard), in the PTX's store order.
+__device__ __forceinline__ void e61_records(const Block& b, const u32 (&L)[2][2], u32* rec) {
+#pragma unroll
+  for (int rh = 0; rh < 2; ++rh) {
+    const int r = 16 * b.z + b.g + 8 * rh;
+    rec[6 * r + b.t] = L[0][rh];
+    if (b.t <= 1) rec[6 * r + b.t + 4] = L[1][rh];
+  }
+}
+
+// E61(b)..(e) for thread T < 64: pixel (x0 + (T&7), y0 + (T>>3)). Softmax over the 10 logits
+// (a real maximum; e_i = ex2.approx.ftz(f32(l_i - max) * log2 e); sequential f32 sum;
+// rinv = div.approx.ftz(1, sum); w_i = f16(e_i) * f16(rinv)), 9 texel taps (model/index_maps.hpp),
+// per channel 4 fma.f16x2 over tap pairs from 0, lo + hi, a scalar fma with tap 8; sust.
+__device__ __forceinline__ void e61_pixel(const Args& p, const Block& b, int T, const u32* rec) {
+  const int X = b.x0 + (T & 7), Y = b.y0 + (T >> 3);
+  if (X < 0 || Y < 0 || X >= b.ex || Y >= b.ey) return;
+  u32 l[5];
+#pragma unroll
+  for (int i = 0; i < 5; ++i) l[i] = rec[6 * T + i];
+  const u32 m2 = ptx::max_f16x2(ptx::max_f16x2(ptx::max_f16x2(l[0], l[1]), ptx::max_f16x2(l[2], l[3])), l[4]);
+  const u16 mx = ptx::max_f16(lo(m2), hi(m2));
+  float e[10];
+#pragma unroll
+  for (int i = 0; i < 5; ++i) {
+    const u32 d = ptx::sub_f16x2(l[i], dup(mx));
+    e[2 * i] = ptx::ex2_approx_ftz(ptx::mul_ftz(ptx::cvt_f32_f16(lo(d)), __int_as_float(0x3FB8AA3B)));
+    e[2 * i + 1] = ptx::ex2_approx_ftz(ptx::mul_ftz(ptx::cvt_f32_f16(hi(d)), __int_as_float(0x3FB8AA3B)));
+  }
+  float sum = e[0];
+#pragma unroll
+  for (int i = 1; i < 10; ++i) sum = ptx::add_ftz(sum, e[i]);
+  const float rinv = ptx::div_approx_ftz(1.0f, sum);
+  const u16 r16 = ptx::cvt_rn_f16_f32(rinv);
+  u32 w[5];  // f16x2 (w_2i, w_2i+1)
+#pragma unroll
+  for (int i = 0; i < 5; ++i)
+    w[i] = ptx::mul_f16x2(static_cast<u32>(ptx::cvt_rn_f16_f32(e[2 * i])) | (static_cast<u32>(ptx::cvt_rn_f16_f32(e[2 * i + 1])) << 16),
+                          dup(r16));
+  ptx::F16x4 tv[9];
+#pragma unroll
+  for (int i = 0; i < 9; ++i) {
+    const golden::PixelXY tap = golden::e61_tap(kR.e61_border, kR.e61_tap_map, X, Y, b.ex, b.ey, i);
+    tv[i] = ptx::tex_fetch(p.texture, tap.x, tap.y);
+  }
+  u16 out[3];
+#pragma unroll
+  for (int ch = 0; ch < 3; ++ch) {
+    u32 acc = 0;
+#pragma unroll
+    for (int pr = 0; pr < 4; ++pr) {
+      const u32 taps = static_cast<u32>(tv[2 * pr].v[ch]) | (static_cast<u32>(tv[2 * pr + 1].v[ch]) << 16);
+      acc = ptx::fma_f16x2(taps, w[pr], acc);
+    }
+    out[ch] = ptx::fma_f16(tv[8].v[ch], lo(w[4]), ptx::add_f16(lo(acc), hi(acc)));
+  }
+  ptx::surf_store(p.surface, 8 * X, Y, out[0], out[1], out[2], 0);  // x in bytes: 8 per RGBA16F texel
+}
+
+}  // namespace
+}  // namespace enc5::cuda
+
+using namespace enc5::cuda;
+
+extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc5_kernel(const Enc5Params params) {
+  __shared__ __align__(16) std::uint8_t smem[kSharedBytes];
+  const Args p{params.input_arena, params.weights, params.output_arena, params.texture, params.surface};
+  Block b;
+  b.ex = static_cast<int>(params.ex);
+  b.ey = static_cast<int>(params.ey);
+  b.x0 = 8 * static_cast<int>(blockIdx.x) - params.block_offset_x;  // facts A5
+  b.y0 = 8 * static_cast<int>(blockIdx.y) - params.block_offset_y;
+  b.z = static_cast<int>(threadIdx.z);
+  b.lane = static_cast<int>(threadIdx.x);
+  b.g = b.lane >> 2;
+  b.t = b.lane & 3;
+
+  // Prologue: warps 0..3 stage m-tile z (and 0, 1 also m-tiles 4, 5); warp z keeps m-tile z's
+  // decoded input x for phase 13's C (facts A7, A8.1).
+  u32 x[20][2];
+  if (b.z < 4) {
+    prologue(p, b, b.z, x, smem);
+    if (b.z < 2) {
+      u32 halo[20][2];
+      prologue(p, b, 4 + b.z, halo, smem);
+    }
+  }
+  __syncthreads();  // s7506
+
+  u32 ao[4][4];
+  attention(p, b, smem, ao);  // phases 1..12: all 8 warps, warp z = head z
+  __syncthreads();            // s11968: every warp's phases 1..10 are done with the staged input
+  e12_stage(b, ao, smem);
+  __syncthreads();            // s12026
+  // Warps 4..7 have no more work (the original exits them, facts A7); here they stay to pass the
+  // E61 barriers, so every barrier is a plain full-CTA bar.sync.
+
+  u32 L[2][2];
+  if (b.z < 4) {
+    u32 D[20][2];
+    out_projection(p, b, smem, x, D);  // phases 13..20
+    u32 nq[5][4];
+    e20_norm(p, b, D, nq);             // E20 (and E21's C22 seed in D)
+#pragma unroll 1
+    for (int c = 0; c < 20; ++c) mlp_chunk(p, b, c, nq, D);  // phases 21..60
+    u32 a61[5][4];
+    e60_scatter(p, b, D, a61);         // E60
+    phase61(p, b, a61, L);             // phase 61
+  }
+  u32* rec = reinterpret_cast<u32*>(smem);
+  __syncthreads();  // s20066: phases 13..20 are done reading the E12 staging
+  if (b.z < 4) e61_records(b, L, rec);
+  __syncthreads();  // s20100
+  const int T = b.lane + 32 * b.z;
+  if (T < 64) e61_pixel(p, b, T, rec);
+}
