@@ -5,6 +5,8 @@
 # message. The sm_89 PTX is checked in (src/cuda/generated/) so that the PTX-interpreter proof
 # runs without nvcc; the test cuda_ptx_up_to_date regenerates and compares it when nvcc exists.
 set(ENC5_CUDA_PTX_CHECKED_IN ${CMAKE_SOURCE_DIR}/src/cuda/generated/enc5_kernel.sm_89.ptx)
+# The trace build (ENC5_CUDA_TRACE: stage values to a buffer, src/cuda/trace_stages.hpp).
+set(ENC5_CUDA_TRACE_PTX_CHECKED_IN ${CMAKE_SOURCE_DIR}/src/cuda/generated/enc5_kernel_trace.sm_89.ptx)
 set(ENC5_CUDA_ARCHS 89 90 120)
 find_program(ENC5_NVCC nvcc HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES bin)
 find_program(ENC5_PTXAS ptxas HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES bin)
@@ -23,7 +25,14 @@ if(ENC5_NVCC AND ENC5_PTXAS)
     DEPENDS ${ENC5_CUDA_DEPS}
     COMMENT "nvcc: src/cuda/enc5_kernel.cu -> PTX sm_89"
     VERBATIM)
-  set(ENC5_CUDA_OUTPUTS ${ENC5_CUDA_PTX})
+  set(ENC5_CUDA_TRACE_PTX ${ENC5_CUDA_DIR}/enc5_kernel_trace.sm_89.ptx)
+  add_custom_command(OUTPUT ${ENC5_CUDA_TRACE_PTX}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${ENC5_CUDA_DIR}
+    COMMAND ${ENC5_NVCC} ${ENC5_NVCC_FLAGS} -DENC5_CUDA_TRACE=1 ${CMAKE_SOURCE_DIR}/src/cuda/enc5_kernel.cu -o ${ENC5_CUDA_TRACE_PTX}
+    DEPENDS ${ENC5_CUDA_DEPS}
+    COMMENT "nvcc: src/cuda/enc5_kernel.cu (trace build) -> PTX sm_89"
+    VERBATIM)
+  set(ENC5_CUDA_OUTPUTS ${ENC5_CUDA_PTX} ${ENC5_CUDA_TRACE_PTX})
   foreach(arch ${ENC5_CUDA_ARCHS})
     set(cubin ${ENC5_CUDA_DIR}/enc5_kernel.sm_${arch}.cubin)
     add_custom_command(OUTPUT ${cubin} ${ENC5_CUDA_DIR}/enc5_kernel.sm_${arch}.resources.txt
@@ -38,7 +47,8 @@ if(ENC5_NVCC AND ENC5_PTXAS)
   # Refreshes the checked-in PTX after a kernel change: cmake --build build/release -t enc5_cuda_update_ptx
   add_custom_target(enc5_cuda_update_ptx
     COMMAND ${CMAKE_COMMAND} -E copy ${ENC5_CUDA_PTX} ${ENC5_CUDA_PTX_CHECKED_IN}
-    DEPENDS ${ENC5_CUDA_PTX}
+    COMMAND ${CMAKE_COMMAND} -E copy ${ENC5_CUDA_TRACE_PTX} ${ENC5_CUDA_TRACE_PTX_CHECKED_IN}
+    DEPENDS ${ENC5_CUDA_PTX} ${ENC5_CUDA_TRACE_PTX}
     COMMENT "copy the regenerated PTX to src/cuda/generated/")
 else()
   message(STATUS "CUDA kernel: nvcc/ptxas not found, its PTX and cubins are not built (the interpreter proof uses the checked-in src/cuda/generated/enc5_kernel.sm_89.ptx)")
