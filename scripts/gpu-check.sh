@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# gpu-check: the CUDA kernel (src/cuda) on the GPU this machine has, in one run (issue 13).
+#   1. builds enc5, the kernel's PTX and cubins and the launcher enc5-gpu (build/gpu);
+#   2. checks the device's own FP8 mma against the numerics core (random 32-term m16n8k32 tiles);
+#   3. runs the demo, stress, odd-extent and block-offset frames on the GPU and compares them
+#      byte for byte with the golden model (enc5 run --engine golden) under the profile that
+#      models the device (sm_89 -> ada, sm_90/sm_100 -> hopper);
+#   4. times the kernel (ms per frame) for the real, 1080p and 4K geometries against the CPU
+#      engine in the same run;
+# and prints a summary to paste into docs/performance.md. Without an NVIDIA GPU it says so and
+# exits 0. Usage: bash scripts/gpu-check.sh [--keep]   (work files in build/gpu-check; ~2-4 min)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+  echo "gpu-check: nvidia-smi not found: no NVIDIA GPU on this machine, nothing to check (exit 0)."
+  exit 0
+fi
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  echo "gpu-check: nvidia-smi lists no GPU: nothing to check (exit 0)."
+  exit 0
+fi
+
+BUILD=build/gpu
+WORK=build/gpu-check
+rm -rf "$WORK"
+mkdir -p "$WORK"
+jobs=$(nproc)
+
+echo "== build (enc5, kernel PTX/cubins, enc5-gpu) in $BUILD"
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DENC5_BUILD_TESTS=OFF -DENC5_BUILD_BENCH=OFF -DENC5_BUILD_PYTHON=OFF >"$WORK/cmake.log" 2>&1 ||
+  { cat "$WORK/cmake.log"; exit 1; }
+cmake --build "$BUILD" -j"$jobs" -t enc5 -t enc5-gpu -t enc5_cuda >"$WORK/build.log" 2>&1 || { tail -50 "$WORK/build.log"; exit 1; }
+E="$BUILD/enc5"
+G="$BUILD/enc5-gpu"
+grep -h "enc5 CUDA kernel sm_" "$WORK/build.log" | sed 's/^-- //' >"$WORK/resources.txt" || true
+
+info=$("$G" info)
+echo "$info"
+sm=$(echo "$info" | sed -n 's/.*(sm_\([0-9]*\)).*/\1/p')
+profile=$(echo "$info" | sed -n 's/^profile: \([a-z]*\)$/\1/p')
+module="$BUILD/cuda/enc5_kernel.sm_${sm}.cubin"
+if [ ! -f "$module" ]; then
+  module="$BUILD/cuda/enc5_kernel.sm_89.ptx"  # no cubin for this target: the driver JITs the PTX
+fi
+compare_profile="$profile"
+note=""
+if [ -z "$profile" ]; then
+  compare_profile=ada
+  note="sm_$sm has no enc5 profile: compared against ada (differences are the device's, not a kernel bug)"
+elif ! "$E" eval fma.rn.f16 0x3c00 0x3c00 0x0000 --profile "$profile" >/dev/null 2>&1; then
+  compare_profile=ada
+  note="this enc5 has no '$profile' profile yet: compared against ada"
+fi
+[ -n "$note" ] && echo "note: $note"
+
+summary="$WORK/summary.txt"
+{
+  echo "### gpu-check $(date -u +%Y-%m-%d) on $(echo "$info" | head -1 | sed 's/^device: //')"
+  echo
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), module $(basename "$module"), golden profile $compare_profile${note:+ ($note)}"
+  echo
+  echo "resources (ptxas -v):"
+  sed 's/^/  /' "$WORK/resources.txt"
+  echo
+} >"$summary"
+
+echo "== FP8 mma harness (device mma vs the numerics core, $compare_profile)"
+set +e
+mma_line=$("$G" mma-check --tiles 4096 --seed 1 --profile "$compare_profile")
+mma_rc=$?
+set -e
+echo "$mma_line"
+echo "$mma_line" | sed 's/^/  /' >>"$summary"
+
+echo "== frames: GPU vs golden model"
+fails=0
+# name | enc5 run options (inputs) | ex ey | block offset
+frames=(
+  "demo||40 23|0,0"
+  "stress|--stress|40 23|0,0"
+  "odd|--seed 5 --ex 37 --ey 21|37 21|0,0"
+  "offset|--seed 6 --stress --ex 29 --ey 19 --block-offset 3,5|29 19|3,5"
+)
+echo >>"$summary"
+echo "| frame | extents | offset | arena | surface |" >>"$summary"
+echo "|---|---|---|---|---|" >>"$summary"
+for f in "${frames[@]}"; do
+  IFS='|' read -r name opts ext off <<<"$f"
+  read -r ex ey <<<"$ext"
+  gold="$WORK/$name/golden"
+  gpu="$WORK/$name/gpu"
+  # shellcheck disable=SC2086
+  "$E" run -o "$gold" --save-inputs --engine golden --profile "$compare_profile" $opts >"$WORK/$name.golden.log" 2>&1
+  "$G" run --module "$module" --frame "$gold" --ex "$ex" --ey "$ey" --block-offset "$off" -o "$gpu" >"$WORK/$name.gpu.log" 2>&1 ||
+    { cat "$WORK/$name.gpu.log"; exit 1; }
+  ra="equal"
+  rs="equal"
+  "$E" diff "$gold/arena.bin" "$gpu/arena.bin" --ex "$ex" --ey "$ey" >"$WORK/$name.diff-arena.txt" 2>&1 || { ra="DIFFERENT"; fails=$((fails + 1)); }
+  "$E" diff "$gold/surface.exr" "$gpu/surface.exr" >"$WORK/$name.diff-surface.txt" 2>&1 || { rs="DIFFERENT"; fails=$((fails + 1)); }
+  echo "  $name (${ex}x${ey}, offset $off): arena $ra, surface $rs"
+  echo "| $name | ${ex}x${ey} | $off | $ra | $rs |" >>"$summary"
+done
+
+echo "== timing: GPU kernel vs CPU engine (ms per frame)"
+echo >>"$summary"
+echo "| geometry | tokens | GPU kernel ms/frame | CPU fast engine ms/frame ($(nproc) threads) |" >>"$summary"
+echo "|---|---|---|---|" >>"$summary"
+for geo in "real 40 23" "1080p 60 34" "4k 120 68"; do
+  read -r gname ex ey <<<"$geo"
+  dir="$WORK/time-$gname"
+  "$E" run -o "$dir" --save-inputs --ex "$ex" --ey "$ey" >/dev/null 2>&1
+  gms=$("$G" run --module "$module" --frame "$dir" --ex "$ex" --ey "$ey" --repeat 50 -o "$dir/gpu" | sed -n 's/.*; \([0-9.]*\) ms per frame.*/\1/p')
+  cms=$("$E" bench --geometry "$gname" --profile ada --no-golden --no-reference --reps 3 2>/dev/null |
+    awk -v g="$gname" '$1 == g && $4 == "fast" { if (min == "" || $7 < min) min = $7 } END { print min }')
+  echo "  $gname (${ex}x${ey} tokens): GPU $gms ms, CPU $cms ms"
+  echo "| $gname | ${ex}x${ey} | $gms | $cms |" >>"$summary"
+done
+
+echo
+echo "================ summary (paste into docs/performance.md) ================"
+cat "$summary"
+echo "=========================================================================="
+if [ "$mma_rc" -ne 0 ] || [ "$fails" -ne 0 ]; then
+  echo "gpu-check: $fails output(s) differ, mma harness exit $mma_rc (details in $WORK)"
+  exit 1
+fi
+echo "gpu-check: all outputs byte-identical to the golden model ($compare_profile)"
