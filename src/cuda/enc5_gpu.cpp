@@ -29,6 +29,7 @@
 #include "cuda/launch_check.hpp"
 #include "io/arena_io.hpp"
 #include "io/frame_io.hpp"
+#include "io/weight_file.hpp"
 #include "model/weight_image.hpp"
 #include "numerics/mma.hpp"
 #include "numerics/profile.hpp"
@@ -274,7 +275,7 @@ int cmd_run(int argc, char** argv) {
   const fs::path fd(frame_dir);
   const std::vector<std::uint8_t> input = enc5::read_plane_arena((fd / "input_arena.bin").string(), ex, ey);
   const enc5::Texture tex = enc5::texture_from_exr((fd / "texture.exr").string());
-  const enc5::WeightImage weights = fs::exists(fd / "weights.bin") ? enc5::WeightImage::load((fd / "weights.bin").string())
+  const enc5::WeightImage weights = fs::exists(fd / "weights.bin") ? enc5::load_weight_image((fd / "weights.bin").string())
                                                                    : enc5::default_weights();
   if (tex.width < ex || tex.height < ey) throw Error("texture.exr is smaller than the frame");
 
