@@ -4,6 +4,8 @@
 //   * single instructions with expected results worked out by hand from numerics.md;
 //   * bad input: non-zero exit status, nothing on stdout, a message on stderr naming the problem.
 #include <gtest/gtest.h>
+
+#include "ci_skip.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -109,7 +111,7 @@ class EvalCliAda : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why;
-    if (!enc5_test::load_ada_mma_cases(cases_, why)) GTEST_SKIP() << why;
+    if (!enc5_test::load_ada_mma_cases(cases_, why)) ENC5_SKIP_UNLESS_CI() << why;
     for (std::size_t i = 0; i < cases_.size(); ++i) input_ += mma_line(cases_[i], i % 2 == 1) + "\n";
   }
   std::vector<enc5_test::AdaMmaCase> cases_;

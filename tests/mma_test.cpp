@@ -8,6 +8,8 @@
 //   * the matrix form against the fragment form, chained over 5 k-steps.
 #include <gtest/gtest.h>
 
+#include "ci_skip.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -234,7 +236,7 @@ class AdaMeasurements : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why;
-    if (!enc5_test::load_ada_mma_cases(cases_, why)) GTEST_SKIP() << why;
+    if (!enc5_test::load_ada_mma_cases(cases_, why)) ENC5_SKIP_UNLESS_CI() << why;
   }
   std::vector<AdaMmaCase> cases_;
 };

@@ -5,6 +5,8 @@
 // those tests is that the interpreter routes the registers to it correctly).
 #include <gtest/gtest.h>
 
+#include "ci_skip.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -428,7 +430,7 @@ TEST(PtxCollective, MmaFragmentsMatchNumericsBothProfiles) {
 TEST(PtxCollective, MmaReproducesAdaMeasurements) {
   std::vector<enc5_test::AdaMmaCase> cases;
   std::string why;
-  if (!enc5_test::load_ada_mma_cases(cases, why)) GTEST_SKIP() << why;
+  if (!enc5_test::load_ada_mma_cases(cases, why)) ENC5_SKIP_UNLESS_CI() << why;
   if (std::getenv("ENC5_TEST_SCALE") && std::string(std::getenv("ENC5_TEST_SCALE")) == "small") cases.resize(std::min<std::size_t>(cases.size(), 200));
   // A's row 0 and B's column 0 live in lanes 0..3 (g = 0): A reg0 = A[0][4t..], reg2 = A[0][16+4t..],
   // B reg0 = B[4t..][0], reg1 = B[16+4t..][0]; C/D element [0][0] is lane 0's reg0 low half.
