@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Configures and builds one CMake preset (default: release). Usage: scripts/build.sh [PRESET]
+# Says what it is doing, step by step; ninja's progress is shown as it comes (on a terminal one
+# line that updates: "[N/M] Building ...").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
+echo "enc5: checking the Debian packages the build needs (scripts/deps.sh)" >&2
 bash scripts/deps.sh
+echo "enc5: configuring (cmake --preset $preset, into build/$preset)" >&2
 cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset" -- -j"$(nproc)" | grep -v '^\[' || true
-test "${PIPESTATUS[0]}" -eq 0
+echo "enc5: building (cmake --build --preset $preset; the first build takes about 5 minutes on 2 cores, later ones seconds)" >&2
+cmake --build --preset "$preset" -- -j"$(nproc)"
+echo "enc5: build done: build/$preset" >&2

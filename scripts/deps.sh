@@ -9,6 +9,8 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "enc5: installing missing Debian packages: ${missing[*]}" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "enc5: apt-get update" >&2
+  $sudo apt-get update
+  echo "enc5: apt-get install ${missing[*]}" >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
 fi

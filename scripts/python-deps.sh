@@ -12,8 +12,8 @@ if [ "${1:-}" = "--with-demo" ]; then pip_packages+=("matplotlib>=3.5:matplotlib
 apt_install() {
   echo "enc5: installing missing Debian packages: $*" >&2
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  $sudo apt-get update
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "$@"
 }
 
 if ! command -v "$py" >/dev/null; then apt_install python3 python3-dev python3-pip; py=python3; fi

@@ -75,7 +75,8 @@ options:
                             record these stages of one block (needs --block)
   --block X,Y               the block (ctaid) to trace
   --preview                 also write surface.png (tone-mapped) and arena_plane0..4.png (heat
-                            maps of the output arena's planes)
+                            maps of the output arena's planes), each texel drawn as up to 8x8
+                            pixels (nearest) so that the larger side is at most 512 pixels
   --sequence DIR            run every frame folder in DIR (sorted by name): each holds
                             input_arena.bin and optionally texture.exr and weights.bin (the
                             files --save-inputs writes); outputs go to OUT/<folder name>/, and a
@@ -83,6 +84,9 @@ options:
   --save-inputs             also write the inputs used (input_arena.bin, texture.exr,
                             weights.bin) so the run can be repeated with files
   -h, --help                this text
+
+Re-running into the same folder removes the previous run's previews and trace when this run
+writes none (never input files). The output folder is checked before the layer runs.
 
 Errors name the file, the byte offset, what was expected and what was found; exit status 1 for
 errors, 2 for a wrong command line.
@@ -368,12 +372,27 @@ int run(const RunArgs& args) {
   }
   if (a.preview) {
     const std::string png = (dir / "surface.png").string();
-    write_file_atomic(png, surface_preview_png(surface));
+    const int scale = preview_scale(surface.width, surface.height);
+    write_file_atomic(png, surface_preview_png(surface, scale));
     report_written(png, "tone-mapped preview of the surface (Reinhard, sRGB)");
     for (int q = 0; q < layout::PlaneArena::kPlanes; ++q) {
       const std::string heat = (dir / ("arena_plane" + std::to_string(q) + ".png")).string();
-      write_file_atomic(heat, arena_plane_heatmap_png(output, a.ex, a.ey, q));
+      write_file_atomic(heat, arena_plane_heatmap_png(output, a.ex, a.ey, q, scale));
       report_written(heat, "heat map of plane " + std::to_string(q) + " (mean |value| per pixel, white = plane max)");
+    }
+  }
+  // A previous run's derived outputs that this run did not write would be read as this run's:
+  // remove them (never the input files, which a run may be reading from this folder).
+  {
+    std::vector<std::string> stale;
+    if (!a.preview) {
+      stale.push_back("surface.png");
+      for (int q = 0; q < layout::PlaneArena::kPlanes; ++q) stale.push_back("arena_plane" + std::to_string(q) + ".png");
+    }
+    if (a.trace_stages.empty()) stale.insert(stale.end(), {"trace.bin", "trace.txt"});
+    for (const std::string& f : stale) {
+      std::error_code ec;
+      if (fs::remove(dir / f, ec)) std::printf("removed %s (a previous run's output)\n", (dir / f).string().c_str());
     }
   }
   if (a.save_inputs) {

@@ -31,7 +31,8 @@ constexpr Command kCommands[] = {
 void usage(std::FILE* to) {
   std::fprintf(to,
                "enc5: an open, exact CPU implementation of DLSS-RR's cuda_dldn_engine_swin_enc5_kernel\n\n"
-               "usage: enc5 COMMAND [ARGS...]     (enc5 COMMAND --help for a command's options)\n\ncommands:\n");
+               "usage: enc5 COMMAND [ARGS...]     (enc5 COMMAND --help for a command's options)\n"
+               "       enc5 --version\n\ncommands:\n");
   for (const Command& c : kCommands) std::fprintf(to, "  %-13s %.*s\n", std::string(c.name).c_str(), static_cast<int>(c.summary.size()), c.summary.data());
 }
 
@@ -43,6 +44,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string_view name = argv[1];
+  if (name == "--version" || name == "-V" || name == "version") {
+#ifndef ENC5_VERSION
+#define ENC5_VERSION "unknown"
+#endif
+    std::printf("enc5 %s (%s, C++ %ld)\n", ENC5_VERSION, __VERSION__, static_cast<long>(__cplusplus));
+    return 0;
+  }
   if (name == "--help" || name == "-h" || name == "help") {
     usage(stdout);
     return 0;

@@ -11,6 +11,23 @@
 #include "numerics/f16.hpp"
 
 namespace enc5 {
+namespace {
+
+// Each pixel as a scale x scale square (nearest neighbour), then the PNG.
+std::vector<std::uint8_t> encode_png_scaled(int w, int h, int ch, const std::vector<std::uint8_t>& px, int scale) {
+  if (scale <= 1) return encode_png(w, h, ch, px);
+  const int W = w * scale, H = h * scale;
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(W) * H * ch);
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x)
+      for (int c = 0; c < ch; ++c)
+        out[(static_cast<std::size_t>(y) * W + x) * ch + c] = px[(static_cast<std::size_t>(y / scale) * w + x / scale) * ch + c];
+  return encode_png(W, H, ch, out);
+}
+
+}  // namespace
+
+int preview_scale(int width, int height) { return std::clamp(512 / std::max({width, height, 1}), 1, 8); }
 
 std::uint8_t tone_map_channel(float linear) {
   if (std::isnan(linear) || linear <= 0.0f) return 0;
@@ -19,7 +36,7 @@ std::uint8_t tone_map_channel(float linear) {
   return static_cast<std::uint8_t>(std::lround(std::clamp(s, 0.0, 1.0) * 255.0));
 }
 
-std::vector<std::uint8_t> surface_preview_png(const Surface& surface) {
+std::vector<std::uint8_t> surface_preview_png(const Surface& surface, int scale) {
   if (surface.width <= 0 || surface.height <= 0) throw std::invalid_argument("surface preview: empty surface");
   std::vector<std::uint8_t> rgb(static_cast<std::size_t>(surface.width) * surface.height * 3);
   for (int y = 0; y < surface.height; ++y)
@@ -30,10 +47,10 @@ std::vector<std::uint8_t> surface_preview_png(const Surface& surface) {
         rgb[(static_cast<std::size_t>(y) * surface.width + x) * 3 + c] = tone_map_channel(f16_to_f32(h));
       }
     }
-  return encode_png(surface.width, surface.height, 3, rgb);
+  return encode_png_scaled(surface.width, surface.height, 3, rgb, scale);
 }
 
-std::vector<std::uint8_t> arena_plane_heatmap_png(std::span<const std::uint8_t> arena, int ex, int ey, int plane) {
+std::vector<std::uint8_t> arena_plane_heatmap_png(std::span<const std::uint8_t> arena, int ex, int ey, int plane, int scale) {
   const layout::PlaneArena a{ex, ey};
   if (arena.size() != a.total_bytes())
     throw std::invalid_argument("arena heat map: expected " + std::to_string(a.total_bytes()) + " bytes, found " +
@@ -55,7 +72,7 @@ std::vector<std::uint8_t> arena_plane_heatmap_png(std::span<const std::uint8_t> 
   std::vector<std::uint8_t> grey(mean.size());
   for (std::size_t i = 0; i < mean.size(); ++i)
     grey[i] = top > 0.0 ? static_cast<std::uint8_t>(std::lround(255.0 * mean[i] / top)) : 0;
-  return encode_png(ex, ey, 1, grey);
+  return encode_png_scaled(ex, ey, 1, grey, scale);
 }
 
 }  // namespace enc5

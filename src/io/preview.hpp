@@ -13,11 +13,15 @@ namespace enc5 {
 // (NaN -> 0, +Inf -> 1), then the sRGB transfer curve, rounded to nearest.
 std::uint8_t tone_map_channel(float linear);
 
-// RGB PNG bytes of the surface's ex x ey texels (alpha ignored: E61 writes 0 there).
-std::vector<std::uint8_t> surface_preview_png(const Surface& surface);
+// RGB PNG bytes of the surface's ex x ey texels (alpha ignored: E61 writes 0 there), each texel
+// drawn as scale x scale pixels (nearest neighbour) so that a person can see a 40 x 23 frame.
+std::vector<std::uint8_t> surface_preview_png(const Surface& surface, int scale = 1);
 
 // Greyscale PNG bytes, ex x ey, of plane q of a plane arena: per pixel the mean |value| of its 32
 // e4m3 codes (NaN codes count as 448), scaled so the plane's largest mean is white.
-std::vector<std::uint8_t> arena_plane_heatmap_png(std::span<const std::uint8_t> arena, int ex, int ey, int plane);
+std::vector<std::uint8_t> arena_plane_heatmap_png(std::span<const std::uint8_t> arena, int ex, int ey, int plane, int scale = 1);
+
+// The scale `enc5 run --preview` uses: up to 8, so that the larger side is at most 512 pixels.
+int preview_scale(int width, int height);
 
 }  // namespace enc5
