@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <fstream>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -32,13 +31,14 @@ std::string read_text(const fs::path& p) {
 }
 void write_text(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::trunc) << s; }
 
-// Replaces the first match of `re` in the manifest.
-void edit_manifest(const fs::path& dir, const std::string& re, const std::string& with) {
+// Replaces the first occurrence of `what` in the manifest.
+void edit_manifest(const fs::path& dir, const std::string& what, const std::string& with) {
   const fs::path m = dir / "manifest.txt";
-  const std::string before = read_text(m);
-  const std::string after = std::regex_replace(before, std::regex(re), with, std::regex_constants::format_first_only);
-  ASSERT_NE(before, after) << "pattern " << re << " not in " << m;
-  write_text(m, after);
+  std::string text = read_text(m);
+  const auto at = text.find(what);
+  ASSERT_NE(at, std::string::npos) << "'" << what << "' not in " << m;
+  text.replace(at, what.size(), with);
+  write_text(m, text);
 }
 
 // Renames the dump file holding `part` so that its shape becomes `shape`.
@@ -229,7 +229,7 @@ TEST(HostileCapture, ManifestFileOutsideTheCaptureIsRefused) {
   make_captures(t);
   edit_manifest(t.path / "rc", "texture-088.bin", "../../../../../../etc/passwd");
   expect_refused(t, "rc", {"manifest.txt", "'..'", "inside the capture folder"});
-  edit_manifest(t.path / "rc", "\\.\\./\\.\\./\\.\\./\\.\\./\\.\\./\\.\\./etc/passwd", "/etc/passwd");
+  edit_manifest(t.path / "rc", "../../../../../../etc/passwd", "/etc/passwd");
   expect_refused(t, "rc", {"manifest.txt", "absolute path"});
 }
 

@@ -103,7 +103,9 @@ std::optional<std::string> grid_problem(std::uint32_t ex, std::uint32_t ey, std:
 void run_frame(const LaunchParams& params, const RunOptions& options) {
   validate(params);
   const Profile& profile = options.profile ? *options.profile : profile_ada();
-  const auto [gx, gy] = launch_grid(params);
+  // Named variables, not a structured binding: clang 14 (the fuzz build) cannot capture those.
+  const std::pair<int, int> grid = launch_grid(params);
+  const int gx = grid.first, gy = grid.second;
   const std::int64_t blocks = static_cast<std::int64_t>(gx) * gy;
   // The blocks that can touch the frame (api/frame.hpp covering_grid): columns [ox/8, cover.x),
   // rows [oy/8, cover.y). The others drop every store, so skipping them leaves every byte as is;
@@ -195,7 +197,9 @@ std::vector<Trace> trace_every_block(const LaunchParams& params, const RunOption
                                      int last_phase) {
   validate(params);
   const Profile& profile = options.profile ? *options.profile : profile_ada();
-  const auto [gx, gy] = launch_grid(params);
+  // Named variables, not a structured binding: clang 14 (the fuzz build) cannot capture those.
+  const std::pair<int, int> grid = launch_grid(params);
+  const int gx = grid.first, gy = grid.second;
   std::vector<Trace> traces(static_cast<std::size_t>(gx) * gy);
   std::vector<TraceRequest> requests(traces.size());
   golden::BlockIo io;

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <unistd.h>
@@ -256,7 +255,9 @@ std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vec
                              "); enc5 replays only " + kEnc5Kernel + " (--kernel SUBSTRING selects another name)");
   }
   std::vector<LaunchCapture> out;
-  for (const auto& [launch, list] : by_launch) {
+  for (const auto& entry : by_launch) {
+    const std::uint32_t launch = entry.first;  // not a structured binding: lambdas below capture it (clang 14)
+    const auto& list = entry.second;
     LaunchCapture c;
     c.source = dir.string();
     c.form = Form::launch_dump;
@@ -333,21 +334,43 @@ std::vector<DumpFile> dump_files(const fs::path& dir) {
 
 // --- names ---------------------------------------------------------------------------------------
 
+// launch-<digits>-<kernel>-arg<3 digits>-<kind>-<shape>-fmt<digits>.bin (docs/captures.md): the
+// kernel is the shortest non-empty prefix after which "-argNNN-<kind>-" and a non-empty shape
+// follow; the shape runs to the last "-fmt". Parsed by hand, in linear passes: no backtracking
+// regular expression on a name that comes from someone else's disk.
 std::optional<DumpName> parse_dump_name(const std::string& file_name) {
-  static const std::regex re(R"(^launch-([0-9]+)-(.+?)-arg([0-9]{3})-(buffer|surface|texture)-(.+)-fmt([0-9]+)\.bin$)");
-  std::smatch m;
-  if (!std::regex_match(file_name, m, re)) return std::nullopt;
-  DumpName n;
+  const std::string_view n(file_name);
+  auto digits = [](std::string_view d) { return !d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }); };
+  if (n.rfind("launch-", 0) != 0 || n.size() < 4 || n.substr(n.size() - 4) != ".bin") return std::nullopt;
+  const std::string_view body = n.substr(7, n.size() - 11);  // without "launch-" and ".bin"
+  const auto dash = body.find('-');
+  if (dash == std::string_view::npos || !digits(body.substr(0, dash))) return std::nullopt;
+  const auto fmt_at = body.rfind("-fmt");
+  if (fmt_at == std::string_view::npos || fmt_at <= dash || !digits(body.substr(fmt_at + 4))) return std::nullopt;
+  const std::string_view mid = body.substr(dash + 1, fmt_at - dash - 1);  // kernel-argNNN-kind-shape
+  DumpName out;
+  bool found = false;
+  for (std::size_t i = 1; i + 5 < mid.size() && !found; ++i) {
+    if (mid.compare(i, 4, "-arg") != 0 || !digits(mid.substr(i + 4, 3)) || i + 7 >= mid.size() || mid[i + 7] != '-') continue;
+    for (const char* kind : {"buffer", "surface", "texture"}) {
+      const std::size_t k = i + 8, len = std::strlen(kind);
+      if (mid.compare(k, len, kind) == 0 && k + len < mid.size() && mid[k + len] == '-' && k + len + 1 < mid.size()) {
+        out.kernel = std::string(mid.substr(0, i));
+        out.arg = (mid[i + 4] - '0') * 100 + (mid[i + 5] - '0') * 10 + (mid[i + 6] - '0');
+        out.kind = kind;
+        out.shape = std::string(mid.substr(k + len + 1));
+        found = true;
+        break;
+      }
+    }
+  }
+  if (!found) return std::nullopt;
   std::uint64_t v = 0;
-  if (!parse_u64(m[1].str(), v) || v > 0xFFFFFFFFu) return std::nullopt;
-  n.launch = static_cast<std::uint32_t>(v);
-  n.kernel = m[2].str();
-  n.arg = std::stoi(m[3].str());
-  n.kind = m[4].str();
-  n.shape = m[5].str();
-  if (!parse_u64(m[6].str(), v) || v > 1000000) return std::nullopt;
-  n.fmt = static_cast<int>(v);
-  return n;
+  if (!parse_u64(body.substr(0, dash), v) || v > 0xFFFFFFFFu) return std::nullopt;
+  out.launch = static_cast<std::uint32_t>(v);
+  if (!parse_u64(body.substr(fmt_at + 4), v) || v > 1000000) return std::nullopt;
+  out.fmt = static_cast<int>(v);
+  return out;
 }
 
 std::string format_dump_name(const DumpName& n) {

@@ -1,0 +1,103 @@
+// The threaded parts of enc5, driven hard enough for ThreadSanitizer (preset tsan, CI: .ci/run):
+// run_frame's worker pool and its progress callback, the fast engine's inner head threads, the
+// prepared-weights cache shared by concurrent frames with different weight images, and the
+// embedded default image's one-time construction. Each test also checks the bytes, so it runs
+// (and can fail) in the ordinary suite too.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "api/frame.hpp"
+#include "engine/engine.hpp"
+#include "model/synthetic_inputs.hpp"
+#include "model/weight_image.hpp"
+
+namespace {
+
+struct Frame {
+  std::vector<std::uint8_t> arena;
+  enc5::Surface surface;
+};
+
+Frame run(const enc5::SyntheticFrame& f, const enc5::WeightImage& w, int threads, enc5::Engine e = enc5::Engine::fast,
+          std::atomic<std::int64_t>* progress_calls = nullptr) {
+  Frame r;
+  r.arena.assign(f.input_arena.size(), 0);
+  r.surface = enc5::Surface::make(f.ex, f.ey);
+  enc5::LaunchParams p;
+  p.ex = static_cast<std::uint32_t>(f.ex);
+  p.ey = static_cast<std::uint32_t>(f.ey);
+  p.input_arena = f.input_arena;
+  p.weights = &w;
+  p.output_arena = r.arena;
+  p.texture = &f.texture;
+  p.surface = &r.surface;
+  enc5::RunOptions o;
+  o.engine = e;
+  o.threads = threads;
+  std::int64_t last = -1;  // touched only inside the callback: run_frame never calls it twice at once
+  if (progress_calls)
+    o.progress = [&](std::int64_t done, std::int64_t total) {
+      EXPECT_GT(done, last);
+      EXPECT_LE(done, total);
+      last = done;
+      ++*progress_calls;
+    };
+  enc5::run_frame(p, o);
+  return r;
+}
+
+}  // namespace
+
+// Worker pool + progress callback: more threads than cores, bytes equal to one thread's.
+TEST(Threads, PoolAndProgressGiveTheSingleThreadBytes) {
+  const enc5::SyntheticFrame f = enc5::make_synthetic_frame(24, 17, 11, false);
+  const Frame one = run(f, enc5::default_weights(), 1);
+  std::atomic<std::int64_t> calls{0};
+  const Frame many = run(f, enc5::default_weights(), 5, enc5::Engine::fast, &calls);
+  EXPECT_EQ(one.arena, many.arena);
+  EXPECT_EQ(one.surface.bytes, many.surface.bytes);
+  EXPECT_GT(calls.load(), 0);
+}
+
+// Fewer blocks than threads: the fast engine splits each block's heads over inner threads.
+TEST(Threads, InnerHeadThreadsGiveTheSingleThreadBytes) {
+  const enc5::SyntheticFrame f = enc5::make_synthetic_frame(8, 8, 12, false);
+  const Frame one = run(f, enc5::default_weights(), 1);
+  const Frame inner = run(f, enc5::default_weights(), 4);
+  EXPECT_EQ(one.arena, inner.arena);
+  EXPECT_EQ(one.surface.bytes, inner.surface.bytes);
+}
+
+// Concurrent frames with different weight images share the prepared-weights cache (engine.hpp:
+// the last few images): each must get its own image's results, equal to the golden model's.
+TEST(Threads, PreparedWeightsCacheUnderConcurrentFrames) {
+  const enc5::SyntheticFrame f = enc5::make_synthetic_frame(9, 8, 13, false);
+  std::vector<enc5::WeightImage> images;
+  for (std::uint64_t s = 2; s < 8; ++s) images.push_back(enc5::make_synthetic_weights({.seed = s}));  // more than the cache holds
+  std::vector<Frame> golden;
+  for (const auto& w : images) golden.push_back(run(f, w, 1, enc5::Engine::golden));
+  std::vector<std::thread> threads;
+  std::vector<int> ok(images.size() * 2, 0);
+  for (std::size_t i = 0; i < ok.size(); ++i)
+    threads.emplace_back([&, i] {
+      const std::size_t k = (i * 5) % images.size();
+      (void)enc5::engine::prepare_weights(images[(k + 1) % images.size()]);  // churn the cache
+      const Frame r = run(f, images[k], 2);
+      ok[i] = r.arena == golden[k].arena && r.surface.bytes == golden[k].surface.bytes;
+    });
+  for (auto& t : threads) t.join();
+  for (std::size_t i = 0; i < ok.size(); ++i) EXPECT_TRUE(ok[i]) << "frame " << i;
+}
+
+// The embedded default image is built once, whoever asks first.
+TEST(Threads, DefaultWeightsBuiltOnce) {
+  std::vector<const enc5::WeightImage*> seen(6, nullptr);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < seen.size(); ++i) threads.emplace_back([&, i] { seen[i] = &enc5::default_weights(); });
+  for (auto& t : threads) t.join();
+  for (const auto* p : seen) EXPECT_EQ(p, seen[0]);
+}
