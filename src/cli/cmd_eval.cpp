@@ -331,18 +331,38 @@ int cmd_eval(const Args& args) {
     return usage_error("--batch reads the operands from stdin; found '" + std::string(positional[0]) +
                        "' on the command line");
   std::ios::sync_with_stdio(false);
-  std::string line, out;
-  for (std::size_t n = 1; std::getline(std::cin, line); ++n) {
-    try {
-      out = evaluate(*ins, split_words(line), *profile);
-    } catch (const BadInput& e) {
-      std::cout.flush();
-      return usage_error("stdin line " + std::to_string(n) + ": " + e.message);
-    }
-    std::cout << out << '\n';
-  }
-  std::cout.flush();
+  std::string error;
+  const int status = eval_batch(ins->name, profile->name, std::cin, std::cout, error);
+  if (status != 0) return usage_error(error);
   return 0;
+}
+
+int eval_batch(std::string_view instruction, std::string_view profile_name, std::istream& in, std::ostream& out, std::string& error) {
+  const Instruction* ins = find_instruction(instruction);
+  const Profile* profile = find_profile(std::string(profile_name));
+  if (!ins || !profile) {
+    error = "unknown instruction or profile";
+    return 2;
+  }
+  std::string line, result;
+  for (std::size_t n = 1; std::getline(in, line); ++n) {
+    try {
+      result = evaluate(*ins, split_words(line), *profile);
+    } catch (const BadInput& e) {
+      out.flush();
+      error = "stdin line " + std::to_string(n) + ": " + e.message;
+      return 2;
+    }
+    out << result << '\n';
+  }
+  out.flush();
+  return 0;
+}
+
+std::vector<std::string> eval_instruction_names() {
+  std::vector<std::string> v;
+  for (const Instruction& i : instructions()) v.emplace_back(i.name);
+  return v;
 }
 
 }  // namespace enc5::cli

@@ -1,6 +1,8 @@
 // One function per `enc5` subcommand; each returns the process exit status.
 #pragma once
+#include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace enc5::cli {
@@ -18,5 +20,10 @@ int cmd_capture(const Args& args);       // cli/cmd_replay.cpp
 int cmd_diff(const Args& args);          // cli/cmd_diff.cpp
 int cmd_settle(const Args& args);        // cli/cmd_settle.cpp
 int cmd_ptx(const Args& args);           // cli/cmd_ptx.cpp
+
+// `enc5 eval --batch` on streams (cli/cmd_eval.cpp; also the fuzz harness fuzz/fuzz_eval_batch.cpp):
+// one case per line of `in`, results to `out`; 0, or 2 with `error` naming the line.
+int eval_batch(std::string_view instruction, std::string_view profile, std::istream& in, std::ostream& out, std::string& error);
+std::vector<std::string> eval_instruction_names();
 
 }  // namespace enc5::cli

@@ -1,0 +1,64 @@
+// Launch-dump folders (facts F5): file names and contents together. The input is records
+// "name\n<bytes>" (fuzz_util.hpp); each becomes a file of a fresh folder, which load_captures reads.
+// A valid weight image is hard-linked in as arg040 when no record names one, so that inputs stay
+// small (the image is 431,136 bytes) and the fuzzer still reaches the checks after it.
+#include <unistd.h>
+
+#include "capture/capture.hpp"
+#include "fuzz_util.hpp"
+#include "model/weight_image.hpp"
+
+namespace {
+const fuzz::fs::path& weights_file() {
+  static const fuzz::fs::path p = [] {
+    const auto path = fuzz::scratch() / "weights.bin";
+    const auto& w = enc5::default_weights().bytes();
+    fuzz::write(path, std::vector<std::uint8_t>(w.begin(), w.end()));
+    return path;
+  }();
+  return p;
+}
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  fuzz::maybe_write_seeds([](const fuzz::fs::path& d) {
+    const auto cap = fuzz::scratch() / "seedcap";
+    for (const auto& [ex, ey, window] : {std::tuple{8, 8, 0}, std::tuple{11, 5, 64}}) {
+      fuzz::reset("seedcap");
+      enc5::capture::SyntheticCaptureOptions o;
+      o.ex = ex;
+      o.ey = ey;
+      o.window_before = static_cast<std::size_t>(window);
+      o.threads = 1;
+      enc5::capture::write_synthetic_capture(cap.string(), enc5::capture::Form::launch_dump, o);
+      std::vector<fuzz::Record> rs;
+      for (const auto& e : fuzz::fs::directory_iterator(cap)) {
+        const std::string n = e.path().filename().string();
+        if (n.find("-arg040-") != std::string::npos) continue;  // linked in by the harness
+        const auto b = fuzz::read(e.path());
+        rs.push_back({n, std::string(b.begin(), b.end())});
+      }
+      std::sort(rs.begin(), rs.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+      fuzz::write(d / ("dumps-" + std::to_string(ex) + "x" + std::to_string(ey)), fuzz::join_records(rs));
+    }
+  });
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto& w = weights_file();
+  const auto dir = fuzz::reset("dumps");
+  bool have_weights = false;
+  for (const fuzz::Record& r : fuzz::split_records(data, size)) {
+    if (r.name.empty() || r.name.find('/') != std::string::npos || r.name == "." || r.name == ".." || r.name.size() > 200) continue;
+    have_weights |= r.name.find("-arg040-") != std::string::npos;
+    fuzz::write(dir / r.name, r.bytes);
+  }
+  if (!have_weights)
+    ::link(w.c_str(), (dir / "launch-001-cuda_dldn_engine_swin_enc5_kernel-arg040-buffer-base0x7f0000400000-size431136-fmt0.bin").c_str());
+  fuzz::guarded([&] {
+    enc5::capture::LoadOptions opt;
+    (void)enc5::capture::load_captures(dir.string(), opt);
+  });
+  return 0;
+}

@@ -1,0 +1,113 @@
+// Shared by the libFuzzer harnesses (fuzz/README in docs/testing.md "Fuzzing"): the rule for what
+// counts as a finding, a scratch folder per process, and the seed writer.
+//
+// Every harness feeds its bytes to one parser. A clear error (InputError, SizeError, any
+// std::runtime_error / std::invalid_argument naming the input) is the parser doing its job; a crash,
+// an ASan/UBSan report, a hang, std::bad_alloc or std::length_error (a size no check stopped) is
+// a finding, and the harness aborts so that libFuzzer saves the input.
+//
+// Seeds: run a harness with ENC5_FUZZ_WRITE_SEEDS=DIR and it writes its seed inputs to DIR (made
+// by enc5's own synthetic writers, so nothing large is committed) and exits; scripts/fuzz.sh does.
+#pragma once
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fuzz {
+
+namespace fs = std::filesystem;
+
+template <class F>
+void guarded(F&& f) {
+  try {
+    f();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "FINDING: std::bad_alloc (a size no check refused)\n");
+    std::abort();
+  } catch (const std::length_error& e) {
+    std::fprintf(stderr, "FINDING: std::length_error: %s\n", e.what());
+    std::abort();
+  } catch (const std::exception&) {
+    // A clear error: the parser refused the input.
+  }
+}
+
+// A scratch folder for this process (under TMPDIR), emptied by reset().
+inline const fs::path& scratch() {
+  static const fs::path dir = [] {
+    std::string t = (fs::temp_directory_path() / "enc5_fuzz_XXXXXX").string();
+    if (!::mkdtemp(t.data())) std::abort();
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(scratch(), ec);
+    });
+    return fs::path(t);
+  }();
+  return dir;
+}
+inline fs::path reset(const std::string& sub) {
+  const fs::path d = scratch() / sub;
+  std::error_code ec;
+  fs::remove_all(d, ec);
+  fs::create_directories(d);
+  return d;
+}
+
+inline void write(const fs::path& p, const std::uint8_t* data, std::size_t n) {
+  std::ofstream o(p, std::ios::binary | std::ios::trunc);
+  o.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n));
+}
+inline void write(const fs::path& p, const std::vector<std::uint8_t>& v) { write(p, v.data(), v.size()); }
+inline void write(const fs::path& p, const std::string& s) { write(p, reinterpret_cast<const std::uint8_t*>(s.data()), s.size()); }
+inline std::vector<std::uint8_t> read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+// Records "name\n<bytes>" separated by "\n@@\n": how the capture harnesses pack several files
+// into one input (names and contents both mutated).
+inline const std::string kSep = "\n@@\n";
+struct Record {
+  std::string name;
+  std::string bytes;
+};
+inline std::vector<Record> split_records(const std::uint8_t* data, std::size_t size) {
+  const std::string s(reinterpret_cast<const char*>(data), size);
+  std::vector<Record> out;
+  std::size_t pos = 0;
+  while (pos <= s.size() && out.size() < 64) {
+    std::size_t end = s.find(kSep, pos);
+    if (end == std::string::npos) end = s.size();
+    const std::string r = s.substr(pos, end - pos);
+    const std::size_t nl = r.find('\n');
+    out.push_back(nl == std::string::npos ? Record{r, ""} : Record{r.substr(0, nl), r.substr(nl + 1)});
+    pos = end + kSep.size();
+  }
+  return out;
+}
+inline std::string join_records(const std::vector<Record>& rs) {
+  std::string s;
+  for (std::size_t i = 0; i < rs.size(); ++i) s += (i ? kSep : "") + rs[i].name + "\n" + rs[i].bytes;
+  return s;
+}
+
+// ENC5_FUZZ_WRITE_SEEDS=DIR: call write_seeds(DIR) and exit.
+template <class F>
+void maybe_write_seeds(F&& write_seeds) {
+  const char* d = std::getenv("ENC5_FUZZ_WRITE_SEEDS");
+  if (!d || !*d) return;
+  fs::create_directories(d);
+  write_seeds(fs::path(d));
+  std::exit(0);
+}
+
+}  // namespace fuzz
