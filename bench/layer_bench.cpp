@@ -46,7 +46,7 @@ void blas_ref(benchmark::State& state, const bench::Geometry& g) {
 }
 
 const bool registered = [] {
-  for (const Profile* p : {&profile_ada(), &profile_zluda()}) {
+  for (const Profile* p : all_profiles()) {
     const std::string pn(p->name);
     benchmark::RegisterBenchmark(("layer/golden/" + pn + "/small").c_str(), run_layer, bench::geometries()[0], Engine::golden, p, "")
         ->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();

@@ -1,6 +1,7 @@
-// Reader for the Ada measurements of mma.m16n8k32.row.col.f16.e4m3.e4m3.f16
-// (ENC5_SHARED_DIR/data/ada-mma-e4m3-f16/, README.md there). Shared by mma_test.cpp and
-// eval_cli_test.cpp. The conversions here are the test's own, independent of src/numerics:
+// Reader for the Ada, H100, H200 and B200 measurements of mma.m16n8k32.row.col.f16.e4m3.e4m3.f16
+// (ENC5_SHARED_DIR/data/ada-mma-e4m3-f16/ and hopper-mma-e4m3-f16/, README.md there: the A and B
+// inputs of every GPU are the Ada folder's files, C and D are per GPU). Shared by mma_test.cpp,
+// hopper_mma_test.cpp and eval_cli_test.cpp. The conversions here are the test's own, independent of src/numerics:
 //   * a/b: the hex bits of an f32 holding an e4m3 value exactly -> the e4m3 code, by looking the
 //     bits up among the 254 non-NaN codes decoded from numerics.md "Formats" with std::ldexp;
 //   * c: 32 binary digits of an f32, rounded to f16 (nearest even) as the harness does, through
@@ -24,12 +25,20 @@ struct AdaMmaCase {
   std::uint8_t b[32];  // e4m3 codes (B's column 0)
   std::uint16_t c;     // f16 bits after the harness's round-to-nearest-even
   std::uint16_t d;     // measured f16 result
+  std::uint32_t c32;   // C as the harness's f32, before its rounding to f16
 };
 
-inline std::string ada_mma_data_dir() {
+inline std::string shared_data_dir(const char* folder) {
   const char* env = std::getenv("ENC5_SHARED_DIR");
   std::string root = env != nullptr && *env != '\0' ? env : ENC5_SHARED_DIR;
-  return root + "/data/ada-mma-e4m3-f16";
+  return root + "/data/" + folder;
+}
+inline std::string ada_mma_data_dir() { return shared_data_dir("ada-mma-e4m3-f16"); }
+
+// Under CI (CI=true) the measurements must be there: a missing folder is a failure, not a skip.
+inline bool data_required() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string(ci) == "true";
 }
 
 inline std::uint32_t f32_bits(float f) {
@@ -68,13 +77,14 @@ inline const std::map<std::uint32_t, std::uint8_t>& e4m3_code_by_f32_bits() {
   return table;
 }
 
-// Loads every case. Returns false with `why` set when the folder or a file is missing or malformed.
-inline bool load_ada_mma_cases(std::vector<AdaMmaCase>& out, std::string& why) {
+// Loads every case of one GPU: A and B from the Ada folder, C and D from `c_path` / `d_path`.
+// Returns false with `why` set when a file is missing or malformed.
+inline bool load_mma_cases(const std::string& c_path, const std::string& d_path, std::vector<AdaMmaCase>& out,
+                           std::string& why) {
   const std::string dir = ada_mma_data_dir();
-  std::ifstream fa(dir + "/a_Ada_E4M3.txt"), fb(dir + "/b_Ada_E4M3.txt"), fc(dir + "/c_Ada_fp32.txt"),
-      fd(dir + "/d_Ada_fp16.txt");
+  std::ifstream fa(dir + "/a_Ada_E4M3.txt"), fb(dir + "/b_Ada_E4M3.txt"), fc(c_path), fd(d_path);
   if (!fa || !fb || !fc || !fd) {
-    why = "the Ada measurement folder " + dir + " (or one of its four files) is absent";
+    why = "a measurement file is absent (" + dir + "/a_Ada_E4M3.txt, b_Ada_E4M3.txt, " + c_path + ", " + d_path + ")";
     return false;
   }
   const auto& codes = e4m3_code_by_f32_bits();
@@ -116,6 +126,7 @@ inline bool load_ada_mma_cases(std::vector<AdaMmaCase>& out, std::string& why) {
       why = "c/d line " + std::to_string(line) + " is not 32 binary digits";
       return false;
     }
+    cs.c32 = c32;
     cs.c = f16_bits(static_cast<_Float16>(f32_from_bits(c32)));  // the harness's RNE to f16
     const _Float16 d16 = static_cast<_Float16>(f32_from_bits(d32));
     if (static_cast<float>(d16) != f32_from_bits(d32) && !std::isnan(f32_from_bits(d32))) {
@@ -127,10 +138,22 @@ inline bool load_ada_mma_cases(std::vector<AdaMmaCase>& out, std::string& why) {
   }
   if (!why.empty()) return false;
   if (out.empty()) {
-    why = "no cases read from " + dir;
+    why = "no cases read from " + c_path;
     return false;
   }
   return true;
+}
+
+inline bool load_ada_mma_cases(std::vector<AdaMmaCase>& out, std::string& why) {
+  const std::string dir = ada_mma_data_dir();
+  return load_mma_cases(dir + "/c_Ada_fp32.txt", dir + "/d_Ada_fp16.txt", out, why);
+}
+
+// The GPUs of hopper-mma-e4m3-f16 (numerics.md `hopper`): H100, H200 (sm_90), B200 (sm_100).
+inline const char* const kHopperGpus[] = {"H100", "H200", "B200"};
+inline bool load_hopper_mma_cases(const std::string& gpu, std::vector<AdaMmaCase>& out, std::string& why) {
+  const std::string dir = shared_data_dir("hopper-mma-e4m3-f16");
+  return load_mma_cases(dir + "/c_" + gpu + "_fp32.txt", dir + "/d_" + gpu + "_fp16.txt", out, why);
 }
 
 }  // namespace enc5_test

@@ -180,7 +180,7 @@ TEST(EngineGemm, EveryPathMatchesMmaDot) {
   const int rows = 12;
   int cases = 0;
   for (engine::SimdPath path : engine::supported_simd_paths())
-    for (const Profile* prof : {&profile_ada(), &profile_zluda()})
+    for (const Profile* prof : all_profiles())
       for (int N : {16, 32, 96, 160})
         for (int akind = 0; akind < 5; ++akind)
           for (int bkind = 0; bkind < 5; ++bkind) {
@@ -299,7 +299,7 @@ TEST(EngineFrame, RandomWeightsAndInputsOddExtentsAndOffsets) {
     const WeightImage w = make_synthetic_weights({.seed = static_cast<std::uint64_t>(100 + seed), .stress = stress});
     const Geo& g = geos[seed % 5];
     const SyntheticFrame f = make_synthetic_frame(g.ex, g.ey, 200 + seed, stress);
-    for (const Profile* prof : {&profile_ada(), &profile_zluda()}) {
+    for (const Profile* prof : all_profiles()) {
       FrameCase c{&f, &w, prof, {}, g.ox, g.oy};
       runs += compare_all_paths(c, "seed " + std::to_string(seed) + " " + std::string(prof->name) + " " + std::to_string(g.ex) + "x" +
                                        std::to_string(g.ey) + "+" + std::to_string(g.ox) + "," + std::to_string(g.oy));
@@ -314,10 +314,15 @@ TEST(EngineFrame, EveryValueOfEveryReading) {
   const SyntheticFrame f = make_synthetic_frame(7, 6, 31, true);
   const WeightImage w = make_synthetic_weights({.seed = 9, .stress = true});
   int runs = 0;
-  for (const ReadingInfo& info : reading_registry())
+  for (const ReadingInfo& info : reading_registry()) {
+    if (is_instruction_reading(info.name)) continue;  // the mma corners: EngineFrame.MmaCornerReadings
     for (const std::string& value : info.values)
-      for (const Profile* prof : {&profile_ada(), &profile_zluda()}) {
+      for (const Profile* prof : all_profiles()) {
         if (small_scale() && prof == &profile_zluda() && value == info.default_value) continue;
+        // hopper differs from ada only inside gemm(): the defaults, and (full scale) the first
+        // non-default value of each reading.
+        if (prof == &profile_hopper() && value != info.default_value && (small_scale() || value != info.values[1])) continue;
+        if (prof == &profile_hopper() && value == info.default_value && &info != &reading_registry().front()) continue;
         Readings rd;
         std::string err;
         ASSERT_TRUE(set_reading(rd, info.name, value, &err)) << err;
@@ -329,7 +334,29 @@ TEST(EngineFrame, EveryValueOfEveryReading) {
           ++runs;
         }
       }
+  }
   std::printf("reading differential: %d fast runs\n", runs);
+}
+
+TEST(EngineFrame, MmaCornerReadings) {
+  // The mma-* readings (docs/readings.md §3) on a frame whose weights hold NaN codes, every
+  // profile: the values that differ from the kernels' defaults run gemm()'s element-wise path.
+  std::vector<std::uint8_t> bytes(default_weights().bytes().begin(), default_weights().bytes().end());
+  for (std::uint32_t off : {wmap::wq(1) + 5, wmap::w1(2) + 300, wmap::w2(3) + 77}) bytes[off] = (off & 1) ? 0xFF : 0x7F;
+  const WeightImage w(bytes);
+  const SyntheticFrame f = make_synthetic_frame(7, 6, 32, true);
+  int runs = 0;
+  for (const char* assignment : {"mma-zero-sign=plus", "mma-nan-operand=nonzero-partner", "mma-nan-payload=quiet-c", "mma-overflow=saturate",
+                                 "mma-zero-sign=ieee"})
+    for (const Profile* prof : all_profiles()) {
+      Readings rd;
+      std::string err;
+      ASSERT_TRUE(set_reading(rd, assignment, &err)) << err;
+      FrameCase c{&f, &w, prof, rd, 1, 2};
+      expect_same(run(c, Engine::golden, {}, 1), run(c, Engine::fast, {}, 1), std::string(assignment) + " " + std::string(prof->name));
+      ++runs;
+    }
+  std::printf("mma corner readings: %d fast runs\n", runs);
 }
 
 TEST(EngineFrame, NaNCodesInWeightsAndInputs) {
@@ -340,7 +367,7 @@ TEST(EngineFrame, NaNCodesInWeightsAndInputs) {
   const WeightImage w(bytes);
   SyntheticFrame f = make_synthetic_frame(11, 9, 5, false);
   for (std::size_t i = 3; i < f.input_arena.size(); i += 997) f.input_arena[i] = (i & 1) ? 0x7F : 0xFF;
-  for (const Profile* prof : {&profile_ada(), &profile_zluda()}) {
+  for (const Profile* prof : all_profiles()) {
     compare_all_paths({&f, &w, prof, {}, 0, 0}, std::string("NaN codes ") + std::string(prof->name));
     compare_all_paths({&f, &default_weights(), prof, {}, 0, 0}, std::string("NaN inputs ") + std::string(prof->name));
   }

@@ -147,6 +147,64 @@ TEST_F(EvalCliAda, BatchWithZludaProfile) {
   EXPECT_GT(differ, 0);
 }
 
+// ---- --batch --profile hopper on the H100, H200 and B200 measurements ------------------------
+
+TEST(EvalCliHopper, BatchReproducesEveryMeasuredD) {
+  for (const char* gpu : enc5_test::kHopperGpus) {
+    std::vector<enc5_test::AdaMmaCase> cases;
+    std::string why;
+    if (!enc5_test::load_hopper_mma_cases(gpu, cases, why)) {
+      if (enc5_test::data_required()) FAIL() << why << " (CI=true: the measurements are required)";
+      GTEST_SKIP() << why;
+    }
+    std::string input;
+    for (std::size_t i = 0; i < cases.size(); ++i) input += mma_line(cases[i], i % 2 == 0) + "\n";
+    const CliRun r = eval({"--batch", kMma, "--profile", "hopper"}, input);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> got = lines_of(r.out);
+    ASSERT_EQ(got.size(), cases.size());
+    int matches = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      EXPECT_EQ(got[i], hex(cases[i].d, 4)) << gpu << " line " << i + 1;
+      matches += got[i] == hex(cases[i].d, 4);
+    }
+    std::printf("[ eval    ] --batch --profile hopper reproduced %d / %zu %s measurements\n", matches, cases.size(), gpu);
+  }
+}
+
+// The instruction-level readings reach eval; the layer's readings are refused there.
+TEST(EvalCli, MmaCornerReadings) {
+  // C = -0 and 32 products -0 (0 x -1): -0 in ada, +0 in hopper ((+0) + (-0) in its f16 add)
+  std::vector<std::string> ops(65, "0x00");
+  for (int k = 32; k < 64; ++k) ops[k] = "0xb8";
+  ops[64] = "0x8000";
+  EXPECT_EQ(one(words({kMma}, ops)), "0x8000");
+  EXPECT_EQ(one(words({kMma, "--profile", "hopper"}, ops)), "0x0000");
+  EXPECT_EQ(one(words({kMma, "--reading", "mma-zero-sign=plus"}, ops)), "0x0000");
+  EXPECT_EQ(one(words({kMma, "--reading=mma-zero-sign=ieee", "--profile=zluda"}, ops)), "0x8000");
+  // C = 65504 plus 4 x 4 = 65520: Inf, or 65504 under mma-overflow=saturate
+  std::vector<std::string> o(65, "0x00");
+  o[0] = o[32] = "0x48";
+  o[64] = "0x7bff";
+  for (const char* p : {"ada", "zluda", "hopper"}) {
+    EXPECT_EQ(one(words({kMma, "--profile", p}, o)), "0x7c00") << p;
+    EXPECT_EQ(one(words({kMma, "--profile", p, "--reading", "mma-overflow=saturate"}, o)), "0x7bff") << p;
+  }
+  // a NaN C: 0x7fff, or its own payload quieted
+  o[64] = "0x7c01";
+  EXPECT_EQ(one(words({kMma, "--profile", "hopper"}, o)), "0x7fff");
+  EXPECT_EQ(one(words({kMma, "--profile", "hopper", "--reading", "mma-nan-payload=quiet-c"}, o)), "0x7e01");
+  const CliRun layer = eval(words({kMma, "--reading", "arena-order=natural"}, ops));
+  EXPECT_EQ(layer.status, 2);
+  EXPECT_NE(layer.err.find("instruction-level"), std::string::npos) << layer.err;
+  const CliRun unknown = eval(words({kMma, "--reading", "mma-zero-sign=minus"}, ops));
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("allowed"), std::string::npos) << unknown.err;
+  const CliRun badp = eval(words({kMma, "--profile", "volta"}, ops));
+  EXPECT_EQ(badp.status, 2);
+  EXPECT_NE(badp.err.find("ada|zluda|hopper"), std::string::npos) << badp.err;
+}
+
 // ---- single instructions, expected values worked by hand from numerics.md ------------------
 
 TEST(EvalCli, Conversions) {

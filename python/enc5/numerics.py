@@ -9,8 +9,9 @@ broadcast like numpy ufuncs; a result computed from 0-d inputs is a numpy scalar
 The packed ``.f16x2`` forms are the scalar operation on each half (numerics.md), so they are not
 separate functions here: apply the scalar one to ``a.view(np.float16)`` of a uint32 array.
 
-``profile`` is ``'ada'`` (an NVIDIA Ada GPU, the default) or ``'zluda'`` (d4r's ZLUDA on RDNA4);
-it changes the mma accumulation and the e4m3 encoding of a negative NaN. Long arrays are evaluated
+``profile`` is ``'ada'`` (an NVIDIA Ada GPU, sm_89, the default), ``'zluda'`` (d4r's ZLUDA on
+AMD RDNA4) or ``'hopper'`` (NVIDIA H100 / H200, sm_90, and B200, sm_100, where the FP8 mma is
+emulated with f16 tensor-core operations); it changes the mma accumulation and the e4m3 encoding of a negative NaN. Long arrays are evaluated
 with the GIL released.
 """
 
@@ -21,7 +22,7 @@ import numpy as np
 from . import _checks as C
 from . import _enc5
 
-PROFILES = ("ada", "zluda")
+PROFILES = ("ada", "zluda", "hopper")
 
 
 def _profile(p) -> str:

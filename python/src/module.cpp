@@ -78,7 +78,7 @@ void same_size(std::size_t found, std::size_t expected, const char* what) {
 
 const Profile& profile_named(const std::string& name) {
   const Profile* p = find_profile(name);
-  if (p == nullptr) fail("profile: expected 'ada' or 'zluda', found '" + name + "'");
+  if (p == nullptr) fail("profile: expected one of " + std::string(profile_names()) + ", found '" + name + "'");
   return *p;
 }
 

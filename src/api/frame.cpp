@@ -102,7 +102,8 @@ std::optional<std::string> grid_problem(std::uint32_t ex, std::uint32_t ey, std:
 
 void run_frame(const LaunchParams& params, const RunOptions& options) {
   validate(params);
-  const Profile& profile = options.profile ? *options.profile : profile_ada();
+  // The mma-* readings replace the profile's corners (model/readings.hpp); both engines run this copy.
+  const Profile profile = with_readings(options.profile ? *options.profile : profile_ada(), options.readings);
   // Named variables, not a structured binding: clang 14 (the fuzz build) cannot capture those.
   const std::pair<int, int> grid = launch_grid(params);
   const int gx = grid.first, gy = grid.second;

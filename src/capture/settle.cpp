@@ -187,10 +187,15 @@ SettleResult settle(const LaunchCapture& c, const SettleOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   SettleResult res;
   std::vector<Variable> phase_a, phase_b;
-  phase_a.push_back({"profile", {"ada", "zluda"}, ReadingGroup::both});
+  Variable profiles{"profile", {}, ReadingGroup::both};
+  for (const Profile* p : all_profiles()) profiles.values.emplace_back(p->name);
+  phase_a.push_back(profiles);
   for (const ReadingInfo& r : reading_registry()) {
     res.best.values.emplace_back(r.name, r.default_value);
     if (r.values.size() < 2) continue;  // nothing to choose (e.g. approx-model)
+    // The mma corners change results only on NaN / Inf / overflowing / signed-zero data, and their
+    // non-default values run the exact element-wise mma (gemm.hpp: native): not searched.
+    if (is_instruction_reading(r.name)) continue;
     Variable v{r.name, r.values, reading_group(r.name)};
     (v.group == ReadingGroup::surface_only ? phase_b : phase_a).push_back(v);
   }

@@ -89,7 +89,7 @@ struct RunChoice {
   bool handle(OptionCursor& c) {
     if (c.name == "--profile") {
       profile = c.take();
-      if (!find_profile(profile)) throw UsageError("--profile: expected ada or zluda, got '" + profile + "'");
+      if (!find_profile(profile)) throw UsageError("--profile: expected " + std::string(profile_names()) + ", got '" + profile + "'");
     } else if (c.name == "--reading") {
       readings.push_back(c.take());
     } else if (c.name == "--engine") {

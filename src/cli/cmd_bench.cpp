@@ -20,12 +20,12 @@ namespace {
 
 void help() {
   std::printf(
-      "usage: enc5 bench [--geometry small|real|1080p|4k]... [--profile ada|zluda] [--simd scalar|avx2|avx512]...\n"
+      "usage: enc5 bench [--geometry small|real|1080p|4k]... [--profile ada|zluda|hopper]... [--simd scalar|avx2|avx512]...\n"
       "                  [--threads N] [--reps N] [--golden-reps N] [--no-golden] [--no-reference]\n\n"
       "Times whole frames (synthetic inputs, default weights) with the golden model and the fast engine.\n"
       "The golden model runs on the small geometry (one block) only; its time for the larger geometries\n"
       "is that per-block time times the number of blocks divided by the threads (marked '~').\n"
-      "Defaults: every geometry, both profiles, every SIMD path this CPU has, all hardware threads.\n"
+      "Defaults: every geometry, every profile, every SIMD path this CPU has, all hardware threads.\n"
       "cpu ms/blk: the process's CPU time (all threads) per block, minimum of the reps: on a shared\n"
       "machine it leaves out the time other processes held the cores.\n");
 }
@@ -75,10 +75,10 @@ int cmd_bench(const Args& args) {
     if (!engine::parse_simd_path(n) || !engine::simd_supported(*engine::parse_simd_path(n)))
       throw std::invalid_argument("SIMD path " + n + " is unknown or not supported by this CPU");
   std::vector<const Profile*> profs;
-  if (profiles.empty()) profs = {&profile_ada(), &profile_zluda()};
+  if (profiles.empty()) profs = all_profiles();
   for (const auto& n : profiles) {
     const Profile* p = find_profile(n);
-    if (!p) throw std::invalid_argument("unknown profile " + n);
+    if (!p) throw std::invalid_argument("unknown profile " + n + " (" + std::string(profile_names()) + ")");
     profs.push_back(p);
   }
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -1,7 +1,7 @@
 // enc5 eval: evaluates one instruction of numerics.md on hex operands and prints the result in hex.
 //
-//   enc5 eval INSTRUCTION OPERAND... [--profile ada|zluda]
-//   enc5 eval --batch INSTRUCTION [--profile ada|zluda]    (one case per stdin line)
+//   enc5 eval INSTRUCTION OPERAND... [--profile ada|zluda|hopper] [--reading mma-NAME=VALUE]...
+//   enc5 eval --batch INSTRUCTION [--profile ...] [--reading ...]    (one case per stdin line)
 //   enc5 eval --list | --help
 //
 // Format, the same for every instruction (so scripts can treat all of them alike):
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "model/readings.hpp"
 #include "numerics/approx.hpp"
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
@@ -250,16 +251,20 @@ std::vector<std::string_view> split_words(std::string_view line) {
 
 void print_help(std::FILE* to) {
   std::fprintf(to,
-               "usage: enc5 eval INSTRUCTION OPERAND... [--profile ada|zluda]\n"
-               "       enc5 eval --batch INSTRUCTION [--profile ada|zluda]\n"
+               "usage: enc5 eval INSTRUCTION OPERAND... [--profile ada|zluda|hopper] [--reading mma-NAME=VALUE]...\n"
+               "       enc5 eval --batch INSTRUCTION [--profile ada|zluda|hopper] [--reading mma-NAME=VALUE]...\n"
                "       enc5 eval --list | --help\n\n"
                "Evaluates one PTX instruction of the enc5 kernel exactly as enc5 models it (docs: numerics.md).\n"
                "Operands are the raw register bits in hex (\"0x\" optional, leading zeros allowed, at most the\n"
                "register's width). The result is printed as \"0x\" + register-width/4 lower-case hex digits;\n"
                "per-lane instructions print lanes 0..31 on one line, separated by spaces.\n\n"
                "options:\n"
-               "  --profile P  ada (default: an NVIDIA Ada GPU) or zluda (d4r's ZLUDA on RDNA4); it changes\n"
-               "               the mma accumulation and the e4m3 conversion of a negative NaN\n"
+               "  --profile P  ada (default: an NVIDIA Ada GPU, sm_89), zluda (d4r's ZLUDA on AMD RDNA4) or\n"
+               "               hopper (NVIDIA H100/H200, sm_90, and B200, sm_100); it changes the mma\n"
+               "               accumulation and the e4m3 conversion of a negative NaN\n"
+               "  --reading NAME=VALUE\n"
+               "               an instruction-level reading (mma-zero-sign, mma-nan-operand,\n"
+               "               mma-nan-payload, mma-overflow; enc5 readings lists their values); repeatable\n"
                "  --batch      read one case per line from stdin (the operands only, separated by spaces,\n"
                "               tabs or commas) and print one result line per input line; the first bad line\n"
                "               stops the run with its line number on stderr\n"
@@ -285,6 +290,7 @@ int usage_error(const std::string& msg) {
 int cmd_eval(const Args& args) {
   bool batch = false;
   const Profile* profile = &profile_ada();
+  Readings readings;
   std::vector<std::string_view> positional;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view a = args[i];
@@ -301,19 +307,34 @@ int cmd_eval(const Args& args) {
     } else if (a == "--profile" || a.starts_with("--profile=")) {
       std::string_view name;
       if (a == "--profile") {
-        if (i + 1 >= args.size()) return usage_error("--profile needs a value: ada or zluda");
+        if (i + 1 >= args.size()) return usage_error("--profile needs a value: " + std::string(profile_names()));
         name = args[++i];
       } else {
         name = a.substr(std::string_view("--profile=").size());
       }
       profile = find_profile(name);
-      if (profile == nullptr) return usage_error("unknown profile '" + std::string(name) + "': expected ada or zluda");
+      if (profile == nullptr) return usage_error("unknown profile '" + std::string(name) + "': expected " + std::string(profile_names()));
+    } else if (a == "--reading" || a.starts_with("--reading=")) {
+      std::string_view assignment;
+      if (a == "--reading") {
+        if (i + 1 >= args.size()) return usage_error("--reading needs NAME=VALUE");
+        assignment = args[++i];
+      } else {
+        assignment = a.substr(std::string_view("--reading=").size());
+      }
+      // Only the instruction-level readings (the mma corners) act on single instructions.
+      std::string err;
+      if (!is_instruction_reading(assignment.substr(0, assignment.find('='))))
+        return usage_error("--reading " + std::string(assignment) + ": eval takes only the instruction-level readings (mma-*; enc5 readings)");
+      if (!set_reading(readings, assignment, &err)) return usage_error("--reading " + std::string(assignment) + ": " + err);
     } else if (a.starts_with("--")) {
       return usage_error("unknown option '" + std::string(a) + "'");
     } else {
       positional.push_back(a);
     }
   }
+  const Profile effective = with_readings(*profile, readings);
+  profile = &effective;
   if (positional.empty()) return usage_error("expected an INSTRUCTION");
   const Instruction* ins = find_instruction(positional[0]);
   if (ins == nullptr) return usage_error("unknown instruction '" + std::string(positional[0]) + "' (enc5 eval --list)");

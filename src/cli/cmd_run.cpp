@@ -67,7 +67,10 @@ options:
                             extents (the surface's size) and block offsets, read and checked
                             exactly as enc5 replay reads them; --ex/--ey/--block-offset override
   --launch N                with --from-dump: the launch to run (default: the first)
-  --profile ada|zluda       instruction semantics (default ada = an NVIDIA Ada GPU)
+  --profile ada|zluda|hopper
+                            instruction semantics: ada (default) = an NVIDIA Ada GPU (sm_89),
+                            zluda = d4r's ZLUDA on AMD RDNA4, hopper = NVIDIA H100/H200 (sm_90)
+                            and B200 (sm_100)
   --reading NAME=VALUE      set a reading of an open spec question (repeatable; `enc5 readings`)
   --engine golden|fast      implementation to run (default fast; bit-identical to golden)
   --threads N               worker threads (default 0 = all hardware threads)

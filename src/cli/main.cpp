@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "cli/commands.hpp"
+#include "numerics/profile.hpp"
 
 namespace {
 
@@ -34,6 +35,11 @@ void usage(std::FILE* to) {
                "usage: enc5 COMMAND [ARGS...]     (enc5 COMMAND --help for a command's options)\n"
                "       enc5 --version\n\ncommands:\n");
   for (const Command& c : kCommands) std::fprintf(to, "  %-13s %.*s\n", std::string(c.name).c_str(), static_cast<int>(c.summary.size()), c.summary.data());
+  // Which machine each semantics profile stands for (numerics/profile.cpp; docs/readings.md).
+  std::fprintf(to, "\nprofiles (--profile of run, replay, capture, eval, bench; settle searches them all):\n");
+  for (const enc5::Profile* p : enc5::all_profiles())
+    std::fprintf(to, "  %-13s %.*s%s\n", std::string(p->name).c_str(), static_cast<int>(p->stands_for.size()), p->stands_for.data(),
+                 p->measured ? "" : " (a MODEL: no public measurements)");
 }
 
 }  // namespace

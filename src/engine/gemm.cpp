@@ -29,7 +29,13 @@ const CodeTable& code_table() {
   return t;
 }
 
+bool native(const Profile& p) {
+  // The kernels implement the default corners (kernels_impl.hpp, kernels_hopper_impl.hpp).
+  return p.corners == MmaCorners{};
+}
+
 unsigned decode_for(const Profile& p, SimdPath path) {
+  if (p.mma == MmaAccumulation::hopper_two_hmma) return kDecodeF32;  // values only: e(x) is their exponent field
   if (p.mma != MmaAccumulation::ada_truncated_halves) return kDecodeF64;
   return path == SimdPath::avx512 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
 }
@@ -132,9 +138,10 @@ KernelSet kernels(SimdPath path) {
 
 void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BOperand& b, int b_k0, int ksteps,
           int rows, f16_t* d, int ldd) {
-  if (a.nan || b.nan) {
-    // NaN codes (possible in weight files and input arenas): the numerics core itself, element by
-    // element, in the ISA k order (as golden's mma_step does).
+  if (a.nan || b.nan || !native(p)) {
+    // NaN codes (possible in weight files and input arenas), and the mma corners the kernels do
+    // not implement: the numerics core itself, element by element, in the ISA k order (as
+    // golden's mma_step does).
     const int* isa = layout::isa_k_of_pair_k().data();
     for (int s = 0; s < ksteps; ++s)
       for (int r = 0; r < rows; ++r)
@@ -151,9 +158,13 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
   }
   const KernelSet kern = kernels(path);
   const bool ada = p.mma == MmaAccumulation::ada_truncated_halves;
-  const KStepKernel kernel = ada ? kern.ada : kern.zluda;
+  const bool hopper = p.mma == MmaAccumulation::hopper_two_hmma;
+  const KStepKernel kernel = hopper ? kern.hopper : ada ? kern.ada : kern.zluda;
   KStepArgs g{};
-  if (ada) {
+  if (hopper) {
+    g.a = a.v.data() + a_k0;
+    g.b = b.v.data() + static_cast<std::size_t>(b_k0) * b.N;
+  } else if (ada) {
     g.a = a.v.data() + a_k0;
     g.ea = a.e.empty() ? nullptr : a.e.data() + a_k0;
     g.ea16 = a.e16.empty() ? nullptr : a.e16.data() + a_k0;

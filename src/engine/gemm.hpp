@@ -36,6 +36,9 @@ const CodeTable& code_table();
 // profile-independent and decode everything.
 enum Decode : unsigned { kDecodeF32 = 1, kDecodeF64 = 2, kDecodeExponent = 4, kDecodeExponent16 = 8, kDecodeAll = 15 };
 unsigned decode_for(const Profile& p, SimdPath path);
+// Whether the SIMD kernels implement the profile's mma (accumulation and corners); gemm() runs the
+// others through numerics' mma_dot element by element (exact, slow).
+bool native(const Profile& p);
 
 // The kernels of a path (the path must be supported by the CPU: see simd.hpp).
 KernelSet kernels(SimdPath path);

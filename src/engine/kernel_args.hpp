@@ -90,6 +90,7 @@ struct KernelSet {
   void (*rms_rows)(const RmsArgs&);
   bool (*decode_run)(const DecodeRun&);
   void (*add_rows)(const AddRowsArgs&);
+  KStepKernel hopper;  // numerics.md `hopper` (kernels_hopper_impl.hpp; reads a, b only)
 };
 KernelSet kernels_scalar();
 KernelSet kernels_avx2();    // valid only where the CPU has AVX2, FMA and F16C

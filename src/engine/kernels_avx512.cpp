@@ -216,10 +216,17 @@ void ada_kstep(const KStepArgs& g) {
 
 }  // namespace
 
+}  // namespace enc5::engine
+
+// `hopper` compiled for AVX-512 (the portable kernel, vectorised with this unit's flags).
+#include "engine/kernels_hopper_impl.hpp"
+
+namespace enc5::engine {
+
 KernelSet kernels_avx512() {
   // The epilogues and the operand decoder are the AVX2 + F16C ones (8- and 16-lane f16 vectors).
   const KernelSet avx2 = kernels_avx2();
-  return {zluda_kstep, ada_kstep, avx2.e11_rows, avx2.rms_rows, avx2.decode_run, avx2.add_rows};
+  return {zluda_kstep, ada_kstep, avx2.e11_rows, avx2.rms_rows, avx2.decode_run, avx2.add_rows, hopper_kstep};
 }
 
 }  // namespace enc5::engine

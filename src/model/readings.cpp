@@ -102,6 +102,22 @@ const std::vector<Entry>& entries() {
     v.push_back(make(&Readings::approx_model, "approx-model", {"correctly-rounded"},
                      "What do ex2.approx.ftz.f32 and div.approx.ftz.f32 return bit for bit (only one model exists)?",
                      "facts D6, §I 7, numerics.md", "E61 surface dumps from an Ada GPU at many logit spreads"));
+    v.push_back(make(&Readings::mma_zero_sign, "mma-zero-sign", {"profile", "ieee", "plus"},
+                     "Is an exact zero mma result -0 when C is -0 and every product is -0 (IEEE sum), or always +0?",
+                     "numerics.md mma (not covered by the data), docs/readings.md §3",
+                     "one mma on the GPU: C = 0x8000, A[0] = 0x00, B[0] = 0x80, the rest 0 (ieee -0, plus +0)"));
+    v.push_back(make(&Readings::mma_nan_operand, "mma-nan-operand", {"profile", "any", "nonzero-partner"},
+                     "Does an e4m3 NaN code (0x7F/0xFF) in A or B give NaN even when its partner factor is zero?",
+                     "numerics.md Formats and mma, docs/readings.md §3",
+                     "one mma on the GPU: A[0] = 0x7F, B[0] = 0x00, the rest 0, C = 0 (any: NaN, nonzero-partner: +0)"));
+    v.push_back(make(&Readings::mma_nan_payload, "mma-nan-payload", {"profile", "canonical", "quiet-c"},
+                     "Which bits does a NaN mma result have: 0x7FFF, or a NaN C's own payload (quieted)?",
+                     "numerics.md f16 arithmetic, docs/readings.md §3",
+                     "one mma on the GPU with zero operands and C = 0x7C01 / 0xFE00 (canonical: 0x7FFF)"));
+    v.push_back(make(&Readings::mma_overflow, "mma-overflow", {"profile", "inf", "saturate"},
+                     "Does a finite mma sum beyond 65504 round to +-Inf (IEEE) or saturate at +-65504?",
+                     "numerics.md mma (not covered by the data), docs/readings.md §3",
+                     "one mma on the GPU: C = 0x7BFF and one product of 16 (inf: 0x7C00, saturate: 0x7BFF)"));
     return v;
   }();
   return k;
@@ -156,6 +172,27 @@ bool set_reading(Readings& r, std::string_view assignment, std::string* error) {
   }
   return set_reading(r, assignment.substr(0, eq), assignment.substr(eq + 1), error);
 }
+
+static_assert(static_cast<int>(MmaZeroSign::plus) == static_cast<int>(MmaZeroSignReading::plus) - 1);
+static_assert(static_cast<int>(MmaNanOperand::nonzero_partner) == static_cast<int>(MmaNanOperandReading::nonzero_partner) - 1);
+static_assert(static_cast<int>(MmaNanPayload::quiet_c) == static_cast<int>(MmaNanPayloadReading::quiet_c) - 1);
+static_assert(static_cast<int>(MmaOverflow::saturate) == static_cast<int>(MmaOverflowReading::saturate) - 1);
+
+Profile with_readings(const Profile& p, const Readings& r) {
+  Profile q = p;
+  MmaCorners& k = q.corners;
+  // Each value after `profile` is the MmaCorners enumerator of the same name (order as in
+  // numerics/profile.hpp).
+  if (r.mma_zero_sign != MmaZeroSignReading::profile) k.zero_sign = static_cast<MmaZeroSign>(static_cast<int>(r.mma_zero_sign) - 1);
+  if (r.mma_nan_operand != MmaNanOperandReading::profile)
+    k.nan_operand = static_cast<MmaNanOperand>(static_cast<int>(r.mma_nan_operand) - 1);
+  if (r.mma_nan_payload != MmaNanPayloadReading::profile)
+    k.nan_payload = static_cast<MmaNanPayload>(static_cast<int>(r.mma_nan_payload) - 1);
+  if (r.mma_overflow != MmaOverflowReading::profile) k.overflow = static_cast<MmaOverflow>(static_cast<int>(r.mma_overflow) - 1);
+  return q;
+}
+
+bool is_instruction_reading(std::string_view name) { return name.rfind("mma-", 0) == 0; }
 
 std::string reading_value(const Readings& r, std::string_view name) {
   const Entry* e = find(name);

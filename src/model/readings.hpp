@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "numerics/profile.hpp"
+
 namespace enc5 {
 
 // facts C13.4 / Errata 1: which fragment register goes to which arena word (E60).
@@ -63,6 +65,14 @@ enum class E61Logits { ten, nine };
 enum class E61Border { reflect101, sentinel1, clamp };
 // facts D6 / §I 7 / numerics.md: the ex2/div.approx model (only one is implemented).
 enum class ApproxModel { correctly_rounded };
+// numerics.md "Not covered by the data" (docs/readings.md §3): the mma's corners. These are
+// instruction-level readings: their values live in Profile::corners (numerics/profile.hpp), which
+// is what src/numerics reads; `profile` (the default) keeps the profile's own value, any other
+// value replaces it through with_readings().
+enum class MmaZeroSignReading { profile, ieee, plus };
+enum class MmaNanOperandReading { profile, any, nonzero_partner };
+enum class MmaNanPayloadReading { profile, canonical, quiet_c };
+enum class MmaOverflowReading { profile, inf, saturate };
 
 struct Readings {
   ArenaOrder arena_order = ArenaOrder::fragment;
@@ -88,7 +98,18 @@ struct Readings {
   E61Logits e61_logits = E61Logits::ten;
   E61Border e61_border = E61Border::reflect101;
   ApproxModel approx_model = ApproxModel::correctly_rounded;
+  MmaZeroSignReading mma_zero_sign = MmaZeroSignReading::profile;
+  MmaNanOperandReading mma_nan_operand = MmaNanOperandReading::profile;
+  MmaNanPayloadReading mma_nan_payload = MmaNanPayloadReading::profile;
+  MmaOverflowReading mma_overflow = MmaOverflowReading::profile;
 };
+
+// The profile with the mma-* readings of r applied to its corners (a copy; its name stays). Every
+// entry point that takes a profile and readings (run_frame, enc5 eval) runs the result.
+Profile with_readings(const Profile& p, const Readings& r);
+// Whether a reading is an instruction-level one (the mma-* corners): `enc5 settle` does not search
+// them (they change results only on NaN, infinite, overflowing or signed-zero data).
+bool is_instruction_reading(std::string_view name);
 
 struct ReadingInfo {
   std::string name;                 // e.g. "arena-order"

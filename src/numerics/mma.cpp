@@ -9,15 +9,21 @@
 // Because one unit is exactly the f16 subnormal step, rounding a unit count to f16 is "keep 11
 // significant bits, ties to even" with no separate subnormal case (see round_sig_bits).
 //
-// Special values (not covered by the Ada data; decisions and evidence in docs/readings.md §3):
-//   * a NaN code (0x7F/0xFF) anywhere in a[] or b[] (whatever the other factor), or a NaN C,
-//     gives the canonical f16 NaN 0x7FFF in both profiles.
+// Special values (not covered by any measurement; each is a reading of Profile::corners, the
+// defaults below are those of every profile; decisions and evidence in docs/readings.md §3):
+//   * mma-nan-operand: a NaN code (0x7F/0xFF) anywhere in a[] or b[] (whatever the other factor;
+//     `nonzero-partner`: only when the other factor is nonzero), or a NaN C, gives a NaN;
+//   * mma-nan-payload: that NaN is the canonical f16 NaN 0x7FFF (`quiet-c`: a NaN C is returned
+//     quieted, C | 0x0200);
 //   * e4m3 has no infinity, so every product is finite; an infinite C (or, in `ada`, an infinite
-//     first-half result) passes through unchanged: Inf + finite = Inf.
-//   * a finite sum beyond the f16 range rounds to +-Inf (IEEE round-to-nearest overflow: every
-//     |S| >= 65520 becomes Inf).
-//   * an exact zero result is -0 only when C is -0 and all 32 products are -0 (IEEE 754 §6.3 for
-//     a sum of several addends under round to nearest); otherwise +0.
+//     first-half result; in `hopper`, an infinite HMMA result) passes through unchanged:
+//     Inf + finite = Inf. `hopper`'s final f16 add can meet two infinities: Inf - Inf = NaN;
+//   * mma-overflow: a finite sum beyond the f16 range rounds to +-Inf (IEEE round-to-nearest
+//     overflow: every |S| >= 65520 becomes Inf; `saturate`: +-65504);
+//   * mma-zero-sign: an exact zero result is -0 only when the accumulator is -0 and all products
+//     are -0 (IEEE 754 §6.3 for a sum of several addends under round to nearest); otherwise +0
+//     (`plus`: always +0). In `hopper` the HMMAs start from +0 and the final add is an IEEE f16
+//     add, so its result is never -0: (+0) + (-0) = +0.
 #include "numerics/mma.hpp"
 
 #include <array>
@@ -40,6 +46,7 @@ bool e4m3_code_is_neg(e4m3_t c) { return (c & 0x80) != 0; }
 struct E4m3Entry {
   std::int32_t units9;  // signed value in units of 2^-9 (0 for the NaN codes)
   std::int8_t ada_e;    // numerics.md `ada`: e(x) = max(floor(log2|x|), -6)
+  std::int8_t hopper_e; // numerics.md `hopper`: e(x) = floor(log2|x|) of the f16 operand (exact)
   bool nan;             // 0x7F / 0xFF (numerics.md "Formats")
 };
 
@@ -53,13 +60,17 @@ constexpr std::array<E4m3Entry, 256> make_e4m3_table() {
     // For a normal code floor(log2|x|) is its unbiased exponent (m>>3) - 7 >= -6; a subnormal is
     // below 2^-6, so it gets -6.
     const int e = m >= 8 ? (m >> 3) - 7 : -6;
+    // `hopper` converts the operand to f16 first, where an e4m3 subnormal m 2^-9 is an f16
+    // normal: its exponent is floor(log2 m) - 9 (0 for a zero, never used: zero terms are dropped).
+    const int he = m >= 8 ? e : m >= 4 ? -7 : m >= 2 ? -8 : m == 1 ? -9 : 0;
     const bool nan = m == 0x7F;
-    t[c] = {nan ? 0 : (c & 0x80) != 0 ? -mag : mag, static_cast<std::int8_t>(e), nan};
+    t[c] = {nan ? 0 : (c & 0x80) != 0 ? -mag : mag, static_cast<std::int8_t>(e), static_cast<std::int8_t>(he), nan};
   }
   return t;
 }
 constexpr std::array<E4m3Entry, 256> kE4m3 = make_e4m3_table();
 static_assert(kE4m3[0x7E].units9 == 448 * 512 && kE4m3[0x01].units9 == 1 && kE4m3[0xB8].units9 == -512);
+static_assert(kE4m3[0x01].hopper_e == -9 && kE4m3[0x07].hopper_e == -7 && kE4m3[0x08].hopper_e == -6 && kE4m3[0x7E].hopper_e == 8);
 
 enum class F16Class { zero, finite, inf, nan };
 
@@ -99,22 +110,23 @@ std::uint64_t round_sig_bits(std::uint64_t mag, int bits) {
 
 // f16 bits of an already-rounded magnitude (at most 11 significant bits, in 2^-24 units).
 // A normal with biased exponent E holds (1024 + frac) 2^(E-1) units, i.e. bit_width = E + 10.
-f16_t f16_encode_rounded(bool neg, std::uint64_t mag) {
+f16_t f16_encode_rounded(bool neg, std::uint64_t mag, MmaOverflow overflow) {
   const f16_t sign = neg ? 0x8000 : 0;
   if (mag < 1024) return static_cast<f16_t>(sign | mag);  // subnormal (or zero)
   const int e = std::bit_width(mag) - 10;
-  if (e >= 31) return static_cast<f16_t>(sign | 0x7C00);  // RNE overflow -> Inf
+  // RNE overflow -> Inf (reading mma-overflow: or the largest finite value, 65504 = 0x7BFF)
+  if (e >= 31) return static_cast<f16_t>(sign | (overflow == MmaOverflow::saturate ? 0x7BFF : 0x7C00));
   const std::uint64_t frac = (mag >> (e - 1)) - 1024;
   return static_cast<f16_t>(sign | (e << 10) | frac);
 }
 
 // f16 round-to-nearest-even of an exact value given in 2^-24 units, subnormals kept. A zero
 // value gets the sign the caller decided (see the zero-sign rule at the top).
-f16_t f16_rne_units(std::int64_t v, bool zero_is_negative) {
+f16_t f16_rne_units(std::int64_t v, bool zero_is_negative, MmaOverflow overflow) {
   if (v == 0) return zero_is_negative ? 0x8000 : 0x0000;
   const bool neg = v < 0;
   const std::uint64_t mag = neg ? static_cast<std::uint64_t>(-v) : static_cast<std::uint64_t>(v);
-  return f16_encode_rounded(neg, round_sig_bits(mag, 11));
+  return f16_encode_rounded(neg, round_sig_bits(mag, 11), overflow);
 }
 
 // f32 round-to-nearest-even of an exact value in 2^-24 units. Every nonzero value here is at
@@ -127,7 +139,7 @@ std::int64_t f32_rne_units(std::int64_t v) {
   return neg ? -r : r;
 }
 
-// ---- the two accumulation models -------------------------------------------------------------
+// ---- the three accumulation models -------------------------------------------------------------
 
 // A product in units: (x 2^-9)(y 2^-9) = xy 2^-18 = xy 2^6 units.
 std::int64_t product_units(e4m3_t a, e4m3_t b) {
@@ -142,7 +154,7 @@ bool product_is_negative_zero(e4m3_t a, e4m3_t b) {
 // numerics.md `ada`, one half (16 k values in the ISA order) applied to the f16 accumulator.
 // Written without data-dependent branches in the loops (the PTX interpreter runs it 256 times per
 // mma.sync): a zero product is a term of value 0 that does not take part in the maximum.
-f16_t ada_half(const e4m3_t* a, const e4m3_t* b, f16_t acc) {
+f16_t ada_half(const e4m3_t* a, const e4m3_t* b, f16_t acc, MmaOverflow overflow) {
   const F16Parts c = f16_parts(acc);
   if (c.cls == F16Class::inf) return acc;  // products are finite: Inf + finite = Inf
   // The terms: each product (zero ones are inert), plus acc when it is nonzero (c.units = 0 else).
@@ -173,16 +185,16 @@ f16_t ada_half(const e4m3_t* a, const e4m3_t* b, f16_t acc) {
   for (int k = 0; k < 16; ++k) sum += truncate(term[k]);
   // The largest term keeps at least its leading bit (|term| >= 2^(E-6) >= q), so a zero sum here
   // is a cancellation: +0 under round to nearest.
-  return f16_rne_units(sum, false);
+  return f16_rne_units(sum, false, overflow);
 }
 
-f16_t mma_dot_ada(const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
-  const f16_t first = ada_half(a, b, c);  // k = 0..15 (ISA order), then f16 rounding
-  return ada_half(a + 16, b + 16, first);  // k = 16..31 on top of the rounded first half
+f16_t mma_dot_ada(const e4m3_t a[32], const e4m3_t b[32], f16_t c, MmaOverflow overflow) {
+  const f16_t first = ada_half(a, b, c, overflow);  // k = 0..15 (ISA order), then f16 rounding
+  return ada_half(a + 16, b + 16, first, overflow);  // k = 16..31 on top of the rounded first half
 }
 
 // numerics.md `zluda` / facts D1: f16_RN(f32_RN(exact(sum of 32 products) + C)).
-f16_t mma_dot_zluda(const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
+f16_t mma_dot_zluda(const e4m3_t a[32], const e4m3_t b[32], f16_t c, MmaOverflow overflow) {
   const F16Parts cp = f16_parts(c);
   if (cp.cls == F16Class::inf) return c;  // f32(+-Inf + finite) = +-Inf, and f16 keeps it
   std::int64_t sum = cp.units;
@@ -193,7 +205,74 @@ f16_t mma_dot_zluda(const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
     all_negative_zero = all_negative_zero && p == 0 && product_is_negative_zero(a[k], b[k]);
   }
   if (sum == 0) return all_negative_zero ? 0x8000 : 0x0000;
-  return f16_rne_units(f32_rne_units(sum), false);
+  return f16_rne_units(f32_rne_units(sum), false, overflow);
+}
+
+// numerics.md `hopper`, one f16 HMMA over the k of one group (ISA order, k mod 4 in {0,1} or
+// {2,3}) applied to the f16 accumulator acc. The same shape as ada_half with the f16 exponents of
+// the operands and q = 2^(maxE - 25) = 2^(maxE - 1) units.
+f16_t hopper_hmma(const e4m3_t a[32], const e4m3_t b[32], int group, f16_t acc, MmaOverflow overflow) {
+  const F16Parts c = f16_parts(acc);
+  if (c.cls == F16Class::inf) return acc;  // products are finite: Inf + finite = Inf
+  std::int64_t term[17];
+  int exponent[17];
+  int n = 0;
+  bool all_negative_zero = c.cls == F16Class::zero && c.neg;
+  for (int k = 0; k < 32; ++k) {
+    if (((k >> 1) & 1) != group) continue;  // group 0: k mod 4 in {0, 1}; group 1: {2, 3}
+    const std::int64_t p = product_units(a[k], b[k]);
+    if (p == 0) {
+      all_negative_zero = all_negative_zero && product_is_negative_zero(a[k], b[k]);
+      continue;
+    }
+    all_negative_zero = false;
+    term[n] = p;
+    exponent[n] = kE4m3[a[k]].hopper_e + kE4m3[b[k]].hopper_e;  // E = e(a) + e(b), f16 exponents
+    ++n;
+  }
+  if (c.cls == F16Class::finite) {
+    term[n] = c.units;
+    exponent[n] = c.ada_exponent;  // E(acc) = max(floor(log2|acc|), -14)
+    ++n;
+  }
+  if (n == 0) return all_negative_zero ? 0x8000 : 0x0000;
+  int max_e = exponent[0];
+  for (int i = 1; i < n; ++i) max_e = exponent[i] > max_e ? exponent[i] : max_e;
+  // q = 2^(maxE - 25) = 2^(maxE - 1) units; below one unit truncation changes nothing.
+  const int q_log2_units = max_e - 1;
+  std::int64_t sum = 0;
+  for (int i = 0; i < n; ++i) {
+    std::int64_t t = term[i];
+    if (q_log2_units > 0) {
+      const bool neg = t < 0;
+      std::int64_t mag = neg ? -t : t;
+      mag = (mag >> q_log2_units) << q_log2_units;
+      t = neg ? -mag : mag;
+    }
+    sum += t;
+  }
+  // The largest term keeps its leading bits (|term| >= 2^E >= q), so a zero sum is a
+  // cancellation: +0.
+  return f16_rne_units(sum, false, overflow);
+}
+
+f16_t mma_dot_hopper(const e4m3_t a[32], const e4m3_t b[32], f16_t c, MmaOverflow overflow) {
+  const f16_t p1 = hopper_hmma(a, b, 0, 0x0000, overflow);  // C is NOT the first accumulator
+  const f16_t p2 = hopper_hmma(a, b, 1, p1, overflow);
+  // D = p2 + C as an f16 add (add.rn.f16: exact sum, one rounding; numerics/f16.cpp). A finite
+  // overflow there follows the same reading as the HMMAs.
+  const f16_t d = f16_add(p2, c);
+  const bool finite_operands = (p2 & 0x7C00) != 0x7C00 && (c & 0x7C00) != 0x7C00;
+  if (overflow == MmaOverflow::saturate && finite_operands && (d & 0x7FFF) == 0x7C00) return static_cast<f16_t>(d - 1);
+  return d;
+}
+
+// mma-nan-operand: does a NaN code at this k poison the result?
+bool nan_poisons(e4m3_t a, e4m3_t b, MmaNanOperand rule) {
+  if (!kE4m3[a].nan && !kE4m3[b].nan) return false;
+  if (rule == MmaNanOperand::any) return true;
+  // nonzero-partner: NaN x NaN, or NaN x a nonzero value; NaN x +-0 is a dropped zero product.
+  return kE4m3[a].units9 != 0 || kE4m3[b].units9 != 0 || (kE4m3[a].nan && kE4m3[b].nan);
 }
 
 }  // namespace
@@ -206,21 +285,49 @@ bool any_nan_code(const e4m3_t v[32]) {
   return nan;
 }
 
-// The dot product once the NaN rule (top of the file) has been applied by the caller.
+// The dot product once the NaN rule (top of the file) has been applied by the caller: the codes
+// left may be NaN only where mma-nan-operand=nonzero-partner drops them (a product of value 0).
 f16_t mma_dot_finite_codes(const Profile& p, const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
+  const MmaCorners& k = p.corners;
+  f16_t d = kCanonicalNaN;
   switch (p.mma) {
     case MmaAccumulation::ada_truncated_halves:
-      return mma_dot_ada(a, b, c);
+      d = mma_dot_ada(a, b, c, k.overflow);
+      break;
     case MmaAccumulation::exact_sum_f32_then_f16:
-      return mma_dot_zluda(a, b, c);
+      d = mma_dot_zluda(a, b, c, k.overflow);
+      break;
+    case MmaAccumulation::hopper_two_hmma:
+      d = mma_dot_hopper(a, b, c, k.overflow);
+      break;
   }
-  return kCanonicalNaN;  // unreachable: every enumerator is handled above
+  // mma-zero-sign `plus`: a final map is the same as +0 at every inner rounding, because an inner
+  // -0 can only lead to a final -0 or to the same nonzero / cancelled (+0) result.
+  if (k.zero_sign == MmaZeroSign::plus && d == 0x8000) d = 0x0000;
+  return d;
+}
+
+// The NaN rule under the profile's corners: true (and *out set) when the result is a NaN.
+bool nan_result(const MmaCorners& k, const e4m3_t a[32], const e4m3_t b[32], f16_t c, f16_t* out) {
+  if (f16_parts(c).cls == F16Class::nan) {
+    *out = k.nan_payload == MmaNanPayload::quiet_c ? static_cast<f16_t>(c | 0x0200) : kCanonicalNaN;
+    return true;
+  }
+  bool nan = false;
+  if (k.nan_operand == MmaNanOperand::any) {
+    nan = any_nan_code(a) || any_nan_code(b);
+  } else {
+    for (int i = 0; i < 32; ++i) nan |= nan_poisons(a[i], b[i], k.nan_operand);
+  }
+  *out = kCanonicalNaN;
+  return nan;
 }
 
 }  // namespace
 
 f16_t mma_dot(const Profile& p, const e4m3_t a[32], const e4m3_t b[32], f16_t c) {
-  if (f16_parts(c).cls == F16Class::nan || any_nan_code(a) || any_nan_code(b)) return kCanonicalNaN;
+  f16_t nan;
+  if (nan_result(p.corners, a, b, c, &nan)) return nan;
   return mma_dot_finite_codes(p, a, b, c);
 }
 
@@ -233,6 +340,11 @@ MmaC mma_m16n8k32(const Profile& p, const MmaA& a, const MmaB& b, const MmaC& c)
     e4m3_t column[32];
     for (int k = 0; k < 32; ++k) column[k] = b.v[k][n];
     const bool col_nan = any_nan_code(column);
+    if (p.corners.nan_operand != MmaNanOperand::any || p.corners.nan_payload != MmaNanPayload::canonical) {
+      // A NaN rule that depends on the pair or on C's payload: mma_dot's, element by element.
+      for (int m = 0; m < 16; ++m) d.v[m][n] = mma_dot(p, a.v[m], column, c.v[m][n]);
+      continue;
+    }
     for (int m = 0; m < 16; ++m) {
       const f16_t cv = c.v[m][n];
       d.v[m][n] = (col_nan || row_nan[m] || f16_parts(cv).cls == F16Class::nan) ? kCanonicalNaN
