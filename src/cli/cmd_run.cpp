@@ -442,6 +442,9 @@ constexpr const char* kReadingsHelp = R"(usage: enc5 readings [--json]
 Lists every reading: a named answer to an open question of the spec, which `enc5 run --reading
 NAME=VALUE` can change. For each: the name, the allowed values (the default first), the default,
 the question, where the spec asks it, and what capture of the original would settle it.
+The mma-* readings are instruction-level (the FP8 mma's corners: zero sign, NaN operands, NaN
+payload, overflow): their default `profile` keeps the profile's own value, listed at the end with
+the machine each profile stands for; `enc5 eval --reading` takes them too.
   --json      one JSON array of objects {name, values, default, question, where, settle}
 )";
 
@@ -531,6 +534,15 @@ int cmd_readings(const Args& args) {
     for (const std::string& v : r.values) values += (values.empty() ? "" : " | ") + v + (v == r.default_value ? "*" : "");
     std::printf("\n%s = %s\n  values:   %s\n  question: %s\n  where:    %s\n  settle:   %s\n", r.name.c_str(),
                 r.default_value.c_str(), values.c_str(), r.question.c_str(), r.where.c_str(), r.settle.c_str());
+  }
+  // The instruction-level readings' value "profile" means the profile's own (numerics/profile.cpp).
+  std::printf("\nprofiles (--profile) and the values their mma-* readings stand for:\n");
+  for (const Profile* p : all_profiles()) {
+    std::printf("  %-7s %.*s%s\n         ", std::string(p->name).c_str(), static_cast<int>(p->stands_for.size()), p->stands_for.data(),
+                p->measured ? "" : " (a MODEL: no public measurements)");
+    for (const ReadingInfo& r : registry)
+      if (is_instruction_reading(r.name)) std::printf(" %s=%s", r.name.c_str(), profile_reading_value(*p, r.name).c_str());
+    std::printf("\n");
   }
   return 0;
 }

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 constexpr const char* kSettleHelp = R"(usage: enc5 settle CAPTURE [OPTIONS]
        enc5 settle --oracle FILE.ptx [--entry NAME] [--oracle-profile ada|zluda] [OPTIONS]
 
-Finds which readings (enc5 readings) and profile (ada | zluda) reproduce the original's outputs
+Finds which readings (enc5 readings) and profile (ada | zluda | hopper) reproduce the original's outputs
 that CAPTURE holds: the arg048 output arena and the arg112 surface of a launch-dump folder (facts
 F5), or a replay capture's results/ folder (docs/captures.md).
 
@@ -34,7 +34,8 @@ the rest and the profile both. Phase A descends coordinate-wise over the arena-m
 (objective: arena bytes differing, then surface bytes), trying pairs of changes when stuck; phase
 B does the same over E61's readings against the surface. Each step is one run of the fast engine.
 Finally every single-value change of the best is run: values that score the same cannot be told
-apart by this capture and are reported as not settled.
+apart by this capture and are reported as not settled. The instruction-level mma-* readings (the
+mma's NaN / Inf / overflow / zero-sign corners) are not searched: they stay at `profile`.
 
 CAPTURE may be an interpreter run: `enc5 ptx run FILE.ptx --capture CAP -o DIR` writes DIR as a
 launch-dump folder holding the interpreted kernel's outputs. --oracle FILE.ptx makes those runs

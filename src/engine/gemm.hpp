@@ -1,5 +1,5 @@
 // The fast engine's GEMM core: chained k-steps of mma.m16n8k32 (e4m3 x e4m3 + f16 -> f16) over a
-// whole matrix, bit-identical to numerics/mma.hpp's mma_dot for both profiles.
+// whole matrix, bit-identical to numerics/mma.hpp's mma_dot for every profile.
 //
 // Operands are decoded once into binary32 values (every e4m3 value is exact in f32) together with
 // the `ada` exponent e(x) = max(floor(log2|x|), -6) of numerics.md (kZeroExponent for a zero),

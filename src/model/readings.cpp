@@ -194,6 +194,18 @@ Profile with_readings(const Profile& p, const Readings& r) {
 
 bool is_instruction_reading(std::string_view name) { return name.rfind("mma-", 0) == 0; }
 
+std::string profile_reading_value(const Profile& p, std::string_view name) {
+  const Entry* e = find(name);
+  if (!e || !is_instruction_reading(name)) return {};
+  // values[0] is "profile"; values[1 + v] is the MmaCorners enumerator v (static_asserts above).
+  int v = 0;
+  if (name == "mma-zero-sign") v = static_cast<int>(p.corners.zero_sign);
+  else if (name == "mma-nan-operand") v = static_cast<int>(p.corners.nan_operand);
+  else if (name == "mma-nan-payload") v = static_cast<int>(p.corners.nan_payload);
+  else if (name == "mma-overflow") v = static_cast<int>(p.corners.overflow);
+  return e->info.values.at(static_cast<std::size_t>(1 + v));
+}
+
 std::string reading_value(const Readings& r, std::string_view name) {
   const Entry* e = find(name);
   if (!e) return {};

@@ -110,6 +110,9 @@ Profile with_readings(const Profile& p, const Readings& r);
 // Whether a reading is an instruction-level one (the mma-* corners): `enc5 settle` does not search
 // them (they change results only on NaN, infinite, overflowing or signed-zero data).
 bool is_instruction_reading(std::string_view name);
+// The value an instruction-level reading has in profile p (its registry spelling, never
+// "profile"); "" for another name.
+std::string profile_reading_value(const Profile& p, std::string_view name);
 
 struct ReadingInfo {
   std::string name;                 // e.g. "arena-order"

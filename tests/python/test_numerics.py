@@ -11,7 +11,7 @@ import pytest
 import enc5
 
 SEED = 20261129
-PROFILES = ("ada", "zluda")
+PROFILES = ("ada", "zluda", "hopper")
 
 # f16 bit patterns that exercise the edges: zeros, subnormals, the normal boundary, one, max,
 # infinities, NaNs with payloads, 448 (e4m3's max) and around it, e4m3's 2^-10 flush boundary.
@@ -278,7 +278,20 @@ def test_mma_dot_vs_tool(cli, profile):
 
 def test_mma_profiles_differ():
     a, b, c = mma_cases(np.random.default_rng(SEED + 9), 2000)
-    assert np.any(bits16(enc5.mma_dot(a, b, h16(c), "ada")) != bits16(enc5.mma_dot(a, b, h16(c), "zluda")))
+    ada, zluda, hopper = (bits16(enc5.mma_dot(a, b, h16(c), p)) for p in ("ada", "zluda", "hopper"))
+    assert np.any(ada != zluda) and np.any(hopper != ada) and np.any(hopper != zluda)
+
+
+def test_hopper_zero_sign_and_e4m3_encoding():
+    # C = -0 and 32 products -0: -0 in ada (IEEE sum), +0 in hopper (its final f16 add (+0) + (-0))
+    a = np.zeros(32, np.uint8)
+    b = np.full(32, 0xB8, np.uint8)
+    c = np.array(0x8000, np.uint16).view(np.float16)
+    assert int(np.asarray(enc5.mma_dot(a, b, c, "ada")).view(np.uint16)) == 0x8000
+    assert int(np.asarray(enc5.mma_dot(a, b, c, "hopper")).view(np.uint16)) == 0x0000
+    # hopper encodes e4m3 like ada (NVIDIA's host rule for a negative NaN)
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    np.testing.assert_array_equal(enc5.cvt_f16_to_e4m3(every, "hopper"), enc5.cvt_f16_to_e4m3(every, "ada"))
 
 
 @pytest.mark.parametrize("profile", PROFILES)

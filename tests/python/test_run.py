@@ -63,10 +63,11 @@ TOOL_CASES = [
     (["--stress", "--profile", "zluda", "--threads", "2"], {"stress": True, "profile": "zluda", "threads": 2}),
     (["--block-offset", "3,5", "--reading", "arena-order=natural", "--reading", "e61-border=clamp"],
      {"block_offset": (3, 5), "readings": {"arena-order": "natural", "e61-border": "clamp"}}),
+    (["--profile", "hopper"], {"profile": "hopper"}),
 ]
 
 
-@pytest.mark.parametrize("tool_args,kw", TOOL_CASES, ids=["default", "stress-zluda", "offset-readings"])
+@pytest.mark.parametrize("tool_args,kw", TOOL_CASES, ids=["default", "stress-zluda", "offset-readings", "hopper"])
 def test_run_equals_the_tool(cli, tmp_path, tool_args, kw):
     if not cli.has_run():
         pytest.skip("this build's enc5 has no `enc5 run` yet")
