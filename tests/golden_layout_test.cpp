@@ -21,7 +21,7 @@ TEST(GoldenPhase11, FragmentFormEqualsMatrixLevel) {
   F16Mat q(kTokens, kHeadDim);
   for (auto& v : q.v) v = static_cast<f16_t>((rng.below(2) << 15) | ((10 + rng.below(8)) << 10) | rng.below(1024));
   const Readings rd;
-  for (const Profile* prof : {&profile_ada(), &profile_zluda()}) {
+  for (const Profile* prof : all_profiles()) {
     BlockContext ctx;
     ctx.profile = prof;
     ctx.readings = &rd;
