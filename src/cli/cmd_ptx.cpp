@@ -60,7 +60,8 @@ options:
   --entry NAME          the entry to run
   --capture CAP         a replay capture or launch-dump folder (enc5 replay reads the same)
   -o, --out DIR         output folder
-  --profile ada|zluda   instruction semantics (default ada)
+  --profile ada|zluda|hopper
+                        instruction semantics (default ada; as enc5 run)
   --threads N           CTAs in parallel (default 0 = all hardware threads); output is identical
   --repeat N            bench: runs (default 3)
   --max-instructions N  per warp, before a run is stopped as an endless loop (default 400000000)
@@ -109,7 +110,7 @@ PtxArgs parse(const Args& args) {
       if (a.out_dir.empty()) throw UsageError(opt + ": empty folder name");
     } else if (opt == "--profile") {
       a.profile = cur.take();
-      if (!find_profile(a.profile)) throw UsageError("--profile: expected ada or zluda, got '" + a.profile + "'");
+      if (!find_profile(a.profile)) throw UsageError("--profile: expected " + std::string(profile_names()) + ", got '" + a.profile + "'");
     } else if (opt == "--threads") {
       a.threads = static_cast<int>(parse_int(opt, cur.take(), 0, kThreadsMax));
     } else if (opt == "--max-instructions") {

@@ -22,7 +22,7 @@ using namespace enc5::capture;
 namespace fs = std::filesystem;
 
 constexpr const char* kSettleHelp = R"(usage: enc5 settle CAPTURE [OPTIONS]
-       enc5 settle --oracle FILE.ptx [--entry NAME] [--oracle-profile ada|zluda] [OPTIONS]
+       enc5 settle --oracle FILE.ptx [--entry NAME] [--oracle-profile ada|zluda|hopper] [OPTIONS]
 
 Finds which readings (enc5 readings) and profile (ada | zluda | hopper) reproduce the original's outputs
 that CAPTURE holds: the arg048 output arena and the arg112 surface of a launch-dump folder (facts
@@ -111,7 +111,7 @@ int settle_main(const Args& args) {
       entry = cur.take();
     } else if (cur.name == "--oracle-profile") {
       oracle_profile = cur.take();
-      if (!find_profile(oracle_profile)) throw UsageError("--oracle-profile: expected ada or zluda, got '" + oracle_profile + "'");
+      if (!find_profile(oracle_profile)) throw UsageError("--oracle-profile: expected " + std::string(profile_names()) + ", got '" + oracle_profile + "'");
     } else if (cur.name == "--max-runs") {
       so.max_runs = static_cast<int>(parse_int(cur.name, cur.take(), 1, 1000000));
     } else {
