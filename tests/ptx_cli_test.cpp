@@ -135,7 +135,7 @@ TEST(PtxCli, SettleOracleOptionsAndBench) {
   r = t.enc5("settle --oracle '" + kernels() + "'");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "choose one with --entry")) << r.out;
-  r = t.enc5("settle --oracle '" + kernels() + "' --entry enc5_abi_probe --oracle-profile hopper");
+  r = t.enc5("settle --oracle '" + kernels() + "' --entry enc5_abi_probe --oracle-profile volta");  // not a profile
   EXPECT_EQ(r.status, 2) << r.out;
   r = t.enc5("ptx bench '" + kernels() + "' --entry enc5_abi_probe --ex 8 --ey 8 --repeat 1");
   EXPECT_EQ(r.status, 0) << r.out;
