@@ -156,4 +156,21 @@ inline bool load_hopper_mma_cases(const std::string& gpu, std::vector<AdaMmaCase
   return load_mma_cases(dir + "/c_" + gpu + "_fp32.txt", dir + "/d_" + gpu + "_fp16.txt", out, why);
 }
 
+// ENC5_TEST_SCALE=small (the sanitize preset) scales the big random loops down 20x.
+inline long scaled(long n) {
+  const char* s = std::getenv("ENC5_TEST_SCALE");
+  return s != nullptr && std::string(s) == "small" ? n / 20 : n;
+}
+
+// The mma tests' own exact rounding (independent of mma.cpp): x to `precision` significant bits
+// with exponent floor `emin` (gradual underflow), ties to even: nearbyintl in the default rounding
+// mode is an exact round-to-nearest-even of x / ulp.
+inline long double round_ld(long double x, int precision, int emin) {
+  if (x == 0 || std::isinf(x) || std::isnan(x)) return x;
+  int e = std::ilogb(x);
+  if (e < emin) e = emin;
+  const long double ulp = std::ldexp(1.0L, e - (precision - 1));
+  return std::nearbyint(x / ulp) * ulp;
+}
+
 }  // namespace enc5_test

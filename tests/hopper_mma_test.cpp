@@ -28,26 +28,16 @@
 using enc5::e4m3_t;
 using enc5::f16_t;
 using enc5_test::AdaMmaCase;
+using enc5_test::round_ld;
+using enc5_test::scaled;
 using enc5_test::test_e4m3_value;
 
 namespace {
 
 const enc5::Profile& hopper() { return enc5::profile_hopper(); }
 
-long scaled(long n) {
-  const char* s = std::getenv("ENC5_TEST_SCALE");
-  return s != nullptr && std::string(s) == "small" ? n / 20 : n;
-}
-
 // ---- the test's own exact rounding (independent of mma.cpp) ---------------------------------
 
-long double round_ld(long double x, int precision, int emin) {
-  if (x == 0 || std::isinf(x) || std::isnan(x)) return x;
-  int e = std::ilogb(x);
-  if (e < emin) e = emin;
-  const long double ulp = std::ldexp(1.0L, e - (precision - 1));
-  return std::nearbyint(x / ulp) * ulp;
-}
 // f16 round to nearest even, subnormals kept; |x| >= 65520 overflows to Inf.
 long double rne_f16(long double x) {
   const long double r = round_ld(x, 11, -14);

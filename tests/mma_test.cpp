@@ -27,6 +27,8 @@
 using enc5::e4m3_t;
 using enc5::f16_t;
 using enc5_test::AdaMmaCase;
+using enc5_test::round_ld;
+using enc5_test::scaled;
 using enc5_test::test_e4m3_value;
 
 namespace {
@@ -34,23 +36,7 @@ namespace {
 const enc5::Profile& ada() { return enc5::profile_ada(); }
 const enc5::Profile& zluda() { return enc5::profile_zluda(); }
 
-// ENC5_TEST_SCALE=small (the sanitize preset) scales the big random loops down 20x.
-long scaled(long n) {
-  const char* s = std::getenv("ENC5_TEST_SCALE");
-  return s != nullptr && std::string(s) == "small" ? n / 20 : n;
-}
-
-// ---- the test's own exact rounding (independent of mma.cpp) ---------------------------------
-
-// Round x to `precision` significant bits with exponent floor `emin` (gradual underflow), ties to
-// even: nearbyintl in the default rounding mode is an exact round-to-nearest-even of x / ulp.
-long double round_ld(long double x, int precision, int emin) {
-  if (x == 0 || std::isinf(x) || std::isnan(x)) return x;
-  int e = std::ilogb(x);
-  if (e < emin) e = emin;
-  const long double ulp = std::ldexp(1.0L, e - (precision - 1));
-  return std::nearbyint(x / ulp) * ulp;
-}
+// ---- the test's own exact rounding (independent of mma.cpp; round_ld in ada_mma_data.hpp) ---
 
 // f16 bits of x rounded to nearest even (overflow to Inf: |x| >= 65520 rounds beyond 65504).
 f16_t oracle_f16(long double x) {
