@@ -1,0 +1,161 @@
+// d4r's launch-dump names (facts F5) and the shape strings inside them, parsed and written
+// (docs/captures.md "Launch dumps", "Canonical shapes"), and the small parsers the other capture
+// files share.
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+
+#include "capture/capture.hpp"
+#include "capture/capture_detail.hpp"
+#include "io/arena_io.hpp"
+
+namespace enc5::capture {
+namespace detail {
+
+bool parse_u64(std::string_view s, std::uint64_t& v, int base) {
+  if (s.empty()) return false;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto p = s.find(sep, start);
+    out.push_back(s.substr(start, p == std::string::npos ? std::string::npos : p - start));
+    if (p == std::string::npos) break;
+    start = p + 1;
+  }
+  return out;
+}
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+const char* mode_name(AddressMode m) {
+  switch (m) {
+    case AddressMode::clamp: return "clamp";
+    case AddressMode::border_zero: return "border";
+    case AddressMode::wrap: return "wrap";
+    case AddressMode::mirror: return "mirror";
+  }
+  return "clamp";
+}
+
+bool parse_mode(const std::string& s, AddressMode& m) {
+  if (s == "clamp") m = AddressMode::clamp;
+  else if (s == "border") m = AddressMode::border_zero;
+  else if (s == "wrap") m = AddressMode::wrap;
+  else if (s == "mirror") m = AddressMode::mirror;
+  else return false;
+  return true;
+}
+
+std::uint32_t rd32(const std::uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<std::uint32_t>(p[3]) << 24; }
+std::uint64_t rd64(const std::uint8_t* p) { return rd32(p) | static_cast<std::uint64_t>(rd32(p + 4)) << 32; }
+void wr32(std::uint8_t* p, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> 8 * i);
+}
+void wr64(std::uint8_t* p, std::uint64_t v) {
+  wr32(p, static_cast<std::uint32_t>(v));
+  wr32(p + 4, static_cast<std::uint32_t>(v >> 32));
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+// --- names ---------------------------------------------------------------------------------------
+
+// launch-<digits>-<kernel>-arg<3 digits>-<kind>-<shape>-fmt<digits>.bin (docs/captures.md): the
+// kernel is the shortest non-empty prefix after which "-argNNN-<kind>-" and a non-empty shape
+// follow; the shape runs to the last "-fmt". Parsed by hand, in linear passes: no backtracking
+// regular expression on a name that comes from someone else's disk.
+std::optional<DumpName> parse_dump_name(const std::string& file_name) {
+  const std::string_view n(file_name);
+  auto digits = [](std::string_view d) { return !d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }); };
+  if (n.rfind("launch-", 0) != 0 || n.size() < 4 || n.substr(n.size() - 4) != ".bin") return std::nullopt;
+  const std::string_view body = n.substr(7, n.size() - 11);  // without "launch-" and ".bin"
+  const auto dash = body.find('-');
+  if (dash == std::string_view::npos || !digits(body.substr(0, dash))) return std::nullopt;
+  const auto fmt_at = body.rfind("-fmt");
+  if (fmt_at == std::string_view::npos || fmt_at <= dash || !digits(body.substr(fmt_at + 4))) return std::nullopt;
+  const std::string_view mid = body.substr(dash + 1, fmt_at - dash - 1);  // kernel-argNNN-kind-shape
+  DumpName out;
+  bool found = false;
+  for (std::size_t i = 1; i + 5 < mid.size() && !found; ++i) {
+    if (mid.compare(i, 4, "-arg") != 0 || !digits(mid.substr(i + 4, 3)) || i + 7 >= mid.size() || mid[i + 7] != '-') continue;
+    for (const char* kind : {"buffer", "surface", "texture"}) {
+      const std::size_t k = i + 8, len = std::strlen(kind);
+      if (mid.compare(k, len, kind) == 0 && k + len < mid.size() && mid[k + len] == '-' && k + len + 1 < mid.size()) {
+        out.kernel = std::string(mid.substr(0, i));
+        out.arg = (mid[i + 4] - '0') * 100 + (mid[i + 5] - '0') * 10 + (mid[i + 6] - '0');
+        out.kind = kind;
+        out.shape = std::string(mid.substr(k + len + 1));
+        found = true;
+        break;
+      }
+    }
+  }
+  if (!found) return std::nullopt;
+  std::uint64_t v = 0;
+  if (!parse_u64(body.substr(0, dash), v) || v > 0xFFFFFFFFu) return std::nullopt;
+  out.launch = static_cast<std::uint32_t>(v);
+  if (!parse_u64(body.substr(fmt_at + 4), v) || v > 1000000) return std::nullopt;
+  out.fmt = static_cast<int>(v);
+  return out;
+}
+
+std::string format_dump_name(const DumpName& n) {
+  char b[64];
+  std::snprintf(b, sizeof b, "launch-%03u-", n.launch);
+  char a[16];
+  std::snprintf(a, sizeof a, "-arg%03d-", n.arg);
+  return b + n.kernel + a + n.kind + "-" + n.shape + "-fmt" + std::to_string(n.fmt) + ".bin";
+}
+
+std::string strip_base(const std::string& shape) {
+  std::string out;
+  for (const std::string& t : split(shape, '-')) {
+    if (t.rfind("base0x", 0) == 0) continue;
+    out += (out.empty() ? "" : "-") + t;
+  }
+  return out;
+}
+
+std::string dump_key(const DumpName& n) {
+  char a[16];
+  std::snprintf(a, sizeof a, "arg%03d", n.arg);
+  return n.kernel + " " + a + " " + n.kind + " " + strip_base(n.shape) + " fmt" + std::to_string(n.fmt);
+}
+
+std::string buffer_shape(std::uint64_t base, std::size_t size, std::uint64_t offset) {
+  std::string s = "base" + hex(base) + "-size" + std::to_string(size);
+  if (offset) s += "-off" + std::to_string(offset);
+  return s;
+}
+
+std::string image_shape(const ImageArg& a, bool texture) {
+  std::string s = std::to_string(a.width) + "x" + std::to_string(a.height);
+  if (a.pitch != 8u * a.width) s += "-pitch" + std::to_string(a.pitch);
+  if (texture) s += std::string("-") + mode_name(a.mode);
+  return s;
+}
+
+std::size_t arena_window_bytes(const LaunchCapture& c) { return plane_arena_bytes(c.ex, c.ey); }
+
+std::optional<std::uint64_t> shape_base(const std::string& shape) {
+  for (const std::string& t : split(shape, '-')) {
+    std::uint64_t v = 0;
+    if (t.rfind("base0x", 0) == 0 && parse_u64(t.substr(6), v, 16)) return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace enc5::capture

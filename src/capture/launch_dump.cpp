@@ -1,0 +1,144 @@
+// Launch-dump folders (facts F5): one file per launch and argument, read into LaunchCaptures
+// (docs/captures.md "Launch dumps").
+#include <algorithm>
+#include <cstdio>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+
+#include "capture/capture.hpp"
+#include "capture/capture_detail.hpp"
+#include "io/errors.hpp"
+#include "io/files.hpp"
+
+namespace enc5::capture::detail {
+namespace {
+
+// Buffer shape (docs/captures.md): '-'-separated tokens; base0x<hex> (device address of the
+// allocation), size<N> (its bytes, required, must equal the file size), off<N> (the argument's
+// pointer minus the base: where the arena window starts, facts F4). Other tokens are ignored so
+// that strings with more fields still read; a base/size/off token whose number does not read is an
+// error, never skipped.
+void parse_buffer_shape(BufferArg& b) {
+  bool have_size = false;
+  for (const std::string& t : split(b.shape, '-')) {
+    std::uint64_t v = 0;
+    if (t.rfind("base0x", 0) == 0) {
+      if (!parse_u64(t.substr(6), v, 16)) throw InputError(b.file, 0, "a hex device address in the shape token 'base0x…' (at most 16 hex digits)", "'" + t + "'");
+      b.base = v;
+    } else if (t.rfind("size", 0) == 0) {
+      if (!parse_u64(t.substr(4), v))
+        throw InputError(b.file, 0, "a decimal byte count below 2^64 in the shape token 'size<N>'", "'" + t + "'");
+      if (v != b.bytes.size())
+        throw InputError(b.file, std::min<std::uint64_t>(v, b.bytes.size()),
+                         std::to_string(v) + " bytes (the size in the file name)", std::to_string(b.bytes.size()) + " bytes (the file is truncated or the name is wrong)");
+      have_size = true;
+    } else if (t.rfind("off", 0) == 0) {
+      if (!parse_u64(t.substr(3), v)) throw InputError(b.file, 0, "a decimal pointer offset below 2^64 in the shape token 'off<N>'", "'" + t + "'");
+      b.offset = v;
+    }
+  }
+  if (!have_size)
+    throw InputError(b.file, 0, "a buffer shape with a 'size<N>' token (the allocation's bytes, facts F5)", "'" + b.shape + "'");
+}
+
+}  // namespace
+
+// --- launch dumps (facts F5) -------------------------------------------------------------------
+
+std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vector<DumpFile>& files, const LoadOptions& opt) {
+  std::map<std::uint32_t, std::vector<const DumpFile*>> by_launch;
+  std::vector<std::string> other;
+  for (const DumpFile& f : files) {
+    if (f.name.kernel.find(opt.kernel_filter) == std::string::npos) {
+      other.push_back("launch " + std::to_string(f.name.launch) + " of " + f.name.kernel);
+      continue;
+    }
+    by_launch[f.name.launch].push_back(&f);
+  }
+  if (by_launch.empty()) {
+    std::sort(other.begin(), other.end());
+    other.erase(std::unique(other.begin(), other.end()), other.end());
+    std::string found;
+    for (std::size_t i = 0; i < other.size() && i < 4; ++i) found += (i ? ", " : "") + other[i];
+    throw std::runtime_error(dir.string() + ": no launch of a kernel matching '" + opt.kernel_filter + "' (found " + found +
+                             "); enc5 replays only " + kEnc5Kernel + " (--kernel SUBSTRING selects another name)");
+  }
+  std::vector<LaunchCapture> out;
+  for (const auto& entry : by_launch) {
+    const std::uint32_t launch = entry.first;  // not a structured binding: lambdas below capture it (clang 14)
+    const auto& list = entry.second;
+    LaunchCapture c;
+    c.source = dir.string();
+    c.form = Form::launch_dump;
+    c.launch = launch;
+    c.kernel = list.front()->name.kernel;
+    auto find = [&](int arg, const char* kind) -> const DumpFile& {
+      const DumpFile* hit = nullptr;
+      for (const DumpFile* f : list) {
+        if (f->name.arg != arg) continue;
+        if (f->name.kind != kind)
+          throw InputError(f->path.string(), 0, std::string("a ") + kind + " dump for arg" + std::to_string(arg) + " (facts A4)", "a " + f->name.kind + " dump");
+        if (hit) throw InputError(f->path.string(), 0, "one dump per launch and argument", "a second file for arg" + std::to_string(arg) + " (also " + hit->path.filename().string() + ")");
+        hit = f;
+      }
+      if (!hit) {
+        char b[64], a[16];
+        std::snprintf(b, sizeof b, "launch-%03u-", launch);
+        std::snprintf(a, sizeof a, "arg%03d", arg);
+        throw std::runtime_error(dir.string() + ": launch " + std::to_string(launch) + " of " + c.kernel + " has no " + a + " " + kind +
+                                 " dump (expected a file " + b + c.kernel + "-" + a + "-" + kind + "-…-fmtN.bin; facts F5)");
+      }
+      return *hit;
+    };
+    auto buffer = [&](int arg) {
+      const DumpFile& f = find(arg, "buffer");
+      BufferArg b;
+      b.file = capture_file(dir, f.path.filename().string(), dir.string(), 0);
+      b.shape = f.name.shape;
+      b.bytes = read_file_bytes(b.file);
+      parse_buffer_shape(b);
+      return b;
+    };
+    auto image = [&](int arg, const char* kind) {
+      const DumpFile& f = find(arg, kind);
+      return load_image_arg(capture_file(dir, f.path.filename().string(), dir.string(), 0), f.name.shape, f.name.fmt, kind);
+    };
+    c.input = buffer(kArgInput);
+    c.weights = buffer(kArgWeights);
+    c.output = buffer(kArgOutput);
+    c.texture = image(kArgTexture, "texture");
+    c.surface = image(kArgSurface, "surface");
+    // Launch dumps carry no parameter block: the extents are the surface's (E61 writes one texel
+    // per token, enc4's surface is ex×ey, facts A3) unless --ex/--ey say otherwise; the block
+    // offsets are 0 unless --block-offset says otherwise (docs/captures.md).
+    c.ex = opt.ex > 0 ? opt.ex : c.surface.width;
+    c.ey = opt.ey > 0 ? opt.ey : c.surface.height;
+    c.ox = static_cast<std::uint16_t>(opt.ox >= 0 ? opt.ox : 0);
+    c.oy = static_cast<std::uint16_t>(opt.oy >= 0 ? opt.oy : 0);
+    validate(c);
+    c.results = ReplayOutputs{c.output.bytes, c.surface.bytes};
+    for (const DumpFile* f : list)
+      if (f->name.arg != kArgOutput && f->name.arg != kArgSurface) c.passthrough.push_back(f->path.string());
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<DumpFile> dump_files(const fs::path& dir) {
+  std::vector<DumpFile> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    const std::string n = e.path().filename().string();
+    if (n.rfind("launch-", 0) != 0) continue;
+    auto parsed = parse_dump_name(n);
+    if (!parsed)
+      throw InputError(e.path().string(), 0, "a launch dump name launch-NNN-<kernel>-argNNN-{buffer,surface,texture}-<shape>-fmtN.bin (facts F5)", "'" + n + "'");
+    files.push_back({*parsed, e.path()});
+  }
+  std::sort(files.begin(), files.end(), [](const DumpFile& a, const DumpFile& b) { return a.path < b.path; });
+  return files;
+}
+
+}  // namespace enc5::capture::detail
