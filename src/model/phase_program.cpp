@@ -211,6 +211,7 @@ std::string_view to_string(PhaseKind k) {
     case PhaseKind::mlp_up: return "mlp_up";
     case PhaseKind::mlp_down: return "mlp_down";
     case PhaseKind::logits: return "logits";
+    case PhaseKind::merge: return "merge";
   }
   return "?";
 }
@@ -223,6 +224,7 @@ std::string_view to_string(OperandSource s) {
     case OperandSource::previous_d: return "previous_d";
     case OperandSource::registers: return "registers";
     case OperandSource::shared_heads: return "shared_heads";
+    case OperandSource::shared_merge: return "shared_merge";
   }
   return "?";
 }

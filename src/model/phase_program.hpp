@@ -15,6 +15,9 @@ enum class PhaseKind {
   mlp_up,          // 21,23,..,59: 16x32x160 (4 chains x 5 k-steps), seeded with b1_c
   mlp_down,        // 22,24,..,60: 16x160x32, chained over chunks
   logits,          // 61: 16x16x160 (2 chains x 5 k-steps), seeded with b61
+  // Layers with a patch merge only (model/layer_program.hpp; enc4's 61, enc3's 47): 16x32x4C per
+  // warp and pass of a loop over 32-column blocks (DOC4 §3/E60(e), DOC3 §3/E46(e)).
+  merge,
 };
 
 enum class OperandSource {
@@ -24,6 +27,8 @@ enum class OperandSource {
   previous_d,      // C: the chain's previous D
   registers,       // operand built in registers by the previous epilogue (see the phase's label)
   shared_heads,    // A: head (p-13)'s m-tile z, staged by E12
+  shared_merge,    // A: the 2x2-merged tokens of the layer's requantised output, staged in shared
+                   // memory by the last down-projection's epilogue (merge layers only)
 };
 
 struct Shape { int m, n, k; };

@@ -151,6 +151,8 @@ void fill_default(Builder& b) {
       case R::w1: b.fill(r, 0.0, 1.0 / kSqrt160); break;        // fan-in 160
       case R::w2: b.fill(r, 0.0, 1.0 / std::sqrt(640.0)); break;  // fan-in 20 chunks x 32 = 640
       case R::w61: b.fill(r, 0.0, 1.0 / kSqrt160); break;       // fan-in 160
+      case R::wm:                                               // merge layers only: not in enc5's
+      case R::bm: break;                                        // image (model/layer_program.hpp)
     }
   }
 }
