@@ -259,6 +259,8 @@ const char* role_name(Region::Role r) {
     case Region::Role::t3: return "t3";
     case Region::Role::w61: return "w61";
     case Region::Role::b61: return "b61";
+    case Region::Role::wm: return "wm";
+    case Region::Role::bm: return "bm";
   }
   return "?";
 }
