@@ -8,6 +8,8 @@
 //     odd extents, negative block offsets, frames smaller than a block, both profiles, every
 //     value of every reading, every SIMD path, thread counts 1..3; NaN codes in weights and
 //     inputs; traces (the fast engine runs a traced block with the golden model).
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <gtest/gtest.h>
 
@@ -20,6 +22,7 @@
 #include "engine/fast_f16.hpp"
 #include "engine/gemm.hpp"
 #include "engine/simd.hpp"
+#include "layout/fragment.hpp"
 #include "model/layer.hpp"
 #include "model/readings.hpp"
 #include "model/synthetic_inputs.hpp"
@@ -161,8 +164,8 @@ TEST(EngineGemm, EveryPathDecodesLikeTheCodeTable) {
       const int n = static_cast<int>(src.size());
       std::vector<double> v64(src.size());
       std::vector<float> v(src.size()), e(src.size());
-      std::vector<std::int16_t> e16(src.size());
-      const bool nan = run({src.data(), n, v64.data(), v.data(), e.data(), e16.data()});
+      std::vector<std::int16_t> e16(src.size()), he16(src.size());
+      const bool nan = run({src.data(), n, v64.data(), v.data(), e.data(), e16.data(), he16.data()});
       EXPECT_EQ(nan, with_nan == 1) << engine::to_string(path);
       for (int i = 0; i < n; ++i) {
         const e4m3_t c = src[static_cast<std::size_t>(i)];
@@ -171,6 +174,9 @@ TEST(EngineGemm, EveryPathDecodesLikeTheCodeTable) {
         ASSERT_EQ(std::bit_cast<std::uint64_t>(v64[i]), std::bit_cast<std::uint64_t>(t.value64[c])) << engine::to_string(path) << " code " << int(c);
         ASSERT_EQ(e[i], t.ada_e[c]) << engine::to_string(path) << " code " << int(c);
         ASSERT_EQ(e16[i], static_cast<std::int16_t>(t.ada_e[c])) << engine::to_string(path) << " code " << int(c);
+        // `hopper`: floor(log2|x|) of the value itself (std::ilogb, independent of the decoder), -64 for a zero.
+        const int want_he = t.value[c] == 0.0f ? -64 : std::ilogb(t.value[c]);
+        ASSERT_EQ(he16[i], want_he) << engine::to_string(path) << " code " << int(c);
       }
     }
   }
@@ -220,6 +226,123 @@ TEST(EngineGemm, EveryPathMatchesMmaDot) {
               }
           }
   std::printf("gemm differential: %d output elements (2 chained k-steps each)\n", cases);
+}
+
+// Operands built in the ISA k order (the order the `ada` halves and the `hopper` groups are
+// defined in), stored in the logical order gemm() and mma_step take; then every path's gemm on
+// them (decoded with the path's own forms) against mma_step, element by element, 2 k-steps.
+void expect_gemm_matches_isa_operands(const Profile& prof, const std::vector<std::array<e4m3_t, 64>>& rows_isa,
+                                      const std::vector<std::array<e4m3_t, 64>>& cols_isa, const std::vector<f16_t>& c,
+                                      const std::string& what) {
+  const int rows = static_cast<int>(rows_isa.size()), N = static_cast<int>(cols_isa.size()), K = 64;
+  const int* isa = layout::isa_k_of_pair_k().data();
+  std::vector<e4m3_t> a(static_cast<std::size_t>(rows) * K), b(static_cast<std::size_t>(N) * K);
+  for (int s = 0; s < 2; ++s)
+    for (int kp = 0; kp < 32; ++kp) {
+      for (int r = 0; r < rows; ++r) a[static_cast<std::size_t>(r) * K + 32 * s + kp] = rows_isa[r][32 * s + isa[kp]];
+      for (int n = 0; n < N; ++n) b[static_cast<std::size_t>(n) * K + 32 * s + kp] = cols_isa[n][32 * s + isa[kp]];
+    }
+  for (engine::SimdPath path : engine::supported_simd_paths()) {
+    engine::AOperand A;
+    engine::BOperand B;
+    A.assign(a.data(), rows, K, K, engine::decode_for(prof, path), path);
+    B.assign_nk(b.data(), N, K, K, engine::decode_for(prof, path), path);
+    std::vector<f16_t> d = c;
+    engine::gemm(prof, path, A, 0, B, 0, 2, rows, d.data(), N);
+    for (int r = 0; r < rows; ++r)
+      for (int n = 0; n < N; ++n) {
+        f16_t want = c[static_cast<std::size_t>(r) * N + n];
+        for (int s = 0; s < 2; ++s)
+          want = golden::mma_step(prof, &a[static_cast<std::size_t>(r) * K + 32 * s], &b[static_cast<std::size_t>(n) * K + 32 * s], want);
+        ASSERT_EQ(d[static_cast<std::size_t>(r) * N + n], want) << what << " " << engine::to_string(path) << " r " << r << " n " << n;
+      }
+  }
+}
+
+// e4m3 code of +-2^j (j = -9 .. 8), exact.
+e4m3_t pow2_code(int j, bool neg) {
+  const int m = j >= -6 ? (j + 7) << 3 : 1 << (j + 9);
+  return static_cast<e4m3_t>((neg ? 0x80 : 0) | m);
+}
+
+// `hopper`'s edges (numerics.md "hopper"; kernels_hopper_impl.hpp): each HMMA group's window
+// (a product of exponent E is exact when E >= maxE - 19, truncated below; the accumulator p1
+// when E(p1) >= maxE - 15), sums far above 2^24 truncation units whose f16 rounding is a tie or
+// one unit off a tie (the binary32 round-to-odd of the AVX-512 kernel), p1 overflowing to Inf,
+// Inf - Inf in the final add of C, cancellations to zero and f16 subnormal results.
+TEST(EngineGemm, HopperWindowsTiesAndOverflow) {
+  const Profile& prof = profile_hopper();
+  SplitMix64 rng(77);
+  const int trials = small_scale() ? 4 : 24;
+  for (int trial = 0; trial < trials; ++trial) {
+    const int rows = 8, N = 32;
+    std::vector<std::array<e4m3_t, 64>> A(rows), B(N);
+    // B columns: mostly +1, a few k at powers of two (so that a row's products are its own values
+    // shifted), per column a different pattern.
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < 64; ++k) {
+        const std::uint64_t r = rng.next();
+        B[n][k] = r % 4 != 0 ? pow2_code(0, false) : pow2_code(static_cast<int>((r >> 8) % 18) - 9, (r >> 16) & 1);
+        if (n == 0) B[n][k] = pow2_code(0, false);
+      }
+    for (int r = 0; r < rows; ++r) {
+      // A big leading exponent, then terms placed around the window's edges relative to it.
+      const int lead = static_cast<int>(rng.next() % 18) - 9;
+      for (int k = 0; k < 64; ++k) {
+        const std::uint64_t x = rng.next();
+        const int kind = static_cast<int>(x % 8);
+        int j = lead;
+        if (kind == 1) j = lead - 11;                                 // the f16 tie bit of a lead-sized sum
+        if (kind == 2) j = lead - 10;                                 // its last kept bit
+        if (kind == 3) j = lead - 19 + static_cast<int>((x >> 8) % 3) - 1;  // the product window's edge
+        if (kind == 4) j = lead - 15 + static_cast<int>((x >> 8) % 3) - 1;  // the accumulator's window edge
+        if (kind == 5) j = -9;                                        // the smallest operand
+        j = std::clamp(j, -9, 8);
+        e4m3_t code = pow2_code(j, (x >> 12) % 5 == 0);
+        if (kind == 6) code = static_cast<e4m3_t>(((x >> 20) & 0x80) | (0x70 + (x >> 24) % 15));  // +-256..448: p1 overflows
+        if (kind == 7) code = static_cast<e4m3_t>(((x >> 20) & 0x80) | ((x >> 24) % 127));           // anything
+        if (trial % 3 == 2 && kind >= 6) code = 0;  // some rows without overflow
+        A[r][k] = code;
+      }
+    }
+    std::vector<f16_t> c(static_cast<std::size_t>(rows) * N);
+    for (auto& v : c) {
+      const std::uint64_t x = rng.next();
+      const f16_t specials[] = {0x0000, 0x8000, 0x7C00, 0xFC00, 0x7BFF, 0xFBFF, 0x0001, 0x8001, 0x03FF, 0x3C00};
+      v = x % 3 == 0 ? specials[(x >> 8) % 10] : static_cast<f16_t>(x >> 16);
+      if ((v & 0x7C00) == 0x7C00 && (v & 0x3FF) != 0) v = 0x7C00;  // NaN C: covered by EveryPathMatchesMmaDot
+    }
+    expect_gemm_matches_isa_operands(prof, A, B, c, "trial " + std::to_string(trial));
+  }
+  // Hand-made: 448 * 1 sixteen times in a group (p1 = Inf), the other group -448 sixteen times:
+  // Inf stays; with C = -Inf the final add is Inf - Inf = NaN (0x7FFF). And a sum of 2^25+ units
+  // exactly on an f16 tie plus or minus one truncation unit.
+  std::vector<std::array<e4m3_t, 64>> A(4), B(16);  // gemm's N is a multiple of 16
+  for (int k = 0; k < 64; ++k) {
+    const bool g0 = ((k >> 1) & 1) == 0;
+    A[0][k] = g0 ? 0x7E : 0xFE;
+    A[1][k] = 0;
+    A[2][k] = 0;
+    A[3][k] = 0;
+    for (auto& col : B) col[k] = pow2_code(0, false);
+  }
+  // Row 1, step 0, group 0 (k = 0, 1, 4, 5, 8, ...): 3 * 448 + 0.5 = 1344.5, the f16 tie between
+  // 1344 and 1345 (ulp 1 in [1024, 2048)), plus 2^-9 * 2^-8 = 2^-17 in column 1: one unit of
+  // q = 2^(8 - 25) above the tie, S = 1344.5 * 2^17 + 1 > 2^24.
+  A[1][0] = A[1][1] = A[1][4] = 0x7E;  // 448 each
+  A[1][5] = pow2_code(-1, false);      // 0.5: exactly the tie of 1344 + 0.5 at f16 ulp 1
+  A[1][8] = pow2_code(-9, false);      // 2^-9, times B = 2^-8 in column 1: 2^-17 = one unit of q = 2^(8 - 25)
+  B[1][8] = pow2_code(-8, false);
+  A[2] = A[1];
+  A[2][8] = pow2_code(-9, true);       // one unit below the tie
+  A[3] = A[1];
+  A[3][8] = 0;                         // exactly on the tie
+  std::vector<f16_t> c(4 * 16, 0x0000);
+  c[1] = 0xFC00;   // row 0: Inf - Inf in column 1
+  c[2] = 0x7C00;   // Inf + Inf
+  c[16] = 0x8000;  // -0 + the sums
+  c[33] = 0x8000;
+  expect_gemm_matches_isa_operands(prof, A, B, c, "hand-made");
 }
 
 // ---- 3. whole frames ---------------------------------------------------------------------------

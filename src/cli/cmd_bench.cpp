@@ -9,10 +9,12 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli/bench_core.hpp"
 #include "cli/commands.hpp"
 #include "engine/simd.hpp"
+#include "numerics/profile.hpp"
 
 namespace enc5::cli {
 
@@ -27,7 +29,11 @@ void help() {
       "is that per-block time times the number of blocks divided by the threads (marked '~').\n"
       "Defaults: every geometry, every profile, every SIMD path this CPU has, all hardware threads.\n"
       "cpu ms/blk: the process's CPU time (all threads) per block, minimum of the reps: on a shared\n"
-      "machine it leaves out the time other processes held the cores.\n");
+      "machine it leaves out the time other processes held the cores.\n"
+      "vs f64lim: ms/frame over the binary64 FMA limit (the frame's multiply-adds at the FMA peak measured\n"
+      "in the same run); vs ada: over the `ada` line of the same geometry and path; ms/wave: ms/frame over\n"
+      "ceil(blocks / threads) (equal across geometries when the frame scales linearly in blocks per thread);\n"
+      "fixed share (breakdown): prologue + E11 + E20 + E60+61+E61 over the block's total.\n");
 }
 
 std::string cpu_model() {
@@ -107,8 +113,11 @@ int cmd_bench(const Args& args) {
       golden_block_s[i] = bench::time_frame(f, Engine::golden, *profs[i], {}, 1, golden_reps);
   }
 
-  std::printf("%-7s %6s %8s  %-6s %-6s %-7s %11s %9s %10s %10s %12s\n", "geom", "blocks", "GMAC", "engine", "prof", "simd", "ms/frame",
-              "GMAC/s", "vs golden", "vs f64lim", "cpu ms/blk");
+  // vs ada: the line's time over `ada`'s on the same geometry and path in this run (issue 17's
+  // `hopper` target); ms/wave: ms/frame over the blocks per thread, ceil(blocks / threads), which
+  // is constant across geometries when the frame scales linearly in blocks per thread.
+  std::printf("%-7s %6s %8s  %-6s %-6s %-7s %11s %9s %10s %10s %12s %7s %9s\n", "geom", "blocks", "GMAC", "engine", "prof", "simd",
+              "ms/frame", "GMAC/s", "vs golden", "vs f64lim", "cpu ms/blk", "vs ada", "ms/wave");
   for (std::size_t gi = 0; gi < geos.size(); ++gi) {
     const auto& g = geos[gi];
     const int nb = bench::blocks(g);
@@ -117,6 +126,7 @@ int cmd_bench(const Args& args) {
     const int waves = (nb + nthreads - 1) / nthreads;  // golden's extrapolation: blocks per thread
     const double limit_ms = peaks.f64 > 0 ? 1e3 * nb * mpb / peaks.f64 : 0;
     const double limit32_ms = peaks.f32 > 0 ? 1e3 * nb * mpb / peaks.f32 : 0;
+    std::vector<double> ada_ms(paths.size(), 0);  // this geometry's `ada` line per path, once measured
     for (std::size_t pi = 0; pi < profs.size(); ++pi) {
       const Profile& p = *profs[pi];
       double golden_ms = 0;
@@ -125,17 +135,20 @@ int cmd_bench(const Args& args) {
         std::printf("%-7s %6d %8.3f  %-6s %-6s %-7s %10s%.1f %9.3f %10s %10s\n", g.name.c_str(), nb, gmac, "golden",
                     std::string(p.name).c_str(), "-", nb == 1 ? " " : "~", golden_ms, gmac / (golden_ms / 1e3), "1", "");
       }
-      for (engine::SimdPath path : paths) {
-        const std::string sp(engine::to_string(path));
+      for (std::size_t qi = 0; qi < paths.size(); ++qi) {
+        const std::string sp(engine::to_string(paths[qi]));
         const bench::FrameTime ft = bench::time_frame_cpu(f, Engine::fast, p, sp, nthreads, reps);
         const double ms = 1e3 * ft.wall;
-        char vs_golden[32] = "", vs_lim[32] = "";
+        if (&p == &profile_ada()) ada_ms[qi] = ms;
+        char vs_golden[32] = "", vs_lim[32] = "", vs_ada[32] = "";
         if (golden) std::snprintf(vs_golden, sizeof vs_golden, "%.0fx", golden_ms / ms);
         if (limit_ms > 0) std::snprintf(vs_lim, sizeof vs_lim, "%.2fx", ms / limit_ms);
+        if (&p != &profile_ada() && ada_ms[qi] > 0) std::snprintf(vs_ada, sizeof vs_ada, "%.2fx", ms / ada_ms[qi]);
         // Process CPU time per block: the scaling across geometries without the other load's
         // descheduling (still includes its cache and memory sharing).
-        std::printf("%-7s %6d %8.3f  %-6s %-6s %-7s %11.3f %9.2f %10s %10s %12.3f\n", g.name.c_str(), nb, gmac, "fast",
-                    std::string(p.name).c_str(), sp.c_str(), ms, gmac / (ms / 1e3), vs_golden, vs_lim, 1e3 * ft.cpu / nb);
+        std::printf("%-7s %6d %8.3f  %-6s %-6s %-7s %11.3f %9.2f %10s %10s %12.3f %7s %9.3f\n", g.name.c_str(), nb, gmac, "fast",
+                    std::string(p.name).c_str(), sp.c_str(), ms, gmac / (ms / 1e3), vs_golden, vs_lim, 1e3 * ft.cpu / nb, vs_ada,
+                    ms / waves);
       }
     }
     if (reference) {
@@ -175,6 +188,17 @@ int cmd_bench(const Args& args) {
     double s = 0;
     for (double x : t.seconds) s += x;
     std::printf(" %14.1f", 1e6 * s);
+  }
+  std::printf("\n");
+  // The fixed (non-GEMM) groups' share of a block: prologue, E11, E20 and E60+61+E61 (the last
+  // holds phase 61's small GEMM too). Issue 17: under 15 %.
+  std::printf("%-20s", "fixed share");
+  for (const auto& t : bd) {
+    double s = 0;
+    for (double x : t.seconds) s += x;
+    const double fixed = t.seconds[engine::kGroupPrologue] + t.seconds[engine::kGroupE11] + t.seconds[engine::kGroupE20] +
+                         t.seconds[engine::kGroupTail];
+    std::printf(" %13.1f%%", s > 0 ? 100.0 * fixed / s : 0.0);
   }
   std::printf("\n");
   return 0;

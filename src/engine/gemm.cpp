@@ -35,7 +35,8 @@ bool native(const Profile& p) {
 }
 
 unsigned decode_for(const Profile& p, SimdPath path) {
-  if (p.mma == MmaAccumulation::hopper_two_hmma) return kDecodeF32;  // values only: e(x) is their exponent field
+  if (p.mma == MmaAccumulation::hopper_two_hmma)  // the portable kernel reads e(x) from the values' exponent field
+    return path == SimdPath::avx512 ? kDecodeF32 | kDecodeHopperExponent16 : kDecodeF32;
   if (p.mma != MmaAccumulation::ada_truncated_halves) return kDecodeF64;
   return path == SimdPath::avx512 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
 }
@@ -50,6 +51,7 @@ void size_forms(std::size_t size, unsigned decode, Op& o) {
   o.v64.resize(decode & kDecodeF64 ? size : 0);
   o.e.resize(decode & kDecodeExponent ? size : 0);
   o.e16.resize(decode & kDecodeExponent16 ? size : 0);
+  o.he16.resize(decode & kDecodeHopperExponent16 ? size : 0);
 }
 
 }  // namespace
@@ -63,13 +65,13 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
   nan = false;
   const auto run = kernels(path).decode_run;
   const int* isa = layout::isa_k_of_pair_k().data();
-  const bool isa_forms = (decode & (kDecodeF32 | kDecodeExponent | kDecodeExponent16)) != 0;
+  const bool isa_forms = (decode & (kDecodeF32 | kDecodeExponent | kDecodeExponent16 | kDecodeHopperExponent16)) != 0;
   for (int r = 0; r < rows; ++r) {
     const e4m3_t* row = src + static_cast<std::size_t>(r) * ld;
     const std::size_t at = static_cast<std::size_t>(r) * K;
     std::copy(row, row + K, codes.begin() + static_cast<std::ptrdiff_t>(at));
     // binary64: logical order, the whole row at once
-    if (decode & kDecodeF64) nan |= run({row, K, v64.data() + at, nullptr, nullptr, nullptr});
+    if (decode & kDecodeF64) nan |= run({row, K, v64.data() + at, nullptr, nullptr, nullptr, nullptr});
     if (!isa_forms) continue;
     // binary32 and exponents: ISA order inside each k-step
     for (int k0 = 0; k0 < K; k0 += 32) {
@@ -77,7 +79,7 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
       for (int kp = 0; kp < 32; ++kp) perm[isa[kp]] = row[k0 + kp];
       const std::size_t a = at + k0;
       nan |= run({perm, 32, nullptr, v.empty() ? nullptr : v.data() + a, e.empty() ? nullptr : e.data() + a,
-                  e16.empty() ? nullptr : e16.data() + a});
+                  e16.empty() ? nullptr : e16.data() + a, he16.empty() ? nullptr : he16.data() + a});
     }
   }
 }
@@ -106,7 +108,8 @@ void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrd
     const std::size_t logical = static_cast<std::size_t>(k) * b.N;
     const std::size_t in_isa = static_cast<std::size_t>((k & ~31) + isa[k & 31]) * b.N;
     b.nan |= run({rowk, b.N, b.v64.empty() ? nullptr : b.v64.data() + logical, b.v.empty() ? nullptr : b.v.data() + in_isa,
-                  b.e.empty() ? nullptr : b.e.data() + in_isa, b.e16.empty() ? nullptr : b.e16.data() + in_isa});
+                  b.e.empty() ? nullptr : b.e.data() + in_isa, b.e16.empty() ? nullptr : b.e16.data() + in_isa,
+                  b.he16.empty() ? nullptr : b.he16.data() + in_isa});
   }
 }
 
@@ -164,6 +167,8 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
   if (hopper) {
     g.a = a.v.data() + a_k0;
     g.b = b.v.data() + static_cast<std::size_t>(b_k0) * b.N;
+    g.hea16 = a.he16.empty() ? nullptr : a.he16.data() + a_k0;
+    g.heb16 = b.he16.empty() ? nullptr : b.he16.data() + static_cast<std::size_t>(b_k0) * b.N;
   } else if (ada) {
     g.a = a.v.data() + a_k0;
     g.ea = a.e.empty() ? nullptr : a.e.data() + a_k0;

@@ -34,7 +34,16 @@ const CodeTable& code_table();
 // operands decoded per block decode just what the profile's kernels read (the AVX-512 `ada`
 // kernel takes the exponents as int16, see kernels_avx512.cpp). Prepared weights are
 // profile-independent and decode everything.
-enum Decode : unsigned { kDecodeF32 = 1, kDecodeF64 = 2, kDecodeExponent = 4, kDecodeExponent16 = 8, kDecodeAll = 15 };
+// kDecodeHopperExponent16: the `hopper` exponents (kernel_args.hpp: DecodeRun) for the AVX-512
+// `hopper` kernel.
+enum Decode : unsigned {
+  kDecodeF32 = 1,
+  kDecodeF64 = 2,
+  kDecodeExponent = 4,
+  kDecodeExponent16 = 8,
+  kDecodeHopperExponent16 = 16,
+  kDecodeAll = 31
+};
 unsigned decode_for(const Profile& p, SimdPath path);
 // Whether the SIMD kernels implement the profile's mma (accumulation and corners); gemm() runs the
 // others through numerics' mma_dot element by element (exact, slow).
@@ -49,6 +58,7 @@ struct AOperand {
   std::vector<float> v, e;    // [r][K], ISA k order inside each k-step
   std::vector<double> v64;    // v as binary64, LOGICAL k order (zluda: any order is exact)
   std::vector<std::int16_t> e16;  // e as int16
+  std::vector<std::int16_t> he16;  // the `hopper` exponents, int16, ISA k order
   std::vector<e4m3_t> codes;  // [r][K], logical (pair) k order
   bool nan = false;           // some code is 0x7F/0xFF
   // codes[r * ld + k], logical order.
@@ -61,6 +71,7 @@ struct BOperand {
   std::vector<float> v, e;    // [k][N], ISA k order inside each k-step
   std::vector<double> v64;    // v as binary64, [k][N] in LOGICAL k order (zluda: any order is exact)
   std::vector<std::int16_t> e16;  // e as int16
+  std::vector<std::int16_t> he16;  // the `hopper` exponents, int16, [k][N], ISA k order
   std::vector<e4m3_t> codes;  // [n][K], logical k order (the BTile layout)
   bool nan = false;
   void assign_nk(const e4m3_t* src, int N, int K, int ld, unsigned decode = kDecodeAll,

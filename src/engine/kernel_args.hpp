@@ -33,6 +33,10 @@ struct KStepArgs {
   int ksteps;
   const std::int16_t* ea16;  // ea / eb as int16 (the AVX-512 `ada` kernel's form)
   const std::int16_t* eb16;
+  // The `hopper` exponents e(x) = floor(log2|x|) of the operand as f16 (-64 for a zero), int16,
+  // same layout as ea16 / eb16 (the AVX-512 `hopper` kernel's form; gemm.hpp: Decode).
+  const std::int16_t* hea16;
+  const std::int16_t* heb16;
 };
 using KStepKernel = void (*)(const KStepArgs&);
 
@@ -71,8 +75,9 @@ struct AddRowsArgs {
 };
 
 // Decoding n e4m3 codes (n a multiple of 16) into the forms of gemm.hpp's operands: the value as
-// binary64 / binary32 and the `ada` exponent e(x) = max(floor(log2|x|), -6) as binary32 / int16
-// (-64 for a zero), each written where its pointer is not null. Returns whether a NaN code
+// binary64 / binary32, the `ada` exponent e(x) = max(floor(log2|x|), -6) as binary32 / int16
+// and the `hopper` exponent floor(log2|x|) (an e4m3 subnormal is an f16 normal: -7..-9) as int16
+// (-64 for a zero in both), each written where its pointer is not null. Returns whether a NaN code
 // (0x7F / 0xFF) was seen; the values written for it are unspecified (such operands go to mma_dot).
 struct DecodeRun {
   const e4m3_t* src;
@@ -81,6 +86,7 @@ struct DecodeRun {
   float* v;
   float* e;
   std::int16_t* e16;
+  std::int16_t* he16;
 };
 
 struct KernelSet {

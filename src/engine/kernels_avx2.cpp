@@ -183,6 +183,15 @@ bool decode_run(const DecodeRun& d) {
         _mm256_storeu_ps(d.e + i + 8, _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(e, 1))));
       }
     }
+    if (d.he16) {
+      // `hopper`: (m >> 3) - 7 for a normal; a subnormal m is -9 + (m >= 2) + (m >= 4); -64 for a zero.
+      const __m256i normal = _mm256_sub_epi16(_mm256_srli_epi16(m, 3), _mm256_set1_epi16(7));
+      const __m256i sub = _mm256_sub_epi16(_mm256_sub_epi16(_mm256_set1_epi16(-9), _mm256_cmpgt_epi16(m, _mm256_set1_epi16(1))),
+                                           _mm256_cmpgt_epi16(m, _mm256_set1_epi16(3)));
+      __m256i e = _mm256_blendv_epi8(sub, normal, _mm256_cmpgt_epi16(m, _mm256_set1_epi16(7)));
+      e = _mm256_blendv_epi8(e, _mm256_set1_epi16(-64), _mm256_cmpeq_epi16(m, _mm256_setzero_si256()));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d.he16 + i), e);
+    }
   }
   return !_mm256_testz_si256(nan, nan);
 }

@@ -48,10 +48,13 @@ bool decode_run(const DecodeRun& d) {
     const unsigned c = d.src[i], m = c & 0x7Fu;
     const float value = h2f(static_cast<f16_t>(((c & 0x80u) << 8) | (m << 7))) * 256.0f;
     const int e = m == 0 ? -64 : (m >> 3) >= 1 ? static_cast<int>(m >> 3) - 7 : -6;
+    // `hopper`: an e4m3 subnormal m 2^-9 is an f16 normal, floor(log2 m) - 9.
+    const int he = m == 0 ? -64 : (m >> 3) >= 1 ? static_cast<int>(m >> 3) - 7 : m >= 4 ? -7 : m >= 2 ? -8 : -9;
     if (d.v64) d.v64[i] = value;
     if (d.v) d.v[i] = value;
     if (d.e) d.e[i] = static_cast<float>(e);
     if (d.e16) d.e16[i] = static_cast<std::int16_t>(e);
+    if (d.he16) d.he16[i] = static_cast<std::int16_t>(he);
     nan |= m == 0x7Fu;
   }
   return nan;
