@@ -15,7 +15,8 @@ if(ENC5_NVCC AND ENC5_PTXAS)
   message(STATUS "CUDA kernel: PTX sm_89 and cubins sm_${ENC5_CUDA_ARCHS} with ${ENC5_NVCC}")
   file(GLOB ENC5_CUDA_DEPS CONFIGURE_DEPENDS
     ${CMAKE_SOURCE_DIR}/src/cuda/*.cu ${CMAKE_SOURCE_DIR}/src/cuda/*.cuh ${CMAKE_SOURCE_DIR}/src/cuda/*.hpp
-    ${CMAKE_SOURCE_DIR}/src/layout/*.hpp ${CMAKE_SOURCE_DIR}/src/model/*.hpp ${CMAKE_SOURCE_DIR}/src/numerics/types.hpp)
+    ${CMAKE_SOURCE_DIR}/src/base/*.hpp ${CMAKE_SOURCE_DIR}/src/layout/*.hpp ${CMAKE_SOURCE_DIR}/src/model/*.hpp
+    ${CMAKE_SOURCE_DIR}/src/numerics/types.hpp ${CMAKE_SOURCE_DIR}/src/numerics/mma_fragment.hpp)
   # No -lineinfo / -G: the PTX then holds no file paths and is the same in every checkout.
   set(ENC5_NVCC_FLAGS -std=c++20 -arch=sm_89 -ptx -I${CMAKE_SOURCE_DIR}/src)
   set(ENC5_CUDA_PTX ${ENC5_CUDA_DIR}/enc5_kernel.sm_89.ptx)
@@ -43,7 +44,7 @@ if(ENC5_NVCC AND ENC5_PTXAS)
       VERBATIM)
     list(APPEND ENC5_CUDA_OUTPUTS ${cubin})
   endforeach()
-  add_custom_target(enc5_cuda ALL DEPENDS ${ENC5_CUDA_OUTPUTS})
+  add_custom_target(enc5_cuda_kernel ALL DEPENDS ${ENC5_CUDA_OUTPUTS})
   # Refreshes the checked-in PTX after a kernel change: cmake --build build/release -t enc5_cuda_update_ptx
   add_custom_target(enc5_cuda_update_ptx
     COMMAND ${CMAKE_COMMAND} -E copy ${ENC5_CUDA_PTX} ${ENC5_CUDA_PTX_CHECKED_IN}
@@ -61,7 +62,8 @@ find_library(ENC5_LIBCUDA cuda HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES
 if(ENC5_CUDA_INCLUDE AND ENC5_LIBCUDA)
   add_executable(enc5-gpu ${CMAKE_SOURCE_DIR}/src/cuda/enc5_gpu.cpp)
   target_include_directories(enc5-gpu PRIVATE ${ENC5_CUDA_INCLUDE})
-  target_link_libraries(enc5-gpu PRIVATE enc5lib ${ENC5_LIBCUDA})
+  target_link_libraries(enc5-gpu PRIVATE enc5_cuda ${ENC5_LIBCUDA})
+  add_dependencies(enc5-gpu enc5_layer_check)
   message(STATUS "GPU launcher enc5-gpu: ${ENC5_LIBCUDA}")
 else()
   message(STATUS "GPU launcher enc5-gpu: cuda.h or libcuda not found, not built")

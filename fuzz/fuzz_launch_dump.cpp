@@ -4,6 +4,7 @@
 // small (the image is 431,136 bytes) and the fuzzer still reaches the checks after it.
 #include <unistd.h>
 
+#include "assets/synthetic_weights.hpp"
 #include "capture/capture.hpp"
 #include "fuzz_util.hpp"
 #include "model/weight_image.hpp"

@@ -1,9 +1,9 @@
 // Plane arenas (docs/formats.md): the first 4 bytes are ex and ey (u16 each, as a user could give
 // any --ex/--ey), the rest is the file read_plane_arena checks and summarize_plane_arena reads.
+#include "assets/synthetic_inputs.hpp"
 #include "fuzz_util.hpp"
 #include "io/arena_io.hpp"
 #include "io/files.hpp"
-#include "model/synthetic_inputs.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   fuzz::maybe_write_seeds([](const fuzz::fs::path& d) {

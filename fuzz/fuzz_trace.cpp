@@ -1,8 +1,9 @@
 // Trace files (io/trace_io.cpp): the binary reader, and the text form of whatever it accepts.
 #include "api/frame.hpp"
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
 #include "fuzz_util.hpp"
 #include "io/trace_io.hpp"
-#include "model/synthetic_inputs.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   fuzz::maybe_write_seeds([](const fuzz::fs::path& d) {

@@ -1,4 +1,5 @@
 // The weight image (facts E1/E4): size validation and the per-region statistics of any bytes.
+#include "assets/synthetic_weights.hpp"
 #include "fuzz_util.hpp"
 #include "model/weight_image.hpp"
 

@@ -30,7 +30,7 @@ jobs=$(nproc)
 echo "== build (enc5, kernel PTX/cubins, enc5-gpu) in $BUILD"
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DENC5_BUILD_TESTS=OFF -DENC5_BUILD_BENCH=OFF -DENC5_BUILD_PYTHON=OFF >"$WORK/cmake.log" 2>&1 ||
   { cat "$WORK/cmake.log"; exit 1; }
-cmake --build "$BUILD" -j"$jobs" -t enc5 -t enc5-gpu -t enc5_cuda >"$WORK/build.log" 2>&1 || { tail -50 "$WORK/build.log"; exit 1; }
+cmake --build "$BUILD" -j"$jobs" -t enc5 -t enc5-gpu -t enc5_cuda_kernel >"$WORK/build.log" 2>&1 || { tail -50 "$WORK/build.log"; exit 1; }
 E="$BUILD/enc5"
 G="$BUILD/enc5-gpu"
 grep -h "enc5 CUDA kernel sm_" "$WORK/build.log" | sed 's/^-- //' >"$WORK/resources.txt" || true

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.hpp"
 #include "io/arena_io.hpp"
-#include "io/errors.hpp"
 #include "io/files.hpp"
 #include "layout/arena.hpp"
 

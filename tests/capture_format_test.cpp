@@ -8,10 +8,10 @@
 #include <fstream>
 #include <string>
 
+#include "base/errors.hpp"
 #include "capture/capture.hpp"
-#include "test_util.hpp"
-#include "io/errors.hpp"
 #include "io/files.hpp"
+#include "test_util.hpp"
 
 using namespace enc5;
 using namespace enc5::capture;

@@ -17,9 +17,10 @@
 #include <vector>
 
 #include "api/frame.hpp"
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
 #include "cuda/enc5_params.hpp"
 #include "cuda/trace_stages.hpp"
-#include "model/synthetic_inputs.hpp"
 #include "model/weight_image.hpp"
 #include "numerics/profile.hpp"
 #include "ptx/ptx.hpp"

@@ -7,10 +7,11 @@
 #include <map>
 
 #include "api/frame.hpp"
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
 #include "cuda/enc5_params.hpp"
 #include "cuda/launch_check.hpp"
 #include "cuda/trace_stages.hpp"
-#include "model/synthetic_inputs.hpp"
 
 namespace enc5 {
 namespace {

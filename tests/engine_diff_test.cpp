@@ -19,13 +19,14 @@
 #include <string>
 
 #include "api/frame.hpp"
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
 #include "engine/fast_f16.hpp"
 #include "engine/gemm.hpp"
 #include "engine/simd.hpp"
 #include "layout/fragment.hpp"
 #include "model/layer.hpp"
 #include "model/readings.hpp"
-#include "model/synthetic_inputs.hpp"
 #include "model/weight_image.hpp"
 #include "numerics/f16.hpp"
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "io/errors.hpp"
+#include "base/errors.hpp"
 #include "io/exr.hpp"
 #include "io/files.hpp"
 #include "io/frame_io.hpp"

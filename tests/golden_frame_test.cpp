@@ -10,9 +10,10 @@
 #include <string>
 
 #include "api/frame.hpp"
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
 #include "layout/arena.hpp"
 #include "model/layer.hpp"
-#include "model/synthetic_inputs.hpp"
 #include "model/weight_image.hpp"
 
 namespace enc5 {

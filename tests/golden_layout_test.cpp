@@ -5,10 +5,11 @@
 #include <set>
 #include <vector>
 
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
 #include "layout/arena.hpp"
 #include "layout/fragment.hpp"
 #include "model/layer.hpp"
-#include "model/synthetic_inputs.hpp"
 #include "numerics/e4m3.hpp"
 #include "numerics/mma.hpp"
 

@@ -8,10 +8,11 @@
 #include <string>
 
 #include "api/frame.hpp"
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
 #include "layout/arena.hpp"
 #include "model/layer.hpp"
 #include "model/readings.hpp"
-#include "model/synthetic_inputs.hpp"
 
 namespace enc5 {
 namespace {

@@ -6,9 +6,10 @@
 #include <map>
 
 #include "api/frame.hpp"
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
 #include "layout/arena.hpp"
 #include "model/layer.hpp"
-#include "model/synthetic_inputs.hpp"
 
 namespace enc5 {
 namespace {

@@ -10,13 +10,14 @@
 #include <vector>
 
 #include "api/frame.hpp"
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
+#include "base/errors.hpp"
 #include "capture/capture.hpp"
 #include "io/checked_size.hpp"
-#include "io/errors.hpp"
 #include "io/exr.hpp"
 #include "io/files.hpp"
 #include "model/layer.hpp"
-#include "model/synthetic_inputs.hpp"
 #include "model/weight_image.hpp"
 #include "test_util.hpp"
 

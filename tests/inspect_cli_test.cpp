@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "assets/synthetic_weights.hpp"
 #include "model/weight_image.hpp"
 
 namespace {

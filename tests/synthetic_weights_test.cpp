@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "assets/synthetic_weights.hpp"
 #include "layout/tables.hpp"
 #include "model/weight_image.hpp"
 

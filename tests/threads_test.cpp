@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "api/frame.hpp"
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
 #include "engine/engine.hpp"
-#include "model/synthetic_inputs.hpp"
 #include "model/weight_image.hpp"
 
 namespace {

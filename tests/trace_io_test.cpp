@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "io/errors.hpp"
+#include "base/errors.hpp"
 #include "io/files.hpp"
 #include "io/trace_io.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "io/errors.hpp"
+#include "base/errors.hpp"
 #include "io/weight_file.hpp"
 #include "model/weight_image.hpp"
 

@@ -25,13 +25,14 @@
 #include <vector>
 
 #include "api/frame.hpp"
-#include "io/errors.hpp"
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
+#include "base/errors.hpp"
+#include "io/weight_file.hpp"
 #include "layout/arena.hpp"
 #include "model/layer.hpp"
 #include "model/readings.hpp"
-#include "model/synthetic_inputs.hpp"
 #include "model/trace.hpp"
-#include "io/weight_file.hpp"
 #include "model/weight_image.hpp"
 #include "numerics/approx.hpp"
 #include "numerics/e4m3.hpp"

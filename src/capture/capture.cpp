@@ -13,9 +13,9 @@
 #include <stdexcept>
 #include <unistd.h>
 
+#include "base/errors.hpp"
 #include "capture/capture_detail.hpp"
 #include "io/checked_size.hpp"
-#include "io/errors.hpp"
 #include "io/files.hpp"
 #include "model/weight_image.hpp"
 

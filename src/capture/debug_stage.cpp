@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "base/errors.hpp"
 #include "capture/diff.hpp"
-#include "io/errors.hpp"
 #include "io/files.hpp"
 #include "layout/arena.hpp"
 #include "model/layer.hpp"

@@ -7,9 +7,9 @@
 #include <map>
 #include <stdexcept>
 
+#include "base/errors.hpp"
 #include "capture/capture.hpp"
 #include "capture/capture_detail.hpp"
-#include "io/errors.hpp"
 #include "io/files.hpp"
 
 namespace enc5::capture::detail {

@@ -6,9 +6,9 @@
 #include <map>
 #include <sstream>
 
+#include "base/errors.hpp"
 #include "capture/capture.hpp"
 #include "capture/capture_detail.hpp"
-#include "io/errors.hpp"
 #include "io/files.hpp"
 
 namespace enc5::capture {

@@ -6,12 +6,13 @@
 #include <optional>
 #include <stdexcept>
 
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
 #include "capture/capture.hpp"
 #include "capture/capture_detail.hpp"
 #include "capture/debug_stage.hpp"
 #include "io/arena_io.hpp"
 #include "io/files.hpp"
-#include "model/synthetic_inputs.hpp"
 #include "model/weight_image.hpp"
 
 namespace enc5::capture {

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <thread>
 
+#include "assets/synthetic_weights.hpp"
 #include "cli/fma_peak.hpp"
 #include "engine/simd.hpp"
 #include "model/weight_image.hpp"

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "api/frame.hpp"
+#include "assets/synthetic_inputs.hpp"
 #include "engine/engine.hpp"
-#include "model/synthetic_inputs.hpp"
 
 namespace enc5::bench {
 

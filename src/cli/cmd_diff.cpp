@@ -8,13 +8,13 @@
 #include <map>
 #include <string>
 
+#include "base/errors.hpp"
 #include "capture/capture.hpp"
 #include "capture/debug_stage.hpp"
-#include "cli/cli_options.hpp"
 #include "capture/diff.hpp"
+#include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
 #include "io/arena_io.hpp"
-#include "io/errors.hpp"
 #include "io/exr.hpp"
 #include "io/files.hpp"
 

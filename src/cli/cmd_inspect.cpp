@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "assets/synthetic_weights.hpp"
 #include "cli/commands.hpp"
-#include "model/phase_program.hpp"
 #include "io/weight_file.hpp"
+#include "model/phase_program.hpp"
 #include "model/weight_image.hpp"
 
 namespace enc5::cli {

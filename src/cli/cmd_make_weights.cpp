@@ -1,9 +1,10 @@
 // enc5 make-weights --seed N [--stress] -o FILE: a deterministic synthetic weight image
-// (model/synthetic_weights.cpp), written atomically so that a failed run leaves no partial file.
+// (assets/synthetic_weights.cpp), written atomically so that a failed run leaves no partial file.
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
+#include "assets/synthetic_weights.hpp"
 #include "cli/commands.hpp"
 #include "io/files.hpp"
 #include "model/weight_image.hpp"

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bridge/enc5_launch.hpp"
 #include "capture/capture.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
@@ -20,7 +21,6 @@
 #include "io/files.hpp"
 #include "io/frame_io.hpp"
 #include "layout/arena.hpp"
-#include "ptx/enc5_launch.hpp"
 #include "ptx/ptx.hpp"
 
 namespace enc5::cli {

@@ -7,12 +7,12 @@
 #include <map>
 #include <string>
 
+#include "bridge/enc5_launch.hpp"
 #include "capture/capture.hpp"
-#include "cli/cli_options.hpp"
 #include "capture/settle.hpp"
+#include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
 #include "model/readings.hpp"
-#include "ptx/enc5_launch.hpp"
 #include "ptx/ptx.hpp"
 
 namespace enc5::cli {

@@ -5,12 +5,13 @@
 
 #include "capture/capture.hpp"
 
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
+#include "base/errors.hpp"
 #include "io/arena_io.hpp"
-#include "io/errors.hpp"
 #include "io/exr.hpp"
 #include "io/frame_io.hpp"
 #include "io/weight_file.hpp"
-#include "model/synthetic_inputs.hpp"
 
 namespace enc5::cli {
 

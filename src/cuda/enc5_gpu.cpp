@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "api/frame.hpp"
+#include "assets/synthetic_weights.hpp"
 #include "cuda/enc5_params.hpp"
 #include "cuda/launch_check.hpp"
 #include "io/arena_io.hpp"

@@ -7,7 +7,7 @@
 #pragma once
 #include <cstddef>
 
-#include "layout/hd.hpp"
+#include "base/hd.hpp"
 
 namespace enc5::cuda {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "io/errors.hpp"
+#include "base/errors.hpp"
 #include "io/files.hpp"
 #include "layout/arena.hpp"
 #include "numerics/e4m3.hpp"

@@ -1,6 +1,6 @@
 // A bounds-checked little-endian cursor over a file's bytes, shared by the EXR and trace readers.
 // Every failure throws InputError naming the file, the byte offset where the expectation failed,
-// what was expected and what was found (io/errors.hpp), so no reader ever indexes past the end.
+// what was expected and what was found (base/errors.hpp), so no reader ever indexes past the end.
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/errors.hpp"
+#include "base/errors.hpp"
 
 namespace enc5::io_detail {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "io/errors.hpp"
+#include "base/errors.hpp"
 
 namespace enc5 {
 

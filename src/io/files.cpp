@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/errors.hpp"
 #include "io/checked_size.hpp"
-#include "io/errors.hpp"
 
 namespace enc5 {
 

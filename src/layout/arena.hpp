@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "layout/hd.hpp"
+#include "base/hd.hpp"
 
 namespace enc5::layout {
 

@@ -1,4 +1,4 @@
-// The m16n8k32 fragment maps of layout/fragment.hpp.
+// The m16n8k32 fragment maps of layout/fragment.hpp (the ISA maps themselves: numerics/mma_fragment.cpp).
 //
 // Sources: PTX ISA "Matrix Fragments for mma.m16n8k32" as restated in numerics.md ("mma"), and
 // facts §0.4 for the kernel's pair order. g = lane >> 2, t = lane & 3 throughout.
@@ -16,24 +16,13 @@
 namespace enc5::layout {
 namespace {
 
-void check(int v, int lo, int hi_exclusive, const char* what) {
-  if (v < lo || v >= hi_exclusive)
-    throw std::out_of_range(std::string("fragment: ") + what + " = " + std::to_string(v) + " is outside [" +
-                            std::to_string(lo) + ", " + std::to_string(hi_exclusive) + ")");
-}
+void check(int v, int lo, int hi_exclusive, const char* what) { mma_fragment::check_index(v, lo, hi_exclusive, what); }
 
 // Within one k-step, both labellings split k by the same four fields of a byte position:
 // t (lane & 3), j (byte), and the register's k-half bit h (A: o >> 1, B: b): isa_k / pair_k of
 // fragment.hpp.
 
 }  // namespace
-
-RowK a_element_isa(int lane, int reg, int byte) {
-  check(lane, 0, 32, "lane");
-  check(reg, 0, 4, "A register");
-  check(byte, 0, 4, "byte");
-  return {a_row(lane >> 2, reg), isa_k(lane & 3, byte, reg >> 1)};
-}
 
 RowK a_element_pair(int lane, int reg, int byte) {
   check(lane, 0, 32, "lane");
@@ -42,25 +31,11 @@ RowK a_element_pair(int lane, int reg, int byte) {
   return {a_row(lane >> 2, reg), pair_k(lane & 3, byte, reg >> 1)};
 }
 
-KCol b_element_isa(int lane, int reg, int byte) {
-  check(lane, 0, 32, "lane");
-  check(reg, 0, 2, "B register");
-  check(byte, 0, 4, "byte");
-  return {isa_k(lane & 3, byte, reg), lane >> 2};
-}
-
 KCol b_element_pair(int lane, int reg, int byte) {
   check(lane, 0, 32, "lane");
   check(reg, 0, 2, "B register");
   check(byte, 0, 4, "byte");
   return {pair_k(lane & 3, byte, reg), lane >> 2};
-}
-
-RowCol cd_element(int lane, int reg, int half) {
-  check(lane, 0, 32, "lane");
-  check(reg, 0, 2, "C/D register");
-  check(half, 0, 2, "f16 half");
-  return {(lane >> 2) + 8 * reg, 2 * (lane & 3) + half};
 }
 
 // facts §0.4: "natural index 4a+b (a=0..7, b=0..3) <-> pair index 2a + (b&1) + 16(b>>1)".

@@ -11,35 +11,35 @@
 #include <array>
 #include <cstdint>
 
-#include "layout/hd.hpp"
+#include "base/hd.hpp"
+#include "numerics/mma_fragment.hpp"
 
 namespace enc5::layout {
 
-// The k of byte j (0..3) of a register with k-half bit h (A: reg >> 1, B: reg) in the lane with
-// thread-in-group t, in each labelling. Unchecked and constexpr: the checked functions below and
-// the CUDA kernel's fragment packs (src/cuda/fragments.cuh) are both built on these two.
-ENC5_HD constexpr int isa_k(int t, int j, int h) { return 4 * t + j + 16 * h; }
-ENC5_HD constexpr int pair_k(int t, int j, int h) { return 2 * t + (j & 1) + 16 * ((j >> 1) & 1) + 8 * h; }
-// The row of A register `reg` (0..3) relative to the m-tile, for group g (facts §0.4: reg&1
-// selects row g+8); the same holds for the C/D register index.
-ENC5_HD constexpr int a_row(int g, int reg) { return g + 8 * (reg & 1); }
+// The ISA's maps belong to the instruction (numerics/mma_fragment.hpp); layout uses them under
+// its own names, next to the pair order built from the same fields.
+using mma_fragment::a_row;
+using mma_fragment::isa_k;
+using mma_fragment::KCol;
+using mma_fragment::RowCol;
+using mma_fragment::RowK;
+using mma_fragment::a_element_isa;
+using mma_fragment::b_element_isa;
+using mma_fragment::cd_element;
 
-struct RowK { int row; int k; };   // an A element
-struct KCol { int k; int col; };   // a B element
-struct RowCol { int row; int col; };  // a C/D element
+// The pair-order k of byte j (0..3) of a register with k-half bit h (A: reg >> 1, B: reg) in the
+// lane with thread-in-group t. Unchecked and constexpr, like isa_k: the checked functions below and
+// the CUDA kernel's fragment packs (src/cuda/fragments.cuh) are built on both.
+ENC5_HD constexpr int pair_k(int t, int j, int h) { return 2 * t + (j & 1) + 16 * ((j >> 1) & 1) + 8 * h; }
 
 // A: 4 registers x 4 bytes per lane.
-RowK a_element_isa(int lane, int reg, int byte);
 RowK a_element_pair(int lane, int reg, int byte);
 // a_element_pair of every (lane, reg, byte) as a table [lane][reg][byte], for the inner loops of
 // the prologue's loads and E60's stores.
 using APairTable = std::array<std::array<std::array<RowK, 4>, 4>, 32>;
 const APairTable& a_element_pair_table();
 // B: 2 registers x 4 bytes per lane.
-KCol b_element_isa(int lane, int reg, int byte);
 KCol b_element_pair(int lane, int reg, int byte);
-// C/D: 2 registers x 2 f16 halves per lane: reg0 = row g, reg1 = row g+8, half h = column 2t+h.
-RowCol cd_element(int lane, int reg, int half);
 
 // Relabelling within one 32-wide k-step (a bijection on 0..31).
 int isa_k_from_pair_k(int k_pair);

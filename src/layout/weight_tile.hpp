@@ -8,7 +8,7 @@
 #pragma once
 #include <cstdint>
 
-#include "layout/hd.hpp"
+#include "base/hd.hpp"
 
 namespace enc5::layout {
 

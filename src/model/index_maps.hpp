@@ -3,7 +3,7 @@
 // fragment register goes in a plane arena (facts C13.4), and which texel an E61 tap reads (facts
 // C14.5/.6). Pure integer functions of the reading and the coordinates.
 #pragma once
-#include "layout/hd.hpp"
+#include "base/hd.hpp"
 #include "model/readings.hpp"
 
 namespace enc5::golden {

@@ -6,7 +6,7 @@
 // per-ISA translation units instantiate them with their own lambdas, so every instantiation there
 // has internal linkage (engine/kernel_args.hpp).
 #pragma once
-#include "layout/hd.hpp"
+#include "base/hd.hpp"
 #include "model/readings.hpp"
 
 namespace enc5 {

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "io/errors.hpp"
+#include "base/errors.hpp"
 
 namespace enc5 {
 namespace {

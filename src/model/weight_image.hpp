@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "layout/hd.hpp"
+#include "base/hd.hpp"
 #include "numerics/types.hpp"
 
 namespace enc5 {
@@ -80,16 +80,5 @@ struct RegionStats {
   double min = 0, max = 0, mean_abs = 0;  // over finite values
 };
 std::vector<RegionStats> region_statistics(const WeightImage& w);
-
-struct SyntheticOptions {
-  std::uint64_t seed = 1;
-  bool stress = false;  // drive every nonlinear branch (see synth docs)
-};
-// Deterministic on every platform (integer PRNG, no libm, exact rounding): see
-// docs/readings.md §4 "synthetic weights" for the value ranges and the stress design.
-// No NaN code (e4m3 0x7F/0xFF) and no f16 NaN/Inf ever appears.
-WeightImage make_synthetic_weights(const SyntheticOptions& opt);
-// The embedded default image used by the demo and the tests (seed 1, not stress).
-const WeightImage& default_weights();
 
 }  // namespace enc5

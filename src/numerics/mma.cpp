@@ -31,6 +31,7 @@
 #include <cstdint>
 
 #include "numerics/f16.hpp"
+#include "numerics/mma_fragment.hpp"
 
 namespace enc5 {
 namespace {
@@ -356,23 +357,23 @@ MmaC mma_m16n8k32(const Profile& p, const MmaA& a, const MmaB& b, const MmaC& c)
 
 namespace {
 
-// The ISA fragment maps of layout/fragment.hpp as tables (one evaluation per element at first use;
+// The ISA fragment maps of numerics/mma_fragment.hpp as tables (one evaluation per element at first use;
 // the PTX interpreter runs this form for every mma.sync).
 struct FragmentMaps {
-  layout::RowK a[32][4][4];
-  layout::KCol b[32][2][4];
-  layout::RowCol cd[32][2][2];
+  mma_fragment::RowK a[32][4][4];
+  mma_fragment::KCol b[32][2][4];
+  mma_fragment::RowCol cd[32][2][2];
 };
 const FragmentMaps& fragment_maps() {
   static const FragmentMaps m = [] {
     FragmentMaps t{};
     for (int lane = 0; lane < 32; ++lane) {
       for (int reg = 0; reg < 4; ++reg)
-        for (int byte = 0; byte < 4; ++byte) t.a[lane][reg][byte] = layout::a_element_isa(lane, reg, byte);
+        for (int byte = 0; byte < 4; ++byte) t.a[lane][reg][byte] = mma_fragment::a_element_isa(lane, reg, byte);
       for (int reg = 0; reg < 2; ++reg)
-        for (int byte = 0; byte < 4; ++byte) t.b[lane][reg][byte] = layout::b_element_isa(lane, reg, byte);
+        for (int byte = 0; byte < 4; ++byte) t.b[lane][reg][byte] = mma_fragment::b_element_isa(lane, reg, byte);
       for (int reg = 0; reg < 2; ++reg)
-        for (int half = 0; half < 2; ++half) t.cd[lane][reg][half] = layout::cd_element(lane, reg, half);
+        for (int half = 0; half < 2; ++half) t.cd[lane][reg][half] = mma_fragment::cd_element(lane, reg, half);
     }
     return t;
   }();
@@ -381,7 +382,7 @@ const FragmentMaps& fragment_maps() {
 
 }  // namespace
 
-// The fragment form gathers the registers into matrices with the ISA maps of layout/fragment.hpp
+// The fragment form gathers the registers into matrices with the ISA maps of numerics/mma_fragment.hpp
 // (the instruction itself defines k by the ISA order), runs the matrix form, and scatters D back.
 MmaFragC mma_m16n8k32(const Profile& p, const MmaFragA& a, const MmaFragB& b, const MmaFragC& c) {
   const FragmentMaps& map = fragment_maps();
@@ -391,17 +392,17 @@ MmaFragC mma_m16n8k32(const Profile& p, const MmaFragA& a, const MmaFragB& b, co
   for (int lane = 0; lane < 32; ++lane) {
     for (int reg = 0; reg < 4; ++reg)
       for (int byte = 0; byte < 4; ++byte) {
-        const layout::RowK e = map.a[lane][reg][byte];
+        const mma_fragment::RowK e = map.a[lane][reg][byte];
         ma.v[e.row][e.k] = static_cast<e4m3_t>(a.reg[lane][reg] >> (8 * byte));
       }
     for (int reg = 0; reg < 2; ++reg)
       for (int byte = 0; byte < 4; ++byte) {
-        const layout::KCol e = map.b[lane][reg][byte];
+        const mma_fragment::KCol e = map.b[lane][reg][byte];
         mb.v[e.k][e.col] = static_cast<e4m3_t>(b.reg[lane][reg] >> (8 * byte));
       }
     for (int reg = 0; reg < 2; ++reg)
       for (int half = 0; half < 2; ++half) {
-        const layout::RowCol e = map.cd[lane][reg][half];
+        const mma_fragment::RowCol e = map.cd[lane][reg][half];
         mc.v[e.row][e.col] = half == 0 ? f16x2_lo(c.reg[lane][reg]) : f16x2_hi(c.reg[lane][reg]);
       }
   }
@@ -409,8 +410,8 @@ MmaFragC mma_m16n8k32(const Profile& p, const MmaFragA& a, const MmaFragB& b, co
   MmaFragC d{};
   for (int lane = 0; lane < 32; ++lane)
     for (int reg = 0; reg < 2; ++reg) {
-      const layout::RowCol lo = map.cd[lane][reg][0];
-      const layout::RowCol hi = map.cd[lane][reg][1];
+      const mma_fragment::RowCol lo = map.cd[lane][reg][0];
+      const mma_fragment::RowCol hi = map.cd[lane][reg][1];
       d.reg[lane][reg] = f16x2_pack(md.v[lo.row][lo.col], md.v[hi.row][hi.col]);
     }
   return d;

@@ -3,7 +3,6 @@
 #pragma once
 #include <array>
 
-#include "layout/fragment.hpp"
 #include "numerics/profile.hpp"
 #include "numerics/types.hpp"
 
@@ -20,7 +19,7 @@ struct MmaC { f16_t v[16][8]; };
 MmaC mma_m16n8k32(const Profile& p, const MmaA& a, const MmaB& b, const MmaC& c);
 
 // Fragment form: the registers of all 32 lanes, exactly as the instruction sees them
-// (layout/fragment.hpp maps them to matrix elements).
+// (numerics/mma_fragment.hpp maps them to matrix elements).
 struct MmaFragA { std::array<std::array<std::uint32_t, 4>, 32> reg; };  // [lane][reg]
 struct MmaFragB { std::array<std::array<std::uint32_t, 2>, 32> reg; };
 struct MmaFragC { std::array<std::array<f16x2_t, 2>, 32> reg; };

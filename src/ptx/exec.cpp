@@ -15,7 +15,7 @@
 #include <sstream>
 #include <thread>
 
-#include "api/frame.hpp"
+#include "model/texture_surface.hpp"
 #include "numerics/approx.hpp"
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"

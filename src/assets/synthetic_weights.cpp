@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "assets/synthetic_weights.hpp"
 #include "layout/tables.hpp"
 #include "layout/weight_tile.hpp"
-#include "model/weight_image.hpp"
 
 namespace enc5 {
 namespace {

@@ -1,5 +1,5 @@
-// enc5's launch on the PTX interpreter (ptx/enc5_launch.hpp).
-#include "ptx/enc5_launch.hpp"
+// enc5's launch on the PTX interpreter (bridge/enc5_launch.hpp).
+#include "bridge/enc5_launch.hpp"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "model/synthetic_inputs.hpp"
+#include "assets/synthetic_inputs.hpp"
 
 #include <stdexcept>
 

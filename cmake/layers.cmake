@@ -1,0 +1,21 @@
+# The layers of src/, bottom to top: the one table both the build (CMakeLists.txt: one library per
+# layer, linking the layers it uses) and the include check (cmake/check_layers.cmake, run by every
+# build) read. "name:used,used" lists the layers a layer uses directly; a layer may include the
+# headers of those and of everything below them (the transitive closure), nothing else. A layer uses
+# only layers listed above it, so the order is also the build's link order. README.md's "Layout of
+# the code" table lists the folders in this order.
+set(ENC5_LAYERS
+  "base:"                        # ENC5_HD, InputError: what every layer may need
+  "numerics:base"                # one function per PTX instruction, the profiles, mma fragment maps
+  "layout:numerics"              # layouts as data
+  "model:layout"                 # phase program, weight image, readings, the golden model
+  "assets:model"                 # synthetic weights and frames (demo, tests, benches)
+  "io:model"                     # file formats
+  "engine:model"                 # the fast CPU engine
+  "api:engine"                   # LaunchParams, run_frame
+  "capture:api,io,assets"        # d4r's launch dumps and replay captures
+  "ptx:model"                    # the generic PTX interpreter (texture/surface objects only)
+  "cuda:api,io,assets"           # the CUDA port's host code and enc5-gpu
+  "bridge:ptx,capture"           # enc5's launch run by the PTX interpreter
+  "cli:bridge,cuda"              # the enc5 command
+)
