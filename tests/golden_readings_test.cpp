@@ -133,8 +133,8 @@ TEST_F(ReadingSwitch, UpstreamReadingsChangeArenaAndSurface) {
       for (std::size_t i = 0; i < info.values.size(); ++i) {
         if (info.values[i] == info.default_value || (small_scale() && tried > 0)) continue;
         // The sum trees differ only in rounding: on one small frame two trees may agree, so of a
-        // tree reading only `sequential` (which loses the small terms) is run here; that each tree
-        // sums differently is golden_epilogue_test's GoldenRmsNorm.SumOfSquaresTreesAndInverse.
+        // tree reading only `sequential` (which loses the small terms) is run here; that every
+        // pair of trees changes the outputs of some launch is oracle_launches_test.cpp's.
         if (tree && info.values[i] != "sequential") continue;
         ++tried;
         const Out o = run_with(info.name, info.values[i], true);

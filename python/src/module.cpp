@@ -13,6 +13,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
@@ -40,6 +41,8 @@
 #include "numerics/mma.hpp"
 #include "numerics/profile.hpp"
 #include "numerics/warp.hpp"
+#include "bridge/launch.hpp"
+#include "ptx/ptx.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -497,6 +500,86 @@ void bind_run(nb::module_& m) {
      "trace_stages"_a.none(), "trace_block"_a, "want_stats"_a);
 }
 
+
+// ---- the PTX interpreter: any launch (bridge/launch.hpp; python/enc5/ptx.py checks the arguments) ----
+
+void bind_ptx(nb::module_& m) {
+  // Arrays arrive as flat uint8 / uint16 views; the returned dict maps each buffer's and surface's
+  // name to its bytes after the launch (the Python layer restores dtypes and shapes).
+  m.def("ptx_launch", [](const std::string& path, std::optional<std::string> text, const std::string& entry, std::vector<std::uint64_t> grid,
+                         std::vector<std::uint64_t> block, std::uint64_t shared,
+                         std::vector<std::pair<std::string, In<std::uint8_t>>> buffers, const std::vector<std::string>& params,
+                         std::vector<std::tuple<std::string, In<std::uint16_t>, int, int, std::string>> textures,
+                         std::vector<std::tuple<std::string, In<std::uint8_t>, int, int, std::size_t>> surfaces, const std::string& profile,
+                         int threads, std::uint64_t max_instructions) {
+    using namespace enc5::ptx;
+    const auto module = text ? parse_module(*text, path) : load_module(path);
+    LaunchSpec s;
+    s.entry = entry;
+    const auto dim3 = [](const std::vector<std::uint64_t>& v, const char* what, bool is_block) {
+      if (v.size() != 3) fail(std::string(what) + ": expected 3 numbers");
+      return parse_dim3(std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]), what, is_block);
+    };
+    s.grid = dim3(grid, "grid", false);
+    s.block = dim3(block, "block", true);
+    s.dynamic_shared = shared;
+    for (std::size_t i = 0; i < params.size(); ++i) s.params.push_back(parse_param_arg(params[i], "params[" + std::to_string(i) + "]"));
+    for (auto& [name, a] : buffers) {
+      LaunchBuffer b;
+      b.name = name;
+      b.what = "buffers['" + name + "']";
+      b.bytes.assign(a.data(), a.data() + a.size());
+      s.buffers.push_back(std::move(b));
+    }
+    for (auto& [name, a, w, h, mode] : textures) {
+      LaunchTexture t;
+      t.name = name;
+      t.what = "textures['" + name + "']";
+      if (w <= 0 || h <= 0 || a.size() != static_cast<std::size_t>(w) * h * 4) fail(t.what + ": expected width*height*4 texels");
+      t.texture.width = w;
+      t.texture.height = h;
+      t.texture.mode = address_mode_named(mode);
+      t.texture.rgba.assign(a.data(), a.data() + a.size());
+      s.textures.push_back(std::move(t));
+    }
+    for (auto& [name, a, w, h, pitch] : surfaces) {
+      LaunchSurface t;
+      t.name = name;
+      t.what = "surfaces['" + name + "']";
+      t.surface.width = w;
+      t.surface.height = h;
+      t.surface.pitch = pitch;
+      t.surface.bytes.assign(a.data(), a.data() + a.size());
+      s.surfaces.push_back(std::move(t));
+    }
+    enc5::ptx::RunOptions o;
+    o.profile = &profile_named(profile);
+    o.threads = threads;
+    o.max_warp_instructions = max_instructions;
+    enc5::ptx::RunStats st;
+    {
+      nb::gil_scoped_release release;
+      st = run_launch(*module, s, o);
+    }
+    nb::dict out;
+    for (auto& b : s.buffers) {
+      const std::size_t n = b.bytes.size();
+      out[b.name.c_str()] = to_numpy(std::move(b.bytes), {n});
+    }
+    for (auto& t : s.surfaces) {
+      const std::size_t n = t.surface.bytes.size();
+      out[t.name.c_str()] = to_numpy(std::move(t.surface.bytes), {n});
+    }
+    nb::dict stats;
+    stats["ctas"] = st.ctas;
+    stats["warp_instructions"] = st.warp_instructions;
+    stats["lane_instructions"] = st.lane_instructions;
+    stats["mma"] = st.mma;
+    return nb::make_tuple(out, stats);
+  }, "path"_a, "text"_a.none(), "entry"_a, "grid"_a, "block"_a, "shared"_a, "buffers"_a, "params"_a, "textures"_a, "surfaces"_a, "profile"_a,
+     "threads"_a, "max_instructions"_a);
+}
+
 }  // namespace
 }  // namespace enc5::python
 
@@ -507,4 +590,8 @@ NB_MODULE(_enc5, m) {
   enc5::python::bind_numerics(m);
   enc5::python::bind_weights(m);
   enc5::python::bind_run(m);
+  // The PTX interpreter's errors (a launch given wrongly, malformed PTX, a run-time fault) name the
+  // option or file and line: ValueError, like InputError.
+  nb::exception<enc5::ptx::PtxError>(m, "PtxError", PyExc_ValueError);
+  enc5::python::bind_ptx(m);
 }

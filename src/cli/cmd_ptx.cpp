@@ -2,6 +2,7 @@
 // kernel's PTX (the corpus file) or on any PTX with enc5's 144-byte parameter block, with the
 // inputs `enc5 run` takes or a replay capture's arguments.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -18,9 +19,11 @@
 #include "cli/commands.hpp"
 #include "cli/frame_inputs.hpp"
 #include "io/arena_io.hpp"
+#include "io/checked_size.hpp"
 #include "io/files.hpp"
 #include "io/frame_io.hpp"
 #include "layout/arena.hpp"
+#include "bridge/launch.hpp"
 #include "ptx/ptx.hpp"
 
 namespace enc5::cli {
@@ -28,11 +31,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kPtxHelp = R"(usage: enc5 ptx run   FILE.ptx [--entry NAME] [INPUTS | --capture CAP] -o DIR [--profile P] [--threads N]
+constexpr const char* kPtxHelp = R"(usage: enc5 ptx launch FILE.ptx --entry NAME --grid X,Y,Z --block X,Y,Z ... -o DIR  (enc5 ptx launch --help)
+       enc5 ptx run   FILE.ptx [--entry NAME] [INPUTS | --capture CAP] -o DIR [--profile P] [--threads N]
        enc5 ptx trace FILE.ptx [--entry NAME] --at sNNNN|LNNNNN --reg %%rX[,%%rY...] --block X,Y
                       [INPUTS | --capture CAP] [-o DIR] [--profile P]
        enc5 ptx stats FILE.ptx [--entry NAME] [--check-seed-pairs]
        enc5 ptx bench FILE.ptx [--entry NAME] [INPUTS] [--repeat N] [--profile P] [--threads N]
+
+launch runs any entry with the buffers, parameters, textures and surfaces given on the command line.
+The other commands run enc5's launch:
 
 Runs a kernel's PTX in enc5's PTX interpreter (docs/ptx.md): every instruction for the 32 lanes of
 a warp, warps of a CTA until bar.sync, CTAs on threads; NVIDIA's arithmetic from src/numerics under
@@ -409,11 +416,303 @@ int cmd_bench_ptx(const PtxArgs& a) {
   return 0;
 }
 
+// ---- enc5 ptx launch: any entry with the launch given on the command line (bridge/launch.hpp) ----
+
+constexpr const char* kLaunchHelp = R"(usage: enc5 ptx launch FILE.ptx --entry NAME --grid X,Y,Z --block X,Y,Z [--shared BYTES]
+           [--buffer NAME=FILE | --buffer NAME:BYTES]... [--param TYPE:VALUE | --param ptr:NAME]...
+           [--texture NAME=FILE ...] [--surface NAME=...] [--profile P] [--threads N] -o DIR
+
+Runs any entry of FILE.ptx in enc5's PTX interpreter (docs/ptx.md "Launching any kernel") and writes
+every buffer and surface after the launch to DIR/NAME.bin (exit 0). Any error exits non-zero with a
+message naming the option and the value, and writes nothing.
+
+  --entry NAME          the entry to run (default: the file's only entry)
+  --grid X,Y,Z          CTAs (Y, Z default 1): x < 2^31, y, z < 65536, at most 2^24 CTAs in all
+  --block X,Y,Z         threads per CTA: x, y <= 1024, z <= 64, x*y*z <= 1024
+  --shared BYTES        dynamic shared memory (the entry's .extern .shared array), at most 232448
+                        (227 KiB) with the static shared memory; default 0
+  --buffer NAME=FILE    a global allocation holding FILE's bytes
+  --buffer NAME:BYTES   a global allocation of BYTES zero bytes (decimal or 0x; at most 16 GiB in all)
+  --param TYPE:VALUE    the next parameter of the entry, in its declared order: TYPE u8 u16 u32 u64,
+                        s8 s16 s32 s64, b8 b16 b32 b64 (decimal in the type's range, or 0x bits),
+                        f16 f32 f64 (decimal rounded to nearest even, inf, nan, or 0x bits)
+  --param ptr:NAME[+OFFSET]
+                        the 64-bit address of buffer NAME (plus OFFSET bytes), or the handle of
+                        texture or surface NAME. One --param per declared parameter, each of the
+                        declared size (offsets and alignment padding come from the declaration)
+  --texture NAME=FILE   a texture object (RGBA16F): FILE.exr (clamp), a d4r texture dump in launch-dump
+                        naming (its shape and mode from the name), or FILE@WxH[-pitchP][-MODE], raw
+                        texel rows (MODE clamp|border|wrap|mirror; default clamp)
+  --surface NAME=WxH[-pitchP]
+                        a surface object (RGBA16F) of zero bytes; or NAME=FILE.exr, NAME=FILE@WxH[-pitchP]
+                        or a d4r surface dump: its bytes before the launch. Written to DIR/NAME.bin
+                        (pitch x height raw bytes) like a buffer
+  --profile ada|zluda|hopper
+                        instruction semantics (default ada)
+  --threads N           CTAs in parallel (default 0 = all hardware threads); output is identical
+  --max-instructions N  per warp, before a run is stopped as an endless loop (default 400000000)
+  -o, --out DIR         output folder
+  -h, --help            this text
+
+NAME (buffers, textures, surfaces): 1-100 letters, digits, '_', '.', '-'; unique; each passed to the
+kernel by a --param ptr:NAME. Example (tests/ptx/kernels.ptx, out[i] = f(in[i]) for i < n):
+  enc5 ptx launch kernels.ptx --entry int_mix --grid 4 --block 256 --buffer in=in.bin
+      --buffer out:4000 --param ptr:in --param ptr:out --param s32:1000 -o res    # res/in.bin, res/out.bin
+)";
+
+struct LaunchArgs {
+  std::string file, entry, out_dir, grid, block, profile = "ada";
+  std::uint64_t shared = 0;
+  std::vector<std::string> buffers, params, textures, surfaces;
+  int threads = 0;
+  long long max_instructions = 400'000'000;
+  bool help = false;
+};
+
+LaunchArgs parse_launch(const Args& args) {
+  LaunchArgs a;
+  OptionCursor cur(args);
+  cur.next();  // "launch"
+  while (cur.next()) {
+    const std::string& opt = cur.name;
+    if (!cur.is_option()) {
+      if (a.file.empty()) a.file = opt;
+      else throw UsageError("unexpected argument '" + opt + "'");
+    } else if (opt == "-h" || opt == "--help") {
+      a.help = true;
+    } else if (opt == "--entry") {
+      a.entry = cur.take();
+    } else if (opt == "--grid") {
+      a.grid = cur.take();
+    } else if (opt == "--block") {
+      a.block = cur.take();
+    } else if (opt == "--shared") {
+      const std::string v = cur.take();
+      a.shared = ptx::parse_bytes(v, "--shared", 0, ptx::kMaxDynamicShared);
+    } else if (opt == "--buffer") {
+      a.buffers.push_back(cur.take());
+    } else if (opt == "--param") {
+      a.params.push_back(cur.take());
+    } else if (opt == "--texture") {
+      a.textures.push_back(cur.take());
+    } else if (opt == "--surface") {
+      a.surfaces.push_back(cur.take());
+    } else if (opt == "-o" || opt == "--out") {
+      a.out_dir = cur.take();
+      if (a.out_dir.empty()) throw UsageError(opt + ": empty folder name");
+    } else if (opt == "--profile") {
+      a.profile = cur.take();
+      if (!find_profile(a.profile)) throw UsageError("--profile: expected " + std::string(profile_names()) + ", got '" + a.profile + "'");
+    } else if (opt == "--threads") {
+      a.threads = static_cast<int>(parse_int(opt, cur.take(), 0, kThreadsMax));
+    } else if (opt == "--max-instructions") {
+      a.max_instructions = parse_int(opt, cur.take(), 1, 1ll << 50);
+    } else {
+      throw UsageError("unknown option '" + opt + "' (enc5 ptx launch --help lists them)");
+    }
+  }
+  if (a.help) return a;
+  if (a.file.empty()) throw UsageError("no PTX file given");
+  if (a.grid.empty()) throw UsageError("no --grid X,Y,Z given");
+  if (a.block.empty()) throw UsageError("no --block X,Y,Z given");
+  if (a.out_dir.empty()) throw UsageError("no output folder: add -o DIR");
+  return a;
+}
+
+// NAME=VALUE (or NAME:VALUE where `colon` allows it): the name and the rest.
+std::pair<std::string, std::string> split_named(const std::string& s, const std::string& opt, bool colon, const char* forms) {
+  const std::size_t k = s.find_first_of(colon ? "=:" : "=");
+  if (k == std::string::npos || k == 0) throw ptx::LaunchError(opt + " '" + s + "': expected " + forms);
+  std::string name = s.substr(0, k);
+  ptx::check_object_name(name, opt + " '" + s + "'");
+  return {std::move(name), s.substr(k, 1) + s.substr(k + 1)};  // the separator kept first
+}
+
+// An RGBA16F image (texture or surface) from FILE.exr, FILE@SHAPE (raw) or a launch-dump-named file.
+capture::ImageArg image_from(const std::string& value, const std::string& what, bool texture) {
+  const std::size_t at = value.rfind('@');
+  if (at != std::string::npos) return capture::load_image_arg(value.substr(0, at), value.substr(at + 1), capture::kFmtHalf, texture ? "texture" : "surface");
+  if (const auto n = capture::parse_dump_name(fs::path(value).filename().string())) {
+    if (n->kind != (texture ? "texture" : "surface"))
+      throw ptx::LaunchError(what + ": the launch dump " + value + " is a " + n->kind + " dump, not a " + (texture ? "texture" : "surface"));
+    return capture::load_image_arg(value, n->shape, n->fmt, texture ? "texture" : "surface");
+  }
+  throw ptx::LaunchError(what + ": expected FILE.exr, FILE@WxH[-pitchP]" + (texture ? "[-MODE]" : "") + " or a d4r " +
+                         (texture ? "texture" : "surface") + " dump (launch-...-" + (texture ? "texture" : "surface") + "-WxH...-fmt16.bin)");
+}
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const std::size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+// WxH[-pitchP]: a zero surface's shape.
+Surface zero_surface(const std::string& shape, const std::string& what) {
+  std::uint64_t w = 0, h = 0, pitch = 0;
+  const std::size_t x = shape.find('x'), dash = shape.find('-');
+  const std::string wh = shape.substr(0, dash);
+  const auto num = [](const std::string& s, std::uint64_t& v) {
+    const auto [e, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    return !s.empty() && ec == std::errc() && e == s.data() + s.size();
+  };
+  bool ok = x != std::string::npos && x < wh.size() && num(wh.substr(0, x), w) && num(wh.substr(x + 1), h);
+  if (ok && dash != std::string::npos) ok = shape.compare(dash + 1, 5, "pitch") == 0 && num(shape.substr(dash + 6), pitch);
+  if (!ok) throw ptx::LaunchError(what + ": expected NAME=WxH[-pitchP] (a zero surface), NAME=FILE.exr, NAME=FILE@WxH[-pitchP] or a d4r surface dump");
+  if (w == 0 || h == 0 || w > 65536 || h > 65536)
+    throw ptx::LaunchError(what + ": width × height " + std::to_string(w) + "×" + std::to_string(h) + " outside 1..65536 texels");
+  if (!pitch) pitch = 8 * w;
+  if (pitch < 8 * w) throw ptx::LaunchError(what + ": pitch " + std::to_string(pitch) + " below 8·width = " + std::to_string(8 * w));
+  const std::uint64_t bytes = checked_bytes(what + ": pitch × height", {pitch, h});
+  Surface s;
+  s.width = static_cast<int>(w);
+  s.height = static_cast<int>(h);
+  s.pitch = static_cast<std::size_t>(pitch);
+  s.bytes.assign(bytes, 0);
+  return s;
+}
+
+ptx::LaunchSpec launch_spec(const LaunchArgs& a, const ptx::Module& m) {
+  ptx::LaunchSpec s;
+  s.entry = a.entry;
+  if (s.entry.empty()) {
+    const auto names = ptx::entry_names(m);
+    if (names.size() != 1) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      throw UsageError("the file has " + std::to_string(names.size()) + " entries (" + list + "): choose one with --entry");
+    }
+    s.entry = names[0];
+  }
+  s.grid = ptx::parse_dim3(a.grid, "--grid", false);
+  s.block = ptx::parse_dim3(a.block, "--block", true);
+  s.dynamic_shared = a.shared;
+  for (std::size_t i = 0; i < a.params.size(); ++i) s.params.push_back(ptx::parse_param_arg(a.params[i], "--param #" + std::to_string(i + 1)));
+  std::uint64_t total = 0;
+  const auto budget = [&](const std::string& what, std::uint64_t bytes) {
+    const auto t = add_u64(total, bytes);
+    if (!t || *t > kMaxBufferBytes) throw ptx::LaunchError(what + ": the launch's buffers together exceed " + std::to_string(kMaxBufferBytes) + " bytes (16 GiB, enc5's limit)");
+    total = *t;
+  };
+  for (const std::string& b : a.buffers) {
+    const std::string what = "--buffer '" + b + "'";
+    auto [name, rest] = split_named(b, "--buffer", true, "NAME=FILE or NAME:BYTES");
+    ptx::LaunchBuffer buf;
+    buf.name = name;
+    buf.what = what;
+    if (rest[0] == ':') {
+      const std::uint64_t n = ptx::parse_bytes(rest.substr(1), "--buffer " + name + ":", 1, kMaxBufferBytes);
+      budget(what, n);
+      try {
+        buf.bytes.assign(n, 0);
+      } catch (const std::bad_alloc&) {
+        throw ptx::LaunchError(what + ": cannot allocate " + std::to_string(n) + " bytes on this machine");
+      }
+    } else {
+      if (rest.size() < 2) throw ptx::LaunchError(what + ": expected NAME=FILE (a file name after '=')");
+      buf.bytes = read_file_bytes(rest.substr(1));
+      budget(what, buf.bytes.size());
+    }
+    s.buffers.push_back(std::move(buf));
+  }
+  for (const std::string& t : a.textures) {
+    const std::string what = "--texture '" + t + "'";
+    auto [name, rest] = split_named(t, "--texture", false, "NAME=FILE");
+    const std::string v = rest.substr(1);
+    ptx::LaunchTexture tex;
+    tex.name = name;
+    tex.what = what;
+    if (ends_with(v, ".exr") && v.find('@') == std::string::npos) tex.texture = texture_from_exr(v);
+    else tex.texture = capture::texture_of(image_from(v, what, true));
+    budget(what, tex.texture.rgba.size() * 2);
+    s.textures.push_back(std::move(tex));
+  }
+  for (const std::string& t : a.surfaces) {
+    const std::string what = "--surface '" + t + "'";
+    auto [name, rest] = split_named(t, "--surface", false, "NAME=WxH[-pitchP] or NAME=FILE");
+    const std::string v = rest.substr(1);
+    ptx::LaunchSurface sf;
+    sf.name = name;
+    sf.what = what;
+    if (ends_with(v, ".exr") && v.find('@') == std::string::npos) {
+      const Texture img = texture_from_exr(v);
+      sf.surface = Surface::make(img.width, img.height);
+      for (std::size_t i = 0; i < img.rgba.size(); ++i) {
+        sf.surface.bytes[2 * i] = static_cast<std::uint8_t>(img.rgba[i]);
+        sf.surface.bytes[2 * i + 1] = static_cast<std::uint8_t>(img.rgba[i] >> 8);
+      }
+    } else if (v.find('@') != std::string::npos || capture::parse_dump_name(fs::path(v).filename().string())) {
+      capture::ImageArg img = image_from(v, what, false);
+      sf.surface.width = img.width;
+      sf.surface.height = img.height;
+      sf.surface.pitch = img.pitch;
+      sf.surface.bytes = std::move(img.bytes);
+    } else {
+      sf.surface = zero_surface(v, what);
+    }
+    budget(what, sf.surface.bytes.size());
+    s.surfaces.push_back(std::move(sf));
+  }
+  return s;
+}
+
+// Writes every file or none: each to a hidden temporary name in `dir` first, then all renamed into
+// place; on any failure the temporaries (and a folder this call created) are removed.
+void write_all_or_nothing(const std::string& dir, const std::vector<std::pair<std::string, std::span<const std::uint8_t>>>& files) {
+  const bool existed = fs::exists(dir);
+  std::vector<std::pair<fs::path, fs::path>> staged;
+  try {
+    fs::create_directories(dir);
+    for (const auto& [name, bytes] : files) {
+      const fs::path final_path = fs::path(dir) / name, tmp = fs::path(dir) / (".enc5-launch-" + name + ".part");
+      write_file_atomic(tmp.string(), bytes);
+      staged.emplace_back(tmp, final_path);
+    }
+    for (const auto& [tmp, final_path] : staged) fs::rename(tmp, final_path);
+  } catch (...) {
+    std::error_code ec;
+    for (const auto& [tmp, final_path] : staged) fs::remove(tmp, ec);
+    if (!existed) fs::remove_all(dir, ec);
+    throw;
+  }
+}
+
+int cmd_launch_ptx(const LaunchArgs& a) {
+  const auto m = ptx::load_module(a.file);
+  ptx::LaunchSpec spec = launch_spec(a, *m);
+  ptx::check_launch(*m, spec);
+  check_output_dir(a.out_dir);
+  ptx::RunOptions o;
+  o.profile = find_profile(a.profile);
+  o.threads = a.threads;
+  o.max_warp_instructions = static_cast<std::uint64_t>(a.max_instructions);
+  std::printf("enc5 ptx launch: %s, entry %s, grid %u,%u,%u, block %u,%u,%u, shared %llu, profile %s\n", a.file.c_str(), spec.entry.c_str(),
+              spec.grid.x, spec.grid.y, spec.grid.z, spec.block.x, spec.block.y, spec.block.z, static_cast<unsigned long long>(spec.dynamic_shared),
+              a.profile.c_str());
+  std::fflush(stdout);
+  const auto t0 = std::chrono::steady_clock::now();
+  const ptx::RunStats st = ptx::run_launch(*m, spec, o);
+  report("interpreted", st, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  std::vector<std::pair<std::string, std::span<const std::uint8_t>>> files;
+  for (const auto& b : spec.buffers) files.emplace_back(b.name + ".bin", b.bytes);
+  for (const auto& sf : spec.surfaces) files.emplace_back(sf.name + ".bin", sf.surface.bytes);
+  write_all_or_nothing(a.out_dir, files);
+  for (const auto& [name, bytes] : files) std::printf("wrote %s (%zu bytes)\n", (fs::path(a.out_dir) / name).string().c_str(), bytes.size());
+  return 0;
+}
+
 }  // namespace
 
 int cmd_ptx(const Args& args) {
   PtxArgs a;
   try {
+    if (!args.empty() && args[0] == "launch") {
+      const LaunchArgs la = parse_launch(args);
+      if (la.help) {
+        std::fputs(kLaunchHelp, stdout);
+        return 0;
+      }
+      return cmd_launch_ptx(la);
+    }
     a = parse(args);
     if (a.help) {
       std::printf(kPtxHelp, ptx::kEnc5Entry, kFrameInputHelp);

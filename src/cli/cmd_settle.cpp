@@ -1,6 +1,8 @@
 // `enc5 settle CAPTURE`: searches the readings and profiles for the combination that reproduces
 // the original's outputs held by a capture (capture/settle.hpp; docs/captures.md).
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include "capture/settle.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
+#include "assets/oracle_launches.hpp"
 #include "model/readings.hpp"
 #include "ptx/ptx.hpp"
 
@@ -40,9 +43,11 @@ mma's NaN / Inf / overflow / zero-sign corners) are not searched: they stay at `
 CAPTURE may be an interpreter run: `enc5 ptx run FILE.ptx --capture CAP -o DIR` writes DIR as a
 launch-dump folder holding the interpreted kernel's outputs. --oracle FILE.ptx makes those runs
 itself: the kernel's PTX (the corpus's original enc5 entry) run by the PTX interpreter under
---oracle-profile (default ada) on three synthetic launches (the demo frame 40x23; the stress
-assets; a border geometry, 13x11 tokens with block offsets 3,5), each settled in turn (JSON: one
-object per launch in an array).
+--oracle-profile (default ada) on five launches (the demo frame 40x23; the stress assets; a border
+geometry, 13x11 tokens with block offsets 3,5; two 8x8 frames built for the sums' orders, whose
+tokens span wide magnitudes and whose E61 logits are constant), each settled in turn (JSON: one
+object per launch in an array). On them every pair of values of every reading, and of the
+profiles, gives different outputs, so the run decides every reading (docs/readings.md §6).
 
 With --stage wN (a capture taken with d4r's debug oracle, D4R_RRSWIN_DEBUG=wN, facts F1/F2),
 settle works on that stage instead: the registers of warp 0 of every block in the window at the
@@ -137,6 +142,47 @@ int settle_main(const Args& args) {
   return settle_one(*c, so, json);
 }
 
+// An oracle launch as a replay capture held in memory (the state before the launch; made-up
+// device addresses: only the offsets matter, docs/captures.md).
+LaunchCapture oracle_capture(const OracleLaunch& l) {
+  LaunchCapture c;
+  c.source = l.name;
+  c.form = Form::replay;
+  c.ex = static_cast<std::uint32_t>(l.ex);
+  c.ey = static_cast<std::uint32_t>(l.ey);
+  c.ox = static_cast<std::uint16_t>(l.ox);
+  c.oy = static_cast<std::uint16_t>(l.oy);
+  const auto buffer = [](const char* what, std::uint64_t base, std::vector<std::uint8_t> bytes) {
+    BufferArg b;
+    b.file = what;
+    b.base = base;
+    b.shape = buffer_shape(base, bytes.size(), 0);
+    b.bytes = std::move(bytes);
+    return b;
+  };
+  c.input = buffer("(oracle input arena)", 0x7f0000000000ull, l.input_arena);
+  c.weights = buffer("(oracle weight image)", 0x7f0010000000ull, {l.weights.bytes().begin(), l.weights.bytes().end()});
+  c.output = buffer("(oracle output arena)", 0x7f0020000000ull, std::vector<std::uint8_t>(l.input_arena.size(), 0));
+  const auto image = [](const char* what, int w, int h, bool texture) {
+    ImageArg a;
+    a.file = what;
+    a.width = w;
+    a.height = h;
+    a.pitch = 8 * static_cast<std::size_t>(w);
+    a.bytes.assign(a.pitch * h, 0);
+    a.shape = image_shape(a, texture);
+    return a;
+  };
+  c.texture = image("(oracle texture)", l.texture.width, l.texture.height, true);
+  c.texture.mode = l.texture.mode;
+  for (std::size_t i = 0; i < l.texture.rgba.size(); ++i) {
+    c.texture.bytes[2 * i] = static_cast<std::uint8_t>(l.texture.rgba[i]);
+    c.texture.bytes[2 * i + 1] = static_cast<std::uint8_t>(l.texture.rgba[i] >> 8);
+  }
+  c.surface = image("(oracle surface)", l.ex, l.ey, false);
+  return c;
+}
+
 int settle_oracle(const std::string& file, const std::string& entry_opt, const std::string& oracle_profile, SettleOptions so, bool json) {
   const auto m = ptx::load_module(file);
   std::string entry = entry_opt;
@@ -147,19 +193,9 @@ int settle_oracle(const std::string& file, const std::string& entry_opt, const s
     if (entry.empty() && names.size() == 1) entry = names[0];
     if (entry.empty()) throw UsageError(file + " has several entries: choose one with --entry");
   }
-  struct Scenario {
-    const char* what;
-    SyntheticCaptureOptions o;
-  };
-  std::vector<Scenario> scenarios(3);
-  scenarios[0].what = "demo frame 40x23";
-  scenarios[1].what = "stress assets 40x23";
-  scenarios[1].o.stress = true;
-  scenarios[2].what = "border geometry 13x11, block offsets 3,5";
-  scenarios[2].o.ex = 13;
-  scenarios[2].o.ey = 11;
-  scenarios[2].o.ox = 3;
-  scenarios[2].o.oy = 5;
+  // The launch set (assets/oracle_launches.hpp): on these, every pair of values of every searched
+  // reading and every pair of profiles gives different outputs (tests/oracle_launches_test.cpp).
+  const std::vector<OracleLaunch> scenarios = oracle_launches();
   ptx::RunOptions ro;
   ro.profile = find_profile(oracle_profile);
   ro.threads = so.threads;
@@ -167,23 +203,20 @@ int settle_oracle(const std::string& file, const std::string& entry_opt, const s
   Undecided together;  // (reading, value) pairs that tie the best in every launch so far
   if (json) std::printf("[\n");
   for (std::size_t k = 0; k < scenarios.size(); ++k) {
-    // The launch's inputs as a synthetic replay capture (pre-launch state), in a temporary folder.
-    std::string tmpl = (fs::temp_directory_path() / "enc5_oracle_XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary folder");
-    struct Cleanup {
-      std::string d;
-      ~Cleanup() {
-        std::error_code ec;
-        fs::remove_all(d, ec);
-      }
-    } cleanup{tmpl};
-    write_synthetic_capture(tmpl, Form::replay, scenarios[k].o);
-    LaunchCapture c = load_replay_capture(tmpl);
-    if (!json) std::printf("%s== oracle %s, entry %s (%s), profile %s: %s\n", k ? "\n" : "", file.c_str(), entry.c_str(), "PTX interpreter",
-                           oracle_profile.c_str(), scenarios[k].what);
+    LaunchCapture c = oracle_capture(scenarios[k]);
+    if (!json) std::printf("%s== oracle %s, entry %s (%s), profile %s: %s (for %s)\n", k ? "\n" : "", file.c_str(), entry.c_str(), "PTX interpreter",
+                           oracle_profile.c_str(), scenarios[k].name.c_str(), scenarios[k].why.c_str());
     std::fflush(stdout);
-    c.results = ptx::run_enc5_capture(*m, entry, c, ro);
-    c.source = file + " (interpreted, " + scenarios[k].what + ")";
+    ptx::RunStats st;
+    const std::clock_t c0 = std::clock();
+    const auto t0 = std::chrono::steady_clock::now();
+    c.results = ptx::run_enc5_capture(*m, entry, c, ro, &st);
+    const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!json)
+      std::printf("interpreted: %llu CTAs, %llu lane instructions in %.1f s (%.1f s CPU)\n", static_cast<unsigned long long>(st.ctas),
+                  static_cast<unsigned long long>(st.lane_instructions), wall, cpu);
+    c.source = file + " (interpreted, " + scenarios[k].name + ")";
     if (json && k) std::printf(",\n");
     Undecided u;
     status = std::max(status, settle_one(c, so, json, &u));

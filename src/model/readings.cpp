@@ -4,6 +4,9 @@
 #include "model/readings.hpp"
 
 #include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace enc5 {
 namespace {
@@ -12,6 +15,7 @@ struct Entry {
   ReadingInfo info;
   std::function<int(const Readings&)> get;
   std::function<void(Readings&, int)> set;
+  std::vector<std::pair<std::string, int>> aliases;  // another name of value i (set_reading accepts it)
 };
 
 template <typename E>
@@ -27,6 +31,29 @@ Entry make(E Readings::*field, std::string name, std::vector<std::string> values
   e.info.settle = std::move(settle);
   e.get = [field](const Readings& r) { return static_cast<int>(r.*field); };
   e.set = [field](Readings& r, int v) { r.*field = static_cast<E>(v); };
+  return e;
+}
+
+// A sum-tree reading (prologue-sum-tree, e20-sum-tree). SumTree's `even_odd_quads` and `planes` are
+// one tree: both add the same operands in the same 19 additions (proof: docs/readings.md
+// "prologue-norm, prologue-eps, prologue-sum-tree"), so no input tells them apart and the reading
+// lists the tree once, under the name its own source gives it (`first`: facts B4's plane grouping
+// for the prologue, facts C8.2's even/odd quads for E20), accepting the other name as that value.
+Entry make_tree(SumTree Readings::*field, std::string name, SumTree first, std::string question, std::string where, std::string settle) {
+  Entry e;
+  const bool planes = first == SumTree::planes;
+  e.info.name = std::move(name);
+  e.info.values = {planes ? "planes" : "even-odd-quads", "sequential", "pairwise"};
+  e.aliases = {{planes ? "even-odd-quads" : "planes", 0}};
+  e.info.question = std::move(question);
+  e.info.where = std::move(where);
+  e.info.settle = std::move(settle);
+  e.get = [field](const Readings& r) {
+    const SumTree t = r.*field;
+    return t == SumTree::sequential ? 1 : t == SumTree::pairwise ? 2 : 0;
+  };
+  e.set = [field, first](Readings& r, int v) { r.*field = v == 1 ? SumTree::sequential : v == 2 ? SumTree::pairwise : first; };
+  e.info.default_value = e.info.values.at(static_cast<std::size_t>(e.get(Readings{})));
   return e;
 }
 
@@ -48,7 +75,7 @@ const std::vector<Entry>& entries() {
     v.push_back(make(&Readings::prologue_eps, "prologue-eps", {"2^-13", "2^-10"},
                      "Which epsilon does the prologue norm add to the sum of squares?",
                      "facts B4, Errata 4, appendix §3", "oracle stage w1 on a block with a near-zero token"));
-    v.push_back(make(&Readings::prologue_sum_tree, "prologue-sum-tree", {"even-odd-quads", "planes", "sequential", "pairwise"},
+    v.push_back(make_tree(&Readings::prologue_sum_tree, "prologue-sum-tree", SumTree::planes,
                      "In which order does the prologue add a token's 20 f16x2 pairs of squares in-lane?",
                      "facts B4, §I 2, §I 8", "oracle stage w1 on tokens with wide-ranging channel magnitudes"));
     v.push_back(make(&Readings::c13_residual, "c13-residual", {"raw-input", "staged"},
@@ -57,7 +84,7 @@ const std::vector<Entry>& entries() {
     v.push_back(make(&Readings::t1_chunk_order, "t1-chunk-order", {"nt", "nt+19", "nt+1"},
                      "Which 16-byte chunk of T1 seeds n-tile nt of phase 13's C?",
                      "facts C6, §H 5, §I 1, Errata 7", "oracle stage p13c"));
-    v.push_back(make(&Readings::e20_sum_tree, "e20-sum-tree", {"even-odd-quads", "planes", "sequential", "pairwise"},
+    v.push_back(make_tree(&Readings::e20_sum_tree, "e20-sum-tree", SumTree::even_odd_quads,
                      "In which order does E20 add a row's 20 f16x2 pairs of squares in-lane?",
                      "facts C8.2, §I 2", "a stage after E20's rsqrt (the normed A of phase 21), or the p21 D"));
     v.push_back(make(&Readings::g2_chunk_order, "g2-chunk-order", {"nt", "nt+19", "nt+1"},
@@ -153,6 +180,12 @@ bool set_reading(Readings& r, std::string_view name, std::string_view value, std
   for (std::size_t i = 0; i < e->info.values.size(); ++i) {
     if (e->info.values[i] == value) {
       e->set(r, static_cast<int>(i));
+      return true;
+    }
+  }
+  for (const auto& [alias, i] : e->aliases) {
+    if (alias == value) {
+      e->set(r, i);
       return true;
     }
   }

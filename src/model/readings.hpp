@@ -30,7 +30,9 @@ enum class PrologueEps { e2m13, e2m10 };
 // facts B4: whether the prologue normalises at all (W[0,320) as an RMS gain) or stages X as is.
 enum class PrologueNorm { rms_gain, identity };
 // facts B4 / C8.2 / §I 2: the in-lane 20-term f16x2 sum tree of an RMS norm (per row; T_i = the
-// squares of n-tile i's column pair held by the lane).
+// squares of n-tile i's column pair held by the lane). even_odd_quads and planes are the same tree
+// written two ways (the two sources' descriptions; docs/readings.md gives the proof): each reading
+// lists it once (readings.cpp make_tree), so a reading has three distinct alternatives.
 enum class SumTree {
   even_odd_quads,  // even = (q(0,2,4,6) + q(8,10,12,14)) + (T16+T18), odd alike, then even + odd
   planes,          // SWM's plane grouping: A_q = T(4q)+T(4q+2), B_q = T(4q+1)+T(4q+3);

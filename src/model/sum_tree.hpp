@@ -45,7 +45,9 @@ ENC5_HD T reduce_in_lane(const T (&x)[20], SumTree tree, Add add) {
     case SumTree::planes: {
       // SWM's sibling-M prologue grouping (facts B4): per plane p (n-tiles 4p..4p+3) the k-lo
       // word's pairs (n-tiles 4p, 4p+2) and the k-hi word's (4p+1, 4p+3); planes combined as
-      // ((p0+p1)+(p2+p3))+p4; then the two words.
+      // ((p0+p1)+(p2+p3))+p4; then the two words. Node for node this is even_odd_quads above
+      // (a_p = x[4p] + x[4p+2] is q's inner pair, b_p the odd one): one tree, two descriptions
+      // (docs/readings.md; the readings list it once, model/readings.cpp make_tree).
       T a[5], b[5];
       for (int p = 0; p < 5; ++p) {
         a[p] = add(x[4 * p], x[4 * p + 2]);
