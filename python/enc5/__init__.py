@@ -8,6 +8,7 @@ cuda_dldn_engine_swin_enc5_kernel, on numpy arrays.
 
     enc5.cvt_f16_to_e4m3(np.float16([1.0, 500.0]))  # array([ 56, 126], dtype=uint8)
     enc5.mma_dot(a, b, c, profile="zluda")          # a, b uint8 (N, 32); c float16 (N,)
+    enc5.ptx_launch("k.ptx", entry="k", grid=4, block=256, buffers={"out": 4096}, params=["ptr:out"])
 
 Everything is the C++ library's code (the same bytes as the `enc5` tool). Arguments are checked:
 a wrong dtype raises TypeError and a wrong shape or value ValueError, each naming the argument,
@@ -61,6 +62,7 @@ from .numerics import (
     rsqrt_f16,
     shfl_bfly,
 )
+from .ptx import PtxError, ptx_launch
 from .weights import (
     WEIGHT_IMAGE_BYTES,
     InputError,
@@ -74,4 +76,4 @@ from .weights import (
 
 __version__ = "0.1.0"
 
-__all__ = [name for name in dir() if not name.startswith("_") and name not in ("frame", "numerics", "weights")]
+__all__ = [name for name in dir() if not name.startswith("_") and name not in ("frame", "numerics", "ptx", "weights")]
