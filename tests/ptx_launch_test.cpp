@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -212,4 +213,125 @@ TEST(PtxLaunch, HelpDocumentsTheSpelling) {
   for (const char* o : {"--buffer NAME=FILE", "--buffer NAME:BYTES", "--param TYPE:VALUE", "ptr:NAME", "--texture NAME=FILE", "--surface NAME=",
                         "--profile", "--threads N", "-o, --out DIR"})
     EXPECT_TRUE(contains(r.out, o)) << o;
+}
+
+// `enc5 ptx run --capture` of another kernel's replay capture (bridge/kernel_capture.hpp): the
+// launch as captured, the outputs in launch-dump naming, which `enc5 diff` compares with a dump.
+namespace {
+
+void write_text(const fs::path& p, const std::string& s) { put(p, std::vector<std::uint8_t>(s.begin(), s.end())); }
+
+template <class T>
+void append(std::vector<std::uint8_t>& b, T v) {
+  const std::size_t o = b.size();
+  b.resize(o + sizeof v);
+  std::memcpy(b.data() + o, &v, sizeof v);
+}
+
+// A replay capture of int_mix over n = 1000 inputs: alloc 0 the inputs, alloc 1 the outputs (zero).
+std::vector<std::uint8_t> int_mix_capture(const fs::path& dir, const std::string& extra = "") {
+  fs::create_directories(dir);
+  std::vector<std::uint8_t> in(4000);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint8_t>(i * 13 + 5);
+  put(dir / "alloc-0.bin", in);
+  put(dir / "alloc-1.bin", std::vector<std::uint8_t>(4000, 0));
+  write_text(dir / "manifest.txt", "# int_mix(in, out, n)\nkernel int_mix\nlaunch 4 1 1 256 1 1 0\nalloc 0 0x7f0000000000 4000\n"
+                                   "alloc 1 0x7f0000100000 4000\npointer 0 0 0\npointer 8 1 0\n" + extra);
+  std::vector<std::uint8_t> args;
+  append<std::uint64_t>(args, 0x7f0000000000ull);
+  append<std::uint64_t>(args, 0x7f0000100000ull);
+  append<std::int32_t>(args, 1000);
+  put(dir / "args.bin", args);
+  return in;
+}
+
+}  // namespace
+
+TEST(PtxLaunch, CaptureOfAnotherKernelRunsAndDiffs) {
+  TempDir t;
+  const auto in = int_mix_capture(t.path / "cap");
+  Result r = t.enc5("ptx run '" + kernels_ptx() + "' --capture cap -o out --threads 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const fs::path out_file = t.path / "out" / "launch-000-int_mix-arg008-buffer-base0x7f0000100000-size4000-fmt0.bin";
+  const fs::path in_file = t.path / "out" / "launch-000-int_mix-arg000-buffer-base0x7f0000000000-size4000-fmt0.bin";
+  ASSERT_TRUE(fs::exists(out_file)) << r.out;
+  EXPECT_EQ(slurp(in_file), in);
+  // The same launch through `ptx launch`.
+  put(t.path / "in.bin", in);
+  r = t.enc5("ptx launch '" + kernels_ptx() + "' --entry int_mix --grid 4 --block 256 --buffer in=in.bin --buffer out:4000 --param ptr:in --param ptr:out --param s32:1000 -o res");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(slurp(out_file), slurp(t.path / "res" / "out.bin"));
+  // enc5 diff against a "GPU dump" of the launch: identical, then one byte off.
+  fs::create_directories(t.path / "gpu");
+  for (const auto& e : fs::directory_iterator(t.path / "out")) fs::copy_file(e.path(), t.path / "gpu" / e.path().filename());
+  r = t.enc5("diff gpu out");
+  EXPECT_EQ(r.status, 0) << r.out;
+  auto bytes = slurp(out_file);
+  bytes[100] ^= 1;
+  put(t.path / "gpu" / out_file.filename(), bytes);
+  r = t.enc5("diff gpu out");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "arg008")) << r.out;
+}
+
+TEST(PtxLaunch, CaptureOfAnotherKernelWithTextureAndSurface) {
+  TempDir t;
+  const fs::path cap = t.path / "cap";
+  fs::create_directories(cap);
+  std::vector<std::uint8_t> tex(4 * 2 * 8);
+  for (std::size_t i = 0; i < tex.size(); ++i) tex[i] = static_cast<std::uint8_t>(0x20 + i);
+  put(cap / "tex.bin", tex);
+  put(cap / "surf.bin", std::vector<std::uint8_t>(2 * 40, 0xAA));
+  write_text(cap / "manifest.txt", "kernel tex_copy\nlaunch 2 1 1 4 1 1 0\ntexture 0 4 2 16 clamp tex.bin\nsurface 8 4 2 16 40 surf.bin\n");
+  put(cap / "args.bin", std::vector<std::uint8_t>(16, 0));
+  const Result r = t.enc5("ptx run '" + launch_ptx() + "' --capture cap -o out");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto s = slurp(t.path / "out" / "launch-000-tex_copy-arg008-surface-4x2-pitch40-fmt16.bin");
+  ASSERT_EQ(s.size(), 80u);
+  EXPECT_TRUE(std::equal(tex.begin(), tex.begin() + 32, s.begin()));
+  EXPECT_TRUE(std::equal(tex.begin() + 32, tex.end(), s.begin() + 40));
+  EXPECT_EQ(s[32], 0xAA);  // the pitch padding is the capture's
+  EXPECT_EQ(slurp(t.path / "out" / "launch-000-tex_copy-arg000-texture-4x2-clamp-fmt16.bin"), tex);
+}
+
+TEST(PtxLaunch, HostileCapturesOfAnotherKernel) {
+  struct Case {
+    std::string extra_manifest;
+    std::function<void(const fs::path&)> damage;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"pointer 1000 0 0\n", nullptr, "a parameter offset of at most 999"},
+      {"pointer 8 0 0\n", nullptr, "one argument per parameter offset"},
+      {"launch 1 1 1 1 1 1 0\n", nullptr, "one launch line"},
+      {"", [](const fs::path& d) { write_text(d / "manifest.txt", "kernel int_mix\nlaunch 65536 65536 1 256 1 1 0\n"); }, "grid"},
+      {"", [](const fs::path& d) { write_text(d / "manifest.txt", "kernel int_mix\nlaunch 1 1 1 2048 1 1 0\n"); }, "block"},
+      {"", [](const fs::path& d) { write_text(d / "manifest.txt", "kernel int_mix\nlaunch 1 1 1 32 1 1 999999\n"); }, "dynamic shared memory of at most 232448"},
+      {"alloc 2 0 99999999999999\n", nullptr, "at most 16 GiB"},
+      {"texture 16 4 2 16 clamp ../tex.bin\n", nullptr, "a plain file name inside the capture folder"},
+      {"", [](const fs::path& d) {
+         auto a = slurp(d / "args.bin");
+         a.resize(12);
+         put(d / "args.bin", a);
+       }, "a parameter block holding the pointer at +8"},
+      {"", [](const fs::path& d) {
+         auto a = slurp(d / "args.bin");
+         a.push_back(0);
+         put(d / "args.bin", a);
+       }, "takes 20 parameter bytes"},
+      {"", [](const fs::path& d) {
+         fs::remove(d / "alloc-1.bin");
+         fs::create_symlink("/etc/passwd", d / "alloc-1.bin");
+       }, "symbolic links are not followed"},
+      {"", [](const fs::path& d) { put(d / "alloc-1.bin", std::vector<std::uint8_t>(10, 0)); }, "4000 bytes (the manifest's alloc size)"},
+  };
+  for (const Case& c : cases) {
+    TempDir t;
+    int_mix_capture(t.path / "cap", c.extra_manifest);
+    if (c.damage) c.damage(t.path / "cap");
+    const Result r = t.enc5("ptx run '" + kernels_ptx() + "' --capture cap -o out");
+    EXPECT_NE(r.status, 0) << c.message << "\n" << r.out;
+    EXPECT_TRUE(contains(r.out, c.message)) << c.message << "\n" << r.out;
+    EXPECT_FALSE(fs::exists(t.path / "out")) << c.message;
+  }
 }

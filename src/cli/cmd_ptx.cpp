@@ -23,6 +23,7 @@
 #include "io/files.hpp"
 #include "io/frame_io.hpp"
 #include "layout/arena.hpp"
+#include "bridge/kernel_capture.hpp"
 #include "bridge/launch.hpp"
 #include "ptx/ptx.hpp"
 
@@ -49,7 +50,10 @@ parameter block (facts A4) and runs the grid ceil((ex+ox)/8) x ceil((ey+oy)/8) o
 run: writes what `enc5 run` writes (arena.bin, surface.exr) from the same inputs, so `enc5 diff`
   compares the interpreted kernel with enc5's model directly; with --capture CAP it runs a
   capture's arguments and writes what `enc5 replay` writes (a replay folder in launch-dump naming,
-  which `enc5 settle` and `enc5 diff` take as a capture of this kernel).
+  which `enc5 settle` and `enc5 diff` take as a capture of this kernel). A replay capture of
+  another kernel (a manifest `kernel` line without swin_enc5) runs as captured, any entry, and
+  DIR gets its arguments after the launch in launch-dump naming (docs/ptx.md "Captures of any
+  kernel"), for `enc5 diff` with a GPU's dump.
 trace: the registers after statement sNNNN (the seed's numbering: statements of the entry body, a
   braced block and a multi-line instruction one each, numbered at their first line) or file line
   LNNNNN executes, per warp and lane, each time, in CTA X,Y. Text on stdout, or trace.txt and
@@ -242,7 +246,58 @@ void written(const std::string& p) {
   std::printf("wrote %s (%llu bytes)\n", p.c_str(), static_cast<unsigned long long>(ec ? 0 : size));
 }
 
+// Writes every file or none: each to a hidden temporary name in `dir` first, then all renamed into
+// place; on any failure the temporaries (and a folder this call created) are removed.
+void write_all_or_nothing(const std::string& dir, const std::vector<std::pair<std::string, std::span<const std::uint8_t>>>& files) {
+  const bool existed = fs::exists(dir);
+  std::vector<std::pair<fs::path, fs::path>> staged;
+  try {
+    fs::create_directories(dir);
+    for (const auto& [name, bytes] : files) {
+      const fs::path final_path = fs::path(dir) / name, tmp = fs::path(dir) / (".enc5-launch-" + name + ".part");
+      write_file_atomic(tmp.string(), bytes);
+      staged.emplace_back(tmp, final_path);
+    }
+    for (const auto& [tmp, final_path] : staged) fs::rename(tmp, final_path);
+  } catch (...) {
+    std::error_code ec;
+    for (const auto& [tmp, final_path] : staged) fs::remove(tmp, ec);
+    if (!existed) fs::remove_all(dir, ec);
+    throw;
+  }
+}
+
+// `ptx run --capture` of a replay capture of another kernel (bridge/kernel_capture.hpp): its
+// launch as captured, its arguments after the launch in launch-dump naming (all or nothing).
+int cmd_run_kernel_capture(const PtxArgs& a) {
+  const auto m = ptx::load_module(a.file);
+  ptx::KernelCapture c = ptx::load_kernel_capture(a.capture);
+  std::string entry = a.entry;
+  if (entry.empty()) {
+    const auto names = ptx::entry_names(*m);
+    for (const auto& n : names)
+      if (n == c.kernel) entry = n;
+    if (entry.empty() && names.size() == 1) entry = names[0];
+    if (entry.empty()) throw UsageError("the capture's kernel '" + c.kernel + "' is no entry of " + a.file + ": choose one with --entry");
+  }
+  check_output_dir(a.out_dir);
+  std::printf("enc5 ptx run: %s, entry %s, capture %s (kernel %s, grid %u,%u,%u, block %u,%u,%u, %zu allocations), profile %s\n", a.file.c_str(),
+              entry.c_str(), a.capture.c_str(), c.kernel.empty() ? "not named" : c.kernel.c_str(), c.grid.x, c.grid.y, c.grid.z, c.block.x,
+              c.block.y, c.block.z, c.allocs.size(), a.profile.c_str());
+  std::fflush(stdout);
+  const auto t0 = std::chrono::steady_clock::now();
+  const ptx::RunStats st = ptx::run_kernel_capture(*m, entry, c, run_options(a));
+  report("interpreted", st, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  const auto outs = ptx::kernel_capture_outputs(c, entry);
+  std::vector<std::pair<std::string, std::span<const std::uint8_t>>> files;
+  for (const auto& [name, bytes] : outs) files.emplace_back(name, bytes);
+  write_all_or_nothing(a.out_dir, files);
+  for (const auto& [name, bytes] : outs) std::printf("wrote %s (%zu bytes)\n", (fs::path(a.out_dir) / name).string().c_str(), bytes.size());
+  return 0;
+}
+
 int cmd_run_ptx(const PtxArgs& a) {
+  if (!a.capture.empty() && ptx::is_other_kernel_capture(a.capture)) return cmd_run_kernel_capture(a);
   const auto m = ptx::load_module(a.file);
   const std::string entry = pick_entry(*m, a);
   Outcome r = execute(*m, entry, a, run_options(a));
@@ -653,27 +708,6 @@ ptx::LaunchSpec launch_spec(const LaunchArgs& a, const ptx::Module& m) {
     s.surfaces.push_back(std::move(sf));
   }
   return s;
-}
-
-// Writes every file or none: each to a hidden temporary name in `dir` first, then all renamed into
-// place; on any failure the temporaries (and a folder this call created) are removed.
-void write_all_or_nothing(const std::string& dir, const std::vector<std::pair<std::string, std::span<const std::uint8_t>>>& files) {
-  const bool existed = fs::exists(dir);
-  std::vector<std::pair<fs::path, fs::path>> staged;
-  try {
-    fs::create_directories(dir);
-    for (const auto& [name, bytes] : files) {
-      const fs::path final_path = fs::path(dir) / name, tmp = fs::path(dir) / (".enc5-launch-" + name + ".part");
-      write_file_atomic(tmp.string(), bytes);
-      staged.emplace_back(tmp, final_path);
-    }
-    for (const auto& [tmp, final_path] : staged) fs::rename(tmp, final_path);
-  } catch (...) {
-    std::error_code ec;
-    for (const auto& [tmp, final_path] : staged) fs::remove(tmp, ec);
-    if (!existed) fs::remove_all(dir, ec);
-    throw;
-  }
 }
 
 int cmd_launch_ptx(const LaunchArgs& a) {
