@@ -346,6 +346,140 @@ TEST(EngineGemm, HopperWindowsTiesAndOverflow) {
   expect_gemm_matches_isa_operands(prof, A, B, c, "hand-made");
 }
 
+// The shift sh of a nonzero e4m3 value v = M 2^(sh - 9) (gemm.hpp: AOperand::i16), from the value
+// itself: a normal has M in [8, 16), so ilogb(v) = sh - 6; a subnormal has sh = 0.
+int shift_of(double v) { return std::max(std::ilogb(v) + 6, 0); }
+
+// `zluda`'s integer form (the AVX512-VNNI kernel's operands) on every path that decodes it, against
+// the code table's values: i16 2^(base - 9) = value, l1 / max, and "no int16 form" exactly where
+// the nonzero shifts of a k-step span more than 12 values (the band edge: 12 fits, 13 does not).
+TEST(EngineGemm, ZludaIntegerFormMatchesTheCodeTable) {
+  const engine::CodeTable& t = engine::code_table();
+  SplitMix64 rng(5);
+  int fits = 0, wide = 0;
+  for (engine::SimdPath path : engine::supported_simd_paths())
+    for (int trial = 0; trial < 40; ++trial) {
+      const int rows = 8, N = 32, K = 64;
+      // Rows whose shifts span exactly lo .. lo + w - 1 for w around the edge, or anything.
+      std::vector<e4m3_t> a(static_cast<std::size_t>(rows) * K), b(static_cast<std::size_t>(N) * K);
+      auto code_in_span = [&](int lo, int w) {
+        const std::uint64_t x = rng.next();
+        const int sh = lo + static_cast<int>((x >> 8) % static_cast<unsigned>(w));
+        const int m = sh == 0 && x % 2 ? static_cast<int>((x >> 16) % 16) : ((sh + 1) << 3) | static_cast<int>((x >> 16) % 8);
+        const int mag = m == 0x7F ? 0x7E : m;  // no NaN code
+        return static_cast<e4m3_t>(((x >> 24) & 0x80) | mag);
+      };
+      for (int r = 0; r < rows; ++r)
+        for (int s = 0; s < 2; ++s) {
+          const int w = 11 + static_cast<int>(rng.next() % 4);  // 11 .. 14
+          const int lo = static_cast<int>(rng.next() % static_cast<unsigned>(16 - w));
+          for (int k = 0; k < 32; ++k) a[static_cast<std::size_t>(r) * K + 32 * s + k] = trial % 4 == 3 ? gen_code(rng, k % 5) : code_in_span(lo, w);
+          // pin both ends of the span
+          a[static_cast<std::size_t>(r) * K + 32 * s + 3] = static_cast<e4m3_t>(lo == 0 ? 0x08 : (lo + 1) << 3);
+          a[static_cast<std::size_t>(r) * K + 32 * s + 7] = static_cast<e4m3_t>(0x80 | ((lo + w) << 3));
+        }
+      const int wb = 11 + trial % 3, lob = trial % 3;
+      for (int n = 0; n < N; ++n)
+        for (int k = 0; k < K; ++k) b[static_cast<std::size_t>(n) * K + k] = code_in_span(lob, wb);
+      b[5] = static_cast<e4m3_t>((lob + 1) << 3);
+      b[K + 6] = static_cast<e4m3_t>((lob + wb) << 3);
+      engine::AOperand A;
+      engine::BOperand B;
+      A.assign(a.data(), rows, K, K, engine::kDecodeInt16 | engine::kDecodeF64, path);
+      B.assign_nk(b.data(), N, K, K, engine::kDecodeInt16 | engine::kDecodeF64, path);
+      const std::string where = std::string(engine::to_string(path)) + " trial " + std::to_string(trial);
+      for (int r = 0; r < rows; ++r)
+        for (int s = 0; s < 2; ++s) {
+          int lo = 99, hi = -1;
+          for (int k = 0; k < 32; ++k) {
+            const double v = t.value64[a[static_cast<std::size_t>(r) * K + 32 * s + k]];
+            if (v != 0) lo = std::min(lo, shift_of(std::fabs(v))), hi = std::max(hi, shift_of(std::fabs(v)));
+          }
+          const std::int32_t l1 = A.i16_l1[static_cast<std::size_t>(r) * 2 + s];
+          ASSERT_EQ(l1 < 0, hi - lo >= 12) << where << " r " << r << " s " << s;
+          if (l1 < 0) {
+            ++wide;
+            continue;
+          }
+          ++fits;
+          const int base = A.i16_base[static_cast<std::size_t>(r) * 2 + s];
+          std::int64_t sum = 0;
+          for (int k = 0; k < 32; ++k) {
+            const std::size_t i = static_cast<std::size_t>(r) * K + 32 * s + k;
+            ASSERT_EQ(std::ldexp(static_cast<double>(A.i16[i]), base - 9), t.value64[a[i]]) << where << " r " << r << " k " << k;
+            sum += std::abs(A.i16[i]);
+          }
+          ASSERT_EQ(sum, l1) << where;
+        }
+      for (int s = 0; s < 2; ++s) {
+        int lo = 99, hi = -1;
+        for (int n = 0; n < N; ++n)
+          for (int k = 0; k < 32; ++k) {
+            const double v = t.value64[b[static_cast<std::size_t>(n) * K + 32 * s + k]];
+            if (v != 0) lo = std::min(lo, shift_of(std::fabs(v))), hi = std::max(hi, shift_of(std::fabs(v)));
+          }
+        ASSERT_EQ(B.i16_max[static_cast<std::size_t>(s)] < 0, hi - lo >= 12) << where << " B step " << s;
+        if (B.i16_max[static_cast<std::size_t>(s)] < 0) continue;
+        int mx = 0;
+        for (int n = 0; n < N; ++n)
+          for (int k = 0; k < 32; ++k) {
+            const std::int16_t v = B.i16[static_cast<std::size_t>(32) * N * s + static_cast<std::size_t>(2) * N * (k >> 1) + 2 * n + (k & 1)];
+            ASSERT_EQ(std::ldexp(static_cast<double>(v), B.i16_base[static_cast<std::size_t>(s)] - 9), t.value64[b[static_cast<std::size_t>(n) * K + 32 * s + k]])
+                << where << " B n " << n << " k " << k;
+            mx = std::max(mx, std::abs(static_cast<int>(v)));
+          }
+        ASSERT_EQ(mx, B.i16_max[static_cast<std::size_t>(s)]) << where;
+      }
+    }
+  EXPECT_GT(fits, 100);
+  EXPECT_GT(wide, 100);
+}
+
+// The VNNI `zluda` kernel's edges, every path against mma_step: sums of the same sign whose exact
+// integer value is just below and far above 2^31 (the int32 bound l1 max < 2^31 decides the
+// binary64 step), spans of 12 and 13 shifts, and the zero signs (C = -0 with every product -0, or
+// with a cancellation, or with +0 products).
+TEST(EngineGemm, ZludaIntegerBoundsAndZeroSigns) {
+  const Profile& prof = profile_zluda();
+  std::vector<std::array<e4m3_t, 64>> A(12), B(32);
+  // B: every column 32 values 448 (M = 14, sh = 14), except one small value that sets the base
+  // (step 0: sh 3, so 448 -> 14 << 11 = 28672 = max; step 1: sh 2, a span of 13: binary64).
+  for (int n = 0; n < 32; ++n)
+    for (int k = 0; k < 64; ++k) B[n][k] = 0x7E;
+  for (int n = 0; n < 32; ++n) B[n][9] = 0x20;
+  for (int n = 0; n < 32; ++n) B[n][32 + 9] = 0x18;
+  // A rows (the kernel decides per 4-row tile): 0..3 around the int32 bound, 4..7 the zero signs,
+  // 8 far above the bound (448 everywhere: l1 max ~ 2^34.7), 9..11 zero.
+  for (auto& row : A) row.fill(0);
+  // 2^31 / 28672 = 74898.3. Row 0: l1 = 2 x 28672 + 8 x 2048 + 8 = 73736, l1 max < 2^31 (the
+  // integer step; its exact sum, ~2.11e9, is just below 2^31 too). Row 1: l1 = 3 x 28672 + 7 x 512
+  // + 8 + 9 x 1024 = 98808: the binary64 step, and the exact integer sum (~2.8e9, all terms
+  // positive) would wrap in int32. Row 2: row 1 with a negative 448. Row 3: small values.
+  for (int k : {0, 1}) A[0][k] = 0x7E;
+  for (int k = 2; k < 10; ++k) A[0][k] = 0x60;   // sh 11: 8 << 8 = 2048
+  for (int k : {0, 1, 2}) A[1][k] = 0x7E;
+  for (int k = 3; k < 10; ++k) A[1][k] = 0x50;   // sh 9: 8 << 6 = 512
+  A[0][10] = A[1][10] = 0x20;                    // sh 3: the base 3
+  for (int k = 11; k < 20; ++k) A[1][k] = 0x58;  // sh 10: 8 << 7 = 1024
+  A[2] = A[1];
+  A[2][20] = 0xFE;
+  for (int k = 0; k < 64; ++k) A[3][k] = static_cast<e4m3_t>(k % 8);
+  // Zero signs: row 4 -0 products on C = -0 (-0), row 5 +1 - 1 on -0 (+0), row 6 +0 products on
+  // +-0, row 7 -0 products on +-0 and small C.
+  for (int k = 0; k < 64; ++k) A[4][k] = 0x80, A[7][k] = 0x80;
+  A[5][0] = 0x38, A[5][1] = 0xB8;
+  for (int k = 0; k < 64; ++k) A[8][k] = 0x7E;
+  A[8][9] = 0x20;
+  std::vector<f16_t> c(12 * 32, 0x0000);
+  for (int n = 0; n < 32; ++n) {
+    c[4 * 32 + n] = 0x8000;
+    c[5 * 32 + n] = 0x8000;
+    c[6 * 32 + n] = n % 2 ? 0x8000 : 0x0000;
+    c[7 * 32 + n] = static_cast<f16_t>(n % 3 == 0 ? 0x8000 : n % 3 == 1 ? 0x0000 : 0x8001 + n);
+  }
+  expect_gemm_matches_isa_operands(prof, A, B, c, "bounds");
+}
+
 // ---- 3. whole frames ---------------------------------------------------------------------------
 
 struct Output {
@@ -395,11 +529,21 @@ void expect_same(const Output& a, const Output& b, const std::string& what) {
   EXPECT_EQ(std::memcmp(&a.stats, &b.stats, sizeof a.stats), 0) << what;
 }
 
+// The SIMD paths a frame test runs: every supported one, except that avx512vnni, whose kernels
+// differ from avx512's only in `zluda` (EngineSimd.ForcedPathsAndValidation checks that), runs
+// for `zluda` only (CI time).
+std::vector<engine::SimdPath> frame_paths(const Profile* prof) {
+  std::vector<engine::SimdPath> v;
+  for (engine::SimdPath p : engine::supported_simd_paths())
+    if (p != engine::SimdPath::avx512vnni || prof == &profile_zluda()) v.push_back(p);
+  return v;
+}
+
 // Golden once, fast on every SIMD path (threads 1..3 on the widest path).
 int compare_all_paths(const FrameCase& c, const std::string& what) {
   const Output want = run(c, Engine::golden, {}, 2);
   int runs = 0;
-  for (engine::SimdPath path : engine::supported_simd_paths()) {
+  for (engine::SimdPath path : frame_paths(c.profile)) {
     const std::string name(engine::to_string(path));
     expect_same(want, run(c, Engine::fast, name, 1), what + " simd " + name);
     ++runs;
@@ -452,7 +596,7 @@ TEST(EngineFrame, EveryValueOfEveryReading) {
         ASSERT_TRUE(set_reading(rd, info.name, value, &err)) << err;
         FrameCase c{&f, &w, prof, rd, 1, 2};
         const Output want = run(c, Engine::golden, {}, 1);
-        for (engine::SimdPath path : engine::supported_simd_paths()) {
+        for (engine::SimdPath path : frame_paths(prof)) {
           const std::string name(engine::to_string(path));
           expect_same(want, run(c, Engine::fast, name, 1), info.name + "=" + value + " " + std::string(prof->name) + " " + name);
           ++runs;
@@ -545,6 +689,27 @@ TEST(EngineSimd, ForcedPathsAndValidation) {
   EXPECT_THROW(run(c, Engine::fast, "sse9", 1), std::invalid_argument);
   setenv("ENC5_SIMD", "scalar", 1);
   EXPECT_EQ(engine::default_simd_path(), engine::SimdPath::scalar);
+  // ENC5_SIMD=avx512 turns the VNNI path off; it exists only where the CPU has the instructions
+  // (checked here with the compiler's CPU model, independent of simd.cpp's CPUID reading).
+  setenv("ENC5_SIMD", "avx512", 1);
+  EXPECT_LE(static_cast<int>(engine::default_simd_path()), static_cast<int>(engine::SimdPath::avx512));
+  unsetenv("ENC5_SIMD");
+  EXPECT_EQ(engine::parse_simd_path("avx512vnni"), engine::SimdPath::avx512vnni);
+  if (engine::simd_supported(engine::SimdPath::avx512vnni)) {
+    EXPECT_TRUE(__builtin_cpu_supports("avx512vnni"));
+    EXPECT_TRUE(engine::simd_supported(engine::SimdPath::avx512));
+    // Its kernels are avx512's except `zluda` (frame_paths relies on it).
+    const engine::KernelSet v = engine::kernels(engine::SimdPath::avx512vnni), w = engine::kernels(engine::SimdPath::avx512);
+    EXPECT_EQ(v.ada, w.ada);
+    EXPECT_EQ(v.hopper, w.hopper);
+    EXPECT_EQ(v.e11_rows, w.e11_rows);
+    EXPECT_EQ(v.rms_rows, w.rms_rows);
+    EXPECT_EQ(v.decode_run, w.decode_run);
+    EXPECT_EQ(v.add_rows, w.add_rows);
+    EXPECT_NE(v.zluda, w.zluda);
+  } else {
+    EXPECT_FALSE(__builtin_cpu_supports("avx512vnni") && engine::simd_supported(engine::SimdPath::avx512));
+  }
   unsetenv("ENC5_SIMD");
   EXPECT_EQ(engine::default_simd_path(), engine::best_simd_path());
 }

@@ -49,7 +49,7 @@ struct RunOptions {
   const Profile* profile = nullptr;  // nullptr = ada
   Readings readings;                 // defaults = the documented default readings
   Engine engine = Engine::fast;      // bit-identical to golden (tests/engine_diff_test.cpp)
-  // Engine::fast only: its SIMD path, "scalar", "avx2" or "avx512" (must be supported by the CPU);
+  // Engine::fast only: its SIMD path, "scalar", "avx2", "avx512" or "avx512vnni" (must be supported by the CPU);
   // empty = the CPU's widest, lowered by the environment variable ENC5_SIMD when set.
   std::string_view simd;
   int threads = 0;                   // 0 = all hardware threads

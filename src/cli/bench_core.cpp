@@ -101,7 +101,7 @@ engine::PhaseTimes phase_breakdown(const Profile& p, std::string_view simd, int 
 
 FmaPeaks fma_peaks(int threads, double seconds) {
   const engine::SimdPath path = engine::best_simd_path();
-  const bool avx512 = path == engine::SimdPath::avx512;
+  const bool avx512 = path == engine::SimdPath::avx512 || path == engine::SimdPath::avx512vnni;
   if (!avx512 && path != engine::SimdPath::avx2) return {};
   const int lanes64 = avx512 ? 8 : 4;
   auto measure = [&](bool f64) {

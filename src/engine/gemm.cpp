@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <utility>
 
 #include "layout/fragment.hpp"
 #include "numerics/mma.hpp"
@@ -35,10 +36,12 @@ bool native(const Profile& p) {
 }
 
 unsigned decode_for(const Profile& p, SimdPath path) {
+  const bool avx512 = path == SimdPath::avx512 || path == SimdPath::avx512vnni;
   if (p.mma == MmaAccumulation::hopper_two_hmma)  // the portable kernel reads e(x) from the values' exponent field
-    return path == SimdPath::avx512 ? kDecodeF32 | kDecodeHopperExponent16 : kDecodeF32;
-  if (p.mma != MmaAccumulation::ada_truncated_halves) return kDecodeF64;
-  return path == SimdPath::avx512 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
+    return avx512 ? kDecodeF32 | kDecodeHopperExponent16 : kDecodeF32;
+  if (p.mma != MmaAccumulation::ada_truncated_halves)  // the VNNI kernel falls back to binary64 per tile
+    return path == SimdPath::avx512vnni ? kDecodeF64 | kDecodeInt16 : kDecodeF64;
+  return avx512 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
 }
 
 namespace {
@@ -52,6 +55,53 @@ void size_forms(std::size_t size, unsigned decode, Op& o) {
   o.e.resize(decode & kDecodeExponent ? size : 0);
   o.e16.resize(decode & kDecodeExponent16 ? size : 0);
   o.he16.resize(decode & kDecodeHopperExponent16 ? size : 0);
+}
+
+// The `zluda` integer form of one code (gemm.hpp: AOperand::i16): value = sign M 2^(sh - 9).
+struct IntCode {
+  std::int8_t sh;
+  std::int16_t m;  // signed M, 0 for a zero (NaN codes never reach the kernels)
+};
+const std::array<IntCode, 256>& int_codes() {
+  static const std::array<IntCode, 256> t = [] {
+    std::array<IntCode, 256> c{};
+    for (int code = 0; code < 256; ++code) {
+      const int m = code & 0x7F, e = m >> 3;
+      const int mag = e >= 1 ? 8 + (m & 7) : m;
+      c[static_cast<std::size_t>(code)] = {static_cast<std::int8_t>(e >= 1 ? e - 1 : 0),
+                                          static_cast<std::int16_t>((code & 0x80) ? -mag : mag)};
+    }
+    return c;
+  }();
+  return t;
+}
+
+// One k-step's integer form (32 k x `width` elements at src(k, j)): the base shift, and the values
+// written by put(k, j, v); returns {base, l1 or max |v| (max_abs), or -1 when the shifts of the
+// nonzero values span more than 12}.
+template <class Src, class Put>
+std::pair<int, std::int32_t> int16_kstep(int width, bool max_abs, Src src, Put put) {
+  const auto& t = int_codes();
+  int lo = 99, hi = -1;
+  for (int k = 0; k < 32; ++k)
+    for (int j = 0; j < width; ++j) {
+      const IntCode c = t[src(k, j)];
+      if (c.m == 0) continue;
+      lo = std::min(lo, static_cast<int>(c.sh));
+      hi = std::max(hi, static_cast<int>(c.sh));
+    }
+  if (hi < 0) lo = 0;  // no nonzero value: every value 0, any base
+  const bool fits = hi - lo <= 11;  // 15 << 11 = 30720 fits int16, 15 << 12 does not
+  std::int32_t acc = 0;
+  for (int k = 0; k < 32; ++k)
+    for (int j = 0; j < width; ++j) {
+      const IntCode c = t[src(k, j)];
+      const int v = fits && c.m != 0 ? c.m * (1 << (c.sh - lo)) : 0;
+      put(k, j, static_cast<std::int16_t>(v));
+      const std::int32_t mag = v < 0 ? -v : v;
+      acc = max_abs ? std::max(acc, mag) : acc + mag;
+    }
+  return {lo, fits ? acc : -1};
 }
 
 }  // namespace
@@ -82,6 +132,22 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
                   e16.empty() ? nullptr : e16.data() + a, he16.empty() ? nullptr : he16.data() + a});
     }
   }
+  const std::size_t steps = static_cast<std::size_t>(rows) * (K / 32);
+  i16.resize(decode & kDecodeInt16 ? size : 0);
+  i16_base.resize(decode & kDecodeInt16 ? steps : 0);
+  i16_l1.resize(decode & kDecodeInt16 ? steps : 0);
+  if ((decode & kDecodeInt16) && path == SimdPath::avx512vnni) {
+    int16_form_a_avx512(codes.data(), rows * (K / 32), i16.data(), i16_base.data(), i16_l1.data());
+  } else if (decode & kDecodeInt16)
+    for (int r = 0; r < rows; ++r)
+      for (int s = 0; s < K / 32; ++s) {
+        const e4m3_t* c = codes.data() + static_cast<std::size_t>(r) * K + 32 * s;
+        std::int16_t* out = i16.data() + static_cast<std::size_t>(r) * K + 32 * s;
+        const auto [base, l1] = int16_kstep(
+            1, false, [&](int k, int) { return c[k]; }, [&](int k, int, std::int16_t v) { out[k] = v; });
+        i16_base[static_cast<std::size_t>(r) * (K / 32) + s] = static_cast<std::int8_t>(base);
+        i16_l1[static_cast<std::size_t>(r) * (K / 32) + s] = l1;
+      }
 }
 
 namespace {
@@ -111,6 +177,24 @@ void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrd
                   b.e.empty() ? nullptr : b.e.data() + in_isa, b.e16.empty() ? nullptr : b.e16.data() + in_isa,
                   b.he16.empty() ? nullptr : b.he16.data() + in_isa});
   }
+  const bool int16 = (decode & kDecodeInt16) != 0;
+  b.i16.resize(int16 ? size : 0);
+  b.i16_base.resize(int16 ? static_cast<std::size_t>(b.K / 32) : 0);
+  b.i16_max.resize(int16 ? static_cast<std::size_t>(b.K / 32) : 0);
+  if (int16 && path == SimdPath::avx512vnni) {
+    for (int s = 0; s < b.K / 32; ++s)
+      int16_form_b_avx512(b.codes.data() + 32 * s, b.N, b.K, b.i16.data() + static_cast<std::size_t>(32) * b.N * s,
+                          b.i16_base.data() + s, b.i16_max.data() + s);
+  } else if (int16)
+    for (int s = 0; s < b.K / 32; ++s) {
+      // k pairs: element (k, n) of the step at 2 N (k / 2) + 2 n + (k & 1)
+      std::int16_t* out = b.i16.data() + static_cast<std::size_t>(32) * b.N * s;
+      const auto [base, mx] = int16_kstep(
+          b.N, true, [&](int k, int n) { return b.codes[static_cast<std::size_t>(n) * b.K + 32 * s + k]; },
+          [&](int k, int n, std::int16_t v) { out[static_cast<std::size_t>(2) * b.N * (k >> 1) + 2 * n + (k & 1)] = v; });
+      b.i16_base[static_cast<std::size_t>(s)] = static_cast<std::int8_t>(base);
+      b.i16_max[static_cast<std::size_t>(s)] = mx;
+    }
 }
 
 }  // namespace
@@ -129,6 +213,8 @@ void BOperand::assign_kn(const e4m3_t* src, int K_, int N_, int ld, unsigned dec
 
 KernelSet kernels(SimdPath path) {
   switch (path) {
+    case SimdPath::avx512vnni:
+      return kernels_avx512vnni();
     case SimdPath::avx512:
       return kernels_avx512();
     case SimdPath::avx2:
@@ -179,6 +265,14 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
   } else {
     g.a64 = a.v64.data() + a_k0;
     g.b64 = b.v64.data() + static_cast<std::size_t>(b_k0) * b.N;
+    if (!a.i16.empty() && !b.i16.empty()) {  // the integer form (kDecodeInt16), at k-step granularity
+      g.a16 = a.i16.data() + a_k0;
+      g.a16_base = a.i16_base.data() + a_k0 / 32;
+      g.a16_l1 = a.i16_l1.data() + a_k0 / 32;
+      g.b16 = b.i16.data() + static_cast<std::size_t>(b_k0) * b.N;
+      g.b16_base = b.i16_base.data() + b_k0 / 32;
+      g.b16_max = b.i16_max.data() + b_k0 / 32;
+    }
   }
   g.lda = a.K;
   g.N = b.N;

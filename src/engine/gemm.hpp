@@ -35,14 +35,15 @@ const CodeTable& code_table();
 // kernel takes the exponents as int16, see kernels_avx512.cpp). Prepared weights are
 // profile-independent and decode everything.
 // kDecodeHopperExponent16: the `hopper` exponents (kernel_args.hpp: DecodeRun) for the AVX-512
-// `hopper` kernel.
+// `hopper` kernel. kDecodeInt16: the `zluda` integer form of the AVX512-VNNI kernel (below).
 enum Decode : unsigned {
   kDecodeF32 = 1,
   kDecodeF64 = 2,
   kDecodeExponent = 4,
   kDecodeExponent16 = 8,
   kDecodeHopperExponent16 = 16,
-  kDecodeAll = 31
+  kDecodeInt16 = 32,
+  kDecodeAll = 63
 };
 unsigned decode_for(const Profile& p, SimdPath path);
 // Whether the SIMD kernels implement the profile's mma (accumulation and corners); gemm() runs the
@@ -59,6 +60,16 @@ struct AOperand {
   std::vector<double> v64;    // v as binary64, LOGICAL k order (zluda: any order is exact)
   std::vector<std::int16_t> e16;  // e as int16
   std::vector<std::int16_t> he16;  // the `hopper` exponents, int16, ISA k order
+  // The `zluda` integer form (kDecodeInt16; kernels_avx512vnni.cpp has the proof that uses it).
+  // An e4m3 value is M 2^(sh - 9) with M = 8 + (m & 7), sh = (m >> 3) - 1 for a normal code
+  // (m = code & 0x7F, exponent field >= 1) and M = m, sh = 0 for a subnormal or zero: per row and
+  // k-step, with beta = the smallest sh of its nonzero values, i16 = +-M << (sh - beta) (logical
+  // k order; the value is i16 2^(beta - 9)), i16_base = beta, i16_l1 = the sum of |i16| over the
+  // k-step; where the k-step's nonzero sh span more than 12 values (M << 12 would not fit int16)
+  // i16_l1 = -1 and the kernel uses the binary64 values there.
+  std::vector<std::int16_t> i16;
+  std::vector<std::int8_t> i16_base;   // [r][K / 32]
+  std::vector<std::int32_t> i16_l1;    // [r][K / 32]
   std::vector<e4m3_t> codes;  // [r][K], logical (pair) k order
   bool nan = false;           // some code is 0x7F/0xFF
   // codes[r * ld + k], logical order.
@@ -72,6 +83,12 @@ struct BOperand {
   std::vector<double> v64;    // v as binary64, [k][N] in LOGICAL k order (zluda: any order is exact)
   std::vector<std::int16_t> e16;  // e as int16
   std::vector<std::int16_t> he16;  // the `hopper` exponents, int16, [k][N], ISA k order
+  // The `zluda` integer form as for AOperand, with one base per k-step over all N columns: i16 as
+  // k pairs [k/2][n][2] (logical k order; vpdpwssd's operand), i16_max = max |i16| of the k-step
+  // (-1: no int16 form).
+  std::vector<std::int16_t> i16;
+  std::vector<std::int8_t> i16_base;   // [K / 32]
+  std::vector<std::int32_t> i16_max;   // [K / 32]
   std::vector<e4m3_t> codes;  // [n][K], logical k order (the BTile layout)
   bool nan = false;
   void assign_nk(const e4m3_t* src, int N, int K, int ld, unsigned decode = kDecodeAll,

@@ -9,7 +9,9 @@
 namespace enc5::engine {
 
 // The SIMD paths of the kernels, lowest first (selected at run time, see simd.hpp).
-enum class SimdPath { scalar, avx2, avx512 };
+// avx512vnni: the avx512 path with the `zluda` kernel on AVX512-VNNI integer dot products
+// (kernels_avx512vnni.cpp); ENC5_SIMD=avx512 turns it off.
+enum class SimdPath { scalar, avx2, avx512, avx512vnni };
 
 // `ksteps` chained k-steps on `rows` rows: d[r * ldd + n] (C on entry, D on return) for n < N (a
 // multiple of 16). Step s's D (rounded to f16, as every mma.sync returns it) is step s+1's C; the
@@ -37,6 +39,16 @@ struct KStepArgs {
   // same layout as ea16 / eb16 (the AVX-512 `hopper` kernel's form; gemm.hpp: Decode).
   const std::int16_t* hea16;
   const std::int16_t* heb16;
+  // The `zluda` integer form (gemm.hpp: kDecodeInt16; the AVX512-VNNI `zluda` kernel's): A's int16
+  // values at a16 + r * lda + 32 s (logical k order), their base shift and l1 per row and k-step at
+  // a16_base / a16_l1 + r * (lda / 32) + s; B's int16 k pairs of step s at b16 + 32 N s ([k/2][n][2]),
+  // its base and max |b| per k-step at b16_base / b16_max + s.
+  const std::int16_t* a16;
+  const std::int8_t* a16_base;
+  const std::int32_t* a16_l1;
+  const std::int16_t* b16;
+  const std::int8_t* b16_base;
+  const std::int32_t* b16_max;
 };
 using KStepKernel = void (*)(const KStepArgs&);
 
@@ -101,6 +113,12 @@ struct KernelSet {
 KernelSet kernels_scalar();
 KernelSet kernels_avx2();    // valid only where the CPU has AVX2, FMA and F16C
 KernelSet kernels_avx512();  // valid only where the CPU has AVX-512 F/BW/DQ/VL
+KernelSet kernels_avx512vnni();  // ... and AVX512-VNNI
+// The `zluda` integer form (gemm.hpp: kDecodeInt16) decoded with AVX-512 BW (valid where the
+// avx512vnni path is): A's `groups` k-steps of 32 codes at codes + 32 i into out + 32 i, base[i],
+// l1[i]; B's k-step at codes[n * K + k] (k < 32, n < N) into out (k pairs [k/2][n][2]), *base, *max.
+void int16_form_a_avx512(const e4m3_t* codes, int groups, std::int16_t* out, std::int8_t* base, std::int32_t* l1);
+void int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, std::int8_t* base, std::int32_t* max);
 
 
 }  // namespace enc5::engine

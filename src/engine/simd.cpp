@@ -15,6 +15,12 @@ static bool cpu_has_f16c() {
   return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
 }
 
+// AVX512-VNNI from CPUID leaf 7 subleaf 0 (ECX bit 11), for the same reason.
+static bool cpu_has_avx512vnni() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (c & (1u << 11)) != 0;
+}
+
 bool simd_supported(SimdPath p) {
   switch (p) {
     case SimdPath::scalar:
@@ -25,11 +31,14 @@ bool simd_supported(SimdPath p) {
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
              __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
              simd_supported(SimdPath::avx2);
+    case SimdPath::avx512vnni:
+      return cpu_has_avx512vnni() && simd_supported(SimdPath::avx512);
   }
   return false;
 }
 
 SimdPath best_simd_path() {
+  if (simd_supported(SimdPath::avx512vnni)) return SimdPath::avx512vnni;
   if (simd_supported(SimdPath::avx512)) return SimdPath::avx512;
   if (simd_supported(SimdPath::avx2)) return SimdPath::avx2;
   return SimdPath::scalar;
@@ -41,13 +50,13 @@ SimdPath default_simd_path() {
   if (!env || !*env) return best;
   const auto asked = parse_simd_path(env);
   // A misspelt value is an error, not the widest path: the user asked for a lower one.
-  if (!asked) throw std::invalid_argument(std::string("ENC5_SIMD=") + env + ": expected scalar, avx2 or avx512 (or unset)");
+  if (!asked) throw std::invalid_argument(std::string("ENC5_SIMD=") + env + ": expected scalar, avx2, avx512 or avx512vnni (or unset)");
   return static_cast<int>(*asked) < static_cast<int>(best) ? *asked : best;
 }
 
 std::vector<SimdPath> supported_simd_paths() {
   std::vector<SimdPath> v;
-  for (SimdPath p : {SimdPath::scalar, SimdPath::avx2, SimdPath::avx512})
+  for (SimdPath p : {SimdPath::scalar, SimdPath::avx2, SimdPath::avx512, SimdPath::avx512vnni})
     if (simd_supported(p)) v.push_back(p);
   return v;
 }
@@ -60,12 +69,14 @@ std::string_view to_string(SimdPath p) {
       return "avx2";
     case SimdPath::avx512:
       return "avx512";
+    case SimdPath::avx512vnni:
+      return "avx512vnni";
   }
   return "?";
 }
 
 std::optional<SimdPath> parse_simd_path(std::string_view name) {
-  for (SimdPath p : {SimdPath::scalar, SimdPath::avx2, SimdPath::avx512})
+  for (SimdPath p : {SimdPath::scalar, SimdPath::avx2, SimdPath::avx512, SimdPath::avx512vnni})
     if (name == to_string(p)) return p;
   return std::nullopt;
 }

@@ -1,5 +1,5 @@
 // Run-time selection of the fast engine's SIMD path: the widest path the CPU supports, lowered by
-// the environment variable ENC5_SIMD=scalar|avx2|avx512 (never raised above what the CPU has), or
+// the environment variable ENC5_SIMD=scalar|avx2|avx512|avx512vnni (never raised above what the CPU has), or
 // chosen explicitly by RunOptions::simd / `enc5 bench --simd`.
 #pragma once
 #include <optional>

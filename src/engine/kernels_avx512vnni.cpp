@@ -1,0 +1,235 @@
+// The `zluda` k-step kernel on AVX512-VNNI integer dot products (vpdpwssd: 32 int16 products
+// into 16 int32 lanes per instruction, against 8 binary64 FMAs), for the avx512vnni path; every
+// other kernel of the path is the avx512 one. Selected only where CPUID reports AVX512-VNNI
+// (simd.cpp); ENC5_SIMD=avx512 turns it off.
+//
+// Exactness (numerics.md `zluda`: D = f16_RN(f32_RN(exact(C + sum of 32 products)))). An e4m3
+// value is M 2^(sh - 9) with an integer M <= 15 and a shift 0 <= sh <= 14 (gemm.hpp:
+// AOperand::i16). Per k-step, A's row r holds A_k = +-M_k << (sh_k - alpha) with alpha = the
+// smallest shift of its nonzero values, and B holds B_kn = +-M << (sh - beta) with beta = the
+// smallest over the whole k-step; both are int16 exactly when the shifts span at most 12 values
+// (15 << 11 = 30720 <= 32767), otherwise the operand says so (l1 / max = -1). Then
+//   sum_k a_k b_kn = 2^(alpha + beta - 18) sum_k A_k B_kn,
+// and |sum_k A_k B_kn| <= sum_k |A_k| max |B| = l1(r) max(B) (and so is every partial sum). Where
+// l1 max < 2^31 (checked per tile and k-step, below) the int32 lanes of vpdpwssd (products of
+// int16 exact in 32 bits, additions wrapping, not saturating) hold the exact integer sum:
+// modular arithmetic is exact when the true value is in range. Converting it to binary64 is exact
+// (< 2^31), the power-of-two scale is exact (a multiple of 2^-18 far inside the range), and the FMA
+// with C (f16 -> binary64 exact) adds exactly: every partial sum of C and products is a multiple
+// of 2^-24 below 2^22.8, 47 significant bits (kernels_impl.hpp's proof). The binary64 -> binary32
+// -> f16 conversions are the model's two roundings, as in kernels_avx512.cpp.
+// Signs of zero: an integer sum has none. A zero integer sum plus C is C's zero sign under IEEE
+// addition ((+0) + C), which is right except where C = -0 and every product is -0 as well
+// (mma.cpp: -0 only when C and all products are -0); tiles with an element whose integer sum is 0
+// and whose C is -0 take the binary64 step instead, as do tiles whose operands have no int16 form
+// or exceed the int32 bound. An infinite C stays infinite and a NaN C gives 0x7FFF, as in the
+// binary64 kernel; NaN codes never reach the kernels (gemm() sends them to mma_dot).
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "engine/kernel_args.hpp"
+
+namespace enc5::engine {
+namespace {
+
+constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+
+// f16(f32(x)) of 16 binary64 lanes (lo = lanes 0..7); NaN -> 0x7FFF.
+inline __m256i round_to_f16(__m512d lo, __m512d hi) {
+  const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
+  const __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
+  return _mm256_mask_blend_epi16(nan, _mm512_cvtps_ph(f, kRoundNearest), _mm256_set1_epi16(0x7FFF));
+}
+
+inline __m512d low8_pd(__m512 f) { return _mm512_cvtps_pd(_mm512_castps512_ps256(f)); }
+inline __m512d high8_pd(__m512 f) { return _mm512_cvtps_pd(_mm512_extractf32x8_ps(f, 1)); }
+
+// k-step s of an R x 16*NV tile in binary64 (kernels_avx512.cpp's `zluda` arithmetic); the f16
+// accumulators c in and out. The fallback of the integer step, out of line.
+template <int R, int NV>
+[[gnu::noinline]] void kstep_f64(const KStepArgs& g, int r0, int n0, int s, __m256i (&c)[R][NV]) {
+  __m512d acc[R][2 * NV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) {
+      const __m512 cf = _mm512_cvtph_ps(c[r][v]);
+      acc[r][2 * v] = low8_pd(cf);
+      acc[r][2 * v + 1] = high8_pd(cf);
+    }
+  const double* a64 = g.a64 + 32 * s;
+  const double* b64 = g.b64 + static_cast<std::ptrdiff_t>(32) * g.N * s;
+  for (int k = 0; k < 32; ++k) {
+    __m512d b[2 * NV];
+    for (int u = 0; u < 2 * NV; ++u) b[u] = _mm512_loadu_pd(b64 + k * g.N + n0 + 8 * u);
+    for (int r = 0; r < R; ++r) {
+      const __m512d a = _mm512_set1_pd(a64[(r0 + r) * g.lda + k]);
+      for (int u = 0; u < 2 * NV; ++u) acc[r][u] = _mm512_fmadd_pd(a, b[u], acc[r][u]);  // exact
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) c[r][v] = round_to_f16(acc[r][2 * v], acc[r][2 * v + 1]);
+}
+
+// Whether k-step s of rows r0.. r0+R-1 has the int16 form and stays within the int32 bound.
+template <int R>
+bool integer_step(const KStepArgs& g, int r0, int s) {
+  if (g.a16 == nullptr || g.b16_max[s] < 0) return false;
+  const int steps = g.lda / 32;
+  for (int r = 0; r < R; ++r) {
+    const std::int32_t l1 = g.a16_l1[(r0 + r) * steps + s];
+    if (l1 < 0 || static_cast<std::int64_t>(l1) * g.b16_max[s] >= (std::int64_t{1} << 31)) return false;
+  }
+  return true;
+}
+
+// All k-steps of an R x 16*NV tile; the f16 accumulators stay in registers between the steps.
+template <int R, int NV>
+void zluda_tile(const KStepArgs& g, int r0, int n0) {
+  __m256i c[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v)
+      c[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v));
+  const int steps = g.lda / 32;
+  for (int s = 0; s < g.ksteps; ++s) {
+    if (!integer_step<R>(g, r0, s)) {
+      kstep_f64<R, NV>(g, r0, n0, s, c);
+      continue;
+    }
+    const std::int16_t* a16 = g.a16 + 32 * s;
+    const std::int16_t* b16 = g.b16 + static_cast<std::ptrdiff_t>(32) * g.N * s;
+    __m512i isum[R][NV];
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v) isum[r][v] = _mm512_setzero_si512();
+    for (int j = 0; j < 16; ++j) {  // k pairs 2j, 2j + 1
+      __m512i bk[NV];
+      for (int v = 0; v < NV; ++v) bk[v] = _mm512_loadu_si512(b16 + 2 * g.N * j + 2 * (n0 + 16 * v));
+      for (int r = 0; r < R; ++r) {
+        std::int32_t pair;
+        std::memcpy(&pair, a16 + (r0 + r) * g.lda + 2 * j, 4);
+        const __m512i ap = _mm512_set1_epi32(pair);
+        for (int v = 0; v < NV; ++v) isum[r][v] = _mm512_dpwssd_epi32(isum[r][v], ap, bk[v]);
+      }
+    }
+    // The zero-sign case (top of the file): an integer sum of 0 on a C of -0.
+    __mmask16 minus_zero = 0;
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v)
+        minus_zero |= _mm512_testn_epi32_mask(isum[r][v], isum[r][v]) &
+                      _mm256_cmpeq_epi16_mask(c[r][v], _mm256_set1_epi16(static_cast<short>(0x8000)));
+    if (minus_zero) {
+      kstep_f64<R, NV>(g, r0, n0, s, c);
+      continue;
+    }
+    for (int r = 0; r < R; ++r) {
+      // 2^(alpha + beta - 18), -18 <= alpha + beta - 18 <= 10, from its binary64 exponent field
+      const int e = g.a16_base[(r0 + r) * steps + s] + g.b16_base[s] - 18;
+      const std::uint64_t bits = static_cast<std::uint64_t>(1023 + e) << 52;
+      double scale_d;
+      std::memcpy(&scale_d, &bits, 8);
+      const __m512d scale = _mm512_set1_pd(scale_d);
+      for (int v = 0; v < NV; ++v) {
+        const __m512 cf = _mm512_cvtph_ps(c[r][v]);
+        const __m512d lo = _mm512_fmadd_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(isum[r][v])), scale, low8_pd(cf));
+        const __m512d hi = _mm512_fmadd_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(isum[r][v], 1)), scale, high8_pd(cf));
+        c[r][v] = round_to_f16(lo, hi);  // exact sums, then the f32 and f16 roundings
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v), c[r][v]);
+}
+
+template <int R>
+void zluda_rows(const KStepArgs& g, int r0) {
+  int n0 = 0;
+  for (; n0 + 32 <= g.N; n0 += 32) zluda_tile<R, 2>(g, r0, n0);
+  for (; n0 < g.N; n0 += 16) zluda_tile<R, 1>(g, r0, n0);
+}
+
+// Reads a64 / b64 and, where the operands have it, the integer form (gemm.hpp: kDecodeInt16).
+void zluda_kstep_vnni(const KStepArgs& g) {
+  int r = 0;
+  for (; r + 4 <= g.rows; r += 4) zluda_rows<4>(g, r);
+  for (; r < g.rows; ++r) zluda_rows<1>(g, r);
+}
+
+// ---- the integer form's decoders (gemm.hpp: AOperand::i16 / BOperand::i16) ----
+
+// The integer form of 32 codes as int16 lanes, with the shift set of the nonzero ones.
+struct IntLanes {
+  __m512i mag;  // M
+  __m512i sh;   // sh
+  __mmask32 neg;
+  unsigned shifts;  // bit sh set for every nonzero value's sh
+};
+inline IntLanes int_lanes(const e4m3_t* src) {
+  const __m512i c = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src)));
+  const __m512i m = _mm512_and_si512(c, _mm512_set1_epi16(0x7F));
+  const __m512i e = _mm512_srli_epi16(m, 3);
+  const __m512i f = _mm512_and_si512(m, _mm512_set1_epi16(7));
+  IntLanes l;
+  // M = 8 + (m & 7) for an exponent field >= 1, m for a subnormal; sh = max(e - 1, 0)
+  l.mag = _mm512_mask_add_epi16(f, _mm512_test_epi16_mask(e, e), f, _mm512_set1_epi16(8));  // f < 8: add = or
+  l.sh = _mm512_subs_epu16(e, _mm512_set1_epi16(1));
+  l.neg = _mm512_test_epi16_mask(c, _mm512_set1_epi16(0x80));
+  const __m512i bit = _mm512_maskz_sllv_epi16(_mm512_test_epi16_mask(m, m), _mm512_set1_epi16(1), l.sh);
+  const __m512i both = _mm512_or_si512(bit, _mm512_srli_epi32(bit, 16));  // the two halves of each dword
+  l.shifts = static_cast<unsigned>(_mm512_reduce_or_epi32(both)) & 0xFFFFu;
+  return l;
+}
+// +-M << (sh - base); values whose sh < base (only zeros, M = 0) give 0 whatever the count.
+inline __m512i int_values(const IntLanes& l, int base) {
+  const __m512i v = _mm512_sllv_epi16(l.mag, _mm512_sub_epi16(l.sh, _mm512_set1_epi16(static_cast<short>(base))));
+  return _mm512_mask_sub_epi16(v, l.neg, _mm512_setzero_si512(), v);
+}
+
+}  // namespace
+
+// Same values as gemm.cpp's portable int16_kstep (tested against it: EngineGemm.IntegerFormDecoders).
+void int16_form_a_avx512(const e4m3_t* codes, int groups, std::int16_t* out, std::int8_t* base, std::int32_t* l1) {
+  for (int i = 0; i < groups; ++i) {
+    const IntLanes l = int_lanes(codes + 32 * i);
+    const int lo = l.shifts ? __builtin_ctz(l.shifts) : 0, hi = l.shifts ? 31 - __builtin_clz(l.shifts) : 0;
+    base[i] = static_cast<std::int8_t>(lo);
+    if (hi - lo > 11) {  // no int16 form (the values are never read)
+      l1[i] = -1;
+      continue;
+    }
+    const __m512i v = int_values(l, lo);
+    _mm512_storeu_si512(out + 32 * i, v);
+    const __m512i mag = _mm512_madd_epi16(_mm512_abs_epi16(v), _mm512_set1_epi16(1));  // exact: 2 x 30720
+    l1[i] = _mm512_reduce_add_epi32(mag);
+  }
+}
+
+void int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, std::int8_t* base, std::int32_t* max) {
+  unsigned shifts = 0;
+  for (int n = 0; n < N; ++n) shifts |= int_lanes(codes + static_cast<std::ptrdiff_t>(n) * K).shifts;
+  const int lo = shifts ? __builtin_ctz(shifts) : 0, hi = shifts ? 31 - __builtin_clz(shifts) : 0;
+  *base = static_cast<std::int8_t>(lo);
+  if (hi - lo > 11) {
+    *max = -1;
+    return;
+  }
+  // Column n's values as 16 k pairs (dwords), pair j to dword N j + n of the step.
+  const __m512i index = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(N));
+  __m512i mx = _mm512_setzero_si512();
+  for (int n = 0; n < N; ++n) {
+    const __m512i v = int_values(int_lanes(codes + static_cast<std::ptrdiff_t>(n) * K), lo);
+    mx = _mm512_max_epu16(mx, _mm512_abs_epi16(v));
+    _mm512_i32scatter_epi32(out, _mm512_add_epi32(index, _mm512_set1_epi32(n)), v, 4);
+  }
+  const __m512i m32 = _mm512_max_epu32(_mm512_and_si512(mx, _mm512_set1_epi32(0xFFFF)), _mm512_srli_epi32(mx, 16));
+  *max = static_cast<std::int32_t>(_mm512_reduce_max_epu32(m32));
+}
+
+KernelSet kernels_avx512vnni() {
+  KernelSet k = kernels_avx512();
+  k.zluda = zluda_kstep_vnni;
+  return k;
+}
+
+}  // namespace enc5::engine
