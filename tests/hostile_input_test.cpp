@@ -239,12 +239,12 @@ TEST(HostileCapture, LinksOutOfTheCaptureAreRefused) {
   make_captures(t);
   fs::create_symlink("/etc/passwd", t.path / "rc" / "evil.bin");
   edit_manifest(t.path / "rc", "texture-088.bin", "evil.bin");
-  expect_refused(t, "rc", {"evil.bin", "/etc/passwd", "outside"});
+  expect_refused(t, "rc", {"evil.bin", "/etc/passwd", "symbolic link"});
   // A launch dump that is a link to a file outside the folder.
   const fs::path tex = find_file(t.path / "cap", "arg088");
   fs::rename(tex, t.path / "outside.bin");
   fs::create_symlink(t.path / "outside.bin", tex);
-  expect_refused(t, "cap", {"arg088", "outside"});
+  expect_refused(t, "cap", {"arg088", "symbolic link"});
 }
 
 // --- unclear errors ------------------------------------------------------------------------------
@@ -254,7 +254,7 @@ TEST(HostileFiles, DirectoryAsAnInputFileSaysSo) {
   fs::create_directory(t.path / "dir.bin");
   for (const char* opt : {"--weights", "--texture", "--input"}) {
     const Result r = t.enc5(std::string("run -o out ") + opt + " dir.bin");
-    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_TRUE(contains(r.out, "dir.bin: at byte offset 0: expected a file, found a directory")) << r.out;
     EXPECT_FALSE(contains(r.out, "bad_alloc")) << r.out;
   }
@@ -272,7 +272,7 @@ TEST(HostileFiles, PipeIsReadAsAStream) {
 TEST(HostileRun, HugeExtentsStateTheBytes) {
   TempDir t;
   const Result r = t.enc5("run -o out --ex 100000 --ey 100000");
-  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "1600000000000 bytes")) << r.out;
   EXPECT_TRUE(contains(r.out, "17179869184 bytes")) << r.out;
   EXPECT_FALSE(contains(r.out, "bad_alloc")) << r.out;
@@ -338,7 +338,7 @@ TEST(HostileRun, OutputPathThatIsAFileIsRefusedFirst) {
   TempDir t;
   write_text(t.path / "out", "not a folder");
   Result r = t.enc5("run -o out --threads 2");
-  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "out: the output folder is an existing file")) << r.out;
   EXPECT_FALSE(contains(r.out, "filesystem error")) << r.out;
   EXPECT_FALSE(contains(r.out, "layer:")) << r.out;  // refused before the layer ran
@@ -353,7 +353,7 @@ TEST(HostileRun, UnwritableOutputFolderIsFoundBeforeTheLayerRuns) {
   // A folder below a file cannot be created whoever runs the test (root ignores modes).
   write_text(t.path / "f", "x");
   const Result r = t.enc5("run -o f/sub --threads 2");
-  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "f/sub: cannot create the output folder")) << r.out;
   EXPECT_FALSE(fs::exists(t.path / "f" / "sub"));
   EXPECT_FALSE(contains(r.out, "layer:")) << r.out;
@@ -361,7 +361,7 @@ TEST(HostileRun, UnwritableOutputFolderIsFoundBeforeTheLayerRuns) {
     fs::create_directory(t.path / "ro");
     ::chmod(t.file("ro").c_str(), 0555);
     const Result w = t.enc5("run -o ro --threads 2");
-    EXPECT_EQ(w.status, 1) << w.out;
+    EXPECT_EQ(w.status, 2) << w.out;
     EXPECT_TRUE(contains(w.out, "not writable")) << w.out;
     EXPECT_FALSE(contains(w.out, "layer:")) << w.out;
   }
@@ -402,7 +402,7 @@ TEST(HostileCapture, ImageShapeTokensMustRead) {
 TEST(HostileRun, MisspeltSimdPathIsAnError) {
   TempDir t;
   const Result r = shell("cd '" + t.path.string() + "' && ENC5_SIMD=bogus '" ENC5_CLI_PATH "' run -o out --threads 2");
-  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "ENC5_SIMD=bogus: expected scalar, avx2 or avx512")) << r.out;
   EXPECT_EQ(shell("cd '" + t.path.string() + "' && ENC5_SIMD=scalar '" ENC5_CLI_PATH "' run -o out --ex 8 --ey 8 --threads 2").status, 0);
 }

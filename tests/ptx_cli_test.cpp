@@ -65,7 +65,7 @@ TEST(PtxCli, TraceStatsAndErrors) {
   // seed_ops' statement 5 is `shl.b32 %r30, %r29, 5` (ctaid.x << 5): in CTA 0 every lane has 0.
   auto r = t.enc5("ptx trace '" + kernels() + "' --entry seed_ops --at s5 --reg %r30,%r28 --block 0,0 -o tr");
   // seed_ops takes 32 parameter bytes, not enc5's 144: the launch is refused, naming both.
-  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "takes 32 parameter bytes; enc5's launch passes 144")) << r.out;
   r = t.enc5("ptx trace '" + kernels() + "' --entry enc5_abi_probe --ex 16 --ey 8 --at s3 --reg %r17,%r1 --block 1,0 -o tr");
   ASSERT_EQ(r.status, 0) << r.out;
@@ -86,14 +86,14 @@ TEST(PtxCli, TraceStatsAndErrors) {
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(contains(r.out, "choose one with --entry")) << r.out;
   r = t.enc5("ptx run nosuch.ptx --entry k -o x");
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(contains(r.out, "nosuch.ptx: cannot open")) << r.out;
   r = t.enc5("ptx frob x.ptx");
   EXPECT_EQ(r.status, 2);
   r = t.enc5("ptx trace '" + kernels() + "' --entry enc5_abi_probe --at q5 --reg %r1 --block 0,0");
   EXPECT_EQ(r.status, 2);
   r = t.enc5("ptx trace '" + kernels() + "' --entry enc5_abi_probe --at s3 --reg %nosuch --block 0,0");
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(contains(r.out, "declares no register %nosuch")) << r.out;
 }
 

@@ -11,12 +11,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <stdexcept>
-#include <unistd.h>
 
 #include "base/errors.hpp"
 #include "capture/capture_detail.hpp"
 #include "io/checked_size.hpp"
 #include "io/files.hpp"
+#include "io/links.hpp"
+#include "io/output_set.hpp"
 #include "model/weight_image.hpp"
 
 namespace enc5::capture {
@@ -113,25 +114,19 @@ void validate(const LaunchCapture& c) {
 }
 
 // A file a capture names (manifest.txt's texture and surface lines, alloc-N.bin, a dump in the
-// folder): it must resolve inside the capture folder, symbolic links followed (docs/captures.md
-// "Files stay inside the capture"), so that a hostile capture cannot make enc5 read /etc/passwd
-// or another user's files. `from`/`offset` name where the name was read.
+// folder, results/…): a relative name inside the capture folder, no '..', no NUL byte, and no
+// symbolic link on the way (docs/captures.md "Files stay inside the capture"; io/links.hpp), so that
+// a hostile capture cannot make enc5 read /etc/passwd or another user's files. `from`/`offset` name
+// where the name was read.
 std::string capture_file(const fs::path& dir, const std::string& name, const std::string& from, std::uint64_t offset) {
   const fs::path rel(name);
   const std::string expected = "a file name inside the capture folder " + dir.string();
   if (name.empty() || rel.is_absolute()) throw InputError(from, offset, expected, "'" + name + "' (an absolute path)");
+  if (name.find('\0') != std::string::npos) throw InputError(from, offset, expected + " without NUL bytes", "'" + name + "'");
   for (const auto& part : rel)
     if (part == "..") throw InputError(from, offset, expected, "'" + name + "' (a '..' component leaves the folder)");
-  std::error_code ec;
-  const fs::path root = fs::weakly_canonical(dir, ec);
-  const fs::path full = dir / rel;
-  if (ec || !fs::exists(full, ec)) return full.string();  // read_file_bytes says it cannot open it
-  const fs::path real = fs::weakly_canonical(full, ec);
-  if (ec) return full.string();
-  const auto [r_end, f_end] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
-  if (r_end != root.end())
-    throw InputError(from, offset, expected, "'" + name + "', a link to " + real.string() + " outside it");
-  return full.string();
+  refuse_links_below(dir.string(), name);
+  return (dir / rel).string();
 }
 
 }  // namespace detail
@@ -151,11 +146,19 @@ ImageArg load_image_arg(const std::string& file, const std::string& shape, int f
   a.shape = shape;
   a.fmt = fmt;
   parse_image_shape(a, std::string(what) == "texture");
-  a.bytes = read_file_bytes(a.file);
+  a.bytes = read_file_no_link(a.file);
   check_image(a, what);
   return a;
 }
 
+
+ImageArg image_geometry(const std::string& file, const std::string& shape, bool texture) {
+  ImageArg a;
+  a.file = file;
+  a.shape = shape;
+  parse_image_shape(a, texture);
+  return a;
+}
 
 LaunchInputs launch_inputs(const LaunchCapture& c) {
   return LaunchInputs{WeightImage(std::vector<std::uint8_t>(c.weights.bytes.begin() + c.weights.offset,
@@ -164,27 +167,40 @@ LaunchInputs launch_inputs(const LaunchCapture& c) {
                       texture_of(c.texture)};
 }
 
+namespace {
+// Whether a name is there at all (a link counts, dangling or not: the reader then refuses it).
+bool present(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(p, ec));
+}
+}  // namespace
+
 std::vector<LaunchCapture> load_captures(const std::string& path, const LoadOptions& opt) {
   const fs::path dir(path);
   if (!fs::is_directory(dir))
     throw InputError(path, 0, "a capture folder (d4r launch dumps or a replay capture with manifest.txt)", fs::exists(dir) ? "a file" : "nothing (no such folder)");
-  if (fs::exists(dir / "manifest.txt")) return {load_replay_capture(path)};
+  if (present(dir / "manifest.txt")) return {load_replay_capture(path)};
   // A replay capture's other files without its manifest: say so, rather than reading the folder as
   // a sequence (whose error would speak of its results/ sub-folder).
   for (const char* f : {"args.bin", "alloc-0.bin", "texture-088.bin", "surface-112.bin"})
-    if (fs::exists(dir / f))
+    if (present(dir / f))
       throw InputError((dir / "manifest.txt").string(), 0, "the manifest of the replay capture that " + (dir / f).string() + " belongs to (facts F6)",
                        "no manifest.txt");
   const auto files = dump_files(dir);
   if (!files.empty()) return load_launch_dumps(dir, files, opt);
   // A sequence: sub-folders that are captures, in name order.
   std::vector<fs::path> subs;
-  for (const auto& e : fs::directory_iterator(dir))
+  for (const auto& e : fs::directory_iterator(dir)) {
+    // A member that is a link to a capture elsewhere is refused by name (io/links.hpp); a killed
+    // run's staging folder (io/output_set.hpp) is no member.
+    if (e.path().filename().string().rfind(".enc5-partial-", 0) == 0) continue;
+    refuse_link(e.path().string());
     if (e.is_directory()) subs.push_back(e.path());
+  }
   std::sort(subs.begin(), subs.end());
   std::vector<LaunchCapture> out;
   for (const fs::path& s : subs) {
-    if (fs::exists(s / "manifest.txt")) {
+    if (present(s / "manifest.txt")) {
       out.push_back(load_replay_capture(s.string()));
       out.back().subdir = s.filename().string();
     } else if (!dump_files(s).empty()) {
@@ -270,47 +286,31 @@ std::optional<std::vector<std::uint8_t>> overlay_output(const std::string& file,
   if (size == 0 || osize == 0 || base > UINT64_MAX - size || ob > UINT64_MAX - osize) return std::nullopt;
   const std::uint64_t lo = std::max(base, ob), hi = std::min(base + size, ob + osize);
   if (lo >= hi) return std::nullopt;
-  std::vector<std::uint8_t> bytes = read_file_bytes(file);
+  std::vector<std::uint8_t> bytes = read_file_no_link(file);
   if (bytes.size() != size) throw InputError(file, std::min<std::uint64_t>(bytes.size(), size), std::to_string(size) + " bytes", std::to_string(bytes.size()) + " bytes");
   std::copy(r.output_alloc.begin() + (lo - ob), r.output_alloc.begin() + (hi - ob), bytes.begin() + (lo - base));
   return bytes;
 }
 
-// dst gets src's bytes: a hard link where the file system allows (the read-only arguments are
-// large and unchanged), else a copy; both through a temporary name and a rename (no partial file).
-void link_or_copy(const fs::path& src, const fs::path& dst) {
-  std::error_code ec;
-  if (fs::exists(dst, ec) && fs::equivalent(src, dst, ec)) return;  // already that file (e.g. -o CAPTURE)
-  const fs::path tmp = dst.string() + ".tmp." + std::to_string(::getpid());
-  fs::remove(tmp, ec);
-  fs::create_hard_link(src, tmp, ec);
-  if (ec) {
-    write_file_atomic(dst.string(), read_file_bytes(src.string()));
-    return;
-  }
-  fs::rename(tmp, dst, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    write_file_atomic(dst.string(), read_file_bytes(src.string()));
-  }
-}
-
 }  // namespace
 
-std::vector<std::string> write_replay_outputs(const std::string& out_dir, const LaunchCapture& c, const ReplayOutputs& r) {
+std::vector<std::string> write_replay_outputs(OutputSet& out, const LaunchCapture& c, const ReplayOutputs& r) {
   // A sequence's captures each get their own sub-folder: their launch numbers may coincide.
-  const std::string dir = c.subdir.empty() ? out_dir : (fs::path(out_dir) / c.subdir).string();
-  fs::create_directories(dir);
+  const fs::path sub = c.subdir;
   DumpName a{c.launch, c.kernel, kArgOutput, "buffer", c.output.shape, kFmtBuffer};
   DumpName s{c.launch, c.kernel, kArgSurface, "surface", c.surface.shape, c.surface.fmt};
-  const std::string pa = (fs::path(dir) / format_dump_name(a)).string(), ps = (fs::path(dir) / format_dump_name(s)).string();
-  write_file_atomic(pa, r.output_alloc);
-  write_file_atomic(ps, r.surface_bytes);
-  std::vector<std::string> written{pa, ps};
+  std::vector<std::string> written;
+  auto put = [&](const std::string& name, std::span<const std::uint8_t> bytes) {
+    out.write((sub / name).string(), bytes);
+    written.push_back(out.final_path((sub / name).string()));
+  };
+  put(format_dump_name(a), r.output_alloc);
+  put(format_dump_name(s), r.surface_bytes);
   // The read-only arguments, named exactly as in the capture (launch dumps) or canonically (replay
-  // captures, whose inputs are alloc-N.bin and texture-088.bin: the same bytes).
+  // captures, whose inputs are alloc-N.bin and texture-088.bin: the same bytes). None is ever a
+  // link (io/links.hpp), and none becomes one in the output folder.
   auto carry = [&](const fs::path& src, const std::string& name, std::optional<std::uint64_t> base) {
-    const fs::path dst = fs::path(dir) / name;
+    refuse_link(src.string());
     std::optional<std::vector<std::uint8_t>> patched;
     if (base) {
       std::error_code ec;
@@ -318,9 +318,12 @@ std::vector<std::string> write_replay_outputs(const std::string& out_dir, const 
       if (ec) throw InputError(src.string(), 0, "a readable file", ec.message());
       patched = overlay_output(src.string(), *base, size, c, r);
     }
-    if (patched) write_file_atomic(dst.string(), *patched);
-    else link_or_copy(src, dst);
-    written.push_back(dst.string());
+    if (patched) {
+      put(name, *patched);
+    } else {
+      out.link_or_copy(src.string(), (sub / name).string());
+      written.push_back(out.final_path((sub / name).string()));
+    }
   };
   if (c.form == Form::launch_dump) {
     for (const std::string& f : c.passthrough) {
@@ -334,6 +337,12 @@ std::vector<std::string> write_replay_outputs(const std::string& out_dir, const 
     carry(c.texture.file, format_dump_name({c.launch, c.kernel, kArgTexture, "texture", c.texture.shape, c.texture.fmt}), std::nullopt);
   }
   return written;
+}
+
+std::vector<std::string> write_replay_outputs(const std::string& dir, const LaunchCapture& c, const ReplayOutputs& r) {
+  OutputSet out(dir);
+  write_replay_outputs(out, c, r);
+  return out.commit();
 }
 
 }  // namespace enc5::capture

@@ -10,6 +10,10 @@
 #include "api/frame.hpp"
 #include "model/weight_image.hpp"
 
+namespace enc5 {
+class OutputSet;  // io/output_set.hpp
+}
+
 namespace enc5::capture {
 
 struct DebugStage;  // capture/debug_stage.hpp
@@ -109,6 +113,12 @@ std::optional<std::uint64_t> shape_base(const std::string& shape);
 // replay captures' texture/surface files and `enc5 run --texture-raw` all use it). Throws
 // InputError naming the file, the offset, expected and found.
 ImageArg load_image_arg(const std::string& file, const std::string& shape, int fmt, const char* what);
+// The geometry (width, height, pitch, mode) of an image shape string, with its limits, read by the
+// same parser (`enc5 diff` sizes its tables by it); throws InputError naming `file`.
+ImageArg image_geometry(const std::string& file, const std::string& shape, bool texture);
+// The off<N> token of a buffer shape (0 when absent), read by the launch-dump parser: a base, size
+// or off token whose number does not read is an InputError naming `file`.
+std::uint64_t buffer_offset(const std::string& file, const std::string& shape);
 // The texture E61 samples and the surface it writes must cover the ex×ey frame; else InputError.
 void check_covers_frame(const std::string& file, int width, int height, std::uint32_t ex, std::uint32_t ey, const char* what);
 // What enc5 runs on besides the arenas: the weight image (cut at the argument's offset) and the texture.
@@ -139,6 +149,9 @@ std::vector<std::uint8_t> output_before_launch(const LaunchCapture& c);
 // launch (facts F5; docs/captures.md "What enc5 replay writes"). A read-only buffer that overlaps
 // the output allocation's addresses is written as a copy holding enc5's bytes there. Returns the
 // paths, the two outputs first.
+// The first form writes into a command's output set (io/output_set.hpp: all of a command's outputs
+// or none) and returns the final paths; the second is one set of its own, committed.
+std::vector<std::string> write_replay_outputs(OutputSet& out, const LaunchCapture& c, const ReplayOutputs& r);
 std::vector<std::string> write_replay_outputs(const std::string& dir, const LaunchCapture& c, const ReplayOutputs& r);
 
 // Synthetic captures: enc5's own run in d4r's formats.

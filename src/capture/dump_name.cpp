@@ -2,7 +2,6 @@
 // (docs/captures.md "Launch dumps", "Canonical shapes"), and the small parsers the other capture
 // files share.
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
@@ -10,14 +9,16 @@
 #include "capture/capture.hpp"
 #include "capture/capture_detail.hpp"
 #include "io/arena_io.hpp"
+#include "io/numbers.hpp"
 
 namespace enc5::capture {
 namespace detail {
 
 bool parse_u64(std::string_view s, std::uint64_t& v, int base) {
-  if (s.empty()) return false;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  return ec == std::errc() && end == s.data() + s.size();
+  // The one number parser (io/numbers.hpp); here only the yes/no, the caller names the token.
+  const auto r = enc5::parse_u64(s, base == 16 ? NumberBase::hex : NumberBase::dec);
+  if (r) v = *r;
+  return r.has_value();
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {

@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "base/errors.hpp"
 #include "capture/capture.hpp"
 #include "capture/capture_detail.hpp"
 #include "io/files.hpp"
+#include "io/links.hpp"
 
 namespace enc5::capture::detail {
 namespace {
@@ -20,27 +22,37 @@ namespace {
 // pointer minus the base: where the arena window starts, facts F4). Other tokens are ignored so
 // that strings with more fields still read; a base/size/off token whose number does not read is an
 // error, never skipped.
-void parse_buffer_shape(BufferArg& b) {
-  bool have_size = false;
-  for (const std::string& t : split(b.shape, '-')) {
+struct BufferTokens {
+  std::optional<std::uint64_t> base, size;
+  std::uint64_t offset = 0;
+};
+
+BufferTokens buffer_tokens(const std::string& file, const std::string& shape) {
+  BufferTokens out;
+  for (const std::string& t : split(shape, '-')) {
     std::uint64_t v = 0;
     if (t.rfind("base0x", 0) == 0) {
-      if (!parse_u64(t.substr(6), v, 16)) throw InputError(b.file, 0, "a hex device address in the shape token 'base0x…' (at most 16 hex digits)", "'" + t + "'");
-      b.base = v;
+      if (!parse_u64(t.substr(6), v, 16)) throw InputError(file, 0, "a hex device address in the shape token 'base0x…' (at most 16 hex digits)", "'" + t + "'");
+      out.base = v;
     } else if (t.rfind("size", 0) == 0) {
-      if (!parse_u64(t.substr(4), v))
-        throw InputError(b.file, 0, "a decimal byte count below 2^64 in the shape token 'size<N>'", "'" + t + "'");
-      if (v != b.bytes.size())
-        throw InputError(b.file, std::min<std::uint64_t>(v, b.bytes.size()),
-                         std::to_string(v) + " bytes (the size in the file name)", std::to_string(b.bytes.size()) + " bytes (the file is truncated or the name is wrong)");
-      have_size = true;
+      if (!parse_u64(t.substr(4), v)) throw InputError(file, 0, "a decimal byte count below 2^64 in the shape token 'size<N>'", "'" + t + "'");
+      out.size = v;
     } else if (t.rfind("off", 0) == 0) {
-      if (!parse_u64(t.substr(3), v)) throw InputError(b.file, 0, "a decimal pointer offset below 2^64 in the shape token 'off<N>'", "'" + t + "'");
-      b.offset = v;
+      if (!parse_u64(t.substr(3), v)) throw InputError(file, 0, "a decimal pointer offset below 2^64 in the shape token 'off<N>'", "'" + t + "'");
+      out.offset = v;
     }
   }
-  if (!have_size)
-    throw InputError(b.file, 0, "a buffer shape with a 'size<N>' token (the allocation's bytes, facts F5)", "'" + b.shape + "'");
+  return out;
+}
+
+void parse_buffer_shape(BufferArg& b) {
+  const BufferTokens t = buffer_tokens(b.file, b.shape);
+  if (!t.size) throw InputError(b.file, 0, "a buffer shape with a 'size<N>' token (the allocation's bytes, facts F5)", "'" + b.shape + "'");
+  if (*t.size != b.bytes.size())
+    throw InputError(b.file, std::min<std::uint64_t>(*t.size, b.bytes.size()), std::to_string(*t.size) + " bytes (the size in the file name)",
+                     std::to_string(b.bytes.size()) + " bytes (the file is truncated or the name is wrong)");
+  if (t.base) b.base = *t.base;
+  b.offset = t.offset;
 }
 
 }  // namespace
@@ -97,7 +109,7 @@ std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vec
       BufferArg b;
       b.file = capture_file(dir, f.path.filename().string(), dir.string(), 0);
       b.shape = f.name.shape;
-      b.bytes = read_file_bytes(b.file);
+      b.bytes = read_file_no_link(b.file);
       parse_buffer_shape(b);
       return b;
     };
@@ -129,9 +141,10 @@ std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vec
 std::vector<DumpFile> dump_files(const fs::path& dir) {
   std::vector<DumpFile> files;
   for (const auto& e : fs::directory_iterator(dir)) {
-    if (!e.is_regular_file()) continue;
     const std::string n = e.path().filename().string();
     if (n.rfind("launch-", 0) != 0) continue;
+    refuse_link(e.path().string());  // a dump that is a link is refused by name (io/links.hpp)
+    if (!e.is_regular_file()) continue;
     auto parsed = parse_dump_name(n);
     if (!parsed)
       throw InputError(e.path().string(), 0, "a launch dump name launch-NNN-<kernel>-argNNN-{buffer,surface,texture}-<shape>-fmtN.bin (facts F5)", "'" + n + "'");
@@ -142,3 +155,9 @@ std::vector<DumpFile> dump_files(const fs::path& dir) {
 }
 
 }  // namespace enc5::capture::detail
+
+namespace enc5::capture {
+
+std::uint64_t buffer_offset(const std::string& file, const std::string& shape) { return detail::buffer_tokens(file, shape).offset; }
+
+}  // namespace enc5::capture

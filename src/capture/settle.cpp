@@ -72,19 +72,43 @@ class Search {
     if (it != cache_.end()) return it->second;
     const RunOptions ro = run_options(s, o_.threads);
     Score sc;
+    last_key_ = key;
     if (o_.stage) {
       // The stage of every block, golden model run only as far as the stage (debug_stage.hpp).
-      sc.stage = diff_stage(*captured_, compute_stage_payload(c_, *o_.stage, o_.debug_base, ro)).differing;
+      last_stage_ = compute_stage_payload(c_, *o_.stage, o_.debug_base, ro);
+      sc.stage = diff_stage(*captured_, *last_stage_).differing;
     } else {
-      const ReplayOutputs r = replay_launch(c_, ro);
-      sc.arena = diff_arena(c_.results->output_alloc, r.output_alloc, c_.ex, c_.ey, c_.output.offset).differing;
-      sc.surface = diff_surface(c_.results->surface_bytes, r.surface_bytes, c_.surface.width, c_.surface.height, c_.surface.pitch).differing;
+      last_ = replay_launch(c_, ro);
+      sc.arena = diff_arena(c_.results->output_alloc, last_->output_alloc, c_.ex, c_.ey, c_.output.offset).differing;
+      sc.surface = diff_surface(c_.results->surface_bytes, last_->surface_bytes, c_.surface.width, c_.surface.height, c_.surface.pitch).differing;
     }
     ++runs_;
     if (o_.progress) o_.progress(runs_, key);
     cache_.emplace(key, sc);
     return sc;
   }
+  // The setting just evaluated became the best: keep its outputs, so that locating the best's
+  // remaining difference needs no further run (--max-runs counts every run).
+  void accept(const Setting& s) {
+    if (last_key_ != s.describe_changes()) return;
+    best_key_ = last_key_;
+    best_ = last_;
+    best_stage_ = last_stage_;
+  }
+  // The outputs of `s` (its kept outputs, or one more run when the budget allows; else nothing).
+  std::optional<ReplayOutputs> outputs(const Setting& s) {
+    if (best_key_ == s.describe_changes() && best_) return best_;
+    if (!budget_left()) return std::nullopt;
+    ++runs_;
+    return replay_launch(c_, run_options(s, o_.threads));
+  }
+  std::optional<StagePayload> stage_payload(const Setting& s) {
+    if (best_key_ == s.describe_changes() && best_stage_) return best_stage_;
+    if (!budget_left()) return std::nullopt;
+    ++runs_;
+    return compute_stage_payload(c_, *o_.stage, o_.debug_base, run_options(s, o_.threads));
+  }
+  bool cached(const Setting& s) const { return cache_.count(s.describe_changes()) != 0; }
   const StagePayload& captured() const { return *captured_; }
   int runs() const { return runs_; }
   bool budget_left() const { return runs_ < o_.max_runs; }
@@ -95,6 +119,9 @@ class Search {
   std::map<std::string, Score> cache_;
   std::optional<StagePayload> captured_;
   int runs_ = 0;
+  std::string last_key_, best_key_;
+  std::optional<ReplayOutputs> last_, best_;
+  std::optional<StagePayload> last_stage_, best_stage_;
 };
 
 void set(Setting& s, const std::string& name, const std::string& v) {
@@ -144,6 +171,7 @@ void descend(Search& search, Setting& best, Score& score, const std::vector<Vari
         const Score s = search.eval(t);
         if (better(s, score, surface_phase)) {
           log.push_back(v.name + "=" + val + ": " + change_text(score, s, surface_phase));
+          search.accept(t);
           best = t;
           score = s;
           improved = true;
@@ -168,6 +196,7 @@ void descend(Search& search, Setting& best, Score& score, const std::vector<Vari
             const Score s = search.eval(t);
             if (better(s, score, surface_phase)) {
               log.push_back(vars[i].name + "=" + a + " with " + vars[j].name + "=" + b + " (pair): " + change_text(score, s, surface_phase));
+              search.accept(t);
               best = t;
               score = s;
               improved = true;
@@ -176,6 +205,23 @@ void descend(Search& search, Setting& best, Score& score, const std::vector<Vari
           }
         }
   }
+}
+
+// Every single-value change of the best, within the budget: equal scores mean the capture cannot
+// tell those values apart. A change the budget leaves unrun is not listed, and the result says so.
+void scan_alternatives(Search& search, SettleResult& res, const std::vector<Variable>& vars) {
+  for (const Variable& v : vars)
+    for (const std::string& val : v.values) {
+      if (val == res.best.value(v.name)) continue;
+      Setting t = res.best;
+      set(t, v.name, val);
+      if (!search.cached(t) && !search.budget_left()) {
+        res.budget_exhausted = true;
+        res.alternatives_complete = false;
+        continue;
+      }
+      res.alternatives.push_back({v.name, val, search.eval(t)});
+    }
 }
 
 }  // namespace
@@ -201,6 +247,7 @@ SettleResult settle(const LaunchCapture& c, const SettleOptions& o) {
   }
   Search search(c, o);
   res.score = search.eval(res.best);
+  search.accept(res.best);
   if (o.stage) {
     // Only the readings upstream of the stage can move it; the rest are not this capture's to settle.
     std::vector<Variable> vars;
@@ -209,15 +256,10 @@ SettleResult settle(const LaunchCapture& c, const SettleOptions& o) {
         if (reading_feeds_stage(v.name, *o.stage)) vars.push_back(v);
     res.log.push_back("defaults (profile ada): stage " + std::string(o.stage->name) + " " + std::to_string(res.score.stage) + " registers differ");
     descend(search, res.best, res.score, vars, 3, res.log, res.budget_exhausted);
-    for (const Variable& v : vars)
-      for (const std::string& val : v.values) {
-        if (val == res.best.value(v.name)) continue;
-        Setting t = res.best;
-        set(t, v.name, val);
-        res.alternatives.push_back({v.name, val, search.eval(t)});
-      }
-    res.stage = diff_stage(search.captured(), compute_stage_payload(c, *o.stage, o.debug_base, run_options(res.best, o.threads)));
-    res.runs = search.runs() + 1;
+    const std::optional<StagePayload> best = search.stage_payload(res.best);  // kept: no run
+    scan_alternatives(search, res, vars);
+    if (best) res.stage = diff_stage(search.captured(), *best);
+    res.runs = search.runs();
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
   }
@@ -233,21 +275,17 @@ SettleResult settle(const LaunchCapture& c, const SettleOptions& o) {
     all.insert(all.end(), phase_b.begin(), phase_b.end());
     descend(search, res.best, res.score, all, 2, res.log, res.budget_exhausted);
   }
-  // Every single change of the best: equal scores mean the capture cannot tell those values apart.
+  // The best's outputs (kept from its run), then every single change of it.
+  const std::optional<ReplayOutputs> r = search.outputs(res.best);
   std::vector<Variable> all = phase_a;
   all.insert(all.end(), phase_b.begin(), phase_b.end());
-  for (const Variable& v : all)
-    for (const std::string& val : v.values) {
-      if (val == res.best.value(v.name)) continue;
-      Setting t = res.best;
-      set(t, v.name, val);
-      res.alternatives.push_back({v.name, val, search.eval(t)});
-    }
+  scan_alternatives(search, res, all);
   // The remaining difference of the best, located.
-  const ReplayOutputs r = replay_launch(c, run_options(res.best, o.threads));
-  res.arena = diff_arena(c.results->output_alloc, r.output_alloc, c.ex, c.ey, c.output.offset, c.ox, c.oy);
-  res.surface = diff_surface(c.results->surface_bytes, r.surface_bytes, c.surface.width, c.surface.height, c.surface.pitch);
-  res.runs = search.runs() + 1;
+  if (r) {
+    res.arena = diff_arena(c.results->output_alloc, r->output_alloc, c.ex, c.ey, c.output.offset, c.ox, c.oy);
+    res.surface = diff_surface(c.results->surface_bytes, r->surface_bytes, c.surface.width, c.surface.height, c.surface.pitch);
+  }
+  res.runs = search.runs();
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }

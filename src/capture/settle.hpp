@@ -56,6 +56,7 @@ struct SettleResult {
   int runs = 0;
   double seconds = 0;
   bool budget_exhausted = false;
+  bool alternatives_complete = true;  // false: --max-runs left some single changes unrun
 };
 
 struct SettleOptions {
@@ -64,7 +65,7 @@ struct SettleOptions {
   const DebugStage* stage = nullptr;
   std::uint64_t debug_base = kDefaultDebugBase;
   int threads = 0;
-  int max_runs = 800;  // layer runs in the search (the final alternatives scan is extra)
+  int max_runs = 800;  // every layer run of settle: the search, the alternatives scan and the best's outputs
   std::function<void(int runs, const std::string& what)> progress;
 };
 

@@ -2,7 +2,6 @@
 // option loop (--name VALUE or --name=VALUE), integer parsing with ranges, the ranges of the
 // launch's fields, and the common run options.
 #pragma once
-#include <charconv>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -12,6 +11,7 @@
 #include "api/frame.hpp"
 #include "capture/capture.hpp"
 #include "capture/debug_stage.hpp"
+#include "io/numbers.hpp"
 #include "model/readings.hpp"
 #include "numerics/profile.hpp"
 
@@ -30,14 +30,14 @@ inline constexpr long long kBlockOffsetMax = 65535;
 inline constexpr long long kThreadsMax = 4096;
 inline constexpr long long kSeedMax = 1ll << 62;
 
+// An option's number, through the one checked parser (io/numbers.hpp): the message names the option,
+// the text and the range.
 inline long long parse_int(std::string_view opt, std::string_view s, long long lo, long long hi) {
-  long long v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
-    throw UsageError(std::string(opt) + ": expected an integer, got '" + std::string(s) + "'");
-  if (v < lo || v > hi)
-    throw UsageError(std::string(opt) + ": " + std::string(s) + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
-  return v;
+  try {
+    return checked_i64(opt, s, lo, hi);
+  } catch (const NumberError& e) {
+    throw UsageError(e.what());
+  }
 }
 
 inline std::pair<long long, long long> parse_pair(std::string_view opt, std::string_view s, long long lo, long long hi) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/bench_core.hpp"
+#include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
 #include "engine/simd.hpp"
 #include "numerics/profile.hpp"
@@ -53,7 +54,7 @@ int cmd_bench(const Args& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
+      if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
       return args[++i];
     };
     if (a == "--help" || a == "-h") {
@@ -62,12 +63,12 @@ int cmd_bench(const Args& args) {
     } else if (a == "--geometry") geo_names.push_back(value());
     else if (a == "--simd") simd_names.push_back(value());
     else if (a == "--profile") profiles.push_back(value());
-    else if (a == "--threads") threads = std::stoi(value());
-    else if (a == "--reps") reps = std::max(1, std::stoi(value()));
-    else if (a == "--golden-reps") golden_reps = std::max(1, std::stoi(value()));
+    else if (a == "--threads") threads = static_cast<int>(parse_int(a, value(), 0, kThreadsMax));
+    else if (a == "--reps") reps = static_cast<int>(parse_int(a, value(), 1, 1000000));
+    else if (a == "--golden-reps") golden_reps = static_cast<int>(parse_int(a, value(), 1, 1000000));
     else if (a == "--no-golden") golden = false;
     else if (a == "--no-reference") reference = false;
-    else throw std::invalid_argument("unknown option " + a + " (see enc5 bench --help)");
+    else throw UsageError("unknown option '" + a + "'");
   }
   std::vector<bench::Geometry> geos;
   for (const auto& g : bench::geometries())

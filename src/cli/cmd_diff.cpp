@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "base/errors.hpp"
@@ -15,8 +16,11 @@
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
 #include "io/arena_io.hpp"
+#include "io/checked_size.hpp"
 #include "io/exr.hpp"
 #include "io/files.hpp"
+#include "io/links.hpp"
+#include "io/output_set.hpp"
 
 namespace enc5::cli {
 namespace {
@@ -65,13 +69,16 @@ struct Item {
   fs::path path;
 };
 
+// The launch dumps of a folder by d4r's key plus occurrence. A dump that is a symbolic link is
+// refused, naming it (io/links.hpp): diff never prints bytes from outside the folders it was given.
 std::map<std::string, Item> index_folder(const fs::path& dir) {
   std::map<std::string, int> occurrence;
   std::vector<std::pair<DumpName, fs::path>> files;
   for (const auto& e : fs::directory_iterator(dir)) {
-    if (!e.is_regular_file()) continue;
     const std::string n = e.path().filename().string();
     if (n.rfind("launch-", 0) != 0) continue;
+    refuse_link(e.path().string());
+    if (!e.is_regular_file()) continue;
     const auto parsed = parse_dump_name(n);
     if (!parsed) throw InputError(e.path().string(), 0, "a launch dump name launch-NNN-<kernel>-argNNN-<kind>-<shape>-fmtN.bin", "'" + n + "'");
     files.emplace_back(*parsed, e.path());
@@ -88,65 +95,54 @@ std::map<std::string, Item> index_folder(const fs::path& dir) {
   return out;
 }
 
-// The launch's surface shape gives the extents of its arena (docs/captures.md).
-void extents_from_folder(const std::map<std::string, Item>& items, const DumpName& n, int& ex, int& ey) {
-  for (const auto& [k, it] : items) {
-    if (it.name.launch != n.launch || it.name.kernel != n.kernel || it.name.arg != kArgSurface || it.name.kind != "surface") continue;
-    const auto x = it.name.shape.find('x');
-    try {
-      ex = std::stoi(it.name.shape.substr(0, x));
-      ey = std::stoi(it.name.shape.substr(x + 1));
-    } catch (...) {
-    }
-    return;
-  }
-}
-
 struct Geometry {
   int ex = 0, ey = 0;
 };
 
-FileDiff diff_dump(const Item& a, const Item& b, const std::map<std::string, Item>& items_a, Geometry g) {
-  const auto ba = read_file_bytes(a.path.string()), bb = read_file_bytes(b.path.string());
-  FileDiff d;
-  if (a.name.kind == "buffer" && a.name.arg == kArgOutput) {
-    int ex = g.ex, ey = g.ey;
-    if (ex <= 0 || ey <= 0) {
-      ex = 40;
-      ey = 23;
-      extents_from_folder(items_a, a.name, ex, ey);
-    }
-    std::size_t off = 0;
-    for (std::size_t p = 0; p != std::string::npos;) {
-      const auto q = a.name.shape.find('-', p);
-      const std::string t = a.name.shape.substr(p, q == std::string::npos ? q : q - p);
-      // The window offset token (docs/captures.md); a token that only looks like one is ignored.
-      if (t.rfind("off", 0) == 0 && t.size() > 3 && t.find_first_not_of("0123456789", 3) == std::string::npos)
-        off = std::stoull(t.substr(3));
-      p = q == std::string::npos ? q : q + 1;
-    }
-    if (off + plane_arena_bytes(ex, ey) <= std::min(ba.size(), bb.size()))
-      d = diff_arena(ba, bb, ex, ey, off);
-    else
-      d = diff_bytes(ba, bb);
-  } else if (a.name.kind == "surface" || a.name.kind == "texture") {
-    ImageArg img;
-    const auto x = a.name.shape.find('x');
-    int w = 0, h = 0;
-    std::size_t pitch = 0;
-    try {
-      w = std::stoi(a.name.shape.substr(0, x));
-      h = std::stoi(a.name.shape.substr(x + 1));
-      pitch = 8u * w;
-      const auto pp = a.name.shape.find("pitch");
-      if (pp != std::string::npos) pitch = std::stoull(a.name.shape.substr(pp + 5));
-    } catch (...) {
-      w = 0;
-    }
-    d = (w > 0 && h > 0 && a.name.fmt == kFmtHalf) ? diff_surface(ba, bb, w, h, pitch) : diff_bytes(ba, bb);
-  } else {
-    d = diff_bytes(ba, bb);
+// The arena extents of an arg048 dump: --ex/--ey, else the arg112 surface shape of the same launch
+// in A's folder (docs/captures.md), else 40 x 23. The shape is read by the capture reader's own
+// parser, so its limits hold (1..65536 texels a side).
+Geometry arena_extents(const std::map<std::string, Item>& items, const DumpName& n, Geometry g) {
+  if (g.ex > 0 && g.ey > 0) return g;
+  for (const auto& [k, it] : items) {
+    if (it.name.launch != n.launch || it.name.kernel != n.kernel || it.name.arg != kArgSurface || it.name.kind != "surface") continue;
+    const ImageArg s = image_geometry(it.path.string(), it.name.shape, false);
+    return Geometry{s.width, s.height};
   }
+  return Geometry{40, 23};
+}
+
+// An arg048 buffer: the arena window [off, off + 5·ey·ex·32) when both files hold it, else bytes.
+FileDiff diff_arena_dump(const Item& a, const std::vector<std::uint8_t>& ba, const std::vector<std::uint8_t>& bb,
+                         const std::map<std::string, Item>& items_a, Geometry g) {
+  const Geometry e = arena_extents(items_a, a.name, g);
+  const std::uint64_t off = buffer_offset(a.path.string(), a.name.shape);
+  const auto need = plane_arena_bytes_checked(e.ex, e.ey);
+  const auto end = need ? add_u64(off, *need) : std::nullopt;  // a wrapping off never fits
+  if (end && *end <= std::min(ba.size(), bb.size())) return diff_arena(ba, bb, e.ex, e.ey, static_cast<std::size_t>(off));
+  return diff_bytes(ba, bb);
+}
+
+// A texture or surface (fmt16): per texel and channel. The shape is parsed by the capture reader
+// (width, height 1..65536, pitch >= 8·width: no division by a zero pitch) and A's file must hold
+// pitch·height bytes, so the per-pixel tables are bounded by the bytes that exist, not by a name.
+FileDiff diff_image_dump(const Item& a, const std::vector<std::uint8_t>& ba, const std::vector<std::uint8_t>& bb) {
+  if (a.name.fmt != kFmtHalf) return diff_bytes(ba, bb);
+  const ImageArg img = image_geometry(a.path.string(), a.name.shape, a.name.kind == "texture");
+  const std::uint64_t need = static_cast<std::uint64_t>(img.pitch) * static_cast<std::uint64_t>(img.height);  // bounded by image_geometry
+  if (ba.size() != need)
+    throw InputError(a.path.string(), std::min<std::uint64_t>(need, ba.size()),
+                     std::to_string(need) + " bytes (pitch " + std::to_string(img.pitch) + " × height " + std::to_string(img.height) + ", the name's shape)",
+                     std::to_string(ba.size()) + " bytes");
+  return diff_surface(ba, bb, img.width, img.height, img.pitch);
+}
+
+FileDiff diff_dump(const Item& a, const Item& b, const std::map<std::string, Item>& items_a, Geometry g, bool in_folders) {
+  const auto read = [&](const fs::path& p) { return in_folders ? read_file_no_link(p.string()) : read_file_bytes(p.string()); };
+  const auto ba = read(a.path), bb = read(b.path);
+  FileDiff d = a.name.kind == "buffer" && a.name.arg == kArgOutput ? diff_arena_dump(a, ba, bb, items_a, g)
+               : a.name.kind == "surface" || a.name.kind == "texture" ? diff_image_dump(a, ba, bb)
+                                                                       : diff_bytes(ba, bb);
   d.key = a.key;
   d.file_a = a.path.string();
   d.file_b = b.path.string();
@@ -159,179 +155,200 @@ std::string safe_name(const std::string& key) {
   return s;
 }
 
-int diff_main(const Args& args) {
-  OptionCursor cur(args);
+struct DiffArgs {
   std::vector<std::string> pos;
-  bool json = false, strict = false;
+  bool json = false, strict = false, help = false;
   std::string heat;
   Geometry g;
   StageChoice stage;
   RunChoice run;
   LoadOptions load;
   long long launch = -1;
+};
+
+DiffArgs parse_diff_args(const Args& args) {
+  DiffArgs d;
+  OptionCursor cur(args);
   while (cur.next()) {
     if (!cur.is_option()) {
-      pos.push_back(cur.name);
+      d.pos.push_back(cur.name);
     } else if (cur.name == "-h" || cur.name == "--help") {
-      std::fputs(kDiffHelp, stdout);
-      return 0;
+      d.help = true;
     } else if (cur.name == "--json") {
       cur.flag();
-      json = true;
+      d.json = true;
     } else if (cur.name == "--strict") {
       cur.flag();
-      strict = true;
+      d.strict = true;
     } else if (cur.name == "--heatmap-dir") {
-      heat = cur.take();
+      d.heat = cur.take();
     } else if (cur.name == "--ex") {
-      g.ex = static_cast<int>(parse_int(cur.name, cur.take(), kExtentMin, kExtentMax));
+      d.g.ex = static_cast<int>(parse_int(cur.name, cur.take(), kExtentMin, kExtentMax));
     } else if (cur.name == "--ey") {
-      g.ey = static_cast<int>(parse_int(cur.name, cur.take(), kExtentMin, kExtentMax));
-    } else if (handle_stage_option(cur, stage)) {
+      d.g.ey = static_cast<int>(parse_int(cur.name, cur.take(), kExtentMin, kExtentMax));
+    } else if (handle_stage_option(cur, d.stage)) {
     } else if (cur.name == "--launch") {
-      launch = parse_int(cur.name, cur.take(), 0, 999999);
+      d.launch = parse_int(cur.name, cur.take(), 0, 999999);
     } else if (cur.name == "--kernel" || cur.name == "--block-offset") {
-      handle_load_option(cur, load);
-    } else if (!run.handle(cur)) {
+      handle_load_option(cur, d.load);
+    } else if (!d.run.handle(cur)) {
       throw UsageError("unknown option '" + cur.name + "'");
     }
   }
-  if (stage.stage) {
-    if (pos.size() != 1) throw UsageError("--stage compares ONE capture with enc5's trace: expected CAPTURE, got " + std::to_string(pos.size()) + " arguments");
-    load.ex = g.ex;
-    load.ey = g.ey;
-    const auto launches = load_captures(pos[0], load);
-    const LaunchCapture* c = &launches.front();
-    if (launch >= 0) {
-      c = nullptr;
-      for (const auto& l : launches)
-        if (l.launch == launch) c = &l;
-      if (!c) throw UsageError("--launch " + std::to_string(launch) + ": no such launch in " + pos[0]);
-    }
-    const StagePayload captured = read_stage_payload(*c, *stage.stage, stage.debug_base);
-    const StageDiff d = diff_stage(captured, compute_stage_payload(*c, *stage.stage, stage.debug_base, run.options()));
-    if (json) {
-      std::printf("{\"capture\": %s, \"launch\": %u, \"window\": %s, \"identical\": %s, \"stage\": %s}\n", json_escape(c->source).c_str(), c->launch,
-                  json_escape(captured.source).c_str(), d.identical() ? "true" : "false", to_json(d).c_str());
-    } else {
-      std::printf("%s, launch %u: debug stage %s read from %s\n%s%s\n", c->source.c_str(), c->launch, stage.stage->name, captured.source.c_str(),
-                  describe(d).c_str(), d.identical() ? "IDENTICAL" : "DIFFERENT");
-    }
-    return d.identical() ? 0 : 1;
-  }
-  if (pos.size() != 2) throw UsageError("expected two arguments A and B (folders or files), got " + std::to_string(pos.size()));
-  const fs::path A(pos[0]), B(pos[1]);
-  for (const auto& p : {A, B})
-    if (!fs::exists(p)) throw InputError(p.string(), 0, "a capture folder or a file", "nothing (no such file or folder)");
-  if (fs::is_directory(A) != fs::is_directory(B)) throw UsageError("A and B must both be folders or both be files");
+  return d;
+}
 
+// `diff CAPTURE --stage NAME`: the capture's debug window against enc5's golden trace.
+int diff_stage_main(DiffArgs& a) {
+  if (a.pos.size() != 1)
+    throw UsageError("--stage compares ONE capture with enc5's trace: expected CAPTURE, got " + std::to_string(a.pos.size()) + " arguments");
+  a.load.ex = a.g.ex;
+  a.load.ey = a.g.ey;
+  const auto launches = load_captures(a.pos[0], a.load);
+  const LaunchCapture* c = &launches.front();
+  if (a.launch >= 0) {
+    c = nullptr;
+    for (const auto& l : launches)
+      if (l.launch == a.launch) c = &l;
+    if (!c) throw UsageError("--launch " + std::to_string(a.launch) + ": no such launch in " + a.pos[0]);
+  }
+  const StageChoice& s = a.stage;
+  const StagePayload captured = read_stage_payload(*c, *s.stage, s.debug_base);
+  const StageDiff d = diff_stage(captured, compute_stage_payload(*c, *s.stage, s.debug_base, a.run.options()));
+  if (a.json) {
+    std::printf("{\"capture\": %s, \"launch\": %u, \"window\": %s, \"identical\": %s, \"stage\": %s}\n", json_escape(c->source).c_str(), c->launch,
+                json_escape(captured.source).c_str(), d.identical() ? "true" : "false", to_json(d).c_str());
+  } else {
+    std::printf("%s, launch %u: debug stage %s read from %s\n%s%s\n", c->source.c_str(), c->launch, s.stage->name, captured.source.c_str(),
+                describe(d).c_str(), d.identical() ? "IDENTICAL" : "DIFFERENT");
+  }
+  return d.identical() ? kExitOk : kExitDifferent;
+}
+
+struct Comparison {
   std::vector<FileDiff> diffs;
   std::vector<std::string> only_a, only_b;
-  if (fs::is_directory(A)) {
-    const auto ia = index_folder(A), ib = index_folder(B);
-    for (const auto& [k, it] : ia) {
-      const auto jt = ib.find(k);
-      if (jt == ib.end()) {
-        only_a.push_back(k);
-        continue;
-      }
-      diffs.push_back(diff_dump(it, jt->second, ia, g));
-    }
-    for (const auto& [k, it] : ib)
-      if (!ia.count(k)) only_b.push_back(k);
-    if (diffs.empty())
-      throw std::runtime_error("no file of " + A.string() + " matches one of " + B.string() +
-                               " by (kernel, arg, kind, shape, fmt, occurrence): nothing to compare (are both launch-dump folders?)");
-  } else {
-    const std::string ext = A.extension().string();
-    FileDiff d;
-    const auto na = parse_dump_name(A.filename().string()), nb = parse_dump_name(B.filename().string());
-    if (ext == ".exr") {
-      const RgbaHalfImage ia = read_exr_rgba_half(A.string()), ib = read_exr_rgba_half(B.string());
-      auto bytes = [](const RgbaHalfImage& im) {
-        std::vector<std::uint8_t> v(im.rgba.size() * 2);
-        for (std::size_t i = 0; i < im.rgba.size(); ++i) {
-          v[2 * i] = static_cast<std::uint8_t>(im.rgba[i]);
-          v[2 * i + 1] = static_cast<std::uint8_t>(im.rgba[i] >> 8);
-        }
-        return v;
-      };
-      if (ia.width != ib.width || ia.height != ib.height)
-        throw InputError(B.string(), 0, "an image of " + std::to_string(ia.width) + "×" + std::to_string(ia.height) + " (as A)",
-                         std::to_string(ib.width) + "×" + std::to_string(ib.height));
-      d = diff_surface(bytes(ia), bytes(ib), ia.width, ia.height, 8u * ia.width);
-    } else if (na && nb) {
-      std::map<std::string, Item> items;
-      items[""] = Item{"", *na, A};
-      for (const auto& e : fs::directory_iterator(A.parent_path().empty() ? fs::path(".") : A.parent_path())) {
-        const auto n = parse_dump_name(e.path().filename().string());
-        if (n) items[e.path().string()] = Item{"", *n, e.path()};
-      }
-      d = diff_dump(Item{dump_key(*na), *na, A}, Item{dump_key(*nb), *nb, B}, items, g);
-    } else {
-      const auto ba = read_file_bytes(A.string()), bb = read_file_bytes(B.string());
-      const int ex = g.ex > 0 ? g.ex : 40, ey = g.ey > 0 ? g.ey : 23;
-      if (ba.size() == plane_arena_bytes(ex, ey) && bb.size() == ba.size())
-        d = diff_arena(ba, bb, ex, ey, 0);
-      else
-        d = diff_bytes(ba, bb);
-    }
-    d.key = A.filename().string();
-    d.file_a = A.string();
-    d.file_b = B.string();
-    diffs.push_back(std::move(d));
-  }
+};
 
+Comparison diff_folders(const fs::path& A, const fs::path& B, Geometry g) {
+  Comparison out;
+  const auto ia = index_folder(A), ib = index_folder(B);
+  for (const auto& [k, it] : ia) {
+    const auto jt = ib.find(k);
+    if (jt == ib.end()) out.only_a.push_back(k);
+    else out.diffs.push_back(diff_dump(it, jt->second, ia, g, true));
+  }
+  for (const auto& [k, it] : ib)
+    if (!ia.count(k)) out.only_b.push_back(k);
+  if (out.diffs.empty())
+    throw std::runtime_error("no file of " + A.string() + " matches one of " + B.string() +
+                             " by (kernel, arg, kind, shape, fmt, occurrence): nothing to compare (are both launch-dump folders?)");
+  return out;
+}
+
+FileDiff diff_exr_files(const fs::path& A, const fs::path& B) {
+  const RgbaHalfImage ia = read_exr_rgba_half(A.string()), ib = read_exr_rgba_half(B.string());
+  auto bytes = [](const RgbaHalfImage& im) {
+    std::vector<std::uint8_t> v(im.rgba.size() * 2);
+    for (std::size_t i = 0; i < im.rgba.size(); ++i) {
+      v[2 * i] = static_cast<std::uint8_t>(im.rgba[i]);
+      v[2 * i + 1] = static_cast<std::uint8_t>(im.rgba[i] >> 8);
+    }
+    return v;
+  };
+  if (ia.width != ib.width || ia.height != ib.height)
+    throw InputError(B.string(), 0, "an image of " + std::to_string(ia.width) + "×" + std::to_string(ia.height) + " (as A)",
+                     std::to_string(ib.width) + "×" + std::to_string(ib.height));
+  return diff_surface(bytes(ia), bytes(ib), ia.width, ia.height, 8u * ia.width);
+}
+
+FileDiff diff_files(const fs::path& A, const fs::path& B, Geometry g) {
+  FileDiff d;
+  const auto na = parse_dump_name(A.filename().string()), nb = parse_dump_name(B.filename().string());
+  if (A.extension() == ".exr") {
+    d = diff_exr_files(A, B);
+  } else if (na && nb) {
+    // The arena's extents may come from the surface dump beside A (names only: nothing else is read).
+    std::map<std::string, Item> items;
+    items[""] = Item{"", *na, A};
+    for (const auto& e : fs::directory_iterator(A.parent_path().empty() ? fs::path(".") : A.parent_path())) {
+      const auto n = parse_dump_name(e.path().filename().string());
+      if (n) items[e.path().string()] = Item{"", *n, e.path()};
+    }
+    d = diff_dump(Item{dump_key(*na), *na, A}, Item{dump_key(*nb), *nb, B}, items, g, false);
+  } else {
+    const auto ba = read_file_bytes(A.string()), bb = read_file_bytes(B.string());
+    const int ex = g.ex > 0 ? g.ex : 40, ey = g.ey > 0 ? g.ey : 23;
+    const auto need = plane_arena_bytes_checked(ex, ey);
+    if (need && ba.size() == *need && bb.size() == ba.size())
+      d = diff_arena(ba, bb, ex, ey, 0);
+    else
+      d = diff_bytes(ba, bb);
+  }
+  d.key = A.filename().string();
+  d.file_a = A.string();
+  d.file_b = B.string();
+  return d;
+}
+
+// The heat maps (all or nothing: io/output_set.hpp) and the report; the exit status.
+int report(const Comparison& c, const DiffArgs& a) {
   int n_diff = 0;
   std::vector<std::string> heatmaps;
-  if (!heat.empty()) fs::create_directories(heat);
-  for (const FileDiff& d : diffs) {
+  std::optional<OutputSet> heat;
+  if (!a.heat.empty()) heat.emplace(a.heat);
+  for (const FileDiff& d : c.diffs) {
     if (d.identical()) continue;
     ++n_diff;
-    if (!heat.empty()) {
-      const std::string p = (fs::path(heat) / ("heat-" + safe_name(d.key) + ".png")).string();
-      if (write_heatmap(p, d)) heatmaps.push_back(p);
+    if (heat) {
+      const std::string name = "heat-" + safe_name(d.key) + ".png";
+      if (write_heatmap(heat->path(name), d)) heatmaps.push_back(heat->final_path(name));
     }
   }
-  const bool different = n_diff > 0 || (strict && (!only_a.empty() || !only_b.empty()));
-  if (json) {
-    std::printf("{\"identical\": %s, \"compared\": %zu, \"differing\": %d, \"files\": [", different ? "false" : "true", diffs.size(), n_diff);
-    for (std::size_t i = 0; i < diffs.size(); ++i) std::printf("%s\n  %s", i ? "," : "", to_json(diffs[i]).c_str());
+  if (heat) heat->commit();
+  const bool different = n_diff > 0 || (a.strict && (!c.only_a.empty() || !c.only_b.empty()));
+  if (a.json) {
+    std::printf("{\"identical\": %s, \"compared\": %zu, \"differing\": %d, \"files\": [", different ? "false" : "true", c.diffs.size(), n_diff);
+    for (std::size_t i = 0; i < c.diffs.size(); ++i) std::printf("%s\n  %s", i ? "," : "", to_json(c.diffs[i]).c_str());
     auto list = [](const std::vector<std::string>& v) {
       std::string s = "[";
       for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + json_escape(v[i]);
       return s + "]";
     };
-    std::printf("\n], \"only_in_a\": %s, \"only_in_b\": %s, \"heatmaps\": %s}\n", list(only_a).c_str(), list(only_b).c_str(),
-                list(heatmaps).c_str());
+    std::printf("\n], \"only_in_a\": %s, \"only_in_b\": %s, \"heatmaps\": %s}\n", list(c.only_a).c_str(), list(c.only_b).c_str(), list(heatmaps).c_str());
   } else {
-    for (const FileDiff& d : diffs) {
+    for (const FileDiff& d : c.diffs) {
       std::printf("%s: %s", d.key.c_str(), d.identical() ? "ok" : "\n");
       std::printf("%s", d.identical() ? (" (" + std::to_string(d.size_a) + " bytes)\n").c_str() : describe(d).c_str());
     }
-    for (const auto& k : only_a) std::printf("%s: MISSING in B\n", k.c_str());
-    for (const auto& k : only_b) std::printf("%s: MISSING in A\n", k.c_str());
+    for (const auto& k : c.only_a) std::printf("%s: MISSING in B\n", k.c_str());
+    for (const auto& k : c.only_b) std::printf("%s: MISSING in A\n", k.c_str());
     for (const auto& p : heatmaps) std::printf("heat map: %s\n", p.c_str());
-    std::printf("%s: %zu compared, %d differ%s\n", different ? "DIFFERENT" : "IDENTICAL", diffs.size(), n_diff,
-                (only_a.size() + only_b.size()) ? (", " + std::to_string(only_a.size() + only_b.size()) + " on one side only" +
-                                                   (strict ? "" : " (not counted; --strict counts them)")).c_str()
-                                                : "");
+    const std::size_t one_side = c.only_a.size() + c.only_b.size();
+    std::printf("%s: %zu compared, %d differ%s\n", different ? "DIFFERENT" : "IDENTICAL", c.diffs.size(), n_diff,
+                one_side ? (", " + std::to_string(one_side) + " on one side only" + (a.strict ? "" : " (not counted; --strict counts them)")).c_str() : "");
   }
-  return different ? 1 : 0;
+  return different ? kExitDifferent : kExitOk;
 }
 
 }  // namespace
 
 int cmd_diff(const Args& args) {
-  try {
-    return diff_main(args);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "enc5 diff: %s (enc5 diff --help)\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "enc5 diff: error: %s\n", e.what());
-    return 2;
+  DiffArgs a = parse_diff_args(args);
+  if (a.help) {
+    std::fputs(kDiffHelp, stdout);
+    return kExitOk;
   }
+  if (a.stage.stage) return diff_stage_main(a);
+  if (a.pos.size() != 2) throw UsageError("expected two arguments A and B (folders or files), got " + std::to_string(a.pos.size()));
+  const fs::path A(a.pos[0]), B(a.pos[1]);
+  for (const auto& p : {A, B})
+    if (!fs::exists(p)) throw InputError(p.string(), 0, "a capture folder or a file", "nothing (no such file or folder)");
+  if (fs::is_directory(A) != fs::is_directory(B)) throw UsageError("A and B must both be folders or both be files");
+  Comparison c;
+  if (fs::is_directory(A)) c = diff_folders(A, B, a.g);
+  else c.diffs.push_back(diff_files(A, B, a.g));
+  return report(c, a);
 }
 
 }  // namespace enc5::cli

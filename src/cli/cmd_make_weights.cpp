@@ -6,6 +6,7 @@
 
 #include "assets/synthetic_weights.hpp"
 #include "cli/commands.hpp"
+#include "io/numbers.hpp"
 #include "io/files.hpp"
 #include "model/weight_image.hpp"
 
@@ -22,17 +23,6 @@ void usage(std::FILE* to) {
                "  An existing weight image (a %zu-byte file) is replaced, with a notice; any other\n"
                "  existing file only with --force.\n",
                kWeightImageBytes, kWeightImageBytes);
-}
-
-bool parse_u64(const std::string& s, std::uint64_t& out) {
-  if (s.empty() || s[0] == '-' || s[0] == '+') return false;
-  try {
-    std::size_t used = 0;
-    out = std::stoull(s, &used, 0);  // decimal, or 0x-prefixed hex
-    return used == s.size();
-  } catch (...) {
-    return false;
-  }
 }
 
 }  // namespace
@@ -58,10 +48,7 @@ int cmd_make_weights(const Args& args) {
       }
       const std::string& v = args[++i];
       if (a == "--seed") {
-        if (!parse_u64(v, opt.seed)) {
-          std::fprintf(stderr, "enc5 make-weights: --seed '%s' is not an unsigned 64-bit integer\n", v.c_str());
-          return 2;
-        }
+        opt.seed = checked_u64("--seed", v, 0, UINT64_MAX, NumberBase::dec_or_0x);  // decimal, or 0x-prefixed hex
       } else {
         out = v;
       }

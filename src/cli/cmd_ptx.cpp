@@ -737,32 +737,24 @@ int cmd_launch_ptx(const LaunchArgs& a) {
 }  // namespace
 
 int cmd_ptx(const Args& args) {
-  PtxArgs a;
-  try {
-    if (!args.empty() && args[0] == "launch") {
-      const LaunchArgs la = parse_launch(args);
-      if (la.help) {
-        std::fputs(kLaunchHelp, stdout);
-        return 0;
-      }
-      return cmd_launch_ptx(la);
-    }
-    a = parse(args);
-    if (a.help) {
-      std::printf(kPtxHelp, ptx::kEnc5Entry, kFrameInputHelp);
+  // Errors become messages and exit status 2 in main.cpp's run_command (one rule for every command).
+  if (!args.empty() && args[0] == "launch") {
+    const LaunchArgs la = parse_launch(args);
+    if (la.help) {
+      std::fputs(kLaunchHelp, stdout);
       return 0;
     }
-    if (a.sub == "run") return cmd_run_ptx(a);
-    if (a.sub == "trace") return cmd_trace_ptx(a);
-    if (a.sub == "bench") return cmd_bench_ptx(a);
-    return cmd_stats_ptx(a);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "enc5 ptx: %s (enc5 ptx --help)\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "enc5 ptx: error: %s\n", e.what());
-    return 1;
+    return cmd_launch_ptx(la);
   }
+  const PtxArgs a = parse(args);
+  if (a.help) {
+    std::printf(kPtxHelp, ptx::kEnc5Entry, kFrameInputHelp);
+    return 0;
+  }
+  if (a.sub == "run") return cmd_run_ptx(a);
+  if (a.sub == "trace") return cmd_trace_ptx(a);
+  if (a.sub == "bench") return cmd_bench_ptx(a);
+  return cmd_stats_ptx(a);
 }
 
 }  // namespace enc5::cli

@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "io/files.hpp"
+#include "io/output_set.hpp"
 
 namespace enc5::cli {
 namespace {
@@ -126,7 +127,8 @@ int replay_main(const Args& args) {
   if (capture.empty()) throw UsageError("no CAPTURE folder given");
   if (out.empty()) throw UsageError("no output folder: add -o DIR");
   const RunOptions options = run.options();
-  check_output_dir(out);  // an unwritable folder is found before any launch runs
+  // Every launch's files or none (io/output_set.hpp); an unwritable folder is found before any launch runs.
+  OutputSet set(out);
   const auto launches = load_captures(capture, load);
   const bool progress = progress_enabled() && launches.size() > 1;
   double total_ms = 0;
@@ -150,7 +152,7 @@ int replay_main(const Args& args) {
     }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     total_ms += ms;
-    const auto paths = write_replay_outputs(out, c, r);
+    const auto paths = write_replay_outputs(set, c, r);
     std::string verdict = "no results in the capture";
     FileDiff da, ds;
     if (c.results) {
@@ -180,6 +182,7 @@ int replay_main(const Args& args) {
     }
     std::fflush(stdout);
   }
+  set.commit();
   const double per = total_ms / launches.size();
   if (json) {
     std::printf("\n], \"launches_run\": %zu, \"total_ms\": %.3f, \"ms_per_launch\": %.3f, \"differing\": %d, \"with_results\": %d}\n",
@@ -253,21 +256,9 @@ int capture_main(const Args& args) {
   return 0;
 }
 
-int guarded(int (*f)(const Args&), const Args& args, const char* name) {
-  try {
-    return f(args);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "enc5 %s: %s (enc5 %s --help)\n", name, e.what(), name);
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "enc5 %s: error: %s\n", name, e.what());
-    return 2;
-  }
-}
-
 }  // namespace
 
-int cmd_replay(const Args& args) { return guarded(replay_main, args, "replay"); }
-int cmd_capture(const Args& args) { return guarded(capture_main, args, "capture"); }
+int cmd_replay(const Args& args) { return replay_main(args); }
+int cmd_capture(const Args& args) { return capture_main(args); }
 
 }  // namespace enc5::cli

@@ -481,23 +481,12 @@ static int run_sequence(const RunArgs& a) {
 }
 
 int cmd_run(const Args& args) {
-  RunArgs a;
-  try {
-    a = parse_run_args(args);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "enc5 run: %s\n", e.what());
-    return 2;
-  }
+  const RunArgs a = parse_run_args(args);
   if (a.help) {
     std::printf(kRunHelpFormat, kFrameInputHelp);
     return 0;
   }
-  try {
-    return a.sequence_dir.empty() ? run(a) : run_sequence(a);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "enc5 run: %s\n", e.what());
-    return 2;
-  }
+  return a.sequence_dir.empty() ? run(a) : run_sequence(a);
 }
 
 int cmd_readings(const Args& args) {

@@ -68,7 +68,8 @@ options:
   --ex N --ey N         extents of launch dumps (default: the surface's size)
   --block-offset X,Y    block offsets of launch dumps (default 0,0)
   --threads N           worker threads per run (default 0 = all)
-  --max-runs N          search budget in layer runs (default 800)
+  --max-runs N          every layer run settle makes, in all (default 800): the search, the
+                        scan of the best's single changes and the best's own run
   -h, --help            this text
 
 Exit status: 0 when a combination reproduces both outputs exactly, 1 when none found does,
@@ -286,15 +287,19 @@ int settle_one(const LaunchCapture& cap, SettleOptions so, bool json, Undecided*
     for (std::size_t i = 0; i < r.log.size(); ++i) std::printf("%s%s", i ? ", " : "", json_escape(r.log[i]).c_str());
     std::printf("]");
     if (r.stage) std::printf(",\n \"stage\": %s, \"stage_registers_differing\": %llu", to_json(*r.stage).c_str(), static_cast<unsigned long long>(r.score.stage));
-    std::printf(",\n \"arena\": %s,\n \"surface\": %s,\n \"runs\": %d, \"seconds\": %.2f, \"budget_exhausted\": %s}\n",
-                to_json(r.arena).c_str(), to_json(r.surface).c_str(), r.runs, r.seconds, r.budget_exhausted ? "true" : "false");
+    std::printf(",\n \"arena\": %s,\n \"surface\": %s,\n \"runs\": %d, \"seconds\": %.2f, \"budget_exhausted\": %s, \"alternatives_complete\": %s}\n",
+                to_json(r.arena).c_str(), to_json(r.surface).c_str(), r.runs, r.seconds, r.budget_exhausted ? "true" : "false",
+                r.alternatives_complete ? "true" : "false");
   } else {
     std::printf("enc5 settle: %s, launch %u (%s), ex %u, ey %u%s\n", c->source.c_str(), c->launch, c->kernel.c_str(), c->ex, c->ey,
                 so.stage ? (std::string(", debug stage ") + so.stage->name + " at debug base " + std::to_string(so.debug_base)).c_str() : "");
-    std::printf("search (%d runs, %.1f s%s):\n", r.runs, r.seconds, r.budget_exhausted ? ", budget exhausted: --max-runs" : "");
+    std::printf("search (%d runs, %.1f s%s):\n", r.runs, r.seconds,
+                r.budget_exhausted ? (", budget exhausted: --max-runs " + std::to_string(so.max_runs) + " reached (raise it to search further)").c_str() : "");
     for (const auto& l : r.log) std::printf("  %s\n", l.c_str());
     std::printf("best: %s\n  %s\n", r.best.describe_changes().c_str(), score_text(r.score, so).c_str());
-    if (undecided.empty()) {
+    if (!r.alternatives_complete) {
+      std::printf("which readings this capture settles is not known: --max-runs %d left single changes of the best unrun\n", so.max_runs);
+    } else if (undecided.empty()) {
       std::printf("every reading is settled by this capture (each other value changes the outputs)\n");
     } else {
       std::printf("not settled by this capture (these values reproduce the same %s):\n", so.stage ? "stage registers" : "outputs");
@@ -321,16 +326,6 @@ int settle_one(const LaunchCapture& cap, SettleOptions so, bool json, Undecided*
 
 }  // namespace
 
-int cmd_settle(const Args& args) {
-  try {
-    return settle_main(args);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "enc5 settle: %s (enc5 settle --help)\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "enc5 settle: error: %s\n", e.what());
-    return 2;
-  }
-}
+int cmd_settle(const Args& args) { return settle_main(args); }
 
 }  // namespace enc5::cli

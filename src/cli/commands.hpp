@@ -9,6 +9,12 @@ namespace enc5::cli {
 
 using Args = std::vector<std::string>;  // the arguments after the subcommand name
 
+// The exit status of every command (enc5 --help says it; main.cpp turns every error into kExitError):
+// 0 done (and identical / reproduced, where the command compares), 1 done, and the outputs differ
+// (diff, replay, settle: a verdict, not a failure), 2 an error (a wrong command line, an input that
+// cannot be read, anything that stopped the command: nothing of its outputs was written).
+inline constexpr int kExitOk = 0, kExitDifferent = 1, kExitError = 2;
+
 int cmd_eval(const Args& args);          // cli/cmd_eval.cpp
 int cmd_inspect(const Args& args);       // cli/cmd_inspect.cpp
 int cmd_make_weights(const Args& args);  // cli/cmd_make_weights.cpp

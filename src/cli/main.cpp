@@ -1,10 +1,14 @@
 // enc5: the command-line tool. Dispatches to one function per subcommand (cli/commands.hpp).
 #include <cstdio>
 #include <exception>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
+#include "io/numbers.hpp"
 #include "numerics/profile.hpp"
 
 namespace {
@@ -36,10 +40,36 @@ void usage(std::FILE* to) {
                "       enc5 --version\n\ncommands:\n");
   for (const Command& c : kCommands) std::fprintf(to, "  %-13s %.*s\n", std::string(c.name).c_str(), static_cast<int>(c.summary.size()), c.summary.data());
   // Which machine each semantics profile stands for (numerics/profile.cpp; docs/readings.md).
+  std::fprintf(to,
+               "\nexit status (every command): 0 done (identical / reproduced where it compares), 1 done and the\n"
+               "outputs differ (diff, replay, settle), 2 an error (the message names the option, or the file,\n"
+               "byte offset, expected and found); a command that fails writes none of its outputs.\n");
   std::fprintf(to, "\nprofiles (--profile of run, replay, capture, eval, bench; settle searches them all):\n");
   for (const enc5::Profile* p : enc5::all_profiles())
     std::fprintf(to, "  %-13s %.*s%s\n", std::string(p->name).c_str(), static_cast<int>(p->stands_for.size()), p->stands_for.data(),
                  p->measured ? "" : " (a MODEL: no public measurements)");
+}
+
+// The one place a command's error becomes a message and an exit status (commands.hpp kExit*):
+// a wrong command line names the option and points to --help; any other error is printed as
+// "enc5 CMD: error: …". Library text (std::bad_alloc, a vector's max_size) would mean a size no
+// check refused: it is said in words, never as the library's.
+int run_command(const Command& c, const enc5::cli::Args& args) {
+  const std::string name(c.name);
+  try {
+    return c.run(args);
+  } catch (const enc5::cli::UsageError& e) {
+    std::fprintf(stderr, "enc5 %s: %s (enc5 %s --help)\n", name.c_str(), e.what(), name.c_str());
+  } catch (const enc5::NumberError& e) {
+    std::fprintf(stderr, "enc5 %s: %s (enc5 %s --help)\n", name.c_str(), e.what(), name.c_str());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "enc5 %s: error: out of memory (an input asked for more than this machine has; please report the input)\n", name.c_str());
+  } catch (const std::length_error&) {
+    std::fprintf(stderr, "enc5 %s: error: a size beyond what this machine can hold (please report the input)\n", name.c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "enc5 %s: error: %s\n", name.c_str(), e.what());
+  }
+  return enc5::cli::kExitError;
 }
 
 }  // namespace
@@ -62,15 +92,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   enc5::cli::Args args(argv + 2, argv + argc);
-  for (const Command& c : kCommands) {
-    if (c.name != name) continue;
-    try {
-      return c.run(args);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "enc5 %s: error: %s\n", argv[1], e.what());
-      return 1;
-    }
-  }
+  for (const Command& c : kCommands)
+    if (c.name == name) return run_command(c, args);
   std::fprintf(stderr, "enc5: unknown command '%s'\n\n", argv[1]);
   usage(stderr);
   return 2;

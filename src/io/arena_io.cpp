@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "base/errors.hpp"
+#include "io/checked_size.hpp"
 #include "io/files.hpp"
 #include "layout/arena.hpp"
 #include "numerics/e4m3.hpp"
@@ -24,10 +25,23 @@ std::size_t plane_arena_bytes(int ex, int ey) {
   if (ex <= 0 || ey <= 0)
     throw std::invalid_argument("plane arena extents must be positive, got ex = " + std::to_string(ex) +
                                 ", ey = " + std::to_string(ey));
-  return layout::PlaneArena{ex, ey}.total_bytes();
+  // 5·ey·ex·32 without wrapping, within kMaxBufferBytes (io/checked_size.hpp).
+  return static_cast<std::size_t>(checked_bytes("the plane arena 5·ey·ex·32", {5, static_cast<std::uint64_t>(ey), static_cast<std::uint64_t>(ex), 32}));
+}
+
+std::optional<std::uint64_t> plane_arena_bytes_checked(int ex, int ey) {
+  if (ex <= 0 || ey <= 0) return std::nullopt;
+  std::string why;
+  const std::uint64_t n = size_detail::product({5, static_cast<std::uint64_t>(ey), static_cast<std::uint64_t>(ex), 32}, kMaxBufferBytes, why);
+  if (!why.empty()) return std::nullopt;
+  return n;
 }
 
 std::vector<std::uint8_t> read_plane_arena(const std::string& path, int ex, int ey) {
+  // The file is named in every refusal: extents that cannot describe an arena included.
+  if (ex <= 0 || ey <= 0)
+    throw InputError(path, 0, "a plane arena of positive extents ex, ey", "ex = " + std::to_string(ex) + ", ey = " + std::to_string(ey));
+  checked_bytes_in(path, 0, "the plane arena 5·ey·ex·32", {5, static_cast<std::uint64_t>(ey), static_cast<std::uint64_t>(ex), 32});
   const std::size_t want = plane_arena_bytes(ex, ey);
   std::vector<std::uint8_t> bytes = read_file_bytes(path);
   if (bytes.size() != want)

@@ -4,6 +4,7 @@
 // Which channels a pixel's 8 words hold is the reading "arena-order" (docs/formats.md).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@ namespace enc5 {
 
 // 5 * ey * ex * 32. Throws std::invalid_argument for non-positive extents.
 std::size_t plane_arena_bytes(int ex, int ey);
+// The same, or nothing for extents that are not positive or whose arena exceeds kMaxBufferBytes.
+std::optional<std::uint64_t> plane_arena_bytes_checked(int ex, int ey);
 
 // Reads a plane arena and checks its size; a wrong size is an InputError whose message says
 // "expected 5×ey×ex×32 = 5×23×40×32 = 147200 bytes (ex = 40, ey = 23), found M bytes".

@@ -12,6 +12,7 @@
 
 #include "base/errors.hpp"
 #include "io/checked_size.hpp"
+#include "io/links.hpp"
 
 namespace enc5 {
 
@@ -19,11 +20,16 @@ namespace {
 constexpr std::uint64_t kMaxStreamBytes = 1ull << 30;
 }  // namespace
 
-std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+namespace {
+
+std::vector<std::uint8_t> read_file(const std::string& path, bool follow_links) {
   // POSIX reads, so that a directory, a pipe or a device is told apart from a file: a directory is
   // refused by name, a pipe or terminal is read as a stream up to kMaxBufferBytes.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(path, 0, "a readable file", std::string("cannot open (") + std::strerror(errno) + ")");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (follow_links ? 0 : O_NOFOLLOW));
+  if (fd < 0) {
+    if (!follow_links && errno == ELOOP) refuse_link(path);  // names the link and its target
+    throw InputError(path, 0, "a readable file", std::string("cannot open (") + std::strerror(errno) + ")");
+  }
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
@@ -62,6 +68,45 @@ std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
   }
   bytes.resize(got);
   return bytes;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> read_file_bytes(const std::string& path) { return read_file(path, true); }
+std::vector<std::uint8_t> read_file_no_link(const std::string& path) { return read_file(path, false); }
+
+void refuse_link(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return;
+  std::error_code ec;
+  const std::string target = std::filesystem::read_symlink(path, ec).string();
+  throw InputError(path, 0, "a file or folder that is not a symbolic link (enc5 follows no link inside a capture or a sequence)",
+                   "a symbolic link" + (ec ? std::string() : " to " + target));
+}
+
+void refuse_links_below(const std::string& dir, const std::string& rel) {
+  std::filesystem::path p(dir);
+  for (const auto& part : std::filesystem::path(rel)) {
+    p /= part;
+    refuse_link(p.string());
+  }
+}
+
+void link_or_copy_file(const std::string& src, const std::string& dst) {
+  namespace fs = std::filesystem;
+  refuse_link(src);
+  std::error_code ec;
+  // Already that file (e.g. -o CAPTURE); a link at dst is replaced, never kept.
+  if (!fs::is_symlink(fs::symlink_status(dst, ec)) && fs::exists(dst, ec) && fs::equivalent(src, dst, ec)) return;
+  const std::string tmp = dst + ".tmp." + std::to_string(::getpid());
+  fs::remove(tmp, ec);
+  // link(2) does not follow a link either: with src checked above, dst is src's regular file.
+  fs::create_hard_link(src, tmp, ec);
+  if (!ec) fs::rename(tmp, dst, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    write_file_atomic(dst, read_file_no_link(src));
+  }
 }
 
 void write_file_atomic(const std::string& path, std::span<const std::uint8_t> bytes) {
