@@ -354,3 +354,40 @@ TEST(Hostile2Outputs, ReplayOfASequenceWritesAllOrNothing) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(files_under(t.path / "out").empty()) << r.out;
 }
+
+// Every command's outputs all or nothing: an output whose place is taken by a folder makes the
+// command fail after the layer ran; none of its other outputs may stay (was: arena.bin without
+// surface.exr, no trace.txt, ...).
+TEST(Hostile2Outputs, EveryCommandLeavesNoPartialSet) {
+  const std::string K = std::string(ENC5_TESTS_DIR) + "/ptx/kernels.ptx";
+  struct Case {
+    std::string cmd, blocker;
+  };
+  const std::vector<Case> cases = {
+      {"run -o out --ex 8 --ey 8 --threads 2", "surface.exr"},
+      {"run -o out --ex 8 --ey 8 --threads 2 --trace w1 --block 0,0", "trace.txt"},
+      {"run -o out --ex 8 --ey 8 --threads 2 --preview", "arena_plane4.png"},
+      {"run -o out --ex 8 --ey 8 --threads 2 --save-inputs", "weights.bin"},
+      {"capture --synthetic --form replay -o out --ex 8 --ey 8 --threads 2", "surface-112.bin"},
+      {"ptx run '" + K + "' --entry enc5_abi_probe --ex 8 --ey 8 -o out", "surface.exr"},
+      {"ptx trace '" + K + "' --entry enc5_abi_probe --ex 16 --ey 8 --at s3 --reg %r17,%r1 --block 1,0 -o out", "trace.bin"},
+  };
+  for (const Case& c : cases) {
+    TempDir t;
+    fs::create_directories(t.path / "out" / c.blocker / "x");
+    const Result r = t.enc5(c.cmd);
+    EXPECT_EQ(r.status, 2) << c.cmd << "\n" << r.out;
+    expect_no_library_text(r.out);
+    const auto left = files_under(t.path / "out");
+    // Only the blocker (a folder and its content) remains.
+    for (const auto& f : left) EXPECT_TRUE(contains(f, c.blocker)) << c.cmd << ": left " << f;
+  }
+  // replay: the arg112 output's name is taken.
+  TempDir t;
+  make_captures(t);
+  const std::string surf = find_file(t.path / "cap", "arg112").filename().string();
+  fs::create_directories(t.path / "out" / surf / "x");
+  const Result r = t.enc5("replay cap -o out --threads 2");
+  EXPECT_EQ(r.status, 2) << r.out;
+  for (const auto& f : files_under(t.path / "out")) EXPECT_TRUE(contains(f, surf)) << "left " << f;
+}

@@ -21,6 +21,7 @@
 #include "io/arena_io.hpp"
 #include "io/checked_size.hpp"
 #include "io/files.hpp"
+#include "io/output_set.hpp"
 #include "io/frame_io.hpp"
 #include "layout/arena.hpp"
 #include "bridge/kernel_capture.hpp"
@@ -305,12 +306,10 @@ int cmd_run_ptx(const PtxArgs& a) {
     for (const auto& p : capture::write_replay_outputs(a.out_dir, r.cap, r.replay)) std::printf("wrote %s\n", p.c_str());
     return 0;
   }
-  fs::create_directories(a.out_dir);
-  const std::string arena = (fs::path(a.out_dir) / "arena.bin").string(), surf = (fs::path(a.out_dir) / "surface.exr").string();
-  write_plane_arena(arena, r.arena, r.ex, r.ey);
-  written(arena);
-  write_surface_exr(surf, r.surface);
-  written(surf);
+  OutputSet set(a.out_dir);  // both outputs or none (io/output_set.hpp)
+  write_plane_arena(set.path("arena.bin"), r.arena, r.ex, r.ey);
+  write_surface_exr(set.path("surface.exr"), r.surface);
+  for (const auto& p : set.commit()) written(p);
   return 0;
 }
 
@@ -387,12 +386,10 @@ int cmd_trace_ptx(const PtxArgs& a) {
     std::fputs(text.c_str(), stdout);
     return 0;
   }
-  fs::create_directories(a.out_dir);
-  const std::string txt = (fs::path(a.out_dir) / "trace.txt").string(), bin = (fs::path(a.out_dir) / "trace.bin").string();
-  write_file_atomic(txt, std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
-  written(txt);
-  write_file_atomic(bin, trace_binary(tr));
-  written(bin);
+  OutputSet set(a.out_dir);  // both outputs or none (io/output_set.hpp)
+  set.write_text("trace.txt", text);
+  set.write("trace.bin", trace_binary(tr));
+  for (const auto& p : set.commit()) written(p);
   std::printf("%zu events at line %u\n", tr.events.size(), tr.line);
   return 0;
 }

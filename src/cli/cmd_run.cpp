@@ -3,8 +3,8 @@
 // run: one launch of the layer (facts A2/A4) on a frame. With no files it runs the embedded demo
 // frame: the default synthetic weight image and a synthetic input arena and texture at the real
 // geometry ex = 40, ey = 23 (facts A3; grid 5 x 3). Files given replace the matching synthetic
-// asset. Outputs go through atomic writes (io/files.hpp) and only after the layer has run and
-// every check has passed, so a failing run leaves no output file behind.
+// asset. Outputs are one set (io/output_set.hpp): written after the layer has run and every check
+// has passed, and moved into place together, so a failing run leaves none of them behind.
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -33,6 +33,8 @@
 #include "io/exr.hpp"
 #include "io/files.hpp"
 #include "io/frame_io.hpp"
+#include "io/links.hpp"
+#include "io/output_set.hpp"
 #include "io/preview.hpp"
 #include "io/trace_io.hpp"
 #include "io/weight_file.hpp"
@@ -219,10 +221,11 @@ std::string rgba_line(const std::vector<f16_t>& rgba, int width, int height) {
   return b;
 }
 
-void report_written(const std::string& path, const std::string& summary) {
+// `name` was written into the output set: its final path, size and a one-line summary.
+void report_written(OutputSet& set, const std::string& name, const std::string& summary) {
   std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  std::printf("wrote %s (%llu bytes): %s\n", path.c_str(), static_cast<unsigned long long>(ec ? 0 : size), summary.c_str());
+  const auto size = fs::file_size(set.path(name), ec);
+  std::printf("wrote %s (%llu bytes): %s\n", set.final_path(name).c_str(), static_cast<unsigned long long>(ec ? 0 : size), summary.c_str());
 }
 
 // --from-dump: every input of one launch, read by the capture reader exactly as enc5 replay reads
@@ -256,37 +259,54 @@ FrameInputs inputs_from_dump(RunArgs& a) {
   return f;
 }
 
-int run(const RunArgs& args) {
-  RunArgs a = args;
-  // Before any work: the frame's buffers must be allocatable (the bytes stated, not bad_alloc) and
-  // the output folder writable (not found out after the layer ran).
+// One frame's run: its inputs, the layer's outputs and the trace.
+struct FrameRun {
+  FrameInputs assets;
+  std::vector<std::uint8_t> output;
+  Surface surface;
+  Trace trace;
+};
+
+// Every stage named by --trace must have been recorded: a misspelt name would otherwise give a
+// silently empty trace.
+void check_trace_stages(const RunArgs& a, const Trace& trace) {
+  for (const std::string& s : a.trace_stages) {
+    if (s == "all") continue;
+    const bool found = std::any_of(trace.stages.begin(), trace.stages.end(), [&](const TraceStage& t) { return t.name == s; });
+    if (!found) {
+      std::string known;
+      for (const TraceStage& t : trace.stages) known += (known.empty() ? "" : ", ") + t.name;
+      throw UsageError("--trace: the model recorded no stage named '" + s + "'" +
+                       (known.empty() ? std::string(" (run --trace all to list them)") : " (recorded: " + known + ")"));
+    }
+  }
+  if (trace.stages.empty()) throw std::runtime_error("--trace all: the model recorded no stage");
+}
+
+// Runs the layer on the frame a describes (a takes a dump's extents and offsets), printing what
+// it runs and the time; nothing is written.
+FrameRun run_layer(RunArgs& a) {
+  // Before any work: the frame's buffers must be allocatable (the bytes stated, not bad_alloc).
   checked_bytes("--ex " + std::to_string(a.ex) + " --ey " + std::to_string(a.ey) + ": the plane arena 5·ey·ex·32",
                 {5, static_cast<std::uint64_t>(a.ey), static_cast<std::uint64_t>(a.ex), 32});
-  check_output_dir(a.out_dir);
-
+  FrameRun f;
   // Assets: files replace the synthetic ones one by one (cli/frame_inputs.hpp), or a dump folder
   // gives them all (its extents are checked by the capture reader).
-  FrameInputs assets = a.from_dump.empty() ? load_frame_inputs(a) : inputs_from_dump(a);
-  const WeightImage* weights = &assets.weights();
-  const std::string& weights_what = assets.weights_what;
-  std::vector<std::uint8_t>& input = assets.input;
-  Texture& texture = assets.texture;
-
+  f.assets = a.from_dump.empty() ? load_frame_inputs(a) : inputs_from_dump(a);
   const Readings readings = a.run.parsed_readings();
-
-  std::vector<std::uint8_t> output(plane_arena_bytes(a.ex, a.ey), 0);
-  Surface surface = Surface::make(a.ex, a.ey);
+  f.output.assign(plane_arena_bytes(a.ex, a.ey), 0);
+  f.surface = Surface::make(a.ex, a.ey);
 
   LaunchParams p;
   p.ex = static_cast<std::uint32_t>(a.ex);
   p.ey = static_cast<std::uint32_t>(a.ey);
-  p.input_arena = input;
-  p.weights = weights;
-  p.output_arena = output;
+  p.input_arena = f.assets.input;
+  p.weights = &f.assets.weights();
+  p.output_arena = f.output;
   p.block_offset_x = static_cast<std::uint16_t>(a.ox);
   p.block_offset_y = static_cast<std::uint16_t>(a.oy);
-  p.texture = &texture;
-  p.surface = &surface;
+  p.texture = &f.assets.texture;
+  p.surface = &f.surface;
   // The grid covering the frame (api/frame.hpp): x0 = 8*ctaid.x - ox must reach ex - 1. Only the
   // blocks from ox/8, oy/8 on can touch the frame; run_frame skips the others.
   const GridExtent cover = covering_grid(static_cast<std::uint32_t>(a.ex), static_cast<std::uint32_t>(a.ey),
@@ -295,7 +315,6 @@ int run(const RunArgs& args) {
   const long long touching = static_cast<long long>(grid_x - a.ox / 8) * (grid_y - a.oy / 8);
 
   TraceRequest request;
-  Trace trace;
   RunOptions o;
   o.profile = find_profile(a.run.profile);
   o.readings = readings;
@@ -309,19 +328,19 @@ int run(const RunArgs& args) {
     request.block_x = a.block_x;
     request.block_y = a.block_y;
     o.trace = &request;
-    o.trace_out = &trace;
+    o.trace_out = &f.trace;
   }
 
   std::printf("enc5 run: ex %d, ey %d, grid %dx%d, block offset (%d, %d), profile %s, engine %s\n", a.ex, a.ey, grid_x,
               grid_y, a.ox, a.oy, a.run.profile.c_str(), a.run.engine.c_str());
-  std::printf("  weights: %s\n  input:   %s\n  texture: %s (%dx%d)\n", weights_what.c_str(), assets.input_what.c_str(),
-              assets.texture_what.c_str(), texture.width, texture.height);
+  std::printf("  weights: %s\n  input:   %s\n  texture: %s (%dx%d)\n", f.assets.weights_what.c_str(), f.assets.input_what.c_str(),
+              f.assets.texture_what.c_str(), f.assets.texture.width, f.assets.texture.height);
   std::fflush(stdout);
 
   // Preparation (the fast engine's re-laid weights, once per weight image and cached) is timed
   // apart from the layer, which is what docs/performance.md and the README quote.
   const auto t_prep = std::chrono::steady_clock::now();
-  if (o.engine == Engine::fast) engine::prepare_weights(*weights);
+  if (o.engine == Engine::fast) engine::prepare_weights(f.assets.weights());
   const auto t0 = std::chrono::steady_clock::now();
   ProgressLine progress("enc5 run");
   o.progress = progress.callback();
@@ -338,77 +357,68 @@ int run(const RunArgs& args) {
     std::printf("layer: %lld blocks in %.1f ms (%d thread%s; the other %lld of the grid's %lld cannot touch the frame and were skipped)\n", touching,
                 ms, threads, threads == 1 ? "" : "s", static_cast<long long>(grid_x) * grid_y - touching,
                 static_cast<long long>(grid_x) * grid_y);
+  if (!a.trace_stages.empty()) check_trace_stages(a, f.trace);
+  return f;
+}
 
+// The frame's outputs into `sub` of the output set (all of them or none: io/output_set.hpp).
+void write_outputs(OutputSet& set, const fs::path& sub, const RunArgs& a, const FrameRun& f) {
+  auto name = [&](const std::string& n) { return (sub / n).string(); };
+  write_plane_arena(set.path(name("arena.bin")), f.output, a.ex, a.ey);
+  report_written(set, name("arena.bin"), arena_line(f.output, a.ex, a.ey));
+  write_surface_exr(set.path(name("surface.exr")), f.surface);
+  report_written(set, name("surface.exr"), rgba_line(surface_rgba(f.surface), f.surface.width, f.surface.height));
   if (!a.trace_stages.empty()) {
-    // Every named stage must have been recorded: a misspelt name would otherwise give a silently
-    // empty trace.
-    for (const std::string& s : a.trace_stages) {
-      if (s == "all") continue;
-      const bool found = std::any_of(trace.stages.begin(), trace.stages.end(), [&](const TraceStage& t) { return t.name == s; });
-      if (!found) {
-        std::string known;
-        for (const TraceStage& t : trace.stages) known += (known.empty() ? "" : ", ") + t.name;
-        throw UsageError("--trace: the model recorded no stage named '" + s + "'" +
-                         (known.empty() ? std::string(" (run --trace all to list them)") : " (recorded: " + known + ")"));
-      }
-    }
-    if (trace.stages.empty()) throw std::runtime_error("--trace all: the model recorded no stage");
-  }
-
-  fs::create_directories(a.out_dir);
-  const fs::path dir(a.out_dir);
-  const std::string arena_path = (dir / "arena.bin").string();
-  write_plane_arena(arena_path, output, a.ex, a.ey);
-  report_written(arena_path, arena_line(output, a.ex, a.ey));
-  const std::string surface_path = (dir / "surface.exr").string();
-  write_surface_exr(surface_path, surface);
-  report_written(surface_path, rgba_line(surface_rgba(surface), surface.width, surface.height));
-
-  if (!a.trace_stages.empty()) {
-    const std::string bin = (dir / "trace.bin").string(), txt = (dir / "trace.txt").string();
-    write_trace_binary(bin, trace);
-    write_trace_text(txt, trace);
-    const std::string what = std::to_string(trace.stages.size()) + " stages of block (" + std::to_string(trace.block_x) +
-                             ", " + std::to_string(trace.block_y) + ")";
-    report_written(bin, what);
-    report_written(txt, what);
+    write_trace_binary(set.path(name("trace.bin")), f.trace);
+    write_trace_text(set.path(name("trace.txt")), f.trace);
+    const std::string what = std::to_string(f.trace.stages.size()) + " stages of block (" + std::to_string(f.trace.block_x) + ", " +
+                             std::to_string(f.trace.block_y) + ")";
+    report_written(set, name("trace.bin"), what);
+    report_written(set, name("trace.txt"), what);
   }
   if (a.preview) {
-    const std::string png = (dir / "surface.png").string();
-    const int scale = preview_scale(surface.width, surface.height);
-    write_file_atomic(png, surface_preview_png(surface, scale));
-    report_written(png, "tone-mapped preview of the surface (Reinhard, sRGB)");
+    const int scale = preview_scale(f.surface.width, f.surface.height);
+    set.write(name("surface.png"), surface_preview_png(f.surface, scale));
+    report_written(set, name("surface.png"), "tone-mapped preview of the surface (Reinhard, sRGB)");
     for (int q = 0; q < layout::PlaneArena::kPlanes; ++q) {
-      const std::string heat = (dir / ("arena_plane" + std::to_string(q) + ".png")).string();
-      write_file_atomic(heat, arena_plane_heatmap_png(output, a.ex, a.ey, q, scale));
-      report_written(heat, "heat map of plane " + std::to_string(q) + " (mean |value| per pixel, white = plane max)");
-    }
-  }
-  // A previous run's derived outputs that this run did not write would be read as this run's:
-  // remove them (never the input files, which a run may be reading from this folder).
-  {
-    std::vector<std::string> stale;
-    if (!a.preview) {
-      stale.push_back("surface.png");
-      for (int q = 0; q < layout::PlaneArena::kPlanes; ++q) stale.push_back("arena_plane" + std::to_string(q) + ".png");
-    }
-    if (a.trace_stages.empty()) stale.insert(stale.end(), {"trace.bin", "trace.txt"});
-    for (const std::string& f : stale) {
-      std::error_code ec;
-      if (fs::remove(dir / f, ec)) std::printf("removed %s (a previous run's output)\n", (dir / f).string().c_str());
+      const std::string heat = name("arena_plane" + std::to_string(q) + ".png");
+      set.write(heat, arena_plane_heatmap_png(f.output, a.ex, a.ey, q, scale));
+      report_written(set, heat, "heat map of plane " + std::to_string(q) + " (mean |value| per pixel, white = plane max)");
     }
   }
   if (a.save_inputs) {
-    const std::string in_path = (dir / "input_arena.bin").string();
-    write_plane_arena(in_path, input, a.ex, a.ey);
-    report_written(in_path, arena_line(input, a.ex, a.ey));
-    const std::string tex_path = (dir / "texture.exr").string();
-    write_texture_exr(tex_path, texture);
-    report_written(tex_path, rgba_line(texture.rgba, texture.width, texture.height));
-    const std::string w_path = (dir / "weights.bin").string();
-    write_file_atomic(w_path, weights->bytes());
-    report_written(w_path, "weight image (" + weights_what + ")");
+    write_plane_arena(set.path(name("input_arena.bin")), f.assets.input, a.ex, a.ey);
+    report_written(set, name("input_arena.bin"), arena_line(f.assets.input, a.ex, a.ey));
+    write_texture_exr(set.path(name("texture.exr")), f.assets.texture);
+    report_written(set, name("texture.exr"), rgba_line(f.assets.texture.rgba, f.assets.texture.width, f.assets.texture.height));
+    set.write(name("weights.bin"), f.assets.weights().bytes());
+    report_written(set, name("weights.bin"), "weight image (" + f.assets.weights_what + ")");
   }
+}
+
+// A previous run's derived outputs that this run did not write would be read as this run's:
+// removed once this run's outputs are in place (never the input files, which a run may be reading
+// from this folder).
+void remove_stale(const RunArgs& a) {
+  std::vector<std::string> stale;
+  if (!a.preview) {
+    stale.push_back("surface.png");
+    for (int q = 0; q < layout::PlaneArena::kPlanes; ++q) stale.push_back("arena_plane" + std::to_string(q) + ".png");
+  }
+  if (a.trace_stages.empty()) stale.insert(stale.end(), {"trace.bin", "trace.txt"});
+  for (const std::string& f : stale) {
+    std::error_code ec;
+    if (fs::remove(fs::path(a.out_dir) / f, ec)) std::printf("removed %s (a previous run's output)\n", (fs::path(a.out_dir) / f).string().c_str());
+  }
+}
+
+int run(const RunArgs& args) {
+  RunArgs a = args;
+  OutputSet set(a.out_dir);  // checks the folder is writable before the layer runs
+  const FrameRun f = run_layer(a);
+  write_outputs(set, "", a, f);
+  set.commit();
+  remove_stale(a);
   return 0;
 }
 
@@ -454,24 +464,34 @@ the machine each profile stands for; `enc5 eval --reading` takes them too.
 static int run_sequence(const RunArgs& a) {
   std::vector<fs::path> frames;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(a.sequence_dir, ec))
+  for (const auto& e : fs::directory_iterator(a.sequence_dir, ec)) {
+    if (e.path().filename().string().rfind(".enc5-partial-", 0) == 0) continue;  // a killed run's staging folder
+    refuse_link(e.path().string());  // no link inside a sequence is followed (io/links.hpp)
     if (e.is_directory() && fs::exists(e.path() / "input_arena.bin")) frames.push_back(e.path());
+  }
   if (ec) throw InputError(a.sequence_dir, 0, "a readable folder of frame folders", ec.message());
   if (frames.empty())
     throw InputError(a.sequence_dir, 0, "at least one sub-folder holding input_arena.bin", "none");
   std::sort(frames.begin(), frames.end());
   const bool progress = ::isatty(2) != 0;
   const auto t0 = std::chrono::steady_clock::now();
+  OutputSet set(a.out_dir);  // every frame's outputs, or none
+  std::vector<RunArgs> done;
   for (std::size_t i = 0; i < frames.size(); ++i) {
     if (progress) std::fprintf(stderr, "\r[%zu/%zu] %s ", i + 1, frames.size(), frames[i].filename().c_str());
     RunArgs f = a;
     f.sequence_dir.clear();
     f.input_file = (frames[i] / "input_arena.bin").string();
+    for (const char* n : {"input_arena.bin", "texture.exr", "weights.bin"}) refuse_link((frames[i] / n).string());
     if (fs::exists(frames[i] / "texture.exr")) f.texture_file = (frames[i] / "texture.exr").string();
     if (a.weights_file.empty() && fs::exists(frames[i] / "weights.bin")) f.weights_file = (frames[i] / "weights.bin").string();
     f.out_dir = (fs::path(a.out_dir) / frames[i].filename()).string();
-    if (const int status = run(f); status != 0) return status;
+    const FrameRun r = run_layer(f);
+    write_outputs(set, frames[i].filename(), f, r);
+    done.push_back(f);
   }
+  set.commit();
+  for (const RunArgs& f : done) remove_stale(f);
   if (progress) std::fputs("\n", stderr);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double blocks = static_cast<double>(frames.size()) * ((a.ex + a.ox + 7) / 8) * ((a.ey + a.oy + 7) / 8);
