@@ -403,7 +403,7 @@ TEST(HostileRun, MisspeltSimdPathIsAnError) {
   TempDir t;
   const Result r = shell("cd '" + t.path.string() + "' && ENC5_SIMD=bogus '" ENC5_CLI_PATH "' run -o out --threads 2");
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_TRUE(contains(r.out, "ENC5_SIMD=bogus: expected scalar, avx2 or avx512")) << r.out;
+  EXPECT_TRUE(contains(r.out, "ENC5_SIMD=bogus: expected scalar, avx2")) << r.out;
   EXPECT_EQ(shell("cd '" + t.path.string() + "' && ENC5_SIMD=scalar '" ENC5_CLI_PATH "' run -o out --ex 8 --ey 8 --threads 2").status, 0);
 }
 
