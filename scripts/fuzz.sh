@@ -19,7 +19,9 @@ echo "fuzz.sh: building the harnesses (cmake --preset fuzz)" >&2
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -- -j"$(nproc)"
 bin=build/fuzz/fuzz
-harnesses=(weight_image plane_arena exr trace dump_name launch_dump manifest eval_batch ptx)
+# Every harness fuzz/fuzz_NAME.cpp (fuzz/CMakeLists.txt builds the same list), so a new one runs too.
+harnesses=()
+for f in fuzz/fuzz_*.cpp; do h="${f#fuzz/fuzz_}"; harnesses+=("${h%.cpp}"); done
 if [ -n "${ENC5_FUZZ_ONLY:-}" ]; then harnesses=($ENC5_FUZZ_ONLY); fi
 work=build/fuzz/run
 mkdir -p "$work" build/fuzz/findings
