@@ -174,7 +174,7 @@ TEST(PtxLaunch, HostileValuesEndInClearErrors) {
       {"--grid 1 --block 32 --buffer in=in.bin --buffer out:17179869185 --param ptr:in --param ptr:out --param s32:1", "outside [1, 17179869184]"},
       {"--grid 1 --block 32 --buffer in=in.bin --buffer out:99999999999999999999 --param ptr:in --param ptr:out --param s32:1", "expected a byte count"},
       {"--grid 1 --block 32 --buffer in=in.bin --buffer out:0 --param ptr:in --param ptr:out --param s32:1", "outside [1, "},
-      {"--grid 1 --block 32 --buffer in=missing.bin --buffer out:16 --param ptr:in --param ptr:out --param s32:1", "missing.bin"},
+      {"--grid 1 --block 32 --buffer in=missing.bin --buffer out:16 --param ptr:in --param ptr:out --param s32:1", "--buffer 'in=missing.bin': missing.bin"},
       {"--grid 1 --block 32 --buffer ../in=in.bin --buffer out:16 --param ptr:in --param ptr:out --param s32:1", "is not 1-100 letters"},
       {"--grid 1 --block 32 --buffer in=in.bin --buffer out:16 --param ptr:in --param ptr:out+17 --param s32:1", "beyond the end of buffer out"},
       {ok + "--param s32:1 --grid 0,1,1", "--grid '0,1,1': x = 0 is outside [1, 2147483647]"},

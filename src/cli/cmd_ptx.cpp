@@ -623,6 +623,18 @@ Surface zero_surface(const std::string& shape, const std::string& what) {
   return s;
 }
 
+// Runs f; a file error (InputError, SizeError, ...) is rethrown with the option and value first.
+template <class F>
+auto for_option(const std::string& what, F&& f) {
+  try {
+    return f();
+  } catch (const ptx::LaunchError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ptx::LaunchError(what + ": " + e.what());
+  }
+}
+
 ptx::LaunchSpec launch_spec(const LaunchArgs& a, const ptx::Module& m) {
   ptx::LaunchSpec s;
   s.entry = a.entry;
@@ -661,7 +673,7 @@ ptx::LaunchSpec launch_spec(const LaunchArgs& a, const ptx::Module& m) {
       }
     } else {
       if (rest.size() < 2) throw ptx::LaunchError(what + ": expected NAME=FILE (a file name after '=')");
-      buf.bytes = read_file_bytes(rest.substr(1));
+      buf.bytes = for_option(what, [&] { return read_file_bytes(rest.substr(1)); });
       budget(what, buf.bytes.size());
     }
     s.buffers.push_back(std::move(buf));
@@ -673,8 +685,9 @@ ptx::LaunchSpec launch_spec(const LaunchArgs& a, const ptx::Module& m) {
     ptx::LaunchTexture tex;
     tex.name = name;
     tex.what = what;
-    if (ends_with(v, ".exr") && v.find('@') == std::string::npos) tex.texture = texture_from_exr(v);
-    else tex.texture = capture::texture_of(image_from(v, what, true));
+    tex.texture = for_option(what, [&] {
+      return ends_with(v, ".exr") && v.find('@') == std::string::npos ? texture_from_exr(v) : capture::texture_of(image_from(v, what, true));
+    });
     budget(what, tex.texture.rgba.size() * 2);
     s.textures.push_back(std::move(tex));
   }
@@ -686,14 +699,14 @@ ptx::LaunchSpec launch_spec(const LaunchArgs& a, const ptx::Module& m) {
     sf.name = name;
     sf.what = what;
     if (ends_with(v, ".exr") && v.find('@') == std::string::npos) {
-      const Texture img = texture_from_exr(v);
+      const Texture img = for_option(what, [&] { return texture_from_exr(v); });
       sf.surface = Surface::make(img.width, img.height);
       for (std::size_t i = 0; i < img.rgba.size(); ++i) {
         sf.surface.bytes[2 * i] = static_cast<std::uint8_t>(img.rgba[i]);
         sf.surface.bytes[2 * i + 1] = static_cast<std::uint8_t>(img.rgba[i] >> 8);
       }
     } else if (v.find('@') != std::string::npos || capture::parse_dump_name(fs::path(v).filename().string())) {
-      capture::ImageArg img = image_from(v, what, false);
+      capture::ImageArg img = for_option(what, [&] { return image_from(v, what, false); });
       sf.surface.width = img.width;
       sf.surface.height = img.height;
       sf.surface.pitch = img.pitch;
