@@ -322,7 +322,7 @@ TEST(PtxLaunch, HostileCapturesOfAnotherKernel) {
       {"", [](const fs::path& d) {
          fs::remove(d / "alloc-1.bin");
          fs::create_symlink("/etc/passwd", d / "alloc-1.bin");
-       }, "symbolic links are not followed"},
+       }, "not a symbolic link (enc5 follows no link"},
       {"", [](const fs::path& d) { put(d / "alloc-1.bin", std::vector<std::uint8_t>(10, 0)); }, "4000 bytes (the manifest's alloc size)"},
   };
   for (const Case& c : cases) {

@@ -1,7 +1,6 @@
 // A replay capture of any kernel (bridge/kernel_capture.hpp).
 #include "bridge/kernel_capture.hpp"
 
-#include <charconv>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -10,6 +9,8 @@
 #include "bridge/launch.hpp"
 #include "io/checked_size.hpp"
 #include "io/files.hpp"
+#include "io/links.hpp"
+#include "io/numbers.hpp"
 
 namespace enc5::ptx {
 
@@ -18,25 +19,18 @@ namespace {
 namespace fs = std::filesystem;
 
 bool parse_num(const std::string& s, std::uint64_t& v) {
-  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-  const char* b = s.data() + (hex ? 2 : 0);
-  const char* e = s.data() + s.size();
-  if (b == e) return false;
-  const auto [p, ec] = std::from_chars(b, e, v, hex ? 16 : 10);
-  return ec == std::errc() && p == e;
+  const auto r = parse_u64(s, NumberBase::dec_or_0x);  // io/numbers.hpp
+  if (r) v = *r;
+  return r.has_value();
 }
 
-// A file the capture names: a plain name inside the folder (no '/', not "." or ".."), never a
-// symbolic link (docs/captures.md "Files stay inside the capture").
+// A file the capture names: a plain name inside the folder (no '/', not "." or ".."); read with
+// read_file_no_link, so never through a symbolic link (io/links.hpp, docs/captures.md "Files stay
+// inside the capture").
 std::string capture_file(const std::string& dir, const std::string& name, const std::string& from, std::uint64_t offset) {
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos)
     throw InputError(from, offset, "a plain file name inside the capture folder " + dir, "'" + name + "'");
-  const fs::path p = fs::path(dir) / name;
-  std::error_code ec;
-  if (fs::is_symlink(fs::symlink_status(p, ec)))
-    throw InputError(p.string(), 0, "a regular file of the capture (symbolic links are not followed)",
-                     "a symbolic link to " + fs::read_symlink(p, ec).string());
-  return p.string();
+  return (fs::path(dir) / name).string();
 }
 
 std::string hex(std::uint64_t v) {
@@ -51,7 +45,7 @@ bool is_other_kernel_capture(const std::string& dir) {
   const fs::path m = fs::path(dir) / "manifest.txt";
   std::error_code ec;
   if (!fs::is_regular_file(fs::symlink_status(m, ec))) return false;
-  const auto bytes = read_file_bytes(m.string());
+  const auto bytes = read_file_no_link(m.string());
   std::istringstream in(std::string(bytes.begin(), bytes.end()));
   for (std::string line; std::getline(in, line);) {
     std::istringstream ls(line);
@@ -65,7 +59,7 @@ KernelCapture load_kernel_capture(const std::string& dir) {
   KernelCapture c;
   c.source = dir;
   const std::string mpath = capture_file(dir, "manifest.txt", dir, 0);
-  const auto mbytes = read_file_bytes(mpath);
+  const auto mbytes = read_file_no_link(mpath);
   const std::string text(mbytes.begin(), mbytes.end());
   struct PointerLine {
     std::uint64_t off, id, delta, line;
@@ -133,7 +127,7 @@ KernelCapture load_kernel_capture(const std::string& dir) {
         throw InputError(mpath, line_start, "allocations of 1 byte or more, at most 16 GiB together", "size " + t[3]);
       total = *sum;
       a.file = capture_file(dir, "alloc-" + std::to_string(a.id) + ".bin", mpath, line_start);
-      a.bytes = read_file_bytes(a.file);
+      a.bytes = read_file_no_link(a.file);
       if (a.bytes.size() != size)
         throw InputError(a.file, std::min<std::uint64_t>(a.bytes.size(), size), std::to_string(size) + " bytes (the manifest's alloc size)",
                          std::to_string(a.bytes.size()) + " bytes");
@@ -161,7 +155,7 @@ KernelCapture load_kernel_capture(const std::string& dir) {
   }
   if (!have_launch) throw InputError(mpath, text.size(), "a 'launch gx gy gz bx by bz shared' line", "none");
   const std::string apath = capture_file(dir, "args.bin", mpath, 0);
-  c.args = read_file_bytes(apath);
+  c.args = read_file_no_link(apath);
   for (const PointerLine& p : pointer_lines) {
     const auto a = alloc_index.find(p.id);
     if (a == alloc_index.end()) throw InputError(mpath, p.line, "an 'alloc " + std::to_string(p.id) + " …' line for the pointer at +" + std::to_string(p.off), "none");

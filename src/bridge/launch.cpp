@@ -13,6 +13,7 @@
 #include <set>
 
 #include "io/checked_size.hpp"
+#include "io/numbers.hpp"
 #include "numerics/f16.hpp"
 
 namespace enc5::ptx {
@@ -23,16 +24,12 @@ namespace {
   throw LaunchError(what + " '" + std::string(text) + "': " + why);
 }
 
-// Digits in base 10 or 16 (after "0x"), at most 2^64 - 1; nothing else.
+// Digits in base 10 or 16 (after "0x"), at most 2^64 - 1; nothing else (io/numbers.hpp, the one
+// parser of numbers from outside).
 bool parse_magnitude(std::string_view s, std::uint64_t& v) {
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s.remove_prefix(2);
-    base = 16;
-  }
-  if (s.empty()) return false;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  return ec == std::errc() && end == s.data() + s.size();
+  const auto r = parse_u64(s, NumberBase::dec_or_0x);
+  if (r) v = *r;
+  return r.has_value();
 }
 
 bool is_hex(std::string_view s) { return s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'); }

@@ -21,6 +21,7 @@
 #include "io/arena_io.hpp"
 #include "io/checked_size.hpp"
 #include "io/files.hpp"
+#include "io/numbers.hpp"
 #include "io/output_set.hpp"
 #include "io/frame_io.hpp"
 #include "layout/arena.hpp"
@@ -247,27 +248,6 @@ void written(const std::string& p) {
   std::printf("wrote %s (%llu bytes)\n", p.c_str(), static_cast<unsigned long long>(ec ? 0 : size));
 }
 
-// Writes every file or none: each to a hidden temporary name in `dir` first, then all renamed into
-// place; on any failure the temporaries (and a folder this call created) are removed.
-void write_all_or_nothing(const std::string& dir, const std::vector<std::pair<std::string, std::span<const std::uint8_t>>>& files) {
-  const bool existed = fs::exists(dir);
-  std::vector<std::pair<fs::path, fs::path>> staged;
-  try {
-    fs::create_directories(dir);
-    for (const auto& [name, bytes] : files) {
-      const fs::path final_path = fs::path(dir) / name, tmp = fs::path(dir) / (".enc5-launch-" + name + ".part");
-      write_file_atomic(tmp.string(), bytes);
-      staged.emplace_back(tmp, final_path);
-    }
-    for (const auto& [tmp, final_path] : staged) fs::rename(tmp, final_path);
-  } catch (...) {
-    std::error_code ec;
-    for (const auto& [tmp, final_path] : staged) fs::remove(tmp, ec);
-    if (!existed) fs::remove_all(dir, ec);
-    throw;
-  }
-}
-
 // `ptx run --capture` of a replay capture of another kernel (bridge/kernel_capture.hpp): its
 // launch as captured, its arguments after the launch in launch-dump naming (all or nothing).
 int cmd_run_kernel_capture(const PtxArgs& a) {
@@ -281,7 +261,7 @@ int cmd_run_kernel_capture(const PtxArgs& a) {
     if (entry.empty() && names.size() == 1) entry = names[0];
     if (entry.empty()) throw UsageError("the capture's kernel '" + c.kernel + "' is no entry of " + a.file + ": choose one with --entry");
   }
-  check_output_dir(a.out_dir);
+  OutputSet set(a.out_dir);  // every output or none (io/output_set.hpp)
   std::printf("enc5 ptx run: %s, entry %s, capture %s (kernel %s, grid %u,%u,%u, block %u,%u,%u, %zu allocations), profile %s\n", a.file.c_str(),
               entry.c_str(), a.capture.c_str(), c.kernel.empty() ? "not named" : c.kernel.c_str(), c.grid.x, c.grid.y, c.grid.z, c.block.x,
               c.block.y, c.block.z, c.allocs.size(), a.profile.c_str());
@@ -289,11 +269,8 @@ int cmd_run_kernel_capture(const PtxArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   const ptx::RunStats st = ptx::run_kernel_capture(*m, entry, c, run_options(a));
   report("interpreted", st, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  const auto outs = ptx::kernel_capture_outputs(c, entry);
-  std::vector<std::pair<std::string, std::span<const std::uint8_t>>> files;
-  for (const auto& [name, bytes] : outs) files.emplace_back(name, bytes);
-  write_all_or_nothing(a.out_dir, files);
-  for (const auto& [name, bytes] : outs) std::printf("wrote %s (%zu bytes)\n", (fs::path(a.out_dir) / name).string().c_str(), bytes.size());
+  for (const auto& [name, bytes] : ptx::kernel_capture_outputs(c, entry)) set.write(name, bytes);
+  for (const auto& p : set.commit()) written(p);
   return 0;
 }
 
@@ -604,8 +581,9 @@ Surface zero_surface(const std::string& shape, const std::string& what) {
   const std::size_t x = shape.find('x'), dash = shape.find('-');
   const std::string wh = shape.substr(0, dash);
   const auto num = [](const std::string& s, std::uint64_t& v) {
-    const auto [e, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    return !s.empty() && ec == std::errc() && e == s.data() + s.size();
+    const auto r = parse_u64(s);  // io/numbers.hpp
+    if (r) v = *r;
+    return r.has_value();
   };
   bool ok = x != std::string::npos && x < wh.size() && num(wh.substr(0, x), w) && num(wh.substr(x + 1), h);
   if (ok && dash != std::string::npos) ok = shape.compare(dash + 1, 5, "pitch") == 0 && num(shape.substr(dash + 6), pitch);
@@ -724,7 +702,7 @@ int cmd_launch_ptx(const LaunchArgs& a) {
   const auto m = ptx::load_module(a.file);
   ptx::LaunchSpec spec = launch_spec(a, *m);
   ptx::check_launch(*m, spec);
-  check_output_dir(a.out_dir);
+  OutputSet set(a.out_dir);  // every output or none (io/output_set.hpp)
   ptx::RunOptions o;
   o.profile = find_profile(a.profile);
   o.threads = a.threads;
@@ -736,11 +714,9 @@ int cmd_launch_ptx(const LaunchArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
   const ptx::RunStats st = ptx::run_launch(*m, spec, o);
   report("interpreted", st, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  std::vector<std::pair<std::string, std::span<const std::uint8_t>>> files;
-  for (const auto& b : spec.buffers) files.emplace_back(b.name + ".bin", b.bytes);
-  for (const auto& sf : spec.surfaces) files.emplace_back(sf.name + ".bin", sf.surface.bytes);
-  write_all_or_nothing(a.out_dir, files);
-  for (const auto& [name, bytes] : files) std::printf("wrote %s (%zu bytes)\n", (fs::path(a.out_dir) / name).string().c_str(), bytes.size());
+  for (const auto& b : spec.buffers) set.write(b.name + ".bin", b.bytes);
+  for (const auto& sf : spec.surfaces) set.write(sf.name + ".bin", sf.surface.bytes);
+  for (const auto& p : set.commit()) written(p);
   return 0;
 }
 
