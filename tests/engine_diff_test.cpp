@@ -433,6 +433,30 @@ TEST(EngineGemm, ZludaIntegerFormMatchesTheCodeTable) {
     }
   EXPECT_GT(fits, 100);
   EXPECT_GT(wide, 100);
+  // The integer form alone (the VNNI path decodes nothing else) still flags NaN codes, also where
+  // the NaN's bit pattern would fit the band (0x7F looks like M = 15, sh = 14 next to 448s), and
+  // the GEMM then gives mma_dot's NaN.
+  for (engine::SimdPath path : engine::supported_simd_paths()) {
+    std::vector<e4m3_t> a(4 * 32, 0x7E), b(16 * 32, 0x7A);
+    for (int nan_in = 0; nan_in < 3; ++nan_in) {
+      std::vector<e4m3_t> aa = a, bb = b;
+      if (nan_in == 1) aa[37] = 0x7F;
+      if (nan_in == 2) bb[100] = 0xFF;
+      engine::AOperand A;
+      engine::BOperand B;
+      const unsigned forms = engine::decode_for(profile_zluda(), path) | engine::kDecodeInt16;  // the VNNI path's: the form alone
+      A.assign(aa.data(), 4, 32, 32, forms, path);
+      B.assign_nk(bb.data(), 16, 32, 32, forms, path);
+      EXPECT_EQ(A.nan, nan_in == 1) << engine::to_string(path);
+      EXPECT_EQ(B.nan, nan_in == 2) << engine::to_string(path);
+      std::vector<f16_t> d(4 * 16, 0);
+      engine::gemm(profile_zluda(), path, A, 0, B, 0, 1, 4, d.data(), 16);
+      for (int r = 0; r < 4; ++r)
+        for (int n = 0; n < 16; ++n)
+          ASSERT_EQ(d[static_cast<std::size_t>(r) * 16 + n], golden::mma_step(profile_zluda(), &aa[static_cast<std::size_t>(r) * 32], &bb[static_cast<std::size_t>(n) * 32], 0))
+              << engine::to_string(path) << " nan_in " << nan_in;
+    }
+  }
 }
 
 // The VNNI `zluda` kernel's edges, every path against mma_step: sums of the same sign whose exact

@@ -39,8 +39,8 @@ unsigned decode_for(const Profile& p, SimdPath path) {
   const bool avx512 = path == SimdPath::avx512 || path == SimdPath::avx512vnni;
   if (p.mma == MmaAccumulation::hopper_two_hmma)  // the portable kernel reads e(x) from the values' exponent field
     return avx512 ? kDecodeF32 | kDecodeHopperExponent16 : kDecodeF32;
-  if (p.mma != MmaAccumulation::ada_truncated_halves)  // the VNNI kernel falls back to binary64 per tile
-    return path == SimdPath::avx512vnni ? kDecodeF64 | kDecodeInt16 : kDecodeF64;
+  if (p.mma != MmaAccumulation::ada_truncated_halves)  // the VNNI kernel's binary64 step reads the codes
+    return path == SimdPath::avx512vnni ? kDecodeInt16 : kDecodeF64;
   return avx512 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
 }
 
@@ -137,7 +137,7 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
   i16_base.resize(decode & kDecodeInt16 ? steps : 0);
   i16_l1.resize(decode & kDecodeInt16 ? steps : 0);
   if ((decode & kDecodeInt16) && path == SimdPath::avx512vnni) {
-    int16_form_a_avx512(codes.data(), rows * (K / 32), i16.data(), i16_base.data(), i16_l1.data());
+    nan |= int16_form_a_avx512(codes.data(), rows * (K / 32), i16.data(), i16_base.data(), i16_l1.data());
   } else if (decode & kDecodeInt16)
     for (int r = 0; r < rows; ++r)
       for (int s = 0; s < K / 32; ++s) {
@@ -147,6 +147,7 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
             1, false, [&](int k, int) { return c[k]; }, [&](int k, int, std::int16_t v) { out[k] = v; });
         i16_base[static_cast<std::size_t>(r) * (K / 32) + s] = static_cast<std::int8_t>(base);
         i16_l1[static_cast<std::size_t>(r) * (K / 32) + s] = l1;
+        for (int k = 0; k < 32; ++k) nan |= (c[k] & 0x7F) == 0x7F;  // the form alone still flags NaN codes
       }
 }
 
@@ -183,8 +184,8 @@ void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrd
   b.i16_max.resize(int16 ? static_cast<std::size_t>(b.K / 32) : 0);
   if (int16 && path == SimdPath::avx512vnni) {
     for (int s = 0; s < b.K / 32; ++s)
-      int16_form_b_avx512(b.codes.data() + 32 * s, b.N, b.K, b.i16.data() + static_cast<std::size_t>(32) * b.N * s,
-                          b.i16_base.data() + s, b.i16_max.data() + s);
+      b.nan |= int16_form_b_avx512(b.codes.data() + 32 * s, b.N, b.K, b.i16.data() + static_cast<std::size_t>(32) * b.N * s,
+                                   b.i16_base.data() + s, b.i16_max.data() + s);
   } else if (int16)
     for (int s = 0; s < b.K / 32; ++s) {
       // k pairs: element (k, n) of the step at 2 N (k / 2) + 2 n + (k & 1)
@@ -194,6 +195,8 @@ void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrd
           [&](int k, int n, std::int16_t v) { out[static_cast<std::size_t>(2) * b.N * (k >> 1) + 2 * n + (k & 1)] = v; });
       b.i16_base[static_cast<std::size_t>(s)] = static_cast<std::int8_t>(base);
       b.i16_max[static_cast<std::size_t>(s)] = mx;
+      for (int n = 0; n < b.N; ++n)
+        for (int k = 0; k < 32; ++k) b.nan |= (b.codes[static_cast<std::size_t>(n) * b.K + 32 * s + k] & 0x7F) == 0x7F;
     }
 }
 
@@ -263,8 +266,12 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
     g.eb = b.e.empty() ? nullptr : b.e.data() + static_cast<std::size_t>(b_k0) * b.N;
     g.eb16 = b.e16.empty() ? nullptr : b.e16.data() + static_cast<std::size_t>(b_k0) * b.N;
   } else {
-    g.a64 = a.v64.data() + a_k0;
-    g.b64 = b.v64.data() + static_cast<std::size_t>(b_k0) * b.N;
+    if (!a.v64.empty()) g.a64 = a.v64.data() + a_k0;
+    if (!b.v64.empty()) g.b64 = b.v64.data() + static_cast<std::size_t>(b_k0) * b.N;
+    g.a_codes = a.codes.data() + a_k0;
+    g.b_codes = b.codes.data() + b_k0;
+    g.ldb_codes = b.K;
+    g.value64 = code_table().value64;
     if (!a.i16.empty() && !b.i16.empty()) {  // the integer form (kDecodeInt16), at k-step granularity
       g.a16 = a.i16.data() + a_k0;
       g.a16_base = a.i16_base.data() + a_k0 / 32;

@@ -49,6 +49,13 @@ struct KStepArgs {
   const std::int16_t* b16;
   const std::int8_t* b16_base;
   const std::int32_t* b16_max;
+  // The codes themselves (logical k order: A [r][lda] like a64, B [n][ldb_codes]) and the value of
+  // every code as binary64 (gemm.hpp: CodeTable::value64): where a64 / b64 are not decoded (the
+  // VNNI path), its binary64 step reads the values through them.
+  const e4m3_t* a_codes;
+  const e4m3_t* b_codes;
+  int ldb_codes;
+  const double* value64;
 };
 using KStepKernel = void (*)(const KStepArgs&);
 
@@ -117,8 +124,9 @@ KernelSet kernels_avx512vnni();  // ... and AVX512-VNNI
 // The `zluda` integer form (gemm.hpp: kDecodeInt16) decoded with AVX-512 BW (valid where the
 // avx512vnni path is): A's `groups` k-steps of 32 codes at codes + 32 i into out + 32 i, base[i],
 // l1[i]; B's k-step at codes[n * K + k] (k < 32, n < N) into out (k pairs [k/2][n][2]), *base, *max.
-void int16_form_a_avx512(const e4m3_t* codes, int groups, std::int16_t* out, std::int8_t* base, std::int32_t* l1);
-void int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, std::int8_t* base, std::int32_t* max);
+// Both return whether a NaN code (0x7F / 0xFF) was seen (such operands go to mma_dot).
+bool int16_form_a_avx512(const e4m3_t* codes, int groups, std::int16_t* out, std::int8_t* base, std::int32_t* l1);
+bool int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, std::int8_t* base, std::int32_t* max);
 
 
 }  // namespace enc5::engine

@@ -17,7 +17,9 @@
 // (< 2^31), the power-of-two scale is exact (a multiple of 2^-18 far inside the range), and the FMA
 // with C (f16 -> binary64 exact) adds exactly: every partial sum of C and products is a multiple
 // of 2^-24 below 2^22.8, 47 significant bits (kernels_impl.hpp's proof). The binary64 -> binary32
-// -> f16 conversions are the model's two roundings, as in kernels_avx512.cpp.
+// -> f16 conversions are the model's two roundings, as in kernels_avx512.cpp. Where every integer
+// sum of a tile is below 2^24 it is exact in binary32 as well, and one binary32 FMA (sum times the
+// scale, plus C) rounds the exact value once: the same f32_RN, cheaper.
 // Signs of zero: an integer sum has none. A zero integer sum plus C is C's zero sign under IEEE
 // addition ((+0) + C), which is right except where C = -0 and every product is -0 as well
 // (mma.cpp: -0 only when C and all products are -0); tiles with an element whose integer sum is 0
@@ -58,13 +60,20 @@ template <int R, int NV>
       acc[r][2 * v] = low8_pd(cf);
       acc[r][2 * v + 1] = high8_pd(cf);
     }
-  const double* a64 = g.a64 + 32 * s;
-  const double* b64 = g.b64 + static_cast<std::ptrdiff_t>(32) * g.N * s;
+  // The binary64 values: decoded (a64, b64) or looked up from the codes (the VNNI path decodes
+  // only the integer form; this step is the exception).
+  double bt[32][16 * NV];
+  const double* b64 = g.b64 ? g.b64 + static_cast<std::ptrdiff_t>(32) * g.N * s + n0 : &bt[0][0];
+  const int ldb = g.b64 ? g.N : 16 * NV;
+  if (!g.b64)
+    for (int n = 0; n < 16 * NV; ++n)
+      for (int k = 0; k < 32; ++k) bt[k][n] = g.value64[g.b_codes[static_cast<std::ptrdiff_t>(n0 + n) * g.ldb_codes + 32 * s + k]];
   for (int k = 0; k < 32; ++k) {
     __m512d b[2 * NV];
-    for (int u = 0; u < 2 * NV; ++u) b[u] = _mm512_loadu_pd(b64 + k * g.N + n0 + 8 * u);
+    for (int u = 0; u < 2 * NV; ++u) b[u] = _mm512_loadu_pd(b64 + k * ldb + 8 * u);
     for (int r = 0; r < R; ++r) {
-      const __m512d a = _mm512_set1_pd(a64[(r0 + r) * g.lda + k]);
+      const int at = (r0 + r) * g.lda + 32 * s + k;
+      const __m512d a = _mm512_set1_pd(g.a64 ? g.a64[at] : g.value64[g.a_codes[at]]);
       for (int u = 0; u < 2 * NV; ++u) acc[r][u] = _mm512_fmadd_pd(a, b[u], acc[r][u]);  // exact
     }
   }
@@ -102,7 +111,8 @@ void zluda_tile(const KStepArgs& g, int r0, int n0) {
     __m512i isum[R][NV];
     for (int r = 0; r < R; ++r)
       for (int v = 0; v < NV; ++v) isum[r][v] = _mm512_setzero_si512();
-    for (int j = 0; j < 16; ++j) {  // k pairs 2j, 2j + 1
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; ++j) {  // k pairs 2j, 2j + 1 (unrolled: GCC otherwise copies the accumulators every pair)
       __m512i bk[NV];
       for (int v = 0; v < NV; ++v) bk[v] = _mm512_loadu_si512(b16 + 2 * g.N * j + 2 * (n0 + 16 * v));
       for (int r = 0; r < R; ++r) {
@@ -120,6 +130,24 @@ void zluda_tile(const KStepArgs& g, int r0, int n0) {
                       _mm256_cmpeq_epi16_mask(c[r][v], _mm256_set1_epi16(static_cast<short>(0x8000)));
     if (minus_zero) {
       kstep_f64<R, NV>(g, r0, n0, s, c);
+      continue;
+    }
+    // Where every integer sum of the tile is below 2^24 it is exact in binary32 too, and one
+    // binary32 FMA of it (times the power-of-two scale) with C is f32_RN of the exact sum: the
+    // model's f32 rounding, without the binary64 detour (which stays for larger sums).
+    __mmask16 large = 0;
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v) large |= _mm512_cmpgt_epu32_mask(_mm512_abs_epi32(isum[r][v]), _mm512_set1_epi32(0xFFFFFF));
+    if (!large) {
+      for (int r = 0; r < R; ++r) {
+        const int e = g.a16_base[(r0 + r) * steps + s] + g.b16_base[s] - 18;  // -18 .. 10
+        const __m512 scale = _mm512_castsi512_ps(_mm512_set1_epi32((127 + e) << 23));
+        for (int v = 0; v < NV; ++v) {
+          const __m512 f = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum[r][v]), scale, _mm512_cvtph_ps(c[r][v]));
+          const __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
+          c[r][v] = _mm256_mask_blend_epi16(nan, _mm512_cvtps_ph(f, kRoundNearest), _mm256_set1_epi16(0x7FFF));
+        }
+      }
       continue;
     }
     for (int r = 0; r < R; ++r) {
@@ -149,7 +177,8 @@ void zluda_rows(const KStepArgs& g, int r0) {
   for (; n0 < g.N; n0 += 16) zluda_tile<R, 1>(g, r0, n0);
 }
 
-// Reads a64 / b64 and, where the operands have it, the integer form (gemm.hpp: kDecodeInt16).
+// Reads the integer form (gemm.hpp: kDecodeInt16) where the operands have it, and a64 / b64 or
+// the codes for the binary64 steps.
 void zluda_kstep_vnni(const KStepArgs& g) {
   int r = 0;
   for (; r + 4 <= g.rows; r += 4) zluda_rows<4>(g, r);
@@ -163,6 +192,7 @@ struct IntLanes {
   __m512i mag;  // M
   __m512i sh;   // sh
   __mmask32 neg;
+  __mmask32 nan;    // the NaN codes
   unsigned shifts;  // bit sh set for every nonzero value's sh
 };
 inline IntLanes int_lanes(const e4m3_t* src) {
@@ -175,6 +205,7 @@ inline IntLanes int_lanes(const e4m3_t* src) {
   l.mag = _mm512_mask_add_epi16(f, _mm512_test_epi16_mask(e, e), f, _mm512_set1_epi16(8));  // f < 8: add = or
   l.sh = _mm512_subs_epu16(e, _mm512_set1_epi16(1));
   l.neg = _mm512_test_epi16_mask(c, _mm512_set1_epi16(0x80));
+  l.nan = _mm512_cmpeq_epi16_mask(m, _mm512_set1_epi16(0x7F));
   const __m512i bit = _mm512_maskz_sllv_epi16(_mm512_test_epi16_mask(m, m), _mm512_set1_epi16(1), l.sh);
   const __m512i both = _mm512_or_si512(bit, _mm512_srli_epi32(bit, 16));  // the two halves of each dword
   l.shifts = static_cast<unsigned>(_mm512_reduce_or_epi32(both)) & 0xFFFFu;
@@ -189,9 +220,11 @@ inline __m512i int_values(const IntLanes& l, int base) {
 }  // namespace
 
 // Same values as gemm.cpp's portable int16_kstep (tested against it: EngineGemm.IntegerFormDecoders).
-void int16_form_a_avx512(const e4m3_t* codes, int groups, std::int16_t* out, std::int8_t* base, std::int32_t* l1) {
+bool int16_form_a_avx512(const e4m3_t* codes, int groups, std::int16_t* out, std::int8_t* base, std::int32_t* l1) {
+  __mmask32 nan = 0;
   for (int i = 0; i < groups; ++i) {
     const IntLanes l = int_lanes(codes + 32 * i);
+    nan |= l.nan;
     const int lo = l.shifts ? __builtin_ctz(l.shifts) : 0, hi = l.shifts ? 31 - __builtin_clz(l.shifts) : 0;
     base[i] = static_cast<std::int8_t>(lo);
     if (hi - lo > 11) {  // no int16 form (the values are never read)
@@ -203,16 +236,22 @@ void int16_form_a_avx512(const e4m3_t* codes, int groups, std::int16_t* out, std
     const __m512i mag = _mm512_madd_epi16(_mm512_abs_epi16(v), _mm512_set1_epi16(1));  // exact: 2 x 30720
     l1[i] = _mm512_reduce_add_epi32(mag);
   }
+  return nan != 0;
 }
 
-void int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, std::int8_t* base, std::int32_t* max) {
+bool int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, std::int8_t* base, std::int32_t* max) {
   unsigned shifts = 0;
-  for (int n = 0; n < N; ++n) shifts |= int_lanes(codes + static_cast<std::ptrdiff_t>(n) * K).shifts;
+  __mmask32 nan = 0;
+  for (int n = 0; n < N; ++n) {
+    const IntLanes l = int_lanes(codes + static_cast<std::ptrdiff_t>(n) * K);
+    shifts |= l.shifts;
+    nan |= l.nan;
+  }
   const int lo = shifts ? __builtin_ctz(shifts) : 0, hi = shifts ? 31 - __builtin_clz(shifts) : 0;
   *base = static_cast<std::int8_t>(lo);
   if (hi - lo > 11) {
     *max = -1;
-    return;
+    return nan != 0;
   }
   // Column n's values as 16 k pairs (dwords), pair j to dword N j + n of the step.
   const __m512i index = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(N));
@@ -224,6 +263,7 @@ void int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, s
   }
   const __m512i m32 = _mm512_max_epu32(_mm512_and_si512(mx, _mm512_set1_epi32(0xFFFF)), _mm512_srli_epi32(mx, 16));
   *max = static_cast<std::int32_t>(_mm512_reduce_max_epu32(m32));
+  return nan != 0;
 }
 
 KernelSet kernels_avx512vnni() {
