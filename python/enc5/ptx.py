@@ -68,7 +68,7 @@ def _param(p, i: int) -> str:
 
 def ptx_launch(ptx, *, entry: str | None = None, grid, block, buffers: Mapping | None = None, params: Sequence = (),
                shared: int = 0, textures: Mapping | None = None, surfaces: Mapping | None = None, profile: str = "ada",
-               threads: int = 0, max_instructions: int = 400_000_000, return_stats: bool = False):
+               threads: int = 0, max_instructions: int | None = None, return_stats: bool = False):
     """Runs `entry` of a PTX module (a file path, or the PTX text itself when it contains a newline)
     on a grid of CTAs in enc5's PTX interpreter and returns {name: array} of every buffer and
     surface after the launch.
@@ -84,6 +84,7 @@ def ptx_launch(ptx, *, entry: str | None = None, grid, block, buffers: Mapping |
     surfaces      {name: (width, height) | float16 (h, w, 4)}: zero or the given texels; comes back
                   as float16 (h, w, 4)
     profile       'ada', 'zluda' or 'hopper'; threads: CTAs in parallel (0 = all)
+    max_instructions  per warp, before a run is stopped as an endless loop (None: the interpreter's bound)
     return_stats  also return the run's counters: (outputs, {ctas, warp_instructions, ...})
     """
     if isinstance(ptx, os.PathLike) or (isinstance(ptx, str) and "\n" not in ptx):
@@ -96,7 +97,7 @@ def ptx_launch(ptx, *, entry: str | None = None, grid, block, buffers: Mapping |
         raise ValueError(f"profile: expected one of {', '.join(PROFILES)}, found {profile!r}")
     if entry is None:
         raise TypeError("entry: give the entry's name (entry='...')")
-    for name, v in (("shared", shared), ("threads", threads), ("max_instructions", max_instructions)):
+    for name, v in (("shared", shared), ("threads", threads), ("max_instructions", 0 if max_instructions is None else max_instructions)):
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0 or v >= 2**63:
             raise ValueError(f"{name}: expected a non-negative integer, found {v!r}")
 
@@ -143,7 +144,7 @@ def ptx_launch(ptx, *, entry: str | None = None, grid, block, buffers: Mapping |
 
     pstrings = [_param(p, i) for i, p in enumerate(params)]
     out, stats = _enc5.ptx_launch(path, text, entry, _dim3(grid, "grid"), _dim3(block, "block"), int(shared), bufs, pstrings,
-                                  texs, surfs, profile, int(threads), int(max_instructions))
+                                  texs, surfs, profile, int(threads), None if max_instructions is None else int(max_instructions))
     result = {}
     for name, b in out.items():
         if name in shapes:

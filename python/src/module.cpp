@@ -511,7 +511,7 @@ void bind_ptx(nb::module_& m) {
                          std::vector<std::pair<std::string, In<std::uint8_t>>> buffers, const std::vector<std::string>& params,
                          std::vector<std::tuple<std::string, In<std::uint16_t>, int, int, std::string>> textures,
                          std::vector<std::tuple<std::string, In<std::uint8_t>, int, int, std::size_t>> surfaces, const std::string& profile,
-                         int threads, std::uint64_t max_instructions) {
+                         int threads, std::optional<std::uint64_t> max_instructions) {
     using namespace enc5::ptx;
     const auto module = text ? parse_module(*text, path) : load_module(path);
     LaunchSpec s;
@@ -555,7 +555,7 @@ void bind_ptx(nb::module_& m) {
     enc5::ptx::RunOptions o;
     o.profile = &profile_named(profile);
     o.threads = threads;
-    o.max_warp_instructions = max_instructions;
+    if (max_instructions) o.max_warp_instructions = *max_instructions;  // else the interpreter's default bound
     enc5::ptx::RunStats st;
     {
       nb::gil_scoped_release release;
@@ -577,7 +577,7 @@ void bind_ptx(nb::module_& m) {
     stats["mma"] = st.mma;
     return nb::make_tuple(out, stats);
   }, "path"_a, "text"_a.none(), "entry"_a, "grid"_a, "block"_a, "shared"_a, "buffers"_a, "params"_a, "textures"_a, "surfaces"_a, "profile"_a,
-     "threads"_a, "max_instructions"_a);
+     "threads"_a, "max_instructions"_a.none());
 }
 
 }  // namespace

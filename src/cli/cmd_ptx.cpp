@@ -479,7 +479,8 @@ message naming the option and the value, and writes nothing.
   --profile ada|zluda|hopper
                         instruction semantics (default ada)
   --threads N           CTAs in parallel (default 0 = all hardware threads); output is identical
-  --max-instructions N  per warp, before a run is stopped as an endless loop (default 400000000)
+  --max-instructions N  per warp, before a run is stopped as an endless loop (default: the
+                        interpreter's own bound, docs/ptx.md)
   -o, --out DIR         output folder
   -h, --help            this text
 
@@ -494,7 +495,7 @@ struct LaunchArgs {
   std::uint64_t shared = 0;
   std::vector<std::string> buffers, params, textures, surfaces;
   int threads = 0;
-  long long max_instructions = 400'000'000;
+  long long max_instructions = 0;  // 0: RunOptions' default bound
   bool help = false;
 };
 
@@ -706,7 +707,7 @@ int cmd_launch_ptx(const LaunchArgs& a) {
   ptx::RunOptions o;
   o.profile = find_profile(a.profile);
   o.threads = a.threads;
-  o.max_warp_instructions = static_cast<std::uint64_t>(a.max_instructions);
+  if (a.max_instructions) o.max_warp_instructions = static_cast<std::uint64_t>(a.max_instructions);
   std::printf("enc5 ptx launch: %s, entry %s, grid %u,%u,%u, block %u,%u,%u, shared %llu, profile %s\n", a.file.c_str(), spec.entry.c_str(),
               spec.grid.x, spec.grid.y, spec.grid.z, spec.block.x, spec.block.y, spec.block.z, static_cast<unsigned long long>(spec.dynamic_shared),
               a.profile.c_str());
