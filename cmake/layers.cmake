@@ -9,13 +9,13 @@ set(ENC5_LAYERS
   "numerics:base"                # one function per PTX instruction, the profiles, mma fragment maps
   "layout:numerics"              # layouts as data
   "model:layout"                 # phase program, weight image, readings, the golden model
-  "assets:model"                 # synthetic weights and frames (demo, tests, benches)
+  "assets:model"                 # synthetic weights and frames (demo, tests, benches), settle --oracle's launches
   "io:model"                     # file formats
   "engine:model"                 # the fast CPU engine
   "api:engine"                   # LaunchParams, run_frame
   "capture:api,io,assets"        # d4r's launch dumps and replay captures
   "ptx:model"                    # the generic PTX interpreter (texture/surface objects only)
   "cuda:api,io,assets"           # the CUDA port's host code and enc5-gpu
-  "bridge:ptx,capture"           # enc5's launch run by the PTX interpreter
+  "bridge:ptx,capture"           # launches run by the PTX interpreter: enc5's, and any kernel's
   "cli:bridge,cuda"              # the enc5 command
 )
