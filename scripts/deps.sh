@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages enc5 needs, only those that are missing (silent when all are there).
 set -euo pipefail
-need=(g++ cmake ninja-build libgtest-dev libbenchmark-dev openexr libopenexr-dev libopenblas-dev)
+need=(g++ cmake ninja-build libgtest-dev libbenchmark-dev openexr libopenexr-dev libopenblas-dev libmpfr-dev)
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

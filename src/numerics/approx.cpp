@@ -21,6 +21,7 @@
 #include <limits>
 
 #include "numerics/f16.hpp"
+#include "numerics/f32.hpp"
 #include "numerics/round_detail.hpp"
 
 // The correctly rounded f32 operations below (1.0f / x, a / b, a * b, a + b) rely on binary32
@@ -33,9 +34,7 @@ namespace {
 
 using detail::u128;
 
-constexpr std::uint32_t kF32CanonicalNaN = 0x7FFFFFFFu;
-
-float canonical_nan() { return std::bit_cast<float>(kF32CanonicalNaN); }
+float canonical_nan() { return f32_canonical_nan(); }  // numerics/f32.hpp: the one definition
 
 bool is_subnormal(float x) { return x != 0.0f && std::fabs(x) < FLT_MIN; }
 

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <cfenv>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -19,6 +18,7 @@
 #include "numerics/approx.hpp"
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
+#include "numerics/f32.hpp"
 #include "numerics/mma.hpp"
 #include "numerics/warp.hpp"
 #include "ptx/ir.hpp"
@@ -72,53 +72,18 @@ inline std::int64_t sext(std::uint64_t x, int w) {
 }
 inline float f32(std::uint64_t x) { return std::bit_cast<float>(static_cast<std::uint32_t>(x)); }
 inline double f64(std::uint64_t x) { return std::bit_cast<double>(x); }
-inline std::uint64_t bits(float f) {
-  if (std::isnan(f)) return 0x7FFFFFFFu;  // NVIDIA's canonical binary32 NaN (numerics/approx.cpp)
-  return std::bit_cast<std::uint32_t>(f);
-}
-inline std::uint64_t bits(double d) {
-  if (std::isnan(d)) return 0x7FFFFFFFFFFFFFFFull;
-  return std::bit_cast<std::uint64_t>(d);
-}
-inline float ftz(float x, bool on) { return on ? ftz_f32(x) : x; }
-inline float sat01(float x) { return std::isnan(x) ? 0.0f : std::min(1.0f, std::max(0.0f, x)); }
-
-// min/max of PTX: one NaN -> the other operand; both NaN -> canonical NaN; -0 < +0.
-template <class F>
-F fmin_ptx(F a, F b) {
-  if (std::isnan(a)) return b;
-  if (std::isnan(b)) return a;
-  if (a == b) return std::signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-template <class F>
-F fmax_ptx(F a, F b) {
-  if (std::isnan(a)) return b;
-  if (std::isnan(b)) return a;
-  if (a == b) return std::signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-
-// Float -> integer: round per mode, NaN -> 0, saturate to the destination's range (PTX cvt).
-std::uint64_t float_to_int(double v, Rnd r, Type dt) {
-  if (std::isnan(v)) return 0;
+// Register bits of a float result; NaN results are already canonical (numerics/f32).
+inline std::uint64_t bits(float f) { return std::bit_cast<std::uint32_t>(f); }
+inline std::uint64_t bits(double d) { return std::bit_cast<std::uint64_t>(d); }
+inline float ftz(float x, bool on) { return on ? f32_flush(x) : x; }
+// The rounding direction of an f32/f64 instruction or cvt (.rni etc. round to integral values).
+inline Round round_of(Rnd r) {
   switch (r) {
-    case Rnd::rni: v = std::nearbyint(v); break;  // default FP environment: ties to even
-    case Rnd::rzi: v = std::trunc(v); break;
-    case Rnd::rmi: v = std::floor(v); break;
-    case Rnd::rpi: v = std::ceil(v); break;
-    default: break;
+    case Rnd::rz: case Rnd::rzi: return Round::rz;
+    case Rnd::rm: case Rnd::rmi: return Round::rm;
+    case Rnd::rp: case Rnd::rpi: return Round::rp;
+    default: return Round::rn;
   }
-  const int w = type_bits(dt);
-  if (type_is_signed(dt)) {
-    const double lo = -std::ldexp(1.0, w - 1), hi = std::ldexp(1.0, w - 1);
-    if (v < lo) return trunc(static_cast<std::uint64_t>(-(static_cast<__int128>(1) << (w - 1))), w);
-    if (v >= hi) return trunc((1ull << (w - 1)) - 1, w);
-    return trunc(static_cast<std::uint64_t>(static_cast<std::int64_t>(v)), w);
-  }
-  if (v <= 0) return 0;
-  if (v >= std::ldexp(1.0, w)) return trunc(~0ull, w);
-  return static_cast<std::uint64_t>(v);
 }
 
 // Source value of a float type as a double (exact).
@@ -425,7 +390,9 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
         if ((mask & ~am) != 0) fr.pc++;
         continue;
       case Op::trap:
-        fail("trap executed", std::countr_zero(am | (am == 0 ? 1u : 0u)));
+        // A guarded trap traps only where its guard holds (issue 18: `@%p trap`).
+        if (am == 0) { fr.pc++; continue; }
+        fail("trap executed (the kernel aborted)", std::countr_zero(am));
       case Op::bar: {
         if (am == 0) { fr.pc++; continue; }
         const std::uint32_t live = ~w.exited & kFull;
@@ -524,20 +491,31 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
         LANES v[l] = trunc(a[l] - b[l], wd);
       }
       break;
-    case Op::add_cc: case Op::addc: case Op::sub_cc: case Op::subc: {
-      const bool use_carry = in.op == Op::addc || in.op == Op::subc;
-      const bool set_carry = in.op == Op::add_cc || in.op == Op::sub_cc || in.sub;
+    case Op::add_cc: case Op::addc: case Op::sub_cc: case Op::subc: case Op::mad_cc: {
+      // The carry family (PTX ISA 9.7.2). CC.CF is the carry out of a binary addition; a
+      // subtraction is a + ~b + carry-in (carry-in 1 for sub.cc, CC.CF for subc), so after a
+      // borrow CC.CF = 0: carry = not borrow, as NVIDIA GPUs do and as multi-word subtraction
+      // chains need (docs/readings.md "ptx-sub-carry"). mad.cc/madc add c (+ CC.CF) to the .lo or
+      // .hi half of a*b.
       const bool is_sub = in.op == Op::sub_cc || in.op == Op::subc;
+      const bool use_carry = in.op == Op::addc || in.op == Op::subc || (in.op == Op::mad_cc && (in.sub & kCarryIn));
+      const bool set_carry = in.op == Op::add_cc || in.op == Op::sub_cc || (in.op == Op::mad_cc ? (in.sub & kCarryOut) != 0 : in.sub != 0);
+      const std::uint64_t mask = wd >= 64 ? ~0ull : (1ull << wd) - 1;
       std::uint32_t carry = 0;
       LANES {
-        const std::uint64_t x = trunc(a[l], wd), y = trunc(b[l], wd);
-        const std::uint64_t ci = use_carry ? ((w.carry >> l) & 1) : 0;
-        unsigned __int128 r;
-        std::uint64_t co;
-        if (!is_sub) { r = static_cast<unsigned __int128>(x) + y + ci; co = static_cast<std::uint64_t>(r >> wd) & 1; }
-        else { r = static_cast<unsigned __int128>(x) - y - ci; co = static_cast<std::uint64_t>(r >> wd) & 1; }  // borrow
-        v[l] = trunc(static_cast<std::uint64_t>(r), wd);
-        carry |= static_cast<std::uint32_t>(co) << l;
+        std::uint64_t x = trunc(a[l], wd), y = trunc(b[l], wd);
+        if (in.op == Op::mad_cc) {
+          const unsigned __int128 p = sg ? static_cast<unsigned __int128>(static_cast<__int128>(sext(a[l], wd)) * sext(b[l], wd))
+                                         : static_cast<unsigned __int128>(x) * y;
+          x = static_cast<std::uint64_t>((in.flags & kHi) ? p >> wd : p) & mask;
+          y = trunc(c[l], wd);
+        } else if (is_sub) {
+          y = ~y & mask;
+        }
+        const std::uint64_t ci = use_carry ? ((w.carry >> l) & 1) : (is_sub ? 1 : 0);
+        const unsigned __int128 r = static_cast<unsigned __int128>(x) + y + ci;
+        v[l] = static_cast<std::uint64_t>(r) & mask;
+        carry |= static_cast<std::uint32_t>(static_cast<std::uint64_t>(r >> wd) & 1) << l;
       }
       if (set_carry) w.carry = (w.carry & ~am) | (carry & am);
       break;
@@ -765,8 +743,10 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
     }
     case Op::slct:
       LANES {
-        // slct: c >= 0 selects a (-0 included); a NaN c selects b.
-        const bool ge = in.t2 == Type::f32 ? (!std::isnan(f32(c[l])) && f32(c[l]) >= 0.0f) : sext(c[l], 32) >= 0;
+        // slct: c >= 0 selects a (-0 included); a NaN c selects b; .ftz flushes a subnormal c to a
+        // zero of its sign first (PTX ISA 9.7.8.3), so -denormal selects a.
+        const float cf = ftz(f32(c[l]), (in.flags & kFtz) != 0);
+        const bool ge = in.t2 == Type::f32 ? (!std::isnan(cf) && cf >= 0.0f) : sext(c[l], 32) >= 0;
         v[l] = trunc(ge ? a[l] : b[l], wd);
       }
       break;
@@ -834,54 +814,62 @@ void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std:
       }
       break;
     }
-    case Type::f32:
+    case Type::f32: {
+      const Round rd = round_of(in.rnd);
+      const bool nan_wins = in.sub2 & kMinMaxNaN;
       LANES {
-        const float x = f32(a[l]), y = b ? f32(b[l]) : 0.0f, z = c ? f32(c[l]) : 0.0f;
+        const float x = ftz(f32(a[l]), fz), y = b ? ftz(f32(b[l]), fz) : 0.0f, z = c ? ftz(f32(c[l]), fz) : 0.0f;
         float r = 0;
         switch (in.op) {
-          case Op::fadd: r = fz ? add_ftz_f32(x, y) : x + y; break;
-          case Op::fsub: r = fz ? add_ftz_f32(x, -y) : x - y; break;
-          case Op::fmul: r = fz ? mul_ftz_f32(x, y) : x * y; break;
-          case Op::ffma: r = ftz(std::fma(ftz(x, fz), ftz(y, fz), ftz(z, fz)), fz); break;
-          case Op::fdiv: r = (in.flags & kApprox) ? div_approx_ftz_f32(x, y) : ftz(ftz(x, fz) / ftz(y, fz), fz); break;
-          case Op::fmin: r = fmin_ptx(ftz(x, fz), ftz(y, fz)); break;
-          case Op::fmax: r = fmax_ptx(ftz(x, fz), ftz(y, fz)); break;
-          case Op::fabs: v[l] = std::bit_cast<std::uint32_t>(ftz(x, fz)) & 0x7FFFFFFFu; continue;
-          case Op::fneg: v[l] = std::bit_cast<std::uint32_t>(ftz(x, fz)) ^ 0x80000000u; continue;
-          case Op::fsqrt: r = ftz(std::sqrt(ftz(x, fz)), fz); break;
-          case Op::frcp: r = (in.flags & kApprox) ? rcp_approx_ftz_f32(x) : ftz(1.0f / ftz(x, fz), fz); break;
+          // add/mul.ftz.f32 without a rounding modifier: numerics/approx's definition (E61).
+          case Op::fadd: r = fz && in.rnd == Rnd::none ? add_ftz_f32(x, y) : f32_add(x, y, rd); break;
+          case Op::fsub: r = f32_sub(x, y, rd); break;
+          case Op::fmul: r = fz && in.rnd == Rnd::none ? mul_ftz_f32(x, y) : f32_mul(x, y, rd); break;
+          case Op::ffma: r = f32_fma(x, y, z, rd); break;
+          case Op::fdiv: r = (in.flags & kApprox) ? div_approx_ftz_f32(x, y) : f32_div(x, y, rd); break;
+          case Op::fmin: r = f32_min(x, y, nan_wins); break;
+          case Op::fmax: r = f32_max(x, y, nan_wins); break;
+          case Op::fabs: v[l] = std::bit_cast<std::uint32_t>(x) & 0x7FFFFFFFu; continue;
+          case Op::fneg: v[l] = std::bit_cast<std::uint32_t>(x) ^ 0x80000000u; continue;
+          case Op::fsqrt: r = f32_sqrt(x, rd); break;
+          case Op::frcp: r = (in.flags & kApprox) ? rcp_approx_ftz_f32(x) : f32_rcp(x, rd); break;
           case Op::frsqrt: r = rsqrt_approx_ftz_f32(x); break;
           case Op::fex2: r = ex2_approx_ftz_f32(x); break;
           case Op::fcopysign: v[l] = (static_cast<std::uint32_t>(a[l]) & 0x80000000u) | (static_cast<std::uint32_t>(b[l]) & 0x7FFFFFFFu); continue;
           default: fail("operation not supported on f32");
         }
-        if (sat) r = sat01(r);
+        r = ftz(r, fz);
+        if (sat) r = f32_sat(r);
         v[l] = bits(r);
       }
       break;
-    case Type::f64:
+    }
+    case Type::f64: {
+      const Round rd = round_of(in.rnd);
+      const bool nan_wins = in.sub2 & kMinMaxNaN;
       LANES {
         const double x = f64(a[l]), y = b ? f64(b[l]) : 0.0, z = c ? f64(c[l]) : 0.0;
         double r = 0;
         switch (in.op) {
-          case Op::fadd: r = x + y; break;
-          case Op::fsub: r = x - y; break;
-          case Op::fmul: r = x * y; break;
-          case Op::ffma: r = std::fma(x, y, z); break;
-          case Op::fdiv: r = x / y; break;
-          case Op::fmin: r = fmin_ptx(x, y); break;
-          case Op::fmax: r = fmax_ptx(x, y); break;
+          case Op::fadd: r = f64_add(x, y, rd); break;
+          case Op::fsub: r = f64_sub(x, y, rd); break;
+          case Op::fmul: r = f64_mul(x, y, rd); break;
+          case Op::ffma: r = f64_fma(x, y, z, rd); break;
+          case Op::fdiv: r = f64_div(x, y, rd); break;
+          case Op::fmin: r = f64_min(x, y, nan_wins); break;
+          case Op::fmax: r = f64_max(x, y, nan_wins); break;
           case Op::fabs: v[l] = a[l] & 0x7FFFFFFFFFFFFFFFull; continue;
           case Op::fneg: v[l] = a[l] ^ 0x8000000000000000ull; continue;
-          case Op::fsqrt: r = std::sqrt(x); break;
-          case Op::frcp: r = 1.0 / x; break;
+          case Op::fsqrt: r = f64_sqrt(x, rd); break;
+          case Op::frcp: r = f64_rcp(x, rd); break;
           case Op::fcopysign: v[l] = (a[l] & 0x8000000000000000ull) | (b[l] & 0x7FFFFFFFFFFFFFFFull); continue;
           default: fail("operation not supported on f64");
         }
-        if (sat) r = std::isnan(r) ? 0.0 : std::min(1.0, std::max(0.0, r));
+        if (sat) r = f64_sat(r);
         v[l] = bits(r);
       }
       break;
+    }
     default:
       fail("unsupported float type");
   }
@@ -918,50 +906,47 @@ void Cta::exec_cvt(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
             v[l] = trunc(type_is_signed(st) ? static_cast<std::uint64_t>(sext(x, sw)) : trunc(x, sw), dw);
           }
         } else if (!df && sf) {
-          v[l] = float_to_int(float_value(x, st, fz), in.rnd, dt);
+          v[l] = f64_to_int(float_value(x, st, fz), round_of(in.rnd), dw, type_is_signed(dt));
         } else if (df && !sf) {
-          // Integer -> float, round to nearest even (the CPU's default rounding).
+          // Integer -> float in the instruction's rounding direction (numerics/f32).
+          const bool ss = type_is_signed(st);
+          const std::uint64_t xv = ss ? static_cast<std::uint64_t>(sext(x, sw)) : trunc(x, sw);
           if (dt == Type::f16) {
-            const double dv = type_is_signed(st) ? static_cast<double>(sext(x, sw)) : static_cast<double>(trunc(x, sw));
-            v[l] = f64_to_f16(dv);
+            // .rn only (decoder): every integer that rounds to a finite f16 is exact in a double,
+            // and the larger ones round to Inf either way.
+            v[l] = f64_to_f16(int_to_f64(xv, ss, Round::rn));
           } else if (dt == Type::f32) {
-            const float fv = type_is_signed(st) ? static_cast<float>(sext(x, sw)) : static_cast<float>(trunc(x, sw));
-            v[l] = bits(sat ? sat01(fv) : fv);
+            const float fv = int_to_f32(xv, ss, round_of(in.rnd));
+            v[l] = bits(sat ? f32_sat(fv) : fv);
           } else {
-            const double dv = type_is_signed(st) ? static_cast<double>(sext(x, sw)) : static_cast<double>(trunc(x, sw));
-            v[l] = bits(sat ? (std::min(1.0, std::max(0.0, dv))) : dv);
+            const double dv = int_to_f64(xv, ss, round_of(in.rnd));
+            v[l] = bits(sat ? f64_sat(dv) : dv);
           }
-        } else {
-          // float -> float
-          if (dt == st) {
-            const double xv = float_value(x, st, fz);
-            double r = xv;
-            switch (in.rnd) {
-              case Rnd::rni: r = std::nearbyint(xv); break;
-              case Rnd::rzi: r = std::trunc(xv); break;
-              case Rnd::rmi: r = std::floor(xv); break;
-              case Rnd::rpi: r = std::ceil(xv); break;
-              default: break;
-            }
-            if (dt == Type::f32) { float fr = ftz(static_cast<float>(r), fz); if (sat) fr = sat01(fr); v[l] = bits(fr); }
-            else if (dt == Type::f64) { if (sat) r = std::isnan(r) ? 0.0 : std::min(1.0, std::max(0.0, r)); v[l] = bits(r); }
-            else fail("cvt on f16 with integer rounding is not supported");
-          } else if (dt == Type::f16) {
-            std::uint64_t h = st == Type::f32 ? f32_to_f16(ftz(f32(x), fz)) : f64_to_f16(f64(x));
-            if (sat) fail("cvt.sat to f16 is not supported");
-            v[l] = h;
-          } else if (dt == Type::f32) {
-            float r = st == Type::f16 ? f16_to_f32(static_cast<f16_t>(x)) : static_cast<float>(f64(x));
-            r = ftz(r, fz);
-            if (sat) r = sat01(r);
-            v[l] = bits(r);
-          } else {  // f64
-            double r = st == Type::f16 ? f16_to_f64(static_cast<f16_t>(x)) : static_cast<double>(ftz(f32(x), fz));
-            if (sat) r = std::isnan(r) ? 0.0 : std::min(1.0, std::max(0.0, r));
-            v[l] = bits(r);
+        } else if (dt == st) {
+          // cvt.rni/rzi/rmi/rpi.f32.f32 (and f64): round to an integral value in the same format.
+          if (dt == Type::f32) {
+            const float fr = ftz(f32_round_integral(ftz(f32(x), fz), round_of(in.rnd)), fz);
+            v[l] = bits(sat ? f32_sat(fr) : fr);
+          } else {
+            const double r = f64_round_integral(f64(x), round_of(in.rnd));
+            v[l] = bits(sat ? f64_sat(r) : r);
           }
+        } else if (dt == Type::f16) {
+          v[l] = st == Type::f32 ? f32_to_f16(ftz(f32(x), fz)) : f64_to_f16(f64(x));
+        } else if (dt == Type::f32) {
+          float r = st == Type::f16 ? f16_to_f32(static_cast<f16_t>(x)) : f64_to_f32(f64(x), round_of(in.rnd));
+          r = ftz(r, fz);
+          if (std::isnan(r)) r = f32_canonical_nan();
+          v[l] = bits(sat ? f32_sat(r) : r);
+        } else {  // f64 from f16 or f32: exact
+          double r = st == Type::f16 ? f16_to_f64(static_cast<f16_t>(x)) : static_cast<double>(ftz(f32(x), fz));
+          if (std::isnan(r)) r = f64_canonical_nan();
+          v[l] = bits(sat ? f64_sat(r) : r);
         }
       }
+      // A signed result is sign-extended to a wider destination register, the others are
+      // zero-extended (PTX ISA 9.4.1, Table 28: `cvt.s16.s8` into a .b32 register).
+      if (type_is_signed(dt) && in.dbits > dw) LANES v[l] = trunc(static_cast<std::uint64_t>(sext(v[l], dw)), in.dbits);
     }
   }
   put(R(w, d[0]), v, am);
@@ -984,7 +969,8 @@ void Cta::exec_mem(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
           if (in.op == Op::ld) {
             std::uint64_t x = 0;
             std::memcpy(&x, p + k * es, es);
-            R(w, d[k])[l] = sg ? static_cast<std::uint64_t>(sext(x, 8 * static_cast<int>(es))) : x;
+            // Sign- or zero-extended to the destination register's width (PTX ISA 9.4.1).
+            R(w, d[k])[l] = sg ? trunc(static_cast<std::uint64_t>(sext(x, 8 * static_cast<int>(es))), in.dbits) : x;
           } else {
             const std::uint64_t x = R(w, s[1 + k])[l];
             std::memcpy(p + k * es, &x, es);

@@ -23,7 +23,7 @@ const char* type_name(Type t);
 enum class Op : std::uint8_t {
   mov, pack, unpack, pmov, pnot, pand, por, pxor,
   add, sub, mul_lo, mul_hi, mul_wide, mad_lo, mad_hi, mad_wide, mul24_lo, mad24_lo, sad,
-  add_cc, addc, sub_cc, subc,
+  add_cc, addc, sub_cc, subc, mad_cc,
   div, rem, abs, neg, min, max, popc, clz, brev, bfind,
   and_, or_, xor_, not_, cnot, shl, shr, lop3, prmt, bfe, bfi,
   setp, selp, slct,
@@ -45,6 +45,10 @@ enum class AtomOp : std::uint8_t { add, min, max, inc, dec, and_, or_, xor_, exc
 
 inline constexpr std::uint8_t kFtz = 1, kSat = 2, kApprox = 4, kHi = 8, kTestFinite = 16, kTestInf = 32, kTestNan = 64,
                               kTestNormal = 128;
+// Inst::sub of the carry family (mad_cc; addc/subc use bit 0 for .cc).
+inline constexpr std::uint8_t kCarryIn = 1, kCarryOut = 2;
+// Inst::sub2 of min/max: the .NaN modifier (a NaN operand gives the canonical NaN).
+inline constexpr std::uint8_t kMinMaxNaN = 1;
 inline constexpr std::uint32_t kPredNeg = 0x80000000u;  // on a predicate operand: use !p
 inline constexpr std::uint32_t kNoIndex = 0xFFFFFFFFu;
 
@@ -57,6 +61,7 @@ struct Inst {
   std::uint8_t sub = 0;   // Cmp, Space, ShflMode, VoteMode, AtomOp, cvta direction, ...
   std::uint8_t sub2 = 0;  // BoolOp (setp), space of cvta, ...
   std::uint8_t nd = 0, ns = 0;  // destination and source operand counts
+  std::uint8_t dbits = 64;      // ld/cvt: the destination register's declared width (PTX ISA 9.4.1)
   bool guard_neg = false;
   bool trace = false;     // the last instruction of a traced statement
   std::uint32_t guard = kNoIndex;  // predicate register guarding it (@%p / @!%p)

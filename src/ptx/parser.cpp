@@ -46,6 +46,18 @@ Type parse_type(std::string_view s) {
   return Type::none;
 }
 
+Type bit_type(int bits) { return bits == 8 ? Type::b8 : bits == 16 ? Type::b16 : bits == 32 ? Type::b32 : Type::b64; }
+// The double-width type of mul.wide / mad.wide (PTX ISA 9.7.1.3).
+Type wide_type(Type t) {
+  switch (t) {
+    case Type::u16: return Type::u32;
+    case Type::s16: return Type::s32;
+    case Type::u32: return Type::u64;
+    case Type::s32: return Type::s64;
+    default: return Type::none;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Lexer
 
@@ -156,6 +168,7 @@ struct Mods {
   Space space = Space::generic;
   bool space_set = false;
   std::vector<std::string_view> words;  // every other modifier, checked by the decoders
+  std::vector<std::string_view> all;    // every modifier that is not a type, in order (check_modifiers)
   bool has(std::string_view w) const { return std::find(words.begin(), words.end(), w) != words.end(); }
 };
 
@@ -168,6 +181,7 @@ Mods split_opcode(std::string_view op) {
     const std::string_view w = op.substr(p + 1, q == std::string_view::npos ? std::string_view::npos : q - p - 1);
     p = q;
     if (Type t = parse_type(w); t != Type::none) { m.types.push_back(t); continue; }
+    m.all.push_back(w);
     if (w == "rn") m.rnd = Rnd::rn; else if (w == "rz") m.rnd = Rnd::rz; else if (w == "rm") m.rnd = Rnd::rm;
     else if (w == "rp") m.rnd = Rnd::rp; else if (w == "rni") m.rnd = Rnd::rni; else if (w == "rzi") m.rnd = Rnd::rzi;
     else if (w == "rmi") m.rnd = Rnd::rmi; else if (w == "rpi") m.rnd = Rnd::rpi;
@@ -194,6 +208,86 @@ bool is_cache_word(std::string_view w) {
   for (const char* o : ok)
     if (w == o) return true;
   return w.substr(0, 4) == "L1::" || w.substr(0, 4) == "L2::";
+}
+
+// The instruction set, one row per opcode family: the modifiers (every dotted word that is not a
+// type) the interpreter reads for it. A modifier outside its row is an error before decoding, so
+// that no modifier is ever silently ignored (issue 20: `fma.rn.relu.f16`, `slct.ftz`, `add.cc.f32`
+// used to decode with the modifier dropped). The decode arms then check the combinations; the
+// types are checked there and by the operand rules (operand_fits).
+struct Family {
+  const char* name;
+  const char* modifiers;  // space-separated; "*" = any (no-op instructions)
+};
+constexpr const char* kSpaces = "global shared shared::cta local param param::entry param::func const ";
+const Family kFamilies[] = {
+    {"mov", ""},
+    {"add", "sat cc ftz rn rz rm rp"},
+    {"sub", "sat cc ftz rn rz rm rp"},
+    {"addc", "cc"},
+    {"subc", "cc"},
+    {"mul", "lo hi wide sat ftz rn rz rm rp"},
+    {"mad", "lo hi wide sat cc ftz rn rz rm rp"},
+    {"madc", "lo hi cc"},
+    {"mul24", "lo hi"},
+    {"mad24", "lo hi sat"},
+    {"fma", "sat ftz relu rn rz rm rp"},
+    {"div", "approx full ftz rn rz rm rp"},
+    {"rem", ""},
+    {"min", "ftz NaN xorsign abs relu"},
+    {"max", "ftz NaN xorsign abs relu"},
+    {"abs", "ftz"},
+    {"neg", "ftz"},
+    {"and", ""}, {"or", ""}, {"xor", ""}, {"not", ""}, {"cnot", ""}, {"shl", ""}, {"shr", ""},
+    {"copysign", ""},
+    {"popc", ""}, {"clz", ""}, {"brev", ""}, {"bfind", "shiftamt"},
+    {"sqrt", "approx ftz rn rz rm rp"},
+    {"rcp", "approx ftz rn rz rm rp"},
+    {"rsqrt", "approx ftz"},
+    {"ex2", "approx ftz"}, {"lg2", "approx ftz"}, {"sin", "approx ftz"}, {"cos", "approx ftz"}, {"tanh", "approx"},
+    {"testp", "finite infinite number notanumber normal subnormal"},
+    {"lop3", ""},
+    {"prmt", "f4e b4e rc8 ecl ecr rc16"},
+    {"bfe", ""}, {"bfi", ""}, {"sad", ""},
+    {"setp", "eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor ftz"},
+    {"selp", ""},
+    {"slct", "ftz"},
+    {"cvt", "rn rz rm rp rni rzi rmi rpi ftz sat satfinite relu"},
+    {"cvta", "to global shared shared::cta local param param::entry const"},
+    {"ld", "*ld"}, {"ldu", "*ld"}, {"st", "*ld"},
+    {"tex", "base 2d v4"},
+    {"sust", "b 2d v4 zero"},
+    {"mma", "sync aligned m16n8k32 row col e4m3"},
+    {"movmatrix", "sync aligned m8n8 trans"},
+    {"shfl", "sync up down bfly idx"},
+    {"vote", "sync all any uni ballot"},
+    {"activemask", ""},
+    {"bar", "sync cta aligned"}, {"barrier", "sync cta aligned"},
+    {"membar", "*"}, {"fence", "*"},  // ordering is implied (docs/ptx.md "Execution")
+    {"bra", "uni"}, {"ret", "uni"}, {"exit", ""}, {"trap", ""}, {"call", "uni"},
+    {"nanosleep", ""}, {"pmevent", "mask"},
+};
+
+const Family* find_family(std::string_view base) {
+  for (const Family& f : kFamilies)
+    if (base == f.name) return &f;
+  return nullptr;
+}
+
+bool in_list(std::string_view list, std::string_view w) {
+  while (!list.empty()) {
+    const std::size_t sp = list.find(' ');
+    if (list.substr(0, sp) == w) return true;
+    if (sp == std::string_view::npos) break;
+    list.remove_prefix(sp + 1);
+  }
+  return false;
+}
+
+// ld/st: the state spaces, vector widths and the cache/ordering words (no-ops: one thread per lane,
+// warps of a CTA one at a time, CTAs without communication; docs/ptx.md).
+bool ld_modifier(std::string_view w) {
+  return in_list(kSpaces, w) || w == "v2" || w == "v4" || is_cache_word(w);
 }
 
 class Parser {
@@ -241,6 +335,7 @@ class Parser {
   std::map<std::string, std::uint32_t, std::less<>> param_locals_;  // body .param variables -> size
   std::map<std::uint64_t, std::uint32_t> const_regs_;
   std::uint32_t sink_ = kNoIndex;
+  bool relaxed_ = false;  // the instruction being decoded is ld/st/cvt (operand_fits)
 
   [[noreturn]] void fail(std::uint32_t line, const std::string& m) const { throw PtxError(file_ + ":" + std::to_string(line) + ": " + m); }
   [[noreturn]] void fail(const Tok& t, const std::string& m) const { fail(t.line, m); }
@@ -829,6 +924,30 @@ class Parser {
     return false;
   }
 
+  // PTX ISA 9.4 (Table 26) and 9.4.1 (Tables 27, 28): may a register declared `r` be an operand of
+  // an instruction (or operand) type `t`? Bit-size types agree with any type of their size; integer
+  // types with bit-size and integer ones; floating types with bit-size and the same float type. ld,
+  // st and cvt (relaxed) also take registers wider than the type, except a float register, whose
+  // size must match a float type exactly.
+  static bool operand_fits(Type t, Type r, bool relaxed) {
+    if (t == Type::none) return true;
+    if (t == Type::pred || r == Type::pred) return t == r;
+    auto kind = [](Type x) {  // 0 bit-size, 1 integer, 2 floating
+      if (type_is_float(x)) return 2;
+      if (x == Type::b8 || x == Type::b16 || x == Type::b32 || x == Type::b64 || x == Type::e4m3x2 || x == Type::e5m2x2) return 0;
+      return 1;
+    };
+    const int kt = kind(t), kr = kind(r), tb = type_bits(t), rb = type_bits(r);
+    if ((kt == 1 && kr == 2) || (kt == 2 && kr == 1)) return false;
+    if (!relaxed || (kt == 2 && kr == 2)) return tb == rb;
+    return rb >= tb;
+  }
+  void check_fits(const ROp& o, const RegInfo& r, Type t, bool is_dst) const {
+    if (operand_fits(t, r.type, relaxed_)) return;
+    fail(o.line, std::string(is_dst ? "destination " : "operand ") + std::string(o.name) + " is declared " + type_name(r.type) +
+                     ", which a " + type_name(t) + " operand cannot be (PTX ISA 9.4, 9.4.1: operand type and size rules)");
+  }
+
   // A source data operand (register, special register, literal, symbol address) -> register index.
   std::uint32_t src(const ROp& o, Type t) {
     if (o.kind == ROp::imm) {
@@ -844,6 +963,7 @@ class Parser {
     if (const RegInfo* r = find_reg(o.name)) {
       if (r->type == Type::pred) fail(o.line, "predicate " + std::string(o.name) + " used as a data operand");
       if (o.off) fail(o.line, "register+offset outside an address");
+      check_fits(o, *r, t, false);
       return r->index;
     }
     if (std::uint32_t s = special(o.name); s != kNoIndex) return s;
@@ -853,7 +973,8 @@ class Parser {
     }
     fail(o.line, "undeclared register or symbol " + std::string(o.name));
   }
-  std::uint32_t dst(const ROp& o) {
+  // A destination data register of operand type t (Type::none: not checked).
+  std::uint32_t dst(const ROp& o, Type t) {
     if (o.kind == ROp::sink) {
       if (sink_ == kNoIndex) sink_ = fn_->nregs++;
       return sink_;
@@ -862,7 +983,15 @@ class Parser {
     const RegInfo* r = find_reg(o.name);
     if (!r) fail(o.line, "undeclared register " + std::string(o.name));
     if (r->type == Type::pred) fail(o.line, "predicate " + std::string(o.name) + " as a data destination");
+    check_fits(o, *r, t, true);
     return r->index;
+  }
+  // The declared width of a destination register (64 for the sink `_`): ld and cvt extend their
+  // result to it (PTX ISA 9.4.1, Table 28).
+  std::uint8_t dst_bits(const ROp& o) {
+    if (o.kind != ROp::reg) return 64;
+    const RegInfo* r = find_reg(o.name);
+    return static_cast<std::uint8_t>(r ? type_bits(r->type) : 64);
   }
   const RegInfo& reg_info(const ROp& o) {
     const RegInfo* r = find_reg(o.name);
@@ -959,8 +1088,10 @@ class Parser {
   // Float arithmetic modifiers the interpreter models exactly: .rn (or none), .ftz on f32,
   // .approx where src/numerics has the operation.
   void float_mods(const Mods& m, Type t, std::string_view op, std::uint32_t line) {
-    if (m.rnd != Rnd::none && m.rnd != Rnd::rn)
-      fail(line, "rounding modifier other than .rn in " + std::string(op) + " is not supported (no model in src/numerics)");
+    // f32/f64 take every IEEE direction (numerics/f32); f16 instructions only .rn.
+    const bool directed = m.rnd == Rnd::rz || m.rnd == Rnd::rm || m.rnd == Rnd::rp;
+    if (m.rnd != Rnd::none && m.rnd != Rnd::rn && !(directed && (t == Type::f32 || t == Type::f64)))
+      fail(line, "rounding modifier in " + std::string(op) + " is not supported (no model in src/numerics)");
     if (m.sat && (t == Type::f16 || t == Type::f16x2)) fail(line, ".sat on f16 is not supported: " + std::string(op));
     if (m.ftz && t != Type::f32) fail(line, ".ftz is only supported on .f32: " + std::string(op));
     if (t == Type::bf16 || t == Type::bf16x2) fail(line, "bf16 arithmetic is not supported: " + std::string(op));
@@ -1101,7 +1232,16 @@ class Parser {
     const Mods m = split_opcode(opname);
     const std::string_view b = m.base;
     const std::uint32_t L = in.line;
-    auto unsupported = [&]() { fail(L, "unsupported instruction " + std::string(opname)); };
+    auto unsupported = [&]() { fail(L, "unsupported instruction " + std::string(opname) + " (docs/ptx.md lists the accepted forms)"); };
+    const Family* fam = find_family(b);
+    if (!fam) unsupported();
+    for (std::string_view w : m.all) {
+      const std::string_view allowed = fam->modifiers;
+      const bool ok = allowed == "*" || (allowed == "*ld" ? ld_modifier(w) : in_list(allowed, w));
+      if (!ok) fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname) + " (docs/ptx.md lists the accepted forms)");
+    }
+    // ld, st and cvt may name registers wider than the instruction type (PTX ISA 9.4.1).
+    relaxed_ = b == "ld" || b == "ldu" || b == "st" || b == "cvt";
     in.rnd = m.rnd;
     in.flags = static_cast<std::uint8_t>((m.ftz ? kFtz : 0) | (m.sat ? kSat : 0) | (m.approx ? kApprox : 0));
 
@@ -1118,8 +1258,9 @@ class Parser {
       if (ops[0].kind == ROp::vec) {
         in.op = Op::unpack;
         std::vector<std::uint32_t> d;
-        for (const ROp& e : ops[0].elems) d.push_back(dst(e));
-        if (d.size() != 2 && d.size() != 4) fail(L, "mov unpack needs 2 or 4 destinations");
+        if (ops[0].elems.size() != 2 && ops[0].elems.size() != 4) fail(L, "mov unpack needs 2 or 4 destinations");
+        const Type part = bit_type(type_bits(t) / static_cast<int>(ops[0].elems.size()));
+        for (const ROp& e : ops[0].elems) d.push_back(dst(e, part));
         in.sub = static_cast<std::uint8_t>(type_bits(t) / d.size());
         if (in.sub < 8) fail(L, "mov unpack into parts narrower than 8 bits");
         emit(in, d, {src(ops[1], t)});
@@ -1128,15 +1269,16 @@ class Parser {
       if (ops[1].kind == ROp::vec) {
         in.op = Op::pack;
         std::vector<std::uint32_t> s;
-        for (const ROp& e : ops[1].elems) s.push_back(src(e, Type::b32));
-        if (s.size() != 2 && s.size() != 4) fail(L, "mov pack needs 2 or 4 sources");
+        if (ops[1].elems.size() != 2 && ops[1].elems.size() != 4) fail(L, "mov pack needs 2 or 4 sources");
+        const Type part = bit_type(type_bits(t) / static_cast<int>(ops[1].elems.size()));
+        for (const ROp& e : ops[1].elems) s.push_back(src(e, part));
         in.sub = static_cast<std::uint8_t>(type_bits(t) / s.size());
         if (in.sub < 8) fail(L, "mov pack from parts narrower than 8 bits");
-        emit(in, {dst(ops[0])}, s);
+        emit(in, {dst(ops[0], t)}, s);
         return;
       }
       in.op = Op::mov;
-      emit(in, {dst(ops[0])}, {src(ops[1], t)});
+      emit(in, {dst(ops[0], t)}, {src(ops[1], t)});
       return;
     }
     if ((b == "and" || b == "or" || b == "xor" || b == "not") && m.types.size() == 1 && m.types[0] == Type::pred) {
@@ -1163,80 +1305,97 @@ class Parser {
         if (type_is_float(t)) {
           if (bi.fop == Op::nop) unsupported();
           float_mods(m, t, opname, L);
-          no_words(m, opname, L, {"NaN", "xorsign", "abs"});
-          if (!m.words.empty()) fail(L, "unsupported modifier in " + std::string(opname));
+          const bool nan_mode = (bi.fop == Op::fmin || bi.fop == Op::fmax) && m.has("NaN") && m.words.size() == 1 &&
+                                (t == Type::f32 || t == Type::f64);
+          if (!m.words.empty() && !nan_mode) fail(L, std::string(opname) + ": ." + std::string(m.words[0]) + " is not supported");
+          if (nan_mode) in.sub2 = kMinMaxNaN;
+          if (m.cc || m.relu || (m.sat && t != Type::f32)) unsupported();
+          if (m.sat && (bi.fop != Op::fadd && bi.fop != Op::fsub)) unsupported();
           if (bi.fop == Op::fdiv) {
             if (t == Type::f32 && m.approx && m.ftz) in.flags = kApprox | kFtz;
-            else if (m.approx || m.full) fail(L, std::string(opname) + " is not supported (no model in src/numerics; div.approx.ftz.f32 and div.rn are)");
-            else if (m.rnd != Rnd::rn) fail(L, std::string(opname) + " needs .rn");
+            else if (m.approx || m.full) fail(L, std::string(opname) + " is not supported (no model in src/numerics; div.approx.ftz.f32 and div.rnd are)");
+            else if (m.rnd == Rnd::none) fail(L, std::string(opname) + " needs a rounding modifier (.rn, .rz, .rm, .rp)");
           }
           if (m.approx && bi.fop != Op::fdiv) unsupported();
+          if ((bi.fop == Op::fmin || bi.fop == Op::fmax || bi.fop == Op::fcopysign) && m.rnd != Rnd::none) unsupported();
+          if (bi.fop == Op::fcopysign && m.ftz) unsupported();
           in.op = bi.fop;
-          emit(in, {dst(ops[0])}, {src(ops[1], t), src(ops[2], t)});
+          emit(in, {dst(ops[0], t)}, {src(ops[1], t), src(ops[2], t)});
           return;
         }
         if (bi.iop == Op::nop || t == Type::pred) unsupported();
-        if (m.rnd != Rnd::none || m.ftz || m.approx) unsupported();
+        if (m.rnd != Rnd::none || m.ftz || m.approx || m.full || m.relu || !m.words.empty()) unsupported();
         in.op = bi.iop;
         if (b == "add" || b == "sub") {
-          no_words(m, opname, L);
-          if (m.cc) in.op = b == "add" ? Op::add_cc : Op::sub_cc;
-          if (m.sat) { if (t != Type::s32) unsupported(); }
-        } else if (m.sat || m.cc) unsupported();
-        if ((b == "min" || b == "max") && !m.words.empty()) unsupported();
-        no_words(m, opname, L);
+          if (m.cc) {
+            // The carry family (PTX ISA 9.7.2): 32- and 64-bit types, no .sat.
+            if (m.sat || type_bits(t) < 32) unsupported();
+            in.op = b == "add" ? Op::add_cc : Op::sub_cc;
+          }
+          if (m.sat && t != Type::s32) unsupported();
+        } else if (m.sat || m.cc) {
+          unsupported();
+        }
         const Type st = (b == "shl" || b == "shr") ? Type::u32 : t;
-        emit(in, {dst(ops[0])}, {src(ops[1], t), src(ops[2], st)});
+        emit(in, {dst(ops[0], t)}, {src(ops[1], t), src(ops[2], st)});
         return;
       }
     }
     if (b == "addc" || b == "subc") {
-      no_words(m, opname, L);
       need(ops, 3, opname, L);
       in.t = one_type(m, opname, L);
+      if (type_bits(in.t) < 32 || type_is_float(in.t)) unsupported();
       in.op = b == "addc" ? Op::addc : Op::subc;
-      in.sub = m.cc ? 1 : 0;
-      emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], in.t)});
+      in.sub = m.cc ? 1 : 0;  // also writes CC.CF
+      emit(in, {dst(ops[0], in.t)}, {src(ops[1], in.t), src(ops[2], in.t)});
       return;
     }
-    if (b == "mul" || b == "mad" || b == "mul24" || b == "mad24" || b == "fma") {
+    if (b == "mul" || b == "mad" || b == "madc" || b == "mul24" || b == "mad24" || b == "fma") {
       const Type t = one_type(m, opname, L);
       in.t = t;
-      const bool is_mad = b == "mad" || b == "mad24" || b == "fma";
+      const bool is_mad = b == "mad" || b == "madc" || b == "mad24" || b == "fma";
       need(ops, is_mad ? 4 : 3, opname, L);
       if (type_is_float(t)) {
         float_mods(m, t, opname, L);
-        no_words(m, opname, L);
-        if (m.approx) unsupported();
-        if (b == "fma" && m.rnd != Rnd::rn) fail(L, "fma needs .rn");
+        if (m.approx || m.cc || m.lo || m.hi || m.wide || m.relu || b == "madc" || b == "mul24" || b == "mad24") unsupported();
+        if (m.sat && t != Type::f32) unsupported();
+        if (b == "fma" && m.rnd == Rnd::none) fail(L, "fma needs a rounding modifier");
         if (b == "mad" && t != Type::f64 && t != Type::f32) unsupported();
-        if (b == "mad" && m.rnd != Rnd::rn) fail(L, "mad.f32/f64 without .rn is not supported");
+        if (b == "mad" && m.rnd == Rnd::none) fail(L, "mad.f32/f64 without a rounding modifier is not supported");
         in.op = is_mad ? Op::ffma : Op::fmul;
         std::vector<std::uint32_t> s{src(ops[1], t), src(ops[2], t)};
         if (is_mad) s.push_back(src(ops[3], t));
-        emit(in, {dst(ops[0])}, s);
+        emit(in, {dst(ops[0], t)}, s);
         return;
       }
-      if (b == "fma") unsupported();
-      no_words(m, opname, L);
+      if (b == "fma" || t == Type::pred) unsupported();
       if (m.rnd != Rnd::none || m.ftz) unsupported();
+      Type dt = t, ct = t;
       if (b == "mul24" || b == "mad24") {
-        if (!m.lo || (t != Type::u32 && t != Type::s32)) unsupported();
+        if (!m.lo || m.sat || (t != Type::u32 && t != Type::s32)) unsupported();
         in.op = b == "mul24" ? Op::mul24_lo : Op::mad24_lo;
+      } else if (b == "madc" || m.cc) {
+        // mad{.lo,.hi}.cc and madc{.lo,.hi}{.cc} (PTX ISA 9.7.2.5/6): 32- and 64-bit types.
+        if (m.lo == m.hi || m.wide || m.sat || type_bits(t) < 32) unsupported();
+        in.op = Op::mad_cc;
+        in.sub = static_cast<std::uint8_t>((b == "madc" ? kCarryIn : 0) | (b == "mad" || m.cc ? kCarryOut : 0));
+        if (m.hi) in.flags |= kHi;
       } else if (m.wide) {
-        if (type_bits(t) > 32) fail(L, ".wide needs a 16- or 32-bit type");
+        if (type_bits(t) > 32 || type_bits(t) < 16 || m.sat) fail(L, ".wide needs a 16- or 32-bit type");
         in.op = b == "mul" ? Op::mul_wide : Op::mad_wide;
+        dt = ct = wide_type(t);
       } else if (m.hi) {
+        if (m.sat) unsupported();
         in.op = b == "mul" ? Op::mul_hi : Op::mad_hi;
       } else if (m.lo) {
+        if (m.sat) unsupported();
         in.op = b == "mul" ? Op::mul_lo : Op::mad_lo;
       } else {
         fail(L, std::string(opname) + " needs .lo, .hi or .wide");
       }
-      if (m.sat || m.cc) unsupported();
       std::vector<std::uint32_t> s{src(ops[1], t), src(ops[2], t)};
-      if (is_mad) s.push_back(src(ops[3], in.op == Op::mad_wide ? (type_is_signed(t) ? Type::s64 : Type::u64) : t));
-      emit(in, {dst(ops[0])}, s);
+      if (is_mad) s.push_back(src(ops[3], ct));
+      emit(in, {dst(ops[0], dt)}, s);
       return;
     }
     if (b == "abs" || b == "neg" || b == "not" || b == "cnot" || b == "popc" || b == "clz" || b == "brev" || b == "bfind" ||
@@ -1249,17 +1408,19 @@ class Parser {
         float_mods(m, t, opname, L);
         if (b == "abs") in.op = Op::fabs;
         else if (b == "neg") in.op = Op::fneg;
-        else if (b == "sqrt" && !m.approx && m.rnd == Rnd::rn && (t == Type::f32 || t == Type::f64)) in.op = Op::fsqrt;
-        else if (b == "rcp" && !m.approx && m.rnd == Rnd::rn && (t == Type::f32 || t == Type::f64)) in.op = Op::frcp;
+        else if (b == "sqrt" && !m.approx && m.rnd != Rnd::none && (t == Type::f32 || t == Type::f64)) in.op = Op::fsqrt;
+        else if (b == "rcp" && !m.approx && m.rnd != Rnd::none && (t == Type::f32 || t == Type::f64)) in.op = Op::frcp;
         else if (b == "rcp" && m.approx && m.ftz && t == Type::f32) in.op = Op::frcp;
         else if (b == "rsqrt" && m.approx && m.ftz && t == Type::f32) in.op = Op::frsqrt;
         else if (b == "ex2" && m.approx && m.ftz && t == Type::f32) in.op = Op::fex2;
         else fail(L, std::string(opname) + " is not supported (no model in src/numerics)");
         if ((in.op == Op::fabs || in.op == Op::fneg) && m.rnd != Rnd::none) unsupported();
-        emit(in, {dst(ops[0])}, {src(ops[1], t)});
+        emit(in, {dst(ops[0], t)}, {src(ops[1], t)});
         return;
       }
       if (m.rnd != Rnd::none || m.ftz || m.approx || m.sat) unsupported();
+      if (b == "bfind" ? (type_bits(t) < 32 || t == Type::b32 || t == Type::b64) : (b == "popc" || b == "clz" || b == "brev") && type_bits(t) < 32)
+        unsupported();
       if (b == "abs") in.op = Op::abs;
       else if (b == "neg") in.op = Op::neg;
       else if (b == "not") in.op = Op::not_;
@@ -1269,7 +1430,10 @@ class Parser {
       else if (b == "brev") in.op = Op::brev;
       else if (b == "bfind") { in.op = Op::bfind; in.sub = m.shiftamt ? 1 : 0; }
       else unsupported();
-      emit(in, {dst(ops[0])}, {src(ops[1], t)});
+      if (m.shiftamt && in.op != Op::bfind) unsupported();
+      // popc, clz and bfind write a .u32 whatever the source type (PTX ISA 9.7.1.13-16).
+      const Type dt = (b == "popc" || b == "clz" || b == "bfind") ? Type::u32 : t;
+      emit(in, {dst(ops[0], dt)}, {src(ops[1], t)});
       return;
     }
     if (b == "testp") {
@@ -1296,7 +1460,7 @@ class Parser {
       in.op = Op::lop3;
       if (ops[4].kind != ROp::imm) fail(L, "lop3's table must be a literal");
       in.imm = static_cast<std::int64_t>(literal(ops[4].name, L).i & 0xFF);
-      emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], in.t)});
+      emit(in, {dst(ops[0], in.t)}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], in.t)});
       return;
     }
     if (b == "prmt") {
@@ -1312,7 +1476,7 @@ class Parser {
           if (m.words[0] == modes[k]) in.sub = static_cast<std::uint8_t>(k);
         if (in.sub == 0xFF) unsupported();
       } else unsupported();
-      emit(in, {dst(ops[0])}, {src(ops[1], Type::b32), src(ops[2], Type::b32), src(ops[3], Type::b32)});
+      emit(in, {dst(ops[0], Type::b32)}, {src(ops[1], Type::b32), src(ops[2], Type::b32), src(ops[3], Type::b32)});
       return;
     }
     if (b == "bfe" || b == "bfi") {
@@ -1322,11 +1486,11 @@ class Parser {
       if (b == "bfe") {
         need(ops, 4, opname, L);
         in.op = Op::bfe;
-        emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], Type::u32), src(ops[3], Type::u32)});
+        emit(in, {dst(ops[0], in.t)}, {src(ops[1], in.t), src(ops[2], Type::u32), src(ops[3], Type::u32)});
       } else {
         need(ops, 5, opname, L);
         in.op = Op::bfi;
-        emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], Type::u32), src(ops[4], Type::u32)});
+        emit(in, {dst(ops[0], in.t)}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], Type::u32), src(ops[4], Type::u32)});
       }
       return;
     }
@@ -1334,7 +1498,8 @@ class Parser {
       need(ops, 4, opname, L);
       in.t = one_type(m, opname, L);
       in.op = Op::sad;
-      emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], in.t)});
+      if (type_is_float(in.t) || in.t == Type::pred || type_bits(in.t) < 16) unsupported();
+      emit(in, {dst(ops[0], in.t)}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], in.t)});
       return;
     }
     if (b == "setp") {
@@ -1378,7 +1543,8 @@ class Parser {
       in.t = one_type(m, opname, L);
       no_words(m, opname, L);
       in.op = Op::selp;
-      emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], in.t), psrc(ops[3])});
+      if (in.t == Type::pred || in.t == Type::f16 || in.t == Type::f16x2 || in.t == Type::bf16 || in.t == Type::bf16x2) unsupported();
+      emit(in, {dst(ops[0], in.t)}, {src(ops[1], in.t), src(ops[2], in.t), psrc(ops[3])});
       return;
     }
     if (b == "slct") {
@@ -1387,7 +1553,9 @@ class Parser {
       in.t = m.types[0];
       in.t2 = m.types[1];
       in.op = Op::slct;
-      emit(in, {dst(ops[0])}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], in.t2)});
+      if (in.t2 != Type::s32 && in.t2 != Type::f32) unsupported();
+      if (m.ftz && in.t2 != Type::f32) unsupported();
+      emit(in, {dst(ops[0], in.t)}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], in.t2)});
       return;
     }
     if (b == "cvt") {
@@ -1395,27 +1563,28 @@ class Parser {
       const Type dt = m.types[0], st = m.types[1];
       in.t = dt;
       in.t2 = st;
-      no_words(m, opname, L);
       if (m.relu) unsupported();
+      const bool packed = dt == Type::e4m3x2 || dt == Type::f16x2;
+      if (packed && (m.sat || m.ftz)) unsupported();
       if (dt == Type::e4m3x2 && st == Type::f16x2) {
         if (m.rnd != Rnd::rn || !m.satfinite) fail(L, "only cvt.rn.satfinite.e4m3x2.f16x2 is supported");
         need(ops, 2, opname, L);
         in.op = Op::cvt_e4m3x2_f16x2;
-        emit(in, {dst(ops[0])}, {src(ops[1], st)});
+        emit(in, {dst(ops[0], dt)}, {src(ops[1], st)});
         return;
       }
       if (dt == Type::f16x2 && st == Type::e4m3x2) {
         if (m.rnd != Rnd::rn) fail(L, "cvt.f16x2.e4m3x2 needs .rn");
         need(ops, 2, opname, L);
         in.op = Op::cvt_f16x2_e4m3x2;
-        emit(in, {dst(ops[0])}, {src(ops[1], st)});
+        emit(in, {dst(ops[0], dt)}, {src(ops[1], st)});
         return;
       }
       if (dt == Type::f16x2 && st == Type::f32) {
         if (m.rnd != Rnd::rn || m.satfinite) unsupported();
         need(ops, 3, opname, L);
         in.op = Op::cvt_pack_f16x2_f32;
-        emit(in, {dst(ops[0])}, {src(ops[1], st), src(ops[2], st)});
+        emit(in, {dst(ops[0], dt)}, {src(ops[1], st), src(ops[2], st)});
         return;
       }
       if (m.satfinite || dt == Type::f16x2 || st == Type::f16x2 || dt == Type::bf16 || st == Type::bf16 || dt == Type::bf16x2 ||
@@ -1426,11 +1595,15 @@ class Parser {
       if (df && sf) {
         // float -> float: .rn for narrowing; .rni etc. round to an integral value (same type).
         const bool narrowing = type_bits(dt) < type_bits(st);
-        if (narrowing && m.rnd != Rnd::rn) fail(L, std::string(opname) + ": only .rn narrowing is supported");
+        const bool directed = m.rnd == Rnd::rz || m.rnd == Rnd::rm || m.rnd == Rnd::rp;
+        if (narrowing && m.rnd != Rnd::rn && !(directed && dt == Type::f32))
+          fail(L, std::string(opname) + ": a narrowing conversion needs .rn (or .rz/.rm/.rp to f32)");
         if (!narrowing && dt != st && m.rnd != Rnd::none) unsupported();
         if (dt == st && m.rnd != Rnd::rni && m.rnd != Rnd::rzi && m.rnd != Rnd::rmi && m.rnd != Rnd::rpi && m.rnd != Rnd::none) unsupported();
       } else if (df && !sf) {
-        if (m.rnd != Rnd::rn) fail(L, std::string(opname) + ": integer -> float needs .rn (other modes are not supported)");
+        const bool directed = m.rnd == Rnd::rz || m.rnd == Rnd::rm || m.rnd == Rnd::rp;
+        if (m.rnd != Rnd::rn && !(directed && dt != Type::f16))
+          fail(L, std::string(opname) + ": integer -> float needs .rn, .rz, .rm or .rp (f16: .rn)");
       } else if (!df && sf) {
         if (m.rnd != Rnd::rni && m.rnd != Rnd::rzi && m.rnd != Rnd::rmi && m.rnd != Rnd::rpi)
           fail(L, std::string(opname) + ": float -> integer needs .rni/.rzi/.rmi/.rpi");
@@ -1438,9 +1611,11 @@ class Parser {
         unsupported();
       }
       if (m.ftz && st != Type::f32 && dt != Type::f32) unsupported();
+      if (m.sat && dt == Type::f16) fail(L, std::string(opname) + ": .sat with an f16 destination is not supported");
       need(ops, 2, opname, L);
       in.op = Op::cvt;
-      emit(in, {dst(ops[0])}, {src(ops[1], st)});
+      in.dbits = dst_bits(ops[0]);  // the result is sign- or zero-extended to it (PTX ISA 9.4.1)
+      emit(in, {dst(ops[0], dt)}, {src(ops[1], st)});
       return;
     }
     if (b == "cvta") {
@@ -1452,7 +1627,7 @@ class Parser {
       in.op = Op::cvta;
       in.sub = static_cast<std::uint8_t>(m.space);
       in.sub2 = m.to ? 1 : 0;
-      emit(in, {dst(ops[0])}, {src(ops[1], in.t)});
+      emit(in, {dst(ops[0], in.t)}, {src(ops[1], in.t)});
       return;
     }
     if (b == "ld" || b == "st" || b == "ldu") {
@@ -1484,16 +1659,17 @@ class Parser {
       }
       std::vector<std::uint32_t> regs;
       if (v.kind == ROp::vec) {
-        for (const ROp& e : v.elems) regs.push_back(b == "st" ? src(e, t) : dst(e));
+        for (const ROp& e : v.elems) regs.push_back(b == "st" ? src(e, t) : dst(e, t));
       } else {
-        regs.push_back(b == "st" ? src(v, t) : dst(v));
+        regs.push_back(b == "st" ? src(v, t) : dst(v, t));
       }
       if (static_cast<int>(regs.size()) != m.vec) fail(L, "vector width of " + std::string(opname) + " does not match its operand");
-      // Destination register widths: a narrower load extends to the register (ld.s8 into .s32).
-      in.t2 = Type::none;
-      if (b != "st" && v.kind == ROp::reg) {
-        const RegInfo& ri = reg_info(v);
-        in.t2 = ri.type;
+      // A narrower load extends to the destination register (ld.s8 into .s32: PTX ISA 9.4.1).
+      if (b != "st") {
+        in.dbits = dst_bits(v.kind == ROp::vec ? v.elems[0] : v);
+        if (v.kind == ROp::vec)
+          for (const ROp& e : v.elems)
+            if (dst_bits(e) != in.dbits) fail(L, std::string(opname) + ": the vector's registers differ in width");
       }
       if (b == "st") emit(in, {}, [&] { std::vector<std::uint32_t> s{base}; s.insert(s.end(), regs.begin(), regs.end()); return s; }());
       else emit(in, regs, {base});
@@ -1516,7 +1692,7 @@ class Parser {
       h.name = a.name;
       h.line = L;
       std::vector<std::uint32_t> d;
-      for (const ROp& e : ops[0].elems) d.push_back(dst(e));
+      for (const ROp& e : ops[0].elems) d.push_back(dst(e, Type::f16));
       emit(in, d, {src(h, Type::u64), src(a.elems[0].elems[0], Type::s32), src(a.elems[0].elems[1], Type::s32)});
       return;
     }
@@ -1551,7 +1727,7 @@ class Parser {
         if (ops[k].kind != ROp::vec || ops[k].elems.size() != want[k]) fail(L, "mma operand " + std::to_string(k) + " needs {" + std::to_string(want[k]) + " registers}");
       in.op = Op::mma;
       std::vector<std::uint32_t> d, s;
-      for (const ROp& e : ops[0].elems) d.push_back(dst(e));
+      for (const ROp& e : ops[0].elems) d.push_back(dst(e, Type::b32));
       for (int k = 1; k < 4; ++k)
         for (const ROp& e : ops[k].elems) s.push_back(src(e, Type::b32));
       emit(in, d, s);
@@ -1562,7 +1738,7 @@ class Parser {
         fail(L, std::string(opname) + " is not supported (only movmatrix.sync.aligned.m8n8.trans.b16)");
       need(ops, 2, opname, L);
       in.op = Op::movmatrix;
-      emit(in, {dst(ops[0])}, {src(ops[1], Type::b32)});
+      emit(in, {dst(ops[0], Type::b32)}, {src(ops[1], Type::b32)});
       return;
     }
     if (b == "shfl") {
@@ -1579,10 +1755,10 @@ class Parser {
       need(ops, 5, opname, L);
       std::vector<std::uint32_t> d;
       if (ops[0].kind == ROp::pair) {
-        d.push_back(dst(ops[0].elems[0]));
+        d.push_back(dst(ops[0].elems[0], Type::b32));
         d.push_back(pdst(ops[0].elems[1]));
       } else {
-        d.push_back(dst(ops[0]));
+        d.push_back(dst(ops[0], Type::b32));
       }
       emit(in, d, {src(ops[1], Type::b32), src(ops[2], Type::b32), src(ops[3], Type::b32), src(ops[4], Type::b32)});
       return;
@@ -1597,14 +1773,14 @@ class Parser {
       if (w != "all" && w != "any" && w != "uni" && w != "ballot") unsupported();
       in.t = one_type(m, opname, L);
       if ((in.t == Type::pred) == (w == "ballot")) unsupported();
-      emit(in, {in.t == Type::pred ? pdst(ops[0]) : dst(ops[0])}, {psrc(ops[1]), src(ops[2], Type::b32)});
+      emit(in, {in.t == Type::pred ? pdst(ops[0]) : dst(ops[0], Type::b32)}, {psrc(ops[1]), src(ops[2], Type::b32)});
       return;
     }
     if (b == "activemask") {
       need(ops, 1, opname, L);
       in.op = Op::activemask;
       in.t = Type::b32;
-      emit(in, {dst(ops[0])}, {});
+      emit(in, {dst(ops[0], Type::b32)}, {});
       return;
     }
     if (b == "bar" || b == "barrier") {

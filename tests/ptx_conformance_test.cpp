@@ -1,0 +1,422 @@
+// The PTX interpreter's conformance suite (issue 20 §3): a table of small kernels, one or a few
+// instructions each, run on edge values (0, -0, subnormals, NaN payloads, INT_MIN, shifts >= the
+// width, carries) through the interpreter's launch API. Every expected value is computed here,
+// independently of src/ptx and src/numerics: exact integer arithmetic (__int128 where it needs the
+// room), and for floating point MPFR (tests/reference/mpfr_oracle.hpp). The PTX ISA manual is
+// the specification each row cites.
+#include <gtest/gtest.h>
+
+#include "ci_skip.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ptx/ptx.hpp"
+#if defined(ENC5_HAVE_MPFR)
+#include "reference/mpfr_oracle.hpp"
+#endif
+
+using namespace enc5::ptx;
+
+namespace {
+
+using u64 = std::uint64_t;
+using i64 = std::int64_t;
+
+// One kernel per row: lane l reads a = in[l], b = in[32+l], c = in[64+l] (64-bit words) into
+// %a, %b, %c (.b64), runs the row's body, and writes %d (.b64) to out[l]. The body has typed
+// scratch registers: %x<8> .b32, %h<8> .b16, %y<8> .b64, %s<8> .s32, %u<8> .u32, %f<8> .f32,
+// %g<8> .f64, %q<4> .pred.
+std::string row_kernel(const std::string& body) {
+  return ".version 8.0\n.target sm_89\n.address_size 64\n"
+         ".visible .entry k(.param .u64 pout, .param .u64 pin)\n{\n"
+         "  .reg .b64 %a, %b, %c, %d, %rd<8>;\n  .reg .b32 %x<8>, %tid;\n  .reg .b16 %h<8>;\n  .reg .b64 %y<8>;\n"
+         "  .reg .s32 %s<8>;\n  .reg .u32 %u<8>;\n  .reg .f32 %f<8>;\n  .reg .f64 %g<8>;\n  .reg .pred %q<4>;\n"
+         "  ld.param.u64 %rd1, [pout];\n  ld.param.u64 %rd2, [pin];\n  mov.u32 %tid, %tid.x;\n"
+         "  mul.wide.u32 %rd3, %tid, 8;\n  add.s64 %rd4, %rd1, %rd3;\n  add.s64 %rd5, %rd2, %rd3;\n"
+         "  ld.global.b64 %a, [%rd5];\n  ld.global.b64 %b, [%rd5+256];\n  ld.global.b64 %c, [%rd5+512];\n  mov.b64 %d, 0;\n" +
+         body + "\n  st.global.b64 [%rd4], %d;\n  ret;\n}\n";
+}
+
+struct Inputs {
+  u64 a = 0, b = 0, c = 0;
+};
+
+// Runs `body` on up to 32 input triples; returns %d per triple.
+std::vector<u64> run_rows(const std::string& body, const std::vector<Inputs>& in) {
+  EXPECT_LE(in.size(), 32u);
+  std::vector<u64> words(96, 0), out(32, 0xDEADBEEFDEADBEEFull);
+  for (std::size_t l = 0; l < in.size(); ++l) {
+    words[l] = in[l].a;
+    words[32 + l] = in[l].b;
+    words[64 + l] = in[l].c;
+  }
+  auto m = parse_module(row_kernel(body), "conformance.ptx");
+  Device dev;
+  const u64 a_out = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(out.data()), out.size() * 8});
+  const u64 a_in = dev.add_global_readonly("in", {reinterpret_cast<const std::uint8_t*>(words.data()), words.size() * 8});
+  std::uint8_t params[16];
+  std::memcpy(params, &a_out, 8);
+  std::memcpy(params + 8, &a_in, 8);
+  RunOptions opt;
+  opt.threads = 1;
+  run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
+  out.resize(in.size());
+  return out;
+}
+
+std::string decode_error(const std::string& body) {
+  try {
+    parse_module(row_kernel(body), "conformance.ptx");
+  } catch (const PtxError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+struct Row {
+  const char* what;  // the instruction and the ISA section it follows
+  std::string body;
+  std::vector<Inputs> inputs;
+  std::function<u64(const Inputs&)> expect;
+};
+
+void check_rows(const std::vector<Row>& rows) {
+  for (const Row& r : rows) {
+    SCOPED_TRACE(r.what);
+    const std::vector<u64> got = run_rows(r.body, r.inputs);
+    for (std::size_t k = 0; k < r.inputs.size(); ++k) {
+      const Inputs& x = r.inputs[k];
+      EXPECT_EQ(got[k], r.expect(x)) << std::hex << "a=0x" << x.a << " b=0x" << x.b << " c=0x" << x.c;
+    }
+  }
+}
+
+// Edge values of 32-bit integers.
+const std::vector<u64> kEdge32 = {0, 1, 2, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFFFFFF, 0x80000000u, 0x80000001u,
+                                  0xFFFFFFFEu, 0xFFFFFFFFu, 0x12345678u, 0xDEADBEEFu};
+
+std::vector<Inputs> pairs32() {
+  std::vector<Inputs> v;
+  const u64 sel[] = {0, 1, 0x7FFFFFFF, 0x80000000u, 0xFFFFFFFFu, 0x12345678u};
+  for (u64 a : sel)
+    for (u64 b : {u64{0}, u64{1}, u64{0x80000000u}, u64{0xFFFFFFFFu}, u64{0xDEADBEEFu}}) v.push_back({a, b, 0});
+  v.resize(std::min<std::size_t>(v.size(), 32));
+  return v;
+}
+
+i64 sx(u64 x, int w) { return w >= 64 ? static_cast<i64>(x) : static_cast<i64>(x << (64 - w)) >> (64 - w); }
+u64 lo(u64 x, int w) { return w >= 64 ? x : x & ((1ull << w) - 1); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Operand size exceeding the instruction type (PTX ISA 9.4.1, Table 28): the result of ld and cvt
+// is sign-extended to a wider destination register for signed types, zero-extended otherwise.
+
+TEST(PtxConformance, CvtAndLdExtendToTheDestinationRegister) {
+  std::vector<Inputs> bytes;
+  for (u64 a : kEdge32) bytes.push_back({a, 0, 0});
+  check_rows({
+      // The issue-20 silent wrong result: cvt.s16.s8 into a .b32 register.
+      {"cvt.s16.s8 into .b32", "cvt.u32.u64 %x0, %a;\n cvt.s16.s8 %x1, %x0;\n cvt.u64.u32 %d, %x1;", bytes,
+       [](const Inputs& x) { return lo(static_cast<u64>(sx(x.a, 8)), 32); }},
+      {"cvt.s16.s8 into .b64", "cvt.u32.u64 %x0, %a;\n cvt.s16.s8 %d, %x0;", bytes,
+       [](const Inputs& x) { return static_cast<u64>(sx(x.a, 8)); }},
+      {"cvt.s8.s32 into .s32", "cvt.u32.u64 %x0, %a;\n cvt.s8.s32 %s1, %x0;\n cvt.s64.s32 %d, %s1;", bytes,
+       [](const Inputs& x) { return static_cast<u64>(sx(x.a, 8)); }},
+      {"cvt.u16.s32 into .b32 zero-extends", "cvt.u32.u64 %x0, %a;\n cvt.u16.s32 %x1, %x0;\n cvt.u64.u32 %d, %x1;", bytes,
+       [](const Inputs& x) { return lo(x.a, 16); }},
+      {"cvt.s16.u32 into .b64", "cvt.u32.u64 %x0, %a;\n cvt.s16.u32 %d, %x0;", bytes,
+       [](const Inputs& x) { return static_cast<u64>(sx(x.a, 16)); }},
+      {"cvt.sat.s8.s32 into .b32", "cvt.u32.u64 %x0, %a;\n cvt.sat.s8.s32 %x1, %x0;\n cvt.u64.u32 %d, %x1;", bytes,
+       [](const Inputs& x) {
+         const i64 v = std::clamp<i64>(sx(x.a, 32), -128, 127);
+         return lo(static_cast<u64>(v), 32);
+       }},
+      {"cvt.rzi.s16.f32 into .b32", "cvt.u32.u64 %x0, %a;\n cvt.rn.f32.s32 %f0, %x0;\n cvt.rzi.s16.f32 %x1, %f0;\n cvt.u64.u32 %d, %x1;",
+       bytes,
+       [](const Inputs& x) {
+         const float f = static_cast<float>(static_cast<std::int32_t>(x.a));  // cvt.rn.f32.s32: IEEE round to nearest
+         const double t = std::trunc(static_cast<double>(f));
+         const i64 v = t < -32768 ? -32768 : t > 32767 ? 32767 : static_cast<i64>(t);
+         return lo(static_cast<u64>(v), 32);
+       }},
+      {"ld.s8 into .b32", "cvt.u32.u64 %x0, %a;\n st.global.b8 [%rd4], %x0;\n ld.global.s8 %x1, [%rd4];\n cvt.u64.u32 %d, %x1;", bytes,
+       [](const Inputs& x) { return lo(static_cast<u64>(sx(x.a, 8)), 32); }},
+      {"ld.s16 into .b64", "cvt.u32.u64 %x0, %a;\n st.global.b16 [%rd4], %x0;\n ld.global.s16 %d, [%rd4];", bytes,
+       [](const Inputs& x) { return static_cast<u64>(sx(x.a, 16)); }},
+      {"ld.u8 into .b64", "cvt.u32.u64 %x0, %a;\n st.global.b8 [%rd4], %x0;\n ld.global.u8 %d, [%rd4];", bytes,
+       [](const Inputs& x) { return lo(x.a, 8); }},
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The carry family (PTX ISA 9.7.2): CC.CF is the carry of a binary addition; a subtraction
+// computes a + ~b + carry-in, so it leaves CF = not borrow (docs/readings.md "ptx-sub-carry").
+
+TEST(PtxConformance, SubCcLeavesCarryEqualToNotBorrow) {
+  // The issue-20 silent wrong result: addc d, 0, 0 after a borrowing sub.cc reads CF = 0.
+  check_rows({
+      {"sub.cc.u32 then addc.u32 d, 0, 0",
+       "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n sub.cc.u32 %x2, %x0, %x1;\n addc.u32 %x3, 0, 0;\n cvt.u64.u32 %d, %x3;", pairs32(),
+       [](const Inputs& x) { return u64{lo(x.a, 32) >= lo(x.b, 32)}; }},
+      {"sub.cc.s64 then addc.u32", "sub.cc.s64 %y0, %a, %b;\n addc.u32 %x3, 0, 0;\n cvt.u64.u32 %d, %x3;", pairs32(),
+       [](const Inputs& x) { return u64{x.a >= x.b}; }},
+      {"add.cc.u32 then addc.u32", "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n add.cc.u32 %x2, %x0, %x1;\n addc.u32 %x3, 0, 0;\n cvt.u64.u32 %d, %x3;",
+       pairs32(), [](const Inputs& x) { return (lo(x.a, 32) + lo(x.b, 32)) >> 32; }},
+      {"add.cc.u32 then subc.u32 d, 5, 0", "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n add.cc.u32 %x2, %x0, %x1;\n subc.u32 %x3, 5, 0;\n cvt.u64.u32 %d, %x3;",
+       pairs32(), [](const Inputs& x) { return 5 - (1 - ((lo(x.a, 32) + lo(x.b, 32)) >> 32)); }},
+  });
+}
+
+TEST(PtxConformance, MultiWordAddSubAndMadChains) {
+  std::vector<Inputs> in;
+  for (u64 a : {u64{0}, u64{1}, u64{0xFFFFFFFFu}, u64{0x100000000ull}, u64{0xFFFFFFFFFFFFFFFFull}, u64{0x8000000000000000ull},
+                u64{0x123456789ABCDEF0ull}})
+    for (u64 b : {u64{0}, u64{1}, u64{0xFFFFFFFFu}, u64{0xFFFFFFFFFFFFFFFFull}}) in.push_back({a, b, 0});
+  const std::string split = "mov.b64 {%x0, %x1}, %a;\n mov.b64 {%x2, %x3}, %b;\n";
+  check_rows({
+      {"64-bit add from add.cc/addc.cc/addc", split + "add.cc.u32 %x4, %x0, %x2;\n addc.cc.u32 %x5, %x1, %x3;\n addc.u32 %x6, 0, 0;\n"
+                                                    "mov.b64 %d, {%x4, %x5};",
+       in, [](const Inputs& x) { return x.a + x.b; }},
+      {"carry out of the 64-bit add", split + "add.cc.u32 %x4, %x0, %x2;\n addc.cc.u32 %x5, %x1, %x3;\n addc.u32 %x6, 0, 0;\n cvt.u64.u32 %d, %x6;",
+       in, [](const Inputs& x) { return static_cast<u64>((static_cast<unsigned __int128>(x.a) + x.b) >> 64); }},
+      {"64-bit sub from sub.cc/subc", split + "sub.cc.u32 %x4, %x0, %x2;\n subc.u32 %x5, %x1, %x3;\n mov.b64 %d, {%x4, %x5};", in,
+       [](const Inputs& x) { return x.a - x.b; }},
+      {"borrow out of subc.cc (as not-borrow)", split + "sub.cc.u32 %x4, %x0, %x2;\n subc.cc.u32 %x5, %x1, %x3;\n addc.u32 %x6, 0, 0;\n cvt.u64.u32 %d, %x6;",
+       in, [](const Inputs& x) { return u64{x.a >= x.b}; }},
+      // 32x32 -> 64 by limbs: lo word mad.lo, hi word madc.hi over a carry from mad.lo.cc.
+      {"mad.lo.cc / madc.hi", split + "mad.lo.cc.u32 %x4, %x0, %x2, %x1;\n madc.hi.u32 %x5, %x0, %x2, %x3;\n mov.b64 %d, {%x4, %x5};", in,
+       [](const Inputs& x) {
+         const u64 a0 = lo(x.a, 32), b0 = lo(x.b, 32), c0 = x.a >> 32, c1 = x.b >> 32;
+         const u64 p = a0 * b0;
+         const u64 s = lo(p, 32) + c0;
+         const u64 hi = lo((p >> 32) + c1 + (s >> 32), 32);
+         return (hi << 32) | lo(s, 32);
+       }},
+      {"madc.lo.cc.u64 carry", "mad.lo.cc.u64 %y0, %a, %b, %c;\n madc.hi.cc.u64 %y1, %a, %b, %a;\n addc.u64 %d, 0, 0;", in,
+       [](const Inputs& x) {
+         const unsigned __int128 p = static_cast<unsigned __int128>(x.a) * x.b;
+         const unsigned __int128 s0 = static_cast<unsigned __int128>(static_cast<u64>(p)) + x.c;
+         const unsigned __int128 s1 = static_cast<unsigned __int128>(static_cast<u64>(p >> 64)) + x.a + static_cast<u64>(s0 >> 64);
+         return static_cast<u64>(s1 >> 64);
+       }},
+      {"mad.hi.cc.s32 signed product", "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n mad.hi.cc.s32 %x2, %x0, %x1, %x0;\n addc.u32 %x3, 0, 0;\n"
+                                       "mov.b64 %d, {%x2, %x3};",
+       in, [](const Inputs& x) {
+         const u64 hi = lo(static_cast<u64>((sx(x.a, 32) * sx(x.b, 32)) >> 32), 32);
+         const u64 s = hi + lo(x.a, 32);
+         return ((s >> 32) << 32) | lo(s, 32);
+       }},
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the interpreter does not model is an error naming the line, never a dropped modifier or a
+// register of the wrong size (PTX ISA 9.4, Table 26; 9.4.1, Tables 27 and 28).
+
+TEST(PtxConformance, UnmodelledModifiersAndMisfitOperandsAreErrors) {
+  struct Bad {
+    const char* body;
+    const char* message;
+  };
+  const Bad bad[] = {
+      {"fma.rn.relu.f16 %h0, %h1, %h2, %h3;", "fma.rn.relu.f16"},
+      {"add.cc.f32 %f0, %f1, %f2;", "add.cc.f32"},
+      {"add.rn.cc.f32 %f0, %f1, %f2;", "add.rn.cc.f32"},
+      {"max.relu.s32 %s0, %s1, %s2;", "max.relu.s32"},
+      {"mul.lo.uni.u32 %x0, %x1, %x2;", ".uni"},
+      {"add.u32.sync %x0, %x1, %x2;", ".sync"},
+      {"add.s32 %y0, %x1, %x2;", "%y0 is declared .b64"},
+      {"add.s32 %x0, %y1, %x2;", "%y1 is declared .b64"},
+      {"add.f32 %f0, %s1, %f2;", "%s1 is declared .s32"},
+      {"add.s32 %s0, %f1, %s2;", "%f1 is declared .f32"},
+      {"cvt.u32.u64 %x0, %x1;", "%x1 is declared .b32"},
+      {"cvt.rn.f32.f64 %f0, %f1;", "%f1 is declared .f32"},
+      {"ld.global.u64 %x0, [%rd4];", "%x0 is declared .b32"},
+      {"mul.wide.u32 %x0, %x1, %x2;", "%x0 is declared .b32"},
+      {"popc.b64 %y0, %a;", "%y0 is declared .b64"},
+      {"mov.b64 %d, {%x0, %h1};", "%h1 is declared .b16"},
+      {"add.cc.u16 %h0, %h1, %h2;", "add.cc.u16"},
+  };
+  for (const Bad& b : bad) {
+    const std::string e = decode_error(b.body);
+    EXPECT_NE(e.find(b.message), std::string::npos) << b.body << " -> '" << e << "'";
+    EXPECT_NE(e.find("conformance.ptx:"), std::string::npos) << e;
+  }
+}
+
+TEST(PtxConformance, SlctFtzAndGuardedTrap) {
+  // slct.ftz flushes a subnormal c to a zero of its sign: -denormal compares >= 0 (PTX ISA 9.7.8.3).
+  std::vector<Inputs> in = {{0x80000001u, 0, 0}, {0x00000001u, 0, 0}, {0xBF800000u, 0, 0}, {0x7FC00000u, 0, 0}, {0x80000000u, 0, 0}};
+  check_rows({
+      {"slct.ftz.s32.f32", "mov.b64 {%x0, %x1}, %a;\n slct.ftz.s32.f32 %s0, 1, 2, %x0;\n cvt.s64.s32 %d, %s0;", in,
+       [](const Inputs& x) {
+         const u64 c = x.a;
+         const bool nan = (c & 0x7F800000u) == 0x7F800000u && (c & 0x7FFFFFu);
+         const bool neg_normal = (c & 0x80000000u) && (c & 0x7F800000u);
+         return u64{nan || neg_normal ? 2u : 1u};
+       }},
+      {"slct.s32.f32 without .ftz", "mov.b64 {%x0, %x1}, %a;\n slct.s32.f32 %s0, 1, 2, %x0;\n cvt.s64.s32 %d, %s0;", in,
+       [](const Inputs& x) {
+         const u64 c = x.a;
+         const bool nan = (c & 0x7F800000u) == 0x7F800000u && (c & 0x7FFFFFu);
+         const bool neg_nonzero = (c & 0x80000000u) && (c & 0x7FFFFFFFu);
+         return u64{nan || neg_nonzero ? 2u : 1u};
+       }},
+      // issue 18: `@%q trap` traps only where %q holds.
+      {"@%q0 trap with %q0 false", "setp.ne.u64 %q0, %a, %a;\n @%q0 trap;\n mov.b64 %d, 7;", in, [](const Inputs&) { return u64{7}; }},
+  });
+  try {
+    run_rows("setp.eq.u64 %q0, %a, 0x00000001;\n @%q0 trap;", in);
+    ADD_FAILURE() << "the guarded trap did not trap";
+  } catch (const PtxError& e) {
+    EXPECT_NE(std::string(e.what()).find("trap"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("lane 1"), std::string::npos) << e.what();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// f32 / f64 arithmetic in every rounding direction, .ftz and .sat (PTX ISA 9.7.3, 9.7.4), and the
+// conversions with a rounding direction (9.7.9.21); MPFR is the oracle (tests/reference).
+
+#if !defined(ENC5_HAVE_MPFR)
+TEST(PtxConformance, F32F64ArithmeticInEveryRoundingDirection) {
+  ENC5_SKIP_UNLESS_CI() << "MPFR (libmpfr-dev) not found: the f32/f64 oracle is missing";
+}
+#else
+namespace {
+
+using enc5::Round;
+using enc5_test::Oracle;
+
+const char* kRoundName[] = {"rn", "rz", "rm", "rp"};
+constexpr Round kRounds[] = {Round::rn, Round::rz, Round::rm, Round::rp};
+
+// 32 pairs/triples of f32 bit patterns: edge values against each other, then random ones.
+std::vector<Inputs> f32_inputs(std::uint32_t seed) {
+  const u64 edge[] = {0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00800000, 0x3F800000, 0xBF800001, 0x7F7FFFFF,
+                      0xFF800000, 0x7FC00001, 0x3EAAAAAB, 0x4B800001};
+  std::vector<Inputs> v;
+  std::uint32_t x = seed;
+  auto rnd = [&] { x = x * 1664525u + 1013904223u; return x; };
+  for (int k = 0; k < 32; ++k) {
+    const u64 a = k < 24 ? edge[k % 12] : rnd(), b = k < 24 ? edge[(k * 5 + 3) % 12] : rnd(), c = edge[(k * 7 + 1) % 12];
+    v.push_back({a, b, c});
+  }
+  return v;
+}
+std::vector<Inputs> f64_inputs(std::uint32_t seed) {
+  const u64 edge[] = {0, 0x8000000000000000ull, 1, 0x800FFFFFFFFFFFFFull, 0x0010000000000000ull, 0x3FF0000000000000ull,
+                      0xBFF0000000000001ull, 0x7FEFFFFFFFFFFFFFull, 0xFFF0000000000000ull, 0x7FF8000000000001ull,
+                      0x3FD5555555555555ull, 0x4340000000000001ull};
+  std::vector<Inputs> v;
+  u64 x = seed;
+  auto rnd = [&] { x = x * 6364136223846793005ull + 1442695040888963407ull; return x; };
+  for (int k = 0; k < 32; ++k) {
+    const u64 a = k < 24 ? edge[k % 12] : rnd(), b = k < 24 ? edge[(k * 5 + 3) % 12] : rnd(), c = edge[(k * 7 + 1) % 12];
+    v.push_back({a, b, c});
+  }
+  return v;
+}
+
+float F(u64 bits) { return std::bit_cast<float>(static_cast<std::uint32_t>(bits)); }
+double D(u64 bits) { return std::bit_cast<double>(bits); }
+u64 B(float f) { return std::bit_cast<std::uint32_t>(f); }
+u64 B(double d) { return std::bit_cast<u64>(d); }
+// .ftz (PTX ISA 9.7.3): a subnormal input or result is the zero of its sign.
+float flush(float f) { return (B(f) & 0x7F800000u) == 0 ? std::bit_cast<float>(static_cast<std::uint32_t>(B(f) & 0x80000000u)) : f; }
+
+const std::string kF32In = "cvt.u32.u64 %x0, %a;\n mov.b32 %f0, %x0;\n cvt.u32.u64 %x1, %b;\n mov.b32 %f1, %x1;\n"
+                           "cvt.u32.u64 %x2, %c;\n mov.b32 %f2, %x2;\n";
+const std::string kF32Out = "\n mov.b32 %x3, %f3;\n cvt.u64.u32 %d, %x3;";
+const std::string kF64In = "mov.b64 %g0, %a;\n mov.b64 %g1, %b;\n mov.b64 %g2, %c;\n";
+const std::string kF64Out = "\n mov.b64 %d, %g3;";
+
+}  // namespace
+
+TEST(PtxConformance, F32F64ArithmeticInEveryRoundingDirection) {
+  std::vector<Row> rows;
+  const char* ops[] = {"add", "sub", "mul", "div"};
+  for (int k = 0; k < 4; ++k) {
+    const Round r = kRounds[k];
+    const std::string rn = kRoundName[k];
+    for (int op = 0; op < 4; ++op) {
+      rows.push_back({"f32 binary", kF32In + ops[op] + "." + rn + ".f32 %f3, %f0, %f1;" + kF32Out, f32_inputs(11u + op),
+                      [op, r](const Inputs& x) { return B(Oracle<float>().bin(op, F(x.a), F(x.b), r)); }});
+      rows.push_back({"f64 binary", kF64In + ops[op] + "." + rn + ".f64 %g3, %g0, %g1;" + kF64Out, f64_inputs(21u + op),
+                      [op, r](const Inputs& x) { return B(Oracle<double>().bin(op, D(x.a), D(x.b), r)); }});
+    }
+    rows.push_back({"fma.f32", kF32In + "fma." + rn + ".f32 %f3, %f0, %f1, %f2;" + kF32Out, f32_inputs(31),
+                    [r](const Inputs& x) { return B(Oracle<float>().fma(F(x.a), F(x.b), F(x.c), r)); }});
+    rows.push_back({"fma.f64", kF64In + "fma." + rn + ".f64 %g3, %g0, %g1, %g2;" + kF64Out, f64_inputs(32),
+                    [r](const Inputs& x) { return B(Oracle<double>().fma(D(x.a), D(x.b), D(x.c), r)); }});
+    rows.push_back({"sqrt.f32", kF32In + "sqrt." + rn + ".f32 %f3, %f0;" + kF32Out, f32_inputs(33),
+                    [r](const Inputs& x) { return B(Oracle<float>().sqrt(F(x.a), r)); }});
+    rows.push_back({"rcp.f64", kF64In + "rcp." + rn + ".f64 %g3, %g0;" + kF64Out, f64_inputs(34),
+                    [r](const Inputs& x) { return B(Oracle<double>().bin(3, 1.0, D(x.a), r)); }});
+    // .ftz on inputs and result (the RR layers' fma.rn.ftz.f32 is the .rn row).
+    rows.push_back({"fma.ftz.f32", kF32In + "fma." + rn + ".ftz.f32 %f3, %f0, %f1, %f2;" + kF32Out, f32_inputs(35),
+                    [r](const Inputs& x) { return B(flush(Oracle<float>().fma(flush(F(x.a)), flush(F(x.b)), flush(F(x.c)), r))); }});
+    rows.push_back({"mul.ftz.f32", kF32In + "mul." + rn + ".ftz.f32 %f3, %f0, %f1;" + kF32Out, f32_inputs(36),
+                    [r](const Inputs& x) { return B(flush(Oracle<float>().bin(2, flush(F(x.a)), flush(F(x.b)), r))); }});
+    // .sat: clamp to [+0, 1], NaN -> +0 (PTX ISA 9.7.3 "Saturation").
+    rows.push_back({"add.sat.f32", kF32In + "add." + rn + ".sat.f32 %f3, %f0, %f1;" + kF32Out, f32_inputs(37), [r](const Inputs& x) {
+                      const float v = Oracle<float>().bin(0, F(x.a), F(x.b), r);
+                      return B(std::isnan(v) || v <= 0.0f ? 0.0f : v > 1.0f ? 1.0f : v);
+                    }});
+    // Conversions with a rounding direction.
+    rows.push_back({"cvt.f32.s32", "cvt.u32.u64 %x0, %a;\n cvt." + rn + ".f32.s32 %f3, %x0;" + kF32Out, f32_inputs(38),
+                    [r](const Inputs& x) { return B(Oracle<float>().from_int(static_cast<std::int32_t>(x.a), true, r)); }});
+    rows.push_back({"cvt.f32.u64", "cvt." + rn + ".f32.u64 %f3, %a;" + kF32Out, f64_inputs(39),
+                    [r](const Inputs& x) { return B(Oracle<float>().from_int(static_cast<i64>(x.a), false, r)); }});
+    rows.push_back({"cvt.f64.s64", "cvt." + rn + ".f64.s64 %g3, %a;" + kF64Out, f64_inputs(40),
+                    [r](const Inputs& x) { return B(Oracle<double>().from_int(static_cast<i64>(x.a), true, r)); }});
+    rows.push_back({"cvt.f32.f64", kF64In + "cvt." + rn + ".f32.f64 %f3, %g0;" + kF32Out, f64_inputs(41),
+                    [r](const Inputs& x) { return B(Oracle<float>().from_f64(D(x.a), r)); }});
+  }
+  check_rows(rows);
+}
+
+TEST(PtxConformance, F32F64MinMaxWithSignedZerosAndNaN) {
+  // MPFR's min/max give -0 for (+0, -0) and the other operand for one NaN, as PTX (9.7.3.10/11);
+  // two NaNs, and any NaN under .NaN, give the canonical NaN.
+  auto oracle = [](bool is_max, bool nan_mode, auto a, auto b) {
+    using T = decltype(a);
+    Oracle<T> o;
+    o.range();
+    o.set(o.x, a);
+    o.set(o.y, b);
+    if (nan_mode && (std::isnan(a) || std::isnan(b))) mpfr_set_nan(o.z);
+    else if (is_max) mpfr_max(o.z, o.x, o.y, MPFR_RNDN);
+    else mpfr_min(o.z, o.x, o.y, MPFR_RNDN);
+    return B(o.get(0, Round::rn));
+  };
+  std::vector<Inputs> f32 = f32_inputs(51), f64 = f64_inputs(52);
+  f32[0] = {0x00000000, 0x80000000, 0};
+  f32[1] = {0x80000000, 0x00000000, 0};
+  f32[2] = {0x7FC00001, 0xFFC00002, 0};
+  f64[0] = {0, 0x8000000000000000ull, 0};
+  f64[1] = {0x8000000000000000ull, 0, 0};
+  std::vector<Row> rows;
+  for (bool is_max : {false, true}) {
+    for (bool nan_mode : {false, true}) {
+      const std::string op = std::string(is_max ? "max" : "min") + (nan_mode ? ".NaN" : "");
+      rows.push_back({"min/max f32", kF32In + op + ".f32 %f3, %f0, %f1;" + kF32Out, f32,
+                      [=](const Inputs& x) { return oracle(is_max, nan_mode, F(x.a), F(x.b)); }});
+      rows.push_back({"min/max f64", kF64In + op + ".f64 %g3, %g0, %g1;" + kF64Out, f64,
+                      [=](const Inputs& x) { return oracle(is_max, nan_mode, D(x.a), D(x.b)); }});
+    }
+  }
+  rows.push_back({"max.ftz.f32", kF32In + "max.ftz.f32 %f3, %f0, %f1;" + kF32Out, f32,
+                  [=](const Inputs& x) { return oracle(true, false, flush(F(x.a)), flush(F(x.b))); }});
+  check_rows(rows);
+}
+#endif
