@@ -1,9 +1,13 @@
-// The PTX parser and decoder (src/ptx/, issue 10): any text as a module, then every entry's
-// statistics. Seeds: tests/ptx/kernels.ptx split into its entries, and (when ../shared holds it)
-// nothing else: the corpus's enc5 PTX is the spec's, read at run time, not committed here.
+// The PTX parser, decoder and executor (src/ptx/, issues 10, 18, 20): any text as a module, then
+// every entry's statistics, then the first entry run on one CTA of one warp with a zero parameter
+// block, no device memory and a small work bound (every access out of what exists is an error).
+// Seeds: tests/ptx/kernels.ptx split into its entries, and the forms of issue 20 (fuzz/ptx_seeds).
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "fuzz_util.hpp"
+#include "ptx/ir.hpp"
 #include "ptx/ptx.hpp"
 
 #ifndef ENC5_SOURCE_DIR
@@ -24,6 +28,13 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
       fuzz::write(d / ("entry-" + std::to_string(i++) + ".ptx"), header + text.substr(at, next == std::string::npos ? std::string::npos : next - at));
       at = next;
     }
+    // The forms of issue 20 and the declarations of issue 18.
+    fuzz::write(d / "carry-cvt.ptx", header + ".global .u32 t[2] = {1, 2};\n.global .u64 p = generic(t);\n"
+                ".visible .entry k(.param .u64 a)\n{\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n  .reg .f32 %f<4>;\n  .reg .pred %p<2>;\n"
+                "  sub.cc.u32 %r1, %r2, %r3;\n  subc.cc.u32 %r4, %r2, %r3;\n  addc.u32 %r5, 0, 0;\n  mad.lo.cc.u32 %r6, %r1, %r2, %r3;\n"
+                "  madc.hi.u32 %r7, %r1, %r2, %r3;\n  cvt.s16.s8 %r1, %r2;\n  cvt.rz.f32.s32 %f1, %r1;\n  add.rm.ftz.sat.f32 %f2, %f1, %f1;\n"
+                "  min.NaN.f32 %f3, %f1, %f2;\n  slct.ftz.s32.f32 %r2, %r3, %r4, %f3;\n  setp.eq.u32 %p1, %r2, 7;\n  @%p1 trap;\n"
+                "  ld.global.u64 %rd1, [p];\n  ld.s8 %r3, [%rd1];\n  ret;\n}\n");
   });
   return 0;
 }
@@ -31,7 +42,22 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::guarded([&] {
     const auto m = enc5::ptx::parse_module(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.ptx");
-    for (const std::string& e : enc5::ptx::entry_names(*m)) (void)enc5::ptx::entry_stats(*m, e);
+    const auto names = enc5::ptx::entry_names(*m);
+    for (const std::string& e : names) (void)enc5::ptx::entry_stats(*m, e);
+    if (names.empty()) return;
+    // A launch allocates the module's .global variables (up to the 1 GiB limit): keep runs small.
+    for (const auto& v : m->variables)
+      if (v.size > (1u << 20)) return;
+    const enc5::ptx::EntryStats st = enc5::ptx::entry_stats(*m, names[0]);
+    std::uint32_t bytes = 0;
+    for (const auto& p : st.params) bytes = std::max(bytes, p.offset + p.size);
+    std::vector<std::uint8_t> params(bytes, 0);
+    enc5::ptx::Device dev;
+    enc5::ptx::RunOptions opt;
+    opt.threads = 1;
+    opt.max_warp_instructions = 20000;
+    opt.max_launch_instructions = 20000;
+    (void)enc5::ptx::run(*m, names[0], {1, 1, 1}, {32, 1, 1}, params, dev, opt);
   });
   return 0;
 }

@@ -17,7 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "model/texture_surface.hpp"
 #include "ptx/ptx.hpp"
+#include "reference/f16_oracle.hpp"
 #if defined(ENC5_HAVE_MPFR)
 #include "reference/mpfr_oracle.hpp"
 #endif
@@ -420,3 +422,262 @@ TEST(PtxConformance, F32F64MinMaxWithSignedZerosAndNaN) {
   check_rows(rows);
 }
 #endif
+
+// ---------------------------------------------------------------------------------------------
+// Issue 18: sizes from declarations are checked products bounded by documented limits before
+// anything is allocated; a hostile kernel ends within the work bound; each message names its limit.
+
+namespace {
+std::string module_error(const std::string& text) {
+  try {
+    parse_module(text, "hostile.ptx");
+  } catch (const PtxError& e) {
+    return e.what();
+  }
+  return "";
+}
+const std::string kHead = ".version 8.0\n.target sm_89\n.address_size 64\n";
+}  // namespace
+
+TEST(PtxLimits, DeclarationSizesAreCheckedBeforeAllocating) {
+  struct Case {
+    std::string text, message;
+  };
+  const Case cases[] = {
+      {".global .b8 g[65536][65536];", "limit of 1073741824 bytes"},
+      {".global .b64 g[4294967296];", "limit of 1073741824 bytes"},
+      {".global .b8 g[4294967296][4294967296];", "limit of 1073741824 bytes"},  // used to wrap to 0 bytes
+      {".global .b8 g[0x10000000000000000];", "literal"},                         // not a 64-bit number
+      {".shared .b8 s[4294967296];", "limit of 16777216 bytes"},
+      {".shared .b8 s[65536][65536][65536][65536];", "limit of 16777216 bytes"},   // wraps to 0 in 64 bits
+      {".const .b32 c[8388608];", "limit of 16777216 bytes"},
+      {".global .b8 a[805306368];\n.global .b8 b[805306368];", ".global variables up to b need more than"},
+      {".visible .entry k(.param .b8 p[65536][65536]) { ret; }", "more than 65536 elements"},
+      {".visible .entry k() { .local .b8 l[2097152]; ret; }", "limit of 1048576 bytes"},
+      {".visible .entry k() { .reg .b32 %r<4194304>; ret; }", "at most 65536 register slots"},
+      {".visible .entry k() { .reg .b32 %r<40000>; .reg .b64 %rd<40000>; ret; }", "at most 65536 register slots"},
+      {".visible .entry k() { .reg .pred %p<70000>; ret; }", "at most 65536 register slots"},
+  };
+  for (const Case& c : cases) {
+    const std::string e = module_error(kHead + c.text + "\n");
+    EXPECT_NE(e.find(c.message), std::string::npos) << c.text << " -> '" << e << "'";
+    EXPECT_NE(e.find("hostile.ptx:"), std::string::npos) << e;
+  }
+  // Within the limits: a declared but uninitialised .global is not allocated until a launch.
+  EXPECT_EQ(module_error(kHead + ".global .b8 g[1073741824];\n"), "");
+}
+
+TEST(PtxLimits, InitialisersWithVariableAddresses) {
+  // .global/.const initialisers may name variables declared before (PTX ISA 5.4.4): the address in
+  // the variable's space, or generic(sym).
+  const std::string text = kHead +
+                           ".global .u32 tbl[4] = {10, 20, 30, 40};\n"
+                           ".global .u64 ptrs[2] = {tbl, tbl+8};\n"
+                           ".const .u32 cv[2] = {7, 8};\n"
+                           ".global .u64 gp = generic(cv);\n"
+                           ".visible .entry k(.param .u64 pout)\n{\n  .reg .b64 %rd<8>;\n  .reg .b32 %r<4>;\n"
+                           "  ld.param.u64 %rd1, [pout];\n  ld.global.u64 %rd2, [ptrs+8];\n  ld.u32 %r1, [%rd2];\n"
+                           "  ld.global.u64 %rd3, [gp];\n  ld.u32 %r2, [%rd3+4];\n"
+                           "  st.global.u32 [%rd1], %r1;\n  st.global.u32 [%rd1+4], %r2;\n  ret;\n}\n";
+  auto m = parse_module(text, "init.ptx");
+  std::vector<std::uint32_t> out(2, 0);
+  Device dev;
+  const u64 a = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(out.data()), 8});
+  RunOptions opt;
+  opt.threads = 1;
+  run(*m, "k", {1, 1, 1}, {1, 1, 1}, {reinterpret_cast<const std::uint8_t*>(&a), 8}, dev, opt);
+  EXPECT_EQ(out[0], 30u);  // tbl[2]
+  EXPECT_EQ(out[1], 8u);   // cv[1] through its generic address
+  EXPECT_NE(module_error(kHead + ".global .u64 p = nosuch;\n").find("not a variable declared before it"), std::string::npos);
+}
+
+TEST(PtxLimits, WorkBoundEndsAHostileLoopNamingTheOption) {
+  const std::string loop = kHead +
+                           ".visible .entry k()\n{\n  .reg .b32 %r<2>;\n$L: add.s32 %r1, %r1, 1;\n  bra $L;\n}\n";
+  auto m = parse_module(loop, "loop.ptx");
+  Device dev;
+  RunOptions opt;
+  opt.threads = 1;
+  opt.max_warp_instructions = 100000;
+  try {
+    run(*m, "k", {1, 1, 1}, {32, 1, 1}, {}, dev, opt);
+    ADD_FAILURE() << "the endless loop ran to completion";
+  } catch (const PtxError& e) {
+    EXPECT_NE(std::string(e.what()).find("--max-instructions"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("100000"), std::string::npos) << e.what();
+  }
+  // Per launch: 8 CTAs of one warp, 60001 instructions each (20000 x add, setp, bra; ret), each
+  // under its own bound, together over the launch's; the check is exact for every thread count.
+  opt.max_warp_instructions = 1'000'000;
+  const std::string bounded = kHead +
+                              ".visible .entry k()\n{\n  .reg .b32 %r<2>;\n  .reg .pred %p;\n"
+                              "$L: add.s32 %r1, %r1, 1;\n  setp.lt.u32 %p, %r1, 20000;\n  @%p bra $L;\n  ret;\n}\n";
+  auto m2 = parse_module(bounded, "many.ptx");
+  for (int threads : {1, 2}) {
+    opt.threads = threads;
+    opt.max_launch_instructions = 8 * 60001 - 1;
+    try {
+      run(*m2, "k", {8, 1, 1}, {32, 1, 1}, {}, dev, opt);
+      ADD_FAILURE() << "the launch bound did not stop the launch";
+    } catch (const PtxError& e) {
+      EXPECT_NE(std::string(e.what()).find("--max-launch-instructions"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("480007"), std::string::npos) << e.what();
+    }
+    opt.max_launch_instructions = 8 * 60001;
+    EXPECT_NO_THROW(run(*m2, "k", {8, 1, 1}, {32, 1, 1}, {}, dev, opt));
+  }
+  // The defaults are the documented ones.
+  EXPECT_EQ(RunOptions{}.max_warp_instructions, 40'000'000u);
+  EXPECT_EQ(RunOptions{}.max_launch_instructions, 60'000'000u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The RR layers' extra forms (issue 20 §2): tex.base.2d.v4.f16.f32 through the launch's sampler
+// (point and linear, CUDA Programming Guide "Texture Fetching": x_B = x - 0.5, 9-bit weights with
+// 8 fractional bits), sust.p.2d.v4.b32.zero, fma.rn.ftz.f32 (above), cvt.rn.f32.s32,
+// cvt.rn.f16.s32, st.global.v4.u16. The f16 oracle is tests/reference/f16_oracle.hpp.
+
+namespace {
+
+// One f32 coordinate pair per lane in `in` (x at 2l, y at 2l+1); four f16 results per lane in out.
+std::vector<std::uint16_t> run_tex(const enc5::Texture& tex, TextureSampler smp, const std::vector<float>& coords) {
+  const std::string text = kHead +
+                           ".visible .entry k(.param .u64 pout, .param .u64 pin, .param .u64 ptex)\n{\n"
+                           "  .reg .b64 %rd<8>;\n  .reg .b32 %r<4>;\n  .reg .f32 %f<4>;\n  .reg .b16 %h<4>;\n"
+                           "  ld.param.u64 %rd1, [pout];\n  ld.param.u64 %rd2, [pin];\n  ld.param.u64 %rd3, [ptex];\n"
+                           "  mov.u32 %r0, %tid.x;\n  mul.wide.u32 %rd4, %r0, 8;\n  add.s64 %rd5, %rd1, %rd4;\n  add.s64 %rd6, %rd2, %rd4;\n"
+                           "  ld.global.v2.f32 {%f0, %f1}, [%rd6];\n"
+                           "  tex.base.2d.v4.f16.f32 {%h0, %h1, %h2, %h3}, [%rd3, {%f0, %f1}];\n"
+                           "  st.global.v4.u16 [%rd5], {%h0, %h1, %h2, %h3};\n  ret;\n}\n";
+  auto m = parse_module(text, "tex.ptx");
+  std::vector<std::uint16_t> out(32 * 4, 0xDEAD);
+  std::vector<float> in = coords;
+  in.resize(64, 0.0f);
+  Device dev;
+  const u64 a_out = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(out.data()), out.size() * 2});
+  const u64 a_in = dev.add_global_readonly("in", {reinterpret_cast<const std::uint8_t*>(in.data()), in.size() * 4});
+  const u64 h = dev.bind_texture(&tex, smp);
+  std::uint8_t params[24];
+  std::memcpy(params, &a_out, 8);
+  std::memcpy(params + 8, &a_in, 8);
+  std::memcpy(params + 16, &h, 8);
+  RunOptions opt;
+  opt.threads = 1;
+  run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
+  return out;
+}
+
+// The reading's definition, written out independently: the four texels around x_B, y_B with
+// clamped integer coordinates, weights rounded to 1/256, the exact sum rounded once to f16.
+std::uint16_t linear_oracle(const enc5::Texture& t, int c, double x, double y) {
+  const double xb = x - 0.5, yb = y - 0.5;
+  const int i = static_cast<int>(std::floor(xb)), j = static_cast<int>(std::floor(yb));
+  const long a = std::lround((xb - std::floor(xb)) * 256.0), b = std::lround((yb - std::floor(yb)) * 256.0);
+  auto texel = [&](int u, int v) {
+    u = std::clamp(u, 0, t.width - 1);
+    v = std::clamp(v, 0, t.height - 1);
+    return t.rgba[static_cast<std::size_t>((v * t.width + u) * 4 + c)];
+  };
+  const std::uint16_t q[4] = {texel(i, j), texel(i + 1, j), texel(i, j + 1), texel(i + 1, j + 1)};
+  const long wts[4] = {(256 - a) * (256 - b), a * (256 - b), (256 - a) * b, a * b};
+  __int128 sum = 0;  // in units of 2^-48: f16 units48 (2^-48) x weights (2^-16) x 2^16
+  for (int k = 0; k < 4; ++k) {
+    const __int128 u = static_cast<__int128>(enc5::oracle::f16_units48()[q[k] & 0x7FFF]);
+    sum += ((q[k] & 0x8000) ? -u : u) * wts[k];
+  }
+  // units48 are multiples of 2^24 (f16 values are multiples of 2^-24), so the 2^-16 of the
+  // weights divides exactly: the sum in units of 2^-48 is sum / 2^16.
+  if (sum == 0) {  // IEEE: an exact zero sum is -0 only when every weighted term is -0
+    bool all_neg = true;
+    for (int k = 0; k < 4; ++k)
+      if (wts[k] != 0 && !(q[k] & 0x8000)) all_neg = false;
+    return all_neg ? 0x8000 : 0;
+  }
+  const bool neg = sum < 0;
+  const unsigned __int128 mag = static_cast<unsigned __int128>(neg ? -sum : sum);
+  EXPECT_EQ(mag & 0xFFFF, 0u);
+  return enc5::oracle::round_units48(neg, mag >> 16);
+}
+
+}  // namespace
+
+TEST(PtxRrForms, TexFloatCoordinatesPointAndLinear) {
+  enc5::Texture tex;
+  tex.width = 5;
+  tex.height = 3;
+  tex.mode = enc5::AddressMode::clamp;
+  std::uint32_t seed = 12345;
+  for (int k = 0; k < tex.width * tex.height * 4; ++k) {
+    seed = seed * 1664525u + 1013904223u;
+    std::uint16_t h = static_cast<std::uint16_t>(seed >> 16);
+    if ((h & 0x7C00) == 0x7C00) h &= 0xBFFF;  // finite texels
+    tex.rgba.push_back(k % 7 == 0 ? static_cast<std::uint16_t>(h & 0x83FF) : h);  // some subnormals
+  }
+  std::vector<float> coords;
+  for (int l = 0; l < 32; ++l) {
+    coords.push_back(-0.7f + 0.213f * static_cast<float>(l));
+    coords.push_back(-0.4f + 0.117f * static_cast<float>((l * 7) % 32));
+  }
+  const auto point = run_tex(tex, {TextureFilter::point, false}, coords);
+  const auto linear = run_tex(tex, {TextureFilter::linear, false}, coords);
+  for (int l = 0; l < 32; ++l) {
+    const double x = coords[2 * l], y = coords[2 * l + 1];
+    const int px = std::clamp(static_cast<int>(std::floor(x)), 0, tex.width - 1), py = std::clamp(static_cast<int>(std::floor(y)), 0, tex.height - 1);
+    for (int c = 0; c < 4; ++c) {
+      EXPECT_EQ(point[4 * l + c], tex.rgba[static_cast<std::size_t>((py * tex.width + px) * 4 + c)]) << "lane " << l << " channel " << c;
+      EXPECT_EQ(linear[4 * l + c], linear_oracle(tex, c, x, y)) << "lane " << l << " channel " << c << " x " << x << " y " << y;
+    }
+  }
+  // Normalised coordinates scale by the extent.
+  std::vector<float> ncoords;
+  for (int l = 0; l < 32; ++l) {
+    ncoords.push_back(coords[2 * l] / static_cast<float>(tex.width));
+    ncoords.push_back(coords[2 * l + 1] / static_cast<float>(tex.height));
+  }
+  const auto npoint = run_tex(tex, {TextureFilter::point, true}, ncoords);
+  for (int l = 0; l < 32; ++l) {
+    const double x = static_cast<double>(ncoords[2 * l] * static_cast<float>(tex.width));
+    const double y = static_cast<double>(ncoords[2 * l + 1] * static_cast<float>(tex.height));
+    const int px = std::clamp(static_cast<int>(std::floor(x)), 0, tex.width - 1), py = std::clamp(static_cast<int>(std::floor(y)), 0, tex.height - 1);
+    EXPECT_EQ(npoint[4 * l], tex.rgba[static_cast<std::size_t>((py * tex.width + px) * 4)]) << l;
+  }
+}
+
+TEST(PtxRrForms, FormattedSurfaceStoreAndIntegerToHalf) {
+  const std::string text = kHead +
+                           ".visible .entry k(.param .u64 psurf, .param .u64 pout)\n{\n"
+                           "  .reg .b64 %rd<4>;\n  .reg .b32 %r<8>;\n  .reg .f32 %f<4>;\n  .reg .b16 %h<4>;\n"
+                           "  ld.param.u64 %rd1, [psurf];\n  ld.param.u64 %rd2, [pout];\n  mov.u32 %r0, %tid.x;\n"
+                           "  sub.s32 %r1, %r0, 3;\n  cvt.rn.f32.s32 %f0, %r1;\n  mul.rn.f32 %f1, %f0, 0f3DCCCCCD;\n"
+                           "  mov.b32 %f2, 0x7FC00001;\n  mov.b32 %f3, 0x47800000;\n"  // NaN payload, 65536 (overflows f16)
+                           "  sust.p.2d.v4.b32.zero [%rd1, {%r1, %r0}], {%f0, %f1, %f2, %f3};\n"
+                           "  mul.lo.s32 %r2, %r1, 9000;\n  cvt.rn.f16.s32 %h0, %r2;\n"
+                           "  mul.wide.u32 %rd3, %r0, 2;\n  add.s64 %rd3, %rd2, %rd3;\n  st.global.b16 [%rd3], %h0;\n  ret;\n}\n";
+  auto m = parse_module(text, "sust.ptx");
+  enc5::Surface surf = enc5::Surface::make(8, 32);
+  std::vector<std::uint16_t> out(32, 0);
+  Device dev;
+  const u64 hs = dev.bind_surface(&surf);
+  const u64 a_out = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(out.data()), out.size() * 2});
+  std::uint8_t params[16];
+  std::memcpy(params, &hs, 8);
+  std::memcpy(params + 8, &a_out, 8);
+  RunOptions opt;
+  opt.threads = 1;
+  run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
+  for (int l = 0; l < 32; ++l) {
+    const int x = l - 3;
+    const float f0 = static_cast<float>(x), f1 = f0 * std::bit_cast<float>(0x3DCCCCCDu);
+    const std::uint8_t* p = surf.bytes.data() + static_cast<std::size_t>(l) * surf.pitch + static_cast<std::size_t>(x < 0 ? 0 : x) * 8;
+    auto at = [&](int c) { return static_cast<std::uint16_t>(p[2 * c] | (p[2 * c + 1] << 8)); };
+    // cvt.rn.f16.s32: the exact integer rounded once.
+    EXPECT_EQ(out[l], enc5::oracle::round_double(static_cast<double>(x * 9000))) << l;
+    if (x < 0 || x >= 8) continue;  // .zero: dropped (the row's bytes stay 0, checked below)
+    EXPECT_EQ(at(0), enc5::oracle::round_double(f0)) << l;
+    EXPECT_EQ(at(1), enc5::oracle::round_double(f1)) << l;
+    EXPECT_EQ(at(2), 0x7FFF) << l;  // NaN -> canonical f16 NaN (cvt.rn.f16.f32)
+    EXPECT_EQ(at(3), 0x7C00) << l;  // 65536 -> +Inf
+  }
+  for (int l = 0; l < 3; ++l)
+    for (std::size_t b = 0; b < surf.pitch; ++b) EXPECT_EQ(surf.bytes[static_cast<std::size_t>(l) * surf.pitch + b], 0) << l;
+}

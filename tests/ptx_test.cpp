@@ -698,9 +698,9 @@ TEST(PtxErrors, MalformedUnknownAndOutOfBounds) {
   EXPECT_TRUE(has(run_error(kernel("  add.rz.f16 %rs1, %rs2, %rs3;\n")), "rounding modifier"));
   EXPECT_TRUE(has(run_error("garbage"), "bad.ptx:1"));
   // Hostile nesting is an error, not a stack overflow.
-  EXPECT_TRUE(has(run_error(kernel(std::string(5000, '{') + std::string(5000, '}'))), "nested too deeply"));
-  EXPECT_TRUE(has(run_error(kernel("  mov.b32 %r1, " + std::string(5000, '{') + "%r2" + std::string(5000, '}') + ";\n")), "nested too deeply"));
-  EXPECT_TRUE(has(run_error(".global .u32 g[1] = " + std::string(5000, '{') + "1" + std::string(5000, '}') + ";\n"), "nested too deeply"));
+  EXPECT_TRUE(has(run_error(kernel(std::string(5000, '{') + std::string(5000, '}'))), "nested deeper than the limit of"));
+  EXPECT_TRUE(has(run_error(kernel("  mov.b32 %r1, " + std::string(5000, '{') + "%r2" + std::string(5000, '}') + ";\n")), "nested deeper than the limit of"));
+  EXPECT_TRUE(has(run_error(".global .u32 g[1] = " + std::string(5000, '{') + "1" + std::string(5000, '}') + ";\n"), "nested deeper than the limit of"));
   EXPECT_TRUE(has(run_error(".version 8.0\n.visible .entry k(.param .u64 a) {\n  ret;\n"), "unterminated"));
   // Out-of-bounds global load: line, CTA, warp and lane.
   const std::string e1 = run_error(kernel("  ld.global.u32 %r1, [%rd5+256];\n"));

@@ -77,7 +77,10 @@ options:
                         instruction semantics (default ada; as enc5 run)
   --threads N           CTAs in parallel (default 0 = all hardware threads); output is identical
   --repeat N            bench: runs (default 3)
-  --max-instructions N  per warp, before a run is stopped as an endless loop (default 400000000)
+  --max-instructions N  per warp, before a run is stopped as an endless loop (default 40000000;
+                        an mma.sync counts 16)
+  --max-launch-instructions N
+                        the same for all warps of the launch together (default 60000000)
   -h, --help            this text
 )";
 
@@ -88,7 +91,8 @@ struct PtxArgs : FrameInputOptions {
   int bx = 0, by = 0;
   std::string profile = "ada";
   int threads = 0;
-  long long max_instructions = 400'000'000;
+  long long max_instructions = static_cast<long long>(ptx::RunOptions{}.max_warp_instructions);
+  long long max_launch_instructions = static_cast<long long>(ptx::RunOptions{}.max_launch_instructions);
   bool check_pairs = false;
   int repeat = 3;
   bool help = false;
@@ -128,6 +132,8 @@ PtxArgs parse(const Args& args) {
       a.threads = static_cast<int>(parse_int(opt, cur.take(), 0, kThreadsMax));
     } else if (opt == "--max-instructions") {
       a.max_instructions = parse_int(opt, cur.take(), 1, 1ll << 50);
+    } else if (opt == "--max-launch-instructions") {
+      a.max_launch_instructions = parse_int(opt, cur.take(), 1, 1ll << 50);
     } else if (opt == "--at") {
       a.at = cur.take();
     } else if (opt == "--reg") {
@@ -179,6 +185,7 @@ ptx::RunOptions run_options(const PtxArgs& a) {
   o.profile = find_profile(a.profile);
   o.threads = a.threads;
   o.max_warp_instructions = static_cast<std::uint64_t>(a.max_instructions);
+  o.max_launch_instructions = static_cast<std::uint64_t>(a.max_launch_instructions);
   return o;
 }
 

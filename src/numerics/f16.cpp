@@ -191,3 +191,39 @@ f16x2_t f16x2_neg(f16x2_t a) { return a ^ 0x80008000u; }
 f16x2_t f16x2_abs(f16x2_t a) { return a & 0x7FFF7FFFu; }
 
 }  // namespace enc5
+
+namespace enc5 {
+
+// Exact: a finite f16 is an integer number of units 2^-24 below 2^40; each weight product is an
+// integer below 2^16 + 1 in units of 2^-16, so each term is below 2^57 units of 2^-40 and the
+// sum of four below 2^59: a signed 64-bit integer holds it, and round_to_f16 rounds it once.
+f16_t f16_bilinear(f16_t t00, f16_t t10, f16_t t01, f16_t t11, unsigned a, unsigned b) {
+  const f16_t t[4] = {t00, t10, t01, t11};
+  const std::uint64_t w[4] = {(256u - a) * (256u - b), a * (256u - b), (256u - a) * b, a * b};
+  bool finite = true;
+  for (int k = 0; k < 4; ++k)
+    if (w[k] != 0 && (t[k] & 0x7C00) == 0x7C00) finite = false;
+  if (!finite) {  // NaN or Inf involved: IEEE arithmetic on the (exact) doubles
+    double s = 0;
+    for (int k = 0; k < 4; ++k)
+      if (w[k] != 0) s += f16_to_f64(t[k]) * static_cast<double>(w[k]);
+    return f64_to_f16(s);
+  }
+  std::int64_t sum = 0;
+  for (int k = 0; k < 4; ++k) {
+    const std::uint32_t e = (t[k] >> 10) & 0x1F, f = t[k] & 0x3FF;
+    const std::int64_t units = e == 0 ? f : static_cast<std::int64_t>(f | 0x400) << (e - 1);  // x 2^-24
+    sum += ((t[k] & 0x8000) ? -units : units) * static_cast<std::int64_t>(w[k]);
+  }
+  if (sum == 0) {
+    // An exact zero: IEEE's sign rule for a sum (-0 only when every nonzero-weight term is -0).
+    bool all_neg = true;
+    for (int k = 0; k < 4; ++k)
+      if (w[k] != 0 && !(t[k] & 0x8000)) all_neg = false;
+    return all_neg ? static_cast<f16_t>(0x8000) : static_cast<f16_t>(0);
+  }
+  const bool neg = sum < 0;
+  return detail::round_to_f16(neg, static_cast<std::uint64_t>(neg ? -sum : sum), -40);
+}
+
+}  // namespace enc5

@@ -26,6 +26,15 @@ f16_t f16_min(f16_t a, f16_t b);
 f16_t f16_neg(f16_t a);
 f16_t f16_abs(f16_t a);
 
+// Bilinear texture filtering of four f16 texels t00, t10, t01, t11 (x then y) with weights
+// alpha = a / 256 and beta = b / 256 (the 9-bit fixed-point weights with 8 fractional bits of the
+// CUDA Programming Guide, "Texture Fetching": a, b in 0..256):
+//   (1-alpha)(1-beta) t00 + alpha(1-beta) t10 + (1-alpha)beta t01 + alpha beta t11,
+// computed exactly and rounded once to f16 (RNE). A NaN texel with a nonzero weight gives the
+// canonical NaN; infinities follow IEEE (+Inf and -Inf together: NaN). docs/readings.md
+// "ptx-tex-sampler" (the hardware's internal precision is not documented).
+f16_t f16_bilinear(f16_t t00, f16_t t10, f16_t t01, f16_t t11, unsigned a, unsigned b);
+
 // Packed .f16x2: the scalar operation on each half independently.
 f16x2_t f16x2_add(f16x2_t a, f16x2_t b);
 f16x2_t f16x2_sub(f16x2_t a, f16x2_t b);

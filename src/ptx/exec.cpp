@@ -36,6 +36,7 @@ struct Device::Impl {
   };
   std::vector<Alloc> allocs;
   std::vector<const Texture*> textures;
+  std::vector<Device::Sampler> samplers;  // one per texture
   std::vector<Surface*> surfaces;
 };
 
@@ -53,8 +54,9 @@ std::uint64_t Device::add_global_readonly(std::string name, std::span<const std:
   impl_->allocs.back().writable = false;
   return a;
 }
-std::uint64_t Device::bind_texture(const Texture* t) {
+std::uint64_t Device::bind_texture(const Texture* t, Sampler sampler) {
   impl_->textures.push_back(t);
+  impl_->samplers.push_back(sampler);
   return kTextureHandle | (impl_->textures.size() - 1);
 }
 std::uint64_t Device::bind_surface(Surface* s) {
@@ -93,6 +95,28 @@ double float_value(std::uint64_t x, Type t, bool ftz_on) {
   return f64(x);
 }
 
+// tex with float coordinates through the launch's sampler (CUDA Programming Guide, "Texture
+// Fetching"; docs/readings.md "ptx-tex-sampler"). Point: texel floor(x), floor(y). Linear:
+// x_B = x - 0.5, i = floor(x_B), alpha = frac(x_B) in 9-bit fixed point with 8 fractional bits
+// (rounded to nearest), the four texels around blended by numerics' f16_bilinear. Out-of-range
+// texels follow the texture's address mode (Texture::fetch); a NaN coordinate reads as 0.
+std::array<f16_t, 4> sample(const Texture& t, const Device::Sampler& smp, float x, float y) {
+  if (smp.normalized) {
+    x *= static_cast<float>(t.width);
+    y *= static_cast<float>(t.height);
+  }
+  auto cell = [](double v) { return std::isnan(v) ? 0.0 : std::clamp(std::floor(v), -1073741824.0, 1073741824.0); };
+  if (smp.filter == Device::Filter::point) return t.fetch(static_cast<int>(cell(x)), static_cast<int>(cell(y)));
+  const double xb = std::isnan(x) ? 0.0 : static_cast<double>(x) - 0.5, yb = std::isnan(y) ? 0.0 : static_cast<double>(y) - 0.5;
+  const double fx = cell(xb), fy = cell(yb);
+  const unsigned a = static_cast<unsigned>(std::nearbyint((xb - fx) * 256.0)), b = static_cast<unsigned>(std::nearbyint((yb - fy) * 256.0));
+  const int i = static_cast<int>(fx), j = static_cast<int>(fy);
+  const auto t00 = t.fetch(i, j), t10 = t.fetch(i + 1, j), t01 = t.fetch(i, j + 1), t11 = t.fetch(i + 1, j + 1);
+  std::array<f16_t, 4> r{};
+  for (int c = 0; c < 4; ++c) r[c] = f16_bilinear(t00[c], t10[c], t01[c], t11[c], std::min(a, 256u), std::min(b, 256u));
+  return r;
+}
+
 struct Frame {  // one SIMT stack entry
   std::uint32_t pc, rpc, mask;
 };
@@ -124,6 +148,7 @@ struct Shared {
   std::vector<std::uint32_t> trace_regs;   // register (or predicate | kPredNeg marker) indices
   std::vector<std::uint32_t> trace_widths;
   std::vector<char> trace_is_pred;
+  std::atomic<std::uint64_t>* launch_work = nullptr;  // work units of the launch so far (all CTAs)
 };
 
 class Cta {
@@ -187,6 +212,7 @@ class Cta {
       for (Warp& w : warps_)
         if (w.state == Warp::barrier) w.state = Warp::running;
     }
+    flush_work();  // the launch total is checked at the end of every CTA too: deterministic
   }
 
  private:
@@ -195,6 +221,18 @@ class Cta {
   std::vector<std::uint8_t> shared_;
   Dim3 cta_;
   TraceResult* trace_ = nullptr;
+  std::uint64_t pending_work_ = 0;  // not yet added to Shared::launch_work
+  static constexpr std::uint64_t kWorkBatch = 1u << 16;
+
+  void flush_work() {
+    if (!s_.launch_work || pending_work_ == 0) return;
+    const std::uint64_t total = s_.launch_work->fetch_add(pending_work_) + pending_work_;
+    pending_work_ = 0;
+    const std::uint64_t max = s_.opt.max_launch_instructions;
+    if (total > max)
+      throw PtxError(s_.m.filename + ": the launch executed more than " + std::to_string(max) + " instructions in all its warps (an mma.sync counting " +
+                     std::to_string(kMmaWork) + "); raise the bound with --max-launch-instructions (RunOptions::max_launch_instructions)");
+  }
   std::uint32_t wi_ = 0;
   const Inst* in_ = nullptr;
 
@@ -361,7 +399,14 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
     }
     const Inst& in = code[fr.pc];
     in_ = &in;
-    if (++w.executed > max_exec) fail("more than " + std::to_string(max_exec) + " instructions executed by one warp (endless loop?)");
+    // The work bound (issue 18): an instruction is one unit, an mma.sync kMmaWork (its cost in
+    // the interpreter, docs/performance.md), per warp and per launch.
+    const std::uint64_t cost = in.op == Op::mma ? kMmaWork : 1;
+    w.executed += cost;
+    if (w.executed > max_exec)
+      fail("one warp executed more than " + std::to_string(max_exec) + " instructions (an mma.sync counting " + std::to_string(kMmaWork) +
+           "): an endless loop? Raise the bound with --max-instructions (RunOptions::max_warp_instructions)");
+    if ((pending_work_ += cost) >= kWorkBatch) flush_work();
     std::uint32_t am = mask;
     if (in.guard != kNoIndex) am &= in.guard_neg ? ~w.p[in.guard] : w.p[in.guard];
     st.warp_instructions++;
@@ -989,7 +1034,9 @@ void Cta::exec_mem(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
         if ((hv & (0xFFull << 56)) != kTextureHandle || (hv & 0xFFFFFFFFu) >= s_.dev.textures.size() || !s_.dev.textures[hv & 0xFFFFFFFFu])
           fail("tex with a handle that is no bound texture object", l);
         const Texture& t = *s_.dev.textures[hv & 0xFFFFFFFFu];
-        const std::array<f16_t, 4> texel = t.fetch(static_cast<int>(sext(x[l], 32)), static_cast<int>(sext(y[l], 32)));
+        const std::array<f16_t, 4> texel =
+            in.t2 == Type::f32 ? sample(t, s_.dev.samplers[hv & 0xFFFFFFFFu], f32(x[l]), f32(y[l]))
+                               : t.fetch(static_cast<int>(sext(x[l], 32)), static_cast<int>(sext(y[l], 32)));
         for (int k = 0; k < 4; ++k) R(w, d[k])[l] = texel[k];
       }
       return;
@@ -1005,8 +1052,17 @@ void Cta::exec_mem(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
           fail("sust with a handle that is no bound surface object", l);
         Surface& sf = *s_.dev.surfaces[hv & 0xFFFFFFFFu];
         std::array<f16_t, 4> val;
-        for (int k = 0; k < 4; ++k) val[k] = static_cast<f16_t>(R(w, s[3 + k])[l]);
-        sf.store_b16x4(static_cast<int>(sext(x[l], 32)), static_cast<int>(sext(y[l], 32)), val);
+        std::int64_t xb = sext(x[l], 32);
+        if (in.t == Type::b32) {
+          // sust.p: x is a sample index; the f32 values are converted to the surface's RGBA16F
+          // format as cvt.rn.f16.f32 does (docs/readings.md "ptx-tex-sampler").
+          for (int k = 0; k < 4; ++k) val[k] = f32_to_f16(f32(R(w, s[3 + k])[l]));
+          xb *= 8;
+        } else {
+          for (int k = 0; k < 4; ++k) val[k] = static_cast<f16_t>(R(w, s[3 + k])[l]);
+        }
+        if (xb < INT32_MIN || xb > INT32_MAX) continue;  // outside every surface: dropped (.zero)
+        sf.store_b16x4(static_cast<int>(xb), static_cast<int>(sext(y[l], 32)), val);
       }
       return;
     }
@@ -1100,26 +1156,34 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
   if (block.x == 0 || block.y == 0 || block.z == 0 || nthreads > 1024)
     throw PtxError("block (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," + std::to_string(block.z) + ") is not a valid CTA shape (1..1024 threads)");
   const std::uint64_t nctas = static_cast<std::uint64_t>(grid.x) * grid.y * grid.z;
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || nctas > (1u << 24))
-    throw PtxError("grid (" + std::to_string(grid.x) + "," + std::to_string(grid.y) + "," + std::to_string(grid.z) + ") is empty or too large");
-  // 16 MiB of registers per warp at most (hostile register counts).
-  if (static_cast<std::uint64_t>(f->nregs) * 32 * 8 > (1ull << 24)) throw PtxError(m.filename + ": too many registers for the interpreter");
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || nctas > kMaxCtas)
+    throw PtxError("grid (" + std::to_string(grid.x) + "," + std::to_string(grid.y) + "," + std::to_string(grid.z) + ") is " +
+                   (nctas == 0 ? "empty" : "larger than the interpreter's limit of " + std::to_string(kMaxCtas) + " CTAs"));
+  // 16 MiB of registers per warp at most (hostile register counts; the decoder's limit).
+  if (f->nregs > kMaxRegisters || f->npreds > kMaxRegisters)
+    throw PtxError(m.filename + ": entry " + f->name + " has more than " + std::to_string(kMaxRegisters) + " register slots");
 
   const Profile& profile = options.profile ? *options.profile : profile_ada();
   std::vector<std::vector<std::uint8_t>> module_globals;
   std::vector<std::uint8_t> const_bank(m.const_bytes, 0);
   for (const Variable& v : m.variables) {
-    if (v.space == Space::global) module_globals.push_back(v.init);
-    else module_globals.emplace_back();
+    if (v.space == Space::global) {
+      module_globals.emplace_back(v.size, 0);  // v.size <= kMaxGlobalBytes (decoder)
+      std::copy(v.init.begin(), v.init.end(), module_globals.back().begin());
+    } else {
+      module_globals.emplace_back();
+    }
     if (v.space == Space::constant) std::copy(v.init.begin(), v.init.end(), const_bank.begin() + static_cast<std::ptrdiff_t>(v.address));
   }
   std::uint64_t shared_bytes = m.shared_bytes;
   if (m.extern_shared_base != kNoIndex) shared_bytes = std::max<std::uint64_t>(shared_bytes, m.extern_shared_base + options.dynamic_shared_bytes);
   else shared_bytes += options.dynamic_shared_bytes;
-  if (shared_bytes > (1u << 24)) throw PtxError("shared memory too large");
+  if (shared_bytes > kMaxSharedBytes)
+    throw PtxError("shared memory of " + std::to_string(shared_bytes) + " bytes (static + dynamic) exceeds the interpreter's limit of " +
+                   std::to_string(kMaxSharedBytes));
 
   Shared sh{m, *f, device.impl(), module_globals, const_bank, params, profile, options, grid, block,
-            static_cast<std::uint32_t>(shared_bytes), static_cast<std::uint32_t>((nthreads + 31) / 32), {}, {}, {}};
+            static_cast<std::uint32_t>(shared_bytes), static_cast<std::uint32_t>((nthreads + 31) / 32), {}, {}, {}, nullptr};
 
   // Trace point: the last decoded instruction of the statement (or of the line).
   std::vector<Inst> traced_code;
@@ -1160,8 +1224,9 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
     }
     fn = &traced;
   }
+  std::atomic<std::uint64_t> launch_work{0};
   Shared shared_run{m, *fn, device.impl(), module_globals, const_bank, params, profile, options, grid, block,
-                    sh.shared_bytes, sh.nwarps, sh.trace_regs, sh.trace_widths, sh.trace_is_pred};
+                    sh.shared_bytes, sh.nwarps, sh.trace_regs, sh.trace_widths, sh.trace_is_pred, &launch_work};
 
   // CTAs on threads. Each CTA writes its own outputs; the first error by CTA index is reported.
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -1216,7 +1281,8 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
   if (options.trace && options.trace_out) {
     const Dim3 c = options.trace->cta;
     if (c.x >= grid.x || c.y >= grid.y || c.z >= grid.z)
-      throw PtxError("trace CTA (" + std::to_string(c.x) + "," + std::to_string(c.y) + "," + std::to_string(c.z) + ") is outside the grid");
+      throw PtxError("trace CTA (" + std::to_string(c.x) + "," + std::to_string(c.y) + "," + std::to_string(c.z) + ") is outside the grid (" +
+                     std::to_string(grid.x) + "," + std::to_string(grid.y) + "," + std::to_string(grid.z) + ")");
   }
   return total;
 }

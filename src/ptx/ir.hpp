@@ -148,6 +148,14 @@ inline constexpr std::uint64_t kWindowMask = 0xFFull << 40;
 inline constexpr int kGlobalShift = 36;  // global allocation i spans [(i+1) << 36, ...)
 inline constexpr std::uint64_t kModuleGlobalFirst = 0x800;  // allocation index of the module's first .global
 inline constexpr std::uint64_t kMaxAllocations = 0xDFF;     // below the state-space windows
+// The interpreter's limits (docs/ptx.md "Limits"), checked before anything is allocated: a PTX
+// declaration is hostile input (issue 18).
+inline constexpr std::uint64_t kMaxGlobalBytes = 1ull << 30;  // a module's .global variables together
+inline constexpr std::uint64_t kMaxSharedBytes = 1ull << 24;  // a CTA's shared memory (static + dynamic)
+inline constexpr std::uint64_t kMaxConstBytes = 1ull << 24;   // the module's .const bank
+inline constexpr std::uint64_t kMaxLocalBytes = 1ull << 20;   // a thread's local memory
+inline constexpr std::uint32_t kMaxRegisters = 1u << 16;      // a function's register slots (and predicates)
+inline constexpr std::uint64_t kMaxCtas = 1ull << 24;          // CTAs of one launch
 inline constexpr std::uint64_t kTextureHandle = 0xC0ull << 56, kSurfaceHandle = 0xC1ull << 56;
 
 }  // namespace enc5::ptx

@@ -256,7 +256,7 @@ const Family kFamilies[] = {
     {"cvta", "to global shared shared::cta local param param::entry const"},
     {"ld", "*ld"}, {"ldu", "*ld"}, {"st", "*ld"},
     {"tex", "base 2d v4"},
-    {"sust", "b 2d v4 zero"},
+    {"sust", "b p 2d v4 zero"},
     {"mma", "sync aligned m16n8k32 row col e4m3"},
     {"movmatrix", "sync aligned m8n8 trans"},
     {"shfl", "sync up down bfly idx"},
@@ -336,6 +336,7 @@ class Parser {
   std::map<std::uint64_t, std::uint32_t> const_regs_;
   std::uint32_t sink_ = kNoIndex;
   bool relaxed_ = false;  // the instruction being decoded is ld/st/cvt (operand_fits)
+  std::uint64_t global_bytes_ = 0;  // the module's .global variables so far (kMaxGlobalBytes)
 
   [[noreturn]] void fail(std::uint32_t line, const std::string& m) const { throw PtxError(file_ + ":" + std::to_string(line) + ": " + m); }
   [[noreturn]] void fail(const Tok& t, const std::string& m) const { fail(t.line, m); }
@@ -452,27 +453,30 @@ class Parser {
     const Tok& name = next();
     if (name.kind != Tok::word) fail(name, "expected a variable name");
     v.name = std::string(name.text);
+    // The size is a checked product of the dimensions, bounded by the state space's documented
+    // limit (docs/ptx.md "Limits") before anything is allocated (issue 18).
+    const std::uint64_t limit = space_limit(v.space);
+    const std::uint64_t elem = static_cast<std::uint64_t>(type_bits(t) / 8 * vec);
     std::uint64_t count = 1;
     bool unsized = false;
     while (accept('[')) {
       if (accept(']')) { unsized = true; continue; }
-      const std::uint64_t n = number(next());
-      if (n > (1ull << 32)) fail(name, "array too large");
+      const Tok& nt = next();
+      const std::uint64_t n = number(nt);
+      if (n != 0 && count > limit / elem / n)
+        fail(name, std::string(sp.text) + " variable " + v.name + " is larger than the interpreter's limit of " + std::to_string(limit) +
+                       " bytes for " + std::string(sp.text) + " (docs/ptx.md \"Limits\")");
       count *= n;
-      if (count > (1ull << 32)) fail(name, "array too large");
       expect(']');
     }
-    const std::uint32_t elem = static_cast<std::uint32_t>(type_bits(t) / 8 * vec);
     v.size = count * elem;
     if (v.align == 0 || (v.align & (v.align - 1))) fail(name, "alignment must be a power of two");
-    if (v.align < elem && !unsized) v.align = std::max<std::uint32_t>(v.align, 1);
-    v.init.assign(static_cast<std::size_t>(unsized ? 0 : v.size), 0);
     if (accept('=')) {
       std::vector<Literal> vals;
       int depth = 0;
       std::function<void()> elems = [&]() {
         if (accept('{')) {
-          if (++depth > static_cast<int>(kMaxDepth)) fail(cur(), "initialiser nested too deeply");
+          if (++depth > static_cast<int>(kMaxDepth)) fail(cur(), "initialiser nested deeper than the limit of " + std::to_string(kMaxDepth));
           if (!cur().is('}')) {
             do elems();
             while (accept(','));
@@ -482,29 +486,44 @@ class Parser {
           return;
         }
         bool neg = accept('-');
+        if (!neg && cur().kind == Tok::word) {  // a variable's address: sym, sym+off, generic(sym)
+          vals.push_back(symbol_initialiser());
+          return;
+        }
         const Tok& n = next();
-        if (n.kind != Tok::num) fail(n, "initialisers other than numbers are not supported");
+        if (n.kind != Tok::num) fail(n, "expected a number or a variable's name in the initialiser, found '" + std::string(n.text) + "'");
         Literal l = literal(n.text, n.line);
         if (neg) { if (l.is_float && !l.bits32 && !l.bits64) l.f = -l.f; else if (!l.is_float) l.i = ~l.i + 1; else fail(n, "negated hex float"); }
         vals.push_back(l);
       };
       elems();
       const std::uint32_t esz = static_cast<std::uint32_t>(type_bits(t) / 8);
-      if (unsized) { v.size = vals.size() * esz; v.init.assign(v.size, 0); }
+      if (unsized) v.size = vals.size() * esz;
       if (vals.size() * esz > v.size) fail(name, "more initialisers than elements");
+      if (v.space == Space::shared || v.space == Space::local) fail(name, "a " + std::string(sp.text) + " variable cannot be initialised");
+      v.init.assign(static_cast<std::size_t>(v.size), 0);  // bounded by space_limit above
       for (std::size_t k = 0; k < vals.size(); ++k) {
         const std::uint64_t bits = literal_bits(vals[k], t, name.line);
         std::memcpy(v.init.data() + k * esz, &bits, esz);
       }
     }
     expect(';');
+    if (v.size > limit) fail(name, std::string(sp.text) + " variable " + v.name + " is larger than the interpreter's limit of " +
+                                     std::to_string(limit) + " bytes (docs/ptx.md \"Limits\")");
+    // The running total of the space, aligned, stays within the same limit.
+    auto place = [&](std::uint64_t used, const char* what) {
+      const std::uint64_t at = (used + v.align - 1) / v.align * v.align;
+      if (at > limit || limit - at < v.size)
+        fail(name, std::string("the ") + what + " variables up to " + v.name + " need more than the interpreter's limit of " +
+                       std::to_string(limit) + " bytes (docs/ptx.md \"Limits\")");
+      return at;
+    };
     if (v.space == Space::local) {
       if (!in_fn) fail(name, ".local variable outside a function");
       fn_->has_local_vars = true;
-      const std::uint32_t a = v.align;
-      fn_->local_bytes = (fn_->local_bytes + a - 1) / a * a;
+      const std::uint64_t at = place(fn_->local_bytes, ".local");
+      fn_->local_bytes = static_cast<std::uint32_t>(at);
       local_vars_[v.name] = fn_->local_bytes;
-      if (v.size > (1u << 20)) fail(name, ".local variable too large");
       fn_->local_bytes += static_cast<std::uint32_t>(v.size);
       return;
     }
@@ -515,23 +534,66 @@ class Parser {
         v.address = kNoIndex;  // placed after the static shared variables at launch
       } else {
         if (mod_.extern_shared_base != kNoIndex) fail(name, "a static .shared variable after the extern .shared array was used");
-        mod_.shared_bytes = (mod_.shared_bytes + v.align - 1) / v.align * v.align;
+        mod_.shared_bytes = static_cast<std::uint32_t>(place(mod_.shared_bytes, ".shared"));
         v.address = mod_.shared_bytes;
-        if (v.size > (1u << 24)) fail(name, ".shared variable too large");
         mod_.shared_bytes += static_cast<std::uint32_t>(v.size);
       }
     } else if (v.space == Space::constant) {
-      mod_.const_bytes = (mod_.const_bytes + v.align - 1) / v.align * v.align;
+      mod_.const_bytes = static_cast<std::uint32_t>(place(mod_.const_bytes, ".const"));
       v.address = mod_.const_bytes;
-      if (v.size > (1u << 24)) fail(name, ".const variable too large");
       mod_.const_bytes += static_cast<std::uint32_t>(v.size);
     } else {
       v.address = 0;  // allocation index assigned by the executor (module globals)
-      if (v.size > (1ull << 32)) fail(name, ".global variable too large");
+      global_bytes_ = place(global_bytes_, ".global") + v.size;
     }
     for (const Variable& o : mod_.variables)
       if (o.name == v.name) fail(name, "variable " + v.name + " declared twice");
     mod_.variables.push_back(std::move(v));
+  }
+
+  static std::uint64_t space_limit(Space sp) {
+    switch (sp) {
+      case Space::shared: return kMaxSharedBytes;
+      case Space::constant: return kMaxConstBytes;
+      case Space::local: return kMaxLocalBytes;
+      default: return kMaxGlobalBytes;
+    }
+  }
+
+  // An initialiser element naming a variable (PTX ISA 5.4.4): `sym` or `sym+off` is its address in
+  // its own state space, `generic(sym)` its generic address. Only variables declared before.
+  Literal symbol_initialiser() {
+    const Tok& w = next();
+    bool generic = false;
+    std::string_view nm = w.text;
+    if (w.is("generic")) {
+      expect('(');
+      const Tok& n = next();
+      if (n.kind != Tok::word) fail(n, "expected a variable name in generic(...)");
+      nm = n.text;
+      expect(')');
+      generic = true;
+    }
+    std::int64_t off = 0;
+    while (cur().is('+') || cur().is('-')) {
+      const bool neg = next().is('-');
+      const std::uint64_t n = number(next());
+      if (n > (1ull << 40)) fail(w, "initialiser offset out of range");
+      off += neg ? -static_cast<std::int64_t>(n) : static_cast<std::int64_t>(n);
+    }
+    for (std::size_t k = 0; k < mod_.variables.size(); ++k) {
+      const Variable& v = mod_.variables[k];
+      if (v.name != nm) continue;
+      std::uint64_t a = 0;
+      if (v.space == Space::global) a = (static_cast<std::uint64_t>(kModuleGlobalFirst + k) + 1) << kGlobalShift;
+      else if (v.space == Space::constant) a = v.address + (generic ? kConstWindow : 0);
+      else if (v.space == Space::shared && v.address != kNoIndex) a = v.address + (generic ? kSharedWindow : 0);
+      else fail(w, "the address of " + v.name + " cannot initialise a variable");
+      Literal l;
+      l.i = a + static_cast<std::uint64_t>(off);
+      return l;
+    }
+    fail(w, "initialiser names " + std::string(nm) + ", which is not a variable declared before it");
   }
 
   std::uint64_t literal_bits(const Literal& l, Type t, std::uint32_t line) const {
@@ -575,7 +637,12 @@ class Parser {
       const Tok& name = next();
       if (name.kind != Tok::word) fail(name, "expected a parameter name");
       std::uint64_t count = 1;
-      while (accept('[')) { count *= number(next()); if (count > 65536) fail(name, "parameter too large"); expect(']'); }
+      while (accept('[')) {  // checked product (issue 18): a wrapping product is not 0 elements
+        const std::uint64_t n = number(next());
+        if (n == 0 || count > 65536 / n) fail(name, "parameter " + std::string(name.text) + " has more than 65536 elements (docs/ptx.md \"Limits\")");
+        count *= n;
+        expect(']');
+      }
       pi.name = std::string(name.text);
       const std::uint32_t esz = static_cast<std::uint32_t>(std::max(1, type_bits(t) / 8));
       pi.size = static_cast<std::uint32_t>(count * esz);
@@ -690,7 +757,7 @@ class Parser {
     const Tok& t = cur();
     if (t.is('{')) {
       ++i_;
-      if (scopes_.size() > kMaxDepth) fail(t, "braced blocks nested too deeply");
+      if (scopes_.size() > kMaxDepth) fail(t, "braced blocks nested deeper than the limit of " + std::to_string(kMaxDepth));
       scopes_.emplace_back();
       while (!cur().is('}')) {
         if (cur().kind == Tok::end) fail(t, "unterminated { block");
@@ -733,7 +800,12 @@ class Parser {
     const Tok& name = next();
     if (name.kind != Tok::word) fail(name, "expected a .param name");
     std::uint64_t count = 1;
-    while (accept('[')) { count *= number(next()); if (count > 65536) fail(name, ".param too large"); expect(']'); }
+    while (accept('[')) {
+      const std::uint64_t n = number(next());
+      if (n == 0 || count > 65536 / n) fail(name, ".param " + std::string(name.text) + " has more than 65536 elements (docs/ptx.md \"Limits\")");
+      count *= n;
+      expect(']');
+    }
     expect(';');
     const std::uint32_t size = static_cast<std::uint32_t>(count * static_cast<std::uint64_t>(type_bits(t) / 8));
     align = std::max<std::uint32_t>(align, static_cast<std::uint32_t>(type_bits(t) / 8));
@@ -742,7 +814,8 @@ class Parser {
     local_vars_[std::string(name.text)] = fn_->local_bytes;
     param_locals_[std::string(name.text)] = size;
     fn_->local_bytes += size;
-    if (fn_->local_bytes > (1u << 20)) fail(name, "local memory too large");
+    if (fn_->local_bytes > kMaxLocalBytes)
+      fail(name, "local memory of " + fn_->name + " exceeds the interpreter's limit of " + std::to_string(kMaxLocalBytes) + " bytes (docs/ptx.md \"Limits\")");
   }
 
   void reg_decl() {
@@ -762,7 +835,8 @@ class Parser {
       if (accept('<')) {
         const std::uint64_t count = number(next());
         expect('>');
-        if (count > (1u << 22)) fail(n, "too many registers");
+        const std::uint64_t have = t == Type::pred ? fn_->npreds : fn_->nregs;
+        if (count > kMaxRegisters || have + count > kMaxRegisters) too_many_registers(n.line, std::string(n.text) + "<" + std::to_string(count) + ">");
         for (std::uint64_t k = 0; k < count; ++k) declare(std::string(n.text) + std::to_string(k), t, n.line);
       } else {
         declare(std::string(n.text), t, n.line);
@@ -771,13 +845,18 @@ class Parser {
     expect(';');
   }
 
+  [[noreturn]] void too_many_registers(std::uint32_t line, const std::string& what) const {
+    fail(line, "too many registers at " + what + ": a function may have at most " + std::to_string(kMaxRegisters) +
+                   " register slots and as many predicates (the interpreter's limit, docs/ptx.md \"Limits\")");
+  }
+
   void declare(std::string name, Type t, std::uint32_t line) {
     RegInfo r;
     r.name = name;
     r.type = t;
     if (t == Type::pred) r.index = fn_->npreds++;
     else r.index = fn_->nregs++;
-    if (fn_->nregs > (1u << 22) || fn_->npreds > (1u << 22)) fail(line, "too many registers");
+    if (fn_->nregs > kMaxRegisters || fn_->npreds > kMaxRegisters) too_many_registers(line, name);
     if (!scopes_.back().regs.emplace(name, r).second) fail(line, "register " + name + " declared twice");
     fn_->regs.push_back(r);
   }
@@ -795,7 +874,7 @@ class Parser {
   ROp operand(int depth = 0) {
     ROp o;
     o.line = cur().line;
-    if (depth > 4) fail(cur(), "operand nested too deeply");
+    if (depth > 4) fail(cur(), "operand nested deeper than the limit of 4");
     if (accept('{')) {
       o.kind = ROp::vec;
       do o.elems.push_back(operand(depth + 1));
@@ -876,6 +955,7 @@ class Parser {
     auto it = const_regs_.find(v);
     if (it != const_regs_.end()) return it->second;
     const std::uint32_t idx = fn_->nregs++;
+    if (fn_->nregs > kMaxRegisters) too_many_registers(cur().line, "a literal operand");
     fn_->constants.emplace_back(idx, v);
     const_regs_.emplace(v, idx);
     return idx;
@@ -1143,7 +1223,8 @@ class Parser {
     // The callee's own call-site .param variables (from calls it inlined) move behind the caller's.
     const std::uint32_t local_shift = (fn_->local_bytes + 15) / 16 * 16;
     fn_->local_bytes = local_shift + callee->local_bytes;
-    if (fn_->local_bytes > (1u << 20)) fail(L, "local memory too large after inlining " + callee->name);
+    if (fn_->local_bytes > kMaxLocalBytes)
+      fail(L, "local memory exceeds the interpreter's limit of " + std::to_string(kMaxLocalBytes) + " bytes after inlining " + callee->name);
     if (args.size() != callee->params.size() || rets.size() > callee->ret_params.size())
       fail(L, "call of " + callee->name + " with " + std::to_string(args.size()) + " arguments and " + std::to_string(rets.size()) +
                   " return values; it takes " + std::to_string(callee->params.size()) + " and " + std::to_string(callee->ret_params.size()));
@@ -1158,7 +1239,7 @@ class Parser {
     const std::uint32_t reg_off = fn_->nregs - kSpecialCount, pred_off = fn_->npreds;
     fn_->nregs += callee->nregs - kSpecialCount;
     fn_->npreds += callee->npreds;
-    if (fn_->nregs > (1u << 22) || fn_->npreds > (1u << 22)) fail(L, "too many registers after inlining " + callee->name);
+    if (fn_->nregs > kMaxRegisters || fn_->npreds > kMaxRegisters) too_many_registers(L, "inlining " + callee->name);
     auto map_reg = [&](std::uint32_t r) { return r < kSpecialCount ? r : r + reg_off; };
     auto map_pred = [&](std::uint32_t p) {
       const std::uint32_t idx = p & ~kPredNeg, neg = p & kPredNeg;
@@ -1676,10 +1757,11 @@ class Parser {
       return;
     }
     if (b == "tex") {
-      // tex.base.2d.v4.f16.s32 d, [tex, {x, y}] (numerics.md "Texture and surface").
-      if (!(m.has("base") && m.has("2d") && m.vec == 4 && m.types.size() == 2 && m.types[0] == Type::f16 && m.types[1] == Type::s32 &&
-            m.words.size() == 2))
-        fail(L, std::string(opname) + " is not supported (only tex.base.2d.v4.f16.s32)");
+      // tex.base.2d.v4.f16.{s32,f32} d, [tex, {x, y}] (numerics.md "Texture and surface"): integer
+      // coordinates fetch a texel; float ones go through the launch's sampler (Device::bind_texture).
+      const bool ok = m.has("base") && m.has("2d") && m.vec == 4 && m.types.size() == 2 && m.types[0] == Type::f16 &&
+                      (m.types[1] == Type::s32 || m.types[1] == Type::f32) && m.words.size() == 2;
+      if (!ok) fail(L, std::string(opname) + " is not supported (only tex.base.2d.v4.f16.s32 and tex.base.2d.v4.f16.f32)");
       need(ops, 2, opname, L);
       if (ops[0].kind != ROp::vec || ops[0].elems.size() != 4) fail(L, "tex needs four destinations");
       const ROp& a = ops[1];
@@ -1687,31 +1769,36 @@ class Parser {
         fail(L, "tex needs [handle, {x, y}]");
       in.op = Op::tex2d;
       in.t = Type::f16;
+      in.t2 = m.types[1];  // the coordinate type
       ROp h;
       h.kind = ROp::reg;
       h.name = a.name;
       h.line = L;
       std::vector<std::uint32_t> d;
       for (const ROp& e : ops[0].elems) d.push_back(dst(e, Type::f16));
-      emit(in, d, {src(h, Type::u64), src(a.elems[0].elems[0], Type::s32), src(a.elems[0].elems[1], Type::s32)});
+      emit(in, d, {src(h, Type::u64), src(a.elems[0].elems[0], in.t2), src(a.elems[0].elems[1], in.t2)});
       return;
     }
     if (b == "sust") {
-      if (!(m.has("b") && m.has("2d") && m.has("zero") && m.vec == 4 && m.types.size() == 1 && m.types[0] == Type::b16 && m.words.size() == 3))
-        fail(L, std::string(opname) + " is not supported (only sust.b.2d.v4.b16.zero)");
+      // sust.b.2d.v4.b16.zero: raw bytes at a byte offset; sust.p.2d.v4.b32.zero: a formatted
+      // store of four f32 values into the surface's RGBA16F sample x (PTX ISA 9.7.10.8).
+      const bool raw = m.has("b") && m.types.size() == 1 && m.types[0] == Type::b16;
+      const bool formatted = m.has("p") && m.types.size() == 1 && m.types[0] == Type::b32;
+      if (!((raw || formatted) && m.has("2d") && m.has("zero") && m.vec == 4 && m.words.size() == 3))
+        fail(L, std::string(opname) + " is not supported (only sust.b.2d.v4.b16.zero and sust.p.2d.v4.b32.zero)");
       need(ops, 2, opname, L);
       const ROp& a = ops[0];
       if (a.kind != ROp::addr || !a.has_vec || a.elems[0].kind != ROp::vec || a.elems[0].elems.size() != 2)
         fail(L, "sust needs [handle, {x, y}]");
       if (ops[1].kind != ROp::vec || ops[1].elems.size() != 4) fail(L, "sust needs four values");
       in.op = Op::sust2d;
-      in.t = Type::b16;
+      in.t = m.types[0];
       ROp h;
       h.kind = ROp::reg;
       h.name = a.name;
       h.line = L;
       std::vector<std::uint32_t> s{src(h, Type::u64), src(a.elems[0].elems[0], Type::s32), src(a.elems[0].elems[1], Type::s32)};
-      for (const ROp& e : ops[1].elems) s.push_back(src(e, Type::b16));
+      for (const ROp& e : ops[1].elems) s.push_back(src(e, in.t));
       emit(in, {}, s);
       return;
     }

@@ -70,6 +70,15 @@ std::vector<std::string> entry_names(const Module& m);
 // Line of statement sNNNN (1-based) of an entry; 0 when out of range.
 std::uint32_t statement_line(const Module& m, std::string_view entry, std::uint32_t statement);
 
+// The sampler of a texture object is not in the PTX: how `tex` with float coordinates filters and
+// scales them is a reading of the launch (docs/readings.md "ptx-tex-sampler"). Integer
+// coordinates fetch texels whatever the sampler.
+enum class TextureFilter : std::uint8_t { point, linear };
+struct TextureSampler {
+  TextureFilter filter = TextureFilter::point;
+  bool normalized = false;  // coordinates in [0, 1) scaled by the extent, else texel units
+};
+
 // The device memory of one launch: named global allocations (bounds-checked), and texture /
 // surface objects as 64-bit handles (the values the parameter block carries).
 class Device {
@@ -81,7 +90,10 @@ class Device {
   // Returns the generic address of the allocation's first byte. The span must outlive the runs.
   std::uint64_t add_global(std::string name, std::span<std::uint8_t> bytes);
   std::uint64_t add_global_readonly(std::string name, std::span<const std::uint8_t> bytes);
-  std::uint64_t bind_texture(const Texture* t);
+  // The sampler of a texture object (TextureSampler) is a reading of the launch.
+  using Filter = TextureFilter;
+  using Sampler = TextureSampler;
+  std::uint64_t bind_texture(const Texture* t, Sampler sampler = Sampler());
   std::uint64_t bind_surface(Surface* s);
   struct Impl;
   Impl& impl() { return *impl_; }
@@ -116,10 +128,15 @@ struct TraceResult {
   std::vector<TraceEvent> events;     // ordered by (warp schedule, time)
 };
 
+inline constexpr std::uint64_t kMmaWork = 16;  // an mma.sync in the work bound (~16x an ALU instruction)
+
 struct RunOptions {
   const Profile* profile = nullptr;   // nullptr = ada
   int threads = 0;                    // CTAs run on this many threads; 0 = hardware threads
-  std::uint64_t max_warp_instructions = 400'000'000;  // per warp: a hostile loop ends in an error
+  // The work bound: a hostile kernel ends in an error within about a minute (issue 18). Work is
+  // counted in executed instructions, an mma.sync counting kMmaWork (its cost in the interpreter).
+  std::uint64_t max_warp_instructions = 40'000'000;    // per warp (~40 s of one core)
+  std::uint64_t max_launch_instructions = 60'000'000;  // per launch, all warps together (~1 min of one core)
   std::uint32_t dynamic_shared_bytes = 0;
   const TraceSpec* trace = nullptr;
   TraceResult* trace_out = nullptr;
