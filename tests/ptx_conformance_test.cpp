@@ -681,3 +681,259 @@ TEST(PtxRrForms, FormattedSurfaceStoreAndIntegerToHalf) {
   for (int l = 0; l < 3; ++l)
     for (std::size_t b = 0; b < surf.pitch; ++b) EXPECT_EQ(surf.bytes[static_cast<std::size_t>(l) * surf.pitch + b], 0) << l;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Integer forms of issue 20 §2 (PTX ISA 9.7.1, 9.7.8, 9.7.9.22); the oracles are the ISA's
+// semantics written in plain C++ here.
+
+TEST(PtxConformance, IntegerMul24ShfBmskSzextDpCvtPack) {
+  std::vector<Inputs> in;
+  const u64 vals[] = {0, 1, 5, 31, 32, 33, 0x7FFFFF, 0x800000, 0xFFFFFF, 0x12345678, 0x80000000u, 0xFFFFFFFFu, 0xDEADBEEFu, 0x7FFF8001u};
+  for (int k = 0; k < 32; ++k) in.push_back({vals[k % 14], vals[(k * 5 + 3) % 14], vals[(k * 11 + 7) % 14]});
+  const std::string abc = "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n cvt.u32.u64 %x2, %c;\n";
+  const std::string out = "\n cvt.u64.u32 %d, %x3;";
+  auto s24 = [](u64 x) { return sx(x, 24); };
+  std::vector<Row> rows = {
+      {"mul24.hi.u32", abc + "mul24.hi.u32 %x3, %x0, %x1;" + out, in,
+       [](const Inputs& x) { return lo((lo(x.a, 24) * lo(x.b, 24)) >> 16, 32); }},
+      {"mul24.hi.s32", abc + "mul24.hi.s32 %x3, %x0, %x1;" + out, in,
+       [&](const Inputs& x) { return lo(static_cast<u64>((s24(x.a) * s24(x.b)) >> 16), 32); }},
+      {"mad24.hi.u32", abc + "mad24.hi.u32 %x3, %x0, %x1, %x2;" + out, in,
+       [](const Inputs& x) { return lo(((lo(x.a, 24) * lo(x.b, 24)) >> 16) + x.c, 32); }},
+      {"mad24.lo.s32", abc + "mad24.lo.s32 %x3, %x0, %x1, %x2;" + out, in,
+       [&](const Inputs& x) { return lo(static_cast<u64>(s24(x.a) * s24(x.b)) + x.c, 32); }},
+  };
+  for (const char* dir : {"l", "r"})
+    for (const char* mode : {"clamp", "wrap"})
+      rows.push_back({"shf", abc + "shf." + dir + "." + mode + ".b32 %x3, %x0, %x1, %x2;" + out, in, [dir, mode](const Inputs& x) {
+                        const u64 c = lo(x.c, 32), n = std::string(mode) == "clamp" ? std::min<u64>(c, 32) : c & 31;
+                        const unsigned __int128 v = (static_cast<unsigned __int128>(lo(x.b, 32)) << 32) | lo(x.a, 32);
+                        return std::string(dir) == "l" ? lo(static_cast<u64>((v << n) >> 32), 32) : lo(static_cast<u64>(v >> n), 32);
+                      }});
+  for (const char* mode : {"clamp", "wrap"}) {
+    const bool clamp = std::string(mode) == "clamp";
+    // bmsk: bits [a, a + b) set; .wrap takes a, b mod 32; .clamp: a >= 32 -> 0, b >= 32 -> to bit 31.
+    rows.push_back({"bmsk", abc + "bmsk." + std::string(mode) + ".b32 %x3, %x0, %x1;" + out, in, [clamp](const Inputs& x) {
+                      u64 a = lo(x.a, 32), b = lo(x.b, 32);
+                      if (clamp) {
+                        if (a >= 32) return u64{0};
+                        b = std::min<u64>(b, 32);
+                      } else {
+                        a &= 31;
+                        b &= 31;
+                      }
+                      u64 r = 0;
+                      for (u64 i = a; i < a + b && i < 32; ++i) r |= 1ull << i;
+                      return r;
+                    }});
+    for (const char* t : {"u32", "s32"})
+      rows.push_back({"szext", abc + "szext." + std::string(mode) + "." + t + " %x3, %x0, %x1;" + out, in, [clamp, t](const Inputs& x) {
+                        const u64 a = lo(x.a, 32), b = lo(x.b, 32);
+                        if (clamp && b >= 32) return a;
+                        const int n = static_cast<int>(b & 31);
+                        if (n == 0) return u64{0};
+                        return std::string(t) == "s32" ? lo(static_cast<u64>(sx(a, n)), 32) : lo(a, n);
+                      }});
+  }
+  for (const char* ta : {"u32", "s32"})
+    for (const char* tb : {"u32", "s32"}) {
+      const bool sa = ta[0] == 's', sb = tb[0] == 's';
+      rows.push_back({"dp4a", abc + "dp4a." + std::string(ta) + "." + tb + " %x3, %x0, %x1, %x2;" + out, in, [sa, sb](const Inputs& x) {
+                        i64 acc = sa || sb ? sx(x.c, 32) : static_cast<i64>(lo(x.c, 32));
+                        for (int k = 0; k < 4; ++k) {
+                          const u64 p = (x.a >> (8 * k)) & 0xFF, q = (x.b >> (8 * k)) & 0xFF;
+                          acc += (sa ? sx(p, 8) : static_cast<i64>(p)) * (sb ? sx(q, 8) : static_cast<i64>(q));
+                        }
+                        return lo(static_cast<u64>(acc), 32);
+                      }});
+      for (const char* half : {"lo", "hi"})
+        rows.push_back({"dp2a", abc + "dp2a." + std::string(half) + "." + ta + "." + tb + " %x3, %x0, %x1, %x2;" + out, in,
+                        [sa, sb, half](const Inputs& x) {
+                          i64 acc = sa || sb ? sx(x.c, 32) : static_cast<i64>(lo(x.c, 32));
+                          const int sel = std::string(half) == "hi" ? 2 : 0;
+                          for (int k = 0; k < 2; ++k) {
+                            const u64 p = (x.a >> (16 * k)) & 0xFFFF, q = (x.b >> (8 * (sel + k))) & 0xFF;
+                            acc += (sa ? sx(p, 16) : static_cast<i64>(p)) * (sb ? sx(q, 8) : static_cast<i64>(q));
+                          }
+                          return lo(static_cast<u64>(acc), 32);
+                        }});
+    }
+  struct Pack {
+    const char* form;
+    int n;
+    bool sg;
+    bool c;
+  };
+  for (const Pack& p : {Pack{"u16.s32", 16, false, false}, Pack{"s16.s32", 16, true, false}, Pack{"u8.s32.b32", 8, false, true},
+                        Pack{"s8.s32.b32", 8, true, true}, Pack{"u4.s32.b32", 4, false, true}, Pack{"s2.s32.b32", 2, true, true}}) {
+    rows.push_back({"cvt.pack.sat", abc + "cvt.pack.sat." + std::string(p.form) + " %x3, %x0, %x1" + (p.c ? ", %x2;" : ";") + out, in,
+                    [p](const Inputs& x) {
+                      const i64 mn = p.sg ? -(1ll << (p.n - 1)) : 0, mx = p.sg ? (1ll << (p.n - 1)) - 1 : (1ll << p.n) - 1;
+                      const u64 ta = lo(static_cast<u64>(std::clamp(sx(x.a, 32), mn, mx)), p.n);
+                      const u64 tb = lo(static_cast<u64>(std::clamp(sx(x.b, 32), mn, mx)), p.n);
+                      u64 r = tb | (ta << p.n);
+                      if (p.c) r |= lo(x.c << (2 * p.n), 32);
+                      return lo(r, 32);
+                    }});
+  }
+  check_rows(rows);
+}
+
+// Warp collectives without divergence: every lane of the warp is in the membermask.
+TEST(PtxConformance, WarpVoteMatchReduxAndSyncwarp) {
+  std::vector<Inputs> in;
+  for (int l = 0; l < 32; ++l) in.push_back({static_cast<u64>((l * 7) % 5), static_cast<u64>(l % 3 == 0 ? 0x80000000u - l : l * 1000u), 0});
+  auto lanes = [&](auto f) {
+    std::vector<u64> v;
+    for (const Inputs& x : in) v.push_back(f(x));
+    return v;
+  };
+  const std::vector<u64> va = lanes([](const Inputs& x) { return x.a; }), vb = lanes([](const Inputs& x) { return lo(x.b, 32); });
+  std::vector<Row> rows;
+  auto eq_mask = [&](u64 v) {
+    u64 m = 0;
+    for (int l = 0; l < 32; ++l)
+      if (va[l] == v) m |= 1ull << l;
+    return m;
+  };
+  rows.push_back({"match.any.sync.b32", "cvt.u32.u64 %x0, %a;\n match.any.sync.b32 %x3, %x0, 0xFFFFFFFF;\n cvt.u64.u32 %d, %x3;", in,
+                  [&](const Inputs& x) { return eq_mask(x.a); }});
+  rows.push_back({"match.all.sync.b64 with |p", "match.all.sync.b64 %x3|%q0, %a, 0xFFFFFFFF;\n selp.u32 %x4, 1, 0, %q0;\n mov.b64 %d, {%x3, %x4};", in,
+                  [&](const Inputs&) { return u64{0}; }});  // the lanes hold different values: 0 and false
+  rows.push_back({"match.all.sync.b32 on equal values", "mov.u32 %x0, 9;\n match.all.sync.b32 %x3|%q0, %x0, 0xFFFFFFFF;\n selp.u32 %x4, 1, 0, %q0;\n"
+                  " mov.b64 %d, {%x3, %x4};", in, [&](const Inputs&) { return 0x1FFFFFFFFull; }});
+  struct R {
+    const char* op;
+    const char* t;
+  };
+  for (const R& r : {R{"add", "u32"}, R{"min", "s32"}, R{"max", "s32"}, R{"min", "u32"}, R{"max", "u32"}, R{"and", "b32"}, R{"or", "b32"}, R{"xor", "b32"}}) {
+    rows.push_back({"redux.sync", "cvt.u32.u64 %x1, %b;\n redux.sync." + std::string(r.op) + "." + r.t + " %x3, %x1, 0xFFFFFFFF;\n cvt.u64.u32 %d, %x3;",
+                    in, [&, r](const Inputs&) {
+                      const std::string op = r.op;
+                      const bool sg = std::string(r.t) == "s32";
+                      i64 acc = op == "and" ? -1 : 0;
+                      for (int l = 0; l < 32; ++l) {
+                        const i64 x = sg ? sx(vb[l], 32) : static_cast<i64>(vb[l]);
+                        if (op == "add") acc += x;
+                        else if (op == "min") acc = l == 0 ? x : std::min(acc, x);
+                        else if (op == "max") acc = l == 0 ? x : std::max(acc, x);
+                        else if (op == "and") acc &= x;
+                        else if (op == "or") acc |= x;
+                        else acc ^= x;
+                      }
+                      return lo(static_cast<u64>(acc), 32);
+                    }});
+  }
+  rows.push_back({"vote.ballot.b32 (no .sync)", "setp.ne.u64 %q0, %a, 0;\n vote.ballot.b32 %x3, %q0;\n cvt.u64.u32 %d, %x3;", in,
+                  [&](const Inputs&) {
+                    u64 m = 0;
+                    for (int l = 0; l < 32; ++l)
+                      if (va[l] != 0) m |= 1ull << l;
+                    return m;
+                  }});
+  rows.push_back({"vote.any/all.pred (no .sync), bar.warp.sync",
+                  "setp.ne.u64 %q0, %a, 0;\n bar.warp.sync 0xFFFFFFFF;\n vote.any.pred %q1, %q0;\n vote.all.pred %q2, !%q0;\n"
+                  " selp.u32 %x3, 1, 0, %q1;\n selp.u32 %x4, 1, 0, %q2;\n mov.b64 %d, {%x3, %x4};",
+                  in, [&](const Inputs&) { return u64{1}; }});
+  check_rows(rows);
+  // A membermask that names lanes not executing the instruction is an error naming it.
+  const std::string e = [&] {
+    try {
+      run_rows("setp.lt.u32 %q0, %tid, 16;\n @%q0 bra $SKIP;\n bar.warp.sync 0xFFFFFFFF;\n$SKIP:\n mov.b64 %d, 1;", in);
+    } catch (const PtxError& x) {
+      return std::string(x.what());
+    }
+    return std::string();
+  }();
+  EXPECT_NE(e.find("bar.warp.sync"), std::string::npos) << e;
+  EXPECT_NE(e.find("0xffff0000"), std::string::npos) << e;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Atomics and reductions (PTX ISA 9.7.13.5/6): each operation on a per-lane location (old value
+// and new value), then many lanes and CTAs on one location, on one thread and on two.
+
+TEST(PtxConformance, AtomEveryOperationAndType) {
+  std::vector<Inputs> in;
+  const u64 vals[] = {0, 1, 7, 0x7FFFFFFF, 0x80000000u, 0xFFFFFFFFu, 0x12345678, 0x00000001FFFFFFFFull, 0x8000000000000000ull, 5};
+  for (int k = 0; k < 32; ++k) in.push_back({vals[k % 10], vals[(k * 3 + 1) % 10], vals[(k * 7 + 2) % 10]});
+  struct A {
+    const char* op;
+    const char* t;
+  };
+  std::vector<Row> rows;
+  auto oracle = [](const std::string& op, const std::string& t, u64 old, u64 b, u64 c) -> u64 {
+    const int w = t.substr(1) == "64" ? 64 : 32;
+    old = lo(old, w);
+    b = lo(b, w);
+    c = lo(c, w);
+    const bool sg = t[0] == 's';
+    if (op == "add") return lo(old + b, w);
+    if (op == "min") return sg ? (sx(old, w) <= sx(b, w) ? old : b) : std::min(old, b);
+    if (op == "max") return sg ? (sx(old, w) >= sx(b, w) ? old : b) : std::max(old, b);
+    if (op == "inc") return old >= b ? 0 : old + 1;
+    if (op == "dec") return (old == 0 || old > b) ? b : old - 1;
+    if (op == "and") return old & b;
+    if (op == "or") return old | b;
+    if (op == "xor") return old ^ b;
+    if (op == "exch") return b;
+    return old == b ? c : old;  // cas
+  };
+  for (const A& a : {A{"add", "u32"}, A{"add", "s32"}, A{"min", "s32"}, A{"min", "u32"}, A{"max", "s32"}, A{"max", "u32"}, A{"inc", "u32"},
+                     A{"dec", "u32"}, A{"and", "b32"}, A{"or", "b32"}, A{"xor", "b32"}, A{"exch", "b32"}, A{"cas", "b32"}}) {
+    const std::string op = a.op, t = a.t;
+    const std::string body = "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n cvt.u32.u64 %x2, %c;\n st.global.u32 [%rd4], %x0;\n"
+                             "atom.global." + op + "." + t + " %x3, [%rd4], %x1" + (op == "cas" ? ", %x2;" : ";") +
+                             "\n ld.global.u32 %x4, [%rd4];\n mov.b64 %d, {%x3, %x4};";
+    rows.push_back({"atom 32-bit", body, in, [=](const Inputs& x) { return (oracle(op, t, x.a, x.b, x.c) << 32) | lo(x.a, 32); }});
+  }
+  for (const A& a : {A{"add", "u64"}, A{"min", "s64"}, A{"max", "u64"}, A{"and", "b64"}, A{"exch", "b64"}, A{"cas", "b64"}}) {
+    const std::string op = a.op, t = a.t;
+    rows.push_back({"atom 64-bit old", "st.global.u64 [%rd4], %a;\n atom.global." + op + "." + t + " %d, [%rd4], %b" + (op == "cas" ? ", %c;" : ";"), in,
+                    [](const Inputs& x) { return x.a; }});
+    rows.push_back({"atom 64-bit new", "st.global.u64 [%rd4], %a;\n atom.global." + op + "." + t + " %y0, [%rd4], %b" + (op == "cas" ? ", %c;" : ";") +
+                                           "\n ld.global.u64 %d, [%rd4];",
+                    in, [=](const Inputs& x) { return oracle(op, t, x.a, x.b, x.c); }});
+  }
+  // red and generic addressing; atom.add.f32 flushes subnormal inputs and results (9.7.13.5).
+  rows.push_back({"red.global.add.u32", "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n st.global.u32 [%rd4], %x0;\n red.global.add.u32 [%rd4], %x1;\n"
+                                        " ld.global.u32 %x4, [%rd4];\n cvt.u64.u32 %d, %x4;",
+                  in, [](const Inputs& x) { return lo(x.a + x.b, 32); }});
+  rows.push_back({"atom.add.f32 (generic address)", "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n st.global.u32 [%rd4], %x0;\n"
+                                                    " atom.add.f32 %f0, [%rd4], %x1;\n ld.global.u32 %x4, [%rd4];\n cvt.u64.u32 %d, %x4;",
+                  [] {
+                    std::vector<Inputs> v;
+                    const u64 e[] = {0x00000001, 0x80000001, 0x3F800000, 0x00800000, 0x7F7FFFFF, 0xFF800000, 0x7FC00001, 0x33800000};
+                    for (int k = 0; k < 32; ++k) v.push_back({e[k % 8], e[(k * 3 + 5) % 8], 0});
+                    return v;
+                  }(), [](const Inputs& x) {
+                    auto fl = [](float f) { return (std::bit_cast<std::uint32_t>(f) & 0x7F800000u) == 0 ? std::copysign(0.0f, f) : f; };
+                    const float r = fl(fl(std::bit_cast<float>(static_cast<std::uint32_t>(x.a))) + fl(std::bit_cast<float>(static_cast<std::uint32_t>(x.b))));
+                    return u64{std::isnan(r) ? 0x7FFFFFFFu : std::bit_cast<std::uint32_t>(r)};
+                  }});
+  check_rows(rows);
+}
+
+TEST(PtxConformance, GlobalAtomicsAcrossCtasOnThreads) {
+  // 16 CTAs of 64 threads increment one counter and add into one sum; the final values do not
+  // depend on the order (the old values do: as a multiset they are 0..1023).
+  const std::string text = kHead +
+                           ".visible .entry k(.param .u64 pout)\n{\n  .reg .b64 %rd<8>;\n  .reg .b32 %r<8>;\n"
+                           "  ld.param.u64 %rd1, [pout];\n  mov.u32 %r0, %tid.x;\n  mov.u32 %r1, %ctaid.x;\n  mad.lo.u32 %r2, %r1, 64, %r0;\n"
+                           "  atom.global.add.u32 %r3, [%rd1], 1;\n  red.global.add.u64 [%rd1+8], 3;\n"
+                           "  mul.wide.u32 %rd2, %r2, 4;\n  add.s64 %rd3, %rd1, %rd2;\n  st.global.u32 [%rd3+16], %r3;\n  ret;\n}\n";
+  auto m = parse_module(text, "atomics.ptx");
+  for (int threads : {1, 2}) {
+    std::vector<std::uint32_t> out(4 + 1024, 0);
+    Device dev;
+    const u64 a = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(out.data()), out.size() * 4});
+    RunOptions opt;
+    opt.threads = threads;
+    run(*m, "k", {16, 1, 1}, {64, 1, 1}, {reinterpret_cast<const std::uint8_t*>(&a), 8}, dev, opt);
+    EXPECT_EQ(out[0], 1024u);
+    EXPECT_EQ(out[2] | (static_cast<u64>(out[3]) << 32), 3u * 1024u);
+    std::vector<std::uint32_t> olds(out.begin() + 4, out.end());
+    std::sort(olds.begin(), olds.end());
+    for (std::uint32_t k = 0; k < 1024; ++k) ASSERT_EQ(olds[k], k) << threads;
+  }
+}

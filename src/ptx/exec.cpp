@@ -117,6 +117,38 @@ std::array<f16_t, 4> sample(const Texture& t, const Device::Sampler& smp, float 
   return r;
 }
 
+// The new value of an atomic operation (PTX ISA 9.7.13.5): old is the location's value.
+// atom.add.f32 rounds to nearest even and flushes subnormal inputs and results (9.7.13.5).
+template <class U>
+U atomic_new(U old, AtomOp op, Type t, U b, U c) {
+  const bool sg = type_is_signed(t);
+  const int wd = static_cast<int>(sizeof(U) * 8);
+  switch (op) {
+    case AtomOp::add:
+      if (t == Type::f32) return static_cast<U>(std::bit_cast<std::uint32_t>(f32_flush(f32_add(f32_flush(f32(old)), f32_flush(f32(b)), Round::rn))));
+      if (t == Type::f64) return static_cast<U>(std::bit_cast<std::uint64_t>(f64_add(f64(old), f64(b), Round::rn)));
+      return static_cast<U>(old + b);
+    case AtomOp::min: return sg ? (sext(old, wd) <= sext(b, wd) ? old : b) : std::min(old, b);
+    case AtomOp::max: return sg ? (sext(old, wd) >= sext(b, wd) ? old : b) : std::max(old, b);
+    case AtomOp::inc: return old >= b ? U{0} : static_cast<U>(old + 1);
+    case AtomOp::dec: return (old == 0 || old > b) ? b : static_cast<U>(old - 1);
+    case AtomOp::and_: return old & b;
+    case AtomOp::or_: return old | b;
+    case AtomOp::xor_: return old ^ b;
+    case AtomOp::exch: return b;
+    case AtomOp::cas: return old == b ? c : old;
+  }
+  return old;
+}
+template <class U>
+std::uint64_t atomic_rmw(std::uint8_t* p, AtomOp op, Type t, std::uint64_t b, std::uint64_t c) {
+  std::atomic_ref<U> ref(*reinterpret_cast<U*>(p));  // aligned: resolve() checked it
+  U old = ref.load(std::memory_order_relaxed);
+  while (!ref.compare_exchange_weak(old, atomic_new<U>(old, op, t, static_cast<U>(b), static_cast<U>(c)), std::memory_order_acq_rel)) {
+  }
+  return old;
+}
+
 struct Frame {  // one SIMT stack entry
   std::uint32_t pc, rpc, mask;
 };
@@ -323,6 +355,11 @@ class Cta {
     fail("bad state space", lane);
   }
 
+  static bool in_global_or_shared(std::uint64_t addr) {
+    const std::uint64_t win = addr & kWindowMask;
+    return win == kSharedWindow || (win != kLocalWindow && win != kParamWindow && win != kConstWindow);
+  }
+
   // ----- register helpers
 
   std::uint64_t* R(Warp& w, std::uint32_t idx) { return w.r.data() + static_cast<std::size_t>(idx) * 32; }
@@ -456,12 +493,12 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
       default:
         break;
     }
-    if (am != 0 || in.op == Op::mma || in.op == Op::movmatrix || in.op == Op::shfl || in.op == Op::vote) {
+    if (am != 0) {
       switch (in.op) {
         case Op::ld: case Op::st: case Op::tex2d: case Op::sust2d: case Op::atom:
           exec_mem(w, in, d, s, am);
           break;
-        case Op::mma: case Op::movmatrix: case Op::shfl: case Op::vote:
+        case Op::mma: case Op::movmatrix: case Op::shfl: case Op::vote: case Op::match: case Op::redux: case Op::warpsync:
           if (am != 0) exec_warp_collective(w, in, d, s, am, mask, st);
           break;
         case Op::fadd: case Op::fsub: case Op::fmul: case Op::ffma: case Op::fdiv: case Op::fabs: case Op::fneg:
@@ -594,6 +631,81 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
         v[l] = trunc(x * y + (in.op == Op::mad24_lo ? c[l] : 0), 32);
       }
       break;
+    case Op::mul24_hi: case Op::mad24_hi:
+      LANES {
+        const std::int64_t x = sg ? sext(a[l], 24) : static_cast<std::int64_t>(trunc(a[l], 24));
+        const std::int64_t y = sg ? sext(b[l], 24) : static_cast<std::int64_t>(trunc(b[l], 24));
+        v[l] = trunc(static_cast<std::uint64_t>((x * y) >> 16) + (in.op == Op::mad24_hi ? c[l] : 0), 32);
+      }
+      break;
+    case Op::shf:
+      // shf.l: the upper 32 bits of {b:a} << n; shf.r: the lower 32 bits of {b:a} >> n;
+      // n = min(c, 32) (.clamp) or c & 31 (.wrap).
+      LANES {
+        const std::uint64_t cc = trunc(c[l], 32), n = (in.sub & 2) ? std::min<std::uint64_t>(cc, 32) : (cc & 31);
+        const std::uint64_t x = (trunc(b[l], 32) << 32) | trunc(a[l], 32);
+        v[l] = (in.sub & 1) ? trunc(x >> n, 32) : trunc((x << n) >> 32, 32);
+      }
+      break;
+    case Op::bmsk:
+      // The ISA's semantics, 9.7.1.22.
+      LANES {
+        const std::uint64_t pa = trunc(a[l], 32), pb = trunc(b[l], 32);
+        const std::uint64_t a1 = pa & 31, b1 = pb & 31, sum = a1 + b1;
+        std::uint64_t mask0 = trunc(~0ull << a1, 32);
+        bool overflow = sum >= 32;
+        if (in.sub) {  // .clamp
+          if (pa >= 32) { overflow = true; mask0 = 0; }
+          if (pb >= 32) overflow = true;
+        }
+        const std::uint64_t mask1 = overflow ? 0 : (b1 == 0 ? 0xFFFFFFFFull : trunc(~0ull << sum, 32));
+        v[l] = mask0 & ~mask1 & 0xFFFFFFFFull;
+      }
+      break;
+    case Op::szext:
+      // 9.7.1.21: keep the low N = b bits of a, sign- (.s32) or zero-extended; N >= 32 with .clamp
+      // keeps a; N = 0 gives 0.
+      LANES {
+        const std::uint64_t x = trunc(a[l], 32), pb = trunc(b[l], 32), b1 = pb & 31;
+        const bool too_large = pb >= 32 && in.sub;
+        const std::uint64_t mask = too_large ? 0 : trunc(~0ull << b1, 32);
+        const bool sign = !(b1 == 0 || too_large || !sg) && ((x >> ((b1 - 1) & 31)) & 1);
+        v[l] = (x & ~mask & 0xFFFFFFFFull) | (sign ? mask : 0);
+      }
+      break;
+    case Op::dp4a: case Op::dp2a: {
+      const bool sa = type_is_signed(in.t), sb = type_is_signed(in.t2);
+      LANES {
+        std::int64_t acc = sa || sb ? sext(c[l], 32) : static_cast<std::int64_t>(trunc(c[l], 32));
+        if (in.op == Op::dp4a) {
+          for (int k = 0; k < 4; ++k) {
+            const std::uint64_t xa = (a[l] >> (8 * k)) & 0xFF, xb = (b[l] >> (8 * k)) & 0xFF;
+            acc += (sa ? sext(xa, 8) : static_cast<std::int64_t>(xa)) * (sb ? sext(xb, 8) : static_cast<std::int64_t>(xb));
+          }
+        } else {
+          const int sel = (in.flags & kHi) ? 2 : 0;
+          for (int k = 0; k < 2; ++k) {
+            const std::uint64_t xa = (a[l] >> (16 * k)) & 0xFFFF, xb = (b[l] >> (8 * (sel + k))) & 0xFF;
+            acc += (sa ? sext(xa, 16) : static_cast<std::int64_t>(xa)) * (sb ? sext(xb, 8) : static_cast<std::int64_t>(xb));
+          }
+        }
+        v[l] = trunc(static_cast<std::uint64_t>(acc), 32);
+      }
+      break;
+    }
+    case Op::cvt_pack_int: {
+      // cvt.pack.sat (9.7.9.22): sat(b) in bits [0, n), sat(a) in [n, 2n), c's low bits above.
+      const int n = in.sub;
+      const std::int64_t lo = in.sub2 ? -(1ll << (n - 1)) : 0, hi = in.sub2 ? (1ll << (n - 1)) - 1 : (1ll << n) - 1;
+      LANES {
+        const std::uint64_t ta = trunc(static_cast<std::uint64_t>(std::clamp(sext(a[l], 32), lo, hi)), n);
+        const std::uint64_t tb = trunc(static_cast<std::uint64_t>(std::clamp(sext(b[l], 32), lo, hi)), n);
+        std::uint64_t r = tb | (ta << n);
+        if (in.ns > 2 && 2 * n < 32) r |= trunc(c[l] << (2 * n), 32);
+        v[l] = trunc(r, 32);
+      }
+      break;
+    }
     case Op::sad:
       LANES {
         const std::uint64_t diff = sg ? static_cast<std::uint64_t>(sext(a[l], wd) > sext(b[l], wd) ? sext(a[l], wd) - sext(b[l], wd) : sext(b[l], wd) - sext(a[l], wd))
@@ -1066,6 +1178,24 @@ void Cta::exec_mem(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
       }
       return;
     }
+    case Op::atom: {
+      // Lanes in lane order; each lane's read-modify-write is one atomic operation on the
+      // location (std::atomic_ref), so CTAs on other threads see atomics, not torn updates.
+      const Space sp = static_cast<Space>(in.sub2);
+      const std::uint32_t es = static_cast<std::uint32_t>(type_bits(in.t) / 8);
+      const std::uint64_t* base = R(w, s[0]);
+      const AtomOp op = static_cast<AtomOp>(in.sub);
+      for (std::uint32_t m = am; m; m &= m - 1) {
+        const int l = std::countr_zero(m);
+        const std::uint64_t addr = base[l] + static_cast<std::uint64_t>(in.imm);
+        std::uint8_t* p = resolve(sp, addr, es, true, l);
+        if (sp == Space::generic && !in_global_or_shared(addr)) fail("atomic operation outside global and shared memory", l);
+        const std::uint64_t bv = R(w, s[1])[l], cv = in.ns > 2 ? R(w, s[2])[l] : 0;
+        const std::uint64_t old = es == 4 ? atomic_rmw<std::uint32_t>(p, op, in.t, bv, cv) : atomic_rmw<std::uint64_t>(p, op, in.t, bv, cv);
+        if (in.nd) R(w, d[0])[l] = old;
+      }
+      return;
+    }
     default:
       fail("memory instruction not implemented");
   }
@@ -1100,14 +1230,66 @@ void Cta::exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, 
       return;
     }
     case Op::shfl:
-    case Op::vote: {
-      const std::uint32_t mm_reg = in.op == Op::shfl ? s[3] : s[1];
-      const std::uint32_t member = static_cast<std::uint32_t>(R(w, mm_reg)[std::countr_zero(am)]);
-      for (std::uint32_t m = am; m; m &= m - 1)
-        if (static_cast<std::uint32_t>(R(w, mm_reg)[std::countr_zero(m)]) != member) fail("membermask differs between lanes");
+    case Op::vote:
+    case Op::match:
+    case Op::redux:
+    case Op::warpsync: {
+      // The membermask operand (vote without .sync: the active lanes). A warp's lanes run in
+      // lockstep here, so every lane of the membermask must execute the instruction together;
+      // a membermask naming lanes on another path (or exited) is an error, not a hang.
+      std::uint32_t member = am;
+      if (!(in.op == Op::vote && in.sub2 == 1)) {
+        const std::uint32_t mm_reg = in.op == Op::shfl ? s[3] : in.op == Op::warpsync ? s[0] : s[in.ns - 1];
+        member = static_cast<std::uint32_t>(R(w, mm_reg)[std::countr_zero(am)]);
+        for (std::uint32_t m = am; m; m &= m - 1)
+          if (static_cast<std::uint32_t>(R(w, mm_reg)[std::countr_zero(m)]) != member) fail("membermask differs between lanes");
+      }
       if (member != am)
-        fail(std::string(in.op == Op::shfl ? "shfl.sync" : "vote.sync") + ": the active lanes " + hex(am) + " are not the membermask " + hex(member));
+        fail(s_.m.opcode_names[in.name] + ": the active lanes " + hex(am) + " are not the membermask " + hex(member));
       (void)live;
+      if (in.op == Op::warpsync) return;
+      if (in.op == Op::match) {
+        std::uint64_t v[32];
+        std::uint32_t all_eq = 0;
+        const std::uint64_t* a = R(w, s[0]);
+        const int wd = type_bits(in.t);
+        LANES {
+          std::uint32_t same = 0;
+          for (std::uint32_t m = am; m; m &= m - 1) {
+            const int k = std::countr_zero(m);
+            if (trunc(a[k], wd) == trunc(a[l], wd)) same |= 1u << k;
+          }
+          v[l] = same;
+          if (l == std::countr_zero(am)) all_eq = same == am ? 1 : 0;
+        }
+        if (in.sub) LANES v[l] = all_eq ? am : 0;  // match.all: the mask when all agree, else 0
+        put(R(w, d[0]), v, am);
+        if (in.nd > 1) put_pred(w, d[1], all_eq ? kFull : 0, am);
+        return;
+      }
+      if (in.op == Op::redux) {
+        const std::uint64_t* a = R(w, s[0]);
+        const bool sg = in.t == Type::s32;
+        std::int64_t acc = 0;
+        bool first = true;
+        for (std::uint32_t m = am; m; m &= m - 1) {
+          const int k = std::countr_zero(m);
+          const std::int64_t x = sg ? sext(a[k], 32) : static_cast<std::int64_t>(trunc(a[k], 32));
+          switch (in.sub) {
+            case 0: acc += x; break;
+            case 1: acc = first ? x : std::min(acc, x); break;
+            case 2: acc = first ? x : std::max(acc, x); break;
+            case 3: acc = first ? x : (acc & x); break;
+            case 4: acc |= x; break;
+            case 5: acc ^= x; break;
+          }
+          first = false;
+        }
+        std::uint64_t v[32];
+        LANES v[l] = trunc(static_cast<std::uint64_t>(acc), 32);
+        put(R(w, d[0]), v, am);
+        return;
+      }
       if (in.op == Op::vote) {
         const std::uint32_t p = pred_value(w, s[0]) & am;
         switch (static_cast<VoteMode>(in.sub)) {

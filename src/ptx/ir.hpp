@@ -22,7 +22,7 @@ const char* type_name(Type t);
 
 enum class Op : std::uint8_t {
   mov, pack, unpack, pmov, pnot, pand, por, pxor,
-  add, sub, mul_lo, mul_hi, mul_wide, mad_lo, mad_hi, mad_wide, mul24_lo, mad24_lo, sad,
+  add, sub, mul_lo, mul_hi, mul_wide, mad_lo, mad_hi, mad_wide, mul24_lo, mad24_lo, mul24_hi, mad24_hi, sad, shf, bmsk, szext, dp4a, dp2a, cvt_pack_int,
   add_cc, addc, sub_cc, subc, mad_cc,
   div, rem, abs, neg, min, max, popc, clz, brev, bfind,
   and_, or_, xor_, not_, cnot, shl, shr, lop3, prmt, bfe, bfi,
@@ -30,7 +30,7 @@ enum class Op : std::uint8_t {
   fadd, fsub, fmul, ffma, fdiv, fabs, fneg, fmin, fmax, fsqrt, frcp, frsqrt, fex2, fcopysign, testp,
   cvt, cvt_pack_f16x2_f32, cvt_e4m3x2_f16x2, cvt_f16x2_e4m3x2, cvta,
   ld, st, tex2d, sust2d, atom,
-  mma, movmatrix, shfl, vote, activemask,
+  mma, movmatrix, shfl, vote, activemask, match, redux, warpsync,
   bar, membar, bra, exit, trap, call, nop,
 };
 

@@ -252,7 +252,11 @@ const Family kFamilies[] = {
     {"setp", "eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor ftz"},
     {"selp", ""},
     {"slct", "ftz"},
-    {"cvt", "rn rz rm rp rni rzi rmi rpi ftz sat satfinite relu"},
+    {"cvt", "rn rz rm rp rni rzi rmi rpi ftz sat satfinite relu pack u4 s4 u2 s2"},
+    {"shf", "l r clamp wrap"}, {"bmsk", "clamp wrap"}, {"szext", "clamp wrap"}, {"dp4a", ""}, {"dp2a", "lo hi"},
+    {"match", "sync any all"},
+    {"atom", "global shared shared::cta relaxed acquire release acq_rel cta gpu sys add min max inc dec and or xor exch cas"},
+    {"red", "global shared shared::cta relaxed release cta gpu sys add min max inc dec and or xor"}, {"redux", "sync add min max and or xor"},
     {"cvta", "to global shared shared::cta local param param::entry const"},
     {"ld", "*ld"}, {"ldu", "*ld"}, {"st", "*ld"},
     {"tex", "base 2d v4"},
@@ -262,7 +266,7 @@ const Family kFamilies[] = {
     {"shfl", "sync up down bfly idx"},
     {"vote", "sync all any uni ballot"},
     {"activemask", ""},
-    {"bar", "sync cta aligned"}, {"barrier", "sync cta aligned"},
+    {"bar", "sync cta aligned warp"}, {"barrier", "sync cta aligned"},
     {"membar", "*"}, {"fence", "*"},  // ordering is implied (docs/ptx.md "Execution")
     {"bra", "uni"}, {"ret", "uni"}, {"exit", ""}, {"trap", ""}, {"call", "uni"},
     {"nanosleep", ""}, {"pmevent", "mask"},
@@ -1187,6 +1191,7 @@ class Parser {
       case Op::testp: return k == 0;
       case Op::shfl: return k == 1 && nd > 1;
       case Op::vote: return k == nd || (k == 0 && in.t == Type::pred);
+      case Op::match: return k == 1 && nd > 1;
       default: return false;
     }
   }
@@ -1431,7 +1436,7 @@ class Parser {
       emit(in, {dst(ops[0], in.t)}, {src(ops[1], in.t), src(ops[2], in.t)});
       return;
     }
-    if (b == "mul" || b == "mad" || b == "madc" || b == "mul24" || b == "mad24" || b == "fma") {
+    if ((b == "mul" || b == "mad" || b == "madc" || b == "mul24" || b == "mad24" || b == "fma") && !((b == "mul24" || b == "mad24") && m.hi)) {
       const Type t = one_type(m, opname, L);
       in.t = t;
       const bool is_mad = b == "mad" || b == "madc" || b == "mad24" || b == "fma";
@@ -1515,6 +1520,56 @@ class Parser {
       // popc, clz and bfind write a .u32 whatever the source type (PTX ISA 9.7.1.13-16).
       const Type dt = (b == "popc" || b == "clz" || b == "bfind") ? Type::u32 : t;
       emit(in, {dst(ops[0], dt)}, {src(ops[1], t)});
+      return;
+    }
+    // mul24.hi / mad24.hi (PTX ISA 9.7.1.5/6): bits 47..16 of the 48-bit product of the low 24 bits.
+    if ((b == "mul24" || b == "mad24") && m.hi) {
+      const Type t = one_type(m, opname, L);
+      in.t = t;
+      if ((t != Type::u32 && t != Type::s32) || m.lo || m.sat || !m.words.empty()) unsupported();
+      const bool mad = b == "mad24";
+      need(ops, mad ? 4 : 3, opname, L);
+      in.op = mad ? Op::mad24_hi : Op::mul24_hi;
+      std::vector<std::uint32_t> s{src(ops[1], t), src(ops[2], t)};
+      if (mad) s.push_back(src(ops[3], t));
+      emit(in, {dst(ops[0], t)}, s);
+      return;
+    }
+    // shf.{l,r}.{clamp,wrap}.b32 d, a, b, c (9.7.8.7): a funnel shift of {b:a} by c.
+    if (b == "shf") {
+      need(ops, 4, opname, L);
+      in.t = one_type(m, opname, L);
+      if (in.t != Type::b32 || m.words.size() != 2 || (m.has("l") == m.has("r")) || (m.has("clamp") == m.has("wrap"))) unsupported();
+      in.op = Op::shf;
+      in.sub = static_cast<std::uint8_t>((m.has("r") ? 1 : 0) | (m.has("clamp") ? 2 : 0));
+      emit(in, {dst(ops[0], Type::b32)}, {src(ops[1], Type::b32), src(ops[2], Type::b32), src(ops[3], Type::u32)});
+      return;
+    }
+    // bmsk.{clamp,wrap}.b32 d, a, b (9.7.1.22); szext.{clamp,wrap}.{u32,s32} d, a, b (9.7.1.21).
+    if (b == "bmsk" || b == "szext") {
+      need(ops, 3, opname, L);
+      in.t = one_type(m, opname, L);
+      const bool ok_t = b == "bmsk" ? in.t == Type::b32 : (in.t == Type::u32 || in.t == Type::s32);
+      if (!ok_t || m.words.size() != 1) unsupported();
+      in.op = b == "bmsk" ? Op::bmsk : Op::szext;
+      in.sub = m.has("clamp") ? 1 : 0;
+      emit(in, {dst(ops[0], in.t)}, {src(ops[1], b == "bmsk" ? Type::u32 : in.t), src(ops[2], Type::u32)});
+      return;
+    }
+    // dp4a.atype.btype d, a, b, c; dp2a.{lo,hi}.atype.btype (9.7.1.23/24): c is .u32 when both
+    // types are .u32, else .s32.
+    if (b == "dp4a" || b == "dp2a") {
+      need(ops, 4, opname, L);
+      if (m.types.size() != 2) unsupported();
+      const Type ta = m.types[0], tb = m.types[1];
+      if ((ta != Type::u32 && ta != Type::s32) || (tb != Type::u32 && tb != Type::s32)) unsupported();
+      if (b == "dp2a" && m.lo == m.hi) unsupported();
+      const Type ct = ta == Type::u32 && tb == Type::u32 ? Type::u32 : Type::s32;
+      in.op = b == "dp4a" ? Op::dp4a : Op::dp2a;
+      in.t = ta;
+      in.t2 = tb;
+      if (m.hi) in.flags |= kHi;
+      emit(in, {dst(ops[0], ct)}, {src(ops[1], ta), src(ops[2], tb), src(ops[3], ct)});
       return;
     }
     if (b == "testp") {
@@ -1639,6 +1694,36 @@ class Parser {
       emit(in, {dst(ops[0], in.t)}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], in.t2)});
       return;
     }
+    if (b == "cvt" && m.has("pack")) {
+      // cvt.pack.sat.{u16,s16}.s32 d, a, b and cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c
+      // (9.7.9.22): sat(b) in the low bits, sat(a) above it, then c's low bits.
+      int bits = 0;
+      bool sgn = false;
+      std::size_t ti = 0;
+      if (!m.types.empty() && (m.types[0] == Type::u16 || m.types[0] == Type::s16 || m.types[0] == Type::u8 || m.types[0] == Type::s8)) {
+        bits = type_bits(m.types[0]);
+        sgn = type_is_signed(m.types[0]);
+        ti = 1;
+      }
+      for (std::string_view w : m.words) {
+        if (w == "u4" || w == "s4") bits = 4, sgn = w[0] == 's';
+        else if (w == "u2" || w == "s2") bits = 2, sgn = w[0] == 's';
+        else if (w != "pack") unsupported();
+      }
+      const bool with_c = bits <= 8;
+      if (!m.sat || bits == 0 || m.types.size() != ti + (with_c ? 2 : 1) || m.types[ti] != Type::s32 || (with_c && m.types[ti + 1] != Type::b32) ||
+          m.rnd != Rnd::none || m.ftz || m.relu || m.satfinite)
+        unsupported();
+      need(ops, with_c ? 4 : 3, opname, L);
+      in.op = Op::cvt_pack_int;
+      in.t = Type::u32;
+      in.sub = static_cast<std::uint8_t>(bits);
+      in.sub2 = sgn ? 1 : 0;
+      std::vector<std::uint32_t> s{src(ops[1], Type::s32), src(ops[2], Type::s32)};
+      if (with_c) s.push_back(src(ops[3], Type::b32));
+      emit(in, {dst(ops[0], Type::u32)}, s);
+      return;
+    }
     if (b == "cvt") {
       if (m.types.size() != 2) fail(L, "cvt needs a destination and a source type");
       const Type dt = m.types[0], st = m.types[1];
@@ -1756,6 +1841,58 @@ class Parser {
       else emit(in, regs, {base});
       return;
     }
+    if (b == "atom" || b == "red") {
+      // atom{.sem}{.scope}{.space}.op.type d, [a], b{, c} and red (no d), PTX ISA 9.7.13.5/6.
+      // Global atomics are real atomic operations (CTAs run on threads); within a warp the lanes
+      // apply theirs in lane order (docs/ptx.md "Atomics").
+      static const std::pair<const char*, AtomOp> kOps[] = {{"add", AtomOp::add}, {"min", AtomOp::min}, {"max", AtomOp::max},
+                                                           {"inc", AtomOp::inc}, {"dec", AtomOp::dec}, {"and", AtomOp::and_},
+                                                           {"or", AtomOp::or_}, {"xor", AtomOp::xor_}, {"exch", AtomOp::exch},
+                                                           {"cas", AtomOp::cas}};
+      int found = 0;
+      AtomOp op = AtomOp::add;
+      for (const auto& [n, o] : kOps)
+        if (m.has(n)) { op = o; ++found; }
+      if (found != 1) fail(L, std::string(opname) + " needs exactly one operation");
+      const Type t = one_type(m, opname, L);
+      const bool ok = [&] {
+        switch (op) {
+          case AtomOp::add: return t == Type::u32 || t == Type::s32 || t == Type::u64 || t == Type::f32 || t == Type::f64;
+          case AtomOp::min: case AtomOp::max: return t == Type::u32 || t == Type::s32 || t == Type::u64 || t == Type::s64;
+          case AtomOp::inc: case AtomOp::dec: return t == Type::u32;
+          case AtomOp::and_: case AtomOp::or_: case AtomOp::xor_: case AtomOp::exch: case AtomOp::cas: return t == Type::b32 || t == Type::b64;
+        }
+        return false;
+      }();
+      if (!ok) fail(L, std::string(opname) + ": this operation and type are not supported (docs/ptx.md lists the accepted forms)");
+      if (m.space_set && m.space != Space::global && m.space != Space::shared) unsupported();
+      const bool is_red = b == "red";
+      const std::size_t want = (is_red ? 2 : 3) + (op == AtomOp::cas ? 1 : 0);
+      need(ops, want, opname, L);
+      const ROp& a = ops[is_red ? 0 : 1];
+      if (a.kind != ROp::addr || a.has_vec) fail(L, std::string(opname) + " needs an address [..]");
+      in.op = Op::atom;
+      in.t = t;
+      in.sub = static_cast<std::uint8_t>(op);
+      in.sub2 = static_cast<std::uint8_t>(m.space);
+      in.imm = a.off;
+      std::uint32_t base = kZero;
+      if (a.has_base) {
+        if (const RegInfo* r = find_reg(a.name)) {
+          if (r->type == Type::pred) fail(L, "predicate as an address");
+          base = r->index;
+        } else {
+          std::uint64_t sa;
+          if (!symbol_address(a.name, sa) || m.space == Space::generic) fail(L, std::string(opname) + ": a symbol address needs .global or .shared");
+          in.imm += static_cast<std::int64_t>(sa);
+        }
+      }
+      std::vector<std::uint32_t> srcs{base};
+      for (std::size_t k = is_red ? 1 : 2; k < ops.size(); ++k) srcs.push_back(src(ops[k], t));
+      if (is_red) emit(in, {}, srcs);
+      else emit(in, {dst(ops[0], t)}, srcs);
+      return;
+    }
     if (b == "tex") {
       // tex.base.2d.v4.f16.{s32,f32} d, [tex, {x, y}] (numerics.md "Texture and surface"): integer
       // coordinates fetch a texel; float ones go through the launch's sampler (Device::bind_texture).
@@ -1848,6 +1985,64 @@ class Parser {
         d.push_back(dst(ops[0], Type::b32));
       }
       emit(in, d, {src(ops[1], Type::b32), src(ops[2], Type::b32), src(ops[3], Type::b32), src(ops[4], Type::b32)});
+      return;
+    }
+    if (b == "vote" && !m.sync) {
+      // vote.{all,any,uni}.pred d, {!}a and vote.ballot.b32 d, {!}a (deprecated, pre-sm_70): the
+      // warp's active lanes vote (the membermask is the active mask).
+      need(ops, 2, opname, L);
+      in.op = Op::vote;
+      if (m.words.size() != 1) unsupported();
+      const std::string_view w = m.words[0];
+      if (w != "all" && w != "any" && w != "uni" && w != "ballot") unsupported();
+      in.sub = static_cast<std::uint8_t>(w == "all" ? VoteMode::all : w == "any" ? VoteMode::any : w == "uni" ? VoteMode::uni : VoteMode::ballot);
+      in.sub2 = 1;  // no membermask operand
+      in.t = one_type(m, opname, L);
+      if ((in.t == Type::pred) == (w == "ballot")) unsupported();
+      emit(in, {in.t == Type::pred ? pdst(ops[0]) : dst(ops[0], Type::b32)}, {psrc(ops[1])});
+      return;
+    }
+    if (b == "match") {
+      // match.any.sync.b32/b64 d, a, membermask; match.all.sync.b32/b64 d{|p}, a, membermask (9.7.13.7).
+      if (!m.sync || m.words.size() != 1 || (!m.has("any") && !m.has("all"))) unsupported();
+      need(ops, 3, opname, L);
+      in.t = one_type(m, opname, L);
+      if (in.t != Type::b32 && in.t != Type::b64) unsupported();
+      in.op = Op::match;
+      in.sub = m.has("all") ? 1 : 0;
+      std::vector<std::uint32_t> d;
+      if (ops[0].kind == ROp::pair) {
+        if (!in.sub) fail(L, "match.any has no predicate destination");
+        d.push_back(dst(ops[0].elems[0], Type::b32));
+        d.push_back(pdst(ops[0].elems[1]));
+      } else {
+        d.push_back(dst(ops[0], Type::b32));
+      }
+      emit(in, d, {src(ops[1], in.t), src(ops[2], Type::b32)});
+      return;
+    }
+    if (b == "redux") {
+      // redux.sync.{add,min,max}.{u32,s32} and redux.sync.{and,or,xor}.b32 d, a, membermask (9.7.13.10).
+      if (!m.sync || m.words.size() != 1) unsupported();
+      need(ops, 3, opname, L);
+      in.t = one_type(m, opname, L);
+      static const char* kOps[] = {"add", "min", "max", "and", "or", "xor"};
+      int k = -1;
+      for (int q = 0; q < 6; ++q)
+        if (m.words[0] == kOps[q]) k = q;
+      if (k < 0) unsupported();
+      if (k < 3 ? (in.t != Type::u32 && in.t != Type::s32) : in.t != Type::b32) unsupported();
+      in.op = Op::redux;
+      in.sub = static_cast<std::uint8_t>(k);
+      emit(in, {dst(ops[0], in.t)}, {src(ops[1], in.t), src(ops[2], Type::b32)});
+      return;
+    }
+    if (b == "bar" && m.has("warp")) {
+      // bar.warp.sync membermask (9.7.13.3, what __syncwarp() compiles to).
+      if (!m.sync || m.words.size() != 1) unsupported();
+      need(ops, 1, opname, L);
+      in.op = Op::warpsync;
+      emit(in, {}, {src(ops[0], Type::b32)});
       return;
     }
     if (b == "vote") {
