@@ -15,6 +15,7 @@
 #include <random>
 #include <vector>
 
+#include "numerics/approx.hpp"
 #include "numerics/f32.hpp"
 
 #if defined(ENC5_HAVE_MPFR)
@@ -219,4 +220,51 @@ TEST(F32, MinMaxFollowThePtxTable) {
   EXPECT_EQ(bits_of(enc5::f32_sat(nz)), 0u);
   EXPECT_EQ(bits_of(enc5::f32_sat(2.0f)), 0x3F800000u);
   EXPECT_EQ(bits_of(enc5::f32_sat(0.25f)), 0x3E800000u);
+}
+
+// The .approx models (numerics/approx.hpp): correctly rounded, checked against MPFR on edge values,
+// every exponent and random inputs; sin/cos up to |x| = 2^127 (full argument reduction).
+TEST(F32, ApproxModelsAreCorrectlyRoundedAgainstMpfr) {
+#if !defined(ENC5_HAVE_MPFR)
+  ENC5_SKIP_UNLESS_CI() << "MPFR (libmpfr-dev) not found: the approx models' oracle is missing";
+#else
+  Oracle<float> o;
+  auto mp = [&](int (*fn)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t), float x) {
+    o.range();
+    o.set(o.x, x);
+    return o.get(fn(o.z, o.x, MPFR_RNDN), Round::rn);
+  };
+  auto rsqrt = [](mpfr_ptr z, mpfr_srcptr x, mpfr_rnd_t r) { return mpfr_rec_sqrt(z, x, r); };
+  std::vector<float> v = f32_values(11, 3000);
+  for (int e = -149; e < 128; ++e) {
+    v.push_back(std::ldexp(1.0f, e));
+    v.push_back(std::ldexp(1.3f, e));
+    v.push_back(-std::ldexp(1.7f, e));
+  }
+  std::uint64_t checked = 0;
+  for (float x : v) {
+    EXPECT_EQ(bits_of(enc5::sin_approx_f32(x, false)), bits_of(mp(mpfr_sin, x))) << "sin " << x;
+    EXPECT_EQ(bits_of(enc5::cos_approx_f32(x, false)), bits_of(mp(mpfr_cos, x))) << "cos " << x;
+    EXPECT_EQ(bits_of(enc5::tanh_approx_f32(x)), bits_of(mp(mpfr_tanh, x))) << "tanh " << x;
+    if (!(x < 0) && x != 0) {
+      EXPECT_EQ(bits_of(enc5::lg2_approx_f32(x, false)), bits_of(mp(mpfr_log2, x))) << "lg2 " << x;
+    }
+    if (x > 0 && !std::isinf(x)) {
+      EXPECT_EQ(bits_of(enc5::rsqrt_approx_f32(x)), bits_of(mp(rsqrt, x))) << "rsqrt " << x;
+    }
+    if (std::fabs(x) < 150.0f) {
+      EXPECT_EQ(bits_of(enc5::ex2_approx_f32(x)), bits_of(mp(mpfr_exp2, x))) << "ex2 " << x;
+    }
+    ++checked;
+  }
+  // PTX specials (9.7.3.x): sin/cos of +-Inf are NaN, lg2(+-0) = -Inf, lg2 of a negative is NaN,
+  // tanh(+-Inf) = +-1, and the .ftz forms flush subnormal inputs.
+  EXPECT_EQ(bits_of(enc5::sin_approx_f32(INFINITY, false)), enc5::kF32CanonicalNaN);
+  EXPECT_EQ(bits_of(enc5::lg2_approx_f32(-0.0f, false)), bits_of(-INFINITY));
+  EXPECT_EQ(bits_of(enc5::lg2_approx_f32(-1.0f, false)), enc5::kF32CanonicalNaN);
+  EXPECT_EQ(bits_of(enc5::lg2_approx_f32(std::bit_cast<float>(1u), true)), bits_of(-INFINITY));
+  EXPECT_EQ(bits_of(enc5::tanh_approx_f32(-INFINITY)), bits_of(-1.0f));
+  EXPECT_EQ(bits_of(enc5::cos_approx_f32(std::bit_cast<float>(0x80000001u), true)), bits_of(1.0f));
+  EXPECT_GT(checked, 3000u);
+#endif
 }

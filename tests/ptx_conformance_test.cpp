@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -936,4 +937,19 @@ TEST(PtxConformance, GlobalAtomicsAcrossCtasOnThreads) {
     std::sort(olds.begin(), olds.end());
     for (std::uint32_t k = 0; k < 1024; ++k) ASSERT_EQ(olds[k], k) << threads;
   }
+}
+
+// Every run reports the model-dependent instructions it executed (issue 20 §2).
+TEST(PtxConformance, RunsReportModelDependentInstructions) {
+  const std::string text = kHead +
+                           ".visible .entry k()\n{\n  .reg .f32 %f<4>;\n  .reg .pred %p;\n  mov.f32 %f0, 0f3F000000;\n"
+                           "  sin.approx.f32 %f1, %f0;\n  lg2.approx.ftz.f32 %f2, %f1;\n  setp.lt.f32 %p, %f2, 0f00000000;\n"
+                           "  @%p tanh.approx.f32 %f3, %f2;\n  add.rn.f32 %f3, %f3, %f1;\n  ret;\n}\n";
+  auto m = parse_module(text, "approx.ptx");
+  Device dev;
+  RunOptions opt;
+  opt.threads = 2;
+  const RunStats st = run(*m, "k", {3, 1, 1}, {64, 1, 1}, {}, dev, opt);
+  const std::map<std::string, std::uint64_t> want = {{"sin.approx.f32", 6}, {"lg2.approx.ftz.f32", 6}, {"tanh.approx.f32", 6}};
+  EXPECT_EQ(st.model_dependent, want);
 }

@@ -194,6 +194,9 @@ void report(const char* what, const ptx::RunStats& st, double s) {
               static_cast<unsigned long long>(st.ctas), static_cast<unsigned long long>(st.warp_instructions),
               static_cast<unsigned long long>(st.lane_instructions), static_cast<unsigned long long>(st.mma), s,
               s > 0 ? st.lane_instructions / s / 1e6 : 0.0);
+  // Model-dependent instructions (docs/ptx.md): outputs derived from them may differ on a GPU.
+  for (const auto& [name, n] : st.model_dependent)
+    std::printf("  model-dependent: %s executed %llu times (modelled as correctly rounded)\n", name.c_str(), static_cast<unsigned long long>(n));
 }
 
 // Runs on the frame inputs or the capture; fills outputs for `run`.

@@ -185,3 +185,97 @@ f16_t rcp_f16(f16_t h) { return f32_to_f16(rcp_approx_ftz_f32(f16_to_f32(h))); }
 f16_t rsqrt_f16(f16_t h) { return f32_to_f16(rsqrt_approx_ftz_f32(f16_to_f32(h))); }
 
 }  // namespace enc5
+
+// ---------------------------------------------------------------------------------------------
+// The other .approx instructions: correctly rounded models (approx.hpp). libquadmath's binary128
+// functions decide the rare inputs whose long double result lies within 2^-48 (relative) of an
+// f32 midpoint: their error (about 2^-112) is far below that distance.
+
+extern "C" {
+__float128 sinq(__float128);
+__float128 cosq(__float128);
+__float128 log2q(__float128);
+__float128 tanhq(__float128);
+__float128 sqrtq(__float128);
+}
+
+namespace enc5 {
+namespace {
+
+template <class L, class Q>
+float correctly_rounded(float x, L long_fn, Q quad_fn) {
+  const long double y = long_fn(static_cast<long double>(x));
+  if (!std::isfinite(y) || y == 0 || !near_f32_midpoint(y)) return std::isnan(y) ? canonical_nan() : static_cast<float>(y);
+  return static_cast<float>(quad_fn(static_cast<__float128>(x)));
+}
+double flush64(double x) { return (x != 0 && std::fabs(x) < DBL_MIN) ? std::copysign(0.0, x) : x; }
+
+}  // namespace
+
+float sin_approx_f32(float x, bool ftz) {
+  if (ftz) x = ftz_f32(x);
+  if (std::isnan(x) || std::isinf(x)) return canonical_nan();
+  if (x == 0) return x;
+  const float r = correctly_rounded(x, [](long double v) { return sinl(v); }, [](__float128 v) { return sinq(v); });
+  return ftz ? ftz_f32(r) : r;
+}
+float cos_approx_f32(float x, bool ftz) {
+  if (ftz) x = ftz_f32(x);
+  if (std::isnan(x) || std::isinf(x)) return canonical_nan();
+  const float r = correctly_rounded(x, [](long double v) { return cosl(v); }, [](__float128 v) { return cosq(v); });
+  return ftz ? ftz_f32(r) : r;
+}
+float lg2_approx_f32(float x, bool ftz) {
+  if (ftz) x = ftz_f32(x);
+  if (std::isnan(x) || x < 0) return canonical_nan();
+  if (x == 0) return -INFINITY;
+  if (std::isinf(x)) return INFINITY;
+  if (x == 1.0f) return 0.0f;
+  return correctly_rounded(x, [](long double v) { return log2l(v); }, [](__float128 v) { return log2q(v); });
+}
+float tanh_approx_f32(float x) {
+  if (std::isnan(x)) return canonical_nan();
+  if (std::isinf(x)) return std::copysign(1.0f, x);
+  if (x == 0) return x;
+  return correctly_rounded(x, [](long double v) { return tanhl(v); }, [](__float128 v) { return tanhq(v); });
+}
+float ex2_approx_f32(float x) {
+  if (std::isnan(x)) return canonical_nan();
+  if (x >= 128.0f) return INFINITY;
+  if (x < -150.0f) return 0.0f;
+  const long double y = std::exp2(static_cast<long double>(x));
+  if (!near_f32_midpoint(y)) return static_cast<float>(y);
+  return exp2_binary128(x);
+}
+float rcp_approx_f32(float x) {
+  if (std::isnan(x)) return canonical_nan();
+  return 1.0f / x;  // IEEE division: correctly rounded, subnormals kept
+}
+float rsqrt_approx_f32(float x) {
+  if (std::isnan(x) || x < 0) return canonical_nan();
+  if (x == 0) return std::copysign(INFINITY, x);
+  if (std::isinf(x)) return 0.0f;
+  return correctly_rounded(x, [](long double v) { return 1.0L / sqrtl(v); }, [](__float128 v) { return 1 / sqrtq(v); });
+}
+float sqrt_approx_f32(float x, bool ftz) {
+  if (ftz) x = ftz_f32(x);
+  if (std::isnan(x) || x < 0) return canonical_nan();
+  return ftz ? ftz_f32(std::sqrt(x)) : std::sqrt(x);  // IEEE sqrt: correctly rounded
+}
+double rcp_approx_ftz_f64(double x) {
+  x = flush64(x);
+  if (std::isnan(x)) return f64_canonical_nan();
+  return flush64(1.0 / x);
+}
+double rsqrt_approx_f64(double x, bool ftz) {
+  if (ftz) x = flush64(x);
+  if (std::isnan(x) || x < 0) return f64_canonical_nan();
+  if (x == 0) return std::copysign(INFINITY, x);
+  if (std::isinf(x)) return 0.0;
+  // binary128 (113 bits) rounded once to binary64: correct unless 1/sqrt(x) lies within 2^-60
+  // (relative) of a binary64 midpoint, which no binary64 input is known to reach for rsqrt.
+  const double r = static_cast<double>(1 / sqrtq(static_cast<__float128>(x)));
+  return ftz ? flush64(r) : r;
+}
+
+}  // namespace enc5

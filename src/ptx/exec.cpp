@@ -254,6 +254,16 @@ class Cta {
   Dim3 cta_;
   TraceResult* trace_ = nullptr;
   std::uint64_t pending_work_ = 0;  // not yet added to Shared::launch_work
+  std::vector<std::uint64_t> approx_counts_ = std::vector<std::uint64_t>(s_.m.opcode_names.size(), 0);  // by opcode name
+
+ public:
+  // Adds the model-dependent instructions this Cta executed (over all its CTAs) to st.
+  void report_model_dependent(RunStats& st) const {
+    for (std::size_t k = 0; k < approx_counts_.size(); ++k)
+      if (approx_counts_[k]) st.model_dependent[s_.m.opcode_names[k]] += approx_counts_[k];
+  }
+
+ private:
   static constexpr std::uint64_t kWorkBatch = 1u << 16;
 
   void flush_work() {
@@ -447,6 +457,7 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
     std::uint32_t am = mask;
     if (in.guard != kNoIndex) am &= in.guard_neg ? ~w.p[in.guard] : w.p[in.guard];
     st.warp_instructions++;
+    if (in.flags & kApprox) ++approx_counts_[in.name];
     st.lane_instructions += static_cast<std::uint64_t>(std::popcount(am));
     const std::uint32_t* d = ops + in.opnd;
     const std::uint32_t* s = d + in.nd;
@@ -503,6 +514,7 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
           break;
         case Op::fadd: case Op::fsub: case Op::fmul: case Op::ffma: case Op::fdiv: case Op::fabs: case Op::fneg:
         case Op::fmin: case Op::fmax: case Op::fsqrt: case Op::frcp: case Op::frsqrt: case Op::fex2: case Op::fcopysign:
+        case Op::fsin: case Op::fcos: case Op::flg2: case Op::ftanh:
         case Op::testp:
           exec_float(w, in, d, s, am);
           break;
@@ -988,10 +1000,14 @@ void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std:
           case Op::fmax: r = f32_max(x, y, nan_wins); break;
           case Op::fabs: v[l] = std::bit_cast<std::uint32_t>(x) & 0x7FFFFFFFu; continue;
           case Op::fneg: v[l] = std::bit_cast<std::uint32_t>(x) ^ 0x80000000u; continue;
-          case Op::fsqrt: r = f32_sqrt(x, rd); break;
-          case Op::frcp: r = (in.flags & kApprox) ? rcp_approx_ftz_f32(x) : f32_rcp(x, rd); break;
-          case Op::frsqrt: r = rsqrt_approx_ftz_f32(x); break;
-          case Op::fex2: r = ex2_approx_ftz_f32(x); break;
+          case Op::fsqrt: r = (in.flags & kApprox) ? sqrt_approx_f32(x, fz) : f32_sqrt(x, rd); break;
+          case Op::frcp: r = !(in.flags & kApprox) ? f32_rcp(x, rd) : fz ? rcp_approx_ftz_f32(x) : rcp_approx_f32(x); break;
+          case Op::frsqrt: r = fz ? rsqrt_approx_ftz_f32(x) : rsqrt_approx_f32(x); break;
+          case Op::fex2: r = fz ? ex2_approx_ftz_f32(x) : ex2_approx_f32(x); break;
+          case Op::fsin: r = sin_approx_f32(x, fz); break;
+          case Op::fcos: r = cos_approx_f32(x, fz); break;
+          case Op::flg2: r = lg2_approx_f32(x, fz); break;
+          case Op::ftanh: r = tanh_approx_f32(x); break;
           case Op::fcopysign: v[l] = (static_cast<std::uint32_t>(a[l]) & 0x80000000u) | (static_cast<std::uint32_t>(b[l]) & 0x7FFFFFFFu); continue;
           default: fail("operation not supported on f32");
         }
@@ -1018,7 +1034,8 @@ void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std:
           case Op::fabs: v[l] = a[l] & 0x7FFFFFFFFFFFFFFFull; continue;
           case Op::fneg: v[l] = a[l] ^ 0x8000000000000000ull; continue;
           case Op::fsqrt: r = f64_sqrt(x, rd); break;
-          case Op::frcp: r = f64_rcp(x, rd); break;
+          case Op::frcp: r = (in.flags & kApprox) ? rcp_approx_ftz_f64(x) : f64_rcp(x, rd); break;
+          case Op::frsqrt: r = rsqrt_approx_f64(x, fz); break;
           case Op::fcopysign: v[l] = (a[l] & 0x8000000000000000ull) | (b[l] & 0x7FFFFFFFFFFFFFFFull); continue;
           default: fail("operation not supported on f64");
         }
@@ -1440,6 +1457,7 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
           if (i < err_cta) { err_cta = i; err_msg = e.what(); }
         }
       }
+      cta.report_model_dependent(per[static_cast<std::size_t>(t)]);
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> g(mu);
       if (err_cta == ~0ull) { err_cta = 0; err_msg = e.what(); }
@@ -1459,6 +1477,7 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
     total.lane_instructions += r.lane_instructions;
     total.mma += r.mma;
     total.ctas += r.ctas;
+    for (const auto& [name, n] : r.model_dependent) total.model_dependent[name] += n;
   }
   if (options.trace && options.trace_out) {
     const Dim3 c = options.trace->cta;

@@ -1177,7 +1177,7 @@ class Parser {
     if (m.rnd != Rnd::none && m.rnd != Rnd::rn && !(directed && (t == Type::f32 || t == Type::f64)))
       fail(line, "rounding modifier in " + std::string(op) + " is not supported (no model in src/numerics)");
     if (m.sat && (t == Type::f16 || t == Type::f16x2)) fail(line, ".sat on f16 is not supported: " + std::string(op));
-    if (m.ftz && t != Type::f32) fail(line, ".ftz is only supported on .f32: " + std::string(op));
+    if (m.ftz && t != Type::f32 && !(m.approx && t == Type::f64)) fail(line, ".ftz is only supported on .f32: " + std::string(op));
     if (t == Type::bf16 || t == Type::bf16x2) fail(line, "bf16 arithmetic is not supported: " + std::string(op));
   }
 
@@ -1496,9 +1496,17 @@ class Parser {
         else if (b == "neg") in.op = Op::fneg;
         else if (b == "sqrt" && !m.approx && m.rnd != Rnd::none && (t == Type::f32 || t == Type::f64)) in.op = Op::fsqrt;
         else if (b == "rcp" && !m.approx && m.rnd != Rnd::none && (t == Type::f32 || t == Type::f64)) in.op = Op::frcp;
-        else if (b == "rcp" && m.approx && m.ftz && t == Type::f32) in.op = Op::frcp;
-        else if (b == "rsqrt" && m.approx && m.ftz && t == Type::f32) in.op = Op::frsqrt;
-        else if (b == "ex2" && m.approx && m.ftz && t == Type::f32) in.op = Op::fex2;
+        // .approx (numerics/approx: correctly rounded models, reported as model-dependent).
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "sqrt") in.op = Op::fsqrt;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "rcp") in.op = Op::frcp;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "rsqrt") in.op = Op::frsqrt;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "ex2") in.op = Op::fex2;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "sin") in.op = Op::fsin;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "cos") in.op = Op::fcos;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "lg2") in.op = Op::flg2;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "tanh") in.op = Op::ftanh;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f64 && b == "rcp" && m.ftz) in.op = Op::frcp;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f64 && b == "rsqrt") in.op = Op::frsqrt;
         else fail(L, std::string(opname) + " is not supported (no model in src/numerics)");
         if ((in.op == Op::fabs || in.op == Op::fneg) && m.rnd != Rnd::none) unsupported();
         emit(in, {dst(ops[0], t)}, {src(ops[1], t)});

@@ -147,6 +147,10 @@ struct RunStats {
   std::uint64_t lane_instructions = 0;  // the same weighted by active lanes
   std::uint64_t mma = 0;                // warp-level mma.sync executions
   std::uint64_t ctas = 0;
+  // The model-dependent instructions the run executed (every .approx form: NVIDIA publishes
+  // bounds, not bits; numerics/approx models each as the correctly rounded result): opcode ->
+  // warp executions. Outputs derived from them could differ in the last bit on a GPU.
+  std::map<std::string, std::uint64_t> model_dependent;
 };
 
 // Runs `entry` over grid x block. `params` is the kernel's parameter block (its size must equal the
