@@ -694,7 +694,7 @@ TEST(PtxErrors, MalformedUnknownAndOutOfBounds) {
   EXPECT_TRUE(has(run_error(kernel("  frobnicate.b32 %r1, %r2;\n")), "unsupported instruction frobnicate.b32"));
   EXPECT_TRUE(has(run_error(kernel("  add.s32 %r1, %r2, %nosuch;\n")), "undeclared register or symbol %nosuch"));
   EXPECT_TRUE(has(run_error(kernel("  bra $NOWHERE;\n")), "undefined label $NOWHERE"));
-  EXPECT_TRUE(has(run_error(kernel("  sin.approx.f32 %f1, %f2;\n")), "no model in src/numerics"));
+  EXPECT_TRUE(has(run_error(kernel("  ex2.approx.f64 %fd1, %fd2;\n")), "no model in src/numerics"));
   EXPECT_TRUE(has(run_error(kernel("  add.rz.f16 %rs1, %rs2, %rs3;\n")), "rounding modifier"));
   EXPECT_TRUE(has(run_error("garbage"), "bad.ptx:1"));
   // Hostile nesting is an error, not a stack overflow.

@@ -19,6 +19,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
 #include "numerics/f32.hpp"
+#include "numerics/minifloat.hpp"
 #include "numerics/mma.hpp"
 #include "numerics/warp.hpp"
 #include "ptx/ir.hpp"
@@ -518,7 +519,7 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
         case Op::testp:
           exec_float(w, in, d, s, am);
           break;
-        case Op::cvt: case Op::cvt_pack_f16x2_f32: case Op::cvt_e4m3x2_f16x2: case Op::cvt_f16x2_e4m3x2:
+        case Op::cvt: case Op::cvt_pack_f16x2_f32: case Op::cvt_e4m3x2_f16x2: case Op::cvt_f16x2_e4m3x2: case Op::cvt_alt:
           exec_cvt(w, in, d, s, am);
           break;
         case Op::membar: case Op::nop:
@@ -1056,6 +1057,22 @@ void Cta::exec_cvt(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
   switch (in.op) {
     case Op::cvt_e4m3x2_f16x2: LANES v[l] = cvt_e4m3x2_f16x2(static_cast<f16x2_t>(a[l]), s_.profile); break;
     case Op::cvt_f16x2_e4m3x2: LANES v[l] = cvt_f16x2_e4m3x2(static_cast<std::uint16_t>(a[l])); break;
+    case Op::cvt_alt: {
+      const std::uint64_t* b = in.ns > 1 ? R(w, s[1]) : nullptr;
+      const Profile& p = s_.profile;
+      LANES {
+        switch (in.sub) {
+          case 0: v[l] = f32_to_e4m3(f32(b[l]), p) | (static_cast<std::uint64_t>(f32_to_e4m3(f32(a[l]), p)) << 8); break;
+          case 1: v[l] = f32_to_e5m2(f32(b[l]), p) | (static_cast<std::uint64_t>(f32_to_e5m2(f32(a[l]), p)) << 8); break;
+          case 2: v[l] = f16_to_e5m2(static_cast<f16_t>(a[l]), p) | (static_cast<std::uint64_t>(f16_to_e5m2(static_cast<f16_t>(a[l] >> 16), p)) << 8); break;
+          case 3: v[l] = e5m2_to_f16(static_cast<std::uint8_t>(a[l])) | (static_cast<std::uint64_t>(e5m2_to_f16(static_cast<std::uint8_t>(a[l] >> 8))) << 16); break;
+          case 4: v[l] = f32_to_bf16(f32(a[l])); break;
+          case 5: v[l] = bits(bf16_to_f32(static_cast<std::uint16_t>(a[l]))); break;
+          default: v[l] = f32_to_bf16(f32(b[l])) | (static_cast<std::uint64_t>(f32_to_bf16(f32(a[l]))) << 16); break;
+        }
+      }
+      break;
+    }
     case Op::cvt_pack_f16x2_f32: {
       const std::uint64_t* b = R(w, s[1]);
       LANES v[l] = f16x2_pack(f32_to_f16(f32(b[l])), f32_to_f16(f32(a[l])));  // a -> upper half, b -> lower

@@ -1754,6 +1754,29 @@ class Parser {
         emit(in, {dst(ops[0], dt)}, {src(ops[1], st)});
         return;
       }
+      // The other narrow formats (numerics/minifloat): fp8 pairs from f32 (a -> upper byte) and
+      // f16x2, e5m2 pairs to f16x2, bf16 from and to f32, bf16x2 from two f32 (a -> upper half).
+      {
+        struct Alt { Type d, s; int code, nsrc; bool satfinite; };
+        static const Alt kAlt[] = {{Type::e4m3x2, Type::f32, 0, 2, true}, {Type::e5m2x2, Type::f32, 1, 2, true},
+                                   {Type::e5m2x2, Type::f16x2, 2, 1, true}, {Type::f16x2, Type::e5m2x2, 3, 1, false},
+                                   {Type::bf16, Type::f32, 4, 1, false}, {Type::f32, Type::bf16, 5, 1, false},
+                                   {Type::bf16x2, Type::f32, 6, 2, false}};
+        for (const Alt& a : kAlt) {
+          if (a.d != dt || a.s != st) continue;
+          const bool rn_needed = a.code != 5;
+          if ((rn_needed ? m.rnd != Rnd::rn : m.rnd != Rnd::none) || m.satfinite != a.satfinite || m.sat || m.ftz)
+            fail(L, std::string(opname) + " is not supported (the forms: cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32, cvt.rn.satfinite.e5m2x2.f16x2, "
+                                          "cvt.rn.f16x2.{e4m3x2,e5m2x2}, cvt.rn.bf16.f32, cvt.f32.bf16, cvt.rn.bf16x2.f32)");
+          need(ops, static_cast<std::size_t>(1 + a.nsrc), opname, L);
+          in.op = Op::cvt_alt;
+          in.sub = static_cast<std::uint8_t>(a.code);
+          std::vector<std::uint32_t> sv{src(ops[1], st)};
+          if (a.nsrc == 2) sv.push_back(src(ops[2], st));
+          emit(in, {dst(ops[0], dt)}, sv);
+          return;
+        }
+      }
       if (dt == Type::f16x2 && st == Type::f32) {
         if (m.rnd != Rnd::rn || m.satfinite) unsupported();
         need(ops, 3, opname, L);

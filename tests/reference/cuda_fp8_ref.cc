@@ -16,4 +16,22 @@ std::uint32_t nv_cvt_e4m3x2_to_f16x2(std::uint16_t e4m3x2) {
   return static_cast<std::uint32_t>(out.x) | (static_cast<std::uint32_t>(out.y) << 16);
 }
 
+std::uint8_t nv_cvt_float_to_e4m3_satfinite(float x) { return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3); }
+std::uint8_t nv_cvt_float_to_e5m2_satfinite(float x) { return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E5M2); }
+std::uint8_t nv_cvt_half_to_e5m2_satfinite(std::uint16_t h) {
+  __half_raw r;
+  r.x = h;
+  return __nv_cvt_halfraw_to_fp8(r, __NV_SATFINITE, __NV_E5M2);
+}
+std::uint16_t nv_cvt_e5m2_to_half(std::uint8_t c) { return __nv_cvt_fp8_to_halfraw(c, __NV_E5M2).x; }
+std::uint16_t nv_float2bfloat16_rn(float x) {
+  const __nv_bfloat16_raw r = __float2bfloat16_rn(x);
+  return r.x;
+}
+float nv_bfloat162float(std::uint16_t b) {
+  __nv_bfloat16_raw r;
+  r.x = b;
+  return __bfloat162float(__nv_bfloat16(r));
+}
+
 }  // namespace enc5::ref

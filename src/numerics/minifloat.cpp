@@ -1,0 +1,63 @@
+// e5m2, e4m3 from f32, bf16 (minifloat.hpp): exact rounding of m * 2^e (round_detail.hpp).
+#include "numerics/minifloat.hpp"
+
+#include <bit>
+#include <cmath>
+
+#include "numerics/round_detail.hpp"
+
+namespace enc5 {
+
+namespace {
+
+// A finite nonzero binary32 as m * 2^e exactly.
+void decompose(float x, std::uint64_t& m, int& e) {
+  const std::uint32_t b = std::bit_cast<std::uint32_t>(x);
+  const std::uint32_t ex = (b >> 23) & 0xFF, f = b & 0x7FFFFF;
+  m = ex == 0 ? f : (f | 0x800000u);
+  e = ex == 0 ? -149 : static_cast<int>(ex) - 150;
+}
+
+// P mantissa bits, QMIN the subnormal spacing's exponent, max the MAX_NORM pattern, limit its value.
+template <int P, int QMIN>
+std::uint8_t fp8_satfinite(float x, std::uint8_t max, double limit, const Profile& p) {
+  const std::uint8_t sign = std::signbit(x) ? 0x80 : 0;
+  if (std::isnan(x)) return p.e4m3_nan_keeps_sign ? static_cast<std::uint8_t>(0x7F | sign) : std::uint8_t{0x7F};
+  if (std::fabs(static_cast<double>(x)) > limit) return static_cast<std::uint8_t>(sign | max);  // also +-Inf
+  if (x == 0) return sign;
+  std::uint64_t m;
+  int e;
+  decompose(x, m, e);
+  // <= MAX_NORM rounds to at most MAX_NORM (representable, rounding monotone).
+  return static_cast<std::uint8_t>(sign | detail::round_magnitude_rne<P, QMIN>(m, e));
+}
+
+}  // namespace
+
+std::uint8_t f32_to_e4m3(float x, const Profile& p) { return fp8_satfinite<3, -9>(x, 0x7E, 448.0, p); }
+std::uint8_t f32_to_e5m2(float x, const Profile& p) { return fp8_satfinite<2, -16>(x, 0x7B, 57344.0, p); }
+std::uint8_t f16_to_e5m2(f16_t h, const Profile& p) {
+  // Every f16 is a binary32 exactly, so rounding its value once is the f16 -> e5m2 conversion.
+  const std::uint32_t e = (h >> 10) & 0x1F, f = h & 0x3FF;
+  float v;
+  if (e == 0x1F) v = f ? std::bit_cast<float>(0x7FC00000u) : INFINITY;
+  else v = e == 0 ? std::ldexp(static_cast<float>(f), -24) : std::ldexp(static_cast<float>(f | 0x400), static_cast<int>(e) - 25);
+  if (h & 0x8000) v = -v;
+  return f32_to_e5m2(v, p);
+}
+f16_t e5m2_to_f16(std::uint8_t c) {
+  // e5m2 is the upper byte of a binary16 (same exponent field and bias).
+  const f16_t h = static_cast<f16_t>(c << 8);
+  return ((h & 0x7C00) == 0x7C00 && (h & 0x3FF)) ? static_cast<f16_t>(0x7FFF) : h;
+}
+std::uint16_t f32_to_bf16(float x) {
+  if (std::isnan(x)) return 0x7FFF;
+  const std::uint32_t b = std::bit_cast<std::uint32_t>(x);
+  const std::uint32_t rest = b & 0xFFFF, half = 0x8000;
+  std::uint32_t r = b >> 16;
+  if (rest > half || (rest == half && (r & 1))) ++r;  // RNE on the binary32 pattern: carries into
+  return static_cast<std::uint16_t>(r);               // the exponent (and to Inf) correctly
+}
+float bf16_to_f32(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
+
+}  // namespace enc5

@@ -1,0 +1,21 @@
+// The other narrow formats of cvt (PTX ISA 9.7.9.21): e5m2 (1-5-2, bias 15, IEEE-like Inf/NaN),
+// e4m3 from f32, and bfloat16. One conversion per function; round to nearest even, subnormals
+// kept; the fp8 ones with .satfinite (|x| > MAX_NORM and +-Inf -> +-MAX_NORM). NaN results: fp8
+// 0x7F with the profile's sign rule (as numerics/e4m3, docs/readings.md "e4m3-nan-sign"), bf16
+// 0x7FFF. Tests: tests/minifloat_test.cpp against NVIDIA's cuda_fp8.hpp / cuda_bf16.hpp host code.
+#pragma once
+#include <cstdint>
+
+#include "numerics/profile.hpp"
+#include "numerics/types.hpp"
+
+namespace enc5 {
+
+std::uint8_t f32_to_e4m3(float x, const Profile& p);   // cvt.rn.satfinite.e4m3x2.f32, one byte
+std::uint8_t f32_to_e5m2(float x, const Profile& p);   // cvt.rn.satfinite.e5m2x2.f32, one byte
+std::uint8_t f16_to_e5m2(f16_t h, const Profile& p);   // cvt.rn.satfinite.e5m2x2.f16x2, one byte
+f16_t e5m2_to_f16(std::uint8_t c);                      // cvt.rn.f16x2.e5m2x2, one byte: exact
+std::uint16_t f32_to_bf16(float x);                     // cvt.rn.bf16.f32
+float bf16_to_f32(std::uint16_t b);                     // cvt.f32.bf16 (exact)
+
+}  // namespace enc5
