@@ -953,3 +953,30 @@ TEST(PtxConformance, RunsReportModelDependentInstructions) {
   const std::map<std::string, std::uint64_t> want = {{"sin.approx.f32", 6}, {"lg2.approx.ftz.f32", 6}, {"tanh.approx.f32", 6}};
   EXPECT_EQ(st.model_dependent, want);
 }
+
+// cp.async completes at issue (src-size bytes, the rest of cp-size zero-filled); its groups, the
+// cache hints and prefetch change nothing (PTX ISA 9.7.9.25, 9.7.9.15/16, 9.7.9.17).
+TEST(PtxConformance, CpAsyncPrefetchAndCacheHints) {
+  const std::string text = kHead +
+                           ".visible .entry k(.param .u64 pout, .param .u64 pin)\n{\n  .reg .b64 %rd<12>;\n  .reg .b32 %r<12>;\n"
+                           "  .shared .align 16 .b8 buf[1024];\n"
+                           "  ld.param.u64 %rd1, [pout];\n  ld.param.u64 %rd2, [pin];\n  mov.u32 %r0, %tid.x;\n"
+                           "  mul.wide.u32 %rd3, %r0, 16;\n  add.s64 %rd4, %rd2, %rd3;\n  mov.u32 %r1, buf;\n  mad.lo.u32 %r2, %r0, 16, %r1;\n"
+                           "  and.b32 %r3, %r0, 15;\n  prefetch.global.L2 [%rd4];\n  createpolicy.fractional.L2::evict_last.b64 %rd5, 1.0;\n"
+                           "  cp.async.cg.shared.global [%r2], [%rd4], 16, %r3;\n  cp.async.commit_group;\n  cp.async.wait_group 0;\n"
+                           "  ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r2];\n  add.s64 %rd6, %rd1, %rd3;\n"
+                           "  st.global.L2::cache_hint.v4.u32 [%rd6], {%r4, %r5, %r6, %r7}, %rd5;\n  cp.async.wait_all;\n  ret;\n}\n";
+  auto m = parse_module(text, "cpasync.ptx");
+  std::vector<std::uint8_t> in(32 * 16), out(32 * 16, 0xEE);
+  for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<std::uint8_t>(k * 7 + 1);
+  Device dev;
+  const u64 a = dev.add_global("out", out), b = dev.add_global_readonly("in", in);
+  std::uint8_t params[16];
+  std::memcpy(params, &a, 8);
+  std::memcpy(params + 8, &b, 8);
+  RunOptions opt;
+  opt.threads = 1;
+  run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
+  for (int l = 0; l < 32; ++l)
+    for (int k = 0; k < 16; ++k) EXPECT_EQ(out[16 * l + k], k < (l & 15) ? in[16 * l + k] : 0) << l << " " << k;
+}

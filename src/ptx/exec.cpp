@@ -507,7 +507,7 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
     }
     if (am != 0) {
       switch (in.op) {
-        case Op::ld: case Op::st: case Op::tex2d: case Op::sust2d: case Op::atom:
+        case Op::ld: case Op::st: case Op::tex2d: case Op::sust2d: case Op::atom: case Op::cp_async:
           exec_mem(w, in, d, s, am);
           break;
         case Op::mma: case Op::movmatrix: case Op::shfl: case Op::vote: case Op::match: case Op::redux: case Op::warpsync:
@@ -1209,6 +1209,28 @@ void Cta::exec_mem(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
         }
         if (xb < INT32_MIN || xb > INT32_MAX) continue;  // outside every surface: dropped (.zero)
         sf.store_b16x4(static_cast<int>(xb), static_cast<int>(sext(y[l], 32)), val);
+      }
+      return;
+    }
+    case Op::cp_async: {
+      const std::uint32_t n = in.sub;
+      const std::uint64_t* db = R(w, s[0]);
+      const std::uint64_t* sb = R(w, s[1]);
+      const std::uint64_t* ssz = R(w, s[2]);
+      for (std::uint32_t m = am; m; m &= m - 1) {
+        const int l = std::countr_zero(m);
+        const std::uint64_t dst = db[l] + static_cast<std::uint64_t>(in.imm), srca = sb[l] + in.target;
+        const std::uint64_t take = trunc(ssz[l], 32);
+        if (take > n) fail("cp.async: src-size " + std::to_string(take) + " exceeds cp-size " + std::to_string(n), l);
+        std::uint8_t* d8 = resolve(Space::shared, dst, n, true, l);
+        std::uint8_t tmp[16] = {};
+        if (take == n) {
+          std::memcpy(tmp, resolve(Space::global, srca, n, false, l), n);
+        } else {
+          if (srca % n != 0) resolve(Space::global, srca, n, false, l);  // the alignment error
+          for (std::uint64_t k = 0; k < take; ++k) tmp[k] = *resolve(Space::global, srca + k, 1, false, l);
+        }
+        std::memcpy(d8, tmp, n);
       }
       return;
     }

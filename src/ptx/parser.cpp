@@ -270,6 +270,8 @@ const Family kFamilies[] = {
     {"membar", "*"}, {"fence", "*"},  // ordering is implied (docs/ptx.md "Execution")
     {"bra", "uni"}, {"ret", "uni"}, {"exit", ""}, {"trap", ""}, {"call", "uni"},
     {"nanosleep", ""}, {"pmevent", "mask"},
+    {"prefetch", "*"}, {"prefetchu", "*"}, {"createpolicy", "*"},  // cache hints: no-ops (docs/ptx.md)
+    {"cp", "async ca cg shared shared::cta global L2::cache_hint L2::64B L2::128B L2::256B commit_group wait_group wait_all"},
 };
 
 const Family* find_family(std::string_view base) {
@@ -1835,6 +1837,11 @@ class Parser {
       in.t = t;
       in.op = b == "st" ? Op::st : Op::ld;
       in.sub = static_cast<std::uint8_t>(m.space);
+      // .L2::cache_hint takes a cache-policy operand (createpolicy's): a hint, read and ignored.
+      if (m.has("L2::cache_hint") && ops.size() == 3) {
+        (void)src(ops[2], Type::b64);
+        ops.pop_back();
+      }
       need(ops, 2, opname, L);
       const ROp& a = b == "st" ? ops[0] : ops[1];
       const ROp& v = b == "st" ? ops[1] : ops[0];
@@ -2132,6 +2139,68 @@ class Parser {
     if (b == "trap") {
       in.op = Op::trap;
       emit(in, {}, {});
+      return;
+    }
+    if (b == "prefetch" || b == "prefetchu") {
+      // A cache hint: nothing to do (the address is not even checked, as on a GPU).
+      need(ops, 1, opname, L);
+      if (ops[0].kind != ROp::addr) fail(L, std::string(opname) + " needs an address [..]");
+      in.op = Op::nop;
+      emit(in, {}, {});
+      return;
+    }
+    if (b == "createpolicy") {
+      // createpolicy.*.b64 d, ...: an opaque cache policy for .L2::cache_hint operands, which the
+      // interpreter ignores: d = 0.
+      if (ops.empty() || one_type(m, opname, L) != Type::b64) unsupported();
+      in.op = Op::mov;
+      in.t = Type::b64;
+      emit(in, {dst(ops[0], Type::b64)}, {constant(0)});
+      return;
+    }
+    if (b == "cp") {
+      // cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}{, policy} (9.7.9.25):
+      // the copy completes when issued (src-size bytes, the rest of cp-size zero-filled), so
+      // cp.async.commit_group / wait_group N / wait_all have nothing to wait for (docs/ptx.md).
+      if (!m.has("async")) unsupported();
+      if (m.has("commit_group") || m.has("wait_group") || m.has("wait_all")) {
+        need(ops, m.has("wait_group") ? 1 : 0, opname, L);
+        in.op = Op::nop;
+        emit(in, {}, {});
+        return;
+      }
+      auto named = [&](std::string_view w) { return std::find(m.all.begin(), m.all.end(), w) != m.all.end(); };
+      if ((!m.has("ca") && !m.has("cg")) || !(named("shared") || named("shared::cta")) || !named("global")) unsupported();
+      std::size_t n = ops.size();
+      if (m.has("L2::cache_hint")) {
+        if (n < 4) fail(L, std::string(opname) + " needs a cache policy operand");
+        (void)src(ops[n - 1], Type::b64);
+        --n;
+      }
+      if (n != 3 && n != 4) fail(L, std::string(opname) + " takes [dst], [src], cp-size{, src-size}");
+      if (ops[0].kind != ROp::addr || ops[1].kind != ROp::addr || ops[0].has_vec || ops[1].has_vec || ops[2].kind != ROp::imm)
+        fail(L, std::string(opname) + " takes [dst], [src] and a literal cp-size");
+      const std::uint64_t size = literal(ops[2].name, L).i;
+      if (size != 4 && size != 8 && size != 16) fail(L, std::string(opname) + ": cp-size must be 4, 8 or 16");
+      if (m.has("cg") && size != 16) fail(L, "cp.async.cg needs cp-size 16");
+      auto addr = [&](const ROp& o, std::int64_t& off) {
+        off = o.off;
+        if (!o.has_base) return static_cast<std::uint32_t>(kZero);
+        if (const RegInfo* r = find_reg(o.name)) return r->index;
+        std::uint64_t sa;
+        if (!symbol_address(o.name, sa)) fail(L, "undeclared register or symbol " + std::string(o.name));
+        off += static_cast<std::int64_t>(sa);
+        return static_cast<std::uint32_t>(kZero);
+      };
+      std::int64_t doff = 0, soff = 0;
+      const std::uint32_t db = addr(ops[0], doff), sb = addr(ops[1], soff);
+      in.op = Op::cp_async;
+      in.imm = doff;
+      in.target = static_cast<std::uint32_t>(soff);  // the source offset (no branch uses it)
+      if (soff < 0 || soff > 0xFFFFFFFFll) fail(L, std::string(opname) + ": source offset out of range");
+      in.sub = static_cast<std::uint8_t>(size);
+      std::vector<std::uint32_t> sv{db, sb, n == 4 ? src(ops[3], Type::u32) : constant(size)};
+      emit(in, {}, sv);
       return;
     }
     if (b == "nanosleep" || b == "pmevent") {
