@@ -21,6 +21,7 @@
 #include "model/texture_surface.hpp"
 #include "ptx/ptx.hpp"
 #include "reference/f16_oracle.hpp"
+#include "test_util.hpp"
 #if defined(ENC5_HAVE_MPFR)
 #include "reference/mpfr_oracle.hpp"
 #endif
@@ -979,4 +980,34 @@ TEST(PtxConformance, CpAsyncPrefetchAndCacheHints) {
   run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
   for (int l = 0; l < 32; ++l)
     for (int k = 0; k < 16; ++k) EXPECT_EQ(out[16 * l + k], k < (l & 15) ? in[16 * l + k] : 0) << l << " " << k;
+}
+
+// A few conformance rows through `enc5 ptx launch` (the user's way in): the two silent wrong
+// results of issue 20 and a directed-rounding conversion, and the model-dependent report.
+TEST(PtxConformance, ThroughEnc5PtxLaunch) {
+  test_util::TempDir t;
+  {
+    std::FILE* f = std::fopen(t.file("k.ptx").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs((kHead +
+                ".visible .entry k(.param .u64 out, .param .u32 a, .param .u32 b)\n{\n  .reg .b64 %rd<4>;\n  .reg .b32 %r<8>;\n"
+                "  .reg .f32 %f<2>;\n  ld.param.u64 %rd1, [out];\n  ld.param.u32 %r1, [a];\n  ld.param.u32 %r2, [b];\n"
+                "  cvt.s16.s8 %r3, %r1;\n  sub.cc.u32 %r4, %r2, %r1;\n  addc.u32 %r5, 0, 0;\n"
+                "  cvt.rz.f32.u32 %f0, %r2;\n  mov.b32 %r6, %f0;\n  sin.approx.f32 %f1, %f0;\n"
+                "  st.global.v4.u32 [%rd1], {%r3, %r4, %r5, %r6};\n  ret;\n}\n").c_str(), f);
+    std::fclose(f);
+  }
+  const test_util::Result r =
+      t.enc5("ptx launch k.ptx --entry k --grid 1,1,1 --block 1,1,1 --buffer out:16 --param ptr:out --param u32:0x80 --param u32:16777217 -o res");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("model-dependent: sin.approx.f32"), std::string::npos) << r.out;
+  std::vector<std::uint32_t> got(4, 0);
+  std::FILE* f = std::fopen(t.file("res/out.bin").c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(std::fread(got.data(), 4, 4, f), 4u);
+  std::fclose(f);
+  EXPECT_EQ(got[0], 0xFFFFFF80u);                    // cvt.s16.s8 of 0x80, sign-extended into the .b32
+  EXPECT_EQ(got[1], 16777217u - 0x80u);
+  EXPECT_EQ(got[2], 1u);                             // no borrow: CF = 1 (carry = not borrow)
+  EXPECT_EQ(got[3], 0x4B800000u);                    // 16777217 rounded toward zero: 2^24
 }
