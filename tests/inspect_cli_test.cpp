@@ -183,4 +183,60 @@ TEST_F(Cli, MakeWeightsWritesNoPartialFileOnError) {
   EXPECT_TRUE(fs::is_empty(path("target")));
 }
 
+// --layer (issue 21, docs/readings.md §7): the rows typed from DOC4 §2 / DOC3 §2 and the sizes they
+// state (the tool's extent) and the image's with lane t = 3 (DESC4's measured 533856).
+TEST_F(Cli, InspectLayerPrintsTheDocsRowsAndSizes) {
+  const Result r4 = run("inspect --layer enc4");
+  ASSERT_EQ(r4.rc, 0) << r4.err;
+  EXPECT_TRUE(has(phase_line(r4.out, 21), "s13620-s13639 80 160 160 20 band 222144..226764 227264..227312 321"));
+  const std::string p61 = phase_line(r4.out, 61);
+  EXPECT_TRUE(has(p61, "s21138-s21217 320 640 640 80 band 428544..448524 530944..530992 117")) << p61;
+  EXPECT_TRUE(has(p61, "16x32x640 1x4x20 = 80 mma")) << p61;
+  const std::string p62 = phase_line(r4.out, 62);
+  EXPECT_TRUE(has(p62, "s21335-s21344 80 80 160 10 band 531264..533324 533824..533840 323")) << p62;
+  EXPECT_TRUE(has(r4.out, "total: 1386 mma in 62 phases")) << r4.out;
+  EXPECT_TRUE(has(r4.out, "533856 bytes"));
+  EXPECT_TRUE(has(r4.out, "533844 bytes"));
+  EXPECT_TRUE(has(r4.out, "[428544, 530944)"));  // Wm: the loop's whole extent
+  EXPECT_TRUE(has(squeeze(r4.out), "Wm e4m3 102400"));
+
+  const Result r3 = run("inspect --layer enc3");
+  ASSERT_EQ(r3.rc, 0) << r3.err;
+  EXPECT_TRUE(has(phase_line(r3.out, 47), "s16664-s16727 256 512 512 64 band 231424..247308 313344..313392 125"));
+  EXPECT_TRUE(has(phase_line(r3.out, 48), "s16853-s16860 64 64 128 8 band 313664..315212 315712..315728 323"));
+  EXPECT_TRUE(has(r3.out, "total: 936 mma in 48 phases")) << r3.out;
+  EXPECT_TRUE(has(r3.out, "315732 bytes"));
+  EXPECT_TRUE(has(r3.out, "12800 bytes of shared"));
+  EXPECT_TRUE(has(r3.out, "grid (21,13,1) x block (32,1,4)"));
+
+  // enc5 stays the default and prints its own table.
+  EXPECT_TRUE(has(run("inspect --layer enc5").out, "total: 1306 mma in 61 phases"));
+  const Result bad = run("inspect --layer enc6");
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_TRUE(has(bad.err, "enc6")) << bad.err;
+}
+
+TEST_F(Cli, MakeWeightsLayerWritesThatLayersImage) {
+  ASSERT_EQ(run("make-weights --layer enc4 -o " + path("w4.bin")).rc, 0);
+  ASSERT_EQ(run("make-weights --layer enc4 -o " + path("w4b.bin")).rc, 0);
+  ASSERT_EQ(run("make-weights --layer enc3 --seed 2 -o " + path("w3.bin")).rc, 0);
+  const std::string w4 = slurp(path("w4.bin")), w3 = slurp(path("w3.bin"));
+  EXPECT_EQ(w4.size(), 533856u);
+  EXPECT_EQ(w3.size(), 315744u);
+  EXPECT_EQ(w4, slurp(path("w4b.bin")));
+  const Result i4 = run("inspect " + path("w4.bin") + " --layer enc4");
+  EXPECT_EQ(i4.rc, 0) << i4.err;
+  EXPECT_TRUE(has(squeeze(i4.out), "W62 e4m3 2560")) << i4.out;
+  // The enc4 image is not an enc5 image, and the enc5 one not an enc4 one: the errors name the sizes.
+  const Result wrong = run("inspect " + path("w4.bin"));
+  EXPECT_NE(wrong.rc, 0);
+  EXPECT_TRUE(has(wrong.err, "431136")) << wrong.err;
+  ASSERT_EQ(run("make-weights -o " + path("w5.bin")).rc, 0);
+  const Result wrong4 = run("inspect " + path("w5.bin") + " --layer enc4");
+  EXPECT_NE(wrong4.rc, 0);
+  EXPECT_TRUE(has(wrong4.err, "533856")) << wrong4.err;
+  EXPECT_EQ(run("make-weights --layer enc3 --stress -o " + path("s.bin")).rc, 2);
+  EXPECT_FALSE(fs::exists(path("s.bin")));
+}
+
 }  // namespace

@@ -9,7 +9,10 @@
 // and the reading of docs/readings.md §7 that records it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "model/layer_program.hpp"
@@ -480,6 +483,60 @@ TEST(LayerTemplate, NamesParseAndOutOfRangePhasesThrow) {
   EXPECT_EQ(enc5::layer_spec(LayerId::enc3).merge_phase(), 47);
   EXPECT_EQ(enc5::layer_spec(LayerId::enc4).merge_phase(), 61);
   EXPECT_EQ(enc5::layer_spec(LayerId::enc5).merge_phase(), 0);
+}
+
+// The synthetic images of the other layers (model/weight_image.hpp make_layer_synthetic_weights):
+// the layer's size, every region filled with the design of docs/readings.md §4 scaled to the layer
+// (gains ~ sqrt(C), weights ~ 1/sqrt(fan-in); the sigmas typed here from that design), no NaN or
+// infinity; enc5's is the pinned enc5 image.
+TEST(LayerTemplate, SyntheticImagesPerLayer) {
+  EXPECT_EQ(enc5::make_layer_synthetic_weights(LayerId::enc5, {7, true}).bytes().size(), enc5::kWeightImageBytes);
+  {
+    const auto a = enc5::make_layer_synthetic_weights(LayerId::enc5, {7, true});
+    const auto b = enc5::make_synthetic_weights({7, true});
+    EXPECT_TRUE(std::equal(a.bytes().begin(), a.bytes().end(), b.bytes().begin(), b.bytes().end()));
+  }
+  EXPECT_THROW(enc5::make_layer_synthetic_weights(LayerId::enc4, {1, true}), std::invalid_argument);
+  struct Case { LayerId id; double c, heads; std::size_t bytes; };
+  for (const Case& k : {Case{LayerId::enc4, 160, 8, 533856u}, Case{LayerId::enc3, 128, 4, 315744u}}) {
+    const enc5::WeightImage& w = enc5::default_layer_weights(k.id);
+    SCOPED_TRACE(std::string(enc5::to_string(k.id)));
+    EXPECT_EQ(w.layer(), k.id);
+    EXPECT_EQ(w.bytes().size(), k.bytes);
+    const auto other = enc5::make_layer_synthetic_weights(k.id, {2, false});
+    EXPECT_FALSE(std::equal(w.bytes().begin(), w.bytes().end(), other.bytes().begin(), other.bytes().end()));
+    const auto stats = enc5::region_statistics(w);
+    EXPECT_EQ(stats.size(), enc5::layer_weight_regions(enc5::layer_spec(k.id)).size());
+    for (const auto& s : stats) {
+      using R = enc5::Region::Role;
+      EXPECT_EQ(s.nan, 0u) << s.region.name;
+      EXPECT_EQ(s.inf, 0u) << s.region.name;
+      double sigma = 0;
+      switch (s.region.role) {
+        case R::g1: case R::g2:
+          EXPECT_NEAR(s.mean_abs, std::sqrt(k.c), 0.05 * std::sqrt(k.c)) << s.region.name;
+          continue;
+        case R::wq: sigma = 0.5 / std::sqrt(k.c); break;
+        case R::wv: case R::w1: case R::w61: sigma = 1 / std::sqrt(k.c); break;
+        case R::wo: sigma = 1 / std::sqrt(32 * k.heads); break;
+        case R::w2: case R::wm: sigma = 1 / std::sqrt(4 * k.c); break;
+        case R::score_bias: sigma = 0.5; break;
+        case R::t1: case R::t3: case R::b1: case R::bm: case R::b61: sigma = 0.1; break;
+      }
+      const double tol = s.count >= 1000 ? 0.15 : 0.6;
+      EXPECT_NEAR(s.mean_abs, sigma * std::sqrt(2 / M_PI), tol * sigma) << s.region.name;
+    }
+  }
+  // A file of the wrong size for its layer names both sizes (the reading layer-image-size).
+  try {
+    enc5::WeightImage(std::vector<std::uint8_t>(533844, 0), LayerId::enc4, "cut.bin");
+    ADD_FAILURE() << "no error";
+  } catch (const std::exception& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("cut.bin"), std::string::npos) << m;
+    EXPECT_NE(m.find("533856"), std::string::npos) << m;
+    EXPECT_NE(m.find("533844"), std::string::npos) << m;
+  }
 }
 
 }  // namespace

@@ -310,7 +310,7 @@ void bind_weights(nb::module_& m) {
       .def_static("from_array", [](In<std::uint8_t> a, const std::string& name) {
         return WeightImage(std::vector<std::uint8_t>(a.data(), a.data() + a.size()), name);
       }, "a"_a.noconvert(), "name"_a)
-      .def_static("load", &load_weight_image, "path"_a)
+      .def_static("load", [](const std::string& path) { return load_weight_image(path); }, "path"_a)
       .def_static("synthetic", [](std::uint64_t seed, bool stress) {
         return make_synthetic_weights(SyntheticOptions{seed, stress});
       }, "seed"_a, "stress"_a)

@@ -11,11 +11,13 @@
 // RMS, as an RMSNorm with the 1/N folded into its gain would.
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "assets/synthetic_weights.hpp"
 #include "layout/tables.hpp"
 #include "layout/weight_tile.hpp"
+#include "model/layer_program.hpp"
 
 namespace enc5 {
 namespace {
@@ -94,7 +96,7 @@ std::uint16_t to_f16(double x, bool flush) {
 
 class Builder {
  public:
-  explicit Builder(std::uint64_t seed) : seed_(seed), bytes_(kWeightImageBytes, 0) {}
+  Builder(std::uint64_t seed, std::size_t bytes) : seed_(seed), bytes_(bytes, 0) {}
 
   void put_e4m3(std::uint32_t off, double v) { bytes_.at(off) = to_e4m3(v); }
   void put_f16(std::uint32_t off, double v, bool flush) {
@@ -130,29 +132,31 @@ class Builder {
   std::vector<std::uint8_t> bytes_;
 };
 
-// sqrt(160): the norms sum squares over 160 channels without 1/N (facts C8), so a gain of sqrt(160)
-// gives the normalised operand unit RMS.
-const double kSqrt160 = std::sqrt(160.0);  // sqrt is correctly rounded (IEEE 754)
-
-void fill_default(Builder& b) {
+// sqrt(C): the norms sum squares over C channels without 1/N (facts C8), so a gain of sqrt(C) gives
+// the normalised operand unit RMS (enc5: sqrt(160)). Each e4m3 block has sigma 1/sqrt(fan-in):
+// Wo's fan-in is H heads x 32 (enc5: 256), W2's the 4C hidden channels (640), the merge's 4C.
+void fill_default(Builder& b, const LayerSpec& s) {
   using R = Region::Role;
-  for (const Region& r : weight_regions()) {
+  const double sqrt_c = std::sqrt(static_cast<double>(s.channels));  // sqrt is correctly rounded (IEEE 754)
+  const double fan_wo = std::sqrt(32.0 * s.heads), fan_4c = std::sqrt(4.0 * s.channels);
+  const std::vector<Region> regions = s.id == LayerId::enc5 ? weight_regions() : layer_weight_regions(s);
+  for (const Region& r : regions) {
     switch (r.role) {
       case R::g1:
-      case R::g2: b.fill(r, kSqrt160, 0.05 * kSqrt160); break;  // gain ~ sqrt(160) * (1 +- 5%)
-      case R::wq: b.fill(r, 0.0, 0.5 / kSqrt160); break;        // Q ~ 0.5 RMS: diagonal score ~8
-      case R::wv: b.fill(r, 0.0, 1.0 / kSqrt160); break;        // V ~ unit RMS
-      case R::score_bias: b.fill(r, 0.0, 0.5); break;           // relative-position bias
-      case R::wo: b.fill(r, 0.0, 1.0 / 16.0); break;            // fan-in 8 heads x 32 = 256
+      case R::g2: b.fill(r, sqrt_c, 0.05 * sqrt_c); break;  // gain ~ sqrt(C) * (1 +- 5%)
+      case R::wq: b.fill(r, 0.0, 0.5 / sqrt_c); break;      // Q ~ 0.5 RMS: diagonal score ~8
+      case R::wv: b.fill(r, 0.0, 1.0 / sqrt_c); break;      // V ~ unit RMS
+      case R::score_bias: b.fill(r, 0.0, 0.5); break;       // relative-position bias
+      case R::wo: b.fill(r, 0.0, 1.0 / fan_wo); break;      // fan-in H x 32
       case R::t1:
       case R::t3:
       case R::b1:
-      case R::b61: b.fill(r, 0.0, 0.1); break;                  // small biases
-      case R::w1: b.fill(r, 0.0, 1.0 / kSqrt160); break;        // fan-in 160
-      case R::w2: b.fill(r, 0.0, 1.0 / std::sqrt(640.0)); break;  // fan-in 20 chunks x 32 = 640
-      case R::w61: b.fill(r, 0.0, 1.0 / kSqrt160); break;       // fan-in 160
-      case R::wm:                                               // merge layers only: not in enc5's
-      case R::bm: break;                                        // image (model/layer_program.hpp)
+      case R::bm:
+      case R::b61: b.fill(r, 0.0, 0.1); break;              // small biases
+      case R::w1: b.fill(r, 0.0, 1.0 / sqrt_c); break;      // fan-in C
+      case R::w2:
+      case R::wm: b.fill(r, 0.0, 1.0 / fan_4c); break;      // fan-in 4C (chunks x 32; the 2x2 merge)
+      case R::w61: b.fill(r, 0.0, 1.0 / sqrt_c); break;     // fan-in C
     }
   }
 }
@@ -229,10 +233,36 @@ void apply_stress(Builder& b) {
 }  // namespace
 
 WeightImage make_synthetic_weights(const SyntheticOptions& opt) {
-  Builder b(opt.seed);
-  fill_default(b);
+  Builder b(opt.seed, kWeightImageBytes);
+  fill_default(b, layer_spec(LayerId::enc5));
   if (opt.stress) apply_stress(b);
   return WeightImage(b.take(), "<synthetic weights>");
+}
+
+WeightImage make_layer_synthetic_weights(LayerId layer, const SyntheticOptions& opt) {
+  if (layer == LayerId::enc5) return make_synthetic_weights(opt);
+  const LayerSpec& s = layer_spec(layer);
+  if (opt.stress) {
+    std::string msg = "the stress weights exist for enc5 only (docs/readings.md §4 'stress design'), not ";
+    msg += s.name;
+    throw std::invalid_argument(msg);
+  }
+  Builder b(opt.seed, weight_map(s).image_bytes());
+  fill_default(b, s);
+  return WeightImage(b.take(), layer, "<synthetic weights>");
+}
+
+const WeightImage& default_layer_weights(LayerId layer) {
+  // Each built on first use only (thread-safe static initialisation).
+  if (layer == LayerId::enc4) {
+    static const WeightImage enc4 = make_layer_synthetic_weights(LayerId::enc4, SyntheticOptions{1, false});
+    return enc4;
+  }
+  if (layer == LayerId::enc3) {
+    static const WeightImage enc3 = make_layer_synthetic_weights(LayerId::enc3, SyntheticOptions{1, false});
+    return enc3;
+  }
+  return default_weights();
 }
 
 const WeightImage& default_weights() {

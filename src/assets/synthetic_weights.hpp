@@ -17,5 +17,11 @@ struct SyntheticOptions {
 WeightImage make_synthetic_weights(const SyntheticOptions& opt);
 // The embedded default image used by the demo and the tests (seed 1, not stress).
 const WeightImage& default_weights();
+// The same design for any layer of the template (sigmas scaled by the layer's fan-ins; the merge's
+// weights and bias like the MLP's): for enc5 exactly make_synthetic_weights(opt). The stress
+// overlay exists for enc5 only: opt.stress with another layer throws std::invalid_argument.
+WeightImage make_layer_synthetic_weights(LayerId layer, const SyntheticOptions& opt);
+// The embedded default image of a layer (seed 1, not stress); default_weights() for enc5.
+const WeightImage& default_layer_weights(LayerId layer);
 
 }  // namespace enc5

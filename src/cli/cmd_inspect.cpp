@@ -10,6 +10,7 @@
 #include "assets/synthetic_weights.hpp"
 #include "cli/commands.hpp"
 #include "io/weight_file.hpp"
+#include "model/layer_program.hpp"
 #include "model/phase_program.hpp"
 #include "model/weight_image.hpp"
 
@@ -53,17 +54,24 @@ std::string owner_column(const Phase& p) {
   return "-";
 }
 
-void print_phases(std::string& o) {
-  o += "Phase table\n"
-       "  left of '|': the spec tool's view (spec §2.1: rr_layer_spec.py's M N K, grid, and byte ranges\n"
-       "  as the tool prints them: first immediate .. last u32 of lane 0; phases 1..11 relative to the\n"
-       "  head slot W + 27648*z). Right of '|': the corrected shape (spec §2.2) as m-tiles x n-tiles x\n"
-       "  k-steps, warps, head (h) or MLP chunk (c), and the A / B / C operand sources.\n";
+// The phase table of one layer of the template (model/layer_program.hpp; for enc5 the same table
+// as phase_program(), LayerTemplate.Enc5IsTheExistingPhaseTableFieldByField).
+void print_phases(std::string& o, const LayerProgram& prog) {
+  const LayerSpec& s = *prog.spec;
+  const WeightMap m = weight_map(s);
+  const std::string src = s.id == LayerId::enc5 ? "spec §2.1" : s.id == LayerId::enc4 ? "DOC4 §2" : "DOC3 §2";
+  o += fmt("Phase table of %.*s (%.*s)\n", static_cast<int>(s.name.size()), s.name.data(),
+           static_cast<int>(s.entry.size()), s.entry.data());
+  o += fmt("  left of '|': the spec tool's view (%s: rr_layer_spec.py's M N K, grid, and byte ranges\n"
+           "  as the tool prints them: first immediate .. last u32 of lane 0; phases 1..%d relative to the\n"
+           "  head slot W + %u*z). Right of '|': the corrected shape (spec §2.2) as m-tiles x n-tiles x\n"
+           "  k-steps, warps, head (h) or MLP chunk (c), and the A / B / C operand sources.\n",
+           src.c_str(), s.score_phase(), m.slot_bytes());
   o += fmt("  %2s  %-15s %4s %4s %4s %4s  %-4s  %-15s %-15s %5s | %-10s %-15s %5s %-4s  %-19s %-16s %s\n", "#",
            "statements", "M", "N", "K", "mma", "grid", "weight bytes", "bias bytes", "epi", "real MxNxK",
            "tiles = mma", "warps", "h/c", "A", "B", "C");
   int total = 0, agree = 0;
-  for (const Phase& p : phase_program()) {
+  for (const Phase& p : prog.phases) {
     total += p.mma;
     const bool tool_ok = (p.tool.m / 16) * (p.tool.n / 8) * (p.tool.k / 32) == p.mma;
     agree += tool_ok;
@@ -76,43 +84,77 @@ void print_phases(std::string& o) {
              p.a_label.data(), static_cast<int>(p.b_label.size()), p.b_label.data(),
              static_cast<int>(p.c_label.size()), p.c_label.data());
   }
+  const int count = static_cast<int>(prog.phases.size());
   o += fmt("  total: %d mma in %d phases; the tool's M/16*N/8*K/32 equals mma for %d phases and overcounts for\n"
            "  the %d banded ones (k-slices counted as tiles, spec §2.2).\n",
-           total, kPhaseCount, agree, kPhaseCount - agree);
-  o += "  C sources: 0 = %r11547; D(p-k) = that phase's D registers; 'f16(T + ..)' = built in the previous\n"
-       "  epilogue from a 160-column table (T1 at 221504, T3 at 232448) and a residual (facts C6, C10).\n\n";
+           total, count, agree, count - agree);
+  o += fmt("  C sources: 0 = %%r11547; D(p-k) = that phase's D registers; 'f16(T + ..)' = built in the previous\n"
+           "  epilogue from a %d-column table (T1 at %u, T3 at %u) and a residual (facts C6, C10).\n",
+           s.channels, m.t1(), m.t3());
+  if (s.merge)
+    o += fmt("  Phase %d (the patch merge) runs in a loop of 32-column passes over the %d merged channels\n"
+             "  (docs/readings.md §7 merge-loop); its byte ranges are the first pass's, the map below the loop's.\n",
+             s.merge_phase(), s.merge_out);
+  o += "\n";
 }
 
-void print_map(std::string& o) {
-  const auto regions = weight_regions();
+void print_map(std::string& o, const LayerSpec& s) {
+  const WeightMap m = weight_map(s);
+  const auto regions = s.id == LayerId::enc5 ? weight_regions() : layer_weight_regions(s);
   auto find = [&](Region::Role role, int index) -> const Region& {
     for (const Region& r : regions)
       if (r.role == role && r.index == index) return r;
     return regions.front();
   };
   auto rt = [](const Region& r) { return fmt("[%u, %u)", r.begin, r.end); };
-  o += fmt("Weight image map (facts E4): %zu bytes, %zu regions, offsets absolute in W\n", kWeightImageBytes,
-           regions.size());
-  o += fmt("  %-18s %-6s %s\n", rt(find(Region::Role::g1, -1)).c_str(), "g1", "f16 x160, prologue norm gain");
-  o += "  head slots (27648 bytes each, slot z = 27648*z; read by warp z in phases 1..11, Wo_h by phase 13+h)\n";
-  o += fmt("  %4s %-8s %-18s %-18s %-20s %s\n", "head", "slot", "Wq e4m3 5x1024", "Wv e4m3 5x1024",
-           "score_bias f16 64x96", "Wo e4m3 32x160");
-  for (int h = 0; h < 8; ++h)
-    o += fmt("  %4d %-8u %-18s %-18s %-20s %s\n", h, kHeadSlotBytes * h, rt(find(Region::Role::wq, h)).c_str(),
-             rt(find(Region::Role::wv, h)).c_str(), rt(find(Region::Role::score_bias, h)).c_str(),
-             rt(find(Region::Role::wo, h)).c_str());
-  o += fmt("  %-18s %-6s %s\n", rt(find(Region::Role::t1, -1)).c_str(), "T1", "f16 x160, phase 13's C table (\"bo\")");
-  o += fmt("  %-18s %-6s %s\n", rt(find(Region::Role::g2, -1)).c_str(), "g2", "f16 x160, E20 norm gain");
-  o += fmt("  MLP chunks (stride %u = W1 5120 + b1 64 + W2 5120; T3 sits between chunks 0 and 1)\n", kMlpChunkStride);
-  o += fmt("  %5s %-18s %-18s %-18s %s\n", "chunk", "W1 e4m3 160x32", "b1 f16 x32", "W2 e4m3 32x160", "phases");
-  for (int c = 0; c < 20; ++c) {
+  const int C = s.channels;
+  o += fmt("Weight image map (facts E4%s): %u bytes, %zu regions, offsets absolute in W\n",
+           s.id == LayerId::enc5 ? "" : "; the formulas in C and H, docs/readings.md §7", m.image_bytes(), regions.size());
+  o += fmt("  %-18s %-6s f16 x%d, prologue norm gain\n", rt(find(Region::Role::g1, -1)).c_str(), "g1", C);
+  o += fmt("  head slots (%u bytes each, slot z = %u*z; read by warp z in phases 1..%d, Wo_h by phase %d+h)\n",
+           m.slot_bytes(), m.slot_bytes(), s.score_phase(), s.first_projection());
+  o += fmt("  %4s %-8s %-18s %-18s %-20s %s\n", "head", "slot", fmt("Wq e4m3 %dx1024", C / 32).c_str(),
+           fmt("Wv e4m3 %dx1024", C / 32).c_str(), "score_bias f16 64x96", fmt("Wo e4m3 32x%d", C).c_str());
+  for (int h = 0; h < s.heads; ++h)
+    o += fmt("  %4d %-8u %-18s %-18s %-20s %s\n", h, m.slot_bytes() * static_cast<std::uint32_t>(h),
+             rt(find(Region::Role::wq, h)).c_str(), rt(find(Region::Role::wv, h)).c_str(),
+             rt(find(Region::Role::score_bias, h)).c_str(), rt(find(Region::Role::wo, h)).c_str());
+  o += fmt("  %-18s %-6s f16 x%d, phase %d's C table (\"bo\")\n", rt(find(Region::Role::t1, -1)).c_str(), "T1", C,
+           s.first_projection());
+  o += fmt("  %-18s %-6s f16 x%d, E%d norm gain\n", rt(find(Region::Role::g2, -1)).c_str(), "g2", C, s.last_projection());
+  o += fmt("  MLP chunks (stride %u = W1 %d + b1 64 + W2 %d; T3 sits between chunks 0 and 1)\n", m.chunk_stride(),
+           32 * C, 32 * C);
+  o += fmt("  %5s %-18s %-18s %-18s %s\n", "chunk", fmt("W1 e4m3 %dx32", C).c_str(), "b1 f16 x32",
+           fmt("W2 e4m3 32x%d", C).c_str(), "phases");
+  for (int c = 0; c < s.chunks; ++c) {
     o += fmt("  %5d %-18s %-18s %-18s %d, %d\n", c, rt(find(Region::Role::w1, c)).c_str(),
-             rt(find(Region::Role::b1, c)).c_str(), rt(find(Region::Role::w2, c)).c_str(), 21 + 2 * c, 22 + 2 * c);
+             rt(find(Region::Role::b1, c)).c_str(), rt(find(Region::Role::w2, c)).c_str(), s.first_mlp() + 2 * c,
+             s.first_mlp() + 1 + 2 * c);
     if (c == 0)
-      o += fmt("  %5s %-18s %s\n", "", rt(find(Region::Role::t3, -1)).c_str(), "T3 f16 x160, phase 22's C table (\"b2\")");
+      o += fmt("  %5s %-18s T3 f16 x%d, phase %d's C table (\"b2\")\n", "", rt(find(Region::Role::t3, -1)).c_str(), C,
+               s.first_mlp() + 1);
   }
-  o += fmt("  %-18s %-6s %s\n", rt(find(Region::Role::w61, -1)).c_str(), "W61", "e4m3 160x16 (5 tiles), phase 61's B");
-  o += fmt("  %-18s %-6s %s\n\n", rt(find(Region::Role::b61, -1)).c_str(), "b61", "f16 x16 (2 records), phase 61's C");
+  if (s.merge) {
+    o += fmt("  %-18s %-6s e4m3 %dx%d (%d columns of 4C = %d bytes), phase %d's B\n",
+             rt(find(Region::Role::wm, -1)).c_str(), "Wm", 4 * C, s.merge_out, s.merge_out, 4 * C, s.merge_phase());
+    o += fmt("  %-18s %-6s f16 x%d, phase %d's C\n", rt(find(Region::Role::bm, -1)).c_str(), "bm", s.merge_out,
+             s.merge_phase());
+  }
+  const int fp = s.final_phase();
+  o += fmt("  %-18s %-6s e4m3 %dx16 (%d tiles), phase %d's B\n", rt(find(Region::Role::w61, -1)).c_str(),
+           fmt("W%d", fp).c_str(), C, C / 32, fp);
+  o += fmt("  %-18s %-6s f16 x16 (2 records), phase %d's C\n\n", rt(find(Region::Role::b61, -1)).c_str(),
+           fmt("b%d", fp).c_str(), fp);
+  if (s.id != LayerId::enc5) {
+    const LaunchAbi& a = s.abi;
+    o += fmt("Launch (docs/readings.md §7): grid (%d,%d,%d) x block (%d,%d,%d) at %d x %d tokens, %d bytes of shared\n"
+             "  memory; param +0 extents, +%d input arena, +%d W, +%d output arena, +%d merged output (halved\n"
+             "  extents), +%d origin, +%d texture, surfaces +%d/+%d/+%d. Geometry: %.*s.\n"
+             "  d4r's tool extent of the image: %u bytes (without lane t = 3's 12 bytes of the last record).\n\n",
+             a.grid[0], a.grid[1], a.grid[2], a.block[0], a.block[1], a.block[2], a.ex, a.ey, a.shared_bytes, a.input,
+             a.weights, a.arena, a.merged_output, a.origin, a.texture, a.surfaces[0], a.surfaces[1], a.surfaces[2],
+             static_cast<int>(a.geometry_source.size()), a.geometry_source.data(), m.tool_extent());
+  }
 }
 
 std::string num(double v) {
@@ -170,13 +212,15 @@ std::string json_number(double v) {
   return fmt("%.17g", v);
 }
 
-std::string to_json(const std::string& source, const WeightImage& w, const std::vector<RegionStats>& stats) {
+std::string to_json(const std::string& source, const WeightImage& w, const std::vector<RegionStats>& stats,
+                    const LayerProgram& prog) {
   std::string o = "{\n";
   o += "  \"source\": " + json_string(source) + ",\n";
+  o += "  \"layer\": " + json_string(prog.spec->name) + ",\n";
   o += fmt("  \"bytes\": %zu,\n  \"fnv1a64\": \"%016llx\",\n", w.bytes().size(),
            static_cast<unsigned long long>(fnv1a64(w.bytes())));
   o += "  \"phases\": [\n";
-  for (const Phase& p : phase_program()) {
+  for (const Phase& p : prog.phases) {
     o += fmt("    {\"number\": %d, \"kind\": %s, \"statements\": %s, \"tool\": [%d, %d, %d], \"real\": [%d, %d, %d], "
              "\"mma\": %d, \"tiles\": [%d, %d, %d], \"band\": %s, \"weight\": [%u, %u], \"bias\": [%u, %u], "
              "\"relative_to_slot\": %s, \"epi\": %d, \"warps\": %d, \"head\": %d, \"chunk\": %d, "
@@ -186,7 +230,8 @@ std::string to_json(const std::string& source, const WeightImage& w, const std::
              p.band ? "true" : "false", p.weight_begin, p.weight_end, p.bias_begin, p.bias_end,
              p.relative_to_slot ? "true" : "false", p.epilogue_statements, p.warps, p.head, p.chunk,
              json_string(to_string(p.a)).c_str(), json_string(to_string(p.b)).c_str(),
-             json_string(to_string(p.c)).c_str(), p.c_chain_from, p.number == kPhaseCount ? "" : ",");
+             json_string(to_string(p.c)).c_str(), p.c_chain_from,
+             p.number == static_cast<int>(prog.phases.size()) ? "" : ",");
   }
   o += "  ],\n  \"regions\": [\n";
   for (std::size_t i = 0; i < stats.size(); ++i) {
@@ -214,11 +259,14 @@ std::string to_json(const std::string& source, const WeightImage& w, const std::
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: enc5 inspect [FILE] [--json]\n"
+               "usage: enc5 inspect [FILE] [--layer enc3|enc4|enc5] [--json]\n"
                "  Prints the phase table (spec §2.1 tool view and §2.2 corrected shapes), the weight-image\n"
                "  map and per-region statistics of FILE (a %zu-byte weight image), or of the embedded\n"
-               "  default image (synthetic, seed 1) when no FILE is given. --json: the same as JSON.\n",
-               kWeightImageBytes);
+               "  default image (synthetic, seed 1) when no FILE is given. --json: the same as JSON.\n"
+               "  --layer: another layer of the template (docs/readings.md §7): enc4 (62 phases, 1386 mma,\n"
+               "  a %u-byte image) or enc3 (48 phases, 936 mma, %u bytes); default enc5.\n",
+               kWeightImageBytes, weight_map(layer_spec(LayerId::enc4)).image_bytes(),
+               weight_map(layer_spec(LayerId::enc3)).image_bytes());
 }
 
 }  // namespace
@@ -226,12 +274,21 @@ void usage(std::FILE* to) {
 int cmd_inspect(const Args& args) {
   std::string file;
   bool json = false;
-  for (const std::string& a : args) {
+  LayerId layer = LayerId::enc5;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
       usage(stdout);
       return 0;
     } else if (a == "--json") {
       json = true;
+    } else if (a == "--layer") {
+      if (i + 1 >= args.size() || !parse_layer(args[i + 1], &layer)) {
+        std::fprintf(stderr, "enc5 inspect: --layer needs enc3, enc4 or enc5%s%s%s\n", i + 1 < args.size() ? " (not '" : "",
+                     i + 1 < args.size() ? args[i + 1].c_str() : "", i + 1 < args.size() ? "')" : "");
+        return 2;
+      }
+      ++i;
     } else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "enc5 inspect: unknown option '%s'\n", a.c_str());
       usage(stderr);
@@ -244,18 +301,19 @@ int cmd_inspect(const Args& args) {
     }
   }
   WeightImage loaded;
-  if (!file.empty()) loaded = load_weight_image(file);  // throws InputError: main prints it, exit 1
-  const WeightImage& w = file.empty() ? default_weights() : loaded;
+  if (!file.empty()) loaded = load_weight_image(file, layer);  // throws InputError: main prints it, exit 1
+  const WeightImage& w = file.empty() ? default_layer_weights(layer) : loaded;
   const std::string source = file.empty() ? "embedded default image (synthetic, seed 1)" : file;
   const auto stats = region_statistics(w);
+  const LayerProgram& prog = layer_program(layer);
   std::string out;
   if (json) {
-    out = to_json(source, w, stats);
+    out = to_json(source, w, stats, prog);
   } else {
     out = fmt("enc5 inspect: %s, %zu bytes, fnv1a64 %016llx\n\n", source.c_str(), w.bytes().size(),
               static_cast<unsigned long long>(fnv1a64(w.bytes())));
-    print_phases(out);
-    print_map(out);
+    print_phases(out, prog);
+    print_map(out, *prog.spec);
     print_stats(out, stats);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "io/numbers.hpp"
 #include "io/files.hpp"
+#include "model/layer_program.hpp"
 #include "model/weight_image.hpp"
 
 namespace enc5::cli {
@@ -15,14 +16,17 @@ namespace {
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: enc5 make-weights [--seed N] [--stress] [--force] -o FILE\n"
+               "usage: enc5 make-weights [--seed N] [--stress] [--layer enc3|enc4|enc5] [--force] -o FILE\n"
                "  Writes a deterministic synthetic weight image of %zu bytes (same seed, same bytes on\n"
                "  every platform). --seed N: unsigned 64-bit seed (default 1, the embedded default image).\n"
                "  --stress: overlay the stress design that drives every nonlinear branch of the layer\n"
                "  (docs/readings.md §4). The file is written to a temporary name and renamed.\n"
                "  An existing weight image (a %zu-byte file) is replaced, with a notice; any other\n"
-               "  existing file only with --force.\n",
-               kWeightImageBytes, kWeightImageBytes);
+               "  existing file only with --force.\n"
+               "  --layer: the image of another layer of the template (docs/readings.md §7; default enc5):\n"
+               "  enc4 %u bytes, enc3 %u bytes, the same design scaled to the layer (no --stress).\n",
+               kWeightImageBytes, kWeightImageBytes, weight_map(layer_spec(LayerId::enc4)).image_bytes(),
+               weight_map(layer_spec(LayerId::enc3)).image_bytes());
 }
 
 }  // namespace
@@ -31,6 +35,7 @@ int cmd_make_weights(const Args& args) {
   SyntheticOptions opt;
   std::string out;
   bool force = false;
+  LayerId layer = LayerId::enc5;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
@@ -40,6 +45,14 @@ int cmd_make_weights(const Args& args) {
       opt.stress = true;
     } else if (a == "--force") {
       force = true;
+    } else if (a == "--layer") {
+      if (i + 1 >= args.size() || !parse_layer(args[i + 1], &layer)) {
+        std::fprintf(stderr, "enc5 make-weights: --layer needs enc3, enc4 or enc5%s%s%s\n",
+                     i + 1 < args.size() ? " (not '" : "", i + 1 < args.size() ? args[i + 1].c_str() : "",
+                     i + 1 < args.size() ? "')" : "");
+        return 2;
+      }
+      ++i;
     } else if (a == "--seed" || a == "-o" || a == "--output") {
       if (i + 1 >= args.size()) {
         std::fprintf(stderr, "enc5 make-weights: %s needs a value\n", a.c_str());
@@ -58,6 +71,11 @@ int cmd_make_weights(const Args& args) {
       return 2;
     }
   }
+  if (opt.stress && layer != LayerId::enc5) {
+    std::fprintf(stderr, "enc5 make-weights: --stress exists for enc5 only (docs/readings.md §4 'stress design')\n");
+    return 2;
+  }
+  const std::size_t image_bytes = weight_map(layer_spec(layer)).image_bytes();
   if (out.empty()) {
     std::fprintf(stderr, "enc5 make-weights: no output file (-o FILE)\n");
     usage(stderr);
@@ -75,17 +93,28 @@ int cmd_make_weights(const Args& args) {
       std::fprintf(stderr, "enc5 make-weights: %s exists and is not a file\n", out.c_str());
       return 2;
     }
-    if (size != kWeightImageBytes && !force) {
+    if (size != image_bytes && !force) {
       std::fprintf(stderr, "enc5 make-weights: %s exists and is not a weight image (%llu bytes, not %zu): add --force to replace it\n",
-                   out.c_str(), static_cast<unsigned long long>(size), kWeightImageBytes);
+                   out.c_str(), static_cast<unsigned long long>(size), image_bytes);
       return 2;
     }
     replaced = " (replaced the existing file)";
   }
-  const WeightImage w = make_synthetic_weights(opt);
+  const WeightImage w = make_layer_synthetic_weights(layer, opt);
   write_file_atomic(out, w.bytes());
-  std::fprintf(stderr, "enc5 make-weights: wrote %s (%zu bytes, seed %llu%s)%s\n", out.c_str(), w.bytes().size(),
-               static_cast<unsigned long long>(opt.seed), opt.stress ? ", stress" : "", replaced.c_str());
+  std::string what;
+  if (layer != LayerId::enc5) {  // the layer and the numbers its docs state (docs/readings.md §7)
+    const LayerProgram& prog = layer_program(layer);
+    what += ", ";
+    what += to_string(layer);
+    what += ": ";
+    what += std::to_string(prog.phases.size());
+    what += " phases, ";
+    what += std::to_string(prog.mma_total);
+    what += " mma";
+  }
+  std::fprintf(stderr, "enc5 make-weights: wrote %s (%zu bytes, seed %llu%s%s)%s\n", out.c_str(), w.bytes().size(),
+               static_cast<unsigned long long>(opt.seed), opt.stress ? ", stress" : "", what.c_str(), replaced.c_str());
   return 0;
 }
 

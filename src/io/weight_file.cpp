@@ -5,5 +5,8 @@
 namespace enc5 {
 
 WeightImage load_weight_image(const std::string& path) { return WeightImage(read_file_bytes(path), path); }
+WeightImage load_weight_image(const std::string& path, LayerId layer) {
+  return WeightImage(read_file_bytes(path), layer, path);
+}
 
 }  // namespace enc5

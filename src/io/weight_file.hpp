@@ -9,5 +9,7 @@ namespace enc5 {
 
 // Reads and validates a file; throws enc5::InputError naming the file, offset, expected, found.
 WeightImage load_weight_image(const std::string& path);
+// The same for a layer of the template (its image size, model/layer_spec.hpp).
+WeightImage load_weight_image(const std::string& path, LayerId layer);
 
 }  // namespace enc5

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "base/errors.hpp"
+#include "model/layer_program.hpp"
 
 namespace enc5 {
 namespace {
@@ -86,6 +87,32 @@ WeightImage::WeightImage(std::vector<std::uint8_t> bytes, const std::string& nam
   throw InputError(name, offset, expected, found);
 }
 
+WeightImage::WeightImage(std::vector<std::uint8_t> bytes, LayerId layer, const std::string& name)
+    : bytes_(std::move(bytes)), layer_(layer) {
+  if (layer == LayerId::enc5) {
+    *this = WeightImage(std::move(bytes_), name);
+    return;
+  }
+  const LayerSpec& s = layer_spec(layer);
+  const std::size_t want = weight_map(s).image_bytes();
+  const std::size_t n = bytes_.size();
+  if (n == want) return;
+  std::string expected = std::to_string(want);
+  expected += " bytes (the ";
+  expected += s.name;
+  expected += " weight image, docs/readings.md §7 layer-image-size)";
+  std::string found = std::to_string(n);
+  found += " bytes";
+  if (n == weight_map(s).tool_extent()) {
+    found += " (d4r's tool extent: the last 12 bytes, lanes t = 1..3 of the final bias record, are missing)";
+  } else {
+    found += " (";
+    found += std::to_string(n < want ? want - n : n - want);
+    found += n < want ? " bytes short)" : " bytes too many)";
+  }
+  throw InputError(name, n < want ? n : want, expected, found);
+}
+
 f16_t WeightImage::f16_at(std::uint32_t off) const {
   return static_cast<f16_t>(bytes_.at(off) | (bytes_.at(off + 1) << 8));
 }
@@ -93,7 +120,9 @@ f16_t WeightImage::f16_at(std::uint32_t off) const {
 std::vector<RegionStats> region_statistics(const WeightImage& w) {
   std::vector<RegionStats> out;
   const auto bytes = w.bytes();
-  for (const Region& r : weight_regions()) {
+  const std::vector<Region> regions =
+      w.layer() == LayerId::enc5 ? weight_regions() : layer_weight_regions(layer_spec(w.layer()));
+  for (const Region& r : regions) {
     RegionStats s;
     s.region = r;
     s.count = r.elements();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/hd.hpp"
+#include "model/layer_spec.hpp"
 #include "numerics/types.hpp"
 
 namespace enc5 {
@@ -59,14 +60,19 @@ class WeightImage {
   WeightImage() = default;
   // Throws enc5::InputError (file = `name`) if the size is not kWeightImageBytes.
   explicit WeightImage(std::vector<std::uint8_t> bytes, const std::string& name = "<weight image>");
+  // An image of another layer of the template (model/layer_spec.hpp): its size must be that layer's
+  // WeightMap::image_bytes() (enc4 533856, enc3 315744); enc5 is the constructor above.
+  WeightImage(std::vector<std::uint8_t> bytes, LayerId layer, const std::string& name);
   // Reading one from a file is io's job: io/weight_file.hpp load_weight_image.
 
   std::span<const std::uint8_t> bytes() const { return bytes_; }
   e4m3_t byte(std::uint32_t off) const { return bytes_.at(off); }
   f16_t f16_at(std::uint32_t off) const;  // little endian
+  LayerId layer() const { return layer_; }
 
  private:
   std::vector<std::uint8_t> bytes_;
+  LayerId layer_ = LayerId::enc5;
 };
 
 struct RegionStats {
@@ -79,6 +85,7 @@ struct RegionStats {
   std::uint64_t nan = 0, inf = 0, zero = 0, subnormal = 0, saturated = 0;
   double min = 0, max = 0, mean_abs = 0;  // over finite values
 };
+// Over the regions of w's layer (weight_regions() for enc5, layer_weight_regions() otherwise).
 std::vector<RegionStats> region_statistics(const WeightImage& w);
 
 }  // namespace enc5
