@@ -239,4 +239,26 @@ TEST_F(Cli, MakeWeightsLayerWritesThatLayersImage) {
   EXPECT_FALSE(fs::exists(path("s.bin")));
 }
 
+// enc5 run --layer enc4: the golden model of enc4 through phase 62 (model/layer_golden.hpp) writes
+// the arena and the merged output at the sizes of the plane-arena layout (5 planes x 32 bytes per
+// token; the merged output at the halved extents), the same bytes every run.
+TEST_F(Cli, RunLayerEnc4WritesArenaAndMergedOutput) {
+  const Result r = run("run --layer enc4 --ex 16 --ey 8 -o " + path("a") + " --trace p61d,p62d --block 1,0");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "62 phases, 1386 mma, weight image 533856 bytes")) << r.out;
+  EXPECT_TRUE(has(r.out, "E62")) << r.out;
+  EXPECT_EQ(slurp(path("a/arena.bin")).size(), 5u * 16 * 8 * 32);
+  EXPECT_EQ(slurp(path("a/merged.bin")).size(), 5u * 8 * 4 * 32);
+  EXPECT_TRUE(has(slurp(path("a/trace.txt")), "stage p61d")) << slurp(path("a/trace.txt")).substr(0, 400);
+  ASSERT_EQ(run("run --layer enc4 --ex 16 --ey 8 -o " + path("b") + " --layer-reading merge-gather-order=swin").rc, 0);
+  EXPECT_EQ(slurp(path("a/merged.bin")), slurp(path("b/merged.bin")));
+  ASSERT_EQ(run("run --layer enc4 --ex 16 --ey 8 -o " + path("c") + " --layer-reading merge-gather-order=raster").rc, 0);
+  EXPECT_NE(slurp(path("a/merged.bin")), slurp(path("c/merged.bin")));
+  EXPECT_EQ(slurp(path("a/arena.bin")), slurp(path("c/arena.bin")));  // the merge reading changes only +56
+  EXPECT_EQ(run("run --layer enc3 -o " + path("d")).rc, 2);
+  EXPECT_EQ(run("run --layer enc4 --engine fast -o " + path("d")).rc, 2);
+  EXPECT_EQ(run("run --layer enc4 --layer-reading merge-gather-order=bogus -o " + path("d")).rc, 2);
+  EXPECT_NE(run("run --layer enc4 --weights " + path("a/arena.bin") + " -o " + path("d")).rc, 0);
+}
+
 }  // namespace

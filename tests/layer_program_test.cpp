@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "assets/synthetic_weights.hpp"
 #include "model/layer_program.hpp"
 #include "model/layer_spec.hpp"
 #include "model/phase_program.hpp"

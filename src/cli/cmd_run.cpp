@@ -501,6 +501,19 @@ static int run_sequence(const RunArgs& a) {
 }
 
 int cmd_run(const Args& args) {
+  // --layer enc4|enc3: another layer of the template (cli/cmd_run_layer.cpp); enc5 stays here.
+  for (std::size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--layer") {
+      LayerId layer{};
+      if (!parse_layer(args[i + 1], &layer)) {
+        std::fprintf(stderr, "enc5 run: --layer: expected enc3, enc4 or enc5, got '%s'\n", args[i + 1].c_str());
+        return 2;
+      }
+      if (layer != LayerId::enc5) return cmd_run_layer(args, layer);
+      Args rest(args);
+      rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i), rest.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      return cmd_run(rest);
+    }
   const RunArgs a = parse_run_args(args);
   if (a.help) {
     std::printf(kRunHelpFormat, kFrameInputHelp);

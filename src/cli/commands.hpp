@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/layer_spec.hpp"
+
 namespace enc5::cli {
 
 using Args = std::vector<std::string>;  // the arguments after the subcommand name
@@ -20,6 +22,7 @@ int cmd_inspect(const Args& args);       // cli/cmd_inspect.cpp
 int cmd_make_weights(const Args& args);  // cli/cmd_make_weights.cpp
 int cmd_run(const Args& args);           // cli/cmd_run.cpp
 int cmd_readings(const Args& args);      // cli/cmd_run.cpp
+int cmd_run_layer(const Args& args, LayerId layer);  // cli/cmd_run_layer.cpp: run --layer enc4
 int cmd_bench(const Args& args);         // cli/cmd_bench.cpp
 int cmd_replay(const Args& args);        // cli/cmd_replay.cpp
 int cmd_capture(const Args& args);       // cli/cmd_replay.cpp

@@ -13,19 +13,21 @@
 
 namespace enc5::golden {
 
-F16Mat phase61(const BlockContext& ctx, const E4Mat& a61) {
-  // facts C12: 2 chains (n-tiles 0, 1) x 5 k-steps (k-slice s of q8(D60)); B at
-  // W + 428544 + 512 s (n-tile 1 at +8 of the lane's 16 bytes = waddr with n < 16); C = b61.
-  const Phase& ph = phase(61);
-  F16Mat d(a61.rows, kLogits);
-  for (int r = 0; r < a61.rows; ++r)
+F16Mat logits_phase(const BlockContext& ctx, const E4Mat& a, const Phase& ph, const std::string& stage) {
+  // facts C12: 2 chains (n-tiles 0, 1) x C/32 k-steps (k-slice s of q8(D60)); B at
+  // W + weight_begin + 512 s (n-tile 1 at +8 of the lane's 16 bytes = waddr with n < 16); C = the
+  // two bias records. enc5's phase 61, enc4's 62 (model/layer_program.hpp).
+  F16Mat d(a.rows, kLogits);
+  for (int r = 0; r < a.rows; ++r)
     for (int n = 0; n < kLogits; ++n) d.at(r, n) = ctx.weights->f16_at(layout::record_bias_offset(ph.bias_begin, n));
   for (int s = 0; s < ph.k_steps; ++s)
-    phase_step(ctx, a61, 32 * s, load_b_waddr(*ctx.weights, ph.weight_begin + 512u * static_cast<std::uint32_t>(s), kLogits), d);
-  if (StageRef st = ctx.stage("p61d", "D of phase 61: reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)", 4, 4))
+    phase_step(ctx, a, 32 * s, load_b_waddr(*ctx.weights, ph.weight_begin + 512u * static_cast<std::uint32_t>(s), kLogits), d);
+  if (StageRef st = ctx.stage(stage, cat("D of phase ", ph.number, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, 4))
     for (int z = 0; z < 4; ++z) record_tile(*st, z, d, 16 * z, 0, 2);
   return d;
 }
+
+F16Mat phase61(const BlockContext& ctx, const E4Mat& a61) { return logits_phase(ctx, a61, phase(61), "p61d"); }
 
 std::array<std::array<int, 2>, 9> e61_taps(const Readings& rd, int X, int Y, int ex, int ey) {
   // facts C14.5 / Errata 3 / C14.6: the readings e61-border and e61-tap-map (model/index_maps.hpp).

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/index_maps.hpp"
+#include "model/phase_program.hpp"
 #include "model/readings.hpp"
 #include "model/texture_surface.hpp"
 #include "model/trace.hpp"
@@ -231,6 +232,8 @@ void e60_store(const BlockContext& ctx, const E4Mat& a61, std::span<std::uint8_t
 
 // ---- phase 61 and E61 (kpn_filter.cpp) ----
 F16Mat phase61(const BlockContext& ctx, const E4Mat& a61);  // 64 x 16
+// The same GEMM for any layer's final phase `ph` (enc4's 62: model/layer_program.hpp), traced as `stage`.
+F16Mat logits_phase(const BlockContext& ctx, const E4Mat& a, const Phase& ph, const std::string& stage);
 // E61 steps 4..6 for one pixel: the softmax weights from the 10 logits, the 3x3 gather and the
 // weighted sum. Returns {r, g, b, 0}.
 struct E61Pixel { std::array<f16_t, 10> w{}; float sum = 0, rinv = 0; std::array<f16_t, 4> out{}; };

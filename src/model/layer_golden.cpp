@@ -1,0 +1,190 @@
+// enc4's golden model past enc5's phases (model/layer_golden.hpp): E60's merge staging, the merge
+// phase, E61's store, phase 62. Sources: DOC4 §3/E60(c)-(e), E61, the phase table (§2); the readings
+// of docs/readings.md §7 (merge-loop, merge-bias-pass, merge-gather-order, merge-output-layout,
+// final-phase-a).
+#include "model/layer_golden.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "layout/arena.hpp"
+#include "layout/fragment.hpp"
+#include "layout/tables.hpp"
+#include "layout/weight_tile.hpp"
+#include "model/layer_program.hpp"
+
+namespace enc5 {
+
+const std::vector<LayerReadingInfo>& layer_reading_registry() {
+  static const std::vector<LayerReadingInfo> r = {
+      {"merge-gather-order", {"swin", "raster"},
+       "which token of a 2x2 patch fills which quarter of the merge's K = 4C",
+       "DOC4 §3/E60(c,d), §5/U4; DOC3 §3/E46(c,d), U4 (the store/load permutation is unproven)",
+       "an arg056 dump (the merged output) of an enc4 launch with a synthetic input"},
+      {"merge-output-layout", {"e60-words", "token-words"},
+       "where E61 puts a merged token's q8 channels in param+56",
+       "DOC4 §3/E61 (4 guarded stores per pass, bases from (x0>>1)+((laneid>>2)&3), (y0>>1)+(laneid>>4)); DOC3 §3/E47",
+       "an arg056 dump of an enc4 launch"},
+  };
+  return r;
+}
+
+bool set_layer_reading(LayerReadings& r, std::string_view assignment, std::string* error) {
+  const auto eq = assignment.find('=');
+  const std::string_view name = assignment.substr(0, eq), value = eq == std::string_view::npos ? "" : assignment.substr(eq + 1);
+  auto fail = [&](const std::string& m) {
+    if (error) *error = m;
+    return false;
+  };
+  if (name == "merge-gather-order") {
+    if (value == "swin") r.merge_gather_order = MergeGatherOrder::swin;
+    else if (value == "raster") r.merge_gather_order = MergeGatherOrder::raster;
+    else return fail(golden::cat("merge-gather-order: value '", value, "' is not swin or raster"));
+    return true;
+  }
+  if (name == "merge-output-layout") {
+    if (value == "e60-words") r.merge_output_layout = MergeOutputLayout::e60_words;
+    else if (value == "token-words") r.merge_output_layout = MergeOutputLayout::token_words;
+    else return fail(golden::cat("merge-output-layout: value '", value, "' is not e60-words or token-words"));
+    return true;
+  }
+  return fail(golden::cat("unknown layer reading '", name, "' (merge-gather-order, merge-output-layout)"));
+}
+
+namespace golden {
+namespace {
+
+// Quarter q of a merged token's K: the window offset (dx, dy) of the token it takes.
+PixelXY quarter_offset(MergeGatherOrder o, int q) {
+  if (o == MergeGatherOrder::swin) return {q >> 1, q & 1};  // x0 = (0,0), x1 = (0,1) (next row), x2 = (1,0), x3
+  return {q & 1, q >> 1};
+}
+
+}  // namespace
+
+E4Mat merge_gather(const LayerReadings& lr, const E4Mat& a_last) {
+  const int c = a_last.cols;
+  E4Mat m(16, 4 * c);
+  for (int row = 0; row < 16; ++row)
+    for (int q = 0; q < 4; ++q) {
+      const PixelXY d = quarter_offset(lr.merge_gather_order, q);
+      const int token = 8 * (2 * (row >> 2) + d.y) + 2 * (row & 3) + d.x;  // window row 8y + x (facts A6)
+      for (int k = 0; k < c; ++k) m.at(row, q * c + k) = a_last.at(token, k);
+    }
+  return m;
+}
+
+F16Mat merge_phase(const BlockContext& ctx, const LayerSpec& s, const E4Mat& merged) {
+  // Passes of 32 columns r = 32z (+128): DOC4 §3/E60(e) B at W + merge + 640*r + 512*j, j < 20 the
+  // k-steps of n-tiles 0/1, j >= 20 those of n-tiles 2/3: element (k, column n) of k-step s at
+  // merge + 512*(K/32 * (n>>4) + s) + waddr_in_tile(k, n) (the banded layout of facts C9 with K/32
+  // slices). C = the bias of the pass's columns (merge-bias-pass: bias + 2n).
+  const Phase& ph = layer_program(s.id).phase(s.merge_phase());
+  const int ks = ph.k_steps;
+  F16Mat d(16, s.merge_out);
+  for (int r = 0; r < 16; ++r)
+    for (int n = 0; n < s.merge_out; ++n) d.at(r, n) = ctx.weights->f16_at(layout::record_bias_offset(ph.bias_begin, n));
+  BTile b;
+  b.cols = s.merge_out;
+  b.v.resize(static_cast<std::size_t>(s.merge_out) * 32);
+  for (int step = 0; step < ks; ++step) {
+    for (int n = 0; n < s.merge_out; ++n)
+      for (int k = 0; k < 32; ++k)
+        b.v[static_cast<std::size_t>(n) * 32 + k] = ctx.weights->byte(
+            ph.weight_begin + 512u * static_cast<std::uint32_t>(ks * (n >> 4) + step) + layout::waddr_in_tile(k, n));
+    phase_step(ctx, merged, 32 * step, b, d);
+  }
+  if (StageRef st = ctx.stage(cat("p", ph.number, "d"),
+                              cat("D of phase ", ph.number, " (the merge), merged rows m = g, g+8: reg 2nt+rh = f16x2 (row g+8rh, cols 8nt+2t, +1), nt 0..",
+                                  s.merge_out / 8 - 1),
+                              1, s.merge_out / 4))
+    record_tile(*st, 0, d, 0, 0, s.merge_out / 8);
+  return d;
+}
+
+void merge_store(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& dm, std::span<std::uint8_t> merged_out) {
+  const layout::PlaneArena pa{ctx.ex >> 1, ctx.ey >> 1};
+  E4Mat q(dm.rows, dm.cols);
+  for (int r = 0; r < dm.rows; ++r)
+    for (int c = 0; c < dm.cols; ++c) q.at(r, c) = quantise(ctx, dm.at(r, c));
+  const int X0 = ctx.x0 >> 1, Y0 = ctx.y0 >> 1;  // DOC4 E61: %r536 = %r1>>1, %r535 = %r3>>1
+  // The pass of plane p stores, per lane, the 4 A-fragment words E60 stores per plane (E60(b)'s
+  // register -> (row half, word) map: the reading arena-order for e60-words, its `natural` map for
+  // token-words), at E61's bases: row g's merged token ((x0>>1) + (g&3), (y0>>1) + (g>>2)), row g+8's.
+  const ArenaOrder order = lr.merge_output_layout == MergeOutputLayout::e60_words ? ctx.readings->arena_order : ArenaOrder::natural;
+  const layout::APairTable& am = layout::a_element_pair_table();
+  for (int lane = 0; lane < 32; ++lane) {
+    const int g = lane >> 2, t = lane & 3;
+    for (int plane = 0; plane < dm.cols / 32; ++plane)
+      for (int o = 0; o < 4; ++o) {
+        std::uint32_t w = 0;
+        for (int j = 0; j < 4; ++j) {
+          const layout::RowK e = am[lane][o][j];
+          w |= static_cast<std::uint32_t>(q.at(e.row, 32 * plane + e.k)) << (8 * j);
+        }
+        const ArenaSlot slot = arena_slot(order, o, t);
+        const int m = g + 8 * slot.row_half;
+        const int x = X0 + (m & 3), y = Y0 + (m >> 2);
+        if (!pa.in_frame(x, y)) continue;
+        std::memcpy(merged_out.data() + 4 * pa.word_index(plane, x, y, slot.word), &w, 4);  // little endian
+      }
+  }
+}
+
+F16Mat run_enc4_block(const BlockContext& ctx, const LayerReadings& lr, const MergeBlockIo& io) {
+  if (ctx.last_phase) throw std::invalid_argument("run_enc4_block: last_phase is not supported");
+  const LayerSpec& s = layer_spec(LayerId::enc4);
+  // Phases 1..60 and E60's arena scatter: enc5's parts (the same statements and offsets, DOC4 §2).
+  const PrologueOut pro = prologue(ctx, io.input_arena);
+  const std::array<HeadOut, kHeads> heads = attention(ctx, pro.h1);
+  const OutProjOut proj = out_projection(ctx, pro, heads);
+  const E20Out norm = e20_norm(ctx, proj.d20);
+  const MlpOut m = mlp(ctx, proj.d20, norm);
+  const E4Mat a60 = e60_scatter(ctx, m.d60, io.output_arena);  // q8(D60): the arena and the merge's input
+  // E60(c)/(d), phase 61, E61.
+  const E4Mat merged = merge_gather(lr, a60);
+  const F16Mat d61 = merge_phase(ctx, s, merged);
+  merge_store(ctx, lr, d61, io.merged_output);
+  // Phase 62: A = q8(D60) (final-phase-a), B/C at W62/b62.
+  return logits_phase(ctx, a60, layer_program(LayerId::enc4).phase(s.final_phase()), "p62d");
+}
+
+}  // namespace golden
+
+void run_enc4_frame_golden(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
+                           golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out) {
+  if (!f.weights || f.weights->layer() != LayerId::enc4)
+    throw std::invalid_argument("run_enc4_frame_golden: the weights are not an enc4 image");
+  const layout::PlaneArena in{f.ex, f.ey}, half{f.ex >> 1, f.ey >> 1};
+  if (f.input_arena.size() != in.total_bytes())
+    throw std::invalid_argument(golden::cat("run_enc4_frame_golden: the input arena has ", f.input_arena.size(),
+                                            " bytes, not ", in.total_bytes()));
+  f.output_arena.assign(in.total_bytes(), 0);
+  f.merged_output.assign(half.total_bytes(), 0);
+  const Profile p = with_readings(profile, r);
+  const int gx = (f.ex + f.ox + 7) / 8, gy = (f.ey + f.oy + 7) / 8;
+  if (trace && trace_out) {
+    trace_out->block_x = trace->block_x;
+    trace_out->block_y = trace->block_y;
+    trace_out->stages.clear();
+  }
+  for (int cy = 0; cy < gy; ++cy)
+    for (int cx = 0; cx < gx; ++cx) {
+      golden::BlockContext ctx;
+      ctx.profile = &p;
+      ctx.readings = &r;
+      ctx.weights = f.weights;
+      ctx.stats = stats;
+      ctx.ex = f.ex;
+      ctx.ey = f.ey;
+      ctx.x0 = 8 * cx - f.ox;
+      ctx.y0 = 8 * cy - f.oy;
+      if (trace && trace_out && trace->block_x == cx && trace->block_y == cy) {
+        ctx.trace_request = trace;
+        ctx.trace = trace_out;
+      }
+      golden::run_enc4_block(ctx, lr, {f.input_arena, f.output_arena, f.merged_output});
+    }
+}
+
+}  // namespace enc5
