@@ -62,6 +62,15 @@ from .numerics import (
     rsqrt_f16,
     shfl_bfly,
 )
+from .layers import (
+    LAYERS,
+    layer_phases,
+    layer_readings,
+    layer_spec,
+    layer_weight_regions,
+    run_enc4,
+    synthetic_layer_weights,
+)
 from .ptx import PtxError, ptx_launch
 from .weights import (
     WEIGHT_IMAGE_BYTES,
@@ -76,4 +85,4 @@ from .weights import (
 
 __version__ = "0.1.0"
 
-__all__ = [name for name in dir() if not name.startswith("_") and name not in ("frame", "numerics", "ptx", "weights")]
+__all__ = [name for name in dir() if not name.startswith("_") and name not in ("frame", "layers", "numerics", "ptx", "weights")]

@@ -32,6 +32,8 @@
 #include "io/weight_file.hpp"
 #include "layout/arena.hpp"
 #include "model/layer.hpp"
+#include "model/layer_golden.hpp"
+#include "model/layer_program.hpp"
 #include "model/readings.hpp"
 #include "model/trace.hpp"
 #include "model/weight_image.hpp"
@@ -580,6 +582,133 @@ void bind_ptx(nb::module_& m) {
      "threads"_a, "max_instructions"_a.none());
 }
 
+// ---- the layer template (issue 21; docs/readings.md §7) ------------------------------------------
+
+LayerId layer_id(const std::string& name) {
+  LayerId id{};
+  if (!parse_layer(name, &id)) throw nb::value_error(("layer: expected 'enc3', 'enc4' or 'enc5', got '" + name + "'").c_str());
+  return id;
+}
+
+void bind_layers(nb::module_& m) {
+  m.def("layer_spec", [](const std::string& name) {
+    const LayerSpec& s = layer_spec(layer_id(name));
+    const WeightMap w = weight_map(s);
+    const LayerProgram& prog = layer_program(s.id);
+    nb::dict d;
+    d["name"] = std::string(s.name);
+    d["entry"] = std::string(s.entry);
+    d["channels"] = s.channels;
+    d["heads"] = s.heads;
+    d["chunks"] = s.chunks;
+    d["merge"] = s.merge;
+    d["merge_out"] = s.merge_out;
+    d["final_epilogue"] = std::string(to_string(s.final_epilogue));
+    d["phases"] = static_cast<int>(prog.phases.size());
+    d["mma"] = prog.mma_total;
+    d["merge_phase"] = s.merge_phase();
+    d["final_phase"] = s.final_phase();
+    d["image_bytes"] = w.image_bytes();
+    d["tool_extent"] = w.tool_extent();
+    d["shared_bytes"] = s.abi.shared_bytes;
+    d["grid"] = nb::make_tuple(s.abi.grid[0], s.abi.grid[1], s.abi.grid[2]);
+    d["block"] = nb::make_tuple(s.abi.block[0], s.abi.block[1], s.abi.block[2]);
+    d["tokens"] = nb::make_tuple(s.abi.ex, s.abi.ey);
+    d["merged_output_param"] = s.abi.merged_output;
+    nb::list surfaces;
+    for (int i = 0; i < s.abi.surface_count; ++i) surfaces.append(s.abi.surfaces[static_cast<std::size_t>(i)]);
+    d["surface_params"] = surfaces;
+    return d;
+  }, "name"_a);
+
+  m.def("layer_phases", [](const std::string& name) {
+    nb::list l;
+    for (const Phase& p : layer_program(layer_id(name)).phases) {
+      nb::dict d;
+      d["number"] = p.number;
+      d["kind"] = std::string(to_string(p.kind));
+      d["statements"] = std::string(p.stmt_range);
+      d["tool"] = nb::make_tuple(p.tool.m, p.tool.n, p.tool.k);
+      d["real"] = nb::make_tuple(p.real.m, p.real.n, p.real.k);
+      d["mma"] = p.mma;
+      d["band"] = p.band;
+      d["weight"] = nb::make_tuple(p.weight_begin, p.weight_end);
+      d["bias"] = nb::make_tuple(p.bias_begin, p.bias_end);
+      d["epi"] = p.epilogue_statements;
+      d["warps"] = p.warps;
+      d["a"] = std::string(p.a_label);
+      d["b"] = std::string(p.b_label);
+      d["c"] = std::string(p.c_label);
+      l.append(d);
+    }
+    return l;
+  }, "name"_a);
+
+  m.def("layer_weight_regions", [](const std::string& name) {
+    nb::list l;
+    for (const Region& r : layer_weight_regions(layer_spec(layer_id(name)))) l.append(region_dict(r));
+    return l;
+  }, "name"_a);
+
+  m.def("synthetic_layer_weights", [](const std::string& name, std::uint64_t seed) {
+    const WeightImage w = make_layer_synthetic_weights(layer_id(name), SyntheticOptions{seed, false});
+    std::vector<std::uint8_t> b(w.bytes().begin(), w.bytes().end());
+    const std::size_t n = b.size();
+    return to_numpy(std::move(b), {n});
+  }, "name"_a, "seed"_a);
+
+  m.def("layer_readings", [] {
+    nb::list l;
+    for (const LayerReadingInfo& i : layer_reading_registry()) {
+      nb::dict d;
+      d["name"] = i.name;
+      d["values"] = i.values;
+      d["default"] = i.values.front();
+      d["question"] = i.question;
+      d["where"] = i.where;
+      d["settle"] = i.settle;
+      l.append(d);
+    }
+    return l;
+  });
+
+  // enc4's golden model through phase 62 (model/layer_golden.hpp): returns (arena, merged).
+  m.def("run_enc4_golden", [](In<std::uint8_t> input_arena, In<std::uint8_t> weights, int ex, int ey, int ox, int oy,
+                              const std::string& profile, const std::map<std::string, std::string>& readings,
+                              const std::map<std::string, std::string>& layer_readings) {
+    const Profile* p = find_profile(profile);
+    if (!p) throw nb::value_error(("profile: expected " + std::string(profile_names()) + ", got '" + profile + "'").c_str());
+    Readings r;
+    for (const auto& [k, v] : readings) {
+      std::string err;
+      if (!set_reading(r, k, v, &err)) throw nb::value_error(err.c_str());
+    }
+    LayerReadings lr;
+    for (const auto& [k, v] : layer_readings) {
+      std::string err;
+      if (!set_layer_reading(lr, k + "=" + v, &err)) throw nb::value_error(err.c_str());
+    }
+    const WeightImage w(std::vector<std::uint8_t>(weights.data(), weights.data() + weights.size()), LayerId::enc4,
+                        "<weights>");
+    Enc4Frame f;
+    f.ex = ex;
+    f.ey = ey;
+    f.ox = ox;
+    f.oy = oy;
+    f.input_arena = std::span<const std::uint8_t>(input_arena.data(), input_arena.size());
+    f.weights = &w;
+    try {
+      nb::gil_scoped_release release;
+      run_enc4_frame_golden(f, *p, r, lr);
+    } catch (const std::invalid_argument& e) {
+      throw nb::value_error(e.what());
+    }
+    const std::size_t na = f.output_arena.size(), nm = f.merged_output.size();
+    return nb::make_tuple(to_numpy(std::move(f.output_arena), {na}), to_numpy(std::move(f.merged_output), {nm}));
+  }, "input_arena"_a.noconvert(), "weights"_a.noconvert(), "ex"_a, "ey"_a, "ox"_a, "oy"_a, "profile"_a, "readings"_a,
+     "layer_readings"_a);
+}
+
 }  // namespace
 }  // namespace enc5::python
 
@@ -594,4 +723,5 @@ NB_MODULE(_enc5, m) {
   // option or file and line: ValueError, like InputError.
   nb::exception<enc5::ptx::PtxError>(m, "PtxError", PyExc_ValueError);
   enc5::python::bind_ptx(m);
+  enc5::python::bind_layers(m);
 }

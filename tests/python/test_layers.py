@@ -1,0 +1,54 @@
+"""The layer template in Python (enc5.layers): the numbers d4r's docs state (docs/readings.md §7,
+typed here), the synthetic images equal `enc5 make-weights --layer` files, and enc4's golden run
+equals `enc5 run --layer enc4` byte for byte."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import enc5
+
+
+@pytest.mark.parametrize("name,phases,mma,image,tool,shared", [
+    ("enc4", 62, 1386, 533856, 533844, 16384),   # DOC4 §2, §1.4; DESC4 arg040 533856
+    ("enc3", 48, 936, 315744, 315732, 12800),    # DOC3 §2, §1.4
+    ("enc5", 61, 1306, 431136, 431124, 16384),   # spec §2.1/§2.3, facts E1/A8
+])
+def test_layer_spec_numbers(name, phases, mma, image, tool, shared):
+    s = enc5.layer_spec(name)
+    assert (s["phases"], s["mma"], s["image_bytes"], s["tool_extent"], s["shared_bytes"]) == (phases, mma, image, tool, shared)
+    table = enc5.layer_phases(name)
+    assert len(table) == phases and sum(p["mma"] for p in table) == mma
+    regions = enc5.layer_weight_regions(name)
+    assert regions[0]["begin"] == 0 and regions[-1]["end"] == image
+    assert all(a["end"] == b["begin"] for a, b in zip(regions, regions[1:]))
+
+
+def test_enc3_launch_and_rows():
+    s = enc5.layer_spec("enc3")
+    assert s["grid"] == (21, 13, 1) and s["block"] == (32, 1, 4)  # DESC3 layer()
+    p47 = enc5.layer_phases("enc3")[46]
+    assert p47["statements"] == "s16664-s16727" and p47["weight"] == (231424, 247308) and p47["bias"] == (313344, 313392)
+    with pytest.raises(ValueError):
+        enc5.layer_spec("enc6")
+
+
+def test_synthetic_layer_weights_equal_make_weights_file(cli, tmp_path):
+    path = tmp_path / "w4.bin"
+    cli("make-weights", "--layer", "enc4", "--seed", "3", "-o", str(path))
+    assert path.read_bytes() == enc5.synthetic_layer_weights("enc4", 3).tobytes()
+
+
+def test_run_enc4_equals_the_cli(cli, tmp_path):
+    arena_in, _, _, _ = enc5._enc5.synthetic_frame(16, 8, 1, False)
+    arena, merged = enc5.run_enc4(arena_in, ex=16, ey=8)
+    cli("run", "--layer", "enc4", "--ex", "16", "--ey", "8", "-o", str(tmp_path / "o"))
+    assert arena.tobytes() == (tmp_path / "o" / "arena.bin").read_bytes()
+    assert merged.tobytes() == (tmp_path / "o" / "merged.bin").read_bytes()
+    _, other = enc5.run_enc4(arena_in, ex=16, ey=8, layer_readings={"merge-gather-order": "raster"})
+    assert other.tobytes() != merged.tobytes()
+    with pytest.raises(ValueError):
+        enc5.run_enc4(arena_in[:-1], ex=16, ey=8)
+    with pytest.raises(ValueError):
+        enc5.run_enc4(arena_in, ex=16, ey=8, layer_readings={"merge-gather-order": "bogus"})
