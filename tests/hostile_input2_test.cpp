@@ -391,3 +391,15 @@ TEST(Hostile2Outputs, EveryCommandLeavesNoPartialSet) {
   EXPECT_EQ(r.status, 2) << r.out;
   for (const auto& f : files_under(t.path / "out")) EXPECT_TRUE(contains(f, surf)) << "left " << f;
 }
+
+// Limit messages name the limit and the numbers (was: "grid (8197,8195,1) is empty or too large",
+// "trace CTA (65536,0,0) is outside the grid").
+TEST(Hostile2Messages, InterpreterLimitsNameTheNumbers) {
+  TempDir t;
+  const std::string K = std::string(ENC5_TESTS_DIR) + "/ptx/kernels.ptx";
+  expect_error(t.enc5("ptx run '" + K + "' --entry enc5_abi_probe --block-offset 65535,65535 -o o"),
+               {"grid (8197,8195,1)", "limit of 16777216 CTAs (67174415)"});
+  EXPECT_FALSE(fs::exists(t.path / "o"));
+  expect_error(t.enc5("ptx trace '" + K + "' --entry enc5_abi_probe --at s3 --reg %r1 --block 65536,0"),
+               {"trace CTA (65536,0,0)", "outside the grid (5,3,1)"});
+}

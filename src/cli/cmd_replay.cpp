@@ -99,92 +99,123 @@ std::string human_kernel(const LaunchCapture& c) {
   return b + std::string(" ") + c.kernel;
 }
 
-int replay_main(const Args& args) {
-  OptionCursor cur(args);
+struct ReplayArgs {
   RunChoice run;
   LoadOptions load;
   StageChoice stage;
   std::string capture, out;
-  bool json = false;
+  bool json = false, help = false;
+};
+
+ReplayArgs parse_replay_args(const Args& args) {
+  ReplayArgs a;
+  OptionCursor cur(args);
   while (cur.next()) {
     if (!cur.is_option()) {
-      if (!capture.empty()) throw UsageError("one CAPTURE folder expected, got '" + capture + "' and '" + cur.name + "'");
-      capture = cur.name;
+      if (!a.capture.empty()) throw UsageError("one CAPTURE folder expected, got '" + a.capture + "' and '" + cur.name + "'");
+      a.capture = cur.name;
     } else if (cur.name == "-h" || cur.name == "--help") {
-      std::fputs(kReplayHelp, stdout);
-      return 0;
+      a.help = true;
     } else if (cur.name == "-o" || cur.name == "--out") {
-      out = cur.take();
-    } else if (handle_load_option(cur, load)) {
-    } else if (handle_stage_option(cur, stage)) {
+      a.out = cur.take();
+    } else if (handle_load_option(cur, a.load)) {
+    } else if (handle_stage_option(cur, a.stage)) {
     } else if (cur.name == "--json") {
       cur.flag();
-      json = true;
-    } else if (!run.handle(cur)) {
+      a.json = true;
+    } else if (!a.run.handle(cur)) {
       throw UsageError("unknown option '" + cur.name + "'");
     }
   }
-  if (capture.empty()) throw UsageError("no CAPTURE folder given");
-  if (out.empty()) throw UsageError("no output folder: add -o DIR");
-  const RunOptions options = run.options();
+  return a;
+}
+
+// One launch replayed: enc5's outputs (with the stage payload stored, --stage) and the verdicts.
+struct Replayed {
+  ReplayOutputs r;
+  std::optional<StageDiff> stage;
+  FileDiff arena, surface;
+  double ms = 0;
+};
+
+Replayed replay_one(const LaunchCapture& c, const ReplayArgs& a, const RunOptions& options, bool progress) {
+  Replayed out;
+  const auto t0 = std::chrono::steady_clock::now();
+  RunOptions o = options;
+  ProgressLine line(human_kernel(c));
+  if (!progress) o.progress = line.callback();  // several launches: the [i/n] line instead
+  out.r = replay_launch(c, o);
+  line.finish();
+  if (a.stage.stage) {
+    // The oracle's stores, enc5's values (facts F1); compared with the capture's own window.
+    const StagePayload mine = compute_stage_payload(c, *a.stage.stage, a.stage.debug_base, options);
+    out.stage = diff_stage(read_stage_payload(c, *a.stage.stage, a.stage.debug_base), mine);
+    store_stage_payload(out.r.output_alloc, c.output.offset, mine, c.output.file);
+  }
+  out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (c.results) {
+    out.arena = diff_arena(c.results->output_alloc, out.r.output_alloc, c.ex, c.ey, c.output.offset, c.ox, c.oy);
+    out.surface = diff_surface(c.results->surface_bytes, out.r.surface_bytes, c.surface.width, c.surface.height, c.surface.pitch);
+  }
+  return out;
+}
+
+bool reproduced(const Replayed& x) { return x.arena.identical() && x.surface.identical() && (!x.stage || x.stage->identical()); }
+
+void print_launch(const LaunchCapture& c, const ReplayArgs& a, const Replayed& x, const std::vector<std::string>& paths, bool first, bool progress) {
+  if (a.json) {
+    std::printf("%s\n  {\"source\": %s, \"launch\": %u, \"kernel\": %s, \"ex\": %u, \"ey\": %u, \"ms\": %.3f, \"outputs\": [%s, %s]",
+                first ? "" : ",", json_escape(c.source).c_str(), c.launch, json_escape(c.kernel).c_str(), c.ex, c.ey, x.ms,
+                json_escape(paths[0]).c_str(), json_escape(paths[1]).c_str());
+    if (c.results) std::printf(", \"arena\": %s, \"surface\": %s", to_json(x.arena).c_str(), to_json(x.surface).c_str());
+    if (x.stage) std::printf(", \"stage\": %s", to_json(*x.stage).c_str());
+    std::printf("}");
+    return;
+  }
+  std::string verdict = "no results in the capture";
+  if (c.results)
+    verdict = reproduced(x) ? std::string("reproduces the capture's results") + (x.stage ? std::string(" and stage ") + a.stage.stage->name : "")
+                            : "DIFFERS from the capture's results: arena " + std::to_string(x.arena.differing) + " bytes, surface " +
+                                  std::to_string(x.surface.differing) + " bytes" +
+                                  (x.stage ? ", stage " + x.stage->stage + " " + std::to_string(x.stage->differing) + " registers" : "");
+  if (progress) std::fprintf(stderr, "\r\033[K");
+  std::printf("%s: ex %u, ey %u, block offset (%u, %u), %.1f ms: %s\n", human_kernel(c).c_str(), c.ex, c.ey, c.ox, c.oy, x.ms, verdict.c_str());
+  if (x.stage && !x.stage->identical()) std::printf("  %s", describe(*x.stage).c_str());
+  for (const auto& p : paths) std::printf("  wrote %s\n", p.c_str());
+}
+
+int replay_main(const Args& args) {
+  const ReplayArgs a = parse_replay_args(args);
+  if (a.help) {
+    std::fputs(kReplayHelp, stdout);
+    return kExitOk;
+  }
+  if (a.capture.empty()) throw UsageError("no CAPTURE folder given");
+  if (a.out.empty()) throw UsageError("no output folder: add -o DIR");
+  const RunOptions options = a.run.options();
   // Every launch's files or none (io/output_set.hpp); an unwritable folder is found before any launch runs.
-  OutputSet set(out);
-  const auto launches = load_captures(capture, load);
+  OutputSet set(a.out);
+  const auto launches = load_captures(a.capture, a.load);
   const bool progress = progress_enabled() && launches.size() > 1;
   double total_ms = 0;
   int differing = 0, with_results = 0;
-  if (json) std::printf("{\"launches\": [");
+  if (a.json) std::printf("{\"launches\": [");
   for (std::size_t i = 0; i < launches.size(); ++i) {
     const LaunchCapture& c = launches[i];
     if (progress) std::fprintf(stderr, "\r[%zu/%zu] %s ...", i + 1, launches.size(), human_kernel(c).c_str());
-    const auto t0 = std::chrono::steady_clock::now();
-    RunOptions o = options;
-    ProgressLine line(human_kernel(c));
-    if (!progress) o.progress = line.callback();  // several launches: the [i/n] line instead
-    ReplayOutputs r = replay_launch(c, o);
-    line.finish();
-    std::optional<StageDiff> dstage;
-    if (stage.stage) {
-      // The oracle's stores, enc5's values (facts F1); compared with the capture's own window.
-      const StagePayload mine = compute_stage_payload(c, *stage.stage, stage.debug_base, options);
-      dstage = diff_stage(read_stage_payload(c, *stage.stage, stage.debug_base), mine);
-      store_stage_payload(r.output_alloc, c.output.offset, mine, c.output.file);
-    }
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    total_ms += ms;
-    const auto paths = write_replay_outputs(set, c, r);
-    std::string verdict = "no results in the capture";
-    FileDiff da, ds;
+    const Replayed x = replay_one(c, a, options, progress);
+    total_ms += x.ms;
+    const auto paths = write_replay_outputs(set, c, x.r);
     if (c.results) {
       ++with_results;
-      da = diff_arena(c.results->output_alloc, r.output_alloc, c.ex, c.ey, c.output.offset, c.ox, c.oy);
-      ds = diff_surface(c.results->surface_bytes, r.surface_bytes, c.surface.width, c.surface.height, c.surface.pitch);
-      const bool same = da.identical() && ds.identical() && (!dstage || dstage->identical());
-      if (!same) ++differing;
-      verdict = same ? std::string("reproduces the capture's results") + (dstage ? std::string(" and stage ") + stage.stage->name : "")
-                     : "DIFFERS from the capture's results: arena " + std::to_string(da.differing) + " bytes, surface " +
-                           std::to_string(ds.differing) + " bytes" +
-                           (dstage ? ", stage " + dstage->stage + " " + std::to_string(dstage->differing) + " registers" : "");
+      if (!reproduced(x)) ++differing;
     }
-    if (json) {
-      std::printf("%s\n  {\"source\": %s, \"launch\": %u, \"kernel\": %s, \"ex\": %u, \"ey\": %u, \"ms\": %.3f, \"outputs\": [%s, %s]",
-                  i ? "," : "", json_escape(c.source).c_str(), c.launch, json_escape(c.kernel).c_str(), c.ex, c.ey, ms,
-                  json_escape(paths[0]).c_str(), json_escape(paths[1]).c_str());
-      if (c.results) std::printf(", \"arena\": %s, \"surface\": %s", to_json(da).c_str(), to_json(ds).c_str());
-      if (dstage) std::printf(", \"stage\": %s", to_json(*dstage).c_str());
-      std::printf("}");
-    } else {
-      if (progress) std::fprintf(stderr, "\r\033[K");
-      std::printf("%s: ex %u, ey %u, block offset (%u, %u), %.1f ms: %s\n", human_kernel(c).c_str(), c.ex, c.ey, c.ox, c.oy, ms,
-                  verdict.c_str());
-      if (dstage && !dstage->identical()) std::printf("  %s", describe(*dstage).c_str());
-      for (const auto& p : paths) std::printf("  wrote %s\n", p.c_str());
-    }
+    print_launch(c, a, x, paths, i == 0, progress);
     std::fflush(stdout);
   }
   set.commit();
   const double per = total_ms / launches.size();
-  if (json) {
+  if (a.json) {
     std::printf("\n], \"launches_run\": %zu, \"total_ms\": %.3f, \"ms_per_launch\": %.3f, \"differing\": %d, \"with_results\": %d}\n",
                 launches.size(), total_ms, per, differing, with_results);
   } else if (launches.size() > 1) {
@@ -192,7 +223,7 @@ int replay_main(const Args& args) {
                 per > 0 ? 1000.0 / per : 0.0,
                 with_results ? (", " + std::to_string(differing) + " of " + std::to_string(with_results) + " differ from the capture").c_str() : "");
   }
-  return differing ? 1 : 0;
+  return differing ? kExitDifferent : kExitOk;
 }
 
 int capture_main(const Args& args) {

@@ -1393,10 +1393,14 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
   const std::uint64_t nthreads = static_cast<std::uint64_t>(block.x) * block.y * block.z;
   if (block.x == 0 || block.y == 0 || block.z == 0 || nthreads > 1024)
     throw PtxError("block (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," + std::to_string(block.z) + ") is not a valid CTA shape (1..1024 threads)");
-  const std::uint64_t nctas = static_cast<std::uint64_t>(grid.x) * grid.y * grid.z;
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || nctas > kMaxCtas)
+  // x·y·z of three u32 can wrap 64 bits: a wrapped product counts as too large.
+  std::uint64_t nctas = 0;
+  const bool wraps = __builtin_mul_overflow(static_cast<std::uint64_t>(grid.x) * grid.y, static_cast<std::uint64_t>(grid.z), &nctas);
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || wraps || nctas > kMaxCtas)
     throw PtxError("grid (" + std::to_string(grid.x) + "," + std::to_string(grid.y) + "," + std::to_string(grid.z) + ") is " +
-                   (nctas == 0 ? "empty" : "larger than the interpreter's limit of " + std::to_string(kMaxCtas) + " CTAs"));
+                   (nctas == 0 && !wraps ? std::string("empty")
+                                         : "larger than the interpreter's limit of " + std::to_string(kMaxCtas) + " CTAs (" +
+                                               (wraps ? std::string("more than 2^64") : std::to_string(nctas)) + ")"));
   // 16 MiB of registers per warp at most (hostile register counts; the decoder's limit).
   if (f->nregs > kMaxRegisters || f->npreds > kMaxRegisters)
     throw PtxError(m.filename + ": entry " + f->name + " has more than " + std::to_string(kMaxRegisters) + " register slots");
