@@ -10,6 +10,7 @@
 #include "base/errors.hpp"
 #include "capture/diff.hpp"
 #include "io/files.hpp"
+#include "io/links.hpp"
 #include "layout/arena.hpp"
 #include "model/layer.hpp"
 #include "numerics/f16.hpp"
@@ -151,7 +152,7 @@ StagePayload read_stage_payload(const LaunchCapture& c, const DebugStage& s, std
     std::vector<std::uint8_t> loaded;
     const std::vector<std::uint8_t>* bytes = k.bytes;
     if (!bytes) {
-      loaded = read_file_bytes(k.file);
+      loaded = read_file_no_link(k.file);  // never through a link (io/links.hpp)
       if (loaded.size() != k.size) throw InputError(k.file, std::min<std::uint64_t>(loaded.size(), k.size), std::to_string(k.size) + " bytes", std::to_string(loaded.size()) + " bytes (the file changed)");
       bytes = &loaded;
     }
