@@ -4,7 +4,7 @@
 #   2. checks the device's own FP8 mma against the numerics core (random 32-term m16n8k32 tiles);
 #   3. runs the demo, stress, odd-extent and block-offset frames on the GPU and compares them
 #      byte for byte with the golden model (enc5 run --engine golden) under the profile that
-#      models the device (sm_89 -> ada, sm_90/sm_100 -> hopper);
+#      models the device (sm_89 -> ada, sm_90/sm_100 -> hopper, sm_120 -> blackwell, a model);
 #   4. times the kernel (ms per frame) for the real, 1080p and 4K geometries against the CPU
 #      engine in the same run;
 # and prints a summary to paste into docs/performance.md. Without an NVIDIA GPU it says so and

@@ -42,11 +42,8 @@ const ptx::Module& kernel_module(bool trace) {
   return *m[trace];
 }
 
-std::vector<const Profile*> profiles() {
-  std::vector<const Profile*> v = {&profile_ada(), &profile_zluda()};
-  if (const Profile* h = find_profile("hopper")) v.push_back(h);
-  return v;
-}
+// Every profile (the CUDA port is profile-free: the interpreter gives it each profile's mma).
+const std::vector<const Profile*>& profiles() { return all_profiles(); }
 
 struct Frame {
   std::string name;

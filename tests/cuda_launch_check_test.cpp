@@ -34,7 +34,8 @@ TEST(CudaLaunchCheck, ProfileOfTheDevice) {
   EXPECT_EQ(cuda::profile_for_compute_capability(9, 0), "hopper");
   EXPECT_EQ(cuda::profile_for_compute_capability(10, 0), "hopper");
   EXPECT_EQ(cuda::profile_for_compute_capability(8, 6), "");
-  EXPECT_EQ(cuda::profile_for_compute_capability(12, 0), "");
+  EXPECT_EQ(cuda::profile_for_compute_capability(12, 0), "blackwell");
+  EXPECT_EQ(cuda::profile_for_compute_capability(12, 1), "");  // sm_121 (GB10): not what MMA-Sim modelled
 }
 
 TEST(CudaLaunchCheck, ParameterBlockMirrorsTheLaunch) {

@@ -186,7 +186,7 @@ TEST(EvalCli, MmaCornerReadings) {
   std::vector<std::string> o(65, "0x00");
   o[0] = o[32] = "0x48";
   o[64] = "0x7bff";
-  for (const char* p : {"ada", "zluda", "hopper"}) {
+  for (const char* p : {"ada", "zluda", "hopper", "blackwell"}) {
     EXPECT_EQ(one(words({kMma, "--profile", p}, o)), "0x7c00") << p;
     EXPECT_EQ(one(words({kMma, "--profile", p, "--reading", "mma-overflow=saturate"}, o)), "0x7bff") << p;
   }
@@ -202,7 +202,33 @@ TEST(EvalCli, MmaCornerReadings) {
   EXPECT_NE(unknown.err.find("allowed"), std::string::npos) << unknown.err;
   const CliRun badp = eval(words({kMma, "--profile", "volta"}, ops));
   EXPECT_EQ(badp.status, 2);
-  EXPECT_NE(badp.err.find("ada|zluda|hopper"), std::string::npos) << badp.err;
+  EXPECT_NE(badp.err.find("ada|zluda|hopper|blackwell"), std::string::npos) << badp.err;
+}
+
+// --profile blackwell (MMA-Sim's sm_120 model, docs/readings.md §3): hand-worked cases of
+// tests/blackwell_mma_test.cpp through the CLI.
+TEST(EvalCli, BlackwellProfile) {
+  // C = -0 and 32 products -0: +0 (the model's zero), -0 under mma-zero-sign=ieee
+  std::vector<std::string> z(65, "0x00");
+  for (int k = 32; k < 64; ++k) z[k] = "0xb8";
+  z[64] = "0x8000";
+  EXPECT_EQ(one(words({kMma, "--profile", "blackwell"}, z)), "0x0000");
+  EXPECT_EQ(one(words({kMma, "--profile", "blackwell", "--reading", "mma-zero-sign=ieee"}, z)), "0x8000");
+  // 4096 + 2 (a tie) + 2^-13 (= q = 2^(12-25): kept) -> 4100; with 2^-14 instead -> 4096
+  std::vector<std::string> t(65, "0x00");
+  t[0] = "0x78", t[32] = "0x58";   // 2^8 * 2^4
+  t[1] = "0x40", t[33] = "0x38";   // 2 * 1
+  t[20] = "0x08", t[52] = "0x04";  // 2^-6 * 2^-7, in the second half: one block
+  t[64] = "0x0000";
+  EXPECT_EQ(one(words({kMma, "--profile", "blackwell"}, t)), "0x6c01");
+  EXPECT_EQ(one(words({kMma, "--profile", "ada"}, t)), "0x6c00");
+  t[52] = "0x02";
+  EXPECT_EQ(one(words({kMma, "--profile", "blackwell"}, t)), "0x6c00");
+  // +448^2 in k 0..15 and -448^2 in k 16..31 cancel in the fused block (ada: +Inf)
+  std::vector<std::string> h(65, "0x00");
+  h[0] = h[32] = "0x7e", h[16] = "0xfe", h[48] = "0x7e";
+  EXPECT_EQ(one(words({kMma, "--profile", "blackwell"}, h)), "0x0000");
+  EXPECT_EQ(one(words({kMma, "--profile", "ada"}, h)), "0x7c00");
 }
 
 // ---- single instructions, expected values worked by hand from numerics.md ------------------

@@ -237,6 +237,19 @@ TEST(RunCli, ReadingsListsTheRegistry) {
     EXPECT_EQ(std::system(check.c_str()), 0) << j.out;
   }
   EXPECT_EQ(dir.enc5("readings --bogus").status, 2);
+  // Every profile with its mma-* values; blackwell marked as a model (docs/readings.md §3).
+  for (const Profile* p : all_profiles()) EXPECT_TRUE(contains(r.out, "\n  " + std::string(p->name) + " ")) << p->name;
+  EXPECT_TRUE(contains(r.out, "MMA-Sim's model of its native FP8 mma (model, unmeasured")) << r.out;
+  EXPECT_TRUE(contains(r.out, "mma-zero-sign=plus")) << r.out;  // blackwell's value
+}
+
+TEST(RunCli, HelpNamesEveryProfileAndMarksTheModel) {
+  TempDir dir;
+  const Result r = dir.enc5("--help");
+  for (const Profile* p : all_profiles()) EXPECT_TRUE(contains(r.out, "\n  " + std::string(p->name) + " ")) << p->name;
+  EXPECT_TRUE(contains(r.out, "RTX 5090 / 5080): MMA-Sim's model of its native FP8 mma (model, unmeasured")) << r.out;
+  const Result run = dir.enc5("run --help");
+  EXPECT_TRUE(contains(run.out, "ada|zluda|hopper|blackwell")) << run.out;
 }
 
 TEST(RunCli, SequenceRunsEveryFrameFolderAndSummarises) {

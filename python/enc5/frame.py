@@ -210,7 +210,8 @@ def run(input_arena, texture, weights=None, *, ex: int | None = None, ey: int | 
     weights      a WeightImage, or what WeightImage() accepts (path, bytes, uint8 array);
                  None = the default image.
     engine       'fast' (default) or 'golden': the fast engine is bit-identical to the golden model
-    profile      'ada' (NVIDIA Ada), 'zluda' (d4r's ZLUDA on RDNA4) or 'hopper' (H100/H200/B200);
+    profile      'ada' (NVIDIA Ada), 'zluda' (d4r's ZLUDA on RDNA4), 'hopper' (H100/H200/B200) or
+                 'blackwell' (RTX 50, sm_120: a model, unmeasured);
                  readings  {name: value}, see readings();
     threads      0 = all hardware threads; the output bytes do not depend on it.
     block_offset (ox, oy), u16 each (param+80/+82): block b's origin is 8*ctaid - offset.

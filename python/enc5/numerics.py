@@ -10,8 +10,9 @@ The packed ``.f16x2`` forms are the scalar operation on each half (numerics.md),
 separate functions here: apply the scalar one to ``a.view(np.float16)`` of a uint32 array.
 
 ``profile`` is ``'ada'`` (an NVIDIA Ada GPU, sm_89, the default), ``'zluda'`` (d4r's ZLUDA on
-AMD RDNA4) or ``'hopper'`` (NVIDIA H100 / H200, sm_90, and B200, sm_100, where the FP8 mma is
-emulated with f16 tensor-core operations); it changes the mma accumulation and the e4m3 encoding of a negative NaN. Long arrays are evaluated
+AMD RDNA4), ``'hopper'`` (NVIDIA H100 / H200, sm_90, and B200, sm_100, where the FP8 mma is
+emulated with f16 tensor-core operations) or ``'blackwell'`` (RTX 50, sm_120: MMA-Sim's model of its
+native FP8 mma, unmeasured); it changes the mma accumulation and the e4m3 encoding of a negative NaN. Long arrays are evaluated
 with the GIL released.
 """
 
@@ -22,7 +23,7 @@ import numpy as np
 from . import _checks as C
 from . import _enc5
 
-PROFILES = ("ada", "zluda", "hopper")
+PROFILES = ("ada", "zluda", "hopper", "blackwell")
 
 
 def _profile(p) -> str:

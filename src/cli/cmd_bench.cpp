@@ -23,7 +23,7 @@ namespace {
 
 void help() {
   std::printf(
-      "usage: enc5 bench [--geometry small|real|1080p|4k]... [--profile ada|zluda|hopper]... [--simd scalar|avx2|avx512|avx512vnni]...\n"
+      "usage: enc5 bench [--geometry small|real|1080p|4k]... [--profile ada|zluda|hopper|blackwell]... [--simd scalar|avx2|avx512|avx512vnni]...\n"
       "                  [--threads N] [--reps N] [--golden-reps N] [--no-golden] [--no-reference]\n\n"
       "Times whole frames (synthetic inputs, default weights) with the golden model and the fast engine.\n"
       "The golden model runs on the small geometry (one block) only; its time for the larger geometries\n"

@@ -1,6 +1,6 @@
 // enc5 eval: evaluates one instruction of numerics.md on hex operands and prints the result in hex.
 //
-//   enc5 eval INSTRUCTION OPERAND... [--profile ada|zluda|hopper] [--reading mma-NAME=VALUE]...
+//   enc5 eval INSTRUCTION OPERAND... [--profile ada|zluda|hopper|blackwell] [--reading mma-NAME=VALUE]...
 //   enc5 eval --batch INSTRUCTION [--profile ...] [--reading ...]    (one case per stdin line)
 //   enc5 eval --list | --help
 //
@@ -251,16 +251,17 @@ std::vector<std::string_view> split_words(std::string_view line) {
 
 void print_help(std::FILE* to) {
   std::fprintf(to,
-               "usage: enc5 eval INSTRUCTION OPERAND... [--profile ada|zluda|hopper] [--reading mma-NAME=VALUE]...\n"
-               "       enc5 eval --batch INSTRUCTION [--profile ada|zluda|hopper] [--reading mma-NAME=VALUE]...\n"
+               "usage: enc5 eval INSTRUCTION OPERAND... [--profile ada|zluda|hopper|blackwell] [--reading mma-NAME=VALUE]...\n"
+               "       enc5 eval --batch INSTRUCTION [--profile ada|zluda|hopper|blackwell] [--reading mma-NAME=VALUE]...\n"
                "       enc5 eval --list | --help\n\n"
                "Evaluates one PTX instruction of the enc5 kernel exactly as enc5 models it (docs: numerics.md).\n"
                "Operands are the raw register bits in hex (\"0x\" optional, leading zeros allowed, at most the\n"
                "register's width). The result is printed as \"0x\" + register-width/4 lower-case hex digits;\n"
                "per-lane instructions print lanes 0..31 on one line, separated by spaces.\n\n"
                "options:\n"
-               "  --profile P  ada (default: an NVIDIA Ada GPU, sm_89), zluda (d4r's ZLUDA on AMD RDNA4) or\n"
-               "               hopper (NVIDIA H100/H200, sm_90, and B200, sm_100); it changes the mma\n"
+               "  --profile P  ada (default: an NVIDIA Ada GPU, sm_89), zluda (d4r's ZLUDA on AMD RDNA4),\n"
+               "               hopper (NVIDIA H100/H200, sm_90, and B200, sm_100) or blackwell (RTX 50,\n"
+               "               sm_120: MMA-Sim's model, unmeasured); it changes the mma\n"
                "               accumulation and the e4m3 conversion of a negative NaN\n"
                "  --reading NAME=VALUE\n"
                "               an instruction-level reading (mma-zero-sign, mma-nan-operand,\n"

@@ -73,7 +73,7 @@ options:
   --entry NAME          the entry to run
   --capture CAP         a replay capture or launch-dump folder (enc5 replay reads the same)
   -o, --out DIR         output folder
-  --profile ada|zluda|hopper
+  --profile ada|zluda|hopper|blackwell
                         instruction semantics (default ada; as enc5 run)
   --threads N           CTAs in parallel (default 0 = all hardware threads); output is identical
   --repeat N            bench: runs (default 3)

@@ -42,7 +42,7 @@ results, each launch also says whether enc5 reproduced them (see enc5 diff for t
 
 options:
   -o, --out DIR             output folder (created if missing; required)
-  --profile ada|zluda|hopper
+  --profile ada|zluda|hopper|blackwell
                             instruction semantics (default ada; as enc5 run)
   --reading NAME=VALUE      a reading of an open spec question (repeatable; enc5 readings)
   --engine golden|fast      implementation (default fast; bit-identical to golden)
@@ -86,7 +86,7 @@ options:
                             holds stage NAME (w1..w12, p13c, p13d) of warp 0 of every block,
                             from enc5's trace, at the arena pointer + the debug base
   --debug-base N            D4R_RRSWIN_DEBUG_BASE (default 4000000)
-  --profile ada|zluda|hopper, --reading NAME=VALUE, --engine golden|fast, --threads N
+  --profile ada|zluda|hopper|blackwell, --reading NAME=VALUE, --engine golden|fast, --threads N
                             the run whose outputs the capture holds (as enc5 run)
   -h, --help                this text
 

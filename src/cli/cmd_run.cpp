@@ -69,10 +69,10 @@ options:
                             extents (the surface's size) and block offsets, read and checked
                             exactly as enc5 replay reads them; --ex/--ey/--block-offset override
   --launch N                with --from-dump: the launch to run (default: the first)
-  --profile ada|zluda|hopper
+  --profile ada|zluda|hopper|blackwell
                             instruction semantics: ada (default) = an NVIDIA Ada GPU (sm_89),
                             zluda = d4r's ZLUDA on AMD RDNA4, hopper = NVIDIA H100/H200 (sm_90)
-                            and B200 (sm_100)
+                            and B200 (sm_100), blackwell = RTX 50 (sm_120; a model, unmeasured)
   --reading NAME=VALUE      set a reading of an open spec question (repeatable; `enc5 readings`)
   --engine golden|fast      implementation to run (default fast; bit-identical to golden)
   --threads N               worker threads (default 0 = all hardware threads)
@@ -560,8 +560,8 @@ int cmd_readings(const Args& args) {
   // The instruction-level readings' value "profile" means the profile's own (numerics/profile.cpp).
   std::printf("\nprofiles (--profile) and the values their mma-* readings stand for:\n");
   for (const Profile* p : all_profiles()) {
-    std::printf("  %-7s %.*s%s\n         ", std::string(p->name).c_str(), static_cast<int>(p->stands_for.size()), p->stands_for.data(),
-                p->measured ? "" : " (a MODEL: no public measurements)");
+    std::printf("  %-9s %.*s%s\n           ", std::string(p->name).c_str(), static_cast<int>(p->stands_for.size()), p->stands_for.data(),
+                p->measured ? "" : " (model, unmeasured: no public measurements)");
     for (const ReadingInfo& r : registry)
       if (is_instruction_reading(r.name)) std::printf(" %s=%s", r.name.c_str(), profile_reading_value(*p, r.name).c_str());
     std::printf("\n");

@@ -25,9 +25,9 @@ using namespace enc5::capture;
 namespace fs = std::filesystem;
 
 constexpr const char* kSettleHelp = R"(usage: enc5 settle CAPTURE [OPTIONS]
-       enc5 settle --oracle FILE.ptx [--entry NAME] [--oracle-profile ada|zluda|hopper] [OPTIONS]
+       enc5 settle --oracle FILE.ptx [--entry NAME] [--oracle-profile ada|zluda|hopper|blackwell] [OPTIONS]
 
-Finds which readings (enc5 readings) and profile (ada | zluda | hopper) reproduce the original's outputs
+Finds which readings (enc5 readings) and profile (ada | zluda | hopper | blackwell) reproduce the original's outputs
 that CAPTURE holds: the arg048 output arena and the arg112 surface of a launch-dump folder (facts
 F5), or a replay capture's results/ folder (docs/captures.md).
 

@@ -47,7 +47,7 @@ void usage(std::FILE* to) {
   std::fprintf(to, "\nprofiles (--profile of run, replay, capture, eval, bench; settle searches them all):\n");
   for (const enc5::Profile* p : enc5::all_profiles())
     std::fprintf(to, "  %-13s %.*s%s\n", std::string(p->name).c_str(), static_cast<int>(p->stands_for.size()), p->stands_for.data(),
-                 p->measured ? "" : " (a MODEL: no public measurements)");
+                 p->measured ? "" : " (model, unmeasured: no public measurements)");
 }
 
 // The one place a command's error becomes a message and an exit status (commands.hpp kExit*):

@@ -13,7 +13,7 @@ namespace enc5::cuda {
 std::string unsupported_reading(const Readings& r);
 
 // The semantics profile that models a device of compute capability major.minor: "ada" for 8.9,
-// "hopper" for 9.x and 10.x, "" for others (the caller reports which).
+// "hopper" for 9.x and 10.x, "blackwell" for 12.0, "" for others (the caller reports which).
 std::string profile_for_compute_capability(int major, int minor);
 
 }  // namespace enc5::cuda

@@ -24,6 +24,8 @@
 //     are -0 (IEEE 754 §6.3 for a sum of several addends under round to nearest); otherwise +0
 //     (`plus`: always +0). In `hopper` the HMMAs start from +0 and the final add is an IEEE f16
 //     add, so its result is never -0: (+0) + (-0) = +0.
+//     `blackwell` (MMA-Sim's model) has `plus` as its profile value: its model returns +0 for every
+//     zero sum (profile.cpp); its accumulation below computes the IEEE sign like the others.
 #include "numerics/mma.hpp"
 
 #include <array>
@@ -140,7 +142,7 @@ std::int64_t f32_rne_units(std::int64_t v) {
   return neg ? -r : r;
 }
 
-// ---- the three accumulation models -------------------------------------------------------------
+// ---- the four accumulation models -------------------------------------------------------------
 
 // A product in units: (x 2^-9)(y 2^-9) = xy 2^-18 = xy 2^6 units.
 std::int64_t product_units(e4m3_t a, e4m3_t b) {
@@ -152,17 +154,21 @@ bool product_is_negative_zero(e4m3_t a, e4m3_t b) {
   return (kE4m3[a].units9 == 0 || kE4m3[b].units9 == 0) && (e4m3_code_is_neg(a) != e4m3_code_is_neg(b));
 }
 
-// numerics.md `ada`, one half (16 k values in the ISA order) applied to the f16 accumulator.
+// One block of n products (k in the ISA order) and the f16 accumulator, each term truncated to
+// q = 2^(maxE - kept_bits), exact sum, one f16 RNE: numerics.md `ada`'s half (n = 16, 13 kept bits)
+// and MMA-Sim's sm_120 model (`blackwell`: n = 32, 25 kept bits, docs/readings.md §3), which differ
+// only in the block and the window. E(product) = e(a) + e(b) with e(x) = max(floor(log2|x|), -6),
+// E(acc) = max(floor(log2|acc|), -14); zero terms never set the maximum.
 // Written without data-dependent branches in the loops (the PTX interpreter runs it 256 times per
 // mma.sync): a zero product is a term of value 0 that does not take part in the maximum.
-f16_t ada_half(const e4m3_t* a, const e4m3_t* b, f16_t acc, MmaOverflow overflow) {
+f16_t truncated_block(const e4m3_t* a, const e4m3_t* b, int n, f16_t acc, int kept_bits, MmaOverflow overflow) {
   const F16Parts c = f16_parts(acc);
   if (c.cls == F16Class::inf) return acc;  // products are finite: Inf + finite = Inf
   // The terms: each product (zero ones are inert), plus acc when it is nonzero (c.units = 0 else).
   constexpr int kNoTerm = -1000;  // below every E: a zero term never raises the maximum
-  std::int64_t term[16];
+  std::int64_t term[32];
   int max_e = c.cls == F16Class::finite ? c.ada_exponent : kNoTerm;  // E(acc) = max(floor(log2|acc|), -14)
-  for (int k = 0; k < 16; ++k) {
+  for (int k = 0; k < n; ++k) {
     const std::int64_t p = product_units(a[k], b[k]);
     term[k] = p;
     const int e = kE4m3[a[k]].ada_e + kE4m3[b[k]].ada_e;  // E = e(a) + e(b)
@@ -171,22 +177,27 @@ f16_t ada_half(const e4m3_t* a, const e4m3_t* b, f16_t acc, MmaOverflow overflow
   if (max_e == kNoTerm) {
     // No nonzero term: the exact sum is a zero, -0 only when acc and every product are -0.
     bool all_negative_zero = c.cls == F16Class::zero && c.neg;
-    for (int k = 0; k < 16; ++k) all_negative_zero = all_negative_zero && product_is_negative_zero(a[k], b[k]);
+    for (int k = 0; k < n; ++k) all_negative_zero = all_negative_zero && product_is_negative_zero(a[k], b[k]);
     return all_negative_zero ? 0x8000 : 0x0000;
   }
-  // q = 2^(maxE - 13) = 2^(maxE + 11) units. When q is below one unit (maxE < -11) every term,
-  // a multiple of one unit, is already a multiple of q and truncation changes nothing.
-  const int shift = max_e + 11 > 0 ? max_e + 11 : 0;
+  // q = 2^(maxE - kept_bits) = 2^(maxE + 24 - kept_bits) units. When q is below one unit every
+  // term, a multiple of one unit, is already a multiple of q and truncation changes nothing.
+  const int q_log2_units = max_e + 24 - kept_bits;
+  const int shift = q_log2_units > 0 ? q_log2_units : 0;
   // sign(t) * floor(|t| / q) * q: truncation toward zero, done on the magnitude.
   auto truncate = [shift](std::int64_t t) {
     const std::int64_t mag = ((t < 0 ? -t : t) >> shift) << shift;
     return t < 0 ? -mag : mag;
   };
   std::int64_t sum = truncate(c.units);
-  for (int k = 0; k < 16; ++k) sum += truncate(term[k]);
-  // The largest term keeps at least its leading bit (|term| >= 2^(E-6) >= q), so a zero sum here
-  // is a cancellation: +0 under round to nearest.
+  for (int k = 0; k < n; ++k) sum += truncate(term[k]);
+  // The largest term keeps at least its leading bit (a product is >= 2^(E-6), acc >= 2^(E-10),
+  // both >= q for kept_bits >= 10), so a zero sum here is a cancellation: +0 under round to nearest.
   return f16_rne_units(sum, false, overflow);
+}
+
+f16_t ada_half(const e4m3_t* a, const e4m3_t* b, f16_t acc, MmaOverflow overflow) {
+  return truncated_block(a, b, 16, acc, 13, overflow);  // q = 2^(maxE - 13)
 }
 
 f16_t mma_dot_ada(const e4m3_t a[32], const e4m3_t b[32], f16_t c, MmaOverflow overflow) {
@@ -207,6 +218,13 @@ f16_t mma_dot_zluda(const e4m3_t a[32], const e4m3_t b[32], f16_t c, MmaOverflow
   }
   if (sum == 0) return all_negative_zero ? 0x8000 : 0x0000;
   return f16_rne_units(f32_rne_units(sum), false, overflow);
+}
+
+// numerics.md "Consumer Blackwell" / MMA-Sim's sm_120 model (docs/readings.md §3 "blackwell"): one
+// fused block of the 32 products and C, each truncated to q = 2^(maxE - 25), one f16 RNE. The k
+// order does not matter (an exact sum, and the maximum is over the whole block).
+f16_t mma_dot_blackwell(const e4m3_t a[32], const e4m3_t b[32], f16_t c, MmaOverflow overflow) {
+  return truncated_block(a, b, 32, c, 25, overflow);
 }
 
 // numerics.md `hopper`, one f16 HMMA over the k of one group (ISA order, k mod 4 in {0,1} or
@@ -300,6 +318,9 @@ f16_t mma_dot_finite_codes(const Profile& p, const e4m3_t a[32], const e4m3_t b[
       break;
     case MmaAccumulation::hopper_two_hmma:
       d = mma_dot_hopper(a, b, c, k.overflow);
+      break;
+    case MmaAccumulation::blackwell_fused_sum:
+      d = mma_dot_blackwell(a, b, c, k.overflow);
       break;
   }
   // mma-zero-sign `plus`: a final map is the same as +0 at every inner rounding, because an inner

@@ -28,12 +28,24 @@ const Profile& profile_hopper() {
   return p;
 }
 
+const Profile& profile_blackwell() {
+  // NVIDIA consumer Blackwell (sm_120: RTX 5090 / 5080 / ...), whose FP8 mma.sync is native: MMA-Sim's
+  // model (numerics.md "Consumer Blackwell"; docs/readings.md §3 "blackwell"), with no public
+  // measurement behind it. Its corners are the model's: a zero sum is +0 (mma-zero-sign=plus), a NaN
+  // operand (NaN x 0 too) or NaN C gives 0x7FFF, C = +-Inf gives C, a sum >= 65520 gives Inf.
+  // The e4m3 NaN byte follows NVIDIA's host emulation like `ada` (unmeasured, docs/readings.md §2).
+  static const Profile p{"blackwell", MmaAccumulation::blackwell_fused_sum, /*e4m3_nan_keeps_sign=*/false,
+                         MmaCorners{MmaZeroSign::plus, MmaNanOperand::any, MmaNanPayload::canonical, MmaOverflow::inf},
+                         "NVIDIA consumer Blackwell (sm_120: RTX 5090 / 5080): MMA-Sim's model of its native FP8 mma", false};
+  return p;
+}
+
 const std::vector<const Profile*>& all_profiles() {
-  static const std::vector<const Profile*> k{&profile_ada(), &profile_zluda(), &profile_hopper()};
+  static const std::vector<const Profile*> k{&profile_ada(), &profile_zluda(), &profile_hopper(), &profile_blackwell()};
   return k;
 }
 
-std::string_view profile_names() { return "ada|zluda|hopper"; }
+std::string_view profile_names() { return "ada|zluda|hopper|blackwell"; }
 
 const Profile* find_profile(std::string_view name) {
   for (const Profile* p : all_profiles())

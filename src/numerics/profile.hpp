@@ -1,7 +1,7 @@
 // The semantics profiles (numerics.md "profiles"): the small specialisation layer in the spirit of
 // SoftFloat's specialize.h. Everything that differs between an NVIDIA Ada GPU, d4r's ZLUDA
-// translation on RDNA4 and an NVIDIA Hopper/Blackwell datacenter GPU is a field here; the
-// operations in f16/e4m3/mma read it, nothing else does.
+// translation on RDNA4, an NVIDIA Hopper/Blackwell datacenter GPU and a consumer Blackwell GPU
+// (a model) is a field here; the operations in f16/e4m3/mma read it, nothing else does.
 #pragma once
 #include <string_view>
 #include <vector>
@@ -19,6 +19,9 @@ enum class MmaAccumulation {
   // numerics.md "hopper": the e4m3 operands converted to f16, two f16 HMMAs (k mod 4 in {0,1},
   // then {2,3}; 25 kept bits, truncation, exact sum, f16 RNE) from +0, then an f16 add of C.
   hopper_two_hmma,
+  // numerics.md "Consumer Blackwell" (MMA-Sim's sm_120 model, unmeasured): ONE fused block of the
+  // 32 products and C, each truncated to 2^(maxE - 25) (E as in `ada`), exact sum, one f16 RNE.
+  blackwell_fused_sum,
 };
 
 // The corners of the mma that no published measurement covers (numerics.md: "Not covered by the
@@ -70,9 +73,10 @@ struct Profile {
 const Profile& profile_ada();
 const Profile& profile_zluda();
 const Profile& profile_hopper();
+const Profile& profile_blackwell();
 // Every profile, the default (ada) first.
 const std::vector<const Profile*>& all_profiles();
-// "ada|zluda|hopper" (for usage lines and error messages).
+// "ada|zluda|hopper|blackwell" (for usage lines and error messages).
 std::string_view profile_names();
 // nullptr when the name is not one of all_profiles().
 const Profile* find_profile(std::string_view name);

@@ -11,7 +11,7 @@ import pytest
 import enc5
 
 SEED = 20261129
-PROFILES = ("ada", "zluda", "hopper")
+PROFILES = ("ada", "zluda", "hopper", "blackwell")
 
 # f16 bit patterns that exercise the edges: zeros, subnormals, the normal boundary, one, max,
 # infinities, NaNs with payloads, 448 (e4m3's max) and around it, e4m3's 2^-10 flush boundary.
@@ -278,8 +278,18 @@ def test_mma_dot_vs_tool(cli, profile):
 
 def test_mma_profiles_differ():
     a, b, c = mma_cases(np.random.default_rng(SEED + 9), 2000)
-    ada, zluda, hopper = (bits16(enc5.mma_dot(a, b, h16(c), p)) for p in ("ada", "zluda", "hopper"))
+    ada, zluda, hopper, blackwell = (bits16(enc5.mma_dot(a, b, h16(c), p)) for p in PROFILES)
     assert np.any(ada != zluda) and np.any(hopper != ada) and np.any(hopper != zluda)
+    assert np.any(blackwell != ada) and np.any(blackwell != hopper)
+    # blackwell and zluda agree on these (25 kept bits below the largest term against an exact sum
+    # rounded to f32): 4096 + 2 (a tie) + 2^-13 keeps 2^-13 in blackwell's window (4100) where
+    # f32 drops it (4096)
+    a = np.zeros(32, np.uint8)
+    b = np.zeros(32, np.uint8)
+    a[0], b[0], a[1], b[1], a[20], b[20] = 0x78, 0x58, 0x40, 0x38, 0x08, 0x04
+    zero = np.array(0, np.uint16).view(np.float16)
+    assert int(np.asarray(enc5.mma_dot(a, b, zero, "blackwell")).view(np.uint16)) == 0x6C01
+    assert int(np.asarray(enc5.mma_dot(a, b, zero, "zluda")).view(np.uint16)) == 0x6C00
 
 
 def test_hopper_zero_sign_and_e4m3_encoding():
@@ -289,6 +299,8 @@ def test_hopper_zero_sign_and_e4m3_encoding():
     c = np.array(0x8000, np.uint16).view(np.float16)
     assert int(np.asarray(enc5.mma_dot(a, b, c, "ada")).view(np.uint16)) == 0x8000
     assert int(np.asarray(enc5.mma_dot(a, b, c, "hopper")).view(np.uint16)) == 0x0000
+    # blackwell: +0 too (MMA-Sim's model: a zero sum is +0; its profile's mma-zero-sign=plus)
+    assert int(np.asarray(enc5.mma_dot(a, b, c, "blackwell")).view(np.uint16)) == 0x0000
     # hopper encodes e4m3 like ada (NVIDIA's host rule for a negative NaN)
     every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
     np.testing.assert_array_equal(enc5.cvt_f16_to_e4m3(every, "hopper"), enc5.cvt_f16_to_e4m3(every, "ada"))

@@ -64,10 +64,11 @@ TOOL_CASES = [
     (["--block-offset", "3,5", "--reading", "arena-order=natural", "--reading", "e61-border=clamp"],
      {"block_offset": (3, 5), "readings": {"arena-order": "natural", "e61-border": "clamp"}}),
     (["--profile", "hopper"], {"profile": "hopper"}),
+    (["--profile", "blackwell"], {"profile": "blackwell"}),
 ]
 
 
-@pytest.mark.parametrize("tool_args,kw", TOOL_CASES, ids=["default", "stress-zluda", "offset-readings", "hopper"])
+@pytest.mark.parametrize("tool_args,kw", TOOL_CASES, ids=["default", "stress-zluda", "offset-readings", "hopper", "blackwell"])
 def test_run_equals_the_tool(cli, tmp_path, tool_args, kw):
     if not cli.has_run():
         pytest.skip("this build's enc5 has no `enc5 run` yet")
