@@ -504,6 +504,63 @@ TEST(EngineGemm, ZludaIntegerBoundsAndZeroSigns) {
   expect_gemm_matches_isa_operands(prof, A, B, c, "bounds");
 }
 
+// `blackwell`'s kernel against mma_dot on the operands its proof is about (kernels_blackwell_impl.hpp):
+// 32 products of 1.875^2 at the block maximum (a truncated sum near 2^32 units of q, more than one
+// int32 holds, for a result of 112.5 that f16 holds), halves that cancel, one large product over
+// tiny ones (truncation below the 25-bit window), a subnormal operand in the largest product, C
+// setting the maximum, f16 ties, overflow, and special C values. Every path, 4 chained k-steps.
+TEST(EngineGemm, BlackwellAdversarialOperands) {
+  const int rows = 13, N = 48, K = 128;
+  SplitMix64 rng(5090);
+  std::vector<e4m3_t> a(static_cast<std::size_t>(rows) * K), b(static_cast<std::size_t>(N) * K);
+  auto pick = [&](std::initializer_list<e4m3_t> v) { return *(v.begin() + rng.next() % v.size()); };
+  for (int r = 0; r < rows; ++r)
+    for (int k = 0; k < K; ++k) {
+      e4m3_t& x = a[static_cast<std::size_t>(r) * K + k];
+      const int kk = k % 32;
+      switch (r % 7) {
+        case 0: x = r == 0 ? e4m3_t{0x3F} : pick({0x3F, 0x3F, 0xBF}); break;  // 1.875 (sum past int32)
+        case 1: x = kk == 5 ? 0x77 : pick({0x01, 0x02, 0x81, 0x08}); break;  // one large, tiny rest
+        case 2: x = kk < 16 ? pick({0x40, 0x48, 0x3C}) : pick({0xC0, 0xC8, 0xBC}); break;  // halves cancel
+        case 3: x = kk == 0 ? 0x01 : pick({0x08, 0x00, 0x04}); break;     // subnormal in the largest product
+        case 4: x = pick({0x7E, 0xFE, 0x7D}); break;                       // overflow
+        case 5: x = pick({0x00, 0x80, 0x20, 0x10}); break;                 // small: C sets the maximum
+        default: x = static_cast<e4m3_t>(rng.next() % 256); if ((x & 0x7F) == 0x7F) x = 0x38; break;
+      }
+    }
+  for (int n = 0; n < N; ++n)
+    for (int k = 0; k < K; ++k)
+      b[static_cast<std::size_t>(n) * K + k] =
+          n % 3 == 0 ? e4m3_t{0x3F} : n % 3 == 1 ? pick({0x7E, 0x38, 0x3F, 0xB8}) : static_cast<e4m3_t>(pick({0x38, 0x40, 0x01, 0x30}) | (rng.next() & 0x80));
+  std::vector<f16_t> c(static_cast<std::size_t>(rows) * N);
+  for (auto& v : c) {
+    const f16_t s[] = {0x0000, 0x8000, 0x6C00, 0x7BFF, 0xFBFF, 0x0001, 0x7C00, 0xFC00, 0x7E00, 0x5C01, 0x3C00};
+    v = s[rng.next() % 11];
+  }
+  const Profile& prof = profile_blackwell();
+  int checked = 0;
+  for (engine::SimdPath path : engine::supported_simd_paths()) {
+    engine::AOperand A;
+    engine::BOperand B;
+    A.assign(a.data(), rows, K, K, engine::decode_for(prof, path), path);
+    B.assign_nk(b.data(), N, K, K, engine::decode_for(prof, path), path);
+    std::vector<f16_t> d = c;
+    engine::gemm(prof, path, A, 0, B, 0, K / 32, rows, d.data(), N);
+    for (int r = 0; r < rows; ++r)
+      for (int n = 0; n < N; ++n) {
+        f16_t want = c[static_cast<std::size_t>(r) * N + n];
+        for (int s = 0; s < K / 32; ++s)
+          want = golden::mma_step(prof, &a[static_cast<std::size_t>(r) * K + 32 * s], &b[static_cast<std::size_t>(n) * K + 32 * s], want);
+        ASSERT_EQ(d[static_cast<std::size_t>(r) * N + n], want) << engine::to_string(path) << " r " << r << " n " << n;
+        ++checked;
+      }
+  }
+  // not vacuous: row 0 x column 0 is 32 x 1.875^2 = 112.5 (0x5708) per k-step, whose truncated
+  // sum (32 x 225 x 2^19 units of q = 2^-25) is past what one int32 holds
+  EXPECT_EQ(golden::mma_step(prof, a.data(), b.data(), 0x0000), 0x5708);
+  EXPECT_EQ(checked, static_cast<int>(engine::supported_simd_paths().size()) * rows * N);
+}
+
 // ---- 3. whole frames ---------------------------------------------------------------------------
 
 struct Output {
@@ -613,8 +670,10 @@ TEST(EngineFrame, EveryValueOfEveryReading) {
         if (small_scale() && prof == &profile_zluda() && value == info.default_value) continue;
         // hopper differs from ada only inside gemm(): the defaults, and (full scale) the first
         // non-default value of each reading.
-        if (prof == &profile_hopper() && value != info.default_value && (small_scale() || value != info.values[1])) continue;
-        if (prof == &profile_hopper() && value == info.default_value && &info != &reading_registry().front()) continue;
+        // The same for blackwell.
+        const bool gemm_only = prof == &profile_hopper() || prof == &profile_blackwell();
+        if (gemm_only && value != info.default_value && (small_scale() || value != info.values[1])) continue;
+        if (gemm_only && value == info.default_value && &info != &reading_registry().front()) continue;
         Readings rd;
         std::string err;
         ASSERT_TRUE(set_reading(rd, info.name, value, &err)) << err;

@@ -31,7 +31,9 @@ const CodeTable& code_table() {
 }
 
 bool native(const Profile& p) {
-  // The kernels implement the default corners (kernels_impl.hpp, kernels_hopper_impl.hpp).
+  // The kernels implement the default corners (kernels_impl.hpp, kernels_hopper_impl.hpp), and
+  // `blackwell` its own profile's (kernels_blackwell_impl.hpp: a zero sum is +0).
+  if (p.mma == MmaAccumulation::blackwell_fused_sum) return p.corners == profile_blackwell().corners;
   return p.corners == MmaCorners{};
 }
 
@@ -39,7 +41,9 @@ unsigned decode_for(const Profile& p, SimdPath path) {
   const bool avx512 = path == SimdPath::avx512 || path == SimdPath::avx512vnni;
   if (p.mma == MmaAccumulation::hopper_two_hmma)  // the portable kernel reads e(x) from the values' exponent field
     return avx512 ? kDecodeF32 | kDecodeHopperExponent16 : kDecodeF32;
-  if (p.mma != MmaAccumulation::ada_truncated_halves)  // the VNNI kernel's binary64 step reads the codes
+  // `ada` and `blackwell` read the same forms (values and ada exponents)
+  const bool ada_forms = p.mma == MmaAccumulation::ada_truncated_halves || p.mma == MmaAccumulation::blackwell_fused_sum;
+  if (!ada_forms)  // the VNNI kernel's binary64 step reads the codes
     return path == SimdPath::avx512vnni ? kDecodeInt16 : kDecodeF64;
   return avx512 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
 }
@@ -249,9 +253,10 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
     return;
   }
   const KernelSet kern = kernels(path);
-  const bool ada = p.mma == MmaAccumulation::ada_truncated_halves;
+  const bool blackwell = p.mma == MmaAccumulation::blackwell_fused_sum;
+  const bool ada = p.mma == MmaAccumulation::ada_truncated_halves || blackwell;  // the same operand forms
   const bool hopper = p.mma == MmaAccumulation::hopper_two_hmma;
-  const KStepKernel kernel = hopper ? kern.hopper : ada ? kern.ada : kern.zluda;
+  const KStepKernel kernel = blackwell ? kern.blackwell : hopper ? kern.hopper : ada ? kern.ada : kern.zluda;
   KStepArgs g{};
   if (hopper) {
     g.a = a.v.data() + a_k0;

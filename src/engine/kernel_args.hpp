@@ -116,6 +116,7 @@ struct KernelSet {
   bool (*decode_run)(const DecodeRun&);
   void (*add_rows)(const AddRowsArgs&);
   KStepKernel hopper;  // numerics.md `hopper` (kernels_hopper_impl.hpp; reads a, b only)
+  KStepKernel blackwell;  // MMA-Sim's sm_120 model (kernels_blackwell_impl.hpp; reads a, b, ea, eb / ea16, eb16)
 };
 KernelSet kernels_scalar();
 KernelSet kernels_avx2();    // valid only where the CPU has AVX2, FMA and F16C

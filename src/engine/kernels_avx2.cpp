@@ -148,6 +148,7 @@ inline void store_h8(f16_t* p, V8 x) {
 
 #include "engine/epilogue_impl.hpp"
 #include "engine/kernels_hopper_impl.hpp"
+#include "engine/kernels_blackwell_impl.hpp"
 
 namespace enc5::engine {
 namespace {
@@ -198,6 +199,6 @@ bool decode_run(const DecodeRun& d) {
 
 }  // namespace
 
-KernelSet kernels_avx2() { return {zluda_kstep, ada_kstep, e11_rows, rms_rows, decode_run, add_rows, hopper_kstep}; }
+KernelSet kernels_avx2() { return {zluda_kstep, ada_kstep, e11_rows, rms_rows, decode_run, add_rows, hopper_kstep, blackwell_kstep}; }
 
 }  // namespace enc5::engine

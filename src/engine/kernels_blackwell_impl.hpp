@@ -1,0 +1,275 @@
+// The `blackwell` k-step kernel (numerics.md "Consumer Blackwell"; MMA-Sim's sm_120 model,
+// docs/readings.md §3 "blackwell"), included by each per-ISA translation unit (kernels_scalar.cpp,
+// kernels_avx2.cpp, kernels_avx512.cpp): AVX-512 intrinsics where the unit is compiled for them,
+// otherwise portable C++ that the compiler vectorises for the unit's flags. Self-contained,
+// internal linkage only (kernel_args.hpp says why).
+//
+// The model, per k-step and output element: D = f16_RN(sum over the 32 products and C of
+// trunc_q(t)), q = 2^(maxE - 25), E(product) = e(a) + e(b) with `ada`'s e(x) = max(floor(log2|x|),
+// -6) (the operands' ea / eb, -64 for a zero), E(C) = max(floor(log2|C|), -14), zero terms never
+// setting the maximum; a zero sum is +0 (the profile's mma-zero-sign=plus); C = +-Inf gives C.
+//
+// Exactness (about values, not the order of operations). A product is ma mb 2^(E - 6) with
+// integers ma, mb <= 15 (an e4m3 normal is ma 2^(e-3), ma in 8..15; a subnormal m 2^-9 is
+// m 2^(-6-3), m <= 7), exact in binary32. With m = max(maxE, -14) (no nonzero term is below -14:
+// products >= -12, C >= -14) and scale = 1/q = 2^(25 - m):
+//   t * scale = ma mb 2^(E - m + 19) <= 225 * 2^19 < 2^27        (exact: a power-of-two scale)
+//   C * scale < 2^(E_C + 1 + 25 - m) <= 2^26                      (an f16 of 11 bits, exact)
+// and a product below the window still gets a binary32 normal (>= 2^-18 * 2^(25 - 17)).
+// Truncation toward zero is the float -> int32 conversion (|x| < 2^31). The 32 truncated
+// products and C can reach 32 * 225 * 2^19 + 2^26 > 2^31, so they go into two int32 sums, k 0..15
+// with C and k 16..31, each below 16 * 225 * 2^19 + 2^26 < 1.96e9 < 2^31: exact in any order.
+// Their binary64 sum S (< 2^32) and S * q are exact (q a power of two in range), and one RNE to
+// f16 (subnormals kept, |x| >= 65520 -> Inf) is the model's single rounding: d2h below, or
+// binary64 -> binary32 rounded to odd (exact when S fits, the low bit set as a sticky bit when it
+// does not) then vcvtps2ph, which is the same RNE because binary32 keeps 13 bits more than f16
+// at every magnitude here (the results are >= 2^-39, binary32 normals). A zero S is +0, the
+// model's (and the profile's) zero. NaN e4m3 codes and non-default corners never reach this
+// kernel (gemm() sends them to mma_dot); a NaN C becomes 0x7FFF, an infinite C passes through.
+#include <cstddef>
+#include <cstdint>
+
+#include "engine/kernel_args.hpp"
+
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
+#include <immintrin.h>
+
+namespace enc5::engine {
+namespace {
+namespace blackwell_detail {
+
+// One k-step chain on an R x 16*NV tile: C (f16 bits) stays in registers across the k-steps.
+template <int R, int NV>
+void tile(const KStepArgs& g, int r0, int n0) {
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  constexpr int kToZero = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+  __m256i c[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) c[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v));
+  for (int s = 0; s < g.ksteps; ++s) {
+    const std::int16_t* ea = g.ea16 + 32 * s;
+    const float* a = g.a + 32 * s;
+    const std::int16_t* eb = g.eb16 + static_cast<std::ptrdiff_t>(32) * g.N * s;
+    const float* b = g.b + static_cast<std::ptrdiff_t>(32) * g.N * s;
+    // maxE over the 32 products on int16 lanes (a zero operand's -64 keeps its product below every
+    // real exponent), 16 columns per 256-bit half; then E(C) (a zero or subnormal C gives the clamp
+    // -14, harmless: no nonzero term is below it).
+    __m512i m[R][NV];
+    for (int v = 0; v < NV; ++v) {
+      __m256i m16[R];
+      for (int r = 0; r < R; ++r) m16[r] = _mm256_set1_epi16(-128);
+      for (int k = 0; k < 32; ++k) {
+        const __m256i ebk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(eb + k * g.N + n0 + 16 * v));
+        for (int r = 0; r < R; ++r) m16[r] = _mm256_max_epi16(m16[r], _mm256_add_epi16(_mm256_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
+      }
+      for (int r = 0; r < R; ++r) {
+        const __m512i h = _mm512_cvtepu16_epi32(c[r][v]);
+        const __m512i biased = _mm512_srli_epi32(_mm512_and_si512(h, _mm512_set1_epi32(0x7C00)), 10);
+        const __m512i e_c = _mm512_max_epi32(_mm512_sub_epi32(biased, _mm512_set1_epi32(15)), _mm512_set1_epi32(-14));
+        m[r][v] = _mm512_max_epi32(_mm512_cvtepi16_epi32(m16[r]), e_c);
+      }
+    }
+    __m512 scale[R][NV];
+    __m512i sum0[R][NV], sum1[R][NV];  // k 0..15 and C; k 16..31 (each exact in int32, see above)
+    __mmask16 special[R][NV];
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v) {
+        const __m256i ef = _mm256_and_si256(c[r][v], _mm256_set1_epi16(0x7C00));
+        special[r][v] = _mm256_cmpeq_epi16_mask(ef, _mm256_set1_epi16(0x7C00));  // Inf / NaN C: blended back
+        const __m512 cf = _mm512_maskz_mov_ps(static_cast<__mmask16>(~special[r][v]), _mm512_cvtph_ps(c[r][v]));
+        scale[r][v] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127 + 25), m[r][v]), 23));
+        sum0[r][v] = _mm512_cvttps_epi32(_mm512_mul_ps(cf, scale[r][v]));  // truncation toward zero
+        sum1[r][v] = _mm512_setzero_si512();
+      }
+    for (int k = 0; k < 32; ++k) {
+      __m512 bk[NV];
+      for (int v = 0; v < NV; ++v) bk[v] = _mm512_loadu_ps(b + k * g.N + n0 + 16 * v);
+      for (int r = 0; r < R; ++r) {
+        const __m512 ar = _mm512_set1_ps(a[(r0 + r) * g.lda + k]);
+        for (int v = 0; v < NV; ++v) {
+          const __m512i t = _mm512_cvttps_epi32(_mm512_mul_ps(_mm512_mul_ps(ar, bk[v]), scale[r][v]));
+          if (k < 16) sum0[r][v] = _mm512_add_epi32(sum0[r][v], t);
+          else sum1[r][v] = _mm512_add_epi32(sum1[r][v], t);
+        }
+      }
+    }
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v) {
+        __m256 f[2];
+        for (int h = 0; h < 2; ++h) {
+          const __m256i s0 = h == 0 ? _mm512_castsi512_si256(sum0[r][v]) : _mm512_extracti64x4_epi64(sum0[r][v], 1);
+          const __m256i s1 = h == 0 ? _mm512_castsi512_si256(sum1[r][v]) : _mm512_extracti64x4_epi64(sum1[r][v], 1);
+          const __m256i mh = h == 0 ? _mm512_castsi512_si256(m[r][v]) : _mm512_extracti64x4_epi64(m[r][v], 1);
+          // q = 2^(m - 25) as binary64 (exponent field 1023 - 25 + m)
+          const __m512i qbits = _mm512_slli_epi64(_mm512_add_epi64(_mm512_cvtepi32_epi64(mh), _mm512_set1_epi64(1023 - 25)), 52);
+          const __m512d x = _mm512_mul_pd(_mm512_add_pd(_mm512_cvtepi32_pd(s0), _mm512_cvtepi32_pd(s1)), _mm512_castsi512_pd(qbits));
+          // binary64 -> binary32 rounded to odd: truncate, then set the low bit where inexact.
+          const __m256 t = _mm512_cvt_roundpd_ps(x, kToZero);
+          const __mmask8 inexact = _mm512_cmp_pd_mask(_mm512_cvtps_pd(t), x, _CMP_NEQ_OQ);
+          f[h] = _mm256_castsi256_ps(_mm256_mask_or_epi32(_mm256_castps_si256(t), inexact, _mm256_castps_si256(t), _mm256_set1_epi32(1)));
+        }
+        const __m512 fv = _mm512_insertf32x8(_mm512_castps256_ps512(f[0]), f[1], 1);
+        __m256i hv = _mm512_cvtps_ph(fv, kNearest);
+        // Special C: Inf stays, NaN becomes 0x7FFF.
+        const __m256i nan_bits = _mm256_and_si256(c[r][v], _mm256_set1_epi16(0x03FF));
+        const __mmask16 nan = special[r][v] & _mm256_test_epi16_mask(nan_bits, nan_bits);
+        hv = _mm256_mask_blend_epi16(special[r][v], hv, c[r][v]);
+        c[r][v] = _mm256_mask_blend_epi16(nan, hv, _mm256_set1_epi16(0x7FFF));
+      }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v), c[r][v]);
+}
+
+template <int R, int NV>
+void rows(const KStepArgs& g, int r0) {
+  for (int n0 = 0; n0 + 16 * NV <= g.N; n0 += 16 * NV) tile<R, NV>(g, r0, n0);
+  if constexpr (NV > 1) {
+    for (int n0 = g.N - g.N % (16 * NV); n0 < g.N; n0 += 16) tile<R, 1>(g, r0, n0);
+  }
+}
+
+}  // namespace blackwell_detail
+
+// The KStepKernel of the `blackwell` profile (AVX-512): reads a, b and ea16, eb16.
+void blackwell_kstep(const KStepArgs& g) {
+  int r = 0;
+  for (; r + 4 <= g.rows; r += 4) blackwell_detail::rows<4, 2>(g, r);
+  for (; r < g.rows; ++r) blackwell_detail::rows<1, 2>(g, r);
+}
+
+}  // namespace
+}  // namespace enc5::engine
+
+#else  // portable C++ (the scalar and AVX2 units)
+
+namespace enc5::engine {
+namespace {
+namespace blackwell_detail {
+
+inline std::uint32_t fbits(float f) {
+  std::uint32_t u;
+  __builtin_memcpy(&u, &f, 4);
+  return u;
+}
+inline float ffrom(std::uint32_t u) {
+  float f;
+  __builtin_memcpy(&f, &u, 4);
+  return f;
+}
+inline std::uint64_t dbits(double d) {
+  std::uint64_t u;
+  __builtin_memcpy(&u, &d, 8);
+  return u;
+}
+inline double dfrom(std::uint64_t u) {
+  double d;
+  __builtin_memcpy(&d, &u, 8);
+  return d;
+}
+
+// cvt.f32.f16 of a finite f16 (exact), branch-free.
+inline float h2f(f16_t h) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t em = h & 0x7FFFu;
+  const std::uint32_t normal = (em << 13) + ((127u - 15u) << 23);
+  const std::uint32_t sub = fbits(static_cast<float>(static_cast<std::int32_t>(em)) * 0x1p-24f);
+  return ffrom((em >= 0x0400u ? normal : sub) | sign);
+}
+
+// f16 RNE of a finite binary64 (subnormals kept, |x| >= 65520 -> Inf), branch-free: below 2^-14
+// adding 2^28 (ulp 2^-24) rounds to the subnormal step; above, the 42 dropped mantissa bits are
+// rounded to nearest even with a carry into the exponent field.
+inline f16_t d2h(double x) {
+  const std::uint64_t u = dbits(x);
+  const auto sign = static_cast<std::uint32_t>((u >> 48) & 0x8000u);
+  const std::uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
+  const auto sub = static_cast<std::uint32_t>(dbits(dfrom(a) + 0x1p28) - 0x41B0000000000000ull);
+  const auto normal = static_cast<std::uint32_t>((a - 0x3F00000000000000ull + 0x1FFFFFFFFFFull + ((a >> 42) & 1u)) >> 42);
+  std::uint32_t r = a < 0x3F10000000000000ull ? sub : normal;  // 2^-14
+  r = a >= 0x40EFFE0000000000ull ? 0x7C00u : r;                // 65520
+  return static_cast<f16_t>(r | sign);
+}
+
+constexpr int kNB = 16;  // columns per tile (N is a multiple of 16)
+
+template <int R>
+void tile(const KStepArgs& g, int r0, int n0) {
+  f16_t c[R][kNB];
+  for (int r = 0; r < R; ++r)
+    for (int n = 0; n < kNB; ++n) c[r][n] = g.d[(r0 + r) * g.ldd + n0 + n];
+  for (int s = 0; s < g.ksteps; ++s) {
+    const float* a = g.a + 32 * s;
+    const float* ea = g.ea + 32 * s;
+    const float* b = g.b + static_cast<std::ptrdiff_t>(32) * g.N * s;
+    const float* eb = g.eb + static_cast<std::ptrdiff_t>(32) * g.N * s;
+    float mx[R][kNB], scale[R][kNB];
+    std::int32_t sum0[R][kNB], sum1[R][kNB];
+    for (int r = 0; r < R; ++r)
+      for (int n = 0; n < kNB; ++n) {
+        const int ef = (c[r][n] >> 10) & 31;
+        mx[r][n] = ef == 0 ? -14.0f : static_cast<float>(ef - 15);  // E(C); zero and subnormal: the clamp
+      }
+    for (int k = 0; k < 32; ++k) {
+      const float* ebk = eb + k * g.N + n0;
+      for (int r = 0; r < R; ++r) {
+        const float e_a = ea[(r0 + r) * g.lda + k];
+        for (int n = 0; n < kNB; ++n) {
+          const float e = e_a + ebk[n];
+          mx[r][n] = e > mx[r][n] ? e : mx[r][n];
+        }
+      }
+    }
+    for (int r = 0; r < R; ++r)
+      for (int n = 0; n < kNB; ++n) {
+        const auto m = static_cast<std::int32_t>(mx[r][n]);
+        scale[r][n] = ffrom(static_cast<std::uint32_t>(127 + 25 - m) << 23);
+        const f16_t h = c[r][n];
+        const float cf = (h & 0x7C00) == 0x7C00 ? 0.0f : h2f(h);
+        sum0[r][n] = static_cast<std::int32_t>(cf * scale[r][n]);  // truncation toward zero
+        sum1[r][n] = 0;
+      }
+    for (int k = 0; k < 16; ++k) {
+      const float* bk = b + k * g.N + n0;
+      for (int r = 0; r < R; ++r) {
+        const float ar = a[(r0 + r) * g.lda + k];
+        for (int n = 0; n < kNB; ++n) sum0[r][n] += static_cast<std::int32_t>(ar * bk[n] * scale[r][n]);
+      }
+    }
+    for (int k = 16; k < 32; ++k) {
+      const float* bk = b + k * g.N + n0;
+      for (int r = 0; r < R; ++r) {
+        const float ar = a[(r0 + r) * g.lda + k];
+        for (int n = 0; n < kNB; ++n) sum1[r][n] += static_cast<std::int32_t>(ar * bk[n] * scale[r][n]);
+      }
+    }
+    for (int r = 0; r < R; ++r)
+      for (int n = 0; n < kNB; ++n) {
+        const auto m = static_cast<std::int64_t>(mx[r][n]);
+        const double q = dfrom(static_cast<std::uint64_t>(1023 - 25 + m) << 52);
+        const f16_t res = d2h((static_cast<double>(sum0[r][n]) + static_cast<double>(sum1[r][n])) * q);
+        const f16_t h = c[r][n];
+        const bool special = (h & 0x7C00) == 0x7C00;                // Inf C passes through
+        const f16_t pass = (h & 0x03FF) != 0 ? f16_t{0x7FFF} : h;  // NaN -> canonical
+        c[r][n] = special ? pass : res;
+      }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int n = 0; n < kNB; ++n) g.d[(r0 + r) * g.ldd + n0 + n] = c[r][n];
+}
+
+}  // namespace blackwell_detail
+
+// The KStepKernel of the `blackwell` profile (portable): reads a, b and ea, eb.
+void blackwell_kstep(const KStepArgs& g) {
+  int r = 0;
+  for (; r + 4 <= g.rows; r += 4)
+    for (int n0 = 0; n0 < g.N; n0 += blackwell_detail::kNB) blackwell_detail::tile<4>(g, r, n0);
+  for (; r < g.rows; ++r)
+    for (int n0 = 0; n0 < g.N; n0 += blackwell_detail::kNB) blackwell_detail::tile<1>(g, r, n0);
+}
+
+}  // namespace
+}  // namespace enc5::engine
+
+#endif
