@@ -14,7 +14,7 @@ set(ENC5_LAYERS
   "engine:model"                 # the fast CPU engine
   "api:engine"                   # LaunchParams, run_frame
   "capture:api,io,assets"        # d4r's launch dumps and replay captures
-  "ptx:model"                    # the generic PTX interpreter (texture/surface objects only)
+  "ptx:engine"                   # the generic PTX interpreter (texture/surface objects only; its mma runs the engine's SIMD kernels, engine/mma_tile)
   "cuda:api,io,assets"           # the CUDA port's host code and enc5-gpu
   "bridge:ptx,capture"           # launches run by the PTX interpreter: enc5's, and any kernel's
   "cli:bridge,cuda"              # the enc5 command

@@ -20,6 +20,8 @@
 #include "numerics/f16.hpp"
 #include "numerics/f32.hpp"
 #include "numerics/minifloat.hpp"
+#include "engine/mma_tile.hpp"
+#include "engine/simd.hpp"
 #include "numerics/mma.hpp"
 #include "numerics/warp.hpp"
 #include "ptx/ir.hpp"
@@ -1271,7 +1273,10 @@ void Cta::exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, 
         for (int k = 0; k < 2; ++k) fb.reg[l][k] = static_cast<std::uint32_t>(R(w, s[4 + k])[l]);
         for (int k = 0; k < 2; ++k) fc.reg[l][k] = static_cast<std::uint32_t>(R(w, s[6 + k])[l]);
       }
-      const MmaFragC fd = mma_m16n8k32(s_.profile, fa, fb, fc);
+      // The 128 outputs at once through the engine's SIMD GEMM kernels (engine/mma_tile.hpp: equal
+      // to mma_dot per element; NaN codes and non-default corners take numerics' exact path).
+      static const engine::SimdPath mma_path = engine::default_simd_path();
+      const MmaFragC fd = engine::mma_fragment(s_.profile, mma_path, fa, fb, fc);
       for (int l = 0; l < 32; ++l)
         for (int k = 0; k < 2; ++k) R(w, d[k])[l] = fd.reg[l][k];
       st.mma++;
