@@ -1,7 +1,7 @@
 // The `blackwell` k-step kernel (numerics.md "Consumer Blackwell"; MMA-Sim's sm_120 model,
 // docs/readings.md §3 "blackwell"), included by each per-ISA translation unit (kernels_scalar.cpp,
-// kernels_avx2.cpp, kernels_avx512.cpp): AVX-512 intrinsics where the unit is compiled for them,
-// otherwise portable C++ that the compiler vectorises for the unit's flags. Self-contained,
+// kernels_avx2.cpp, kernels_avx512.cpp): AVX-512 or AVX2 intrinsics where the unit is compiled
+// for them (ada's kernel structure, kernels_avx512.cpp / kernels_avx2.cpp), otherwise portable C++. Self-contained,
 // internal linkage only (kernel_args.hpp says why).
 //
 // The model, per k-step and output element: D = f16_RN(sum over the 32 products and C of
@@ -21,9 +21,11 @@
 // with C and k 16..31, each below 16 * 225 * 2^19 + 2^26 < 1.96e9 < 2^31: exact in any order.
 // Their binary64 sum S (< 2^32) and S * q are exact (q a power of two in range), and one RNE to
 // f16 (subnormals kept, |x| >= 65520 -> Inf) is the model's single rounding: d2h below, or
-// binary64 -> binary32 rounded to odd (exact when S fits, the low bit set as a sticky bit when it
-// does not) then vcvtps2ph, which is the same RNE because binary32 keeps 13 bits more than f16
-// at every magnitude here (the results are >= 2^-39, binary32 normals). A zero S is +0, the
+// binary64 -> binary32 rounded to odd (truncated, the last bit set where inexact) then vcvtps2ph:
+// rounding to odd with at least two extra bits and then to nearest is the single correct rounding
+// (Boldo & Melquiond, IEEE TC 2008), and binary32 keeps 13 bits more than f16 at every magnitude
+// here (every nonzero S q is >= q >= 2^-39, a binary32 normal; f16 subnormals only lower f16's
+// precision). A zero S is +0, the
 // model's (and the profile's) zero. NaN e4m3 codes and non-default corners never reach this
 // kernel (gemm() sends them to mma_dot); a NaN C becomes 0x7FFF, an infinite C passes through.
 #include <cstddef>
@@ -141,7 +143,128 @@ void blackwell_kstep(const KStepArgs& g) {
 }  // namespace
 }  // namespace enc5::engine
 
-#else  // portable C++ (the scalar and AVX2 units)
+#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#include <immintrin.h>
+
+namespace enc5::engine {
+namespace {
+namespace blackwell_detail {
+
+// binary64 -> binary32 rounded to odd, 4 lanes (finite values, binary32 normals: see the top):
+// AVX2 has no per-instruction rounding, so the RNE conversion is stepped one ulp toward zero where
+// it rounded away from zero (an integer decrement of the sign-magnitude bits), which is the
+// truncation, and the last bit is set where it was inexact.
+inline __m128 to_f32_odd(__m256d x) {
+  const __m128 n = _mm256_cvtpd_ps(x);
+  const __m256d back = _mm256_cvtps_pd(n);
+  const __m256d abs = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
+  const __m256d above = _mm256_cmp_pd(_mm256_and_pd(back, abs), _mm256_and_pd(x, abs), _CMP_GT_OQ);
+  const __m256d inexact = _mm256_cmp_pd(back, x, _CMP_NEQ_OQ);
+  // the 64-bit lane masks as 32-bit lane masks
+  auto narrow = [](__m256d m) {
+    const __m256 f = _mm256_castpd_ps(m);
+    return _mm_castps_si128(_mm_shuffle_ps(_mm256_castps256_ps128(f), _mm256_extractf128_ps(f, 1), _MM_SHUFFLE(2, 0, 2, 0)));
+  };
+  __m128i bits = _mm_add_epi32(_mm_castps_si128(n), narrow(above));  // -1 where above
+  bits = _mm_or_si128(bits, _mm_and_si128(narrow(inexact), _mm_set1_epi32(1)));
+  return _mm_castsi128_ps(bits);
+}
+
+// S0 + S1 (int32, 8 lanes) times q = 2^(m - 25), rounded to f16 (8 lanes): see the top.
+inline __m128i round_f16(__m256i s0, __m256i s1, __m256i m) {
+  __m128 f[2];
+  for (int h = 0; h < 2; ++h) {
+    const __m128i a = h == 0 ? _mm256_castsi256_si128(s0) : _mm256_extracti128_si256(s0, 1);
+    const __m128i b = h == 0 ? _mm256_castsi256_si128(s1) : _mm256_extracti128_si256(s1, 1);
+    const __m128i mh = h == 0 ? _mm256_castsi256_si128(m) : _mm256_extracti128_si256(m, 1);
+    const __m256i qbits = _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(mh), _mm256_set1_epi64x(1023 - 25)), 52);
+    const __m256d x = _mm256_mul_pd(_mm256_add_pd(_mm256_cvtepi32_pd(a), _mm256_cvtepi32_pd(b)), _mm256_castsi256_pd(qbits));
+    f[h] = to_f32_odd(x);
+  }
+  return _mm256_cvtps_ph(_mm256_set_m128(f[1], f[0]), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+// One k-step chain on an R x 16 tile (2 x 8 lanes): C (f16 bits) stays in registers.
+template <int R>
+void tile(const KStepArgs& g, int r0, int n0) {
+  constexpr int NV = 2;
+  __m128i c[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) c[r][v] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v));
+  for (int s = 0; s < g.ksteps; ++s) {
+    const float* ea = g.ea + 32 * s;
+    const float* a = g.a + 32 * s;
+    const float* eb = g.eb + static_cast<std::ptrdiff_t>(32) * g.N * s;
+    const float* b = g.b + static_cast<std::ptrdiff_t>(32) * g.N * s;
+    __m256 mx[R][NV];
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v) {
+        // E(C) = max(biased exponent - 15, -14): zero and subnormals give the clamp (harmless)
+        const __m128i ef = _mm_and_si128(c[r][v], _mm_set1_epi16(0x7C00));
+        const __m128i e16 = _mm_max_epi16(_mm_sub_epi16(_mm_srli_epi16(ef, 10), _mm_set1_epi16(15)), _mm_set1_epi16(-14));
+        mx[r][v] = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(e16));
+      }
+    for (int k = 0; k < 32; ++k) {
+      __m256 ebk[NV];
+      for (int v = 0; v < NV; ++v) ebk[v] = _mm256_loadu_ps(eb + k * g.N + n0 + 8 * v);
+      for (int r = 0; r < R; ++r) {
+        const __m256 ear = _mm256_broadcast_ss(ea + (r0 + r) * g.lda + k);
+        for (int v = 0; v < NV; ++v) mx[r][v] = _mm256_max_ps(mx[r][v], _mm256_add_ps(ear, ebk[v]));
+      }
+    }
+    __m256 scale[R][NV];
+    __m256i m[R][NV], sum0[R][NV], sum1[R][NV];
+    __m128i special[R][NV];
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v) {
+        m[r][v] = _mm256_cvtps_epi32(mx[r][v]);
+        scale[r][v] = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(127 + 25), m[r][v]), 23));
+        special[r][v] = _mm_cmpeq_epi16(_mm_and_si128(c[r][v], _mm_set1_epi16(0x7C00)), _mm_set1_epi16(0x7C00));
+        const __m256 cf = _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cvtepi16_epi32(special[r][v])), _mm256_cvtph_ps(c[r][v]));
+        sum0[r][v] = _mm256_cvttps_epi32(_mm256_mul_ps(cf, scale[r][v]));  // truncation toward zero
+        sum1[r][v] = _mm256_setzero_si256();
+      }
+    for (int k = 0; k < 32; ++k) {
+      __m256 bk[NV];
+      for (int v = 0; v < NV; ++v) bk[v] = _mm256_loadu_ps(b + k * g.N + n0 + 8 * v);
+      for (int r = 0; r < R; ++r) {
+        const __m256 ar = _mm256_broadcast_ss(a + (r0 + r) * g.lda + k);
+        for (int v = 0; v < NV; ++v) {
+          const __m256i t = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_mul_ps(ar, bk[v]), scale[r][v]));
+          if (k < 16) sum0[r][v] = _mm256_add_epi32(sum0[r][v], t);
+          else sum1[r][v] = _mm256_add_epi32(sum1[r][v], t);
+        }
+      }
+    }
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v) {
+        __m128i h = round_f16(sum0[r][v], sum1[r][v], m[r][v]);
+        // Special C: Inf stays, NaN becomes 0x7FFF.
+        const __m128i mant = _mm_and_si128(c[r][v], _mm_set1_epi16(0x03FF));
+        const __m128i nan = _mm_andnot_si128(_mm_cmpeq_epi16(mant, _mm_setzero_si128()), special[r][v]);
+        h = _mm_blendv_epi8(h, c[r][v], special[r][v]);
+        c[r][v] = _mm_blendv_epi8(h, _mm_set1_epi16(0x7FFF), nan);
+      }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) _mm_storeu_si128(reinterpret_cast<__m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v), c[r][v]);
+}
+
+}  // namespace blackwell_detail
+
+// The KStepKernel of the `blackwell` profile (AVX2): reads a, b and ea, eb.
+void blackwell_kstep(const KStepArgs& g) {
+  int r = 0;
+  for (; r + 2 <= g.rows; r += 2)
+    for (int n0 = 0; n0 < g.N; n0 += 16) blackwell_detail::tile<2>(g, r, n0);
+  for (; r < g.rows; ++r)
+    for (int n0 = 0; n0 < g.N; n0 += 16) blackwell_detail::tile<1>(g, r, n0);
+}
+
+}  // namespace
+}  // namespace enc5::engine
+
+#else  // portable C++ (the scalar unit)
 
 namespace enc5::engine {
 namespace {
