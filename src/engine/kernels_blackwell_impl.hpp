@@ -54,23 +54,37 @@ void tile(const KStepArgs& g, int r0, int n0) {
     const std::int16_t* eb = g.eb16 + static_cast<std::ptrdiff_t>(32) * g.N * s;
     const float* b = g.b + static_cast<std::ptrdiff_t>(32) * g.N * s;
     // maxE over the 32 products on int16 lanes (a zero operand's -64 keeps its product below every
-    // real exponent), 16 columns per 256-bit half; then E(C) (a zero or subnormal C gives the clamp
+    // real exponent); then E(C) (a zero or subnormal C gives the clamp
     // -14, harmless: no nonzero term is below it).
     __m512i m[R][NV];
-    for (int v = 0; v < NV; ++v) {
+    if constexpr (NV == 2) {  // 32 columns of int16 in one register
+      __m512i m16[R];
+      for (int r = 0; r < R; ++r) m16[r] = _mm512_set1_epi16(-128);
+      for (int k = 0; k < 32; ++k) {
+        const __m512i ebk = _mm512_loadu_si512(eb + k * g.N + n0);
+        for (int r = 0; r < R; ++r) m16[r] = _mm512_max_epi16(m16[r], _mm512_add_epi16(_mm512_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
+      }
+      for (int r = 0; r < R; ++r) {
+        m[r][0] = _mm512_cvtepi16_epi32(_mm512_castsi512_si256(m16[r]));
+        m[r][1] = _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(m16[r], 1));
+      }
+    } else {
+      static_assert(NV == 1);
       __m256i m16[R];
       for (int r = 0; r < R; ++r) m16[r] = _mm256_set1_epi16(-128);
       for (int k = 0; k < 32; ++k) {
-        const __m256i ebk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(eb + k * g.N + n0 + 16 * v));
+        const __m256i ebk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(eb + k * g.N + n0));
         for (int r = 0; r < R; ++r) m16[r] = _mm256_max_epi16(m16[r], _mm256_add_epi16(_mm256_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
       }
-      for (int r = 0; r < R; ++r) {
+      for (int r = 0; r < R; ++r) m[r][0] = _mm512_cvtepi16_epi32(m16[r]);
+    }
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v) {
         const __m512i h = _mm512_cvtepu16_epi32(c[r][v]);
         const __m512i biased = _mm512_srli_epi32(_mm512_and_si512(h, _mm512_set1_epi32(0x7C00)), 10);
         const __m512i e_c = _mm512_max_epi32(_mm512_sub_epi32(biased, _mm512_set1_epi32(15)), _mm512_set1_epi32(-14));
-        m[r][v] = _mm512_max_epi32(_mm512_cvtepi16_epi32(m16[r]), e_c);
+        m[r][v] = _mm512_max_epi32(m[r][v], e_c);
       }
-    }
     __m512 scale[R][NV];
     __m512i sum0[R][NV], sum1[R][NV];  // k 0..15 and C; k 16..31 (each exact in int32, see above)
     __mmask16 special[R][NV];
