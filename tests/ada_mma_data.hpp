@@ -35,12 +35,6 @@ inline std::string shared_data_dir(const char* folder) {
 }
 inline std::string ada_mma_data_dir() { return shared_data_dir("ada-mma-e4m3-f16"); }
 
-// Under CI (CI=true) the measurements must be there: a missing folder is a failure, not a skip.
-inline bool data_required() {
-  const char* ci = std::getenv("CI");
-  return ci != nullptr && std::string(ci) == "true";
-}
-
 inline std::uint32_t f32_bits(float f) {
   std::uint32_t u;
   std::memcpy(&u, &f, 4);

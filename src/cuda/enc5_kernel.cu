@@ -27,6 +27,7 @@
 #include "cuda/trace_stages.hpp"
 #include "layout/arena.hpp"
 #include "layout/tables.hpp"
+#include "model/constants.hpp"
 #include "model/index_maps.hpp"
 #include "model/sum_tree.hpp"
 #include "model/weight_image.hpp"
@@ -102,6 +103,17 @@ __device__ __forceinline__ uint4 ld_v4(const std::uint8_t* base, std::uint32_t o
   return *reinterpret_cast<const uint4*>(base + off);
 }
 
+// The operations the shared trees of model/sum_tree.hpp are instantiated with.
+struct AddF16x2 {
+  __device__ __forceinline__ u32 operator()(u32 a, u32 b) const { return ptx::add_f16x2(a, b); }
+};
+struct ShflBfly {
+  __device__ __forceinline__ u32 operator()(u32 v, int lane_mask) const { return ptx::shfl_bfly(v, lane_mask); }
+};
+struct AddHalves {
+  __device__ __forceinline__ u16 operator()(u32 v) const { return ptx::add_f16(lo(v), hi(v)); }
+};
+
 // ---- RMS norm pieces (golden rms_norm.cpp), facts B4, C8 ----
 // The f16 sum of squares of row half rh of a 20-n-tile D tile: squares (mul.f16x2), the reading's
 // in-lane tree (model/sum_tree.hpp, shared with the golden model), butterflies xor 1 then xor 2,
@@ -111,9 +123,7 @@ __device__ __forceinline__ u16 rms_sum_of_squares(const u32 (&d)[20][2], int rh,
 #pragma unroll
   for (int nt = 0; nt < 20; ++nt) sq[nt] = ptx::mul_f16x2(d[nt][rh], d[nt][rh]);
   const u32 s = reduce_in_lane(sq, tree, [](u32 a, u32 b) { return ptx::add_f16x2(a, b); });
-  const u32 u = ptx::add_f16x2(s, ptx::shfl_bfly(s, 1));
-  const u32 v = ptx::add_f16x2(u, ptx::shfl_bfly(u, 2));
-  return ptx::add_f16(lo(v), hi(v));
+  return fold_butterflies(s, AddF16x2{}, ShflBfly{}, AddHalves{});
 }
 // inv = f16(rsqrt.approx.ftz(f32(f16(sum + eps)))).
 __device__ __forceinline__ u16 rms_inverse(u16 sum, u16 eps) {
@@ -148,7 +158,7 @@ __device__ __forceinline__ void prologue(const Args& p, const Block& b, int mi, 
       x[4 * q + repack_nt(o >> 1, 0)][o & 1] = ptx::cvt_f16x2_e4m3x2(static_cast<u16>(w & 0xFFFFu));
       x[4 * q + repack_nt(o >> 1, 1)][o & 1] = ptx::cvt_f16x2_e4m3x2(static_cast<u16>(w >> 16));
     }
-  constexpr u16 kEps = 0x0800;  // 2^-13 (%fd770), reading prologue-eps
+  constexpr u16 kEps = golden::kPrologueEpsE2m13;  // reading prologue-eps (static_assert above)
   u16 inv[2];
 #pragma unroll
   for (int rh = 0; rh < 2; ++rh) inv[rh] = rms_inverse(rms_sum_of_squares(x, rh, kR.prologue_sum_tree), kEps);
@@ -206,24 +216,22 @@ __device__ __forceinline__ void qv_chains(const Args& p, const Block& b, const s
 
 // E11 steps 1..5 (facts C4): the cubic exponent of an f16x2 pair of scores.
 __device__ __forceinline__ u32 e11_expval(u32 s) {
-  u32 m = ptx::mul_f16x2(s, dup(0x2466));  // 0.017181396484375
-  m = ptx::max_f16x2(m, dup(0xB873));      // -0.55615234375
-  m = ptx::min_f16x2(m, dup(0x3873));      // +0.55615234375
-  const u32 tt = ptx::fma_f16x2(m, ptx::neg_f16x2(m), dup(0x3B6B));  // m*(-m) + 0.92724609375
-  const u32 u = ptx::fma_f16x2(m, tt, dup(0x3D80));                  // m*tt + 1.375
-  return (u << 5) & 0x7FE07FE0u;  // each half's mantissa becomes its exponent (step 5)
+  using namespace golden;  // the constants (model/constants.hpp)
+  u32 m = ptx::mul_f16x2(s, dup(kE11Scale));
+  m = ptx::max_f16x2(m, dup(kE11ClampLow));
+  m = ptx::min_f16x2(m, dup(kE11ClampHigh));
+  const u32 tt = ptx::fma_f16x2(m, ptx::neg_f16x2(m), dup(kE11Quadratic));  // m*(-m) + 0.92724609375
+  const u32 u = ptx::fma_f16x2(m, tt, dup(kE11Linear));                      // m*tt + 1.375
+  return (u << 5) & dup(kE11ExponentBits);  // each half's mantissa becomes its exponent (step 5)
 }
 
 // E11 steps 6..9 for one row half: the row sum (even/odd n-tile tree, butterflies, lo + hi), its
 // reciprocal (cvt.f32.f16 -> rcp.approx.ftz.f32 -> cvt.rn.f16.f32) and the probabilities.
 __device__ __forceinline__ void e11_row(u32 (&e)[12][2], int rh) {
-  auto add = [](u32 a, u32 c) { return ptx::add_f16x2(a, c); };
-  const u32 even = add(add(add(e[0][rh], e[2][rh]), add(e[4][rh], e[6][rh])), add(e[8][rh], e[10][rh]));
-  const u32 odd = add(add(add(e[1][rh], e[3][rh]), add(e[5][rh], e[7][rh])), add(e[9][rh], e[11][rh]));
-  const u32 s = add(even, odd);
-  const u32 u = add(s, ptx::shfl_bfly(s, 1));
-  const u32 v = add(u, ptx::shfl_bfly(u, 2));
-  const u16 sum = ptx::add_f16(lo(v), hi(v));
+  u32 row[12];
+#pragma unroll
+  for (int nb = 0; nb < 12; ++nb) row[nb] = e[nb][rh];
+  const u16 sum = fold_butterflies(e11_in_lane(row, AddF16x2{}), AddF16x2{}, ShflBfly{}, AddHalves{});
   const u16 rcp = ptx::cvt_rn_f16_f32(ptx::rcp_approx_ftz(ptx::cvt_f32_f16(sum)));
 #pragma unroll
   for (int nb = 0; nb < 12; ++nb) e[nb][rh] = ptx::mul_f16x2(e[nb][rh], dup(rcp));
@@ -349,7 +357,7 @@ __device__ __forceinline__ void out_projection(const Args& p, const Block& b, co
 // N = f16(D20 * f16(inv * g2)) packed as q8(N) (phase 21..59's A, 5 k-slices), and C22 =
 // f16(T3 + D20) (E21 step: phase 22's C, reading e21-residual = d20) written over D.
 __device__ __forceinline__ void e20_norm(const Args& p, const Block& b, u32 (&D)[20][2], u32 (&nq)[5][4]) {
-  constexpr u16 kEps = 0x0800;  // 2^-13, facts C8.4
+  constexpr u16 kEps = golden::kE20Eps;  // 2^-13, facts C8.4
   u16 inv[2];
 #pragma unroll
   for (int rh = 0; rh < 2; ++rh) inv[rh] = rms_inverse(rms_sum_of_squares(D, rh, kR.e20_sum_tree), kEps);
@@ -372,11 +380,12 @@ __device__ __forceinline__ void e20_norm(const Args& p, const Block& b, u32 (&D)
 // E21's clamped cubic activation (facts C10) of an f16x2 pair: y = clamp(y0, -2, 2),
 // gate = 0.5 + y (0.412109375 - 0.0810546875 |y|), out = y0 gate; each op one f16 rounding.
 __device__ __forceinline__ u32 activation(u32 y0) {
-  const u32 y = ptx::min_f16x2(ptx::max_f16x2(y0, dup(0xC000)), dup(0x4000));
-  const u32 s = ptx::mul_f16x2(dup(0x2D30), ptx::abs_f16x2(y));
-  const u32 d = ptx::sub_f16x2(dup(0x3698), s);
+  using namespace golden;  // the constants (model/constants.hpp)
+  const u32 y = ptx::min_f16x2(ptx::max_f16x2(y0, dup(kActClampLow)), dup(kActClampHigh));
+  const u32 s = ptx::mul_f16x2(dup(kActSlope), ptx::abs_f16x2(y));
+  const u32 d = ptx::sub_f16x2(dup(kActOffset), s);
   const u32 h = ptx::mul_f16x2(y, d);
-  const u32 gate = ptx::add_f16x2(dup(0x3800), h);
+  const u32 gate = ptx::add_f16x2(dup(kActHalf), h);
   return ptx::mul_f16x2(y0, gate);
 }
 
@@ -450,8 +459,8 @@ __device__ __forceinline__ void e61_records(const Block& b, const u32 (&L)[2][2]
 #pragma unroll
   for (int rh = 0; rh < 2; ++rh) {
     const int r = 16 * b.z + b.g + 8 * rh;
-    rec[6 * r + b.t] = L[0][rh];
-    if (b.t <= 1) rec[6 * r + b.t + 4] = L[1][rh];
+    rec[golden::e61_record_word(r, b.t, 0)] = L[0][rh];
+    if (golden::e61_record_stored(kR.e61_record_guard, b.t, 1)) rec[golden::e61_record_word(r, b.t, 1)] = L[1][rh];
   }
 }
 
@@ -460,19 +469,20 @@ __device__ __forceinline__ void e61_records(const Block& b, const u32 (&L)[2][2]
 // rinv = div.approx.ftz(1, sum); w_i = f16(e_i) * f16(rinv)), 9 texel taps (model/index_maps.hpp),
 // per channel 4 fma.f16x2 over tap pairs from 0, lo + hi, a scalar fma with tap 8; sust.
 __device__ __forceinline__ void e61_pixel(const Args& p, const Block& b, int T, const u32* rec) {
-  const int X = b.x0 + (T & 7), Y = b.y0 + (T >> 3);
+  const golden::PixelXY px = golden::e61_pixel_of_thread(b.x0, b.y0, T);
+  const int X = px.x, Y = px.y;
   if (X < 0 || Y < 0 || X >= b.ex || Y >= b.ey) return;
   u32 l[5];
 #pragma unroll
-  for (int i = 0; i < 5; ++i) l[i] = rec[6 * T + i];
+  for (int i = 0; i < 5; ++i) l[i] = rec[golden::e61_record_word(T, i, 0)];
   const u32 m2 = ptx::max_f16x2(ptx::max_f16x2(ptx::max_f16x2(l[0], l[1]), ptx::max_f16x2(l[2], l[3])), l[4]);
   const u16 mx = ptx::max_f16(lo(m2), hi(m2));
   float e[10];
 #pragma unroll
   for (int i = 0; i < 5; ++i) {
     const u32 d = ptx::sub_f16x2(l[i], dup(mx));
-    e[2 * i] = ptx::ex2_approx_ftz(ptx::mul_ftz(ptx::cvt_f32_f16(lo(d)), __int_as_float(0x3FB8AA3B)));
-    e[2 * i + 1] = ptx::ex2_approx_ftz(ptx::mul_ftz(ptx::cvt_f32_f16(hi(d)), __int_as_float(0x3FB8AA3B)));
+    e[2 * i] = ptx::ex2_approx_ftz(ptx::mul_ftz(ptx::cvt_f32_f16(lo(d)), __int_as_float(golden::kLog2eF32Bits)));
+    e[2 * i + 1] = ptx::ex2_approx_ftz(ptx::mul_ftz(ptx::cvt_f32_f16(hi(d)), __int_as_float(golden::kLog2eF32Bits)));
   }
   float sum = e[0];
 #pragma unroll
@@ -568,5 +578,5 @@ extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc5_
   if (b.z < 4) e61_records(b, L, rec);
   __syncthreads();  // s20100
   const int T = b.lane + 32 * b.z;
-  if (T < 64) e61_pixel(p, b, T, rec);
+  if (T < enc5::golden::kE61Threads) e61_pixel(p, b, T, rec);
 }

@@ -174,7 +174,7 @@ struct Block {
   // An RMS norm (golden NormSpec) of `rows` rows by the ISA's epilogue kernel.
   void rms_norm_rows(const golden::NormSpec& spec, const F16Mat& x, int rows, F16Mat& out) const {
     out = F16Mat(rows, kChannels);
-    kern.rms_rows({x.v.data(), out.v.data(), rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data(), tab.rsqrt.data()});
+    kern.rms_rows({x.v.data(), out.v.data(), rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data()});
   }
   // out[r] = f16(t + x[r]) for `rows` rows (phase 13's and 22's C seeds).
   void seed_rows(const std::array<f16_t, kChannels>& t, const F16Mat& x, int rows, F16Mat& out) const {

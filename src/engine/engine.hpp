@@ -1,6 +1,6 @@
 // The fast engine (Engine::fast): the same function as the golden model (src/model/), computed per
 // block in one fused pass with decoded operands, exact vectorised GEMM kernels (gemm.hpp) and
-// table- or hardware-float-based f16 epilogues (fast_f16.hpp). Bit-identical outputs (arena,
+// table- or hardware-float-based f16 epilogues (f16_bits.hpp). Bit-identical outputs (arena,
 // surface, statistics) for every profile and every reading: tests/engine_diff_test.cpp.
 // Traces are not produced here: run_frame runs the traced block with the golden model.
 #pragma once

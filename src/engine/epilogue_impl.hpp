@@ -9,7 +9,7 @@
 //   void store_h8(f16_t* p, V8 x)    the f16 bits, NaN -> the canonical 0x7FFF
 //   f16_t to_h(float x), float from_h(f16_t h)   the same for one value
 //
-// Why this is bit-identical to the golden model (numerics.md "f16 arithmetic", fast_f16.hpp):
+// Why this is bit-identical to the golden model (numerics.md "f16 arithmetic", f16_bits.hpp):
 // an f16 add or mul is the binary32 operation followed by one rounding to f16 (24 >= 2*11 + 2,
 // so the double rounding of a sum is innocuous; a product of two 11-bit significands is exact in
 // binary32). The golden code adds f16x2 registers lane by lane; lane l of the f16x2 that holds
@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "engine/kernel_args.hpp"
+#include "model/layer.hpp"
 #include "model/q8_stats.hpp"
 #include "model/sum_tree.hpp"
 
@@ -78,8 +79,8 @@ void e11_rows(const E11Args& g) {
   }
 }
 
-// RMS norm rows of 160 channels (facts B4, C8): out = x * (inv * gain), inv = rsqrt(sum of
-// squares + eps) from the golden tables.
+// RMS norm rows of 160 channels (facts B4, C8): out = x * (inv * gain), inv = golden::rms_inverse
+// of the sum of squares (the golden model's rsqrt(f16(sum + eps)), called once per row).
 void rms_rows(const RmsArgs& g) {
   for (int r = 0; r < g.rows; ++r) {
     const f16_t* row = g.x + r * 160;
@@ -89,7 +90,7 @@ void rms_rows(const RmsArgs& g) {
       T[i] = rnd(X[i] * X[i]);
     }
     const f16_t sum = fold_lanes(reduce_in_lane(T, static_cast<SumTree>(g.tree), [](V8 a, V8 b) { return rnd(a + b); }));
-    const f16_t inv = g.rsqrt[to_h(from_h(sum) + from_h(g.eps))];
+    const f16_t inv = golden::rms_inverse(sum, g.eps);  // the golden definition, once per row
     const float fi = from_h(inv);
     f16_t* out = g.out + r * 160;
     for (int i = 0; i < 20; ++i) store_h8(out + 8 * i, X[i] * rnd(load_h8(g.gain + 8 * i) * fi));

@@ -81,8 +81,7 @@ struct RmsArgs {
   int rows;
   int tree;  // SumTree as an int (readings.hpp order)
   f16_t eps;
-  const f16_t* gain;   // 160
-  const f16_t* rsqrt;  // the 64K table
+  const f16_t* gain;  // 160
 };
 
 // out[r][c] = f16_add(t[c], x[r][c]) for `rows` rows of 160 channels.

@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "engine/kernel_args.hpp"
+#include "numerics/f16.hpp"
 
 namespace enc5::engine {
 namespace {
@@ -132,7 +133,7 @@ void ada_kstep(const KStepArgs& g) {
 // epilogue_impl.hpp's vector interface with F16C.
 typedef float V8 __attribute__((vector_size(32)));
 inline float from_h(f16_t h) { return _cvtsh_ss(h); }
-inline f16_t to_h(float x) { return x != x ? f16_t{0x7FFF} : static_cast<f16_t>(_cvtss_sh(x, kRoundNearest)); }
+inline f16_t to_h(float x) { return x != x ? kF16CanonicalNaN : static_cast<f16_t>(_cvtss_sh(x, kRoundNearest)); }
 inline V8 load_h8(const f16_t* p) { return (V8)_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
 inline V8 rnd(V8 x) { return (V8)_mm256_cvtph_ps(_mm256_cvtps_ph((__m256)x, kRoundNearest)); }
 inline void store_h8(f16_t* p, V8 x) {

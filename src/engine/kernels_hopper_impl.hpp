@@ -31,70 +31,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/f16_bits.hpp"
 #include "engine/kernel_args.hpp"
 
 namespace enc5::engine {
 namespace {
 namespace hopper_detail {
-
-inline std::uint32_t fbits(float f) {
-  std::uint32_t u;
-  __builtin_memcpy(&u, &f, 4);
-  return u;
-}
-inline float ffrom(std::uint32_t u) {
-  float f;
-  __builtin_memcpy(&f, &u, 4);
-  return f;
-}
-inline std::uint64_t dbits(double d) {
-  std::uint64_t u;
-  __builtin_memcpy(&u, &d, 8);
-  return u;
-}
-
-// cvt.f32.f16 (exact), branch-free.
-inline float h2f(f16_t h) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  const std::uint32_t em = h & 0x7FFFu;
-  const std::uint32_t normal = (em << 13) + ((127u - 15u) << 23);
-  const std::uint32_t special = 0x7F800000u | ((em & 0x3FFu) << 13);
-  const std::uint32_t sub = fbits(static_cast<float>(static_cast<std::int32_t>(em)) * 0x1p-24f);
-  const std::uint32_t mag = em >= 0x7C00u ? special : em >= 0x0400u ? normal : sub;
-  return ffrom(mag | sign);
-}
-
-// cvt.rn.f16.f32 (RNE, subnormals kept, overflow to Inf, NaN -> 0x7FFF), branch-free.
-inline f16_t f2h(float f) {
-  const std::uint32_t x = fbits(f);
-  const std::uint32_t sign = (x >> 16) & 0x8000u;
-  const std::uint32_t a = x & 0x7FFFFFFFu;
-  // |x| < 2^-14: adding 0.5 (ulp 2^-24) rounds to a multiple of 2^-24 with RNE; the bits above
-  // 0.5's are the count of 2^-24 steps, i.e. the f16 subnormal (or 0x0400) encoding.
-  const std::uint32_t sub = fbits(ffrom(a) + 0.5f) - 0x3F000000u;
-  const std::uint32_t normal = (a - 0x38000000u + 0x0FFFu + ((a >> 13) & 1u)) >> 13;
-  std::uint32_t r = a < 0x38800000u ? sub : normal;
-  r = a >= 0x477FF000u ? 0x7C00u : r;  // 65520 and above
-  r |= sign;
-  r = a > 0x7F800000u ? 0x7FFFu : r;
-  return static_cast<f16_t>(r);
-}
-
-// f16 RNE of a finite binary64 (subnormals kept, |x| >= 65520 -> Inf), branch-free: the same
-// construction as f2h with 42 dropped mantissa bits; below 2^-14, 2^28 plays 0.5's role (its ulp is
-// 2^-24).
-inline f16_t d2h(double x) {
-  const std::uint64_t u = dbits(x);
-  const auto sign = static_cast<std::uint32_t>((u >> 48) & 0x8000u);
-  const std::uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
-  double ad;
-  __builtin_memcpy(&ad, &a, 8);
-  const auto sub = static_cast<std::uint32_t>(dbits(ad + 0x1p28) - 0x41B0000000000000ull);
-  const auto normal = static_cast<std::uint32_t>((a - 0x3F00000000000000ull + 0x1FFFFFFFFFFull + ((a >> 42) & 1u)) >> 42);
-  std::uint32_t r = a < 0x3F10000000000000ull ? sub : normal;  // 2^-14
-  r = a >= 0x40EFFE0000000000ull ? 0x7C00u : r;                // 65520
-  return static_cast<f16_t>(r | sign);
-}
 
 constexpr int kNB = 16;  // columns per tile (N is a multiple of 16)
 
@@ -119,9 +61,9 @@ void hmma_tile(const float* a, int lda, const float* b, int N, int r0, int n0, i
     const int k = group_k(grp, j);
     const float* bk = b + k * N + n0;
     for (int r = 0; r < R; ++r) {
-      const auto ea = static_cast<std::int32_t>((fbits(a[(r0 + r) * lda + k]) >> 23) & 0xFF) - 254;
+      const auto ea = static_cast<std::int32_t>((bits_of(a[(r0 + r) * lda + k]) >> 23) & 0xFF) - 254;
       for (int n = 0; n < kNB; ++n) {
-        const std::int32_t e = ea + static_cast<std::int32_t>((fbits(bk[n]) >> 23) & 0xFF);
+        const std::int32_t e = ea + static_cast<std::int32_t>((bits_of(bk[n]) >> 23) & 0xFF);
         mx[r][n] = e > mx[r][n] ? e : mx[r][n];
       }
     }
@@ -129,8 +71,8 @@ void hmma_tile(const float* a, int lda, const float* b, int N, int r0, int n0, i
   for (int r = 0; r < R; ++r)
     for (int n = 0; n < kNB; ++n) {
       const std::int32_t m = mx[r][n] > -18 ? mx[r][n] : -18;
-      scale[r][n] = ffrom(static_cast<std::uint32_t>(127 + 25 - m) << 23);
-      q[r][n] = static_cast<double>(ffrom(static_cast<std::uint32_t>(127 - 25 + m) << 23));
+      scale[r][n] = float_of(static_cast<std::uint32_t>(127 + 25 - m) << 23);
+      q[r][n] = static_cast<double>(float_of(static_cast<std::uint32_t>(127 - 25 + m) << 23));
       const f16_t h = acc[r][n];
       const float cf = (h & 0x7C00) == 0x7C00 ? 0.0f : h2f(h);
       sum[r][n] = static_cast<std::int32_t>(cf * scale[r][n]);  // truncation toward zero

@@ -35,46 +35,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/f16_bits.hpp"
 #include "engine/kernel_args.hpp"
 
 namespace enc5::engine {
 namespace {
-
-inline std::uint32_t bits_of(float f) {
-  std::uint32_t u;
-  __builtin_memcpy(&u, &f, 4);
-  return u;
-}
-inline float float_of(std::uint32_t u) {
-  float f;
-  __builtin_memcpy(&f, &u, 4);
-  return f;
-}
-
-// cvt.f32.f16 (exact), branch-free so that loops over it vectorise.
-inline float h2f(f16_t h) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  const std::uint32_t em = h & 0x7FFFu;
-  const std::uint32_t normal = (em << 13) + ((127u - 15u) << 23);
-  const std::uint32_t special = 0x7F800000u | ((em & 0x3FFu) << 13);
-  const std::uint32_t sub = bits_of(static_cast<float>(static_cast<std::int32_t>(em)) * 0x1p-24f);
-  const std::uint32_t mag = em >= 0x7C00u ? special : em >= 0x0400u ? normal : sub;
-  return float_of(mag | sign);
-}
-
-// cvt.rn.f16.f32 (RNE, subnormals kept, overflow to Inf, NaN -> 0x7FFF); see fast_f16.hpp.
-inline f16_t f2h(float f) {
-  const std::uint32_t x = bits_of(f);
-  const std::uint32_t sign = (x >> 16) & 0x8000u;
-  const std::uint32_t a = x & 0x7FFFFFFFu;
-  const std::uint32_t sub = bits_of(float_of(a) + 0.5f) - 0x3F000000u;
-  const std::uint32_t normal = (a - 0x38000000u + 0x0FFFu + ((a >> 13) & 1u)) >> 13;
-  std::uint32_t r = a < 0x38800000u ? sub : normal;
-  r = a >= 0x477FF000u ? 0x7C00u : r;
-  r |= sign;
-  r = a > 0x7F800000u ? 0x7FFFu : r;
-  return static_cast<f16_t>(r);
-}
 
 inline double mul_add(double a, double b, double c) {
 #ifdef __FMA__
@@ -168,7 +133,7 @@ void ada_half_tile(const KStepArgs& g, int r0, int n0, int k0) {
       const f16_t h = c[r][n];
       const f16_t res = f2h(sum[r][n] * mx[r][n]);
       const bool special = (h & 0x7C00) == 0x7C00;                // Inf or NaN acc passes through
-      const f16_t pass = (h & 0x03FF) != 0 ? f16_t{0x7FFF} : h;  // NaN -> canonical
+      const f16_t pass = (h & 0x03FF) != 0 ? kF16CanonicalNaN : h;  // NaN -> canonical
       g.d[(r0 + r) * g.ldd + n0 + n] = special ? pass : res;
     }
 }

@@ -21,7 +21,6 @@ const EpilogueTables& epilogue_tables() {
       tab->act[i] = golden::activation(h, &st);
       tab->act_clamp[i] = static_cast<std::uint8_t>((st.act_clamp_low ? 1 : 0) | (st.act_clamp_high ? 2 : 0));
       tab->rcp[i] = rcp_f16(h);
-      tab->rsqrt[i] = rsqrt_f16(h);
       tab->q8_ada[i] = f16_to_e4m3(h, profile_ada());
       tab->q8_zluda[i] = f16_to_e4m3(h, profile_zluda());
       tab->e61_exp[i] = golden::e61_exp(h);

@@ -26,17 +26,18 @@ E4Mat quantise_mat(const BlockContext& ctx, const F16Mat& m, int rows) {
 
 f16_t e11_expval(f16_t x, LayerStats* stats) {
   // facts C4 steps 1..5 (verified enc0; DOC5 E11(a) s8080..s8103): all packed f16, each rounded.
-  f16_t m = f16_mul(x, 0x2466);  // 0.017181396484375 (f32 literal 0x3C8CCB50 -> f16)
+  // The constants: model/constants.hpp.
+  f16_t m = f16_mul(x, kE11Scale);
   if (stats) {
     const float mf = f16_to_f32(m);
-    if (mf < -0.55615234375f) ++stats->e11_clamp_low;
-    if (mf > 0.55615234375f) ++stats->e11_clamp_high;
+    if (mf < f16_to_f32(kE11ClampLow)) ++stats->e11_clamp_low;
+    if (mf > f16_to_f32(kE11ClampHigh)) ++stats->e11_clamp_high;
   }
-  m = f16_max(m, 0xB873);  // -0.55615234375
-  m = f16_min(m, 0x3873);  // +0.55615234375
-  const f16_t tt = f16_fma(m, f16_neg(m), 0x3B6B);  // m*(-m) + 0.92724609375, one rounding
-  const f16_t u = f16_fma(m, tt, 0x3D80);           // m*tt + 1.375, one rounding
-  return static_cast<f16_t>((u << 5) & 0x7FE0);     // u's mantissa becomes e's exponent (step 5)
+  m = f16_max(m, kE11ClampLow);
+  m = f16_min(m, kE11ClampHigh);
+  const f16_t tt = f16_fma(m, f16_neg(m), kE11Quadratic);  // m*(-m) + 0.92724609375, one rounding
+  const f16_t u = f16_fma(m, tt, kE11Linear);              // m*tt + 1.375, one rounding
+  return static_cast<f16_t>((u << 5) & kE11ExponentBits);  // u's mantissa becomes e's exponent (step 5)
 }
 
 E11Row e11_row(const std::array<f16_t, 96>& e) {

@@ -59,6 +59,20 @@ ENC5_HD constexpr int e61_border_fix(E61Border border, int v, int n) {
   return v;
 }
 
+// E61(a)'s shared records (facts C14.1): record r = token row r, kE61RecordWords u32 words; the lane
+// with thread-in-group t writes word t from phase 61's n-tile 0 and word t + 4 from n-tile 1, the
+// latter only where the reading e61-record-guard lets it (t_le_1: t <= 1; none: every t, so lanes
+// t = 2, 3 write into the next record).
+inline constexpr int kE61RecordWords = 6;
+ENC5_HD constexpr int e61_record_word(int row, int t, int n_tile) { return kE61RecordWords * row + t + 4 * n_tile; }
+ENC5_HD constexpr bool e61_record_stored(E61RecordGuard guard, int t, int n_tile) {
+  return n_tile == 0 || guard == E61RecordGuard::none || t <= 1;
+}
+// E61(b)..(e): thread T = 32 warp + lane, T < kE61Threads, finishes pixel (x0 + (T&7), y0 + (T>>3))
+// (facts A7) from record T.
+inline constexpr int kE61Threads = 64;
+ENC5_HD constexpr PixelXY e61_pixel_of_thread(int x0, int y0, int T) { return {x0 + (T & 7), y0 + (T >> 3)}; }
+
 // Tap i (0..8) of pixel (X, Y), in the order weight i multiplies it: facts C14.6 (inferred from
 // DOC0 E22(d)): raster w_i <-> (dx, dy) = (i%3 - 1, i/3 - 1); column-major swaps them.
 ENC5_HD constexpr PixelXY e61_tap(E61Border border, E61TapMap map, int X, int Y, int ex, int ey, int i) {

@@ -40,7 +40,7 @@ std::array<std::array<int, 2>, 9> e61_taps(const Readings& rd, int X, int Y, int
 }
 
 float e61_exp(f16_t d) {
-  return ex2_approx_ftz_f32(mul_ftz_f32(f16_to_f32(d), std::bit_cast<float>(0x3FB8AA3Bu)));  // model-dependent (approx-model)
+  return ex2_approx_ftz_f32(mul_ftz_f32(f16_to_f32(d), std::bit_cast<float>(kLog2eF32Bits)));  // model-dependent (approx-model)
 }
 
 E61Pixel e61_pixel(const Readings& rd, const std::array<f16_t, 10>& l, const Texture& tex, int X, int Y, int ex, int ey,
@@ -114,14 +114,14 @@ void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface
   // is guarded by the reading e61-record-guard; without the guard, lanes t = 2, 3 write into the
   // next record; overlapping writes then resolve in program order within a warp and in warp order
   // across warps (a documented choice: the hardware order across warps is not specified).
-  std::vector<std::uint32_t> smem(64 * 6 + 8, 0u);
+  std::vector<std::uint32_t> smem(kE61Threads * kE61RecordWords + 8, 0u);  // + the unguarded stores past record 63
   for (int z = 0; z < 4; ++z)
     for (int rh = 0; rh < 2; ++rh)
       for (int nt = 0; nt < 2; ++nt)
         for (int lane = 0; lane < 32; ++lane) {
           const int g = lane >> 2, t = lane & 3, r = 16 * z + g + 8 * rh;
-          if (nt == 1 && ctx.readings->e61_record_guard == E61RecordGuard::t_le_1 && t > 1) continue;
-          smem[6 * r + t + 4 * nt] = f16x2_pack(d61.at(r, 8 * nt + 2 * t), d61.at(r, 8 * nt + 2 * t + 1));
+          if (!e61_record_stored(ctx.readings->e61_record_guard, t, nt)) continue;
+          smem[e61_record_word(r, t, nt)] = f16x2_pack(d61.at(r, 8 * nt + 2 * t), d61.at(r, 8 * nt + 2 * t + 1));
         }
 
   StageRef sl = ctx.stage("e61.logits", "E61 thread T = 32 warp + lane: reg i = shared record word i (logits 2i, 2i+1)", 2, 5);
@@ -130,20 +130,20 @@ void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface
   if (ss) ss->kind = TraceStage::Kind::f32;
   StageRef so = ctx.stage("e61.out", "E61 surface value: reg 0 = (r | g<<16), reg 1 = (b | a<<16)", 2, 2);
   // (b)..(e): thread T < 64 (warps 0, 1) finishes pixel (x0 + (T&7), y0 + (T>>3)) (facts A7).
-  for (int T = 0; T < 64; ++T) {
-    const int X = ctx.x0 + (T & 7), Y = ctx.y0 + (T >> 3);
+  for (int T = 0; T < kE61Threads; ++T) {
+    const auto [X, Y] = e61_pixel_of_thread(ctx.x0, ctx.y0, T);
     if (X < 0 || Y < 0 || X >= ctx.ex || Y >= ctx.ey) continue;
     std::array<f16_t, 10> l{};
     for (int i = 0; i < 5; ++i) {
-      l[2 * i] = f16x2_lo(smem[6 * T + i]);
-      l[2 * i + 1] = f16x2_hi(smem[6 * T + i]);
+      l[2 * i] = f16x2_lo(smem[e61_record_word(T, i, 0)]);
+      l[2 * i + 1] = f16x2_hi(smem[e61_record_word(T, i, 0)]);
     }
     const E61Pixel px = e61_pixel(*ctx.readings, l, tex, X, Y, ctx.ex, ctx.ey, exp_table);
     surf.store_b16x4(8 * X, Y, px.out);  // x is a byte offset: 8 bytes per RGBA16F texel
     if (ctx.stats) ++ctx.stats->pixels_written;
     const int w = T >> 5, lane = T & 31;
     for (int i = 0; i < 5; ++i) {
-      if (sl) sl->at(w, lane, i) = smem[6 * T + i];
+      if (sl) sl->at(w, lane, i) = smem[e61_record_word(T, i, 0)];
       if (sw) sw->at(w, lane, i) = f16x2_pack(px.w[2 * i], px.w[2 * i + 1]);
     }
     if (ss) {

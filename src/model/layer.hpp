@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "model/constants.hpp"
 #include "model/index_maps.hpp"
 #include "model/phase_program.hpp"
 #include "model/readings.hpp"
@@ -108,10 +109,6 @@ std::string cat(const Parts&... parts) {
   (one(parts), ...);
   return s;
 }
-
-// The RMS norm E20 adds to its sum of squares: 2^-13 (facts C8.4, CONFIRMED: the f16 0x0800
-// materialised at s12820). The prologue's is the reading prologue-eps (prologue_eps below).
-inline constexpr f16_t kE20Eps = 0x0800;
 
 // One k-step of one output element: D = mma(C + sum_k a[k] b[k]) with a, b in LOGICAL (pair)
 // k order; they are permuted into the ISA's k order (layout::isa_k_from_pair_k) before the

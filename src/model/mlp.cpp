@@ -15,15 +15,16 @@ f16_t activation(f16_t y0, LayerStats* stats) {
   // in the cubic (ENG's |y| is wrong, facts §H 9).
   if (stats) {
     const float v = f16_to_f32(y0);
-    if (v < -2.0f) ++stats->act_clamp_low;
-    if (v > 2.0f) ++stats->act_clamp_high;
+    if (v < f16_to_f32(kActClampLow)) ++stats->act_clamp_low;
+    if (v > f16_to_f32(kActClampHigh)) ++stats->act_clamp_high;
   }
-  const f16_t y = f16_min(f16_max(y0, f16_neg(0x4000)), 0x4000);  // clamp to [-2, 2]
+  // The constants: model/constants.hpp.
+  const f16_t y = f16_min(f16_max(y0, kActClampLow), kActClampHigh);  // clamp to [-2, 2]
   const f16_t a = f16_abs(y);
-  const f16_t s = f16_mul(0x2D30, a);     // 0.0810546875 |y|
-  const f16_t d = f16_sub(0x3698, s);     // 0.412109375 - s
+  const f16_t s = f16_mul(kActSlope, a);     // 0.0810546875 |y|
+  const f16_t d = f16_sub(kActOffset, s);    // 0.412109375 - s
   const f16_t h = f16_mul(y, d);
-  const f16_t gate = f16_add(0x3800, h);  // 0.5 + h
+  const f16_t gate = f16_add(kActHalf, h);   // 0.5 + h
   return f16_mul(y0, gate);
 }
 

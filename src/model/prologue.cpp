@@ -24,7 +24,7 @@ std::array<int, 2> token_pixel(const BlockContext& ctx, int row) {
 // register 0 (the guard pattern E60 uses); `mirror` is SWM's sibling padding v -> min(|v|,
 // 2n-2-v); `clamp` repeats the edge pixel.
 f16_t prologue_eps(const Readings& r) {
-  return r.prologue_eps == PrologueEps::e2m13 ? f16_t{0x0800} : f16_t{0x1400};  // 2^-13 (%fd770) or 2^-10
+  return r.prologue_eps == PrologueEps::e2m13 ? kPrologueEpsE2m13 : kPrologueEpsE2m10;  // 2^-13 (%fd770) or 2^-10
 }
 
 std::uint32_t input_word(const BlockContext& ctx, std::span<const std::uint8_t> arena, int q, int x, int y, int d) {

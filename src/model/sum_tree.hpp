@@ -2,7 +2,8 @@
 // norm's squares (facts C8.2 for E20, facts B4 for the prologue), E11's in-lane 12-term row sum
 // (facts C4 step 6) and the cross-lane fold both end with (butterflies xor 1, xor 2, then the two
 // f16 halves: facts C4 steps 7/8, C8.3). The golden model instantiates them with the numerics
-// core's f16x2 add, the fast engine with its vector adds (bit-identical per node). The engine's
+// core's f16x2 add, the fast engine with its vector adds (bit-identical per node), the CUDA port
+// (ENC5_HD) with add.f16x2 and shfl.sync.bfly. The engine's
 // per-ISA translation units instantiate them with their own lambdas, so every instantiation there
 // has internal linkage (engine/kernel_args.hpp).
 #pragma once
@@ -14,18 +15,33 @@ namespace enc5 {
 // E11 step 6 (facts C4): lane t holds the f16x2 pairs of n-tiles i = 0..11 of a score row; even
 // n-tiles ((0+2)+(4+6))+(8+10), odd alike, then even + odd.
 template <class T, class Add>
-T e11_in_lane(const T (&E)[12], Add add) {
+ENC5_HD T e11_in_lane(const T (&E)[12], Add add) {
   const T even = add(add(add(E[0], E[2]), add(E[4], E[6])), add(E[8], E[10]));
   const T odd = add(add(add(E[1], E[3]), add(E[5], E[7])), add(E[9], E[11]));
   return add(even, odd);
 }
 
-// The fold across the four lanes t of a group (facts C4 step 7/8, C8.3, verified enc0 order):
-// butterflies xor 1 then xor 2 leave every lane with (s0 + s1) + (s2 + s3) (f16 addition is
-// commutative, so the lanes agree); then `halves` adds the f16x2's two halves (add.f16).
+// The fold across the four lanes t of a group (facts C4 step 7/8, C8.3, verified enc0 order),
+// as one lane runs it: butterflies xor 1 then xor 2 (`partner(v, m)` = lane t^m's v), then
+// `halves` adds the f16x2's two halves (add.f16).
+template <class T, class Add, class Partner, class Halves>
+ENC5_HD auto fold_butterflies(T s, Add add, Partner partner, Halves halves) {
+  const T u = add(s, partner(s, 1));
+  return halves(add(u, partner(u, 2)));
+}
+// The same fold from all four lanes' values s[t] at once (golden model, fast engine): lane 0's
+// result, (s0 + s1) + (s2 + s3); f16 addition is commutative, so every lane's is the same.
 template <class T, class Add, class Halves>
 auto fold_lanes(const T (&s)[4], Add add, Halves halves) {
-  return halves(add(add(s[0], s[1]), add(s[2], s[3])));
+  struct Lanes {
+    T v[4];
+  };
+  const Lanes all{{s[0], s[1], s[2], s[3]}};
+  const auto lane0 = fold_butterflies(
+      all, [&](const Lanes& a, const Lanes& b) { return Lanes{{add(a.v[0], b.v[0]), add(a.v[1], b.v[1]), add(a.v[2], b.v[2]), add(a.v[3], b.v[3])}}; },
+      [](const Lanes& a, int m) { return Lanes{{a.v[0 ^ m], a.v[1 ^ m], a.v[2 ^ m], a.v[3 ^ m]}}; },
+      [](const Lanes& a) { return a; });
+  return halves(lane0.v[0]);
 }
 
 // The 20-term RMS norm tree: T[i] = the squares of n-tile i's column pair held by one lane, one
