@@ -19,3 +19,18 @@ set(ENC5_LAYERS
   "bridge:ptx,capture"           # launches run by the PTX interpreter: enc5's, and any kernel's
   "cli:bridge,cuda"              # the enc5 command
 )
+
+# Splits one row of ENC5_LAYERS: sets ${name_var} to the layer and ${uses_var} to the list of the
+# layers it uses (empty for none).
+function(enc5_layer_row row name_var uses_var)
+  string(REPLACE ":" ";" parts "${row}")
+  list(GET parts 0 name)
+  list(LENGTH parts n)
+  set(uses)
+  if(n GREATER 1)
+    list(GET parts 1 uses)
+    string(REPLACE "," ";" uses "${uses}")
+  endif()
+  set(${name_var} ${name} PARENT_SCOPE)
+  set(${uses_var} ${uses} PARENT_SCOPE)
+endfunction()

@@ -19,6 +19,7 @@
 #include "api/frame.hpp"
 #include "assets/synthetic_inputs.hpp"
 #include "assets/synthetic_weights.hpp"
+#include "bridge/enc5_launch.hpp"
 #include "cuda/enc5_params.hpp"
 #include "cuda/trace_stages.hpp"
 #include "model/weight_image.hpp"
@@ -69,16 +70,9 @@ Inputs inputs_of(const Frame& fr) {
 
 Outputs run_golden(const Frame& fr, const Inputs& in, const Profile& prof, const TraceRequest* req = nullptr, Trace* trace = nullptr) {
   Outputs o{std::vector<std::uint8_t>(in.f.input_arena.size(), 0), Surface::make(fr.ex, fr.ey)};
-  LaunchParams p;
-  p.ex = fr.ex;
-  p.ey = fr.ey;
-  p.input_arena = in.f.input_arena;
-  p.weights = in.weights;
-  p.output_arena = o.arena;
+  LaunchParams p = frame_launch(fr.ex, fr.ey, in.f.input_arena, *in.weights, o.arena, in.f.texture, o.surface);
   p.block_offset_x = static_cast<std::uint16_t>(fr.ox);
   p.block_offset_y = static_cast<std::uint16_t>(fr.oy);
-  p.texture = &in.f.texture;
-  p.surface = &o.surface;
   RunOptions opt;
   opt.profile = &prof;
   opt.engine = Engine::golden;
@@ -116,7 +110,8 @@ Outputs run_interpreted(const Frame& fr, const Inputs& in, const Profile& prof, 
   }
   ptx::RunOptions opt;
   opt.profile = &prof;
-  const ptx::Dim3 grid{static_cast<std::uint32_t>((fr.ex + fr.ox + 7) / 8), static_cast<std::uint32_t>((fr.ey + fr.oy + 7) / 8), 1};
+  const ptx::Dim3 grid = ptx::enc5_grid(static_cast<std::uint32_t>(fr.ex), static_cast<std::uint32_t>(fr.ey),
+                                        static_cast<std::uint32_t>(fr.ox), static_cast<std::uint32_t>(fr.oy));
   const ptx::Dim3 threads{cuda::kBlockX, cuda::kBlockY, cuda::kBlockZ};
   ptx::run(module ? *module : kernel_module(trace_buf != nullptr), "cuda_dldn_engine_swin_enc5_kernel", grid, threads, block, dev, opt);
   return o;

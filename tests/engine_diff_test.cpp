@@ -586,16 +586,10 @@ Output run(const FrameCase& c, Engine engine, std::string_view simd, int threads
   o.arena.assign(c.frame->input_arena.size(), 0xA5);
   Surface s = Surface::make(c.frame->ex, c.frame->ey);
   std::fill(s.bytes.begin(), s.bytes.end(), 0x5A);
-  LaunchParams p;
-  p.ex = static_cast<std::uint32_t>(c.frame->ex);
-  p.ey = static_cast<std::uint32_t>(c.frame->ey);
-  p.input_arena = c.frame->input_arena;
-  p.weights = c.weights;
-  p.output_arena = o.arena;
+  LaunchParams p = frame_launch(static_cast<std::uint32_t>(c.frame->ex), static_cast<std::uint32_t>(c.frame->ey), c.frame->input_arena,
+                                *c.weights, o.arena, c.frame->texture, s);
   p.block_offset_x = c.ox;
   p.block_offset_y = c.oy;
-  p.texture = &c.frame->texture;
-  p.surface = &s;
   RunOptions opt;
   opt.profile = c.profile;
   opt.readings = c.readings;
@@ -738,14 +732,7 @@ TEST(EngineFrame, TracedBlockFallsBackToGolden) {
   auto go = [&](Engine e, Trace* t) {
     std::vector<std::uint8_t> arena(f.input_arena.size());
     Surface s = Surface::make(f.ex, f.ey);
-    LaunchParams p;
-    p.ex = 16;
-    p.ey = 9;
-    p.input_arena = f.input_arena;
-    p.weights = &default_weights();
-    p.output_arena = arena;
-    p.texture = &f.texture;
-    p.surface = &s;
+    LaunchParams p = frame_launch(16, 9, f.input_arena, default_weights(), arena, f.texture, s);
     RunOptions o;
     o.engine = e;
     o.trace = t ? &req : nullptr;

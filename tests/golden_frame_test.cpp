@@ -39,16 +39,10 @@ FrameRun run(const SyntheticFrame& f, const WeightImage& w, const Readings& rd =
   r.arena.assign(f.input_arena.size(), kArenaFill);
   r.surface = Surface::make(f.ex, f.ey);
   std::fill(r.surface.bytes.begin(), r.surface.bytes.end(), kSurfaceFill);
-  LaunchParams p;
-  p.ex = static_cast<std::uint32_t>(f.ex);
-  p.ey = static_cast<std::uint32_t>(f.ey);
-  p.input_arena = f.input_arena;
-  p.weights = &w;
-  p.output_arena = r.arena;
+  LaunchParams p =
+      frame_launch(static_cast<std::uint32_t>(f.ex), static_cast<std::uint32_t>(f.ey), f.input_arena, w, r.arena, f.texture, r.surface);
   p.block_offset_x = ox;
   p.block_offset_y = oy;
-  p.texture = &f.texture;
-  p.surface = &r.surface;
   RunOptions o;
   o.engine = Engine::golden;  // these tests are about the golden model itself
   o.profile = profile;
@@ -106,16 +100,10 @@ TEST(GoldenFrame, NothingWrittenOutsideTheFrame) {
     r.arena.assign(f.input_arena.size() + 64, kArenaFill);  // guard bytes after the arena
     r.surface = Surface::make(c.ex + 2, c.ey + 2);          // a larger surface: margins must stay
     std::fill(r.surface.bytes.begin(), r.surface.bytes.end(), kSurfaceFill);
-    LaunchParams p;
-    p.ex = c.ex;
-    p.ey = c.ey;
-    p.input_arena = f.input_arena;
-    p.weights = &default_weights();
-    p.output_arena = std::span<std::uint8_t>(r.arena.data(), f.input_arena.size());
+    LaunchParams p = frame_launch(c.ex, c.ey, f.input_arena, default_weights(),
+                                  std::span<std::uint8_t>(r.arena.data(), f.input_arena.size()), f.texture, r.surface);
     p.block_offset_x = c.ox;
     p.block_offset_y = c.oy;
-    p.texture = &f.texture;
-    p.surface = &r.surface;
     RunOptions o;
     o.engine = Engine::golden;  // these tests are about the golden model itself
     o.threads = 2;
@@ -140,14 +128,7 @@ TEST(GoldenFrame, ValidatesSizes) {
   const SyntheticFrame f = make_synthetic_frame(8, 8, 1, false);
   std::vector<std::uint8_t> arena(f.input_arena.size());
   Surface s = Surface::make(8, 8);
-  LaunchParams p;
-  p.ex = 8;
-  p.ey = 8;
-  p.input_arena = f.input_arena;
-  p.weights = &default_weights();
-  p.output_arena = arena;
-  p.texture = &f.texture;
-  p.surface = &s;
+  LaunchParams p = frame_launch(8, 8, f.input_arena, default_weights(), arena, f.texture, s);
   RunOptions o;
   o.engine = Engine::golden;  // these tests are about the golden model itself
   EXPECT_NO_THROW(run_frame(p, o));

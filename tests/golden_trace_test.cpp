@@ -19,14 +19,7 @@ TEST(GoldenTrace, AllStagesWithTheirShapesAndConsistentOrders) {
   const SyntheticFrame f = make_synthetic_frame(ex, ey, 2, false);
   std::vector<std::uint8_t> arena(f.input_arena.size(), 0);
   Surface s = Surface::make(ex, ey);
-  LaunchParams p;
-  p.ex = ex;
-  p.ey = ey;
-  p.input_arena = f.input_arena;
-  p.weights = &default_weights();
-  p.output_arena = arena;
-  p.texture = &f.texture;
-  p.surface = &s;
+  LaunchParams p = frame_launch(ex, ey, f.input_arena, default_weights(), arena, f.texture, s);
   TraceRequest req;
   req.stages = {"all"};
   req.block_x = 1;

@@ -184,16 +184,9 @@ TEST(HostileRun, SkippedBlocksWriteNothing) {
     for (int k = 0; k < 2; ++k) {
       out[k].assign(f.input_arena.size(), 0);
       surf[k] = enc5::Surface::make(ex, ey);
-      enc5::LaunchParams p;
-      p.ex = ex;
-      p.ey = ey;
-      p.input_arena = f.input_arena;
-      p.weights = &enc5::default_weights();
-      p.output_arena = out[k];
+      enc5::LaunchParams p = enc5::frame_launch(ex, ey, f.input_arena, enc5::default_weights(), out[k], f.texture, surf[k]);
       p.block_offset_x = static_cast<std::uint16_t>(ox);
       p.block_offset_y = static_cast<std::uint16_t>(oy);
-      p.texture = &f.texture;
-      p.surface = &surf[k];
       enc5::RunOptions o;
       o.threads = 2;
       enc5::golden::LayerStats stats;

@@ -230,6 +230,7 @@ TEST(LayerTemplate, Enc5IsTheExistingPhaseTableFieldByField) {
     EXPECT_EQ(a.band, b.band);
     EXPECT_EQ(a.head, b.head);
     EXPECT_EQ(a.chunk, b.chunk);
+    EXPECT_EQ(a.a_k0, b.a_k0);
     EXPECT_EQ(a.a, b.a);
     EXPECT_EQ(a.b, b.b);
     EXPECT_EQ(a.c, b.c);

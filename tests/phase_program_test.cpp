@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -310,6 +311,22 @@ TEST(PhaseProgram, HeadSlotsAreEightTimes27648) {
   EXPECT_EQ(enc5::kHeadSlotBytes, 27648u);
   for (int j = 0; j < 8; ++j) EXPECT_EQ(enc5::phase(13 + j).weight_begin, 22848u + 27648u * j);
   EXPECT_EQ(enc5::phase(20).weight_begin + 5120u, 221504u);  // slot 7's Wo ends where T1 starts
+}
+
+TEST(PhaseProgram, AKOffsetAndLookupsByHeadAndChunk) {
+  // facts C2: phases 1..10 read staged k-slice (p-1)/2: A from k = 0, 0, 32, 32, ..., 128, 128.
+  const int expected_k0[11] = {0, 0, 0, 32, 32, 64, 64, 96, 96, 128, 128};
+  for (int p = 1; p <= 10; ++p) EXPECT_EQ(enc5::phase(p).a_k0, expected_k0[p]) << "phase " << p;
+  for (int p = 11; p <= 61; ++p) EXPECT_EQ(enc5::phase(p).a_k0, 0) << "phase " << p;
+  // The lookups find spec §2.2's numbering: 13 + head, 21 + 2 chunk, 22 + 2 chunk.
+  for (int h = 0; h < 8; ++h) EXPECT_EQ(enc5::out_projection_phase(h).number, 13 + h);
+  for (int c = 0; c < 20; ++c) {
+    EXPECT_EQ(enc5::mlp_up_phase(c).number, 21 + 2 * c);
+    EXPECT_EQ(enc5::mlp_down_phase(c).number, 22 + 2 * c);
+  }
+  EXPECT_THROW(enc5::out_projection_phase(8), std::out_of_range);
+  EXPECT_THROW(enc5::mlp_up_phase(-1), std::out_of_range);
+  EXPECT_THROW(enc5::mlp_down_phase(20), std::out_of_range);
 }
 
 }  // namespace

@@ -28,14 +28,8 @@ Frame run(const enc5::SyntheticFrame& f, const enc5::WeightImage& w, int threads
   Frame r;
   r.arena.assign(f.input_arena.size(), 0);
   r.surface = enc5::Surface::make(f.ex, f.ey);
-  enc5::LaunchParams p;
-  p.ex = static_cast<std::uint32_t>(f.ex);
-  p.ey = static_cast<std::uint32_t>(f.ey);
-  p.input_arena = f.input_arena;
-  p.weights = &w;
-  p.output_arena = r.arena;
-  p.texture = &f.texture;
-  p.surface = &r.surface;
+  enc5::LaunchParams p = enc5::frame_launch(static_cast<std::uint32_t>(f.ex), static_cast<std::uint32_t>(f.ey), f.input_arena, w, r.arena,
+                                            f.texture, r.surface);
   enc5::RunOptions o;
   o.engine = e;
   o.threads = threads;

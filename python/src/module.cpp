@@ -410,16 +410,9 @@ nb::dict run(In<std::uint8_t> input_arena, In<std::uint16_t> texture, int tex_wi
   std::vector<std::uint8_t> out(in.size(), 0);
   Surface surface = Surface::make(static_cast<int>(a.ex), static_cast<int>(a.ey));
 
-  LaunchParams p;
-  p.ex = a.ex;
-  p.ey = a.ey;
-  p.input_arena = in;
-  p.weights = &weights;
-  p.output_arena = out;
+  LaunchParams p = frame_launch(a.ex, a.ey, in, weights, out, tex, surface);
   p.block_offset_x = a.ox;
   p.block_offset_y = a.oy;
-  p.texture = &tex;
-  p.surface = &surface;
   p.grid_x = a.grid_x;
   p.grid_y = a.grid_y;
 

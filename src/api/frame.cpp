@@ -84,8 +84,17 @@ int thread_count(const RunOptions& o) {
 
 }  // namespace
 
-GridExtent covering_grid(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy) {
-  return {(static_cast<std::int64_t>(ex) + ox + 7) / 8, (static_cast<std::int64_t>(ey) + oy + 7) / 8};
+LaunchParams frame_launch(std::uint32_t ex, std::uint32_t ey, std::span<const std::uint8_t> input_arena, const WeightImage& weights,
+                          std::span<std::uint8_t> output_arena, const Texture& texture, Surface& surface) {
+  LaunchParams p;
+  p.ex = ex;
+  p.ey = ey;
+  p.input_arena = input_arena;
+  p.weights = &weights;
+  p.output_arena = output_arena;
+  p.texture = &texture;
+  p.surface = &surface;
+  return p;
 }
 
 std::optional<std::string> grid_problem(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy,

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/launch_abi.hpp"
 #include "model/readings.hpp"
 #include "model/texture_surface.hpp"
 #include "model/trace.hpp"
@@ -42,6 +43,10 @@ struct LaunchParams {
   Surface* surface = nullptr;                            // +112
   std::uint32_t grid_x = 0, grid_y = 0;                  // launch grid; 0 = cover (ex, ey)
 };
+// The launch of one frame from the buffers that hold it, block offsets 0 and the covering grid
+// (set block_offset_x/y and grid_x/y after it for others): the one place a LaunchParams is filled.
+LaunchParams frame_launch(std::uint32_t ex, std::uint32_t ey, std::span<const std::uint8_t> input_arena, const WeightImage& weights,
+                          std::span<std::uint8_t> output_arena, const Texture& texture, Surface& surface);
 
 enum class Engine { golden, fast };
 
@@ -68,10 +73,8 @@ struct RunOptions {
 // kGridSlackFactor x covering + kGridSlackBlocks per axis (its extra blocks write nothing); a grid
 // beyond that is almost certainly a damaged capture, and grid_problem says why with the numbers.
 inline constexpr std::int64_t kGridSlackFactor = 2, kGridSlackBlocks = 8;
-struct GridExtent {
-  std::int64_t x = 0, y = 0;
-};
-GridExtent covering_grid(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy);
+using abi::covering_grid;  // model/launch_abi.hpp
+using abi::GridExtent;
 // Empty when (grid_x, grid_y) is usable for the frame (0 = the covering grid), else the reason.
 std::optional<std::string> grid_problem(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy,
                                         std::uint32_t grid_x, std::uint32_t grid_y);

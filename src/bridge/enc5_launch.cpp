@@ -8,22 +8,23 @@
 namespace enc5::ptx {
 
 std::vector<std::uint8_t> enc5_param_block(const Enc5Args& a) {
-  std::vector<std::uint8_t> b(capture::kParamBlockBytes, 0);
+  std::vector<std::uint8_t> b(abi::kParamBlockBytes, 0);
   auto put = [&](std::size_t off, auto v) { std::memcpy(b.data() + off, &v, sizeof v); };
-  put(0, a.ex);
-  put(4, a.ey);
-  put(capture::kArgInput, a.input);
-  put(capture::kArgWeights, a.weights);
-  put(capture::kArgOutput, a.output);
-  put(80, a.ox);
-  put(82, a.oy);
-  put(capture::kArgTexture, a.texture);
-  put(capture::kArgSurface, a.surface);
+  put(abi::kParamEx, a.ex);
+  put(abi::kParamEy, a.ey);
+  put(abi::kParamInput, a.input);
+  put(abi::kParamWeights, a.weights);
+  put(abi::kParamOutput, a.output);
+  put(abi::kParamOx, a.ox);
+  put(abi::kParamOy, a.oy);
+  put(abi::kParamTexture, a.texture);
+  put(abi::kParamSurface, a.surface);
   return b;
 }
 
 Dim3 enc5_grid(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy) {
-  return {(ex + ox + 7) / 8, (ey + oy + 7) / 8, 1};
+  const abi::GridExtent g = abi::covering_grid(ex, ey, ox, oy);
+  return {static_cast<std::uint32_t>(g.x), static_cast<std::uint32_t>(g.y), 1};
 }
 
 namespace {

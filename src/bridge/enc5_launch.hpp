@@ -12,8 +12,8 @@
 
 namespace enc5::ptx {
 
-inline constexpr const char* kEnc5Entry = "cuda_dldn_engine_swin_enc5_kernel";
-inline constexpr Dim3 kEnc5Block{32, 1, 8};
+inline constexpr const char* kEnc5Entry = abi::kKernelName;  // model/launch_abi.hpp
+inline constexpr Dim3 kEnc5Block{abi::kBlockX, abi::kBlockY, abi::kBlockZ};
 
 struct Enc5Args {
   std::uint32_t ex = 0, ey = 0;

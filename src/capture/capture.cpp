@@ -257,16 +257,10 @@ ReplayOutputs replay_launch(const LaunchCapture& c, const RunOptions& options) {
   r.output_alloc = output_before_launch(c);
   Surface s = surface_before_launch(c);
 
-  LaunchParams p;
-  p.ex = c.ex;
-  p.ey = c.ey;
-  p.input_arena = std::span<const std::uint8_t>(c.input.bytes).subspan(c.input.offset, n);
-  p.weights = &weights;
-  p.output_arena = std::span<std::uint8_t>(r.output_alloc).subspan(c.output.offset, n);
+  LaunchParams p = frame_launch(c.ex, c.ey, std::span<const std::uint8_t>(c.input.bytes).subspan(c.input.offset, n), weights,
+                                std::span<std::uint8_t>(r.output_alloc).subspan(c.output.offset, n), tex, s);
   p.block_offset_x = c.ox;
   p.block_offset_y = c.oy;
-  p.texture = &tex;
-  p.surface = &s;
   p.grid_x = c.grid_x;
   p.grid_y = c.grid_y;
   run_frame(p, options);

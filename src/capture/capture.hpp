@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/frame.hpp"
+#include "model/launch_abi.hpp"
 #include "model/weight_image.hpp"
 
 namespace enc5 {
@@ -18,10 +19,13 @@ namespace enc5::capture {
 
 struct DebugStage;  // capture/debug_stage.hpp
 
-inline constexpr const char* kEnc5Kernel = "cuda_dldn_engine_swin_enc5_kernel";
-// The parameter-block offsets enc5 reads (facts A4) and d4r names its dumps by (facts F5).
-inline constexpr int kArgInput = 8, kArgWeights = 40, kArgOutput = 48, kArgTexture = 88, kArgSurface = 112;
-inline constexpr std::size_t kParamBlockBytes = 144;
+inline constexpr const char* kEnc5Kernel = abi::kKernelName;
+// The parameter-block offsets enc5 reads (facts A4, model/launch_abi.hpp) and d4r names its dumps
+// by (facts F5).
+inline constexpr int kArgInput = static_cast<int>(abi::kParamInput), kArgWeights = static_cast<int>(abi::kParamWeights),
+                     kArgOutput = static_cast<int>(abi::kParamOutput), kArgTexture = static_cast<int>(abi::kParamTexture),
+                     kArgSurface = static_cast<int>(abi::kParamSurface);
+inline constexpr std::size_t kParamBlockBytes = abi::kParamBlockBytes;
 // fmtN of a dump: buffers are untyped (fmt0); textures and surfaces carry CUDA's CUarray_format
 // code, and enc5's are RGBA16F = CU_AD_FORMAT_HALF (0x10 = 16) with 4 channels (docs/captures.md).
 inline constexpr int kFmtBuffer = 0, kFmtHalf = 16;

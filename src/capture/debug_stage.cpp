@@ -103,8 +103,9 @@ DebugWindow debug_window(const DebugStage& s, std::uint64_t debug_base, int grid
 }
 
 DebugWindow debug_window(const LaunchCapture& c, const DebugStage& s, std::uint64_t debug_base) {
-  const int gx = c.grid_x ? static_cast<int>(c.grid_x) : (static_cast<int>(c.ex) + c.ox + 7) / 8;
-  const int gy = c.grid_y ? static_cast<int>(c.grid_y) : (static_cast<int>(c.ey) + c.oy + 7) / 8;
+  const GridExtent cover = covering_grid(c.ex, c.ey, static_cast<std::uint32_t>(c.ox), static_cast<std::uint32_t>(c.oy));
+  const int gx = c.grid_x ? static_cast<int>(c.grid_x) : static_cast<int>(cover.x);
+  const int gy = c.grid_y ? static_cast<int>(c.grid_y) : static_cast<int>(cover.y);
   return debug_window(s, debug_base, gx, gy);
 }
 
@@ -198,16 +199,10 @@ StagePayload compute_stage_payload(const LaunchCapture& c, const DebugStage& s, 
   const std::size_t n = arena_window_bytes(c);
   std::vector<std::uint8_t> scratch(n, 0);
   Surface surface = Surface::make(static_cast<int>(c.ex), static_cast<int>(c.ey));
-  LaunchParams lp;
-  lp.ex = c.ex;
-  lp.ey = c.ey;
-  lp.input_arena = std::span<const std::uint8_t>(c.input.bytes).subspan(c.input.offset, n);
-  lp.weights = &in.weights;
-  lp.output_arena = scratch;
+  LaunchParams lp = frame_launch(c.ex, c.ey, std::span<const std::uint8_t>(c.input.bytes).subspan(c.input.offset, n), in.weights, scratch,
+                                 in.texture, surface);
   lp.block_offset_x = c.ox;
   lp.block_offset_y = c.oy;
-  lp.texture = &in.texture;
-  lp.surface = &surface;
   lp.grid_x = static_cast<std::uint32_t>(p.window.grid_x);
   lp.grid_y = static_cast<std::uint32_t>(p.window.grid_y);
   const auto traces = trace_every_block(lp, o, {s.name}, s.phase);

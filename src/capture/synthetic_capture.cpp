@@ -41,7 +41,9 @@ std::vector<std::uint8_t> output_allocation(std::size_t before, std::size_t n, s
 std::size_t window_after(const SyntheticCaptureOptions& o, std::size_t n) {
   if (!o.stage) return o.window_after;
   constexpr std::uint64_t kMaxSyntheticAlloc = 1ull << 28;
-  const DebugWindow debug = debug_window(*o.stage, o.debug_base, (o.ex + o.ox + 7) / 8, (o.ey + o.oy + 7) / 8);
+  const GridExtent cover = covering_grid(static_cast<std::uint32_t>(o.ex), static_cast<std::uint32_t>(o.ey),
+                                         static_cast<std::uint32_t>(o.ox), static_cast<std::uint32_t>(o.oy));
+  const DebugWindow debug = debug_window(*o.stage, o.debug_base, static_cast<int>(cover.x), static_cast<int>(cover.y));
   if (o.debug_base < n || o.debug_base > kMaxSyntheticAlloc || o.window_before + o.debug_base + debug.bytes > kMaxSyntheticAlloc)
     throw std::runtime_error("--debug-base " + std::to_string(o.debug_base) + ": a synthetic debug capture needs a base of at least the arena's " +
                              std::to_string(n) + " bytes (the payload must not overlap it) and an allocation below 2^28 bytes");
@@ -98,7 +100,9 @@ void put_dumps(OutputSet& set, const fs::path& sub, const LaunchCapture& c, cons
 
 // Replay form (facts F6): the state before the launch, plus enc5's results/ extension.
 void put_replay_capture(OutputSet& set, const LaunchCapture& c, const ReplayOutputs& r, const SyntheticCaptureOptions& o) {
-  const std::uint32_t gx = (o.ex + o.ox + 7) / 8, gy = (o.ey + o.oy + 7) / 8;
+  const GridExtent cover = covering_grid(static_cast<std::uint32_t>(o.ex), static_cast<std::uint32_t>(o.ey),
+                                         static_cast<std::uint32_t>(o.ox), static_cast<std::uint32_t>(o.oy));
+  const auto gx = static_cast<std::uint32_t>(cover.x), gy = static_cast<std::uint32_t>(cover.y);
   std::string m = "# enc5 synthetic replay capture (docs/captures.md)\n";
   m += std::string("kernel ") + c.kernel + "\n";
   m += "launch " + std::to_string(gx) + " " + std::to_string(gy) + " 1 32 1 8 0\n";

@@ -35,7 +35,10 @@ const std::vector<Geometry>& geometries() {
   return g;
 }
 
-int blocks(const Geometry& g) { return ((g.ex + 7) / 8) * ((g.ey + 7) / 8); }
+int blocks(const Geometry& g) {
+  const GridExtent cover = covering_grid(static_cast<std::uint32_t>(g.ex), static_cast<std::uint32_t>(g.ey), 0, 0);
+  return static_cast<int>(cover.x * cover.y);
+}
 
 double macs_per_block() {
   // phases 1..10: 8 heads x 10 x 96x32x32; 11: 8 x 64x96x32; 12: 8 x 64x32x96; 13..20: 8 x

@@ -297,16 +297,10 @@ FrameRun run_layer(RunArgs& a) {
   f.output.assign(plane_arena_bytes(a.ex, a.ey), 0);
   f.surface = Surface::make(a.ex, a.ey);
 
-  LaunchParams p;
-  p.ex = static_cast<std::uint32_t>(a.ex);
-  p.ey = static_cast<std::uint32_t>(a.ey);
-  p.input_arena = f.assets.input;
-  p.weights = &f.assets.weights();
-  p.output_arena = f.output;
+  LaunchParams p = frame_launch(static_cast<std::uint32_t>(a.ex), static_cast<std::uint32_t>(a.ey), f.assets.input, f.assets.weights(),
+                                f.output, f.assets.texture, f.surface);
   p.block_offset_x = static_cast<std::uint16_t>(a.ox);
   p.block_offset_y = static_cast<std::uint16_t>(a.oy);
-  p.texture = &f.assets.texture;
-  p.surface = &f.surface;
   // The grid covering the frame (api/frame.hpp): x0 = 8*ctaid.x - ox must reach ex - 1. Only the
   // blocks from ox/8, oy/8 on can touch the frame; run_frame skips the others.
   const GridExtent cover = covering_grid(static_cast<std::uint32_t>(a.ex), static_cast<std::uint32_t>(a.ey),
@@ -494,7 +488,9 @@ static int run_sequence(const RunArgs& a) {
   for (const RunArgs& f : done) remove_stale(f);
   if (progress) std::fputs("\n", stderr);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double blocks = static_cast<double>(frames.size()) * ((a.ex + a.ox + 7) / 8) * ((a.ey + a.oy + 7) / 8);
+  const GridExtent cover = covering_grid(static_cast<std::uint32_t>(a.ex), static_cast<std::uint32_t>(a.ey),
+                                         static_cast<std::uint32_t>(a.ox), static_cast<std::uint32_t>(a.oy));
+  const double blocks = static_cast<double>(frames.size()) * static_cast<double>(cover.x * cover.y);
   std::printf("sequence: %zu frames in %.3f s (files included): %.2f frames/s, %.1f blocks/s\n", frames.size(), s,
               frames.size() / s, blocks / s);
   return 0;

@@ -283,7 +283,7 @@ int cmd_run(int argc, char** argv) {
   Context c;
   CUmodule mod = load_module(read_file(module_path));
   CUfunction fn;
-  CU(cuModuleGetFunction(&fn, mod, "cuda_dldn_engine_swin_enc5_kernel"));
+  CU(cuModuleGetFunction(&fn, mod, enc5::abi::kKernelName));
   int regs = 0, local = 0;
   cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
   cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
@@ -351,7 +351,9 @@ int cmd_run(int argc, char** argv) {
   p.block_offset_y = static_cast<std::uint16_t>(oy);
   p.texture = texobj;
   p.surface = surfobj;
-  const unsigned gx = static_cast<unsigned>((ex + ox + 7) / 8), gy = static_cast<unsigned>((ey + oy + 7) / 8);
+  const enc5::abi::GridExtent grid = enc5::abi::covering_grid(static_cast<std::uint32_t>(ex), static_cast<std::uint32_t>(ey),
+                                                               static_cast<std::uint32_t>(ox), static_cast<std::uint32_t>(oy));
+  const auto gx = static_cast<unsigned>(grid.x), gy = static_cast<unsigned>(grid.y);
   void* args[] = {&p};
   CUevent e0, e1;
   CU(cuEventCreate(&e0, CU_EVENT_DEFAULT));

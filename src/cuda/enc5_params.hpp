@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "model/launch_abi.hpp"
 #include "model/readings.hpp"
 
 namespace enc5::cuda {
@@ -24,11 +25,13 @@ struct alignas(8) Enc5Params {
   unsigned long long surface;        // +112: cudaSurfaceObject_t, sust.b.2d.v4.b16.zero (E61)
   std::uint8_t unread_120[24];
 };
-static_assert(sizeof(Enc5Params) == 144, "facts A4: 144-byte parameter block");
-static_assert(offsetof(Enc5Params, input_arena) == 8 && offsetof(Enc5Params, weights) == 40 &&
-                  offsetof(Enc5Params, output_arena) == 48 && offsetof(Enc5Params, block_offset_x) == 80 &&
-                  offsetof(Enc5Params, block_offset_y) == 82 && offsetof(Enc5Params, texture) == 88 &&
-                  offsetof(Enc5Params, surface) == 112,
+// The offsets are model/launch_abi.hpp's (facts A4).
+static_assert(sizeof(Enc5Params) == abi::kParamBlockBytes, "facts A4: 144-byte parameter block");
+static_assert(offsetof(Enc5Params, ex) == abi::kParamEx && offsetof(Enc5Params, ey) == abi::kParamEy &&
+                  offsetof(Enc5Params, input_arena) == abi::kParamInput && offsetof(Enc5Params, weights) == abi::kParamWeights &&
+                  offsetof(Enc5Params, output_arena) == abi::kParamOutput && offsetof(Enc5Params, block_offset_x) == abi::kParamOx &&
+                  offsetof(Enc5Params, block_offset_y) == abi::kParamOy && offsetof(Enc5Params, texture) == abi::kParamTexture &&
+                  offsetof(Enc5Params, surface) == abi::kParamSurface,
               "facts A4 offsets");
 
 // The readings the kernel implements: the defaults (docs/readings.md). The index maps it shares
@@ -38,7 +41,7 @@ static_assert(offsetof(Enc5Params, input_arena) == 8 && offsetof(Enc5Params, wei
 inline constexpr Readings kKernelReadings{};
 
 // Block geometry of the original launch (facts A2/A7): one warp per head.
-inline constexpr int kBlockX = 32, kBlockY = 1, kBlockZ = 8;
+inline constexpr int kBlockX = abi::kBlockX, kBlockY = abi::kBlockY, kBlockZ = abi::kBlockZ;
 inline constexpr int kSharedBytes = 16384;  // facts A8: the original's one shared array
 
 }  // namespace enc5::cuda

@@ -84,7 +84,7 @@ const std::array<f16_t, 256>& e4m3_f16_table() {
 void check_mlp_down_chain() {
   static const bool linear = [] {
     for (int c = 0; c < kChunks; ++c) {
-      const Phase& down = phase(22 + 2 * c);
+      const Phase& down = mlp_down_phase(c);
       const bool ok = c == 0 ? down.c != OperandSource::previous_d
                              : down.c == OperandSource::previous_d && down.c_chain_from == 20 + 2 * c;
       if (!ok) return false;
@@ -222,7 +222,7 @@ struct Block {
       const Phase& ph = phase(p);
       if (ph.c == OperandSource::previous_d) H.d[p] = std::move(H.d[ph.c_chain_from]);  // each D seeds one C only: no copy
       else H.d[p] = F16Mat(kTokens, kHeadDim, 0);
-      gemm_phase(S.a_h1, 32 * ((p - 1) / 2), w.qv[h][p], ph.k_steps, kTokens, H.d[p]);
+      gemm_phase(S.a_h1, ph.a_k0, w.qv[h][p], ph.k_steps, kTokens, H.d[p]);
     }
     lap(kGroupQV);
     const F16Mat& Q = H.d[9];
@@ -287,7 +287,7 @@ struct Block {
     W.a_n.assign(S.nq.v.data() + static_cast<std::size_t>(r0) * kChannels, n, kChannels, kChannels, dec, simd);
     f16_t* chain = S.c22.v.data() + static_cast<std::size_t>(r0) * kChannels;
     for (int c = 0; c < kChunks; ++c) {
-      const Phase& up = phase(21 + 2 * c);
+      const Phase& up = mlp_up_phase(c);
       W.h = F16Mat(n, kHeadDim);
       for (int r = 0; r < n; ++r) std::copy(w.b1[c].begin(), w.b1[c].end(), &W.h.v[static_cast<std::size_t>(r) * kHeadDim]);
       gemm_phase(W.a_n, 0, w.w1[c], up.k_steps, n, W.h);
@@ -301,7 +301,7 @@ struct Block {
         W.aq.v[i] = wq8(tab.act[y0]);
       }
       W.a_act.assign(W.aq.v.data(), n, kHeadDim, kHeadDim, dec, simd);
-      gemm_phase(W.a_act, 0, w.w2[c], phase(22 + 2 * c).k_steps, n, chain, kChannels);
+      gemm_phase(W.a_act, 0, w.w2[c], mlp_down_phase(c).k_steps, n, chain, kChannels);
     }
   }
   void mlp() {

@@ -30,10 +30,10 @@ std::shared_ptr<PreparedWeights> build(const WeightImage& w) {
     sb.resize(static_cast<std::size_t>(golden::kWindow) * golden::kTokens);
     for (int r = 0; r < golden::kWindow; ++r)
       for (int c = 0; c < golden::kTokens; ++c) sb[r * golden::kTokens + c] = w.f16_at(layout::score_bias_offset(bias_base, r, c));
-    assign_tile(pw->wo[h], golden::load_b_waddr(w, phase(13 + h).weight_begin, golden::kChannels));
+    assign_tile(pw->wo[h], golden::load_b_waddr(w, out_projection_phase(h).weight_begin, golden::kChannels));
   }
   for (int c = 0; c < golden::kChunks; ++c) {
-    const Phase& up = phase(21 + 2 * c);
+    const Phase& up = mlp_up_phase(c);
     // The odd phase's 5 k-steps as one 160 x 32 operand: k = 32 s + k' (banded tiles, facts C9).
     std::vector<e4m3_t> nk(static_cast<std::size_t>(32) * 160);
     for (int s = 0; s < up.k_steps; ++s) {
@@ -43,7 +43,7 @@ std::shared_ptr<PreparedWeights> build(const WeightImage& w) {
     }
     pw->w1[c].assign_nk(nk.data(), 32, 160, 160);
     for (int n = 0; n < 32; ++n) pw->b1[c][n] = w.f16_at(layout::record_bias_offset(up.bias_begin, n));
-    assign_tile(pw->w2[c], golden::load_b_waddr(w, phase(22 + 2 * c).weight_begin, golden::kChannels));
+    assign_tile(pw->w2[c], golden::load_b_waddr(w, mlp_down_phase(c).weight_begin, golden::kChannels));
   }
   {
     const Phase& ph = phase(61);

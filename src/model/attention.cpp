@@ -95,10 +95,9 @@ std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1) 
     std::array<F16Mat, 11> d;
     for (int p = 1; p <= (last && last < 10 ? last : 10); ++p) {
       const Phase& ph = phase(p);
-      const int ks = (p - 1) / 2;
       const BTile b = load_b_waddr(*ctx.weights, ph.weight_begin + (ph.relative_to_slot ? slot : 0u), kHeadDim);
       d[p] = ph.c == OperandSource::previous_d ? d[ph.c_chain_from] : F16Mat(kTokens, kHeadDim, 0);
-      phase_step(ctx, h1, 32 * ks, b, d[p]);
+      phase_step(ctx, h1, ph.a_k0, b, d[p]);
       if (wst[p]) for (int mi = 0; mi < 6; ++mi) record_tile(*wst[p], h, d[p], 16 * mi, 8 * mi, 4);
     }
     if (last && last <= 10) continue;

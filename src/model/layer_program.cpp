@@ -73,6 +73,7 @@ class Builder {
       // at slot + Wq/Wv + 1024*ks (spec §2.2 rows 1-10, facts C1/C2; DOC3 §2 rows 1-8).
       const int ks = (p - 1) / 2;
       ph.kind = PhaseKind::qv_chain;
+      ph.a_k0 = 32 * ks;
       ph.real = {s_.tokens, 32, 32};
       ph.a = OperandSource::staged_input;
       ph.c = p <= 2 ? OperandSource::zero : OperandSource::previous_d;

@@ -4,18 +4,22 @@
 // open or disagree.
 #include "model/layer_spec.hpp"
 
+#include "model/launch_abi.hpp"
+
 namespace enc5 {
 namespace {
 
 constexpr LayerSpec kEnc5{
-    LayerId::enc5, "enc5", "cuda_dldn_engine_swin_enc5_kernel", "0018-PREPASS_ENTRYPOINT_NAME.ptx",
+    LayerId::enc5, "enc5", abi::kKernelName, "0018-PREPASS_ENTRYPOINT_NAME.ptx",
     /*channels*/ 160, /*heads*/ 8, /*head_dim*/ 32, /*window_tokens*/ 64, /*tokens*/ 96,
     /*chunks*/ 20, /*merge*/ false, /*merge_out*/ 0, FinalEpilogueKind::kpn_filter, /*logits*/ 16,
     /*first_mma_statement*/ 7554,  // spec §2.1 phase 1, facts A1
     // spec §2.1 "epi" column and §3.
     EpilogueStatements{7, 171, 3844, 274, 27, 1029, 321, 172, 92, 299, 0, 234},
-    // facts A2 (grid, block), A3 (40 x 23), A4 (offsets), A8 (16384 bytes of shared memory).
-    LaunchAbi{144, 0, 8, 40, 48, -1, 80, 88, {112, 0, 0}, 1, 16384, {5, 3, 1}, {32, 1, 8},
+    // facts A2 (grid, block), A3 (40 x 23), A4 (offsets: model/launch_abi.hpp, enc5's one place),
+    // A8 (16384 bytes of shared memory).
+    LaunchAbi{abi::kParamBlockBytes, abi::kParamEx, abi::kParamInput, abi::kParamWeights, abi::kParamOutput, -1, abi::kParamOx,
+              abi::kParamTexture, {abi::kParamSurface, 0, 0}, 1, 16384, {5, 3, 1}, {abi::kBlockX, abi::kBlockY, abi::kBlockZ},
               "facts A2 (HIP5 header, REC5); 8 warps required by the 8 head slots (facts A7)", 40, 23},
 };
 

@@ -56,8 +56,8 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
   for (int c = 0; c < kChunks; ++c) {
     // Odd phase p (facts C9): 4 chains (n = 0..31) x 5 k-steps (k-slice s of N), B banded, the
     // first C = b1_c[n] for both rows.
-    const int p = 21 + 2 * c;
-    const Phase& up = phase(p);
+    const Phase& up = mlp_up_phase(c);
+    const int p = up.number;
     F16Mat& h = D[p];
     h = F16Mat(rows, kHeadDim);
     for (int r = 0; r < rows; ++r)
@@ -84,13 +84,13 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
 
     // Even phase p+1 (facts C11): one k-step over the chunk's 32 hidden columns, B = W2_c
     // (waddr, n = 0..159), C = C22 or the chain's previous D (the table's c_chain_from).
-    const Phase& down = phase(p + 1);
+    const Phase& down = mlp_down_phase(c);
     const BTile b = load_b_waddr(*ctx.weights, down.weight_begin, kChannels);
-    F16Mat& d = D[p + 1];
+    F16Mat& d = D[down.number];
     d = down.c == OperandSource::previous_d ? D[down.c_chain_from] : out.c22;
     phase_step(ctx, a, 0, b, d);
-    if (StageRef st = ctx.stage(cat("p", p + 1, "d"),
-                                cat("D of phase ", p + 1, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, 40))
+    if (StageRef st = ctx.stage(cat("p", down.number, "d"),
+                                cat("D of phase ", down.number, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, 40))
       for (int z = 0; z < 4; ++z) record_tile(*st, z, d, 16 * z, 0, 20);
   }
   out.d60 = D[60];

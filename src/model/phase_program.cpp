@@ -37,6 +37,18 @@ const Phase& phase(int number) {
   return storage()[static_cast<std::size_t>(number - 1)];
 }
 
+namespace {
+const Phase& find_phase(PhaseKind kind, int head, int chunk, const char* what, int index) {
+  for (const Phase& ph : phase_program())
+    if (ph.kind == kind && ph.head == head && ph.chunk == chunk) return ph;
+  throw std::out_of_range(std::string(what) + " " + std::to_string(index) + " has no phase");
+}
+}  // namespace
+
+const Phase& out_projection_phase(int head) { return find_phase(PhaseKind::out_projection, head, -1, "head", head); }
+const Phase& mlp_up_phase(int chunk) { return find_phase(PhaseKind::mlp_up, -1, chunk, "MLP chunk", chunk); }
+const Phase& mlp_down_phase(int chunk) { return find_phase(PhaseKind::mlp_down, -1, chunk, "MLP chunk", chunk); }
+
 ByteRange weight_extent(const Phase& p, int z) { return layer_weight_extent(layer_spec(LayerId::enc5), p, z); }
 ByteRange bias_extent(const Phase& p, int z) { return layer_bias_extent(layer_spec(LayerId::enc5), p, z); }
 

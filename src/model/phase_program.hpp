@@ -52,6 +52,9 @@ struct Phase {
   // 27648*z, facts A7/E5), and phases 21..61 have no head.
   int head;
   int chunk;                  // MLP chunk c = (p-21)/2 for phases 21..60 (-1 otherwise)
+  // The first k of A the phase reads: phases 1..10 read staged k-slice (p-1)/2 of h1, k from
+  // 32*((p-1)/2) (facts C2); every other phase reads its A from k = 0.
+  int a_k0;
   OperandSource a, b, c;
   int c_chain_from;           // previous_d: the phase whose D seeds C (0 when none)
   // Weight image byte ranges as spec §2.1 prints them (the tool's convention, kept so that the
@@ -78,6 +81,12 @@ inline constexpr int kFirstMmaStatement = 7554;          // spec §2.1 phase 1 (
 
 const std::array<Phase, kPhaseCount>& phase_program();
 const Phase& phase(int number);  // 1-based; throws std::out_of_range outside 1..61
+// The phases by what they compute, found by their head / chunk fields (std::out_of_range for a
+// head outside 0..7 or a chunk outside 0..19): phase 13 + head (Wo of the head), 21 + 2 chunk
+// (W1_c, b1_c) and 22 + 2 chunk (W2_c).
+const Phase& out_projection_phase(int head);
+const Phase& mlp_up_phase(int chunk);
+const Phase& mlp_down_phase(int chunk);
 
 // The bytes a phase's B loads (weights) / C-seed loads (bias) really read, over all 32 lanes, as
 // absolute offsets in W for warp z (z only matters for relative_to_slot phases). {0, 0} when the
