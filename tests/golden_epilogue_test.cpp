@@ -49,15 +49,24 @@ TEST(GoldenE11, RowSumReciprocalProbabilities) {
   EXPECT_EQ(r.sum, 0x4A00);
   EXPECT_EQ(r.rcp, 0x2D55);
   for (f16_t p : r.p) EXPECT_EQ(p, 0x2155);
-  // One 256 among 0.125s: the column's pair in lane t = 0: sums are 256 + 95 * 0.125 = 267.875,
-  // but each f16 add rounds (ulp 0.25 above 256): lane 0 lo half: even = ((256 + .125) + .25) +
-  // .25 = 256.5 (256.125 -> 256, +0.25 -> 256.25, +0.25 -> 256.5), odd = .75 -> 257.25; the
-  // other halves 1.5 each -> the row sum 256.5+.75 = 257.25, then +1.5 (lane 0 hi) ... computed:
-  // the test asserts only that the sum is below the exact 267.875 (rounding loses mass).
+  // One 256 among 0.125s, in column 0 = lane t = 0, n-tile 0, low half. The exact sum is
+  // 256 + 95/8 = 267.875; the f16 tree (facts C4 steps 6..8, f16 RNE at every node) loses 1/8,
+  // derived by hand (ulp 0.25 in [256, 512)):
+  //   lane 0 low half, even n-tiles: 256 + 0.125 = 256.125 is a tie -> 256 (even mantissa);
+  //     (0.125 + 0.125) = 0.25; 256 + 0.25 = 256.25; + (0.125 + 0.125) = 256.5 (exact);
+  //     odd n-tiles: 6 x 0.125 = 0.75 exact; even + odd = 257.25.
+  //   every other lane half: 12 x 0.125 = 1.5 exact.
+  //   butterfly xor 1: low 257.25 + 1.5 = 258.75, high 3; xor 2: low 258.75 + 3 = 261.75, high 6;
+  //   low + high = 267.75 = 0x5C2F (1 + 47/1024) 2^8.
+  // rcp: 1/267.75 = 0.00373482..., in [2^-9, 2^-8) with ulp 2^-19: 1.91223 x 2^-9, mantissa
+  // 934.125 -> 934: 0x1800 + 0x3A6 = 0x1BA6 (far from a tie, so any f32 rcp within an f32 ulp
+  // gives it). p = f16(e * rcp) scales by a power of two: 256 -> 0x3BA6, 0.125 -> 0x0FA6.
   e[0] = 0x5C00;
   const E11Row r2 = e11_row(e);
-  EXPECT_LT(r2.sum, 0x5C30);  // 267 = 0x5C2C..; the f16 tree loses the small terms
-  EXPECT_GE(r2.sum, 0x5C00);
+  EXPECT_EQ(r2.sum, 0x5C2F);
+  EXPECT_EQ(r2.rcp, 0x1BA6);
+  EXPECT_EQ(r2.p[0], 0x3BA6);
+  for (int c = 1; c < 96; ++c) EXPECT_EQ(r2.p[c], 0x0FA6) << "column " << c;
 }
 
 // ---- E21 (facts C10) ----

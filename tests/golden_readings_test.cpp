@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
+#include <vector>
 
 #include "api/frame.hpp"
 #include "assets/synthetic_inputs.hpp"
@@ -17,6 +19,20 @@
 namespace enc5 {
 namespace {
 
+// The number of members of an aggregate: the largest n for which T{x1, ..., xn} compiles, with
+// each x convertible to any member type.
+struct AnyMember {
+  template <class T>
+  operator T() const;
+};
+template <class T, class... Members>
+constexpr std::size_t member_count() {
+  if constexpr (requires { T{Members{}..., AnyMember{}}; })
+    return member_count<T, Members..., AnyMember>();
+  else
+    return sizeof...(Members);
+}
+
 bool small_scale() {
   const char* s = std::getenv("ENC5_TEST_SCALE");
   return s && std::string(s) == "small";
@@ -24,9 +40,15 @@ bool small_scale() {
 
 TEST(GoldenReadings, RegistryIsCompleteAndSettable) {
   const auto& reg = reading_registry();
-  EXPECT_GE(reg.size(), 20u);
+  // One registry row per field of Readings: a field added without its row fails here.
+  EXPECT_EQ(reg.size(), member_count<Readings>()) << "model/readings.hpp: every Readings field needs a reading_registry() row";
   const Readings defaults;
-  for (const ReadingInfo& info : reg) {
+  // Each row owns its own field: setting row i to any value changes the bytes of Readings (so the
+  // setter reaches the object), leaves every other row at its default, and no two rows change the
+  // same bytes (two rows on one field would leave another field without a row).
+  std::vector<std::vector<bool>> touched(reg.size(), std::vector<bool>(sizeof(Readings), false));
+  for (std::size_t i = 0; i < reg.size(); ++i) {
+    const ReadingInfo& info = reg[i];
     ASSERT_FALSE(info.values.empty()) << info.name;
     EXPECT_NE(std::find(info.values.begin(), info.values.end(), info.default_value), info.values.end()) << info.name;
     EXPECT_EQ(reading_value(defaults, info.name), info.default_value) << info.name;
@@ -34,12 +56,31 @@ TEST(GoldenReadings, RegistryIsCompleteAndSettable) {
     EXPECT_FALSE(info.where.empty());
     EXPECT_FALSE(info.settle.empty());
     for (const auto& v : info.values) {
-      Readings r;
+      // Both objects in zeroed storage, so that padding bytes compare equal.
+      alignas(Readings) unsigned char zd[sizeof(Readings)] = {}, zr[sizeof(Readings)] = {};
+      const Readings& dflt = *new (zd) Readings;
+      Readings& r = *new (zr) Readings;
       std::string err;
       ASSERT_TRUE(set_reading(r, info.name + "=" + v, &err)) << err;
       EXPECT_EQ(reading_value(r, info.name), v);
+      for (std::size_t j = 0; j < reg.size(); ++j)
+        if (j != i) {
+          EXPECT_EQ(reading_value(r, reg[j].name), reg[j].default_value) << info.name << "=" << v << " moved " << reg[j].name;
+        }
+      if (v == info.default_value) continue;
+      unsigned char a[sizeof(Readings)], b[sizeof(Readings)];
+      std::memcpy(a, &dflt, sizeof a);
+      std::memcpy(b, &r, sizeof b);
+      bool changed = false;
+      for (std::size_t k = 0; k < sizeof a; ++k)
+        if (a[k] != b[k]) touched[i][k] = changed = true;
+      EXPECT_TRUE(changed) << info.name << "=" << v << " changed no byte of Readings";
     }
   }
+  for (std::size_t i = 0; i < reg.size(); ++i)
+    for (std::size_t j = i + 1; j < reg.size(); ++j)
+      for (std::size_t k = 0; k < sizeof(Readings); ++k)
+        if (touched[i][k] && touched[j][k]) ADD_FAILURE() << reg[i].name << " and " << reg[j].name << " both change byte " << k;
   Readings r;
   std::string err;
   EXPECT_FALSE(set_reading(r, "no-such-reading", "x", &err));
@@ -80,14 +121,7 @@ class ReadingSwitch : public ::testing::Test {
     Out o;
     o.arena.assign(frame_->input_arena.size(), 0xA5);
     o.surface = Surface::make(kEx, kEy);
-    LaunchParams p;
-    p.ex = kEx;
-    p.ey = kEy;
-    p.input_arena = frame_->input_arena;
-    p.weights = w;
-    p.output_arena = o.arena;
-    p.texture = &frame_->texture;
-    p.surface = &o.surface;
+    LaunchParams p = frame_launch(kEx, kEy, frame_->input_arena, *w, o.arena, frame_->texture, o.surface);
     RunOptions opt;
     opt.engine = Engine::golden;  // these tests are about the golden model itself
     opt.readings = rd;
@@ -156,14 +190,7 @@ TEST(ReadingFill, PrologueFillChangesOnlyWhatTheBorderFeeds) {
     Out o;
     o.arena.assign(f.input_arena.size(), 0xA5);
     o.surface = Surface::make(ex, ey);
-    LaunchParams p;
-    p.ex = ex;
-    p.ey = ey;
-    p.input_arena = f.input_arena;
-    p.weights = &default_weights();
-    p.output_arena = o.arena;
-    p.texture = &f.texture;
-    p.surface = &o.surface;
+    LaunchParams p = frame_launch(ex, ey, f.input_arena, default_weights(), o.arena, f.texture, o.surface);
     RunOptions opt;
     opt.engine = Engine::fast;  // bit-identical to golden (engine_diff_test); prologue-fill is the same golden code
     opt.threads = 2;
