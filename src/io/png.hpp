@@ -1,6 +1,6 @@
 // A minimal PNG writer (diff heat maps, run previews): 8-bit greyscale or RGB, no filtering, zlib "stored"
 // (uncompressed) deflate blocks. Written from the PNG (RFC 2083) and zlib/deflate (RFC 1950/1951)
-// specifications; no library. tests/capture_png_test.cpp decodes the files with Python's zlib.
+// specifications; no library. tests/png_test.cpp decodes the files with Python's zlib.
 #pragma once
 #include <cstdint>
 #include <span>

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Formats enc5's C++ with .clang-format, using clang-format 14 (Debian's clang-format-14: the
+# version whose output the tree is kept in; another version formats some constructs differently).
+#   bash scripts/format.sh           rewrite every file in place
+#   bash scripts/format.sh --check   change nothing; list the files that differ and exit 1 (for CI)
+# The files: every .cpp/.hpp/.cc/.h/.cu/.cuh tracked by git under src/, tests/, bench/, fuzz/,
+# python/src/ (not tests/layer_check/'s fixtures, whose line numbers a test names).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=apply
+case "${1:-}" in
+  --check) mode=check ;;
+  "") ;;
+  *) echo "usage: bash scripts/format.sh [--check]" >&2; exit 2 ;;
+esac
+cf=""
+for c in clang-format-14 clang-format; do
+  if command -v "$c" >/dev/null && "$c" --version | grep -q 'version 14\.'; then cf="$c"; break; fi
+done
+if [ -z "$cf" ]; then
+  echo "enc5: clang-format 14 not found (Debian: apt-get install clang-format-14)" >&2
+  exit 2
+fi
+mapfile -t files < <(git ls-files -- 'src/*' 'tests/*' 'bench/*' 'fuzz/*' 'python/src/*' |
+  grep -E '\.(cpp|hpp|cc|h|cu|cuh)$' | grep -v '^tests/layer_check/')
+if [ "$mode" = apply ]; then
+  "$cf" -i --style=file "${files[@]}"
+  echo "enc5: formatted ${#files[@]} files with $cf" >&2
+  exit 0
+fi
+bad=()
+for f in "${files[@]}"; do
+  "$cf" --style=file "$f" | cmp -s - "$f" || bad+=("$f")
+done
+if [ ${#bad[@]} -gt 0 ]; then
+  printf 'enc5: not formatted (bash scripts/format.sh fixes them):\n' >&2
+  printf '  %s\n' "${bad[@]}" >&2
+  exit 1
+fi
+echo "enc5: all ${#files[@]} files formatted ($cf)" >&2
