@@ -27,16 +27,10 @@ namespace {
 std::vector<std::uint8_t> outputs(const OracleLaunch& l, const Profile& profile, const Readings& r) {
   std::vector<std::uint8_t> arena(layout::PlaneArena{l.ex, l.ey}.total_bytes(), 0);
   Surface surf = Surface::make(l.ex, l.ey);
-  LaunchParams p;
-  p.ex = static_cast<std::uint32_t>(l.ex);
-  p.ey = static_cast<std::uint32_t>(l.ey);
-  p.input_arena = l.input_arena;
-  p.weights = &l.weights;
-  p.output_arena = arena;
+  LaunchParams p =
+      frame_launch(static_cast<std::uint32_t>(l.ex), static_cast<std::uint32_t>(l.ey), l.input_arena, l.weights, arena, l.texture, surf);
   p.block_offset_x = static_cast<std::uint16_t>(l.ox);
   p.block_offset_y = static_cast<std::uint16_t>(l.oy);
-  p.texture = &l.texture;
-  p.surface = &surf;
   RunOptions o;
   o.profile = &profile;
   o.readings = r;

@@ -109,6 +109,53 @@ std::optional<std::string> grid_problem(std::uint32_t ex, std::uint32_t ey, std:
          " × " + std::to_string(my) + " (2 × covering + 8 per axis: blocks beyond the frame write nothing, so a larger grid is a damaged capture)";
 }
 
+namespace {
+
+// The blocks that can touch the frame (covering_grid): columns [ox/8, cover.x), rows [oy/8,
+// cover.y). The others drop every store, so skipping them leaves every byte as is; with `all`
+// (options.stats) every block runs, since their counters count the dropped stores too.
+struct BlockRect {
+  int x0, x1, y0, y1;
+  int count;  // blocks in the rectangle
+  int width() const { return std::max(0, x1 - x0); }
+};
+BlockRect blocks_to_run(const LaunchParams& params, int gx, int gy, bool all) {
+  const GridExtent cover = covering_grid(params.ex, params.ey, params.block_offset_x, params.block_offset_y);
+  BlockRect r{};
+  r.x0 = all ? 0 : std::min(gx, params.block_offset_x / 8);
+  r.x1 = all ? gx : std::min<int>(gx, static_cast<int>(cover.x));
+  r.y0 = all ? 0 : std::min(gy, params.block_offset_y / 8);
+  r.y1 = all ? gy : std::min<int>(gy, static_cast<int>(cover.y));
+  const std::int64_t n = static_cast<std::int64_t>(r.width()) * std::max(0, r.y1 - r.y0);
+  if (n > std::numeric_limits<int>::max())
+    throw std::invalid_argument("run_frame: " + std::to_string(n) + " blocks to run, more than 2^31-1");
+  r.count = static_cast<int>(n);
+  return r;
+}
+
+// Engine::fast: the prepared weights (cached per image) and the SIMD path; nothing for golden.
+struct FastEngine {
+  std::shared_ptr<const engine::PreparedWeights> prepared;
+  engine::SimdPath simd = engine::SimdPath::scalar;
+};
+FastEngine fast_engine(const LaunchParams& params, const RunOptions& options) {
+  FastEngine f;
+  if (options.engine != Engine::fast) return f;
+  if (options.simd.empty()) {
+    f.simd = engine::default_simd_path();  // throws on a misspelt ENC5_SIMD
+  } else {
+    const auto asked = engine::parse_simd_path(options.simd);
+    if (!asked) throw std::invalid_argument("run_frame: unknown SIMD path '" + std::string(options.simd) + "' (scalar, avx2, avx512)");
+    if (!engine::simd_supported(*asked))
+      throw std::invalid_argument("run_frame: this CPU does not support the SIMD path '" + std::string(options.simd) + "'");
+    f.simd = *asked;
+  }
+  f.prepared = engine::prepare_weights(*params.weights);
+  return f;
+}
+
+}  // namespace
+
 void run_frame(const LaunchParams& params, const RunOptions& options) {
   validate(params);
   // The mma-* readings replace the profile's corners (model/readings.hpp); both engines run this copy.
@@ -117,18 +164,8 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
   const std::pair<int, int> grid = launch_grid(params);
   const int gx = grid.first, gy = grid.second;
   const std::int64_t blocks = static_cast<std::int64_t>(gx) * gy;
-  // The blocks that can touch the frame (api/frame.hpp covering_grid): columns [ox/8, cover.x),
-  // rows [oy/8, cover.y). The others drop every store, so skipping them leaves every byte as is;
-  // with options.stats all blocks run, since their counters count the dropped stores too.
-  const GridExtent cover = covering_grid(params.ex, params.ey, params.block_offset_x, params.block_offset_y);
-  const bool all = options.stats != nullptr;
-  const int bx0 = all ? 0 : std::min(gx, params.block_offset_x / 8), bx1 = all ? gx : std::min<int>(gx, static_cast<int>(cover.x));
-  const int by0 = all ? 0 : std::min(gy, params.block_offset_y / 8), by1 = all ? gy : std::min<int>(gy, static_cast<int>(cover.y));
-  const int run_w = std::max(0, bx1 - bx0);
-  const std::int64_t run_blocks64 = static_cast<std::int64_t>(run_w) * std::max(0, by1 - by0);
-  if (run_blocks64 > std::numeric_limits<int>::max())
-    throw std::invalid_argument("run_frame: " + std::to_string(run_blocks64) + " blocks to run, more than 2^31-1");
-  const int run_blocks = static_cast<int>(run_blocks64);
+  const BlockRect rect = blocks_to_run(params, gx, gy, options.stats != nullptr);
+  const int bx0 = rect.x0, bx1 = rect.x1, by0 = rect.y0, by1 = rect.y1, run_w = rect.width(), run_blocks = rect.count;
 
   if (options.trace && options.trace_out) {
     options.trace_out->block_x = options.trace->block_x;
@@ -137,22 +174,11 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
   }
   std::vector<golden::LayerStats> stats(options.stats ? static_cast<std::size_t>(blocks) : 0);
 
-  // Engine::fast: the prepared weights (cached per image) and the SIMD path. A traced block always
-  // runs the golden model (the fast engine records no stages); its outputs are the same bytes.
-  std::shared_ptr<const engine::PreparedWeights> prepared;
-  engine::SimdPath simd = engine::SimdPath::scalar;
-  if (options.engine == Engine::fast) {
-    if (options.simd.empty()) {
-      simd = engine::default_simd_path();  // throws on a misspelt ENC5_SIMD
-    } else {
-      const auto asked = engine::parse_simd_path(options.simd);
-      if (!asked) throw std::invalid_argument("run_frame: unknown SIMD path '" + std::string(options.simd) + "' (scalar, avx2, avx512)");
-      if (!engine::simd_supported(*asked))
-        throw std::invalid_argument("run_frame: this CPU does not support the SIMD path '" + std::string(options.simd) + "'");
-      simd = *asked;
-    }
-    prepared = engine::prepare_weights(*params.weights);
-  }
+  // A traced block always runs the golden model (the fast engine records no stages); its outputs
+  // are the same bytes.
+  const FastEngine fast = fast_engine(params, options);
+  const std::shared_ptr<const engine::PreparedWeights>& prepared = fast.prepared;
+  const engine::SimdPath simd = fast.simd;
 
   golden::BlockIo io;
   io.input_arena = params.input_arena;

@@ -231,16 +231,10 @@ Outcome execute(const ptx::Module& m, const std::string& entry, const PtxArgs& a
     r.ey = a.ey;
     r.arena.assign(layout::PlaneArena{a.ex, a.ey}.total_bytes(), 0);
     r.surface = Surface::make(a.ex, a.ey);
-    LaunchParams p;
-    p.ex = static_cast<std::uint32_t>(a.ex);
-    p.ey = static_cast<std::uint32_t>(a.ey);
-    p.input_arena = in.input;
-    p.weights = &in.weights();
-    p.output_arena = r.arena;
+    LaunchParams p = frame_launch(static_cast<std::uint32_t>(a.ex), static_cast<std::uint32_t>(a.ey), in.input, in.weights(), r.arena,
+                                  in.texture, r.surface);
     p.block_offset_x = static_cast<std::uint16_t>(a.ox);
     p.block_offset_y = static_cast<std::uint16_t>(a.oy);
-    p.texture = &in.texture;
-    p.surface = &r.surface;
     const ptx::Dim3 g = ptx::enc5_grid(p.ex, p.ey, p.block_offset_x, p.block_offset_y);
     std::printf("enc5 ptx %s: %s, entry %s, ex %d, ey %d, grid %ux%u, block offset (%d, %d), profile %s\n  weights: %s\n  input:   %s\n  texture: %s\n",
                 a.sub.c_str(), a.file.c_str(), entry.c_str(), a.ex, a.ey, g.x, g.y, a.ox, a.oy, a.profile.c_str(), in.weights_what.c_str(),
@@ -421,16 +415,10 @@ int cmd_bench_ptx(const PtxArgs& a) {
   FrameInputs in = load_frame_inputs(a);
   std::vector<std::uint8_t> arena(layout::PlaneArena{a.ex, a.ey}.total_bytes(), 0);
   Surface surface = Surface::make(a.ex, a.ey);
-  LaunchParams p;
-  p.ex = static_cast<std::uint32_t>(a.ex);
-  p.ey = static_cast<std::uint32_t>(a.ey);
-  p.input_arena = in.input;
-  p.weights = &in.weights();
-  p.output_arena = arena;
+  LaunchParams p =
+      frame_launch(static_cast<std::uint32_t>(a.ex), static_cast<std::uint32_t>(a.ey), in.input, in.weights(), arena, in.texture, surface);
   p.block_offset_x = static_cast<std::uint16_t>(a.ox);
   p.block_offset_y = static_cast<std::uint16_t>(a.oy);
-  p.texture = &in.texture;
-  p.surface = &surface;
   const ptx::RunOptions o = run_options(a);
   const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::printf("enc5 ptx bench: %s, entry %s, ex %d, ey %d, profile %s, %d thread%s, %d runs\n", a.file.c_str(), entry.c_str(), a.ex, a.ey,
