@@ -636,7 +636,9 @@ ptx::LaunchSpec launch_spec(const LaunchArgs& a, const ptx::Module& m) {
   };
   for (const std::string& b : a.buffers) {
     const std::string what = "--buffer '" + b + "'";
-    auto [name, rest] = split_named(b, "--buffer", true, "NAME=FILE or NAME:BYTES");
+    // Named copies, not structured bindings: clang 14 cannot capture a binding in a lambda.
+    const auto named = split_named(b, "--buffer", true, "NAME=FILE or NAME:BYTES");
+    const std::string name = named.first, rest = named.second;
     ptx::LaunchBuffer buf;
     buf.name = name;
     buf.what = what;
