@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 preset=release
 if [ "${1:-}" = "--sanitize" ]; then preset=sanitize; fi
 if [ "${1:-}" = "--tsan" ]; then preset=tsan; fi
-# CI (CI=true): warnings in enc5's own code are errors in the release build (measured warning-free;
-# the sanitizer builds are not yet: docs/testing.md).
+# CI (CI=true): warnings in enc5's own code are errors in the release build; the sanitize, tsan and
+# fuzz presets set ENC5_WERROR themselves (CMakePresets.json; docs/testing.md).
 werror=()
 if [ "${CI:-}" = true ] && [ "$preset" = release ]; then werror=(-DENC5_WERROR=ON); fi
 # The C++ suite needs no Python: when the Python test packages cannot be installed (no network,

@@ -21,7 +21,6 @@ namespace enc5::engine {
 namespace {
 
 constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-constexpr int kTruncate = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
 
 template <int R, int NV>
 void zluda_tile(const KStepArgs& g, int r0, int n0) {
