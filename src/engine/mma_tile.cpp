@@ -1,13 +1,18 @@
-// engine/mma_tile.hpp: one m16n8k32 tile through gemm().
+// engine/mma_tile.hpp: one m16n8k32 tile through the engine's k-step kernels.
 //
-// gemm() wants N a multiple of 16 and the tile has N = 8, so it runs the transposed product:
-// D^T = B^T A^T, i.e. gemm's A operand is B's 8 columns (rows of K = 32) and its B operand is A's
-// 16 rows (N = 16), C^T on entry. Every profile's dot product is symmetric in its two factors
+// The kernels want N a multiple of 16 and the tile has N = 8, so they run the transposed product:
+// D^T = B^T A^T, i.e. the kernels' A operand is B's 8 columns (rows of K = 32) and their B operand
+// is A's 16 rows (N = 16), C^T on entry. Every profile's dot product is symmetric in its two factors
 // (numerics.md "mma": the products a*b, the exponents e(a) + e(b), the NaN and zero-sign rules of
 // numerics/mma.cpp all treat a and b alike), and the k order is the same for both, so D^T[n][m] =
-// mma_dot(B[.][n], A[m][.], C[m][n]) = D[m][n]. The operands are gathered from the registers in the
-// kernel's pair order (layout::a_element_pair / b_element_pair), which is what AOperand /
-// BOperand take (they permute into the ISA order the kernels read: gemm.hpp).
+// mma_dot(B[.][n], A[m][.], C[m][n]) = D[m][n].
+//
+// The operands are decoded straight from the registers into the arrays the kernels read, in the
+// layouts AOperand / BOperand give them (gemm.hpp: values and exponents in the ISA k order inside
+// the k-step, binary64 values and codes in the logical pair order), through flat tables built once:
+// where each register byte goes (layout/fragment.hpp's element maps composed with
+// layout::isa_k_of_pair_k), then decoded by the path's decode_run (the decoder of every operand).
+// No allocation, no resizing, one byte permutation per form order.
 #include "engine/mma_tile.hpp"
 
 #include <bit>
@@ -20,27 +25,35 @@
 namespace enc5::engine {
 namespace {
 
-// Where each register byte / half goes, as flat tables built once from layout/fragment.hpp: the
-// registers are read as bytes (byte j of a b32 register is bits 8j..8j+7, i.e. byte j in memory
-// on this little-endian host) and written straight into the arrays gemm's operands take.
+constexpr int kA = 32 * 4 * 4, kB = 32 * 2 * 4, kCD = 32 * 2 * 2;  // register bytes / halves of a tile
+
+// Register byte j of a b32 register is bits 8j..8j+7, i.e. byte j in memory on this little-endian
+// host, so a fragment is read as a flat byte array in (lane, reg, byte) order.
 struct Maps {
-  std::uint16_t a[32 * 4 * 4];  // A byte (lane, reg, byte) -> akn index k_pair * 16 + row
-  std::uint16_t b[32 * 2 * 4];  // B byte (lane, reg, byte) -> bnk index col * 32 + k_pair
-  std::uint16_t cd[32 * 2 * 2]; // C/D half (lane, reg, half) -> dt index col * 16 + row
+  std::uint16_t a_isa[kA], a_logical[kA];  // A byte -> the kernels' B operand [k][16]: k * 16 + row
+  std::uint16_t a_codes[kA];               // A byte -> the codes of that operand, [row][32]: row * 32 + k
+  std::uint16_t b_isa[kB], b_logical[kB];  // B byte -> the kernels' A operand [n][32]: n * 32 + k
+  std::uint16_t cd[kCD];                   // C/D half -> [n][16]: col * 16 + row
 };
 const Maps& maps() {
   static const Maps m = [] {
     Maps t{};
+    const int* isa = layout::isa_k_of_pair_k().data();
     for (int lane = 0; lane < 32; ++lane) {
       for (int reg = 0; reg < 4; ++reg)
         for (int byte = 0; byte < 4; ++byte) {
           const layout::RowK e = layout::a_element_pair(lane, reg, byte);
-          t.a[(lane * 4 + reg) * 4 + byte] = static_cast<std::uint16_t>(e.k * 16 + e.row);
+          const int i = (lane * 4 + reg) * 4 + byte;
+          t.a_logical[i] = static_cast<std::uint16_t>(e.k * 16 + e.row);
+          t.a_isa[i] = static_cast<std::uint16_t>(isa[e.k] * 16 + e.row);
+          t.a_codes[i] = static_cast<std::uint16_t>(e.row * 32 + e.k);
         }
       for (int reg = 0; reg < 2; ++reg)
         for (int byte = 0; byte < 4; ++byte) {
           const layout::KCol e = layout::b_element_pair(lane, reg, byte);
-          t.b[(lane * 2 + reg) * 4 + byte] = static_cast<std::uint16_t>(e.col * 32 + e.k);
+          const int i = (lane * 2 + reg) * 4 + byte;
+          t.b_logical[i] = static_cast<std::uint16_t>(e.col * 32 + e.k);
+          t.b_isa[i] = static_cast<std::uint16_t>(e.col * 32 + isa[e.k]);
         }
       for (int reg = 0; reg < 2; ++reg)
         for (int half = 0; half < 2; ++half) {
@@ -53,34 +66,96 @@ const Maps& maps() {
   return m;
 }
 
+// Whether some byte of the n bytes is a NaN code (0x7F / 0xFF): y = (x & 0x7F7F7F7F) ^
+// 0x7F7F7F7F has a zero byte exactly there, and its bytes are <= 0x7F, so the classic zero-byte
+// test is exact.
+bool has_nan_code(const std::uint8_t* bytes, int n) {
+  std::uint32_t any = 0;
+  for (int i = 0; i < n; i += 4) {
+    std::uint32_t x;
+    std::memcpy(&x, bytes + i, 4);
+    const std::uint32_t y = (x & 0x7F7F7F7Fu) ^ 0x7F7F7F7Fu;
+    any |= (y - 0x01010101u) & ~y & 0x80808080u;
+  }
+  return any != 0;
+}
+
 }  // namespace
 
 MmaFragC mma_fragment(const Profile& p, SimdPath path, const MmaFragA& a, const MmaFragB& b, const MmaFragC& c) {
   if (!native(p)) return mma_m16n8k32(p, a, b, c);
   static_assert(std::endian::native == std::endian::little);
-  static_assert(sizeof(MmaFragA) == 32 * 4 * 4 && sizeof(MmaFragB) == 32 * 2 * 4 && sizeof(MmaFragC) == 32 * 2 * 4);
-  const Maps& map = maps();
-  std::uint8_t ab[sizeof(MmaFragA)], bb[sizeof(MmaFragB)];
-  std::uint16_t cb[sizeof(MmaFragC) / 2];
+  static_assert(sizeof(MmaFragA) == kA && sizeof(MmaFragB) == kB && sizeof(MmaFragC) == 2 * kCD);
+  std::uint8_t ab[kA], bb[kB];
   std::memcpy(ab, &a, sizeof ab);
   std::memcpy(bb, &b, sizeof bb);
+  if (has_nan_code(ab, kA) || has_nan_code(bb, kB)) return mma_m16n8k32(p, a, b, c);  // the exact scalar path
+  const Maps& map = maps();
+  std::uint16_t cb[kCD];
   std::memcpy(cb, &c, sizeof cb);
-  e4m3_t akn[32 * 16];  // A[m][k_pair] as [k][m]: the B operand of the transposed product (K x N = 16)
-  e4m3_t bnk[8 * 32];   // B[k_pair][n] as [n][k]: the A operand (8 rows of K = 32)
-  f16_t dt[8 * 16];     // C^T, then D^T ([n][m])
-  for (int i = 0; i < 32 * 4 * 4; ++i) akn[map.a[i]] = ab[i];
-  for (int i = 0; i < 32 * 2 * 4; ++i) bnk[map.b[i]] = bb[i];
-  for (int i = 0; i < 32 * 2 * 2; ++i) dt[map.cd[i]] = cb[i];
-  // Operand storage reused per thread (the interpreter runs CTAs on several threads).
-  thread_local AOperand ga;
-  thread_local BOperand gb;
-  const unsigned forms = decode_for(p, path);
-  ga.assign(bnk, 8, 32, 32, forms, path);
-  gb.assign_kn(akn, 32, 16, 16, forms, path);
-  if (ga.nan || gb.nan) return mma_m16n8k32(p, a, b, c);  // NaN codes: the exact scalar path
-  gemm(p, path, ga, 0, gb, 0, 1, 8, dt, 16);
+  // The kernels' operands: "ka" = B^T (8 rows of K = 32), "kb" = A^T (K = 32 x N = 16).
+  alignas(64) float ka_v[8 * 32], ka_e[8 * 32], kb_v[32 * 16], kb_e[32 * 16];
+  alignas(64) double ka_v64[8 * 32], kb_v64[32 * 16];
+  alignas(64) std::int16_t ka_e16[8 * 32], kb_e16[32 * 16], ka_he16[8 * 32], kb_he16[32 * 16];
+  alignas(64) e4m3_t ka_isa[8 * 32], kb_isa[32 * 16];  // the codes where the ISA-order forms go
+  alignas(64) e4m3_t ka_codes[8 * 32], kb_logical[32 * 16], kb_codes[16 * 32];  // logical k order
+  alignas(64) f16_t dt[8 * 16];  // C^T, then D^T ([n][m])
+  for (int i = 0; i < kCD; ++i) dt[map.cd[i]] = cb[i];
+  // The forms the profile's kernel reads (gemm.hpp: decode_for); the VNNI `zluda` kernel takes
+  // the binary64 values where an operand has no integer form (kernels_avx512vnni.cpp), so a tile
+  // gets those instead of the integer form.
+  unsigned forms = decode_for(p, path);
+  if (forms & kDecodeInt16) forms = (forms & ~static_cast<unsigned>(kDecodeInt16)) | kDecodeF64;
+  const auto run = kernels(path).decode_run;
+  if (forms & (kDecodeF32 | kDecodeExponent | kDecodeExponent16 | kDecodeHopperExponent16)) {
+    for (int i = 0; i < kB; ++i) ka_isa[map.b_isa[i]] = bb[i];
+    for (int i = 0; i < kA; ++i) kb_isa[map.a_isa[i]] = ab[i];
+    const bool f32 = forms & kDecodeF32, e = forms & kDecodeExponent, e16 = forms & kDecodeExponent16, he16 = forms & kDecodeHopperExponent16;
+    run({ka_isa, 8 * 32, nullptr, f32 ? ka_v : nullptr, e ? ka_e : nullptr, e16 ? ka_e16 : nullptr, he16 ? ka_he16 : nullptr});
+    run({kb_isa, 32 * 16, nullptr, f32 ? kb_v : nullptr, e ? kb_e : nullptr, e16 ? kb_e16 : nullptr, he16 ? kb_he16 : nullptr});
+  }
+  if (forms & kDecodeF64) {
+    for (int i = 0; i < kB; ++i) ka_codes[map.b_logical[i]] = bb[i];
+    for (int i = 0; i < kA; ++i) kb_logical[map.a_logical[i]] = ab[i];
+    for (int i = 0; i < kA; ++i) kb_codes[map.a_codes[i]] = ab[i];
+    run({ka_codes, 8 * 32, ka_v64, nullptr, nullptr, nullptr, nullptr});
+    run({kb_logical, 32 * 16, kb_v64, nullptr, nullptr, nullptr, nullptr});
+  }
+  // The profile's kernel, with the arguments gemm() gives it (gemm.cpp) for one k-step of 8 rows.
+  const KernelSet kern = kernels(path);
+  KStepArgs g{};
+  const bool blackwell = p.mma == MmaAccumulation::blackwell_fused_sum;
+  const bool hopper = p.mma == MmaAccumulation::hopper_two_hmma;
+  const bool ada = p.mma == MmaAccumulation::ada_truncated_halves || blackwell;
+  KStepKernel kernel = kern.zluda;
+  if (hopper) {
+    kernel = kern.hopper;
+    g.a = ka_v;
+    g.b = kb_v;
+    if (forms & kDecodeHopperExponent16) { g.hea16 = ka_he16; g.heb16 = kb_he16; }
+  } else if (ada) {
+    kernel = blackwell ? kern.blackwell : kern.ada;
+    g.a = ka_v;
+    g.b = kb_v;
+    if (forms & kDecodeExponent) { g.ea = ka_e; g.eb = kb_e; }
+    if (forms & kDecodeExponent16) { g.ea16 = ka_e16; g.eb16 = kb_e16; }
+  } else {
+    g.a64 = ka_v64;
+    g.b64 = kb_v64;
+    g.a_codes = ka_codes;
+    g.b_codes = kb_codes;
+    g.ldb_codes = 32;
+    g.value64 = code_table().value64;
+  }
+  g.lda = 32;
+  g.N = 16;
+  g.d = dt;
+  g.ldd = 16;
+  g.rows = 8;
+  g.ksteps = 1;
+  kernel(g);
   MmaFragC d;
-  for (int i = 0; i < 32 * 2 * 2; ++i) cb[i] = dt[map.cd[i]];
+  for (int i = 0; i < kCD; ++i) cb[i] = dt[map.cd[i]];
   std::memcpy(&d, cb, sizeof d);
   return d;
 }
