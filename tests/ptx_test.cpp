@@ -24,6 +24,7 @@
 #include "numerics/f16.hpp"
 #include "numerics/mma.hpp"
 #include "numerics/warp.hpp"
+#include "ptx/ir.hpp"
 #include "ptx/ptx.hpp"
 #include "reference/f16_oracle.hpp"
 #if defined(ENC5_HAVE_CUDA_FP8_REF)
@@ -684,6 +685,41 @@ TEST(PtxControl, OutputIsIndependentOfThreadCount) {
   EXPECT_EQ(a.out, b.out);
   EXPECT_EQ(a.st.lane_instructions, b.st.lane_instructions);
   EXPECT_EQ(a.st.lane_instructions, 64u * 64u * 15u);  // 11 prelude + 3 body + ret, per thread
+}
+
+// A CTA zeroes only the registers some path reads before writing (Function::zero_init, cfg.cpp):
+// CTA 1 runs on the same warps as CTA 0 (one thread) and must still read 0 where CTA 0 wrote.
+TEST(PtxControl, RegistersReadBeforeWrittenStartAtZeroInEveryCta) {
+  const std::string body =
+      "  add.s64 %rd6, %rd4, 256;\n  add.s64 %rd7, %rd4, 512;\n"
+      "  setp.eq.u32 %p1, %r51, 0;\n"
+      "  @%p1 mov.u32 %r10, 77;\n"          // a guarded write: CTA 1 reads the zero
+      "  st.global.u32 [%rd4], %r10;\n"
+      "  mov.u32 %r12, 0;\n"
+      "LOOP:\n  add.u32 %r11, %r11, 1;\n"    // read before its write, in a loop
+      "  add.u32 %r12, %r12, 1;\n  setp.lt.u32 %p2, %r12, 3;\n  @%p2 bra LOOP;\n"
+      "  st.global.u32 [%rd6], %r11;\n"
+      "  @!%p1 bra SKIP;\n  mov.u32 %r13, 5;\n"  // written on one side of a branch only
+      "SKIP:\n  st.global.u32 [%rd7], %r13;\n"
+      "  mov.u32 %r14, 9;\n  st.global.u32 [%rd7+256], %r14;\n";
+  const Out o = run_kernel(kernel(body), {}, 4 * 64, {2, 1, 1}, {32, 1, 1}, nullptr, nullptr, 1);
+  for (int t = 0; t < 64; ++t) {
+    const bool cta0 = t < 32;
+    EXPECT_EQ(o.out[t], cta0 ? 77u : 0u) << t;
+    EXPECT_EQ(o.out[64 + t], 3u) << t;
+    EXPECT_EQ(o.out[128 + t], cta0 ? 5u : 0u) << t;
+    EXPECT_EQ(o.out[192 + t], 9u) << t;
+  }
+  // The analysis itself: the four registers read before a write on some path are zeroed, the ones
+  // written first on every path (%r12, %r14, the prelude's) are not.
+  auto m = parse_module(kernel(body), "test.ptx");
+  const Function& f = *m->find("k");
+  ASSERT_TRUE(f.has_zero_init);
+  auto zeroed = [&](const char* r) {
+    return std::count(f.zero_init.begin(), f.zero_init.end(), f.regs[f.reg_by_name.at(r)].index) == 1;
+  };
+  for (const char* r : {"%r10", "%r11", "%r13"}) EXPECT_TRUE(zeroed(r)) << r;
+  for (const char* r : {"%r12", "%r14", "%r0", "%r50", "%rd4", "%rd6"}) EXPECT_FALSE(zeroed(r)) << r;
 }
 
 // ---------------------------------------------------------------------------------------------

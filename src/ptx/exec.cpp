@@ -204,7 +204,15 @@ class Cta {
     const std::uint32_t nthreads = s_.block.x * s_.block.y * s_.block.z;
     for (std::uint32_t wi = 0; wi < warps_.size(); ++wi) {
       Warp& w = warps_[wi];
-      std::fill(w.r.begin(), w.r.end(), 0);
+      // Only the registers some path reads before writing them (Function::zero_init, cfg.cpp) are
+      // zeroed: what a previous CTA left in the others is never read. A traced CTA records
+      // registers at any point and in every lane: it starts from a zeroed file.
+      if (trace || !s_.f.has_zero_init) {
+        std::fill(w.r.begin(), w.r.end(), 0);
+      } else {
+        std::fill(w.r.begin(), w.r.begin() + kSpecialCount * 32, 0);
+        for (const std::uint32_t reg : s_.f.zero_init) std::fill_n(w.r.begin() + static_cast<std::ptrdiff_t>(reg) * 32, 32, 0);
+      }
       std::fill(w.p.begin(), w.p.end(), 0);
       std::fill(w.local.begin(), w.local.end(), 0);
       w.exited = 0;

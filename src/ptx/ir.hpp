@@ -74,6 +74,22 @@ struct Inst {
   std::uint16_t name = 0;           // index into Module::opcode_names (stats, messages)
 };
 
+// Which operands of a decoded instruction (destinations first, then sources) are predicates, i.e.
+// indices into the predicate file (the executor's reading of them).
+inline bool is_pred_operand(const Inst& in, unsigned k) {
+  const unsigned nd = in.nd;
+  switch (in.op) {
+    case Op::pmov: case Op::pnot: case Op::pand: case Op::por: case Op::pxor: return true;
+    case Op::setp: return k < nd || k == nd + 2;
+    case Op::selp: return k == nd + 2;
+    case Op::testp: return k == 0;
+    case Op::shfl: return k == 1 && nd > 1;
+    case Op::vote: return k == nd || (k == 0 && in.t == Type::pred);
+    case Op::match: return k == 1 && nd > 1;
+    default: return false;
+  }
+}
+
 struct RegInfo {
   std::string name;
   Type type = Type::b32;
@@ -105,6 +121,10 @@ struct Function {
   bool has_local_vars = false;  // declares .local variables (calls into it are not inlined)
   std::uint32_t local_bytes = 0;
   std::uint64_t shared_used = 0;  // end of the last static .shared variable the function names
+  // The register slots a CTA must zero before its warps run (cfg.hpp: compute_zero_init): the
+  // others are written on every path before they are read. Unset: zero them all.
+  std::vector<std::uint32_t> zero_init;
+  bool has_zero_init = false;
   std::vector<std::uint32_t> statement_lines;       // seed numbering: s -> line at [s-1]
   std::vector<std::uint32_t> statement_last_inst;   // s -> its last decoded instruction
   std::uint32_t first_line = 0, last_line = 0;

@@ -319,7 +319,10 @@ class Parser {
       fail(t, "unexpected '" + std::string(t.text) + "' at module level");
     }
     // Reconvergence points (immediate post-dominators) of every function's branches.
-    for (Function& f : mod_.functions) compute_reconvergence(f);
+    for (Function& f : mod_.functions) {
+      compute_reconvergence(f);
+      if (f.is_entry) compute_zero_init(f);
+    }
     return std::move(mod_);
   }
 
@@ -1181,21 +1184,6 @@ class Parser {
     if (m.sat && (t == Type::f16 || t == Type::f16x2)) fail(line, ".sat on f16 is not supported: " + std::string(op));
     if (m.ftz && t != Type::f32 && !(m.approx && t == Type::f64)) fail(line, ".ftz is only supported on .f32: " + std::string(op));
     if (t == Type::bf16 || t == Type::bf16x2) fail(line, "bf16 arithmetic is not supported: " + std::string(op));
-  }
-
-  // Which operands of a decoded instruction are predicates (the executor's reading of them).
-  static bool is_pred_operand(const Inst& in, unsigned k) {
-    const unsigned nd = in.nd;
-    switch (in.op) {
-      case Op::pmov: case Op::pnot: case Op::pand: case Op::por: case Op::pxor: return true;
-      case Op::setp: return k < nd || k == nd + 2;
-      case Op::selp: return k == nd + 2;
-      case Op::testp: return k == 0;
-      case Op::shfl: return k == 1 && nd > 1;
-      case Op::vote: return k == nd || (k == 0 && in.t == Type::pred);
-      case Op::match: return k == 1 && nd > 1;
-      default: return false;
-    }
   }
 
   // call[.uni] [(ret, ...),] func[, (arg, ...)]: the callee's decoded body is inlined here, its
