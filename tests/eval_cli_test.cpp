@@ -19,6 +19,7 @@
 
 #include "ada_mma_data.hpp"
 #include "numerics/mma.hpp"
+#include "numerics/op_table.hpp"
 #include "numerics/profile.hpp"
 
 namespace {
@@ -339,6 +340,18 @@ TEST(EvalCli, ListAndHelpNameEveryInstruction) {
         "div.approx.ftz.f32", "shfl.bfly.b32", "movmatrix.m8n8.trans.b16", kMma})
     EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
   for (const std::string& n : names) EXPECT_NE(help.out.find("  " + n + "\n      operands: "), std::string::npos) << n;
+  // Every row of the shared operation table (numerics/op_table.hpp) that is one PTX instruction is
+  // an eval instruction, exactly once: a row added there reaches eval without a second edit.
+  auto listed_once = [&](std::string_view ptx) {
+    if (ptx.empty()) return;
+    EXPECT_EQ(std::count(names.begin(), names.end(), std::string(ptx)), 1) << ptx;
+  };
+  for (const auto& op : enc5::kF16BinaryOps) listed_once(op.ptx);
+  for (const auto& op : enc5::kF16UnaryOps) listed_once(op.ptx);
+  for (const auto& op : enc5::kF16x2BinaryOps) listed_once(op.ptx);
+  for (const auto& op : enc5::kF16x2UnaryOps) listed_once(op.ptx);
+  for (const auto& op : enc5::kF32UnaryOps) listed_once(op.ptx);
+  for (const auto& op : enc5::kF32BinaryOps) listed_once(op.ptx);
 }
 
 TEST(EvalCli, BadInputIsReported) {

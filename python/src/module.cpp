@@ -39,6 +39,7 @@
 #include "model/weight_image.hpp"
 #include "numerics/approx.hpp"
 #include "numerics/e4m3.hpp"
+#include "numerics/op_table.hpp"
 #include "numerics/f16.hpp"
 #include "numerics/mma.hpp"
 #include "numerics/profile.hpp"
@@ -98,39 +99,18 @@ nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& v, std::initializer_list<std
 
 // ---- the vectorised single-instruction evaluator ------------------------------------------------
 
-using F16Unary = f16_t (*)(f16_t);
-using F16Binary = f16_t (*)(f16_t, f16_t);
-using F32Unary = float (*)(float);
-using F32Binary = float (*)(float, float);
-
-F16Unary f16_unary_op(const std::string& op) {
-  if (op == "neg") return f16_neg;
-  if (op == "abs") return f16_abs;
-  if (op == "rcp") return rcp_f16;
-  if (op == "rsqrt") return rsqrt_f16;
-  fail("unknown f16 unary operation '" + op + "'");
+// The operations by short name: numerics/op_table.hpp's rows, the same table `enc5 eval` reads.
+template <class Fn, std::size_t N>
+Fn op_of(const NamedOp<Fn> (&table)[N], const std::string& op, const char* kind) {
+  if (const NamedOp<Fn>* row = op_named(table, op)) return row->fn;
+  std::string known;
+  for (const NamedOp<Fn>& r : table) known += (known.empty() ? "" : ", ") + std::string(r.name);
+  fail("unknown " + std::string(kind) + " operation '" + op + "' (one of: " + known + ")");
 }
-F16Binary f16_binary_op(const std::string& op) {
-  if (op == "add") return f16_add;
-  if (op == "sub") return f16_sub;
-  if (op == "mul") return f16_mul;
-  if (op == "max") return f16_max;
-  if (op == "min") return f16_min;
-  fail("unknown f16 binary operation '" + op + "'");
-}
-F32Unary f32_unary_op(const std::string& op) {
-  if (op == "rcp") return rcp_approx_ftz_f32;
-  if (op == "rsqrt") return rsqrt_approx_ftz_f32;
-  if (op == "ex2") return ex2_approx_ftz_f32;
-  if (op == "ftz") return ftz_f32;
-  fail("unknown f32 unary operation '" + op + "'");
-}
-F32Binary f32_binary_op(const std::string& op) {
-  if (op == "div") return div_approx_ftz_f32;
-  if (op == "add") return add_ftz_f32;
-  if (op == "mul") return mul_ftz_f32;
-  fail("unknown f32 binary operation '" + op + "'");
-}
+F16UnaryFn f16_unary_op(const std::string& op) { return op_of(kF16UnaryOps, op, "f16 unary"); }
+F16BinaryFn f16_binary_op(const std::string& op) { return op_of(kF16BinaryOps, op, "f16 binary"); }
+F32UnaryFn f32_unary_op(const std::string& op) { return op_of(kF32UnaryOps, op, "f32 unary"); }
+F32BinaryFn f32_binary_op(const std::string& op) { return op_of(kF32BinaryOps, op, "f32 binary"); }
 
 // out[i] = f(a[i]) (and the binary/ternary forms), the GIL released for long arrays.
 template <class A, class R, class F>

@@ -28,6 +28,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
 #include "numerics/mma.hpp"
+#include "numerics/op_table.hpp"
 #include "numerics/profile.hpp"
 #include "numerics/warp.hpp"
 
@@ -101,26 +102,21 @@ const std::vector<Instruction>& instructions() {
       t.push_back({name, {32}, names({"a"}), "A: f16x2 bits", "f16x2 bits",
                    [op](const Operands& o, P) { return hex(op(h32(o[0])), 32); }});
     };
-    // numerics.md "f16 arithmetic"
-    f16_binary("add.rn.f16", f16_add);
-    f16_binary("sub.rn.f16", f16_sub);
-    f16_binary("mul.rn.f16", f16_mul);
+    // numerics.md "f16 arithmetic": the element-wise rows of numerics/op_table.hpp (shared with the
+    // Python module), then the two fma forms.
+    for (const auto& op : kF16BinaryOps)
+      if (!op.ptx.empty()) f16_binary(op.ptx, op.fn);
+    for (const auto& op : kF16x2BinaryOps)
+      if (!op.ptx.empty()) f16x2_binary(op.ptx, op.fn);
+    for (const auto& op : kF16UnaryOps)
+      if (!op.ptx.empty()) f16_unary(op.ptx, op.fn);
+    for (const auto& op : kF16x2UnaryOps)
+      if (!op.ptx.empty()) f16x2_unary(op.ptx, op.fn);
     t.push_back({"fma.rn.f16", {16, 16, 16}, names({"a", "b", "c"}), "A B C: f16 bits (computes A*B+C)", "f16 bits",
                  [](const Operands& o, P) { return hex(f16_fma(h16(o[0]), h16(o[1]), h16(o[2])), 16); }});
-    f16x2_binary("add.rn.f16x2", f16x2_add);
-    f16x2_binary("sub.rn.f16x2", f16x2_sub);
-    f16x2_binary("mul.rn.f16x2", f16x2_mul);
     t.push_back({"fma.rn.f16x2", {32, 32, 32}, names({"a", "b", "c"}), "A B C: f16x2 bits (computes A*B+C per half)",
                  "f16x2 bits",
                  [](const Operands& o, P) { return hex(f16x2_fma(h32(o[0]), h32(o[1]), h32(o[2])), 32); }});
-    f16_binary("max.f16", f16_max);
-    f16_binary("min.f16", f16_min);
-    f16x2_binary("max.f16x2", f16x2_max);
-    f16x2_binary("min.f16x2", f16x2_min);
-    f16_unary("neg.f16", f16_neg);
-    f16_unary("abs.f16", f16_abs);
-    f16x2_unary("neg.f16x2", f16x2_neg);
-    f16x2_unary("abs.f16x2", f16x2_abs);
     // numerics.md "Conversions"
     t.push_back({"cvt.rn.f16x2.e4m3x2", {16}, names({"a"}), "A: two e4m3 codes (4 hex digits; byte 0 -> low half)",
                  "f16x2 bits", [](const Operands& o, P) { return hex(cvt_f16x2_e4m3x2(static_cast<std::uint16_t>(o[0])), 32); }});
@@ -134,21 +130,15 @@ const std::vector<Instruction>& instructions() {
                  [](const Operands& o, P) { return hex(f32_to_f16(f32_of(o[0])), 16); }});
     t.push_back({"cvt.rn.f16.f64", {64}, names({"a"}), "A: f64 bits (16 hex digits); rounded once, not through f32",
                  "f16 bits", [](const Operands& o, P) { return hex(f64_to_f16(std::bit_cast<double>(o[0])), 16); }});
-    // numerics.md "Approximate f32 instructions" (correctly rounded model; ex2/div model-dependent)
-    auto f32_unary = [&](std::string_view name, float (*op)(float), std::string_view doc) {
-      t.push_back({name, {32}, names({"a"}), doc, "f32 bits",
-                   [op](const Operands& o, P) { return hex_f32(op(f32_of(o[0]))); }});
-    };
-    auto f32_binary = [&](std::string_view name, float (*op)(float, float), std::string_view doc) {
-      t.push_back({name, {32, 32}, names({"a", "b"}), doc, "f32 bits",
-                   [op](const Operands& o, P) { return hex_f32(op(f32_of(o[0]), f32_of(o[1]))); }});
-    };
-    f32_unary("rcp.approx.ftz.f32", rcp_approx_ftz_f32, "A: f32 bits");
-    f32_unary("rsqrt.approx.ftz.f32", rsqrt_approx_ftz_f32, "A: f32 bits");
-    f32_unary("ex2.approx.ftz.f32", ex2_approx_ftz_f32, "A: f32 bits (model-dependent result)");
-    f32_binary("div.approx.ftz.f32", div_approx_ftz_f32, "A B: f32 bits, computes A/B (model-dependent result)");
-    f32_binary("add.ftz.f32", add_ftz_f32, "A B: f32 bits");
-    f32_binary("mul.ftz.f32", mul_ftz_f32, "A B: f32 bits");
+    // numerics.md "Approximate f32 instructions" (numerics/op_table.hpp's f32 rows)
+    for (const auto& op : kF32UnaryOps)
+      if (!op.ptx.empty())
+        t.push_back({op.ptx, {32}, names({"a"}), op.doc, "f32 bits",
+                     [fn = op.fn](const Operands& o, P) { return hex_f32(fn(f32_of(o[0]))); }});
+    for (const auto& op : kF32BinaryOps)
+      if (!op.ptx.empty())
+        t.push_back({op.ptx, {32, 32}, names({"a", "b"}), op.doc, "f32 bits",
+                     [fn = op.fn](const Operands& o, P) { return hex_f32(fn(f32_of(o[0]), f32_of(o[1]))); }});
     // numerics.md "Warp-level data movement"
     {
       std::vector<int> bits(32, 32);
