@@ -28,6 +28,11 @@ inline std::uint64_t bits_of(double d) {
   __builtin_memcpy(&u, &d, 8);
   return u;
 }
+inline double double_of(std::uint64_t u) {
+  double d;
+  __builtin_memcpy(&d, &u, 8);
+  return d;
+}
 
 // cvt.f32.f16 (exact: every binary16 is a binary32 normal or zero; a NaN's payload moves up as
 // src/numerics does).
@@ -65,9 +70,7 @@ inline f16_t d2h(double x) {
   const std::uint64_t u = bits_of(x);
   const auto sign = static_cast<std::uint32_t>((u >> 48) & 0x8000u);
   const std::uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
-  double ad;
-  __builtin_memcpy(&ad, &a, 8);
-  const auto sub = static_cast<std::uint32_t>(bits_of(ad + 0x1p28) - 0x41B0000000000000ull);
+  const auto sub = static_cast<std::uint32_t>(bits_of(double_of(a) + 0x1p28) - 0x41B0000000000000ull);
   const auto normal = static_cast<std::uint32_t>((a - 0x3F00000000000000ull + 0x1FFFFFFFFFFull + ((a >> 42) & 1u)) >> 42);
   std::uint32_t r = a < 0x3F10000000000000ull ? sub : normal;  // 2^-14
   r = a >= 0x40EFFE0000000000ull ? 0x7C00u : r;                // 65520

@@ -31,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/f16_bits.hpp"
 #include "engine/kernel_args.hpp"
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
@@ -130,7 +131,7 @@ void tile(const KStepArgs& g, int r0, int n0) {
         const __m256i nan_bits = _mm256_and_si256(c[r][v], _mm256_set1_epi16(0x03FF));
         const __mmask16 nan = special[r][v] & _mm256_test_epi16_mask(nan_bits, nan_bits);
         hv = _mm256_mask_blend_epi16(special[r][v], hv, c[r][v]);
-        c[r][v] = _mm256_mask_blend_epi16(nan, hv, _mm256_set1_epi16(0x7FFF));
+        c[r][v] = _mm256_mask_blend_epi16(nan, hv, _mm256_set1_epi16(static_cast<short>(kF16CanonicalNaN)));
       }
   }
   for (int r = 0; r < R; ++r)
@@ -257,7 +258,7 @@ void tile(const KStepArgs& g, int r0, int n0) {
         const __m128i mant = _mm_and_si128(c[r][v], _mm_set1_epi16(0x03FF));
         const __m128i nan = _mm_andnot_si128(_mm_cmpeq_epi16(mant, _mm_setzero_si128()), special[r][v]);
         h = _mm_blendv_epi8(h, c[r][v], special[r][v]);
-        c[r][v] = _mm_blendv_epi8(h, _mm_set1_epi16(0x7FFF), nan);
+        c[r][v] = _mm_blendv_epi8(h, _mm_set1_epi16(static_cast<short>(kF16CanonicalNaN)), nan);
       }
   }
   for (int r = 0; r < R; ++r)
@@ -284,49 +285,7 @@ namespace enc5::engine {
 namespace {
 namespace blackwell_detail {
 
-inline std::uint32_t fbits(float f) {
-  std::uint32_t u;
-  __builtin_memcpy(&u, &f, 4);
-  return u;
-}
-inline float ffrom(std::uint32_t u) {
-  float f;
-  __builtin_memcpy(&f, &u, 4);
-  return f;
-}
-inline std::uint64_t dbits(double d) {
-  std::uint64_t u;
-  __builtin_memcpy(&u, &d, 8);
-  return u;
-}
-inline double dfrom(std::uint64_t u) {
-  double d;
-  __builtin_memcpy(&d, &u, 8);
-  return d;
-}
-
-// cvt.f32.f16 of a finite f16 (exact), branch-free.
-inline float h2f(f16_t h) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
-  const std::uint32_t em = h & 0x7FFFu;
-  const std::uint32_t normal = (em << 13) + ((127u - 15u) << 23);
-  const std::uint32_t sub = fbits(static_cast<float>(static_cast<std::int32_t>(em)) * 0x1p-24f);
-  return ffrom((em >= 0x0400u ? normal : sub) | sign);
-}
-
-// f16 RNE of a finite binary64 (subnormals kept, |x| >= 65520 -> Inf), branch-free: below 2^-14
-// adding 2^28 (ulp 2^-24) rounds to the subnormal step; above, the 42 dropped mantissa bits are
-// rounded to nearest even with a carry into the exponent field.
-inline f16_t d2h(double x) {
-  const std::uint64_t u = dbits(x);
-  const auto sign = static_cast<std::uint32_t>((u >> 48) & 0x8000u);
-  const std::uint64_t a = u & 0x7FFFFFFFFFFFFFFFull;
-  const auto sub = static_cast<std::uint32_t>(dbits(dfrom(a) + 0x1p28) - 0x41B0000000000000ull);
-  const auto normal = static_cast<std::uint32_t>((a - 0x3F00000000000000ull + 0x1FFFFFFFFFFull + ((a >> 42) & 1u)) >> 42);
-  std::uint32_t r = a < 0x3F10000000000000ull ? sub : normal;  // 2^-14
-  r = a >= 0x40EFFE0000000000ull ? 0x7C00u : r;                // 65520
-  return static_cast<f16_t>(r | sign);
-}
+// The bit conversions (float_of, double_of, h2f, d2h) are engine/f16_bits.hpp's.
 
 constexpr int kNB = 16;  // columns per tile (N is a multiple of 16)
 
@@ -360,7 +319,7 @@ void tile(const KStepArgs& g, int r0, int n0) {
     for (int r = 0; r < R; ++r)
       for (int n = 0; n < kNB; ++n) {
         const auto m = static_cast<std::int32_t>(mx[r][n]);
-        scale[r][n] = ffrom(static_cast<std::uint32_t>(127 + 25 - m) << 23);
+        scale[r][n] = float_of(static_cast<std::uint32_t>(127 + 25 - m) << 23);
         const f16_t h = c[r][n];
         const float cf = (h & 0x7C00) == 0x7C00 ? 0.0f : h2f(h);
         sum0[r][n] = static_cast<std::int32_t>(cf * scale[r][n]);  // truncation toward zero
@@ -383,11 +342,11 @@ void tile(const KStepArgs& g, int r0, int n0) {
     for (int r = 0; r < R; ++r)
       for (int n = 0; n < kNB; ++n) {
         const auto m = static_cast<std::int64_t>(mx[r][n]);
-        const double q = dfrom(static_cast<std::uint64_t>(1023 - 25 + m) << 52);
+        const double q = double_of(static_cast<std::uint64_t>(1023 - 25 + m) << 52);
         const f16_t res = d2h((static_cast<double>(sum0[r][n]) + static_cast<double>(sum1[r][n])) * q);
         const f16_t h = c[r][n];
         const bool special = (h & 0x7C00) == 0x7C00;                // Inf C passes through
-        const f16_t pass = (h & 0x03FF) != 0 ? f16_t{0x7FFF} : h;  // NaN -> canonical
+        const f16_t pass = (h & 0x03FF) != 0 ? kF16CanonicalNaN : h;  // NaN -> canonical
         c[r][n] = special ? pass : res;
       }
   }
