@@ -142,32 +142,33 @@ constexpr const char* kMmaHarnessPtx = R"(
 }
 )";
 
-int cmd_mma_check(int argc, char** argv) {
+struct MmaCheckOptions {
   int tiles = 4096;
   std::uint64_t seed = 1;
-  std::string profile_name;
+  std::string profile_name;  // empty: the device's (cuda/launch_check.hpp)
+};
+
+MmaCheckOptions parse_mma_check(int argc, char** argv) {
+  MmaCheckOptions o;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) throw Error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--tiles") tiles = static_cast<int>(parse_int(a, value(), 1, 1 << 20));
-    else if (a == "--seed") seed = static_cast<std::uint64_t>(parse_int(a, value(), 0, 1LL << 62));
-    else if (a == "--profile") profile_name = value();
+    if (a == "--tiles") o.tiles = static_cast<int>(parse_int(a, value(), 1, 1 << 20));
+    else if (a == "--seed") o.seed = static_cast<std::uint64_t>(parse_int(a, value(), 0, 1LL << 62));
+    else if (a == "--profile") o.profile_name = value();
     else throw Error("mma-check: unknown option " + a);
   }
-  Context c;
-  if (profile_name.empty()) profile_name = enc5::cuda::profile_for_compute_capability(c.major, c.minor);
-  const enc5::Profile* prof = enc5::find_profile(profile_name);
-  if (!prof) {
-    std::printf("mma-check: sm_%d%d has no enc5 profile ('%s' is not one of this build's); results are reported against ada\n",
-                c.major, c.minor, profile_name.c_str());
-    prof = &enc5::profile_ada();
-  }
-  // Random operands: e4m3 codes over the whole range (NaN codes excluded: their D is NaN on
-  // every model), f16 C over finite values of moderate size, and every 8th tile with a wide
-  // exponent spread to exercise the truncation of the `ada` accumulation.
+  return o;
+}
+
+// Random operands, 8 words per lane (A regs 0..3, B regs 0..1, C regs 0..1): e4m3 codes over the
+// whole range (NaN codes excluded: their D is NaN on every model), f16 C over finite values of
+// moderate size, and every 8th tile with a wide exponent spread to exercise the truncation of
+// the `ada` accumulation.
+std::vector<std::uint32_t> random_mma_tiles(int tiles, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<std::uint32_t> in(static_cast<std::size_t>(tiles) * 32 * 8);
   auto code = [&](bool wide) -> std::uint8_t {
@@ -177,6 +178,7 @@ int cmd_mma_check(int argc, char** argv) {
       if ((v & 0x7F) != 0x7F) return v;
     }
   };
+  auto half = [&]() -> std::uint32_t { return static_cast<std::uint32_t>((rng() & 0x8000) | (0x2000 + rng() % 0x3000)); };
   for (int tile = 0; tile < tiles; ++tile) {
     const bool wide = tile % 8 == 7;
     for (int lane = 0; lane < 32; ++lane) {
@@ -187,11 +189,16 @@ int cmd_mma_check(int argc, char** argv) {
         w[r] = v;
       }
       for (int r = 6; r < 8; ++r) {
-        auto h = [&]() -> std::uint32_t { return static_cast<std::uint32_t>((rng() & 0x8000) | (0x2000 + rng() % 0x3000)); };
-        w[r] = h() | (h() << 16);
+        const std::uint32_t lo = half();
+        w[r] = lo | (half() << 16);
       }
     }
   }
+  return in;
+}
+
+// The device's D registers (2 words per lane) of every tile, from kMmaHarnessPtx.
+std::vector<std::uint32_t> device_mma(const std::vector<std::uint32_t>& in, int tiles) {
   CUmodule mod = load_module(kMmaHarnessPtx);
   CUfunction fn;
   CU(cuModuleGetFunction(&fn, mod, "enc5_mma_harness"));
@@ -207,8 +214,13 @@ int cmd_mma_check(int argc, char** argv) {
   cuMemFree(din);
   cuMemFree(dout);
   cuModuleUnload(mod);
+  return out;
+}
 
-  std::uint64_t elements = 0, mismatches = 0;
+// Elements where the device's D differs from the profile's mma_m16n8k32 (the first 5 printed).
+std::uint64_t mma_mismatches(const enc5::Profile& prof, const std::vector<std::uint32_t>& in,
+                             const std::vector<std::uint32_t>& out, int tiles) {
+  std::uint64_t mismatches = 0;
   for (int tile = 0; tile < tiles; ++tile) {
     enc5::MmaFragA a;
     enc5::MmaFragB b;
@@ -219,181 +231,229 @@ int cmd_mma_check(int argc, char** argv) {
       b.reg[lane] = {w[4], w[5]};
       cc.reg[lane] = {w[6], w[7]};
     }
-    const enc5::MmaFragC want = enc5::mma_m16n8k32(*prof, a, b, cc);
+    const enc5::MmaFragC want = enc5::mma_m16n8k32(prof, a, b, cc);
     for (int lane = 0; lane < 32; ++lane)
       for (int r = 0; r < 2; ++r) {
         const std::uint32_t got = out[(static_cast<std::size_t>(tile) * 32 + lane) * 2 + r];
         for (int h = 0; h < 2; ++h) {
-          ++elements;
           const std::uint32_t g16 = (got >> (16 * h)) & 0xFFFF, w16 = (want.reg[lane][r] >> (16 * h)) & 0xFFFF;
-          if (g16 != w16) {
-            if (mismatches < 5)
-              std::printf("  mismatch tile %d lane %d reg %d half %d: device 0x%04x, %s 0x%04x\n", tile, lane, r, h, g16,
-                          std::string(prof->name).c_str(), w16);
-            ++mismatches;
-          }
+          if (g16 == w16) continue;
+          if (mismatches < 5)
+            std::printf("  mismatch tile %d lane %d reg %d half %d: device 0x%04x, %s 0x%04x\n", tile, lane, r, h, g16,
+                        std::string(prof.name).c_str(), w16);
+          ++mismatches;
         }
       }
   }
+  return mismatches;
+}
+
+int cmd_mma_check(int argc, char** argv) {
+  MmaCheckOptions o = parse_mma_check(argc, argv);
+  Context c;
+  if (o.profile_name.empty()) o.profile_name = enc5::cuda::profile_for_compute_capability(c.major, c.minor);
+  const enc5::Profile* prof = enc5::find_profile(o.profile_name);
+  if (!prof) {
+    std::printf("mma-check: sm_%d%d has no enc5 profile ('%s' is not one of this build's); results are reported against ada\n",
+                c.major, c.minor, o.profile_name.c_str());
+    prof = &enc5::profile_ada();
+  }
+  const std::vector<std::uint32_t> in = random_mma_tiles(o.tiles, o.seed);
+  const std::vector<std::uint32_t> out = device_mma(in, o.tiles);
+  const std::uint64_t mismatches = mma_mismatches(*prof, in, out, o.tiles);
   std::printf("mma-check: %llu elements of %d random m16n8k32 e4m3 tiles (32-term dot products), %llu differ from the %s profile\n",
-              static_cast<unsigned long long>(elements), tiles, static_cast<unsigned long long>(mismatches),
+              static_cast<unsigned long long>(o.tiles) * 32 * 4, o.tiles, static_cast<unsigned long long>(mismatches),
               std::string(prof->name).c_str());
   return mismatches == 0 ? 0 : 1;
 }
 
 // ---- run: the layer on one frame ----
-int cmd_run(int argc, char** argv) {
+struct RunOptions {
   std::string module_path, frame_dir, out_dir;
   int ex = 0, ey = 0, ox = 0, oy = 0, repeat = 1;
   enc5::Readings readings;
+};
+
+RunOptions parse_run(int argc, char** argv) {
+  RunOptions o;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) throw Error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--module") module_path = value();
-    else if (a == "--frame") frame_dir = value();
-    else if (a == "-o" || a == "--out") out_dir = value();
-    else if (a == "--ex") ex = static_cast<int>(parse_int(a, value(), 1, 1 << 16));
-    else if (a == "--ey") ey = static_cast<int>(parse_int(a, value(), 1, 1 << 16));
-    else if (a == "--repeat") repeat = static_cast<int>(parse_int(a, value(), 1, 100000));
+    if (a == "--module") o.module_path = value();
+    else if (a == "--frame") o.frame_dir = value();
+    else if (a == "-o" || a == "--out") o.out_dir = value();
+    else if (a == "--ex") o.ex = static_cast<int>(parse_int(a, value(), 1, 1 << 16));
+    else if (a == "--ey") o.ey = static_cast<int>(parse_int(a, value(), 1, 1 << 16));
+    else if (a == "--repeat") o.repeat = static_cast<int>(parse_int(a, value(), 1, 100000));
     else if (a == "--block-offset") {
       const std::string v = value();
       const auto comma = v.find(',');
       if (comma == std::string::npos) throw Error("--block-offset: expected X,Y, got '" + v + "'");
-      ox = static_cast<int>(parse_int(a, v.substr(0, comma), 0, 65535));
-      oy = static_cast<int>(parse_int(a, v.substr(comma + 1), 0, 65535));
+      o.ox = static_cast<int>(parse_int(a, v.substr(0, comma), 0, 65535));
+      o.oy = static_cast<int>(parse_int(a, v.substr(comma + 1), 0, 65535));
     } else if (a == "--reading") {
       std::string err;
-      if (!enc5::set_reading(readings, value(), &err)) throw Error("--reading: " + err);
+      if (!enc5::set_reading(o.readings, value(), &err)) throw Error("--reading: " + err);
     } else throw Error("run: unknown option " + a);
   }
-  if (module_path.empty() || frame_dir.empty() || out_dir.empty() || ex == 0 || ey == 0)
+  if (o.module_path.empty() || o.frame_dir.empty() || o.out_dir.empty() || o.ex == 0 || o.ey == 0)
     throw Error("run needs --module, --frame, --ex, --ey and -o");
-  if (const std::string why = enc5::cuda::unsupported_reading(readings); !why.empty()) throw Error(why);
+  if (const std::string why = enc5::cuda::unsupported_reading(o.readings); !why.empty()) throw Error(why);
+  return o;
+}
 
-  const fs::path fd(frame_dir);
-  const std::vector<std::uint8_t> input = enc5::read_plane_arena((fd / "input_arena.bin").string(), ex, ey);
+// An RGBA16F CUDA array of w x h (surface load/store when `surface`), filled from `host` (pitch w*8).
+CUarray rgba16f_array(int w, int h, const void* host, bool surface) {
+  CUDA_ARRAY3D_DESCRIPTOR ad{};
+  ad.Width = static_cast<std::size_t>(w);
+  ad.Height = static_cast<std::size_t>(h);
+  ad.Format = CU_AD_FORMAT_HALF;
+  ad.NumChannels = 4;
+  if (surface) ad.Flags = CUDA_ARRAY3D_SURFACE_LDST;
+  CUarray arr;
+  CU(cuArray3DCreate(&arr, &ad));
+  CUDA_MEMCPY2D cp{};
+  cp.srcMemoryType = CU_MEMORYTYPE_HOST;
+  cp.srcHost = host;
+  cp.srcPitch = static_cast<std::size_t>(w) * 8;
+  cp.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+  cp.dstArray = arr;
+  cp.WidthInBytes = static_cast<std::size_t>(w) * 8;
+  cp.Height = static_cast<std::size_t>(h);
+  CU(cuMemcpy2D(&cp));
+  return arr;
+}
+
+// The layer's device resources for one frame: arenas, weights, the texture (point sampling,
+// unnormalised integer coordinates, clamp) and the zero-filled ex x ey surface (like enc5 run's).
+struct DeviceFrame {
+  CUdeviceptr din = 0, dout = 0, dw = 0;
+  CUarray tex_array = nullptr, surf_array = nullptr;
+  CUtexObject texobj = 0;
+  CUsurfObject surfobj = 0;
+  std::size_t arena_bytes = 0;
+
+  DeviceFrame(const std::vector<std::uint8_t>& input, const enc5::WeightImage& weights, const enc5::Texture& tex, int ex, int ey)
+      : arena_bytes(input.size()) {
+    CU(cuMemAlloc(&din, arena_bytes));
+    CU(cuMemAlloc(&dout, arena_bytes));
+    CU(cuMemAlloc(&dw, weights.bytes().size()));
+    CU(cuMemcpyHtoD(din, input.data(), arena_bytes));
+    CU(cuMemcpyHtoD(dw, weights.bytes().data(), weights.bytes().size()));
+    CU(cuMemsetD8(dout, 0, arena_bytes));
+    tex_array = rgba16f_array(tex.width, tex.height, tex.rgba.data(), false);
+    CUDA_RESOURCE_DESC rd{};
+    rd.resType = CU_RESOURCE_TYPE_ARRAY;
+    rd.res.array.hArray = tex_array;
+    CUDA_TEXTURE_DESC td{};
+    td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
+    td.filterMode = CU_TR_FILTER_MODE_POINT;
+    CU(cuTexObjectCreate(&texobj, &rd, &td, nullptr));
+    const std::vector<std::uint8_t> zeros(static_cast<std::size_t>(ex) * ey * 8, 0);
+    surf_array = rgba16f_array(ex, ey, zeros.data(), true);
+    rd.res.array.hArray = surf_array;
+    CU(cuSurfObjectCreate(&surfobj, &rd));
+  }
+  ~DeviceFrame() {
+    if (surfobj) cuSurfObjectDestroy(surfobj);
+    if (texobj) cuTexObjectDestroy(texobj);
+    if (surf_array) cuArrayDestroy(surf_array);
+    if (tex_array) cuArrayDestroy(tex_array);
+    if (din) cuMemFree(din);
+    if (dout) cuMemFree(dout);
+    if (dw) cuMemFree(dw);
+  }
+  DeviceFrame(const DeviceFrame&) = delete;
+  DeviceFrame& operator=(const DeviceFrame&) = delete;
+
+  enc5::cuda::Enc5Params params(const RunOptions& o) const {
+    enc5::cuda::Enc5Params p{};
+    p.ex = static_cast<std::uint32_t>(o.ex);
+    p.ey = static_cast<std::uint32_t>(o.ey);
+    p.input_arena = reinterpret_cast<const std::uint8_t*>(static_cast<std::uintptr_t>(din));
+    p.weights = reinterpret_cast<const std::uint8_t*>(static_cast<std::uintptr_t>(dw));
+    p.output_arena = reinterpret_cast<std::uint8_t*>(static_cast<std::uintptr_t>(dout));
+    p.block_offset_x = static_cast<std::uint16_t>(o.ox);
+    p.block_offset_y = static_cast<std::uint16_t>(o.oy);
+    p.texture = texobj;
+    p.surface = surfobj;
+    return p;
+  }
+  std::vector<std::uint8_t> output_arena() const {
+    std::vector<std::uint8_t> output(arena_bytes);
+    CU(cuMemcpyDtoH(output.data(), dout, arena_bytes));
+    return output;
+  }
+  enc5::Surface surface(int ex, int ey) const {
+    enc5::Surface surf = enc5::Surface::make(ex, ey);
+    CUDA_MEMCPY2D cp{};
+    cp.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    cp.srcArray = surf_array;
+    cp.dstMemoryType = CU_MEMORYTYPE_HOST;
+    cp.dstHost = surf.bytes.data();
+    cp.dstPitch = surf.pitch;
+    cp.WidthInBytes = static_cast<std::size_t>(ex) * 8;
+    cp.Height = static_cast<std::size_t>(ey);
+    CU(cuMemcpy2D(&cp));
+    return surf;
+  }
+};
+
+// One launch for the outputs (checked), then `repeat` timed launches (the same outputs again);
+// the mean milliseconds of the timed ones.
+float launch_timed(CUfunction fn, unsigned gx, unsigned gy, enc5::cuda::Enc5Params& p, int repeat) {
+  void* args[] = {&p};
+  auto launch = [&] {
+    CU(cuLaunchKernel(fn, gx, gy, 1, enc5::cuda::kBlockX, enc5::cuda::kBlockY, enc5::cuda::kBlockZ, 0, nullptr, args, nullptr));
+  };
+  CUevent e0, e1;
+  CU(cuEventCreate(&e0, CU_EVENT_DEFAULT));
+  CU(cuEventCreate(&e1, CU_EVENT_DEFAULT));
+  launch();
+  CU(cuCtxSynchronize());
+  CU(cuEventRecord(e0, nullptr));
+  for (int r = 0; r < repeat; ++r) launch();
+  CU(cuEventRecord(e1, nullptr));
+  CU(cuEventSynchronize(e1));
+  float ms = 0;
+  CU(cuEventElapsedTime(&ms, e0, e1));
+  cuEventDestroy(e0);
+  cuEventDestroy(e1);
+  return ms / static_cast<float>(repeat);
+}
+
+int cmd_run(int argc, char** argv) {
+  const RunOptions o = parse_run(argc, argv);
+  const fs::path fd(o.frame_dir);
+  const std::vector<std::uint8_t> input = enc5::read_plane_arena((fd / "input_arena.bin").string(), o.ex, o.ey);
   const enc5::Texture tex = enc5::texture_from_exr((fd / "texture.exr").string());
   const enc5::WeightImage weights = fs::exists(fd / "weights.bin") ? enc5::load_weight_image((fd / "weights.bin").string())
                                                                    : enc5::default_weights();
-  if (tex.width < ex || tex.height < ey) throw Error("texture.exr is smaller than the frame");
+  if (tex.width < o.ex || tex.height < o.ey) throw Error("texture.exr is smaller than the frame");
 
   Context c;
-  CUmodule mod = load_module(read_file(module_path));
+  CUmodule mod = load_module(read_file(o.module_path));
   CUfunction fn;
   CU(cuModuleGetFunction(&fn, mod, enc5::abi::kKernelName));
   int regs = 0, local = 0;
   cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
   cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
-
-  const std::size_t arena_bytes = input.size();
-  CUdeviceptr din, dout, dw;
-  CU(cuMemAlloc(&din, arena_bytes));
-  CU(cuMemAlloc(&dout, arena_bytes));
-  CU(cuMemAlloc(&dw, weights.bytes().size()));
-  CU(cuMemcpyHtoD(din, input.data(), arena_bytes));
-  CU(cuMemcpyHtoD(dw, weights.bytes().data(), weights.bytes().size()));
-  CU(cuMemsetD8(dout, 0, arena_bytes));
-
-  // Texture: RGBA16F array, point sampling, unnormalised integer coordinates, clamp.
-  CUDA_ARRAY3D_DESCRIPTOR ad{};
-  ad.Width = static_cast<std::size_t>(tex.width);
-  ad.Height = static_cast<std::size_t>(tex.height);
-  ad.Format = CU_AD_FORMAT_HALF;
-  ad.NumChannels = 4;
-  CUarray tex_array, surf_array;
-  CU(cuArray3DCreate(&tex_array, &ad));
-  CUDA_MEMCPY2D cp{};
-  cp.srcMemoryType = CU_MEMORYTYPE_HOST;
-  cp.srcHost = tex.rgba.data();
-  cp.srcPitch = static_cast<std::size_t>(tex.width) * 8;
-  cp.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-  cp.dstArray = tex_array;
-  cp.WidthInBytes = static_cast<std::size_t>(tex.width) * 8;
-  cp.Height = static_cast<std::size_t>(tex.height);
-  CU(cuMemcpy2D(&cp));
-  CUDA_RESOURCE_DESC rd{};
-  rd.resType = CU_RESOURCE_TYPE_ARRAY;
-  rd.res.array.hArray = tex_array;
-  CUDA_TEXTURE_DESC td{};
-  td.addressMode[0] = td.addressMode[1] = CU_TR_ADDRESS_MODE_CLAMP;
-  td.filterMode = CU_TR_FILTER_MODE_POINT;
-  CUtexObject texobj;
-  CU(cuTexObjectCreate(&texobj, &rd, &td, nullptr));
-  // Surface: RGBA16F array of ex x ey with load/store, zero-filled like enc5 run's.
-  ad.Width = static_cast<std::size_t>(ex);
-  ad.Height = static_cast<std::size_t>(ey);
-  ad.Flags = CUDA_ARRAY3D_SURFACE_LDST;
-  CU(cuArray3DCreate(&surf_array, &ad));
-  std::vector<std::uint8_t> zeros(static_cast<std::size_t>(ex) * ey * 8, 0);
-  cp = CUDA_MEMCPY2D{};
-  cp.srcMemoryType = CU_MEMORYTYPE_HOST;
-  cp.srcHost = zeros.data();
-  cp.srcPitch = static_cast<std::size_t>(ex) * 8;
-  cp.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-  cp.dstArray = surf_array;
-  cp.WidthInBytes = static_cast<std::size_t>(ex) * 8;
-  cp.Height = static_cast<std::size_t>(ey);
-  CU(cuMemcpy2D(&cp));
-  rd.res.array.hArray = surf_array;
-  CUsurfObject surfobj;
-  CU(cuSurfObjectCreate(&surfobj, &rd));
-
-  enc5::cuda::Enc5Params p{};
-  p.ex = static_cast<std::uint32_t>(ex);
-  p.ey = static_cast<std::uint32_t>(ey);
-  p.input_arena = reinterpret_cast<const std::uint8_t*>(static_cast<std::uintptr_t>(din));
-  p.weights = reinterpret_cast<const std::uint8_t*>(static_cast<std::uintptr_t>(dw));
-  p.output_arena = reinterpret_cast<std::uint8_t*>(static_cast<std::uintptr_t>(dout));
-  p.block_offset_x = static_cast<std::uint16_t>(ox);
-  p.block_offset_y = static_cast<std::uint16_t>(oy);
-  p.texture = texobj;
-  p.surface = surfobj;
-  const enc5::abi::GridExtent grid = enc5::abi::covering_grid(static_cast<std::uint32_t>(ex), static_cast<std::uint32_t>(ey),
-                                                               static_cast<std::uint32_t>(ox), static_cast<std::uint32_t>(oy));
-  const auto gx = static_cast<unsigned>(grid.x), gy = static_cast<unsigned>(grid.y);
-  void* args[] = {&p};
-  CUevent e0, e1;
-  CU(cuEventCreate(&e0, CU_EVENT_DEFAULT));
-  CU(cuEventCreate(&e1, CU_EVENT_DEFAULT));
-  // One launch for the outputs (checked), then `repeat` timed launches (the same outputs again).
-  CU(cuLaunchKernel(fn, gx, gy, 1, enc5::cuda::kBlockX, enc5::cuda::kBlockY, enc5::cuda::kBlockZ, 0, nullptr, args, nullptr));
-  CU(cuCtxSynchronize());
-  CU(cuEventRecord(e0, nullptr));
-  for (int r = 0; r < repeat; ++r)
-    CU(cuLaunchKernel(fn, gx, gy, 1, enc5::cuda::kBlockX, enc5::cuda::kBlockY, enc5::cuda::kBlockZ, 0, nullptr, args, nullptr));
-  CU(cuEventRecord(e1, nullptr));
-  CU(cuEventSynchronize(e1));
-  float ms = 0;
-  CU(cuEventElapsedTime(&ms, e0, e1));
-
-  std::vector<std::uint8_t> output(arena_bytes);
-  CU(cuMemcpyDtoH(output.data(), dout, arena_bytes));
-  enc5::Surface surf = enc5::Surface::make(ex, ey);
-  cp = CUDA_MEMCPY2D{};
-  cp.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-  cp.srcArray = surf_array;
-  cp.dstMemoryType = CU_MEMORYTYPE_HOST;
-  cp.dstHost = surf.bytes.data();
-  cp.dstPitch = surf.pitch;
-  cp.WidthInBytes = static_cast<std::size_t>(ex) * 8;
-  cp.Height = static_cast<std::size_t>(ey);
-  CU(cuMemcpy2D(&cp));
-
-  fs::create_directories(out_dir);
-  enc5::write_plane_arena((fs::path(out_dir) / "arena.bin").string(), output, ex, ey);
-  enc5::write_surface_exr((fs::path(out_dir) / "surface.exr").string(), surf);
-  std::printf("run: %s sm_%d%d, grid %ux%u x (32,1,8), %d registers, %d bytes local; %.4f ms per frame (mean of %d launches)\n",
-              c.name.c_str(), c.major, c.minor, gx, gy, regs, local, ms / repeat, repeat);
-  cuSurfObjectDestroy(surfobj);
-  cuTexObjectDestroy(texobj);
-  cuArrayDestroy(surf_array);
-  cuArrayDestroy(tex_array);
-  cuMemFree(din);
-  cuMemFree(dout);
-  cuMemFree(dw);
+  {
+    DeviceFrame dev(input, weights, tex, o.ex, o.ey);
+    enc5::cuda::Enc5Params p = dev.params(o);
+    const enc5::abi::GridExtent grid = enc5::abi::covering_grid(static_cast<std::uint32_t>(o.ex), static_cast<std::uint32_t>(o.ey),
+                                                                 static_cast<std::uint32_t>(o.ox), static_cast<std::uint32_t>(o.oy));
+    const auto gx = static_cast<unsigned>(grid.x), gy = static_cast<unsigned>(grid.y);
+    const float ms = launch_timed(fn, gx, gy, p, o.repeat);
+    fs::create_directories(o.out_dir);
+    enc5::write_plane_arena((fs::path(o.out_dir) / "arena.bin").string(), dev.output_arena(), o.ex, o.ey);
+    enc5::write_surface_exr((fs::path(o.out_dir) / "surface.exr").string(), dev.surface(o.ex, o.ey));
+    std::printf("run: %s sm_%d%d, grid %ux%u x (32,1,8), %d registers, %d bytes local; %.4f ms per frame (mean of %d launches)\n",
+                c.name.c_str(), c.major, c.minor, gx, gy, regs, local, ms, o.repeat);
+  }
   cuModuleUnload(mod);
   return 0;
 }
