@@ -45,163 +45,191 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 
-}  // namespace
-
-int cmd_bench(const Args& args) {
+struct BenchOptions {
   std::vector<std::string> geo_names, simd_names, profiles;
   int threads = 0, reps = 5, golden_reps = 1;
-  bool golden = true, reference = true;
+  bool golden = true, reference = true, help = false;
+};
+
+BenchOptions parse_bench(const Args& args) {
+  BenchOptions o;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::string {
       if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
       return args[++i];
     };
-    if (a == "--help" || a == "-h") {
-      help();
-      return 0;
-    } else if (a == "--geometry") geo_names.push_back(value());
-    else if (a == "--simd") simd_names.push_back(value());
-    else if (a == "--profile") profiles.push_back(value());
-    else if (a == "--threads") threads = static_cast<int>(parse_int(a, value(), 0, kThreadsMax));
-    else if (a == "--reps") reps = static_cast<int>(parse_int(a, value(), 1, 1000000));
-    else if (a == "--golden-reps") golden_reps = static_cast<int>(parse_int(a, value(), 1, 1000000));
-    else if (a == "--no-golden") golden = false;
-    else if (a == "--no-reference") reference = false;
+    if (a == "--help" || a == "-h") o.help = true;
+    else if (a == "--geometry") o.geo_names.push_back(value());
+    else if (a == "--simd") o.simd_names.push_back(value());
+    else if (a == "--profile") o.profiles.push_back(value());
+    else if (a == "--threads") o.threads = static_cast<int>(parse_int(a, value(), 0, kThreadsMax));
+    else if (a == "--reps") o.reps = static_cast<int>(parse_int(a, value(), 1, 1000000));
+    else if (a == "--golden-reps") o.golden_reps = static_cast<int>(parse_int(a, value(), 1, 1000000));
+    else if (a == "--no-golden") o.golden = false;
+    else if (a == "--no-reference") o.reference = false;
     else throw UsageError("unknown option '" + a + "'");
   }
+  return o;
+}
+
+// What the run measures: the geometries, SIMD paths and profiles the options select.
+struct BenchPlan {
   std::vector<bench::Geometry> geos;
-  for (const auto& g : bench::geometries())
-    if (geo_names.empty() || std::find(geo_names.begin(), geo_names.end(), g.name) != geo_names.end()) geos.push_back(g);
-  if (geos.empty()) throw std::invalid_argument("no such geometry (small, real, 1080p, 4k)");
   std::vector<engine::SimdPath> paths;
-  for (engine::SimdPath p : engine::supported_simd_paths())
-    if (simd_names.empty() || std::find(simd_names.begin(), simd_names.end(), std::string(engine::to_string(p))) != simd_names.end())
-      paths.push_back(p);
-  for (const auto& n : simd_names)
+  std::vector<const Profile*> profs;
+  int nthreads = 1, hw = 1;
+};
+
+BenchPlan plan_of(const BenchOptions& o) {
+  BenchPlan pl;
+  for (const auto& g : bench::geometries())
+    if (o.geo_names.empty() || std::find(o.geo_names.begin(), o.geo_names.end(), g.name) != o.geo_names.end()) pl.geos.push_back(g);
+  if (pl.geos.empty()) throw std::invalid_argument("no such geometry (small, real, 1080p, 4k)");
+  for (const auto& n : o.simd_names)
     if (!engine::parse_simd_path(n) || !engine::simd_supported(*engine::parse_simd_path(n)))
       throw std::invalid_argument("SIMD path " + n + " is unknown or not supported by this CPU");
-  std::vector<const Profile*> profs;
-  if (profiles.empty()) profs = all_profiles();
-  for (const auto& n : profiles) {
+  for (engine::SimdPath p : engine::supported_simd_paths())
+    if (o.simd_names.empty() || std::find(o.simd_names.begin(), o.simd_names.end(), std::string(engine::to_string(p))) != o.simd_names.end())
+      pl.paths.push_back(p);
+  if (o.profiles.empty()) pl.profs = all_profiles();
+  for (const auto& n : o.profiles) {
     const Profile* p = find_profile(n);
     if (!p) throw std::invalid_argument("unknown profile " + n + " (" + std::string(profile_names()) + ")");
-    profs.push_back(p);
+    pl.profs.push_back(p);
   }
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int nthreads = threads > 0 ? threads : hw;
-  const double mpb = bench::macs_per_block();
+  pl.hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  pl.nthreads = o.threads > 0 ? o.threads : pl.hw;
+  return pl;
+}
 
-  std::printf("enc5 bench: %s, %d hardware threads, running on %d; SIMD paths:", cpu_model().c_str(), hw, nthreads);
-  for (auto p : engine::supported_simd_paths()) std::printf(" %s", std::string(engine::to_string(p)).c_str());
-  std::printf(" (best %s); %d reps, minimum\n", std::string(engine::to_string(engine::best_simd_path())).c_str(), reps);
-  std::printf("multiply-adds per block: %.2f M\n\n", mpb / 1e6);
-
-  // ---- references ----
+// The references measured once per run: the FMA peaks and the BLAS frame per geometry.
+struct References {
   bench::FmaPeaks peaks;
-  std::vector<double> blas_ms(geos.size(), 0);
-  if (reference) {
-    peaks = bench::fma_peaks(nthreads, 0.5);
+  std::vector<double> blas_ms;
+};
+
+// One geometry's lines: golden (extrapolated from its per-block time), the fast engine per profile
+// and path, and the references. vs ada: the line's time over `ada`'s on the same geometry and
+// path in this run (issue 17's `hopper` target); ms/wave: ms/frame over the blocks per thread,
+// ceil(blocks / threads), constant across geometries when the frame scales linearly.
+void bench_geometry(const BenchOptions& o, const BenchPlan& pl, std::size_t gi, const References& ref,
+                    const std::vector<double>& golden_block_s) {
+  const auto& g = pl.geos[gi];
+  const double mpb = bench::macs_per_block();
+  const int nb = bench::blocks(g);
+  const double gmac = nb * mpb / 1e9;
+  bench::Frame f(g);
+  const int waves = (nb + pl.nthreads - 1) / pl.nthreads;  // golden's extrapolation: blocks per thread
+  const double limit_ms = ref.peaks.f64 > 0 ? 1e3 * nb * mpb / ref.peaks.f64 : 0;
+  const double limit32_ms = ref.peaks.f32 > 0 ? 1e3 * nb * mpb / ref.peaks.f32 : 0;
+  std::vector<double> ada_ms(pl.paths.size(), 0);  // this geometry's `ada` line per path, once measured
+  for (std::size_t pi = 0; pi < pl.profs.size(); ++pi) {
+    const Profile& p = *pl.profs[pi];
+    double golden_ms = 0;
+    if (o.golden) {
+      golden_ms = 1e3 * golden_block_s[pi] * (nb == 1 ? 1 : waves);
+      std::printf("%-7s %6d %8.3f  %-6s %-9s %-10s %10s%.1f %9.3f %10s %10s\n", g.name.c_str(), nb, gmac, "golden",
+                  std::string(p.name).c_str(), "-", nb == 1 ? " " : "~", golden_ms, gmac / (golden_ms / 1e3), "1", "");
+    }
+    for (std::size_t qi = 0; qi < pl.paths.size(); ++qi) {
+      const std::string sp(engine::to_string(pl.paths[qi]));
+      const bench::FrameTime ft = bench::time_frame_cpu(f, Engine::fast, p, sp, pl.nthreads, o.reps);
+      const double ms = 1e3 * ft.wall;
+      if (&p == &profile_ada()) ada_ms[qi] = ms;
+      char vs_golden[32] = "", vs_lim[32] = "", vs_ada[32] = "";
+      if (o.golden) std::snprintf(vs_golden, sizeof vs_golden, "%.0fx", golden_ms / ms);
+      if (limit_ms > 0) std::snprintf(vs_lim, sizeof vs_lim, "%.2fx", ms / limit_ms);
+      if (&p != &profile_ada() && ada_ms[qi] > 0) std::snprintf(vs_ada, sizeof vs_ada, "%.2fx", ms / ada_ms[qi]);
+      // Process CPU time per block: the scaling across geometries without the other load's
+      // descheduling (still includes its cache and memory sharing).
+      std::printf("%-7s %6d %8.3f  %-6s %-9s %-10s %11.3f %9.2f %10s %10s %12.3f %7s %9.3f\n", g.name.c_str(), nb, gmac, "fast",
+                  std::string(p.name).c_str(), sp.c_str(), ms, gmac / (ms / 1e3), vs_golden, vs_lim, 1e3 * ft.cpu / nb, vs_ada,
+                  ms / waves);
+    }
+  }
+  if (o.reference) {
+    if (limit_ms > 0)
+      std::printf("%-7s %6d %8.3f  %-27s %11.3f %9.2f   (binary64 FMA peak, all threads)\n", g.name.c_str(), nb, gmac, "f64-FMA limit",
+                  limit_ms, gmac / (limit_ms / 1e3));
+    if (limit32_ms > 0)
+      std::printf("%-7s %6d %8.3f  %-27s %11.3f %9.2f   (binary32 FMA peak, all threads)\n", g.name.c_str(), nb, gmac, "f32-FMA limit",
+                  limit32_ms, gmac / (limit32_ms / 1e3));
     if (bench::blas_available())
-      for (std::size_t i = 0; i < geos.size(); ++i) blas_ms[i] = 1e3 * bench::blas_frame_seconds(geos[i], nthreads, reps);
+      std::printf("%-7s %6d %8.3f  %-27s %11.3f %9.2f   (%s, f32, GEMMs only)\n", g.name.c_str(), nb, gmac, "BLAS f32", ref.blas_ms[gi],
+                  gmac / (ref.blas_ms[gi] / 1e3), bench::blas_name().c_str());
+    else
+      std::printf("%-7s  BLAS reference skipped: configured with -DENC5_BENCH_BLAS=OFF\n", g.name.c_str());
   }
+  std::printf("\n");
+}
 
-  // ---- golden per block ----
-  std::vector<double> golden_block_s(profs.size(), 0);
-  if (golden) {
-    bench::Frame f(bench::geometries()[0]);
-    for (std::size_t i = 0; i < profs.size(); ++i)
-      golden_block_s[i] = bench::time_frame(f, Engine::golden, *profs[i], {}, 1, golden_reps);
-  }
-
-  // vs ada: the line's time over `ada`'s on the same geometry and path in this run (issue 17's
-  // `hopper` target); ms/wave: ms/frame over the blocks per thread, ceil(blocks / threads), which
-  // is constant across geometries when the frame scales linearly in blocks per thread.
-  std::printf("%-7s %6s %8s  %-6s %-6s %-7s %11s %9s %10s %10s %12s %7s %9s\n", "geom", "blocks", "GMAC", "engine", "prof", "simd",
-              "ms/frame", "GMAC/s", "vs golden", "vs f64lim", "cpu ms/blk", "vs ada", "ms/wave");
-  for (std::size_t gi = 0; gi < geos.size(); ++gi) {
-    const auto& g = geos[gi];
-    const int nb = bench::blocks(g);
-    const double gmac = nb * mpb / 1e9;
-    bench::Frame f(g);
-    const int waves = (nb + nthreads - 1) / nthreads;  // golden's extrapolation: blocks per thread
-    const double limit_ms = peaks.f64 > 0 ? 1e3 * nb * mpb / peaks.f64 : 0;
-    const double limit32_ms = peaks.f32 > 0 ? 1e3 * nb * mpb / peaks.f32 : 0;
-    std::vector<double> ada_ms(paths.size(), 0);  // this geometry's `ada` line per path, once measured
-    for (std::size_t pi = 0; pi < profs.size(); ++pi) {
-      const Profile& p = *profs[pi];
-      double golden_ms = 0;
-      if (golden) {
-        golden_ms = 1e3 * golden_block_s[pi] * (nb == 1 ? 1 : waves);
-        std::printf("%-7s %6d %8.3f  %-6s %-6s %-7s %10s%.1f %9.3f %10s %10s\n", g.name.c_str(), nb, gmac, "golden",
-                    std::string(p.name).c_str(), "-", nb == 1 ? " " : "~", golden_ms, gmac / (golden_ms / 1e3), "1", "");
-      }
-      for (std::size_t qi = 0; qi < paths.size(); ++qi) {
-        const std::string sp(engine::to_string(paths[qi]));
-        const bench::FrameTime ft = bench::time_frame_cpu(f, Engine::fast, p, sp, nthreads, reps);
-        const double ms = 1e3 * ft.wall;
-        if (&p == &profile_ada()) ada_ms[qi] = ms;
-        char vs_golden[32] = "", vs_lim[32] = "", vs_ada[32] = "";
-        if (golden) std::snprintf(vs_golden, sizeof vs_golden, "%.0fx", golden_ms / ms);
-        if (limit_ms > 0) std::snprintf(vs_lim, sizeof vs_lim, "%.2fx", ms / limit_ms);
-        if (&p != &profile_ada() && ada_ms[qi] > 0) std::snprintf(vs_ada, sizeof vs_ada, "%.2fx", ms / ada_ms[qi]);
-        // Process CPU time per block: the scaling across geometries without the other load's
-        // descheduling (still includes its cache and memory sharing).
-        std::printf("%-7s %6d %8.3f  %-6s %-6s %-7s %11.3f %9.2f %10s %10s %12.3f %7s %9.3f\n", g.name.c_str(), nb, gmac, "fast",
-                    std::string(p.name).c_str(), sp.c_str(), ms, gmac / (ms / 1e3), vs_golden, vs_lim, 1e3 * ft.cpu / nb, vs_ada,
-                    ms / waves);
-      }
-    }
-    if (reference) {
-      if (limit_ms > 0)
-        std::printf("%-7s %6d %8.3f  %-20s %11.3f %9.2f   (binary64 FMA peak, all threads)\n", g.name.c_str(), nb, gmac, "f64-FMA limit", limit_ms,
-                    gmac / (limit_ms / 1e3));
-      if (limit32_ms > 0)
-        std::printf("%-7s %6d %8.3f  %-20s %11.3f %9.2f   (binary32 FMA peak, all threads)\n", g.name.c_str(), nb, gmac, "f32-FMA limit", limit32_ms,
-                    gmac / (limit32_ms / 1e3));
-      if (bench::blas_available())
-        std::printf("%-7s %6d %8.3f  %-20s %11.3f %9.2f   (%s, f32, GEMMs only)\n", g.name.c_str(), nb, gmac, "BLAS f32", blas_ms[gi],
-                    gmac / (blas_ms[gi] / 1e3), bench::blas_name().c_str());
-      else
-        std::printf("%-7s  BLAS reference skipped: configured with -DENC5_BENCH_BLAS=OFF\n", g.name.c_str());
-    }
-    std::printf("\n");
-  }
-  if (reference && peaks.f64 > 0)
-    std::printf("FMA peaks on %d threads (warmed up, best of 4 rounds): binary64 %.1f G/s, binary32 %.1f G/s\n\n", nthreads,
-                peaks.f64 / 1e9, peaks.f32 / 1e9);
-
-  // ---- per-phase-group breakdown (fast engine, one thread, small geometry) ----
+// The per-phase-group breakdown (fast engine, one thread, small geometry), its totals and the
+// fixed (non-GEMM) groups' share of a block: prologue, E11, E20 and E60+61+E61 (the last holds
+// phase 61's small GEMM too). Issue 17: under 15 %.
+void bench_breakdown(const BenchOptions& o, const BenchPlan& pl) {
   std::printf("per-phase-group time per block (fast engine, 1 thread, thread CPU time, minimum of the reps, microseconds):\n%-20s", "group");
-  for (const Profile* p : profs)
-    for (engine::SimdPath path : paths) std::printf(" %7s/%-6s", std::string(p->name).c_str(), std::string(engine::to_string(path)).c_str());
+  for (const Profile* p : pl.profs)
+    for (engine::SimdPath path : pl.paths) std::printf(" %7s/%-6s", std::string(p->name).c_str(), std::string(engine::to_string(path)).c_str());
   std::printf("\n");
   std::vector<engine::PhaseTimes> bd;
-  for (const Profile* p : profs)
-    for (engine::SimdPath path : paths) bd.push_back(bench::phase_breakdown(*p, engine::to_string(path), std::max(reps, 5)));
+  for (const Profile* p : pl.profs)
+    for (engine::SimdPath path : pl.paths) bd.push_back(bench::phase_breakdown(*p, engine::to_string(path), std::max(o.reps, 5)));
   for (int gph = 0; gph < engine::kPhaseGroups; ++gph) {
     std::printf("%-20s", engine::kPhaseGroupNames[gph]);
     for (const auto& t : bd) std::printf(" %14.1f", 1e6 * t.seconds[gph]);
     std::printf("\n");
   }
+  auto total = [](const engine::PhaseTimes& t) {
+    double s = 0;
+    for (double x : t.seconds) s += x;
+    return s;
+  };
   std::printf("%-20s", "total");
+  for (const auto& t : bd) std::printf(" %14.1f", 1e6 * total(t));
+  std::printf("\n%-20s", "fixed share");
   for (const auto& t : bd) {
-    double s = 0;
-    for (double x : t.seconds) s += x;
-    std::printf(" %14.1f", 1e6 * s);
-  }
-  std::printf("\n");
-  // The fixed (non-GEMM) groups' share of a block: prologue, E11, E20 and E60+61+E61 (the last
-  // holds phase 61's small GEMM too). Issue 17: under 15 %.
-  std::printf("%-20s", "fixed share");
-  for (const auto& t : bd) {
-    double s = 0;
-    for (double x : t.seconds) s += x;
     const double fixed = t.seconds[engine::kGroupPrologue] + t.seconds[engine::kGroupE11] + t.seconds[engine::kGroupE20] +
                          t.seconds[engine::kGroupTail];
-    std::printf(" %13.1f%%", s > 0 ? 100.0 * fixed / s : 0.0);
+    std::printf(" %13.1f%%", total(t) > 0 ? 100.0 * fixed / total(t) : 0.0);
   }
   std::printf("\n");
+}
+
+}  // namespace
+
+int cmd_bench(const Args& args) {
+  const BenchOptions o = parse_bench(args);
+  if (o.help) {
+    help();
+    return 0;
+  }
+  const BenchPlan pl = plan_of(o);
+  std::printf("enc5 bench: %s, %d hardware threads, running on %d; SIMD paths:", cpu_model().c_str(), pl.hw, pl.nthreads);
+  for (auto p : engine::supported_simd_paths()) std::printf(" %s", std::string(engine::to_string(p)).c_str());
+  std::printf(" (best %s); %d reps, minimum\n", std::string(engine::to_string(engine::best_simd_path())).c_str(), o.reps);
+  std::printf("multiply-adds per block: %.2f M\n\n", bench::macs_per_block() / 1e6);
+
+  References ref;
+  ref.blas_ms.assign(pl.geos.size(), 0);
+  if (o.reference) {
+    ref.peaks = bench::fma_peaks(pl.nthreads, 0.5);
+    if (bench::blas_available())
+      for (std::size_t i = 0; i < pl.geos.size(); ++i) ref.blas_ms[i] = 1e3 * bench::blas_frame_seconds(pl.geos[i], pl.nthreads, o.reps);
+  }
+  std::vector<double> golden_block_s(pl.profs.size(), 0);  // golden per block, on the one-block geometry
+  if (o.golden) {
+    bench::Frame f(bench::geometries()[0]);
+    for (std::size_t i = 0; i < pl.profs.size(); ++i)
+      golden_block_s[i] = bench::time_frame(f, Engine::golden, *pl.profs[i], {}, 1, o.golden_reps);
+  }
+  std::printf("%-7s %6s %8s  %-6s %-9s %-10s %11s %9s %10s %10s %12s %7s %9s\n", "geom", "blocks", "GMAC", "engine", "prof", "simd",
+              "ms/frame", "GMAC/s", "vs golden", "vs f64lim", "cpu ms/blk", "vs ada", "ms/wave");
+  for (std::size_t gi = 0; gi < pl.geos.size(); ++gi) bench_geometry(o, pl, gi, ref, golden_block_s);
+  if (o.reference && ref.peaks.f64 > 0)
+    std::printf("FMA peaks on %d threads (warmed up, best of 4 rounds): binary64 %.1f G/s, binary32 %.1f G/s\n\n", pl.nthreads,
+                ref.peaks.f64 / 1e9, ref.peaks.f32 / 1e9);
+  bench_breakdown(o, pl);
   return 0;
 }
 
