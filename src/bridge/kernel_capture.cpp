@@ -55,125 +55,169 @@ bool is_other_kernel_capture(const std::string& dir) {
   return false;
 }
 
-KernelCapture load_kernel_capture(const std::string& dir) {
-  KernelCapture c;
-  c.source = dir;
-  const std::string mpath = capture_file(dir, "manifest.txt", dir, 0);
-  const auto mbytes = read_file_no_link(mpath);
-  const std::string text(mbytes.begin(), mbytes.end());
+namespace {
+
+// The manifest of a replay capture of any kernel (facts F6), line by line: one method per line
+// kind, the cross-line checks (one launch line, unique ids and offsets, the allocations' total)
+// in the parser's state, and the pointer lines kept until args.bin is read.
+class ManifestParser {
+ public:
+  ManifestParser(const std::string& dir, KernelCapture& c) : dir_(dir), c_(c), mpath_(capture_file(dir, "manifest.txt", dir, 0)) {}
+
+  void parse() {
+    const auto mbytes = read_file_no_link(mpath_);
+    const std::string text(mbytes.begin(), mbytes.end());
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+      line_start_ = pos;
+      std::size_t nl = text.find('\n', pos);
+      if (nl == std::string::npos) nl = text.size();
+      line_ = text.substr(pos, nl - pos);
+      pos = nl + 1;
+      if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+      std::istringstream ls(line_);
+      t_.clear();
+      for (std::string w; ls >> w;) t_.push_back(w);
+      if (t_.empty() || t_[0][0] == '#') continue;
+      if (t_[0] == "kernel") kernel_line();
+      else if (t_[0] == "launch") launch_line();
+      else if (t_[0] == "alloc") alloc_line();
+      else if (t_[0] == "pointer") pointer_line();
+      else if (t_[0] == "texture" || t_[0] == "surface") image_line();
+      else throw bad("a line starting with kernel, launch, alloc, pointer, texture or surface (facts F6)");
+    }
+    if (!have_launch_) throw InputError(mpath_, text.size(), "a 'launch gx gy gz bx by bz shared' line", "none");
+  }
+
+  // args.bin, then every pointer line checked against it and its allocation, and every image
+  // handle's slot inside the block.
+  void read_args() {
+    const std::string apath = capture_file(dir_, "args.bin", mpath_, 0);
+    c_.args = read_file_no_link(apath);
+    for (const PointerLine& p : pointer_lines_) {
+      const auto a = alloc_index_.find(p.id);
+      if (a == alloc_index_.end())
+        throw InputError(mpath_, p.line, "an 'alloc " + std::to_string(p.id) + " …' line for the pointer at +" + std::to_string(p.off), "none");
+      if (p.off + 8 > c_.args.size())
+        throw InputError(apath, c_.args.size(), "a parameter block holding the pointer at +" + std::to_string(p.off) + " (8 bytes)",
+                         std::to_string(c_.args.size()) + " bytes");
+      std::uint64_t value = 0;
+      for (int b = 0; b < 8; ++b) value |= static_cast<std::uint64_t>(c_.args[p.off + b]) << (8 * b);
+      const KernelCapture::Alloc& al = c_.allocs[a->second];
+      if (p.delta > al.bytes.size() || value != al.base + p.delta)
+        throw InputError(apath, p.off,
+                         "the pointer alloc " + std::to_string(p.id) + " base + delta = " + hex(al.base + p.delta) + " (manifest), within the allocation",
+                         hex(value));
+      c_.pointers.push_back({static_cast<std::uint32_t>(p.off), a->second, p.delta});
+    }
+    for (const auto& im : c_.images)
+      if (im.offset + 8 > c_.args.size())
+        throw InputError(apath, c_.args.size(), "a parameter block holding the object handle at +" + std::to_string(im.offset) + " (8 bytes)",
+                         std::to_string(c_.args.size()) + " bytes");
+  }
+
+ private:
   struct PointerLine {
     std::uint64_t off, id, delta, line;
   };
-  std::vector<PointerLine> pointer_lines;
-  std::map<std::uint64_t, std::size_t> alloc_index;
-  std::map<std::uint64_t, std::string> used_offsets;  // offset -> what, for duplicates
-  bool have_launch = false;
-  std::uint64_t total = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t line_start = pos;
-    std::size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) nl = text.size();
-    std::string line = text.substr(pos, nl - pos);
-    pos = nl + 1;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::istringstream ls(line);
-    std::vector<std::string> t;
-    for (std::string w; ls >> w;) t.push_back(w);
-    if (t.empty() || t[0][0] == '#') continue;
-    const auto bad = [&](const std::string& expected) { return InputError(mpath, line_start, expected, "'" + line + "'"); };
-    const auto num = [&](std::size_t i, const std::string& expected) {
-      std::uint64_t v = 0;
-      if (i >= t.size() || !parse_num(t[i], v)) throw bad(expected);
-      return v;
-    };
-    const auto offset = [&](std::size_t i, const std::string& e, const std::string& what) {
-      const std::uint64_t off = num(i, e);
-      if (off > 999) throw InputError(mpath, line_start, "a parameter offset of at most 999 (the three digits of argNNN, facts F5)", "offset " + t[i]);
-      if (!used_offsets.emplace(off, what).second)
-        throw InputError(mpath, line_start, "one argument per parameter offset", "offset " + t[i] + " again (first: " + used_offsets[off] + ")");
-      return static_cast<std::uint32_t>(off);
-    };
-    if (t[0] == "kernel") {
-      if (t.size() != 2) throw bad("'kernel NAME'");
-      c.kernel = t[1];
-    } else if (t[0] == "launch") {
-      const std::string e = "'launch gx gy gz bx by bz shared' (decimal)";
-      if (t.size() != 8) throw bad(e);
-      if (have_launch) throw bad("one launch line");
-      const auto dim = [&](std::size_t i, bool block, const char* what) {
-        try {
-          return parse_dim3(t[i] + "," + t[i + 1] + "," + t[i + 2], what, block);
-        } catch (const LaunchError& x) {
-          throw InputError(mpath, line_start, std::string("a ") + what + " within CUDA's limits", x.what());
-        }
-      };
-      c.grid = dim(1, false, "grid");
-      c.block = dim(4, true, "block");
-      c.shared = num(7, e);
-      if (c.shared > kMaxDynamicShared)
-        throw InputError(mpath, line_start, "dynamic shared memory of at most " + std::to_string(kMaxDynamicShared) + " bytes", t[7]);
-      have_launch = true;
-    } else if (t[0] == "alloc") {
-      const std::string e = "'alloc id base size' (base hex 0x… or decimal)";
-      if (t.size() != 4) throw bad(e);
-      KernelCapture::Alloc a;
-      a.id = num(1, e);
-      a.base = num(2, e);
-      const std::uint64_t size = num(3, e);
-      if (alloc_index.count(a.id)) throw bad("one alloc line per id");
-      const auto sum = add_u64(total, size);
-      if (size == 0 || !sum || *sum > kMaxBufferBytes)
-        throw InputError(mpath, line_start, "allocations of 1 byte or more, at most 16 GiB together", "size " + t[3]);
-      total = *sum;
-      a.file = capture_file(dir, "alloc-" + std::to_string(a.id) + ".bin", mpath, line_start);
-      a.bytes = read_file_no_link(a.file);
-      if (a.bytes.size() != size)
-        throw InputError(a.file, std::min<std::uint64_t>(a.bytes.size(), size), std::to_string(size) + " bytes (the manifest's alloc size)",
-                         std::to_string(a.bytes.size()) + " bytes");
-      alloc_index[a.id] = c.allocs.size();
-      c.allocs.push_back(std::move(a));
-    } else if (t[0] == "pointer") {
-      const std::string e = "'pointer off id delta' (decimal)";
-      if (t.size() != 4) throw bad(e);
-      pointer_lines.push_back({offset(1, e, "a pointer"), num(2, e), num(3, e), line_start});
-    } else if (t[0] == "texture" || t[0] == "surface") {
-      const bool tex = t[0] == "texture";
-      const std::string e = tex ? "'texture off width height fmt mode file' (mode clamp|border|wrap|mirror)" : "'surface off width height fmt pitch file'";
-      if (t.size() != 7) throw bad(e);
-      KernelCapture::Image im;
-      im.offset = offset(1, e, "a " + t[0]);
-      im.texture = tex;
-      const std::uint64_t fmt = num(4, e);
-      const std::string shape = t[2] + "x" + t[3] + "-" + (tex ? t[5] : "pitch" + std::to_string(num(5, e)));
-      im.image = capture::load_image_arg(capture_file(dir, t[6], mpath, line_start), shape, static_cast<int>(std::min<std::uint64_t>(fmt, 1000000)),
-                                         tex ? "texture" : "surface");
-      c.images.push_back(std::move(im));
-    } else {
-      throw bad("a line starting with kernel, launch, alloc, pointer, texture or surface (facts F6)");
-    }
+
+  InputError bad(const std::string& expected) const { return InputError(mpath_, line_start_, expected, "'" + line_ + "'"); }
+  std::uint64_t num(std::size_t i, const std::string& expected) const {
+    std::uint64_t v = 0;
+    if (i >= t_.size() || !parse_num(t_[i], v)) throw bad(expected);
+    return v;
   }
-  if (!have_launch) throw InputError(mpath, text.size(), "a 'launch gx gy gz bx by bz shared' line", "none");
-  const std::string apath = capture_file(dir, "args.bin", mpath, 0);
-  c.args = read_file_no_link(apath);
-  for (const PointerLine& p : pointer_lines) {
-    const auto a = alloc_index.find(p.id);
-    if (a == alloc_index.end()) throw InputError(mpath, p.line, "an 'alloc " + std::to_string(p.id) + " …' line for the pointer at +" + std::to_string(p.off), "none");
-    if (p.off + 8 > c.args.size())
-      throw InputError(apath, c.args.size(), "a parameter block holding the pointer at +" + std::to_string(p.off) + " (8 bytes)",
-                       std::to_string(c.args.size()) + " bytes");
-    std::uint64_t value = 0;
-    for (int b = 0; b < 8; ++b) value |= static_cast<std::uint64_t>(c.args[p.off + b]) << (8 * b);
-    const KernelCapture::Alloc& al = c.allocs[a->second];
-    if (p.delta > al.bytes.size() || value != al.base + p.delta)
-      throw InputError(apath, p.off, "the pointer alloc " + std::to_string(p.id) + " base + delta = " + hex(al.base + p.delta) + " (manifest), within the allocation",
-                       hex(value));
-    c.pointers.push_back({static_cast<std::uint32_t>(p.off), a->second, p.delta});
+  std::uint32_t offset(std::size_t i, const std::string& e, const std::string& what) {
+    const std::uint64_t off = num(i, e);
+    if (off > 999) throw InputError(mpath_, line_start_, "a parameter offset of at most 999 (the three digits of argNNN, facts F5)", "offset " + t_[i]);
+    if (!used_offsets_.emplace(off, what).second)
+      throw InputError(mpath_, line_start_, "one argument per parameter offset", "offset " + t_[i] + " again (first: " + used_offsets_[off] + ")");
+    return static_cast<std::uint32_t>(off);
   }
-  for (const auto& im : c.images)
-    if (im.offset + 8 > c.args.size())
-      throw InputError(apath, c.args.size(), "a parameter block holding the object handle at +" + std::to_string(im.offset) + " (8 bytes)",
-                       std::to_string(c.args.size()) + " bytes");
+
+  void kernel_line() {
+    if (t_.size() != 2) throw bad("'kernel NAME'");
+    c_.kernel = t_[1];
+  }
+  void launch_line() {
+    const std::string e = "'launch gx gy gz bx by bz shared' (decimal)";
+    if (t_.size() != 8) throw bad(e);
+    if (have_launch_) throw bad("one launch line");
+    const auto dim = [&](std::size_t i, bool block, const char* what) {
+      try {
+        return parse_dim3(t_[i] + "," + t_[i + 1] + "," + t_[i + 2], what, block);
+      } catch (const LaunchError& x) {
+        throw InputError(mpath_, line_start_, std::string("a ") + what + " within CUDA's limits", x.what());
+      }
+    };
+    c_.grid = dim(1, false, "grid");
+    c_.block = dim(4, true, "block");
+    c_.shared = num(7, e);
+    if (c_.shared > kMaxDynamicShared)
+      throw InputError(mpath_, line_start_, "dynamic shared memory of at most " + std::to_string(kMaxDynamicShared) + " bytes", t_[7]);
+    have_launch_ = true;
+  }
+  void alloc_line() {
+    const std::string e = "'alloc id base size' (base hex 0x… or decimal)";
+    if (t_.size() != 4) throw bad(e);
+    KernelCapture::Alloc a;
+    a.id = num(1, e);
+    a.base = num(2, e);
+    const std::uint64_t size = num(3, e);
+    if (alloc_index_.count(a.id)) throw bad("one alloc line per id");
+    const auto sum = add_u64(total_, size);
+    if (size == 0 || !sum || *sum > kMaxBufferBytes)
+      throw InputError(mpath_, line_start_, "allocations of 1 byte or more, at most 16 GiB together", "size " + t_[3]);
+    total_ = *sum;
+    a.file = capture_file(dir_, "alloc-" + std::to_string(a.id) + ".bin", mpath_, line_start_);
+    a.bytes = read_file_no_link(a.file);
+    if (a.bytes.size() != size)
+      throw InputError(a.file, std::min<std::uint64_t>(a.bytes.size(), size), std::to_string(size) + " bytes (the manifest's alloc size)",
+                       std::to_string(a.bytes.size()) + " bytes");
+    alloc_index_[a.id] = c_.allocs.size();
+    c_.allocs.push_back(std::move(a));
+  }
+  void pointer_line() {
+    const std::string e = "'pointer off id delta' (decimal)";
+    if (t_.size() != 4) throw bad(e);
+    const std::uint32_t off = offset(1, e, "a pointer");
+    pointer_lines_.push_back({off, num(2, e), num(3, e), line_start_});
+  }
+  void image_line() {
+    const bool tex = t_[0] == "texture";
+    const std::string e = tex ? "'texture off width height fmt mode file' (mode clamp|border|wrap|mirror)" : "'surface off width height fmt pitch file'";
+    if (t_.size() != 7) throw bad(e);
+    KernelCapture::Image im;
+    im.offset = offset(1, e, "a " + t_[0]);
+    im.texture = tex;
+    const std::uint64_t fmt = num(4, e);
+    const std::string shape = t_[2] + "x" + t_[3] + "-" + (tex ? t_[5] : "pitch" + std::to_string(num(5, e)));
+    im.image = capture::load_image_arg(capture_file(dir_, t_[6], mpath_, line_start_), shape,
+                                       static_cast<int>(std::min<std::uint64_t>(fmt, 1000000)), tex ? "texture" : "surface");
+    c_.images.push_back(std::move(im));
+  }
+
+  const std::string dir_;
+  KernelCapture& c_;
+  const std::string mpath_;
+  std::string line_;
+  std::vector<std::string> t_;
+  std::uint64_t line_start_ = 0;
+  std::vector<PointerLine> pointer_lines_;
+  std::map<std::uint64_t, std::size_t> alloc_index_;
+  std::map<std::uint64_t, std::string> used_offsets_;  // offset -> what, for duplicates
+  bool have_launch_ = false;
+  std::uint64_t total_ = 0;
+};
+
+}  // namespace
+
+KernelCapture load_kernel_capture(const std::string& dir) {
+  KernelCapture c;
+  c.source = dir;
+  ManifestParser p(dir, c);
+  p.parse();
+  p.read_args();
   return c;
 }
 
