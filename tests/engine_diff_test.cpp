@@ -29,6 +29,7 @@
 #include "model/readings.hpp"
 #include "model/weight_image.hpp"
 #include "numerics/f16.hpp"
+#include "numerics/mma.hpp"
 
 namespace enc5 {
 namespace {
@@ -563,6 +564,114 @@ TEST(EngineGemm, BlackwellAdversarialOperands) {
   // sum (32 x 225 x 2^19 units of q = 2^-25) is past what one int32 holds
   EXPECT_EQ(golden::mma_step(prof, a.data(), b.data(), 0x0000), 0x5708);
   EXPECT_EQ(checked, static_cast<int>(engine::supported_simd_paths().size()) * rows * N);
+}
+
+// e4m3 code of +-(8 + f) 2^(j - 3) (a normal, -6 <= j <= 8, 0 <= f <= 7, not the NaN 0x7F), or
+// of the subnormal +-m 2^-9 (j < -6: m = max(1, f)).
+e4m3_t ada_code(int j, int f, bool neg) {
+  const int m = j >= -6 ? ((j + 7) << 3) | f : std::max(1, f & 7);
+  return static_cast<e4m3_t>((neg ? 0x80 : 0) | (m == 0x7F ? 0x7E : m));
+}
+
+// `ada`'s window edges (numerics.md `ada`; kernels_impl.hpp; docs/performance.md "ada"): per half,
+// q = 2^(maxE - 13), a product ma mb 2^(E - 6) is exact for E >= maxE - 7, loses its low bits for
+// maxE - 14 <= E <= maxE - 8 (when ma mb is odd at maxE - 8; only ma mb >= 128 survives at
+// maxE - 14) and vanishes below; the accumulator is exact for E(acc) >= maxE - 3. The operands are
+// built in the ISA k order around those edges (odd mantissas, both signs, +-0, subnormals), each
+// row with its own lead and each column with its own exponents, so that the elements of one
+// kernel tile have different windows; C takes every special value. Every path's gemm against
+// numerics' mma_dot itself (src/numerics/mma.cpp: independent of the engine), 2 chained k-steps.
+TEST(EngineGemm, AdaWindowEdgesZeroSignsAndOverflow) {
+  const Profile& prof = profile_ada();
+  const int rows = 13, N = 48, K = 64;
+  SplitMix64 rng(4090);
+  std::vector<std::array<e4m3_t, 64>> A(rows), B(N);  // ISA k order
+  for (int n = 0; n < N; ++n)
+    for (int k = 0; k < K; ++k) {
+      const std::uint64_t x = rng.next();
+      // column 0: +1; others mostly +-1 with odd mantissas, some exponents -3..3, zeros, subnormals
+      int kind = static_cast<int>(x % 10);
+      if (n == 0) kind = 0;
+      e4m3_t code = 0x38;
+      if (kind >= 1 && kind <= 5) code = ada_code(0, static_cast<int>((x >> 8) % 8) | 1, (x >> 12) & 1);
+      if (kind == 6 || kind == 7) code = ada_code(static_cast<int>((x >> 16) % 7) - 3, static_cast<int>((x >> 8) % 8), (x >> 12) & 1);
+      if (kind == 8) code = (x >> 12) & 1 ? 0x80 : 0x00;
+      if (kind == 9) code = ada_code(-7, static_cast<int>((x >> 8) % 8), (x >> 12) & 1);
+      B[n][k] = code;
+    }
+  for (int r = 0; r < rows; ++r)
+    for (int half = 0; half < 4; ++half) {
+      // A lead at k = 16 half + (some position), the other terms placed at the window's edges below it.
+      const int lead = r == 12 ? 8 : static_cast<int>(rng.next() % 11) - 2;  // row 12: overflow
+      const int at = static_cast<int>(rng.next() % 16);
+      for (int j = 0; j < 16; ++j) {
+        const std::uint64_t x = rng.next();
+        const bool neg = (x >> 20) & 1;
+        const int f = static_cast<int>((x >> 8) % 4) * 2 + 1;  // odd mantissa 9, 11, 13, 15
+        static constexpr int kBelow[] = {0, 1, 3, 4, 7, 8, 8, 13, 14, 14, 15, 16};
+        int d = kBelow[(x >> 24) % 12];
+        e4m3_t code = ada_code(lead - d, f, neg);
+        if ((x >> 32) % 9 == 0) code = (x >> 40) & 1 ? 0x80 : 0x00;        // +-0
+        if ((x >> 32) % 9 == 1) code = ada_code(-7, static_cast<int>((x >> 44) % 8), neg);  // subnormal
+        if (j == at) code = ada_code(lead, f, (x >> 48) & 1);
+        if (r == 12) code = ada_code(8, 6, false);                           // 16 x 448 x b: overflow
+        if (r == 11) code = 0x80;  // -0 only: -0 with a -0 C and +b only (column 0), +0 or C elsewhere
+        A[r][16 * half + j] = code;
+      }
+    }
+  // Row 0 x column 0, first half (hand-computed, the reference's own check below): 1 x 1, then
+  // fifteen (15 x 2^-7)^2 = 225 2^-14, each 112.5 q (q = 2^-13) truncated to 112 q: the sum is
+  // 1 + 1680 2^-13 = 1 + 210 2^-10, f16 0x3CD2 (the exact sum, 1 + 210.9375 2^-10, would round to
+  // 0x3CD3). The second half is zero (acc alone, exact).
+  for (int k = 0; k < 32; ++k) A[0][k] = B[0][k] = k == 0 ? 0x38 : k < 16 ? ada_code(-4, 7, false) : 0x00;
+  std::vector<f16_t> c(static_cast<std::size_t>(rows) * N);
+  for (auto& v : c) {
+    const std::uint64_t x = rng.next();
+    const f16_t specials[] = {0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x7BFF, 0xFBFF, 0x0001, 0x8001, 0x03FF, 0x3C00, 0x4A01};
+    v = x % 3 == 0 ? specials[(x >> 8) % 13] : static_cast<f16_t>(x >> 16);
+  }
+  c[0] = 0x0000;
+  c[static_cast<std::size_t>(11) * N] = 0x8000;  // row 11 x column 0 (+1): -0 + (+0 or -0 products)
+  // the reference itself on the hand-computed element
+  EXPECT_EQ(mma_dot(prof, A[0].data(), B[0].data(), 0x0000), 0x3CD2);
+  // ISA order -> the logical (pair) order gemm() takes
+  const int* isa = layout::isa_k_of_pair_k().data();
+  std::vector<e4m3_t> a(static_cast<std::size_t>(rows) * K), b(static_cast<std::size_t>(N) * K);
+  for (int s = 0; s < 2; ++s)
+    for (int kp = 0; kp < 32; ++kp) {
+      for (int r = 0; r < rows; ++r) a[static_cast<std::size_t>(r) * K + 32 * s + kp] = A[r][32 * s + isa[kp]];
+      for (int n = 0; n < N; ++n) b[static_cast<std::size_t>(n) * K + 32 * s + kp] = B[n][32 * s + isa[kp]];
+    }
+  std::vector<f16_t> want(c.size());
+  int truncated = 0, overflow = 0, negative_zero = 0;
+  for (int r = 0; r < rows; ++r)
+    for (int n = 0; n < N; ++n) {
+      f16_t w = c[static_cast<std::size_t>(r) * N + n];
+      for (int s = 0; s < 2; ++s) {
+        const f16_t before = w;
+        w = mma_dot(prof, A[r].data() + 32 * s, B[n].data() + 32 * s, w);
+        // not vacuous: the model's result differs from zluda's exact sum (same operands) here
+        truncated += (w & 0x7FFF) <= 0x7C00 && w != mma_dot(profile_zluda(), A[r].data() + 32 * s, B[n].data() + 32 * s, before);
+      }
+      overflow += (w & 0x7FFF) == 0x7C00;
+      negative_zero += w == 0x8000;
+      want[static_cast<std::size_t>(r) * N + n] = w;
+    }
+  EXPECT_GT(truncated, rows * N / 8);
+  EXPECT_GT(overflow, 0);
+  EXPECT_GT(negative_zero, 0);
+  for (engine::SimdPath path : engine::supported_simd_paths()) {
+    engine::AOperand ao;
+    engine::BOperand bo;
+    ao.assign(a.data(), rows, K, K, engine::decode_for(prof, path), path);
+    bo.assign_nk(b.data(), N, K, K, engine::decode_for(prof, path), path);
+    std::vector<f16_t> d = c;
+    engine::gemm(prof, path, ao, 0, bo, 0, 2, rows, d.data(), N);
+    for (int r = 0; r < rows; ++r)
+      for (int n = 0; n < N; ++n)
+        ASSERT_EQ(d[static_cast<std::size_t>(r) * N + n], want[static_cast<std::size_t>(r) * N + n])
+            << engine::to_string(path) << " r " << r << " n " << n;
+  }
 }
 
 // ---- 3. whole frames ---------------------------------------------------------------------------
