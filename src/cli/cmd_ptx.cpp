@@ -84,14 +84,36 @@ options:
   -h, --help            this text
 )";
 
-struct PtxArgs : FrameInputOptions {
-  std::string sub, file, entry, capture, out_dir, at;
+// The options every interpreter command takes (enc5's launch and `ptx launch` alike).
+struct InterpreterOptions {
+  std::string out_dir, profile = "ada";
+  int threads = 0;
+  long long max_instructions = static_cast<long long>(ptx::RunOptions{}.max_warp_instructions);
+};
+
+// Takes `opt` (and its value) into `o` when it is one of InterpreterOptions'; false otherwise.
+bool take_interpreter_option(const std::string& opt, OptionCursor& cur, InterpreterOptions& o) {
+  if (opt == "-o" || opt == "--out") {
+    o.out_dir = cur.take();
+    if (o.out_dir.empty()) throw UsageError(opt + ": empty folder name");
+  } else if (opt == "--profile") {
+    o.profile = cur.take();
+    if (!find_profile(o.profile)) throw UsageError("--profile: expected " + std::string(profile_names()) + ", got '" + o.profile + "'");
+  } else if (opt == "--threads") {
+    o.threads = static_cast<int>(parse_int(opt, cur.take(), 0, kThreadsMax));
+  } else if (opt == "--max-instructions") {
+    o.max_instructions = parse_int(opt, cur.take(), 1, 1ll << 50);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+struct PtxArgs : FrameInputOptions, InterpreterOptions {
+  std::string sub, file, entry, capture, at;
   std::vector<std::string> regs;
   bool have_block = false;
   int bx = 0, by = 0;
-  std::string profile = "ada";
-  int threads = 0;
-  long long max_instructions = static_cast<long long>(ptx::RunOptions{}.max_warp_instructions);
   long long max_launch_instructions = static_cast<long long>(ptx::RunOptions{}.max_launch_instructions);
   bool check_pairs = false;
   int repeat = 3;
@@ -122,16 +144,7 @@ PtxArgs parse(const Args& args) {
       a.entry = cur.take();
     } else if (opt == "--capture") {
       a.capture = cur.take();
-    } else if (opt == "-o" || opt == "--out") {
-      a.out_dir = cur.take();
-      if (a.out_dir.empty()) throw UsageError(opt + ": empty folder name");
-    } else if (opt == "--profile") {
-      a.profile = cur.take();
-      if (!find_profile(a.profile)) throw UsageError("--profile: expected " + std::string(profile_names()) + ", got '" + a.profile + "'");
-    } else if (opt == "--threads") {
-      a.threads = static_cast<int>(parse_int(opt, cur.take(), 0, kThreadsMax));
-    } else if (opt == "--max-instructions") {
-      a.max_instructions = parse_int(opt, cur.take(), 1, 1ll << 50);
+    } else if (take_interpreter_option(opt, cur, a)) {
     } else if (opt == "--max-launch-instructions") {
       a.max_launch_instructions = parse_int(opt, cur.take(), 1, 1ll << 50);
     } else if (opt == "--at") {
@@ -488,12 +501,10 @@ kernel by a --param ptr:NAME. Example (tests/ptx/kernels.ptx, out[i] = f(in[i]) 
       --buffer out:4000 --param ptr:in --param ptr:out --param s32:1000 -o res    # res/in.bin, res/out.bin
 )";
 
-struct LaunchArgs {
-  std::string file, entry, out_dir, grid, block, profile = "ada";
+struct LaunchArgs : InterpreterOptions {
+  std::string file, entry, grid, block;
   std::uint64_t shared = 0;
   std::vector<std::string> buffers, params, textures, surfaces;
-  int threads = 0;
-  long long max_instructions = 0;  // 0: RunOptions' default bound
   bool help = false;
 };
 
@@ -525,16 +536,7 @@ LaunchArgs parse_launch(const Args& args) {
       a.textures.push_back(cur.take());
     } else if (opt == "--surface") {
       a.surfaces.push_back(cur.take());
-    } else if (opt == "-o" || opt == "--out") {
-      a.out_dir = cur.take();
-      if (a.out_dir.empty()) throw UsageError(opt + ": empty folder name");
-    } else if (opt == "--profile") {
-      a.profile = cur.take();
-      if (!find_profile(a.profile)) throw UsageError("--profile: expected " + std::string(profile_names()) + ", got '" + a.profile + "'");
-    } else if (opt == "--threads") {
-      a.threads = static_cast<int>(parse_int(opt, cur.take(), 0, kThreadsMax));
-    } else if (opt == "--max-instructions") {
-      a.max_instructions = parse_int(opt, cur.take(), 1, 1ll << 50);
+    } else if (take_interpreter_option(opt, cur, a)) {
     } else {
       throw UsageError("unknown option '" + opt + "' (enc5 ptx launch --help lists them)");
     }
@@ -707,7 +709,7 @@ int cmd_launch_ptx(const LaunchArgs& a) {
   ptx::RunOptions o;
   o.profile = find_profile(a.profile);
   o.threads = a.threads;
-  if (a.max_instructions) o.max_warp_instructions = static_cast<std::uint64_t>(a.max_instructions);
+  o.max_warp_instructions = static_cast<std::uint64_t>(a.max_instructions);
   std::printf("enc5 ptx launch: %s, entry %s, grid %u,%u,%u, block %u,%u,%u, shared %llu, profile %s\n", a.file.c_str(), spec.entry.c_str(),
               spec.grid.x, spec.grid.y, spec.grid.z, spec.block.x, spec.block.y, spec.block.z, static_cast<unsigned long long>(spec.dynamic_shared),
               a.profile.c_str());
