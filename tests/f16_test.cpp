@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "numerics/f16.hpp"
@@ -222,6 +224,51 @@ TEST(F16Arith, AddSubMulAllPatternsForSelectedOperands) {
       ASSERT_EQ(enc5::f16_mul(a, b), oracle::mul(a, b)) << hex(a) << " * " << hex(b);
     }
   }
+}
+
+// f16_add/sub/mul compute in binary32 (f16.cpp's proof); the binary64 form rounds the exact
+// result once through the independent routine behind f64_to_f16. Every a against 128 b (specials
+// and random patterns) in each run; ENC5_EXHAUSTIVE=1 runs all 2^32 pairs (docs/ptx.md "Speed"
+// records that run).
+bool exhaustive() { const char* e = std::getenv("ENC5_EXHAUSTIVE"); return e && std::string(e) == "1"; }
+
+TEST(F16Arith, BinaryThirtyTwoFormEqualsBinary64Form) {
+  Timer timer("f16 add/sub/mul binary32 vs binary64 form");
+  std::vector<f16_t> bs = {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x83FF, 0x0400, 0x8400, 0x3C00, 0xBC00, 0x3C01,
+                           0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0x7C01, 0x1400, 0x5BFF, 0x0200, 0x3BFF, 0xB800};
+  F16Gen g;
+  while (bs.size() < 128) bs.push_back(g.bits());
+  if (exhaustive()) {
+    bs.clear();
+    for (std::uint32_t b = 0; b < 0x10000; ++b) bs.push_back(static_cast<f16_t>(b));
+  }
+  const std::uint32_t step = oracle::small_scale() && !exhaustive() ? 7 : 1;
+  long long pairs = 0;
+  for (std::uint32_t aa = 0; aa < 0x10000; aa += step) {
+    const f16_t a = static_cast<f16_t>(aa);
+    const double x = enc5::f16_to_f64(a);
+    for (f16_t b : bs) {
+      const double y = enc5::f16_to_f64(b);
+      ASSERT_EQ(enc5::f16_add(a, b), enc5::f64_to_f16(x + y)) << hex(a) << " + " << hex(b);
+      ASSERT_EQ(enc5::f16_sub(a, b), enc5::f64_to_f16(x - y)) << hex(a) << " - " << hex(b);
+      ASSERT_EQ(enc5::f16_mul(a, b), enc5::f64_to_f16(x * y)) << hex(a) << " * " << hex(b);
+    }
+    pairs += static_cast<long long>(bs.size());
+  }
+  std::printf("[ info     ] %lld pairs x 3 ops equal%s\n", pairs, exhaustive() ? " (exhaustive)" : "");
+}
+
+// cvt.rn.f16.f32 in integers against the binary64 route (every binary32 value is exact in binary64,
+// f64_to_f16 rounds once through round_detail.hpp): every 4099th pattern, or all 2^32 with
+// ENC5_EXHAUSTIVE=1.
+TEST(F16Convert, F32IntegerRoundingEqualsBinary64Route) {
+  const std::uint64_t step = exhaustive() ? 1 : 4099;
+  std::uint64_t n = 0;
+  for (std::uint64_t b = 0; b < (1ull << 32); b += step, ++n) {
+    const float x = std::bit_cast<float>(static_cast<std::uint32_t>(b));
+    ASSERT_EQ(enc5::f32_to_f16(x), enc5::f64_to_f16(static_cast<double>(x))) << hex(static_cast<std::uint32_t>(b));
+  }
+  std::printf("[ info     ] %llu binary32 patterns equal\n", static_cast<unsigned long long>(n));
 }
 
 TEST(F16Arith, SpecialValuesAndSignedZeros) {

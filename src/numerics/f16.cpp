@@ -1,36 +1,25 @@
 // binary16 conversions and arithmetic (numerics.md "Conversions" and "f16 arithmetic").
-// Everything here is software: no _Float16, no F16C. All roundings go through one exact
-// integer routine (round_detail.hpp), so correctness does not depend on the host's FPU modes
-// beyond IEEE double + and * (used only where they are exact, see the proofs below).
+// Everything here is software: no _Float16, no F16C. The conversions round in integers (the f64
+// one through the exact routine of round_detail.hpp, the f32 one with the same rule inline), so
+// correctness does not depend on the host's FPU modes beyond IEEE binary32 / binary64 + and * in
+// round-to-nearest-even, the C++ default (used where exact or where double rounding provably
+// cannot change the result, see the proofs below).
 #include "numerics/f16.hpp"
 
 #include <bit>
 #include <cmath>
+#include <cfloat>
 #include <cstdint>
 
 #include "numerics/round_detail.hpp"
 
+static_assert(FLT_EVAL_METHOD == 0, "binary32 arithmetic must be evaluated in binary32");
+
 namespace enc5 {
 namespace {
 
-using detail::u128;
-
 constexpr f16_t kSign = 0x8000;
 constexpr f16_t kInf = 0x7C00;
-
-bool is_inf(f16_t h) { return (h & 0x7FFF) == kInf; }
-bool is_zero(f16_t h) { return (h & 0x7FFF) == 0; }
-bool is_negative(f16_t h) { return (h & kSign) != 0; }
-
-// |h| of a finite f16 as an integer multiple of 2^-24 (every finite f16 is one: the subnormal
-// spacing is 2^-24 and every normal is (1024 + f) * 2^(e - 25) with e >= 1). |h| <= 65504 =
-// 2047 * 2^5, so the integer is below 2^40.
-std::uint64_t magnitude_units(f16_t h) {
-  const unsigned e = (h >> 10) & 0x1F;
-  const unsigned f = h & 0x3FF;
-  if (e == 0) return f;
-  return static_cast<std::uint64_t>(1024 + f) << (e - 1);
-}
 
 }  // namespace
 
@@ -40,15 +29,12 @@ bool f16_is_nan(f16_t h) { return (h & 0x7C00) == 0x7C00 && (h & 0x03FF) != 0; }
 // along with the top mantissa bits (PTX leaves the NaN pattern unspecified).
 float f16_to_f32(f16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & kSign) << 16;
-  const unsigned e = (h >> 10) & 0x1F;
-  const std::uint32_t f = h & 0x3FF;
-  if (e == 0x1F) return std::bit_cast<float>(sign | 0x7F800000u | (f << 13));
-  if (e == 0) {
-    // f * 2^-24: the product of a small integer and a power of two, exact in binary32.
-    const float v = std::ldexp(static_cast<float>(f), -24);
-    return (h & kSign) ? -v : v;
-  }
-  return std::bit_cast<float>(sign | ((e + 127 - 15) << 23) | (f << 13));
+  const std::uint32_t em = h & 0x7FFFu;  // exponent and mantissa fields
+  if (em >= 0x7C00u) return std::bit_cast<float>(sign | 0x7F800000u | ((em & 0x3FFu) << 13));
+  if (em >= 0x0400u) return std::bit_cast<float>(sign | ((em << 13) + ((127u - 15u) << 23)));
+  // A subnormal f * 2^-24: a small integer times a power of two, exact in binary32.
+  const float v = static_cast<float>(em) * 0x1p-24f;
+  return sign ? -v : v;
 }
 
 double f16_to_f64(f16_t h) {
@@ -57,23 +43,34 @@ double f16_to_f64(f16_t h) {
   const std::uint64_t f = h & 0x3FF;
   if (e == 0x1F) return std::bit_cast<double>(sign | 0x7FF0000000000000ull | (f << 42));
   if (e == 0) {
-    const double v = std::ldexp(static_cast<double>(f), -24);
+    const double v = static_cast<double>(f) * 0x1p-24;  // exact
     return (h & kSign) ? -v : v;
   }
   return std::bit_cast<double>(sign | ((e + 1023 - 15) << 52) | (f << 42));
 }
 
 // cvt.rn.f16.f32: RNE, subnormals kept, overflow to Inf, NaN -> 0x7FFF (NVIDIA's canonical NaN).
+// In integers (round_detail.hpp's rule, specialised): a normal f16 result keeps the top 10 of the
+// 23 mantissa bits, rounded on the 13 below (the carry runs into the exponent field, up to Inf);
+// a subnormal one is the value in units of 2^-24, rounded on the bits below the unit.
 f16_t f32_to_f16(float x) {
   const std::uint32_t b = std::bit_cast<std::uint32_t>(x);
-  const bool neg = (b >> 31) != 0;
-  const std::uint32_t e = (b >> 23) & 0xFF;
-  const std::uint32_t f = b & 0x7FFFFF;
-  if (e == 0xFF) return f != 0 ? kF16CanonicalNaN : static_cast<f16_t>((neg ? kSign : 0) | kInf);
-  // value = M * 2^E exactly (binary32 subnormals: M = f, E = -149).
-  const std::uint32_t m = (e == 0) ? f : (f | 0x800000u);
-  const int ex = (e == 0) ? -149 : static_cast<int>(e) - 150;
-  return detail::round_to_f16(neg, m, ex);
+  const auto sign = static_cast<f16_t>((b >> 16) & kSign);
+  const std::uint32_t a = b & 0x7FFFFFFFu;
+  if (a >= 0x7F800000u) return a > 0x7F800000u ? kF16CanonicalNaN : static_cast<f16_t>(sign | kInf);
+  if (a >= 0x477FF000u) return static_cast<f16_t>(sign | kInf);  // >= 65520 = the midpoint of 65504 and 2^16 (ties to Inf)
+  if (a >= 0x38800000u) {                                         // >= 2^-14: a normal f16
+    const std::uint32_t r = a + ((15u - 127u) << 23) + 0xFFFu + ((a >> 13) & 1u);  // + half - 1 + the kept lsb (ties to even)
+    return static_cast<f16_t>(sign | (r >> 13));
+  }
+  const std::uint32_t e = a >> 23;  // biased binary32 exponent, <= 112
+  if (e < 102) return sign;         // below 2^-25: rounds to zero (2^-25 itself is e = 102, a tie to 0)
+  // value = m 2^(e - 150) = m 2^-24 / 2^(126 - e) with m the 24-bit significand: s = 126 - e in 14..24.
+  const std::uint32_t m = (a & 0x7FFFFFu) | 0x800000u, s = 126u - e;
+  std::uint32_t k = m >> s;
+  const std::uint32_t rem = m & ((1u << s) - 1u), half = 1u << (s - 1u);
+  if (rem > half || (rem == half && (k & 1u))) ++k;  // k = 0x400 is the smallest normal: the right pattern
+  return static_cast<f16_t>(sign | k);
 }
 
 // cvt.rn.f16.f64: directly from the double (one rounding; going through f32 would round twice,
@@ -89,69 +86,78 @@ f16_t f64_to_f16(double x) {
   return detail::round_to_f16(neg, m, ex);
 }
 
-// add/sub/mul.rn.f16: the exact result, rounded once (f64_to_f16). The double operation is exact:
-//  * add/sub: both operands are integer multiples of 2^-24 below 2^16 in magnitude, so the exact
-//    sum is an integer multiple of 2^-24 below 2^17, i.e. an integer below 2^41 times 2^-24: it
-//    has at most 41 significant bits <= 53, and IEEE double addition returns it unchanged.
-//    x + (-x) gives +0 and (-0) + (-0) gives -0 in double exactly as IEEE RN requires for f16.
-//  * mul: each significand has at most 11 bits, the product at most 22 <= 53 bits, and its
-//    exponent (2^-48 .. 2^32) is far inside double's normal range: exact, sign of zero as IEEE.
-// Inf - Inf and 0 * Inf give a double NaN, which f64_to_f16 maps to 0x7FFF, as do NaN operands.
-f16_t f16_add(f16_t a, f16_t b) { return f64_to_f16(f16_to_f64(a) + f16_to_f64(b)); }
-f16_t f16_sub(f16_t a, f16_t b) { return f64_to_f16(f16_to_f64(a) - f16_to_f64(b)); }
-f16_t f16_mul(f16_t a, f16_t b) { return f64_to_f16(f16_to_f64(a) * f16_to_f64(b)); }
+// add/sub/mul.rn.f16 in binary32, as cuda_fp16.h's host code computes __hadd/__hsub/__hmul
+// (convert to float, operate, __float2half_rn):
+//  * mul: each significand has at most 11 bits, the product at most 22 <= 24 bits, its exponent
+//    (2^-48 .. 2^32) inside binary32's normal range: the binary32 product is exact, then rounded once.
+//  * add/sub: both operands are integer multiples of 2^-24 below 2^16, so the exact sum has at most
+//    41 significant bits and the binary32 sum rounds it. That second rounding is innocuous: binary32
+//    has p' = 24 >= 2p + 2 = 24 bits for binary16's p = 11, the condition under which rounding to
+//    nearest twice equals rounding once for + - * / sqrt (S. Figueroa, "When is double rounding
+//    innocuous?", SIGNUM Newsletter 30(3), 1995); a subnormal f16 result (|sum| < 2^-14) is a
+//    multiple of 2^-24 below 2^-14, exact in both formats. x + (-x) gives +0 and (-0) + (-0) gives
+//    -0 in binary32 as IEEE RN requires for f16. Checked exhaustively against the exact binary64
+//    form f64_to_f16(f16_to_f64(a) op f16_to_f64(b)) (tests/f16_test.cpp, ENC5_EXHAUSTIVE=1: all
+//    2^32 operand pairs), and on a subset in every run of the suite.
+// Inf - Inf and 0 * Inf give a binary32 NaN, which f32_to_f16 maps to 0x7FFF, as do NaN operands.
+f16_t f16_add(f16_t a, f16_t b) { return f32_to_f16(f16_to_f32(a) + f16_to_f32(b)); }
+f16_t f16_sub(f16_t a, f16_t b) { return f32_to_f16(f16_to_f32(a) - f16_to_f32(b)); }
+f16_t f16_mul(f16_t a, f16_t b) { return f32_to_f16(f16_to_f32(a) * f16_to_f32(b)); }
 
-// fma.rn.f16: a*b + c with a single rounding, computed exactly in integers.
-// In units of 2^-24 each finite operand is an integer below 2^40 (magnitude_units), so in units of
-// 2^-48 the product is below 2^80 and c (shifted by 24) below 2^64: the exact sum fits a signed
-// 128-bit integer, and round_to_f16 rounds it once (RNE, subnormals, overflow to Inf).
-// (For the record, an f64 FMA rounded to f16 would also be exact, as numerics.md measured. The
-// exact sum needs more than 53 bits only if (i) |a*b| >= 2^29 (its top bit 53 places above c's
+// fma.rn.f16: a*b + c with a single rounding (RNE, subnormals, overflow to Inf).
+// A binary64 FMA rounded to f16 gives that single rounding, as numerics.md measured: the exact sum
+// needs more than 53 bits only if (i) |a*b| >= 2^29 (its top bit 53 places above c's
 // lowest possible bit 2^-24): then |result| > 65520 and both give Inf; or (ii) c is normal and
 // |a*b| < 2^-31 |c|, far below c's distance to its nearest f16 midpoint (> 2^-13 |c|):
-// then the double result stays strictly between the same two midpoints. The integer form needs
-// no such argument.)
+// then the double result stays strictly between the same two midpoints.
+// Computed as that binary64 form: a*b is exact in binary64 (22 significant bits), so the binary64
+// sum a*b + c is the binary64 FMA's result, which the argument above shows rounds to the same f16
+// as the exact sum; the rounding to f16 is f64_to_f16's rule in 64-bit integers (round_f64_rne).
+// Tested against the exact integer oracle (tests/f16_test.cpp: random triples, every tie case,
+// constructed hard cases).
+namespace {
+// f64_to_f16 for a binary64 that is not NaN, in 64-bit integers (as f32_to_f16 does for binary32).
+f16_t round_f64_rne(double x) {
+  const std::uint64_t b = std::bit_cast<std::uint64_t>(x);
+  const auto sign = static_cast<f16_t>((b >> 48) & kSign);
+  const std::uint64_t a = b & 0x7FFFFFFFFFFFFFFFull;
+  if (a >= 0x40EFFE0000000000ull) return static_cast<f16_t>(sign | kInf);  // >= 65520 (or Inf)
+  if (a >= 0x3F10000000000000ull) {                                        // >= 2^-14: a normal f16
+    const std::uint64_t r = a - (static_cast<std::uint64_t>(1023 - 15) << 52) + 0x1FFFFFFFFFFull + ((a >> 42) & 1u);
+    return static_cast<f16_t>(sign | (r >> 42));
+  }
+  const std::uint64_t e = a >> 52;  // biased exponent, <= 1008
+  if (e < 998) return sign;         // below 2^-25: zero
+  // value = m 2^(e - 1075) = m 2^-24 / 2^(1051 - e), s = 1051 - e in 43..53.
+  const std::uint64_t m = (a & 0xFFFFFFFFFFFFFull) | (1ull << 52), s = 1051 - e;
+  std::uint64_t k = m >> s;
+  const std::uint64_t rem = m & ((1ull << s) - 1), half = 1ull << (s - 1);
+  if (rem > half || (rem == half && (k & 1u))) ++k;
+  return static_cast<f16_t>(sign | k);
+}
+}  // namespace
+
 f16_t f16_fma(f16_t a, f16_t b, f16_t c) {
   if (f16_is_nan(a) || f16_is_nan(b) || f16_is_nan(c)) return kF16CanonicalNaN;
-  const bool prod_neg = is_negative(a) != is_negative(b);
-  const bool prod_inf = is_inf(a) || is_inf(b);
-  if (prod_inf) {
-    if (is_zero(a) || is_zero(b)) return kF16CanonicalNaN;                  // Inf * 0
-    if (is_inf(c) && is_negative(c) != prod_neg) return kF16CanonicalNaN;   // Inf - Inf
-    return static_cast<f16_t>((prod_neg ? kSign : 0) | kInf);
-  }
-  if (is_inf(c)) return c;  // finite product + Inf
-  const u128 prod_mag = static_cast<u128>(magnitude_units(a)) * magnitude_units(b);  // units 2^-48
-  const u128 c_mag = static_cast<u128>(magnitude_units(c)) << 24;                      // units 2^-48
-  if (prod_mag == 0 && c_mag == 0) {
-    // IEEE 754 6.3: an exact zero sum of zeros is -0 only when both addends are -0 (RN).
-    return (prod_neg && is_negative(c)) ? static_cast<f16_t>(kSign) : static_cast<f16_t>(0);
-  }
-  bool neg;
-  u128 mag;
-  if (prod_neg == is_negative(c)) {
-    neg = prod_neg;
-    mag = prod_mag + c_mag;
-  } else if (prod_mag >= c_mag) {
-    neg = prod_neg;
-    mag = prod_mag - c_mag;
-  } else {
-    neg = is_negative(c);
-    mag = c_mag - prod_mag;
-  }
-  if (mag == 0) return 0;  // exact cancellation of nonzero addends: +0 in RN (IEEE 754 6.3)
-  return detail::round_to_f16(neg, mag, -48);
+  const double r = f16_to_f64(a) * f16_to_f64(b) + f16_to_f64(c);
+  if (r != r) return kF16CanonicalNaN;  // Inf * 0, Inf - Inf
+  return round_f64_rne(r);
 }
 
 // max/min.f16 (PTX ISA): one NaN operand -> the other operand; both NaN -> NaN (canonical);
-// +0 is greater than -0.
+// +0 is greater than -0. Non-NaN patterns compare by an integer key that orders them as their
+// values with -0 just below +0: the magnitude bits above 0x8000 for a positive pattern, their
+// complement below it for a negative one (two equal keys are the same pattern).
+namespace {
+inline unsigned order_key(f16_t h) { return (h & kSign) ? (~h & 0xFFFFu) : (h | 0x8000u); }
+}  // namespace
+
 f16_t f16_max(f16_t a, f16_t b) {
   const bool na = f16_is_nan(a), nb = f16_is_nan(b);
   if (na && nb) return kF16CanonicalNaN;
   if (na) return b;
   if (nb) return a;
-  if (is_zero(a) && is_zero(b)) return (is_negative(a) && is_negative(b)) ? a : static_cast<f16_t>(0);
-  return f16_to_f64(a) >= f16_to_f64(b) ? a : b;
+  return order_key(a) >= order_key(b) ? a : b;
 }
 
 f16_t f16_min(f16_t a, f16_t b) {
@@ -159,8 +165,7 @@ f16_t f16_min(f16_t a, f16_t b) {
   if (na && nb) return kF16CanonicalNaN;
   if (na) return b;
   if (nb) return a;
-  if (is_zero(a) && is_zero(b)) return (is_negative(a) || is_negative(b)) ? static_cast<f16_t>(kSign) : a;
-  return f16_to_f64(a) <= f16_to_f64(b) ? a : b;
+  return order_key(a) <= order_key(b) ? a : b;
 }
 
 // neg/abs.f16: sign-bit flip / clear, every pattern including NaN (numerics.md).

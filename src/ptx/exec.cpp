@@ -349,14 +349,14 @@ class Cta {
         const std::uint64_t off = addr & ((1ull << kGlobalShift) - 1);
         std::uint8_t* data = nullptr;
         std::uint64_t n = 0;
-        std::string name;
+        const std::string* name = nullptr;  // for the messages only (no copy per access)
         bool writable = true;
         if (idx >= 1 && idx - 1 < s_.dev.allocs.size()) {
           const auto& a = s_.dev.allocs[idx - 1];
-          data = a.data; n = a.size; name = a.name; writable = a.writable;
+          data = a.data; n = a.size; name = &a.name; writable = a.writable;
         } else if (idx >= kModuleGlobalFirst + 1 && idx - 1 - kModuleGlobalFirst < s_.module_globals.size()) {
           auto& g = s_.module_globals[idx - 1 - kModuleGlobalFirst];
-          data = g.data(); n = g.size(); name = s_.m.variables[idx - 1 - kModuleGlobalFirst].name;
+          data = g.data(); n = g.size(); name = &s_.m.variables[idx - 1 - kModuleGlobalFirst].name;
         } else {
           std::ostringstream o;
           o << "global " << (write ? "store" : "load") << " of " << size << " bytes at 0x" << std::hex << addr << std::dec
@@ -366,10 +366,10 @@ class Cta {
         if (off > n || n - off < size) {
           std::ostringstream o;
           o << "out-of-bounds global " << (write ? "store" : "load") << " of " << size << " bytes at offset " << off
-            << " of allocation '" << name << "' (" << n << " bytes)";
+            << " of allocation '" << *name << "' (" << n << " bytes)";
           fail(o.str(), lane);
         }
-        if (write && !writable) fail("store to the read-only allocation '" + name + "'", lane);
+        if (write && !writable) fail("store to the read-only allocation '" + *name + "'", lane);
         return data + off;
       }
     }
