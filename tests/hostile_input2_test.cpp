@@ -14,39 +14,15 @@
 #include "io/links.hpp"
 #include "io/numbers.hpp"
 #include "io/output_set.hpp"
+#include "capture_edit.hpp"
 #include "test_util.hpp"
 
 using namespace test_util;
+using namespace capture_edit;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-void write_text(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary | std::ios::trunc) << s; }
-
-void edit_manifest(const fs::path& dir, const std::string& what, const std::string& with) {
-  const fs::path m = dir / "manifest.txt";
-  std::string text = read_text(m);
-  const auto at = text.find(what);
-  ASSERT_NE(at, std::string::npos) << "'" << what << "' not in " << m;
-  text.replace(at, what.size(), with);
-  write_text(m, text);
-}
-
-// Renames the dump holding `part` so that its shape becomes `shape`.
-fs::path rename_shape(const fs::path& dir, const std::string& part, const std::string& shape) {
-  const fs::path f = find_file(dir, part);
-  EXPECT_FALSE(f.empty()) << part;
-  const std::string n = f.filename().string();
-  const std::string kind = n.find("surface") != std::string::npos ? "surface-" : n.find("texture") != std::string::npos ? "texture-" : "buffer-";
-  const auto k = n.find(kind) + kind.size();
-  const fs::path to = dir / (n.substr(0, k) + shape + n.substr(n.rfind("-fmt")));
-  fs::rename(f, to);
-  return to;
-}
 
 void make_captures(const TempDir& t) {
   ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 8 --ey 8 --threads 2").status, 0);

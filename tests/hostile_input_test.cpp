@@ -19,41 +19,15 @@
 #include "io/files.hpp"
 #include "model/layer.hpp"
 #include "model/weight_image.hpp"
+#include "capture_edit.hpp"
 #include "test_util.hpp"
 
 using namespace test_util;
+using namespace capture_edit;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-void write_text(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::trunc) << s; }
-
-// Replaces the first occurrence of `what` in the manifest.
-void edit_manifest(const fs::path& dir, const std::string& what, const std::string& with) {
-  const fs::path m = dir / "manifest.txt";
-  std::string text = read_text(m);
-  const auto at = text.find(what);
-  ASSERT_NE(at, std::string::npos) << "'" << what << "' not in " << m;
-  text.replace(at, what.size(), with);
-  write_text(m, text);
-}
-
-// Renames the dump file holding `part` so that its shape becomes `shape`.
-fs::path rename_shape(const fs::path& dir, const std::string& part, const std::string& shape) {
-  const fs::path f = find_file(dir, part);
-  EXPECT_FALSE(f.empty()) << part;
-  const std::string n = f.filename().string();
-  const std::string kind = n.find("surface") != std::string::npos ? "surface-" : n.find("texture") != std::string::npos ? "texture-" : "buffer-";
-  const auto k = n.find(kind) + kind.size();
-  const auto fmt = n.rfind("-fmt");
-  const fs::path to = dir / (n.substr(0, k) + shape + n.substr(fmt));
-  fs::rename(f, to);
-  return to;
-}
 
 // A small launch-dump capture and a replay capture in t.
 void make_captures(const TempDir& t, const std::string& extra = "") {
