@@ -19,6 +19,7 @@
 #include <string>
 
 #include "ada_mma_data.hpp"
+#include "mma_dot_case.hpp"
 #include "layout/fragment.hpp"
 #include "model/readings.hpp"
 #include "numerics/mma.hpp"
@@ -235,18 +236,9 @@ TEST(BlackwellRandom, FragmentFormEqualsPerElement) {
 
 // ---- hand-worked facts of the model ------------------------------------------------------------
 
-struct Dot {
-  e4m3_t a[32] = {};
-  e4m3_t b[32] = {};
-  f16_t c = 0;
-};
-f16_t run(const enc5::Profile& p, const Dot& d) { return enc5::mma_dot(p, d.a, d.b, d.c); }
-enc5::Profile with(const enc5::Profile& p, const char* assignment) {
-  enc5::Readings r;
-  std::string err;
-  EXPECT_TRUE(enc5::set_reading(r, assignment, &err)) << err;
-  return enc5::with_readings(p, r);
-}
+using mma_case::Dot;
+using mma_case::run;
+using mma_case::with;
 
 TEST(BlackwellHand, TwentyFiveKeptBits) {
   // 4096 (2^8 * 2^4, E = 12: q = 2^(12-25) = 2^-13), 2 (half an f16 ulp of 4096: a tie), and a

@@ -21,6 +21,7 @@
 
 #include "ada_mma_data.hpp"
 #include "ci_skip.hpp"
+#include "mma_dot_case.hpp"
 #include "layout/fragment.hpp"
 #include "model/readings.hpp"
 #include "numerics/mma.hpp"
@@ -321,18 +322,9 @@ TEST(HopperRandom, MatchesTestCopyOfPseudoCode) {
 
 // ---- hand-worked corners (docs/readings.md §3), in all three profiles -----------------------
 
-struct Dot {
-  e4m3_t a[32] = {};
-  e4m3_t b[32] = {};
-  f16_t c = 0;
-};
-f16_t run(const enc5::Profile& p, const Dot& d) { return enc5::mma_dot(p, d.a, d.b, d.c); }
-enc5::Profile with(const enc5::Profile& p, const char* assignment) {
-  enc5::Readings r;
-  std::string err;
-  EXPECT_TRUE(enc5::set_reading(r, assignment, &err)) << err;
-  return enc5::with_readings(p, r);
-}
+using mma_case::Dot;
+using mma_case::run;
+using mma_case::with;
 
 TEST(HopperHand, GroupsAreKMod4) {
   // +448^2 at k = 1 (G1) overflows p1 to +Inf; -448^2 at k = 3 (G2) cannot bring it back: D = Inf.
