@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "assets/synthetic_weights.hpp"
+#include "io/frame_io.hpp"
 #include "model/weight_image.hpp"
 
 namespace {
@@ -243,13 +244,29 @@ TEST_F(Cli, MakeWeightsLayerWritesThatLayersImage) {
 // the arena and the merged output at the sizes of the plane-arena layout (5 planes x 32 bytes per
 // token; the merged output at the halved extents), the same bytes every run.
 TEST_F(Cli, RunLayerEnc4WritesArenaAndMergedOutput) {
-  const Result r = run("run --layer enc4 --ex 16 --ey 8 -o " + path("a") + " --trace p61d,p62d --block 1,0");
+  const Result r = run("run --layer enc4 --ex 16 --ey 8 -o " + path("a") + " --trace p61d,p62d,e62.sum --block 1,0");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_TRUE(has(r.out, "62 phases, 1386 mma, weight image 533856 bytes")) << r.out;
   EXPECT_TRUE(has(r.out, "E62")) << r.out;
   EXPECT_EQ(slurp(path("a/arena.bin")).size(), 5u * 16 * 8 * 32);
   EXPECT_EQ(slurp(path("a/merged.bin")).size(), 5u * 8 * 4 * 32);
   EXPECT_TRUE(has(slurp(path("a/trace.txt")), "stage p61d")) << slurp(path("a/trace.txt")).substr(0, 400);
+  EXPECT_TRUE(has(slurp(path("a/trace.txt")), "stage e62.sum"));
+  // E62's surfaces: +112/+120 at the token grid, +128 at the halved grid (RGBA HALF EXR).
+  const enc5::Texture s112 = enc5::texture_from_exr(path("a/surface112.exr"));
+  const enc5::Texture s128 = enc5::texture_from_exr(path("a/surface128.exr"));
+  EXPECT_EQ(s112.width, 16);
+  EXPECT_EQ(s112.height, 8);
+  EXPECT_EQ(s128.width, 8);
+  EXPECT_EQ(s128.height, 4);
+  ASSERT_EQ(run("run --layer enc4 --ex 16 --ey 8 -o " + path("e") + " --layer-reading e62-quad-value=product").rc, 0);
+  EXPECT_EQ(slurp(path("a/surface112.exr")), slurp(path("e/surface112.exr")));
+  EXPECT_NE(slurp(path("a/surface128.exr")), slurp(path("e/surface128.exr")));
+  // A texture that is not the token grid: a clear error naming the file.
+  const Result badtex = run("run --layer enc4 --ex 8 --ey 8 --texture " + path("a/surface112.exr") + " -o " + path("d"));
+  EXPECT_NE(badtex.rc, 0);
+  EXPECT_TRUE(has(badtex.err, "surface112.exr")) << badtex.err;
+  EXPECT_TRUE(has(badtex.err, "8 x 8 texture")) << badtex.err;
   ASSERT_EQ(run("run --layer enc4 --ex 16 --ey 8 -o " + path("b") + " --layer-reading merge-gather-order=swin").rc, 0);
   EXPECT_EQ(slurp(path("a/merged.bin")), slurp(path("b/merged.bin")));
   ASSERT_EQ(run("run --layer enc4 --ex 16 --ey 8 -o " + path("c") + " --layer-reading merge-gather-order=raster").rc, 0);

@@ -1,7 +1,8 @@
 // enc5 run --layer enc4: the golden model of another layer of the template (model/layer_golden.hpp)
 // on embedded synthetic assets or given files. What it writes: the plane arena (param+48,
-// arena.bin) and the patch merge's output (param+56, merged.bin, a plane arena at the halved
-// extents: the next layer's input); E62 (the surfaces) is not modelled (docs/readings.md §7).
+// arena.bin), the patch merge's output (param+56, merged.bin, a plane arena at the halved
+// extents: the next layer's input) and E62's three surfaces (surface112/120/128.exr; readings e62-*
+// of docs/readings.md §7).
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -12,6 +13,7 @@
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
 #include "io/files.hpp"
+#include "io/frame_io.hpp"
 #include "io/trace_io.hpp"
 #include "io/weight_file.hpp"
 #include "layout/arena.hpp"
@@ -21,24 +23,28 @@
 namespace enc5::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: enc5 run --layer enc4 [-o DIR] [--weights FILE] [--input FILE] [--seed N]
+constexpr const char* kHelp = R"(usage: enc5 run --layer enc4 [-o DIR] [--weights FILE] [--input FILE] [--texture FILE.exr] [--seed N]
                  [--ex N --ey N] [--block-offset X,Y] [--profile P] [--reading NAME=VALUE]
                  [--layer-reading NAME=VALUE] [--trace STAGES --block X,Y]
   Runs enc4 (62 phases, 1386 mma) with the golden model: enc5's phases 1..60, the patch merge
-  (phase 61 in 32-column passes) and phase 62 (docs/readings.md §7). Writes DIR/arena.bin (param+48,
-  5 x ey x ex x 32 bytes) and DIR/merged.bin (param+56: the merged tokens at (ex>>1) x (ey>>1), in
-  the plane-arena layout enc5 reads). E62, the final epilogue (surfaces +112/+120/+128), is not
-  modelled. Given nothing: the embedded synthetic enc4 weights (seed 1), a synthetic input arena of
-  the layer's token grid (80 x 46, seed --seed). --layer-reading: merge-gather-order=swin|raster,
-  merge-output-layout=e60-words|token-words. --trace: enc5's stage names plus p61d (the merge's D)
-  and p62d, of block --block. enc3's golden model is not written yet (enc5 inspect --layer enc3).
+  (phase 61 in 32-column passes), phase 62 and E62 (docs/readings.md §7). Writes DIR/arena.bin
+  (param+48, 5 x ey x ex x 32 bytes), DIR/merged.bin (param+56: the merged tokens at (ex>>1) x
+  (ey>>1), in the plane-arena layout enc5 reads) and E62's surfaces DIR/surface112.exr,
+  surface120.exr (ex x ey) and surface128.exr ((ex>>1) x (ey>>1)), RGBA HALF. Given nothing: the
+  embedded synthetic enc4 weights (seed 1), a synthetic input arena and texture of the layer's token
+  grid (80 x 46, seed --seed). --layer-reading: merge-gather-order=swin|raster,
+  merge-output-layout=e60-words|token-words, e62-gate=logit10|logit11|acc,
+  e62-difference=gated|sigmoid, e62-quad-value=difference|product, e62-quad-writer=even|odd,
+  e62-inactive-lane=zero|own, e62-alpha=sigmoids|zero. --trace: enc5's stage names plus p61d (the
+  merge's D), p62d, e62.gate, e62.quad, e62.sum, of block --block. enc3's golden model is not
+  written yet (enc5 inspect --layer enc3).
 )";
 
 }  // namespace
 
 int cmd_run_layer(const Args& args, LayerId layer) {
   try {
-    std::string out = "out", weights_file, input_file, trace_stages;
+    std::string out = "out", weights_file, input_file, texture_file, trace_stages;
     std::uint64_t seed = 1;
     int ex = layer_spec(layer).abi.ex, ey = layer_spec(layer).abi.ey, ox = 0, oy = 0, bx = 0, by = 0;
     RunChoice choice;
@@ -57,6 +63,8 @@ int cmd_run_layer(const Args& args, LayerId layer) {
         weights_file = c.take();
       } else if (c.name == "--input") {
         input_file = c.take();
+      } else if (c.name == "--texture") {
+        texture_file = c.take();
       } else if (c.name == "--seed") {
         seed = static_cast<std::uint64_t>(parse_int(c.name, c.take(), 0, 1LL << 62));
       } else if (c.name == "--ex") {
@@ -98,8 +106,8 @@ int cmd_run_layer(const Args& args, LayerId layer) {
     SyntheticFrame synth;
     std::vector<std::uint8_t> input;
     const layout::PlaneArena pa{ex, ey};
+    synth = make_synthetic_frame(ex, ey, seed, false);
     if (input_file.empty()) {
-      synth = make_synthetic_frame(ex, ey, seed, false);
       input = std::move(synth.input_arena);
     } else {
       input = read_file_bytes(input_file);
@@ -109,7 +117,12 @@ int cmd_run_layer(const Args& args, LayerId layer) {
                              std::to_string(ey) + ")",
                          std::to_string(input.size()) + " bytes");
     }
+    Texture texture = texture_file.empty() ? std::move(synth.texture) : texture_from_exr(texture_file);
+    if (texture.width != ex || texture.height != ey)
+      throw InputError(texture_file, 0, "a " + std::to_string(ex) + " x " + std::to_string(ey) + " texture (the token grid)",
+                       std::to_string(texture.width) + " x " + std::to_string(texture.height));
     Enc4Frame f;
+    f.texture = &texture;
     f.ex = ex;
     f.ey = ey;
     f.ox = ox;
@@ -132,6 +145,9 @@ int cmd_run_layer(const Args& args, LayerId layer) {
     std::filesystem::create_directories(out);
     write_file_atomic(out + "/arena.bin", f.output_arena);
     write_file_atomic(out + "/merged.bin", f.merged_output);
+    write_surface_exr(out + "/surface112.exr", f.surface112);
+    write_surface_exr(out + "/surface120.exr", f.surface120);
+    write_surface_exr(out + "/surface128.exr", f.surface128);
     if (!trace_stages.empty()) {
       write_trace_binary(out + "/trace.bin", trace);
       write_trace_text(out + "/trace.txt", trace);
@@ -143,7 +159,9 @@ int cmd_run_layer(const Args& args, LayerId layer) {
     std::printf("  wrote %s/arena.bin (%zu bytes, param+48) and %s/merged.bin (%zu bytes, param+56, %d x %d)%s\n",
                 out.c_str(), f.output_arena.size(), out.c_str(), f.merged_output.size(), ex >> 1, ey >> 1,
                 trace_stages.empty() ? "" : ", trace.bin, trace.txt");
-    std::printf("  E62 (surfaces +112/+120/+128) is not modelled (docs/readings.md §7)\n");
+    std::printf("  wrote %s/surface112.exr, surface120.exr (%d x %d) and surface128.exr (%d x %d): E62's surfaces +112/+120/+128 "
+                "(readings e62-*, docs/readings.md §7)\n",
+                out.c_str(), ex, ey, ex >> 1, ey >> 1);
     return 0;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "enc5 run: %s (enc5 run --layer enc4 --help)\n", e.what());

@@ -36,4 +36,16 @@ inline constexpr f16_t kPrologueEpsE2m10 = 0x1400;  // 2^-10
 // binary32 0x3FB8AA3B the kernel multiplies by (mul.ftz.f32).
 inline constexpr std::uint32_t kLog2eF32Bits = 0x3FB8AA3Bu;
 
+// The merge layers' final epilogue (enc4's E62, enc3's E48; docs/readings.md §7 "e62"): the
+// sigmoid 1/(1 + 2^(-log2e v)) multiplies by -log2 e as the binary32 0xBFB8AA3B and adds and
+// divides with 1.0 (DOC0 E22(c)/(e), DOC1 E(e): mul.ftz.f32 by 0fBFB8AA3B, add.ftz.f32 0f3F800000,
+// div.approx.ftz.f32 0f3F800000); the quad value is scaled by 0.25 (DOC4 %f1148 = 0f3E800000 at
+// s21606, DOC3 s17122, rounded to f16 for mul.f16x2) and summed over shfl.sync.down by 1 and 8
+// (DOC4 %r31545 = 1 at s21424, %r31553 = 8 at s21417).
+inline constexpr std::uint32_t kMinusLog2eF32Bits = 0xBFB8AA3Bu;
+inline constexpr std::uint32_t kOneF32Bits = 0x3F800000u;
+inline constexpr f16_t kE62Quarter = 0x3400;  // 0.25
+inline constexpr int kE62ShflDeltaX = 1;
+inline constexpr int kE62ShflDeltaY = 8;
+
 }  // namespace enc5::golden

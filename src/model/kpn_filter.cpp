@@ -107,7 +107,7 @@ E61Pixel e61_pixel(const Readings& rd, const std::array<f16_t, 10>& l, const Tex
   return px;
 }
 
-void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const float* exp_table) {
+std::vector<std::uint32_t> e61_records(const BlockContext& ctx, const F16Mat& d) {
   // (a) shared records (facts C14.1): record r = token row r, 6 words; warp z writes word t of
   // records 16z+g (rh 0) and 16z+g+8 (rh 1) from n-tile 0 and word t+4 from n-tile 1, in the PTX
   // order s20078 (rh0, +0), s20082 (rh0, +16), s20093 (rh1, +0), s20095 (rh1, +16). The +16 store
@@ -121,8 +121,14 @@ void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface
         for (int lane = 0; lane < 32; ++lane) {
           const int g = lane >> 2, t = lane & 3, r = 16 * z + g + 8 * rh;
           if (!e61_record_stored(ctx.readings->e61_record_guard, t, nt)) continue;
-          smem[e61_record_word(r, t, nt)] = f16x2_pack(d61.at(r, 8 * nt + 2 * t), d61.at(r, 8 * nt + 2 * t + 1));
+          smem[e61_record_word(r, t, nt)] = f16x2_pack(d.at(r, 8 * nt + 2 * t), d.at(r, 8 * nt + 2 * t + 1));
         }
+  return smem;
+}
+
+void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const float* exp_table) {
+  // (a) the shared records (e61_records, facts C14.1).
+  const std::vector<std::uint32_t> smem = e61_records(ctx, d61);
 
   StageRef sl = ctx.stage("e61.logits", "E61 thread T = 32 warp + lane: reg i = shared record word i (logits 2i, 2i+1)", 2, 5);
   StageRef sw = ctx.stage("e61.w", "E61 weights: reg i = f16x2 (w_2i, w_2i+1)", 2, 5);

@@ -242,6 +242,10 @@ E61Pixel e61_pixel(const Readings& r, const std::array<f16_t, 10>& logits, const
                    const float* exp_table = nullptr);
 // The 9 tap coordinates, tap i in the order weight i multiplies it (facts C14.5/.6).
 std::array<std::array<int, 2>, 9> e61_taps(const Readings& r, int X, int Y, int ex, int ey);
+// E61(a)'s shared records of a logits phase's D (64 x 16): kE61Threads records of kE61RecordWords
+// words (+ 8 words the unguarded stores may reach), word e61_record_word(r, t, nt); enc4's E62 and
+// enc3's E48 stage the same way (DOC4 §3/E62(a), DOC3 §3/E48(a): 4*(6*index + t), guard > 5).
+std::vector<std::uint32_t> e61_records(const BlockContext& ctx, const F16Mat& d);
 void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const float* exp_table = nullptr);
 
 // ---- the whole block (block.cpp) ----

@@ -5,6 +5,7 @@
 #include "model/layer_golden.hpp"
 
 #include <cstring>
+#include <initializer_list>
 #include <stdexcept>
 
 #include "layout/arena.hpp"
@@ -25,30 +26,83 @@ const std::vector<LayerReadingInfo>& layer_reading_registry() {
        "where E61 puts a merged token's q8 channels in param+56",
        "DOC4 §3/E61 (4 guarded stores per pass, bases from (x0>>1)+((laneid>>2)&3), (y0>>1)+(laneid>>4)); DOC3 §3/E47",
        "an arg056 dump of an enc4 launch"},
+      {"e62-gate", {"logit10", "logit11", "acc"},
+       "which value the gate g = sigmoid(v) of E62's three mul.f16 products takes",
+       "DOC1 E32(c)/(e) (the gate is the sigmoid of a D value outside the softmax's set, %rs9234, times the filtered value); DOC3 E48(d) two sigmoids; DOC4/DOC3 U8 'acc - sigmoid(acc)'",
+       "the +120 surface of an enc4 launch with a synthetic input (or the corpus PTX's E62 s21591..s21648)"},
+      {"e62-difference", {"gated", "sigmoid"},
+       "what E62's three sub.f16 subtract from the filtered value",
+       "DOC0 s17156/s17162 and DOC1 s26488/s26493: mul.f16 p = g * acc, sub.f16 acc - p; U8's literal formula",
+       "the +112 surface of an enc4 launch"},
+      {"e62-quad-value", {"difference", "product"},
+       "which three values E62 scales by 0.25 and sums over the 2x2 quad",
+       "DOC0 E22(e), DOC1 E32(e), DOC3 E48(d): 'differences scaled by 0.25'; the mul.f16x2's operand is not printed",
+       "the +128 surface of an enc4 launch"},
+      {"e62-quad-writer", {"even", "odd"},
+       "which lanes store the quad sum to +128",
+       "DOC0 E22(f) 'even %r355 = %r315|%r354', DOC1 E32(f) '(%r452 & 1) != 1'; DOC3 E48(e) 'taken only for odd' (conflict)",
+       "the +128 surface of an enc4 launch"},
+      {"e62-inactive-lane", {"zero", "own"},
+       "what shfl.sync.down returns from a lane whose pixel is out of frame (it skipped E62)",
+       "DOC0 E22(b), DOC1 E32(b): out-of-range lanes branch past the shfl; the PTX ISA leaves the value undefined",
+       "an enc4 launch with odd extents or origin offsets, its +128 surface"},
+      {"e62-alpha", {"sigmoids", "zero"},
+       "the fourth channel of surfaces +112 / +120",
+       "DOC4 s21649/s21650 (%rs6840, %rs6841: two distinct registers, not printed), DOC3 E48(d) two sigmoids, one consumed by the products",
+       "the +112 / +120 surfaces of an enc4 launch"},
   };
   return r;
 }
 
+namespace {
+
+// One reading's values in the registry's order, as enumerators (the registry's first = the default).
+template <typename E>
+bool set_enum(E* field, std::string_view name, std::string_view value, std::initializer_list<E> values, std::string* error) {
+  const LayerReadingInfo* info = nullptr;
+  for (const LayerReadingInfo& i : layer_reading_registry())
+    if (i.name == name) info = &i;
+  std::size_t k = 0;
+  for (E e : values) {
+    if (info && k < info->values.size() && info->values[k] == value) {
+      *field = e;
+      return true;
+    }
+    ++k;
+  }
+  if (error) {
+    std::string all;
+    if (info)
+      for (const std::string& v : info->values) all += (all.empty() ? "" : ", ") + v;
+    *error = golden::cat(name, ": value '", value, "' is not one of ", all);
+  }
+  return false;
+}
+
+}  // namespace
+
 bool set_layer_reading(LayerReadings& r, std::string_view assignment, std::string* error) {
   const auto eq = assignment.find('=');
   const std::string_view name = assignment.substr(0, eq), value = eq == std::string_view::npos ? "" : assignment.substr(eq + 1);
-  auto fail = [&](const std::string& m) {
-    if (error) *error = m;
-    return false;
-  };
-  if (name == "merge-gather-order") {
-    if (value == "swin") r.merge_gather_order = MergeGatherOrder::swin;
-    else if (value == "raster") r.merge_gather_order = MergeGatherOrder::raster;
-    else return fail(golden::cat("merge-gather-order: value '", value, "' is not swin or raster"));
-    return true;
-  }
-  if (name == "merge-output-layout") {
-    if (value == "e60-words") r.merge_output_layout = MergeOutputLayout::e60_words;
-    else if (value == "token-words") r.merge_output_layout = MergeOutputLayout::token_words;
-    else return fail(golden::cat("merge-output-layout: value '", value, "' is not e60-words or token-words"));
-    return true;
-  }
-  return fail(golden::cat("unknown layer reading '", name, "' (merge-gather-order, merge-output-layout)"));
+  using G = MergeGatherOrder;
+  using O = MergeOutputLayout;
+  if (name == "merge-gather-order") return set_enum(&r.merge_gather_order, name, value, {G::swin, G::raster}, error);
+  if (name == "merge-output-layout") return set_enum(&r.merge_output_layout, name, value, {O::e60_words, O::token_words}, error);
+  if (name == "e62-gate")
+    return set_enum(&r.e62_gate, name, value, {E62Gate::logit10, E62Gate::logit11, E62Gate::acc}, error);
+  if (name == "e62-difference")
+    return set_enum(&r.e62_difference, name, value, {E62Difference::gated, E62Difference::sigmoid}, error);
+  if (name == "e62-quad-value")
+    return set_enum(&r.e62_quad_value, name, value, {E62QuadValue::difference, E62QuadValue::product}, error);
+  if (name == "e62-quad-writer")
+    return set_enum(&r.e62_quad_writer, name, value, {E62QuadWriter::even, E62QuadWriter::odd}, error);
+  if (name == "e62-inactive-lane")
+    return set_enum(&r.e62_inactive_lane, name, value, {E62InactiveLane::zero, E62InactiveLane::own}, error);
+  if (name == "e62-alpha") return set_enum(&r.e62_alpha, name, value, {E62Alpha::sigmoids, E62Alpha::zero}, error);
+  std::string all;
+  for (const LayerReadingInfo& i : layer_reading_registry()) all += (all.empty() ? "" : ", ") + i.name;
+  if (error) *error = golden::cat("unknown layer reading '", name, "' (", all, ")");
+  return false;
 }
 
 namespace golden {
@@ -145,8 +199,10 @@ F16Mat run_enc4_block(const BlockContext& ctx, const LayerReadings& lr, const Me
   const E4Mat merged = merge_gather(lr, a60);
   const F16Mat d61 = merge_phase(ctx, s, merged);
   merge_store(ctx, lr, d61, io.merged_output);
-  // Phase 62: A = q8(D60) (final-phase-a), B/C at W62/b62.
-  return logits_phase(ctx, a60, layer_program(LayerId::enc4).phase(s.final_phase()), "p62d");
+  // Phase 62: A = q8(D60) (final-phase-a), B/C at W62/b62; then E62.
+  F16Mat d62 = logits_phase(ctx, a60, layer_program(LayerId::enc4).phase(s.final_phase()), "p62d");
+  if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128) e62(ctx, lr, d62, *io.texture, io.surfaces);
+  return d62;
 }
 
 }  // namespace golden
@@ -161,6 +217,18 @@ void run_enc4_frame_golden(Enc4Frame& f, const Profile& profile, const Readings&
                                             " bytes, not ", in.total_bytes()));
   f.output_arena.assign(in.total_bytes(), 0);
   f.merged_output.assign(half.total_bytes(), 0);
+  golden::E62Surfaces surfaces;
+  if (f.texture) {
+    if (f.texture->width != f.ex || f.texture->height != f.ey ||
+        f.texture->rgba.size() != static_cast<std::size_t>(f.ex) * static_cast<std::size_t>(f.ey) * 4)
+      throw std::invalid_argument(golden::cat("run_enc4_frame_golden: the texture is ", f.texture->width, " x ",
+                                              f.texture->height, ", not the token grid ", f.ex, " x ", f.ey));
+    // DESC4 layer(): the surfaces at the token grid, the third at the halved grid (40 x 23).
+    f.surface112 = Surface::make(f.ex, f.ey);
+    f.surface120 = Surface::make(f.ex, f.ey);
+    f.surface128 = Surface::make(f.ex >> 1, f.ey >> 1);
+    surfaces = {&f.surface112, &f.surface120, &f.surface128};
+  }
   const Profile p = with_readings(profile, r);
   const int gx = (f.ex + f.ox + 7) / 8, gy = (f.ey + f.oy + 7) / 8;
   if (trace && trace_out) {
@@ -183,7 +251,7 @@ void run_enc4_frame_golden(Enc4Frame& f, const Profile& profile, const Readings&
         ctx.trace_request = trace;
         ctx.trace = trace_out;
       }
-      golden::run_enc4_block(ctx, lr, {f.input_arena, f.output_arena, f.merged_output});
+      golden::run_enc4_block(ctx, lr, {f.input_arena, f.output_arena, f.merged_output, f.texture, surfaces});
     }
 }
 

@@ -1,11 +1,12 @@
 // The golden model of enc4 (issue 21): enc5's golden parts for phases 1..60 (DOC4 §2: enc4's
 // phases 1..60 are enc5's, statement for statement and offset for offset;
 // LayerTemplate.Enc4Phases1To60AreEnc5s), then the patch merge (E60's staging, phase 61 in 32-column
-// passes, E61's store of the merged tokens into param+56) and phase 62. E62, the final epilogue
-// (3x3 texture stencil, the (acc - sigmoid(acc))*0.25 term, three surfaces), is NOT modelled: DOC4
-// §3/E62 does not give its arithmetic completely (docs/readings.md §7 "e62"). enc3 (C = 128) needs
-// enc5's parts parameterised by C: not written yet.
+// passes, E61's store of the merged tokens into param+56), phase 62 and E62, the final epilogue
+// (enc5's 3x3 texture stencil and f32 softmax core, the gate and (acc - g acc) * 0.25 term, the
+// 2x2 shfl.sync.down sum, three surfaces): what DOC4 §3/E62 does not connect is the readings e62-*
+// (docs/readings.md §7). enc3 (C = 128) needs enc5's parts parameterised by C: not written yet.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -29,9 +30,41 @@ enum class MergeOutputLayout {
   e60_words,    // the words E60 stores for a tile, in the reading arena-order's map, at E61's bases
   token_words,  // the same words, each merged token its own (arena-order = natural's map)
 };
+// The final epilogue of the merge layers (enc4's E62, enc3's E48; docs/readings.md §7 "e62-*"):
+// what DOC4/DOC3 list but do not connect. The sigmoid's input of the gate g (e62-gate).
+enum class E62Gate {
+  logit10,  // g = sigmoid(logit 10): record word 5's low half, the first value past the softmax's ten
+  logit11,  // g = sigmoid(logit 11): word 5's high half
+  acc,      // g_ch = sigmoid(acc_ch), per channel (DOC4/DOC3 U8's written formula)
+};
+// What the three sub.f16 compute (e62-difference).
+enum class E62Difference {
+  gated,    // diff = acc - f16(g * acc): the mul.f16 product's second operand is the sub's minuend
+  sigmoid,  // diff = acc - g (U8's literal "acc - sigmoid(acc)")
+};
+// Which three values are scaled by 0.25 and summed over the 2x2 quad (e62-quad-value).
+enum class E62QuadValue { difference, product };
+// Which lanes store the quad sum to the half-resolution surface +128 (e62-quad-writer).
+enum class E62QuadWriter {
+  even,  // (X | Y) & 1 == 0: the quad's top-left pixel (DOC0 E22(f), DOC1 E32(f))
+  odd,   // (X | Y) & 1 == 1 (DOC3 E48(e) "taken only for odd"): three writers, the last in thread order wins
+};
+// What shfl.sync.down returns from a lane that skipped E62 (pixel out of frame, e62-inactive-lane).
+enum class E62InactiveLane { zero, own };
+// The fourth channel of surfaces +112 / +120 (e62-alpha).
+enum class E62Alpha {
+  sigmoids,  // +112: the second sigmoid (the logit the gate does not take), +120: the gate g
+  zero,      // both 0 (as enc5's E61 and the third store)
+};
 struct LayerReadings {
   MergeGatherOrder merge_gather_order = MergeGatherOrder::swin;
   MergeOutputLayout merge_output_layout = MergeOutputLayout::e60_words;
+  E62Gate e62_gate = E62Gate::logit10;
+  E62Difference e62_difference = E62Difference::gated;
+  E62QuadValue e62_quad_value = E62QuadValue::difference;
+  E62QuadWriter e62_quad_writer = E62QuadWriter::even;
+  E62InactiveLane e62_inactive_lane = E62InactiveLane::zero;
+  E62Alpha e62_alpha = E62Alpha::sigmoids;
 };
 struct LayerReadingInfo {
   std::string name;
@@ -54,13 +87,41 @@ F16Mat merge_phase(const BlockContext& ctx, const LayerSpec& s, const E4Mat& mer
 // halved extents (DOC4 §3/E61, DOC3 §3/E47).
 void merge_store(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& dm, std::span<std::uint8_t> merged_out);
 
+// The sigmoid of the final epilogue: f16(1 / (1 + 2^(f32(v) * -log2 e))), each step one f32 op
+// (mul.ftz, ex2.approx.ftz, add.ftz, div.approx.ftz; DOC1 E32(c) s26311..s26316, DOC0 E22(c)).
+f16_t e62_sigmoid(f16_t v);
+
+// One pixel's values before the cross-lane sum (for traces and tests).
+struct E62Pixel {
+  E61Pixel core;                     // enc5's E61 core: softmax weights, acc = out[0..2]
+  std::array<f16_t, 3> gate{}, prod{}, diff{}, quarter{};
+  f16_t second_sigmoid = 0;          // the sigmoid of the logit the gate does not take
+  std::array<f16_t, 4> s112{}, s120{};
+};
+E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<f16_t, 12>& logits, const Texture& tex,
+                   int X, int Y, int ex, int ey);
+
+// The merge layers' final epilogue (enc4's E62, enc3's E48), from the final phase's D (64 x 16):
+// (a) enc5's E61 records, (b)/(c) enc5's E61 core (row maximum, f32 softmax of logits 0..9, the
+// 3x3 texture stencil; its readings e61-*), (d) the gate and the 0.25-scaled quad value, the
+// shfl.sync.down sum over lanes +1 and +8, (e) sust to +112 / +120 at (X, Y) and to +128 at
+// (X>>1, Y>>1) (docs/readings.md §7 e62-*). Threads T < 64, pixel (x0 + (T&7), y0 + (T>>3)).
+struct E62Surfaces {
+  Surface* s112 = nullptr;  // ex x ey
+  Surface* s120 = nullptr;  // ex x ey
+  Surface* s128 = nullptr;  // (ex>>1) x (ey>>1)
+};
+void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, const Texture& tex, const E62Surfaces& out);
+
 struct MergeBlockIo {
   std::span<const std::uint8_t> input_arena;  // param+8
   std::span<std::uint8_t> output_arena;       // param+48
   std::span<std::uint8_t> merged_output;      // param+56
+  const Texture* texture = nullptr;           // param+88 (E62 runs only when given with the surfaces)
+  E62Surfaces surfaces;                       // param+112 / +120 / +128
 };
-// One block of enc4 through phase 62 (ctx.weights: an enc4 image). Returns phase 62's D (64 x 16,
-// what E62 would consume). ctx.last_phase is not supported (0).
+// One block of enc4 (ctx.weights: an enc4 image): phases 1..62 and E62 (when io has the texture
+// and the surfaces). Returns phase 62's D (64 x 16). ctx.last_phase is not supported (0).
 F16Mat run_enc4_block(const BlockContext& ctx, const LayerReadings& lr, const MergeBlockIo& io);
 
 }  // namespace golden
@@ -74,7 +135,9 @@ struct Enc4Frame {
   int ox = 0, oy = 0;
   std::span<const std::uint8_t> input_arena;
   const WeightImage* weights = nullptr;
+  const Texture* texture = nullptr;  // param+88, ex x ey; null: E62 is not run (no surfaces)
   std::vector<std::uint8_t> output_arena, merged_output;
+  Surface surface112, surface120, surface128;  // made by the driver: ex x ey, ex x ey, (ex>>1) x (ey>>1)
 };
 // `trace` (when given) records its stages of block (trace->block_x, trace->block_y) into *trace_out.
 void run_enc4_frame_golden(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,

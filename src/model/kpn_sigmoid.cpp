@@ -1,0 +1,121 @@
+// The merge layers' final epilogue: enc4's E62 (DOC4 §3/E62, s21345..s21667) and enc3's E48 (DOC3
+// §3/E48, s16861..s17183), 323 statements each. DOC4/DOC3 list its operations; the same epilogue
+// of enc0 (DOC0 §3/E22) and enc1 (DOC1 §3/E32) names more of its operands. What none of them
+// connects is a reading of LayerReadings (docs/readings.md §7 "e62-*"); enc5's E61 core (records,
+// softmax, stencil) is called, with enc5's readings e61-*, since DOC4 and DOC3 describe the same
+// statements ("the same pattern", 9 tex.base.2d, 4 fma.rn.f16x2 pairs + one fma.rn.f16).
+#include <bit>
+#include <vector>
+
+#include "model/constants.hpp"
+#include "model/index_maps.hpp"
+#include "model/layer_golden.hpp"
+#include "numerics/approx.hpp"
+#include "numerics/f16.hpp"
+#include "numerics/f32.hpp"
+#include "numerics/warp.hpp"
+
+namespace enc5::golden {
+
+f16_t e62_sigmoid(f16_t v) {
+  // DOC1 E32(c): cvt.f32.f16, mul.ftz.f32 by 0fBFB8AA3B, ex2.approx.ftz.f32, add.ftz.f32
+  // 0f3F800000, div.approx.ftz.f32 0f3F800000 / that; cvt.rn.f16.f32 (DOC4 §1.3).
+  const float t = mul_ftz_f32(f16_to_f32(v), std::bit_cast<float>(kMinusLog2eF32Bits));
+  const float den = add_ftz_f32(ex2_approx_ftz_f32(t), std::bit_cast<float>(kOneF32Bits));
+  return f32_to_f16(div_approx_ftz_f32(std::bit_cast<float>(kOneF32Bits), den));  // model-dependent (approx-model)
+}
+
+E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<f16_t, 12>& l, const Texture& tex, int X,
+                   int Y, int ex, int ey) {
+  E62Pixel px;
+  std::array<f16_t, 10> soft{};
+  for (int i = 0; i < 10; ++i) soft[i] = l[i];
+  // (b)/(c): enc5's core; acc = the three filtered channels.
+  px.core = e61_pixel(r, soft, tex, X, Y, ex, ey, nullptr);
+  const f16_t s10 = e62_sigmoid(l[10]), s11 = e62_sigmoid(l[11]);
+  px.second_sigmoid = lr.e62_gate == E62Gate::logit11 ? s10 : s11;
+  // (d): three mul.f16 products, three sub.f16 differences, mul.f16x2 / mul.f16 by 0.25.
+  for (int ch = 0; ch < 3; ++ch) {
+    const f16_t acc = px.core.out[ch];
+    px.gate[ch] = lr.e62_gate == E62Gate::logit10 ? s10 : lr.e62_gate == E62Gate::logit11 ? s11 : e62_sigmoid(acc);
+    px.prod[ch] = f16_mul(px.gate[ch], acc);
+    px.diff[ch] = f16_sub(acc, lr.e62_difference == E62Difference::gated ? px.prod[ch] : px.gate[ch]);
+    px.quarter[ch] = f16_mul(lr.e62_quad_value == E62QuadValue::difference ? px.diff[ch] : px.prod[ch], kE62Quarter);
+  }
+  // (e): +112 the differences, +120 the products (DOC0 s17204/s17205, DOC1 s26536/s26537: the sub
+  // results go to +112, the mul results to +120); the fourth channel is the reading e62-alpha.
+  const bool alpha = lr.e62_alpha == E62Alpha::sigmoids;
+  px.s112 = {px.diff[0], px.diff[1], px.diff[2], alpha ? px.second_sigmoid : f16_t{0}};
+  px.s120 = {px.prod[0], px.prod[1], px.prod[2], alpha ? px.gate[0] : f16_t{0}};
+  return px;
+}
+
+void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, const Texture& tex, const E62Surfaces& out) {
+  // (a) DOC4 E62(a): 4*(6*index + t) with the > 5 guard on the second word: enc5's records.
+  const std::vector<std::uint32_t> smem = e61_records(ctx, d);
+  StageRef sg = ctx.stage("e62.gate", "E62 thread T = 32 warp + lane: reg 0 = f16x2 (g_0, g_1), reg 1 = (g_2, second sigmoid)", 2, 2);
+  StageRef sq = ctx.stage("e62.quad", "E62: reg 0 = f16x2 (q_0, q_1), reg 1 = (q_2, 0): the 0.25-scaled quad values before the shfl sum", 2, 2);
+  StageRef ss = ctx.stage("e62.sum", "E62: reg 0 = f16x2 (sum_0, sum_1), reg 1 = (sum_2, 0) after shfl.sync.down +1, +8", 2, 2);
+  std::array<std::array<f16_t, 3>, kE61Threads> q{};
+  std::array<bool, kE61Threads> active{};
+  for (int T = 0; T < kE61Threads; ++T) {
+    const PixelXY p = e61_pixel_of_thread(ctx.x0, ctx.y0, T);
+    // DOC0 E22(b), DOC1 E32(b): setp.ge.u32 x >= ex, y >= ey (unsigned: negative too) -> skip (b)..(f).
+    if (p.x < 0 || p.y < 0 || p.x >= ctx.ex || p.y >= ctx.ey) continue;
+    active[T] = true;
+    std::array<f16_t, 12> l{};
+    for (int i = 0; i < 6; ++i) {
+      l[2 * i] = f16x2_lo(smem[e61_record_word(T, i, 0)]);
+      l[2 * i + 1] = f16x2_hi(smem[e61_record_word(T, i, 0)]);
+    }
+    const E62Pixel px = e62_pixel(*ctx.readings, lr, l, tex, p.x, p.y, ctx.ex, ctx.ey);
+    q[T] = px.quarter;
+    out.s112->store_b16x4(8 * p.x, p.y, px.s112);
+    out.s120->store_b16x4(8 * p.x, p.y, px.s120);
+    if (ctx.stats) ++ctx.stats->pixels_written;
+    if (sg) {
+      sg->at(T >> 5, T & 31, 0) = f16x2_pack(px.gate[0], px.gate[1]);
+      sg->at(T >> 5, T & 31, 1) = f16x2_pack(px.gate[2], px.second_sigmoid);
+    }
+    if (sq) {
+      sq->at(T >> 5, T & 31, 0) = f16x2_pack(px.quarter[0], px.quarter[1]);
+      sq->at(T >> 5, T & 31, 1) = f16x2_pack(px.quarter[2], 0);
+    }
+  }
+  // (d) the cross-lane sum: v += shfl.down(v, 1), then v += shfl.down(v, 8), clamp 31: a source
+  // lane past 31 gives the lane's own value (PTX ISA shfl.sync); add.f16x2 for channels 0/1,
+  // add.f16 for channel 2 (the same f16 additions). A source lane that skipped E62 gives the
+  // reading e62-inactive-lane.
+  auto shfl_down = [&](const std::array<std::array<f16_t, 3>, kE61Threads>& v, int T, int delta) {
+    // c = (WARP_SZ << 8) - 8192 | 31 = 0x1f (DOC4 s21619..s21641): the whole warp, clamp at 31.
+    const ShflSource src = shfl_source(ShflKind::down, static_cast<unsigned>(T & 31), static_cast<std::uint32_t>(delta), 0x1fu);
+    if (!src.in_range) return v[T];
+    const int S = (T & ~31) + static_cast<int>(src.lane);
+    if (!active[S]) return lr.e62_inactive_lane == E62InactiveLane::own ? v[T] : std::array<f16_t, 3>{};
+    return v[S];
+  };
+  std::array<std::array<f16_t, 3>, kE61Threads> s1{}, s2{};
+  for (int T = 0; T < kE61Threads; ++T) {
+    const auto o = shfl_down(q, T, kE62ShflDeltaX);
+    for (int ch = 0; ch < 3; ++ch) s1[T][ch] = f16_add(q[T][ch], o[ch]);
+  }
+  for (int T = 0; T < kE61Threads; ++T) {
+    const auto o = shfl_down(s1, T, kE62ShflDeltaY);
+    for (int ch = 0; ch < 3; ++ch) s2[T][ch] = f16_add(s1[T][ch], o[ch]);
+  }
+  // (e) the third store: guarded by one bit of (X | Y) (e62-quad-writer), at the half-resolution
+  // pixel (X>>1, Y>>1) of +128, 0 in the fourth channel (DOC3 s17180 mov.u16 0).
+  for (int T = 0; T < kE61Threads; ++T) {
+    if (!active[T]) continue;
+    const PixelXY p = e61_pixel_of_thread(ctx.x0, ctx.y0, T);
+    const bool odd = ((p.x | p.y) & 1) != 0;
+    if (odd != (lr.e62_quad_writer == E62QuadWriter::odd)) continue;
+    out.s128->store_b16x4(8 * (p.x >> 1), p.y >> 1, {s2[T][0], s2[T][1], s2[T][2], 0});
+    if (ss) {
+      ss->at(T >> 5, T & 31, 0) = f16x2_pack(s2[T][0], s2[T][1]);
+      ss->at(T >> 5, T & 31, 1) = f16x2_pack(s2[T][2], 0);
+    }
+  }
+}
+
+}  // namespace enc5::golden
