@@ -614,6 +614,85 @@ auto for_option(const std::string& what, F&& f) {
   }
 }
 
+// The launch's memory budget: every buffer, texture and surface together within kMaxBufferBytes.
+struct LaunchBudget {
+  std::uint64_t total = 0;
+  void take(const std::string& what, std::uint64_t bytes) {
+    const auto t = add_u64(total, bytes);
+    if (!t || *t > kMaxBufferBytes)
+      throw ptx::LaunchError(what + ": the launch's buffers together exceed " + std::to_string(kMaxBufferBytes) + " bytes (16 GiB, enc5's limit)");
+    total = *t;
+  }
+};
+
+// --buffer NAME=FILE (the file's bytes) or NAME:BYTES (zero bytes).
+ptx::LaunchBuffer buffer_arg(const std::string& b, LaunchBudget& budget) {
+  const std::string what = "--buffer '" + b + "'";
+  // Named copies, not structured bindings: clang 14 cannot capture a binding in a lambda.
+  const auto named = split_named(b, "--buffer", true, "NAME=FILE or NAME:BYTES");
+  const std::string name = named.first, rest = named.second;
+  ptx::LaunchBuffer buf;
+  buf.name = name;
+  buf.what = what;
+  if (rest[0] == ':') {
+    const std::uint64_t n = ptx::parse_bytes(rest.substr(1), "--buffer " + name + ":", 1, kMaxBufferBytes);
+    budget.take(what, n);
+    try {
+      buf.bytes.assign(n, 0);
+    } catch (const std::bad_alloc&) {
+      throw ptx::LaunchError(what + ": cannot allocate " + std::to_string(n) + " bytes on this machine");
+    }
+  } else {
+    if (rest.size() < 2) throw ptx::LaunchError(what + ": expected NAME=FILE (a file name after '=')");
+    buf.bytes = for_option(what, [&] { return read_file_bytes(rest.substr(1)); });
+    budget.take(what, buf.bytes.size());
+  }
+  return buf;
+}
+
+// --texture NAME=FILE: an RGBA16F EXR or a texture dump.
+ptx::LaunchTexture texture_arg(const std::string& t, LaunchBudget& budget) {
+  const std::string what = "--texture '" + t + "'";
+  const auto named = split_named(t, "--texture", false, "NAME=FILE");
+  const std::string v = named.second.substr(1);
+  ptx::LaunchTexture tex;
+  tex.name = named.first;
+  tex.what = what;
+  tex.texture = for_option(what, [&] {
+    return ends_with(v, ".exr") && v.find('@') == std::string::npos ? texture_from_exr(v) : capture::texture_of(image_from(v, what, true));
+  });
+  budget.take(what, tex.texture.rgba.size() * 2);
+  return tex;
+}
+
+// --surface NAME=WxH[-pitchP] (zero-filled) or NAME=FILE (an EXR or a surface dump).
+ptx::LaunchSurface surface_arg(const std::string& t, LaunchBudget& budget) {
+  const std::string what = "--surface '" + t + "'";
+  const auto named = split_named(t, "--surface", false, "NAME=WxH[-pitchP] or NAME=FILE");
+  const std::string v = named.second.substr(1);
+  ptx::LaunchSurface sf;
+  sf.name = named.first;
+  sf.what = what;
+  if (ends_with(v, ".exr") && v.find('@') == std::string::npos) {
+    const Texture img = for_option(what, [&] { return texture_from_exr(v); });
+    sf.surface = Surface::make(img.width, img.height);
+    for (std::size_t i = 0; i < img.rgba.size(); ++i) {
+      sf.surface.bytes[2 * i] = static_cast<std::uint8_t>(img.rgba[i]);
+      sf.surface.bytes[2 * i + 1] = static_cast<std::uint8_t>(img.rgba[i] >> 8);
+    }
+  } else if (v.find('@') != std::string::npos || capture::parse_dump_name(fs::path(v).filename().string())) {
+    capture::ImageArg img = for_option(what, [&] { return image_from(v, what, false); });
+    sf.surface.width = img.width;
+    sf.surface.height = img.height;
+    sf.surface.pitch = img.pitch;
+    sf.surface.bytes = std::move(img.bytes);
+  } else {
+    sf.surface = zero_surface(v, what);
+  }
+  budget.take(what, sf.surface.bytes.size());
+  return sf;
+}
+
 ptx::LaunchSpec launch_spec(const LaunchArgs& a, const ptx::Module& m) {
   ptx::LaunchSpec s;
   s.entry = a.entry;
@@ -630,74 +709,10 @@ ptx::LaunchSpec launch_spec(const LaunchArgs& a, const ptx::Module& m) {
   s.block = ptx::parse_dim3(a.block, "--block", true);
   s.dynamic_shared = a.shared;
   for (std::size_t i = 0; i < a.params.size(); ++i) s.params.push_back(ptx::parse_param_arg(a.params[i], "--param #" + std::to_string(i + 1)));
-  std::uint64_t total = 0;
-  const auto budget = [&](const std::string& what, std::uint64_t bytes) {
-    const auto t = add_u64(total, bytes);
-    if (!t || *t > kMaxBufferBytes) throw ptx::LaunchError(what + ": the launch's buffers together exceed " + std::to_string(kMaxBufferBytes) + " bytes (16 GiB, enc5's limit)");
-    total = *t;
-  };
-  for (const std::string& b : a.buffers) {
-    const std::string what = "--buffer '" + b + "'";
-    // Named copies, not structured bindings: clang 14 cannot capture a binding in a lambda.
-    const auto named = split_named(b, "--buffer", true, "NAME=FILE or NAME:BYTES");
-    const std::string name = named.first, rest = named.second;
-    ptx::LaunchBuffer buf;
-    buf.name = name;
-    buf.what = what;
-    if (rest[0] == ':') {
-      const std::uint64_t n = ptx::parse_bytes(rest.substr(1), "--buffer " + name + ":", 1, kMaxBufferBytes);
-      budget(what, n);
-      try {
-        buf.bytes.assign(n, 0);
-      } catch (const std::bad_alloc&) {
-        throw ptx::LaunchError(what + ": cannot allocate " + std::to_string(n) + " bytes on this machine");
-      }
-    } else {
-      if (rest.size() < 2) throw ptx::LaunchError(what + ": expected NAME=FILE (a file name after '=')");
-      buf.bytes = for_option(what, [&] { return read_file_bytes(rest.substr(1)); });
-      budget(what, buf.bytes.size());
-    }
-    s.buffers.push_back(std::move(buf));
-  }
-  for (const std::string& t : a.textures) {
-    const std::string what = "--texture '" + t + "'";
-    auto [name, rest] = split_named(t, "--texture", false, "NAME=FILE");
-    const std::string v = rest.substr(1);
-    ptx::LaunchTexture tex;
-    tex.name = name;
-    tex.what = what;
-    tex.texture = for_option(what, [&] {
-      return ends_with(v, ".exr") && v.find('@') == std::string::npos ? texture_from_exr(v) : capture::texture_of(image_from(v, what, true));
-    });
-    budget(what, tex.texture.rgba.size() * 2);
-    s.textures.push_back(std::move(tex));
-  }
-  for (const std::string& t : a.surfaces) {
-    const std::string what = "--surface '" + t + "'";
-    auto [name, rest] = split_named(t, "--surface", false, "NAME=WxH[-pitchP] or NAME=FILE");
-    const std::string v = rest.substr(1);
-    ptx::LaunchSurface sf;
-    sf.name = name;
-    sf.what = what;
-    if (ends_with(v, ".exr") && v.find('@') == std::string::npos) {
-      const Texture img = for_option(what, [&] { return texture_from_exr(v); });
-      sf.surface = Surface::make(img.width, img.height);
-      for (std::size_t i = 0; i < img.rgba.size(); ++i) {
-        sf.surface.bytes[2 * i] = static_cast<std::uint8_t>(img.rgba[i]);
-        sf.surface.bytes[2 * i + 1] = static_cast<std::uint8_t>(img.rgba[i] >> 8);
-      }
-    } else if (v.find('@') != std::string::npos || capture::parse_dump_name(fs::path(v).filename().string())) {
-      capture::ImageArg img = for_option(what, [&] { return image_from(v, what, false); });
-      sf.surface.width = img.width;
-      sf.surface.height = img.height;
-      sf.surface.pitch = img.pitch;
-      sf.surface.bytes = std::move(img.bytes);
-    } else {
-      sf.surface = zero_surface(v, what);
-    }
-    budget(what, sf.surface.bytes.size());
-    s.surfaces.push_back(std::move(sf));
-  }
+  LaunchBudget budget;
+  for (const std::string& b : a.buffers) s.buffers.push_back(buffer_arg(b, budget));
+  for (const std::string& t : a.textures) s.textures.push_back(texture_arg(t, budget));
+  for (const std::string& t : a.surfaces) s.surfaces.push_back(surface_arg(t, budget));
   return s;
 }
 
