@@ -63,15 +63,22 @@ f16_t e4m3_to_f16(e4m3_t c) { return decode_table()[c]; }
 e4m3_t f16_to_e4m3(f16_t h, const Profile& p) {
   const e4m3_t sign = static_cast<e4m3_t>((h >> 8) & 0x80);
   if (f16_is_nan(h)) return p.e4m3_nan_keeps_sign ? static_cast<e4m3_t>(0x7F | sign) : e4m3_t{0x7F};
-  const unsigned e = (h >> 10) & 0x1F;
-  const unsigned f = h & 0x3FF;
-  if (e == 0x1F) return static_cast<e4m3_t>(sign | kE4m3MaxFinite);  // +-Inf
-  // |h| = units * 2^-24 exactly (f16 subnormal spacing).
-  const std::uint64_t units = (e == 0) ? f : (static_cast<std::uint64_t>(1024 + f) << (e - 1));
-  if (units > (std::uint64_t{448} << 24)) return static_cast<e4m3_t>(sign | kE4m3MaxFinite);
-  // <= 448 rounds to at most 448 (448 is representable and rounding is monotone): no overflow.
-  const std::uint64_t mag = detail::round_magnitude_rne<3, -9>(units, -24);
-  return static_cast<e4m3_t>(sign | mag);
+  const unsigned a = h & 0x7FFFu;
+  // Above 448 = 0x5F00 (Inf included): satfinite. <= 448 rounds to at most 448 (448 is
+  // representable and rounding is monotone): no overflow below.
+  if (a > 0x5F00u) return static_cast<e4m3_t>(sign | kE4m3MaxFinite);
+  // round_detail.hpp's rule (P = 3, QMIN = -9) in 32-bit integers. A value >= 2^-6 (f16 exponent
+  // field >= 9) is an e4m3 normal: re-bias the exponent (15 -> 7) and keep the top 3 mantissa bits,
+  // rounded on the 7 below, ties to even (a carry runs into the exponent).
+  if (a >= (9u << 10)) return static_cast<e4m3_t>(sign | ((a - (8u << 10) + 0x3Fu + ((a >> 7) & 1u)) >> 7));
+  // Below 2^-6: the value in units of 2^-9 (e4m3's subnormal spacing) is units24 / 2^15, with
+  // |h| = units24 * 2^-24 exactly; the rounding may carry into 8 = the smallest normal's pattern.
+  const unsigned e = a >> 10, f = a & 0x3FFu;
+  const unsigned units = (e == 0) ? f : ((1024u + f) << (e - 1));
+  unsigned k = units >> 15;
+  const unsigned rem = units & 0x7FFFu;
+  if (rem > 0x4000u || (rem == 0x4000u && (k & 1u))) ++k;
+  return static_cast<e4m3_t>(sign | k);
 }
 
 f16x2_t cvt_f16x2_e4m3x2(std::uint16_t pair) {

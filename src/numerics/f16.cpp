@@ -23,11 +23,17 @@ constexpr f16_t kInf = 0x7C00;
 
 }  // namespace
 
-bool f16_is_nan(f16_t h) { return (h & 0x7C00) == 0x7C00 && (h & 0x03FF) != 0; }
+// The operations are defined once, inline, in `fast`, and the public functions forward to them:
+// the library is built position-independent, where GCC does not inline one exported function
+// into another (semantic interposition), and the f16x2 and scalar operations call the
+// conversions per half.
+namespace {
+namespace fast {
+inline bool f16_is_nan(f16_t h) { return (h & 0x7C00) == 0x7C00 && (h & 0x03FF) != 0; }
 
 // cvt.f32.f16: exact (every binary16 value is a binary32 normal or zero). NaN payloads are moved
 // along with the top mantissa bits (PTX leaves the NaN pattern unspecified).
-float f16_to_f32(f16_t h) {
+inline float f16_to_f32(f16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & kSign) << 16;
   const std::uint32_t em = h & 0x7FFFu;  // exponent and mantissa fields
   if (em >= 0x7C00u) return std::bit_cast<float>(sign | 0x7F800000u | ((em & 0x3FFu) << 13));
@@ -37,7 +43,7 @@ float f16_to_f32(f16_t h) {
   return sign ? -v : v;
 }
 
-double f16_to_f64(f16_t h) {
+inline double f16_to_f64(f16_t h) {
   const std::uint64_t sign = static_cast<std::uint64_t>(h & kSign) << 48;
   const std::uint64_t e = (h >> 10) & 0x1F;
   const std::uint64_t f = h & 0x3FF;
@@ -53,7 +59,7 @@ double f16_to_f64(f16_t h) {
 // In integers (round_detail.hpp's rule, specialised): a normal f16 result keeps the top 10 of the
 // 23 mantissa bits, rounded on the 13 below (the carry runs into the exponent field, up to Inf);
 // a subnormal one is the value in units of 2^-24, rounded on the bits below the unit.
-f16_t f32_to_f16(float x) {
+inline f16_t f32_to_f16(float x) {
   const std::uint32_t b = std::bit_cast<std::uint32_t>(x);
   const auto sign = static_cast<f16_t>((b >> 16) & kSign);
   const std::uint32_t a = b & 0x7FFFFFFFu;
@@ -75,7 +81,7 @@ f16_t f32_to_f16(float x) {
 
 // cvt.rn.f16.f64: directly from the double (one rounding; going through f32 would round twice,
 // numerics.md "Conversions").
-f16_t f64_to_f16(double x) {
+inline f16_t f64_to_f16(double x) {
   const std::uint64_t b = std::bit_cast<std::uint64_t>(x);
   const bool neg = (b >> 63) != 0;
   const std::uint64_t e = (b >> 52) & 0x7FF;
@@ -100,9 +106,9 @@ f16_t f64_to_f16(double x) {
 //    form f64_to_f16(f16_to_f64(a) op f16_to_f64(b)) (tests/f16_test.cpp, ENC5_EXHAUSTIVE=1: all
 //    2^32 operand pairs), and on a subset in every run of the suite.
 // Inf - Inf and 0 * Inf give a binary32 NaN, which f32_to_f16 maps to 0x7FFF, as do NaN operands.
-f16_t f16_add(f16_t a, f16_t b) { return f32_to_f16(f16_to_f32(a) + f16_to_f32(b)); }
-f16_t f16_sub(f16_t a, f16_t b) { return f32_to_f16(f16_to_f32(a) - f16_to_f32(b)); }
-f16_t f16_mul(f16_t a, f16_t b) { return f32_to_f16(f16_to_f32(a) * f16_to_f32(b)); }
+inline f16_t f16_add(f16_t a, f16_t b) { return f32_to_f16(f16_to_f32(a) + f16_to_f32(b)); }
+inline f16_t f16_sub(f16_t a, f16_t b) { return f32_to_f16(f16_to_f32(a) - f16_to_f32(b)); }
+inline f16_t f16_mul(f16_t a, f16_t b) { return f32_to_f16(f16_to_f32(a) * f16_to_f32(b)); }
 
 // fma.rn.f16: a*b + c with a single rounding (RNE, subnormals, overflow to Inf).
 // A binary64 FMA rounded to f16 gives that single rounding, as numerics.md measured: the exact sum
@@ -117,7 +123,7 @@ f16_t f16_mul(f16_t a, f16_t b) { return f32_to_f16(f16_to_f32(a) * f16_to_f32(b
 // constructed hard cases).
 namespace {
 // f64_to_f16 for a binary64 that is not NaN, in 64-bit integers (as f32_to_f16 does for binary32).
-f16_t round_f64_rne(double x) {
+inline f16_t round_f64_rne(double x) {
   const std::uint64_t b = std::bit_cast<std::uint64_t>(x);
   const auto sign = static_cast<f16_t>((b >> 48) & kSign);
   const std::uint64_t a = b & 0x7FFFFFFFFFFFFFFFull;
@@ -137,7 +143,7 @@ f16_t round_f64_rne(double x) {
 }
 }  // namespace
 
-f16_t f16_fma(f16_t a, f16_t b, f16_t c) {
+inline f16_t f16_fma(f16_t a, f16_t b, f16_t c) {
   if (f16_is_nan(a) || f16_is_nan(b) || f16_is_nan(c)) return kF16CanonicalNaN;
   const double r = f16_to_f64(a) * f16_to_f64(b) + f16_to_f64(c);
   if (r != r) return kF16CanonicalNaN;  // Inf * 0, Inf - Inf
@@ -152,7 +158,7 @@ namespace {
 inline unsigned order_key(f16_t h) { return (h & kSign) ? (~h & 0xFFFFu) : (h | 0x8000u); }
 }  // namespace
 
-f16_t f16_max(f16_t a, f16_t b) {
+inline f16_t f16_max(f16_t a, f16_t b) {
   const bool na = f16_is_nan(a), nb = f16_is_nan(b);
   if (na && nb) return kF16CanonicalNaN;
   if (na) return b;
@@ -160,7 +166,7 @@ f16_t f16_max(f16_t a, f16_t b) {
   return order_key(a) >= order_key(b) ? a : b;
 }
 
-f16_t f16_min(f16_t a, f16_t b) {
+inline f16_t f16_min(f16_t a, f16_t b) {
   const bool na = f16_is_nan(a), nb = f16_is_nan(b);
   if (na && nb) return kF16CanonicalNaN;
   if (na) return b;
@@ -169,31 +175,55 @@ f16_t f16_min(f16_t a, f16_t b) {
 }
 
 // neg/abs.f16: sign-bit flip / clear, every pattern including NaN (numerics.md).
-f16_t f16_neg(f16_t a) { return static_cast<f16_t>(a ^ kSign); }
-f16_t f16_abs(f16_t a) { return static_cast<f16_t>(a & ~kSign); }
+inline f16_t f16_neg(f16_t a) { return static_cast<f16_t>(a ^ kSign); }
+inline f16_t f16_abs(f16_t a) { return static_cast<f16_t>(a & ~kSign); }
 
 // .f16x2: the scalar operation per half (low half = bits 0..15).
-f16x2_t f16x2_add(f16x2_t a, f16x2_t b) {
+inline f16x2_t f16x2_add(f16x2_t a, f16x2_t b) {
   return f16x2_pack(f16_add(f16x2_lo(a), f16x2_lo(b)), f16_add(f16x2_hi(a), f16x2_hi(b)));
 }
-f16x2_t f16x2_sub(f16x2_t a, f16x2_t b) {
+inline f16x2_t f16x2_sub(f16x2_t a, f16x2_t b) {
   return f16x2_pack(f16_sub(f16x2_lo(a), f16x2_lo(b)), f16_sub(f16x2_hi(a), f16x2_hi(b)));
 }
-f16x2_t f16x2_mul(f16x2_t a, f16x2_t b) {
+inline f16x2_t f16x2_mul(f16x2_t a, f16x2_t b) {
   return f16x2_pack(f16_mul(f16x2_lo(a), f16x2_lo(b)), f16_mul(f16x2_hi(a), f16x2_hi(b)));
 }
-f16x2_t f16x2_fma(f16x2_t a, f16x2_t b, f16x2_t c) {
+inline f16x2_t f16x2_fma(f16x2_t a, f16x2_t b, f16x2_t c) {
   return f16x2_pack(f16_fma(f16x2_lo(a), f16x2_lo(b), f16x2_lo(c)),
                     f16_fma(f16x2_hi(a), f16x2_hi(b), f16x2_hi(c)));
 }
-f16x2_t f16x2_max(f16x2_t a, f16x2_t b) {
+inline f16x2_t f16x2_max(f16x2_t a, f16x2_t b) {
   return f16x2_pack(f16_max(f16x2_lo(a), f16x2_lo(b)), f16_max(f16x2_hi(a), f16x2_hi(b)));
 }
-f16x2_t f16x2_min(f16x2_t a, f16x2_t b) {
+inline f16x2_t f16x2_min(f16x2_t a, f16x2_t b) {
   return f16x2_pack(f16_min(f16x2_lo(a), f16x2_lo(b)), f16_min(f16x2_hi(a), f16x2_hi(b)));
 }
-f16x2_t f16x2_neg(f16x2_t a) { return a ^ 0x80008000u; }
-f16x2_t f16x2_abs(f16x2_t a) { return a & 0x7FFF7FFFu; }
+inline f16x2_t f16x2_neg(f16x2_t a) { return a ^ 0x80008000u; }
+inline f16x2_t f16x2_abs(f16x2_t a) { return a & 0x7FFF7FFFu; }
+}  // namespace fast
+}  // namespace
+
+bool f16_is_nan(f16_t h) { return fast::f16_is_nan(h); }
+float f16_to_f32(f16_t h) { return fast::f16_to_f32(h); }
+double f16_to_f64(f16_t h) { return fast::f16_to_f64(h); }
+f16_t f32_to_f16(float x) { return fast::f32_to_f16(x); }
+f16_t f64_to_f16(double x) { return fast::f64_to_f16(x); }
+f16_t f16_add(f16_t a, f16_t b) { return fast::f16_add(a, b); }
+f16_t f16_sub(f16_t a, f16_t b) { return fast::f16_sub(a, b); }
+f16_t f16_mul(f16_t a, f16_t b) { return fast::f16_mul(a, b); }
+f16_t f16_fma(f16_t a, f16_t b, f16_t c) { return fast::f16_fma(a, b, c); }
+f16_t f16_max(f16_t a, f16_t b) { return fast::f16_max(a, b); }
+f16_t f16_min(f16_t a, f16_t b) { return fast::f16_min(a, b); }
+f16_t f16_neg(f16_t a) { return fast::f16_neg(a); }
+f16_t f16_abs(f16_t a) { return fast::f16_abs(a); }
+f16x2_t f16x2_add(f16x2_t a, f16x2_t b) { return fast::f16x2_add(a, b); }
+f16x2_t f16x2_sub(f16x2_t a, f16x2_t b) { return fast::f16x2_sub(a, b); }
+f16x2_t f16x2_mul(f16x2_t a, f16x2_t b) { return fast::f16x2_mul(a, b); }
+f16x2_t f16x2_fma(f16x2_t a, f16x2_t b, f16x2_t c) { return fast::f16x2_fma(a, b, c); }
+f16x2_t f16x2_max(f16x2_t a, f16x2_t b) { return fast::f16x2_max(a, b); }
+f16x2_t f16x2_min(f16x2_t a, f16x2_t b) { return fast::f16x2_min(a, b); }
+f16x2_t f16x2_neg(f16x2_t a) { return fast::f16x2_neg(a); }
+f16x2_t f16x2_abs(f16x2_t a) { return fast::f16x2_abs(a); }
 
 }  // namespace enc5
 

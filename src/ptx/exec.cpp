@@ -974,24 +974,28 @@ void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std:
   switch (in.t) {
     case Type::f16:
     case Type::f16x2: {
+      // The operation chosen once per instruction, then applied to the 32 lanes.
       const bool x2 = in.t == Type::f16x2;
-      LANES {
-        const std::uint32_t x = static_cast<std::uint32_t>(a[l]), y = b ? static_cast<std::uint32_t>(b[l]) : 0, z = c ? static_cast<std::uint32_t>(c[l]) : 0;
-        std::uint32_t r = 0;
-        const auto h = [](std::uint32_t u) { return static_cast<f16_t>(u); };
-        switch (in.op) {
-          case Op::fadd: r = x2 ? f16x2_add(x, y) : f16_add(h(x), h(y)); break;
-          case Op::fsub: r = x2 ? f16x2_sub(x, y) : f16_sub(h(x), h(y)); break;
-          case Op::fmul: r = x2 ? f16x2_mul(x, y) : f16_mul(h(x), h(y)); break;
-          case Op::ffma: r = x2 ? f16x2_fma(x, y, z) : f16_fma(h(x), h(y), h(z)); break;
-          case Op::fmin: r = x2 ? f16x2_min(x, y) : f16_min(h(x), h(y)); break;
-          case Op::fmax: r = x2 ? f16x2_max(x, y) : f16_max(h(x), h(y)); break;
-          case Op::fneg: r = x2 ? f16x2_neg(x) : f16_neg(h(x)); break;
-          case Op::fabs: r = x2 ? f16x2_abs(x) : f16_abs(h(x)); break;
-          default: fail("operation not supported on f16");
-        }
-        v[l] = r;
+      const auto w32 = [](std::uint64_t u) { return static_cast<std::uint32_t>(u); };
+      const auto h = [](std::uint64_t u) { return static_cast<f16_t>(u); };
+#define F16_UNARY(P, S) if (x2) { LANES v[l] = P(w32(a[l])); } else { LANES v[l] = S(h(a[l])); } break;
+#define F16_BINARY(P, S) if (x2) { LANES v[l] = P(w32(a[l]), w32(b[l])); } else { LANES v[l] = S(h(a[l]), h(b[l])); } break;
+      switch (in.op) {
+        case Op::fadd: F16_BINARY(f16x2_add, f16_add)
+        case Op::fsub: F16_BINARY(f16x2_sub, f16_sub)
+        case Op::fmul: F16_BINARY(f16x2_mul, f16_mul)
+        case Op::fmin: F16_BINARY(f16x2_min, f16_min)
+        case Op::fmax: F16_BINARY(f16x2_max, f16_max)
+        case Op::fneg: F16_UNARY(f16x2_neg, f16_neg)
+        case Op::fabs: F16_UNARY(f16x2_abs, f16_abs)
+        case Op::ffma:
+          if (x2) { LANES v[l] = f16x2_fma(w32(a[l]), w32(b[l]), w32(c[l])); }
+          else { LANES v[l] = f16_fma(h(a[l]), h(b[l]), h(c[l])); }
+          break;
+        default: fail("operation not supported on f16");
       }
+#undef F16_UNARY
+#undef F16_BINARY
       break;
     }
     case Type::f32: {
@@ -1169,12 +1173,22 @@ void Cta::exec_mem(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
         for (std::uint32_t k = 0; k < n; ++k) {
           if (in.op == Op::ld) {
             std::uint64_t x = 0;
-            std::memcpy(&x, p + k * es, es);
+            switch (es) {  // fixed sizes: an inline load, not a library call
+              case 1: std::memcpy(&x, p + k, 1); break;
+              case 2: std::memcpy(&x, p + k * 2, 2); break;
+              case 4: std::memcpy(&x, p + k * 4, 4); break;
+              default: std::memcpy(&x, p + k * 8, 8); break;
+            }
             // Sign- or zero-extended to the destination register's width (PTX ISA 9.4.1).
             R(w, d[k])[l] = sg ? trunc(static_cast<std::uint64_t>(sext(x, 8 * static_cast<int>(es))), in.dbits) : x;
           } else {
             const std::uint64_t x = R(w, s[1 + k])[l];
-            std::memcpy(p + k * es, &x, es);
+            switch (es) {
+              case 1: std::memcpy(p + k, &x, 1); break;
+              case 2: std::memcpy(p + k * 2, &x, 2); break;
+              case 4: std::memcpy(p + k * 4, &x, 4); break;
+              default: std::memcpy(p + k * 8, &x, 8); break;
+            }
           }
         }
       }
