@@ -12,6 +12,8 @@
 #include "base/errors.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
+#include "engine/layer_engine.hpp"
+#include "engine/simd.hpp"
 #include "io/files.hpp"
 #include "io/frame_io.hpp"
 #include "io/trace_io.hpp"
@@ -24,9 +26,9 @@ namespace enc5::cli {
 namespace {
 
 constexpr const char* kHelp = R"(usage: enc5 run --layer enc4 [-o DIR] [--weights FILE] [--input FILE] [--texture FILE.exr] [--seed N]
-                 [--ex N --ey N] [--block-offset X,Y] [--profile P] [--reading NAME=VALUE]
+                 [--ex N --ey N] [--block-offset X,Y] [--engine fast|golden] [--profile P] [--reading NAME=VALUE]
                  [--layer-reading NAME=VALUE] [--trace STAGES --block X,Y]
-  Runs enc4 (62 phases, 1386 mma) with the golden model: enc5's phases 1..60, the patch merge
+  Runs enc4 (62 phases, 1386 mma): enc5's phases 1..60, the patch merge
   (phase 61 in 32-column passes), phase 62 and E62 (docs/readings.md §7). Writes DIR/arena.bin
   (param+48, 5 x ey x ex x 32 bytes), DIR/merged.bin (param+56: the merged tokens at (ex>>1) x
   (ey>>1), in the plane-arena layout enc5 reads) and E62's surfaces DIR/surface112.exr,
@@ -37,7 +39,9 @@ constexpr const char* kHelp = R"(usage: enc5 run --layer enc4 [-o DIR] [--weight
   e62-difference=gated|sigmoid, e62-quad-value=difference|product, e62-quad-writer=even|odd,
   e62-inactive-lane=zero|own, e62-alpha=sigmoids|zero. --trace: enc5's stage names plus p61d (the
   merge's D), p62d, e62.gate, e62.quad, e62.sum, of block --block. enc3's golden model is not
-  written yet (enc5 inspect --layer enc3).
+  written yet (enc5 inspect --layer enc3). --engine fast (default): enc5's fast engine for phases
+  1..60, the engine's GEMM kernels for phases 61/62, byte for byte the golden model's outputs
+  (tests/layer_engine_diff_test.cpp); the blocks run one after another.
 )";
 
 }  // namespace
@@ -47,8 +51,7 @@ int cmd_run_layer(const Args& args, LayerId layer) {
     std::string out = "out", weights_file, input_file, texture_file, trace_stages;
     std::uint64_t seed = 1;
     int ex = layer_spec(layer).abi.ex, ey = layer_spec(layer).abi.ey, ox = 0, oy = 0, bx = 0, by = 0;
-    RunChoice choice;
-    choice.engine = "golden";
+    RunChoice choice;  // --engine fast (default) or golden
     std::vector<std::string> layer_readings;
     OptionCursor c(args);
     while (c.next()) {
@@ -84,7 +87,6 @@ int cmd_run_layer(const Args& args, LayerId layer) {
         bx = static_cast<int>(x);
         by = static_cast<int>(y);
       } else if (choice.handle(c)) {
-        if (choice.engine != "golden") throw UsageError("--engine: only the golden model runs " + std::string(to_string(layer)));
       } else {
         throw UsageError("unknown option '" + c.name + "'");
       }
@@ -141,7 +143,11 @@ int cmd_run_layer(const Args& args, LayerId layer) {
       tr.block_y = by;
     }
     golden::LayerStats stats;
-    run_enc4_frame_golden(f, *profile, readings, lr, &stats, trace_stages.empty() ? nullptr : &tr, &trace);
+    if (choice.engine == "golden")
+      run_enc4_frame_golden(f, *profile, readings, lr, &stats, trace_stages.empty() ? nullptr : &tr, &trace);
+    else
+      engine::run_enc4_frame_fast(f, *profile, readings, lr, {engine::default_simd_path()}, &stats,
+                                  trace_stages.empty() ? nullptr : &tr, &trace);
     std::filesystem::create_directories(out);
     write_file_atomic(out + "/arena.bin", f.output_arena);
     write_file_atomic(out + "/merged.bin", f.merged_output);

@@ -353,4 +353,18 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   b.kpn_filter();
 }
 
+golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx,
+                                   const golden::BlockIo& io, int inner_threads) {
+  // enc4's phases 1..60 and E60 are enc5's (model/layer_golden.hpp): the same parts, stopping
+  // before phase 61 (enc4's merge).
+  Block b(w, simd, ctx, io, std::clamp(inner_threads, 1, kHeads));
+  b.prologue();
+  b.attention();
+  b.out_projection();
+  b.rms_norm();
+  b.mlp();
+  b.arena_scatter();
+  return b.S.a61;
+}
+
 }  // namespace enc5::engine

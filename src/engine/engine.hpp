@@ -33,4 +33,10 @@ void set_phase_timing(PhaseTimes* t);
 void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io,
                int inner_threads = 1);
 
+// Phases 1..60 and E60 of one block, the fast way (enc4's phases 1..60 are enc5's, DOC4 §2), the
+// arena written as run_block writes it; returns q8(D60) (64 x 160), the A of enc4's merge and final
+// phase (engine/layer_engine.hpp). io.texture and io.surface are not used.
+golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx,
+                                   const golden::BlockIo& io, int inner_threads = 1);
+
 }  // namespace enc5::engine

@@ -209,6 +209,12 @@ F16Mat run_enc4_block(const BlockContext& ctx, const LayerReadings& lr, const Me
 
 void run_enc4_frame_golden(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
                            golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out) {
+  run_enc4_frame_with(f, profile, r, lr, stats, trace, trace_out,
+                      [&lr](const golden::BlockContext& ctx, const golden::MergeBlockIo& io) { golden::run_enc4_block(ctx, lr, io); });
+}
+
+void run_enc4_frame_with(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
+                         golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out, const Enc4BlockRunner& run) {
   if (!f.weights || f.weights->layer() != LayerId::enc4)
     throw std::invalid_argument("run_enc4_frame_golden: the weights are not an enc4 image");
   const layout::PlaneArena in{f.ex, f.ey}, half{f.ex >> 1, f.ey >> 1};
@@ -251,7 +257,9 @@ void run_enc4_frame_golden(Enc4Frame& f, const Profile& profile, const Readings&
         ctx.trace_request = trace;
         ctx.trace = trace_out;
       }
-      golden::run_enc4_block(ctx, lr, {f.input_arena, f.output_arena, f.merged_output, f.texture, surfaces});
+      const golden::MergeBlockIo io{f.input_arena, f.output_arena, f.merged_output, f.texture, surfaces};
+      if (ctx.trace) golden::run_enc4_block(ctx, lr, io);  // the traced block: the golden model records the stages
+      else run(ctx, io);
     }
 }
 

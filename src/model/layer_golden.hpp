@@ -8,6 +8,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -143,5 +144,10 @@ struct Enc4Frame {
 void run_enc4_frame_golden(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
                            golden::LayerStats* stats = nullptr, const TraceRequest* trace = nullptr,
                            Trace* trace_out = nullptr);
+// The same frame driver (checks, outputs, grid, block order) with another block runner for every
+// block but the traced one (the fast engine, engine/layer_engine.hpp); ctx.profile has the readings.
+using Enc4BlockRunner = std::function<void(const golden::BlockContext&, const golden::MergeBlockIo&)>;
+void run_enc4_frame_with(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
+                         golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out, const Enc4BlockRunner& run);
 
 }  // namespace enc5

@@ -1,0 +1,83 @@
+// enc4 with the fast engine (engine/layer_engine.hpp).
+#include "engine/layer_engine.hpp"
+
+#include <memory>
+
+#include "engine/engine.hpp"
+#include "layout/tables.hpp"
+#include "layout/weight_tile.hpp"
+#include "model/layer_program.hpp"
+
+namespace enc5::engine {
+namespace {
+
+// The merge phase's and the final phase's B operands and C seeds, from the same weight-map
+// addresses golden::merge_phase and golden::logits_phase read (DOC4 §3/E60(e), E61).
+struct MergeLayerWeights {
+  BOperand merge, final_b;              // K = 4C x merge_out, K = C x 16 ([n][k] sources)
+  std::vector<f16_t> merge_bias, final_bias;
+  int merge_steps = 0, final_steps = 0;
+};
+
+MergeLayerWeights prepare_merge_layer(const WeightImage& w, const LayerSpec& s) {
+  MergeLayerWeights m;
+  const LayerProgram& prog = layer_program(s.id);
+  const Phase& pm = prog.phase(s.merge_phase());
+  const Phase& pf = prog.phase(s.final_phase());
+  m.merge_steps = pm.k_steps;
+  m.final_steps = pf.k_steps;
+  const int km = 32 * pm.k_steps, kf = 32 * pf.k_steps;
+  std::vector<e4m3_t> nk(static_cast<std::size_t>(s.merge_out) * km);
+  for (int n = 0; n < s.merge_out; ++n)
+    for (int step = 0; step < pm.k_steps; ++step)
+      for (int k = 0; k < 32; ++k)
+        nk[static_cast<std::size_t>(n) * km + 32 * step + k] =
+            w.byte(pm.weight_begin + 512u * static_cast<std::uint32_t>(pm.k_steps * (n >> 4) + step) + layout::waddr_in_tile(k, n));
+  m.merge.assign_nk(nk.data(), s.merge_out, km, km);
+  nk.assign(static_cast<std::size_t>(s.logits) * kf, 0);
+  for (int n = 0; n < s.logits; ++n)
+    for (int step = 0; step < pf.k_steps; ++step)
+      for (int k = 0; k < 32; ++k)
+        nk[static_cast<std::size_t>(n) * kf + 32 * step + k] =
+            w.byte(pf.weight_begin + 512u * static_cast<std::uint32_t>(step) + layout::waddr_in_tile(k, n));
+  m.final_b.assign_nk(nk.data(), s.logits, kf, kf);
+  for (int n = 0; n < s.merge_out; ++n) m.merge_bias.push_back(w.f16_at(layout::record_bias_offset(pm.bias_begin, n)));
+  for (int n = 0; n < s.logits; ++n) m.final_bias.push_back(w.f16_at(layout::record_bias_offset(pf.bias_begin, n)));
+  return m;
+}
+
+// rows x N, every row seeded with `bias`, then the chained k-steps of A x B.
+golden::F16Mat gemm_seeded(const Profile& p, SimdPath simd, const golden::E4Mat& a, const BOperand& b, int ksteps,
+                           const std::vector<f16_t>& bias) {
+  AOperand ao;
+  ao.assign(a.v.data(), a.rows, a.cols, a.cols, decode_for(p, simd), simd);
+  golden::F16Mat d(a.rows, b.N);
+  for (int r = 0; r < a.rows; ++r)
+    for (int n = 0; n < b.N; ++n) d.at(r, n) = bias[static_cast<std::size_t>(n)];
+  gemm(p, simd, ao, 0, b, 0, ksteps, a.rows, d.v.data(), b.N);
+  return d;
+}
+
+}  // namespace
+
+void run_enc4_frame_fast(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
+                         const Enc4Engine& how, golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out) {
+  if (!f.weights || f.weights->layer() != LayerId::enc4)
+    throw std::invalid_argument("run_enc4_frame_fast: the weights are not an enc4 image");
+  const LayerSpec& s = layer_spec(LayerId::enc4);
+  const std::shared_ptr<const PreparedWeights> prepared = prepare_weights(*f.weights);  // phases 1..60: enc5's
+  const MergeLayerWeights mw = prepare_merge_layer(*f.weights, s);
+  run_enc4_frame_with(f, profile, r, lr, stats, trace, trace_out,
+                      [&](const golden::BlockContext& ctx, const golden::MergeBlockIo& io) {
+                        const golden::E4Mat a60 =
+                            run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
+                        const golden::E4Mat merged = golden::merge_gather(lr, a60);
+                        const golden::F16Mat d61 = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);
+                        golden::merge_store(ctx, lr, d61, io.merged_output);
+                        const golden::F16Mat d62 = gemm_seeded(*ctx.profile, how.simd, a60, mw.final_b, mw.final_steps, mw.final_bias);
+                        if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128)
+                          golden::e62(ctx, lr, d62, *io.texture, io.surfaces);
+                      });
+}
+
+}  // namespace enc5::engine

@@ -1,0 +1,105 @@
+// enc4's fast engine (engine/layer_engine.hpp) against its golden model (model/layer_golden.hpp),
+// byte for byte: the plane arena (+48), the merged output (+56), E62's three surfaces and the
+// statistics, for every profile, every SIMD path this CPU has (ada), random weight images (the
+// synthetic enc4 image and a stress-like one with NaN codes in the merge and final weights),
+// negative block offsets, odd extents, and the merge layers' readings. The fast engine's phases
+// 1..60 are enc5's engine, which tests/engine_diff_test.cpp proves equal to golden; here the whole
+// enc4 pipeline is compared end to end.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
+#include "engine/layer_engine.hpp"
+#include "engine/simd.hpp"
+#include "model/layer_golden.hpp"
+#include "numerics/profile.hpp"
+
+namespace enc5 {
+namespace {
+
+struct Outputs {
+  std::vector<std::uint8_t> arena, merged, s112, s120, s128;
+  golden::LayerStats stats;
+};
+
+Outputs run(const WeightImage& w, const SyntheticFrame& in, int ex, int ey, int ox, int oy, const Profile& p,
+            const Readings& r, const LayerReadings& lr, const engine::SimdPath* fast) {
+  Enc4Frame f;
+  f.ex = ex;
+  f.ey = ey;
+  f.ox = ox;
+  f.oy = oy;
+  f.input_arena = in.input_arena;
+  f.weights = &w;
+  f.texture = &in.texture;
+  Outputs o;
+  if (fast) engine::run_enc4_frame_fast(f, p, r, lr, {*fast}, &o.stats);
+  else run_enc4_frame_golden(f, p, r, lr, &o.stats);
+  o.arena = f.output_arena;
+  o.merged = f.merged_output;
+  o.s112 = f.surface112.bytes;
+  o.s120 = f.surface120.bytes;
+  o.s128 = f.surface128.bytes;
+  return o;
+}
+
+void expect_same(const Outputs& g, const Outputs& e, const std::string& what) {
+  EXPECT_TRUE(g.arena == e.arena) << what << ": arena";
+  EXPECT_TRUE(g.merged == e.merged) << what << ": merged output";
+  EXPECT_TRUE(g.s112 == e.s112) << what << ": surface +112";
+  EXPECT_TRUE(g.s120 == e.s120) << what << ": surface +120";
+  EXPECT_TRUE(g.s128 == e.s128) << what << ": surface +128";
+  EXPECT_EQ(g.stats.e4m3_saturated, e.stats.e4m3_saturated) << what;
+  EXPECT_EQ(g.stats.f16_subnormal, e.stats.f16_subnormal) << what;
+  EXPECT_EQ(g.stats.arena_stores, e.stats.arena_stores) << what;
+  EXPECT_EQ(g.stats.arena_stores_dropped, e.stats.arena_stores_dropped) << what;
+  EXPECT_EQ(g.stats.act_clamp_low + g.stats.act_clamp_high, e.stats.act_clamp_low + e.stats.act_clamp_high) << what;
+  EXPECT_EQ(g.stats.pixels_written, e.stats.pixels_written) << what;
+}
+
+TEST(LayerEngineDiff, Enc4FastEqualsGoldenForEveryProfileAndPath) {
+  const WeightImage& w = default_layer_weights(LayerId::enc4);
+  const SyntheticFrame in = make_synthetic_frame(13, 9, 11, false);  // odd extents, 3 x 2 blocks with the offsets
+  for (const Profile* p : all_profiles()) {
+    const Outputs g = run(w, in, 13, 9, 3, 1, *p, Readings{}, LayerReadings{}, nullptr);
+    EXPECT_GT(g.stats.pixels_written, 0u);
+    for (engine::SimdPath path : engine::supported_simd_paths()) {
+      if (p != &profile_ada() && path != engine::best_simd_path()) continue;  // ada on every path, the others on the widest
+      const Outputs e = run(w, in, 13, 9, 3, 1, *p, Readings{}, LayerReadings{}, &path);
+      expect_same(g, e, std::string(p->name) + " / " + std::string(engine::to_string(path)));
+    }
+  }
+}
+
+TEST(LayerEngineDiff, Enc4FastEqualsGoldenWithNaNCodesAndOtherReadings) {
+  // The merge's and the final phase's weights with NaN codes (0x7F / 0xFF) and the largest codes:
+  // the engine's exact fallback (gemm runs mma_dot on NaN operands) must agree too.
+  std::vector<std::uint8_t> b(default_layer_weights(LayerId::enc4).bytes().begin(), default_layer_weights(LayerId::enc4).bytes().end());
+  const WeightMap m = weight_map(layer_spec(LayerId::enc4));
+  SplitMix64 rng(5);
+  for (std::uint32_t off = m.merge_weights(); off < m.final_bias(); off += 1 + rng.below(997)) {
+    const std::uint8_t pick[4] = {0x7F, 0xFF, 0x7E, 0xFE};
+    b[off] = pick[rng.below(4)];
+  }
+  const WeightImage w(std::move(b), LayerId::enc4, "nan codes");
+  const SyntheticFrame in = make_synthetic_frame(16, 8, 2, true);
+  LayerReadings lr;
+  lr.merge_gather_order = MergeGatherOrder::raster;
+  lr.merge_output_layout = MergeOutputLayout::token_words;
+  lr.e62_gate = E62Gate::acc;
+  lr.e62_quad_writer = E62QuadWriter::odd;
+  Readings r;
+  r.arena_order = ArenaOrder::natural;
+  const engine::SimdPath path = engine::best_simd_path();
+  for (const Profile* p : {&profile_ada(), find_profile("zluda")}) {
+    const Outputs g = run(w, in, 16, 8, 0, 0, *p, r, lr, nullptr);
+    const Outputs e = run(w, in, 16, 8, 0, 0, *p, r, lr, &path);
+    expect_same(g, e, std::string(p->name) + " nan codes");
+  }
+}
+
+}  // namespace
+}  // namespace enc5
