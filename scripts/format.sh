@@ -18,8 +18,13 @@ for c in clang-format-14 clang-format; do
   if command -v "$c" >/dev/null && "$c" --version | grep -q 'version 14\.'; then cf="$c"; break; fi
 done
 if [ -z "$cf" ]; then
-  echo "enc5: clang-format 14 not found (Debian: apt-get install clang-format-14)" >&2
-  exit 2
+  # A fresh machine has only its base image: install Debian's clang-format-14 (as scripts/deps.sh
+  # installs the build's packages).
+  echo "enc5: clang-format 14 not found: installing Debian's clang-format-14" >&2
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends clang-format-14 >&2 ||
+    { echo "enc5: could not install clang-format-14 (apt-get install clang-format-14)" >&2; exit 2; }
+  cf=clang-format-14
 fi
 mapfile -t files < <(git ls-files -- 'src/*' 'tests/*' 'bench/*' 'fuzz/*' 'python/src/*' |
   grep -E '\.(cpp|hpp|cc|h|cu|cuh)$' | grep -v '^tests/layer_check/')
