@@ -94,8 +94,48 @@ inline Round round_of(Rnd r) {
 // Source value of a float type as a double (exact).
 double float_value(std::uint64_t x, Type t, bool ftz_on) {
   if (t == Type::f16) return f16_to_f64(static_cast<f16_t>(x));
+  if (t == Type::bf16) return bf16_to_f32(static_cast<std::uint16_t>(x));
   if (t == Type::f32) return ftz(f32(x), ftz_on);
   return f64(x);
+}
+
+// One PTX comparison (setp / set) of a and b of type t: the ordered comparisons are false and the
+// unordered ones true when either float operand is NaN; integers compare signed for signed types
+// except .lo/.ls/.hi/.hs (PTX ISA "setp").
+bool compare(Cmp cmp, Type t, std::uint64_t a, std::uint64_t b, bool ftz_on, int wd, bool sg) {
+  if (type_is_float(t)) {
+    const double x = float_value(a, t, ftz_on), y = float_value(b, t, ftz_on);
+    const bool un = std::isnan(x) || std::isnan(y);
+    switch (cmp) {
+      case Cmp::eq: return !un && x == y;
+      case Cmp::ne: return !un && x != y;
+      case Cmp::lt: return !un && x < y;
+      case Cmp::le: return !un && x <= y;
+      case Cmp::gt: return !un && x > y;
+      case Cmp::ge: return !un && x >= y;
+      case Cmp::equ: return un || x == y;
+      case Cmp::neu: return un || x != y;
+      case Cmp::ltu: return un || x < y;
+      case Cmp::leu: return un || x <= y;
+      case Cmp::gtu: return un || x > y;
+      case Cmp::geu: return un || x >= y;
+      case Cmp::num: return !un;
+      case Cmp::nan: return un;
+      default: return false;  // .lo/.ls/.hi/.hs on a float type: rejected by the decoder
+    }
+  }
+  const bool use_signed = sg && cmp != Cmp::lo && cmp != Cmp::ls && cmp != Cmp::hi && cmp != Cmp::hs;
+  const std::int64_t xs = sext(a, wd), ys = sext(b, wd);
+  const std::uint64_t xu = trunc(a, wd), yu = trunc(b, wd);
+  switch (cmp) {
+    case Cmp::eq: return xu == yu;
+    case Cmp::ne: return xu != yu;
+    case Cmp::lt: case Cmp::lo: return use_signed ? xs < ys : xu < yu;
+    case Cmp::le: case Cmp::ls: return use_signed ? xs <= ys : xu <= yu;
+    case Cmp::gt: case Cmp::hi: return use_signed ? xs > ys : xu > yu;
+    case Cmp::ge: case Cmp::hs: return use_signed ? xs >= ys : xu >= yu;
+    default: return false;  // unordered comparisons on an integer type: rejected by the decoder
+  }
 }
 
 // tex with float coordinates through the launch's sampler (CUDA Programming Guide, "Texture
@@ -860,49 +900,24 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
       }
       break;
     }
-    case Op::setp: {
+    case Op::setp:
+    case Op::set: {
+      // One comparison per lane (per half for f16x2 / bf16x2), then the BoolOp with c.
       const Cmp cmp = static_cast<Cmp>(in.sub);
       const bool ftz_on = in.flags & kFtz;
-      std::uint32_t res = 0;
-      LANES {
-        bool r = false;
-        if (type_is_float(in.t)) {
-          const double x = float_value(a[l], in.t, ftz_on), y = float_value(b[l], in.t, ftz_on);
-          const bool un = std::isnan(x) || std::isnan(y);
-          switch (cmp) {
-            case Cmp::eq: r = !un && x == y; break;
-            case Cmp::ne: r = !un && x != y; break;
-            case Cmp::lt: r = !un && x < y; break;
-            case Cmp::le: r = !un && x <= y; break;
-            case Cmp::gt: r = !un && x > y; break;
-            case Cmp::ge: r = !un && x >= y; break;
-            case Cmp::equ: r = un || x == y; break;
-            case Cmp::neu: r = un || x != y; break;
-            case Cmp::ltu: r = un || x < y; break;
-            case Cmp::leu: r = un || x <= y; break;
-            case Cmp::gtu: r = un || x > y; break;
-            case Cmp::geu: r = un || x >= y; break;
-            case Cmp::num: r = !un; break;
-            case Cmp::nan: r = un; break;
-            default: fail("integer comparison on a float type");
-          }
-        } else {
-          const bool use_signed = sg && cmp != Cmp::lo && cmp != Cmp::ls && cmp != Cmp::hi && cmp != Cmp::hs;
-          const std::int64_t xs = sext(a[l], wd), ys = sext(b[l], wd);
-          const std::uint64_t xu = trunc(a[l], wd), yu = trunc(b[l], wd);
-          switch (cmp) {
-            case Cmp::eq: r = xu == yu; break;
-            case Cmp::ne: r = xu != yu; break;
-            case Cmp::lt: case Cmp::lo: r = use_signed ? xs < ys : xu < yu; break;
-            case Cmp::le: case Cmp::ls: r = use_signed ? xs <= ys : xu <= yu; break;
-            case Cmp::gt: case Cmp::hi: r = use_signed ? xs > ys : xu > yu; break;
-            case Cmp::ge: case Cmp::hs: r = use_signed ? xs >= ys : xu >= yu; break;
-            default: fail("float comparison on an integer type");
-          }
+      const bool x2 = in.t == Type::f16x2 || in.t == Type::bf16x2;
+      const Type half = in.t == Type::f16x2 ? Type::f16 : Type::bf16;
+      std::uint32_t lo = 0, hi = 0;
+      if (x2) {
+        LANES {
+          lo |= static_cast<std::uint32_t>(compare(cmp, half, a[l] & 0xFFFF, b[l] & 0xFFFF, false, 16, false)) << l;
+          hi |= static_cast<std::uint32_t>(compare(cmp, half, (a[l] >> 16) & 0xFFFF, (b[l] >> 16) & 0xFFFF, false, 16, false)) << l;
         }
-        res |= static_cast<std::uint32_t>(r) << l;
+      } else {
+        LANES lo |= static_cast<std::uint32_t>(compare(cmp, in.t, a[l], b[l], ftz_on, wd, sg)) << l;
       }
-      std::uint32_t p = res, q = ~res;
+      // setp's q is !p for one comparison, the high half's result for the x2 forms.
+      std::uint32_t p = lo, q = x2 ? hi : ~lo;
       if (static_cast<BoolOp>(in.sub2) != BoolOp::none) {
         const std::uint32_t cpred = pred_value(w, s[2]);
         switch (static_cast<BoolOp>(in.sub2)) {
@@ -912,9 +927,21 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
           case BoolOp::none: break;
         }
       }
-      put_pred(w, d[0], p, am);
-      if (in.nd > 1) put_pred(w, d[1], q, am);
-      return;
+      if (in.op == Op::setp) {
+        put_pred(w, d[0], p, am);
+        if (in.nd > 1) put_pred(w, d[1], q, am);
+        return;
+      }
+      // set: 1.0 in a float destination, all ones in an integer one; the x2 forms per 16-bit half.
+      const Type dt = in.t2;
+      const std::uint64_t one = dt == Type::f32 ? 0x3F800000u : dt == Type::f16 ? 0x3C00u : dt == Type::bf16 ? 0x3F80u
+                              : dt == Type::f16x2 ? 0x3C00u : dt == Type::bf16x2 ? 0x3F80u
+                              : x2 || dt == Type::u16 || dt == Type::s16 ? 0xFFFFu : 0xFFFFFFFFu;
+      LANES {
+        v[l] = ((p >> l) & 1) ? one : 0;
+        if (x2 && ((q >> l) & 1)) v[l] |= one << 16;
+      }
+      break;
     }
     case Op::selp: {
       const std::uint32_t p = pred_value(w, s[2]);

@@ -26,7 +26,7 @@ enum class Op : std::uint8_t {
   add_cc, addc, sub_cc, subc, mad_cc,
   div, rem, abs, neg, min, max, popc, clz, brev, bfind,
   and_, or_, xor_, not_, cnot, shl, shr, lop3, prmt, bfe, bfi,
-  setp, selp, slct,
+  setp, set, selp, slct,
   fadd, fsub, fmul, ffma, fdiv, fabs, fneg, fmin, fmax, fsqrt, frcp, frsqrt, fex2, fsin, fcos, flg2, ftanh, fcopysign, testp,
   cvt, cvt_pack_f16x2_f32, cvt_e4m3x2_f16x2, cvt_f16x2_e4m3x2, cvt_alt, cvta,
   ld, st, tex2d, sust2d, atom, cp_async,
@@ -82,6 +82,7 @@ inline bool is_pred_operand(const Inst& in, unsigned k) {
     case Op::pmov: case Op::pnot: case Op::pand: case Op::por: case Op::pxor: return true;
     case Op::setp: return k < nd || k == nd + 2;
     case Op::selp: return k == nd + 2;
+    case Op::set: return k == nd + 2;
     case Op::testp: return k == 0;
     case Op::shfl: return k == 1 && nd > 1;
     case Op::vote: return k == nd || (k == 0 && in.t == Type::pred);

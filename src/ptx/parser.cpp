@@ -250,6 +250,7 @@ const Family kFamilies[] = {
     {"prmt", "f4e b4e rc8 ecl ecr rc16"},
     {"bfe", ""}, {"bfi", ""}, {"sad", ""},
     {"setp", "eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor ftz"},
+    {"set", "eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor ftz"},
     {"selp", ""},
     {"slct", "ftz"},
     {"cvt", "rn rz rm rp rni rzi rmi rpi ftz sat satfinite relu pack u4 s4 u2 s2"},
@@ -1636,10 +1637,15 @@ class Parser {
       emit(in, {dst(ops[0], in.t)}, {src(ops[1], in.t), src(ops[2], in.t), src(ops[3], in.t)});
       return;
     }
-    if (b == "setp") {
-      const Type t = one_type(m, opname, L);
+    if (b == "setp" || b == "set") {
+      // setp.CmpOp{.BoolOp}.type p{|q}, a, b{, {!}c} and set.CmpOp{.BoolOp}.dtype.stype d, a, b{, {!}c}
+      // (PTX ISA "setp", "set" and their half-precision forms): f16x2/bf16x2 compare each half,
+      // setp writes the low half's result to p and the high half's to q.
+      const bool is_set = b == "set";
+      if (is_set && m.types.size() != 2) fail(L, "set needs a destination and a source type");
+      const Type t = is_set ? m.types[1] : one_type(m, opname, L);
       in.t = t;
-      in.op = Op::setp;
+      in.op = is_set ? Op::set : Op::setp;
       static const char* cmps[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
                                    "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
       int cmp = -1;
@@ -1656,16 +1662,33 @@ class Parser {
         if (w == "xor") { bop = BoolOp::xor_; found = true; }
         if (!found) fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname));
       }
-      if (cmp < 0) fail(L, "setp without a comparison");
-      if (m.ftz && t != Type::f32) unsupported();
-      if (type_is_float(t) && t != Type::f32 && t != Type::f64 && t != Type::f16) unsupported();
-      if (!type_is_float(t) && cmp >= 10) unsupported();
+      if (cmp < 0) fail(L, std::string(opname) + " without a comparison");
+      if (m.ftz && t != Type::f32) fail(L, std::string(opname) + ": .ftz is only supported on f32 comparisons");
+      if (t == Type::pred || t == Type::e4m3x2 || t == Type::e5m2x2) unsupported();
+      if (!type_is_float(t) && cmp >= 10) fail(L, std::string(opname) + ": an unordered comparison on an integer type");
+      if (type_is_float(t) && cmp >= 6 && cmp <= 9) fail(L, std::string(opname) + ": .lo/.ls/.hi/.hs compare integers");
+      const bool x2 = t == Type::f16x2 || t == Type::bf16x2;
       in.sub = static_cast<std::uint8_t>(cmp);
       in.sub2 = static_cast<std::uint8_t>(bop);
       std::vector<std::uint32_t> d;
       if (ops.empty()) unsupported();
-      if (ops[0].kind == ROp::pair) { d.push_back(pdst(ops[0].elems[0])); d.push_back(pdst(ops[0].elems[1])); }
-      else d.push_back(pdst(ops[0]));
+      if (is_set) {
+        // The destination types each source type allows (PTX ISA "set"): 1.0 / 0.0 in a float
+        // destination (per half for the x2 forms), all ones / 0 in an integer one (per 16-bit half).
+        const Type dt = m.types[0];
+        in.t2 = dt;
+        const bool ok = x2 ? (dt == t || dt == Type::u32 || dt == Type::s32)
+                           : (dt == Type::u32 || dt == Type::s32 || dt == Type::f32 || dt == Type::f16 || dt == Type::bf16 ||
+                              ((dt == Type::u16 || dt == Type::s16) && (t == Type::f16 || t == Type::bf16)));
+        if (!ok) fail(L, std::string(opname) + ": the destination type " + type_name(dt) + " is not one set allows for " + type_name(t));
+        d.push_back(dst(ops[0], dt));
+      } else if (ops[0].kind == ROp::pair) {
+        d.push_back(pdst(ops[0].elems[0]));
+        d.push_back(pdst(ops[0].elems[1]));
+      } else {
+        if (x2) fail(L, std::string(opname) + " needs two destination predicates p|q (one per half)");
+        d.push_back(pdst(ops[0]));
+      }
       need(ops, bop == BoolOp::none ? 3 : 4, opname, L);
       std::vector<std::uint32_t> s{src(ops[1], t), src(ops[2], t)};
       if (bop != BoolOp::none) s.push_back(psrc(ops[3]));
