@@ -19,6 +19,7 @@
 #include "io/exr.hpp"
 #include "io/files.hpp"
 #include "io/trace_io.hpp"
+#include "model/layer_golden.hpp"
 #include "model/readings.hpp"
 
 namespace fs = std::filesystem;
@@ -213,6 +214,26 @@ TEST(RunCli, HelpDocumentsEveryOption) {
                           "--save-inputs", "arena.bin", "surface.exr"})
     EXPECT_TRUE(contains(r.out, opt)) << opt;
   EXPECT_FALSE(fs::exists(dir.file("out")));
+}
+
+// The merge layers' readings (LayerReadings, docs/readings.md §7): enc5 readings --layer enc4|enc3.
+TEST(RunCli, ReadingsListsTheMergeLayersRegistry) {
+  TempDir dir;
+  const Result r = dir.enc5("readings --layer enc4");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const LayerReadingInfo& info : layer_reading_registry()) {
+    EXPECT_TRUE(contains(r.out, "\n" + info.name + " = " + info.values.front() + "\n")) << info.name;
+    EXPECT_TRUE(contains(r.out, info.question)) << info.name;
+  }
+  EXPECT_TRUE(contains(r.out, "e62-quad-writer")) << r.out;
+  EXPECT_FALSE(contains(r.out, "arena-order")) << "enc5's readings are not listed here";
+  const Result j = dir.enc5("readings --json --layer=enc3");
+  ASSERT_EQ(j.status, 0) << j.out;
+  for (const LayerReadingInfo& info : layer_reading_registry())
+    EXPECT_TRUE(contains(j.out, "{\"name\": \"" + info.name + "\", \"values\": [\"" + info.values.front() + "\"")) << info.name;
+  EXPECT_TRUE(contains(dir.enc5("readings").out, "enc5 readings --layer enc4"));
+  EXPECT_EQ(dir.enc5("readings --layer enc6").status, 2);
+  EXPECT_EQ(dir.enc5("readings --layer").status, 2);
 }
 
 TEST(RunCli, ReadingsListsTheRegistry) {

@@ -69,6 +69,7 @@ from .layers import (
     layer_spec,
     layer_weight_regions,
     run_enc4,
+    run_layer,
     synthetic_layer_weights,
 )
 from .ptx import PtxError, ptx_launch

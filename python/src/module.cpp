@@ -29,6 +29,9 @@
 #include "assets/synthetic_inputs.hpp"
 #include "assets/synthetic_weights.hpp"
 #include "base/errors.hpp"
+#include "engine/layer_engine.hpp"
+#include "engine/simd.hpp"
+#include "io/frame_io.hpp"
 #include "io/weight_file.hpp"
 #include "layout/arena.hpp"
 #include "model/layer.hpp"
@@ -646,11 +649,15 @@ void bind_layers(nb::module_& m) {
   });
 
   // enc4's golden model through phase 62 (model/layer_golden.hpp): returns (arena, merged).
-  m.def("run_enc4_golden", [](In<std::uint8_t> input_arena, In<std::uint8_t> weights, int ex, int ey, int ox, int oy,
-                              const std::string& profile, const std::map<std::string, std::string>& readings,
-                              const std::map<std::string, std::string>& layer_readings) {
+  // enc4 (model/layer_golden.hpp, engine/layer_engine.hpp): the arena (+48), the merged output
+  // (+56) and, when a texture (ex x ey RGBA f16) is given, E62's three surfaces as RGBA f16 arrays.
+  m.def("run_enc4", [](In<std::uint8_t> input_arena, In<std::uint8_t> weights, std::optional<In<std::uint16_t>> texture,
+                       int ex, int ey, int ox, int oy, const std::string& engine, const std::string& profile,
+                       const std::map<std::string, std::string>& readings,
+                       const std::map<std::string, std::string>& layer_readings) {
     const Profile* p = find_profile(profile);
     if (!p) throw nb::value_error(("profile: expected " + std::string(profile_names()) + ", got '" + profile + "'").c_str());
+    if (engine != "golden" && engine != "fast") throw nb::value_error(("engine: expected 'golden' or 'fast', got '" + engine + "'").c_str());
     Readings r;
     for (const auto& [k, v] : readings) {
       std::string err;
@@ -663,23 +670,45 @@ void bind_layers(nb::module_& m) {
     }
     const WeightImage w(std::vector<std::uint8_t>(weights.data(), weights.data() + weights.size()), LayerId::enc4,
                         "<weights>");
+    Texture tex;
+    if (texture) {
+      same_size(texture->size(), static_cast<std::size_t>(ex) * static_cast<std::size_t>(ey) * 4, "texture");
+      tex.width = ex;
+      tex.height = ey;
+      tex.rgba.assign(texture->data(), texture->data() + texture->size());
+    }
+    const std::vector<std::uint8_t> in(input_arena.data(), input_arena.data() + input_arena.size());
     Enc4Frame f;
     f.ex = ex;
     f.ey = ey;
     f.ox = ox;
     f.oy = oy;
-    f.input_arena = std::span<const std::uint8_t>(input_arena.data(), input_arena.size());
+    f.input_arena = in;
     f.weights = &w;
+    f.texture = texture ? &tex : nullptr;
     try {
       nb::gil_scoped_release release;
-      run_enc4_frame_golden(f, *p, r, lr);
+      if (engine == "golden") run_enc4_frame_golden(f, *p, r, lr);
+      else engine::run_enc4_frame_fast(f, *p, r, lr, {engine::default_simd_path()});
     } catch (const std::invalid_argument& e) {
       throw nb::value_error(e.what());
     }
+    nb::dict out;
     const std::size_t na = f.output_arena.size(), nm = f.merged_output.size();
-    return nb::make_tuple(to_numpy(std::move(f.output_arena), {na}), to_numpy(std::move(f.merged_output), {nm}));
-  }, "input_arena"_a.noconvert(), "weights"_a.noconvert(), "ex"_a, "ey"_a, "ox"_a, "oy"_a, "profile"_a, "readings"_a,
-     "layer_readings"_a);
+    out["arena"] = to_numpy(std::move(f.output_arena), {na});
+    out["merged"] = to_numpy(std::move(f.merged_output), {nm});
+    if (texture) {
+      const std::pair<const char*, const Surface*> surfaces[] = {
+          {"surface112", &f.surface112}, {"surface120", &f.surface120}, {"surface128", &f.surface128}};
+      for (const auto& [name, sf] : surfaces) {
+        std::vector<std::uint16_t> rgba = surface_rgba(*sf);
+        const std::size_t h = static_cast<std::size_t>(sf->height), wd = static_cast<std::size_t>(sf->width);
+        out[name] = to_numpy(std::move(rgba), {h, wd, 4});
+      }
+    }
+    return out;
+  }, "input_arena"_a.noconvert(), "weights"_a.noconvert(), "texture"_a.noconvert().none(), "ex"_a, "ey"_a, "ox"_a, "oy"_a,
+     "engine"_a, "profile"_a, "readings"_a, "layer_readings"_a);
 }
 
 }  // namespace

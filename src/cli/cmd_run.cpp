@@ -39,6 +39,7 @@
 #include "io/trace_io.hpp"
 #include "io/weight_file.hpp"
 #include "layout/arena.hpp"
+#include "model/layer_golden.hpp"
 #include "model/readings.hpp"
 #include "model/weight_image.hpp"
 #include "numerics/f16.hpp"
@@ -441,7 +442,7 @@ std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
-constexpr const char* kReadingsHelp = R"(usage: enc5 readings [--json]
+constexpr const char* kReadingsHelp = R"(usage: enc5 readings [--json] [--layer enc3|enc4|enc5]
 
 Lists every reading: a named answer to an open question of the spec, which `enc5 run --reading
 NAME=VALUE` can change. For each: the name, the allowed values (the default first), the default,
@@ -450,6 +451,8 @@ The mma-* readings are instruction-level (the FP8 mma's corners: zero sign, NaN 
 payload, overflow): their default `profile` keeps the profile's own value, listed at the end with
 the machine each profile stands for; `enc5 eval --reading` takes them too.
   --json      one JSON array of objects {name, values, default, question, where, settle}
+  --layer L   enc4 or enc3: the merge layers' readings (merge-*, e62-*: `enc5 run --layer enc4
+              --layer-reading NAME=VALUE`, docs/readings.md §7) instead of enc5's; enc5 (default)
 )";
 
 }  // namespace
@@ -518,19 +521,61 @@ int cmd_run(const Args& args) {
   return a.sequence_dir.empty() ? run(a) : run_sequence(a);
 }
 
+namespace {
+
+// The merge layers' readings (model/layer_golden.hpp LayerReadings), enc4's and enc3's alike.
+int print_layer_readings(LayerId layer, bool json) {
+  const auto& registry = layer_reading_registry();
+  if (json) {
+    std::string out = "[\n";
+    for (std::size_t i = 0; i < registry.size(); ++i) {
+      const LayerReadingInfo& r = registry[i];
+      out += "  {\"name\": " + json_string(r.name) + ", \"values\": [";
+      for (std::size_t v = 0; v < r.values.size(); ++v) out += (v ? ", " : "") + json_string(r.values[v]);
+      out += "], \"default\": " + json_string(r.values.front()) + ", \"question\": " + json_string(r.question) +
+             ", \"where\": " + json_string(r.where) + ", \"settle\": " + json_string(r.settle) + "}";
+      out += i + 1 < registry.size() ? ",\n" : "\n";
+    }
+    out += "]\n";
+    std::fputs(out.c_str(), stdout);
+    return 0;
+  }
+  std::printf("%zu readings of %s (enc5 run --layer %s --layer-reading NAME=VALUE changes one; the default is marked *;\n"
+              "enc5's readings apply to its phases 1..60 too: enc5 readings)\n",
+              registry.size(), std::string(to_string(layer)).c_str(), std::string(to_string(layer)).c_str());
+  for (const LayerReadingInfo& r : registry) {
+    std::string values;
+    for (const std::string& v : r.values) values += (values.empty() ? "" : " | ") + v + (v == r.values.front() ? "*" : "");
+    std::printf("\n%s = %s\n  values:   %s\n  question: %s\n  where:    %s\n  settle:   %s\n", r.name.c_str(),
+                r.values.front().c_str(), values.c_str(), r.question.c_str(), r.where.c_str(), r.settle.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
 int cmd_readings(const Args& args) {
   bool json = false;
-  for (const std::string& s : args) {
+  LayerId layer = LayerId::enc5;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& s = args[i];
     if (s == "--json") {
       json = true;
     } else if (s == "-h" || s == "--help") {
       std::fputs(kReadingsHelp, stdout);
       return 0;
+    } else if (s == "--layer" || s.rfind("--layer=", 0) == 0) {
+      const std::string v = s == "--layer" ? (i + 1 < args.size() ? args[++i] : "") : s.substr(8);
+      if (!parse_layer(v, &layer)) {
+        std::fprintf(stderr, "enc5 readings: --layer: expected enc3, enc4 or enc5, got '%s'\n", v.c_str());
+        return 2;
+      }
     } else {
-      std::fprintf(stderr, "enc5 readings: unknown option '%s' (only --json)\n", s.c_str());
+      std::fprintf(stderr, "enc5 readings: unknown option '%s' (--json, --layer)\n", s.c_str());
       return 2;
     }
   }
+  if (layer != LayerId::enc5) return print_layer_readings(layer, json);
   const auto& registry = reading_registry();
   if (json) {
     std::string out = "[\n";
@@ -562,6 +607,7 @@ int cmd_readings(const Args& args) {
       if (is_instruction_reading(r.name)) std::printf(" %s=%s", r.name.c_str(), profile_reading_value(*p, r.name).c_str());
     std::printf("\n");
   }
+  std::printf("\nthe merge layers' readings (enc4, enc3: merge-*, e62-*): enc5 readings --layer enc4\n");
   return 0;
 }
 

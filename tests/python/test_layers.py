@@ -52,3 +52,31 @@ def test_run_enc4_equals_the_cli(cli, tmp_path):
         enc5.run_enc4(arena_in[:-1], ex=16, ey=8)
     with pytest.raises(ValueError):
         enc5.run_enc4(arena_in, ex=16, ey=8, layer_readings={"merge-gather-order": "bogus"})
+
+
+def test_run_layer_enc4_surfaces():
+    # E62 (docs/readings.md §7): the three surfaces, fast = golden byte for byte, and +128 = the
+    # f16 sum over each 2x2 quad of 0.25 * +112 (the default e62-quad-value = difference), summed
+    # here with numpy's float16 in the shfl order ((a + right) + (below + below right)).
+    arena_in, tex, w, h = enc5._enc5.synthetic_frame(16, 8, 1, False)
+    texture = tex.view(np.float16).reshape(h, w, 4)
+    fast = enc5.run_layer("enc4", arena_in, texture)
+    gold = enc5.run_layer("enc4", arena_in, texture, engine="golden")
+    for name in ("arena", "merged", "surface112", "surface120", "surface128"):
+        assert fast[name].tobytes() == gold[name].tobytes(), name
+    assert fast["surface112"].shape == (8, 16, 4) and fast["surface128"].shape == (4, 8, 4)
+    arena, merged = enc5.run_enc4(arena_in, ex=16, ey=8)
+    assert arena.tobytes() == fast["arena"].tobytes() and merged.tobytes() == fast["merged"].tobytes()
+    q = fast["surface112"][..., :3] * np.float16(0.25)
+    want = (q[0::2, 0::2] + q[0::2, 1::2]) + (q[1::2, 0::2] + q[1::2, 1::2])
+    assert np.array_equal(fast["surface128"][..., :3], want)  # as values: +0 == -0
+    assert not fast["surface128"][..., 3].any()  # mov.u16 0
+    other = enc5.run_layer("enc4", arena_in, texture, layer_readings={"e62-quad-value": "product"})
+    assert other["surface128"].tobytes() != fast["surface128"].tobytes()
+    assert other["surface112"].tobytes() == fast["surface112"].tobytes()
+    with pytest.raises(ValueError):
+        enc5.run_layer("enc3", arena_in, texture)
+    with pytest.raises(ValueError):
+        enc5.run_layer("enc4", arena_in, texture[:, :8])
+    with pytest.raises(ValueError):
+        enc5.run_layer("enc4", arena_in, texture, engine="slow")
