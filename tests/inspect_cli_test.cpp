@@ -277,6 +277,16 @@ TEST_F(Cli, RunLayerEnc4WritesArenaAndMergedOutput) {
   ASSERT_EQ(run("run --layer enc4 --ex 16 --ey 8 --engine golden -o " + path("g")).rc, 0);
   for (const char* n : {"arena.bin", "merged.bin", "surface112.exr", "surface120.exr", "surface128.exr"})
     EXPECT_EQ(slurp(path("a/") + n), slurp(path("g/") + n)) << n;
+  // enc5 diff --layer enc4: the five outputs of two run folders (0 identical, 1 different, 2 usage).
+  const Result same = run("diff --layer enc4 " + path("a") + " " + path("g"));
+  EXPECT_EQ(same.rc, 0) << same.out << same.err;
+  EXPECT_TRUE(has(same.out, "IDENTICAL: 5 compared")) << same.out;
+  const Result other = run("diff --layer enc4 " + path("a") + " " + path("e"));
+  EXPECT_EQ(other.rc, 1) << other.out;
+  EXPECT_TRUE(has(other.out, "surface128.exr: \n")) << other.out;
+  EXPECT_TRUE(has(other.out, "surface112.exr: ok")) << other.out;
+  EXPECT_EQ(run("diff --layer enc3 " + path("a") + " " + path("g")).rc, 2);
+  EXPECT_EQ(run("diff --layer enc4 " + path("a/arena.bin") + " " + path("g/arena.bin")).rc, 2);
   EXPECT_EQ(run("run --layer enc4 --layer-reading merge-gather-order=bogus -o " + path("d")).rc, 2);
   EXPECT_NE(run("run --layer enc4 --weights " + path("a/arena.bin") + " -o " + path("d")).rc, 0);
 }

@@ -21,6 +21,7 @@
 #include "io/files.hpp"
 #include "io/links.hpp"
 #include "io/output_set.hpp"
+#include "model/layer_spec.hpp"
 
 namespace enc5::cli {
 namespace {
@@ -50,6 +51,9 @@ options:
   --ex N --ey N         arena extents when no surface shape gives them (default: the arg112
                         surface of the same launch, else 40 x 23)
   --strict              files present on one side only count as differences
+  --layer enc4          A and B are two `enc5 run --layer enc4` folders: compares arena.bin (at
+                        --ex/--ey, else surface112.exr's shape), merged.bin (at the halved
+                        extents), surface112.exr, surface120.exr and surface128.exr
   -h, --help            this text
 
 enc5 diff CAPTURE --stage NAME [--debug-base N] [--profile P] [--reading NAME=VALUE ...]
@@ -164,6 +168,7 @@ struct DiffArgs {
   RunChoice run;
   LoadOptions load;
   long long launch = -1;
+  std::optional<LayerId> layer;
 };
 
 DiffArgs parse_diff_args(const Args& args) {
@@ -187,6 +192,12 @@ DiffArgs parse_diff_args(const Args& args) {
     } else if (cur.name == "--ey") {
       d.g.ey = static_cast<int>(parse_int(cur.name, cur.take(), kExtentMin, kExtentMax));
     } else if (handle_stage_option(cur, d.stage)) {
+    } else if (cur.name == "--layer") {
+      LayerId id{};
+      const std::string v = cur.take();
+      if (!parse_layer(v, &id) || id != LayerId::enc4)
+        throw UsageError("--layer: expected enc4 (enc5's folders need no --layer; enc3 is not modelled), got '" + v + "'");
+      d.layer = id;
     } else if (cur.name == "--launch") {
       d.launch = parse_int(cur.name, cur.take(), 0, 999999);
     } else if (cur.name == "--kernel" || cur.name == "--block-offset") {
@@ -243,6 +254,39 @@ Comparison diff_folders(const fs::path& A, const fs::path& B, Geometry g) {
   if (out.diffs.empty())
     throw std::runtime_error("no file of " + A.string() + " matches one of " + B.string() +
                              " by (kernel, arg, kind, shape, fmt, occurrence): nothing to compare (are both launch-dump folders?)");
+  return out;
+}
+
+FileDiff diff_files(const fs::path& A, const fs::path& B, Geometry g);
+
+// Two `enc5 run --layer enc4` folders (cli/cmd_run_layer.cpp): the five outputs by name. A file on
+// one side only is listed as for launch dumps; a link is refused (io/links.hpp).
+Comparison diff_layer_folders(const fs::path& A, const fs::path& B, Geometry g) {
+  Comparison out;
+  if (g.ex <= 0 || g.ey <= 0) {
+    const fs::path s = A / "surface112.exr";
+    if (fs::exists(s)) {
+      refuse_link(s.string());
+      const RgbaHalfImage im = read_exr_rgba_half(s.string());
+      g.ex = g.ex > 0 ? g.ex : im.width;
+      g.ey = g.ey > 0 ? g.ey : im.height;
+    }
+  }
+  const Geometry half{g.ex >> 1, g.ey >> 1};
+  const std::pair<const char*, Geometry> files[] = {
+      {"arena.bin", g}, {"merged.bin", half}, {"surface112.exr", g}, {"surface120.exr", g}, {"surface128.exr", g}};
+  for (const auto& f : files) {
+    const fs::path a = A / f.first, b = B / f.first;
+    const bool in_a = fs::exists(a), in_b = fs::exists(b);
+    if (in_a) refuse_link(a.string());
+    if (in_b) refuse_link(b.string());
+    if (in_a && in_b) out.diffs.push_back(diff_files(a, b, f.second));
+    else if (in_a) out.only_a.push_back(f.first);
+    else if (in_b) out.only_b.push_back(f.first);
+  }
+  if (out.diffs.empty())
+    throw InputError(A.string(), 0, "an `enc5 run --layer enc4` folder (arena.bin, merged.bin, surface112/120/128.exr) matching B's",
+                     "no common file");
   return out;
 }
 
@@ -346,7 +390,9 @@ int cmd_diff(const Args& args) {
     if (!fs::exists(p)) throw InputError(p.string(), 0, "a capture folder or a file", "nothing (no such file or folder)");
   if (fs::is_directory(A) != fs::is_directory(B)) throw UsageError("A and B must both be folders or both be files");
   Comparison c;
-  if (fs::is_directory(A)) c = diff_folders(A, B, a.g);
+  if (a.layer && !fs::is_directory(A)) throw UsageError("--layer enc4 compares two folders of enc5 run --layer enc4");
+  if (a.layer) c = diff_layer_folders(A, B, a.g);
+  else if (fs::is_directory(A)) c = diff_folders(A, B, a.g);
   else c.diffs.push_back(diff_files(A, B, a.g));
   return report(c, a);
 }
