@@ -232,7 +232,7 @@ TEST(PtxConformance, UnmodelledModifiersAndMisfitOperandsAreErrors) {
     const char* message;
   };
   const Bad bad[] = {
-      {"fma.rn.relu.f16 %h0, %h1, %h2, %h3;", "fma.rn.relu.f16"},
+      {"fma.rn.relu.f32 %f0, %f1, %f2, %f3;", "fma.rn.relu.f32"},  // .relu is modelled on f16 only (ReluAndSatOnHalfResults)
       {"add.cc.f32 %f0, %f1, %f2;", "add.cc.f32"},
       {"add.rn.cc.f32 %f0, %f1, %f2;", "add.rn.cc.f32"},
       {"max.relu.s32 %s0, %s1, %s2;", "max.relu.s32"},
@@ -1115,4 +1115,97 @@ TEST(PtxConformance, SetAndSetpOnHalvesAndBf16) {
   EXPECT_NE(decode_error("  set.eq.f16.f16x2 %h0, %x1, %x2;").find("not one set allows"), std::string::npos);
   EXPECT_NE(decode_error("  setp.ltu.s32 %q1, %s0, %s1;").find("unordered"), std::string::npos);
   EXPECT_NE(decode_error("  set.eq.ftz.f16.f16 %h0, %h1, %h2;").find(".ftz"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// .relu and .sat on half results (PTX ISA cvt, half fma/min/max): .relu turns a negative result
+// (-0 too) into +0 and a NaN into the canonical NaN (cuda_fp16.hpp's pre-sm_80 __hfma_relu is
+// max.NaN(result, +0)); cvt .sat clamps to [0, 1] with NaN -> +0. Expected: the f16 oracle's
+// rounding, an independent bf16 rounding (the nearer of the two truncations, ties to even), the
+// f16 oracle's fma, and the ISA's max/min rule written here.
+namespace {
+
+u64 relu16(u64 h, bool bf) {
+  const bool nan = bf ? ((h & 0x7F80) == 0x7F80 && (h & 0x7F)) : enc5::oracle::is_nan(static_cast<std::uint16_t>(h));
+  if (nan) return 0x7FFF;
+  return (h & 0x8000) ? 0 : h;
+}
+u64 bf16_round_ref(std::uint32_t fb) {
+  const float f = std::bit_cast<float>(fb);
+  if (std::isnan(f)) return 0x7FFF;
+  const std::uint32_t t = fb & 0xFFFF0000u;
+  const double lo = std::bit_cast<float>(t), x = f;
+  if (lo == x) return t >> 16;
+  const std::uint32_t up = t + 0x10000u;  // the next bf16 away from zero (may be Inf)
+  const double hi = (up & 0x7FFFFFFFu) == 0x7F800000u ? std::copysign(std::ldexp(1.0, 128), x) : static_cast<double>(std::bit_cast<float>(up));
+  const double dl = std::fabs(x - lo), dh = std::fabs(hi - x);  // exact in binary64
+  if (dl < dh || (dl == dh && ((t >> 16) & 1) == 0)) return t >> 16;
+  return up >> 16;
+}
+u64 max_ref(u64 a, u64 b, bool is_max, bool nan_mode) {
+  const auto fa = static_cast<std::uint16_t>(a), fb = static_cast<std::uint16_t>(b);
+  const bool na = enc5::oracle::is_nan(fa), nb = enc5::oracle::is_nan(fb);
+  if (na && nb) return 0x7FFF;
+  if (nan_mode && (na || nb)) return 0x7FFF;
+  if (na) return b;
+  if (nb) return a;
+  const double x = enc5::oracle::f16_value(fa), y = enc5::oracle::f16_value(fb);
+  if (x == y && x == 0) return is_max ? ((a & b & 0x8000) ? a : 0) : (((a | b) & 0x8000) ? 0x8000 : a);
+  return is_max ? (x >= y ? a : b) : (x <= y ? a : b);
+}
+
+}  // namespace
+
+TEST(PtxConformance, ReluAndSatOnHalfResults) {
+  const std::uint32_t f32s[] = {0x00000000u, 0x80000000u, 0x3F800000u, 0xBF800000u, 0x3F800001u, 0x477FF000u, 0xC77FF000u, 0x7F800000u,
+                                0xFF800000u, 0x7FC00001u, 0xFFC00000u, 0x33800000u, 0xB3800001u, 0x3F000000u, 0x3F7FF000u, 0x3F7FFFFFu,
+                                0x387FC000u, 0x40490FDBu, 0xC0490FDBu, 0x3F808000u, 0x3F818000u, 0x00000001u, 0x7F7FFFFFu, 0xBF7FF000u};
+  std::vector<Inputs> in;
+  for (int l = 0; l < 32; ++l) in.push_back({f32s[l % 24], f32s[(l * 7 + 5) % 24], 0});
+  const auto r16 = [](u64 x) { return static_cast<u64>(enc5::oracle::round_double(static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(x))))); };
+  const std::string load = "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  mov.b32 %f0, %x0;\n  mov.b32 %f1, %x1;\n";
+  std::vector<Row> rows = {
+      {"cvt.rn.relu.f16.f32", load + "  cvt.rn.relu.f16.f32 %h0, %f0;\n  cvt.u64.u16 %d, %h0;", in, [&](const Inputs& x) { return relu16(r16(x.a), false); }},
+      {"cvt.rn.sat.f16.f32", load + "  cvt.rn.sat.f16.f32 %h0, %f0;\n  cvt.u64.u16 %d, %h0;", in,
+       [&](const Inputs& x) -> u64 {
+         const u64 h = r16(x.a);
+         if (enc5::oracle::is_nan(static_cast<std::uint16_t>(h)) || (h & 0x8000)) return 0;
+         return h > 0x3C00 ? 0x3C00 : h;
+       }},
+      {"cvt.rn.relu.f16x2.f32 (a -> upper half)", load + "  cvt.rn.relu.f16x2.f32 %x2, %f0, %f1;\n  cvt.u64.u32 %d, %x2;", in,
+       [&](const Inputs& x) { return relu16(r16(x.b), false) | (relu16(r16(x.a), false) << 16); }},
+      {"cvt.rn.relu.bf16.f32", load + "  cvt.rn.relu.bf16.f32 %h0, %f0;\n  cvt.u64.u16 %d, %h0;", in,
+       [&](const Inputs& x) { return relu16(bf16_round_ref(static_cast<std::uint32_t>(x.a)), true); }},
+      {"cvt.rn.relu.bf16x2.f32", load + "  cvt.rn.relu.bf16x2.f32 %x2, %f0, %f1;\n  cvt.u64.u32 %d, %x2;", in,
+       [&](const Inputs& x) { return relu16(bf16_round_ref(static_cast<std::uint32_t>(x.b)), true) | (relu16(bf16_round_ref(static_cast<std::uint32_t>(x.a)), true) << 16); }},
+  };
+  // The f16 instructions: operands are half pairs.
+  const std::vector<u64> f16s = {0x0000, 0x8000, 0x3C00, 0xBC00, 0x0001, 0x8001, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x3555, 0xB555};
+  std::vector<Inputs> hin;
+  for (std::size_t l = 0; l < 32; ++l)
+    hin.push_back({f16s[l % 14] | (f16s[(l * 3 + 2) % 14] << 16), f16s[(l * 5 + 1) % 14] | (f16s[(l / 2) % 14] << 16),
+                   f16s[(l * 11 + 7) % 14] | (f16s[(l * 13) % 14] << 16)});
+  const std::string hload = "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  cvt.u32.u64 %x2, %c;\n  cvt.u16.u32 %h0, %x0;\n  cvt.u16.u32 %h1, %x1;\n  cvt.u16.u32 %h2, %x2;\n";
+  const auto half = [](u64 x, int k) { return (x >> (16 * k)) & 0xFFFF; };
+  const auto fma_ref = [&](const Inputs& x, int k) {
+    return static_cast<u64>(enc5::oracle::fma(static_cast<std::uint16_t>(half(x.a, k)), static_cast<std::uint16_t>(half(x.b, k)), static_cast<std::uint16_t>(half(x.c, k))));
+  };
+  rows.push_back({"fma.rn.relu.f16", hload + "  fma.rn.relu.f16 %h3, %h0, %h1, %h2;\n  cvt.u64.u16 %d, %h3;", hin, [&](const Inputs& x) { return relu16(fma_ref(x, 0), false); }});
+  rows.push_back({"fma.rn.relu.f16x2", hload + "  fma.rn.relu.f16x2 %x3, %x0, %x1, %x2;\n  cvt.u64.u32 %d, %x3;", hin,
+                  [&](const Inputs& x) { return relu16(fma_ref(x, 0), false) | (relu16(fma_ref(x, 1), false) << 16); }});
+  for (int is_max = 0; is_max < 2; ++is_max)
+    for (int nan_mode = 0; nan_mode < 2; ++nan_mode)
+      for (int relu = 0; relu < 2; ++relu) {
+        const std::string op = std::string(is_max ? "max" : "min") + (nan_mode ? ".NaN" : "") + (relu ? ".relu" : "");
+        const auto one = [=](u64 a, u64 b) { const u64 r = max_ref(a, b, is_max, nan_mode); return relu ? relu16(r, false) : r; };
+        rows.push_back({"half min/max", hload + "  " + op + ".f16x2 %x3, %x0, %x1;\n  cvt.u64.u32 %d, %x3;", hin,
+                        [=](const Inputs& x) { return one(half(x.a, 0), half(x.b, 0)) | (one(half(x.a, 1), half(x.b, 1)) << 16); }});
+        rows.push_back({"half min/max scalar", hload + "  " + op + ".f16 %h3, %h0, %h1;\n  cvt.u64.u16 %d, %h3;", hin,
+                        [=](const Inputs& x) { return one(half(x.a, 0), half(x.b, 0)); }});
+      }
+  check_rows(rows);
+  EXPECT_NE(decode_error("  cvt.rn.relu.f32.f16 %f0, %h0;").find("not supported"), std::string::npos);
+  EXPECT_NE(decode_error("  cvt.rn.relu.f16.f64 %h0, %g0;").find("not supported"), std::string::npos);
+  EXPECT_NE(decode_error("  fma.rn.relu.f32 %f0, %f1, %f2, %f3;").find("unsupported"), std::string::npos);
+  EXPECT_NE(decode_error("  cvt.sat.f16.s32 %h0, %s0;").find(".sat"), std::string::npos);
 }

@@ -60,4 +60,9 @@ std::uint16_t f32_to_bf16(float x) {
 }
 float bf16_to_f32(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 
+std::uint16_t bf16_relu(std::uint16_t b) {
+  if ((b & 0x7F80u) == 0x7F80u && (b & 0x7Fu) != 0) return 0x7FFF;
+  return (b & 0x8000u) ? std::uint16_t{0} : b;
+}
+
 }  // namespace enc5

@@ -17,5 +17,6 @@ std::uint8_t f16_to_e5m2(f16_t h, const Profile& p);   // cvt.rn.satfinite.e5m2x
 f16_t e5m2_to_f16(std::uint8_t c);                      // cvt.rn.f16x2.e5m2x2, one byte: exact
 std::uint16_t f32_to_bf16(float x);                     // cvt.rn.bf16.f32
 float bf16_to_f32(std::uint16_t b);                     // cvt.f32.bf16 (exact)
+std::uint16_t bf16_relu(std::uint16_t b);               // .relu: negative (-0 too) -> +0, NaN -> 0x7FFF (as f16_relu)
 
 }  // namespace enc5

@@ -1023,6 +1023,16 @@ void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std:
       }
 #undef F16_UNARY
 #undef F16_BINARY
+      // min/max.NaN: a NaN operand gives the canonical NaN (per half); .relu (fma/min/max).
+      if (in.sub2 & kMinMaxNaN) {
+        LANES for (int hv = 0; hv < (x2 ? 2 : 1); ++hv)
+          if (f16_is_nan(h(a[l] >> (16 * hv))) || f16_is_nan(h(b[l] >> (16 * hv))))
+            v[l] = (v[l] & ~(0xFFFFull << (16 * hv))) | (static_cast<std::uint64_t>(kF16CanonicalNaN) << (16 * hv));
+      }
+      if (in.sub2 & kRelu) {
+        if (x2) { LANES v[l] = f16x2_relu(w32(v[l])); }
+        else { LANES v[l] = f16_relu(h(v[l])); }
+      }
       break;
     }
     case Type::f32: {
@@ -1112,11 +1122,13 @@ void Cta::exec_cvt(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
           default: v[l] = f32_to_bf16(f32(b[l])) | (static_cast<std::uint64_t>(f32_to_bf16(f32(a[l]))) << 16); break;
         }
       }
+      if (in.sub2 & kRelu) LANES v[l] = bf16_relu(static_cast<std::uint16_t>(v[l])) | (static_cast<std::uint64_t>(bf16_relu(static_cast<std::uint16_t>(v[l] >> 16))) << 16);
       break;
     }
     case Op::cvt_pack_f16x2_f32: {
       const std::uint64_t* b = R(w, s[1]);
       LANES v[l] = f16x2_pack(f32_to_f16(f32(b[l])), f32_to_f16(f32(a[l])));  // a -> upper half, b -> lower
+      if (in.sub2 & kRelu) LANES v[l] = f16x2_relu(static_cast<f16x2_t>(v[l]));
       break;
     }
     default: {
@@ -1164,7 +1176,9 @@ void Cta::exec_cvt(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
             v[l] = bits(sat ? f64_sat(r) : r);
           }
         } else if (dt == Type::f16) {
-          v[l] = st == Type::f32 ? f32_to_f16(ftz(f32(x), fz)) : f64_to_f16(f64(x));
+          f16_t hr = st == Type::f32 ? f32_to_f16(ftz(f32(x), fz)) : f64_to_f16(f64(x));
+          if (in.sub2 & kRelu) hr = f16_relu(hr);
+          v[l] = sat ? f16_sat(hr) : hr;
         } else if (dt == Type::f32) {
           float r = st == Type::f16 ? f16_to_f32(static_cast<f16_t>(x)) : f64_to_f32(f64(x), round_of(in.rnd));
           r = ftz(r, fz);

@@ -1382,11 +1382,15 @@ class Parser {
         if (type_is_float(t)) {
           if (bi.fop == Op::nop) unsupported();
           float_mods(m, t, opname, L);
-          const bool nan_mode = (bi.fop == Op::fmin || bi.fop == Op::fmax) && m.has("NaN") && m.words.size() == 1 &&
-                                (t == Type::f32 || t == Type::f64);
+          const bool minmax = bi.fop == Op::fmin || bi.fop == Op::fmax;
+          const bool half = t == Type::f16 || t == Type::f16x2;
+          const bool nan_mode = minmax && m.has("NaN") && m.words.size() == 1 && (t == Type::f32 || t == Type::f64 || half);
           if (!m.words.empty() && !nan_mode) fail(L, std::string(opname) + ": ." + std::string(m.words[0]) + " is not supported");
           if (nan_mode) in.sub2 = kMinMaxNaN;
-          if (m.cc || m.relu || (m.sat && t != Type::f32)) unsupported();
+          // min/max.relu on f16 (PTX ISA half min/max): numerics' f16_relu of the result.
+          if (m.relu && minmax && half) in.sub2 |= kRelu;
+          else if (m.relu) unsupported();
+          if (m.cc || (m.sat && t != Type::f32)) unsupported();
           if (m.sat && (bi.fop != Op::fadd && bi.fop != Op::fsub)) unsupported();
           if (bi.fop == Op::fdiv) {
             if (t == Type::f32 && m.approx && m.ftz) in.flags = kApprox | kFtz;
@@ -1434,7 +1438,10 @@ class Parser {
       need(ops, is_mad ? 4 : 3, opname, L);
       if (type_is_float(t)) {
         float_mods(m, t, opname, L);
-        if (m.approx || m.cc || m.lo || m.hi || m.wide || m.relu || b == "madc" || b == "mul24" || b == "mad24") unsupported();
+        if (m.approx || m.cc || m.lo || m.hi || m.wide || b == "madc" || b == "mul24" || b == "mad24") unsupported();
+        // fma.rn.relu on f16 / f16x2 (PTX ISA half fma): numerics' f16_relu of the result.
+        if (m.relu && !(b == "fma" && (t == Type::f16 || t == Type::f16x2))) unsupported();
+        if (m.relu) in.sub2 = kRelu;
         if (m.sat && t != Type::f32) unsupported();
         if (b == "fma" && m.rnd == Rnd::none) fail(L, "fma needs a rounding modifier");
         if (b == "mad" && t != Type::f64 && t != Type::f32) unsupported();
@@ -1750,7 +1757,14 @@ class Parser {
       const Type dt = m.types[0], st = m.types[1];
       in.t = dt;
       in.t2 = st;
-      if (m.relu) unsupported();
+      // cvt.rn.relu.{f16,f16x2,bf16,bf16x2}.f32 (PTX ISA cvt): numerics' f16_relu / bf16_relu of
+      // each result half.
+      if (m.relu) {
+        if (st != Type::f32 || (dt != Type::f16 && dt != Type::f16x2 && dt != Type::bf16 && dt != Type::bf16x2) || m.rnd != Rnd::rn || m.sat ||
+            m.ftz || m.satfinite)
+          fail(L, std::string(opname) + " is not supported (.relu: cvt.rn.relu.{f16,f16x2,bf16,bf16x2}.f32)");
+        in.sub2 = kRelu;
+      }
       const bool packed = dt == Type::e4m3x2 || dt == Type::f16x2;
       if (packed && (m.sat || m.ftz)) unsupported();
       if (dt == Type::e4m3x2 && st == Type::f16x2) {
@@ -1821,7 +1835,8 @@ class Parser {
         unsupported();
       }
       if (m.ftz && st != Type::f32 && dt != Type::f32) unsupported();
-      if (m.sat && dt == Type::f16) fail(L, std::string(opname) + ": .sat with an f16 destination is not supported");
+      if (m.sat && dt == Type::f16 && st != Type::f32 && st != Type::f64)
+        fail(L, std::string(opname) + ": .sat with an f16 destination needs an f32 or f64 source");
       need(ops, 2, opname, L);
       in.op = Op::cvt;
       in.dbits = dst_bits(ops[0]);  // the result is sign- or zero-extended to it (PTX ISA 9.4.1)
