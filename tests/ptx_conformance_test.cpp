@@ -1209,3 +1209,89 @@ TEST(PtxConformance, ReluAndSatOnHalfResults) {
   EXPECT_NE(decode_error("  fma.rn.relu.f32 %f0, %f1, %f2, %f3;").find("unsupported"), std::string::npos);
   EXPECT_NE(decode_error("  cvt.sat.f16.s32 %h0, %s0;").find(".sat"), std::string::npos);
 }
+
+// ---------------------------------------------------------------------------------------------
+// ldmatrix / stmatrix (PTX ISA "ldmatrix", "stmatrix"): shared memory holds 64 rows of 8 b16
+// (element value = 1000 + 8 * row + column, as u16); lane 8j + i addresses row perm(8j + i) as
+// row i of matrix j. Expected, from the ISA's fragment definition written here: register j of
+// lane l holds (l/4, 2(l%4)) and (l/4, 2(l%4)+1) of matrix j (transposed with .trans).
+namespace {
+
+std::vector<std::uint32_t> run_matrix_kernel(const std::string& insn, bool store) {
+  const std::string ptx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n.shared .align 16 .b8 sm[1024];\n"
+      ".visible .entry k(.param .u64 pout, .param .u64 pin)\n{\n"
+      "  .reg .b32 %r<16>;\n  .reg .b64 %rd<8>;\n  .reg .pred %p<2>;\n"
+      "  ld.param.u64 %rd1, [pout];\n  ld.param.u64 %rd2, [pin];\n  mov.u32 %r0, %tid.x;\n"
+      // fill: lane l writes rows 2l, 2l+1 (32 bytes) from in[8l .. 8l+7]
+      "  mul.wide.u32 %rd3, %r0, 32;\n  add.s64 %rd4, %rd2, %rd3;\n  cvt.u32.u64 %r1, %rd3;\n"
+      "  ld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd4];\n  st.shared.v4.u32 [%r1], {%r4, %r5, %r6, %r7};\n"
+      "  ld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd4+16];\n  st.shared.v4.u32 [%r1+16], {%r4, %r5, %r6, %r7};\n"
+      // the row address: perm(l) = (l * 37 + 11) mod 64 (a permutation: 37 is odd)
+      "  mad.lo.u32 %r2, %r0, 37, 11;\n  and.b32 %r2, %r2, 63;\n  shl.b32 %r2, %r2, 4;\n"
+      // the registers stmatrix stores: in[256 + 4l + j]
+      "  mul.wide.u32 %rd5, %r0, 16;\n  add.s64 %rd6, %rd2, %rd5;\n  ld.global.v4.u32 {%r8, %r9, %r10, %r11}, [%rd6+1024];\n" +
+      insn +
+      // out[4l + j] = the registers (ldmatrix), then out[128 + ...] = shared memory (stmatrix)
+      "\n  add.s64 %rd7, %rd1, %rd5;\n  st.global.v4.u32 [%rd7], {%r8, %r9, %r10, %r11};\n"
+      "  ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r1];\n  add.s64 %rd7, %rd1, %rd3;\n  st.global.v4.u32 [%rd7+512], {%r4, %r5, %r6, %r7};\n"
+      "  ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r1+16];\n  st.global.v4.u32 [%rd7+528], {%r4, %r5, %r6, %r7};\n  ret;\n}\n";
+  (void)store;
+  std::vector<std::uint32_t> in(256 + 128), out(128 + 256, 0);
+  for (int row = 0; row < 64; ++row)
+    for (int c = 0; c < 8; c += 2) in[row * 4 + c / 2] = (1000u + 8 * row + c) | ((1000u + 8 * row + c + 1) << 16);
+  for (int i = 0; i < 128; ++i) in[256 + i] = 0x70000000u + static_cast<std::uint32_t>(i) * 0x00010003u;
+  auto m = parse_module(ptx, "matrix.ptx");
+  Device dev;
+  const u64 a_out = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(out.data()), out.size() * 4});
+  const u64 a_in = dev.add_global_readonly("in", {reinterpret_cast<const std::uint8_t*>(in.data()), in.size() * 4});
+  std::uint8_t params[16];
+  std::memcpy(params, &a_out, 8);
+  std::memcpy(params + 8, &a_in, 8);
+  RunOptions opt;
+  opt.threads = 1;
+  run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
+  return out;
+}
+
+}  // namespace
+
+TEST(PtxConformance, LdmatrixAndStmatrix) {
+  const auto perm = [](int l) { return (l * 37 + 11) % 64; };
+  for (int num : {1, 2, 4})
+    for (int trans = 0; trans < 2; ++trans) {
+      SCOPED_TRACE(std::to_string(num) + (trans ? " trans" : ""));
+      const std::string regs = num == 1 ? "%r8" : num == 2 ? "{%r8, %r9}" : "{%r8, %r9, %r10, %r11}";
+      const std::string shape = ".sync.aligned.m8n8.x" + std::to_string(num) + (trans ? ".trans" : "") + ".shared.b16";
+      // ldmatrix
+      const std::vector<std::uint32_t> got = run_matrix_kernel("  ldmatrix" + shape + " " + regs + ", [%r2];", false);
+      for (int l = 0; l < 32; ++l)
+        for (int j = 0; j < num; ++j) {
+          std::uint32_t want = 0;
+          for (int h = 0; h < 2; ++h) {
+            const int r = l / 4, c = 2 * (l % 4) + h;
+            const int row = perm(8 * j + (trans ? c : r)), col = trans ? r : c;
+            want |= (1000u + 8 * row + col) << (16 * h);
+          }
+          EXPECT_EQ(got[4 * l + j], want) << "lane " << l << " reg " << j;
+        }
+      // stmatrix: the registers in[256 + 4l + j] land at the rows, the other rows keep their values
+      const std::vector<std::uint32_t> st = run_matrix_kernel("  stmatrix" + shape + " [%r2], " + regs + ";", true);
+      std::vector<std::uint16_t> mem(512);
+      for (int row = 0; row < 64; ++row)
+        for (int c = 0; c < 8; ++c) mem[row * 8 + c] = static_cast<std::uint16_t>(1000 + 8 * row + c);
+      for (int l = 0; l < 32; ++l)
+        for (int j = 0; j < num; ++j) {
+          const std::uint32_t x = 0x70000000u + static_cast<std::uint32_t>(4 * l + j) * 0x00010003u;
+          for (int h = 0; h < 2; ++h) {
+            const int r = l / 4, c = 2 * (l % 4) + h;
+            const int row = perm(8 * j + (trans ? c : r)), col = trans ? r : c;
+            mem[row * 8 + col] = static_cast<std::uint16_t>(x >> (16 * h));
+          }
+        }
+      for (int i = 0; i < 256; ++i) EXPECT_EQ(st[128 + i], mem[2 * i] | (static_cast<std::uint32_t>(mem[2 * i + 1]) << 16)) << "word " << i;
+    }
+  EXPECT_NE(decode_error("  ldmatrix.sync.aligned.m8n8.x3.shared.b16 {%x0, %x1, %x2}, [%x3];").find("unsupported modifier .x3"), std::string::npos);
+  EXPECT_NE(decode_error("  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%x0}, [%x3];").find("takes 2 registers"), std::string::npos);
+  EXPECT_NE(decode_error("  stmatrix.sync.aligned.m16n8.x1.shared.b16 [%x3], %x0;").find("unsupported modifier"), std::string::npos);
+}

@@ -560,7 +560,8 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
         case Op::ld: case Op::st: case Op::tex2d: case Op::sust2d: case Op::atom: case Op::cp_async:
           exec_mem(w, in, d, s, am);
           break;
-        case Op::mma: case Op::movmatrix: case Op::shfl: case Op::vote: case Op::match: case Op::redux: case Op::warpsync:
+        case Op::mma: case Op::movmatrix: case Op::ldmatrix: case Op::stmatrix: case Op::shfl: case Op::vote: case Op::match: case Op::redux:
+        case Op::warpsync:
           if (am != 0) exec_warp_collective(w, in, d, s, am, mask, st);
           break;
         case Op::fadd: case Op::fsub: case Op::fmul: case Op::ffma: case Op::fdiv: case Op::fabs: case Op::fneg:
@@ -1351,6 +1352,40 @@ void Cta::exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, 
       for (int l = 0; l < 32; ++l) a[l] = static_cast<std::uint32_t>(R(w, s[0])[l]);
       const WarpReg r = movmatrix_trans(a);
       for (int l = 0; l < 32; ++l) R(w, d[0])[l] = r[l];
+      return;
+    }
+    case Op::ldmatrix:
+    case Op::stmatrix: {
+      // Matrix j's row i is 16 bytes at the address of lane 8j + i; register j of lane l holds
+      // elements (l/4, 2(l%4)) and (l/4, 2(l%4)+1) of matrix j, low half first; .trans swaps row
+      // and column (PTX ISA ldmatrix / stmatrix).
+      if (am != kFull) fail(std::string(in.op == Op::ldmatrix ? "ldmatrix" : "stmatrix") + ".sync.aligned on a warp whose 32 lanes are not all active (active " + hex(am) + ")");
+      const int num = in.sub & 0xF;
+      const bool trans = (in.sub & 0x10) != 0;
+      const Space sp = static_cast<Space>(in.sub2);
+      const std::uint64_t* base = R(w, s[0]);
+      std::uint16_t mat[4][8][8];
+      auto element = [&](int j, int l, int half) -> std::uint16_t& {
+        const int r = l / 4, c = 2 * (l % 4) + half;
+        return trans ? mat[j][c][r] : mat[j][r][c];
+      };
+      if (in.op == Op::stmatrix)
+        for (int j = 0; j < num; ++j)
+          for (int l = 0; l < 32; ++l) {
+            const std::uint64_t x = R(w, s[1 + j])[l];
+            element(j, l, 0) = static_cast<std::uint16_t>(x);
+            element(j, l, 1) = static_cast<std::uint16_t>(x >> 16);
+          }
+      for (int j = 0; j < num; ++j)
+        for (int i = 0; i < 8; ++i) {
+          const int lane = 8 * j + i;
+          std::uint8_t* p = resolve(sp, base[lane] + static_cast<std::uint64_t>(in.imm), 16, in.op == Op::stmatrix, lane);
+          if (in.op == Op::ldmatrix) std::memcpy(mat[j][i], p, 16);
+          else std::memcpy(p, mat[j][i], 16);
+        }
+      if (in.op == Op::ldmatrix)
+        for (int j = 0; j < num; ++j)
+          for (int l = 0; l < 32; ++l) R(w, d[j])[l] = element(j, l, 0) | (static_cast<std::uint64_t>(element(j, l, 1)) << 16);
       return;
     }
     case Op::shfl:

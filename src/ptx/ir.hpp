@@ -30,7 +30,7 @@ enum class Op : std::uint8_t {
   fadd, fsub, fmul, ffma, fdiv, fabs, fneg, fmin, fmax, fsqrt, frcp, frsqrt, fex2, fsin, fcos, flg2, ftanh, fcopysign, testp,
   cvt, cvt_pack_f16x2_f32, cvt_e4m3x2_f16x2, cvt_f16x2_e4m3x2, cvt_alt, cvta,
   ld, st, tex2d, sust2d, atom, cp_async,
-  mma, movmatrix, shfl, vote, activemask, match, redux, warpsync,
+  mma, movmatrix, ldmatrix, stmatrix, shfl, vote, activemask, match, redux, warpsync,
   bar, membar, bra, exit, trap, call, nop,
 };
 

@@ -264,6 +264,7 @@ const Family kFamilies[] = {
     {"sust", "b p 2d v4 zero"},
     {"mma", "sync aligned m16n8k32 row col e4m3"},
     {"movmatrix", "sync aligned m8n8 trans"},
+    {"ldmatrix", "sync aligned m8n8 x1 x2 x4 trans shared shared::cta"}, {"stmatrix", "sync aligned m8n8 x1 x2 x4 trans shared shared::cta"},
     {"shfl", "sync up down bfly idx"},
     {"vote", "sync all any uni ballot"},
     {"activemask", ""},
@@ -2027,6 +2028,44 @@ class Parser {
       need(ops, 2, opname, L);
       in.op = Op::movmatrix;
       emit(in, {dst(ops[0], Type::b32)}, {src(ops[1], Type::b32)});
+      return;
+    }
+    if (b == "ldmatrix" || b == "stmatrix") {
+      // ldmatrix / stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16 (PTX ISA): num
+      // 8x8 matrices of b16, row i of matrix j at the address lane 8j + i gives; register j of
+      // lane l holds row l/4, elements 2(l%4) and 2(l%4)+1 (transposed with .trans: column l/4).
+      const bool st = b == "stmatrix";
+      int num = 0;
+      for (std::string_view w : m.words) {
+        if (w == "x1") num = 1;
+        else if (w == "x2") num = 2;
+        else if (w == "x4") num = 4;
+        else if (w != "m8n8") fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname));
+      }
+      if (!(m.sync && m.aligned && m.has("m8n8") && num && m.types.size() == 1 && m.types[0] == Type::b16) ||
+          (m.space_set && m.space != Space::shared && m.space != Space::generic))
+        fail(L, std::string(opname) + " is not supported (the forms: " + std::string(b) + ".sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16)");
+      need(ops, 2, opname, L);
+      const ROp& a = st ? ops[0] : ops[1];
+      const ROp& v = st ? ops[1] : ops[0];
+      if (a.kind != ROp::addr || a.has_vec || !a.has_base) fail(L, std::string(opname) + " needs an address [reg+offset]");
+      const RegInfo* r = find_reg(a.name);
+      if (!r || r->type == Type::pred) fail(L, std::string(opname) + ": the address must be a register");
+      in.op = st ? Op::stmatrix : Op::ldmatrix;
+      in.t = Type::b16;
+      in.imm = a.off;
+      in.sub = static_cast<std::uint8_t>(num | (m.trans ? 0x10 : 0));
+      in.sub2 = static_cast<std::uint8_t>(m.space_set ? m.space : Space::generic);
+      std::vector<std::uint32_t> regs;
+      if (v.kind == ROp::vec) {
+        for (const ROp& e : v.elems) regs.push_back(st ? src(e, Type::b32) : dst(e, Type::b32));
+      } else {
+        regs.push_back(st ? src(v, Type::b32) : dst(v, Type::b32));
+      }
+      if (static_cast<int>(regs.size()) != num) fail(L, std::string(opname) + " takes " + std::to_string(num) + " registers");
+      const std::uint32_t base = r->index;
+      if (st) emit(in, {}, [&] { std::vector<std::uint32_t> s2{base}; s2.insert(s2.end(), regs.begin(), regs.end()); return s2; }());
+      else emit(in, regs, {base});
       return;
     }
     if (b == "shfl") {
