@@ -124,59 +124,6 @@ TEST(EngineF16, EpilogueArithmeticMatchesNumerics) {
     }
 }
 
-TEST(EngineF16, MaxMatchesNumerics) {
-  // max_h (E61's max.f16 in the fast engine) against f16_max: every f16 against pivots (both
-  // zeros, NaNs of both signs, Inf, neighbours of 1), both operand orders, plus random pairs.
-  for (f16_t b : {0x0000, 0x8000, 0x0001, 0x8001, 0x3C00, 0x3C01, 0xBC00, 0x7BFF, 0x7C00, 0xFC00, 0x7C01, 0x7E00, 0xFFFF, 0x7FFF})
-    for (std::uint32_t i = 0; i < 65536; ++i) {
-      const auto a = static_cast<f16_t>(i);
-      ASSERT_EQ(engine::max_h(a, b), f16_max(a, b)) << std::hex << a << " " << b;
-      ASSERT_EQ(engine::max_h(b, a), f16_max(b, a)) << std::hex << b << " " << a;
-    }
-  SplitMix64 rng(13);
-  for (int i = 0; i < 200000; ++i) {
-    const f16_t a = random_f16(rng), b = random_f16(rng);
-    ASSERT_EQ(engine::max_h(a, b), f16_max(a, b)) << std::hex << a << " " << b;
-  }
-}
-
-TEST(EngineF16, FmaMatchesNumerics) {
-  // fma_h (E61's fma.f16 in the fast engine) against src/numerics' exact integer f16_fma: random
-  // triples (specials included), every f16 a against pivots b, c (ties, subnormals, Inf, NaN, -0),
-  // and c normal with a product far below it (the binary64 sum rounds there: the sum must still
-  // round to c's neighbourhood correctly) or just at half an ulp of c (ties, one unit either side).
-  SplitMix64 rng(11);
-  const int n = small_scale() ? 300000 : 3000000;
-  for (int i = 0; i < n; ++i) {
-    const f16_t a = random_f16(rng), b = random_f16(rng), c = random_f16(rng);
-    ASSERT_EQ(engine::fma_h(a, b, c), f16_fma(a, b, c)) << std::hex << a << " " << b << " " << c;
-  }
-  const f16_t pivots[] = {0x0000, 0x8000, 0x0001, 0x83FF, 0x0400, 0x3C00, 0xBC01, 0x7BFF, 0xFC00, 0x7C00, 0x7E00, 0x1400};
-  for (f16_t b : pivots)
-    for (f16_t c : pivots)
-      for (std::uint32_t i = 0; i < 65536; i += (small_scale() ? 7 : 1)) {
-        const auto a = static_cast<f16_t>(i);
-        ASSERT_EQ(engine::fma_h(a, b, c), f16_fma(a, b, c)) << std::hex << a << " " << b << " " << c;
-      }
-  for (int i = 0; i < 20000; ++i) {
-    const auto c = static_cast<f16_t>((0x0400 + rng.next() % (0x7BFF - 0x0400)) | (rng.next() & 0x8000));
-    const int ec = static_cast<int>((c >> 10) & 0x1F);  // c's ulp is 2^(ec - 25)
-    const int half = ec - 26;                           // half an ulp: 2^half
-    // a = 2^ha (f16 normal or subnormal), b = 2^(half - ha) times 1 - 2^-10, 1 or 1 + 2^-10
-    const int ha = std::clamp(half / 2, -24, 15), hb = half - ha;
-    if (hb < -24 || hb > 15) continue;
-    auto pow2 = [](int e) { return e >= -14 ? static_cast<f16_t>((e + 15) << 10) : static_cast<f16_t>(1u << (e + 24)); };
-    const f16_t a = pow2(ha), b0 = pow2(hb);
-    for (f16_t b : {static_cast<f16_t>(b0 - 1), b0, static_cast<f16_t>(b0 + 1), static_cast<f16_t>(b0 | 0x8000)}) {
-      ASSERT_EQ(engine::fma_h(a, b, c), f16_fma(a, b, c)) << std::hex << a << " " << b << " " << c;
-      ASSERT_EQ(engine::fma_h(a, static_cast<f16_t>(b ^ 0x8000), c), f16_fma(a, static_cast<f16_t>(b ^ 0x8000), c));
-    }
-    // a product 2^-48 .. 2^-30 (below the binary64 ulp of c for a large c)
-    const f16_t t = static_cast<f16_t>(1 + rng.next() % 0x3FF);
-    ASSERT_EQ(engine::fma_h(t, t, c), f16_fma(t, t, c)) << std::hex << t << " " << c;
-  }
-}
-
 // ---- 2. GEMM kernels against mma_dot -----------------------------------------------------------
 
 // Operand code generators (kinds): 0 uniform non-NaN, 1 wide exponent spread per row (big and tiny

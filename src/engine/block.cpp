@@ -18,11 +18,9 @@
 #include <vector>
 
 #include "engine/engine.hpp"
-#include "engine/f16_bits.hpp"
 #include "engine/prepared.hpp"
 #include "engine/workers.hpp"
 #include "layout/fragment.hpp"
-#include "model/e61_pixel_impl.hpp"
 #include "model/phase_program.hpp"
 #include "model/q8_stats.hpp"
 #include "model/texture_surface.hpp"
@@ -57,14 +55,7 @@ struct Quantiser {
   }
   void rows(const F16Mat& m, int nrows, E4Mat& out) const {
     out = E4Mat(nrows, m.cols);
-    const std::size_t n = out.v.size();
-    if (stats) {
-      for (std::size_t i = 0; i < n; ++i) out.v[i] = (*this)(m.v[i]);
-      return;
-    }
-    const f16_t* src = m.v.data();  // no statistics: the lookups alone (a loop without a branch)
-    e4m3_t* dst = out.v.data();
-    for (std::size_t i = 0; i < n; ++i) dst[i] = table[src[i]];
+    for (std::size_t i = 0; i < out.v.size(); ++i) out.v[i] = (*this)(m.v[i]);
   }
 };
 
@@ -85,24 +76,6 @@ const std::array<f16_t, 256>& e4m3_f16_table() {
     return m;
   }();
   return t;
-}
-
-// E61's f16 operations on the host's binary32 / binary64 hardware (e61_pixel_impl.hpp's Ops; each
-// equal to the src/numerics function, tests/engine_diff_test.cpp "EngineF16"):
-//  * add, sub, mul: the binary32 operation rounded once to f16 (epilogue_impl.hpp's argument);
-//  * fma, max: f16_bits.hpp's fma_h (binary64), max_h.
-struct FastF16Ops {
-  static f16_t max(f16_t a, f16_t b) { return max_h(a, b); }
-  static f16_t sub(f16_t a, f16_t b) { return f2h(h2f(a) - h2f(b)); }
-  static f16_t mul(f16_t a, f16_t b) { return f2h(h2f(a) * h2f(b)); }
-  static f16_t add(f16_t a, f16_t b) { return f2h(h2f(a) + h2f(b)); }
-  static f16_t fma(f16_t a, f16_t b, f16_t c) { return fma_h(a, b, c); }
-  static f16_t to_f16(float x) { return f2h(x); }
-  static float to_f32(f16_t h) { return h2f(h); }
-};
-golden::E61Pixel e61_pixel_fast(const Readings& rd, const std::array<f16_t, 10>& l, const Texture& tex, int X, int Y,
-                                int ex, int ey, const float* exp_table) {
-  return golden::e61_pixel_with<FastF16Ops>(rd, l, tex, X, Y, ex, ey, exp_table);
 }
 
 // The MLP's down projections accumulate in place in the C seed's rows (mlp below); that is the
@@ -358,9 +331,8 @@ struct Block {
     S.d61 = F16Mat(kWindow, kLogits);
     for (int r = 0; r < kWindow; ++r) std::copy(w.b61.begin(), w.b61.end(), &S.d61.v[static_cast<std::size_t>(r) * kLogits]);
     gemm_phase(S.a_61, 0, w.w61, phase(61).k_steps, kWindow, S.d61);
-    // E61 is golden::e61 itself, with its exponentials tabulated (a function of one f16) and its
-    // per-pixel definition (model/e61_pixel_impl.hpp) on the hardware f16 operations.
-    golden::e61(ctx, S.d61, *io.texture, *io.surface, tab.e61_exp.data(), e61_pixel_fast);
+    // E61 is golden::e61 itself, with its exponentials tabulated (a function of one f16).
+    golden::e61(ctx, S.d61, *io.texture, *io.surface, tab.e61_exp.data());
     laps.lap(kGroupTail);
   }
 };

@@ -77,26 +77,5 @@ inline f16_t d2h(double x) {
   return static_cast<f16_t>(r | sign);
 }
 
-// fma.rn.f16 (f16_fma): a*b is exact in binary64 (two 11-bit significands), so a*b + c in binary64
-// is the binary64 FMA, and its rounding to f16 is the single rounding of the exact sum (f16.cpp's
-// f16_fma comment: the exact sum needs more than 53 bits only where both give Inf, or where c is
-// normal and the product so small that the sum stays between the same two f16 midpoints). A NaN
-// result becomes the canonical one (Inf * 0, Inf - Inf, NaN operands: as f16_fma); Inf keeps its sign.
-inline f16_t fma_h(f16_t a, f16_t b, f16_t c) {
-  const double s = static_cast<double>(h2f(a)) * static_cast<double>(h2f(b)) + static_cast<double>(h2f(c));
-  if (s != s) return kF16CanonicalNaN;
-  if (s - s != 0.0) return s < 0 ? static_cast<f16_t>(0xFC00u) : static_cast<f16_t>(0x7C00u);  // +-Inf
-  return d2h(s);
-}
-
-// max.f16 (f16_max): one NaN -> the other operand, two -> the canonical NaN; +0 > -0 (two zeros
-// give -0 only when both are -0); otherwise the larger value (binary32 compare: h2f is exact).
-inline f16_t max_h(f16_t a, f16_t b) {
-  const bool na = (a & 0x7FFFu) > 0x7C00u, nb = (b & 0x7FFFu) > 0x7C00u;
-  if (na | nb) return na && nb ? kF16CanonicalNaN : na ? b : a;
-  if (((a | b) & 0x7FFFu) == 0) return static_cast<f16_t>(a & b);  // both zeros: -0 iff both -0
-  return h2f(a) >= h2f(b) ? a : b;
-}
-
 }  // namespace
 }  // namespace enc5::engine

@@ -4,7 +4,6 @@
 #include <bit>
 #include <vector>
 
-#include "model/e61_pixel_impl.hpp"
 #include "model/texture_surface.hpp"
 #include "model/layer.hpp"
 #include "model/phase_program.hpp"
@@ -44,22 +43,68 @@ float e61_exp(f16_t d) {
   return ex2_approx_ftz_f32(mul_ftz_f32(f16_to_f32(d), std::bit_cast<float>(kLog2eF32Bits)));  // model-dependent (approx-model)
 }
 
-namespace {
-// src/numerics' software f16 operations (e61_pixel_impl.hpp's Ops): the golden definition.
-struct NumericsF16Ops {
-  static f16_t max(f16_t a, f16_t b) { return f16_max(a, b); }
-  static f16_t sub(f16_t a, f16_t b) { return f16_sub(a, b); }
-  static f16_t mul(f16_t a, f16_t b) { return f16_mul(a, b); }
-  static f16_t add(f16_t a, f16_t b) { return f16_add(a, b); }
-  static f16_t fma(f16_t a, f16_t b, f16_t c) { return f16_fma(a, b, c); }
-  static f16_t to_f16(float x) { return f32_to_f16(x); }
-  static float to_f32(f16_t h) { return f16_to_f32(h); }
-};
-}  // namespace
-
 E61Pixel e61_pixel(const Readings& rd, const std::array<f16_t, 10>& l, const Texture& tex, int X, int Y, int ex, int ey,
                    const float* exp_table) {
-  return e61_pixel_with<NumericsF16Ops>(rd, l, tex, X, Y, ex, ey, exp_table);  // e61_pixel_impl.hpp
+  E61Pixel px;
+  // facts C14.4: a real maximum (max.f16x2 x3 + max.f16 x2: exact, order-free), d_i = f16(l_i -
+  // max), e_i = ex2.approx.ftz(f32(d_i) * log2 e) (mul.ftz.f32 by 0x3FB8AA3B), an f32 sum,
+  // rinv = div.approx.ftz(1, sum), w_i = f16 products (mul.f16x2).
+  const int n = rd.e61_logits == E61Logits::ten ? 10 : 9;
+  f16_t mx = l[0];
+  for (int i = 1; i < n; ++i) mx = f16_max(mx, l[i]);
+  float e[10] = {}, es[10] = {};
+  for (int i = 0; i < n; ++i) {
+    const f16_t d = f16_sub(l[i], mx);
+    e[i] = exp_table ? exp_table[d] : e61_exp(d);
+    es[i] = rd.e61_exp_rounding == E61ExpRounding::f32_sum ? e[i] : f16_to_f32(f32_to_f16(e[i]));
+  }
+  float sum = 0;
+  switch (rd.e61_sum_order) {
+    case E61SumOrder::sequential:
+      sum = es[0];
+      for (int i = 1; i < n; ++i) sum = add_ftz_f32(sum, es[i]);
+      break;
+    case E61SumOrder::pairs: {  // the f16x2 pairs' halves first, then the pair sums in order
+      sum = add_ftz_f32(es[0], es[1]);
+      for (int i = 2; i + 1 < n; i += 2) sum = add_ftz_f32(sum, add_ftz_f32(es[i], es[i + 1]));
+      if (n % 2) sum = add_ftz_f32(sum, es[n - 1]);
+      break;
+    }
+    case E61SumOrder::tree: {  // balanced: adjacent pairs, pairs of pairs, odd one carried
+      std::vector<float> lv(es, es + n);
+      while (lv.size() > 1) {
+        std::vector<float> nx;
+        for (std::size_t i = 0; i + 1 < lv.size(); i += 2) nx.push_back(add_ftz_f32(lv[i], lv[i + 1]));
+        if (lv.size() % 2) nx.push_back(lv.back());
+        lv.swap(nx);
+      }
+      sum = lv[0];
+      break;
+    }
+  }
+  px.sum = sum;
+  px.rinv = div_approx_ftz_f32(1.0f, sum);  // model-dependent (approx-model)
+  for (int i = 0; i < n; ++i)
+    px.w[i] = rd.e61_weight_product == E61WeightProduct::f16_mul ? f16_mul(f32_to_f16(e[i]), f32_to_f16(px.rinv))
+                                                                 : f32_to_f16(mul_ftz_f32(e[i], px.rinv));
+  // facts C14.5/.6: 9 taps; per channel acc = fma.f16x2 over 4 tap pairs from 0, then
+  // f16(lo + hi), then the scalar fma with the single tap. w9 multiplies nothing.
+  const auto taps = e61_taps(rd, X, Y, ex, ey);
+  std::array<std::array<f16_t, 4>, 9> tv{};
+  for (int i = 0; i < 9; ++i) tv[i] = tex.fetch(taps[i][0], taps[i][1]);
+  const bool last = rd.e61_pairing == E61Pairing::last_single;
+  const int first_pair = last ? 0 : 1, single = last ? 8 : 0;
+  for (int ch = 0; ch < 3; ++ch) {
+    f16x2_t acc = 0;
+    for (int p = 0; p < 4; ++p) {
+      const int a = first_pair + 2 * p, b = a + 1;
+      acc = f16x2_fma(f16x2_pack(tv[a][ch], tv[b][ch]), f16x2_pack(px.w[a], px.w[b]), acc);
+    }
+    const f16_t s = f16_add(f16x2_lo(acc), f16x2_hi(acc));
+    px.out[ch] = f16_fma(tv[single][ch], px.w[single], s);
+  }
+  px.out[3] = 0;  // mov.u16 0 (s20296)
+  return px;
 }
 
 std::vector<std::uint32_t> e61_records(const BlockContext& ctx, const F16Mat& d) {
@@ -81,9 +126,7 @@ std::vector<std::uint32_t> e61_records(const BlockContext& ctx, const F16Mat& d)
   return smem;
 }
 
-void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const float* exp_table,
-         E61PixelFn pixel) {
-  if (!pixel) pixel = e61_pixel;
+void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const float* exp_table) {
   // (a) the shared records (e61_records, facts C14.1).
   const std::vector<std::uint32_t> smem = e61_records(ctx, d61);
 
@@ -101,7 +144,7 @@ void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface
       l[2 * i] = f16x2_lo(smem[e61_record_word(T, i, 0)]);
       l[2 * i + 1] = f16x2_hi(smem[e61_record_word(T, i, 0)]);
     }
-    const E61Pixel px = pixel(*ctx.readings, l, tex, X, Y, ctx.ex, ctx.ey, exp_table);
+    const E61Pixel px = e61_pixel(*ctx.readings, l, tex, X, Y, ctx.ex, ctx.ey, exp_table);
     surf.store_b16x4(8 * X, Y, px.out);  // x is a byte offset: 8 bytes per RGBA16F texel
     if (ctx.stats) ++ctx.stats->pixels_written;
     const int w = T >> 5, lane = T & 31;

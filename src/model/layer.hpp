@@ -246,11 +246,7 @@ std::array<std::array<int, 2>, 9> e61_taps(const Readings& r, int X, int Y, int 
 // words (+ 8 words the unguarded stores may reach), word e61_record_word(r, t, nt); enc4's E62 and
 // enc3's E48 stage the same way (DOC4 §3/E62(a), DOC3 §3/E48(a): 4*(6*index + t), guard > 5).
 std::vector<std::uint32_t> e61_records(const BlockContext& ctx, const F16Mat& d);
-// e61_pixel's signature; e61 runs `pixel` per pixel when given (the fast engine's instance of the
-// same definition, model/e61_pixel_impl.hpp, on hardware f16 operations), e61_pixel otherwise.
-using E61PixelFn = E61Pixel (*)(const Readings&, const std::array<f16_t, 10>&, const Texture&, int, int, int, int, const float*);
-void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const float* exp_table = nullptr,
-         E61PixelFn pixel = nullptr);
+void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const float* exp_table = nullptr);
 
 // ---- the whole block (block.cpp) ----
 struct BlockIo {
