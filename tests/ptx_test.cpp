@@ -687,6 +687,37 @@ TEST(PtxControl, OutputIsIndependentOfThreadCount) {
   EXPECT_EQ(a.st.lane_instructions, 64u * 64u * 15u);  // 11 prelude + 3 body + ret, per thread
 }
 
+// bar.red (PTX ISA; what __syncthreads_count/_and/_or compile to): the CTA waits, then every
+// thread gets the reduction of its predicate over the CTA's threads; exited warps do not take part.
+TEST(PtxControl, BarRedPopcAndOrOverTheCta) {
+  const std::string body_tail =
+      "  rem.u32 %r1, %r0, 3;\n  setp.eq.u32 %p1, %r1, 0;\n"
+      "  bar.red.popc.u32 %r2, 0, %p1;\n  bar.red.and.pred %p2, 0, %p1;\n"
+      "  setp.lt.u32 %p3, %r0, 1000;\n  barrier.red.and.pred %p4, 0, %p3;\n  bar.cta.red.or.pred %p6, 0, !%p3;\n"
+      "  bar.red.or.pred %p7, 0, %p1;\n"
+      "  selp.u32 %r3, 0x10000, 0, %p2;\n  selp.u32 %r4, 0x20000, 0, %p4;\n  selp.u32 %r5, 0x40000, 0, %p6;\n  selp.u32 %r6, 0x80000, 0, %p7;\n"
+      "  or.b32 %r2, %r2, %r3;\n  or.b32 %r2, %r2, %r4;\n  or.b32 %r2, %r2, %r5;\n  or.b32 %r2, %r2, %r6;\n  st.global.u32 [%rd4], %r2;\n";
+  for (int exit_last_warp = 0; exit_last_warp < 2; ++exit_last_warp) {
+    const std::string body = (exit_last_warp ? "  setp.ge.u32 %p5, %r0, 96;\n  @%p5 exit;\n" : "") + body_tail;
+    const Out o = run_kernel(kernel(body), {}, 2 * 128, {2, 1, 1}, {128, 1, 1}, nullptr, nullptr, 1);
+    const int n = exit_last_warp ? 96 : 128;
+    int count = 0;
+    for (int t = 0; t < n; ++t) count += t % 3 == 0;
+    for (int t = 0; t < 256; ++t) {
+      if (t % 128 >= n) { EXPECT_EQ(o.out[t], 0xDEADBEEFu) << t; continue; }
+      EXPECT_EQ(o.out[t], static_cast<std::uint32_t>(count) | 0x20000u | 0x80000u) << t;  // and(c) false, and(true), or(false) false, or(c)
+    }
+  }
+  // A barrier that one warp reaches with bar.red and the others with bar.sync is an error.
+  const std::string mixed = "  setp.lt.u32 %p1, %r0, 32;\n  @!%p1 bra PLAIN;\n  bar.red.popc.u32 %r2, 0, %p1;\n  bra DONE;\nPLAIN:\n  bar.sync 0;\nDONE:\n  st.global.u32 [%rd4], %r2;\n";
+  try {
+    run_kernel(kernel(mixed), {}, 64, {1, 1, 1}, {64, 1, 1});
+    ADD_FAILURE() << "no error";
+  } catch (const PtxError& e) {
+    EXPECT_NE(std::string(e.what()).find("meet at one barrier"), std::string::npos) << e.what();
+  }
+}
+
 // A CTA zeroes only the registers some path reads before writing (Function::zero_init, cfg.cpp):
 // CTA 1 runs on the same warps as CTA 0 (one thread) and must still read 0 where CTA 0 wrote.
 TEST(PtxControl, RegistersReadBeforeWrittenStartAtZeroInEveryCta) {

@@ -204,6 +204,9 @@ struct Warp {
   std::uint32_t carry = 0;        // .cc carry flag per lane
   enum State { running, barrier, done } state = running;
   std::uint64_t executed = 0;
+  // bar.red waiting at the barrier: its kind (Inst::sub), destination and active lanes.
+  std::uint8_t red_kind = 0;
+  std::uint32_t red_dst = 0, red_mask = 0;
   std::vector<std::uint64_t> trace_count;
   std::vector<std::uint8_t> local;  // local memory, [lane][local_bytes]
 };
@@ -257,6 +260,7 @@ class Cta {
       std::fill(w.local.begin(), w.local.end(), 0);
       w.exited = 0;
       w.carry = 0;
+      w.red_kind = 0;
       w.executed = 0;
       w.state = Warp::running;
       w.trace_count.assign(1, 0);
@@ -292,6 +296,7 @@ class Cta {
         any_live |= warps_[wi].state != Warp::done;
       }
       if (!any_live) break;
+      finish_barrier_reduction();
       for (Warp& w : warps_)
         if (w.state == Warp::barrier) w.state = Warp::running;
     }
@@ -328,6 +333,41 @@ class Cta {
   }
   std::uint32_t wi_ = 0;
   const Inst* in_ = nullptr;
+  // bar.red of the barrier being waited at: the number of threads whose predicate holds, whether
+  // all / any hold, and which kind the warps asked for (0: none yet).
+  std::uint32_t red_popc_ = 0;
+  bool red_all_ = true, red_any_ = false;
+  std::uint8_t red_kind_ = 0;
+
+  // The barrier opens: every warp that waits in bar.red gets the CTA's reduction (PTX ISA bar.red:
+  // all threads of the barrier use the same form, else an error).
+  void finish_barrier_reduction() {
+    bool plain = false;
+    for (const Warp& w : warps_)
+      if (w.state == Warp::barrier && w.red_kind == 0) plain = true;
+    if (red_kind_ != 0) {
+      if (plain) {
+        in_ = nullptr;
+        fail("bar.red and bar.sync (or two bar.red operations) meet at one barrier");
+      }
+      for (std::uint32_t wi = 0; wi < warps_.size(); ++wi) {
+        Warp& w = warps_[wi];
+        if (w.state != Warp::barrier) continue;
+        wi_ = wi;
+        if (w.red_kind == 1) {
+          std::uint64_t* r = R(w, w.red_dst);
+          for (std::uint32_t m = w.red_mask; m; m &= m - 1) r[std::countr_zero(m)] = red_popc_;
+        } else {
+          put_pred(w, w.red_dst, (w.red_kind == 2 ? red_all_ : red_any_) ? kFull : 0, w.red_mask);
+        }
+        w.red_kind = 0;
+      }
+    }
+    red_popc_ = 0;
+    red_all_ = true;
+    red_any_ = false;
+    red_kind_ = 0;
+  }
 
   [[noreturn]] void fail(const std::string& what, int lane = -1) const {
     std::ostringstream o;
@@ -542,10 +582,22 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
         const std::uint32_t live = ~w.exited & kFull;
         if (am != live || w.stack.size() > 1)
           fail("bar.sync on a divergent warp (active lanes 0x" + [&] { std::ostringstream o; o << std::hex << am; return o.str(); }() + ")");
-        if (in.ns > 1) {
+        const unsigned nregs = in.sub ? in.ns - 1u : in.ns;  // bar.red's last source is its predicate
+        if (nregs > 1) {
           const std::uint64_t n = R(w, s[1])[std::countr_zero(am)];
           const std::uint32_t nthreads = s_.block.x * s_.block.y * s_.block.z;
           if (n != (nthreads + 31) / 32 * 32) fail("bar.sync with a thread count other than the CTA's is not supported");
+        }
+        if (in.sub) {
+          if (red_kind_ != 0 && red_kind_ != in.sub) fail("bar.red and bar.sync (or two bar.red operations) meet at one barrier");
+          red_kind_ = in.sub;
+          const std::uint32_t c = pred_value(w, s[in.ns - 1]) & am;
+          red_popc_ += static_cast<std::uint32_t>(std::popcount(c));
+          red_all_ = red_all_ && c == am;
+          red_any_ = red_any_ || c != 0;
+          w.red_kind = in.sub;
+          w.red_dst = d[0];
+          w.red_mask = am;
         }
         if (tr) record_trace(w, am);
         fr.pc++;

@@ -89,6 +89,7 @@ inline bool is_pred_operand(const Inst& in, unsigned k) {
     case Op::shfl: return k == 1 && nd > 1;
     case Op::vote: return k == nd || (k == 0 && in.t == Type::pred);
     case Op::match: return k == 1 && nd > 1;
+    case Op::bar: return in.sub != 0 && (k + 1 == nd + in.ns || (k == 0 && in.sub >= 2));  // bar.red's c and and/or's p
     default: return false;
   }
 }

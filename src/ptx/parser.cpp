@@ -268,7 +268,7 @@ const Family kFamilies[] = {
     {"shfl", "sync up down bfly idx"},
     {"vote", "sync all any uni ballot"},
     {"activemask", ""},
-    {"bar", "sync cta aligned warp"}, {"barrier", "sync cta aligned"},
+    {"bar", "sync cta aligned warp red popc and or"}, {"barrier", "sync cta aligned red popc and or"},
     {"membar", "*"}, {"fence", "*"},  // ordering is implied (docs/ptx.md "Execution")
     {"bra", "uni"}, {"ret", "uni"}, {"exit", ""}, {"trap", ""}, {"call", "uni"},
     {"nanosleep", ""}, {"pmevent", "mask"},
@@ -2168,11 +2168,35 @@ class Parser {
       emit(in, {dst(ops[0], Type::b32)}, {});
       return;
     }
+    if ((b == "bar" || b == "barrier") && m.has("red")) {
+      // bar{.cta}.red.popc.u32 d, a{, b}, {!}c and bar{.cta}.red.{and,or}.pred p, a{, b}, {!}c
+      // (PTX ISA bar.red; __syncthreads_count/_and/_or): the whole CTA waits, then every thread
+      // gets the reduction of c over the CTA's threads (Inst::sub: 1 popc, 2 and, 3 or).
+      int kind = 0;
+      for (std::string_view w : m.words) {
+        if (w == "popc") kind = 1;
+        else if (w == "and") kind = 2;
+        else if (w == "or") kind = 3;
+        else if (w != "red" && w != "cta") fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname));
+      }
+      const Type t = m.types.size() == 1 ? m.types[0] : Type::none;
+      if (kind == 0 || (kind == 1 ? t != Type::u32 : t != Type::pred) || (b == "bar" && m.sync))
+        fail(L, std::string(opname) + " is not supported (the forms: bar.red.popc.u32, bar.red.{and,or}.pred)");
+      if (ops.size() != 3 && ops.size() != 4) fail(L, std::string(opname) + " takes a destination, a barrier, an optional thread count and a predicate");
+      in.op = Op::bar;
+      in.t = t;
+      in.sub = static_cast<std::uint8_t>(kind);
+      std::vector<std::uint32_t> sv;
+      for (std::size_t k = 1; k + 1 < ops.size(); ++k) sv.push_back(src(ops[k], Type::u32));
+      sv.push_back(psrc(ops.back()));
+      emit(in, {kind == 1 ? dst(ops[0], Type::u32) : pdst(ops[0])}, sv);
+      return;
+    }
     if (b == "bar" || b == "barrier") {
       // bar.sync / barrier.sync[.aligned] a{, b}: every warp of the CTA waits (docs/ptx.md).
       if (!m.sync && !m.has("cta") && !(m.words.size() == 1 && m.words[0] == "red")) fail(L, std::string(opname) + " is not supported (only bar.sync)");
       for (std::string_view w : m.words)
-        if (w != "cta") fail(L, std::string(opname) + " is not supported (only bar.sync)");
+        if (w != "cta") fail(L, std::string(opname) + " is not supported (bar.sync, barrier.sync, bar.red)");
       if (ops.empty() || ops.size() > 2) fail(L, "bar.sync takes a barrier and an optional thread count");
       in.op = Op::bar;
       std::vector<std::uint32_t> s;
