@@ -55,7 +55,17 @@ struct Quantiser {
   }
   void rows(const F16Mat& m, int nrows, E4Mat& out) const {
     out = E4Mat(nrows, m.cols);
-    for (std::size_t i = 0; i < out.v.size(); ++i) out.v[i] = (*this)(m.v[i]);
+    // Pointers in locals: a byte store through out.v may alias anything (char), which would make
+    // the compiler reload the vectors' data pointers and the table after every element.
+    const std::size_t n = out.v.size();
+    const f16_t* const src = m.v.data();
+    e4m3_t* const dst = out.v.data();
+    const e4m3_t* const t = table;
+    if (stats) {
+      for (std::size_t i = 0; i < n; ++i) dst[i] = (*this)(src[i]);
+      return;
+    }
+    for (std::size_t i = 0; i < n; ++i) dst[i] = t[src[i]];
   }
 };
 
@@ -292,13 +302,20 @@ struct Block {
       for (int r = 0; r < n; ++r) std::copy(w.b1[c].begin(), w.b1[c].end(), &W.h.v[static_cast<std::size_t>(r) * kHeadDim]);
       gemm_phase(W.a_n, 0, w.w1[c], up.k_steps, n, W.h);
       W.aq = E4Mat(n, kHeadDim);
-      for (std::size_t i = 0; i < W.h.v.size(); ++i) {
-        const f16_t y0 = W.h.v[i];
-        if (stats) {
+      const f16_t* const hv = W.h.v.data();  // locals: see Quantiser::rows (char stores alias)
+      e4m3_t* const aq = W.aq.v.data();
+      const f16_t* const act = tab.act.data();
+      const std::size_t count = W.h.v.size();
+      if (stats) {
+        for (std::size_t i = 0; i < count; ++i) {
+          const f16_t y0 = hv[i];
           stats->act_clamp_low += tab.act_clamp[y0] & 1;
           stats->act_clamp_high += (tab.act_clamp[y0] >> 1) & 1;
+          aq[i] = wq8(act[y0]);
         }
-        W.aq.v[i] = wq8(tab.act[y0]);
+      } else {
+        const e4m3_t* const t = wq8.table;
+        for (std::size_t i = 0; i < count; ++i) aq[i] = t[act[hv[i]]];
       }
       W.a_act.assign(W.aq.v.data(), n, kHeadDim, kHeadDim, dec, simd);
       gemm_phase(W.a_act, 0, w.w2[c], mlp_down_phase(c).k_steps, n, chain, kChannels);
