@@ -15,6 +15,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -1295,3 +1296,90 @@ TEST(PtxConformance, LdmatrixAndStmatrix) {
   EXPECT_NE(decode_error("  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%x0}, [%x3];").find("takes 2 registers"), std::string::npos);
   EXPECT_NE(decode_error("  stmatrix.sync.aligned.m16n8.x1.shared.b16 [%x3], %x0;").find("unsupported modifier"), std::string::npos);
 }
+
+// ---------------------------------------------------------------------------------------------
+// bf16 / bf16x2 arithmetic (PTX ISA half arithmetic: add/sub/mul.rn, min/max, neg/abs). Expected:
+// MPFR at bf16's precision (8 bits) and exponent range (subnormals down to 2^-133), NaN results
+// the canonical 0x7FFF; min/max, neg and abs by the ISA's rules written here.
+#if defined(ENC5_HAVE_MPFR)
+namespace {
+
+u64 bf16_mpfr(int op, u64 a, u64 b) {
+  const auto val = [](u64 h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h & 0xFFFF) << 16); };
+  const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+  mpfr_set_emin(-132);
+  mpfr_set_emax(128);
+  mpfr_t x, y, z;
+  mpfr_inits2(8, x, y, z, static_cast<mpfr_ptr>(nullptr));
+  mpfr_set_flt(x, val(a), MPFR_RNDN);  // exact: a bf16 is an 8-bit binary32
+  mpfr_set_flt(y, val(b), MPFR_RNDN);
+  int t = op == 0 ? mpfr_add(z, x, y, MPFR_RNDN) : op == 1 ? mpfr_sub(z, x, y, MPFR_RNDN) : mpfr_mul(z, x, y, MPFR_RNDN);
+  t = mpfr_subnormalize(z, t, MPFR_RNDN);
+  (void)t;
+  u64 r = 0x7FFF;
+  if (!mpfr_nan_p(z)) r = std::bit_cast<std::uint32_t>(mpfr_get_flt(z, MPFR_RNDN)) >> 16;
+  mpfr_clears(x, y, z, static_cast<mpfr_ptr>(nullptr));
+  mpfr_set_emin(emin);
+  mpfr_set_emax(emax);
+  return r;
+}
+
+u64 bf16_minmax_ref(u64 a, u64 b, bool is_max) {
+  const auto nan = [](u64 h) { return (h & 0x7F80) == 0x7F80 && (h & 0x7F); };
+  const auto val = [](u64 h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h & 0xFFFF) << 16); };
+  if (nan(a) && nan(b)) return 0x7FFF;
+  if (nan(a)) return b;
+  if (nan(b)) return a;
+  const float x = val(a), y = val(b);
+  if (x == 0 && y == 0) return is_max ? ((a & b & 0x8000) ? a : 0) : (((a | b) & 0x8000) ? 0x8000 : a);
+  return is_max ? (x >= y ? a : b) : (x <= y ? a : b);
+}
+
+}  // namespace
+
+TEST(PtxConformance, Bf16ArithmeticAgainstMpfr) {
+  const std::vector<u64> vals = {0x0000, 0x8000, 0x3F80, 0xBF80, 0x0001, 0x8001, 0x007F, 0x0080, 0x7F7F, 0xFF7F, 0x7F80, 0xFF80,
+                                 0x7FC0, 0xFFC1, 0x3F81, 0x4049, 0xC049, 0x1F80, 0x2000, 0x5F00, 0x3FFF, 0x00FF};
+  std::vector<std::vector<Inputs>> sets;
+  for (int s = 0; s < 8; ++s) {
+    std::vector<Inputs> in;
+    for (std::size_t l = 0; l < 32; ++l) {
+      const std::size_t i = (l + 32 * s) % vals.size(), j = (l * 7 + 3 * s + 1) % vals.size(), k = (l * 5 + s) % vals.size(), q = (l / 2 + 11 * s) % vals.size();
+      in.push_back({vals[i] | (vals[k] << 16), vals[j] | (vals[q] << 16), 0});
+    }
+    sets.push_back(in);
+  }
+  // Random patterns too (most of them finite, many near each other for cancellation).
+  std::mt19937_64 rng(20261201);
+  for (int s = 0; s < 8; ++s) {
+    std::vector<Inputs> in;
+    for (int l = 0; l < 32; ++l) {
+      const u64 a = rng() & 0xFFFFFFFFu, b = s % 2 ? (a ^ (rng() & 0x00070007u)) : rng() & 0xFFFFFFFFu;
+      in.push_back({a, b, 0});
+    }
+    sets.push_back(in);
+  }
+  const std::string load = "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  cvt.u16.u32 %h0, %x0;\n  cvt.u16.u32 %h1, %x1;\n";
+  const auto half = [](u64 x, int k) { return (x >> (16 * k)) & 0xFFFF; };
+  std::vector<Row> rows;
+  const char* ops[] = {"add.rn", "sub.rn", "mul.rn"};
+  for (const std::vector<Inputs>& in : sets) {
+    for (int op = 0; op < 3; ++op) {
+      rows.push_back({"bf16x2 arithmetic", load + "  " + std::string(ops[op]) + ".bf16x2 %x2, %x0, %x1;\n  cvt.u64.u32 %d, %x2;", in,
+                      [=](const Inputs& x) { return bf16_mpfr(op, half(x.a, 0), half(x.b, 0)) | (bf16_mpfr(op, half(x.a, 1), half(x.b, 1)) << 16); }});
+      rows.push_back({"bf16 arithmetic", load + "  " + std::string(ops[op]) + ".bf16 %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;", in,
+                      [=](const Inputs& x) { return bf16_mpfr(op, half(x.a, 0), half(x.b, 0)); }});
+    }
+    rows.push_back({"max.bf16x2", load + "  max.bf16x2 %x2, %x0, %x1;\n  cvt.u64.u32 %d, %x2;", in,
+                    [=](const Inputs& x) { return bf16_minmax_ref(half(x.a, 0), half(x.b, 0), true) | (bf16_minmax_ref(half(x.a, 1), half(x.b, 1), true) << 16); }});
+    rows.push_back({"min.bf16", load + "  min.bf16 %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;", in,
+                    [=](const Inputs& x) { return bf16_minmax_ref(half(x.a, 0), half(x.b, 0), false); }});
+    rows.push_back({"neg.bf16x2", load + "  neg.bf16x2 %x2, %x0;\n  cvt.u64.u32 %d, %x2;", in, [=](const Inputs& x) { return (x.a & 0xFFFFFFFFu) ^ 0x80008000u; }});
+    rows.push_back({"abs.bf16", load + "  abs.bf16 %h2, %h0;\n  cvt.u64.u16 %d, %h2;", in, [=](const Inputs& x) { return x.a & 0x7FFF; }});
+  }
+  check_rows(rows);
+  EXPECT_NE(decode_error("  fma.rn.bf16 %h0, %h1, %h2, %h3;").find("bf16 arithmetic other than"), std::string::npos);
+  EXPECT_NE(decode_error("  add.rz.bf16 %h0, %h1, %h2;").find("rounding modifier"), std::string::npos);
+  EXPECT_NE(decode_error("  max.NaN.bf16 %h0, %h1, %h2;").find(".NaN"), std::string::npos);
+}
+#endif

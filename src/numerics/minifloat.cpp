@@ -65,4 +65,57 @@ std::uint16_t bf16_relu(std::uint16_t b) {
   return (b & 0x8000u) ? std::uint16_t{0} : b;
 }
 
+namespace {
+bool bf16_nan(std::uint16_t b) { return (b & 0x7F80u) == 0x7F80u && (b & 0x7Fu) != 0; }
+// A binary64 that is not NaN rounded once to bf16 (round_detail.hpp: P = 7, QMIN = -133).
+std::uint16_t f64_to_bf16_rne(double x) {
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+  const auto sign = static_cast<std::uint16_t>((bits >> 48) & 0x8000u);
+  const std::uint64_t e = (bits >> 52) & 0x7FF, f = bits & 0xFFFFFFFFFFFFFull;
+  if (e == 0x7FF) return static_cast<std::uint16_t>(sign | 0x7F80u);  // Inf (NaN is the caller's)
+  const std::uint64_t m = e == 0 ? f : (f | (1ull << 52));
+  const int ex = e == 0 ? -1074 : static_cast<int>(e) - 1075;
+  const std::uint64_t mag = detail::round_magnitude_rne<7, -133>(m, ex);
+  return static_cast<std::uint16_t>(sign | (mag >= 0x7F80u ? 0x7F80u : mag));
+}
+unsigned bf16_key(std::uint16_t h) { return (h & 0x8000u) ? (~h & 0xFFFFu) : (h | 0x8000u); }
+template <class Op>
+std::uint32_t per_half(std::uint32_t a, std::uint32_t b, Op op) {
+  return op(static_cast<std::uint16_t>(a), static_cast<std::uint16_t>(b)) |
+         (static_cast<std::uint32_t>(op(static_cast<std::uint16_t>(a >> 16), static_cast<std::uint16_t>(b >> 16))) << 16);
+}
+}  // namespace
+
+// add/sub: the binary32 sum of two bf16 values rounded to bf16 (cvt.rn.bf16.f32) is the sum
+// rounded once: binary32 has p' = 24 >= 2p + 2 = 18 bits for bf16's p = 8 (Figueroa's condition,
+// as numerics/f16.cpp's add), a sum below bf16's normal range is a multiple of 2^-133 and exact in
+// binary32, and the overflow threshold (2 - 2^-8) 2^127 is a binary32 number.
+std::uint16_t bf16_add(std::uint16_t a, std::uint16_t b) { return f32_to_bf16(bf16_to_f32(a) + bf16_to_f32(b)); }
+std::uint16_t bf16_sub(std::uint16_t a, std::uint16_t b) { return f32_to_bf16(bf16_to_f32(a) - bf16_to_f32(b)); }
+// mul: the product of two 8-bit significands is exact in binary64 (2^-266 .. 2^256 inside its
+// normal range), rounded once to bf16.
+std::uint16_t bf16_mul(std::uint16_t a, std::uint16_t b) {
+  const double p = static_cast<double>(bf16_to_f32(a)) * static_cast<double>(bf16_to_f32(b));
+  return p != p ? std::uint16_t{0x7FFF} : f64_to_bf16_rne(p);
+}
+std::uint16_t bf16_max(std::uint16_t a, std::uint16_t b) {
+  const bool na = bf16_nan(a), nb = bf16_nan(b);
+  if (na && nb) return 0x7FFF;
+  if (na) return b;
+  if (nb) return a;
+  return bf16_key(a) >= bf16_key(b) ? a : b;
+}
+std::uint16_t bf16_min(std::uint16_t a, std::uint16_t b) {
+  const bool na = bf16_nan(a), nb = bf16_nan(b);
+  if (na && nb) return 0x7FFF;
+  if (na) return b;
+  if (nb) return a;
+  return bf16_key(a) <= bf16_key(b) ? a : b;
+}
+std::uint32_t bf16x2_add(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_add); }
+std::uint32_t bf16x2_sub(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_sub); }
+std::uint32_t bf16x2_mul(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_mul); }
+std::uint32_t bf16x2_min(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_min); }
+std::uint32_t bf16x2_max(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_max); }
+
 }  // namespace enc5

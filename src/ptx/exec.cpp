@@ -1088,6 +1088,27 @@ void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std:
       }
       break;
     }
+    case Type::bf16:
+    case Type::bf16x2: {
+      // bf16 arithmetic (numerics/minifloat); neg/abs flip / clear the sign bits.
+      const bool x2 = in.t == Type::bf16x2;
+      const auto w32 = [](std::uint64_t u) { return static_cast<std::uint32_t>(u); };
+      const auto h = [](std::uint64_t u) { return static_cast<std::uint16_t>(u); };
+      const std::uint32_t sign = x2 ? 0x80008000u : 0x8000u;
+#define BF16_BINARY(P, S) if (x2) { LANES v[l] = P(w32(a[l]), w32(b[l])); } else { LANES v[l] = S(h(a[l]), h(b[l])); } break;
+      switch (in.op) {
+        case Op::fadd: BF16_BINARY(bf16x2_add, bf16_add)
+        case Op::fsub: BF16_BINARY(bf16x2_sub, bf16_sub)
+        case Op::fmul: BF16_BINARY(bf16x2_mul, bf16_mul)
+        case Op::fmin: BF16_BINARY(bf16x2_min, bf16_min)
+        case Op::fmax: BF16_BINARY(bf16x2_max, bf16_max)
+        case Op::fneg: LANES v[l] = (w32(a[l]) ^ sign) & (x2 ? 0xFFFFFFFFu : 0xFFFFu); break;
+        case Op::fabs: LANES v[l] = w32(a[l]) & ~sign & (x2 ? 0xFFFFFFFFu : 0xFFFFu); break;
+        default: fail("operation not supported on bf16");
+      }
+#undef BF16_BINARY
+      break;
+    }
     case Type::f32: {
       const Round rd = round_of(in.rnd);
       const bool nan_wins = in.sub2 & kMinMaxNaN;

@@ -1178,14 +1178,16 @@ class Parser {
   }
   // Float arithmetic modifiers the interpreter models exactly: .rn (or none), .ftz on f32,
   // .approx where src/numerics has the operation.
-  void float_mods(const Mods& m, Type t, std::string_view op, std::uint32_t line) {
+  void float_mods(const Mods& m, Type t, std::string_view op, std::uint32_t line, bool bf16_ok = false) {
     // f32/f64 take every IEEE direction (numerics/f32); f16 instructions only .rn.
     const bool directed = m.rnd == Rnd::rz || m.rnd == Rnd::rm || m.rnd == Rnd::rp;
     if (m.rnd != Rnd::none && m.rnd != Rnd::rn && !(directed && (t == Type::f32 || t == Type::f64)))
       fail(line, "rounding modifier in " + std::string(op) + " is not supported (no model in src/numerics)");
-    if (m.sat && (t == Type::f16 || t == Type::f16x2)) fail(line, ".sat on f16 is not supported: " + std::string(op));
+    const bool bf = t == Type::bf16 || t == Type::bf16x2;
+    if (m.sat && (t == Type::f16 || t == Type::f16x2 || bf)) fail(line, ".sat on f16/bf16 is not supported: " + std::string(op));
     if (m.ftz && t != Type::f32 && !(m.approx && t == Type::f64)) fail(line, ".ftz is only supported on .f32: " + std::string(op));
-    if (t == Type::bf16 || t == Type::bf16x2) fail(line, "bf16 arithmetic is not supported: " + std::string(op));
+    // bf16: add/sub/mul.rn, min/max, neg/abs (numerics/minifloat); fma.bf16 and the rest have no model.
+    if (bf && !bf16_ok) fail(line, "bf16 arithmetic other than add/sub/mul.rn, min/max, neg/abs is not supported: " + std::string(op));
   }
 
   // call[.uni] [(ret, ...),] func[, (arg, ...)]: the callee's decoded body is inlined here, its
@@ -1382,7 +1384,7 @@ class Parser {
         need(ops, 3, opname, L);
         if (type_is_float(t)) {
           if (bi.fop == Op::nop) unsupported();
-          float_mods(m, t, opname, L);
+          float_mods(m, t, opname, L, bi.fop == Op::fadd || bi.fop == Op::fsub || bi.fop == Op::fmin || bi.fop == Op::fmax);
           const bool minmax = bi.fop == Op::fmin || bi.fop == Op::fmax;
           const bool half = t == Type::f16 || t == Type::f16x2;
           const bool nan_mode = minmax && m.has("NaN") && m.words.size() == 1 && (t == Type::f32 || t == Type::f64 || half);
@@ -1438,7 +1440,7 @@ class Parser {
       const bool is_mad = b == "mad" || b == "madc" || b == "mad24" || b == "fma";
       need(ops, is_mad ? 4 : 3, opname, L);
       if (type_is_float(t)) {
-        float_mods(m, t, opname, L);
+        float_mods(m, t, opname, L, b == "mul");
         if (m.approx || m.cc || m.lo || m.hi || m.wide || b == "madc" || b == "mul24" || b == "mad24") unsupported();
         // fma.rn.relu on f16 / f16x2 (PTX ISA half fma): numerics' f16_relu of the result.
         if (m.relu && !(b == "fma" && (t == Type::f16 || t == Type::f16x2))) unsupported();
@@ -1490,7 +1492,7 @@ class Parser {
       need(ops, 2, opname, L);
       no_words(m, opname, L);
       if (type_is_float(t)) {
-        float_mods(m, t, opname, L);
+        float_mods(m, t, opname, L, b == "abs" || b == "neg");
         if (b == "abs") in.op = Op::fabs;
         else if (b == "neg") in.op = Op::fneg;
         else if (b == "sqrt" && !m.approx && m.rnd != Rnd::none && (t == Type::f32 || t == Type::f64)) in.op = Op::fsqrt;
