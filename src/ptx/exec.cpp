@@ -93,7 +93,8 @@ inline Round round_of(Rnd r) {
 
 // Source value of a float type as a double (exact).
 double float_value(std::uint64_t x, Type t, bool ftz_on) {
-  if (t == Type::f16) return f16_to_f64(static_cast<f16_t>(x));
+  // .ftz on f16 (setp/set): a subnormal input is a zero of its sign.
+  if (t == Type::f16) return f16_to_f64(static_cast<f16_t>(ftz_on && (x & 0x7C00) == 0 ? x & 0x8000 : x));
   if (t == Type::bf16) return bf16_to_f32(static_cast<std::uint16_t>(x));
   if (t == Type::f32) return ftz(f32(x), ftz_on);
   return f64(x);
@@ -963,8 +964,8 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
       std::uint32_t lo = 0, hi = 0;
       if (x2) {
         LANES {
-          lo |= static_cast<std::uint32_t>(compare(cmp, half, a[l] & 0xFFFF, b[l] & 0xFFFF, false, 16, false)) << l;
-          hi |= static_cast<std::uint32_t>(compare(cmp, half, (a[l] >> 16) & 0xFFFF, (b[l] >> 16) & 0xFFFF, false, 16, false)) << l;
+          lo |= static_cast<std::uint32_t>(compare(cmp, half, a[l] & 0xFFFF, b[l] & 0xFFFF, ftz_on, 16, false)) << l;
+          hi |= static_cast<std::uint32_t>(compare(cmp, half, (a[l] >> 16) & 0xFFFF, (b[l] >> 16) & 0xFFFF, ftz_on, 16, false)) << l;
         }
       } else {
         LANES lo |= static_cast<std::uint32_t>(compare(cmp, in.t, a[l], b[l], ftz_on, wd, sg)) << l;

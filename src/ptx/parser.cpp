@@ -1673,7 +1673,8 @@ class Parser {
         if (!found) fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname));
       }
       if (cmp < 0) fail(L, std::string(opname) + " without a comparison");
-      if (m.ftz && t != Type::f32) fail(L, std::string(opname) + ": .ftz is only supported on f32 comparisons");
+      if (m.ftz && t != Type::f32 && t != Type::f16 && t != Type::f16x2)
+        fail(L, std::string(opname) + ": .ftz is only supported on f32, f16 and f16x2 comparisons");
       if (t == Type::pred || t == Type::e4m3x2 || t == Type::e5m2x2) unsupported();
       if (!type_is_float(t) && cmp >= 10) fail(L, std::string(opname) + ": an unordered comparison on an integer type");
       if (type_is_float(t) && cmp >= 6 && cmp <= 9) fail(L, std::string(opname) + ": .lo/.ls/.hi/.hs compare integers");
