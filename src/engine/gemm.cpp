@@ -169,13 +169,18 @@ void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrd
   const int* isa = layout::isa_k_of_pair_k().data();
   thread_local std::vector<e4m3_t> gathered;
   gathered.resize(static_cast<std::size_t>(b.N));
-  for (int k = 0; k < b.K; ++k) {
+  // Pointers and extents in locals: a byte store may alias anything (char), which would make the
+  // compiler reload the vectors' data pointers and b's extents after every code copied.
+  e4m3_t* const gath = gathered.data();
+  e4m3_t* const codes = b.codes.data();
+  const int N = b.N, K = b.K;
+  for (int k = 0; k < K; ++k) {
     const e4m3_t* rowk = src + k * k_stride;
     if (n_stride != 1) {
-      for (int n = 0; n < b.N; ++n) gathered[static_cast<std::size_t>(n)] = rowk[n * n_stride];
-      rowk = gathered.data();
+      for (int n = 0; n < N; ++n) gath[n] = rowk[n * n_stride];
+      rowk = gath;
     }
-    for (int n = 0; n < b.N; ++n) b.codes[static_cast<std::size_t>(n) * b.K + k] = rowk[n];
+    for (int n = 0; n < N; ++n) codes[static_cast<std::size_t>(n) * K + k] = rowk[n];
     const std::size_t logical = static_cast<std::size_t>(k) * b.N;
     const std::size_t in_isa = static_cast<std::size_t>((k & ~31) + isa[k & 31]) * b.N;
     b.nan |= run({rowk, b.N, b.v64.empty() ? nullptr : b.v64.data() + logical, b.v.empty() ? nullptr : b.v.data() + in_isa,
