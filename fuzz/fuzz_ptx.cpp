@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
                 "  mov.b32 %r1, 0x3C00BC00;\n  mov.b32 %r2, 0x7E000001;\n  setp.ltu.and.f16x2 %p1|%p2, %r1, %r2, !%p3;\n"
                 "  set.nan.f16.f16 %h1, %h2, %h3;\n  set.ge.or.u32.bf16x2 %r3, %r1, %r2, %p1;\n  set.lt.f32.s32 %f1, %r1, %r2;\n"
                 "  fma.rn.relu.f16x2 %r4, %r1, %r2, %r3;\n  max.NaN.relu.f16 %h1, %h2, %h3;\n  cvt.rn.relu.bf16x2.f32 %r5, %f1, %f2;\n"
-                "  cvt.rn.sat.f16.f32 %h2, %f1;\n  add.rn.bf16x2 %r4, %r4, %r5;\n  max.bf16 %h1, %h2, %h3;\n  bar.red.popc.u32 %r7, 0, %p1;\n  bar.red.or.pred %p2, 0, !%p1;\nLOOP:\n  add.u32 %r6, %r6, 1;\n  setp.lt.u32 %p2, %r6, 4;\n  @%p2 bra LOOP;\n  ret;\n}\n");
+                "  cvt.rn.sat.f16.f32 %h2, %f1;\n  bar.arrive 1, 32;\n  add.rn.bf16x2 %r4, %r4, %r5;\n  max.bf16 %h1, %h2, %h3;\n  bar.red.popc.u32 %r7, 0, %p1;\n  bar.red.or.pred %p2, 0, !%p1;\nLOOP:\n  add.u32 %r6, %r6, 1;\n  setp.lt.u32 %p2, %r6, 4;\n  @%p2 bra LOOP;\n  ret;\n}\n");
   });
   return 0;
 }

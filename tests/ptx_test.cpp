@@ -718,6 +718,36 @@ TEST(PtxControl, BarRedPopcAndOrOverTheCta) {
   }
 }
 
+// Barriers with a thread count (PTX ISA bar.sync a, b / bar.arrive a, b): warps 2 and 3 produce
+// into shared memory and arrive at barrier 1 (128 threads); warps 0 and 1 wait there, then read
+// what the producers wrote. A count that the other warps never reach is a deadlock error.
+TEST(PtxControl, BarrierWithThreadCountAndArrive) {
+  const std::string decls = ".shared .align 4 .b8 buf[512];\n";
+  const std::string body =
+      "  mov.u32 %r1, buf;\n  shr.u32 %r2, %r0, 5;\n  setp.lt.u32 %p1, %r2, 2;\n  @%p1 bra CONSUME;\n"
+      "  sub.u32 %r3, %r0, 64;\n  shl.b32 %r4, %r3, 2;\n  add.u32 %r4, %r4, %r1;\n  mul.lo.u32 %r5, %r3, 7;\n  st.shared.u32 [%r4], %r5;\n"
+      "  bar.arrive 1, 128;\n  mov.u32 %r6, 1;\n  bra DONE;\n"
+      "CONSUME:\n  barrier.sync 1, 128;\n  shl.b32 %r4, %r0, 2;\n  add.u32 %r4, %r4, %r1;\n  ld.shared.u32 %r6, [%r4];\n"
+      "DONE:\n  st.global.u32 [%rd4], %r6;\n";
+  const Out o = run_kernel(kernel(body, decls), {}, 128, {1, 1, 1}, {128, 1, 1});
+  for (int t = 0; t < 128; ++t) EXPECT_EQ(o.out[t], t < 64 ? static_cast<std::uint32_t>(t * 7) : 1u) << t;
+  // Two warps of four meet at bar.sync 2, 96: the third never comes.
+  const std::string stuck = "  shr.u32 %r2, %r0, 5;\n  setp.lt.u32 %p1, %r2, 2;\n  @!%p1 bra DONE;\n  bar.sync 2, 96;\nDONE:\n  st.global.u32 [%rd4], %r2;\n";
+  try {
+    run_kernel(kernel(stuck), {}, 128, {1, 1, 1}, {128, 1, 1});
+    ADD_FAILURE() << "no error";
+  } catch (const PtxError& e) {
+    EXPECT_NE(std::string(e.what()).find("deadlock"), std::string::npos) << e.what();
+  }
+  // A count that is no multiple of 32 is an error naming it.
+  try {
+    run_kernel(kernel("  bar.sync 1, 48;\n"), {}, 64, {1, 1, 1}, {64, 1, 1});
+    ADD_FAILURE() << "no error";
+  } catch (const PtxError& e) {
+    EXPECT_NE(std::string(e.what()).find("thread count 48"), std::string::npos) << e.what();
+  }
+}
+
 // A CTA zeroes only the registers some path reads before writing (Function::zero_init, cfg.cpp):
 // CTA 1 runs on the same warps as CTA 0 (one thread) and must still read 0 where CTA 0 wrote.
 TEST(PtxControl, RegistersReadBeforeWrittenStartAtZeroInEveryCta) {

@@ -203,7 +203,9 @@ struct Warp {
   std::vector<Frame> stack;
   std::uint32_t exited = 0;       // lanes that ran exit (or do not exist)
   std::uint32_t carry = 0;        // .cc carry flag per lane
-  enum State { running, barrier, done } state = running;
+  // barrier: at a whole-CTA barrier; partial: at barrier wait_bar with a thread count (bar.sync a, b).
+  enum State { running, barrier, partial, done } state = running;
+  std::uint32_t wait_bar = 0;
   std::uint64_t executed = 0;
   // bar.red waiting at the barrier: its kind (Inst::sub), destination and active lanes.
   std::uint8_t red_kind = 0;
@@ -290,13 +292,25 @@ class Cta {
       if (w.exited == kFull) w.state = Warp::done;
     }
     // Warps run until a barrier or their exit; when every live warp waits, the barrier opens.
+    // A barrier with a thread count (bar.sync a, b < the CTA's; bar.arrive) opens when b threads,
+    // counted per warp, have arrived; its waiting warps then run again.
+    std::fill(std::begin(bar_count_), std::end(bar_count_), 0u);
+    std::fill(std::begin(bar_target_), std::end(bar_target_), 0u);
     for (;;) {
-      bool any_live = false;
-      for (std::uint32_t wi = 0; wi < warps_.size(); ++wi) {
+      bool any_live = false, any_running = false, any_partial = false;
+      for (std::uint32_t wi = 0; wi < warps_.size(); ++wi)
         if (warps_[wi].state == Warp::running) run_warp(wi, st);
-        any_live |= warps_[wi].state != Warp::done;
+      for (const Warp& w : warps_) {
+        any_live |= w.state != Warp::done;
+        any_running |= w.state == Warp::running;
+        any_partial |= w.state == Warp::partial;
       }
+      if (any_running) continue;
       if (!any_live) break;
+      if (any_partial) {
+        in_ = nullptr;
+        fail("deadlock: warps wait at a barrier with a thread count that the other warps never reach (bar.sync a, b / bar.arrive)");
+      }
       finish_barrier_reduction();
       for (Warp& w : warps_)
         if (w.state == Warp::barrier) w.state = Warp::running;
@@ -336,6 +350,7 @@ class Cta {
   const Inst* in_ = nullptr;
   // bar.red of the barrier being waited at: the number of threads whose predicate holds, whether
   // all / any hold, and which kind the warps asked for (0: none yet).
+  std::uint32_t bar_count_[16] = {}, bar_target_[16] = {};  // barriers with a thread count
   std::uint32_t red_popc_ = 0;
   bool red_all_ = true, red_any_ = false;
   std::uint8_t red_kind_ = 0;
@@ -584,10 +599,30 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
         if (am != live || w.stack.size() > 1)
           fail("bar.sync on a divergent warp (active lanes 0x" + [&] { std::ostringstream o; o << std::hex << am; return o.str(); }() + ")");
         const unsigned nregs = in.sub ? in.ns - 1u : in.ns;  // bar.red's last source is its predicate
-        if (nregs > 1) {
-          const std::uint64_t n = R(w, s[1])[std::countr_zero(am)];
-          const std::uint32_t nthreads = s_.block.x * s_.block.y * s_.block.z;
-          if (n != (nthreads + 31) / 32 * 32) fail("bar.sync with a thread count other than the CTA's is not supported");
+        const std::uint32_t nthreads = s_.block.x * s_.block.y * s_.block.z, full = (nthreads + 31) / 32 * 32;
+        const std::uint64_t n = nregs > 1 ? trunc(R(w, s[1])[std::countr_zero(am)], 32) : full;
+        if (n != full || in.sub2 == 1) {
+          // A barrier with a thread count: a warp counts 32 (PTX ISA bar: per warp, all its threads).
+          if (in.sub) fail("bar.red with a thread count other than the CTA's is not supported");
+          const std::uint64_t id = trunc(R(w, s[0])[std::countr_zero(am)], 32);
+          if (n == 0 || n % 32 != 0 || n > full)
+            fail("barrier thread count " + std::to_string(n) + " is not a positive multiple of 32 up to the CTA's " + std::to_string(full));
+          if (id >= 16) fail("barrier " + std::to_string(id) + " does not exist (0..15)");
+          if (bar_target_[id] != 0 && bar_target_[id] != n) fail("barrier " + std::to_string(id) + " used with two thread counts at once");
+          bar_target_[id] = static_cast<std::uint32_t>(n);
+          bar_count_[id] += 32;
+          if (tr) record_trace(w, am);
+          fr.pc++;
+          if (bar_count_[id] >= n) {
+            for (Warp& o : warps_)
+              if (o.state == Warp::partial && o.wait_bar == id) o.state = Warp::running;
+            bar_count_[id] = bar_target_[id] = 0;
+            continue;  // the last warp to arrive goes on
+          }
+          if (in.sub2 == 1) continue;  // bar.arrive does not wait
+          w.state = Warp::partial;
+          w.wait_bar = static_cast<std::uint32_t>(id);
+          return;
         }
         if (in.sub) {
           if (red_kind_ != 0 && red_kind_ != in.sub) fail("bar.red and bar.sync (or two bar.red operations) meet at one barrier");

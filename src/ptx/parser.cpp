@@ -268,7 +268,7 @@ const Family kFamilies[] = {
     {"shfl", "sync up down bfly idx"},
     {"vote", "sync all any uni ballot"},
     {"activemask", ""},
-    {"bar", "sync cta aligned warp red popc and or"}, {"barrier", "sync cta aligned red popc and or"},
+    {"bar", "sync arrive cta aligned warp red popc and or"}, {"barrier", "sync arrive cta aligned red popc and or"},
     {"membar", "*"}, {"fence", "*"},  // ordering is implied (docs/ptx.md "Execution")
     {"bra", "uni"}, {"ret", "uni"}, {"exit", ""}, {"trap", ""}, {"call", "uni"},
     {"nanosleep", ""}, {"pmevent", "mask"},
@@ -2197,11 +2197,15 @@ class Parser {
     }
     if (b == "bar" || b == "barrier") {
       // bar.sync / barrier.sync[.aligned] a{, b}: every warp of the CTA waits (docs/ptx.md).
-      if (!m.sync && !m.has("cta") && !(m.words.size() == 1 && m.words[0] == "red")) fail(L, std::string(opname) + " is not supported (only bar.sync)");
+      // bar{.cta}.arrive / barrier{.cta}.arrive a, b: counts the warp at barrier a without waiting.
+      const bool arrive = m.has("arrive");
+      if (!m.sync && !arrive && !m.has("cta")) fail(L, std::string(opname) + " is not supported (bar.sync, bar.arrive, barrier.sync, bar.red)");
       for (std::string_view w : m.words)
-        if (w != "cta") fail(L, std::string(opname) + " is not supported (bar.sync, barrier.sync, bar.red)");
+        if (w != "cta" && w != "arrive") fail(L, std::string(opname) + " is not supported (bar.sync, bar.arrive, barrier.sync, bar.red)");
+      if (arrive && (m.sync || ops.size() != 2)) fail(L, std::string(opname) + ": bar.arrive takes a barrier and a thread count");
       if (ops.empty() || ops.size() > 2) fail(L, "bar.sync takes a barrier and an optional thread count");
       in.op = Op::bar;
+      in.sub2 = arrive ? 1 : 0;
       std::vector<std::uint32_t> s;
       for (const ROp& o : ops) s.push_back(src(o, Type::u32));
       emit(in, {}, s);
