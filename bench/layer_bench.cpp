@@ -49,12 +49,15 @@ const bool registered = [] {
   for (const Profile* p : all_profiles()) {
     const std::string pn(p->name);
     benchmark::RegisterBenchmark(("layer/golden/" + pn + "/small").c_str(), run_layer, bench::geometries()[0], Engine::golden, p, "")
-        ->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1)
+        ->UseRealTime();
     for (engine::SimdPath path : engine::supported_simd_paths())
       for (const auto& g : bench::geometries()) {
         const std::string sp(engine::to_string(path));
         benchmark::RegisterBenchmark(("layer/fast/" + pn + "/" + sp + "/" + g.name).c_str(), run_layer, g, Engine::fast, p, sp)
-            ->Unit(benchmark::kMillisecond)->UseRealTime();
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
       }
   }
   benchmark::RegisterBenchmark("reference/f64_fma_peak", fma_peak)->Iterations(1)->UseRealTime();

@@ -134,7 +134,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::write(copy / name, r.bytes);
   }
   if (!have_weights) {
-    const std::string n = replay_form ? "alloc-1.bin" : "launch-001-cuda_dldn_engine_swin_enc5_kernel-arg040-buffer-base0x7f0000400000-size431136-fmt0.bin";
+    const std::string n =
+        replay_form ? "alloc-1.bin" : "launch-001-cuda_dldn_engine_swin_enc5_kernel-arg040-buffer-base0x7f0000400000-size431136-fmt0.bin";
     ::link(w.c_str(), (cap / n).c_str());
     ::link(w.c_str(), (copy / n).c_str());
   }

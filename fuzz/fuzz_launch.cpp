@@ -27,15 +27,21 @@ const enc5::ptx::Module& module(const char* file) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   fuzz::maybe_write_seeds([](const fuzz::fs::path& d) {
-    fuzz::write(d / "echo", fuzz::join_records({{"params", "ptr:out u8:255 u16:0xBEEF u32:7 u64:0x10 s8:-5 f16:1.5 f32:-2.25 f64:0.1 b8:-1"},
-                                                {"grid", "1"}, {"block", "32"}, {"shared", "0"}}));
+    fuzz::write(d / "echo",
+                fuzz::join_records({{"params", "ptr:out u8:255 u16:0xBEEF u32:7 u64:0x10 s8:-5 f16:1.5 f32:-2.25 f64:0.1 b8:-1"},
+                                    {"grid", "1"},
+                                    {"block", "32"},
+                                    {"shared", "0"}}));
     std::string args(20, '\0');
     for (int b = 0; b < 8; ++b) args[b] = static_cast<char>((0x7f0000000000ull >> (8 * b)) & 0xFF);
     for (int b = 0; b < 8; ++b) args[8 + b] = static_cast<char>((0x7f0000100000ull >> (8 * b)) & 0xFF);
     args[16] = 16;
-    fuzz::write(d / "capture", fuzz::join_records({{"manifest.txt", "kernel int_mix\nlaunch 1 1 1 32 1 1 0\nalloc 0 0x7f0000000000 64\n"
-                                                                    "alloc 1 0x7f0000100000 64\npointer 0 0 0\npointer 8 1 0\n"},
-                                                   {"args.bin", args}, {"alloc-0.bin", std::string(64, '\x11')}, {"alloc-1.bin", std::string(64, '\0')}}));
+    fuzz::write(d / "capture", fuzz::join_records({{"manifest.txt",
+                                                    "kernel int_mix\nlaunch 1 1 1 32 1 1 0\nalloc 0 0x7f0000000000 64\n"
+                                                    "alloc 1 0x7f0000100000 64\npointer 0 0 0\npointer 8 1 0\n"},
+                                                   {"args.bin", args},
+                                                   {"alloc-0.bin", std::string(64, '\x11')},
+                                                   {"alloc-1.bin", std::string(64, '\0')}}));
   });
   module("launch.ptx");
   module("kernels.ptx");
@@ -49,10 +55,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   bool capture = false;
   std::string params, grid = "1", block = "1", shared = "0";
   for (const fuzz::Record& r : records) {
-    if (r.name == "params") params = r.bytes;
-    else if (r.name == "grid") grid = r.bytes;
-    else if (r.name == "block") block = r.bytes;
-    else if (r.name == "shared") shared = r.bytes;
+    if (r.name == "params")
+      params = r.bytes;
+    else if (r.name == "grid")
+      grid = r.bytes;
+    else if (r.name == "block")
+      block = r.bytes;
+    else if (r.name == "shared")
+      shared = r.bytes;
     else if (!r.name.empty() && r.name.find('/') == std::string::npos && r.name != "." && r.name != ".." && r.name.size() <= 200) {
       fuzz::write(dir / r.name, r.bytes);
       capture = true;

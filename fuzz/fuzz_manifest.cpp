@@ -26,8 +26,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   fuzz::maybe_write_seeds([](const fuzz::fs::path& d) {
     const auto& b = base_capture();
     const auto m = fuzz::read(b / "manifest.txt"), a = fuzz::read(b / "args.bin");
-    fuzz::write(d / "replay-8x8", fuzz::join_records({{"manifest.txt", std::string(m.begin(), m.end())},
-                                                      {"args.bin", std::string(a.begin(), a.end())}}));
+    fuzz::write(d / "replay-8x8",
+                fuzz::join_records({{"manifest.txt", std::string(m.begin(), m.end())}, {"args.bin", std::string(a.begin(), a.end())}}));
   });
   base_capture();
   return 0;

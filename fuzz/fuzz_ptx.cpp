@@ -25,25 +25,31 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     std::size_t at = first, i = 0;
     while (at != std::string::npos && i < 32) {
       const auto next = text.find(".visible .entry", at + 1);
-      fuzz::write(d / ("entry-" + std::to_string(i++) + ".ptx"), header + text.substr(at, next == std::string::npos ? std::string::npos : next - at));
+      fuzz::write(d / ("entry-" + std::to_string(i++) + ".ptx"),
+                  header + text.substr(at, next == std::string::npos ? std::string::npos : next - at));
       at = next;
     }
     // The forms of issue 20 and the declarations of issue 18.
-    fuzz::write(d / "carry-cvt.ptx", header + ".global .u32 t[2] = {1, 2};\n.global .u64 p = generic(t);\n"
-                ".visible .entry k(.param .u64 a)\n{\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n  .reg .f32 %f<4>;\n  .reg .pred %p<2>;\n"
-                "  sub.cc.u32 %r1, %r2, %r3;\n  subc.cc.u32 %r4, %r2, %r3;\n  addc.u32 %r5, 0, 0;\n  mad.lo.cc.u32 %r6, %r1, %r2, %r3;\n"
-                "  madc.hi.u32 %r7, %r1, %r2, %r3;\n  cvt.s16.s8 %r1, %r2;\n  cvt.rz.f32.s32 %f1, %r1;\n  add.rm.ftz.sat.f32 %f2, %f1, %f1;\n"
-                "  min.NaN.f32 %f3, %f1, %f2;\n  slct.ftz.s32.f32 %r2, %r3, %r4, %f3;\n  setp.eq.u32 %p1, %r2, 7;\n  @%p1 trap;\n"
-                "  ld.global.u64 %rd1, [p];\n  ld.s8 %r3, [%rd1];\n  ret;\n}\n");
+    fuzz::write(
+        d / "carry-cvt.ptx",
+        header +
+            ".global .u32 t[2] = {1, 2};\n.global .u64 p = generic(t);\n"
+            ".visible .entry k(.param .u64 a)\n{\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<4>;\n  .reg .f32 %f<4>;\n  .reg .pred %p<2>;\n"
+            "  sub.cc.u32 %r1, %r2, %r3;\n  subc.cc.u32 %r4, %r2, %r3;\n  addc.u32 %r5, 0, 0;\n  mad.lo.cc.u32 %r6, %r1, %r2, %r3;\n"
+            "  madc.hi.u32 %r7, %r1, %r2, %r3;\n  cvt.s16.s8 %r1, %r2;\n  cvt.rz.f32.s32 %f1, %r1;\n  add.rm.ftz.sat.f32 %f2, %f1, %f1;\n"
+            "  min.NaN.f32 %f3, %f1, %f2;\n  slct.ftz.s32.f32 %r2, %r3, %r4, %f3;\n  setp.eq.u32 %p1, %r2, 7;\n  @%p1 trap;\n"
+            "  ld.global.u64 %rd1, [p];\n  ld.s8 %r3, [%rd1];\n  ret;\n}\n");
     // This session's forms: set / setp on halves and bf16, .relu and .sat on half results, bf16
     // arithmetic, bar.red, a loop
     // that reads a register before writing it (the per-CTA zeroing analysis, cfg.cpp).
-    fuzz::write(d / "half-set-relu.ptx", header +
-                ".visible .entry k(.param .u64 a)\n{\n  .reg .b32 %r<8>;\n  .reg .b16 %h<4>;\n  .reg .f32 %f<4>;\n  .reg .pred %p<4>;\n"
-                "  mov.b32 %r1, 0x3C00BC00;\n  mov.b32 %r2, 0x7E000001;\n  setp.ltu.and.f16x2 %p1|%p2, %r1, %r2, !%p3;\n"
-                "  set.nan.f16.f16 %h1, %h2, %h3;\n  set.ge.or.u32.bf16x2 %r3, %r1, %r2, %p1;\n  set.lt.f32.s32 %f1, %r1, %r2;\n"
-                "  fma.rn.relu.f16x2 %r4, %r1, %r2, %r3;\n  max.NaN.relu.f16 %h1, %h2, %h3;\n  cvt.rn.relu.bf16x2.f32 %r5, %f1, %f2;\n"
-                "  cvt.rn.sat.f16.f32 %h2, %f1;\n  bar.arrive 1, 32;\n  add.rn.bf16x2 %r4, %r4, %r5;\n  max.bf16 %h1, %h2, %h3;\n  bar.red.popc.u32 %r7, 0, %p1;\n  bar.red.or.pred %p2, 0, !%p1;\nLOOP:\n  add.u32 %r6, %r6, 1;\n  setp.lt.u32 %p2, %r6, 4;\n  @%p2 bra LOOP;\n  ret;\n}\n");
+    fuzz::write(
+        d / "half-set-relu.ptx",
+        header +
+            ".visible .entry k(.param .u64 a)\n{\n  .reg .b32 %r<8>;\n  .reg .b16 %h<4>;\n  .reg .f32 %f<4>;\n  .reg .pred %p<4>;\n"
+            "  mov.b32 %r1, 0x3C00BC00;\n  mov.b32 %r2, 0x7E000001;\n  setp.ltu.and.f16x2 %p1|%p2, %r1, %r2, !%p3;\n"
+            "  set.nan.f16.f16 %h1, %h2, %h3;\n  set.ge.or.u32.bf16x2 %r3, %r1, %r2, %p1;\n  set.lt.f32.s32 %f1, %r1, %r2;\n"
+            "  fma.rn.relu.f16x2 %r4, %r1, %r2, %r3;\n  max.NaN.relu.f16 %h1, %h2, %h3;\n  cvt.rn.relu.bf16x2.f32 %r5, %f1, %f2;\n"
+            "  cvt.rn.sat.f16.f32 %h2, %f1;\n  bar.arrive 1, 32;\n  add.rn.bf16x2 %r4, %r4, %r5;\n  max.bf16 %h1, %h2, %h3;\n  bar.red.popc.u32 %r7, 0, %p1;\n  bar.red.or.pred %p2, 0, !%p1;\nLOOP:\n  add.u32 %r6, %r6, 1;\n  setp.lt.u32 %p2, %r6, 4;\n  @%p2 bra LOOP;\n  ret;\n}\n");
   });
   return 0;
 }

@@ -73,8 +73,7 @@ inline const std::map<std::uint32_t, std::uint8_t>& e4m3_code_by_f32_bits() {
 
 // Loads every case of one GPU: A and B from the Ada folder, C and D from `c_path` / `d_path`.
 // Returns false with `why` set when a file is missing or malformed.
-inline bool load_mma_cases(const std::string& c_path, const std::string& d_path, std::vector<AdaMmaCase>& out,
-                           std::string& why) {
+inline bool load_mma_cases(const std::string& c_path, const std::string& d_path, std::vector<AdaMmaCase>& out, std::string& why) {
   const std::string dir = ada_mma_data_dir();
   std::ifstream fa(dir + "/a_Ada_E4M3.txt"), fb(dir + "/b_Ada_E4M3.txt"), fc(c_path), fd(d_path);
   if (!fa || !fb || !fc || !fd) {

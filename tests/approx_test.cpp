@@ -55,8 +55,10 @@ int compare(Dyadic a, Dyadic b) {  // sign(a - b), both >= 0
   const int ta = bit_length(a.sig) + a.exp, tb = bit_length(b.sig) + b.exp;
   if (ta != tb) return ta < tb ? -1 : 1;
   // Same top bit: align on the smaller exponent (difference < 128 here).
-  if (a.exp > b.exp) a.sig <<= (a.exp - b.exp);
-  else b.sig <<= (b.exp - a.exp);
+  if (a.exp > b.exp)
+    a.sig <<= (a.exp - b.exp);
+  else
+    b.sig <<= (b.exp - a.exp);
   return a.sig < b.sig ? -1 : (a.sig > b.sig ? 1 : 0);
 }
 
@@ -102,8 +104,7 @@ float oracle_rcp(float x) {
 float oracle_rsqrt(float x) {
   const float y = static_cast<float>(1.0L / std::sqrt(static_cast<long double>(x)));
   const Dyadic dx = dyadic(x);
-  EXPECT_TRUE(is_correctly_rounded(y, [&](Dyadic m) { return compare(mul(mul(m, m), dx), {1, 0}); }))
-      << std::hexfloat << x;
+  EXPECT_TRUE(is_correctly_rounded(y, [&](Dyadic m) { return compare(mul(mul(m, m), dx), {1, 0}); })) << std::hexfloat << x;
   return y;
 }
 
@@ -111,8 +112,7 @@ float oracle_rsqrt(float x) {
 float oracle_div(float a, float b) {
   const float y = static_cast<float>(static_cast<long double>(a) / b);
   const Dyadic da = dyadic(a), db = dyadic(b);
-  EXPECT_TRUE(is_correctly_rounded(y, [&](Dyadic m) { return compare(mul(m, db), da); }))
-      << std::hexfloat << a << " / " << b;
+  EXPECT_TRUE(is_correctly_rounded(y, [&](Dyadic m) { return compare(mul(m, db), da); })) << std::hexfloat << a << " / " << b;
   return y;
 }
 
@@ -130,9 +130,8 @@ long long check_all_neighbours_round_alike(f16_t h, float y, long double t, int 
   for (int k = -4; k <= 4; ++k, f = std::nextafter(f, INFINITY)) {
     const bool within = std::fabs(static_cast<long double>(f) - t) <= bound(t) * (1 + 0x1p-30L);
     if (!within && std::abs(k) > steps) continue;
-    EXPECT_EQ(oracle::round_double(f), target)
-        << "f16 " << std::hex << h << ": f32 answer " << std::hexfloat << f << " (" << std::dec << k
-        << " steps from the correctly rounded " << std::hexfloat << y << ") gives another f16";
+    EXPECT_EQ(oracle::round_double(f), target) << "f16 " << std::hex << h << ": f32 answer " << std::hexfloat << f << " (" << std::dec << k
+                                               << " steps from the correctly rounded " << std::hexfloat << y << ") gives another f16";
     ++checked;
   }
   return checked;
@@ -168,8 +167,10 @@ TEST(ApproxProof, RcpWrappedIsExactForAllPositiveF16) {
     ++inputs;
   }
   EXPECT_EQ(inputs, 31743);
-  std::printf("[ info     ] rcp proof: %lld f16 inputs, %lld f32 answers within 1 ulp checked, 0 disagree; "
-              "closest f16 midpoint: %.3Lf f32 ulps from 1/x\n", inputs, answers, margin);
+  std::printf(
+      "[ info     ] rcp proof: %lld f16 inputs, %lld f32 answers within 1 ulp checked, 0 disagree; "
+      "closest f16 midpoint: %.3Lf f32 ulps from 1/x\n",
+      inputs, answers, margin);
   EXPECT_GT(margin, 1.5L);
 }
 
@@ -190,8 +191,10 @@ TEST(ApproxProof, RsqrtWrappedIsExactForAllPositiveF16) {
     ++inputs;
   }
   EXPECT_EQ(inputs, 31743);
-  std::printf("[ info     ] rsqrt proof: %lld f16 inputs, %lld f32 answers within the bound checked, 0 disagree; "
-              "closest f16 midpoint: %.3Lf f32 ulps from x^-1/2\n", inputs, answers, margin);
+  std::printf(
+      "[ info     ] rsqrt proof: %lld f16 inputs, %lld f32 answers within the bound checked, 0 disagree; "
+      "closest f16 midpoint: %.3Lf f32 ulps from x^-1/2\n",
+      inputs, answers, margin);
   EXPECT_GT(margin, 2.5L);
 }
 
@@ -229,7 +232,7 @@ TEST(ApproxF32, SpecialsPerPtxIsa) {
   EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(sub), inf));
   EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(inf), 0.0f));
   EXPECT_TRUE(std::isnan(enc5::rcp_approx_ftz_f32(NAN)));
-  EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(0x1p127f), 0.0f));     // 2^-127 is subnormal: flushed
+  EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(0x1p127f), 0.0f));  // 2^-127 is subnormal: flushed
   EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(-0x1p127f), -0.0f));
   EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(0x1p126f), 0x1p-126f));
   // rsqrt.approx.ftz.f32
@@ -341,15 +344,12 @@ float oracle_ex2(float x) {
 // them closer than 2^-24 take ex2's binary128 fallback path. The closest in [1, 128) (the first
 // four) are at 1.06e-7 half-ulps; in (-1, 1): 6.4e-11 (-0x1.5a3f34p-21).
 constexpr std::uint32_t kEx2HardInputs[] = {
-    0x3FA5A5D7u, 0xBFDA5A29u, 0xC18196C7u, 0xC1032D8Eu,
-    0x33B8AA3Au, 0x33B8AA3Bu, 0x33B8AA3Cu, 0x34E6D4C8u, 0x354FBF7Fu, 0x357DEA0Cu, 0x365584C5u,
-    0x36610F67u, 0x36879CF7u, 0x37E338EBu, 0x383ECB1Du, 0x38FC47E1u, 0x39E14097u, 0x3A07857Cu,
-    0x3A0B4316u, 0x3B429D37u, 0x3B53AA14u, 0x3C02A9ADu, 0x3CFE4448u, 0x3D036455u, 0x3DC9ABE2u,
-    0x3DEB2F8Eu, 0x3E196C0Eu, 0x3E96975Cu, 0x3F4746F3u, 0xB338AA3Au, 0xB338AA3Bu, 0xB338AA3Cu,
-    0xB40A7FADu, 0xB466D4CBu, 0xB4A194F5u, 0xB4FDEA14u, 0xB5160A52u, 0xB52D1F9Au, 0xB59BCFA6u,
-    0xB63B8CF0u, 0xB873A3D9u, 0xB8ACAD70u, 0xB8BBD3A2u, 0xB8D3D026u, 0xB9B001B9u, 0xBA0F8AA5u,
-    0xBA869E61u, 0xBAE36F38u, 0xBAEC2B40u, 0xBCAF4D02u, 0xBCF3A937u, 0xBD723ABFu, 0xBE0E371Bu,
-    0xBE1F29DEu, 0xBE5E17C2u, 0xBE62E434u, 0xBF34B452u,
+    0x3FA5A5D7u, 0xBFDA5A29u, 0xC18196C7u, 0xC1032D8Eu, 0x33B8AA3Au, 0x33B8AA3Bu, 0x33B8AA3Cu, 0x34E6D4C8u, 0x354FBF7Fu, 0x357DEA0Cu,
+    0x365584C5u, 0x36610F67u, 0x36879CF7u, 0x37E338EBu, 0x383ECB1Du, 0x38FC47E1u, 0x39E14097u, 0x3A07857Cu, 0x3A0B4316u, 0x3B429D37u,
+    0x3B53AA14u, 0x3C02A9ADu, 0x3CFE4448u, 0x3D036455u, 0x3DC9ABE2u, 0x3DEB2F8Eu, 0x3E196C0Eu, 0x3E96975Cu, 0x3F4746F3u, 0xB338AA3Au,
+    0xB338AA3Bu, 0xB338AA3Cu, 0xB40A7FADu, 0xB466D4CBu, 0xB4A194F5u, 0xB4FDEA14u, 0xB5160A52u, 0xB52D1F9Au, 0xB59BCFA6u, 0xB63B8CF0u,
+    0xB873A3D9u, 0xB8ACAD70u, 0xB8BBD3A2u, 0xB8D3D026u, 0xB9B001B9u, 0xBA0F8AA5u, 0xBA869E61u, 0xBAE36F38u, 0xBAEC2B40u, 0xBCAF4D02u,
+    0xBCF3A937u, 0xBD723ABFu, 0xBE0E371Bu, 0xBE1F29DEu, 0xBE5E17C2u, 0xBE62E434u, 0xBF34B452u,
 };
 
 TEST(ApproxF32, Ex2CorrectlyRounded) {
@@ -398,8 +398,8 @@ TEST(ApproxProof, Ex2NumeratorOfE61Softmax) {
     for (int k = -2; k <= 2; ++k, f = std::nextafter(f, INFINITY)) alike = alike && oracle::round_double(f) == target;
     if (!alike) dependent.push_back(h);
   }
-  std::printf("[ info     ] E61 ex2 numerator: %lld f16 inputs d <= 0 with u >= -126; %zu depend on the last f32 bits:",
-              inputs, dependent.size());
+  std::printf("[ info     ] E61 ex2 numerator: %lld f16 inputs d <= 0 with u >= -126; %zu depend on the last f32 bits:", inputs,
+              dependent.size());
   for (unsigned h : dependent) std::printf(" 0x%04X", h);
   std::printf("\n");
   const std::vector<unsigned> measured = {0x8C00, 0xA57F, 0xA922, 0xA954, 0xAA0C, 0xC13B, 0xC1EF};

@@ -19,8 +19,8 @@
 #include <string>
 
 #include "ada_mma_data.hpp"
-#include "mma_dot_case.hpp"
 #include "layout/fragment.hpp"
+#include "mma_dot_case.hpp"
 #include "model/readings.hpp"
 #include "numerics/mma.hpp"
 #include "numerics/profile.hpp"
@@ -62,9 +62,9 @@ f16_t f16_of(std::int64_t sig, int p) {
   std::uint64_t mag = static_cast<std::uint64_t>(neg ? -sig : sig);
   int len = 0;
   while ((mag >> len) != 0) ++len;
-  const int msb = p + len - 1;                 // floor(log2 |value|)
-  const int ulp = std::max(msb - 10, -24);     // the f16 spacing at that magnitude
-  std::uint64_t m;                             // |value| / 2^ulp, rounded
+  const int msb = p + len - 1;              // floor(log2 |value|)
+  const int ulp = std::max(msb - 10, -24);  // the f16 spacing at that magnitude
+  std::uint64_t m;                          // |value| / 2^ulp, rounded
   if (ulp <= p) {
     m = mag << (p - ulp);
   } else {
@@ -148,27 +148,44 @@ struct Gen {
     const int big = static_cast<int>(u(32));
     for (int k = 0; k < 32; ++k) {
       switch (kind) {
-        case 0: a[k] = code_in(0, 15); b[k] = code_in(0, 15); break;
+        case 0:
+          a[k] = code_in(0, 15);
+          b[k] = code_in(0, 15);
+          break;
         case 1:  // one large product over tiny ones: truncation below the window
           a[k] = k == big ? code_in(12, 15) : code_in(0, 3);
           b[k] = k == big ? code_in(12, 15) : code_in(0, 4);
           break;
-        case 2: a[k] = code_in(13, 15); b[k] = code_in(13, 15); break;  // past 65504
-        case 3:  // the second half cancels the first: only the fused sum sees it
-          if (k < 16) a[k] = code_in(4, 12), b[k] = code_in(4, 12);
-          else a[k] = static_cast<e4m3_t>(a[k - 16] ^ 0x80), b[k] = b[k - 16];
+        case 2:
+          a[k] = code_in(13, 15);
+          b[k] = code_in(13, 15);
+          break;  // past 65504
+        case 3:   // the second half cancels the first: only the fused sum sees it
+          if (k < 16)
+            a[k] = code_in(4, 12), b[k] = code_in(4, 12);
+          else
+            a[k] = static_cast<e4m3_t>(a[k - 16] ^ 0x80), b[k] = b[k - 16];
           if (k == 31) a[k] = code_in(0, 2);
           break;
-        case 4: a[k] = code_in(0, 1); b[k] = code_in(0, 8); break;  // subnormal operands
-        case 5: a[k] = static_cast<e4m3_t>(u(2) << 7); b[k] = code_in(0, 15); break;  // zero products
-        default: a[k] = static_cast<e4m3_t>(u(256)); b[k] = static_cast<e4m3_t>(u(256)); break;  // random bits (NaN too)
+        case 4:
+          a[k] = code_in(0, 1);
+          b[k] = code_in(0, 8);
+          break;  // subnormal operands
+        case 5:
+          a[k] = static_cast<e4m3_t>(u(2) << 7);
+          b[k] = code_in(0, 15);
+          break;  // zero products
+        default:
+          a[k] = static_cast<e4m3_t>(u(256));
+          b[k] = static_cast<e4m3_t>(u(256));
+          break;  // random bits (NaN too)
       }
     }
     switch (u(7)) {
       case 0: c = static_cast<f16_t>(u(2) << 15); break;
-      case 1: c = static_cast<f16_t>((u(2) << 15) | (1 + u(1023))); break;          // subnormal
+      case 1: c = static_cast<f16_t>((u(2) << 15) | (1 + u(1023))); break;                  // subnormal
       case 2: c = static_cast<f16_t>((u(2) << 15) | ((26 + u(5)) << 10) | u(1024)); break;  // large
-      case 3: c = static_cast<f16_t>(u(65536)); break;                               // any bits, Inf/NaN too
+      case 3: c = static_cast<f16_t>(u(65536)); break;                                      // any bits, Inf/NaN too
       default: c = static_cast<f16_t>((u(2) << 15) | ((5 + u(20)) << 10) | u(1024)); break;
     }
   }
@@ -187,8 +204,8 @@ TEST(BlackwellRandom, MatchesTheExactOracle) {
     differs_from_ada += got != enc5::mma_dot(enc5::profile_ada(), a, b, c);
     differs_from_zluda += got != enc5::mma_dot(enc5::profile_zluda(), a, b, c);
   }
-  std::printf("[blackwell] %ld random cases against the exact oracle: %ld mismatches; %ld differ from ada, %ld from zluda\n", n,
-              fails, differs_from_ada, differs_from_zluda);
+  std::printf("[blackwell] %ld random cases against the exact oracle: %ld mismatches; %ld differ from ada, %ld from zluda\n", n, fails,
+              differs_from_ada, differs_from_zluda);
   EXPECT_EQ(fails, 0);
   EXPECT_GT(differs_from_ada, n / 100);  // a different function, not a renamed one
   EXPECT_GT(differs_from_zluda, 0);
@@ -244,8 +261,8 @@ TEST(BlackwellHand, TwentyFiveKeptBits) {
   // 4096 (2^8 * 2^4, E = 12: q = 2^(12-25) = 2^-13), 2 (half an f16 ulp of 4096: a tie), and a
   // third term at k = 20 (the second half: one block either way).
   Dot d;
-  d.a[0] = 0x78, d.b[0] = 0x58;  // 2^8 * 2^4
-  d.a[1] = 0x40, d.b[1] = 0x38;  // 2 * 1
+  d.a[0] = 0x78, d.b[0] = 0x58;    // 2^8 * 2^4
+  d.a[1] = 0x40, d.b[1] = 0x38;    // 2 * 1
   d.a[20] = 0x08, d.b[20] = 0x04;  // 2^-6 * 2^-7 = 2^-13 = q: kept, above the tie -> 4100
   EXPECT_EQ(run(blackwell(), d), 0x6C01);
   EXPECT_EQ(oracle(d.a, d.b, d.c), 0x6C01);
@@ -274,7 +291,7 @@ TEST(BlackwellHand, CIsInsideTheMaximumAndTruncated) {
   Dot s;
   s.a[0] = 0x48, s.b[0] = 0x38;  // 4
   s.a[1] = 0x10, s.b[1] = 0x18;  // 2^-5 * 2^-4 = 2^-9
-  s.c = 0x0001;  // 2^-24 < q: truncated to 0
+  s.c = 0x0001;                  // 2^-24 < q: truncated to 0
   EXPECT_EQ(run(blackwell(), s), 0x4400);
   EXPECT_EQ(oracle(s.a, s.b, s.c), 0x4400);
   s.c = 0x0002;  // 2^-23 = q: kept -> above the tie: 4 + 2^-8
@@ -297,9 +314,9 @@ TEST(BlackwellHand, OneFusedBlockNotHalves) {
   // 1 + 2^-11 (a tie) in k 0..15 and another 2^-11 at k = 16: the fused sum is 1 + 2^-10 exactly
   // (0x3C01); ada rounds the first half to 1.0 (tie to even) and then 1 + 2^-11 to 1.0 again.
   Dot d;
-  d.a[0] = 0x38, d.b[0] = 0x38;   // 1
-  d.a[1] = 0x08, d.b[1] = 0x10;   // 2^-6 * 2^-5 = 2^-11
-  d.a[16] = 0x08, d.b[16] = 0x10; // 2^-11
+  d.a[0] = 0x38, d.b[0] = 0x38;    // 1
+  d.a[1] = 0x08, d.b[1] = 0x10;    // 2^-6 * 2^-5 = 2^-11
+  d.a[16] = 0x08, d.b[16] = 0x10;  // 2^-11
   EXPECT_EQ(run(blackwell(), d), 0x3C01);
   EXPECT_EQ(run(enc5::profile_ada(), d), 0x3C00);
 }

@@ -36,7 +36,9 @@ inline fs::path rename_shape(const fs::path& dir, const std::string& part, const
   const fs::path f = test_util::find_file(dir, part);
   EXPECT_FALSE(f.empty()) << part;
   const std::string n = f.filename().string();
-  const std::string kind = n.find("surface") != std::string::npos ? "surface-" : n.find("texture") != std::string::npos ? "texture-" : "buffer-";
+  const std::string kind = n.find("surface") != std::string::npos   ? "surface-"
+                           : n.find("texture") != std::string::npos ? "texture-"
+                                                                    : "buffer-";
   const auto k = n.find(kind) + kind.size();
   const fs::path to = dir / (n.substr(0, k) + shape + n.substr(n.rfind("-fmt")));
   fs::rename(f, to);

@@ -17,7 +17,6 @@ inline bool in_ci() {
 
 // Use as a statement, like GTEST_SKIP(): ENC5_SKIP_UNLESS_CI() << "why"; it returns from the test
 // (or SetUp) as a skip, or under CI=true as a fatal failure with the same message.
-#define ENC5_SKIP_UNLESS_CI()                                                                        \
-  return GTEST_MESSAGE_(::enc5_test::in_ci() ? "CI=true, so this skip is a failure: " : "",          \
-                        ::enc5_test::in_ci() ? ::testing::TestPartResult::kFatalFailure               \
-                                             : ::testing::TestPartResult::kSkip)
+#define ENC5_SKIP_UNLESS_CI()                                                               \
+  return GTEST_MESSAGE_(::enc5_test::in_ci() ? "CI=true, so this skip is a failure: " : "", \
+                        ::enc5_test::in_ci() ? ::testing::TestPartResult::kFatalFailure : ::testing::TestPartResult::kSkip)

@@ -8,11 +8,11 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -132,9 +132,9 @@ std::vector<Frame> frames() {
   if (small_scale())  // sanitizer build: one block, then a 1x2 grid with odd extents and offsets
     return {{"default-8x8", 8, 8, 0, 0, 1, false}, {"stress-5x7-offset-3,5", 5, 7, 3, 5, 1, true}};
   return {
-      {"default-40x23", 40, 23, 0, 0, 1, false},             // the demo frame (real geometry)
-      {"stress-40x23", 40, 23, 0, 0, 1, true},               // every nonlinear branch
-      {"odd-13x11", 13, 11, 0, 0, 4, false},                 // odd extents: partial blocks
+      {"default-40x23", 40, 23, 0, 0, 1, false},               // the demo frame (real geometry)
+      {"stress-40x23", 40, 23, 0, 0, 1, true},                 // every nonlinear branch
+      {"odd-13x11", 13, 11, 0, 0, 4, false},                   // odd extents: partial blocks
       {"stress-odd-19x13-offset-3,5", 19, 13, 3, 5, 6, true},  // non-zero block offsets (u16 param+80/+82)
   };
 }

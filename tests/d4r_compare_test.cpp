@@ -79,8 +79,9 @@ Comparison d4r_compare(const fs::path& a, const fs::path& b) {
     }
     char buf[160];
     if (n == 0) first = common;
-    std::snprintf(buf, sizeof buf, "DIFFERS %zu of %zu bytes, first at %zu (A %02x B %02x)", n + (x.size() > y.size() ? x.size() - y.size() : y.size() - x.size()),
-                  std::max(x.size(), y.size()), first, first < x.size() ? x[first] : 0, first < y.size() ? y[first] : 0);
+    std::snprintf(buf, sizeof buf, "DIFFERS %zu of %zu bytes, first at %zu (A %02x B %02x)",
+                  n + (x.size() > y.size() ? x.size() - y.size() : y.size() - x.size()), std::max(x.size(), y.size()), first,
+                  first < x.size() ? x[first] : 0, first < y.size() ? y[first] : 0);
     c.verdict[k] = buf;
     c.exit_status = 1;
   }
@@ -93,7 +94,8 @@ Comparison d4r_compare(const fs::path& a, const fs::path& b) {
 }
 
 int count_with(const Comparison& c, const std::string& prefix) {
-  return static_cast<int>(std::count_if(c.verdict.begin(), c.verdict.end(), [&](const auto& kv) { return kv.second.rfind(prefix, 0) == 0; }));
+  return static_cast<int>(
+      std::count_if(c.verdict.begin(), c.verdict.end(), [&](const auto& kv) { return kv.second.rfind(prefix, 0) == 0; }));
 }
 
 }  // namespace

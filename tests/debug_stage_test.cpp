@@ -31,7 +31,8 @@ std::uint32_t le32(const std::vector<unsigned char>& b, std::size_t at) {
 
 TEST(DebugStage, LayoutIsFactsF1AndF2) {
   // F1: slot = max(8192, 128·nregs) rounded up to a power of two; F2: the register counts.
-  const std::pair<const char*, std::uint64_t> expect[] = {{"w1", 8192}, {"w10", 8192}, {"w11", 16384}, {"w12", 8192}, {"p13c", 8192}, {"p13d", 8192}};
+  const std::pair<const char*, std::uint64_t> expect[] = {{"w1", 8192},  {"w10", 8192},  {"w11", 16384},
+                                                          {"w12", 8192}, {"p13c", 8192}, {"p13d", 8192}};
   const int regs[] = {48, 48, 96, 32, 40, 40};
   for (int i = 0; i < 6; ++i) {
     const DebugStage* s = find_debug_stage(expect[i].first);
@@ -47,7 +48,7 @@ TEST(DebugStage, LayoutIsFactsF1AndF2) {
   EXPECT_EQ(w.block_index(4, 2), 14);
   EXPECT_EQ(debug_window(*find_debug_stage("w1"), kDefaultDebugBase, 2, 2).block_index(1, 1), 6);
   EXPECT_EQ(debug_window(*find_debug_stage("w1"), 0, 1, 70).block_index(0, 13), -1);  // only blocks < 64 store
-  EXPECT_THROW(debug_window(*find_debug_stage("w1"), 0, 6, 1), std::runtime_error);  // slots would be shared
+  EXPECT_THROW(debug_window(*find_debug_stage("w1"), 0, 6, 1), std::runtime_error);   // slots would be shared
 }
 
 TEST(DebugStage, SyntheticWindowHoldsWarp0OfEveryBlockAtTheDocumentedOffsets) {
@@ -89,9 +90,11 @@ TEST(DebugStage, DiffNamesTheFirstDifferingPhaseBlockWarpLane) {
   EXPECT_TRUE(contains(r.out, "first: phase 13, block (1, 0) [debug block 1], warp 0, lane 5, register 7")) << r.out;
   EXPECT_TRUE(contains(r.out, "row 9, columns 26, 27")) << r.out;  // reg 7: n-tile 3, half 1; lane 5: g 1, t 1
   if (have_python()) {
-    r = shell("'" ENC5_CLI_PATH "' diff '" + t.file("cap") + "' --stage p13d --json --threads 2 | python3 -c '"
-              "import json,sys; d=json.load(sys.stdin); s=d[\"stage\"]; f=s[\"first\"]; "
-              "assert not d[\"identical\"] and s[\"differing\"]==1 and f[\"block\"]==[1,0] and f[\"lane\"]==5 and f[\"reg\"]==7, d; print(\"json ok\")'");
+    r = shell(
+        "'" ENC5_CLI_PATH "' diff '" + t.file("cap") +
+        "' --stage p13d --json --threads 2 | python3 -c '"
+        "import json,sys; d=json.load(sys.stdin); s=d[\"stage\"]; f=s[\"first\"]; "
+        "assert not d[\"identical\"] and s[\"differing\"]==1 and f[\"block\"]==[1,0] and f[\"lane\"]==5 and f[\"reg\"]==7, d; print(\"json ok\")'");
     EXPECT_TRUE(contains(r.out, "json ok")) << r.out;
   }
   // Replayed with --stage, enc5 writes its own payload; d4r's comparison then compares it too.
@@ -168,14 +171,19 @@ TEST(DebugStage, HostileWindowsAreClearErrors) {
 // of every later part cannot confuse it.
 TEST(DebugStage, SettleOnW1RecoversThePrologueReadings) {
   TempDir t;
-  const std::string prologue = "--reading prologue-halo=ring-lrtb --reading prologue-fill=clamp --reading prologue-eps=2^-10 "
-                               "--reading prologue-sum-tree=pairwise --reading prologue-load-order=natural";
+  const std::string prologue =
+      "--reading prologue-halo=ring-lrtb --reading prologue-fill=clamp --reading prologue-eps=2^-10 "
+      "--reading prologue-sum-tree=pairwise --reading prologue-load-order=natural";
   ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 16 --ey 8 --stress --seed 2 --stage w1 --threads 2 " + prologue +
-                   " --reading c13-residual=staged --reading e21-residual=normed --reading e61-border=clamp").status, 0);
+                   " --reading c13-residual=staged --reading e21-residual=normed --reading e61-border=clamp")
+                .status,
+            0);
   Result r = t.enc5("settle cap --stage w1 --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_TRUE(contains(r.out, "best: profile=ada, prologue-load-order=natural, prologue-halo=ring-lrtb, prologue-fill=clamp, "
-                              "prologue-eps=2^-10, prologue-sum-tree=pairwise\n")) << r.out;
+  EXPECT_TRUE(contains(r.out,
+                       "best: profile=ada, prologue-load-order=natural, prologue-halo=ring-lrtb, prologue-fill=clamp, "
+                       "prologue-eps=2^-10, prologue-sum-tree=pairwise\n"))
+      << r.out;
   EXPECT_TRUE(contains(r.out, "reproduces stage w1 exactly")) << r.out;
   EXPECT_TRUE(contains(r.out, "every reading is settled by this capture")) << r.out;
   EXPECT_FALSE(contains(r.out, "c13-residual")) << r.out;  // not a reading of the prologue
@@ -194,17 +202,24 @@ TEST(DebugStage, SettleOnW1RecoversThePrologueReadings) {
   r = t.enc5("settle cap --threads 2 --max-runs 40");
   EXPECT_EQ(r.status, 1) << r.out;
   int recovered = 0;
-  for (const char* v : {"prologue-halo=ring-lrtb", "prologue-fill=clamp", "prologue-eps=2^-10", "prologue-sum-tree=pairwise", "prologue-load-order=natural"})
+  for (const char* v : {"prologue-halo=ring-lrtb", "prologue-fill=clamp", "prologue-eps=2^-10", "prologue-sum-tree=pairwise",
+                        "prologue-load-order=natural"})
     recovered += contains(r.out.substr(r.out.find("best: ")), v);
   EXPECT_LT(recovered, 5) << r.out;
   r = t.enc5("settle cap --stage w1 --threads 2 --json");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_TRUE(contains(r.out, "\"best_changes\": \"profile=ada, prologue-load-order=natural, prologue-halo=ring-lrtb, prologue-fill=clamp, "
-                              "prologue-eps=2^-10, prologue-sum-tree=pairwise\"")) << r.out;
+  EXPECT_TRUE(contains(r.out,
+                       "\"best_changes\": \"profile=ada, prologue-load-order=natural, prologue-halo=ring-lrtb, prologue-fill=clamp, "
+                       "prologue-eps=2^-10, prologue-sum-tree=pairwise\""))
+      << r.out;
 
   // The norm itself: with prologue-norm=identity the prologue stages X as is, so w1 settles the
   // norm and (rightly) cannot settle its epsilon or sum tree.
-  ASSERT_EQ(t.enc5("capture --synthetic -o id --ex 8 --ey 8 --stage w1 --threads 2 --reading prologue-norm=identity --reading prologue-fill=mirror").status, 0);
+  ASSERT_EQ(
+      t.enc5(
+           "capture --synthetic -o id --ex 8 --ey 8 --stage w1 --threads 2 --reading prologue-norm=identity --reading prologue-fill=mirror")
+          .status,
+      0);
   r = t.enc5("settle id --stage w1 --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "prologue-fill=mirror, prologue-norm=identity\n")) << r.out;

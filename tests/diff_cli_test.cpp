@@ -2,8 +2,8 @@
 // heat maps, and the exit status (0 identical, 1 different, 2 errors).
 #include <gtest/gtest.h>
 
-#include "test_util.hpp"
 #include "io/files.hpp"
+#include "test_util.hpp"
 
 using namespace test_util;
 
@@ -35,7 +35,9 @@ TEST(DiffCli, JsonIsValid) {
   if (!have_python()) GTEST_SKIP() << "python3 not available";
   TempDir t;
   make_pair(t);
-  const Result r = shell("cd '" + t.path.string() + "' && '" ENC5_CLI_PATH "' diff cap zl --json | python3 -c '"
+  const Result r = shell("cd '" + t.path.string() +
+                         "' && '" ENC5_CLI_PATH
+                         "' diff cap zl --json | python3 -c '"
                          "import json,sys; d=json.load(sys.stdin); assert d[\"identical\"] is False; "
                          "f=[x for x in d[\"files\"] if x[\"kind\"]==\"arena\"][0]; "
                          "assert f[\"bytes_differing\"]==sum(f[\"per_plane\"]); assert f[\"first\"][\"offset\"]>=64; "

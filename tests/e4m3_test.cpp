@@ -64,7 +64,11 @@ e4m3_t spec_encode(f16_t h, bool nan_keeps_sign) {
 TEST(E4m3, SpecEdgeCases) {
   const auto& ada = enc5::profile_ada();
   const auto& zl = enc5::profile_zluda();
-  struct Case { f16_t h; e4m3_t want; const char* why; };
+  struct Case {
+    f16_t h;
+    e4m3_t want;
+    const char* why;
+  };
   const Case cases[] = {
       {0x0000, 0x00, "+0"},
       {0x8000, 0x80, "-0 keeps its sign"},
@@ -174,8 +178,10 @@ TEST(E4m3Nvidia, EncodeAllInputsBothBytes) {
       ++compared;
     }
   }
-  std::printf("[ info     ] e4m3 encode vs NVIDIA: %lld f16x2 words (each f16 in both halves), 0 mismatches; "
-              "zluda differs on %lld negative-NaN halves, as specified\n", compared, zluda_negative_nan);
+  std::printf(
+      "[ info     ] e4m3 encode vs NVIDIA: %lld f16x2 words (each f16 in both halves), 0 mismatches; "
+      "zluda differs on %lld negative-NaN halves, as specified\n",
+      compared, zluda_negative_nan);
   EXPECT_GE(zluda_negative_nan, 2 * 1023);
 }
 
@@ -183,8 +189,7 @@ TEST(E4m3Nvidia, EncodeAllInputsBothBytes) {
 // both bytes), bit for bit (NaN codes give 0x7FFF in both).
 TEST(E4m3Nvidia, DecodeAllPairs) {
   for (std::uint32_t pair = 0; pair < 0x10000; ++pair) {
-    ASSERT_EQ(enc5::cvt_f16x2_e4m3x2(static_cast<std::uint16_t>(pair)),
-              enc5::ref::nv_cvt_e4m3x2_to_f16x2(static_cast<std::uint16_t>(pair)))
+    ASSERT_EQ(enc5::cvt_f16x2_e4m3x2(static_cast<std::uint16_t>(pair)), enc5::ref::nv_cvt_e4m3x2_to_f16x2(static_cast<std::uint16_t>(pair)))
         << hex(pair);
   }
 }
@@ -193,11 +198,11 @@ TEST(E4m3Nvidia, DecodeAllPairs) {
 
 TEST(E4m3Nvidia, EncodeAllInputsBothBytes) {
   ENC5_SKIP_UNLESS_CI() << "cuda_fp8.hpp (CUDA toolkit) not found at configure time: the comparison with "
-                  "NVIDIA's __nv_cvt_halfraw2_to_fp8x2 did not run";
+                           "NVIDIA's __nv_cvt_halfraw2_to_fp8x2 did not run";
 }
 TEST(E4m3Nvidia, DecodeAllPairs) {
   ENC5_SKIP_UNLESS_CI() << "cuda_fp8.hpp (CUDA toolkit) not found at configure time: the comparison with "
-                  "NVIDIA's __nv_cvt_fp8x2_to_halfraw2 did not run";
+                           "NVIDIA's __nv_cvt_fp8x2_to_halfraw2 did not run";
 }
 
 #endif

@@ -8,10 +8,10 @@
 //     odd extents, negative block offsets, frames smaller than a block, both profiles, every
 //     value of every reading, every SIMD path, thread counts 1..3; NaN codes in weights and
 //     inputs; traces (the fast engine runs a traced block with the golden model).
+#include <gtest/gtest.h>
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -89,8 +89,7 @@ TEST(EngineF16, F2hAndD2hAtEveryRoundingBoundary) {
     check32(std::bit_cast<float>((static_cast<std::uint32_t>(r) & 0x807FFFFFu) | (e << 23)));
     check64(std::bit_cast<double>((r & 0x800FFFFFFFFFFFFFull) | (static_cast<std::uint64_t>(1023 - 30 + (r >> 58) % 48) << 52)));
   }
-  for (float x : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 0x1p-149f, -0x1p-149f, 65504.0f, 65519.99f, 65520.0f})
-    check32(x);
+  for (float x : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 0x1p-149f, -0x1p-149f, 65504.0f, 65519.99f, 65520.0f}) check32(x);
   for (double x : {0.0, -0.0, 0x1p-1074, -0x1p-1074, 65504.0, 65519.999999, 65520.0, -65520.0, 0x1p-25, 0x1.8p-25}) check64(x);
   EXPECT_GT(checked, 1000000);
 }
@@ -116,7 +115,8 @@ TEST(EngineF16, EpilogueArithmeticMatchesNumerics) {
     ASSERT_EQ(mul(a, b), f16_mul(a, b)) << std::hex << a << " " << b;
   }
   // Exhaustive add and mul of every f16 with a set of pivots (ties, subnormals, specials).
-  for (f16_t b : {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0xBC00, 0x3C01, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0x1400, 0x6800})
+  for (f16_t b :
+       {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0xBC00, 0x3C01, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0x1400, 0x6800})
     for (std::uint32_t i = 0; i < 65536; ++i) {
       const auto a = static_cast<f16_t>(i);
       ASSERT_EQ(add(a, b), f16_add(a, b)) << std::hex << a << " " << b;
@@ -148,8 +148,10 @@ f16_t gen_c(SplitMix64& rng, int kind) {
   switch (kind % 4) {
     case 0: return 0;
     case 1: return random_f16(rng);  // includes Inf, NaN, subnormals, -0
-    case 2: { const f16_t s[] = {0x8000, 0x0000, 0x7C00, 0xFC00, 0x7BFF, 0xFBFF, 0x0001, 0x8001, 0x7E00, 0x03FF};
-              return s[r % 10]; }
+    case 2: {
+      const f16_t s[] = {0x8000, 0x0000, 0x7C00, 0xFC00, 0x7BFF, 0xFBFF, 0x0001, 0x8001, 0x7E00, 0x03FF};
+      return s[r % 10];
+    }
     default: return static_cast<f16_t>(((r >> 16) & 0x8000) | ((r % 0x7000) + 0x0400));
   }
 }
@@ -176,8 +178,10 @@ TEST(EngineGemm, EveryPathDecodesLikeTheCodeTable) {
       for (int i = 0; i < n; ++i) {
         const e4m3_t c = src[static_cast<std::size_t>(i)];
         if ((c & 0x7F) == 0x7F) continue;  // values of NaN codes are unspecified
-        ASSERT_EQ(std::bit_cast<std::uint32_t>(v[i]), std::bit_cast<std::uint32_t>(t.value[c])) << engine::to_string(path) << " code " << int(c);
-        ASSERT_EQ(std::bit_cast<std::uint64_t>(v64[i]), std::bit_cast<std::uint64_t>(t.value64[c])) << engine::to_string(path) << " code " << int(c);
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(v[i]), std::bit_cast<std::uint32_t>(t.value[c]))
+            << engine::to_string(path) << " code " << int(c);
+        ASSERT_EQ(std::bit_cast<std::uint64_t>(v64[i]), std::bit_cast<std::uint64_t>(t.value64[c]))
+            << engine::to_string(path) << " code " << int(c);
         ASSERT_EQ(e[i], t.ada_e[c]) << engine::to_string(path) << " code " << int(c);
         ASSERT_EQ(e16[i], static_cast<std::int16_t>(t.ada_e[c])) << engine::to_string(path) << " code " << int(c);
         // `hopper`: floor(log2|x|) of the value itself (std::ilogb, independent of the decoder), -64 for a zero.
@@ -212,7 +216,8 @@ TEST(EngineGemm, EveryPathMatchesMmaDot) {
             // kernel reads, through both B entry points.
             const unsigned forms = (akind + bkind) % 2 ? engine::decode_for(*prof, path) : engine::kDecodeAll;
             A.assign(a.data(), rows, K, K, forms, path);
-            if ((akind + N / 16) % 2) B.assign_nk(b.data(), N, K, K, forms, path);
+            if ((akind + N / 16) % 2)
+              B.assign_nk(b.data(), N, K, K, forms, path);
             else {  // the [k][n] entry point too
               std::vector<e4m3_t> kn(b.size());
               for (int n = 0; n < N; ++n)
@@ -225,9 +230,10 @@ TEST(EngineGemm, EveryPathMatchesMmaDot) {
               for (int n = 0; n < N; ++n) {
                 f16_t want = c[static_cast<std::size_t>(r) * N + n];
                 for (int s = 0; s < 2; ++s)
-                  want = golden::mma_step(*prof, &a[static_cast<std::size_t>(r) * K + 32 * s], &b[static_cast<std::size_t>(n) * K + 32 * s], want);
-                ASSERT_EQ(d[static_cast<std::size_t>(r) * N + n], want)
-                    << engine::to_string(path) << " " << prof->name << " N " << N << " kinds " << akind << "," << bkind << " r " << r << " n " << n;
+                  want = golden::mma_step(*prof, &a[static_cast<std::size_t>(r) * K + 32 * s], &b[static_cast<std::size_t>(n) * K + 32 * s],
+                                          want);
+                ASSERT_EQ(d[static_cast<std::size_t>(r) * N + n], want) << engine::to_string(path) << " " << prof->name << " N " << N
+                                                                        << " kinds " << akind << "," << bkind << " r " << r << " n " << n;
                 ++cases;
               }
           }
@@ -298,16 +304,16 @@ TEST(EngineGemm, HopperWindowsTiesAndOverflow) {
         const std::uint64_t x = rng.next();
         const int kind = static_cast<int>(x % 8);
         int j = lead;
-        if (kind == 1) j = lead - 11;                                 // the f16 tie bit of a lead-sized sum
-        if (kind == 2) j = lead - 10;                                 // its last kept bit
+        if (kind == 1) j = lead - 11;                                       // the f16 tie bit of a lead-sized sum
+        if (kind == 2) j = lead - 10;                                       // its last kept bit
         if (kind == 3) j = lead - 19 + static_cast<int>((x >> 8) % 3) - 1;  // the product window's edge
         if (kind == 4) j = lead - 15 + static_cast<int>((x >> 8) % 3) - 1;  // the accumulator's window edge
-        if (kind == 5) j = -9;                                        // the smallest operand
+        if (kind == 5) j = -9;                                              // the smallest operand
         j = std::clamp(j, -9, 8);
         e4m3_t code = pow2_code(j, (x >> 12) % 5 == 0);
         if (kind == 6) code = static_cast<e4m3_t>(((x >> 20) & 0x80) | (0x70 + (x >> 24) % 15));  // +-256..448: p1 overflows
-        if (kind == 7) code = static_cast<e4m3_t>(((x >> 20) & 0x80) | ((x >> 24) % 127));           // anything
-        if (trial % 3 == 2 && kind >= 6) code = 0;  // some rows without overflow
+        if (kind == 7) code = static_cast<e4m3_t>(((x >> 20) & 0x80) | ((x >> 24) % 127));        // anything
+        if (trial % 3 == 2 && kind >= 6) code = 0;                                                // some rows without overflow
         A[r][k] = code;
       }
     }
@@ -340,9 +346,9 @@ TEST(EngineGemm, HopperWindowsTiesAndOverflow) {
   A[1][8] = pow2_code(-9, false);      // 2^-9, times B = 2^-8 in column 1: 2^-17 = one unit of q = 2^(8 - 25)
   B[1][8] = pow2_code(-8, false);
   A[2] = A[1];
-  A[2][8] = pow2_code(-9, true);       // one unit below the tie
+  A[2][8] = pow2_code(-9, true);  // one unit below the tie
   A[3] = A[1];
-  A[3][8] = 0;                         // exactly on the tie
+  A[3][8] = 0;  // exactly on the tie
   std::vector<f16_t> c(4 * 16, 0x0000);
   c[1] = 0xFC00;   // row 0: Inf - Inf in column 1
   c[2] = 0x7C00;   // Inf + Inf
@@ -378,7 +384,8 @@ TEST(EngineGemm, ZludaIntegerFormMatchesTheCodeTable) {
         for (int s = 0; s < 2; ++s) {
           const int w = 11 + static_cast<int>(rng.next() % 4);  // 11 .. 14
           const int lo = static_cast<int>(rng.next() % static_cast<unsigned>(16 - w));
-          for (int k = 0; k < 32; ++k) a[static_cast<std::size_t>(r) * K + 32 * s + k] = trial % 4 == 3 ? gen_code(rng, k % 5) : code_in_span(lo, w);
+          for (int k = 0; k < 32; ++k)
+            a[static_cast<std::size_t>(r) * K + 32 * s + k] = trial % 4 == 3 ? gen_code(rng, k % 5) : code_in_span(lo, w);
           // pin both ends of the span
           a[static_cast<std::size_t>(r) * K + 32 * s + 3] = static_cast<e4m3_t>(lo == 0 ? 0x08 : (lo + 1) << 3);
           a[static_cast<std::size_t>(r) * K + 32 * s + 7] = static_cast<e4m3_t>(0x80 | ((lo + w) << 3));
@@ -428,8 +435,10 @@ TEST(EngineGemm, ZludaIntegerFormMatchesTheCodeTable) {
         int mx = 0;
         for (int n = 0; n < N; ++n)
           for (int k = 0; k < 32; ++k) {
-            const std::int16_t v = B.i16[static_cast<std::size_t>(32) * N * s + static_cast<std::size_t>(2) * N * (k >> 1) + 2 * n + (k & 1)];
-            ASSERT_EQ(std::ldexp(static_cast<double>(v), B.i16_base[static_cast<std::size_t>(s)] - 9), t.value64[b[static_cast<std::size_t>(n) * K + 32 * s + k]])
+            const std::int16_t v =
+                B.i16[static_cast<std::size_t>(32) * N * s + static_cast<std::size_t>(2) * N * (k >> 1) + 2 * n + (k & 1)];
+            ASSERT_EQ(std::ldexp(static_cast<double>(v), B.i16_base[static_cast<std::size_t>(s)] - 9),
+                      t.value64[b[static_cast<std::size_t>(n) * K + 32 * s + k]])
                 << where << " B n " << n << " k " << k;
             mx = std::max(mx, std::abs(static_cast<int>(v)));
           }
@@ -458,7 +467,8 @@ TEST(EngineGemm, ZludaIntegerFormMatchesTheCodeTable) {
       engine::gemm(profile_zluda(), path, A, 0, B, 0, 1, 4, d.data(), 16);
       for (int r = 0; r < 4; ++r)
         for (int n = 0; n < 16; ++n)
-          ASSERT_EQ(d[static_cast<std::size_t>(r) * 16 + n], golden::mma_step(profile_zluda(), &aa[static_cast<std::size_t>(r) * 32], &bb[static_cast<std::size_t>(n) * 32], 0))
+          ASSERT_EQ(d[static_cast<std::size_t>(r) * 16 + n],
+                    golden::mma_step(profile_zluda(), &aa[static_cast<std::size_t>(r) * 32], &bb[static_cast<std::size_t>(n) * 32], 0))
               << engine::to_string(path) << " nan_in " << nan_in;
     }
   }
@@ -485,7 +495,7 @@ TEST(EngineGemm, ZludaIntegerBoundsAndZeroSigns) {
   // + 8 + 9 x 1024 = 98808: the binary64 step, and the exact integer sum (~2.8e9, all terms
   // positive) would wrap in int32. Row 2: row 1 with a negative 448. Row 3: small values.
   for (int k : {0, 1}) A[0][k] = 0x7E;
-  for (int k = 2; k < 10; ++k) A[0][k] = 0x60;   // sh 11: 8 << 8 = 2048
+  for (int k = 2; k < 10; ++k) A[0][k] = 0x60;  // sh 11: 8 << 8 = 2048
   for (int k : {0, 1, 2}) A[1][k] = 0x7E;
   for (int k = 3; k < 10; ++k) A[1][k] = 0x50;   // sh 9: 8 << 6 = 512
   A[0][10] = A[1][10] = 0x20;                    // sh 3: the base 3
@@ -524,19 +534,23 @@ TEST(EngineGemm, BlackwellAdversarialOperands) {
       e4m3_t& x = a[static_cast<std::size_t>(r) * K + k];
       const int kk = k % 32;
       switch (r % 7) {
-        case 0: x = r == 0 ? e4m3_t{0x3F} : pick({0x3F, 0x3F, 0xBF}); break;  // 1.875 (sum past int32)
-        case 1: x = kk == 5 ? 0x77 : pick({0x01, 0x02, 0x81, 0x08}); break;  // one large, tiny rest
+        case 0: x = r == 0 ? e4m3_t{0x3F} : pick({0x3F, 0x3F, 0xBF}); break;               // 1.875 (sum past int32)
+        case 1: x = kk == 5 ? 0x77 : pick({0x01, 0x02, 0x81, 0x08}); break;                // one large, tiny rest
         case 2: x = kk < 16 ? pick({0x40, 0x48, 0x3C}) : pick({0xC0, 0xC8, 0xBC}); break;  // halves cancel
-        case 3: x = kk == 0 ? 0x01 : pick({0x08, 0x00, 0x04}); break;     // subnormal in the largest product
-        case 4: x = pick({0x7E, 0xFE, 0x7D}); break;                       // overflow
-        case 5: x = pick({0x00, 0x80, 0x20, 0x10}); break;                 // small: C sets the maximum
-        default: x = static_cast<e4m3_t>(rng.next() % 256); if ((x & 0x7F) == 0x7F) x = 0x38; break;
+        case 3: x = kk == 0 ? 0x01 : pick({0x08, 0x00, 0x04}); break;                      // subnormal in the largest product
+        case 4: x = pick({0x7E, 0xFE, 0x7D}); break;                                       // overflow
+        case 5: x = pick({0x00, 0x80, 0x20, 0x10}); break;                                 // small: C sets the maximum
+        default:
+          x = static_cast<e4m3_t>(rng.next() % 256);
+          if ((x & 0x7F) == 0x7F) x = 0x38;
+          break;
       }
     }
   for (int n = 0; n < N; ++n)
     for (int k = 0; k < K; ++k)
-      b[static_cast<std::size_t>(n) * K + k] =
-          n % 3 == 0 ? e4m3_t{0x3F} : n % 3 == 1 ? pick({0x7E, 0x38, 0x3F, 0xB8}) : static_cast<e4m3_t>(pick({0x38, 0x40, 0x01, 0x30}) | (rng.next() & 0x80));
+      b[static_cast<std::size_t>(n) * K + k] = n % 3 == 0   ? e4m3_t{0x3F}
+                                               : n % 3 == 1 ? pick({0x7E, 0x38, 0x3F, 0xB8})
+                                                            : static_cast<e4m3_t>(pick({0x38, 0x40, 0x01, 0x30}) | (rng.next() & 0x80));
   std::vector<f16_t> c(static_cast<std::size_t>(rows) * N);
   for (auto& v : c) {
     const f16_t s[] = {0x0000, 0x8000, 0x6C00, 0x7BFF, 0xFBFF, 0x0001, 0x7C00, 0xFC00, 0x7E00, 0x5C01, 0x3C00};
@@ -611,11 +625,11 @@ TEST(EngineGemm, AdaWindowEdgesZeroSignsAndOverflow) {
         static constexpr int kBelow[] = {0, 1, 3, 4, 7, 8, 8, 13, 14, 14, 15, 16};
         int d = kBelow[(x >> 24) % 12];
         e4m3_t code = ada_code(lead - d, f, neg);
-        if ((x >> 32) % 9 == 0) code = (x >> 40) & 1 ? 0x80 : 0x00;        // +-0
+        if ((x >> 32) % 9 == 0) code = (x >> 40) & 1 ? 0x80 : 0x00;                         // +-0
         if ((x >> 32) % 9 == 1) code = ada_code(-7, static_cast<int>((x >> 44) % 8), neg);  // subnormal
         if (j == at) code = ada_code(lead, f, (x >> 48) & 1);
-        if (r == 12) code = ada_code(8, 6, false);                           // 16 x 448 x b: overflow
-        if (r == 11) code = 0x80;  // -0 only: -0 with a -0 C and +b only (column 0), +0 or C elsewhere
+        if (r == 12) code = ada_code(8, 6, false);  // 16 x 448 x b: overflow
+        if (r == 11) code = 0x80;                   // -0 only: -0 with a -0 C and +b only (column 0), +0 or C elsewhere
         A[r][16 * half + j] = code;
       }
     }
@@ -745,7 +759,10 @@ int compare_all_paths(const FrameCase& c, const std::string& what) {
 }
 
 TEST(EngineFrame, RandomWeightsAndInputsOddExtentsAndOffsets) {
-  struct Geo { int ex, ey; std::uint16_t ox, oy; };
+  struct Geo {
+    int ex, ey;
+    std::uint16_t ox, oy;
+  };
   // Odd extents, negative block offsets, frames smaller than a block, several blocks.
   const Geo geos[] = {{13, 9, 0, 0}, {5, 3, 0, 0}, {1, 1, 7, 7}, {9, 11, 3, 5}, {16, 8, 2, 0}};
   int runs = 0;
@@ -804,8 +821,8 @@ TEST(EngineFrame, MmaCornerReadings) {
   const WeightImage w(bytes);
   const SyntheticFrame f = make_synthetic_frame(7, 6, 32, true);
   int runs = 0;
-  for (const char* assignment : {"mma-zero-sign=plus", "mma-nan-operand=nonzero-partner", "mma-nan-payload=quiet-c", "mma-overflow=saturate",
-                                 "mma-zero-sign=ieee"})
+  for (const char* assignment :
+       {"mma-zero-sign=plus", "mma-nan-operand=nonzero-partner", "mma-nan-payload=quiet-c", "mma-overflow=saturate", "mma-zero-sign=ieee"})
     for (const Profile* prof : all_profiles()) {
       Readings rd;
       std::string err;

@@ -27,12 +27,15 @@ struct Gen {
       const unsigned r = static_cast<unsigned>(rng());
       unsigned code = 0;
       switch (kind) {
-        case 0: code = r & 0xFF; if ((code & 0x7F) == 0x7F) code ^= 1; break;  // any finite code
-        case 1: code = (r & 0x80) | (0x30 + (r >> 8) % 16); break;             // near 1: ties, cancellation
-        case 2: code = (r >> 8) % 4 == 0 ? (r & 0xFF) % 0x7F : 0; break;       // mostly zero
-        case 3: code = (r & 0x80) | (0x70 + (r >> 8) % 15); break;             // large: overflow
-        case 4: code = (r & 0x80) | ((r >> 8) % 9); break;                      // subnormal
-        default: code = 0x3F; break;                                            // 1.875: int32-sized sums
+        case 0:
+          code = r & 0xFF;
+          if ((code & 0x7F) == 0x7F) code ^= 1;
+          break;                                                          // any finite code
+        case 1: code = (r & 0x80) | (0x30 + (r >> 8) % 16); break;        // near 1: ties, cancellation
+        case 2: code = (r >> 8) % 4 == 0 ? (r & 0xFF) % 0x7F : 0; break;  // mostly zero
+        case 3: code = (r & 0x80) | (0x70 + (r >> 8) % 15); break;        // large: overflow
+        case 4: code = (r & 0x80) | ((r >> 8) % 9); break;                // subnormal
+        default: code = 0x3F; break;                                      // 1.875: int32-sized sums
       }
       w |= code << (8 * byte);
     }
@@ -80,7 +83,8 @@ TEST(EngineMmaTile, EqualsNumericsFragmentFormOnEveryPathAndProfile) {
         const MmaFragC got = engine::mma_fragment(p, path, fa, fb, fc);
         for (int l = 0; l < 32; ++l)
           for (int r = 0; r < 2; ++r)
-            ASSERT_EQ(got.reg[l][r], want.reg[l][r]) << engine::to_string(path) << " " << p.name << " tile " << t << " lane " << l << " reg " << r;
+            ASSERT_EQ(got.reg[l][r], want.reg[l][r])
+                << engine::to_string(path) << " " << p.name << " tile " << t << " lane " << l << " reg " << r;
         elements += 128;
       }
     }

@@ -5,9 +5,9 @@
 //   * bad input: non-zero exit status, nothing on stdout, a message on stderr naming the problem.
 #include <gtest/gtest.h>
 
-#include "ci_skip.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
+#include "ci_skip.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -42,8 +42,7 @@ std::string slurp(const std::string& path) {
 // beyond the single quotes added here).
 CliRun eval(const std::vector<std::string>& args, const std::string& input = "") {
   static int counter = 0;
-  const std::string base = ::testing::TempDir() + "/enc5_eval_" + std::to_string(getpid()) + "_" +
-                           std::to_string(counter++);
+  const std::string base = ::testing::TempDir() + "/enc5_eval_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
   {
     std::ofstream in(base + ".in", std::ios::binary);
     in << input;
@@ -245,10 +244,10 @@ TEST(EvalCli, Conversions) {
   EXPECT_EQ(one({"cvt.rn.f16x2.e4m3x2", "0x38b8"}), "0x3c00bc00");
   EXPECT_EQ(one({"cvt.rn.f16x2.e4m3x2", "0x7f01"}), "0x7fff1800");  // NaN -> 0x7fff; 2^-9 -> 0x1800
   EXPECT_EQ(one({"cvt.f32.f16", "0x3c00"}), "0x3f800000");
-  EXPECT_EQ(one({"cvt.f32.f16", "0x0001"}), "0x33800000");              // 2^-24
-  EXPECT_EQ(one({"cvt.rn.f16.f32", "0x3f801000"}), "0x3c00");           // 1 + 2^-11: tie -> even
-  EXPECT_EQ(one({"cvt.rn.f16.f32", "0x3f803000"}), "0x3c02");           // 1 + 3 2^-11: tie -> even
-  EXPECT_EQ(one({"cvt.rn.f16.f32", "0x477ff000"}), "0x7c00");           // 65520 overflows
+  EXPECT_EQ(one({"cvt.f32.f16", "0x0001"}), "0x33800000");     // 2^-24
+  EXPECT_EQ(one({"cvt.rn.f16.f32", "0x3f801000"}), "0x3c00");  // 1 + 2^-11: tie -> even
+  EXPECT_EQ(one({"cvt.rn.f16.f32", "0x3f803000"}), "0x3c02");  // 1 + 3 2^-11: tie -> even
+  EXPECT_EQ(one({"cvt.rn.f16.f32", "0x477ff000"}), "0x7c00");  // 65520 overflows
   // 1 + 2^-11 + 2^-40: above the tie when rounded once; through f32 it would be 0x3c00
   EXPECT_EQ(one({"cvt.rn.f16.f64", "0x3ff0020000001000"}), "0x3c01");
 }
@@ -332,12 +331,34 @@ TEST(EvalCli, ListAndHelpNameEveryInstruction) {
   const CliRun help = eval({"--help"});
   ASSERT_EQ(help.status, 0);
   const std::vector<std::string> names = lines_of(list.out);
-  for (const char* required :
-       {"add.rn.f16", "sub.rn.f16", "mul.rn.f16", "fma.rn.f16", "add.rn.f16x2", "sub.rn.f16x2", "mul.rn.f16x2",
-        "fma.rn.f16x2", "max.f16", "min.f16", "max.f16x2", "min.f16x2", "neg.f16", "abs.f16", "neg.f16x2",
-        "abs.f16x2", "cvt.rn.f16x2.e4m3x2", "cvt.rn.satfinite.e4m3x2.f16x2", "cvt.f32.f16", "cvt.rn.f16.f32",
-        "cvt.rn.f16.f64", "rcp.approx.ftz.f32", "rsqrt.approx.ftz.f32", "ex2.approx.ftz.f32",
-        "div.approx.ftz.f32", "shfl.bfly.b32", "movmatrix.m8n8.trans.b16", kMma})
+  for (const char* required : {"add.rn.f16",
+                               "sub.rn.f16",
+                               "mul.rn.f16",
+                               "fma.rn.f16",
+                               "add.rn.f16x2",
+                               "sub.rn.f16x2",
+                               "mul.rn.f16x2",
+                               "fma.rn.f16x2",
+                               "max.f16",
+                               "min.f16",
+                               "max.f16x2",
+                               "min.f16x2",
+                               "neg.f16",
+                               "abs.f16",
+                               "neg.f16x2",
+                               "abs.f16x2",
+                               "cvt.rn.f16x2.e4m3x2",
+                               "cvt.rn.satfinite.e4m3x2.f16x2",
+                               "cvt.f32.f16",
+                               "cvt.rn.f16.f32",
+                               "cvt.rn.f16.f64",
+                               "rcp.approx.ftz.f32",
+                               "rsqrt.approx.ftz.f32",
+                               "ex2.approx.ftz.f32",
+                               "div.approx.ftz.f32",
+                               "shfl.bfly.b32",
+                               "movmatrix.m8n8.trans.b16",
+                               kMma})
     EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
   for (const std::string& n : names) EXPECT_NE(help.out.find("  " + n + "\n      operands: "), std::string::npos) << n;
   // Every row of the shared operation table (numerics/op_table.hpp) that is one PTX instruction is

@@ -40,8 +40,7 @@ std::vector<f16_t> special_patterns(std::size_t n, std::uint32_t seed) {
   const f16_t fixed[] = {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x83FF, 0x0400, 0x7BFF, 0xFBFF, 0x7C00,
                          0xFC00, 0x7C01, 0x7DFF, 0x7E00, 0x7FFF, 0xFFFF, 0xFE01, 0x3C00, 0xBC00, 0x3555};
   std::vector<f16_t> v(n);
-  for (std::size_t i = 0; i < n; ++i)
-    v[i] = i < std::size(fixed) ? fixed[i] : static_cast<f16_t>(rng() & 0xFFFF);
+  for (std::size_t i = 0; i < n; ++i) v[i] = i < std::size(fixed) ? fixed[i] : static_cast<f16_t>(rng() & 0xFFFF);
   return v;
 }
 
@@ -230,8 +229,13 @@ TEST(Exr, MalformedFilesGiveClearErrors) {
   expect_input_error(with([&](auto& b) { b[line_order] = 2; }), line_order, "INCREASING_Y");
 
   const std::size_t dw = attribute_value_offset(good, "dataWindow");
-  expect_input_error(with([&](auto& b) { b[dw + 8] = 0xF0; b[dw + 9] = 0xFF; b[dw + 10] = 0xFF; b[dw + 11] = 0xFF; }), dw,
-                     "data window");
+  expect_input_error(with([&](auto& b) {
+                       b[dw + 8] = 0xF0;
+                       b[dw + 9] = 0xFF;
+                       b[dw + 10] = 0xFF;
+                       b[dw + 11] = 0xFF;
+                     }),
+                     dw, "data window");
 
   // Channel R (the 4th chlist entry, 16 + 2 bytes each) made FLOAT: its entry is named.
   const std::size_t chl = attribute_value_offset(good, "channels");

@@ -93,11 +93,11 @@ TEST(F16Convert, RoundTripAndSpecials) {
   EXPECT_EQ(enc5::f32_to_f16(65519.996f), 0x7BFF);  // just below the overflow threshold
   EXPECT_EQ(enc5::f32_to_f16(65520.0f), 0x7C00);    // the tie 65504/65536 goes to even = Inf
   EXPECT_EQ(enc5::f32_to_f16(-65520.0f), 0xFC00);
-  EXPECT_EQ(enc5::f32_to_f16(0x1p-25f), 0x0000);    // half the smallest subnormal: tie -> 0
+  EXPECT_EQ(enc5::f32_to_f16(0x1p-25f), 0x0000);  // half the smallest subnormal: tie -> 0
   EXPECT_EQ(enc5::f32_to_f16(0x1.000002p-25f), 0x0001);
-  EXPECT_EQ(enc5::f32_to_f16(-0x1p-26f), 0x8000);   // underflow keeps the sign
-  EXPECT_EQ(enc5::f32_to_f16(0x1p-149f), 0x0000);   // f32 subnormals
-  EXPECT_EQ(enc5::f64_to_f16(0x1p-1074), 0x0000);   // f64 subnormals
+  EXPECT_EQ(enc5::f32_to_f16(-0x1p-26f), 0x8000);  // underflow keeps the sign
+  EXPECT_EQ(enc5::f32_to_f16(0x1p-149f), 0x0000);  // f32 subnormals
+  EXPECT_EQ(enc5::f64_to_f16(0x1p-1074), 0x0000);  // f64 subnormals
   EXPECT_EQ(enc5::f64_to_f16(-0x1p-1074), 0x8000);
   EXPECT_EQ(enc5::f64_to_f16(0x1.ffffffffffffp+1023), 0x7C00);
   EXPECT_EQ(enc5::f64_to_f16(0x1.ffcp-15), 0x0400);  // largest subnormal + half an ulp: tie -> even 0x0400
@@ -199,10 +199,22 @@ TEST(F16Arith, AddSubMulAgainstExactOracle) {
   for (long long i = 0; i < n; ++i) {
     f16_t a, b;
     switch (i % 4) {
-      case 0: a = g.bits(); b = g.bits(); break;
-      case 1: a = g.narrow(10, 20); b = g.narrow(10, 20); break;  // close exponents: cancellation
-      case 2: a = g.narrow(0, 8); b = g.narrow(0, 12); break;    // subnormal / tiny results
-      default: a = g.narrow(1, 30); b = g.narrow(1, 30); break;
+      case 0:
+        a = g.bits();
+        b = g.bits();
+        break;
+      case 1:
+        a = g.narrow(10, 20);
+        b = g.narrow(10, 20);
+        break;  // close exponents: cancellation
+      case 2:
+        a = g.narrow(0, 8);
+        b = g.narrow(0, 12);
+        break;  // subnormal / tiny results
+      default:
+        a = g.narrow(1, 30);
+        b = g.narrow(1, 30);
+        break;
     }
     ASSERT_EQ(enc5::f16_add(a, b), oracle::add(a, b)) << hex(a) << " + " << hex(b);
     ASSERT_EQ(enc5::f16_sub(a, b), oracle::sub(a, b)) << hex(a) << " - " << hex(b);
@@ -213,8 +225,8 @@ TEST(F16Arith, AddSubMulAgainstExactOracle) {
 
 // All 2^16 values of b against a set of interesting a (zeros, subnormals, 1, max, Inf, NaN).
 TEST(F16Arith, AddSubMulAllPatternsForSelectedOperands) {
-  const f16_t as[] = {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0xBC00, 0x3C01,
-                      0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0x1400, 0x5BFF};
+  const f16_t as[] = {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0xBC00,
+                      0x3C01, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0x1400, 0x5BFF};
   const std::uint32_t step = oracle::small_scale() ? 13 : 1;
   for (f16_t a : as) {
     for (std::uint32_t bb = 0; bb < 0x10000; bb += step) {
@@ -230,7 +242,10 @@ TEST(F16Arith, AddSubMulAllPatternsForSelectedOperands) {
 // result once through the independent routine behind f64_to_f16. Every a against 128 b (specials
 // and random patterns) in each run; ENC5_EXHAUSTIVE=1 runs all 2^32 pairs (docs/ptx.md "Speed"
 // records that run).
-bool exhaustive() { const char* e = std::getenv("ENC5_EXHAUSTIVE"); return e && std::string(e) == "1"; }
+bool exhaustive() {
+  const char* e = std::getenv("ENC5_EXHAUSTIVE");
+  return e && std::string(e) == "1";
+}
 
 TEST(F16Arith, BinaryThirtyTwoFormEqualsBinary64Form) {
   Timer timer("f16 add/sub/mul binary32 vs binary64 form");
@@ -297,15 +312,31 @@ TEST(F16Fma, RandomTriplesAgainstExactOracle) {
   for (long long i = 0; i < n; ++i) {
     f16_t a, b, c;
     switch (i % 5) {
-      case 0: a = g.bits(); b = g.bits(); c = g.bits(); break;
+      case 0:
+        a = g.bits();
+        b = g.bits();
+        c = g.bits();
+        break;
       case 1:  // product and c of similar size: cancellation, ties
-        a = g.narrow(12, 18); b = g.narrow(12, 18); c = g.narrow(14, 22); break;
+        a = g.narrow(12, 18);
+        b = g.narrow(12, 18);
+        c = g.narrow(14, 22);
+        break;
       case 2:  // tiny c next to a larger product: the "huge exponent gap" regime
-        a = g.narrow(10, 22); b = g.narrow(10, 22); c = g.narrow(0, 6); break;
+        a = g.narrow(10, 22);
+        b = g.narrow(10, 22);
+        c = g.narrow(0, 6);
+        break;
       case 3:  // results in the subnormal range
-        a = g.narrow(1, 10); b = g.narrow(1, 12); c = g.narrow(0, 3); break;
+        a = g.narrow(1, 10);
+        b = g.narrow(1, 12);
+        c = g.narrow(0, 3);
+        break;
       default:  // large c, tiny product
-        a = g.narrow(0, 8); b = g.narrow(0, 12); c = g.narrow(15, 30); break;
+        a = g.narrow(0, 8);
+        b = g.narrow(0, 12);
+        c = g.narrow(15, 30);
+        break;
     }
     ASSERT_EQ(enc5::f16_fma(a, b, c), oracle::fma(a, b, c)) << hex(a) << " * " << hex(b) << " + " << hex(c);
   }
@@ -357,8 +388,10 @@ TEST(F16Fma, ProductOnMidpointWithTinyAddend) {
       }
     }
   }
-  std::printf("[ info     ] fma tie cases: %lld (a tiny c moved %lld off the even choice); "
-              "f64-fma-then-f16 mismatches: %lld\n", n, moved, double_fma_mismatch);
+  std::printf(
+      "[ info     ] fma tie cases: %lld (a tiny c moved %lld off the even choice); "
+      "f64-fma-then-f16 mismatches: %lld\n",
+      n, moved, double_fma_mismatch);
   EXPECT_GT(moved, 0);
   EXPECT_EQ(double_fma_mismatch, 0);
 }
@@ -366,11 +399,11 @@ TEST(F16Fma, ProductOnMidpointWithTinyAddend) {
 TEST(F16Fma, ConstructedHardCases) {
   // 683 * 2^-9 * 3 * 2^-1 = 2049 * 2^-10 = 2 + 2^-10: the midpoint of 2 (0x4000) and 2 + 2^-9.
   const f16_t a = static_cast<f16_t>((15u << 10) | (683u * 2 - 1024));  // 683/512
-  const f16_t b = 0x3E00;                                                   // 1.5
+  const f16_t b = 0x3E00;                                               // 1.5
   ASSERT_EQ(oracle::f16_value(a) * oracle::f16_value(b), 2.0 + 0x1p-10);
-  EXPECT_EQ(enc5::f16_fma(a, b, 0x0000), 0x4000);  // tie -> even
-  EXPECT_EQ(enc5::f16_fma(a, b, 0x0001), 0x4001);  // + 2^-24 breaks the tie upwards
-  EXPECT_EQ(enc5::f16_fma(a, b, 0x8001), 0x4000);  // - 2^-24 keeps it down
+  EXPECT_EQ(enc5::f16_fma(a, b, 0x0000), 0x4000);           // tie -> even
+  EXPECT_EQ(enc5::f16_fma(a, b, 0x0001), 0x4001);           // + 2^-24 breaks the tie upwards
+  EXPECT_EQ(enc5::f16_fma(a, b, 0x8001), 0x4000);           // - 2^-24 keeps it down
   EXPECT_EQ(enc5::f16_fma(a ^ 0x8000, b, 0x0001), 0xC000);  // -(tie) + tiny -> towards zero
   EXPECT_EQ(enc5::f16_fma(a ^ 0x8000, b, 0x8001), 0xC001);
   // Subnormal results: 2^-14 * 2^-5 = 2^-19 (a subnormal, exact); 2^-24 * 0.5 + 0 = tie -> 0.
@@ -425,8 +458,8 @@ f16_t max_rule(f16_t a, f16_t b, bool want_max) {
 }
 
 TEST(F16MinMax, RulesOverSpecialAndRandomOperands) {
-  std::vector<f16_t> vals = {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x83FF, 0x0400, 0x3C00, 0xBC00,
-                             0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7C01, 0xFC01, 0x7E00, 0xFE00, 0x7FFF, 0xFFFF};
+  std::vector<f16_t> vals = {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x83FF, 0x0400, 0x3C00, 0xBC00, 0x7BFF,
+                             0xFBFF, 0x7C00, 0xFC00, 0x7C01, 0xFC01, 0x7E00, 0xFE00, 0x7FFF, 0xFFFF};
   std::mt19937_64 rng(kSeed + 3);
   for (int i = 0; i < 500; ++i) vals.push_back(static_cast<f16_t>(rng()));
   for (f16_t a : vals) {

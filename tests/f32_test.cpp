@@ -46,10 +46,23 @@ std::vector<float> f32_values(std::uint32_t seed, int randoms) {
 }
 
 std::vector<double> f64_values(std::uint32_t seed, int randoms) {
-  std::vector<std::uint64_t> bits = {0, 0x8000000000000000ull, 1, 0x8000000000000001ull, 0x000FFFFFFFFFFFFFull, 0x0010000000000000ull,
-                                     0x3FF0000000000000ull, 0xBFF0000000000000ull, 0x3FF0000000000001ull, 0x7FEFFFFFFFFFFFFFull,
-                                     0x7FF0000000000000ull, 0xFFF0000000000000ull, 0x7FF8000000000000ull, 0x7FF0000000000001ull,
-                                     0x4008000000000000ull, 0x3FB999999999999Aull, 0x3CA0000000000000ull};
+  std::vector<std::uint64_t> bits = {0,
+                                     0x8000000000000000ull,
+                                     1,
+                                     0x8000000000000001ull,
+                                     0x000FFFFFFFFFFFFFull,
+                                     0x0010000000000000ull,
+                                     0x3FF0000000000000ull,
+                                     0xBFF0000000000000ull,
+                                     0x3FF0000000000001ull,
+                                     0x7FEFFFFFFFFFFFFFull,
+                                     0x7FF0000000000000ull,
+                                     0xFFF0000000000000ull,
+                                     0x7FF8000000000000ull,
+                                     0x7FF0000000000001ull,
+                                     0x4008000000000000ull,
+                                     0x3FB999999999999Aull,
+                                     0x3CA0000000000000ull};
   std::mt19937_64 g(seed);
   for (int k = 0; k < randoms; ++k) {
     std::uint64_t b = g();
@@ -63,7 +76,6 @@ std::vector<double> f64_values(std::uint32_t seed, int randoms) {
 
 std::uint32_t bits_of(float f) { return std::bit_cast<std::uint32_t>(f); }
 std::uint64_t bits_of(double d) { return std::bit_cast<std::uint64_t>(d); }
-
 
 }  // namespace
 
@@ -126,8 +138,8 @@ TEST(F32, ConversionsMatchMpfrInEveryDirection) {
 #if !defined(ENC5_HAVE_MPFR)
   ENC5_SKIP_UNLESS_CI() << "MPFR (libmpfr-dev) not found: the f32/f64 oracle is missing";
 #else
-  std::vector<std::int64_t> ints = {0, 1, -1, 16777217, -16777217, 33554435, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN,
-                                    (1ll << 53) + 1, -((1ll << 53) + 1), 0x123456789ABCDEFll};
+  std::vector<std::int64_t> ints = {0,         1,         -1,        16777217,        -16777217,          33554435,           INT32_MAX,
+                                    INT32_MIN, INT64_MAX, INT64_MIN, (1ll << 53) + 1, -((1ll << 53) + 1), 0x123456789ABCDEFll};
   std::mt19937_64 g(3);
   for (int k = 0; k < 200; ++k) ints.push_back(static_cast<std::int64_t>(g() >> (g() % 60)));
   Oracle<float> of;
@@ -162,17 +174,23 @@ TEST(F32, ConversionsMatchMpfrInEveryDirection) {
               mpfr_init2(lim, 2100);
               if (sg) {
                 mpfr_set_ui_2exp(lim, 1, bits - 1, MPFR_RNDN);
-                if (mpfr_cmp(q, lim) >= 0) want = (1ull << (bits - 1)) - 1;
+                if (mpfr_cmp(q, lim) >= 0)
+                  want = (1ull << (bits - 1)) - 1;
                 else {
                   mpfr_neg(lim, lim, MPFR_RNDN);
-                  if (mpfr_cmp(q, lim) <= 0) want = 1ull << (bits - 1);
-                  else want = static_cast<std::uint64_t>(mpfr_get_sj(q, MPFR_RNDN));
+                  if (mpfr_cmp(q, lim) <= 0)
+                    want = 1ull << (bits - 1);
+                  else
+                    want = static_cast<std::uint64_t>(mpfr_get_sj(q, MPFR_RNDN));
                 }
               } else {
                 mpfr_set_ui_2exp(lim, 1, bits, MPFR_RNDN);
-                if (mpfr_sgn(q) <= 0) want = 0;
-                else if (mpfr_cmp(q, lim) >= 0) want = ~0ull;
-                else want = mpfr_get_uj(q, MPFR_RNDN);
+                if (mpfr_sgn(q) <= 0)
+                  want = 0;
+                else if (mpfr_cmp(q, lim) >= 0)
+                  want = ~0ull;
+                else
+                  want = mpfr_get_uj(q, MPFR_RNDN);
               }
               mpfr_clears(q, lim, static_cast<mpfr_ptr>(nullptr));
               if (bits < 64) want &= (1ull << bits) - 1;

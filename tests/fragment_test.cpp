@@ -168,8 +168,12 @@ TEST(Fragment, ABProductsPairUpIdenticallyInBothLabellings) {
   // same multiset of products A[row][k] * B[k][col] for every output element.
   std::mt19937 rng(12345);
   std::uint8_t a_bytes[32][4][4], b_bytes[32][2][4];
-  for (auto& x : a_bytes) for (auto& y : x) for (auto& z : y) z = static_cast<std::uint8_t>(rng());
-  for (auto& x : b_bytes) for (auto& y : x) for (auto& z : y) z = static_cast<std::uint8_t>(rng());
+  for (auto& x : a_bytes)
+    for (auto& y : x)
+      for (auto& z : y) z = static_cast<std::uint8_t>(rng());
+  for (auto& x : b_bytes)
+    for (auto& y : x)
+      for (auto& z : y) z = static_cast<std::uint8_t>(rng());
   int A_isa[16][32], A_pair[16][32], B_isa[32][8], B_pair[32][8];
   each_position(4, 4, [&](int l, int r, int j) {
     const L::RowK e = L::a_element_isa(l, r, j), p = L::a_element_pair(l, r, j);

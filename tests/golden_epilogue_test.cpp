@@ -127,8 +127,7 @@ WeightImage image_with_f16(const std::vector<std::pair<std::uint32_t, f16_t>>& v
 TEST(GoldenE20, ConstructedRow) {
   // g2 = 1 everywhere except column 5 (2.0) and column 9 (0.5), at table + 2*col (facts E3).
   std::vector<std::pair<std::uint32_t, f16_t>> g2;
-  for (int c = 0; c < kChannels; ++c)
-    g2.push_back({wmap::g2 + 2u * c, c == 5 ? f16_t{0x4000} : c == 9 ? f16_t{0x3800} : f16_t{0x3C00}});
+  for (int c = 0; c < kChannels; ++c) g2.push_back({wmap::g2 + 2u * c, c == 5 ? f16_t{0x4000} : c == 9 ? f16_t{0x3800} : f16_t{0x3C00}});
   const WeightImage w = image_with_f16(g2);
   const Readings rd;
   BlockContext ctx;
@@ -225,12 +224,16 @@ TEST(GoldenE61, TapMapInTheInterior) {
 TEST(GoldenE61, BorderRules) {
   const int ex = 5, ey = 4;
   const Texture tex = numbered_texture(ex, ey);
-  struct Rule { E61Border b; int lo_minus, hi_plus; bool moves_centre; };
+  struct Rule {
+    E61Border b;
+    int lo_minus, hi_plus;
+    bool moves_centre;
+  };
   // Coordinate of the tap left of X = 0 and right of X = ex-1 (likewise for y):
   //  reflect101: -1 -> 1, ex -> ex-2; sentinel1: -1 -> 1, ex -> 1; clamp: into [1, ex-2], which
   //  also moves the centre tap of X = 0 to 1 and of X = ex-1 to ex-2.
-  for (const Rule r : {Rule{E61Border::reflect101, 1, -2, false}, Rule{E61Border::sentinel1, 1, 1 << 20, false},
-                       Rule{E61Border::clamp, 1, -2, true}}) {
+  for (const Rule r :
+       {Rule{E61Border::reflect101, 1, -2, false}, Rule{E61Border::sentinel1, 1, 1 << 20, false}, Rule{E61Border::clamp, 1, -2, true}}) {
     Readings rd;
     rd.e61_border = r.b;
     auto fix_hi = [&](int n) { return r.hi_plus == (1 << 20) ? 1 : n + r.hi_plus; };

@@ -33,8 +33,8 @@ struct FrameRun {
 constexpr std::uint8_t kArenaFill = 0xA5;  // marks words the layer did not write
 constexpr std::uint8_t kSurfaceFill = 0x5A;
 
-FrameRun run(const SyntheticFrame& f, const WeightImage& w, const Readings& rd = {}, int threads = 2,
-             std::uint16_t ox = 0, std::uint16_t oy = 0, const Profile* profile = nullptr) {
+FrameRun run(const SyntheticFrame& f, const WeightImage& w, const Readings& rd = {}, int threads = 2, std::uint16_t ox = 0,
+             std::uint16_t oy = 0, const Profile* profile = nullptr) {
   FrameRun r;
   r.arena.assign(f.input_arena.size(), kArenaFill);
   r.surface = Surface::make(f.ex, f.ey);
@@ -92,7 +92,10 @@ TEST(GoldenFrame, WholeFrameWritesEveryPixelOnce) {
 
 TEST(GoldenFrame, NothingWrittenOutsideTheFrame) {
   // Odd extents, negative block offsets, frames smaller than a block.
-  struct Case { int ex, ey; std::uint16_t ox, oy; };
+  struct Case {
+    int ex, ey;
+    std::uint16_t ox, oy;
+  };
   const Case cases[] = {{5, 3, 0, 0}, {9, 11, 3, 5}, {1, 1, 7, 7}, {13, 6, 0, 2}};
   for (const Case& c : cases) {
     const SyntheticFrame f = make_synthetic_frame(c.ex, c.ey, 11, false);

@@ -68,7 +68,9 @@ TEST(GoldenPhase11, FragmentFormEqualsMatrixLevel) {
 TEST(GoldenArena, IndexIsABijectionOntoThePlanes) {
   // For both arena orders, several geometries and offsets: the words E60's guarded stores reach
   // (every block, warp, lane, plane, register) cover each word of the arena exactly once.
-  struct G { int ex, ey, ox, oy; };
+  struct G {
+    int ex, ey, ox, oy;
+  };
   for (const G gm : {G{40, 23, 0, 0}, G{9, 7, 3, 5}, G{1, 1, 0, 0}, G{17, 10, 7, 1}})
     for (ArenaOrder order : {ArenaOrder::fragment, ArenaOrder::natural}) {
       const layout::PlaneArena pa{gm.ex, gm.ey};

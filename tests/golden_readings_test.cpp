@@ -157,8 +157,8 @@ Out* ReadingSwitch::bases_[2] = {};
 // Readings whose question lies upstream of E60: they change the arena and (through phase 61) the
 // surface. Each alternative must change the output on the stress assets.
 TEST_F(ReadingSwitch, UpstreamReadingsChangeArenaAndSurface) {
-  const char* names[] = {"prologue-load-order", "prologue-halo", "prologue-norm", "prologue-eps", "prologue-sum-tree",
-                         "c13-residual", "t1-chunk-order", "e20-sum-tree", "g2-chunk-order", "t3-chunk-order", "e21-residual"};
+  const char* names[] = {"prologue-load-order", "prologue-halo", "prologue-norm",  "prologue-eps",   "prologue-sum-tree", "c13-residual",
+                         "t1-chunk-order",      "e20-sum-tree",  "g2-chunk-order", "t3-chunk-order", "e21-residual"};
   for (const char* name : names)
     for (const ReadingInfo& info : reading_registry()) {
       if (info.name != name) continue;
@@ -206,7 +206,8 @@ TEST(ReadingFill, PrologueFillChangesOnlyWhatTheBorderFeeds) {
     int inner_changed = 0, outer_changed = 0;
     for (int y = 0; y < ey; ++y)
       for (int x = 0; x < ex; ++x) {
-        bool changed = std::memcmp(&o.surface.bytes[y * o.surface.pitch + 8 * x], &base.surface.bytes[y * base.surface.pitch + 8 * x], 8) != 0;
+        bool changed =
+            std::memcmp(&o.surface.bytes[y * o.surface.pitch + 8 * x], &base.surface.bytes[y * base.surface.pitch + 8 * x], 8) != 0;
         for (int q = 0; q < layout::PlaneArena::kPlanes; ++q)
           changed |= std::memcmp(&o.arena[4 * pa.word_index(q, x, y, 0)], &base.arena[4 * pa.word_index(q, x, y, 0)], 32) != 0;
         const bool inner = x >= 8 && x < 16 && y >= 8 && y < 16;
@@ -260,7 +261,7 @@ TEST_F(ReadingSwitch, E60LaneGuardDropsColumnsFourToSeven) {
 
 // E61 readings never touch the arena.
 TEST_F(ReadingSwitch, E61ReadingsChangeOnlyTheSurface) {
-  const char* names[] = {"e61-record-guard", "e61-logits", "e61-exp-rounding", "e61-sum-order",
+  const char* names[] = {"e61-record-guard",   "e61-logits",  "e61-exp-rounding", "e61-sum-order",
                          "e61-weight-product", "e61-tap-map", "e61-pairing"};
   for (const char* name : names)
     for (const ReadingInfo& info : reading_registry()) {

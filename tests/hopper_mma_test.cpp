@@ -21,8 +21,8 @@
 
 #include "ada_mma_data.hpp"
 #include "ci_skip.hpp"
-#include "mma_dot_case.hpp"
 #include "layout/fragment.hpp"
+#include "mma_dot_case.hpp"
 #include "model/readings.hpp"
 #include "numerics/mma.hpp"
 #include "numerics/profile.hpp"
@@ -103,7 +103,9 @@ f16_t oracle_hopper(const HopperVariant& v, const e4m3_t* a, const e4m3_t* b, f1
   const long double cv = value_f16(c);
   auto g1 = [&](int k) { return v.mod4_groups ? (k & 3) < 2 : k < 16; };
   auto g2 = [&](int k) { return !g1(k); };
-  if (v.fused32) return bits_f16(rne_f16(hmma(v, a, b, [](int) { return true; }, cv)));
+  if (v.fused32)
+    return bits_f16(rne_f16(hmma(
+        v, a, b, [](int) { return true; }, cv)));
   const long double p1s = hmma(v, a, b, g1, v.c_first ? cv : 0.0L);
   const long double p1 = v.p1_f32 ? round_ld(p1s, 24, -126) : rne_f16(p1s);
   const long double p2 = rne_f16(hmma(v, a, b, g2, p1));
@@ -158,9 +160,7 @@ TEST_F(HopperMeasurements, FragmentFormMatchesEveryMeasuredCase) {
       enc5::MmaFragA fa{};
       enc5::MmaFragB fb{};
       enc5::MmaFragC fc{};
-      auto case_at = [&](int j) -> const AdaMmaCase* {
-        return i0 + j < g.cases.size() ? &g.cases[i0 + j] : nullptr;
-      };
+      auto case_at = [&](int j) -> const AdaMmaCase* { return i0 + j < g.cases.size() ? &g.cases[i0 + j] : nullptr; };
       for (int lane = 0; lane < 32; ++lane) {
         for (int reg = 0; reg < 4; ++reg)
           for (int byte = 0; byte < 4; ++byte) {
@@ -230,13 +230,47 @@ TEST_F(HopperMeasurements, RuledOutVariantsMissCases) {
     return n;
   };
   EXPECT_EQ(misses(HopperVariant{}), 0) << "the test's copy of the spec model";
-  struct Named { const char* name; HopperVariant v; const char* spec_count_5000; };
+  struct Named {
+    const char* name;
+    HopperVariant v;
+    const char* spec_count_5000;
+  };
   const Named variants[] = {
-      {"k 0..15 then 16..31", [] { HopperVariant v; v.mod4_groups = false; return v; }(), "about 2200"},
-      {"C as the first accumulator", [] { HopperVariant v; v.c_first = true; return v; }(), "about 1900"},
-      {"exact f32 C in the final add", [] { HopperVariant v; v.c_exact_f32 = true; return v; }(), "about 550"},
-      {"p1 kept in f32", [] { HopperVariant v; v.p1_f32 = true; return v; }(), "about 1070"},
-      {"one fused 32-term sum", [] { HopperVariant v; v.fused32 = true; return v; }(), "about 1900"},
+      {"k 0..15 then 16..31",
+       [] {
+         HopperVariant v;
+         v.mod4_groups = false;
+         return v;
+       }(),
+       "about 2200"},
+      {"C as the first accumulator",
+       [] {
+         HopperVariant v;
+         v.c_first = true;
+         return v;
+       }(),
+       "about 1900"},
+      {"exact f32 C in the final add",
+       [] {
+         HopperVariant v;
+         v.c_exact_f32 = true;
+         return v;
+       }(),
+       "about 550"},
+      {"p1 kept in f32",
+       [] {
+         HopperVariant v;
+         v.p1_f32 = true;
+         return v;
+       }(),
+       "about 1070"},
+      {"one fused 32-term sum",
+       [] {
+         HopperVariant v;
+         v.fused32 = true;
+         return v;
+       }(),
+       "about 1900"},
   };
   for (const Named& n : variants) {
     const int m = misses(n.v);
@@ -272,14 +306,23 @@ struct Gen {
     const unsigned kind = u(6);
     for (int k = 0; k < 32; ++k) {
       switch (kind) {
-        case 0: a[k] = code_in(0, 15); b[k] = code_in(0, 15); break;
+        case 0:
+          a[k] = code_in(0, 15);
+          b[k] = code_in(0, 15);
+          break;
         case 1:  // one huge product, the rest tiny: truncation of the small terms
           a[k] = k == static_cast<int>(u(32)) ? code_in(14, 15) : code_in(0, 2);
           b[k] = k % 7 == 0 ? code_in(13, 15) : code_in(0, 3);
           break;
-        case 2: a[k] = u(3) == 0 ? code_in(0, 15) : static_cast<e4m3_t>(u(2) << 7); b[k] = code_in(0, 15); break;
-        case 3: a[k] = code_in(13, 15); b[k] = code_in(13, 15); break;  // sums past 65504
-        case 4:  // k with k mod 4 in {2,3} cancels k - 2: p2 = an exact cancellation of p1
+        case 2:
+          a[k] = u(3) == 0 ? code_in(0, 15) : static_cast<e4m3_t>(u(2) << 7);
+          b[k] = code_in(0, 15);
+          break;
+        case 3:
+          a[k] = code_in(13, 15);
+          b[k] = code_in(13, 15);
+          break;  // sums past 65504
+        case 4:   // k with k mod 4 in {2,3} cancels k - 2: p2 = an exact cancellation of p1
           if ((k & 3) < 2) {
             a[k] = code_in(0, 15);
             b[k] = code_in(0, 15);
@@ -288,7 +331,10 @@ struct Gen {
             b[k] = b[k - 2];
           }
           break;
-        default: a[k] = static_cast<e4m3_t>(u(2) << 7); b[k] = code_in(0, 15); break;  // zero products
+        default:
+          a[k] = static_cast<e4m3_t>(u(2) << 7);
+          b[k] = code_in(0, 15);
+          break;  // zero products
       }
     }
     switch (u(7)) {
@@ -356,8 +402,8 @@ TEST(HopperHand, TwentyFiveKeptBits) {
   // e4m3 subnormals are f16 normals in hopper: e(0x01) = -9, not ada's clamped -6. With 2^-9 *
   // 2^7 = 2^-2 (E = -2) the largest, q = 2^-27 and the 2^-18 term (E = -18) is kept exactly.
   Dot s;
-  s.a[0] = 0x01, s.b[0] = 0x70;  // 2^-9 * 2^7 = 2^-2
-  s.a[1] = 0x01, s.b[1] = 0x01;  // 2^-18
+  s.a[0] = 0x01, s.b[0] = 0x70;         // 2^-9 * 2^7 = 2^-2
+  s.a[1] = 0x01, s.b[1] = 0x01;         // 2^-18
   EXPECT_EQ(run(hopper(), s), 0x3400);  // 0.25 + 2^-18 rounds to 0.25 in f16
 }
 
@@ -385,12 +431,11 @@ TEST(HopperHand, NanOperandsAndPayload) {
   Dot d;
   d.a[5] = 0x7F;  // NaN times zero
   for (const enc5::Profile* p : enc5::all_profiles()) {
-    EXPECT_EQ(run(*p, d), 0x7FFF) << p->name;                                          // default: any
+    EXPECT_EQ(run(*p, d), 0x7FFF) << p->name;                                           // default: any
     EXPECT_EQ(run(with(*p, "mma-nan-operand=nonzero-partner"), d), 0x0000) << p->name;  // dropped zero product
   }
   d.b[5] = 0x38;  // NaN times 1.0: NaN under both values
-  for (const enc5::Profile* p : enc5::all_profiles())
-    EXPECT_EQ(run(with(*p, "mma-nan-operand=nonzero-partner"), d), 0x7FFF) << p->name;
+  for (const enc5::Profile* p : enc5::all_profiles()) EXPECT_EQ(run(with(*p, "mma-nan-operand=nonzero-partner"), d), 0x7FFF) << p->name;
   Dot n;
   n.c = 0xFC01;  // a negative signalling-pattern NaN C
   for (const enc5::Profile* p : enc5::all_profiles()) {

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "io/arena_io.hpp"
 #include "base/errors.hpp"
+#include "capture_edit.hpp"
+#include "io/arena_io.hpp"
 #include "io/files.hpp"
 #include "io/links.hpp"
 #include "io/numbers.hpp"
 #include "io/output_set.hpp"
-#include "capture_edit.hpp"
 #include "test_util.hpp"
 
 using namespace test_util;
@@ -22,7 +22,6 @@ using namespace capture_edit;
 namespace fs = std::filesystem;
 
 namespace {
-
 
 void make_captures(const TempDir& t) {
   ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 8 --ey 8 --threads 2").status, 0);
@@ -61,7 +60,7 @@ TEST(Hostile2Diff, SurfacePitchZeroOrWrappingIsAnErrorNotSigfpe) {
     ASSERT_EQ(t.enc5("capture --synthetic -o b --ex 8 --ey 8 --threads 2").status, 0);
     const fs::path a = rename_shape(t.path / "cap", "arg112", shape);
     const fs::path b = rename_shape(t.path / "b", "arg112", shape);
-    expect_error(t.enc5("diff cap b"), {"arg112", shape});  // folder form
+    expect_error(t.enc5("diff cap b"), {"arg112", shape});                      // folder form
     expect_error(t.enc5("diff " + a.string() + " " + b.string()), {"arg112"});  // file form
   }
 }
@@ -78,7 +77,9 @@ TEST(Hostile2Diff, SurfaceNamesCannotSizeMemory) {
     rename_shape(t.path / "b", "arg112", shape);
     const Result r = t.enc5("diff cap b");
     expect_error(r, {"arg112", shape});
-    const char* why = shape == "65536x65536" ? "16 GiB" : shape == "65536x16384" ? "8589934592 bytes (pitch 524288 × height 16384" : "1..65536";
+    const char* why = shape == "65536x65536"   ? "16 GiB"
+                      : shape == "65536x16384" ? "8589934592 bytes (pitch 524288 × height 16384"
+                                               : "1..65536";
     EXPECT_TRUE(contains(r.out, why)) << r.out;
   }
 }

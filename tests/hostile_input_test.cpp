@@ -14,12 +14,12 @@
 #include "assets/synthetic_weights.hpp"
 #include "base/errors.hpp"
 #include "capture/capture.hpp"
+#include "capture_edit.hpp"
 #include "io/checked_size.hpp"
 #include "io/exr.hpp"
 #include "io/files.hpp"
 #include "model/layer.hpp"
 #include "model/weight_image.hpp"
-#include "capture_edit.hpp"
 #include "test_util.hpp"
 
 using namespace test_util;
@@ -27,7 +27,6 @@ using namespace capture_edit;
 namespace fs = std::filesystem;
 
 namespace {
-
 
 // A small launch-dump capture and a replay capture in t.
 void make_captures(const TempDir& t, const std::string& extra = "") {
@@ -261,7 +260,9 @@ TEST(HostileCapture, WrappingOffsetIsReportedWithoutAWrappedNumber) {
   make_captures(t);
   const fs::path f = find_file(t.path / "cap", "arg048");
   const std::string n = f.filename().string();
-  rename_shape(t.path / "cap", "arg048", n.substr(n.find("base0x"), n.rfind("-fmt") - n.find("base0x")) + "-off18446744073709531136");  // 2^64 - 20480: the window end wraps to 0
+  rename_shape(t.path / "cap", "arg048",
+               n.substr(n.find("base0x"), n.rfind("-fmt") - n.find("base0x")) +
+                   "-off18446744073709531136");  // 2^64 - 20480: the window end wraps to 0
   const Result r = t.enc5("replay cap -o out");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_FALSE(contains(r.out, "at least 0 bytes")) << r.out;

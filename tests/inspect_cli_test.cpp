@@ -1,14 +1,14 @@
 // The `enc5 inspect` and `enc5 make-weights` commands, run as a user would (ENC5_CLI_PATH).
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "assets/synthetic_weights.hpp"
 #include "io/frame_io.hpp"
@@ -40,8 +40,7 @@ class Cli : public ::testing::Test {
 
   Result run(const std::string& args) {
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string cmd = std::string("'") + ENC5_CLI_PATH + "' " + args + " >'" + out.string() + "' 2>'" +
-                            err.string() + "'";
+    const std::string cmd = std::string("'") + ENC5_CLI_PATH + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
     const int status = std::system(cmd.c_str());
     Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
     fs::remove(out);
@@ -144,8 +143,7 @@ TEST_F(Cli, MakeWeightsIsDeterministic) {
   ASSERT_EQ(run("make-weights --seed 5 -o '" + path("b.bin") + "'").rc, 0);
   ASSERT_EQ(run("make-weights --seed 6 -o '" + path("c.bin") + "'").rc, 0);
   ASSERT_EQ(run("make-weights --seed 5 --stress -o '" + path("d.bin") + "'").rc, 0);
-  const std::string a = slurp(path("a.bin")), b = slurp(path("b.bin")), c = slurp(path("c.bin")),
-                    d = slurp(path("d.bin"));
+  const std::string a = slurp(path("a.bin")), b = slurp(path("b.bin")), c = slurp(path("c.bin")), d = slurp(path("d.bin"));
   EXPECT_EQ(a.size(), enc5::kWeightImageBytes);
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);

@@ -92,8 +92,7 @@ Block run_block(const enc5::LayerReadings& lr, int x0 = 0, int y0 = 0) {
 }
 
 void expect_texel(const enc5::Surface& s, int x, int y, std::array<f16_t, 4> want, const std::string& what) {
-  for (int ch = 0; ch < 4; ++ch)
-    EXPECT_EQ(texel(s, x, y, ch), want[ch]) << what << " (" << x << "," << y << ") channel " << ch;
+  for (int ch = 0; ch < 4; ++ch) EXPECT_EQ(texel(s, x, y, ch), want[ch]) << what << " (" << x << "," << y << ") channel " << ch;
 }
 
 TEST(LayerE62, DefaultReadingsOnAOneHotBlock) {
@@ -119,14 +118,14 @@ TEST(LayerE62, AlternativeReadingsChangeWhatTheyName) {
   enc5::LayerReadings lr;
   lr.e62_difference = enc5::E62Difference::sigmoid;  // diff = acc - g
   Block b = run_block(lr);
-  expect_texel(b.s112, 1, 1, {0x3C00, 0xC100, 0xB400, 0}, "sigmoid: acc - 0.5");     // (1, -2.5, -0.25)
-  expect_texel(b.s112, 0, 0, {0x3800, 0xC200, 0xBA00, 0}, "sigmoid: acc - 1");       // (0.5, -3, -0.75)
+  expect_texel(b.s112, 1, 1, {0x3C00, 0xC100, 0xB400, 0}, "sigmoid: acc - 0.5");  // (1, -2.5, -0.25)
+  expect_texel(b.s112, 0, 0, {0x3800, 0xC200, 0xBA00, 0}, "sigmoid: acc - 1");    // (0.5, -3, -0.75)
 
   lr = {};
   lr.e62_quad_value = enc5::E62QuadValue::product;  // quad of 0.25 * g acc: 3 x 0.25c + 0.125c
   b = run_block(lr);
-  expect_texel(b.s128, 0, 0, {0x3D40, 0xBF00, 0x3300, 0}, "product quad");          // (1.3125, -1.75, 0.21875)
-  expect_texel(b.s128, 1, 0, {0x3E00, 0xC000, 0x3400, 0}, "product quad");          // 4 x 0.25c = c
+  expect_texel(b.s128, 0, 0, {0x3D40, 0xBF00, 0x3300, 0}, "product quad");  // (1.3125, -1.75, 0.21875)
+  expect_texel(b.s128, 1, 0, {0x3E00, 0xC000, 0x3400, 0}, "product quad");  // 4 x 0.25c = c
 
   lr = {};
   lr.e62_alpha = enc5::E62Alpha::zero;
@@ -154,8 +153,8 @@ TEST(LayerE62, AlternativeReadingsChangeWhatTheyName) {
 TEST(LayerE62, ReadingsParseAndAreRegistered) {
   enc5::LayerReadings lr;
   std::string err;
-  for (const char* a : {"e62-gate=acc", "e62-difference=sigmoid", "e62-quad-value=product", "e62-quad-writer=odd",
-                        "e62-inactive-lane=own", "e62-alpha=zero"})
+  for (const char* a : {"e62-gate=acc", "e62-difference=sigmoid", "e62-quad-value=product", "e62-quad-writer=odd", "e62-inactive-lane=own",
+                        "e62-alpha=zero"})
     EXPECT_TRUE(enc5::set_layer_reading(lr, a, &err)) << a << ": " << err;
   EXPECT_EQ(lr.e62_gate, enc5::E62Gate::acc);
   EXPECT_EQ(lr.e62_quad_writer, enc5::E62QuadWriter::odd);

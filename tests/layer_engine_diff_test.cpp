@@ -25,8 +25,8 @@ struct Outputs {
   golden::LayerStats stats;
 };
 
-Outputs run(const WeightImage& w, const SyntheticFrame& in, int ex, int ey, int ox, int oy, const Profile& p,
-            const Readings& r, const LayerReadings& lr, const engine::SimdPath* fast) {
+Outputs run(const WeightImage& w, const SyntheticFrame& in, int ex, int ey, int ox, int oy, const Profile& p, const Readings& r,
+            const LayerReadings& lr, const engine::SimdPath* fast) {
   Enc4Frame f;
   f.ex = ex;
   f.ey = ey;
@@ -36,8 +36,10 @@ Outputs run(const WeightImage& w, const SyntheticFrame& in, int ex, int ey, int 
   f.weights = &w;
   f.texture = &in.texture;
   Outputs o;
-  if (fast) engine::run_enc4_frame_fast(f, p, r, lr, {*fast}, &o.stats);
-  else run_enc4_frame_golden(f, p, r, lr, &o.stats);
+  if (fast)
+    engine::run_enc4_frame_fast(f, p, r, lr, {*fast}, &o.stats);
+  else
+    run_enc4_frame_golden(f, p, r, lr, &o.stats);
   o.arena = f.output_arena;
   o.merged = f.merged_output;
   o.s112 = f.surface112.bytes;

@@ -77,7 +77,7 @@ Merged run_identity(int quarter, enc5::MergeGatherOrder order) {
   const enc5::WeightMap m = enc5::weight_map(s);
   std::vector<std::uint8_t> w(enc5::default_layer_weights(LayerId::enc4).bytes().begin(),
                               enc5::default_layer_weights(LayerId::enc4).bytes().end());
-  std::fill(w.begin() + m.merge_weights(), w.begin() + m.final_weights(), 0);  // Wm and bm = 0
+  std::fill(w.begin() + m.merge_weights(), w.begin() + m.final_weights(), 0);                          // Wm and bm = 0
   for (int n = 0; n < 160; ++n) w.at(merge_b_offset(m.merge_weights(), 160 * quarter + n, n)) = 0x38;  // 1.0
   const enc5::WeightImage image(std::move(w), LayerId::enc4, "identity");
   const enc5::SyntheticFrame in = enc5::make_synthetic_frame(16, 16, 3, false);

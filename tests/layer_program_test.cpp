@@ -201,8 +201,10 @@ int distinct_tool_offsets(LayerId id) {
   for (const Phase& p : prog.phases) {
     if (p.b == OperandSource::weights) n += 4 * static_cast<int>((p.weight_end - 12 - p.weight_begin) / 512 + 1);
     if (p.c != OperandSource::weights) continue;
-    if (p.kind == PhaseKind::score) n += 4 * static_cast<int>((p.bias_end - 12 - p.bias_begin) / 512 + 1);
-    else n += static_cast<int>((p.bias_end - p.bias_begin) / 16 + 1);
+    if (p.kind == PhaseKind::score)
+      n += 4 * static_cast<int>((p.bias_end - 12 - p.bias_begin) / 512 + 1);
+    else
+      n += static_cast<int>((p.bias_end - p.bias_begin) / 16 + 1);
   }
   return n;
 }
@@ -499,7 +501,11 @@ TEST(LayerTemplate, SyntheticImagesPerLayer) {
     EXPECT_TRUE(std::equal(a.bytes().begin(), a.bytes().end(), b.bytes().begin(), b.bytes().end()));
   }
   EXPECT_THROW(enc5::make_layer_synthetic_weights(LayerId::enc4, {1, true}), std::invalid_argument);
-  struct Case { LayerId id; double c, heads; std::size_t bytes; };
+  struct Case {
+    LayerId id;
+    double c, heads;
+    std::size_t bytes;
+  };
   for (const Case& k : {Case{LayerId::enc4, 160, 8, 533856u}, Case{LayerId::enc3, 128, 4, 315744u}}) {
     const enc5::WeightImage& w = enc5::default_layer_weights(k.id);
     SCOPED_TRACE(std::string(enc5::to_string(k.id)));
@@ -515,15 +521,21 @@ TEST(LayerTemplate, SyntheticImagesPerLayer) {
       EXPECT_EQ(s.inf, 0u) << s.region.name;
       double sigma = 0;
       switch (s.region.role) {
-        case R::g1: case R::g2:
-          EXPECT_NEAR(s.mean_abs, std::sqrt(k.c), 0.05 * std::sqrt(k.c)) << s.region.name;
-          continue;
+        case R::g1:
+        case R::g2: EXPECT_NEAR(s.mean_abs, std::sqrt(k.c), 0.05 * std::sqrt(k.c)) << s.region.name; continue;
         case R::wq: sigma = 0.5 / std::sqrt(k.c); break;
-        case R::wv: case R::w1: case R::w61: sigma = 1 / std::sqrt(k.c); break;
+        case R::wv:
+        case R::w1:
+        case R::w61: sigma = 1 / std::sqrt(k.c); break;
         case R::wo: sigma = 1 / std::sqrt(32 * k.heads); break;
-        case R::w2: case R::wm: sigma = 1 / std::sqrt(4 * k.c); break;
+        case R::w2:
+        case R::wm: sigma = 1 / std::sqrt(4 * k.c); break;
         case R::score_bias: sigma = 0.5; break;
-        case R::t1: case R::t3: case R::b1: case R::bm: case R::b61: sigma = 0.1; break;
+        case R::t1:
+        case R::t3:
+        case R::b1:
+        case R::bm:
+        case R::b61: sigma = 0.1; break;
       }
       const double tol = s.count >= 1000 ? 0.15 : 0.6;
       EXPECT_NEAR(s.mean_abs, sigma * std::sqrt(2 / M_PI), tol * sigma) << s.region.name;

@@ -46,8 +46,7 @@ TEST(WeightTile, LaneBytesHoldTheBFragmentInPairOrder) {
         const int half = byte >> 3, reg = (byte >> 2) & 1, j = byte & 3;
         const int col = 16 * tile + 8 * half + g;
         const int k = b_fragment_k(t, reg, j);
-        EXPECT_EQ(waddr(base, k, col), base + 512u * tile + 16u * lane + byte)
-            << "tile " << tile << " lane " << lane << " byte " << byte;
+        EXPECT_EQ(waddr(base, k, col), base + 512u * tile + 16u * lane + byte) << "tile " << tile << " lane " << lane << " byte " << byte;
       }
 }
 
@@ -67,8 +66,7 @@ TEST(WeightTile, BandedChainsFollowSpecPhase21) {
     for (int lane = 0; lane < 32; ++lane)
       for (int byte = 0; byte < 8; ++byte) {
         const int g = lane >> 2, t = lane & 3;
-        EXPECT_EQ(waddr_banded(w1, s, b_fragment_k(t, (byte >> 2) & 1, byte & 3), g),
-                  chain0[s] + 16u * lane + byte);
+        EXPECT_EQ(waddr_banded(w1, s, b_fragment_k(t, (byte >> 2) & 1, byte & 3), g), chain0[s] + 16u * lane + byte);
       }
   }
   // Bijection onto W1_c's 5120 bytes (5 slices x 32 k x 32 columns) and, for 16 columns, onto
@@ -169,8 +167,8 @@ TEST(Tables, ScoreBiasIsABijectionWithSpecOffsets) {
   EXPECT_EQ(score_bias_offset(base, 0, 0), 10560u);
   EXPECT_EQ(score_bias_offset(base, 0, 1), 10562u);
   EXPECT_EQ(score_bias_offset(base, 8, 0), 10564u);
-  EXPECT_EQ(score_bias_offset(base, 1, 0), 10560u + 64u);   // g = 1 -> lane 4
-  EXPECT_EQ(score_bias_offset(base, 0, 2), 10560u + 16u);   // t = 1 -> lane 1
+  EXPECT_EQ(score_bias_offset(base, 1, 0), 10560u + 64u);  // g = 1 -> lane 4
+  EXPECT_EQ(score_bias_offset(base, 0, 2), 10560u + 16u);  // t = 1 -> lane 1
   EXPECT_EQ(score_bias_offset(base, 63, 95), 10560u + 512u * (3 + 4 * 5) + 16u * 31 + 8 + 4 + 2);
 }
 

@@ -52,7 +52,9 @@ TEST(Minifloat, Fp8AndBf16MatchNvidiaHostCode) {
     ++n;
   }
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
-    ASSERT_EQ(enc5::f16_to_e5m2(static_cast<std::uint16_t>(h), ada), enc5::ref::nv_cvt_half_to_e5m2_satfinite(static_cast<std::uint16_t>(h))) << std::hex << h;
+    ASSERT_EQ(enc5::f16_to_e5m2(static_cast<std::uint16_t>(h), ada),
+              enc5::ref::nv_cvt_half_to_e5m2_satfinite(static_cast<std::uint16_t>(h)))
+        << std::hex << h;
     const float f = enc5::bf16_to_f32(static_cast<std::uint16_t>(h)), r = enc5::ref::nv_bfloat162float(static_cast<std::uint16_t>(h));
     if (!std::isnan(r)) {
       ASSERT_EQ(std::bit_cast<std::uint32_t>(f), std::bit_cast<std::uint32_t>(r)) << std::hex << h;
@@ -100,9 +102,11 @@ TEST(Minifloat, PtxCvtRoutesToTheConversions) {
     const std::uint32_t e5 = enc5::f32_to_e5m2(y, ada) | (enc5::f32_to_e5m2(x, ada) << 8);
     const std::uint32_t e4 = enc5::f32_to_e4m3(y, ada) | (enc5::f32_to_e4m3(x, ada) << 8);
     EXPECT_EQ(out[2 * l], e5 | (e4 << 16)) << l;
-    EXPECT_EQ(out[2 * l + 1], static_cast<std::uint32_t>(enc5::f32_to_bf16(y)) | (static_cast<std::uint32_t>(enc5::f32_to_bf16(x)) << 16)) << l;
+    EXPECT_EQ(out[2 * l + 1], static_cast<std::uint32_t>(enc5::f32_to_bf16(y)) | (static_cast<std::uint32_t>(enc5::f32_to_bf16(x)) << 16))
+        << l;
     EXPECT_EQ(out[64 + 2 * l], std::bit_cast<std::uint32_t>(enc5::bf16_to_f32(enc5::f32_to_bf16(x)))) << l;
     EXPECT_EQ(out[64 + 2 * l + 1], static_cast<std::uint32_t>(enc5::e5m2_to_f16(static_cast<std::uint8_t>(e5))) |
-                                       (static_cast<std::uint32_t>(enc5::e5m2_to_f16(static_cast<std::uint8_t>(e5 >> 8))) << 16)) << l;
+                                       (static_cast<std::uint32_t>(enc5::e5m2_to_f16(static_cast<std::uint8_t>(e5 >> 8))) << 16))
+        << l;
   }
 }

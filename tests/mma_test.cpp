@@ -110,8 +110,7 @@ f16_t oracle_ada(const AdaVariant& v, const e4m3_t* a, const e4m3_t* b, f16_t c)
     const long double q = std::ldexp(1.0L, max_e - v.kept_bits);
     auto trunc_q = [&](long double t) { return v.exact_single_rounding ? t : std::trunc(t / q) * q; };
     long double s = acc == 0 || !v.c_truncated ? acc : trunc_q(acc);
-    for (int k = k0; k < k0 + v.block; ++k)
-      s += trunc_q(static_cast<long double>(test_e4m3_value(a[k])) * test_e4m3_value(b[k]));
+    for (int k = k0; k < k0 + v.block; ++k) s += trunc_q(static_cast<long double>(test_e4m3_value(a[k])) * test_e4m3_value(b[k]));
     const bool last = k0 + v.block >= 32;
     acc = (v.round_between_blocks && !v.exact_single_rounding) || last ? f16_value(oracle_f16(s)) : s;
   }
@@ -162,12 +161,31 @@ struct Gen {
     const int hi = std::min(15, lo + width);
     for (int k = 0; k < 32; ++k) {
       switch (kind) {
-        case 0: a[k] = any_code(); b[k] = any_code(); break;
-        case 1: case 2: a[k] = code_in(lo, hi); b[k] = code_in(lo, hi); break;
-        case 3: a[k] = code_in(lo, hi); b[k] = any_code(); break;
-        case 4: a[k] = u(4) == 0 ? any_code() : static_cast<e4m3_t>(u(2) << 7); b[k] = any_code(); break;
-        case 5: a[k] = code_in(13, 15); b[k] = code_in(13, 15); break;  // sums near and past 65504
-        case 6: a[k] = static_cast<e4m3_t>(u(2) << 7); b[k] = any_code(); break;  // zero products
+        case 0:
+          a[k] = any_code();
+          b[k] = any_code();
+          break;
+        case 1:
+        case 2:
+          a[k] = code_in(lo, hi);
+          b[k] = code_in(lo, hi);
+          break;
+        case 3:
+          a[k] = code_in(lo, hi);
+          b[k] = any_code();
+          break;
+        case 4:
+          a[k] = u(4) == 0 ? any_code() : static_cast<e4m3_t>(u(2) << 7);
+          b[k] = any_code();
+          break;
+        case 5:
+          a[k] = code_in(13, 15);
+          b[k] = code_in(13, 15);
+          break;  // sums near and past 65504
+        case 6:
+          a[k] = static_cast<e4m3_t>(u(2) << 7);
+          b[k] = any_code();
+          break;  // zero products
         default:  // k >= 16 mirrors k < 16 with the sign of a flipped: exact cancellation
           if (k < 16) {
             a[k] = code_in(lo, hi);
@@ -182,10 +200,10 @@ struct Gen {
     if (kind == 6 && u(2) == 0)  // every product -0: sign(a) = not sign(b)
       for (int k = 0; k < 32; ++k) a[k] = static_cast<e4m3_t>((~b[k]) & 0x80);
     switch (u(8)) {
-      case 0: c = static_cast<f16_t>(u(2) << 15); break;                      // +-0
-      case 1: c = static_cast<f16_t>((u(2) << 15) | (1 + u(1023))); break;    // subnormal
-      case 2: c = f16_in(28, 30); break;                                      // large, near overflow
-      case 3: c = f16_in(1, 6); break;                                        // tiny normal
+      case 0: c = static_cast<f16_t>(u(2) << 15); break;                    // +-0
+      case 1: c = static_cast<f16_t>((u(2) << 15) | (1 + u(1023))); break;  // subnormal
+      case 2: c = f16_in(28, 30); break;                                    // large, near overflow
+      case 3: c = f16_in(1, 6); break;                                      // tiny normal
       case 4: c = u(64) == 0 ? static_cast<f16_t>((u(2) << 15) | 0x7C00) : any_finite_f16(); break;
       default: c = any_finite_f16(); break;
     }
@@ -259,21 +277,72 @@ TEST_F(AdaMeasurements, RuledOutVariantsMissCases) {
     return n;
   };
   EXPECT_EQ(misses(AdaVariant{}), 0) << "the test's copy of the spec model";
-  struct Named { const char* name; AdaVariant v; const char* spec_count_5000; };
+  struct Named {
+    const char* name;
+    AdaVariant v;
+    const char* spec_count_5000;
+  };
   const Named variants[] = {
-      {"true product exponent", [] { AdaVariant v; v.true_product_exponent = true; return v; }(), "58"},
-      {"14 kept bits", [] { AdaVariant v; v.kept_bits = 14; return v; }(), "250"},
-      {"12 kept bits", [] { AdaVariant v; v.kept_bits = 12; return v; }(), "many"},
-      {"C left out of the maximum", [] { AdaVariant v; v.c_in_max = false; return v; }(), "151"},
-      {"C added untruncated", [] { AdaVariant v; v.c_truncated = false; return v; }(), "31"},
-      {"no f16 rounding between the halves", [] { AdaVariant v; v.round_between_blocks = false; return v; }(), "not stated"},
-      {"one 32-term block", [] { AdaVariant v; v.block = 32; return v; }(), "1277"},
-      {"exact sum, one rounding", [] { AdaVariant v; v.exact_single_rounding = true; return v; }(), "about 27 %"},
+      {"true product exponent",
+       [] {
+         AdaVariant v;
+         v.true_product_exponent = true;
+         return v;
+       }(),
+       "58"},
+      {"14 kept bits",
+       [] {
+         AdaVariant v;
+         v.kept_bits = 14;
+         return v;
+       }(),
+       "250"},
+      {"12 kept bits",
+       [] {
+         AdaVariant v;
+         v.kept_bits = 12;
+         return v;
+       }(),
+       "many"},
+      {"C left out of the maximum",
+       [] {
+         AdaVariant v;
+         v.c_in_max = false;
+         return v;
+       }(),
+       "151"},
+      {"C added untruncated",
+       [] {
+         AdaVariant v;
+         v.c_truncated = false;
+         return v;
+       }(),
+       "31"},
+      {"no f16 rounding between the halves",
+       [] {
+         AdaVariant v;
+         v.round_between_blocks = false;
+         return v;
+       }(),
+       "not stated"},
+      {"one 32-term block",
+       [] {
+         AdaVariant v;
+         v.block = 32;
+         return v;
+       }(),
+       "1277"},
+      {"exact sum, one rounding",
+       [] {
+         AdaVariant v;
+         v.exact_single_rounding = true;
+         return v;
+       }(),
+       "about 27 %"},
   };
   for (const Named& n : variants) {
     const int m = misses(n.v);
-    std::printf("[ variant ] %-36s misses %4d of %zu (numerics.md, of 5000: %s)\n", n.name, m, cases_.size(),
-                n.spec_count_5000);
+    std::printf("[ variant ] %-36s misses %4d of %zu (numerics.md, of 5000: %s)\n", n.name, m, cases_.size(), n.spec_count_5000);
     EXPECT_GT(m, 0) << n.name;
   }
 }
@@ -305,8 +374,10 @@ TEST(MmaRandom, ZludaMatchesExactOracle) {
     }
   }
   std::printf("[ zluda   ] %ld random cases against the exact oracle, %ld mismatches\n", checked, fails);
-  std::printf("[ zluda   ] coverage: %ld Inf, %ld zero (%ld -0), %ld subnormal, %ld f32-inexact, %ld where f32 "
-              "double rounding matters\n", inf, zero, neg_zero, subnormal, f32_inexact, double_rounding);
+  std::printf(
+      "[ zluda   ] coverage: %ld Inf, %ld zero (%ld -0), %ld subnormal, %ld f32-inexact, %ld where f32 "
+      "double rounding matters\n",
+      inf, zero, neg_zero, subnormal, f32_inexact, double_rounding);
   EXPECT_EQ(fails, 0);
   EXPECT_GT(inf, 0);
   EXPECT_GT(neg_zero, 0);
@@ -336,8 +407,15 @@ struct Case {
   e4m3_t a[32] = {};
   e4m3_t b[32] = {};
   f16_t c = 0;
-  Case& p(int k, e4m3_t x, e4m3_t y) { a[k] = x; b[k] = y; return *this; }
-  Case& with_c(f16_t v) { c = v; return *this; }
+  Case& p(int k, e4m3_t x, e4m3_t y) {
+    a[k] = x;
+    b[k] = y;
+    return *this;
+  }
+  Case& with_c(f16_t v) {
+    c = v;
+    return *this;
+  }
   f16_t run(const enc5::Profile& pr) const { return enc5::mma_dot(pr, a, b, c); }
 };
 // codes: 0x38 = 1, 0xB8 = -1, 0x28 = 2^-2, 0x30 = 2^-1, 0x18 = 2^-4, 0x01 = 2^-9, 0x3F = 1.875,
@@ -492,8 +570,7 @@ enc5::MmaFragB pack_b(const enc5::MmaB& m) {
 enc5::MmaFragC pack_c(const enc5::MmaC& m) {
   enc5::MmaFragC f{};
   for (int l = 0; l < 32; ++l)
-    for (int r = 0; r < 2; ++r)
-      f.reg[l][r] = enc5::f16x2_pack(m.v[(l >> 2) + 8 * r][2 * (l & 3)], m.v[(l >> 2) + 8 * r][2 * (l & 3) + 1]);
+    for (int r = 0; r < 2; ++r) f.reg[l][r] = enc5::f16x2_pack(m.v[(l >> 2) + 8 * r][2 * (l & 3)], m.v[(l >> 2) + 8 * r][2 * (l & 3) + 1]);
   return f;
 }
 
@@ -509,10 +586,13 @@ TEST(MmaForms, ChainedFragmentFormEqualsMatrixForm) {
     for (int trial = 0; trial < 20; ++trial) {
       e4m3_t logical_a[16][160], logical_b[160][8];
       const int lo = static_cast<int>(gen.u(10));
-      for (auto& row : logical_a) for (auto& x : row) x = gen.code_in(lo, lo + 4);
-      for (auto& row : logical_b) for (auto& x : row) x = gen.code_in(lo, lo + 4);
+      for (auto& row : logical_a)
+        for (auto& x : row) x = gen.code_in(lo, lo + 4);
+      for (auto& row : logical_b)
+        for (auto& x : row) x = gen.code_in(lo, lo + 4);
       enc5::MmaC c{};
-      for (auto& row : c.v) for (auto& x : row) x = gen.any_finite_f16();
+      for (auto& row : c.v)
+        for (auto& x : row) x = gen.any_finite_f16();
       enc5::MmaC d_matrix = c;
       enc5::MmaFragC d_frag = pack_c(c);
       for (int ks = 0; ks < 5; ++ks) {

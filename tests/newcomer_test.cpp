@@ -20,7 +20,9 @@ namespace {
 // Width and height from a PNG's IHDR chunk (bytes 16..23, big endian).
 std::pair<std::uint32_t, std::uint32_t> png_size(const fs::path& p) {
   const auto b = enc5::read_file_bytes(p.string());
-  auto be = [&](std::size_t i) { return std::uint32_t{b[i]} << 24 | std::uint32_t{b[i + 1]} << 16 | std::uint32_t{b[i + 2]} << 8 | b[i + 3]; };
+  auto be = [&](std::size_t i) {
+    return std::uint32_t{b[i]} << 24 | std::uint32_t{b[i + 1]} << 16 | std::uint32_t{b[i + 2]} << 8 | b[i + 3];
+  };
   return b.size() >= 24 ? std::pair{be(16), be(20)} : std::pair{0u, 0u};
 }
 }  // namespace
@@ -67,7 +69,8 @@ TEST(Newcomer, MissingSharedSkipsOutsideCiAndFailsInCi) {
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   ASSERT_GT(n, 0);
   self[n] = 0;
-  const std::string cmd = std::string("ENC5_SHARED_DIR=/nonexistent '") + self + "' --gtest_filter=AdaMeasurements.AdaProfileMatchesEveryMeasuredCase";
+  const std::string cmd =
+      std::string("ENC5_SHARED_DIR=/nonexistent '") + self + "' --gtest_filter=AdaMeasurements.AdaProfileMatchesEveryMeasuredCase";
   Result r = shell("env -u CI " + cmd);
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "SKIPPED")) << r.out;

@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "api/frame.hpp"
-#include "layout/arena.hpp"
-#include "model/layer.hpp"
 #include "assets/oracle_launches.hpp"
-#include "model/readings.hpp"
 #include "assets/synthetic_inputs.hpp"
 #include "assets/synthetic_weights.hpp"
+#include "layout/arena.hpp"
 #include "layout/tables.hpp"
+#include "model/layer.hpp"
+#include "model/readings.hpp"
 #include "numerics/f16.hpp"
 
 using namespace enc5;

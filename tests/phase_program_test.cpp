@@ -160,11 +160,12 @@ TEST(PhaseProgram, StatementRangesChainThroughEpilogues) {
 
 // spec §2.2: the corrected shapes, M/16 * N/8 * K/32 == mma, total 1306.
 TEST(PhaseProgram, CorrectedShapesMatchMmaCounts) {
-  struct Expect { int first, last, step, m, n, k, mma; };
+  struct Expect {
+    int first, last, step, m, n, k, mma;
+  };
   const Expect rows[] = {
-      {1, 10, 1, 96, 32, 32, 24},   {11, 11, 1, 64, 96, 32, 48},  {12, 12, 1, 64, 32, 96, 48},
-      {13, 20, 1, 16, 160, 32, 20}, {21, 59, 2, 16, 32, 160, 20}, {22, 60, 2, 16, 160, 32, 20},
-      {61, 61, 1, 16, 16, 160, 10},
+      {1, 10, 1, 96, 32, 32, 24},   {11, 11, 1, 64, 96, 32, 48},  {12, 12, 1, 64, 32, 96, 48},  {13, 20, 1, 16, 160, 32, 20},
+      {21, 59, 2, 16, 32, 160, 20}, {22, 60, 2, 16, 160, 32, 20}, {61, 61, 1, 16, 16, 160, 10},
   };
   int total = 0, covered = 0;
   for (const Expect& e : rows) {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "io/files.hpp"
 #include "io/png.hpp"
 #include "test_util.hpp"
-#include "io/files.hpp"
 
 using namespace enc5;
 using namespace test_util;

@@ -7,10 +7,10 @@
 #include <limits>
 #include <vector>
 
-#include "test_util.hpp"
 #include "io/files.hpp"
 #include "io/preview.hpp"
 #include "layout/arena.hpp"
+#include "test_util.hpp"
 
 using namespace enc5;
 
@@ -76,8 +76,8 @@ TEST(Preview, RunPreviewWritesSurfaceAndPlanePictures) {
   test_util::TempDir dir;
   const auto r = dir.enc5("run --ex 12 --ey 9 --preview -o res");
   ASSERT_EQ(r.status, 0) << r.out;
-  for (const char* name : {"surface.png", "arena_plane0.png", "arena_plane1.png", "arena_plane2.png", "arena_plane3.png",
-                           "arena_plane4.png"}) {
+  for (const char* name :
+       {"surface.png", "arena_plane0.png", "arena_plane1.png", "arena_plane2.png", "arena_plane3.png", "arena_plane4.png"}) {
     const auto bytes = read_file_bytes(dir.file(std::string("res/") + name));
     ASSERT_GT(bytes.size(), 8u) << name;
     EXPECT_EQ(std::memcmp(bytes.data(), "\x89PNG\r\n\x1a\n", 8), 0) << name;

@@ -107,8 +107,14 @@ TEST(PtxCli, SeedPairCheckOnAFileReproducingThePairs) {
   for (const auto& [st, ln] : pairs) {
     // statements s+1 .. st-1 fill the lines before ln (with blank lines where room is left), then st at ln.
     const int before = st - 1 - s;
-    while (line < ln - before) { text += "\n"; ++line; }
-    for (int k = 0; k < before; ++k) { text += "  mov.u32 %r1, 1;\n"; ++line; }
+    while (line < ln - before) {
+      text += "\n";
+      ++line;
+    }
+    for (int k = 0; k < before; ++k) {
+      text += "  mov.u32 %r1, 1;\n";
+      ++line;
+    }
     text += "  mov.u32 %r2, 2;\n";
     ++line;
     s = st;

@@ -104,8 +104,8 @@ void check_rows(const std::vector<Row>& rows) {
 }
 
 // Edge values of 32-bit integers.
-const std::vector<u64> kEdge32 = {0, 1, 2, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0xFFFF, 0x7FFFFFFF, 0x80000000u, 0x80000001u,
-                                  0xFFFFFFFEu, 0xFFFFFFFFu, 0x12345678u, 0xDEADBEEFu};
+const std::vector<u64> kEdge32 = {0,      1,          2,           0x7F,        0x80,        0xFF,        0x7FFF,      0x8000,
+                                  0xFFFF, 0x7FFFFFFF, 0x80000000u, 0x80000001u, 0xFFFFFFFEu, 0xFFFFFFFFu, 0x12345678u, 0xDEADBEEFu};
 
 std::vector<Inputs> pairs32() {
   std::vector<Inputs> v;
@@ -174,10 +174,12 @@ TEST(PtxConformance, SubCcLeavesCarryEqualToNotBorrow) {
        [](const Inputs& x) { return u64{lo(x.a, 32) >= lo(x.b, 32)}; }},
       {"sub.cc.s64 then addc.u32", "sub.cc.s64 %y0, %a, %b;\n addc.u32 %x3, 0, 0;\n cvt.u64.u32 %d, %x3;", pairs32(),
        [](const Inputs& x) { return u64{x.a >= x.b}; }},
-      {"add.cc.u32 then addc.u32", "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n add.cc.u32 %x2, %x0, %x1;\n addc.u32 %x3, 0, 0;\n cvt.u64.u32 %d, %x3;",
-       pairs32(), [](const Inputs& x) { return (lo(x.a, 32) + lo(x.b, 32)) >> 32; }},
-      {"add.cc.u32 then subc.u32 d, 5, 0", "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n add.cc.u32 %x2, %x0, %x1;\n subc.u32 %x3, 5, 0;\n cvt.u64.u32 %d, %x3;",
-       pairs32(), [](const Inputs& x) { return 5 - (1 - ((lo(x.a, 32) + lo(x.b, 32)) >> 32)); }},
+      {"add.cc.u32 then addc.u32",
+       "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n add.cc.u32 %x2, %x0, %x1;\n addc.u32 %x3, 0, 0;\n cvt.u64.u32 %d, %x3;", pairs32(),
+       [](const Inputs& x) { return (lo(x.a, 32) + lo(x.b, 32)) >> 32; }},
+      {"add.cc.u32 then subc.u32 d, 5, 0",
+       "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n add.cc.u32 %x2, %x0, %x1;\n subc.u32 %x3, 5, 0;\n cvt.u64.u32 %d, %x3;", pairs32(),
+       [](const Inputs& x) { return 5 - (1 - ((lo(x.a, 32) + lo(x.b, 32)) >> 32)); }},
   });
 }
 
@@ -188,15 +190,18 @@ TEST(PtxConformance, MultiWordAddSubAndMadChains) {
     for (u64 b : {u64{0}, u64{1}, u64{0xFFFFFFFFu}, u64{0xFFFFFFFFFFFFFFFFull}}) in.push_back({a, b, 0});
   const std::string split = "mov.b64 {%x0, %x1}, %a;\n mov.b64 {%x2, %x3}, %b;\n";
   check_rows({
-      {"64-bit add from add.cc/addc.cc/addc", split + "add.cc.u32 %x4, %x0, %x2;\n addc.cc.u32 %x5, %x1, %x3;\n addc.u32 %x6, 0, 0;\n"
-                                                    "mov.b64 %d, {%x4, %x5};",
+      {"64-bit add from add.cc/addc.cc/addc",
+       split + "add.cc.u32 %x4, %x0, %x2;\n addc.cc.u32 %x5, %x1, %x3;\n addc.u32 %x6, 0, 0;\n"
+               "mov.b64 %d, {%x4, %x5};",
        in, [](const Inputs& x) { return x.a + x.b; }},
-      {"carry out of the 64-bit add", split + "add.cc.u32 %x4, %x0, %x2;\n addc.cc.u32 %x5, %x1, %x3;\n addc.u32 %x6, 0, 0;\n cvt.u64.u32 %d, %x6;",
-       in, [](const Inputs& x) { return static_cast<u64>((static_cast<unsigned __int128>(x.a) + x.b) >> 64); }},
+      {"carry out of the 64-bit add",
+       split + "add.cc.u32 %x4, %x0, %x2;\n addc.cc.u32 %x5, %x1, %x3;\n addc.u32 %x6, 0, 0;\n cvt.u64.u32 %d, %x6;", in,
+       [](const Inputs& x) { return static_cast<u64>((static_cast<unsigned __int128>(x.a) + x.b) >> 64); }},
       {"64-bit sub from sub.cc/subc", split + "sub.cc.u32 %x4, %x0, %x2;\n subc.u32 %x5, %x1, %x3;\n mov.b64 %d, {%x4, %x5};", in,
        [](const Inputs& x) { return x.a - x.b; }},
-      {"borrow out of subc.cc (as not-borrow)", split + "sub.cc.u32 %x4, %x0, %x2;\n subc.cc.u32 %x5, %x1, %x3;\n addc.u32 %x6, 0, 0;\n cvt.u64.u32 %d, %x6;",
-       in, [](const Inputs& x) { return u64{x.a >= x.b}; }},
+      {"borrow out of subc.cc (as not-borrow)",
+       split + "sub.cc.u32 %x4, %x0, %x2;\n subc.cc.u32 %x5, %x1, %x3;\n addc.u32 %x6, 0, 0;\n cvt.u64.u32 %d, %x6;", in,
+       [](const Inputs& x) { return u64{x.a >= x.b}; }},
       // 32x32 -> 64 by limbs: lo word mad.lo, hi word madc.hi over a carry from mad.lo.cc.
       {"mad.lo.cc / madc.hi", split + "mad.lo.cc.u32 %x4, %x0, %x2, %x1;\n madc.hi.u32 %x5, %x0, %x2, %x3;\n mov.b64 %d, {%x4, %x5};", in,
        [](const Inputs& x) {
@@ -213,9 +218,11 @@ TEST(PtxConformance, MultiWordAddSubAndMadChains) {
          const unsigned __int128 s1 = static_cast<unsigned __int128>(static_cast<u64>(p >> 64)) + x.a + static_cast<u64>(s0 >> 64);
          return static_cast<u64>(s1 >> 64);
        }},
-      {"mad.hi.cc.s32 signed product", "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n mad.hi.cc.s32 %x2, %x0, %x1, %x0;\n addc.u32 %x3, 0, 0;\n"
-                                       "mov.b64 %d, {%x2, %x3};",
-       in, [](const Inputs& x) {
+      {"mad.hi.cc.s32 signed product",
+       "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n mad.hi.cc.s32 %x2, %x0, %x1, %x0;\n addc.u32 %x3, 0, 0;\n"
+       "mov.b64 %d, {%x2, %x3};",
+       in,
+       [](const Inputs& x) {
          const u64 hi = lo(static_cast<u64>((sx(x.a, 32) * sx(x.b, 32)) >> 32), 32);
          const u64 s = hi + lo(x.a, 32);
          return ((s >> 32) << 32) | lo(s, 32);
@@ -307,11 +314,14 @@ constexpr Round kRounds[] = {Round::rn, Round::rz, Round::rm, Round::rp};
 
 // 32 pairs/triples of f32 bit patterns: edge values against each other, then random ones.
 std::vector<Inputs> f32_inputs(std::uint32_t seed) {
-  const u64 edge[] = {0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00800000, 0x3F800000, 0xBF800001, 0x7F7FFFFF,
-                      0xFF800000, 0x7FC00001, 0x3EAAAAAB, 0x4B800001};
+  const u64 edge[] = {0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00800000, 0x3F800000,
+                      0xBF800001, 0x7F7FFFFF, 0xFF800000, 0x7FC00001, 0x3EAAAAAB, 0x4B800001};
   std::vector<Inputs> v;
   std::uint32_t x = seed;
-  auto rnd = [&] { x = x * 1664525u + 1013904223u; return x; };
+  auto rnd = [&] {
+    x = x * 1664525u + 1013904223u;
+    return x;
+  };
   for (int k = 0; k < 32; ++k) {
     const u64 a = k < 24 ? edge[k % 12] : rnd(), b = k < 24 ? edge[(k * 5 + 3) % 12] : rnd(), c = edge[(k * 7 + 1) % 12];
     v.push_back({a, b, c});
@@ -319,12 +329,24 @@ std::vector<Inputs> f32_inputs(std::uint32_t seed) {
   return v;
 }
 std::vector<Inputs> f64_inputs(std::uint32_t seed) {
-  const u64 edge[] = {0, 0x8000000000000000ull, 1, 0x800FFFFFFFFFFFFFull, 0x0010000000000000ull, 0x3FF0000000000000ull,
-                      0xBFF0000000000001ull, 0x7FEFFFFFFFFFFFFFull, 0xFFF0000000000000ull, 0x7FF8000000000001ull,
-                      0x3FD5555555555555ull, 0x4340000000000001ull};
+  const u64 edge[] = {0,
+                      0x8000000000000000ull,
+                      1,
+                      0x800FFFFFFFFFFFFFull,
+                      0x0010000000000000ull,
+                      0x3FF0000000000000ull,
+                      0xBFF0000000000001ull,
+                      0x7FEFFFFFFFFFFFFFull,
+                      0xFFF0000000000000ull,
+                      0x7FF8000000000001ull,
+                      0x3FD5555555555555ull,
+                      0x4340000000000001ull};
   std::vector<Inputs> v;
   u64 x = seed;
-  auto rnd = [&] { x = x * 6364136223846793005ull + 1442695040888963407ull; return x; };
+  auto rnd = [&] {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x;
+  };
   for (int k = 0; k < 32; ++k) {
     const u64 a = k < 24 ? edge[k % 12] : rnd(), b = k < 24 ? edge[(k * 5 + 3) % 12] : rnd(), c = edge[(k * 7 + 1) % 12];
     v.push_back({a, b, c});
@@ -339,8 +361,9 @@ u64 B(double d) { return std::bit_cast<u64>(d); }
 // .ftz (PTX ISA 9.7.3): a subnormal input or result is the zero of its sign.
 float flush(float f) { return (B(f) & 0x7F800000u) == 0 ? std::bit_cast<float>(static_cast<std::uint32_t>(B(f) & 0x80000000u)) : f; }
 
-const std::string kF32In = "cvt.u32.u64 %x0, %a;\n mov.b32 %f0, %x0;\n cvt.u32.u64 %x1, %b;\n mov.b32 %f1, %x1;\n"
-                           "cvt.u32.u64 %x2, %c;\n mov.b32 %f2, %x2;\n";
+const std::string kF32In =
+    "cvt.u32.u64 %x0, %a;\n mov.b32 %f0, %x0;\n cvt.u32.u64 %x1, %b;\n mov.b32 %f1, %x1;\n"
+    "cvt.u32.u64 %x2, %c;\n mov.b32 %f2, %x2;\n";
 const std::string kF32Out = "\n mov.b32 %x3, %f3;\n cvt.u64.u32 %d, %x3;";
 const std::string kF64In = "mov.b64 %g0, %a;\n mov.b64 %g1, %b;\n mov.b64 %g2, %c;\n";
 const std::string kF64Out = "\n mov.b64 %d, %g3;";
@@ -399,9 +422,12 @@ TEST(PtxConformance, F32F64MinMaxWithSignedZerosAndNaN) {
     o.range();
     o.set(o.x, a);
     o.set(o.y, b);
-    if (nan_mode && (std::isnan(a) || std::isnan(b))) mpfr_set_nan(o.z);
-    else if (is_max) mpfr_max(o.z, o.x, o.y, MPFR_RNDN);
-    else mpfr_min(o.z, o.x, o.y, MPFR_RNDN);
+    if (nan_mode && (std::isnan(a) || std::isnan(b)))
+      mpfr_set_nan(o.z);
+    else if (is_max)
+      mpfr_max(o.z, o.x, o.y, MPFR_RNDN);
+    else
+      mpfr_min(o.z, o.x, o.y, MPFR_RNDN);
     return B(o.get(0, Round::rn));
   };
   std::vector<Inputs> f32 = f32_inputs(51), f64 = f64_inputs(52);
@@ -450,9 +476,9 @@ TEST(PtxLimits, DeclarationSizesAreCheckedBeforeAllocating) {
       {".global .b8 g[65536][65536];", "limit of 1073741824 bytes"},
       {".global .b64 g[4294967296];", "limit of 1073741824 bytes"},
       {".global .b8 g[4294967296][4294967296];", "limit of 1073741824 bytes"},  // used to wrap to 0 bytes
-      {".global .b8 g[0x10000000000000000];", "literal"},                         // not a 64-bit number
+      {".global .b8 g[0x10000000000000000];", "literal"},                       // not a 64-bit number
       {".shared .b8 s[4294967296];", "limit of 16777216 bytes"},
-      {".shared .b8 s[65536][65536][65536][65536];", "limit of 16777216 bytes"},   // wraps to 0 in 64 bits
+      {".shared .b8 s[65536][65536][65536][65536];", "limit of 16777216 bytes"},  // wraps to 0 in 64 bits
       {".const .b32 c[8388608];", "limit of 16777216 bytes"},
       {".global .b8 a[805306368];\n.global .b8 b[805306368];", ".global variables up to b need more than"},
       {".visible .entry k(.param .b8 p[65536][65536]) { ret; }", "more than 65536 elements"},
@@ -495,8 +521,7 @@ TEST(PtxLimits, InitialisersWithVariableAddresses) {
 }
 
 TEST(PtxLimits, WorkBoundEndsAHostileLoopNamingTheOption) {
-  const std::string loop = kHead +
-                           ".visible .entry k()\n{\n  .reg .b32 %r<2>;\n$L: add.s32 %r1, %r1, 1;\n  bra $L;\n}\n";
+  const std::string loop = kHead + ".visible .entry k()\n{\n  .reg .b32 %r<2>;\n$L: add.s32 %r1, %r1, 1;\n  bra $L;\n}\n";
   auto m = parse_module(loop, "loop.ptx");
   Device dev;
   RunOptions opt;
@@ -544,14 +569,15 @@ namespace {
 
 // One f32 coordinate pair per lane in `in` (x at 2l, y at 2l+1); four f16 results per lane in out.
 std::vector<std::uint16_t> run_tex(const enc5::Texture& tex, TextureSampler smp, const std::vector<float>& coords) {
-  const std::string text = kHead +
-                           ".visible .entry k(.param .u64 pout, .param .u64 pin, .param .u64 ptex)\n{\n"
-                           "  .reg .b64 %rd<8>;\n  .reg .b32 %r<4>;\n  .reg .f32 %f<4>;\n  .reg .b16 %h<4>;\n"
-                           "  ld.param.u64 %rd1, [pout];\n  ld.param.u64 %rd2, [pin];\n  ld.param.u64 %rd3, [ptex];\n"
-                           "  mov.u32 %r0, %tid.x;\n  mul.wide.u32 %rd4, %r0, 8;\n  add.s64 %rd5, %rd1, %rd4;\n  add.s64 %rd6, %rd2, %rd4;\n"
-                           "  ld.global.v2.f32 {%f0, %f1}, [%rd6];\n"
-                           "  tex.base.2d.v4.f16.f32 {%h0, %h1, %h2, %h3}, [%rd3, {%f0, %f1}];\n"
-                           "  st.global.v4.u16 [%rd5], {%h0, %h1, %h2, %h3};\n  ret;\n}\n";
+  const std::string text =
+      kHead +
+      ".visible .entry k(.param .u64 pout, .param .u64 pin, .param .u64 ptex)\n{\n"
+      "  .reg .b64 %rd<8>;\n  .reg .b32 %r<4>;\n  .reg .f32 %f<4>;\n  .reg .b16 %h<4>;\n"
+      "  ld.param.u64 %rd1, [pout];\n  ld.param.u64 %rd2, [pin];\n  ld.param.u64 %rd3, [ptex];\n"
+      "  mov.u32 %r0, %tid.x;\n  mul.wide.u32 %rd4, %r0, 8;\n  add.s64 %rd5, %rd1, %rd4;\n  add.s64 %rd6, %rd2, %rd4;\n"
+      "  ld.global.v2.f32 {%f0, %f1}, [%rd6];\n"
+      "  tex.base.2d.v4.f16.f32 {%h0, %h1, %h2, %h3}, [%rd3, {%f0, %f1}];\n"
+      "  st.global.v4.u16 [%rd5], {%h0, %h1, %h2, %h3};\n  ret;\n}\n";
   auto m = parse_module(text, "tex.ptx");
   std::vector<std::uint16_t> out(32 * 4, 0xDEAD);
   std::vector<float> in = coords;
@@ -613,7 +639,7 @@ TEST(PtxRrForms, TexFloatCoordinatesPointAndLinear) {
   for (int k = 0; k < tex.width * tex.height * 4; ++k) {
     seed = seed * 1664525u + 1013904223u;
     std::uint16_t h = static_cast<std::uint16_t>(seed >> 16);
-    if ((h & 0x7C00) == 0x7C00) h &= 0xBFFF;  // finite texels
+    if ((h & 0x7C00) == 0x7C00) h &= 0xBFFF;                                      // finite texels
     tex.rgba.push_back(k % 7 == 0 ? static_cast<std::uint16_t>(h & 0x83FF) : h);  // some subnormals
   }
   std::vector<float> coords;
@@ -625,7 +651,8 @@ TEST(PtxRrForms, TexFloatCoordinatesPointAndLinear) {
   const auto linear = run_tex(tex, {TextureFilter::linear, false}, coords);
   for (int l = 0; l < 32; ++l) {
     const double x = coords[2 * l], y = coords[2 * l + 1];
-    const int px = std::clamp(static_cast<int>(std::floor(x)), 0, tex.width - 1), py = std::clamp(static_cast<int>(std::floor(y)), 0, tex.height - 1);
+    const int px = std::clamp(static_cast<int>(std::floor(x)), 0, tex.width - 1),
+              py = std::clamp(static_cast<int>(std::floor(y)), 0, tex.height - 1);
     for (int c = 0; c < 4; ++c) {
       EXPECT_EQ(point[4 * l + c], tex.rgba[static_cast<std::size_t>((py * tex.width + px) * 4 + c)]) << "lane " << l << " channel " << c;
       EXPECT_EQ(linear[4 * l + c], linear_oracle(tex, c, x, y)) << "lane " << l << " channel " << c << " x " << x << " y " << y;
@@ -641,7 +668,8 @@ TEST(PtxRrForms, TexFloatCoordinatesPointAndLinear) {
   for (int l = 0; l < 32; ++l) {
     const double x = static_cast<double>(ncoords[2 * l] * static_cast<float>(tex.width));
     const double y = static_cast<double>(ncoords[2 * l + 1] * static_cast<float>(tex.height));
-    const int px = std::clamp(static_cast<int>(std::floor(x)), 0, tex.width - 1), py = std::clamp(static_cast<int>(std::floor(y)), 0, tex.height - 1);
+    const int px = std::clamp(static_cast<int>(std::floor(x)), 0, tex.width - 1),
+              py = std::clamp(static_cast<int>(std::floor(y)), 0, tex.height - 1);
     EXPECT_EQ(npoint[4 * l], tex.rgba[static_cast<std::size_t>((py * tex.width + px) * 4)]) << l;
   }
 }
@@ -791,7 +819,7 @@ TEST(PtxConformance, WarpVoteMatchReduxAndSyncwarp) {
     for (const Inputs& x : in) v.push_back(f(x));
     return v;
   };
-  const std::vector<u64> va = lanes([](const Inputs& x) { return x.a; }), vb = lanes([](const Inputs& x) { return lo(x.b, 32); });
+  const std::vector<u64> va = lanes([](const Inputs&x) { return x.a; }), vb = lanes([](const Inputs&x) { return lo(x.b, 32); });
   std::vector<Row> rows;
   auto eq_mask = [&](u64 v) {
     u64 m = 0;
@@ -801,39 +829,50 @@ TEST(PtxConformance, WarpVoteMatchReduxAndSyncwarp) {
   };
   rows.push_back({"match.any.sync.b32", "cvt.u32.u64 %x0, %a;\n match.any.sync.b32 %x3, %x0, 0xFFFFFFFF;\n cvt.u64.u32 %d, %x3;", in,
                   [&](const Inputs& x) { return eq_mask(x.a); }});
-  rows.push_back({"match.all.sync.b64 with |p", "match.all.sync.b64 %x3|%q0, %a, 0xFFFFFFFF;\n selp.u32 %x4, 1, 0, %q0;\n mov.b64 %d, {%x3, %x4};", in,
+  rows.push_back({"match.all.sync.b64 with |p",
+                  "match.all.sync.b64 %x3|%q0, %a, 0xFFFFFFFF;\n selp.u32 %x4, 1, 0, %q0;\n mov.b64 %d, {%x3, %x4};", in,
                   [&](const Inputs&) { return u64{0}; }});  // the lanes hold different values: 0 and false
-  rows.push_back({"match.all.sync.b32 on equal values", "mov.u32 %x0, 9;\n match.all.sync.b32 %x3|%q0, %x0, 0xFFFFFFFF;\n selp.u32 %x4, 1, 0, %q0;\n"
-                  " mov.b64 %d, {%x3, %x4};", in, [&](const Inputs&) { return 0x1FFFFFFFFull; }});
+  rows.push_back({"match.all.sync.b32 on equal values",
+                  "mov.u32 %x0, 9;\n match.all.sync.b32 %x3|%q0, %x0, 0xFFFFFFFF;\n selp.u32 %x4, 1, 0, %q0;\n"
+                  " mov.b64 %d, {%x3, %x4};",
+                  in, [&](const Inputs&) { return 0x1FFFFFFFFull; }});
   struct R {
     const char* op;
     const char* t;
   };
-  for (const R& r : {R{"add", "u32"}, R{"min", "s32"}, R{"max", "s32"}, R{"min", "u32"}, R{"max", "u32"}, R{"and", "b32"}, R{"or", "b32"}, R{"xor", "b32"}}) {
-    rows.push_back({"redux.sync", "cvt.u32.u64 %x1, %b;\n redux.sync." + std::string(r.op) + "." + r.t + " %x3, %x1, 0xFFFFFFFF;\n cvt.u64.u32 %d, %x3;",
+  for (const R& r : {R{"add", "u32"}, R{"min", "s32"}, R{"max", "s32"}, R{"min", "u32"}, R{"max", "u32"}, R{"and", "b32"}, R{"or", "b32"},
+                     R{"xor", "b32"}}) {
+    rows.push_back({"redux.sync",
+                    "cvt.u32.u64 %x1, %b;\n redux.sync." + std::string(r.op) + "." + r.t + " %x3, %x1, 0xFFFFFFFF;\n cvt.u64.u32 %d, %x3;",
                     in, [&, r](const Inputs&) {
                       const std::string op = r.op;
                       const bool sg = std::string(r.t) == "s32";
                       i64 acc = op == "and" ? -1 : 0;
                       for (int l = 0; l < 32; ++l) {
                         const i64 x = sg ? sx(vb[l], 32) : static_cast<i64>(vb[l]);
-                        if (op == "add") acc += x;
-                        else if (op == "min") acc = l == 0 ? x : std::min(acc, x);
-                        else if (op == "max") acc = l == 0 ? x : std::max(acc, x);
-                        else if (op == "and") acc &= x;
-                        else if (op == "or") acc |= x;
-                        else acc ^= x;
+                        if (op == "add")
+                          acc += x;
+                        else if (op == "min")
+                          acc = l == 0 ? x : std::min(acc, x);
+                        else if (op == "max")
+                          acc = l == 0 ? x : std::max(acc, x);
+                        else if (op == "and")
+                          acc &= x;
+                        else if (op == "or")
+                          acc |= x;
+                        else
+                          acc ^= x;
                       }
                       return lo(static_cast<u64>(acc), 32);
                     }});
   }
-  rows.push_back({"vote.ballot.b32 (no .sync)", "setp.ne.u64 %q0, %a, 0;\n vote.ballot.b32 %x3, %q0;\n cvt.u64.u32 %d, %x3;", in,
-                  [&](const Inputs&) {
-                    u64 m = 0;
-                    for (int l = 0; l < 32; ++l)
-                      if (va[l] != 0) m |= 1ull << l;
-                    return m;
-                  }});
+  rows.push_back(
+      {"vote.ballot.b32 (no .sync)", "setp.ne.u64 %q0, %a, 0;\n vote.ballot.b32 %x3, %q0;\n cvt.u64.u32 %d, %x3;", in, [&](const Inputs&) {
+         u64 m = 0;
+         for (int l = 0; l < 32; ++l)
+           if (va[l] != 0) m |= 1ull << l;
+         return m;
+       }});
   rows.push_back({"vote.any/all.pred (no .sync), bar.warp.sync",
                   "setp.ne.u64 %q0, %a, 0;\n bar.warp.sync 0xFFFFFFFF;\n vote.any.pred %q1, %q0;\n vote.all.pred %q2, !%q0;\n"
                   " selp.u32 %x3, 1, 0, %q1;\n selp.u32 %x4, 1, 0, %q2;\n mov.b64 %d, {%x3, %x4};",
@@ -885,33 +924,40 @@ TEST(PtxConformance, AtomEveryOperationAndType) {
   for (const A& a : {A{"add", "u32"}, A{"add", "s32"}, A{"min", "s32"}, A{"min", "u32"}, A{"max", "s32"}, A{"max", "u32"}, A{"inc", "u32"},
                      A{"dec", "u32"}, A{"and", "b32"}, A{"or", "b32"}, A{"xor", "b32"}, A{"exch", "b32"}, A{"cas", "b32"}}) {
     const std::string op = a.op, t = a.t;
-    const std::string body = "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n cvt.u32.u64 %x2, %c;\n st.global.u32 [%rd4], %x0;\n"
-                             "atom.global." + op + "." + t + " %x3, [%rd4], %x1" + (op == "cas" ? ", %x2;" : ";") +
-                             "\n ld.global.u32 %x4, [%rd4];\n mov.b64 %d, {%x3, %x4};";
+    const std::string body =
+        "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n cvt.u32.u64 %x2, %c;\n st.global.u32 [%rd4], %x0;\n"
+        "atom.global." +
+        op + "." + t + " %x3, [%rd4], %x1" + (op == "cas" ? ", %x2;" : ";") + "\n ld.global.u32 %x4, [%rd4];\n mov.b64 %d, {%x3, %x4};";
     rows.push_back({"atom 32-bit", body, in, [=](const Inputs& x) { return (oracle(op, t, x.a, x.b, x.c) << 32) | lo(x.a, 32); }});
   }
   for (const A& a : {A{"add", "u64"}, A{"min", "s64"}, A{"max", "u64"}, A{"and", "b64"}, A{"exch", "b64"}, A{"cas", "b64"}}) {
     const std::string op = a.op, t = a.t;
-    rows.push_back({"atom 64-bit old", "st.global.u64 [%rd4], %a;\n atom.global." + op + "." + t + " %d, [%rd4], %b" + (op == "cas" ? ", %c;" : ";"), in,
+    rows.push_back({"atom 64-bit old",
+                    "st.global.u64 [%rd4], %a;\n atom.global." + op + "." + t + " %d, [%rd4], %b" + (op == "cas" ? ", %c;" : ";"), in,
                     [](const Inputs& x) { return x.a; }});
-    rows.push_back({"atom 64-bit new", "st.global.u64 [%rd4], %a;\n atom.global." + op + "." + t + " %y0, [%rd4], %b" + (op == "cas" ? ", %c;" : ";") +
-                                           "\n ld.global.u64 %d, [%rd4];",
+    rows.push_back({"atom 64-bit new",
+                    "st.global.u64 [%rd4], %a;\n atom.global." + op + "." + t + " %y0, [%rd4], %b" + (op == "cas" ? ", %c;" : ";") +
+                        "\n ld.global.u64 %d, [%rd4];",
                     in, [=](const Inputs& x) { return oracle(op, t, x.a, x.b, x.c); }});
   }
   // red and generic addressing; atom.add.f32 flushes subnormal inputs and results (9.7.13.5).
-  rows.push_back({"red.global.add.u32", "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n st.global.u32 [%rd4], %x0;\n red.global.add.u32 [%rd4], %x1;\n"
-                                        " ld.global.u32 %x4, [%rd4];\n cvt.u64.u32 %d, %x4;",
+  rows.push_back({"red.global.add.u32",
+                  "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n st.global.u32 [%rd4], %x0;\n red.global.add.u32 [%rd4], %x1;\n"
+                  " ld.global.u32 %x4, [%rd4];\n cvt.u64.u32 %d, %x4;",
                   in, [](const Inputs& x) { return lo(x.a + x.b, 32); }});
-  rows.push_back({"atom.add.f32 (generic address)", "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n st.global.u32 [%rd4], %x0;\n"
-                                                    " atom.add.f32 %f0, [%rd4], %x1;\n ld.global.u32 %x4, [%rd4];\n cvt.u64.u32 %d, %x4;",
+  rows.push_back({"atom.add.f32 (generic address)",
+                  "cvt.u32.u64 %x0, %a;\n cvt.u32.u64 %x1, %b;\n st.global.u32 [%rd4], %x0;\n"
+                  " atom.add.f32 %f0, [%rd4], %x1;\n ld.global.u32 %x4, [%rd4];\n cvt.u64.u32 %d, %x4;",
                   [] {
                     std::vector<Inputs> v;
                     const u64 e[] = {0x00000001, 0x80000001, 0x3F800000, 0x00800000, 0x7F7FFFFF, 0xFF800000, 0x7FC00001, 0x33800000};
                     for (int k = 0; k < 32; ++k) v.push_back({e[k % 8], e[(k * 3 + 5) % 8], 0});
                     return v;
-                  }(), [](const Inputs& x) {
+                  }(),
+                  [](const Inputs& x) {
                     auto fl = [](float f) { return (std::bit_cast<std::uint32_t>(f) & 0x7F800000u) == 0 ? std::copysign(0.0f, f) : f; };
-                    const float r = fl(fl(std::bit_cast<float>(static_cast<std::uint32_t>(x.a))) + fl(std::bit_cast<float>(static_cast<std::uint32_t>(x.b))));
+                    const float r = fl(fl(std::bit_cast<float>(static_cast<std::uint32_t>(x.a))) +
+                                       fl(std::bit_cast<float>(static_cast<std::uint32_t>(x.b))));
                     return u64{std::isnan(r) ? 0x7FFFFFFFu : std::bit_cast<std::uint32_t>(r)};
                   }});
   check_rows(rows);
@@ -920,11 +966,12 @@ TEST(PtxConformance, AtomEveryOperationAndType) {
 TEST(PtxConformance, GlobalAtomicsAcrossCtasOnThreads) {
   // 16 CTAs of 64 threads increment one counter and add into one sum; the final values do not
   // depend on the order (the old values do: as a multiset they are 0..1023).
-  const std::string text = kHead +
-                           ".visible .entry k(.param .u64 pout)\n{\n  .reg .b64 %rd<8>;\n  .reg .b32 %r<8>;\n"
-                           "  ld.param.u64 %rd1, [pout];\n  mov.u32 %r0, %tid.x;\n  mov.u32 %r1, %ctaid.x;\n  mad.lo.u32 %r2, %r1, 64, %r0;\n"
-                           "  atom.global.add.u32 %r3, [%rd1], 1;\n  red.global.add.u64 [%rd1+8], 3;\n"
-                           "  mul.wide.u32 %rd2, %r2, 4;\n  add.s64 %rd3, %rd1, %rd2;\n  st.global.u32 [%rd3+16], %r3;\n  ret;\n}\n";
+  const std::string text =
+      kHead +
+      ".visible .entry k(.param .u64 pout)\n{\n  .reg .b64 %rd<8>;\n  .reg .b32 %r<8>;\n"
+      "  ld.param.u64 %rd1, [pout];\n  mov.u32 %r0, %tid.x;\n  mov.u32 %r1, %ctaid.x;\n  mad.lo.u32 %r2, %r1, 64, %r0;\n"
+      "  atom.global.add.u32 %r3, [%rd1], 1;\n  red.global.add.u64 [%rd1+8], 3;\n"
+      "  mul.wide.u32 %rd2, %r2, 4;\n  add.s64 %rd3, %rd1, %rd2;\n  st.global.u32 [%rd3+16], %r3;\n  ret;\n}\n";
   auto m = parse_module(text, "atomics.ptx");
   for (int threads : {1, 2}) {
     std::vector<std::uint32_t> out(4 + 1024, 0);
@@ -959,15 +1006,16 @@ TEST(PtxConformance, RunsReportModelDependentInstructions) {
 // cp.async completes at issue (src-size bytes, the rest of cp-size zero-filled); its groups, the
 // cache hints and prefetch change nothing (PTX ISA 9.7.9.25, 9.7.9.15/16, 9.7.9.17).
 TEST(PtxConformance, CpAsyncPrefetchAndCacheHints) {
-  const std::string text = kHead +
-                           ".visible .entry k(.param .u64 pout, .param .u64 pin)\n{\n  .reg .b64 %rd<12>;\n  .reg .b32 %r<12>;\n"
-                           "  .shared .align 16 .b8 buf[1024];\n"
-                           "  ld.param.u64 %rd1, [pout];\n  ld.param.u64 %rd2, [pin];\n  mov.u32 %r0, %tid.x;\n"
-                           "  mul.wide.u32 %rd3, %r0, 16;\n  add.s64 %rd4, %rd2, %rd3;\n  mov.u32 %r1, buf;\n  mad.lo.u32 %r2, %r0, 16, %r1;\n"
-                           "  and.b32 %r3, %r0, 15;\n  prefetch.global.L2 [%rd4];\n  createpolicy.fractional.L2::evict_last.b64 %rd5, 1.0;\n"
-                           "  cp.async.cg.shared.global [%r2], [%rd4], 16, %r3;\n  cp.async.commit_group;\n  cp.async.wait_group 0;\n"
-                           "  ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r2];\n  add.s64 %rd6, %rd1, %rd3;\n"
-                           "  st.global.L2::cache_hint.v4.u32 [%rd6], {%r4, %r5, %r6, %r7}, %rd5;\n  cp.async.wait_all;\n  ret;\n}\n";
+  const std::string text =
+      kHead +
+      ".visible .entry k(.param .u64 pout, .param .u64 pin)\n{\n  .reg .b64 %rd<12>;\n  .reg .b32 %r<12>;\n"
+      "  .shared .align 16 .b8 buf[1024];\n"
+      "  ld.param.u64 %rd1, [pout];\n  ld.param.u64 %rd2, [pin];\n  mov.u32 %r0, %tid.x;\n"
+      "  mul.wide.u32 %rd3, %r0, 16;\n  add.s64 %rd4, %rd2, %rd3;\n  mov.u32 %r1, buf;\n  mad.lo.u32 %r2, %r0, 16, %r1;\n"
+      "  and.b32 %r3, %r0, 15;\n  prefetch.global.L2 [%rd4];\n  createpolicy.fractional.L2::evict_last.b64 %rd5, 1.0;\n"
+      "  cp.async.cg.shared.global [%r2], [%rd4], 16, %r3;\n  cp.async.commit_group;\n  cp.async.wait_group 0;\n"
+      "  ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r2];\n  add.s64 %rd6, %rd1, %rd3;\n"
+      "  st.global.L2::cache_hint.v4.u32 [%rd6], {%r4, %r5, %r6, %r7}, %rd5;\n  cp.async.wait_all;\n  ret;\n}\n";
   auto m = parse_module(text, "cpasync.ptx");
   std::vector<std::uint8_t> in(32 * 16), out(32 * 16, 0xEE);
   for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<std::uint8_t>(k * 7 + 1);
@@ -990,16 +1038,17 @@ TEST(PtxConformance, ThroughEnc5PtxLaunch) {
   {
     std::FILE* f = std::fopen(t.file("k.ptx").c_str(), "w");
     ASSERT_NE(f, nullptr);
-    std::fputs((kHead +
-                ".visible .entry k(.param .u64 out, .param .u32 a, .param .u32 b)\n{\n  .reg .b64 %rd<4>;\n  .reg .b32 %r<8>;\n"
-                "  .reg .f32 %f<2>;\n  ld.param.u64 %rd1, [out];\n  ld.param.u32 %r1, [a];\n  ld.param.u32 %r2, [b];\n"
-                "  cvt.s16.s8 %r3, %r1;\n  sub.cc.u32 %r4, %r2, %r1;\n  addc.u32 %r5, 0, 0;\n"
-                "  cvt.rz.f32.u32 %f0, %r2;\n  mov.b32 %r6, %f0;\n  sin.approx.f32 %f1, %f0;\n"
-                "  st.global.v4.u32 [%rd1], {%r3, %r4, %r5, %r6};\n  ret;\n}\n").c_str(), f);
+    std::fputs((kHead + ".visible .entry k(.param .u64 out, .param .u32 a, .param .u32 b)\n{\n  .reg .b64 %rd<4>;\n  .reg .b32 %r<8>;\n"
+                        "  .reg .f32 %f<2>;\n  ld.param.u64 %rd1, [out];\n  ld.param.u32 %r1, [a];\n  ld.param.u32 %r2, [b];\n"
+                        "  cvt.s16.s8 %r3, %r1;\n  sub.cc.u32 %r4, %r2, %r1;\n  addc.u32 %r5, 0, 0;\n"
+                        "  cvt.rz.f32.u32 %f0, %r2;\n  mov.b32 %r6, %f0;\n  sin.approx.f32 %f1, %f0;\n"
+                        "  st.global.v4.u32 [%rd1], {%r3, %r4, %r5, %r6};\n  ret;\n}\n")
+                   .c_str(),
+               f);
     std::fclose(f);
   }
-  const test_util::Result r =
-      t.enc5("ptx launch k.ptx --entry k --grid 1,1,1 --block 1,1,1 --buffer out:16 --param ptr:out --param u32:0x80 --param u32:16777217 -o res");
+  const test_util::Result r = t.enc5(
+      "ptx launch k.ptx --entry k --grid 1,1,1 --block 1,1,1 --buffer out:16 --param ptr:out --param u32:0x80 --param u32:16777217 -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("model-dependent: sin.approx.f32"), std::string::npos) << r.out;
   std::vector<std::uint32_t> got(4, 0);
@@ -1007,10 +1056,10 @@ TEST(PtxConformance, ThroughEnc5PtxLaunch) {
   ASSERT_NE(f, nullptr);
   ASSERT_EQ(std::fread(got.data(), 4, 4, f), 4u);
   std::fclose(f);
-  EXPECT_EQ(got[0], 0xFFFFFF80u);                    // cvt.s16.s8 of 0x80, sign-extended into the .b32
+  EXPECT_EQ(got[0], 0xFFFFFF80u);  // cvt.s16.s8 of 0x80, sign-extended into the .b32
   EXPECT_EQ(got[1], 16777217u - 0x80u);
-  EXPECT_EQ(got[2], 1u);                             // no borrow: CF = 1 (carry = not borrow)
-  EXPECT_EQ(got[3], 0x4B800000u);                    // 16777217 rounded toward zero: 2^24
+  EXPECT_EQ(got[2], 1u);           // no borrow: CF = 1 (carry = not borrow)
+  EXPECT_EQ(got[3], 0x4B800000u);  // 16777217 rounded toward zero: 2^24
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1068,47 +1117,75 @@ TEST(PtxConformance, SetAndSetpOnHalvesAndBf16) {
       const auto lo_r = [=](const Inputs& x) { return cmp_ref(c, val(x.a & 0xFFFF), val(x.b & 0xFFFF)); };
       const auto hi_r = [=](const Inputs& x) { return cmp_ref(c, val((x.a >> 16) & 0xFFFF), val((x.b >> 16) & 0xFFFF)); };
       const std::vector<Inputs> in = half_pair_inputs(bf ? bf16s : f16s);
-      rows.push_back({"setp.x2 p|q", load + "  setp." + c + "." + x2 + " %q1|%q2, %x0, %x1;\n  selp.u64 %y1, 1, 0, %q1;\n  selp.u64 %y2, 2, 0, %q2;\n  or.b64 %d, %y1, %y2;",
+      rows.push_back({"setp.x2 p|q",
+                      load + "  setp." + c + "." + x2 +
+                          " %q1|%q2, %x0, %x1;\n  selp.u64 %y1, 1, 0, %q1;\n  selp.u64 %y2, 2, 0, %q2;\n  or.b64 %d, %y1, %y2;",
                       in, [=](const Inputs& x) -> u64 { return (lo_r(x) ? 1 : 0) | (hi_r(x) ? 2 : 0); }});
-      rows.push_back({"setp.and.x2 with !c", load + "  setp." + c + ".and." + x2 + " %q1|%q2, %x0, %x1, !%q3;\n  selp.u64 %y1, 1, 0, %q1;\n  selp.u64 %y2, 2, 0, %q2;\n  or.b64 %d, %y1, %y2;",
-                      in, [=](const Inputs& x) -> u64 { const bool nc = x.c == 0; return (lo_r(x) && nc ? 1 : 0) | (hi_r(x) && nc ? 2 : 0); }});
-      rows.push_back({"setp.xor scalar half", "  cvt.u16.u64 %h0, %a;\n  cvt.u16.u64 %h1, %b;\n  setp.ne.u64 %q3, %c, 0;\n  setp." + c + ".xor." + one + " %q1|%q2, %h0, %h1, %q3;\n  selp.u64 %y1, 1, 0, %q1;\n  selp.u64 %y2, 2, 0, %q2;\n  or.b64 %d, %y1, %y2;",
-                      in, [=](const Inputs& x) -> u64 { const bool r = lo_r(x), cc = x.c != 0; return ((r != cc) ? 1 : 0) | ((!r) != cc ? 2 : 0); }});
+      rows.push_back({"setp.and.x2 with !c",
+                      load + "  setp." + c + ".and." + x2 +
+                          " %q1|%q2, %x0, %x1, !%q3;\n  selp.u64 %y1, 1, 0, %q1;\n  selp.u64 %y2, 2, 0, %q2;\n  or.b64 %d, %y1, %y2;",
+                      in, [=](const Inputs& x) -> u64 {
+                        const bool nc = x.c == 0;
+                        return (lo_r(x) && nc ? 1 : 0) | (hi_r(x) && nc ? 2 : 0);
+                      }});
+      rows.push_back({"setp.xor scalar half",
+                      "  cvt.u16.u64 %h0, %a;\n  cvt.u16.u64 %h1, %b;\n  setp.ne.u64 %q3, %c, 0;\n  setp." + c + ".xor." + one +
+                          " %q1|%q2, %h0, %h1, %q3;\n  selp.u64 %y1, 1, 0, %q1;\n  selp.u64 %y2, 2, 0, %q2;\n  or.b64 %d, %y1, %y2;",
+                      in, [=](const Inputs& x) -> u64 {
+                        const bool r = lo_r(x), cc = x.c != 0;
+                        return ((r != cc) ? 1 : 0) | ((!r) != cc ? 2 : 0);
+                      }});
       const u64 onev = bf ? 0x3F80 : 0x3C00;
       rows.push_back({"set.x2.x2", load + "  set." + c + "." + x2 + "." + x2 + " %x2, %x0, %x1;\n  cvt.u64.u32 %d, %x2;", in,
                       [=](const Inputs& x) -> u64 { return (lo_r(x) ? onev : 0) | (hi_r(x) ? onev << 16 : 0); }});
       rows.push_back({"set.or.u32.x2", load + "  set." + c + ".or.u32." + x2 + " %x2, %x0, %x1, %q3;\n  cvt.u64.u32 %d, %x2;", in,
-                      [=](const Inputs& x) -> u64 { const bool cc = x.c != 0; return (lo_r(x) || cc ? 0xFFFFu : 0) | (hi_r(x) || cc ? 0xFFFF0000u : 0); }});
-      rows.push_back({"set.half.half", "  cvt.u16.u64 %h0, %a;\n  cvt.u16.u64 %h1, %b;\n  set." + c + "." + one + "." + one + " %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;", in,
-                      [=](const Inputs& x) -> u64 { return lo_r(x) ? onev : 0; }});
+                      [=](const Inputs& x) -> u64 {
+                        const bool cc = x.c != 0;
+                        return (lo_r(x) || cc ? 0xFFFFu : 0) | (hi_r(x) || cc ? 0xFFFF0000u : 0);
+                      }});
+      rows.push_back(
+          {"set.half.half",
+           "  cvt.u16.u64 %h0, %a;\n  cvt.u16.u64 %h1, %b;\n  set." + c + "." + one + "." + one + " %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;",
+           in, [=](const Inputs& x) -> u64 { return lo_r(x) ? onev : 0; }});
       if (!bf) {
         // .ftz: a subnormal f16 input compares as a zero of its sign.
         const auto fz = [](u64 h) { return enc5::oracle::f16_value(static_cast<std::uint16_t>((h & 0x7C00) == 0 ? h & 0x8000 : h)); };
-        rows.push_back({"setp.ftz.f16x2", load + "  setp." + c + ".ftz.f16x2 %q1|%q2, %x0, %x1;\n  selp.u64 %y1, 1, 0, %q1;\n  selp.u64 %y2, 2, 0, %q2;\n  or.b64 %d, %y1, %y2;", in,
-                        [=](const Inputs& x) -> u64 {
-                          return (cmp_ref(c, fz(x.a & 0xFFFF), fz(x.b & 0xFFFF)) ? 1 : 0) | (cmp_ref(c, fz((x.a >> 16) & 0xFFFF), fz((x.b >> 16) & 0xFFFF)) ? 2 : 0);
+        rows.push_back({"setp.ftz.f16x2",
+                        load + "  setp." + c +
+                            ".ftz.f16x2 %q1|%q2, %x0, %x1;\n  selp.u64 %y1, 1, 0, %q1;\n  selp.u64 %y2, 2, 0, %q2;\n  or.b64 %d, %y1, %y2;",
+                        in, [=](const Inputs& x) -> u64 {
+                          return (cmp_ref(c, fz(x.a & 0xFFFF), fz(x.b & 0xFFFF)) ? 1 : 0) |
+                                 (cmp_ref(c, fz((x.a >> 16) & 0xFFFF), fz((x.b >> 16) & 0xFFFF)) ? 2 : 0);
                         }});
-        rows.push_back({"set.ftz.f16.f16", "  cvt.u16.u64 %h0, %a;\n  cvt.u16.u64 %h1, %b;\n  set." + c + ".ftz.f16.f16 %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;", in,
-                        [=](const Inputs& x) -> u64 { return cmp_ref(c, fz(x.a & 0xFFFF), fz(x.b & 0xFFFF)) ? 0x3C00 : 0; }});
+        rows.push_back(
+            {"set.ftz.f16.f16",
+             "  cvt.u16.u64 %h0, %a;\n  cvt.u16.u64 %h1, %b;\n  set." + c + ".ftz.f16.f16 %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;", in,
+             [=](const Inputs& x) -> u64 { return cmp_ref(c, fz(x.a & 0xFFFF), fz(x.b & 0xFFFF)) ? 0x3C00 : 0; }});
       }
-      rows.push_back({"set.s16.half", "  cvt.u16.u64 %h0, %a;\n  cvt.u16.u64 %h1, %b;\n  set." + c + ".s16." + one + " %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;", in,
-                      [=](const Inputs& x) -> u64 { return lo_r(x) ? 0xFFFF : 0; }});
+      rows.push_back(
+          {"set.s16.half",
+           "  cvt.u16.u64 %h0, %a;\n  cvt.u16.u64 %h1, %b;\n  set." + c + ".s16." + one + " %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;", in,
+           [=](const Inputs& x) -> u64 { return lo_r(x) ? 0xFFFF : 0; }});
     }
     // set.dtype.f32: 1.0f or all ones.
     std::vector<Inputs> fin;
     const std::uint32_t f32s[] = {0, 0x80000000u, 0x3F800000u, 0xBF800000u, 0x00000001u, 0x7F800000u, 0x7FC00000u, 0x7F7FFFFFu};
     for (int l = 0; l < 32; ++l) fin.push_back({f32s[l % 8], f32s[(l * 3 + 1) % 8], 0});
     const auto fv = [](u64 x) { return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(x))); };
-    rows.push_back({"set.f32.f32", load + "  mov.b32 %f0, %x0;\n  mov.b32 %f1, %x1;\n  set." + c + ".f32.f32 %f2, %f0, %f1;\n  mov.b32 %x2, %f2;\n  cvt.u64.u32 %d, %x2;", fin,
-                    [=](const Inputs& x) -> u64 { return cmp_ref(c, fv(x.a), fv(x.b)) ? 0x3F800000u : 0; }});
-    rows.push_back({"set.f16.f32", load + "  mov.b32 %f0, %x0;\n  mov.b32 %f1, %x1;\n  set." + c + ".f16.f32 %h2, %f0, %f1;\n  cvt.u64.u16 %d, %h2;", fin,
+    rows.push_back({"set.f32.f32",
+                    load + "  mov.b32 %f0, %x0;\n  mov.b32 %f1, %x1;\n  set." + c +
+                        ".f32.f32 %f2, %f0, %f1;\n  mov.b32 %x2, %f2;\n  cvt.u64.u32 %d, %x2;",
+                    fin, [=](const Inputs& x) -> u64 { return cmp_ref(c, fv(x.a), fv(x.b)) ? 0x3F800000u : 0; }});
+    rows.push_back({"set.f16.f32",
+                    load + "  mov.b32 %f0, %x0;\n  mov.b32 %f1, %x1;\n  set." + c + ".f16.f32 %h2, %f0, %f1;\n  cvt.u64.u16 %d, %h2;", fin,
                     [=](const Inputs& x) -> u64 { return cmp_ref(c, fv(x.a), fv(x.b)) ? 0x3C00u : 0; }});
   }
   // Integer set: signed and unsigned orderings.
   for (const char* cs : {"lt", "ge", "lo", "hs", "eq"}) {
     const std::string c = cs;
-    rows.push_back({"set.u32.s32", "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  set." + c + ".u32.s32 %x2, %x0, %x1;\n  cvt.u64.u32 %d, %x2;", pairs32(),
-                    [=](const Inputs& x) -> u64 {
+    rows.push_back({"set.u32.s32",
+                    "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  set." + c + ".u32.s32 %x2, %x0, %x1;\n  cvt.u64.u32 %d, %x2;",
+                    pairs32(), [=](const Inputs& x) -> u64 {
                       const i64 sa = sx(x.a, 32), sb = sx(x.b, 32);
                       const u64 ua = lo(x.a, 32), ub = lo(x.b, 32);
                       const bool r = c == "lt" ? sa < sb : c == "ge" ? sa >= sb : c == "lo" ? ua < ub : c == "hs" ? ua >= ub : ua == ub;
@@ -1117,8 +1194,9 @@ TEST(PtxConformance, SetAndSetpOnHalvesAndBf16) {
   }
   check_rows(rows);
   // set.nan.f16.f16 (issue 20's example): 1.0 exactly where an operand is NaN.
-  const std::vector<u64> got = run_rows("  cvt.u16.u64 %h0, %a;\n  cvt.u16.u64 %h1, %b;\n  set.nan.f16.f16 %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;",
-                                        {{0x7E00, 0x3C00, 0}, {0x3C00, 0xFC01, 0}, {0x7C00, 0xFC00, 0}, {0x0000, 0x8000, 0}});
+  const std::vector<u64> got =
+      run_rows("  cvt.u16.u64 %h0, %a;\n  cvt.u16.u64 %h1, %b;\n  set.nan.f16.f16 %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;",
+               {{0x7E00, 0x3C00, 0}, {0x3C00, 0xFC01, 0}, {0x7C00, 0xFC00, 0}, {0x0000, 0x8000, 0}});
   EXPECT_EQ(got, (std::vector<u64>{0x3C00, 0x3C00, 0, 0}));
   // What set/setp do not take: a clear error naming the line.
   EXPECT_NE(decode_error("  setp.eq.f16x2 %q1, %x0, %x1;").find("p|q"), std::string::npos);
@@ -1148,7 +1226,8 @@ u64 bf16_round_ref(std::uint32_t fb) {
   const double lo = std::bit_cast<float>(t), x = f;
   if (lo == x) return t >> 16;
   const std::uint32_t up = t + 0x10000u;  // the next bf16 away from zero (may be Inf)
-  const double hi = (up & 0x7FFFFFFFu) == 0x7F800000u ? std::copysign(std::ldexp(1.0, 128), x) : static_cast<double>(std::bit_cast<float>(up));
+  const double hi =
+      (up & 0x7FFFFFFFu) == 0x7F800000u ? std::copysign(std::ldexp(1.0, 128), x) : static_cast<double>(std::bit_cast<float>(up));
   const double dl = std::fabs(x - lo), dh = std::fabs(hi - x);  // exact in binary64
   if (dl < dh || (dl == dh && ((t >> 16) & 1) == 0)) return t >> 16;
   return up >> 16;
@@ -1173,10 +1252,13 @@ TEST(PtxConformance, ReluAndSatOnHalfResults) {
                                 0x387FC000u, 0x40490FDBu, 0xC0490FDBu, 0x3F808000u, 0x3F818000u, 0x00000001u, 0x7F7FFFFFu, 0xBF7FF000u};
   std::vector<Inputs> in;
   for (int l = 0; l < 32; ++l) in.push_back({f32s[l % 24], f32s[(l * 7 + 5) % 24], 0});
-  const auto r16 = [](u64 x) { return static_cast<u64>(enc5::oracle::round_double(static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(x))))); };
+  const auto r16 = [](u64 x) {
+    return static_cast<u64>(enc5::oracle::round_double(static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(x)))));
+  };
   const std::string load = "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  mov.b32 %f0, %x0;\n  mov.b32 %f1, %x1;\n";
   std::vector<Row> rows = {
-      {"cvt.rn.relu.f16.f32", load + "  cvt.rn.relu.f16.f32 %h0, %f0;\n  cvt.u64.u16 %d, %h0;", in, [&](const Inputs& x) { return relu16(r16(x.a), false); }},
+      {"cvt.rn.relu.f16.f32", load + "  cvt.rn.relu.f16.f32 %h0, %f0;\n  cvt.u64.u16 %d, %h0;", in,
+       [&](const Inputs& x) { return relu16(r16(x.a), false); }},
       {"cvt.rn.sat.f16.f32", load + "  cvt.rn.sat.f16.f32 %h0, %f0;\n  cvt.u64.u16 %d, %h0;", in,
        [&](const Inputs& x) -> u64 {
          const u64 h = r16(x.a);
@@ -1188,27 +1270,37 @@ TEST(PtxConformance, ReluAndSatOnHalfResults) {
       {"cvt.rn.relu.bf16.f32", load + "  cvt.rn.relu.bf16.f32 %h0, %f0;\n  cvt.u64.u16 %d, %h0;", in,
        [&](const Inputs& x) { return relu16(bf16_round_ref(static_cast<std::uint32_t>(x.a)), true); }},
       {"cvt.rn.relu.bf16x2.f32", load + "  cvt.rn.relu.bf16x2.f32 %x2, %f0, %f1;\n  cvt.u64.u32 %d, %x2;", in,
-       [&](const Inputs& x) { return relu16(bf16_round_ref(static_cast<std::uint32_t>(x.b)), true) | (relu16(bf16_round_ref(static_cast<std::uint32_t>(x.a)), true) << 16); }},
+       [&](const Inputs& x) {
+         return relu16(bf16_round_ref(static_cast<std::uint32_t>(x.b)), true) |
+                (relu16(bf16_round_ref(static_cast<std::uint32_t>(x.a)), true) << 16);
+       }},
   };
   // The f16 instructions: operands are half pairs.
-  const std::vector<u64> f16s = {0x0000, 0x8000, 0x3C00, 0xBC00, 0x0001, 0x8001, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x3555, 0xB555};
+  const std::vector<u64> f16s = {0x0000, 0x8000, 0x3C00, 0xBC00, 0x0001, 0x8001, 0x7BFF,
+                                 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x3555, 0xB555};
   std::vector<Inputs> hin;
   for (std::size_t l = 0; l < 32; ++l)
     hin.push_back({f16s[l % 14] | (f16s[(l * 3 + 2) % 14] << 16), f16s[(l * 5 + 1) % 14] | (f16s[(l / 2) % 14] << 16),
                    f16s[(l * 11 + 7) % 14] | (f16s[(l * 13) % 14] << 16)});
-  const std::string hload = "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  cvt.u32.u64 %x2, %c;\n  cvt.u16.u32 %h0, %x0;\n  cvt.u16.u32 %h1, %x1;\n  cvt.u16.u32 %h2, %x2;\n";
+  const std::string hload =
+      "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  cvt.u32.u64 %x2, %c;\n  cvt.u16.u32 %h0, %x0;\n  cvt.u16.u32 %h1, %x1;\n  cvt.u16.u32 %h2, %x2;\n";
   const auto half = [](u64 x, int k) { return (x >> (16 * k)) & 0xFFFF; };
   const auto fma_ref = [&](const Inputs& x, int k) {
-    return static_cast<u64>(enc5::oracle::fma(static_cast<std::uint16_t>(half(x.a, k)), static_cast<std::uint16_t>(half(x.b, k)), static_cast<std::uint16_t>(half(x.c, k))));
+    return static_cast<u64>(enc5::oracle::fma(static_cast<std::uint16_t>(half(x.a, k)), static_cast<std::uint16_t>(half(x.b, k)),
+                                              static_cast<std::uint16_t>(half(x.c, k))));
   };
-  rows.push_back({"fma.rn.relu.f16", hload + "  fma.rn.relu.f16 %h3, %h0, %h1, %h2;\n  cvt.u64.u16 %d, %h3;", hin, [&](const Inputs& x) { return relu16(fma_ref(x, 0), false); }});
+  rows.push_back({"fma.rn.relu.f16", hload + "  fma.rn.relu.f16 %h3, %h0, %h1, %h2;\n  cvt.u64.u16 %d, %h3;", hin,
+                  [&](const Inputs& x) { return relu16(fma_ref(x, 0), false); }});
   rows.push_back({"fma.rn.relu.f16x2", hload + "  fma.rn.relu.f16x2 %x3, %x0, %x1, %x2;\n  cvt.u64.u32 %d, %x3;", hin,
                   [&](const Inputs& x) { return relu16(fma_ref(x, 0), false) | (relu16(fma_ref(x, 1), false) << 16); }});
   for (int is_max = 0; is_max < 2; ++is_max)
     for (int nan_mode = 0; nan_mode < 2; ++nan_mode)
       for (int relu = 0; relu < 2; ++relu) {
         const std::string op = std::string(is_max ? "max" : "min") + (nan_mode ? ".NaN" : "") + (relu ? ".relu" : "");
-        const auto one = [=](u64 a, u64 b) { const u64 r = max_ref(a, b, is_max, nan_mode); return relu ? relu16(r, false) : r; };
+        const auto one = [=](u64 a, u64 b) {
+          const u64 r = max_ref(a, b, is_max, nan_mode);
+          return relu ? relu16(r, false) : r;
+        };
         rows.push_back({"half min/max", hload + "  " + op + ".f16x2 %x3, %x0, %x1;\n  cvt.u64.u32 %d, %x3;", hin,
                         [=](const Inputs& x) { return one(half(x.a, 0), half(x.b, 0)) | (one(half(x.a, 1), half(x.b, 1)) << 16); }});
         rows.push_back({"half min/max scalar", hload + "  " + op + ".f16 %h3, %h0, %h1;\n  cvt.u64.u16 %d, %h3;", hin,
@@ -1302,7 +1394,8 @@ TEST(PtxConformance, LdmatrixAndStmatrix) {
         }
       for (int i = 0; i < 256; ++i) EXPECT_EQ(st[128 + i], mem[2 * i] | (static_cast<std::uint32_t>(mem[2 * i + 1]) << 16)) << "word " << i;
     }
-  EXPECT_NE(decode_error("  ldmatrix.sync.aligned.m8n8.x3.shared.b16 {%x0, %x1, %x2}, [%x3];").find("unsupported modifier .x3"), std::string::npos);
+  EXPECT_NE(decode_error("  ldmatrix.sync.aligned.m8n8.x3.shared.b16 {%x0, %x1, %x2}, [%x3];").find("unsupported modifier .x3"),
+            std::string::npos);
   EXPECT_NE(decode_error("  ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%x0}, [%x3];").find("takes 2 registers"), std::string::npos);
   EXPECT_NE(decode_error("  stmatrix.sync.aligned.m16n8.x1.shared.b16 [%x3], %x0;").find("unsupported modifier"), std::string::npos);
 }
@@ -1348,13 +1441,14 @@ u64 bf16_minmax_ref(u64 a, u64 b, bool is_max) {
 }  // namespace
 
 TEST(PtxConformance, Bf16ArithmeticAgainstMpfr) {
-  const std::vector<u64> vals = {0x0000, 0x8000, 0x3F80, 0xBF80, 0x0001, 0x8001, 0x007F, 0x0080, 0x7F7F, 0xFF7F, 0x7F80, 0xFF80,
-                                 0x7FC0, 0xFFC1, 0x3F81, 0x4049, 0xC049, 0x1F80, 0x2000, 0x5F00, 0x3FFF, 0x00FF};
+  const std::vector<u64> vals = {0x0000, 0x8000, 0x3F80, 0xBF80, 0x0001, 0x8001, 0x007F, 0x0080, 0x7F7F, 0xFF7F, 0x7F80,
+                                 0xFF80, 0x7FC0, 0xFFC1, 0x3F81, 0x4049, 0xC049, 0x1F80, 0x2000, 0x5F00, 0x3FFF, 0x00FF};
   std::vector<std::vector<Inputs>> sets;
   for (int s = 0; s < 8; ++s) {
     std::vector<Inputs> in;
     for (std::size_t l = 0; l < 32; ++l) {
-      const std::size_t i = (l + 32 * s) % vals.size(), j = (l * 7 + 3 * s + 1) % vals.size(), k = (l * 5 + s) % vals.size(), q = (l / 2 + 11 * s) % vals.size();
+      const std::size_t i = (l + 32 * s) % vals.size(), j = (l * 7 + 3 * s + 1) % vals.size(), k = (l * 5 + s) % vals.size(),
+                        q = (l / 2 + 11 * s) % vals.size();
       in.push_back({vals[i] | (vals[k] << 16), vals[j] | (vals[q] << 16), 0});
     }
     sets.push_back(in);
@@ -1375,16 +1469,19 @@ TEST(PtxConformance, Bf16ArithmeticAgainstMpfr) {
   const char* ops[] = {"add.rn", "sub.rn", "mul.rn"};
   for (const std::vector<Inputs>& in : sets) {
     for (int op = 0; op < 3; ++op) {
-      rows.push_back({"bf16x2 arithmetic", load + "  " + std::string(ops[op]) + ".bf16x2 %x2, %x0, %x1;\n  cvt.u64.u32 %d, %x2;", in,
-                      [=](const Inputs& x) { return bf16_mpfr(op, half(x.a, 0), half(x.b, 0)) | (bf16_mpfr(op, half(x.a, 1), half(x.b, 1)) << 16); }});
+      rows.push_back(
+          {"bf16x2 arithmetic", load + "  " + std::string(ops[op]) + ".bf16x2 %x2, %x0, %x1;\n  cvt.u64.u32 %d, %x2;", in,
+           [=](const Inputs& x) { return bf16_mpfr(op, half(x.a, 0), half(x.b, 0)) | (bf16_mpfr(op, half(x.a, 1), half(x.b, 1)) << 16); }});
       rows.push_back({"bf16 arithmetic", load + "  " + std::string(ops[op]) + ".bf16 %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;", in,
                       [=](const Inputs& x) { return bf16_mpfr(op, half(x.a, 0), half(x.b, 0)); }});
     }
-    rows.push_back({"max.bf16x2", load + "  max.bf16x2 %x2, %x0, %x1;\n  cvt.u64.u32 %d, %x2;", in,
-                    [=](const Inputs& x) { return bf16_minmax_ref(half(x.a, 0), half(x.b, 0), true) | (bf16_minmax_ref(half(x.a, 1), half(x.b, 1), true) << 16); }});
+    rows.push_back({"max.bf16x2", load + "  max.bf16x2 %x2, %x0, %x1;\n  cvt.u64.u32 %d, %x2;", in, [=](const Inputs& x) {
+                      return bf16_minmax_ref(half(x.a, 0), half(x.b, 0), true) | (bf16_minmax_ref(half(x.a, 1), half(x.b, 1), true) << 16);
+                    }});
     rows.push_back({"min.bf16", load + "  min.bf16 %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;", in,
                     [=](const Inputs& x) { return bf16_minmax_ref(half(x.a, 0), half(x.b, 0), false); }});
-    rows.push_back({"neg.bf16x2", load + "  neg.bf16x2 %x2, %x0;\n  cvt.u64.u32 %d, %x2;", in, [=](const Inputs& x) { return (x.a & 0xFFFFFFFFu) ^ 0x80008000u; }});
+    rows.push_back({"neg.bf16x2", load + "  neg.bf16x2 %x2, %x0;\n  cvt.u64.u32 %d, %x2;", in,
+                    [=](const Inputs& x) { return (x.a & 0xFFFFFFFFu) ^ 0x80008000u; }});
     rows.push_back({"abs.bf16", load + "  abs.bf16 %h2, %h0;\n  cvt.u64.u16 %d, %h2;", in, [=](const Inputs& x) { return x.a & 0x7FFF; }});
   }
   check_rows(rows);

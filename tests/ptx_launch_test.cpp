@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "io/files.hpp"
 #include "bridge/launch.hpp"
+#include "io/files.hpp"
 #include "ptx/ptx.hpp"
 #include "test_util.hpp"
 
@@ -53,9 +53,9 @@ TEST(PtxLaunch, ParameterBlockFromTypedValuesInDeclaredOrder) {
   EXPECT_EQ(at<std::uint16_t>(out, 2), 0xBEEF);
   EXPECT_EQ(at<std::uint32_t>(out, 4), 4000000000u);
   EXPECT_EQ(at<std::uint64_t>(out, 8), 0x0123456789ABCDEFull);
-  EXPECT_EQ(at<std::uint32_t>(out, 16), 0xFFFFFFFBu);  // ld.param.s8 of -5, sign-extended
-  EXPECT_EQ(at<std::uint16_t>(out, 20), 0x3E00);       // f16 1.5
-  EXPECT_EQ(at<std::uint32_t>(out, 24), 0xC0100000u);  // f32 -2.25
+  EXPECT_EQ(at<std::uint32_t>(out, 16), 0xFFFFFFFBu);            // ld.param.s8 of -5, sign-extended
+  EXPECT_EQ(at<std::uint16_t>(out, 20), 0x3E00);                 // f16 1.5
+  EXPECT_EQ(at<std::uint32_t>(out, 24), 0xC0100000u);            // f32 -2.25
   EXPECT_EQ(at<std::uint64_t>(out, 32), 0x3FB999999999999Aull);  // f64 0.1, the nearest double
   EXPECT_EQ(out[40], 0xFF);
   EXPECT_TRUE(contains(r.out, "wrote ")) << r.out;
@@ -73,7 +73,7 @@ TEST(PtxLaunch, DecimalsRoundOnceToNearestEven) {
   EXPECT_EQ(parse_param_arg("f16:-inf", "p").bits, 0xFC00u);
   EXPECT_EQ(parse_param_arg("f16:0x7e00", "p").bits, 0x7E00u);
   EXPECT_EQ(parse_param_arg("f16:5.9604644775390625e-8", "p").bits, 0x0001u);  // 2^-24, the least subnormal
-  EXPECT_EQ(parse_param_arg("f32:16777217", "p").bits, 0x4B800000u);  // 2^24 + 1: tie, to even 2^24
+  EXPECT_EQ(parse_param_arg("f32:16777217", "p").bits, 0x4B800000u);           // 2^24 + 1: tie, to even 2^24
   EXPECT_EQ(parse_param_arg("s32:-2147483648", "p").bits, 0x80000000u);
   EXPECT_EQ(parse_param_arg("s16:0xFFFF", "p").bits, 0xFFFFu);  // a bit pattern
   EXPECT_EQ(parse_param_arg("b32:-1", "p").bits, 0xFFFFFFFFu);
@@ -116,7 +116,8 @@ TEST(PtxLaunch, DynamicSharedMemory) {
   std::vector<std::uint8_t> in(1024);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint8_t>(i * 7 + 1);
   put(t.path / "in.bin", in);
-  const std::string base = "ptx launch '" + launch_ptx() + "' --entry dyn_reverse --grid 1 --block 256 --buffer in=in.bin --buffer out:1024 --param ptr:in --param ptr:out";
+  const std::string base = "ptx launch '" + launch_ptx() +
+                           "' --entry dyn_reverse --grid 1 --block 256 --buffer in=in.bin --buffer out:1024 --param ptr:in --param ptr:out";
   Result r = t.enc5(base + " --shared 1024 -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto out = slurp(t.path / "res" / "out.bin");
@@ -134,12 +135,15 @@ TEST(PtxLaunch, TextureAndSurfaceObjects) {
   std::vector<std::uint8_t> tex(4 * 2 * 8);
   for (std::size_t i = 0; i < tex.size(); ++i) tex[i] = static_cast<std::uint8_t>(0x31 + i);
   put(t.path / "tex.bin", tex);
-  Result r = t.enc5("ptx launch '" + launch_ptx() + "' --entry tex_copy --grid 2 --block 4 --texture img=tex.bin@4x2 --surface s=4x2 --param ptr:img --param ptr:s -o res");
+  Result r = t.enc5("ptx launch '" + launch_ptx() +
+                    "' --entry tex_copy --grid 2 --block 4 --texture img=tex.bin@4x2 --surface s=4x2 --param ptr:img --param ptr:s -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(slurp(t.path / "res" / "s.bin"), tex);
   EXPECT_FALSE(fs::exists(t.path / "res" / "img.bin"));  // textures are read-only: not written back
   // A pitched surface keeps its padding bytes.
-  r = t.enc5("ptx launch '" + launch_ptx() + "' --entry tex_copy --grid 2 --block 4 --texture img=tex.bin@4x2 --surface s=4x2-pitch40 --param ptr:img --param ptr:s -o res2");
+  r = t.enc5(
+      "ptx launch '" + launch_ptx() +
+      "' --entry tex_copy --grid 2 --block 4 --texture img=tex.bin@4x2 --surface s=4x2-pitch40 --param ptr:img --param ptr:s -o res2");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto s = slurp(t.path / "res2" / "s.bin");
   ASSERT_EQ(s.size(), 80u);
@@ -168,15 +172,20 @@ TEST(PtxLaunch, HostileValuesEndInClearErrors) {
       {ok, "declares 3 parameters"},
       {ok + "--param s32:1 --param s32:2", "3 parameters"},
       {ok + "--param f32:1e39", "beyond f32's largest finite value"},
-      {"--grid 1 --block 32 --buffer in=in.bin --buffer out:16 --param ptr:in --param ptr:nope --param s32:1", "no buffer, texture or surface is named 'nope'"},
+      {"--grid 1 --block 32 --buffer in=in.bin --buffer out:16 --param ptr:in --param ptr:nope --param s32:1",
+       "no buffer, texture or surface is named 'nope'"},
       {"--grid 1 --block 32 --buffer in=in.bin --buffer in:16 --param ptr:in --param ptr:in --param s32:1", "already a buffer"},
       {ok + "--buffer extra:16 --param s32:1", "no --param ptr:extra passes it"},
-      {"--grid 1 --block 32 --buffer in=in.bin --buffer out:17179869185 --param ptr:in --param ptr:out --param s32:1", "outside [1, 17179869184]"},
-      {"--grid 1 --block 32 --buffer in=in.bin --buffer out:99999999999999999999 --param ptr:in --param ptr:out --param s32:1", "expected a byte count"},
+      {"--grid 1 --block 32 --buffer in=in.bin --buffer out:17179869185 --param ptr:in --param ptr:out --param s32:1",
+       "outside [1, 17179869184]"},
+      {"--grid 1 --block 32 --buffer in=in.bin --buffer out:99999999999999999999 --param ptr:in --param ptr:out --param s32:1",
+       "expected a byte count"},
       {"--grid 1 --block 32 --buffer in=in.bin --buffer out:0 --param ptr:in --param ptr:out --param s32:1", "outside [1, "},
-      {"--grid 1 --block 32 --buffer in=missing.bin --buffer out:16 --param ptr:in --param ptr:out --param s32:1", "--buffer 'in=missing.bin': missing.bin"},
+      {"--grid 1 --block 32 --buffer in=missing.bin --buffer out:16 --param ptr:in --param ptr:out --param s32:1",
+       "--buffer 'in=missing.bin': missing.bin"},
       {"--grid 1 --block 32 --buffer ../in=in.bin --buffer out:16 --param ptr:in --param ptr:out --param s32:1", "is not 1-100 letters"},
-      {"--grid 1 --block 32 --buffer in=in.bin --buffer out:16 --param ptr:in --param ptr:out+17 --param s32:1", "beyond the end of buffer out"},
+      {"--grid 1 --block 32 --buffer in=in.bin --buffer out:16 --param ptr:in --param ptr:out+17 --param s32:1",
+       "beyond the end of buffer out"},
       {ok + "--param s32:1 --grid 0,1,1", "--grid '0,1,1': x = 0 is outside [1, 2147483647]"},
       {ok + "--param s32:1 --grid 4294967296", "--grid '4294967296'"},
       {ok + "--param s32:1 --grid 1,65536", "y = 65536 is outside [1, 65535]"},
@@ -210,8 +219,8 @@ TEST(PtxLaunch, HelpDocumentsTheSpelling) {
   const Result r = t.enc5("ptx launch --help");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "usage: enc5 ptx launch FILE.ptx --entry NAME --grid X,Y,Z --block X,Y,Z [--shared BYTES]")) << r.out;
-  for (const char* o : {"--buffer NAME=FILE", "--buffer NAME:BYTES", "--param TYPE:VALUE", "ptr:NAME", "--texture NAME=FILE", "--surface NAME=",
-                        "--profile", "--threads N", "-o, --out DIR"})
+  for (const char* o : {"--buffer NAME=FILE", "--buffer NAME:BYTES", "--param TYPE:VALUE", "ptr:NAME", "--texture NAME=FILE",
+                        "--surface NAME=", "--profile", "--threads N", "-o, --out DIR"})
     EXPECT_TRUE(contains(r.out, o)) << o;
 }
 
@@ -235,8 +244,10 @@ std::vector<std::uint8_t> int_mix_capture(const fs::path& dir, const std::string
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint8_t>(i * 13 + 5);
   put(dir / "alloc-0.bin", in);
   put(dir / "alloc-1.bin", std::vector<std::uint8_t>(4000, 0));
-  write_text(dir / "manifest.txt", "# int_mix(in, out, n)\nkernel int_mix\nlaunch 4 1 1 256 1 1 0\nalloc 0 0x7f0000000000 4000\n"
-                                   "alloc 1 0x7f0000100000 4000\npointer 0 0 0\npointer 8 1 0\n" + extra);
+  write_text(dir / "manifest.txt",
+             "# int_mix(in, out, n)\nkernel int_mix\nlaunch 4 1 1 256 1 1 0\nalloc 0 0x7f0000000000 4000\n"
+             "alloc 1 0x7f0000100000 4000\npointer 0 0 0\npointer 8 1 0\n" +
+                 extra);
   std::vector<std::uint8_t> args;
   append<std::uint64_t>(args, 0x7f0000000000ull);
   append<std::uint64_t>(args, 0x7f0000100000ull);
@@ -258,7 +269,9 @@ TEST(PtxLaunch, CaptureOfAnotherKernelRunsAndDiffs) {
   EXPECT_EQ(slurp(in_file), in);
   // The same launch through `ptx launch`.
   put(t.path / "in.bin", in);
-  r = t.enc5("ptx launch '" + kernels_ptx() + "' --entry int_mix --grid 4 --block 256 --buffer in=in.bin --buffer out:4000 --param ptr:in --param ptr:out --param s32:1000 -o res");
+  r = t.enc5(
+      "ptx launch '" + kernels_ptx() +
+      "' --entry int_mix --grid 4 --block 256 --buffer in=in.bin --buffer out:4000 --param ptr:in --param ptr:out --param s32:1000 -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(slurp(out_file), slurp(t.path / "res" / "out.bin"));
   // enc5 diff against a "GPU dump" of the launch: identical, then one byte off.
@@ -306,23 +319,30 @@ TEST(PtxLaunch, HostileCapturesOfAnotherKernel) {
       {"launch 1 1 1 1 1 1 0\n", nullptr, "one launch line"},
       {"", [](const fs::path& d) { write_text(d / "manifest.txt", "kernel int_mix\nlaunch 65536 65536 1 256 1 1 0\n"); }, "grid"},
       {"", [](const fs::path& d) { write_text(d / "manifest.txt", "kernel int_mix\nlaunch 1 1 1 2048 1 1 0\n"); }, "block"},
-      {"", [](const fs::path& d) { write_text(d / "manifest.txt", "kernel int_mix\nlaunch 1 1 1 32 1 1 999999\n"); }, "dynamic shared memory of at most 232448"},
+      {"", [](const fs::path& d) { write_text(d / "manifest.txt", "kernel int_mix\nlaunch 1 1 1 32 1 1 999999\n"); },
+       "dynamic shared memory of at most 232448"},
       {"alloc 2 0 99999999999999\n", nullptr, "at most 16 GiB"},
       {"texture 16 4 2 16 clamp ../tex.bin\n", nullptr, "a plain file name inside the capture folder"},
-      {"", [](const fs::path& d) {
+      {"",
+       [](const fs::path& d) {
          auto a = slurp(d / "args.bin");
          a.resize(12);
          put(d / "args.bin", a);
-       }, "a parameter block holding the pointer at +8"},
-      {"", [](const fs::path& d) {
+       },
+       "a parameter block holding the pointer at +8"},
+      {"",
+       [](const fs::path& d) {
          auto a = slurp(d / "args.bin");
          a.push_back(0);
          put(d / "args.bin", a);
-       }, "takes 20 parameter bytes"},
-      {"", [](const fs::path& d) {
+       },
+       "takes 20 parameter bytes"},
+      {"",
+       [](const fs::path& d) {
          fs::remove(d / "alloc-1.bin");
          fs::create_symlink("/etc/passwd", d / "alloc-1.bin");
-       }, "not a symbolic link (enc5 follows no link"},
+       },
+       "not a symbolic link (enc5 follows no link"},
       {"", [](const fs::path& d) { put(d / "alloc-1.bin", std::vector<std::uint8_t>(10, 0)); }, "4000 bytes (the manifest's alloc size)"},
   };
   for (const Case& c : cases) {

@@ -41,7 +41,9 @@ const Module& kernels() {
 }
 
 template <class T>
-std::span<std::uint8_t> bytes(std::vector<T>& v) { return {reinterpret_cast<std::uint8_t*>(v.data()), v.size() * sizeof(T)}; }
+std::span<std::uint8_t> bytes(std::vector<T>& v) {
+  return {reinterpret_cast<std::uint8_t*>(v.data()), v.size() * sizeof(T)};
+}
 
 struct Params {
   std::vector<std::uint8_t> b;
@@ -59,9 +61,12 @@ struct Params {
 std::uint32_t int_mix_ref(std::uint32_t x) {
   std::uint32_t h = x * 2654435761u;
   h ^= h >> 13;
-  if (x & 1) h += static_cast<std::uint32_t>(std::popcount(x)) * 7u;
-  else if (x % 3 == 0) h = (h << 5) | (h >> 27);
-  else h -= static_cast<std::uint32_t>(std::countl_zero(x | 1u));
+  if (x & 1)
+    h += static_cast<std::uint32_t>(std::popcount(x)) * 7u;
+  else if (x % 3 == 0)
+    h = (h << 5) | (h >> 27);
+  else
+    h -= static_cast<std::uint32_t>(std::countl_zero(x | 1u));
   std::uint32_t acc = 0;
   for (std::uint32_t k = 0; k < (x & 15u); ++k) acc += (h >> k) & 0xFFu;
   const std::uint64_t wide = static_cast<std::uint64_t>(x) * 0x9E3779B97F4A7C15ull + acc;
@@ -78,7 +83,10 @@ TEST(PtxNvcc, IntegerKernelWithDivergenceAndLoops) {
   std::vector<std::uint32_t> in(n), out(n, 0);
   std::mt19937 g(1);
   for (auto& x : in) x = g();
-  in[0] = 0; in[1] = 0xFFFFFFFFu; in[2] = 0x80000000u; in[3] = 3;
+  in[0] = 0;
+  in[1] = 0xFFFFFFFFu;
+  in[2] = 0x80000000u;
+  in[3] = 3;
   Device dev;
   const auto a = dev.add_global_readonly("in", bytes(in));
   const auto o = dev.add_global("out", bytes(out));
@@ -146,7 +154,8 @@ TEST(PtxNvcc, SeedInstructionsAsInlineAsm) {
   std::mt19937 g(4);
   for (std::size_t i = 0; i < in.size(); ++i) {
     std::uint32_t x = g();
-    if (i % 8 >= 6) x = (x & 0x33FF33FFu) | 0x30003000u;  // C: moderate f16 values
+    if (i % 8 >= 6)
+      x = (x & 0x33FF33FFu) | 0x30003000u;  // C: moderate f16 values
     else
       for (int k = 0; k < 4; ++k)
         if (((x >> (8 * k)) & 0x7F) == 0x7F) x &= ~(1u << (8 * k));  // no e4m3 NaN codes

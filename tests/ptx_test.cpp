@@ -96,7 +96,9 @@ bool has(const std::string& s, const std::string& n) { return s.find(n) != std::
 
 std::uint32_t line_of(const std::string& text, const std::string& needle) {
   const std::size_t p = text.find(needle);
-  return p == std::string::npos ? 0 : static_cast<std::uint32_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(p), '\n') + 1);
+  return p == std::string::npos
+             ? 0
+             : static_cast<std::uint32_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(p), '\n') + 1);
 }
 
 std::vector<std::uint32_t> random_words(std::size_t n, std::uint32_t seed) {
@@ -201,41 +203,56 @@ TEST(PtxInteger, ArithmeticAndBitOps) {
   for (std::size_t k = 0; k < cases.size(); ++k)
     body += "  " + cases[k].ptx + "\n  st.global.u32 [%rd4+" + std::to_string(k * 128) + "], %r3;\n";
   auto in = random_words(64, 7);
-  in[0] = 0; in[1] = 0x80000000u; in[33] = 0xFFFFFFFFu; in[2] = 0xFFFFFFFFu; in[34] = 1;  // corner cases
+  in[0] = 0;
+  in[1] = 0x80000000u;
+  in[33] = 0xFFFFFFFFu;
+  in[2] = 0xFFFFFFFFu;
+  in[34] = 1;  // corner cases
   const Out o = run_kernel(kernel(body), in, cases.size() * 32);
   for (std::size_t k = 0; k < cases.size(); ++k)
     for (int l = 0; l < 32; ++l)
-      ASSERT_EQ(o.out[k * 32 + l], cases[k].expect(in[l], in[32 + l])) << cases[k].ptx << " lane " << l << " a=" << in[l] << " b=" << in[32 + l];
+      ASSERT_EQ(o.out[k * 32 + l], cases[k].expect(in[l], in[32 + l]))
+          << cases[k].ptx << " lane " << l << " a=" << in[l] << " b=" << in[32 + l];
 }
 
 // ---------------------------------------------------------------------------------------------
 // f16 arithmetic against the independent oracle; e4m3 conversions against NVIDIA's host code.
 
 TEST(PtxF16, PackedAndScalarOpsMatchOracle) {
-  const char* ops[] = {"add.rn.f16x2", "sub.rn.f16x2", "mul.rn.f16x2", "fma.rn.f16x2", "add.f16", "mul.f16", "fma.rn.f16", "max.f16x2", "min.f16x2", "neg.f16x2", "abs.f16x2"};
+  const char* ops[] = {"add.rn.f16x2", "sub.rn.f16x2", "mul.rn.f16x2", "fma.rn.f16x2", "add.f16",  "mul.f16",
+                       "fma.rn.f16",   "max.f16x2",    "min.f16x2",    "neg.f16x2",    "abs.f16x2"};
   std::string body =
       "  ld.global.u32 %r1, [%rd5];\n  ld.global.u32 %r2, [%rd5+1024];\n  ld.global.u32 %r4, [%rd5+2048];\n"
       "  mov.b32 {%rs1, %rs2}, %r1;\n  mov.b32 {%rs3, %rs4}, %r2;\n  mov.b32 {%rs5, %rs6}, %r4;\n";
   for (int k = 0; k < 11; ++k) {
     const std::string op = ops[k];
-    if (op == "add.f16" || op == "mul.f16") body += "  " + op + " %rs7, %rs1, %rs3;\n  mov.b32 %r3, {%rs7, %rs7};\n";
-    else if (op == "fma.rn.f16") body += "  " + op + " %rs7, %rs1, %rs3, %rs5;\n  mov.b32 %r3, {%rs7, %rs7};\n";
-    else if (op == "fma.rn.f16x2") body += "  " + op + " %r3, %r1, %r2, %r4;\n";
-    else if (op == "neg.f16x2" || op == "abs.f16x2") body += "  " + op + " %r3, %r1;\n";
-    else body += "  " + op + " %r3, %r1, %r2;\n";
+    if (op == "add.f16" || op == "mul.f16")
+      body += "  " + op + " %rs7, %rs1, %rs3;\n  mov.b32 %r3, {%rs7, %rs7};\n";
+    else if (op == "fma.rn.f16")
+      body += "  " + op + " %rs7, %rs1, %rs3, %rs5;\n  mov.b32 %r3, {%rs7, %rs7};\n";
+    else if (op == "fma.rn.f16x2")
+      body += "  " + op + " %r3, %r1, %r2, %r4;\n";
+    else if (op == "neg.f16x2" || op == "abs.f16x2")
+      body += "  " + op + " %r3, %r1;\n";
+    else
+      body += "  " + op + " %r3, %r1, %r2;\n";
     body += "  st.global.u32 [%rd4+" + std::to_string(k * 1024) + "], %r3;\n";
   }
   const int kBlocks = 8;  // 256 threads: 256 random operand triples
   auto in = random_words(3 * 256, 11);
-  in[0] = 0x7BFF7BFF; in[256] = 0x3C013C01;  // overflow to Inf
-  in[1] = 0x00010001; in[257] = 0x38003800;  // subnormal * 0.5 (tie)
-  in[2] = 0x7E007C00; in[258] = 0xFC003C00;  // NaN and Inf - Inf
+  in[0] = 0x7BFF7BFF;
+  in[256] = 0x3C013C01;  // overflow to Inf
+  in[1] = 0x00010001;
+  in[257] = 0x38003800;  // subnormal * 0.5 (tie)
+  in[2] = 0x7E007C00;
+  in[258] = 0xFC003C00;  // NaN and Inf - Inf
   const Out o = run_kernel(kernel(body), in, 11 * 256, {kBlocks, 1, 1});
   using namespace enc5;
   for (int t = 0; t < 256; ++t) {
     const std::uint32_t a = in[t], b = in[256 + t], c = in[512 + t];
     auto halves = [&](auto f) -> std::uint32_t {
-      return static_cast<std::uint32_t>(f(f16x2_lo(a), f16x2_lo(b), f16x2_lo(c))) | (static_cast<std::uint32_t>(f(f16x2_hi(a), f16x2_hi(b), f16x2_hi(c))) << 16);
+      return static_cast<std::uint32_t>(f(f16x2_lo(a), f16x2_lo(b), f16x2_lo(c))) |
+             (static_cast<std::uint32_t>(f(f16x2_hi(a), f16x2_hi(b), f16x2_hi(c))) << 16);
     };
     // The oracle rounds finite values; Inf/NaN operands go to src/numerics' definition.
     auto fin = [](f16_t h) { return (h & 0x7C00) != 0x7C00; };
@@ -245,7 +262,8 @@ TEST(PtxF16, PackedAndScalarOpsMatchOracle) {
     const auto add = H([](f16_t x, f16_t y, f16_t) { return oracle::add(x, y); }, [](f16_t x, f16_t y, f16_t) { return f16_add(x, y); });
     const auto sub = H([](f16_t x, f16_t y, f16_t) { return oracle::sub(x, y); }, [](f16_t x, f16_t y, f16_t) { return f16_sub(x, y); });
     const auto mul = H([](f16_t x, f16_t y, f16_t) { return oracle::mul(x, y); }, [](f16_t x, f16_t y, f16_t) { return f16_mul(x, y); });
-    const auto fma = H([](f16_t x, f16_t y, f16_t z) { return oracle::fma(x, y, z); }, [](f16_t x, f16_t y, f16_t z) { return f16_fma(x, y, z); });
+    const auto fma =
+        H([](f16_t x, f16_t y, f16_t z) { return oracle::fma(x, y, z); }, [](f16_t x, f16_t y, f16_t z) { return f16_fma(x, y, z); });
     const f16_t alo = f16x2_lo(a), blo = f16x2_lo(b), clo = f16x2_lo(c);
     EXPECT_EQ(o.out[0 * 256 + t], halves(add)) << t;
     EXPECT_EQ(o.out[1 * 256 + t], halves(sub)) << t;
@@ -281,7 +299,9 @@ TEST(PtxCvt, E4m3BothDirectionsAndF16Conversions) {
       const std::uint32_t x = in[i];
       ASSERT_EQ(o.out[i], enc5::cvt_e4m3x2_f16x2(x, *p)) << std::hex << x;
 #if defined(ENC5_HAVE_CUDA_FP8_REF)
-      if (p == &enc5::profile_ada()) { ASSERT_EQ(o.out[i], enc5::ref::nv_cvt_f16x2_to_e4m3x2_satfinite(x)) << std::hex << x; }
+      if (p == &enc5::profile_ada()) {
+        ASSERT_EQ(o.out[i], enc5::ref::nv_cvt_f16x2_to_e4m3x2_satfinite(x)) << std::hex << x;
+      }
       ASSERT_EQ(o.out[65536 + i], enc5::ref::nv_cvt_e4m3x2_to_f16x2(static_cast<std::uint16_t>(x))) << std::hex << x;
 #endif
       ASSERT_EQ(o.out[65536 + i], enc5::cvt_f16x2_e4m3x2(static_cast<std::uint16_t>(x)));
@@ -294,7 +314,8 @@ TEST(PtxCvt, E4m3BothDirectionsAndF16Conversions) {
       const float f = std::bit_cast<float>(x);
       if (std::isfinite(f) && std::fabs(f) < 1e30f) {
         ASSERT_EQ(o.out[3 * 65536 + i], enc5::oracle::round_double(static_cast<double>(f))) << std::hex << x;
-        ASSERT_EQ(o.out[4 * 65536 + i], enc5::oracle::round_double(static_cast<double>(f) * std::bit_cast<double>(0x3FF0000000000001ull))) << std::hex << x;
+        ASSERT_EQ(o.out[4 * 65536 + i], enc5::oracle::round_double(static_cast<double>(f) * std::bit_cast<double>(0x3FF0000000000001ull)))
+            << std::hex << x;
       }
     }
   }
@@ -314,13 +335,24 @@ TEST(PtxCvt, FloatIntegerConversionsSaturate) {
   const Out o = run_kernel(kernel(body), in, 5 * 32);
   for (int i = 0; i < 32; ++i) {
     const double v = std::bit_cast<float>(in[i]);
-    auto sat_s = [](double x) -> std::uint32_t { if (std::isnan(x)) return 0; if (x >= 2147483648.0) return 0x7FFFFFFF; if (x < -2147483648.0) return 0x80000000u; return static_cast<std::uint32_t>(static_cast<std::int32_t>(x)); };
-    auto sat_u = [](double x) -> std::uint32_t { if (std::isnan(x) || x <= 0) return 0; if (x >= 4294967296.0) return 0xFFFFFFFFu; return static_cast<std::uint32_t>(x); };
+    auto sat_s = [](double x) -> std::uint32_t {
+      if (std::isnan(x)) return 0;
+      if (x >= 2147483648.0) return 0x7FFFFFFF;
+      if (x < -2147483648.0) return 0x80000000u;
+      return static_cast<std::uint32_t>(static_cast<std::int32_t>(x));
+    };
+    auto sat_u = [](double x) -> std::uint32_t {
+      if (std::isnan(x) || x <= 0) return 0;
+      if (x >= 4294967296.0) return 0xFFFFFFFFu;
+      return static_cast<std::uint32_t>(x);
+    };
     EXPECT_EQ(o.out[i], sat_s(std::trunc(v))) << v;
     EXPECT_EQ(o.out[32 + i], sat_u(std::nearbyint(v))) << v;
     EXPECT_EQ(o.out[64 + i], sat_s(std::floor(v))) << v;
     EXPECT_EQ(std::bit_cast<float>(o.out[96 + i]), static_cast<float>(i) * 0.5f);
-    if (!std::isnan(v)) { EXPECT_EQ(std::bit_cast<float>(o.out[128 + i]), std::ceil(static_cast<float>(v))); }
+    if (!std::isnan(v)) {
+      EXPECT_EQ(std::bit_cast<float>(o.out[128 + i]), std::ceil(static_cast<float>(v)));
+    }
   }
 }
 
@@ -380,7 +412,8 @@ TEST(PtxCollective, MmaFragmentsMatchNumericsBothProfiles) {
   }
   for (int c = 0; c < n; ++c)
     for (int l = 0; l < 32; ++l)
-      for (int k = 6; k < 8; ++k) in[static_cast<std::size_t>(c) * 256 + l * 8 + k] = ((g() & 0x3FF) | 0x3000) | (((g() & 0x3FF) | 0xB400) << 16);
+      for (int k = 6; k < 8; ++k)
+        in[static_cast<std::size_t>(c) * 256 + l * 8 + k] = ((g() & 0x3FF) | 0x3000) | (((g() & 0x3FF) | 0xB400) << 16);
   for (const enc5::Profile* p : {&enc5::profile_ada(), &enc5::profile_zluda()}) {
     const Out o = run_kernel(kernel(kMmaBody), in, static_cast<std::size_t>(n) * 64, {static_cast<std::uint32_t>(n), 1, 1}, {32, 1, 1}, p);
     EXPECT_EQ(o.st.mma, static_cast<std::uint64_t>(n));
@@ -396,7 +429,8 @@ TEST(PtxCollective, MmaFragmentsMatchNumericsBothProfiles) {
       }
       const enc5::MmaFragC want = enc5::mma_m16n8k32(*p, fa, fb, fc);
       for (int l = 0; l < 32; ++l)
-        for (int k = 0; k < 2; ++k) ASSERT_EQ(o.out[static_cast<std::size_t>(c) * 64 + l * 2 + k], want.reg[l][k]) << p->name << " case " << c << " lane " << l;
+        for (int k = 0; k < 2; ++k)
+          ASSERT_EQ(o.out[static_cast<std::size_t>(c) * 64 + l * 2 + k], want.reg[l][k]) << p->name << " case " << c << " lane " << l;
     }
   }
 }
@@ -405,7 +439,8 @@ TEST(PtxCollective, MmaReproducesAdaMeasurements) {
   std::vector<enc5_test::AdaMmaCase> cases;
   std::string why;
   if (!enc5_test::load_ada_mma_cases(cases, why)) ENC5_SKIP_UNLESS_CI() << why;
-  if (std::getenv("ENC5_TEST_SCALE") && std::string(std::getenv("ENC5_TEST_SCALE")) == "small") cases.resize(std::min<std::size_t>(cases.size(), 200));
+  if (std::getenv("ENC5_TEST_SCALE") && std::string(std::getenv("ENC5_TEST_SCALE")) == "small")
+    cases.resize(std::min<std::size_t>(cases.size(), 200));
   // A's row 0 and B's column 0 live in lanes 0..3 (g = 0): A reg0 = A[0][4t..], reg2 = A[0][16+4t..],
   // B reg0 = B[4t..][0], reg1 = B[16+4t..][0]; C/D element [0][0] is lane 0's reg0 low half.
   const std::size_t n = cases.size();
@@ -420,7 +455,8 @@ TEST(PtxCollective, MmaReproducesAdaMeasurements) {
       w[5] = pack(&cases[c].b[16 + 4 * t]);
       if (t == 0) w[6] = cases[c].c;
     }
-  const Out o = run_kernel(kernel(kMmaBody), in, n * 64, {static_cast<std::uint32_t>(n), 1, 1}, {32, 1, 1}, &enc5::profile_ada(), nullptr, 2);
+  const Out o =
+      run_kernel(kernel(kMmaBody), in, n * 64, {static_cast<std::uint32_t>(n), 1, 1}, {32, 1, 1}, &enc5::profile_ada(), nullptr, 2);
   for (std::size_t c = 0; c < n; ++c) ASSERT_EQ(o.out[c * 64] & 0xFFFF, cases[c].d) << "measured case " << c;
 }
 
@@ -673,8 +709,10 @@ TEST(PtxControl, ThreeDimensionalBlockSpecialRegistersAndExit) {
     for (int z = 0; z < 8; ++z)
       for (int l = 0; l < 32; ++l) {
         const std::uint32_t got = o.out[cy * 256 + z * 32 + l];
-        if ((z & 1) && l >= 16) EXPECT_EQ(got, 0xDEADBEEFu);
-        else EXPECT_EQ(got, static_cast<std::uint32_t>(z * 1000 + 2));
+        if ((z & 1) && l >= 16)
+          EXPECT_EQ(got, 0xDEADBEEFu);
+        else
+          EXPECT_EQ(got, static_cast<std::uint32_t>(z * 1000 + 2));
       }
 }
 
@@ -704,12 +742,16 @@ TEST(PtxControl, BarRedPopcAndOrOverTheCta) {
     int count = 0;
     for (int t = 0; t < n; ++t) count += t % 3 == 0;
     for (int t = 0; t < 256; ++t) {
-      if (t % 128 >= n) { EXPECT_EQ(o.out[t], 0xDEADBEEFu) << t; continue; }
+      if (t % 128 >= n) {
+        EXPECT_EQ(o.out[t], 0xDEADBEEFu) << t;
+        continue;
+      }
       EXPECT_EQ(o.out[t], static_cast<std::uint32_t>(count) | 0x20000u | 0x80000u) << t;  // and(c) false, and(true), or(false) false, or(c)
     }
   }
   // A barrier that one warp reaches with bar.red and the others with bar.sync is an error.
-  const std::string mixed = "  setp.lt.u32 %p1, %r0, 32;\n  @!%p1 bra PLAIN;\n  bar.red.popc.u32 %r2, 0, %p1;\n  bra DONE;\nPLAIN:\n  bar.sync 0;\nDONE:\n  st.global.u32 [%rd4], %r2;\n";
+  const std::string mixed =
+      "  setp.lt.u32 %p1, %r0, 32;\n  @!%p1 bra PLAIN;\n  bar.red.popc.u32 %r2, 0, %p1;\n  bra DONE;\nPLAIN:\n  bar.sync 0;\nDONE:\n  st.global.u32 [%rd4], %r2;\n";
   try {
     run_kernel(kernel(mixed), {}, 64, {1, 1, 1}, {64, 1, 1});
     ADD_FAILURE() << "no error";
@@ -732,7 +774,8 @@ TEST(PtxControl, BarrierWithThreadCountAndArrive) {
   const Out o = run_kernel(kernel(body, decls), {}, 128, {1, 1, 1}, {128, 1, 1});
   for (int t = 0; t < 128; ++t) EXPECT_EQ(o.out[t], t < 64 ? static_cast<std::uint32_t>(t * 7) : 1u) << t;
   // Two warps of four meet at bar.sync 2, 96: the third never comes.
-  const std::string stuck = "  shr.u32 %r2, %r0, 5;\n  setp.lt.u32 %p1, %r2, 2;\n  @!%p1 bra DONE;\n  bar.sync 2, 96;\nDONE:\n  st.global.u32 [%rd4], %r2;\n";
+  const std::string stuck =
+      "  shr.u32 %r2, %r0, 5;\n  setp.lt.u32 %p1, %r2, 2;\n  @!%p1 bra DONE;\n  bar.sync 2, 96;\nDONE:\n  st.global.u32 [%rd4], %r2;\n";
   try {
     run_kernel(kernel(stuck), {}, 128, {1, 1, 1}, {128, 1, 1});
     ADD_FAILURE() << "no error";
@@ -754,10 +797,10 @@ TEST(PtxControl, RegistersReadBeforeWrittenStartAtZeroInEveryCta) {
   const std::string body =
       "  add.s64 %rd6, %rd4, 256;\n  add.s64 %rd7, %rd4, 512;\n"
       "  setp.eq.u32 %p1, %r51, 0;\n"
-      "  @%p1 mov.u32 %r10, 77;\n"          // a guarded write: CTA 1 reads the zero
+      "  @%p1 mov.u32 %r10, 77;\n"  // a guarded write: CTA 1 reads the zero
       "  st.global.u32 [%rd4], %r10;\n"
       "  mov.u32 %r12, 0;\n"
-      "LOOP:\n  add.u32 %r11, %r11, 1;\n"    // read before its write, in a loop
+      "LOOP:\n  add.u32 %r11, %r11, 1;\n"  // read before its write, in a loop
       "  add.u32 %r12, %r12, 1;\n  setp.lt.u32 %p2, %r12, 3;\n  @%p2 bra LOOP;\n"
       "  st.global.u32 [%rd6], %r11;\n"
       "  @!%p1 bra SKIP;\n  mov.u32 %r13, 5;\n"  // written on one side of a branch only
@@ -776,9 +819,7 @@ TEST(PtxControl, RegistersReadBeforeWrittenStartAtZeroInEveryCta) {
   auto m = parse_module(kernel(body), "test.ptx");
   const Function& f = *m->find("k");
   ASSERT_TRUE(f.has_zero_init);
-  auto zeroed = [&](const char* r) {
-    return std::count(f.zero_init.begin(), f.zero_init.end(), f.regs[f.reg_by_name.at(r)].index) == 1;
-  };
+  auto zeroed = [&](const char* r) { return std::count(f.zero_init.begin(), f.zero_init.end(), f.regs[f.reg_by_name.at(r)].index) == 1; };
   for (const char* r : {"%r10", "%r11", "%r13"}) EXPECT_TRUE(zeroed(r)) << r;
   for (const char* r : {"%r12", "%r14", "%r0", "%r50", "%rd4", "%rd6"}) EXPECT_FALSE(zeroed(r)) << r;
 }
@@ -796,8 +837,10 @@ TEST(PtxErrors, MalformedUnknownAndOutOfBounds) {
   EXPECT_TRUE(has(run_error("garbage"), "bad.ptx:1"));
   // Hostile nesting is an error, not a stack overflow.
   EXPECT_TRUE(has(run_error(kernel(std::string(5000, '{') + std::string(5000, '}'))), "nested deeper than the limit of"));
-  EXPECT_TRUE(has(run_error(kernel("  mov.b32 %r1, " + std::string(5000, '{') + "%r2" + std::string(5000, '}') + ";\n")), "nested deeper than the limit of"));
-  EXPECT_TRUE(has(run_error(".global .u32 g[1] = " + std::string(5000, '{') + "1" + std::string(5000, '}') + ";\n"), "nested deeper than the limit of"));
+  EXPECT_TRUE(has(run_error(kernel("  mov.b32 %r1, " + std::string(5000, '{') + "%r2" + std::string(5000, '}') + ";\n")),
+                  "nested deeper than the limit of"));
+  EXPECT_TRUE(has(run_error(".global .u32 g[1] = " + std::string(5000, '{') + "1" + std::string(5000, '}') + ";\n"),
+                  "nested deeper than the limit of"));
   EXPECT_TRUE(has(run_error(".version 8.0\n.visible .entry k(.param .u64 a) {\n  ret;\n"), "unterminated"));
   // Out-of-bounds global load: line, CTA, warp and lane.
   const std::string e1 = run_error(kernel("  ld.global.u32 %r1, [%rd5+256];\n"));
@@ -827,8 +870,7 @@ TEST(PtxErrors, DivergentCollectivesMissingEntryEndlessLoop) {
   EXPECT_TRUE(has(e3, "bar.sync on a divergent warp")) << e3;
   const std::string e4 = run_error(kernel("$L:\n  bra.uni $L;\n"), 32, {32, 1, 1}, 10000);
   EXPECT_TRUE(has(e4, "endless loop")) << e4;
-  const std::string ext =
-      "  {\n  .param .b64 a0;\n  st.param.b64 [a0], %rd1;\n  .param .b32 r0;\n  call.uni (r0), vprintf, (a0);\n  }\n";
+  const std::string ext = "  {\n  .param .b64 a0;\n  st.param.b64 [a0], %rd1;\n  .param .b32 r0;\n  call.uni (r0), vprintf, (a0);\n  }\n";
   const std::string e5 = run_error(kernel(ext, ".extern .func (.param .b32 ret) vprintf (.param .b64 p0);\n"));
   EXPECT_TRUE(has(e5, "call of vprintf: no body defined before the call")) << e5;
   auto m = parse_module(kernel(""), "x.ptx");
@@ -855,23 +897,23 @@ TEST(PtxStatements, NumberingRule) {
   // Declarations and labels are no statements; a braced block and a multi-line mma are one each,
   // numbered at their first line.
   const std::string ptx =
-      ".version 8.0\n"                                                      // 1
-      ".target sm_89\n"                                                     // 2
-      ".address_size 64\n"                                                  // 3
-      ".visible .entry k(.param .u64 pout, .param .u64 pin)\n"             // 4
-      "{\n"                                                                 // 5
-      "  .reg .b32 %r<8>;\n"                                                // 6
-      "  .reg .pred %p<2>;\n"                                               // 7
-      "  mov.u32 %r1, %tid.x;\n"                                            // 8  s1
-      "$L1:\n"                                                              // 9
-      "  {\n"                                                               // 10 s2
-      "  .reg .b16 %t;\n"                                                   // 11
-      "  mov.b32 {%t, _}, %r1;\n"                                           // 12
-      "  }\n"                                                               // 13
-      "  mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16\n"             // 14 s3
+      ".version 8.0\n"                                                                  // 1
+      ".target sm_89\n"                                                                 // 2
+      ".address_size 64\n"                                                              // 3
+      ".visible .entry k(.param .u64 pout, .param .u64 pin)\n"                          // 4
+      "{\n"                                                                             // 5
+      "  .reg .b32 %r<8>;\n"                                                            // 6
+      "  .reg .pred %p<2>;\n"                                                           // 7
+      "  mov.u32 %r1, %tid.x;\n"                                                        // 8  s1
+      "$L1:\n"                                                                          // 9
+      "  {\n"                                                                           // 10 s2
+      "  .reg .b16 %t;\n"                                                               // 11
+      "  mov.b32 {%t, _}, %r1;\n"                                                       // 12
+      "  }\n"                                                                           // 13
+      "  mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16\n"                         // 14 s3
       "    {%r2, %r3},\n    {%r1, %r1, %r1, %r1},\n    {%r1, %r1},\n    {%r1, %r1};\n"  // 15-18
-      "  @%p1 bra $L1;\n"                                                   // 19 s4
-      "  ret;\n"                                                            // 20 s5
+      "  @%p1 bra $L1;\n"                                                               // 19 s4
+      "  ret;\n"                                                                        // 20 s5
       "}\n";
   auto m = parse_module(ptx, "n.ptx");
   EXPECT_EQ(statement_line(*m, "k", 1), 8u);

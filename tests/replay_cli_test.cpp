@@ -3,8 +3,8 @@
 // JSON output, and errors that name the file (exit 2).
 #include <gtest/gtest.h>
 
-#include "test_util.hpp"
 #include "io/files.hpp"
+#include "test_util.hpp"
 
 using namespace test_util;
 

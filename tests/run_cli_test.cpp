@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "test_util.hpp"
 #include "io/arena_io.hpp"
 #include "io/exr.hpp"
 #include "io/files.hpp"
 #include "io/trace_io.hpp"
 #include "model/layer_golden.hpp"
 #include "model/readings.hpp"
+#include "test_util.hpp"
 
 namespace fs = std::filesystem;
 using namespace enc5;
@@ -181,8 +181,7 @@ TEST(RunCli, SavedInputsReproduceTheRun) {
   const std::string geom = "--ex 16 --ey 9";
   const Result a = dir.enc5("run " + geom + " --stress --seed 7 --save-inputs -o a");
   ASSERT_EQ(a.status, 0) << a.out;
-  for (const char* f : {"input_arena.bin", "texture.exr", "weights.bin"})
-    EXPECT_TRUE(fs::exists(dir.file(std::string("a/") + f))) << f;
+  for (const char* f : {"input_arena.bin", "texture.exr", "weights.bin"}) EXPECT_TRUE(fs::exists(dir.file(std::string("a/") + f))) << f;
   EXPECT_EQ(fs::file_size(dir.file("a/input_arena.bin")), plane_arena_bytes(16, 9));
   EXPECT_EQ(fs::file_size(dir.file("a/weights.bin")), 431136u);
   const Result b = dir.enc5("run " + geom + " --weights a/weights.bin --input a/input_arena.bin --texture a/texture.exr -o b");
@@ -209,9 +208,8 @@ TEST(RunCli, HelpDocumentsEveryOption) {
   TempDir dir;
   const Result r = dir.enc5("run --help");
   EXPECT_EQ(r.status, 0);
-  for (const char* opt : {"--out", "--weights", "--input", "--texture", "--ex", "--ey", "--block-offset", "--stress",
-                          "--seed", "--profile", "--reading", "--engine", "--threads", "--trace", "--block",
-                          "--save-inputs", "arena.bin", "surface.exr"})
+  for (const char* opt : {"--out", "--weights", "--input", "--texture", "--ex", "--ey", "--block-offset", "--stress", "--seed", "--profile",
+                          "--reading", "--engine", "--threads", "--trace", "--block", "--save-inputs", "arena.bin", "surface.exr"})
     EXPECT_TRUE(contains(r.out, opt)) << opt;
   EXPECT_FALSE(fs::exists(dir.file("out")));
 }
@@ -252,9 +250,9 @@ TEST(RunCli, ReadingsListsTheRegistry) {
   // An independent JSON parser accepts it and finds every entry.
   if (std::system("python3 -c 'import json' >/dev/null 2>&1") == 0) {
     write_file_atomic(dir.file("r.json"), std::vector<std::uint8_t>(j.out.begin(), j.out.end()));
-    const std::string check = "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if len(d)==" +
-                              std::to_string(reading_registry().size()) +
-                              " and all(e[\"default\"] in e[\"values\"] for e in d) else 1)' '" + dir.file("r.json") + "'";
+    const std::string check =
+        "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if len(d)==" + std::to_string(reading_registry().size()) +
+        " and all(e[\"default\"] in e[\"values\"] for e in d) else 1)' '" + dir.file("r.json") + "'";
     EXPECT_EQ(std::system(check.c_str()), 0) << j.out;
   }
   EXPECT_EQ(dir.enc5("readings --bogus").status, 2);

@@ -60,8 +60,9 @@ TEST(RunFromDump, EveryInputOfALaunchAndRawTextures) {
   std::vector<unsigned char> pitched(144 * 8, 0xEE);
   for (int y = 0; y < 8; ++y) std::copy(texels.begin() + 128 * y, texels.begin() + 128 * (y + 1), pitched.begin() + 144 * y);
   put(t.file("tex.raw"), pitched);
-  r = t.enc5("run -o pitched --ex 16 --ey 8 --input out/input_arena.bin --weights out/weights.bin --texture-raw tex.raw "
-             "--texture-shape 16x8-pitch144 --profile zluda --threads 2");
+  r = t.enc5(
+      "run -o pitched --ex 16 --ey 8 --input out/input_arena.bin --weights out/weights.bin --texture-raw tex.raw "
+      "--texture-shape 16x8-pitch144 --profile zluda --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(bytes_of(t.file("pitched/surface.exr")), bytes_of(t.file("out/surface.exr")));
 }
@@ -97,8 +98,8 @@ TEST(RunFromDump, MalformedShapesAndSizesAreTheReplayErrors) {
     EXPECT_FALSE(fs::exists(t.file("x/arena.bin"))) << c.shape;  // no output on a failed run
   }
   // Wrong command lines (exit 2).
-  EXPECT_EQ(t.enc5("run -o x --texture-raw tex.raw").status, 2);                 // no shape, no dump name
-  EXPECT_EQ(t.enc5("run -o x --texture-shape 16x8").status, 2);                  // shape without file
+  EXPECT_EQ(t.enc5("run -o x --texture-raw tex.raw").status, 2);  // no shape, no dump name
+  EXPECT_EQ(t.enc5("run -o x --texture-shape 16x8").status, 2);   // shape without file
   EXPECT_EQ(t.enc5("run -o x --texture-raw tex.raw --texture x.exr --texture-shape 16x8").status, 2);
   EXPECT_EQ(t.enc5("run -o x --from-dump cap --input a.bin").status, 2);
   EXPECT_EQ(t.enc5("run -o x --from-dump cap --launch 9").status, 2);

@@ -124,19 +124,24 @@ TEST(SyntheticWeights, DefaultRangesArePlausible) {
     double sigma = 0;
     switch (s.region.role) {
       case Region::Role::wq: sigma = 0.5 / sqrt160; break;
-      case Region::Role::wv: case Region::Role::w1: case Region::Role::w61: sigma = 1 / sqrt160; break;
+      case Region::Role::wv:
+      case Region::Role::w1:
+      case Region::Role::w61: sigma = 1 / sqrt160; break;
       case Region::Role::wo: sigma = 1.0 / 16; break;
       case Region::Role::w2: sigma = 1 / std::sqrt(640.0); break;
       case Region::Role::score_bias: sigma = 0.5; break;
-      case Region::Role::t1: case Region::Role::t3: case Region::Role::b1: case Region::Role::b61: sigma = 0.1; break;
-      case Region::Role::g1: case Region::Role::g2:
+      case Region::Role::t1:
+      case Region::Role::t3:
+      case Region::Role::b1:
+      case Region::Role::b61: sigma = 0.1; break;
+      case Region::Role::g1:
+      case Region::Role::g2:
         EXPECT_NEAR(s.mean_abs, sqrt160, 0.05 * sqrt160) << s.region.name;
         EXPECT_GT(s.min, 0.6 * sqrt160);
         EXPECT_LT(s.max, 1.4 * sqrt160);
         continue;
-      case Region::Role::wm: case Region::Role::bm:
-        ADD_FAILURE() << s.region.name << ": enc5 has no patch merge";
-        continue;
+      case Region::Role::wm:
+      case Region::Role::bm: ADD_FAILURE() << s.region.name << ": enc5 has no patch merge"; continue;
     }
     // E|x| = sigma * sqrt(2/pi) for a normal; small regions (b61: 16 values) get a wide margin.
     const double tol = s.count >= 1000 ? 0.15 : 0.6;
@@ -196,13 +201,12 @@ TEST(SyntheticWeights, StressPlacesItsValuesAtTheDocumentedPositions) {
   // Regions the stress design does not touch are identical to the default image.
   const WeightImage d = enc5::make_synthetic_weights({1, false});
   for (const Region& r : enc5::weight_regions()) {
-    const bool touched =
-        (r.role == Region::Role::wv && r.index == 2) || (r.role == Region::Role::wo && r.index == 2) ||
-        (r.role == Region::Role::score_bias && (r.index == 1 || r.index == 3)) ||
-        (r.role == Region::Role::b1 && (r.index == 0 || r.index == 3)) ||
-        (r.role == Region::Role::w2 && (r.index == 3 || r.index == 5)) ||
-        (r.role == Region::Role::w1 && r.index == 5) || r.role == Region::Role::t3 || r.role == Region::Role::t1 ||
-        r.role == Region::Role::g1 || r.role == Region::Role::g2 || r.role == Region::Role::b61;
+    const bool touched = (r.role == Region::Role::wv && r.index == 2) || (r.role == Region::Role::wo && r.index == 2) ||
+                         (r.role == Region::Role::score_bias && (r.index == 1 || r.index == 3)) ||
+                         (r.role == Region::Role::b1 && (r.index == 0 || r.index == 3)) ||
+                         (r.role == Region::Role::w2 && (r.index == 3 || r.index == 5)) || (r.role == Region::Role::w1 && r.index == 5) ||
+                         r.role == Region::Role::t3 || r.role == Region::Role::t1 || r.role == Region::Role::g1 ||
+                         r.role == Region::Role::g2 || r.role == Region::Role::b61;
     const bool same = std::equal(s.bytes().begin() + r.begin, s.bytes().begin() + r.end, d.bytes().begin() + r.begin);
     EXPECT_EQ(same, !touched) << r.name;
   }

@@ -121,7 +121,7 @@ TEST(TraceIo, BinaryLayoutIsTheDocumentedOne) {
   EXPECT_EQ(le32(b, p + 8), 32u);  // lanes
   EXPECT_EQ(le32(b, p + 12), 3u);  // regs
   p += 16;
-  EXPECT_EQ(le32(b, p), 0x3C00BC00u);  // [warp 0][lane 0][reg 0]
+  EXPECT_EQ(le32(b, p), 0x3C00BC00u);                                     // [warp 0][lane 0][reg 0]
   EXPECT_EQ(le32(b, p + 4 * (32 * 3 + 3 + 1)), t.stages[0].at(1, 1, 1));  // [1][1][1]
   std::size_t total = 24;
   for (const auto& s : t.stages) total += 4 + s.name.size() + 4 + s.description.size() + 16 + 4 * s.values.size();
@@ -159,7 +159,7 @@ TEST(TraceIo, MalformedFiles) {
   expect_error(with(0, 'X'), 0, "ENC5TRC1");
   expect_error(with(8, 2), 8, "trace format version 1");
   expect_error(with(23, 0x7F), 20, "stage count");
-  expect_error(with(24, 0), 24, "name length");   // name length 0
+  expect_error(with(24, 0), 24, "name length");     // name length 0
   expect_error(with(27, 0x10), 24, "name length");  // huge name length
   const std::size_t kind_at = 24 + 4 + 2 + 4 + sample_trace().stages[0].description.size();
   expect_error(with(kind_at, 9), kind_at, "a kind 0..3");

@@ -1,12 +1,12 @@
 // The weight-image map (facts E4), size validation (facts E1 vs spec §2.3) and statistics.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
-#include <unistd.h>
 
 #include "base/errors.hpp"
 #include "io/weight_file.hpp"
@@ -28,14 +28,14 @@ TEST(WeightMap, OffsetsAsTheSpecAndFactsPrintThem) {
   EXPECT_EQ(w::wq(7), 320u + 7u * 27648u);
   EXPECT_EQ(w::t1, 221504u);
   EXPECT_EQ(w::g2, 221824u);
-  EXPECT_EQ(w::w1(0), 222144u);   // phase 21
+  EXPECT_EQ(w::w1(0), 222144u);  // phase 21
   EXPECT_EQ(w::b1(0), 227264u);
-  EXPECT_EQ(w::w2(0), 227328u);   // phase 22
+  EXPECT_EQ(w::w2(0), 227328u);  // phase 22
   EXPECT_EQ(w::t3, 232448u);
-  EXPECT_EQ(w::w1(1), 232768u);   // phase 23
+  EXPECT_EQ(w::w1(1), 232768u);  // phase 23
   EXPECT_EQ(w::b1(1), 237888u);
-  EXPECT_EQ(w::w2(1), 237952u);   // phase 24
-  EXPECT_EQ(w::w1(2), 243072u);   // phase 25
+  EXPECT_EQ(w::w2(1), 237952u);  // phase 24
+  EXPECT_EQ(w::w1(2), 243072u);  // phase 25
   EXPECT_EQ(w::b1(2), 248192u);
   EXPECT_EQ(w::w2(2), 248256u);   // facts appendix §9: DOC4's P26
   EXPECT_EQ(w::w1(3), 253376u);   // DOC4's P27
@@ -66,22 +66,27 @@ TEST(WeightMap, RegionsTileTheImageExactly) {
   // Sizes (facts E4): weights 5120 per 32x160 block, score bias 12288, tables 320, b1 64, b61 32.
   for (const Region& r : regions) {
     switch (r.role) {
-      case Region::Role::wq: case Region::Role::wv: case Region::Role::wo:
-      case Region::Role::w1: case Region::Role::w2: EXPECT_EQ(r.size(), 5120u) << r.name; break;
+      case Region::Role::wq:
+      case Region::Role::wv:
+      case Region::Role::wo:
+      case Region::Role::w1:
+      case Region::Role::w2: EXPECT_EQ(r.size(), 5120u) << r.name; break;
       case Region::Role::score_bias: EXPECT_EQ(r.size(), 12288u) << r.name; break;
-      case Region::Role::g1: case Region::Role::g2: case Region::Role::t1:
+      case Region::Role::g1:
+      case Region::Role::g2:
+      case Region::Role::t1:
       case Region::Role::t3: EXPECT_EQ(r.size(), 320u) << r.name; break;
       case Region::Role::b1: EXPECT_EQ(r.size(), 64u) << r.name; break;
       case Region::Role::w61: EXPECT_EQ(r.size(), 2560u) << r.name; break;
       case Region::Role::b61: EXPECT_EQ(r.size(), 32u) << r.name; break;
-      case Region::Role::wm: case Region::Role::bm: ADD_FAILURE() << r.name << ": enc5 has no patch merge"; break;
+      case Region::Role::wm:
+      case Region::Role::bm: ADD_FAILURE() << r.name << ": enc5 has no patch merge"; break;
     }
   }
 }
 
 std::string temp_path(const std::string& tag) {
-  return (std::filesystem::temp_directory_path() /
-          ("enc5_wi_" + tag + "_" + std::to_string(::getpid()) + ".bin")).string();
+  return (std::filesystem::temp_directory_path() / ("enc5_wi_" + tag + "_" + std::to_string(::getpid()) + ".bin")).string();
 }
 
 void write_bytes(const std::string& path, std::size_t n) {
@@ -163,7 +168,10 @@ TEST(RegionStatistics, CountsCodesAndClasses) {
   b[wq + 4] = 0x01;  // 2^-9 (subnormal)
   b[wq + 5] = 0x38;  // 1.0
   // T1 (f16): Inf, NaN, a subnormal, 1.0, -2.0.
-  auto put = [&b](std::uint32_t o, std::uint16_t h) { b[o] = h & 0xFF; b[o + 1] = h >> 8; };
+  auto put = [&b](std::uint32_t o, std::uint16_t h) {
+    b[o] = h & 0xFF;
+    b[o + 1] = h >> 8;
+  };
   put(enc5::wmap::t1 + 0, 0x7C00);
   put(enc5::wmap::t1 + 2, 0x7E00);
   put(enc5::wmap::t1 + 4, 0x0001);

@@ -29,6 +29,7 @@
 #include "assets/synthetic_inputs.hpp"
 #include "assets/synthetic_weights.hpp"
 #include "base/errors.hpp"
+#include "bridge/launch.hpp"
 #include "engine/layer_engine.hpp"
 #include "engine/simd.hpp"
 #include "io/frame_io.hpp"
@@ -42,12 +43,11 @@
 #include "model/weight_image.hpp"
 #include "numerics/approx.hpp"
 #include "numerics/e4m3.hpp"
-#include "numerics/op_table.hpp"
 #include "numerics/f16.hpp"
 #include "numerics/mma.hpp"
+#include "numerics/op_table.hpp"
 #include "numerics/profile.hpp"
 #include "numerics/warp.hpp"
-#include "bridge/launch.hpp"
 #include "ptx/ptx.hpp"
 
 namespace nb = nanobind;
@@ -82,8 +82,7 @@ class MaybeReleaseGil {
 [[noreturn]] void fail(const std::string& m) { throw std::invalid_argument(m); }
 
 void same_size(std::size_t found, std::size_t expected, const char* what) {
-  if (found != expected)
-    fail(std::string(what) + ": expected " + std::to_string(expected) + " elements, found " + std::to_string(found));
+  if (found != expected) fail(std::string(what) + ": expected " + std::to_string(expected) + " elements, found " + std::to_string(found));
 }
 
 const Profile& profile_named(const std::string& name) {
@@ -137,97 +136,119 @@ void map2(const In<A>& a, const In<A>& b, Out<R>& out, F f) {
 }
 
 void bind_numerics(nb::module_& m) {
-  m.def("f16_unary", [](const std::string& op, In<std::uint16_t> a, Out<std::uint16_t> out) {
-    map1(a, out, f16_unary_op(op));
-  }, "op"_a, "a"_a.noconvert(), "out"_a.noconvert());
-  m.def("f16_binary", [](const std::string& op, In<std::uint16_t> a, In<std::uint16_t> b, Out<std::uint16_t> out) {
-    map2(a, b, out, f16_binary_op(op));
-  }, "op"_a, "a"_a.noconvert(), "b"_a.noconvert(), "out"_a.noconvert());
-  m.def("f16_fma", [](In<std::uint16_t> a, In<std::uint16_t> b, In<std::uint16_t> c, Out<std::uint16_t> out) {
-    same_size(b.size(), a.size(), "b");
-    same_size(c.size(), a.size(), "c");
-    same_size(out.size(), a.size(), "out");
-    const std::size_t n = a.size();
-    MaybeReleaseGil gil(n);
-    for (std::size_t i = 0; i < n; ++i) out.data()[i] = f16_fma(a.data()[i], b.data()[i], c.data()[i]);
-  }, "a"_a.noconvert(), "b"_a.noconvert(), "c"_a.noconvert(), "out"_a.noconvert());
+  m.def(
+      "f16_unary", [](const std::string& op, In<std::uint16_t> a, Out<std::uint16_t> out) { map1(a, out, f16_unary_op(op)); }, "op"_a,
+      "a"_a.noconvert(), "out"_a.noconvert());
+  m.def(
+      "f16_binary",
+      [](const std::string& op, In<std::uint16_t> a, In<std::uint16_t> b, Out<std::uint16_t> out) { map2(a, b, out, f16_binary_op(op)); },
+      "op"_a, "a"_a.noconvert(), "b"_a.noconvert(), "out"_a.noconvert());
+  m.def(
+      "f16_fma",
+      [](In<std::uint16_t> a, In<std::uint16_t> b, In<std::uint16_t> c, Out<std::uint16_t> out) {
+        same_size(b.size(), a.size(), "b");
+        same_size(c.size(), a.size(), "c");
+        same_size(out.size(), a.size(), "out");
+        const std::size_t n = a.size();
+        MaybeReleaseGil gil(n);
+        for (std::size_t i = 0; i < n; ++i) out.data()[i] = f16_fma(a.data()[i], b.data()[i], c.data()[i]);
+      },
+      "a"_a.noconvert(), "b"_a.noconvert(), "c"_a.noconvert(), "out"_a.noconvert());
 
-  m.def("e4m3_to_f16", [](In<std::uint8_t> a, Out<std::uint16_t> out) { map1(a, out, e4m3_to_f16); }, "a"_a.noconvert(), "out"_a.noconvert());
-  m.def("f16_to_e4m3", [](In<std::uint16_t> a, Out<std::uint8_t> out, const std::string& profile) {
-    const Profile& p = profile_named(profile);
-    map1(a, out, [&p](f16_t h) { return f16_to_e4m3(h, p); });
-  }, "a"_a.noconvert(), "out"_a.noconvert(), "profile"_a);
-  m.def("f16_to_f32", [](In<std::uint16_t> a, Out<float> out) { map1(a, out, f16_to_f32); }, "a"_a.noconvert(), "out"_a.noconvert());
-  m.def("f32_to_f16", [](In<float> a, Out<std::uint16_t> out) { map1(a, out, f32_to_f16); }, "a"_a.noconvert(), "out"_a.noconvert());
-  m.def("f64_to_f16", [](In<double> a, Out<std::uint16_t> out) { map1(a, out, f64_to_f16); }, "a"_a.noconvert(), "out"_a.noconvert());
+  m.def(
+      "e4m3_to_f16", [](In<std::uint8_t> a, Out<std::uint16_t> out) { map1(a, out, e4m3_to_f16); }, "a"_a.noconvert(), "out"_a.noconvert());
+  m.def(
+      "f16_to_e4m3",
+      [](In<std::uint16_t> a, Out<std::uint8_t> out, const std::string& profile) {
+        const Profile& p = profile_named(profile);
+        map1(a, out, [&p](f16_t h) { return f16_to_e4m3(h, p); });
+      },
+      "a"_a.noconvert(), "out"_a.noconvert(), "profile"_a);
+  m.def(
+      "f16_to_f32", [](In<std::uint16_t> a, Out<float> out) { map1(a, out, f16_to_f32); }, "a"_a.noconvert(), "out"_a.noconvert());
+  m.def(
+      "f32_to_f16", [](In<float> a, Out<std::uint16_t> out) { map1(a, out, f32_to_f16); }, "a"_a.noconvert(), "out"_a.noconvert());
+  m.def(
+      "f64_to_f16", [](In<double> a, Out<std::uint16_t> out) { map1(a, out, f64_to_f16); }, "a"_a.noconvert(), "out"_a.noconvert());
 
-  m.def("f32_unary", [](const std::string& op, In<float> a, Out<float> out) { map1(a, out, f32_unary_op(op)); },
-        "op"_a, "a"_a.noconvert(), "out"_a.noconvert());
-  m.def("f32_binary", [](const std::string& op, In<float> a, In<float> b, Out<float> out) {
-    map2(a, b, out, f32_binary_op(op));
-  }, "op"_a, "a"_a.noconvert(), "b"_a.noconvert(), "out"_a.noconvert());
+  m.def(
+      "f32_unary", [](const std::string& op, In<float> a, Out<float> out) { map1(a, out, f32_unary_op(op)); }, "op"_a, "a"_a.noconvert(),
+      "out"_a.noconvert());
+  m.def(
+      "f32_binary", [](const std::string& op, In<float> a, In<float> b, Out<float> out) { map2(a, b, out, f32_binary_op(op)); }, "op"_a,
+      "a"_a.noconvert(), "b"_a.noconvert(), "out"_a.noconvert());
 
   // n dot products: a and b hold n rows of 32 codes (ISA k order), c and out n f16.
-  m.def("mma_dot", [](In<std::uint8_t> a, In<std::uint8_t> b, In<std::uint16_t> c, Out<std::uint16_t> out,
-                      const std::string& profile) {
-    const Profile& p = profile_named(profile);
-    const std::size_t n = c.size();
-    same_size(a.size(), 32 * n, "a");
-    same_size(b.size(), 32 * n, "b");
-    same_size(out.size(), n, "out");
-    MaybeReleaseGil gil(32 * n);
-    for (std::size_t i = 0; i < n; ++i) out.data()[i] = mma_dot(p, a.data() + 32 * i, b.data() + 32 * i, c.data()[i]);
-  }, "a"_a.noconvert(), "b"_a.noconvert(), "c"_a.noconvert(), "out"_a.noconvert(), "profile"_a);
+  m.def(
+      "mma_dot",
+      [](In<std::uint8_t> a, In<std::uint8_t> b, In<std::uint16_t> c, Out<std::uint16_t> out, const std::string& profile) {
+        const Profile& p = profile_named(profile);
+        const std::size_t n = c.size();
+        same_size(a.size(), 32 * n, "a");
+        same_size(b.size(), 32 * n, "b");
+        same_size(out.size(), n, "out");
+        MaybeReleaseGil gil(32 * n);
+        for (std::size_t i = 0; i < n; ++i) out.data()[i] = mma_dot(p, a.data() + 32 * i, b.data() + 32 * i, c.data()[i]);
+      },
+      "a"_a.noconvert(), "b"_a.noconvert(), "c"_a.noconvert(), "out"_a.noconvert(), "profile"_a);
 
   // n whole instructions in matrix form: A n x 16x32, B n x 32x8, C and D n x 16x8.
-  m.def("mma_m16n8k32", [](In<std::uint8_t> a, In<std::uint8_t> b, In<std::uint16_t> c, Out<std::uint16_t> out,
-                           const std::string& profile) {
-    const Profile& p = profile_named(profile);
-    const std::size_t n = c.size() / 128;
-    same_size(c.size(), 128 * n, "c");
-    same_size(a.size(), 512 * n, "a");
-    same_size(b.size(), 256 * n, "b");
-    same_size(out.size(), 128 * n, "out");
-    MaybeReleaseGil gil(4096 * n);
-    for (std::size_t i = 0; i < n; ++i) {
-      // The structs are plain row-major arrays: a byte copy fills them exactly.
-      MmaA ma;
-      MmaB mb;
-      MmaC mc;
-      std::memcpy(ma.v, a.data() + 512 * i, sizeof ma.v);
-      std::memcpy(mb.v, b.data() + 256 * i, sizeof mb.v);
-      std::memcpy(mc.v, c.data() + 128 * i, sizeof mc.v);
-      const MmaC d = mma_m16n8k32(p, ma, mb, mc);
-      std::memcpy(out.data() + 128 * i, d.v, sizeof d.v);
-    }
-  }, "a"_a.noconvert(), "b"_a.noconvert(), "c"_a.noconvert(), "out"_a.noconvert(), "profile"_a);
+  m.def(
+      "mma_m16n8k32",
+      [](In<std::uint8_t> a, In<std::uint8_t> b, In<std::uint16_t> c, Out<std::uint16_t> out, const std::string& profile) {
+        const Profile& p = profile_named(profile);
+        const std::size_t n = c.size() / 128;
+        same_size(c.size(), 128 * n, "c");
+        same_size(a.size(), 512 * n, "a");
+        same_size(b.size(), 256 * n, "b");
+        same_size(out.size(), 128 * n, "out");
+        MaybeReleaseGil gil(4096 * n);
+        for (std::size_t i = 0; i < n; ++i) {
+          // The structs are plain row-major arrays: a byte copy fills them exactly.
+          MmaA ma;
+          MmaB mb;
+          MmaC mc;
+          std::memcpy(ma.v, a.data() + 512 * i, sizeof ma.v);
+          std::memcpy(mb.v, b.data() + 256 * i, sizeof mb.v);
+          std::memcpy(mc.v, c.data() + 128 * i, sizeof mc.v);
+          const MmaC d = mma_m16n8k32(p, ma, mb, mc);
+          std::memcpy(out.data() + 128 * i, d.v, sizeof d.v);
+        }
+      },
+      "a"_a.noconvert(), "b"_a.noconvert(), "c"_a.noconvert(), "out"_a.noconvert(), "profile"_a);
 
   // n warps' registers (32 lanes each); shfl takes one lane mask per warp.
-  m.def("shfl_bfly", [](In<std::uint32_t> a, In<std::uint32_t> mask, Out<std::uint32_t> out) {
-    const std::size_t n = mask.size();
-    same_size(a.size(), 32 * n, "a");
-    same_size(out.size(), 32 * n, "out");
-    MaybeReleaseGil gil(32 * n);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (mask.data()[i] > 31) fail("mask: lane masks are 0..31, found " + std::to_string(mask.data()[i]));
-      WarpReg r;
-      std::memcpy(r.data(), a.data() + 32 * i, sizeof r);
-      const WarpReg d = shfl_bfly(r, mask.data()[i]);
-      std::memcpy(out.data() + 32 * i, d.data(), sizeof d);
-    }
-  }, "a"_a.noconvert(), "mask"_a.noconvert(), "out"_a.noconvert());
-  m.def("movmatrix_trans", [](In<std::uint32_t> a, Out<std::uint32_t> out) {
-    const std::size_t n = a.size() / 32;
-    same_size(a.size(), 32 * n, "a");
-    same_size(out.size(), 32 * n, "out");
-    MaybeReleaseGil gil(32 * n);
-    for (std::size_t i = 0; i < n; ++i) {
-      WarpReg r;
-      std::memcpy(r.data(), a.data() + 32 * i, sizeof r);
-      const WarpReg d = movmatrix_trans(r);
-      std::memcpy(out.data() + 32 * i, d.data(), sizeof d);
-    }
-  }, "a"_a.noconvert(), "out"_a.noconvert());
+  m.def(
+      "shfl_bfly",
+      [](In<std::uint32_t> a, In<std::uint32_t> mask, Out<std::uint32_t> out) {
+        const std::size_t n = mask.size();
+        same_size(a.size(), 32 * n, "a");
+        same_size(out.size(), 32 * n, "out");
+        MaybeReleaseGil gil(32 * n);
+        for (std::size_t i = 0; i < n; ++i) {
+          if (mask.data()[i] > 31) fail("mask: lane masks are 0..31, found " + std::to_string(mask.data()[i]));
+          WarpReg r;
+          std::memcpy(r.data(), a.data() + 32 * i, sizeof r);
+          const WarpReg d = shfl_bfly(r, mask.data()[i]);
+          std::memcpy(out.data() + 32 * i, d.data(), sizeof d);
+        }
+      },
+      "a"_a.noconvert(), "mask"_a.noconvert(), "out"_a.noconvert());
+  m.def(
+      "movmatrix_trans",
+      [](In<std::uint32_t> a, Out<std::uint32_t> out) {
+        const std::size_t n = a.size() / 32;
+        same_size(a.size(), 32 * n, "a");
+        same_size(out.size(), 32 * n, "out");
+        MaybeReleaseGil gil(32 * n);
+        for (std::size_t i = 0; i < n; ++i) {
+          WarpReg r;
+          std::memcpy(r.data(), a.data() + 32 * i, sizeof r);
+          const WarpReg d = movmatrix_trans(r);
+          std::memcpy(out.data() + 32 * i, d.data(), sizeof d);
+        }
+      },
+      "a"_a.noconvert(), "out"_a.noconvert());
 }
 
 // ---- weight images -------------------------------------------------------------------------------
@@ -292,19 +313,29 @@ void bind_weights(nb::module_& m) {
   m.attr("SPEC_TOOL_IMAGE_BYTES") = kSpecToolImageBytes;
 
   nb::class_<WeightImage>(m, "WeightImageCore")
-      .def_static("from_array", [](In<std::uint8_t> a, const std::string& name) {
-        return WeightImage(std::vector<std::uint8_t>(a.data(), a.data() + a.size()), name);
-      }, "a"_a.noconvert(), "name"_a)
-      .def_static("load", [](const std::string& path) { return load_weight_image(path); }, "path"_a)
-      .def_static("synthetic", [](std::uint64_t seed, bool stress) {
-        return make_synthetic_weights(SyntheticOptions{seed, stress});
-      }, "seed"_a, "stress"_a)
+      .def_static(
+          "from_array",
+          [](In<std::uint8_t> a, const std::string& name) {
+            return WeightImage(std::vector<std::uint8_t>(a.data(), a.data() + a.size()), name);
+          },
+          "a"_a.noconvert(), "name"_a)
+      .def_static(
+          "load", [](const std::string& path) { return load_weight_image(path); }, "path"_a)
+      .def_static(
+          "synthetic",
+          [](std::uint64_t seed, bool stress) {
+            return make_synthetic_weights(SyntheticOptions{seed, stress});
+          },
+          "seed"_a, "stress"_a)
       .def_static("default", [] { return default_weights(); })
       .def("__len__", [](const WeightImage& w) { return w.bytes().size(); })
       // A read-only numpy view of the image's bytes that keeps the image alive.
-      .def("array", [](const WeightImage& w) {
-        return nb::ndarray<nb::numpy, const std::uint8_t, nb::ndim<1>>(w.bytes().data(), {w.bytes().size()});
-      }, nb::rv_policy::reference_internal)
+      .def(
+          "array",
+          [](const WeightImage& w) {
+            return nb::ndarray<nb::numpy, const std::uint8_t, nb::ndim<1>>(w.bytes().data(), {w.bytes().size()});
+          },
+          nb::rv_policy::reference_internal)
       .def("statistics", [](const WeightImage& w) {
         nb::list l;
         for (const RegionStats& s : region_statistics(w)) l.append(stats_dict(s));
@@ -365,16 +396,19 @@ struct RunArgs {
   bool want_stats;
 };
 
-nb::dict run(In<std::uint8_t> input_arena, In<std::uint16_t> texture, int tex_width, int tex_height,
-             const WeightImage& weights, const RunArgs& a) {
+nb::dict run(In<std::uint8_t> input_arena, In<std::uint16_t> texture, int tex_width, int tex_height, const WeightImage& weights,
+             const RunArgs& a) {
   // Everything is resolved and copied while the GIL is held; the layer then runs without it, on
   // C++-owned memory only, so another Python thread that changes or frees the caller's arrays
   // meanwhile cannot affect the run.
   RunOptions o;
   o.profile = &profile_named(a.profile);
-  if (a.engine == "golden") o.engine = Engine::golden;
-  else if (a.engine == "fast") o.engine = Engine::fast;
-  else fail("engine: expected 'golden' or 'fast', found '" + a.engine + "'");
+  if (a.engine == "golden")
+    o.engine = Engine::golden;
+  else if (a.engine == "fast")
+    o.engine = Engine::fast;
+  else
+    fail("engine: expected 'golden' or 'fast', found '" + a.engine + "'");
   for (const auto& [name, value] : a.readings) {
     std::string error;
     if (!set_reading(o.readings, name, value, &error)) fail("readings: " + error);
@@ -442,12 +476,15 @@ nb::dict run(In<std::uint8_t> input_arena, In<std::uint16_t> texture, int tex_wi
 }
 
 void bind_run(nb::module_& m) {
-  m.def("synthetic_frame", [](int ex, int ey, std::uint64_t seed, bool stress) {
-    SyntheticFrame f = make_synthetic_frame(ex, ey, seed, stress);
-    const std::size_t n = f.input_arena.size(), t = f.texture.rgba.size();
-    return nb::make_tuple(to_numpy(std::move(f.input_arena), {n}), to_numpy(std::move(f.texture.rgba), {t}),
-                          f.texture.width, f.texture.height);
-  }, "ex"_a, "ey"_a, "seed"_a, "stress"_a);
+  m.def(
+      "synthetic_frame",
+      [](int ex, int ey, std::uint64_t seed, bool stress) {
+        SyntheticFrame f = make_synthetic_frame(ex, ey, seed, stress);
+        const std::size_t n = f.input_arena.size(), t = f.texture.rgba.size();
+        return nb::make_tuple(to_numpy(std::move(f.input_arena), {n}), to_numpy(std::move(f.texture.rgba), {t}), f.texture.width,
+                              f.texture.height);
+      },
+      "ex"_a, "ey"_a, "seed"_a, "stress"_a);
 
   m.def("readings", [] {
     nb::list l;
@@ -464,98 +501,101 @@ void bind_run(nb::module_& m) {
     return l;
   });
 
-  m.def("run", [](In<std::uint8_t> input_arena, In<std::uint16_t> texture, int tex_width, int tex_height,
-                  const WeightImage& weights, std::uint32_t ex, std::uint32_t ey, std::uint16_t ox, std::uint16_t oy,
-                  std::uint32_t grid_x, std::uint32_t grid_y, const std::string& engine, const std::string& profile,
-                  const std::string& texture_mode, const std::map<std::string, std::string>& readings, int threads,
-                  std::optional<std::vector<std::string>> trace_stages, std::pair<int, int> trace_block,
-                  bool want_stats) {
-    return run(input_arena, texture, tex_width, tex_height, weights,
-               RunArgs{ex, ey, ox, oy, grid_x, grid_y, engine, profile, texture_mode, readings, threads,
-                       std::move(trace_stages), trace_block, want_stats});
-  }, "input_arena"_a.noconvert(), "texture"_a.noconvert(), "tex_width"_a, "tex_height"_a, "weights"_a, "ex"_a, "ey"_a, "ox"_a, "oy"_a,
-     "grid_x"_a, "grid_y"_a, "engine"_a, "profile"_a, "texture_mode"_a, "readings"_a, "threads"_a,
-     "trace_stages"_a.none(), "trace_block"_a, "want_stats"_a);
+  m.def(
+      "run",
+      [](In<std::uint8_t> input_arena, In<std::uint16_t> texture, int tex_width, int tex_height, const WeightImage& weights,
+         std::uint32_t ex, std::uint32_t ey, std::uint16_t ox, std::uint16_t oy, std::uint32_t grid_x, std::uint32_t grid_y,
+         const std::string& engine, const std::string& profile, const std::string& texture_mode,
+         const std::map<std::string, std::string>& readings, int threads, std::optional<std::vector<std::string>> trace_stages,
+         std::pair<int, int> trace_block, bool want_stats) {
+        return run(input_arena, texture, tex_width, tex_height, weights,
+                   RunArgs{ex, ey, ox, oy, grid_x, grid_y, engine, profile, texture_mode, readings, threads, std::move(trace_stages),
+                           trace_block, want_stats});
+      },
+      "input_arena"_a.noconvert(), "texture"_a.noconvert(), "tex_width"_a, "tex_height"_a, "weights"_a, "ex"_a, "ey"_a, "ox"_a, "oy"_a,
+      "grid_x"_a, "grid_y"_a, "engine"_a, "profile"_a, "texture_mode"_a, "readings"_a, "threads"_a, "trace_stages"_a.none(),
+      "trace_block"_a, "want_stats"_a);
 }
-
 
 // ---- the PTX interpreter: any launch (bridge/launch.hpp; python/enc5/ptx.py checks the arguments) ----
 
 void bind_ptx(nb::module_& m) {
   // Arrays arrive as flat uint8 / uint16 views; the returned dict maps each buffer's and surface's
   // name to its bytes after the launch (the Python layer restores dtypes and shapes).
-  m.def("ptx_launch", [](const std::string& path, std::optional<std::string> text, const std::string& entry, std::vector<std::uint64_t> grid,
-                         std::vector<std::uint64_t> block, std::uint64_t shared,
-                         std::vector<std::pair<std::string, In<std::uint8_t>>> buffers, const std::vector<std::string>& params,
-                         std::vector<std::tuple<std::string, In<std::uint16_t>, int, int, std::string>> textures,
-                         std::vector<std::tuple<std::string, In<std::uint8_t>, int, int, std::size_t>> surfaces, const std::string& profile,
-                         int threads, std::optional<std::uint64_t> max_instructions) {
-    using namespace enc5::ptx;
-    const auto module = text ? parse_module(*text, path) : load_module(path);
-    LaunchSpec s;
-    s.entry = entry;
-    const auto dim3 = [](const std::vector<std::uint64_t>& v, const char* what, bool is_block) {
-      if (v.size() != 3) fail(std::string(what) + ": expected 3 numbers");
-      return parse_dim3(std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]), what, is_block);
-    };
-    s.grid = dim3(grid, "grid", false);
-    s.block = dim3(block, "block", true);
-    s.dynamic_shared = shared;
-    for (std::size_t i = 0; i < params.size(); ++i) s.params.push_back(parse_param_arg(params[i], "params[" + std::to_string(i) + "]"));
-    for (auto& [name, a] : buffers) {
-      LaunchBuffer b;
-      b.name = name;
-      b.what = "buffers['" + name + "']";
-      b.bytes.assign(a.data(), a.data() + a.size());
-      s.buffers.push_back(std::move(b));
-    }
-    for (auto& [name, a, w, h, mode] : textures) {
-      LaunchTexture t;
-      t.name = name;
-      t.what = "textures['" + name + "']";
-      if (w <= 0 || h <= 0 || a.size() != static_cast<std::size_t>(w) * h * 4) fail(t.what + ": expected width*height*4 texels");
-      t.texture.width = w;
-      t.texture.height = h;
-      t.texture.mode = address_mode_named(mode);
-      t.texture.rgba.assign(a.data(), a.data() + a.size());
-      s.textures.push_back(std::move(t));
-    }
-    for (auto& [name, a, w, h, pitch] : surfaces) {
-      LaunchSurface t;
-      t.name = name;
-      t.what = "surfaces['" + name + "']";
-      t.surface.width = w;
-      t.surface.height = h;
-      t.surface.pitch = pitch;
-      t.surface.bytes.assign(a.data(), a.data() + a.size());
-      s.surfaces.push_back(std::move(t));
-    }
-    enc5::ptx::RunOptions o;
-    o.profile = &profile_named(profile);
-    o.threads = threads;
-    if (max_instructions) o.max_warp_instructions = *max_instructions;  // else the interpreter's default bound
-    enc5::ptx::RunStats st;
-    {
-      nb::gil_scoped_release release;
-      st = run_launch(*module, s, o);
-    }
-    nb::dict out;
-    for (auto& b : s.buffers) {
-      const std::size_t n = b.bytes.size();
-      out[b.name.c_str()] = to_numpy(std::move(b.bytes), {n});
-    }
-    for (auto& t : s.surfaces) {
-      const std::size_t n = t.surface.bytes.size();
-      out[t.name.c_str()] = to_numpy(std::move(t.surface.bytes), {n});
-    }
-    nb::dict stats;
-    stats["ctas"] = st.ctas;
-    stats["warp_instructions"] = st.warp_instructions;
-    stats["lane_instructions"] = st.lane_instructions;
-    stats["mma"] = st.mma;
-    return nb::make_tuple(out, stats);
-  }, "path"_a, "text"_a.none(), "entry"_a, "grid"_a, "block"_a, "shared"_a, "buffers"_a, "params"_a, "textures"_a, "surfaces"_a, "profile"_a,
-     "threads"_a, "max_instructions"_a.none());
+  m.def(
+      "ptx_launch",
+      [](const std::string& path, std::optional<std::string> text, const std::string& entry, std::vector<std::uint64_t> grid,
+         std::vector<std::uint64_t> block, std::uint64_t shared, std::vector<std::pair<std::string, In<std::uint8_t>>> buffers,
+         const std::vector<std::string>& params, std::vector<std::tuple<std::string, In<std::uint16_t>, int, int, std::string>> textures,
+         std::vector<std::tuple<std::string, In<std::uint8_t>, int, int, std::size_t>> surfaces, const std::string& profile, int threads,
+         std::optional<std::uint64_t> max_instructions) {
+        using namespace enc5::ptx;
+        const auto module = text ? parse_module(*text, path) : load_module(path);
+        LaunchSpec s;
+        s.entry = entry;
+        const auto dim3 = [](const std::vector<std::uint64_t>& v, const char* what, bool is_block) {
+          if (v.size() != 3) fail(std::string(what) + ": expected 3 numbers");
+          return parse_dim3(std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]), what, is_block);
+        };
+        s.grid = dim3(grid, "grid", false);
+        s.block = dim3(block, "block", true);
+        s.dynamic_shared = shared;
+        for (std::size_t i = 0; i < params.size(); ++i) s.params.push_back(parse_param_arg(params[i], "params[" + std::to_string(i) + "]"));
+        for (auto& [name, a] : buffers) {
+          LaunchBuffer b;
+          b.name = name;
+          b.what = "buffers['" + name + "']";
+          b.bytes.assign(a.data(), a.data() + a.size());
+          s.buffers.push_back(std::move(b));
+        }
+        for (auto& [name, a, w, h, mode] : textures) {
+          LaunchTexture t;
+          t.name = name;
+          t.what = "textures['" + name + "']";
+          if (w <= 0 || h <= 0 || a.size() != static_cast<std::size_t>(w) * h * 4) fail(t.what + ": expected width*height*4 texels");
+          t.texture.width = w;
+          t.texture.height = h;
+          t.texture.mode = address_mode_named(mode);
+          t.texture.rgba.assign(a.data(), a.data() + a.size());
+          s.textures.push_back(std::move(t));
+        }
+        for (auto& [name, a, w, h, pitch] : surfaces) {
+          LaunchSurface t;
+          t.name = name;
+          t.what = "surfaces['" + name + "']";
+          t.surface.width = w;
+          t.surface.height = h;
+          t.surface.pitch = pitch;
+          t.surface.bytes.assign(a.data(), a.data() + a.size());
+          s.surfaces.push_back(std::move(t));
+        }
+        enc5::ptx::RunOptions o;
+        o.profile = &profile_named(profile);
+        o.threads = threads;
+        if (max_instructions) o.max_warp_instructions = *max_instructions;  // else the interpreter's default bound
+        enc5::ptx::RunStats st;
+        {
+          nb::gil_scoped_release release;
+          st = run_launch(*module, s, o);
+        }
+        nb::dict out;
+        for (auto& b : s.buffers) {
+          const std::size_t n = b.bytes.size();
+          out[b.name.c_str()] = to_numpy(std::move(b.bytes), {n});
+        }
+        for (auto& t : s.surfaces) {
+          const std::size_t n = t.surface.bytes.size();
+          out[t.name.c_str()] = to_numpy(std::move(t.surface.bytes), {n});
+        }
+        nb::dict stats;
+        stats["ctas"] = st.ctas;
+        stats["warp_instructions"] = st.warp_instructions;
+        stats["lane_instructions"] = st.lane_instructions;
+        stats["mma"] = st.mma;
+        return nb::make_tuple(out, stats);
+      },
+      "path"_a, "text"_a.none(), "entry"_a, "grid"_a, "block"_a, "shared"_a, "buffers"_a, "params"_a, "textures"_a, "surfaces"_a,
+      "profile"_a, "threads"_a, "max_instructions"_a.none());
 }
 
 // ---- the layer template (issue 21; docs/readings.md §7) ------------------------------------------
@@ -567,71 +607,83 @@ LayerId layer_id(const std::string& name) {
 }
 
 void bind_layers(nb::module_& m) {
-  m.def("layer_spec", [](const std::string& name) {
-    const LayerSpec& s = layer_spec(layer_id(name));
-    const WeightMap w = weight_map(s);
-    const LayerProgram& prog = layer_program(s.id);
-    nb::dict d;
-    d["name"] = std::string(s.name);
-    d["entry"] = std::string(s.entry);
-    d["channels"] = s.channels;
-    d["heads"] = s.heads;
-    d["chunks"] = s.chunks;
-    d["merge"] = s.merge;
-    d["merge_out"] = s.merge_out;
-    d["final_epilogue"] = std::string(to_string(s.final_epilogue));
-    d["phases"] = static_cast<int>(prog.phases.size());
-    d["mma"] = prog.mma_total;
-    d["merge_phase"] = s.merge_phase();
-    d["final_phase"] = s.final_phase();
-    d["image_bytes"] = w.image_bytes();
-    d["tool_extent"] = w.tool_extent();
-    d["shared_bytes"] = s.abi.shared_bytes;
-    d["grid"] = nb::make_tuple(s.abi.grid[0], s.abi.grid[1], s.abi.grid[2]);
-    d["block"] = nb::make_tuple(s.abi.block[0], s.abi.block[1], s.abi.block[2]);
-    d["tokens"] = nb::make_tuple(s.abi.ex, s.abi.ey);
-    d["merged_output_param"] = s.abi.merged_output;
-    nb::list surfaces;
-    for (int i = 0; i < s.abi.surface_count; ++i) surfaces.append(s.abi.surfaces[static_cast<std::size_t>(i)]);
-    d["surface_params"] = surfaces;
-    return d;
-  }, "name"_a);
+  m.def(
+      "layer_spec",
+      [](const std::string& name) {
+        const LayerSpec& s = layer_spec(layer_id(name));
+        const WeightMap w = weight_map(s);
+        const LayerProgram& prog = layer_program(s.id);
+        nb::dict d;
+        d["name"] = std::string(s.name);
+        d["entry"] = std::string(s.entry);
+        d["channels"] = s.channels;
+        d["heads"] = s.heads;
+        d["chunks"] = s.chunks;
+        d["merge"] = s.merge;
+        d["merge_out"] = s.merge_out;
+        d["final_epilogue"] = std::string(to_string(s.final_epilogue));
+        d["phases"] = static_cast<int>(prog.phases.size());
+        d["mma"] = prog.mma_total;
+        d["merge_phase"] = s.merge_phase();
+        d["final_phase"] = s.final_phase();
+        d["image_bytes"] = w.image_bytes();
+        d["tool_extent"] = w.tool_extent();
+        d["shared_bytes"] = s.abi.shared_bytes;
+        d["grid"] = nb::make_tuple(s.abi.grid[0], s.abi.grid[1], s.abi.grid[2]);
+        d["block"] = nb::make_tuple(s.abi.block[0], s.abi.block[1], s.abi.block[2]);
+        d["tokens"] = nb::make_tuple(s.abi.ex, s.abi.ey);
+        d["merged_output_param"] = s.abi.merged_output;
+        nb::list surfaces;
+        for (int i = 0; i < s.abi.surface_count; ++i) surfaces.append(s.abi.surfaces[static_cast<std::size_t>(i)]);
+        d["surface_params"] = surfaces;
+        return d;
+      },
+      "name"_a);
 
-  m.def("layer_phases", [](const std::string& name) {
-    nb::list l;
-    for (const Phase& p : layer_program(layer_id(name)).phases) {
-      nb::dict d;
-      d["number"] = p.number;
-      d["kind"] = std::string(to_string(p.kind));
-      d["statements"] = std::string(p.stmt_range);
-      d["tool"] = nb::make_tuple(p.tool.m, p.tool.n, p.tool.k);
-      d["real"] = nb::make_tuple(p.real.m, p.real.n, p.real.k);
-      d["mma"] = p.mma;
-      d["band"] = p.band;
-      d["weight"] = nb::make_tuple(p.weight_begin, p.weight_end);
-      d["bias"] = nb::make_tuple(p.bias_begin, p.bias_end);
-      d["epi"] = p.epilogue_statements;
-      d["warps"] = p.warps;
-      d["a"] = std::string(p.a_label);
-      d["b"] = std::string(p.b_label);
-      d["c"] = std::string(p.c_label);
-      l.append(d);
-    }
-    return l;
-  }, "name"_a);
+  m.def(
+      "layer_phases",
+      [](const std::string& name) {
+        nb::list l;
+        for (const Phase& p : layer_program(layer_id(name)).phases) {
+          nb::dict d;
+          d["number"] = p.number;
+          d["kind"] = std::string(to_string(p.kind));
+          d["statements"] = std::string(p.stmt_range);
+          d["tool"] = nb::make_tuple(p.tool.m, p.tool.n, p.tool.k);
+          d["real"] = nb::make_tuple(p.real.m, p.real.n, p.real.k);
+          d["mma"] = p.mma;
+          d["band"] = p.band;
+          d["weight"] = nb::make_tuple(p.weight_begin, p.weight_end);
+          d["bias"] = nb::make_tuple(p.bias_begin, p.bias_end);
+          d["epi"] = p.epilogue_statements;
+          d["warps"] = p.warps;
+          d["a"] = std::string(p.a_label);
+          d["b"] = std::string(p.b_label);
+          d["c"] = std::string(p.c_label);
+          l.append(d);
+        }
+        return l;
+      },
+      "name"_a);
 
-  m.def("layer_weight_regions", [](const std::string& name) {
-    nb::list l;
-    for (const Region& r : layer_weight_regions(layer_spec(layer_id(name)))) l.append(region_dict(r));
-    return l;
-  }, "name"_a);
+  m.def(
+      "layer_weight_regions",
+      [](const std::string& name) {
+        nb::list l;
+        for (const Region& r : layer_weight_regions(layer_spec(layer_id(name)))) l.append(region_dict(r));
+        return l;
+      },
+      "name"_a);
 
-  m.def("synthetic_layer_weights", [](const std::string& name, std::uint64_t seed) {
-    const WeightImage w = make_layer_synthetic_weights(layer_id(name), SyntheticOptions{seed, false});
-    std::vector<std::uint8_t> b(w.bytes().begin(), w.bytes().end());
-    const std::size_t n = b.size();
-    return to_numpy(std::move(b), {n});
-  }, "name"_a, "seed"_a);
+  m.def(
+      "synthetic_layer_weights",
+      [](const std::string& name, std::uint64_t seed) {
+        const WeightImage w = make_layer_synthetic_weights(layer_id(name), SyntheticOptions{seed, false});
+        std::vector<std::uint8_t> b(w.bytes().begin(), w.bytes().end());
+        const std::size_t n = b.size();
+        return to_numpy(std::move(b), {n});
+      },
+      "name"_a, "seed"_a);
 
   m.def("layer_readings", [] {
     nb::list l;
@@ -651,64 +703,68 @@ void bind_layers(nb::module_& m) {
   // enc4's golden model through phase 62 (model/layer_golden.hpp): returns (arena, merged).
   // enc4 (model/layer_golden.hpp, engine/layer_engine.hpp): the arena (+48), the merged output
   // (+56) and, when a texture (ex x ey RGBA f16) is given, E62's three surfaces as RGBA f16 arrays.
-  m.def("run_enc4", [](In<std::uint8_t> input_arena, In<std::uint8_t> weights, std::optional<In<std::uint16_t>> texture,
-                       int ex, int ey, int ox, int oy, const std::string& engine, const std::string& profile,
-                       const std::map<std::string, std::string>& readings,
-                       const std::map<std::string, std::string>& layer_readings) {
-    const Profile* p = find_profile(profile);
-    if (!p) throw nb::value_error(("profile: expected " + std::string(profile_names()) + ", got '" + profile + "'").c_str());
-    if (engine != "golden" && engine != "fast") throw nb::value_error(("engine: expected 'golden' or 'fast', got '" + engine + "'").c_str());
-    Readings r;
-    for (const auto& [k, v] : readings) {
-      std::string err;
-      if (!set_reading(r, k, v, &err)) throw nb::value_error(err.c_str());
-    }
-    LayerReadings lr;
-    for (const auto& [k, v] : layer_readings) {
-      std::string err;
-      if (!set_layer_reading(lr, k + "=" + v, &err)) throw nb::value_error(err.c_str());
-    }
-    const WeightImage w(std::vector<std::uint8_t>(weights.data(), weights.data() + weights.size()), LayerId::enc4,
-                        "<weights>");
-    Texture tex;
-    if (texture) {
-      same_size(texture->size(), static_cast<std::size_t>(ex) * static_cast<std::size_t>(ey) * 4, "texture");
-      tex.width = ex;
-      tex.height = ey;
-      tex.rgba.assign(texture->data(), texture->data() + texture->size());
-    }
-    const std::vector<std::uint8_t> in(input_arena.data(), input_arena.data() + input_arena.size());
-    Enc4Frame f;
-    f.ex = ex;
-    f.ey = ey;
-    f.ox = ox;
-    f.oy = oy;
-    f.input_arena = in;
-    f.weights = &w;
-    f.texture = texture ? &tex : nullptr;
-    try {
-      nb::gil_scoped_release release;
-      if (engine == "golden") run_enc4_frame_golden(f, *p, r, lr);
-      else engine::run_enc4_frame_fast(f, *p, r, lr, {engine::default_simd_path()});
-    } catch (const std::invalid_argument& e) {
-      throw nb::value_error(e.what());
-    }
-    nb::dict out;
-    const std::size_t na = f.output_arena.size(), nm = f.merged_output.size();
-    out["arena"] = to_numpy(std::move(f.output_arena), {na});
-    out["merged"] = to_numpy(std::move(f.merged_output), {nm});
-    if (texture) {
-      const std::pair<const char*, const Surface*> surfaces[] = {
-          {"surface112", &f.surface112}, {"surface120", &f.surface120}, {"surface128", &f.surface128}};
-      for (const auto& [name, sf] : surfaces) {
-        std::vector<std::uint16_t> rgba = surface_rgba(*sf);
-        const std::size_t h = static_cast<std::size_t>(sf->height), wd = static_cast<std::size_t>(sf->width);
-        out[name] = to_numpy(std::move(rgba), {h, wd, 4});
-      }
-    }
-    return out;
-  }, "input_arena"_a.noconvert(), "weights"_a.noconvert(), "texture"_a.noconvert().none(), "ex"_a, "ey"_a, "ox"_a, "oy"_a,
-     "engine"_a, "profile"_a, "readings"_a, "layer_readings"_a);
+  m.def(
+      "run_enc4",
+      [](In<std::uint8_t> input_arena, In<std::uint8_t> weights, std::optional<In<std::uint16_t>> texture, int ex, int ey, int ox, int oy,
+         const std::string& engine, const std::string& profile, const std::map<std::string, std::string>& readings,
+         const std::map<std::string, std::string>& layer_readings) {
+        const Profile* p = find_profile(profile);
+        if (!p) throw nb::value_error(("profile: expected " + std::string(profile_names()) + ", got '" + profile + "'").c_str());
+        if (engine != "golden" && engine != "fast")
+          throw nb::value_error(("engine: expected 'golden' or 'fast', got '" + engine + "'").c_str());
+        Readings r;
+        for (const auto& [k, v] : readings) {
+          std::string err;
+          if (!set_reading(r, k, v, &err)) throw nb::value_error(err.c_str());
+        }
+        LayerReadings lr;
+        for (const auto& [k, v] : layer_readings) {
+          std::string err;
+          if (!set_layer_reading(lr, k + "=" + v, &err)) throw nb::value_error(err.c_str());
+        }
+        const WeightImage w(std::vector<std::uint8_t>(weights.data(), weights.data() + weights.size()), LayerId::enc4, "<weights>");
+        Texture tex;
+        if (texture) {
+          same_size(texture->size(), static_cast<std::size_t>(ex) * static_cast<std::size_t>(ey) * 4, "texture");
+          tex.width = ex;
+          tex.height = ey;
+          tex.rgba.assign(texture->data(), texture->data() + texture->size());
+        }
+        const std::vector<std::uint8_t> in(input_arena.data(), input_arena.data() + input_arena.size());
+        Enc4Frame f;
+        f.ex = ex;
+        f.ey = ey;
+        f.ox = ox;
+        f.oy = oy;
+        f.input_arena = in;
+        f.weights = &w;
+        f.texture = texture ? &tex : nullptr;
+        try {
+          nb::gil_scoped_release release;
+          if (engine == "golden")
+            run_enc4_frame_golden(f, *p, r, lr);
+          else
+            engine::run_enc4_frame_fast(f, *p, r, lr, {engine::default_simd_path()});
+        } catch (const std::invalid_argument& e) {
+          throw nb::value_error(e.what());
+        }
+        nb::dict out;
+        const std::size_t na = f.output_arena.size(), nm = f.merged_output.size();
+        out["arena"] = to_numpy(std::move(f.output_arena), {na});
+        out["merged"] = to_numpy(std::move(f.merged_output), {nm});
+        if (texture) {
+          const std::pair<const char*, const Surface*> surfaces[] = {
+              {"surface112", &f.surface112}, {"surface120", &f.surface120}, {"surface128", &f.surface128}};
+          for (const auto& [name, sf] : surfaces) {
+            std::vector<std::uint16_t> rgba = surface_rgba(*sf);
+            const std::size_t h = static_cast<std::size_t>(sf->height), wd = static_cast<std::size_t>(sf->width);
+            out[name] = to_numpy(std::move(rgba), {h, wd, 4});
+          }
+        }
+        return out;
+      },
+      "input_arena"_a.noconvert(), "weights"_a.noconvert(), "texture"_a.noconvert().none(), "ex"_a, "ey"_a, "ox"_a, "oy"_a, "engine"_a,
+      "profile"_a, "readings"_a, "layer_readings"_a);
 }
 
 }  // namespace

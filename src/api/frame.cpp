@@ -28,7 +28,8 @@ namespace {
 
 void validate(const LaunchParams& p) {
   auto fail = [](const std::string& m) { throw std::invalid_argument("run_frame: " + m); };
-  if (p.ex == 0 || p.ey == 0) fail("the extents (ex, ey) must be positive, got (" + std::to_string(p.ex) + ", " + std::to_string(p.ey) + ")");
+  if (p.ex == 0 || p.ey == 0)
+    fail("the extents (ex, ey) must be positive, got (" + std::to_string(p.ex) + ", " + std::to_string(p.ey) + ")");
   if (p.ex > kMaxGridExtent || p.ey > kMaxGridExtent)
     fail("the extents (" + std::to_string(p.ex) + ", " + std::to_string(p.ey) + ") exceed " + std::to_string(kMaxGridExtent));
   const layout::PlaneArena pa{static_cast<int>(p.ex), static_cast<int>(p.ey)};
@@ -97,16 +98,17 @@ LaunchParams frame_launch(std::uint32_t ex, std::uint32_t ey, std::span<const st
   return p;
 }
 
-std::optional<std::string> grid_problem(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy,
-                                        std::uint32_t grid_x, std::uint32_t grid_y) {
+std::optional<std::string> grid_problem(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy, std::uint32_t grid_x,
+                                        std::uint32_t grid_y) {
   const GridExtent c = covering_grid(ex, ey, ox, oy);
   const std::int64_t mx = kGridSlackFactor * c.x + kGridSlackBlocks, my = kGridSlackFactor * c.y + kGridSlackBlocks;
   const std::int64_t gx = grid_x ? grid_x : c.x, gy = grid_y ? grid_y : c.y;
   if (gx <= mx && gy <= my) return std::nullopt;
-  return "grid " + std::to_string(gx) + " × " + std::to_string(gy) + " (" + std::to_string(gx * gy) + " blocks) for the frame ex×ey = " +
-         std::to_string(ex) + "×" + std::to_string(ey) + " at block offset (" + std::to_string(ox) + ", " + std::to_string(oy) +
-         "), which " + std::to_string(c.x) + " × " + std::to_string(c.y) + " blocks cover; enc5 accepts at most " + std::to_string(mx) +
-         " × " + std::to_string(my) + " (2 × covering + 8 per axis: blocks beyond the frame write nothing, so a larger grid is a damaged capture)";
+  return "grid " + std::to_string(gx) + " × " + std::to_string(gy) + " (" + std::to_string(gx * gy) +
+         " blocks) for the frame ex×ey = " + std::to_string(ex) + "×" + std::to_string(ey) + " at block offset (" + std::to_string(ox) +
+         ", " + std::to_string(oy) + "), which " + std::to_string(c.x) + " × " + std::to_string(c.y) +
+         " blocks cover; enc5 accepts at most " + std::to_string(mx) + " × " + std::to_string(my) +
+         " (2 × covering + 8 per axis: blocks beyond the frame write nothing, so a larger grid is a damaged capture)";
 }
 
 namespace {
@@ -195,8 +197,10 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
       ctx.trace_request = options.trace;
       ctx.trace = options.trace_out;
     }
-    if (prepared && !ctx.trace) engine::run_block(*prepared, simd, ctx, io, inner_threads);
-    else golden::run_block(ctx, io);
+    if (prepared && !ctx.trace)
+      engine::run_block(*prepared, simd, ctx, io, inner_threads);
+    else
+      golden::run_block(ctx, io);
   };
 
   // Index i of the blocks that run, row-major over the touching rectangle.

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <string>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,7 +56,7 @@ struct RunOptions {
   // Engine::fast only: its SIMD path, "scalar", "avx2", "avx512" or "avx512vnni" (must be supported by the CPU);
   // empty = the CPU's widest, lowered by the environment variable ENC5_SIMD when set.
   std::string_view simd;
-  int threads = 0;                   // 0 = all hardware threads
+  int threads = 0;                      // 0 = all hardware threads
   const TraceRequest* trace = nullptr;  // record one block's stages into *trace_out
   Trace* trace_out = nullptr;
   golden::LayerStats* stats = nullptr;  // when set: the branch counters summed over all blocks
@@ -76,8 +75,8 @@ inline constexpr std::int64_t kGridSlackFactor = 2, kGridSlackBlocks = 8;
 using abi::covering_grid;  // model/launch_abi.hpp
 using abi::GridExtent;
 // Empty when (grid_x, grid_y) is usable for the frame (0 = the covering grid), else the reason.
-std::optional<std::string> grid_problem(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy,
-                                        std::uint32_t grid_x, std::uint32_t grid_y);
+std::optional<std::string> grid_problem(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy, std::uint32_t grid_x,
+                                        std::uint32_t grid_y);
 
 // Runs the grid (grid_x, grid_y, or when 0 the grid covering (ex, ey) from the block offsets:
 // ceil((ex + ox) / 8) x ceil((ey + oy) / 8)). Blocks write disjoint arena words and surface pixels,

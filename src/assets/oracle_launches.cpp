@@ -4,11 +4,11 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
 #include "layout/arena.hpp"
 #include "layout/tables.hpp"
 #include "model/phase_program.hpp"
-#include "assets/synthetic_inputs.hpp"
-#include "assets/synthetic_weights.hpp"
 
 namespace enc5 {
 

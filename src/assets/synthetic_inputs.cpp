@@ -44,7 +44,7 @@ SyntheticFrame make_synthetic_frame(int ex, int ey, std::uint64_t seed, bool str
           for (int j = 0; j < 4; ++j) {
             std::uint8_t c = 0;
             switch (kind[static_cast<std::size_t>(y) * ex + x]) {
-              case 0: c = code_in(rng, 3, 8); break;     // about 2^-4 .. 2^2
+              case 0: c = code_in(rng, 3, 8); break;  // about 2^-4 .. 2^2
               case 1: c = 0; break;
               case 2: c = rng.below(4) == 0 ? static_cast<std::uint8_t>(0x7E | (rng.below(2) << 7)) : code_in(rng, 12, 15); break;
               case 3: c = static_cast<std::uint8_t>(rng.below(8) | (rng.below(2) << 7)); break;  // subnormal or zero
@@ -64,10 +64,14 @@ SyntheticFrame make_synthetic_frame(int ex, int ey, std::uint64_t seed, bool str
     } else {
       const std::uint32_t r = rng.below(8);
       const f16_t sign = static_cast<f16_t>(rng.below(2) << 15);
-      if (r == 0) h = static_cast<f16_t>(sign | (1 + rng.below(1023)));            // subnormal
-      else if (r == 1) h = static_cast<f16_t>(sign | ((25 + rng.below(5)) << 10) | rng.below(1024));  // 512..65504
-      else if (r == 2) h = sign;                                                   // +-0
-      else h = static_cast<f16_t>(sign | ((1 + rng.below(15)) << 10) | rng.below(1024));
+      if (r == 0)
+        h = static_cast<f16_t>(sign | (1 + rng.below(1023)));  // subnormal
+      else if (r == 1)
+        h = static_cast<f16_t>(sign | ((25 + rng.below(5)) << 10) | rng.below(1024));  // 512..65504
+      else if (r == 2)
+        h = sign;  // +-0
+      else
+        h = static_cast<f16_t>(sign | ((1 + rng.below(15)) << 10) | rng.below(1024));
     }
   }
   return f;

@@ -65,7 +65,10 @@ std::uint8_t to_e4m3(double x) {
     const double f = std::frexp(a, &e2);  // a = f * 2^e2, f in [0.5, 1)
     int e = e2 - 1;
     int q = static_cast<int>(std::nearbyint((2.0 * f - 1.0) * 8.0));
-    if (q == 8) { q = 0; ++e; }
+    if (q == 8) {
+      q = 0;
+      ++e;
+    }
     mag = static_cast<std::uint8_t>(((e + 7) << 3) | q);
     if (mag > 0x7E) mag = 0x7E;
   }
@@ -87,7 +90,10 @@ std::uint16_t to_f16(double x, bool flush) {
     const double f = std::frexp(a, &e2);
     int e = e2 - 1;
     int q = static_cast<int>(std::nearbyint((2.0 * f - 1.0) * 1024.0));
-    if (q == 1024) { q = 0; ++e; }
+    if (q == 1024) {
+      q = 0;
+      ++e;
+    }
     if (e > 15) return sign | 0x7BFF;
     mag = static_cast<std::uint16_t>(((e + 15) << 10) | q);
   }
@@ -152,11 +158,11 @@ void fill_default(Builder& b, const LayerSpec& s) {
       case R::t3:
       case R::b1:
       case R::bm:
-      case R::b61: b.fill(r, 0.0, 0.1); break;              // small biases
-      case R::w1: b.fill(r, 0.0, 1.0 / sqrt_c); break;      // fan-in C
+      case R::b61: b.fill(r, 0.0, 0.1); break;          // small biases
+      case R::w1: b.fill(r, 0.0, 1.0 / sqrt_c); break;  // fan-in C
       case R::w2:
-      case R::wm: b.fill(r, 0.0, 1.0 / fan_4c); break;      // fan-in 4C (chunks x 32; the 2x2 merge)
-      case R::w61: b.fill(r, 0.0, 1.0 / sqrt_c); break;     // fan-in C
+      case R::wm: b.fill(r, 0.0, 1.0 / fan_4c); break;   // fan-in 4C (chunks x 32; the 2x2 merge)
+      case R::w61: b.fill(r, 0.0, 1.0 / sqrt_c); break;  // fan-in C
     }
   }
 }
@@ -165,10 +171,10 @@ void fill_default(Builder& b, const LayerSpec& s) {
 // the image (docs/readings.md §4 "stress design"). Positions are logical (row/column/k in the
 // kernel's pair order) and placed through the layout functions.
 namespace stress {
-constexpr int kIdentityHead = 1;   // score clamp both sides, p -> 0 in e4m3, subnormal p
-constexpr int kSaturatingHead = 2; // q8(V) saturates at +-448 (and q8(O) near it)
-constexpr int kClampChunk = 3;     // b1 beyond +-2, and +600 (act output saturates)
-constexpr int kWeightSatChunk = 5; // +-448 codes in W1: |pre-activation| >> 2 on both sides
+constexpr int kIdentityHead = 1;    // score clamp both sides, p -> 0 in e4m3, subnormal p
+constexpr int kSaturatingHead = 2;  // q8(V) saturates at +-448 (and q8(O) near it)
+constexpr int kClampChunk = 3;      // b1 beyond +-2, and +600 (act output saturates)
+constexpr int kWeightSatChunk = 5;  // +-448 codes in W1: |pre-activation| >> 2 on both sides
 }  // namespace stress
 
 void apply_stress(Builder& b) {

@@ -27,9 +27,10 @@ inline std::string printable(const std::string& s) {
 class InputError : public std::runtime_error {
  public:
   InputError(const std::string& file, std::uint64_t offset, const std::string& expected, const std::string& found)
-      : std::runtime_error(printable(file) + ": at byte offset " + std::to_string(offset) + ": expected " + expected +
-                           ", found " + printable(found)),
-        file_(file), offset_(offset) {}
+      : std::runtime_error(printable(file) + ": at byte offset " + std::to_string(offset) + ": expected " + expected + ", found " +
+                           printable(found)),
+        file_(file),
+        offset_(offset) {}
   const std::string& file() const { return file_; }
   std::uint64_t offset() const { return offset_; }
 

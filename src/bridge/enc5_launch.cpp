@@ -31,8 +31,8 @@ namespace {
 void check_entry(const Module& m, std::string_view entry) {
   const EntryStats s = entry_stats(m, entry);
   if (s.param_bytes != capture::kParamBlockBytes)
-    throw PtxError(m.filename + ": entry " + s.name + " takes " + std::to_string(s.param_bytes) + " parameter bytes; enc5's launch passes " +
-                   std::to_string(capture::kParamBlockBytes) + " (facts A4)");
+    throw PtxError(m.filename + ": entry " + s.name + " takes " + std::to_string(s.param_bytes) +
+                   " parameter bytes; enc5's launch passes " + std::to_string(capture::kParamBlockBytes) + " (facts A4)");
 }
 }  // namespace
 

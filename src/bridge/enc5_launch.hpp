@@ -19,7 +19,7 @@ struct Enc5Args {
   std::uint32_t ex = 0, ey = 0;
   std::uint64_t input = 0, weights = 0, output = 0;  // device (interpreter) addresses
   std::uint16_t ox = 0, oy = 0;
-  std::uint64_t texture = 0, surface = 0;            // object handles
+  std::uint64_t texture = 0, surface = 0;  // object handles
 };
 // The parameter block: +0 ex, +4 ey (u32), +8 input, +40 weights, +48 output (u64), +80 ox, +82 oy
 // (u16), +88 texture, +112 surface (u64); every other byte zero (facts A4).

@@ -79,12 +79,18 @@ class ManifestParser {
       t_.clear();
       for (std::string w; ls >> w;) t_.push_back(w);
       if (t_.empty() || t_[0][0] == '#') continue;
-      if (t_[0] == "kernel") kernel_line();
-      else if (t_[0] == "launch") launch_line();
-      else if (t_[0] == "alloc") alloc_line();
-      else if (t_[0] == "pointer") pointer_line();
-      else if (t_[0] == "texture" || t_[0] == "surface") image_line();
-      else throw bad("a line starting with kernel, launch, alloc, pointer, texture or surface (facts F6)");
+      if (t_[0] == "kernel")
+        kernel_line();
+      else if (t_[0] == "launch")
+        launch_line();
+      else if (t_[0] == "alloc")
+        alloc_line();
+      else if (t_[0] == "pointer")
+        pointer_line();
+      else if (t_[0] == "texture" || t_[0] == "surface")
+        image_line();
+      else
+        throw bad("a line starting with kernel, launch, alloc, pointer, texture or surface (facts F6)");
     }
     if (!have_launch_) throw InputError(mpath_, text.size(), "a 'launch gx gy gz bx by bz shared' line", "none");
   }
@@ -97,7 +103,8 @@ class ManifestParser {
     for (const PointerLine& p : pointer_lines_) {
       const auto a = alloc_index_.find(p.id);
       if (a == alloc_index_.end())
-        throw InputError(mpath_, p.line, "an 'alloc " + std::to_string(p.id) + " …' line for the pointer at +" + std::to_string(p.off), "none");
+        throw InputError(mpath_, p.line, "an 'alloc " + std::to_string(p.id) + " …' line for the pointer at +" + std::to_string(p.off),
+                         "none");
       if (p.off + 8 > c_.args.size())
         throw InputError(apath, c_.args.size(), "a parameter block holding the pointer at +" + std::to_string(p.off) + " (8 bytes)",
                          std::to_string(c_.args.size()) + " bytes");
@@ -106,13 +113,15 @@ class ManifestParser {
       const KernelCapture::Alloc& al = c_.allocs[a->second];
       if (p.delta > al.bytes.size() || value != al.base + p.delta)
         throw InputError(apath, p.off,
-                         "the pointer alloc " + std::to_string(p.id) + " base + delta = " + hex(al.base + p.delta) + " (manifest), within the allocation",
+                         "the pointer alloc " + std::to_string(p.id) + " base + delta = " + hex(al.base + p.delta) +
+                             " (manifest), within the allocation",
                          hex(value));
       c_.pointers.push_back({static_cast<std::uint32_t>(p.off), a->second, p.delta});
     }
     for (const auto& im : c_.images)
       if (im.offset + 8 > c_.args.size())
-        throw InputError(apath, c_.args.size(), "a parameter block holding the object handle at +" + std::to_string(im.offset) + " (8 bytes)",
+        throw InputError(apath, c_.args.size(),
+                         "a parameter block holding the object handle at +" + std::to_string(im.offset) + " (8 bytes)",
                          std::to_string(c_.args.size()) + " bytes");
   }
 
@@ -129,9 +138,11 @@ class ManifestParser {
   }
   std::uint32_t offset(std::size_t i, const std::string& e, const std::string& what) {
     const std::uint64_t off = num(i, e);
-    if (off > 999) throw InputError(mpath_, line_start_, "a parameter offset of at most 999 (the three digits of argNNN, facts F5)", "offset " + t_[i]);
+    if (off > 999)
+      throw InputError(mpath_, line_start_, "a parameter offset of at most 999 (the three digits of argNNN, facts F5)", "offset " + t_[i]);
     if (!used_offsets_.emplace(off, what).second)
-      throw InputError(mpath_, line_start_, "one argument per parameter offset", "offset " + t_[i] + " again (first: " + used_offsets_[off] + ")");
+      throw InputError(mpath_, line_start_, "one argument per parameter offset",
+                       "offset " + t_[i] + " again (first: " + used_offsets_[off] + ")");
     return static_cast<std::uint32_t>(off);
   }
 
@@ -185,7 +196,8 @@ class ManifestParser {
   }
   void image_line() {
     const bool tex = t_[0] == "texture";
-    const std::string e = tex ? "'texture off width height fmt mode file' (mode clamp|border|wrap|mirror)" : "'surface off width height fmt pitch file'";
+    const std::string e =
+        tex ? "'texture off width height fmt mode file' (mode clamp|border|wrap|mirror)" : "'surface off width height fmt pitch file'";
     if (t_.size() != 7) throw bad(e);
     KernelCapture::Image im;
     im.offset = offset(1, e, "a " + t_[0]);
@@ -266,12 +278,13 @@ std::vector<std::pair<std::string, std::vector<std::uint8_t>>> kernel_capture_ou
   const std::string k = c.kernel.empty() ? kernel : c.kernel;
   for (const auto& p : c.pointers) {
     const auto& a = c.allocs[p.alloc];
-    capture::DumpName n{0, k, static_cast<int>(p.offset), "buffer", capture::buffer_shape(a.base, a.bytes.size(), p.delta), capture::kFmtBuffer};
+    capture::DumpName n{
+        0, k, static_cast<int>(p.offset), "buffer", capture::buffer_shape(a.base, a.bytes.size(), p.delta), capture::kFmtBuffer};
     out.emplace_back(capture::format_dump_name(n), a.bytes);
   }
   for (const auto& im : c.images) {
-    capture::DumpName n{0, k, static_cast<int>(im.offset), im.texture ? "texture" : "surface", capture::image_shape(im.image, im.texture),
-                        im.image.fmt};
+    capture::DumpName n{
+        0, k, static_cast<int>(im.offset), im.texture ? "texture" : "surface", capture::image_shape(im.image, im.texture), im.image.fmt};
     out.emplace_back(capture::format_dump_name(n), im.image.bytes);
   }
   return out;

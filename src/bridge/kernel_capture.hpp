@@ -20,24 +20,24 @@ struct KernelCapture {
   std::string source;  // the folder
   std::string kernel;  // the manifest's kernel line ("" when it has none)
   Dim3 grid, block;
-  std::uint64_t shared = 0;            // dynamic shared bytes (the launch line's last field)
-  std::vector<std::uint8_t> args;      // args.bin: the parameter block as captured
+  std::uint64_t shared = 0;        // dynamic shared bytes (the launch line's last field)
+  std::vector<std::uint8_t> args;  // args.bin: the parameter block as captured
   struct Alloc {
     std::uint64_t id = 0, base = 0;
     std::string file;
-    std::vector<std::uint8_t> bytes;   // before the launch; after run_kernel_capture, after it
+    std::vector<std::uint8_t> bytes;  // before the launch; after run_kernel_capture, after it
   };
   std::vector<Alloc> allocs;
   struct Pointer {
-    std::uint32_t offset = 0;          // in the parameter block
-    std::size_t alloc = 0;             // index into allocs
-    std::uint64_t delta = 0;           // pointer - base
+    std::uint32_t offset = 0;  // in the parameter block
+    std::size_t alloc = 0;     // index into allocs
+    std::uint64_t delta = 0;   // pointer - base
   };
   std::vector<Pointer> pointers;
   struct Image {
     std::uint32_t offset = 0;
     bool texture = false;
-    capture::ImageArg image;           // surfaces: after run_kernel_capture, the memory after the launch
+    capture::ImageArg image;  // surfaces: after run_kernel_capture, the memory after the launch
   };
   std::vector<Image> images;
 };

@@ -40,8 +40,7 @@ std::uint64_t parse_integer(char kind, int bits, std::string_view v, const std::
   const bool neg = !v.empty() && v[0] == '-';
   if (!v.empty() && (v[0] == '-' || v[0] == '+')) v.remove_prefix(1);
   std::uint64_t mag = 0;
-  if (!parse_magnitude(v, mag))
-    bad(what, text, "expected a decimal or 0x hex integer after the type, at most 2^64 - 1 in magnitude");
+  if (!parse_magnitude(v, mag)) bad(what, text, "expected a decimal or 0x hex integer after the type, at most 2^64 - 1 in magnitude");
   const std::uint64_t umax = bits == 64 ? ~0ull : (1ull << bits) - 1;
   const std::uint64_t smax = (1ull << (bits - 1)) - 1;  // largest positive signed value
   const std::string type = std::string(1, kind) + std::to_string(bits);
@@ -74,7 +73,7 @@ f16_t decimal_to_f16(const std::string& s, double d) {
   std::fesetround(FE_UPWARD);
   const double up = std::strtod(s.c_str(), nullptr);
   std::fesetround(saved);
-  if (down == up) return h;  // exactly the midpoint: ties to even, as f64_to_f16 did
+  if (down == up) return h;    // exactly the midpoint: ties to even, as f64_to_f16 did
   return down == d ? hi : lo;  // above the midpoint rounds up, below it down
 }
 
@@ -110,8 +109,7 @@ std::uint64_t parse_float(int bits, std::string_view v, const std::string& what,
 }
 
 void check_dim_limit(const std::string& what, std::string_view text, char axis, std::uint64_t v, std::uint64_t hi) {
-  if (v == 0 || v > hi)
-    bad(what, text, std::string(1, axis) + " = " + std::to_string(v) + " is outside [1, " + std::to_string(hi) + "]");
+  if (v == 0 || v > hi) bad(what, text, std::string(1, axis) + " = " + std::to_string(v) + " is outside [1, " + std::to_string(hi) + "]");
 }
 
 }  // namespace
@@ -155,8 +153,9 @@ Dim3 parse_dim3(std::string_view text, const std::string& what, bool block) {
     check_dim_limit(what, text, 'z', v[2], kMaxGridYZ);
     const auto ctas = mul_u64(v[0] * v[1], v[2]);  // x*y < 2^47: no wrap there
     if (!ctas || *ctas > kMaxCtas)
-      bad(what, text, std::to_string(v[0]) + " × " + std::to_string(v[1]) + " × " + std::to_string(v[2]) +
-                          " CTAs exceed the interpreter's " + std::to_string(kMaxCtas) + " per launch");
+      bad(what, text,
+          std::to_string(v[0]) + " × " + std::to_string(v[1]) + " × " + std::to_string(v[2]) + " CTAs exceed the interpreter's " +
+              std::to_string(kMaxCtas) + " per launch");
   }
   return {static_cast<std::uint32_t>(v[0]), static_cast<std::uint32_t>(v[1]), static_cast<std::uint32_t>(v[2])};
 }
@@ -165,8 +164,7 @@ ParamArg parse_param_arg(std::string_view text, const std::string& what) {
   ParamArg p;
   p.text = std::string(text);
   const std::size_t colon = text.find(':');
-  if (colon == std::string_view::npos)
-    bad(what, text, "expected TYPE:VALUE (u8..u64, s8..s64, b8..b64, f16, f32, f64) or ptr:NAME");
+  if (colon == std::string_view::npos) bad(what, text, "expected TYPE:VALUE (u8..u64, s8..s64, b8..b64, f16, f32, f64) or ptr:NAME");
   p.type = std::string(text.substr(0, colon));
   const std::string_view v = text.substr(colon + 1);
   if (p.type == "ptr") {
@@ -198,7 +196,8 @@ std::vector<ParamInfo> check_launch(const Module& m, const LaunchSpec& s) {
     found = found || n == s.entry;
     entries += (entries.empty() ? "" : ", ") + n;
   }
-  if (!found) throw LaunchError("--entry '" + s.entry + "': the file has no such entry (entries: " + (entries.empty() ? "none" : entries) + ")");
+  if (!found)
+    throw LaunchError("--entry '" + s.entry + "': the file has no such entry (entries: " + (entries.empty() ? "none" : entries) + ")");
   const EntryStats es = entry_stats(m, s.entry);
 
   // Grid and block (parse_dim3 checked the strings; a caller building Dim3 itself is checked here).
@@ -206,8 +205,8 @@ std::vector<ParamInfo> check_launch(const Module& m, const LaunchSpec& s) {
   parse_dim3(dim(s.grid), "--grid", false);
   parse_dim3(dim(s.block), "--block", true);
   if (s.dynamic_shared > kMaxDynamicShared)
-    throw LaunchError("--shared " + std::to_string(s.dynamic_shared) + ": dynamic shared memory beyond " + std::to_string(kMaxDynamicShared) +
-                      " bytes (227 KiB, CUDA's largest per-block opt-in, sm_90)");
+    throw LaunchError("--shared " + std::to_string(s.dynamic_shared) + ": dynamic shared memory beyond " +
+                      std::to_string(kMaxDynamicShared) + " bytes (227 KiB, CUDA's largest per-block opt-in, sm_90)");
   if (es.shared_bytes + s.dynamic_shared > kMaxDynamicShared)
     throw LaunchError("--shared " + std::to_string(s.dynamic_shared) + ": with the entry's " + std::to_string(es.shared_bytes) +
                       " static shared bytes the block needs more than " + std::to_string(kMaxDynamicShared) + " bytes (227 KiB)");
@@ -218,7 +217,8 @@ std::vector<ParamInfo> check_launch(const Module& m, const LaunchSpec& s) {
   const auto add = [&](const std::string& name, const char* k, const std::string& what, std::uint64_t bytes) {
     check_object_name(name, what);
     if (!kind.emplace(name, k).second)
-      throw LaunchError(what + ": the name '" + name + "' is already a " + kind[name] + " of this launch (names are unique: each is one NAME.bin)");
+      throw LaunchError(what + ": the name '" + name + "' is already a " + kind[name] +
+                        " of this launch (names are unique: each is one NAME.bin)");
     if (bytes == 0) throw LaunchError(what + ": an empty " + k + " (0 bytes): give at least one byte");
     const auto t = add_u64(total, bytes);
     if (!t || *t > kMaxBufferBytes)
@@ -230,7 +230,8 @@ std::vector<ParamInfo> check_launch(const Module& m, const LaunchSpec& s) {
   for (const auto& t : s.textures) add(t.name, "texture", t.what.empty() ? "--texture " + t.name : t.what, t.texture.rgba.size() * 2);
   for (const auto& t : s.surfaces) add(t.name, "surface", t.what.empty() ? "--surface " + t.name : t.what, t.surface.bytes.size());
   for (const auto& t : s.textures)
-    if (t.texture.width <= 0 || t.texture.height <= 0 || t.texture.rgba.size() != static_cast<std::size_t>(t.texture.width) * t.texture.height * 4)
+    if (t.texture.width <= 0 || t.texture.height <= 0 ||
+        t.texture.rgba.size() != static_cast<std::size_t>(t.texture.width) * t.texture.height * 4)
       throw LaunchError((t.what.empty() ? "--texture " + t.name : t.what) + ": its texels do not match its width × height");
   for (const auto& t : s.surfaces)
     if (t.surface.width <= 0 || t.surface.height <= 0 || t.surface.pitch < 8 * static_cast<std::size_t>(t.surface.width) ||
@@ -243,19 +244,22 @@ std::vector<ParamInfo> check_launch(const Module& m, const LaunchSpec& s) {
     decl += (decl.empty() ? "" : ", ") + p.name + " (+" + std::to_string(p.offset) + ", " + std::to_string(p.size) + " bytes)";
   if (s.params.size() != es.params.size())
     throw LaunchError("--param: entry " + s.entry + " declares " + std::to_string(es.params.size()) + " parameter" +
-                      (es.params.size() == 1 ? "" : "s") + (decl.empty() ? "" : ": " + decl) + "; " + std::to_string(s.params.size()) + " given");
+                      (es.params.size() == 1 ? "" : "s") + (decl.empty() ? "" : ": " + decl) + "; " + std::to_string(s.params.size()) +
+                      " given");
   std::set<std::string> used;
   for (std::size_t i = 0; i < s.params.size(); ++i) {
     const ParamArg& a = s.params[i];
     const ParamInfo& p = es.params[i];
     const std::string what = "--param #" + std::to_string(i + 1) + " '" + a.text + "'";
     if (a.size != p.size)
-      throw LaunchError(what + ": parameter " + std::to_string(i + 1) + " of " + s.entry + ", " + p.name + ", is " + std::to_string(p.size) +
-                        " bytes; " + a.type + " is " + std::to_string(a.size) + (a.type == "ptr" ? " (a 64-bit address or handle)" : ""));
+      throw LaunchError(what + ": parameter " + std::to_string(i + 1) + " of " + s.entry + ", " + p.name + ", is " +
+                        std::to_string(p.size) + " bytes; " + a.type + " is " + std::to_string(a.size) +
+                        (a.type == "ptr" ? " (a 64-bit address or handle)" : ""));
     if (a.type != "ptr") continue;
     const auto k = kind.find(a.object);
     if (k == kind.end())
-      throw LaunchError(what + ": no buffer, texture or surface is named '" + a.object + "' (give it with --buffer, --texture or --surface)");
+      throw LaunchError(what + ": no buffer, texture or surface is named '" + a.object +
+                        "' (give it with --buffer, --texture or --surface)");
     if (k->second != "buffer" && a.offset)
       throw LaunchError(what + ": '" + a.object + "' is a " + k->second + ": its handle takes no +OFFSET");
     for (const auto& b : s.buffers)
@@ -278,8 +282,8 @@ RunStats run_launch(const Module& m, LaunchSpec& s, const RunOptions& options) {
   for (auto& b : s.buffers) address[b.name] = dev.add_global("buffer " + b.name, b.bytes);
   for (auto& t : s.textures) address[t.name] = dev.bind_texture(&t.texture);
   for (auto& t : s.surfaces) address[t.name] = dev.bind_surface(&t.surface);
-  const auto block = build_param_block(params, es.param_bytes, s.params,
-                                       [&](const ParamArg& a) { return address.at(a.object) + a.offset; });
+  const auto block =
+      build_param_block(params, es.param_bytes, s.params, [&](const ParamArg& a) { return address.at(a.object) + a.offset; });
   RunOptions o = options;
   o.dynamic_shared_bytes = static_cast<std::uint32_t>(s.dynamic_shared);
   return run(m, s.entry, s.grid, s.block, block, dev, o);

@@ -32,8 +32,7 @@ void set_image_geometry(ImageArg& a, std::uint64_t w, std::uint64_t h, std::opti
                      std::to_string(w) + "×" + std::to_string(h));
   const std::uint64_t row = 8 * w;  // RGBA16F: 8 bytes per texel; w <= 2^16 cannot wrap
   const std::uint64_t p = pitch.value_or(row);
-  if (p < row)
-    throw InputError(file, offset, "a pitch of at least 8·width = " + std::to_string(row) + " bytes", std::to_string(p));
+  if (p < row) throw InputError(file, offset, "a pitch of at least 8·width = " + std::to_string(row) + " bytes", std::to_string(p));
   checked_bytes_in(file, offset, "pitch × height = " + std::to_string(p) + " × " + std::to_string(h), {p, h});
   a.width = static_cast<int>(w);
   a.height = static_cast<int>(h);
@@ -63,9 +62,10 @@ void parse_image_shape(ImageArg& a, bool texture) {
     } else if (texture && !have_mode && parse_mode(t, a.mode)) {
       have_mode = true;
     } else {
-      throw InputError(a.file, 0,
-                       texture ? "texture shape tokens pitch<P> and one address mode clamp|border|wrap|mirror" : "surface shape tokens pitch<P> only",
-                       "'" + t + "' in '" + a.shape + "'");
+      throw InputError(
+          a.file, 0,
+          texture ? "texture shape tokens pitch<P> and one address mode clamp|border|wrap|mirror" : "surface shape tokens pitch<P> only",
+          "'" + t + "' in '" + a.shape + "'");
     }
   }
   set_image_geometry(a, w, h, pitch, a.file, 0);
@@ -77,7 +77,8 @@ void check_image(const ImageArg& a, const char* what) {
   // set_image_geometry bounded width, height and pitch·height; check again here (every image passes)
   // so that no caller can reach the copies with an unchecked product.
   if (a.width <= 0 || a.height <= 0 || a.pitch < 8u * static_cast<std::uint64_t>(a.width))
-    throw InputError(a.file, 0, "a positive width and height and a pitch of at least 8·width", std::to_string(a.width) + "×" + std::to_string(a.height) + ", pitch " + std::to_string(a.pitch));
+    throw InputError(a.file, 0, "a positive width and height and a pitch of at least 8·width",
+                     std::to_string(a.width) + "×" + std::to_string(a.height) + ", pitch " + std::to_string(a.pitch));
   const std::uint64_t need = checked_bytes_in(a.file, 0, "pitch × height", {a.pitch, static_cast<std::uint64_t>(a.height)});
   if (a.bytes.size() != need)
     throw InputError(a.file, std::min<std::uint64_t>(need, a.bytes.size()),
@@ -89,8 +90,8 @@ void check_window(const BufferArg& b, std::size_t need, const std::string& what)
   if (b.offset > b.bytes.size() || b.bytes.size() - b.offset < need) {
     const auto end = add_u64(b.offset, need);
     throw InputError(b.file, b.bytes.size(),
-                     (end ? "at least " + std::to_string(*end) + " bytes" : std::string("a window ending within 2^64 bytes")) + " (" + what +
-                         " of " + std::to_string(need) + " bytes at pointer offset " + std::to_string(b.offset) + ")",
+                     (end ? "at least " + std::to_string(*end) + " bytes" : std::string("a window ending within 2^64 bytes")) + " (" +
+                         what + " of " + std::to_string(need) + " bytes at pointer offset " + std::to_string(b.offset) + ")",
                      std::to_string(b.bytes.size()) + " bytes");
   }
 }
@@ -136,7 +137,8 @@ using namespace detail;
 void check_covers_frame(const std::string& file, int width, int height, std::uint32_t ex, std::uint32_t ey, const char* what) {
   // E61 fetches texels around, and stores one texel at, every frame pixel (facts C14.5/C14.7).
   if (width < 0 || height < 0 || static_cast<std::uint32_t>(width) < ex || static_cast<std::uint32_t>(height) < ey)
-    throw InputError(file, 0, std::string("a ") + what + " of at least ex×ey = " + std::to_string(ex) + "×" + std::to_string(ey) + " texels",
+    throw InputError(file, 0,
+                     std::string("a ") + what + " of at least ex×ey = " + std::to_string(ex) + "×" + std::to_string(ey) + " texels",
                      std::to_string(width) + "×" + std::to_string(height));
 }
 
@@ -150,7 +152,6 @@ ImageArg load_image_arg(const std::string& file, const std::string& shape, int f
   check_image(a, what);
   return a;
 }
-
 
 ImageArg image_geometry(const std::string& file, const std::string& shape, bool texture) {
   ImageArg a;
@@ -178,14 +179,15 @@ bool present(const fs::path& p) {
 std::vector<LaunchCapture> load_captures(const std::string& path, const LoadOptions& opt) {
   const fs::path dir(path);
   if (!fs::is_directory(dir))
-    throw InputError(path, 0, "a capture folder (d4r launch dumps or a replay capture with manifest.txt)", fs::exists(dir) ? "a file" : "nothing (no such folder)");
+    throw InputError(path, 0, "a capture folder (d4r launch dumps or a replay capture with manifest.txt)",
+                     fs::exists(dir) ? "a file" : "nothing (no such folder)");
   if (present(dir / "manifest.txt")) return {load_replay_capture(path)};
   // A replay capture's other files without its manifest: say so, rather than reading the folder as
   // a sequence (whose error would speak of its results/ sub-folder).
   for (const char* f : {"args.bin", "alloc-0.bin", "texture-088.bin", "surface-112.bin"})
     if (present(dir / f))
-      throw InputError((dir / "manifest.txt").string(), 0, "the manifest of the replay capture that " + (dir / f).string() + " belongs to (facts F6)",
-                       "no manifest.txt");
+      throw InputError((dir / "manifest.txt").string(), 0,
+                       "the manifest of the replay capture that " + (dir / f).string() + " belongs to (facts F6)", "no manifest.txt");
   const auto files = dump_files(dir);
   if (!files.empty()) return load_launch_dumps(dir, files, opt);
   // A sequence: sub-folders that are captures, in name order.
@@ -211,7 +213,8 @@ std::vector<LaunchCapture> load_captures(const std::string& path, const LoadOpti
     }
   }
   if (out.empty())
-    throw std::runtime_error(path + ": no capture found: expected manifest.txt (a d4r replay capture, facts F6), launch-NNN-…-fmtN.bin files "
+    throw std::runtime_error(path +
+                             ": no capture found: expected manifest.txt (a d4r replay capture, facts F6), launch-NNN-…-fmtN.bin files "
                              "(launch dumps, F5), or sub-folders holding either");
   return out;
 }
@@ -281,7 +284,9 @@ std::optional<std::vector<std::uint8_t>> overlay_output(const std::string& file,
   const std::uint64_t lo = std::max(base, ob), hi = std::min(base + size, ob + osize);
   if (lo >= hi) return std::nullopt;
   std::vector<std::uint8_t> bytes = read_file_no_link(file);
-  if (bytes.size() != size) throw InputError(file, std::min<std::uint64_t>(bytes.size(), size), std::to_string(size) + " bytes", std::to_string(bytes.size()) + " bytes");
+  if (bytes.size() != size)
+    throw InputError(file, std::min<std::uint64_t>(bytes.size(), size), std::to_string(size) + " bytes",
+                     std::to_string(bytes.size()) + " bytes");
   std::copy(r.output_alloc.begin() + (lo - ob), r.output_alloc.begin() + (hi - ob), bytes.begin() + (lo - base));
   return bytes;
 }

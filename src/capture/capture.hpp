@@ -34,8 +34,8 @@ inline constexpr int kFmtBuffer = 0, kFmtHalf = 16;
 struct DumpName {
   std::uint32_t launch = 0;
   std::string kernel;
-  int arg = 0;        // byte offset in the parameter block
-  std::string kind;   // buffer | surface | texture
+  int arg = 0;       // byte offset in the parameter block
+  std::string kind;  // buffer | surface | texture
   std::string shape;
   int fmt = 0;
 };

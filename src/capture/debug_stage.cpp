@@ -87,8 +87,10 @@ int DebugWindow::block_index(int cx, int cy) const {
 
 DebugWindow debug_window(const DebugStage& s, std::uint64_t debug_base, int grid_x, int grid_y) {
   if (grid_x > kDebugBlockStride)
-    throw std::runtime_error("the debug oracle stores block ctaid.x + 5·ctaid.y (facts F1), which is one slot per block only for a grid at "
-                             "most 5 blocks wide; this launch's grid is " + std::to_string(grid_x) + "x" + std::to_string(grid_y));
+    throw std::runtime_error(
+        "the debug oracle stores block ctaid.x + 5·ctaid.y (facts F1), which is one slot per block only for a grid at "
+        "most 5 blocks wide; this launch's grid is " +
+        std::to_string(grid_x) + "x" + std::to_string(grid_y));
   DebugWindow w;
   w.stage = &s;
   w.debug_base = debug_base;
@@ -154,7 +156,9 @@ StagePayload read_stage_payload(const LaunchCapture& c, const DebugStage& s, std
     const std::vector<std::uint8_t>* bytes = k.bytes;
     if (!bytes) {
       loaded = read_file_no_link(k.file);  // never through a link (io/links.hpp)
-      if (loaded.size() != k.size) throw InputError(k.file, std::min<std::uint64_t>(loaded.size(), k.size), std::to_string(k.size) + " bytes", std::to_string(loaded.size()) + " bytes (the file changed)");
+      if (loaded.size() != k.size)
+        throw InputError(k.file, std::min<std::uint64_t>(loaded.size(), k.size), std::to_string(k.size) + " bytes",
+                         std::to_string(loaded.size()) + " bytes (the file changed)");
       bytes = &loaded;
     }
     p.source = k.file + " at byte offset " + std::to_string(at);
@@ -175,18 +179,19 @@ StagePayload read_stage_payload(const LaunchCapture& c, const DebugStage& s, std
   }
   std::string others;
   for (std::size_t i = 1; i < cand.size(); ++i)
-    others += (others.empty() ? "" : ", ") + fs::path(cand[i].file).filename().string() + " [" + hex(cand[i].base) + ", +" + std::to_string(cand[i].size) + ")";
+    others += (others.empty() ? "" : ", ") + fs::path(cand[i].file).filename().string() + " [" + hex(cand[i].base) + ", +" +
+              std::to_string(cand[i].size) + ")";
   std::uint64_t expected_end = 0;
   const bool end_ok = add_ok(c.output.offset, debug_base, expected_end) && add_ok(expected_end, w.bytes, expected_end);
-  throw InputError(cand[0].file, c.output.offset + std::min<std::uint64_t>(debug_base, UINT64_MAX - c.output.offset),
-                   "the " + std::string(s.name) + " debug window of " + std::to_string(w.bytes) + " bytes (" +
-                       std::to_string(w.bytes / w.slot) + " block slots of " + std::to_string(w.slot) + " bytes) at the arena pointer + debug base " +
-                       std::to_string(debug_base) + " (facts F1), i.e. an output allocation of at least " +
-                       (end_ok ? std::to_string(expected_end) : std::string("2^64")) + " bytes or a buffer of the launch holding device addresses [" +
-                       hex(start) + ", +" + std::to_string(w.bytes) + ")",
-                   "an output allocation of " + std::to_string(cand[0].size) + " bytes (pointer offset " + std::to_string(c.output.offset) + ")" +
-                       (others.empty() ? std::string(" and no other buffer with known addresses") : ", and " + others) +
-                       " (was the capture taken with D4R_RRSWIN_DEBUG=" + s.name + "? is D4R_RRSWIN_DEBUG_BASE --debug-base?)");
+  throw InputError(
+      cand[0].file, c.output.offset + std::min<std::uint64_t>(debug_base, UINT64_MAX - c.output.offset),
+      "the " + std::string(s.name) + " debug window of " + std::to_string(w.bytes) + " bytes (" + std::to_string(w.bytes / w.slot) +
+          " block slots of " + std::to_string(w.slot) + " bytes) at the arena pointer + debug base " + std::to_string(debug_base) +
+          " (facts F1), i.e. an output allocation of at least " + (end_ok ? std::to_string(expected_end) : std::string("2^64")) +
+          " bytes or a buffer of the launch holding device addresses [" + hex(start) + ", +" + std::to_string(w.bytes) + ")",
+      "an output allocation of " + std::to_string(cand[0].size) + " bytes (pointer offset " + std::to_string(c.output.offset) + ")" +
+          (others.empty() ? std::string(" and no other buffer with known addresses") : ", and " + others) +
+          " (was the capture taken with D4R_RRSWIN_DEBUG=" + s.name + "? is D4R_RRSWIN_DEBUG_BASE --debug-base?)");
 }
 
 // --- enc5's payload ------------------------------------------------------------------------------
@@ -216,7 +221,8 @@ StagePayload compute_stage_payload(const LaunchCapture& c, const DebugStage& s, 
       if (t.name == s.name) st = &t;
     // The golden model's stage and facts F2 must agree on the shape: a mismatch is a bug here.
     if (!st || st->lanes != 32 || st->regs != s.regs || st->warps < 1)
-      throw std::logic_error(std::string("enc5's trace has no stage ") + s.name + " of " + std::to_string(s.regs) + " registers per lane (facts F2)");
+      throw std::logic_error(std::string("enc5's trace has no stage ") + s.name + " of " + std::to_string(s.regs) +
+                             " registers per lane (facts F2)");
     // Only %tid.z == 0 stores (facts F1): warp 0.
     for (int lane = 0; lane < 32; ++lane)
       for (int r = 0; r < s.regs; ++r) p.regs[(static_cast<std::size_t>(b) * 32 + lane) * s.regs + r] = st->at(0, lane, r);
@@ -270,7 +276,8 @@ StageDiff diff_stage(const StagePayload& a, const StagePayload& b) {
         ++d.differing;
         ++d.per_block[blk];
         for (int h = 0; h < 2; ++h) {
-          const int dist = std::abs(f16_ordinal(static_cast<std::uint16_t>(x >> 16 * h)) - f16_ordinal(static_cast<std::uint16_t>(y >> 16 * h)));
+          const int dist =
+              std::abs(f16_ordinal(static_cast<std::uint16_t>(x >> 16 * h)) - f16_ordinal(static_cast<std::uint16_t>(y >> 16 * h)));
           d.max_ulp = std::max<std::uint32_t>(d.max_ulp, static_cast<std::uint32_t>(dist));
         }
         if (d.found) continue;
@@ -311,19 +318,22 @@ std::string describe(const StageDiff& d) {
   s += "    capture " + reg_text(d.a) + "\n    enc5    " + reg_text(d.b) + "\n";
   s += "  differing registers per block:";
   for (std::size_t b = 0; b < d.per_block.size(); ++b)
-    if (d.per_block[b]) s += " (" + std::to_string(b % d.grid_x) + ", " + std::to_string(b / d.grid_x) + ") " + std::to_string(d.per_block[b]);
+    if (d.per_block[b])
+      s += " (" + std::to_string(b % d.grid_x) + ", " + std::to_string(b / d.grid_x) + ") " + std::to_string(d.per_block[b]);
   return s + "\n";
 }
 
 std::string to_json(const StageDiff& d) {
-  std::string s = "{\"stage\": " + json_escape(d.stage) + ", \"phase\": " + std::to_string(d.phase) + ", \"compared\": " +
-                  std::to_string(d.compared) + ", \"differing\": " + std::to_string(d.differing) + ", \"identical\": " +
-                  (d.identical() ? "true" : "false") + ", \"max_ulp\": " + std::to_string(d.max_ulp) + ", \"first\": ";
+  std::string s = "{\"stage\": " + json_escape(d.stage) + ", \"phase\": " + std::to_string(d.phase) +
+                  ", \"compared\": " + std::to_string(d.compared) + ", \"differing\": " + std::to_string(d.differing) +
+                  ", \"identical\": " + (d.identical() ? "true" : "false") + ", \"max_ulp\": " + std::to_string(d.max_ulp) +
+                  ", \"first\": ";
   if (d.found) {
     char b[256];
-    std::snprintf(b, sizeof b,
-                  "{\"phase\": %d, \"block\": [%d, %d], \"debug_block\": %d, \"warp\": %d, \"lane\": %d, \"reg\": %d, \"capture\": %u, \"enc5\": %u, ",
-                  d.phase, d.block_x, d.block_y, d.block_index, d.warp, d.lane, d.reg, d.a, d.b);
+    std::snprintf(
+        b, sizeof b,
+        "{\"phase\": %d, \"block\": [%d, %d], \"debug_block\": %d, \"warp\": %d, \"lane\": %d, \"reg\": %d, \"capture\": %u, \"enc5\": %u, ",
+        d.phase, d.block_x, d.block_y, d.block_index, d.warp, d.lane, d.reg, d.a, d.b);
     s += b + std::string("\"where\": ") + json_escape(d.where) + "}";
   } else {
     s += "null";

@@ -30,7 +30,7 @@ struct DebugStage {
   const char* name;
   int phase;
   int regs;
-  int ntiles;        // n-tiles per m-tile in the register order
+  int ntiles;           // n-tiles per m-tile in the register order
   bool out_projection;  // false: recorded by the attention part (phases 1..12); true: phase 13
   const char* what;
 };
@@ -88,9 +88,9 @@ struct StageDiff {
   std::vector<std::uint64_t> per_block;       // differing registers per grid block
   bool found = false;                         // the first difference (lowest debug block index, lane, reg)
   int block_x = 0, block_y = 0, block_index = 0, warp = 0, lane = 0, reg = 0;
-  std::uint32_t a = 0, b = 0;                 // capture, enc5
-  std::string where;                          // the register in layout terms
-  std::uint32_t max_ulp = 0;                  // largest f16 ulp distance of a half
+  std::uint32_t a = 0, b = 0;  // capture, enc5
+  std::string where;           // the register in layout terms
+  std::uint32_t max_ulp = 0;   // largest f16 ulp distance of a half
   int grid_x = 1;
   bool identical() const { return differing == 0; }
 };

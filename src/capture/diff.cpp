@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "io/png.hpp"
 #include "io/files.hpp"
+#include "io/png.hpp"
 
 namespace enc5::capture {
 namespace {
@@ -46,8 +46,7 @@ FileDiff diff_bytes(std::span<const std::uint8_t> a, std::span<const std::uint8_
   return d;
 }
 
-FileDiff diff_arena(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b, int ex, int ey, std::size_t offset,
-                    int ox, int oy) {
+FileDiff diff_arena(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b, int ex, int ey, std::size_t offset, int ox, int oy) {
   FileDiff d;
   d.kind = DiffKind::arena;
   compare_common(d, a, b);
@@ -66,8 +65,8 @@ FileDiff diff_arena(std::span<const std::uint8_t> a, std::span<const std::uint8_
     const std::size_t r = w % plane_bytes;
     const int y = static_cast<int>(r / (32 * ex)), x = static_cast<int>(r % (32 * ex) / 32);
     const int word = static_cast<int>(r % 32 / 4), j = static_cast<int>(r % 4);
-    return fmt("byte %zu (window byte %zu): plane %d, pixel (%d, %d), block (%d, %d), word %d byte %d", i, w, q, x, y,
-               (x + ox) / 8, (y + oy) / 8, word, j);
+    return fmt("byte %zu (window byte %zu): plane %d, pixel (%d, %d), block (%d, %d), word %d byte %d", i, w, q, x, y, (x + ox) / 8,
+               (y + oy) / 8, word, j);
   };
   for (std::size_t i = 0; i < d.compared; ++i) {
     if (a[i] == b[i]) continue;
@@ -93,8 +92,7 @@ FileDiff diff_arena(std::span<const std::uint8_t> a, std::span<const std::uint8_
   return d;
 }
 
-FileDiff diff_surface(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b, int width, int height,
-                      std::size_t pitch) {
+FileDiff diff_surface(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b, int width, int height, std::size_t pitch) {
   FileDiff d;
   d.kind = DiffKind::surface;
   compare_common(d, a, b);
@@ -168,8 +166,7 @@ std::string describe(const FileDiff& d) {
     for (std::size_t k = 0; k < std::min<std::size_t>(5, npix) && per[order[k]]; ++k)
       s += fmt(" (%zu, %zu) %u", order[k] % d.width, order[k] / d.width, per[order[k]]);
     s += "\n";
-    s += fmt("  largest difference: %u %s at %s\n", d.max_dist, d.kind == DiffKind::arena ? "e4m3 codes" : "f16 ulp",
-             d.max_where.c_str());
+    s += fmt("  largest difference: %u %s at %s\n", d.max_dist, d.kind == DiffKind::arena ? "e4m3 codes" : "f16 ulp", d.max_where.c_str());
   }
   return s;
 }
@@ -178,9 +175,12 @@ std::string json_escape(const std::string& s) {
   std::string o = "\"";
   for (const char ch : s) {
     const unsigned char c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') o += '\\', o += ch;
-    else if (c < 0x20) o += fmt("\\u%04x", c);
-    else o += ch;
+    if (c == '"' || c == '\\')
+      o += '\\', o += ch;
+    else if (c < 0x20)
+      o += fmt("\\u%04x", c);
+    else
+      o += ch;
   }
   return o + "\"";
 }
@@ -218,13 +218,15 @@ std::string to_json(const FileDiff& d) {
       s += first ? "" : ", ";
       first = false;
       if (d.kind == DiffKind::arena)
-        s += fmt("{\"q\": %zu, \"x\": %zu, \"y\": %zu, \"bytes\": %u, \"max_dist\": %u}", i / npix, p % d.width, p / d.width, d.pixel[i], d.pixel_dist[i]);
+        s += fmt("{\"q\": %zu, \"x\": %zu, \"y\": %zu, \"bytes\": %u, \"max_dist\": %u}", i / npix, p % d.width, p / d.width, d.pixel[i],
+                 d.pixel_dist[i]);
       else
         s += fmt("{\"x\": %zu, \"y\": %zu, \"channels\": %u, \"max_ulp\": %u}", p % d.width, p / d.width, d.pixel[i], d.pixel_dist[i]);
     }
     s += "]";
     s += fmt(", \"max_distance\": %u, \"max_distance_unit\": \"%s\", \"max_where\": ", d.max_dist,
-             d.kind == DiffKind::arena ? "e4m3 code" : "f16 ulp") + json_escape(d.max_where);
+             d.kind == DiffKind::arena ? "e4m3 code" : "f16 ulp") +
+         json_escape(d.max_where);
   }
   return s + "}";
 }
@@ -241,7 +243,8 @@ bool write_heatmap(const std::string& path, const FileDiff& d) {
     const int v = std::min(255, 64 + static_cast<int>(24 * std::log2(1.0 + d.pixel_dist[i])));
     const int x = static_cast<int>(i % d.width), row = static_cast<int>(i / d.width);  // row = q*ey + y
     for (int dy = 0; dy < kScale; ++dy)
-      for (int dx = 0; dx < kScale; ++dx) px[static_cast<std::size_t>(row * kScale + dy) * w + x * kScale + dx] = static_cast<std::uint8_t>(v);
+      for (int dx = 0; dx < kScale; ++dx)
+        px[static_cast<std::size_t>(row * kScale + dy) * w + x * kScale + dx] = static_cast<std::uint8_t>(v);
   }
   write_file_atomic(path, encode_png(w, h, 1, px));
   return true;

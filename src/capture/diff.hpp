@@ -19,14 +19,14 @@ struct FileDiff {
   std::uint64_t compared = 0, differing = 0;  // bytes
   std::int64_t first = -1;                    // byte offset of the first difference, -1: none
   std::uint8_t first_a = 0, first_b = 0;
-  std::string first_where;                    // the first difference in layout terms
-  std::array<std::uint64_t, 5> plane{};       // arena: differing bytes per plane
-  std::uint64_t outside = 0;                  // differing bytes outside the arena window / texels
-  std::array<std::uint64_t, 4> channel{};     // surface: differing values per channel r g b a
-  int width = 0, height = 0;                  // per-pixel map: arena ex x ey, surface w x h
-  std::vector<std::uint32_t> pixel;           // differing bytes (arena) / channels (surface)
-  std::vector<std::uint32_t> pixel_dist;      // largest distance at the pixel
-  std::uint32_t max_dist = 0;                 // e4m3 code distance / f16 ulp
+  std::string first_where;                 // the first difference in layout terms
+  std::array<std::uint64_t, 5> plane{};    // arena: differing bytes per plane
+  std::uint64_t outside = 0;               // differing bytes outside the arena window / texels
+  std::array<std::uint64_t, 4> channel{};  // surface: differing values per channel r g b a
+  int width = 0, height = 0;               // per-pixel map: arena ex x ey, surface w x h
+  std::vector<std::uint32_t> pixel;        // differing bytes (arena) / channels (surface)
+  std::vector<std::uint32_t> pixel_dist;   // largest distance at the pixel
+  std::uint32_t max_dist = 0;              // e4m3 code distance / f16 ulp
   std::string max_where;
   bool identical() const { return size_a == size_b && differing == 0; }
 };
@@ -37,11 +37,10 @@ int e4m3_ordinal(std::uint8_t code);
 int f16_ordinal(std::uint16_t bits);
 
 // a, b: whole allocations; the arena window is [offset, offset + 5*ey*ex*32). (ox, oy) name blocks.
-FileDiff diff_arena(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b, int ex, int ey, std::size_t offset,
-                    int ox = 0, int oy = 0);
+FileDiff diff_arena(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b, int ex, int ey, std::size_t offset, int ox = 0,
+                    int oy = 0);
 // Surface memory of rows of `pitch` bytes; texels (x, y) at y*pitch + 8x, four little-endian f16.
-FileDiff diff_surface(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b, int width, int height,
-                      std::size_t pitch);
+FileDiff diff_surface(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b, int width, int height, std::size_t pitch);
 FileDiff diff_bytes(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b);
 
 std::string describe(const FileDiff& d);  // a few human-readable lines

@@ -2,8 +2,8 @@
 // (docs/captures.md "Launch dumps", "Canonical shapes"), and the small parsers the other capture
 // files share.
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 #include "capture/capture.hpp"
@@ -50,11 +50,16 @@ const char* mode_name(AddressMode m) {
 }
 
 bool parse_mode(const std::string& s, AddressMode& m) {
-  if (s == "clamp") m = AddressMode::clamp;
-  else if (s == "border") m = AddressMode::border_zero;
-  else if (s == "wrap") m = AddressMode::wrap;
-  else if (s == "mirror") m = AddressMode::mirror;
-  else return false;
+  if (s == "clamp")
+    m = AddressMode::clamp;
+  else if (s == "border")
+    m = AddressMode::border_zero;
+  else if (s == "wrap")
+    m = AddressMode::wrap;
+  else if (s == "mirror")
+    m = AddressMode::mirror;
+  else
+    return false;
   return true;
 }
 
@@ -80,7 +85,9 @@ using namespace detail;
 // regular expression on a name that comes from someone else's disk.
 std::optional<DumpName> parse_dump_name(const std::string& file_name) {
   const std::string_view n(file_name);
-  auto digits = [](std::string_view d) { return !d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }); };
+  auto digits = [](std::string_view d) {
+    return !d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
   if (n.rfind("launch-", 0) != 0 || n.size() < 4 || n.substr(n.size() - 4) != ".bin") return std::nullopt;
   const std::string_view body = n.substr(7, n.size() - 11);  // without "launch-" and ".bin"
   const auto dash = body.find('-');

@@ -1,8 +1,8 @@
 // Launch-dump folders (facts F5): one file per launch and argument, read into LaunchCaptures
 // (docs/captures.md "Launch dumps").
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -32,13 +32,16 @@ BufferTokens buffer_tokens(const std::string& file, const std::string& shape) {
   for (const std::string& t : split(shape, '-')) {
     std::uint64_t v = 0;
     if (t.rfind("base0x", 0) == 0) {
-      if (!parse_u64(t.substr(6), v, 16)) throw InputError(file, 0, "a hex device address in the shape token 'base0x…' (at most 16 hex digits)", "'" + t + "'");
+      if (!parse_u64(t.substr(6), v, 16))
+        throw InputError(file, 0, "a hex device address in the shape token 'base0x…' (at most 16 hex digits)", "'" + t + "'");
       out.base = v;
     } else if (t.rfind("size", 0) == 0) {
-      if (!parse_u64(t.substr(4), v)) throw InputError(file, 0, "a decimal byte count below 2^64 in the shape token 'size<N>'", "'" + t + "'");
+      if (!parse_u64(t.substr(4), v))
+        throw InputError(file, 0, "a decimal byte count below 2^64 in the shape token 'size<N>'", "'" + t + "'");
       out.size = v;
     } else if (t.rfind("off", 0) == 0) {
-      if (!parse_u64(t.substr(3), v)) throw InputError(file, 0, "a decimal pointer offset below 2^64 in the shape token 'off<N>'", "'" + t + "'");
+      if (!parse_u64(t.substr(3), v))
+        throw InputError(file, 0, "a decimal pointer offset below 2^64 in the shape token 'off<N>'", "'" + t + "'");
       out.offset = v;
     }
   }
@@ -49,7 +52,8 @@ void parse_buffer_shape(BufferArg& b) {
   const BufferTokens t = buffer_tokens(b.file, b.shape);
   if (!t.size) throw InputError(b.file, 0, "a buffer shape with a 'size<N>' token (the allocation's bytes, facts F5)", "'" + b.shape + "'");
   if (*t.size != b.bytes.size())
-    throw InputError(b.file, std::min<std::uint64_t>(*t.size, b.bytes.size()), std::to_string(*t.size) + " bytes (the size in the file name)",
+    throw InputError(b.file, std::min<std::uint64_t>(*t.size, b.bytes.size()),
+                     std::to_string(*t.size) + " bytes (the size in the file name)",
                      std::to_string(b.bytes.size()) + " bytes (the file is truncated or the name is wrong)");
   if (t.base) b.base = *t.base;
   b.offset = t.offset;
@@ -91,8 +95,11 @@ std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vec
       for (const DumpFile* f : list) {
         if (f->name.arg != arg) continue;
         if (f->name.kind != kind)
-          throw InputError(f->path.string(), 0, std::string("a ") + kind + " dump for arg" + std::to_string(arg) + " (facts A4)", "a " + f->name.kind + " dump");
-        if (hit) throw InputError(f->path.string(), 0, "one dump per launch and argument", "a second file for arg" + std::to_string(arg) + " (also " + hit->path.filename().string() + ")");
+          throw InputError(f->path.string(), 0, std::string("a ") + kind + " dump for arg" + std::to_string(arg) + " (facts A4)",
+                           "a " + f->name.kind + " dump");
+        if (hit)
+          throw InputError(f->path.string(), 0, "one dump per launch and argument",
+                           "a second file for arg" + std::to_string(arg) + " (also " + hit->path.filename().string() + ")");
         hit = f;
       }
       if (!hit) {
@@ -147,7 +154,8 @@ std::vector<DumpFile> dump_files(const fs::path& dir) {
     if (!e.is_regular_file()) continue;
     auto parsed = parse_dump_name(n);
     if (!parsed)
-      throw InputError(e.path().string(), 0, "a launch dump name launch-NNN-<kernel>-argNNN-{buffer,surface,texture}-<shape>-fmtN.bin (facts F5)", "'" + n + "'");
+      throw InputError(e.path().string(), 0,
+                       "a launch dump name launch-NNN-<kernel>-argNNN-{buffer,surface,texture}-<shape>-fmtN.bin (facts F5)", "'" + n + "'");
     files.push_back({*parsed, e.path()});
   }
   std::sort(files.begin(), files.end(), [](const DumpFile& a, const DumpFile& b) { return a.path < b.path; });

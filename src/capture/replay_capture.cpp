@@ -105,7 +105,8 @@ void Manifest::launch(const Line& l, LaunchCapture& c) {
 void Manifest::alloc(const Line& l) {
   if (l.words.size() != 4) throw bad(l, "'alloc id base size' (base hex 0x… or decimal)");
   const auto id = num(l, 1, "id");
-  if (allocs.count(id)) throw bad(l, "one alloc line per id (alloc " + l.words[1] + " is also at byte offset " + std::to_string(allocs[id].line_offset) + ")");
+  if (allocs.count(id))
+    throw bad(l, "one alloc line per id (alloc " + l.words[1] + " is also at byte offset " + std::to_string(allocs[id].line_offset) + ")");
   allocs[id] = Alloc{num(l, 2, "base"), num(l, 3, "size", 0, kMaxBufferBytes), l.offset};
 }
 
@@ -114,13 +115,15 @@ void Manifest::pointer(const Line& l) {
   // A u64 within the 144-byte parameter block (facts A4): off + 8 <= 144, checked without a sum.
   const auto off = num(l, 1, "off (a u64 pointer's offset in the 144-byte parameter block, facts A4)", 0, kParamBlockBytes - 8);
   if (pointers.count(off))
-    throw bad(l, "one pointer line per offset (pointer " + l.words[1] + " is also at byte offset " + std::to_string(pointers[off].line_offset) + ")");
+    throw bad(l, "one pointer line per offset (pointer " + l.words[1] + " is also at byte offset " +
+                     std::to_string(pointers[off].line_offset) + ")");
   pointers[off] = Pointer{num(l, 2, "id"), num(l, 3, "delta"), l.offset};
 }
 
 void Manifest::image(const Line& l, const fs::path& dir, LaunchCapture& c) {
   const bool tex = l.words[0] == "texture";
-  const std::string e = tex ? "'texture off width height fmt mode file' (mode clamp|border|wrap|mirror)" : "'surface off width height fmt pitch file'";
+  const std::string e =
+      tex ? "'texture off width height fmt mode file' (mode clamp|border|wrap|mirror)" : "'surface off width height fmt pitch file'";
   if (l.words.size() != 7) throw bad(l, e);
   if (tex ? have_tex : have_surf) throw bad(l, "one " + l.words[0] + " line");
   const std::uint64_t arg = tex ? kArgTexture : kArgSurface;
@@ -166,7 +169,8 @@ Manifest read_manifest(const fs::path& dir, LaunchCapture& c) {
       throw m.bad(l, "a line starting with kernel, launch, alloc, pointer, texture or surface (facts F6)");
     }
   }
-  if (c.kernel.find("swin_enc5") == std::string::npos) throw InputError(m.path, 0, std::string("a capture of ") + kEnc5Kernel, "kernel " + c.kernel);
+  if (c.kernel.find("swin_enc5") == std::string::npos)
+    throw InputError(m.path, 0, std::string("a capture of ") + kEnc5Kernel, "kernel " + c.kernel);
   if (!m.have_launch) throw InputError(m.path, m.end, "a 'launch gx gy gz bx by bz shared' line", "none");
   if (!m.have_tex) throw InputError(m.path, m.end, "a 'texture 88 …' line (the texture E61 samples)", "none");
   if (!m.have_surf) throw InputError(m.path, m.end, "a 'surface 112 …' line (the surface E61 writes)", "none");
@@ -178,7 +182,8 @@ std::vector<std::uint8_t> read_args(const fs::path& dir, const Manifest& m, Laun
   const std::string apath = capture_file(dir, "args.bin", m.path, 0);
   auto args = read_file_no_link(apath);
   if (args.size() != kParamBlockBytes)
-    throw InputError(apath, std::min(args.size(), kParamBlockBytes), "the 144-byte parameter block (facts A4)", std::to_string(args.size()) + " bytes");
+    throw InputError(apath, std::min(args.size(), kParamBlockBytes), "the 144-byte parameter block (facts A4)",
+                     std::to_string(args.size()) + " bytes");
   c.ex = rd32(&args[0]);
   c.ey = rd32(&args[4]);
   c.ox = static_cast<std::uint16_t>(args[80] | args[81] << 8);
@@ -194,14 +199,18 @@ BufferArg pointer_buffer(const fs::path& dir, const Manifest& m, const std::vect
                          std::map<std::uint64_t, std::vector<std::uint8_t>>& loaded) {
   const std::string apath = (dir / "args.bin").string();
   const auto it = m.pointers.find(static_cast<std::uint64_t>(off));
-  if (it == m.pointers.end()) throw InputError(m.path, m.end, "a 'pointer " + std::to_string(off) + " id delta' line (" + what + ")", "none");
+  if (it == m.pointers.end())
+    throw InputError(m.path, m.end, "a 'pointer " + std::to_string(off) + " id delta' line (" + what + ")", "none");
   const Pointer& p = it->second;
   const auto a = m.allocs.find(p.id);
   if (a == m.allocs.end())
-    throw InputError(m.path, p.line_offset, "an 'alloc " + std::to_string(p.id) + " …' line for the pointer at +" + std::to_string(off), "none");
+    throw InputError(m.path, p.line_offset, "an 'alloc " + std::to_string(p.id) + " …' line for the pointer at +" + std::to_string(off),
+                     "none");
   const std::uint64_t want = checked_end_in(m.path, p.line_offset, "the pointer alloc base + delta", a->second.base, p.delta);
   const std::uint64_t value = rd64(&args[static_cast<std::size_t>(off)]);
-  if (value != want) throw InputError(apath, static_cast<std::uint64_t>(off), "the pointer alloc " + std::to_string(p.id) + " base + delta = " + hex(want) + " (manifest)", hex(value));
+  if (value != want)
+    throw InputError(apath, static_cast<std::uint64_t>(off),
+                     "the pointer alloc " + std::to_string(p.id) + " base + delta = " + hex(want) + " (manifest)", hex(value));
   BufferArg b;
   b.file = capture_file(dir, "alloc-" + std::to_string(p.id) + ".bin", m.path, p.line_offset);
   b.base = a->second.base;
@@ -210,8 +219,8 @@ BufferArg pointer_buffer(const fs::path& dir, const Manifest& m, const std::vect
   if (l == loaded.end()) l = loaded.emplace(p.id, read_file_no_link(b.file)).first;
   b.bytes = l->second;
   if (b.bytes.size() != a->second.size)
-    throw InputError(b.file, std::min<std::uint64_t>(b.bytes.size(), a->second.size), std::to_string(a->second.size) + " bytes (the manifest's alloc size)",
-                     std::to_string(b.bytes.size()) + " bytes");
+    throw InputError(b.file, std::min<std::uint64_t>(b.bytes.size(), a->second.size),
+                     std::to_string(a->second.size) + " bytes (the manifest's alloc size)", std::to_string(b.bytes.size()) + " bytes");
   b.shape = buffer_shape(b.base, b.bytes.size(), b.offset);
   return b;
 }
@@ -226,12 +235,15 @@ std::optional<ReplayOutputs> read_results(const fs::path& dir, const Manifest& m
   auto read = [&](const DumpFile& f, std::vector<std::uint8_t>& to, std::size_t size, const char* what) {
     to = read_file_no_link(capture_file(dir, "results/" + f.path.filename().string(), m.path, 0));
     if (to.size() != size)
-      throw InputError(f.path.string(), std::min(to.size(), size), std::to_string(size) + " bytes (" + what + ")", std::to_string(to.size()) + " bytes");
+      throw InputError(f.path.string(), std::min(to.size(), size), std::to_string(size) + " bytes (" + what + ")",
+                       std::to_string(to.size()) + " bytes");
     any = true;
   };
   for (const DumpFile& f : dump_files(res)) {
-    if (f.name.arg == kArgOutput && f.name.kind == "buffer") read(f, r.output_alloc, c.output.bytes.size(), "alloc size");
-    else if (f.name.arg == kArgSurface && f.name.kind == "surface") read(f, r.surface_bytes, c.surface.bytes.size(), "pitch × height");
+    if (f.name.arg == kArgOutput && f.name.kind == "buffer")
+      read(f, r.output_alloc, c.output.bytes.size(), "alloc size");
+    else if (f.name.arg == kArgSurface && f.name.kind == "surface")
+      read(f, r.surface_bytes, c.surface.bytes.size(), "pitch × height");
   }
   if (!any) return std::nullopt;
   return r;

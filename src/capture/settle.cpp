@@ -80,7 +80,8 @@ class Search {
     } else {
       last_ = replay_launch(c_, ro);
       sc.arena = diff_arena(c_.results->output_alloc, last_->output_alloc, c_.ex, c_.ey, c_.output.offset).differing;
-      sc.surface = diff_surface(c_.results->surface_bytes, last_->surface_bytes, c_.surface.width, c_.surface.height, c_.surface.pitch).differing;
+      sc.surface =
+          diff_surface(c_.results->surface_bytes, last_->surface_bytes, c_.surface.width, c_.surface.height, c_.surface.pitch).differing;
     }
     ++runs_;
     if (o_.progress) o_.progress(runs_, key);
@@ -137,19 +138,15 @@ void set(Setting& s, const std::string& name, const std::string& v) {
 // variables cannot move the arena).
 // mode 0: phase A, 1: phase B, 2: the final pass over everything (lexicographic, until exact),
 // 3: a debug stage (its registers only).
-bool better(const Score& a, const Score& b, int mode) {
-  return mode == 1 ? a.surface < b.surface : a < b;
-}
+bool better(const Score& a, const Score& b, int mode) { return mode == 1 ? a.surface < b.surface : a < b; }
 
 // Phase A is done once the arena matches: what is left of the surface is phase B's to explain.
-bool done(const Score& s, int mode) {
-  return mode == 0 ? s.arena == 0 : mode == 1 ? s.surface == 0 : mode == 3 ? s.stage == 0 : s.exact();
-}
+bool done(const Score& s, int mode) { return mode == 0 ? s.arena == 0 : mode == 1 ? s.surface == 0 : mode == 3 ? s.stage == 0 : s.exact(); }
 
 std::string change_text(const Score& from, const Score& to, int mode) {
   if (mode == 3) return "stage " + std::to_string(from.stage) + " -> " + std::to_string(to.stage) + " registers differ";
-  return "arena " + std::to_string(from.arena) + " -> " + std::to_string(to.arena) + " bytes differ, surface " + std::to_string(from.surface) +
-         " -> " + std::to_string(to.surface);
+  return "arena " + std::to_string(from.arena) + " -> " + std::to_string(to.arena) + " bytes differ, surface " +
+         std::to_string(from.surface) + " -> " + std::to_string(to.surface);
 }
 
 // Coordinate descent over `vars`, then (when stuck) one pass over pairs of changes, repeated
@@ -195,7 +192,8 @@ void descend(Search& search, Setting& best, Score& score, const std::vector<Vari
             set(t, vars[j].name, b);
             const Score s = search.eval(t);
             if (better(s, score, surface_phase)) {
-              log.push_back(vars[i].name + "=" + a + " with " + vars[j].name + "=" + b + " (pair): " + change_text(score, s, surface_phase));
+              log.push_back(vars[i].name + "=" + a + " with " + vars[j].name + "=" + b +
+                            " (pair): " + change_text(score, s, surface_phase));
               search.accept(t);
               best = t;
               score = s;
@@ -228,7 +226,8 @@ void scan_alternatives(Search& search, SettleResult& res, const std::vector<Vari
 
 SettleResult settle(const LaunchCapture& c, const SettleOptions& o) {
   if (!c.results)
-    throw std::runtime_error(c.source + ": the capture holds no results of the original (launch dumps hold them in arg048/arg112; "
+    throw std::runtime_error(c.source +
+                             ": the capture holds no results of the original (launch dumps hold them in arg048/arg112; "
                              "a replay capture needs a results/ folder, docs/captures.md)");
   const auto t0 = std::chrono::steady_clock::now();
   SettleResult res;
@@ -254,7 +253,8 @@ SettleResult settle(const LaunchCapture& c, const SettleOptions& o) {
     for (const auto& group : {phase_a, phase_b})
       for (const Variable& v : group)
         if (reading_feeds_stage(v.name, *o.stage)) vars.push_back(v);
-    res.log.push_back("defaults (profile ada): stage " + std::string(o.stage->name) + " " + std::to_string(res.score.stage) + " registers differ");
+    res.log.push_back("defaults (profile ada): stage " + std::string(o.stage->name) + " " + std::to_string(res.score.stage) +
+                      " registers differ");
     descend(search, res.best, res.score, vars, 3, res.log, res.budget_exhausted);
     const std::optional<StagePayload> best = search.stage_payload(res.best);  // kept: no run
     scan_alternatives(search, res, vars);
@@ -263,8 +263,8 @@ SettleResult settle(const LaunchCapture& c, const SettleOptions& o) {
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
   }
-  res.log.push_back("defaults (profile ada): arena " + std::to_string(res.score.arena) + ", surface " +
-                    std::to_string(res.score.surface) + " bytes differ");
+  res.log.push_back("defaults (profile ada): arena " + std::to_string(res.score.arena) + ", surface " + std::to_string(res.score.surface) +
+                    " bytes differ");
   // Phase A: the readings that can move the arena, against the arena first.
   descend(search, res.best, res.score, phase_a, 0, res.log, res.budget_exhausted);
   // Phase B: E61's readings against the surface (the arena no longer changes).

@@ -49,10 +49,10 @@ struct Alternative {
 struct SettleResult {
   Setting best;
   Score score;
-  FileDiff arena, surface;            // best vs the capture's results (not with a stage)
-  std::optional<StageDiff> stage;     // settling on a debug stage: best vs the capture's window
+  FileDiff arena, surface;                // best vs the capture's results (not with a stage)
+  std::optional<StageDiff> stage;         // settling on a debug stage: best vs the capture's window
   std::vector<Alternative> alternatives;  // every single-value change of the best
-  std::vector<std::string> log;       // accepted search steps
+  std::vector<std::string> log;           // accepted search steps
   int runs = 0;
   double seconds = 0;
   bool budget_exhausted = false;

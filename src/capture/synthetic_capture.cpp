@@ -45,8 +45,9 @@ std::size_t window_after(const SyntheticCaptureOptions& o, std::size_t n) {
                                          static_cast<std::uint32_t>(o.ox), static_cast<std::uint32_t>(o.oy));
   const DebugWindow debug = debug_window(*o.stage, o.debug_base, static_cast<int>(cover.x), static_cast<int>(cover.y));
   if (o.debug_base < n || o.debug_base > kMaxSyntheticAlloc || o.window_before + o.debug_base + debug.bytes > kMaxSyntheticAlloc)
-    throw std::runtime_error("--debug-base " + std::to_string(o.debug_base) + ": a synthetic debug capture needs a base of at least the arena's " +
-                             std::to_string(n) + " bytes (the payload must not overlap it) and an allocation below 2^28 bytes");
+    throw std::runtime_error("--debug-base " + std::to_string(o.debug_base) +
+                             ": a synthetic debug capture needs a base of at least the arena's " + std::to_string(n) +
+                             " bytes (the payload must not overlap it) and an allocation below 2^28 bytes");
   return std::max<std::size_t>(o.window_after, o.debug_base + debug.bytes - n);
 }
 
@@ -63,7 +64,8 @@ LaunchCapture synthetic_launch(const std::string& dir, const SyntheticCaptureOpt
   c.ox = static_cast<std::uint16_t>(o.ox);
   c.oy = static_cast<std::uint16_t>(o.oy);
   c.input = BufferArg{"", buffer_shape(kBaseIn, n, 0), kBaseIn, 0, frame.input_arena};
-  c.weights = BufferArg{"", buffer_shape(kBaseW, kWeightImageBytes, 0), kBaseW, 0, std::vector<std::uint8_t>(weights.bytes().begin(), weights.bytes().end())};
+  c.weights = BufferArg{"", buffer_shape(kBaseW, kWeightImageBytes, 0), kBaseW, 0,
+                        std::vector<std::uint8_t>(weights.bytes().begin(), weights.bytes().end())};
   std::vector<std::uint8_t> out = output_allocation(o.window_before, n, window_after(o, n));
   c.output = BufferArg{"", buffer_shape(kBaseOut, out.size(), o.window_before), kBaseOut, o.window_before, std::move(out)};
   c.texture.width = frame.texture.width;
@@ -110,7 +112,8 @@ void put_replay_capture(OutputSet& set, const LaunchCapture& c, const ReplayOutp
   m += "alloc 1 " + hex(kBaseW) + " " + std::to_string(kWeightImageBytes) + "\n";
   m += "alloc 2 " + hex(kBaseOut) + " " + std::to_string(c.output.bytes.size()) + "\n";
   m += "pointer 8 0 0\npointer 40 1 0\npointer 48 2 " + std::to_string(o.window_before) + "\n";
-  m += "texture 88 " + std::to_string(c.texture.width) + " " + std::to_string(c.texture.height) + " 16 " + mode_name(c.texture.mode) + " texture-088.bin\n";
+  m += "texture 88 " + std::to_string(c.texture.width) + " " + std::to_string(c.texture.height) + " 16 " + mode_name(c.texture.mode) +
+       " texture-088.bin\n";
   m += "surface 112 " + std::to_string(o.ex) + " " + std::to_string(o.ey) + " 16 " + std::to_string(c.surface.pitch) + " surface-112.bin\n";
   set.write_text("manifest.txt", m);
   std::vector<std::uint8_t> args(kParamBlockBytes, 0);
@@ -149,8 +152,10 @@ std::vector<std::string> write_synthetic_capture(const std::string& dir, Form fo
   ReplayOutputs r = replay_launch(c, ro);
   // The debug oracle's stores of warp 0 of every block (facts F1), from enc5's own trace.
   if (o.stage) store_stage_payload(r.output_alloc, o.window_before, compute_stage_payload(c, *o.stage, o.debug_base, ro), dir);
-  if (form == Form::launch_dump) put_dumps(set, "", c, r, true);
-  else put_replay_capture(set, c, r, o);
+  if (form == Form::launch_dump)
+    put_dumps(set, "", c, r, true);
+  else
+    put_replay_capture(set, c, r, o);
   return set.commit();
 }
 

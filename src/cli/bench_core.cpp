@@ -43,8 +43,8 @@ int blocks(const Geometry& g) {
 double macs_per_block() {
   // phases 1..10: 8 heads x 10 x 96x32x32; 11: 8 x 64x96x32; 12: 8 x 64x32x96; 13..20: 8 x
   // 64x160x32; 21..60: 20 x (64x32x160 + 64x160x32); 61: 64x16x160.
-  return 8.0 * 10 * 96 * 32 * 32 + 8.0 * 64 * 96 * 32 + 8.0 * 64 * 32 * 96 + 8.0 * 64 * 160 * 32 +
-         20.0 * 2 * 64 * 32 * 160 + 64.0 * 16 * 160;
+  return 8.0 * 10 * 96 * 32 * 32 + 8.0 * 64 * 96 * 32 + 8.0 * 64 * 32 * 96 + 8.0 * 64 * 160 * 32 + 20.0 * 2 * 64 * 32 * 160 +
+         64.0 * 16 * 160;
 }
 
 Frame::Frame(const Geometry& g) : input(make_synthetic_frame(g.ex, g.ey, 1, false)) {

@@ -2,10 +2,10 @@
 // option loop (--name VALUE or --name=VALUE), integer parsing with ranges, the ranges of the
 // launch's fields, and the common run options.
 #pragma once
+#include <unistd.h>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <unistd.h>
 #include <vector>
 
 #include "api/frame.hpp"
@@ -145,7 +145,8 @@ inline bool handle_stage_option(OptionCursor& c, capture::StageChoice& s) {
   if (c.name == "--stage") {
     const std::string v = c.take();
     s.stage = capture::find_debug_stage(v);
-    if (!s.stage) throw UsageError("--stage: expected one of d4r's debug stages " + capture::debug_stage_names() + " (facts F2), got '" + v + "'");
+    if (!s.stage)
+      throw UsageError("--stage: expected one of d4r's debug stages " + capture::debug_stage_names() + " (facts F2), got '" + v + "'");
   } else if (c.name == "--debug-base") {
     // D4R_RRSWIN_DEBUG_BASE (facts F1): bytes from the arena pointer; bounded so that no sum wraps.
     s.debug_base = static_cast<std::uint64_t>(parse_int(c.name, c.take(), 0, 1ll << 40));

@@ -2,11 +2,11 @@
 // profile and SIMD path, with a per-phase-group breakdown and two references measured in the same
 // run: the machine's binary64 FMA peak (the exact-arithmetic limit) and the layer's GEMMs in f32
 // through a BLAS (what a user would pick instead). docs/performance.md records a run.
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
-#include <stdexcept>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -59,16 +59,26 @@ BenchOptions parse_bench(const Args& args) {
       if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
       return args[++i];
     };
-    if (a == "--help" || a == "-h") o.help = true;
-    else if (a == "--geometry") o.geo_names.push_back(value());
-    else if (a == "--simd") o.simd_names.push_back(value());
-    else if (a == "--profile") o.profiles.push_back(value());
-    else if (a == "--threads") o.threads = static_cast<int>(parse_int(a, value(), 0, kThreadsMax));
-    else if (a == "--reps") o.reps = static_cast<int>(parse_int(a, value(), 1, 1000000));
-    else if (a == "--golden-reps") o.golden_reps = static_cast<int>(parse_int(a, value(), 1, 1000000));
-    else if (a == "--no-golden") o.golden = false;
-    else if (a == "--no-reference") o.reference = false;
-    else throw UsageError("unknown option '" + a + "'");
+    if (a == "--help" || a == "-h")
+      o.help = true;
+    else if (a == "--geometry")
+      o.geo_names.push_back(value());
+    else if (a == "--simd")
+      o.simd_names.push_back(value());
+    else if (a == "--profile")
+      o.profiles.push_back(value());
+    else if (a == "--threads")
+      o.threads = static_cast<int>(parse_int(a, value(), 0, kThreadsMax));
+    else if (a == "--reps")
+      o.reps = static_cast<int>(parse_int(a, value(), 1, 1000000));
+    else if (a == "--golden-reps")
+      o.golden_reps = static_cast<int>(parse_int(a, value(), 1, 1000000));
+    else if (a == "--no-golden")
+      o.golden = false;
+    else if (a == "--no-reference")
+      o.reference = false;
+    else
+      throw UsageError("unknown option '" + a + "'");
   }
   return o;
 }
@@ -90,7 +100,8 @@ BenchPlan plan_of(const BenchOptions& o) {
     if (!engine::parse_simd_path(n) || !engine::simd_supported(*engine::parse_simd_path(n)))
       throw std::invalid_argument("SIMD path " + n + " is unknown or not supported by this CPU");
   for (engine::SimdPath p : engine::supported_simd_paths())
-    if (o.simd_names.empty() || std::find(o.simd_names.begin(), o.simd_names.end(), std::string(engine::to_string(p))) != o.simd_names.end())
+    if (o.simd_names.empty() ||
+        std::find(o.simd_names.begin(), o.simd_names.end(), std::string(engine::to_string(p))) != o.simd_names.end())
       pl.paths.push_back(p);
   if (o.profiles.empty()) pl.profs = all_profiles();
   for (const auto& n : o.profiles) {
@@ -144,8 +155,7 @@ void bench_geometry(const BenchOptions& o, const BenchPlan& pl, std::size_t gi, 
       // Process CPU time per block: the scaling across geometries without the other load's
       // descheduling (still includes its cache and memory sharing).
       std::printf("%-7s %6d %8.3f  %-6s %-9s %-10s %11.3f %9.2f %10s %10s %12.3f %7s %9.3f\n", g.name.c_str(), nb, gmac, "fast",
-                  std::string(p.name).c_str(), sp.c_str(), ms, gmac / (ms / 1e3), vs_golden, vs_lim, 1e3 * ft.cpu / nb, vs_ada,
-                  ms / waves);
+                  std::string(p.name).c_str(), sp.c_str(), ms, gmac / (ms / 1e3), vs_golden, vs_lim, 1e3 * ft.cpu / nb, vs_ada, ms / waves);
     }
   }
   if (o.reference) {
@@ -168,9 +178,11 @@ void bench_geometry(const BenchOptions& o, const BenchPlan& pl, std::size_t gi, 
 // fixed (non-GEMM) groups' share of a block: prologue, E11, E20 and E60+61+E61 (the last holds
 // phase 61's small GEMM too). Issue 17: under 15 %.
 void bench_breakdown(const BenchOptions& o, const BenchPlan& pl) {
-  std::printf("per-phase-group time per block (fast engine, 1 thread, thread CPU time, minimum of the reps, microseconds):\n%-20s", "group");
+  std::printf("per-phase-group time per block (fast engine, 1 thread, thread CPU time, minimum of the reps, microseconds):\n%-20s",
+              "group");
   for (const Profile* p : pl.profs)
-    for (engine::SimdPath path : pl.paths) std::printf(" %7s/%-6s", std::string(p->name).c_str(), std::string(engine::to_string(path)).c_str());
+    for (engine::SimdPath path : pl.paths)
+      std::printf(" %7s/%-6s", std::string(p->name).c_str(), std::string(engine::to_string(path)).c_str());
   std::printf("\n");
   std::vector<engine::PhaseTimes> bd;
   for (const Profile* p : pl.profs)
@@ -189,8 +201,8 @@ void bench_breakdown(const BenchOptions& o, const BenchPlan& pl) {
   for (const auto& t : bd) std::printf(" %14.1f", 1e6 * total(t));
   std::printf("\n%-20s", "fixed share");
   for (const auto& t : bd) {
-    const double fixed = t.seconds[engine::kGroupPrologue] + t.seconds[engine::kGroupE11] + t.seconds[engine::kGroupE20] +
-                         t.seconds[engine::kGroupTail];
+    const double fixed =
+        t.seconds[engine::kGroupPrologue] + t.seconds[engine::kGroupE11] + t.seconds[engine::kGroupE20] + t.seconds[engine::kGroupTail];
     std::printf(" %13.1f%%", total(t) > 0 ? 100.0 * fixed / total(t) : 0.0);
   }
   std::printf("\n");

@@ -84,7 +84,8 @@ std::map<std::string, Item> index_folder(const fs::path& dir) {
     refuse_link(e.path().string());
     if (!e.is_regular_file()) continue;
     const auto parsed = parse_dump_name(n);
-    if (!parsed) throw InputError(e.path().string(), 0, "a launch dump name launch-NNN-<kernel>-argNNN-<kind>-<shape>-fmtN.bin", "'" + n + "'");
+    if (!parsed)
+      throw InputError(e.path().string(), 0, "a launch dump name launch-NNN-<kernel>-argNNN-<kind>-<shape>-fmtN.bin", "'" + n + "'");
     files.emplace_back(*parsed, e.path());
   }
   // Occurrences count in launch order (d4r's key is robust to launch-number shifts, F5).
@@ -136,7 +137,8 @@ FileDiff diff_image_dump(const Item& a, const std::vector<std::uint8_t>& ba, con
   const std::uint64_t need = static_cast<std::uint64_t>(img.pitch) * static_cast<std::uint64_t>(img.height);  // bounded by image_geometry
   if (ba.size() != need)
     throw InputError(a.path.string(), std::min<std::uint64_t>(need, ba.size()),
-                     std::to_string(need) + " bytes (pitch " + std::to_string(img.pitch) + " × height " + std::to_string(img.height) + ", the name's shape)",
+                     std::to_string(need) + " bytes (pitch " + std::to_string(img.pitch) + " × height " + std::to_string(img.height) +
+                         ", the name's shape)",
                      std::to_string(ba.size()) + " bytes");
   return diff_surface(ba, bb, img.width, img.height, img.pitch);
 }
@@ -144,9 +146,9 @@ FileDiff diff_image_dump(const Item& a, const std::vector<std::uint8_t>& ba, con
 FileDiff diff_dump(const Item& a, const Item& b, const std::map<std::string, Item>& items_a, Geometry g, bool in_folders) {
   const auto read = [&](const fs::path& p) { return in_folders ? read_file_no_link(p.string()) : read_file_bytes(p.string()); };
   const auto ba = read(a.path), bb = read(b.path);
-  FileDiff d = a.name.kind == "buffer" && a.name.arg == kArgOutput ? diff_arena_dump(a, ba, bb, items_a, g)
+  FileDiff d = a.name.kind == "buffer" && a.name.arg == kArgOutput    ? diff_arena_dump(a, ba, bb, items_a, g)
                : a.name.kind == "surface" || a.name.kind == "texture" ? diff_image_dump(a, ba, bb)
-                                                                       : diff_bytes(ba, bb);
+                                                                      : diff_bytes(ba, bb);
   d.key = a.key;
   d.file_a = a.path.string();
   d.file_b = b.path.string();
@@ -212,7 +214,8 @@ DiffArgs parse_diff_args(const Args& args) {
 // `diff CAPTURE --stage NAME`: the capture's debug window against enc5's golden trace.
 int diff_stage_main(DiffArgs& a) {
   if (a.pos.size() != 1)
-    throw UsageError("--stage compares ONE capture with enc5's trace: expected CAPTURE, got " + std::to_string(a.pos.size()) + " arguments");
+    throw UsageError("--stage compares ONE capture with enc5's trace: expected CAPTURE, got " + std::to_string(a.pos.size()) +
+                     " arguments");
   a.load.ex = a.g.ex;
   a.load.ey = a.g.ey;
   const auto launches = load_captures(a.pos[0], a.load);
@@ -227,8 +230,8 @@ int diff_stage_main(DiffArgs& a) {
   const StagePayload captured = read_stage_payload(*c, *s.stage, s.debug_base);
   const StageDiff d = diff_stage(captured, compute_stage_payload(*c, *s.stage, s.debug_base, a.run.options()));
   if (a.json) {
-    std::printf("{\"capture\": %s, \"launch\": %u, \"window\": %s, \"identical\": %s, \"stage\": %s}\n", json_escape(c->source).c_str(), c->launch,
-                json_escape(captured.source).c_str(), d.identical() ? "true" : "false", to_json(d).c_str());
+    std::printf("{\"capture\": %s, \"launch\": %u, \"window\": %s, \"identical\": %s, \"stage\": %s}\n", json_escape(c->source).c_str(),
+                c->launch, json_escape(captured.source).c_str(), d.identical() ? "true" : "false", to_json(d).c_str());
   } else {
     std::printf("%s, launch %u: debug stage %s read from %s\n%s%s\n", c->source.c_str(), c->launch, s.stage->name, captured.source.c_str(),
                 describe(d).c_str(), d.identical() ? "IDENTICAL" : "DIFFERENT");
@@ -246,8 +249,10 @@ Comparison diff_folders(const fs::path& A, const fs::path& B, Geometry g) {
   const auto ia = index_folder(A), ib = index_folder(B);
   for (const auto& [k, it] : ia) {
     const auto jt = ib.find(k);
-    if (jt == ib.end()) out.only_a.push_back(k);
-    else out.diffs.push_back(diff_dump(it, jt->second, ia, g, true));
+    if (jt == ib.end())
+      out.only_a.push_back(k);
+    else
+      out.diffs.push_back(diff_dump(it, jt->second, ia, g, true));
   }
   for (const auto& [k, it] : ib)
     if (!ia.count(k)) out.only_b.push_back(k);
@@ -280,9 +285,12 @@ Comparison diff_layer_folders(const fs::path& A, const fs::path& B, Geometry g) 
     const bool in_a = fs::exists(a), in_b = fs::exists(b);
     if (in_a) refuse_link(a.string());
     if (in_b) refuse_link(b.string());
-    if (in_a && in_b) out.diffs.push_back(diff_files(a, b, f.second));
-    else if (in_a) out.only_a.push_back(f.first);
-    else if (in_b) out.only_b.push_back(f.first);
+    if (in_a && in_b)
+      out.diffs.push_back(diff_files(a, b, f.second));
+    else if (in_a)
+      out.only_a.push_back(f.first);
+    else if (in_b)
+      out.only_b.push_back(f.first);
   }
   if (out.diffs.empty())
     throw InputError(A.string(), 0, "an `enc5 run --layer enc4` folder (arena.bin, merged.bin, surface112/120/128.exr) matching B's",
@@ -352,14 +360,16 @@ int report(const Comparison& c, const DiffArgs& a) {
   if (heat) heat->commit();
   const bool different = n_diff > 0 || (a.strict && (!c.only_a.empty() || !c.only_b.empty()));
   if (a.json) {
-    std::printf("{\"identical\": %s, \"compared\": %zu, \"differing\": %d, \"files\": [", different ? "false" : "true", c.diffs.size(), n_diff);
+    std::printf("{\"identical\": %s, \"compared\": %zu, \"differing\": %d, \"files\": [", different ? "false" : "true", c.diffs.size(),
+                n_diff);
     for (std::size_t i = 0; i < c.diffs.size(); ++i) std::printf("%s\n  %s", i ? "," : "", to_json(c.diffs[i]).c_str());
     auto list = [](const std::vector<std::string>& v) {
       std::string s = "[";
       for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + json_escape(v[i]);
       return s + "]";
     };
-    std::printf("\n], \"only_in_a\": %s, \"only_in_b\": %s, \"heatmaps\": %s}\n", list(c.only_a).c_str(), list(c.only_b).c_str(), list(heatmaps).c_str());
+    std::printf("\n], \"only_in_a\": %s, \"only_in_b\": %s, \"heatmaps\": %s}\n", list(c.only_a).c_str(), list(c.only_b).c_str(),
+                list(heatmaps).c_str());
   } else {
     for (const FileDiff& d : c.diffs) {
       std::printf("%s: %s", d.key.c_str(), d.identical() ? "ok" : "\n");
@@ -369,8 +379,11 @@ int report(const Comparison& c, const DiffArgs& a) {
     for (const auto& k : c.only_b) std::printf("%s: MISSING in A\n", k.c_str());
     for (const auto& p : heatmaps) std::printf("heat map: %s\n", p.c_str());
     const std::size_t one_side = c.only_a.size() + c.only_b.size();
-    std::printf("%s: %zu compared, %d differ%s\n", different ? "DIFFERENT" : "IDENTICAL", c.diffs.size(), n_diff,
-                one_side ? (", " + std::to_string(one_side) + " on one side only" + (a.strict ? "" : " (not counted; --strict counts them)")).c_str() : "");
+    std::printf(
+        "%s: %zu compared, %d differ%s\n", different ? "DIFFERENT" : "IDENTICAL", c.diffs.size(), n_diff,
+        one_side
+            ? (", " + std::to_string(one_side) + " on one side only" + (a.strict ? "" : " (not counted; --strict counts them)")).c_str()
+            : "");
   }
   return different ? kExitDifferent : kExitOk;
 }
@@ -391,9 +404,12 @@ int cmd_diff(const Args& args) {
   if (fs::is_directory(A) != fs::is_directory(B)) throw UsageError("A and B must both be folders or both be files");
   Comparison c;
   if (a.layer && !fs::is_directory(A)) throw UsageError("--layer enc4 compares two folders of enc5 run --layer enc4");
-  if (a.layer) c = diff_layer_folders(A, B, a.g);
-  else if (fs::is_directory(A)) c = diff_folders(A, B, a.g);
-  else c.diffs.push_back(diff_files(A, B, a.g));
+  if (a.layer)
+    c = diff_layer_folders(A, B, a.g);
+  else if (fs::is_directory(A))
+    c = diff_folders(A, B, a.g);
+  else
+    c.diffs.push_back(diff_files(A, B, a.g));
   return report(c, a);
 }
 

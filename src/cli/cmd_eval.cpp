@@ -87,20 +87,23 @@ const std::vector<Instruction>& instructions() {
     std::vector<Instruction> t;
     using P = const Profile&;
     auto f16_binary = [&](std::string_view name, f16_t (*op)(f16_t, f16_t)) {
-      t.push_back({name, {16, 16}, names({"a", "b"}), "A B: f16 bits (4 hex digits each)", "f16 bits",
-                   [op](const Operands& o, P) { return hex(op(h16(o[0]), h16(o[1])), 16); }});
+      t.push_back({name, {16, 16}, names({"a", "b"}), "A B: f16 bits (4 hex digits each)", "f16 bits", [op](const Operands& o, P) {
+                     return hex(op(h16(o[0]), h16(o[1])), 16);
+                   }});
     };
     auto f16x2_binary = [&](std::string_view name, f16x2_t (*op)(f16x2_t, f16x2_t)) {
-      t.push_back({name, {32, 32}, names({"a", "b"}), "A B: f16x2 bits (8 hex digits each, low half = bits 0..15)",
-                   "f16x2 bits", [op](const Operands& o, P) { return hex(op(h32(o[0]), h32(o[1])), 32); }});
+      t.push_back({name,
+                   {32, 32},
+                   names({"a", "b"}),
+                   "A B: f16x2 bits (8 hex digits each, low half = bits 0..15)",
+                   "f16x2 bits",
+                   [op](const Operands& o, P) { return hex(op(h32(o[0]), h32(o[1])), 32); }});
     };
     auto f16_unary = [&](std::string_view name, f16_t (*op)(f16_t)) {
-      t.push_back({name, {16}, names({"a"}), "A: f16 bits", "f16 bits",
-                   [op](const Operands& o, P) { return hex(op(h16(o[0])), 16); }});
+      t.push_back({name, {16}, names({"a"}), "A: f16 bits", "f16 bits", [op](const Operands& o, P) { return hex(op(h16(o[0])), 16); }});
     };
     auto f16x2_unary = [&](std::string_view name, f16x2_t (*op)(f16x2_t)) {
-      t.push_back({name, {32}, names({"a"}), "A: f16x2 bits", "f16x2 bits",
-                   [op](const Operands& o, P) { return hex(op(h32(o[0])), 32); }});
+      t.push_back({name, {32}, names({"a"}), "A: f16x2 bits", "f16x2 bits", [op](const Operands& o, P) { return hex(op(h32(o[0])), 32); }});
     };
     // numerics.md "f16 arithmetic": the element-wise rows of numerics/op_table.hpp (shared with the
     // Python module), then the two fma forms.
@@ -112,33 +115,51 @@ const std::vector<Instruction>& instructions() {
       if (!op.ptx.empty()) f16_unary(op.ptx, op.fn);
     for (const auto& op : kF16x2UnaryOps)
       if (!op.ptx.empty()) f16x2_unary(op.ptx, op.fn);
-    t.push_back({"fma.rn.f16", {16, 16, 16}, names({"a", "b", "c"}), "A B C: f16 bits (computes A*B+C)", "f16 bits",
-                 [](const Operands& o, P) { return hex(f16_fma(h16(o[0]), h16(o[1]), h16(o[2])), 16); }});
-    t.push_back({"fma.rn.f16x2", {32, 32, 32}, names({"a", "b", "c"}), "A B C: f16x2 bits (computes A*B+C per half)",
+    t.push_back(
+        {"fma.rn.f16", {16, 16, 16}, names({"a", "b", "c"}), "A B C: f16 bits (computes A*B+C)", "f16 bits", [](const Operands& o, P) {
+           return hex(f16_fma(h16(o[0]), h16(o[1]), h16(o[2])), 16);
+         }});
+    t.push_back({"fma.rn.f16x2",
+                 {32, 32, 32},
+                 names({"a", "b", "c"}),
+                 "A B C: f16x2 bits (computes A*B+C per half)",
                  "f16x2 bits",
                  [](const Operands& o, P) { return hex(f16x2_fma(h32(o[0]), h32(o[1]), h32(o[2])), 32); }});
     // numerics.md "Conversions"
-    t.push_back({"cvt.rn.f16x2.e4m3x2", {16}, names({"a"}), "A: two e4m3 codes (4 hex digits; byte 0 -> low half)",
-                 "f16x2 bits", [](const Operands& o, P) { return hex(cvt_f16x2_e4m3x2(static_cast<std::uint16_t>(o[0])), 32); }});
-    t.push_back({"cvt.rn.satfinite.e4m3x2.f16x2", {32}, names({"a"}),
+    t.push_back({"cvt.rn.f16x2.e4m3x2",
+                 {16},
+                 names({"a"}),
+                 "A: two e4m3 codes (4 hex digits; byte 0 -> low half)",
+                 "f16x2 bits",
+                 [](const Operands& o, P) { return hex(cvt_f16x2_e4m3x2(static_cast<std::uint16_t>(o[0])), 32); }});
+    t.push_back({"cvt.rn.satfinite.e4m3x2.f16x2",
+                 {32},
+                 names({"a"}),
                  "A: f16x2 bits (low half -> byte 0); a NaN gives 0x7f in ada, the signed NaN in zluda",
                  "two e4m3 codes (4 hex digits)",
                  [](const Operands& o, P p) { return hex(cvt_e4m3x2_f16x2(h32(o[0]), p), 16); }});
-    t.push_back({"cvt.f32.f16", {16}, names({"a"}), "A: f16 bits", "f32 bits",
-                 [](const Operands& o, P) { return hex_f32(f16_to_f32(h16(o[0]))); }});
-    t.push_back({"cvt.rn.f16.f32", {32}, names({"a"}), "A: f32 bits (8 hex digits)", "f16 bits",
-                 [](const Operands& o, P) { return hex(f32_to_f16(f32_of(o[0])), 16); }});
-    t.push_back({"cvt.rn.f16.f64", {64}, names({"a"}), "A: f64 bits (16 hex digits); rounded once, not through f32",
-                 "f16 bits", [](const Operands& o, P) { return hex(f64_to_f16(std::bit_cast<double>(o[0])), 16); }});
+    t.push_back({"cvt.f32.f16", {16}, names({"a"}), "A: f16 bits", "f32 bits", [](const Operands& o, P) {
+                   return hex_f32(f16_to_f32(h16(o[0])));
+                 }});
+    t.push_back({"cvt.rn.f16.f32", {32}, names({"a"}), "A: f32 bits (8 hex digits)", "f16 bits", [](const Operands& o, P) {
+                   return hex(f32_to_f16(f32_of(o[0])), 16);
+                 }});
+    t.push_back({"cvt.rn.f16.f64",
+                 {64},
+                 names({"a"}),
+                 "A: f64 bits (16 hex digits); rounded once, not through f32",
+                 "f16 bits",
+                 [](const Operands& o, P) { return hex(f64_to_f16(std::bit_cast<double>(o[0])), 16); }});
     // numerics.md "Approximate f32 instructions" (numerics/op_table.hpp's f32 rows)
     for (const auto& op : kF32UnaryOps)
       if (!op.ptx.empty())
-        t.push_back({op.ptx, {32}, names({"a"}), op.doc, "f32 bits",
-                     [fn = op.fn](const Operands& o, P) { return hex_f32(fn(f32_of(o[0]))); }});
+        t.push_back(
+            {op.ptx, {32}, names({"a"}), op.doc, "f32 bits", [fn = op.fn](const Operands& o, P) { return hex_f32(fn(f32_of(o[0]))); }});
     for (const auto& op : kF32BinaryOps)
       if (!op.ptx.empty())
-        t.push_back({op.ptx, {32, 32}, names({"a", "b"}), op.doc, "f32 bits",
-                     [fn = op.fn](const Operands& o, P) { return hex_f32(fn(f32_of(o[0]), f32_of(o[1]))); }});
+        t.push_back({op.ptx, {32, 32}, names({"a", "b"}), op.doc, "f32 bits", [fn = op.fn](const Operands& o, P) {
+                       return hex_f32(fn(f32_of(o[0]), f32_of(o[1])));
+                     }});
     // numerics.md "Warp-level data movement"
     {
       std::vector<int> bits(32, 32);
@@ -166,8 +187,7 @@ const std::vector<Instruction>& instructions() {
                    "A0 .. A31 B0 .. B31 C: one output element D = C + sum A[k] B[k]; 32 e4m3 codes of A's row "
                    "(2 hex digits each), 32 e4m3 codes of B's column, k = 0..31 in the PTX ISA's k order (the "
                    "`ada` profile sums k 0..15, then 16..31), then C as f16 bits",
-                   "D as f16 bits",
-                   [](const Operands& o, P p) {
+                   "D as f16 bits", [](const Operands& o, P p) {
                      e4m3_t a[32], b[32];
                      for (int k = 0; k < 32; ++k) {
                        a[k] = static_cast<e4m3_t>(o[k]);
@@ -196,9 +216,8 @@ struct BadInput {
 std::uint64_t parse_operand(const Instruction& ins, std::size_t index, std::string_view text) {
   const int bits = ins.operand_bits[index];
   auto fail = [&](const std::string& why) {
-    throw BadInput{"operand " + std::to_string(index + 1) + " (" + ins.operand_names[index] + ") of " +
-                   std::string(ins.name) + ": expected " + std::to_string(bits) +
-                   "-bit hex (e.g. " + hex(0, bits) + "), found '" + std::string(text) + "'" +
+    throw BadInput{"operand " + std::to_string(index + 1) + " (" + ins.operand_names[index] + ") of " + std::string(ins.name) +
+                   ": expected " + std::to_string(bits) + "-bit hex (e.g. " + hex(0, bits) + "), found '" + std::string(text) + "'" +
                    (why.empty() ? "" : ": " + why)};
   };
   std::string_view digits = text;
@@ -207,10 +226,14 @@ std::uint64_t parse_operand(const Instruction& ins, std::size_t index, std::stri
   std::uint64_t v = 0;
   for (char ch : digits) {
     int d = 0;
-    if (ch >= '0' && ch <= '9') d = ch - '0';
-    else if (ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
-    else if (ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
-    else fail(std::string("'") + ch + "' is not a hex digit");
+    if (ch >= '0' && ch <= '9')
+      d = ch - '0';
+    else if (ch >= 'a' && ch <= 'f')
+      d = ch - 'a' + 10;
+    else if (ch >= 'A' && ch <= 'F')
+      d = ch - 'A' + 10;
+    else
+      fail(std::string("'") + ch + "' is not a hex digit");
     if (v >> 60 != 0) fail("does not fit in " + std::to_string(bits) + " bits");
     v = (v << 4) | static_cast<std::uint64_t>(d);
   }
@@ -262,8 +285,8 @@ void print_help(std::FILE* to) {
                "  --list       print the instruction names, one per line\n\n"
                "exit status: 0 success, 2 bad usage or bad input\n\ninstructions:\n");
   for (const Instruction& i : instructions())
-    std::fprintf(to, "  %s\n      operands: %s\n      prints:   %s\n", std::string(i.name).c_str(),
-                 std::string(i.operand_doc).c_str(), std::string(i.result_doc).c_str());
+    std::fprintf(to, "  %s\n      operands: %s\n      prints:   %s\n", std::string(i.name).c_str(), std::string(i.operand_doc).c_str(),
+                 std::string(i.result_doc).c_str());
   std::fprintf(to,
                "\nexamples:\n"
                "  enc5 eval cvt.rn.satfinite.e4m3x2.f16x2 0x3c00bc00          prints 0x38b8\n"
@@ -316,7 +339,8 @@ int cmd_eval(const Args& args) {
       // Only the instruction-level readings (the mma corners) act on single instructions.
       std::string err;
       if (!is_instruction_reading(assignment.substr(0, assignment.find('='))))
-        return usage_error("--reading " + std::string(assignment) + ": eval takes only the instruction-level readings (mma-*; enc5 readings)");
+        return usage_error("--reading " + std::string(assignment) +
+                           ": eval takes only the instruction-level readings (mma-*; enc5 readings)");
       if (!set_reading(readings, assignment, &err)) return usage_error("--reading " + std::string(assignment) + ": " + err);
     } else if (a.starts_with("--")) {
       return usage_error("unknown option '" + std::string(a) + "'");
@@ -340,8 +364,7 @@ int cmd_eval(const Args& args) {
     return 0;
   }
   if (!positional.empty())
-    return usage_error("--batch reads the operands from stdin; found '" + std::string(positional[0]) +
-                       "' on the command line");
+    return usage_error("--batch reads the operands from stdin; found '" + std::string(positional[0]) + "' on the command line");
   std::ios::sync_with_stdio(false);
   std::string error;
   const int status = eval_batch(ins->name, profile->name, std::cin, std::cout, error);

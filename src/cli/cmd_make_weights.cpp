@@ -6,8 +6,8 @@
 
 #include "assets/synthetic_weights.hpp"
 #include "cli/commands.hpp"
-#include "io/numbers.hpp"
 #include "io/files.hpp"
+#include "io/numbers.hpp"
 #include "model/layer_program.hpp"
 #include "model/weight_image.hpp"
 
@@ -47,9 +47,8 @@ int cmd_make_weights(const Args& args) {
       force = true;
     } else if (a == "--layer") {
       if (i + 1 >= args.size() || !parse_layer(args[i + 1], &layer)) {
-        std::fprintf(stderr, "enc5 make-weights: --layer needs enc3, enc4 or enc5%s%s%s\n",
-                     i + 1 < args.size() ? " (not '" : "", i + 1 < args.size() ? args[i + 1].c_str() : "",
-                     i + 1 < args.size() ? "')" : "");
+        std::fprintf(stderr, "enc5 make-weights: --layer needs enc3, enc4 or enc5%s%s%s\n", i + 1 < args.size() ? " (not '" : "",
+                     i + 1 < args.size() ? args[i + 1].c_str() : "", i + 1 < args.size() ? "')" : "");
         return 2;
       }
       ++i;

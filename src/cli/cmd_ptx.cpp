@@ -7,13 +7,15 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <thread>
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bridge/enc5_launch.hpp"
+#include "bridge/kernel_capture.hpp"
+#include "bridge/launch.hpp"
 #include "capture/capture.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
@@ -21,12 +23,10 @@
 #include "io/arena_io.hpp"
 #include "io/checked_size.hpp"
 #include "io/files.hpp"
+#include "io/frame_io.hpp"
 #include "io/numbers.hpp"
 #include "io/output_set.hpp"
-#include "io/frame_io.hpp"
 #include "layout/arena.hpp"
-#include "bridge/kernel_capture.hpp"
-#include "bridge/launch.hpp"
 #include "ptx/ptx.hpp"
 
 namespace enc5::cli {
@@ -34,7 +34,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kPtxHelp = R"(usage: enc5 ptx launch FILE.ptx --entry NAME --grid X,Y,Z --block X,Y,Z ... -o DIR  (enc5 ptx launch --help)
+constexpr const char* kPtxHelp =
+    R"(usage: enc5 ptx launch FILE.ptx --entry NAME --grid X,Y,Z --block X,Y,Z ... -o DIR  (enc5 ptx launch --help)
        enc5 ptx run   FILE.ptx [--entry NAME] [INPUTS | --capture CAP] -o DIR [--profile P] [--threads N]
        enc5 ptx trace FILE.ptx [--entry NAME] --at sNNNN|LNNNNN --reg %%rX[,%%rY...] --block X,Y
                       [INPUTS | --capture CAP] [-o DIR] [--profile P]
@@ -135,9 +136,12 @@ PtxArgs parse(const Args& args) {
   while (cur.next()) {
     const std::string& opt = cur.name;
     if (!cur.is_option()) {
-      if (a.sub.empty()) a.sub = opt;
-      else if (a.file.empty()) a.file = opt;
-      else throw UsageError("unexpected argument '" + opt + "'");
+      if (a.sub.empty())
+        a.sub = opt;
+      else if (a.file.empty())
+        a.file = opt;
+      else
+        throw UsageError("unexpected argument '" + opt + "'");
     } else if (opt == "-h" || opt == "--help") {
       a.help = true;
     } else if (opt == "--entry") {
@@ -209,7 +213,8 @@ void report(const char* what, const ptx::RunStats& st, double s) {
               s > 0 ? st.lane_instructions / s / 1e6 : 0.0);
   // Model-dependent instructions (docs/ptx.md): outputs derived from them may differ on a GPU.
   for (const auto& [name, n] : st.model_dependent)
-    std::printf("  model-dependent: %s executed %llu times (modelled as correctly rounded)\n", name.c_str(), static_cast<unsigned long long>(n));
+    std::printf("  model-dependent: %s executed %llu times (modelled as correctly rounded)\n", name.c_str(),
+                static_cast<unsigned long long>(n));
 }
 
 // Runs on the frame inputs or the capture; fills outputs for `run`.
@@ -249,9 +254,10 @@ Outcome execute(const ptx::Module& m, const std::string& entry, const PtxArgs& a
     p.block_offset_x = static_cast<std::uint16_t>(a.ox);
     p.block_offset_y = static_cast<std::uint16_t>(a.oy);
     const ptx::Dim3 g = ptx::enc5_grid(p.ex, p.ey, p.block_offset_x, p.block_offset_y);
-    std::printf("enc5 ptx %s: %s, entry %s, ex %d, ey %d, grid %ux%u, block offset (%d, %d), profile %s\n  weights: %s\n  input:   %s\n  texture: %s\n",
-                a.sub.c_str(), a.file.c_str(), entry.c_str(), a.ex, a.ey, g.x, g.y, a.ox, a.oy, a.profile.c_str(), in.weights_what.c_str(),
-                in.input_what.c_str(), in.texture_what.c_str());
+    std::printf(
+        "enc5 ptx %s: %s, entry %s, ex %d, ey %d, grid %ux%u, block offset (%d, %d), profile %s\n  weights: %s\n  input:   %s\n  texture: %s\n",
+        a.sub.c_str(), a.file.c_str(), entry.c_str(), a.ex, a.ey, g.x, g.y, a.ox, a.oy, a.profile.c_str(), in.weights_what.c_str(),
+        in.input_what.c_str(), in.texture_what.c_str());
     std::fflush(stdout);
     st = ptx::run_enc5_frame(m, entry, p, o);
   }
@@ -279,9 +285,9 @@ int cmd_run_kernel_capture(const PtxArgs& a) {
     if (entry.empty()) throw UsageError("the capture's kernel '" + c.kernel + "' is no entry of " + a.file + ": choose one with --entry");
   }
   OutputSet set(a.out_dir);  // every output or none (io/output_set.hpp)
-  std::printf("enc5 ptx run: %s, entry %s, capture %s (kernel %s, grid %u,%u,%u, block %u,%u,%u, %zu allocations), profile %s\n", a.file.c_str(),
-              entry.c_str(), a.capture.c_str(), c.kernel.empty() ? "not named" : c.kernel.c_str(), c.grid.x, c.grid.y, c.grid.z, c.block.x,
-              c.block.y, c.block.z, c.allocs.size(), a.profile.c_str());
+  std::printf("enc5 ptx run: %s, entry %s, capture %s (kernel %s, grid %u,%u,%u, block %u,%u,%u, %zu allocations), profile %s\n",
+              a.file.c_str(), entry.c_str(), a.capture.c_str(), c.kernel.empty() ? "not named" : c.kernel.c_str(), c.grid.x, c.grid.y,
+              c.grid.z, c.block.x, c.block.y, c.block.z, c.allocs.size(), a.profile.c_str());
   std::fflush(stdout);
   const auto t0 = std::chrono::steady_clock::now();
   const ptx::RunStats st = ptx::run_kernel_capture(*m, entry, c, run_options(a));
@@ -414,8 +420,10 @@ int cmd_stats_ptx(const PtxArgs& a) {
     const std::uint32_t got = ptx::statement_line(*m, entry, st);
     const bool ok = got == line;
     bad += ok ? 0 : 1;
-    if (got) std::printf("  s%u = L%u: %s (file: L%u)\n", st, line, ok ? "ok" : "MISMATCH", got);
-    else std::printf("  s%u = L%u: MISMATCH (the entry has %u statements)\n", st, line, s.statements);
+    if (got)
+      std::printf("  s%u = L%u: %s (file: L%u)\n", st, line, ok ? "ok" : "MISMATCH", got);
+    else
+      std::printf("  s%u = L%u: MISMATCH (the entry has %u statements)\n", st, line, s.statements);
   }
   std::printf(bad ? "%d of 6 pairs differ\n" : "all 6 pairs agree\n", bad);
   return bad ? 1 : 0;
@@ -451,8 +459,9 @@ int cmd_bench_ptx(const PtxArgs& a) {
   std::printf("%llu CTAs, %llu warp instructions, %llu lane instructions, %llu mma\n", static_cast<unsigned long long>(st.ctas),
               static_cast<unsigned long long>(st.warp_instructions), static_cast<unsigned long long>(st.lane_instructions),
               static_cast<unsigned long long>(st.mma));
-  std::printf("best: %.3f s wall (%.1f M lane-instructions/s, %.0f mma/s); best CPU time %.3f s (%.1f M lane-instructions per CPU second)\n",
-              best, st.lane_instructions / best / 1e6, st.mma / best, best_cpu, st.lane_instructions / best_cpu / 1e6);
+  std::printf(
+      "best: %.3f s wall (%.1f M lane-instructions/s, %.0f mma/s); best CPU time %.3f s (%.1f M lane-instructions per CPU second)\n", best,
+      st.lane_instructions / best / 1e6, st.mma / best, best_cpu, st.lane_instructions / best_cpu / 1e6);
   return 0;
 }
 
@@ -515,8 +524,10 @@ LaunchArgs parse_launch(const Args& args) {
   while (cur.next()) {
     const std::string& opt = cur.name;
     if (!cur.is_option()) {
-      if (a.file.empty()) a.file = opt;
-      else throw UsageError("unexpected argument '" + opt + "'");
+      if (a.file.empty())
+        a.file = opt;
+      else
+        throw UsageError("unexpected argument '" + opt + "'");
     } else if (opt == "-h" || opt == "--help") {
       a.help = true;
     } else if (opt == "--entry") {
@@ -561,14 +572,17 @@ std::pair<std::string, std::string> split_named(const std::string& s, const std:
 // An RGBA16F image (texture or surface) from FILE.exr, FILE@SHAPE (raw) or a launch-dump-named file.
 capture::ImageArg image_from(const std::string& value, const std::string& what, bool texture) {
   const std::size_t at = value.rfind('@');
-  if (at != std::string::npos) return capture::load_image_arg(value.substr(0, at), value.substr(at + 1), capture::kFmtHalf, texture ? "texture" : "surface");
+  if (at != std::string::npos)
+    return capture::load_image_arg(value.substr(0, at), value.substr(at + 1), capture::kFmtHalf, texture ? "texture" : "surface");
   if (const auto n = capture::parse_dump_name(fs::path(value).filename().string())) {
     if (n->kind != (texture ? "texture" : "surface"))
-      throw ptx::LaunchError(what + ": the launch dump " + value + " is a " + n->kind + " dump, not a " + (texture ? "texture" : "surface"));
+      throw ptx::LaunchError(what + ": the launch dump " + value + " is a " + n->kind + " dump, not a " +
+                             (texture ? "texture" : "surface"));
     return capture::load_image_arg(value, n->shape, n->fmt, texture ? "texture" : "surface");
   }
   throw ptx::LaunchError(what + ": expected FILE.exr, FILE@WxH[-pitchP]" + (texture ? "[-MODE]" : "") + " or a d4r " +
-                         (texture ? "texture" : "surface") + " dump (launch-...-" + (texture ? "texture" : "surface") + "-WxH...-fmt16.bin)");
+                         (texture ? "texture" : "surface") + " dump (launch-...-" + (texture ? "texture" : "surface") +
+                         "-WxH...-fmt16.bin)");
 }
 
 bool ends_with(const std::string& s, const char* suffix) {
@@ -588,7 +602,9 @@ Surface zero_surface(const std::string& shape, const std::string& what) {
   };
   bool ok = x != std::string::npos && x < wh.size() && num(wh.substr(0, x), w) && num(wh.substr(x + 1), h);
   if (ok && dash != std::string::npos) ok = shape.compare(dash + 1, 5, "pitch") == 0 && num(shape.substr(dash + 6), pitch);
-  if (!ok) throw ptx::LaunchError(what + ": expected NAME=WxH[-pitchP] (a zero surface), NAME=FILE.exr, NAME=FILE@WxH[-pitchP] or a d4r surface dump");
+  if (!ok)
+    throw ptx::LaunchError(what +
+                           ": expected NAME=WxH[-pitchP] (a zero surface), NAME=FILE.exr, NAME=FILE@WxH[-pitchP] or a d4r surface dump");
   if (w == 0 || h == 0 || w > 65536 || h > 65536)
     throw ptx::LaunchError(what + ": width × height " + std::to_string(w) + "×" + std::to_string(h) + " outside 1..65536 texels");
   if (!pitch) pitch = 8 * w;
@@ -620,7 +636,8 @@ struct LaunchBudget {
   void take(const std::string& what, std::uint64_t bytes) {
     const auto t = add_u64(total, bytes);
     if (!t || *t > kMaxBufferBytes)
-      throw ptx::LaunchError(what + ": the launch's buffers together exceed " + std::to_string(kMaxBufferBytes) + " bytes (16 GiB, enc5's limit)");
+      throw ptx::LaunchError(what + ": the launch's buffers together exceed " + std::to_string(kMaxBufferBytes) +
+                             " bytes (16 GiB, enc5's limit)");
     total = *t;
   }
 };
@@ -708,7 +725,8 @@ ptx::LaunchSpec launch_spec(const LaunchArgs& a, const ptx::Module& m) {
   s.grid = ptx::parse_dim3(a.grid, "--grid", false);
   s.block = ptx::parse_dim3(a.block, "--block", true);
   s.dynamic_shared = a.shared;
-  for (std::size_t i = 0; i < a.params.size(); ++i) s.params.push_back(ptx::parse_param_arg(a.params[i], "--param #" + std::to_string(i + 1)));
+  for (std::size_t i = 0; i < a.params.size(); ++i)
+    s.params.push_back(ptx::parse_param_arg(a.params[i], "--param #" + std::to_string(i + 1)));
   LaunchBudget budget;
   for (const std::string& b : a.buffers) s.buffers.push_back(buffer_arg(b, budget));
   for (const std::string& t : a.textures) s.textures.push_back(texture_arg(t, budget));
@@ -726,8 +744,8 @@ int cmd_launch_ptx(const LaunchArgs& a) {
   o.threads = a.threads;
   o.max_warp_instructions = static_cast<std::uint64_t>(a.max_instructions);
   std::printf("enc5 ptx launch: %s, entry %s, grid %u,%u,%u, block %u,%u,%u, shared %llu, profile %s\n", a.file.c_str(), spec.entry.c_str(),
-              spec.grid.x, spec.grid.y, spec.grid.z, spec.block.x, spec.block.y, spec.block.z, static_cast<unsigned long long>(spec.dynamic_shared),
-              a.profile.c_str());
+              spec.grid.x, spec.grid.y, spec.grid.z, spec.block.x, spec.block.y, spec.block.z,
+              static_cast<unsigned long long>(spec.dynamic_shared), a.profile.c_str());
   std::fflush(stdout);
   const auto t0 = std::chrono::steady_clock::now();
   const ptx::RunStats st = ptx::run_launch(*m, spec, o);

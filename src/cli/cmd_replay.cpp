@@ -1,8 +1,8 @@
 // `enc5 replay` (run enc5 on captures of the original kernel, facts §F5/§F6) and `enc5 capture`
 // (write enc5's own runs in those formats). Formats and decisions: docs/captures.md.
-#include <chrono>
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -10,8 +10,8 @@
 
 #include "capture/capture.hpp"
 #include "capture/debug_stage.hpp"
-#include "cli/cli_options.hpp"
 #include "capture/diff.hpp"
+#include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "io/files.hpp"
@@ -162,7 +162,8 @@ Replayed replay_one(const LaunchCapture& c, const ReplayArgs& a, const RunOption
 
 bool reproduced(const Replayed& x) { return x.arena.identical() && x.surface.identical() && (!x.stage || x.stage->identical()); }
 
-void print_launch(const LaunchCapture& c, const ReplayArgs& a, const Replayed& x, const std::vector<std::string>& paths, bool first, bool progress) {
+void print_launch(const LaunchCapture& c, const ReplayArgs& a, const Replayed& x, const std::vector<std::string>& paths, bool first,
+                  bool progress) {
   if (a.json) {
     std::printf("%s\n  {\"source\": %s, \"launch\": %u, \"kernel\": %s, \"ex\": %u, \"ey\": %u, \"ms\": %.3f, \"outputs\": [%s, %s]",
                 first ? "" : ",", json_escape(c.source).c_str(), c.launch, json_escape(c.kernel).c_str(), c.ex, c.ey, x.ms,
@@ -174,12 +175,14 @@ void print_launch(const LaunchCapture& c, const ReplayArgs& a, const Replayed& x
   }
   std::string verdict = "no results in the capture";
   if (c.results)
-    verdict = reproduced(x) ? std::string("reproduces the capture's results") + (x.stage ? std::string(" and stage ") + a.stage.stage->name : "")
-                            : "DIFFERS from the capture's results: arena " + std::to_string(x.arena.differing) + " bytes, surface " +
-                                  std::to_string(x.surface.differing) + " bytes" +
-                                  (x.stage ? ", stage " + x.stage->stage + " " + std::to_string(x.stage->differing) + " registers" : "");
+    verdict = reproduced(x)
+                  ? std::string("reproduces the capture's results") + (x.stage ? std::string(" and stage ") + a.stage.stage->name : "")
+                  : "DIFFERS from the capture's results: arena " + std::to_string(x.arena.differing) + " bytes, surface " +
+                        std::to_string(x.surface.differing) + " bytes" +
+                        (x.stage ? ", stage " + x.stage->stage + " " + std::to_string(x.stage->differing) + " registers" : "");
   if (progress) std::fprintf(stderr, "\r\033[K");
-  std::printf("%s: ex %u, ey %u, block offset (%u, %u), %.1f ms: %s\n", human_kernel(c).c_str(), c.ex, c.ey, c.ox, c.oy, x.ms, verdict.c_str());
+  std::printf("%s: ex %u, ey %u, block offset (%u, %u), %.1f ms: %s\n", human_kernel(c).c_str(), c.ex, c.ey, c.ox, c.oy, x.ms,
+              verdict.c_str());
   if (x.stage && !x.stage->identical()) std::printf("  %s", describe(*x.stage).c_str());
   for (const auto& p : paths) std::printf("  wrote %s\n", p.c_str());
 }
@@ -219,9 +222,10 @@ int replay_main(const Args& args) {
     std::printf("\n], \"launches_run\": %zu, \"total_ms\": %.3f, \"ms_per_launch\": %.3f, \"differing\": %d, \"with_results\": %d}\n",
                 launches.size(), total_ms, per, differing, with_results);
   } else if (launches.size() > 1) {
-    std::printf("%zu launches in %.1f ms: %.2f ms per launch, %.1f launches/s%s\n", launches.size(), total_ms, per,
-                per > 0 ? 1000.0 / per : 0.0,
-                with_results ? (", " + std::to_string(differing) + " of " + std::to_string(with_results) + " differ from the capture").c_str() : "");
+    std::printf(
+        "%zu launches in %.1f ms: %.2f ms per launch, %.1f launches/s%s\n", launches.size(), total_ms, per, per > 0 ? 1000.0 / per : 0.0,
+        with_results ? (", " + std::to_string(differing) + " of " + std::to_string(with_results) + " differ from the capture").c_str()
+                     : "");
   }
   return differing ? kExitDifferent : kExitOk;
 }
@@ -282,7 +286,8 @@ int capture_main(const Args& args) {
   check_output_dir(out);
   const auto files = write_synthetic_capture(out, form == "replay" ? Form::replay : Form::launch_dump, o);
   std::printf("synthetic %s capture (seed %llu%s, profile %s, ex %d, ey %d): %zu files in %s\n", form.c_str(),
-              static_cast<unsigned long long>(o.seed), o.stress ? ", stress" : "", run.profile.c_str(), o.ex, o.ey, files.size(), out.c_str());
+              static_cast<unsigned long long>(o.seed), o.stress ? ", stress" : "", run.profile.c_str(), o.ex, o.ey, files.size(),
+              out.c_str());
   for (const auto& f : files) std::printf("  %s\n", f.c_str());
   return 0;
 }

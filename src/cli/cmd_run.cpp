@@ -163,15 +163,18 @@ RunArgs parse_run_args(const Args& args) {
   }
   if (!a.trace_stages.empty() && !a.have_block) throw UsageError("--trace needs --block X,Y (the block to record)");
   if (!a.sequence_dir.empty() && (!a.input_file.empty() || !a.texture_file.empty() || a.save_inputs))
-    throw UsageError("--sequence takes each frame's input_arena.bin and texture.exr from its folder: drop --input, "
-                     "--texture and --save-inputs");
+    throw UsageError(
+        "--sequence takes each frame's input_arena.bin and texture.exr from its folder: drop --input, "
+        "--texture and --save-inputs");
   if (a.trace_stages.empty() && a.have_block) throw UsageError("--block only selects the block of --trace");
   if (!a.from_dump.empty() && (!a.input_file.empty() || !a.texture_file.empty() || !a.texture_raw.empty() || !a.weights_file.empty() ||
                                !a.sequence_dir.empty() || a.stress || a.seed != 1))
-    throw UsageError("--from-dump takes every input from the dump folder: drop --input, --texture, --texture-raw, --weights, "
-                     "--sequence, --seed and --stress");
+    throw UsageError(
+        "--from-dump takes every input from the dump folder: drop --input, --texture, --texture-raw, --weights, "
+        "--sequence, --seed and --stress");
   if (a.dump_launch >= 0 && a.from_dump.empty()) throw UsageError("--launch selects a launch of --from-dump's folder, which is missing");
-  if (!a.sequence_dir.empty() && !a.texture_raw.empty()) throw UsageError("--sequence takes each frame's texture from its folder: drop --texture-raw");
+  if (!a.sequence_dir.empty() && !a.texture_raw.empty())
+    throw UsageError("--sequence takes each frame's texture from its folder: drop --texture-raw");
   return a;
 }
 
@@ -194,8 +197,8 @@ std::string arena_line(std::span<const std::uint8_t> bytes, int ex, int ey) {
   }
   char b[256];
   std::snprintf(b, sizeof b, "%llu e4m3 codes in 5 planes: %llu NaN, %llu zero, %llu at +-448, min %g, max %g",
-                static_cast<unsigned long long>(codes), static_cast<unsigned long long>(nan),
-                static_cast<unsigned long long>(zero), static_cast<unsigned long long>(sat), lo, hi);
+                static_cast<unsigned long long>(codes), static_cast<unsigned long long>(nan), static_cast<unsigned long long>(zero),
+                static_cast<unsigned long long>(sat), lo, hi);
   return b;
 }
 
@@ -216,9 +219,9 @@ std::string rgba_line(const std::vector<f16_t>& rgba, int width, int height) {
     any[c] = true;
   }
   char b[320];
-  std::snprintf(b, sizeof b, "%dx%d RGBA f16: %llu NaN, %llu Inf, r [%g, %g], g [%g, %g], b [%g, %g], a [%g, %g]", width,
-                height, static_cast<unsigned long long>(nan), static_cast<unsigned long long>(inf), lo[0], hi[0], lo[1],
-                hi[1], lo[2], hi[2], lo[3], hi[3]);
+  std::snprintf(b, sizeof b, "%dx%d RGBA f16: %llu NaN, %llu Inf, r [%g, %g], g [%g, %g], b [%g, %g], a [%g, %g]", width, height,
+                static_cast<unsigned long long>(nan), static_cast<unsigned long long>(inf), lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], lo[3],
+                hi[3]);
   return b;
 }
 
@@ -326,8 +329,8 @@ FrameRun run_layer(RunArgs& a) {
     o.trace_out = &f.trace;
   }
 
-  std::printf("enc5 run: ex %d, ey %d, grid %dx%d, block offset (%d, %d), profile %s, engine %s\n", a.ex, a.ey, grid_x,
-              grid_y, a.ox, a.oy, a.run.profile.c_str(), a.run.engine.c_str());
+  std::printf("enc5 run: ex %d, ey %d, grid %dx%d, block offset (%d, %d), profile %s, engine %s\n", a.ex, a.ey, grid_x, grid_y, a.ox, a.oy,
+              a.run.profile.c_str(), a.run.engine.c_str());
   std::printf("  weights: %s\n  input:   %s\n  texture: %s (%dx%d)\n", f.assets.weights_what.c_str(), f.assets.input_what.c_str(),
               f.assets.texture_what.c_str(), f.assets.texture.width, f.assets.texture.height);
   std::fflush(stdout);
@@ -349,8 +352,8 @@ FrameRun run_layer(RunArgs& a) {
   if (touching == static_cast<long long>(grid_x) * grid_y)
     std::printf("layer: %lld blocks in %.1f ms (%d thread%s)\n", touching, ms, threads, threads == 1 ? "" : "s");
   else
-    std::printf("layer: %lld blocks in %.1f ms (%d thread%s; the other %lld of the grid's %lld cannot touch the frame and were skipped)\n", touching,
-                ms, threads, threads == 1 ? "" : "s", static_cast<long long>(grid_x) * grid_y - touching,
+    std::printf("layer: %lld blocks in %.1f ms (%d thread%s; the other %lld of the grid's %lld cannot touch the frame and were skipped)\n",
+                touching, ms, threads, threads == 1 ? "" : "s", static_cast<long long>(grid_x) * grid_y - touching,
                 static_cast<long long>(grid_x) * grid_y);
   if (!a.trace_stages.empty()) check_trace_stages(a, f.trace);
   return f;
@@ -403,7 +406,8 @@ void remove_stale(const RunArgs& a) {
   if (a.trace_stages.empty()) stale.insert(stale.end(), {"trace.bin", "trace.txt"});
   for (const std::string& f : stale) {
     std::error_code ec;
-    if (fs::remove(fs::path(a.out_dir) / f, ec)) std::printf("removed %s (a previous run's output)\n", (fs::path(a.out_dir) / f).string().c_str());
+    if (fs::remove(fs::path(a.out_dir) / f, ec))
+      std::printf("removed %s (a previous run's output)\n", (fs::path(a.out_dir) / f).string().c_str());
   }
 }
 
@@ -463,12 +467,11 @@ static int run_sequence(const RunArgs& a) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(a.sequence_dir, ec)) {
     if (e.path().filename().string().rfind(".enc5-partial-", 0) == 0) continue;  // a killed run's staging folder
-    refuse_link(e.path().string());  // no link inside a sequence is followed (io/links.hpp)
+    refuse_link(e.path().string());                                              // no link inside a sequence is followed (io/links.hpp)
     if (e.is_directory() && fs::exists(e.path() / "input_arena.bin")) frames.push_back(e.path());
   }
   if (ec) throw InputError(a.sequence_dir, 0, "a readable folder of frame folders", ec.message());
-  if (frames.empty())
-    throw InputError(a.sequence_dir, 0, "at least one sub-folder holding input_arena.bin", "none");
+  if (frames.empty()) throw InputError(a.sequence_dir, 0, "at least one sub-folder holding input_arena.bin", "none");
   std::sort(frames.begin(), frames.end());
   const bool progress = ::isatty(2) != 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -494,8 +497,8 @@ static int run_sequence(const RunArgs& a) {
   const GridExtent cover = covering_grid(static_cast<std::uint32_t>(a.ex), static_cast<std::uint32_t>(a.ey),
                                          static_cast<std::uint32_t>(a.ox), static_cast<std::uint32_t>(a.oy));
   const double blocks = static_cast<double>(frames.size()) * static_cast<double>(cover.x * cover.y);
-  std::printf("sequence: %zu frames in %.3f s (files included): %.2f frames/s, %.1f blocks/s\n", frames.size(), s,
-              frames.size() / s, blocks / s);
+  std::printf("sequence: %zu frames in %.3f s (files included): %.2f frames/s, %.1f blocks/s\n", frames.size(), s, frames.size() / s,
+              blocks / s);
   return 0;
 }
 
@@ -540,14 +543,15 @@ int print_layer_readings(LayerId layer, bool json) {
     std::fputs(out.c_str(), stdout);
     return 0;
   }
-  std::printf("%zu readings of %s (enc5 run --layer %s --layer-reading NAME=VALUE changes one; the default is marked *;\n"
-              "enc5's readings apply to its phases 1..60 too: enc5 readings)\n",
-              registry.size(), std::string(to_string(layer)).c_str(), std::string(to_string(layer)).c_str());
+  std::printf(
+      "%zu readings of %s (enc5 run --layer %s --layer-reading NAME=VALUE changes one; the default is marked *;\n"
+      "enc5's readings apply to its phases 1..60 too: enc5 readings)\n",
+      registry.size(), std::string(to_string(layer)).c_str(), std::string(to_string(layer)).c_str());
   for (const LayerReadingInfo& r : registry) {
     std::string values;
     for (const std::string& v : r.values) values += (values.empty() ? "" : " | ") + v + (v == r.values.front() ? "*" : "");
-    std::printf("\n%s = %s\n  values:   %s\n  question: %s\n  where:    %s\n  settle:   %s\n", r.name.c_str(),
-                r.values.front().c_str(), values.c_str(), r.question.c_str(), r.where.c_str(), r.settle.c_str());
+    std::printf("\n%s = %s\n  values:   %s\n  question: %s\n  where:    %s\n  settle:   %s\n", r.name.c_str(), r.values.front().c_str(),
+                values.c_str(), r.question.c_str(), r.where.c_str(), r.settle.c_str());
   }
   return 0;
 }
@@ -595,8 +599,8 @@ int cmd_readings(const Args& args) {
   for (const ReadingInfo& r : registry) {
     std::string values;
     for (const std::string& v : r.values) values += (values.empty() ? "" : " | ") + v + (v == r.default_value ? "*" : "");
-    std::printf("\n%s = %s\n  values:   %s\n  question: %s\n  where:    %s\n  settle:   %s\n", r.name.c_str(),
-                r.default_value.c_str(), values.c_str(), r.question.c_str(), r.where.c_str(), r.settle.c_str());
+    std::printf("\n%s = %s\n  values:   %s\n  question: %s\n  where:    %s\n  settle:   %s\n", r.name.c_str(), r.default_value.c_str(),
+                values.c_str(), r.question.c_str(), r.where.c_str(), r.settle.c_str());
   }
   // The instruction-level readings' value "profile" means the profile's own (numerics/profile.cpp).
   std::printf("\nprofiles (--profile) and the values their mma-* readings stand for:\n");

@@ -114,10 +114,10 @@ int cmd_run_layer(const Args& args, LayerId layer) {
     } else {
       input = read_file_bytes(input_file);
       if (input.size() != pa.total_bytes())
-        throw InputError(input_file, input.size() < pa.total_bytes() ? input.size() : pa.total_bytes(),
-                         std::to_string(pa.total_bytes()) + " bytes (the enc4 input arena at " + std::to_string(ex) + " x " +
-                             std::to_string(ey) + ")",
-                         std::to_string(input.size()) + " bytes");
+        throw InputError(
+            input_file, input.size() < pa.total_bytes() ? input.size() : pa.total_bytes(),
+            std::to_string(pa.total_bytes()) + " bytes (the enc4 input arena at " + std::to_string(ex) + " x " + std::to_string(ey) + ")",
+            std::to_string(input.size()) + " bytes");
     }
     Texture texture = texture_file.empty() ? std::move(synth.texture) : texture_from_exr(texture_file);
     if (texture.width != ex || texture.height != ey)
@@ -146,8 +146,8 @@ int cmd_run_layer(const Args& args, LayerId layer) {
     if (choice.engine == "golden")
       run_enc4_frame_golden(f, *profile, readings, lr, &stats, trace_stages.empty() ? nullptr : &tr, &trace);
     else
-      engine::run_enc4_frame_fast(f, *profile, readings, lr, {engine::default_simd_path()}, &stats,
-                                  trace_stages.empty() ? nullptr : &tr, &trace);
+      engine::run_enc4_frame_fast(f, *profile, readings, lr, {engine::default_simd_path()}, &stats, trace_stages.empty() ? nullptr : &tr,
+                                  &trace);
     std::filesystem::create_directories(out);
     write_file_atomic(out + "/arena.bin", f.output_arena);
     write_file_atomic(out + "/merged.bin", f.merged_output);
@@ -160,14 +160,15 @@ int cmd_run_layer(const Args& args, LayerId layer) {
     }
     const LayerProgram& prog = layer_program(layer);
     std::printf("enc5 run --layer %s: %zu phases, %d mma, weight image %zu bytes; %d x %d tokens, %d x %d blocks\n",
-                std::string(to_string(layer)).c_str(), prog.phases.size(), prog.mma_total, w.bytes().size(), ex, ey,
-                (ex + ox + 7) / 8, (ey + oy + 7) / 8);
-    std::printf("  wrote %s/arena.bin (%zu bytes, param+48) and %s/merged.bin (%zu bytes, param+56, %d x %d)%s\n",
-                out.c_str(), f.output_arena.size(), out.c_str(), f.merged_output.size(), ex >> 1, ey >> 1,
+                std::string(to_string(layer)).c_str(), prog.phases.size(), prog.mma_total, w.bytes().size(), ex, ey, (ex + ox + 7) / 8,
+                (ey + oy + 7) / 8);
+    std::printf("  wrote %s/arena.bin (%zu bytes, param+48) and %s/merged.bin (%zu bytes, param+56, %d x %d)%s\n", out.c_str(),
+                f.output_arena.size(), out.c_str(), f.merged_output.size(), ex >> 1, ey >> 1,
                 trace_stages.empty() ? "" : ", trace.bin, trace.txt");
-    std::printf("  wrote %s/surface112.exr, surface120.exr (%d x %d) and surface128.exr (%d x %d): E62's surfaces +112/+120/+128 "
-                "(readings e62-*, docs/readings.md §7)\n",
-                out.c_str(), ex, ey, ex >> 1, ey >> 1);
+    std::printf(
+        "  wrote %s/surface112.exr, surface120.exr (%d x %d) and surface128.exr (%d x %d): E62's surfaces +112/+120/+128 "
+        "(readings e62-*, docs/readings.md §7)\n",
+        out.c_str(), ex, ey, ex >> 1, ey >> 1);
     return 0;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "enc5 run: %s (enc5 run --layer enc4 --help)\n", e.what());

@@ -2,19 +2,19 @@
 // the original's outputs held by a capture (capture/settle.hpp; docs/captures.md).
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <string>
 
+#include "assets/oracle_launches.hpp"
 #include "bridge/enc5_launch.hpp"
 #include "capture/capture.hpp"
 #include "capture/settle.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
-#include "assets/oracle_launches.hpp"
 #include "model/readings.hpp"
 #include "ptx/ptx.hpp"
 
@@ -77,8 +77,9 @@ Exit status: 0 when a combination reproduces both outputs exactly, 1 when none f
 )";
 
 std::string score_text(const Score& s, const SettleOptions& o) {
-  if (o.stage) return s.stage == 0 ? std::string("reproduces stage ") + o.stage->name + " exactly"
-                                   : std::string("stage ") + o.stage->name + ": " + std::to_string(s.stage) + " registers differ";
+  if (o.stage)
+    return s.stage == 0 ? std::string("reproduces stage ") + o.stage->name + " exactly"
+                        : std::string("stage ") + o.stage->name + ": " + std::to_string(s.stage) + " registers differ";
   if (s.exact()) return "reproduces arena and surface exactly";
   return "arena " + std::to_string(s.arena) + " bytes differ, surface " + std::to_string(s.surface) + " bytes differ";
 }
@@ -117,7 +118,8 @@ int settle_main(const Args& args) {
       entry = cur.take();
     } else if (cur.name == "--oracle-profile") {
       oracle_profile = cur.take();
-      if (!find_profile(oracle_profile)) throw UsageError("--oracle-profile: expected " + std::string(profile_names()) + ", got '" + oracle_profile + "'");
+      if (!find_profile(oracle_profile))
+        throw UsageError("--oracle-profile: expected " + std::string(profile_names()) + ", got '" + oracle_profile + "'");
     } else if (cur.name == "--max-runs") {
       so.max_runs = static_cast<int>(parse_int(cur.name, cur.take(), 1, 1000000));
     } else {
@@ -205,8 +207,9 @@ int settle_oracle(const std::string& file, const std::string& entry_opt, const s
   if (json) std::printf("[\n");
   for (std::size_t k = 0; k < scenarios.size(); ++k) {
     LaunchCapture c = oracle_capture(scenarios[k]);
-    if (!json) std::printf("%s== oracle %s, entry %s (%s), profile %s: %s (for %s)\n", k ? "\n" : "", file.c_str(), entry.c_str(), "PTX interpreter",
-                           oracle_profile.c_str(), scenarios[k].name.c_str(), scenarios[k].why.c_str());
+    if (!json)
+      std::printf("%s== oracle %s, entry %s (%s), profile %s: %s (for %s)\n", k ? "\n" : "", file.c_str(), entry.c_str(), "PTX interpreter",
+                  oracle_profile.c_str(), scenarios[k].name.c_str(), scenarios[k].why.c_str());
     std::fflush(stdout);
     ptx::RunStats st;
     const std::clock_t c0 = std::clock();
@@ -286,15 +289,21 @@ int settle_one(const LaunchCapture& cap, SettleOptions so, bool json, Undecided*
     std::printf("],\n \"steps\": [");
     for (std::size_t i = 0; i < r.log.size(); ++i) std::printf("%s%s", i ? ", " : "", json_escape(r.log[i]).c_str());
     std::printf("]");
-    if (r.stage) std::printf(",\n \"stage\": %s, \"stage_registers_differing\": %llu", to_json(*r.stage).c_str(), static_cast<unsigned long long>(r.score.stage));
-    std::printf(",\n \"arena\": %s,\n \"surface\": %s,\n \"runs\": %d, \"seconds\": %.2f, \"budget_exhausted\": %s, \"alternatives_complete\": %s}\n",
-                to_json(r.arena).c_str(), to_json(r.surface).c_str(), r.runs, r.seconds, r.budget_exhausted ? "true" : "false",
-                r.alternatives_complete ? "true" : "false");
+    if (r.stage)
+      std::printf(",\n \"stage\": %s, \"stage_registers_differing\": %llu", to_json(*r.stage).c_str(),
+                  static_cast<unsigned long long>(r.score.stage));
+    std::printf(
+        ",\n \"arena\": %s,\n \"surface\": %s,\n \"runs\": %d, \"seconds\": %.2f, \"budget_exhausted\": %s, \"alternatives_complete\": %s}\n",
+        to_json(r.arena).c_str(), to_json(r.surface).c_str(), r.runs, r.seconds, r.budget_exhausted ? "true" : "false",
+        r.alternatives_complete ? "true" : "false");
   } else {
-    std::printf("enc5 settle: %s, launch %u (%s), ex %u, ey %u%s\n", c->source.c_str(), c->launch, c->kernel.c_str(), c->ex, c->ey,
-                so.stage ? (std::string(", debug stage ") + so.stage->name + " at debug base " + std::to_string(so.debug_base)).c_str() : "");
+    std::printf(
+        "enc5 settle: %s, launch %u (%s), ex %u, ey %u%s\n", c->source.c_str(), c->launch, c->kernel.c_str(), c->ex, c->ey,
+        so.stage ? (std::string(", debug stage ") + so.stage->name + " at debug base " + std::to_string(so.debug_base)).c_str() : "");
     std::printf("search (%d runs, %.1f s%s):\n", r.runs, r.seconds,
-                r.budget_exhausted ? (", budget exhausted: --max-runs " + std::to_string(so.max_runs) + " reached (raise it to search further)").c_str() : "");
+                r.budget_exhausted
+                    ? (", budget exhausted: --max-runs " + std::to_string(so.max_runs) + " reached (raise it to search further)").c_str()
+                    : "");
     for (const auto& l : r.log) std::printf("  %s\n", l.c_str());
     std::printf("best: %s\n  %s\n", r.best.describe_changes().c_str(), score_text(r.score, so).c_str());
     if (!r.alternatives_complete) {

@@ -17,18 +17,18 @@ using Args = std::vector<std::string>;  // the arguments after the subcommand na
 // cannot be read, anything that stopped the command: nothing of its outputs was written).
 inline constexpr int kExitOk = 0, kExitDifferent = 1, kExitError = 2;
 
-int cmd_eval(const Args& args);          // cli/cmd_eval.cpp
-int cmd_inspect(const Args& args);       // cli/cmd_inspect.cpp
-int cmd_make_weights(const Args& args);  // cli/cmd_make_weights.cpp
-int cmd_run(const Args& args);           // cli/cmd_run.cpp
-int cmd_readings(const Args& args);      // cli/cmd_run.cpp
+int cmd_eval(const Args& args);                      // cli/cmd_eval.cpp
+int cmd_inspect(const Args& args);                   // cli/cmd_inspect.cpp
+int cmd_make_weights(const Args& args);              // cli/cmd_make_weights.cpp
+int cmd_run(const Args& args);                       // cli/cmd_run.cpp
+int cmd_readings(const Args& args);                  // cli/cmd_run.cpp
 int cmd_run_layer(const Args& args, LayerId layer);  // cli/cmd_run_layer.cpp: run --layer enc4
-int cmd_bench(const Args& args);         // cli/cmd_bench.cpp
-int cmd_replay(const Args& args);        // cli/cmd_replay.cpp
-int cmd_capture(const Args& args);       // cli/cmd_replay.cpp
-int cmd_diff(const Args& args);          // cli/cmd_diff.cpp
-int cmd_settle(const Args& args);        // cli/cmd_settle.cpp
-int cmd_ptx(const Args& args);           // cli/cmd_ptx.cpp
+int cmd_bench(const Args& args);                     // cli/cmd_bench.cpp
+int cmd_replay(const Args& args);                    // cli/cmd_replay.cpp
+int cmd_capture(const Args& args);                   // cli/cmd_replay.cpp
+int cmd_diff(const Args& args);                      // cli/cmd_diff.cpp
+int cmd_settle(const Args& args);                    // cli/cmd_settle.cpp
+int cmd_ptx(const Args& args);                       // cli/cmd_ptx.cpp
 
 // `enc5 eval --batch` on streams (cli/cmd_eval.cpp; also the fuzz harness fuzz/fuzz_eval_batch.cpp):
 // one case per line of `in`, results to `out`; 0, or 2 with `error` naming the line.

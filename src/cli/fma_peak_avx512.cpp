@@ -34,8 +34,6 @@ double f64_fma_loop_avx512(std::int64_t iters) {
   return _mm512_reduce_add_pd(chains<__m512d, set1_pd, fma_pd, add_pd>(iters));
 }
 
-double f32_fma_loop_avx512(std::int64_t iters) {
-  return _mm512_reduce_add_ps(chains<__m512, set1_ps, fma_ps, add_ps>(iters));
-}
+double f32_fma_loop_avx512(std::int64_t iters) { return _mm512_reduce_add_ps(chains<__m512, set1_ps, fma_ps, add_ps>(iters)); }
 
 }  // namespace enc5::bench

@@ -61,7 +61,8 @@ Texture raw_texture(const FrameInputOptions& a) {
   if (shape.empty()) {
     const auto n = capture::parse_dump_name(std::filesystem::path(a.texture_raw).filename().string());
     if (!n)
-      throw UsageError("--texture-raw " + a.texture_raw + ": add --texture-shape WxH[-pitchP] (the file name is not a launch-dump name that gives it)");
+      throw UsageError("--texture-raw " + a.texture_raw +
+                       ": add --texture-shape WxH[-pitchP] (the file name is not a launch-dump name that gives it)");
     shape = n->shape;
     fmt = n->fmt;
   }
@@ -72,7 +73,8 @@ Texture raw_texture(const FrameInputOptions& a) {
 
 FrameInputs load_frame_inputs(const FrameInputOptions& a) {
   if (!a.texture_raw.empty() && !a.texture_file.empty()) throw UsageError("--texture and --texture-raw both give the texture: keep one");
-  if (!a.texture_shape.empty() && a.texture_raw.empty()) throw UsageError("--texture-shape describes the file of --texture-raw, which is missing");
+  if (!a.texture_shape.empty() && a.texture_raw.empty())
+    throw UsageError("--texture-shape describes the file of --texture-raw, which is missing");
   FrameInputs f;
   if (!a.weights_file.empty()) {
     f.loaded_weights = load_weight_image(a.weights_file);

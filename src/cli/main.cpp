@@ -38,7 +38,8 @@ void usage(std::FILE* to) {
                "enc5: an open, exact CPU implementation of DLSS-RR's cuda_dldn_engine_swin_enc5_kernel\n\n"
                "usage: enc5 COMMAND [ARGS...]     (enc5 COMMAND --help for a command's options)\n"
                "       enc5 --version\n\ncommands:\n");
-  for (const Command& c : kCommands) std::fprintf(to, "  %-13s %.*s\n", std::string(c.name).c_str(), static_cast<int>(c.summary.size()), c.summary.data());
+  for (const Command& c : kCommands)
+    std::fprintf(to, "  %-13s %.*s\n", std::string(c.name).c_str(), static_cast<int>(c.summary.size()), c.summary.data());
   // Which machine each semantics profile stands for (numerics/profile.cpp; docs/readings.md).
   std::fprintf(to,
                "\nexit status (every command): 0 done (identical / reproduced where it compares), 1 done and the\n"
@@ -63,7 +64,8 @@ int run_command(const Command& c, const enc5::cli::Args& args) {
   } catch (const enc5::NumberError& e) {
     std::fprintf(stderr, "enc5 %s: %s (enc5 %s --help)\n", name.c_str(), e.what(), name.c_str());
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "enc5 %s: error: out of memory (an input asked for more than this machine has; please report the input)\n", name.c_str());
+    std::fprintf(stderr, "enc5 %s: error: out of memory (an input asked for more than this machine has; please report the input)\n",
+                 name.c_str());
   } catch (const std::length_error&) {
     std::fprintf(stderr, "enc5 %s: error: a size beyond what this machine can hold (please report the input)\n", name.c_str());
   } catch (const std::exception& e) {

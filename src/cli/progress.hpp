@@ -27,8 +27,8 @@ class ProgressLine {
     last_ = now;
     const double left = done > 0 ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0;
     std::fprintf(stderr, "\r\033[K%s: %lld of %lld blocks (%.0f%%), %.0f s so far, about %.0f s left", what_.c_str(),
-                 static_cast<long long>(done), static_cast<long long>(total), 100.0 * static_cast<double>(done) / static_cast<double>(total),
-                 elapsed, left);
+                 static_cast<long long>(done), static_cast<long long>(total),
+                 100.0 * static_cast<double>(done) / static_cast<double>(total), elapsed, left);
     std::fflush(stderr);
     shown_ = true;
   }

@@ -156,10 +156,14 @@ MmaCheckOptions parse_mma_check(int argc, char** argv) {
       if (i + 1 >= argc) throw Error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--tiles") o.tiles = static_cast<int>(parse_int(a, value(), 1, 1 << 20));
-    else if (a == "--seed") o.seed = static_cast<std::uint64_t>(parse_int(a, value(), 0, 1LL << 62));
-    else if (a == "--profile") o.profile_name = value();
-    else throw Error("mma-check: unknown option " + a);
+    if (a == "--tiles")
+      o.tiles = static_cast<int>(parse_int(a, value(), 1, 1 << 20));
+    else if (a == "--seed")
+      o.seed = static_cast<std::uint64_t>(parse_int(a, value(), 0, 1LL << 62));
+    else if (a == "--profile")
+      o.profile_name = value();
+    else
+      throw Error("mma-check: unknown option " + a);
   }
   return o;
 }
@@ -218,8 +222,8 @@ std::vector<std::uint32_t> device_mma(const std::vector<std::uint32_t>& in, int 
 }
 
 // Elements where the device's D differs from the profile's mma_m16n8k32 (the first 5 printed).
-std::uint64_t mma_mismatches(const enc5::Profile& prof, const std::vector<std::uint32_t>& in,
-                             const std::vector<std::uint32_t>& out, int tiles) {
+std::uint64_t mma_mismatches(const enc5::Profile& prof, const std::vector<std::uint32_t>& in, const std::vector<std::uint32_t>& out,
+                             int tiles) {
   std::uint64_t mismatches = 0;
   for (int tile = 0; tile < tiles; ++tile) {
     enc5::MmaFragA a;
@@ -254,8 +258,8 @@ int cmd_mma_check(int argc, char** argv) {
   if (o.profile_name.empty()) o.profile_name = enc5::cuda::profile_for_compute_capability(c.major, c.minor);
   const enc5::Profile* prof = enc5::find_profile(o.profile_name);
   if (!prof) {
-    std::printf("mma-check: sm_%d%d has no enc5 profile ('%s' is not one of this build's); results are reported against ada\n",
-                c.major, c.minor, o.profile_name.c_str());
+    std::printf("mma-check: sm_%d%d has no enc5 profile ('%s' is not one of this build's); results are reported against ada\n", c.major,
+                c.minor, o.profile_name.c_str());
     prof = &enc5::profile_ada();
   }
   const std::vector<std::uint32_t> in = random_mma_tiles(o.tiles, o.seed);
@@ -282,12 +286,18 @@ RunOptions parse_run(int argc, char** argv) {
       if (i + 1 >= argc) throw Error(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--module") o.module_path = value();
-    else if (a == "--frame") o.frame_dir = value();
-    else if (a == "-o" || a == "--out") o.out_dir = value();
-    else if (a == "--ex") o.ex = static_cast<int>(parse_int(a, value(), 1, 1 << 16));
-    else if (a == "--ey") o.ey = static_cast<int>(parse_int(a, value(), 1, 1 << 16));
-    else if (a == "--repeat") o.repeat = static_cast<int>(parse_int(a, value(), 1, 100000));
+    if (a == "--module")
+      o.module_path = value();
+    else if (a == "--frame")
+      o.frame_dir = value();
+    else if (a == "-o" || a == "--out")
+      o.out_dir = value();
+    else if (a == "--ex")
+      o.ex = static_cast<int>(parse_int(a, value(), 1, 1 << 16));
+    else if (a == "--ey")
+      o.ey = static_cast<int>(parse_int(a, value(), 1, 1 << 16));
+    else if (a == "--repeat")
+      o.repeat = static_cast<int>(parse_int(a, value(), 1, 100000));
     else if (a == "--block-offset") {
       const std::string v = value();
       const auto comma = v.find(',');
@@ -297,7 +307,8 @@ RunOptions parse_run(int argc, char** argv) {
     } else if (a == "--reading") {
       std::string err;
       if (!enc5::set_reading(o.readings, value(), &err)) throw Error("--reading: " + err);
-    } else throw Error("run: unknown option " + a);
+    } else
+      throw Error("run: unknown option " + a);
   }
   if (o.module_path.empty() || o.frame_dir.empty() || o.out_dir.empty() || o.ex == 0 || o.ey == 0)
     throw Error("run needs --module, --frame, --ex, --ey and -o");
@@ -430,8 +441,8 @@ int cmd_run(int argc, char** argv) {
   const fs::path fd(o.frame_dir);
   const std::vector<std::uint8_t> input = enc5::read_plane_arena((fd / "input_arena.bin").string(), o.ex, o.ey);
   const enc5::Texture tex = enc5::texture_from_exr((fd / "texture.exr").string());
-  const enc5::WeightImage weights = fs::exists(fd / "weights.bin") ? enc5::load_weight_image((fd / "weights.bin").string())
-                                                                   : enc5::default_weights();
+  const enc5::WeightImage weights =
+      fs::exists(fd / "weights.bin") ? enc5::load_weight_image((fd / "weights.bin").string()) : enc5::default_weights();
   if (tex.width < o.ex || tex.height < o.ey) throw Error("texture.exr is smaller than the frame");
 
   Context c;
@@ -445,7 +456,7 @@ int cmd_run(int argc, char** argv) {
     DeviceFrame dev(input, weights, tex, o.ex, o.ey);
     enc5::cuda::Enc5Params p = dev.params(o);
     const enc5::abi::GridExtent grid = enc5::abi::covering_grid(static_cast<std::uint32_t>(o.ex), static_cast<std::uint32_t>(o.ey),
-                                                                 static_cast<std::uint32_t>(o.ox), static_cast<std::uint32_t>(o.oy));
+                                                                static_cast<std::uint32_t>(o.ox), static_cast<std::uint32_t>(o.oy));
     const auto gx = static_cast<unsigned>(grid.x), gy = static_cast<unsigned>(grid.y);
     const float ms = launch_timed(fn, gx, gy, p, o.repeat);
     fs::create_directories(o.out_dir);

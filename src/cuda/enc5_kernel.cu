@@ -53,9 +53,9 @@ static_assert(kR.e61_exp_rounding == E61ExpRounding::f32_sum && kR.e61_sum_order
                   kR.e61_logits == E61Logits::ten,
               "E61 softmax readings: only the defaults are implemented");
 
+using layout::seed_word_offset;
 using ptx::u16;
 using ptx::u32;
-using layout::seed_word_offset;
 
 __host__ __device__ constexpr u32 dup(u16 h) { return static_cast<u32>(h) | (static_cast<u32>(h) << 16); }
 __device__ __forceinline__ u16 lo(u32 v) { return static_cast<u16>(v & 0xFFFFu); }
@@ -89,19 +89,14 @@ __device__ __forceinline__ void trace_put(const Block& b, int reg, u32 v) {
 #define ENC5_TRACE(stage, reg, value) ((void)0)
 #endif
 // A D tile of n-tiles nt, rows 16mi.. as the golden record_tile: reg = base + 2nt + rh.
-#define ENC5_TRACE_TILE(stage, base, d, nts)                                     \
-  do {                                                                           \
-    _Pragma("unroll") for (int nt_ = 0; nt_ < (nts); ++nt_)                      \
-      _Pragma("unroll") for (int rh_ = 0; rh_ < 2; ++rh_)                        \
-        ENC5_TRACE((stage), (base) + 2 * nt_ + rh_, (d)[nt_][rh_]);              \
+#define ENC5_TRACE_TILE(stage, base, d, nts)                                                                    \
+  do {                                                                                                          \
+    _Pragma("unroll") for (int nt_ = 0; nt_ < (nts); ++nt_) _Pragma("unroll") for (int rh_ = 0; rh_ < 2; ++rh_) \
+        ENC5_TRACE((stage), (base) + 2 * nt_ + rh_, (d)[nt_][rh_]);                                             \
   } while (0)
 
-__device__ __forceinline__ u32 ld_u32(const std::uint8_t* base, std::uint32_t off) {
-  return *reinterpret_cast<const u32*>(base + off);
-}
-__device__ __forceinline__ uint4 ld_v4(const std::uint8_t* base, std::uint32_t off) {
-  return *reinterpret_cast<const uint4*>(base + off);
-}
+__device__ __forceinline__ u32 ld_u32(const std::uint8_t* base, std::uint32_t off) { return *reinterpret_cast<const u32*>(base + off); }
+__device__ __forceinline__ uint4 ld_v4(const std::uint8_t* base, std::uint32_t off) { return *reinterpret_cast<const uint4*>(base + off); }
 
 // The operations the shared trees of model/sum_tree.hpp are instantiated with.
 struct AddF16x2 {
@@ -175,8 +170,7 @@ __device__ __forceinline__ void prologue(const Args& p, const Block& b, int mi, 
 // ---- attention (golden attention.cpp): phases 1..12, E10, E11, E12; warp z = head z ----
 // Phases 1..10 (facts C2): chain A (odd phases) = Q, chain B (even) = V, k-step ks = (p-1)/2 over
 // staged k-slice ks, B tiles of slot z at Wq/Wv + 1024 ks.
-__device__ __forceinline__ void qv_chains(const Args& p, const Block& b, const std::uint8_t* smem, u32 (&Q)[6][4][2],
-                                          u32 (&V)[6][4][2]) {
+__device__ __forceinline__ void qv_chains(const Args& p, const Block& b, const std::uint8_t* smem, u32 (&Q)[6][4][2], u32 (&V)[6][4][2]) {
 #pragma unroll
   for (int mi = 0; mi < 6; ++mi)
 #pragma unroll
@@ -221,8 +215,8 @@ __device__ __forceinline__ u32 e11_expval(u32 s) {
   m = ptx::max_f16x2(m, dup(kE11ClampLow));
   m = ptx::min_f16x2(m, dup(kE11ClampHigh));
   const u32 tt = ptx::fma_f16x2(m, ptx::neg_f16x2(m), dup(kE11Quadratic));  // m*(-m) + 0.92724609375
-  const u32 u = ptx::fma_f16x2(m, tt, dup(kE11Linear));                      // m*tt + 1.375
-  return (u << 5) & dup(kE11ExponentBits);  // each half's mantissa becomes its exponent (step 5)
+  const u32 u = ptx::fma_f16x2(m, tt, dup(kE11Linear));                     // m*tt + 1.375
+  return (u << 5) & dup(kE11ExponentBits);                                  // each half's mantissa becomes its exponent (step 5)
 }
 
 // E11 steps 6..9 for one row half: the row sum (even/odd n-tile tree, butterflies, lo + hi), its
@@ -239,8 +233,8 @@ __device__ __forceinline__ void e11_row(u32 (&e)[12][2], int rh) {
 
 // Phase 11 for query m-tile mi (facts C3): S = mma(q8(Q rows) . q8(Q keys), score bias of head z).
 // E10's packs: A = q8(Q[mi]) and B for key n-tile nb = q8(Q) rows 8nb..8nb+7.
-__device__ __forceinline__ void score_phase(const Args& p, const Block& b, int mi, const u32 (&aq)[4],
-                                            const u32 (&bq)[12][2], u32 (&S)[12][2]) {
+__device__ __forceinline__ void score_phase(const Args& p, const Block& b, int mi, const u32 (&aq)[4], const u32 (&bq)[12][2],
+                                            u32 (&S)[12][2]) {
   const std::uint32_t bias = wmap::score_bias(b.z);
 #pragma unroll
   for (int nbp = 0; nbp < 6; ++nbp) {
@@ -329,8 +323,8 @@ __device__ __forceinline__ void e12_stage(const Block& b, const u32 (&ao)[4][4],
 // ---- output projection (golden out_projection.cpp): E12 step 5, phases 13..20 ----
 // Warp z < 4, token rows 16z..16z+15: C13 = f16(T1 + x), then phase 13+j adds head j's staged
 // q8(O) (m-tile z) times Wo_j, chained over j.
-__device__ __forceinline__ void out_projection(const Args& p, const Block& b, const std::uint8_t* smem,
-                                               const u32 (&x)[20][2], u32 (&D)[20][2]) {
+__device__ __forceinline__ void out_projection(const Args& p, const Block& b, const std::uint8_t* smem, const u32 (&x)[20][2],
+                                               u32 (&D)[20][2]) {
 #pragma unroll
   for (int nt = 0; nt < 20; ++nt) {
     const u32 t1 = ld_u32(p.weights, seed_word_offset(wmap::t1, nt, b.t));
@@ -536,8 +530,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc5_
   {
     const unsigned char* raw = reinterpret_cast<const unsigned char*>(&params);
     const unsigned* block = reinterpret_cast<const unsigned*>(raw + kTraceBlockParamOffset);
-    if (blockIdx.x == block[0] && blockIdx.y == block[1])
-      b.trace = *reinterpret_cast<u32* const*>(raw + kTraceBufferParamOffset);
+    if (blockIdx.x == block[0] && blockIdx.y == block[1]) b.trace = *reinterpret_cast<u32* const*>(raw + kTraceBufferParamOffset);
   }
 #endif
 
@@ -557,7 +550,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc5_
   attention(p, b, smem, ao);  // phases 1..12: all 8 warps, warp z = head z
   __syncthreads();            // s11968: every warp's phases 1..10 are done with the staged input
   e12_stage(b, ao, smem);
-  __syncthreads();            // s12026
+  __syncthreads();  // s12026
   // Warps 4..7 have no more work (the original exits them, facts A7); here they stay to pass the
   // E61 barriers, so every barrier is a plain full-CTA bar.sync.
 
@@ -566,12 +559,12 @@ extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc5_
     u32 D[20][2];
     out_projection(p, b, smem, x, D);  // phases 13..20
     u32 nq[5][4];
-    e20_norm(p, b, D, nq);             // E20 (and E21's C22 seed in D)
+    e20_norm(p, b, D, nq);  // E20 (and E21's C22 seed in D)
 #pragma unroll 1
     for (int c = 0; c < 20; ++c) mlp_chunk(p, b, c, nq, D);  // phases 21..60
     u32 a61[5][4];
-    e60_scatter(p, b, D, a61);         // E60
-    phase61(p, b, a61, L);             // phase 61
+    e60_scatter(p, b, D, a61);  // E60
+    phase61(p, b, a61, L);      // phase 61
   }
   u32* rec = reinterpret_cast<u32*>(smem);
   __syncthreads();  // s20066: phases 13..20 are done reading the E12 staging

@@ -11,18 +11,18 @@
 namespace enc5::cuda {
 
 struct alignas(8) Enc5Params {
-  std::uint32_t ex, ey;              // +0: token-grid extents
-  const std::uint8_t* input_arena;   // +8: previous layer's plane arena (e4m3, read-only)
-  std::uint8_t unread_16[24];        // +16..+39: not read (facts A4)
-  const std::uint8_t* weights;       // +40: prepared weight image W
-  std::uint8_t* output_arena;        // +48: this layer's plane arena (E60)
-  std::uint8_t unread_56[24];        // +56..+79
-  std::uint16_t block_offset_x;      // +80: ox (x0 = 8 ctaid.x - ox, facts A5)
-  std::uint16_t block_offset_y;      // +82: oy
+  std::uint32_t ex, ey;             // +0: token-grid extents
+  const std::uint8_t* input_arena;  // +8: previous layer's plane arena (e4m3, read-only)
+  std::uint8_t unread_16[24];       // +16..+39: not read (facts A4)
+  const std::uint8_t* weights;      // +40: prepared weight image W
+  std::uint8_t* output_arena;       // +48: this layer's plane arena (E60)
+  std::uint8_t unread_56[24];       // +56..+79
+  std::uint16_t block_offset_x;     // +80: ox (x0 = 8 ctaid.x - ox, facts A5)
+  std::uint16_t block_offset_y;     // +82: oy
   std::uint8_t unread_84[4];
-  unsigned long long texture;        // +88: cudaTextureObject_t, tex.base.2d.v4.f16.s32 (E61)
+  unsigned long long texture;  // +88: cudaTextureObject_t, tex.base.2d.v4.f16.s32 (E61)
   std::uint8_t unread_96[16];
-  unsigned long long surface;        // +112: cudaSurfaceObject_t, sust.b.2d.v4.b16.zero (E61)
+  unsigned long long surface;  // +112: cudaSurfaceObject_t, sust.b.2d.v4.b16.zero (E61)
   std::uint8_t unread_120[24];
 };
 // The offsets are model/launch_abi.hpp's (facts A4).

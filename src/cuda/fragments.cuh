@@ -76,7 +76,9 @@ __device__ __forceinline__ void repack_b_rows(const u32 (&d)[4][2], int rh, u32 
 }
 
 // The two B operands (n-tiles 2*tile, 2*tile+1) a lane loads with one 16-byte load.
-struct BPair { u32 lo[2], hi[2]; };
+struct BPair {
+  u32 lo[2], hi[2];
+};
 __device__ __forceinline__ BPair load_b_pair(const std::uint8_t* tile_base, int lane) {
   const uint4 v = *reinterpret_cast<const uint4*>(tile_base + lane_b_offset(lane));
   return {{v.x, v.y}, {v.z, v.w}};

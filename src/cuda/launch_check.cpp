@@ -15,8 +15,8 @@ std::string unsupported_reading(const Readings& r) {
 }
 
 std::string profile_for_compute_capability(int major, int minor) {
-  if (major == 8 && minor == 9) return "ada";        // numerics.md: the ada profile models Ada (sm_89)
-  if (major == 9 || major == 10) return "hopper";    // sm_90 / sm_100: the hopper profile
+  if (major == 8 && minor == 9) return "ada";         // numerics.md: the ada profile models Ada (sm_89)
+  if (major == 9 || major == 10) return "hopper";     // sm_90 / sm_100: the hopper profile
   if (major == 12 && minor == 0) return "blackwell";  // sm_120 (RTX 50): MMA-Sim's model, unmeasured
   return {};
 }

@@ -16,10 +16,9 @@ using u32 = std::uint32_t;
 // d = a b + c for one m16n8k32 tile: a = 4 A registers (16x32 e4m3), b = 2 B registers (32x8),
 // c, d = 2 f16x2 registers (16x8).
 __device__ __forceinline__ void mma_e4m3(u32 (&d)[2], const u32 (&a)[4], const u32 (&b)[2], const u32 (&c)[2]) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%8,%9};"
-      : "=r"(d[0]), "=r"(d[1])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]));
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%8,%9};"
+               : "=r"(d[0]), "=r"(d[1])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]));
 }
 
 // ---- conversions (numerics/e4m3.hpp, f16.hpp) ----
@@ -47,43 +46,107 @@ __device__ __forceinline__ u16 cvt_rn_f16_f32(float x) {
 }
 
 // ---- f16 scalar arithmetic (numerics/f16.hpp: one IEEE RNE rounding, subnormals kept) ----
-__device__ __forceinline__ u16 add_f16(u16 a, u16 b) { u16 d; asm("add.rn.f16 %0, %1, %2;" : "=h"(d) : "h"(a), "h"(b)); return d; }
-__device__ __forceinline__ u16 sub_f16(u16 a, u16 b) { u16 d; asm("sub.rn.f16 %0, %1, %2;" : "=h"(d) : "h"(a), "h"(b)); return d; }
-__device__ __forceinline__ u16 mul_f16(u16 a, u16 b) { u16 d; asm("mul.rn.f16 %0, %1, %2;" : "=h"(d) : "h"(a), "h"(b)); return d; }
+__device__ __forceinline__ u16 add_f16(u16 a, u16 b) {
+  u16 d;
+  asm("add.rn.f16 %0, %1, %2;" : "=h"(d) : "h"(a), "h"(b));
+  return d;
+}
+__device__ __forceinline__ u16 sub_f16(u16 a, u16 b) {
+  u16 d;
+  asm("sub.rn.f16 %0, %1, %2;" : "=h"(d) : "h"(a), "h"(b));
+  return d;
+}
+__device__ __forceinline__ u16 mul_f16(u16 a, u16 b) {
+  u16 d;
+  asm("mul.rn.f16 %0, %1, %2;" : "=h"(d) : "h"(a), "h"(b));
+  return d;
+}
 __device__ __forceinline__ u16 fma_f16(u16 a, u16 b, u16 c) {
   u16 d;
   asm("fma.rn.f16 %0, %1, %2, %3;" : "=h"(d) : "h"(a), "h"(b), "h"(c));
   return d;
 }
-__device__ __forceinline__ u16 max_f16(u16 a, u16 b) { u16 d; asm("max.f16 %0, %1, %2;" : "=h"(d) : "h"(a), "h"(b)); return d; }
+__device__ __forceinline__ u16 max_f16(u16 a, u16 b) {
+  u16 d;
+  asm("max.f16 %0, %1, %2;" : "=h"(d) : "h"(a), "h"(b));
+  return d;
+}
 
 // ---- f16x2 packed arithmetic (numerics/f16.hpp: the scalar operation on each half) ----
-__device__ __forceinline__ u32 add_f16x2(u32 a, u32 b) { u32 d; asm("add.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); return d; }
-__device__ __forceinline__ u32 sub_f16x2(u32 a, u32 b) { u32 d; asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); return d; }
-__device__ __forceinline__ u32 mul_f16x2(u32 a, u32 b) { u32 d; asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); return d; }
+__device__ __forceinline__ u32 add_f16x2(u32 a, u32 b) {
+  u32 d;
+  asm("add.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+__device__ __forceinline__ u32 sub_f16x2(u32 a, u32 b) {
+  u32 d;
+  asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+__device__ __forceinline__ u32 mul_f16x2(u32 a, u32 b) {
+  u32 d;
+  asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
 __device__ __forceinline__ u32 fma_f16x2(u32 a, u32 b, u32 c) {
   u32 d;
   asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
   return d;
 }
-__device__ __forceinline__ u32 max_f16x2(u32 a, u32 b) { u32 d; asm("max.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); return d; }
-__device__ __forceinline__ u32 min_f16x2(u32 a, u32 b) { u32 d; asm("min.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); return d; }
-__device__ __forceinline__ u32 neg_f16x2(u32 a) { u32 d; asm("neg.f16x2 %0, %1;" : "=r"(d) : "r"(a)); return d; }
-__device__ __forceinline__ u32 abs_f16x2(u32 a) { u32 d; asm("abs.f16x2 %0, %1;" : "=r"(d) : "r"(a)); return d; }
+__device__ __forceinline__ u32 max_f16x2(u32 a, u32 b) {
+  u32 d;
+  asm("max.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+__device__ __forceinline__ u32 min_f16x2(u32 a, u32 b) {
+  u32 d;
+  asm("min.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+__device__ __forceinline__ u32 neg_f16x2(u32 a) {
+  u32 d;
+  asm("neg.f16x2 %0, %1;" : "=r"(d) : "r"(a));
+  return d;
+}
+__device__ __forceinline__ u32 abs_f16x2(u32 a) {
+  u32 d;
+  asm("abs.f16x2 %0, %1;" : "=r"(d) : "r"(a));
+  return d;
+}
 
 // ---- f32 instructions (numerics/approx.hpp: .ftz on inputs and outputs; .approx modelled as the
 // correctly rounded result, exact once wrapped through f16 for rcp and rsqrt; ex2 and div are
 // the model-dependent pair of docs/readings.md "approx-model") ----
-__device__ __forceinline__ float rcp_approx_ftz(float x) { float d; asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(x)); return d; }
-__device__ __forceinline__ float rsqrt_approx_ftz(float x) { float d; asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(x)); return d; }
-__device__ __forceinline__ float ex2_approx_ftz(float x) { float d; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(x)); return d; }
+__device__ __forceinline__ float rcp_approx_ftz(float x) {
+  float d;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(x));
+  return d;
+}
+__device__ __forceinline__ float rsqrt_approx_ftz(float x) {
+  float d;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(x));
+  return d;
+}
+__device__ __forceinline__ float ex2_approx_ftz(float x) {
+  float d;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(d) : "f"(x));
+  return d;
+}
 __device__ __forceinline__ float div_approx_ftz(float a, float b) {
   float d;
   asm("div.approx.ftz.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
   return d;
 }
-__device__ __forceinline__ float mul_ftz(float a, float b) { float d; asm("mul.rn.ftz.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b)); return d; }
-__device__ __forceinline__ float add_ftz(float a, float b) { float d; asm("add.rn.ftz.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b)); return d; }
+__device__ __forceinline__ float mul_ftz(float a, float b) {
+  float d;
+  asm("mul.rn.ftz.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
+__device__ __forceinline__ float add_ftz(float a, float b) {
+  float d;
+  asm("add.rn.ftz.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
+  return d;
+}
 
 // ---- warp-level data movement (numerics/warp.hpp) ----
 // shfl.sync.bfly.b32 d, a, b, 0x1f, -1: lane L receives a from lane L ^ b.
@@ -100,7 +163,9 @@ __device__ __forceinline__ u32 movmatrix_trans(u32 a) {
 }
 
 // ---- texture and surface (numerics.md "Texture and surface") ----
-struct F16x4 { u16 v[4]; };
+struct F16x4 {
+  u16 v[4];
+};
 // tex.base.2d.v4.f16.s32: unfiltered fetch of texel (x, y) at level 0.
 __device__ __forceinline__ F16x4 tex_fetch(unsigned long long tex, int x, int y) {
   F16x4 r;

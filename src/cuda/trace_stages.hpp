@@ -17,9 +17,26 @@ struct TraceStageInfo {
 };
 
 enum TraceStageId : int {
-  kTraceW1, kTraceW2, kTraceW9, kTraceW10, kTraceW11, kTraceE11e, kTraceE11p, kTraceW12,
-  kTraceP13c, kTraceP13d, kTraceP20d, kTraceE20n, kTraceP21d, kTraceE21act, kTraceP22c, kTraceP22d,
-  kTraceP60d, kTraceE60words, kTraceP61d, kTraceStageCount
+  kTraceW1,
+  kTraceW2,
+  kTraceW9,
+  kTraceW10,
+  kTraceW11,
+  kTraceE11e,
+  kTraceE11p,
+  kTraceW12,
+  kTraceP13c,
+  kTraceP13d,
+  kTraceP20d,
+  kTraceE20n,
+  kTraceP21d,
+  kTraceE21act,
+  kTraceP22c,
+  kTraceP22d,
+  kTraceP60d,
+  kTraceE60words,
+  kTraceP61d,
+  kTraceStageCount
 };
 
 // Stage `id`'s name and shape (a switch, not a table, so that device code folds it to constants).

@@ -95,15 +95,15 @@ void check_mlp_down_chain() {
   static const bool linear = [] {
     for (int c = 0; c < kChunks; ++c) {
       const Phase& down = mlp_down_phase(c);
-      const bool ok = c == 0 ? down.c != OperandSource::previous_d
-                             : down.c == OperandSource::previous_d && down.c_chain_from == 20 + 2 * c;
+      const bool ok = c == 0 ? down.c != OperandSource::previous_d : down.c == OperandSource::previous_d && down.c_chain_from == 20 + 2 * c;
       if (!ok) return false;
     }
     return true;
   }();
   if (!linear)
-    throw std::logic_error("engine: the phase program's MLP down-projection chain (phases 22..60) is not the linear chain "
-                           "engine/block.cpp accumulates in place");
+    throw std::logic_error(
+        "engine: the phase program's MLP down-projection chain (phases 22..60) is not the linear chain "
+        "engine/block.cpp accumulates in place");
 }
 
 // A worker's scratch: one head's phases 1..12 (one per worker when the heads of a block run in
@@ -122,12 +122,12 @@ struct HeadScratch {
 };
 // Per-thread scratch, reused from block to block.
 struct Scratch {
-  F16Mat x;            // 96 x 160 decoded input (the residual)
-  F16Mat xn;           // its RMS norm (before q8), or the staged residual of C13
-  E4Mat h1;            // 96 x 160 staged A
+  F16Mat x;   // 96 x 160 decoded input (the residual)
+  F16Mat xn;  // its RMS norm (before q8), or the staged residual of C13
+  E4Mat h1;   // 96 x 160 staged A
   AOperand a_h1, a_o, a_61;
   std::vector<HeadScratch> heads;  // one per worker
-  std::array<F16Mat, kHeads> o;  // D12 per head
+  std::array<F16Mat, kHeads> o;    // D12 per head
   F16Mat c13, d20, n, c22, d60, d61;
   E4Mat oq, nq, a61;
 };
@@ -230,8 +230,10 @@ struct Block {
     };
     for (int p = 1; p <= 10; ++p) {  // chain A (odd) = Q, chain B (even) = V; k-slice (p-1)/2
       const Phase& ph = phase(p);
-      if (ph.c == OperandSource::previous_d) H.d[p] = std::move(H.d[ph.c_chain_from]);  // each D seeds one C only: no copy
-      else H.d[p] = F16Mat(kTokens, kHeadDim, 0);
+      if (ph.c == OperandSource::previous_d)
+        H.d[p] = std::move(H.d[ph.c_chain_from]);  // each D seeds one C only: no copy
+      else
+        H.d[p] = F16Mat(kTokens, kHeadDim, 0);
       gemm_phase(S.a_h1, ph.a_k0, w.qv[h][p], ph.k_steps, kTokens, H.d[p]);
     }
     lap(kGroupQV);
@@ -249,8 +251,8 @@ struct Block {
     // E11 (facts C4): exponents, row sums, reciprocal, probabilities; then q8(P).
     H.pq = E4Mat(kWindow, kTokens);
     EpilogueCounts n{};
-    kern.e11_rows({H.s.v.data(), H.pq.v.data(), kWindow, tab.e11.data(), tab.e11_clamp.data(), tab.rcp.data(), hq8.table,
-                   stats ? &n : nullptr});
+    kern.e11_rows(
+        {H.s.v.data(), H.pq.v.data(), kWindow, tab.e11.data(), tab.e11_clamp.data(), tab.rcp.data(), hq8.table, stats ? &n : nullptr});
     if (stats) add_counts(*stats, n);
     lap(kGroupE11);
     // Phase 12 (facts C5): O = q8(P) q8(V), its k-steps over the 96 keys.
@@ -358,8 +360,7 @@ struct Block {
 
 void set_phase_timing(PhaseTimes* t) { g_timing = t; }
 
-void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io,
-               int inner_threads) {
+void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io, int inner_threads) {
   Block b(w, simd, ctx, io, std::clamp(inner_threads, 1, kHeads));
   b.prologue();
   b.attention();
@@ -370,8 +371,8 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
   b.kpn_filter();
 }
 
-golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx,
-                                   const golden::BlockIo& io, int inner_threads) {
+golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io,
+                                    int inner_threads) {
   // enc4's phases 1..60 and E60 are enc5's (model/layer_golden.hpp): the same parts, stopping
   // before phase 61 (enc4's merge).
   Block b(w, simd, ctx, io, std::clamp(inner_threads, 1, kHeads));

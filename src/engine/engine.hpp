@@ -20,23 +20,34 @@ std::shared_ptr<const PreparedWeights> prepare_weights(const WeightImage& w);
 
 // Per-phase-group timing for `enc5 bench` (single-threaded use only): when set, run_block adds
 // the seconds it spends in each group.
-enum PhaseGroup { kGroupPrologue, kGroupQV, kGroupScore, kGroupE11, kGroupPV, kGroupOutProj, kGroupE20, kGroupMlp,
-                  kGroupTail, kPhaseGroups };
-inline constexpr const char* kPhaseGroupNames[kPhaseGroups] = {
-    "prologue", "1-10", "11", "E11", "12", "E12+13-20", "E20", "21-60 (+E21..E59)", "E60+61+E61"};
-struct PhaseTimes { double seconds[kPhaseGroups] = {}; };
+enum PhaseGroup {
+  kGroupPrologue,
+  kGroupQV,
+  kGroupScore,
+  kGroupE11,
+  kGroupPV,
+  kGroupOutProj,
+  kGroupE20,
+  kGroupMlp,
+  kGroupTail,
+  kPhaseGroups
+};
+inline constexpr const char* kPhaseGroupNames[kPhaseGroups] = {"prologue",          "1-10",      "11", "E11", "12", "E12+13-20", "E20",
+                                                               "21-60 (+E21..E59)", "E60+61+E61"};
+struct PhaseTimes {
+  double seconds[kPhaseGroups] = {};
+};
 void set_phase_timing(PhaseTimes* t);
 
 // One block, the fast way. ctx.trace must be null (tracing is the golden model's job).
 // inner_threads > 1 runs the block's heads on that many threads (for frames with fewer blocks
 // than threads); the result does not depend on it.
-void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io,
-               int inner_threads = 1);
+void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io, int inner_threads = 1);
 
 // Phases 1..60 and E60 of one block, the fast way (enc4's phases 1..60 are enc5's, DOC4 §2), the
 // arena written as run_block writes it; returns q8(D60) (64 x 160), the A of enc4's merge and final
 // phase (engine/layer_engine.hpp). io.texture and io.surface are not used.
-golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx,
-                                   const golden::BlockIo& io, int inner_threads = 1);
+golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io,
+                                    int inner_threads = 1);
 
 }  // namespace enc5::engine

@@ -17,8 +17,8 @@ const CodeTable& code_table() {
     for (int code = 0; code < 256; ++code) {
       const int m = code & 0x7F;
       // numerics.md "Formats": m >= 8 -> (8 + (m&7)) 2^((m>>3) - 10); m < 8 -> m 2^-9.
-      const float mag = m >= 8 ? static_cast<float>(8 + (m & 7)) * static_cast<float>(1 << (m >> 3)) * 0x1p-10f
-                               : static_cast<float>(m) * 0x1p-9f;
+      const float mag =
+          m >= 8 ? static_cast<float>(8 + (m & 7)) * static_cast<float>(1 << (m >> 3)) * 0x1p-10f : static_cast<float>(m) * 0x1p-9f;
       c.nan[code] = m == 0x7F;
       c.value[code] = c.nan[code] ? __builtin_nanf("") : (code & 0x80) ? -mag : mag;
       c.value64[code] = c.value[code];
@@ -73,7 +73,7 @@ const std::array<IntCode, 256>& int_codes() {
       const int m = code & 0x7F, e = m >> 3;
       const int mag = e >= 1 ? 8 + (m & 7) : m;
       c[static_cast<std::size_t>(code)] = {static_cast<std::int8_t>(e >= 1 ? e - 1 : 0),
-                                          static_cast<std::int16_t>((code & 0x80) ? -mag : mag)};
+                                           static_cast<std::int16_t>((code & 0x80) ? -mag : mag)};
     }
     return c;
   }();
@@ -94,7 +94,7 @@ std::pair<int, std::int32_t> int16_kstep(int width, bool max_abs, Src src, Put p
       lo = std::min(lo, static_cast<int>(c.sh));
       hi = std::max(hi, static_cast<int>(c.sh));
     }
-  if (hi < 0) lo = 0;  // no nonzero value: every value 0, any base
+  if (hi < 0) lo = 0;               // no nonzero value: every value 0, any base
   const bool fits = hi - lo <= 11;  // 15 << 11 = 30720 fits int16, 15 << 12 does not
   std::int32_t acc = 0;
   for (int k = 0; k < 32; ++k)
@@ -225,20 +225,16 @@ void BOperand::assign_kn(const e4m3_t* src, int K_, int N_, int ld, unsigned dec
 
 KernelSet kernels(SimdPath path) {
   switch (path) {
-    case SimdPath::avx512vnni:
-      return kernels_avx512vnni();
-    case SimdPath::avx512:
-      return kernels_avx512();
-    case SimdPath::avx2:
-      return kernels_avx2();
-    case SimdPath::scalar:
-      break;
+    case SimdPath::avx512vnni: return kernels_avx512vnni();
+    case SimdPath::avx512: return kernels_avx512();
+    case SimdPath::avx2: return kernels_avx2();
+    case SimdPath::scalar: break;
   }
   return kernels_scalar();
 }
 
-void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BOperand& b, int b_k0, int ksteps,
-          int rows, f16_t* d, int ldd) {
+void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BOperand& b, int b_k0, int ksteps, int rows, f16_t* d,
+          int ldd) {
   if (a.nan || b.nan || !native(p)) {
     // NaN codes (possible in weight files and input arenas), and the mma corners the kernels do
     // not implement: the numerics core itself, element by element, in the ISA k order (as

@@ -56,9 +56,9 @@ KernelSet kernels(SimdPath path);
 // An A operand: rows x K, K a multiple of 32. `path` picks the decoder (same result on every path).
 struct AOperand {
   int rows = 0, K = 0;
-  std::vector<float> v, e;    // [r][K], ISA k order inside each k-step
-  std::vector<double> v64;    // v as binary64, LOGICAL k order (zluda: any order is exact)
-  std::vector<std::int16_t> e16;  // e as int16
+  std::vector<float> v, e;         // [r][K], ISA k order inside each k-step
+  std::vector<double> v64;         // v as binary64, LOGICAL k order (zluda: any order is exact)
+  std::vector<std::int16_t> e16;   // e as int16
   std::vector<std::int16_t> he16;  // the `hopper` exponents, int16, ISA k order
   // The `zluda` integer form (kDecodeInt16; kernels_avx512vnni.cpp has the proof that uses it).
   // An e4m3 value is M 2^(sh - 9) with M = 8 + (m & 7), sh = (m >> 3) - 1 for a normal code
@@ -68,10 +68,10 @@ struct AOperand {
   // k-step; where the k-step's nonzero sh span more than 12 values (M << 12 would not fit int16)
   // i16_l1 = -1 and the kernel uses the binary64 values there.
   std::vector<std::int16_t> i16;
-  std::vector<std::int8_t> i16_base;   // [r][K / 32]
-  std::vector<std::int32_t> i16_l1;    // [r][K / 32]
-  std::vector<e4m3_t> codes;  // [r][K], logical (pair) k order
-  bool nan = false;           // some code is 0x7F/0xFF
+  std::vector<std::int8_t> i16_base;  // [r][K / 32]
+  std::vector<std::int32_t> i16_l1;   // [r][K / 32]
+  std::vector<e4m3_t> codes;          // [r][K], logical (pair) k order
+  bool nan = false;                   // some code is 0x7F/0xFF
   // codes[r * ld + k], logical order.
   void assign(const e4m3_t* src, int rows, int K, int ld, unsigned decode = kDecodeAll, SimdPath path = SimdPath::scalar);
 };
@@ -79,17 +79,17 @@ struct AOperand {
 // A B operand: K x N, stored [k][N] for the kernels.
 struct BOperand {
   int K = 0, N = 0;
-  std::vector<float> v, e;    // [k][N], ISA k order inside each k-step
-  std::vector<double> v64;    // v as binary64, [k][N] in LOGICAL k order (zluda: any order is exact)
-  std::vector<std::int16_t> e16;  // e as int16
+  std::vector<float> v, e;         // [k][N], ISA k order inside each k-step
+  std::vector<double> v64;         // v as binary64, [k][N] in LOGICAL k order (zluda: any order is exact)
+  std::vector<std::int16_t> e16;   // e as int16
   std::vector<std::int16_t> he16;  // the `hopper` exponents, int16, [k][N], ISA k order
   // The `zluda` integer form as for AOperand, with one base per k-step over all N columns: i16 as
   // k pairs [k/2][n][2] (logical k order; vpdpwssd's operand), i16_max = max |i16| of the k-step
   // (-1: no int16 form).
   std::vector<std::int16_t> i16;
-  std::vector<std::int8_t> i16_base;   // [K / 32]
-  std::vector<std::int32_t> i16_max;   // [K / 32]
-  std::vector<e4m3_t> codes;  // [n][K], logical k order (the BTile layout)
+  std::vector<std::int8_t> i16_base;  // [K / 32]
+  std::vector<std::int32_t> i16_max;  // [K / 32]
+  std::vector<e4m3_t> codes;          // [n][K], logical k order (the BTile layout)
   bool nan = false;
   void assign_nk(const e4m3_t* src, int N, int K, int ld, unsigned decode = kDecodeAll,
                  SimdPath path = SimdPath::scalar);  // src[n * ld + k]
@@ -97,11 +97,9 @@ struct BOperand {
                  SimdPath path = SimdPath::scalar);  // src[k * ld + n]
 };
 
-
-
 // D = ksteps chained k-steps: step s multiplies A's columns a_k0 + 32s.. with B's rows
 // b_k0 + 32s.., on A's first `rows` rows; d holds C on entry (row stride ldd).
-void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BOperand& b, int b_k0, int ksteps,
-          int rows, f16_t* d, int ldd);
+void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BOperand& b, int b_k0, int ksteps, int rows, f16_t* d,
+          int ldd);
 
 }  // namespace enc5::engine

@@ -114,12 +114,12 @@ struct KernelSet {
   void (*rms_rows)(const RmsArgs&);
   bool (*decode_run)(const DecodeRun&);
   void (*add_rows)(const AddRowsArgs&);
-  KStepKernel hopper;  // numerics.md `hopper` (kernels_hopper_impl.hpp; reads a, b only)
+  KStepKernel hopper;     // numerics.md `hopper` (kernels_hopper_impl.hpp; reads a, b only)
   KStepKernel blackwell;  // MMA-Sim's sm_120 model (kernels_blackwell_impl.hpp; reads a, b, ea, eb / ea16, eb16)
 };
 KernelSet kernels_scalar();
-KernelSet kernels_avx2();    // valid only where the CPU has AVX2, FMA and F16C
-KernelSet kernels_avx512();  // valid only where the CPU has AVX-512 F/BW/DQ/VL
+KernelSet kernels_avx2();        // valid only where the CPU has AVX2, FMA and F16C
+KernelSet kernels_avx512();      // valid only where the CPU has AVX-512 F/BW/DQ/VL
 KernelSet kernels_avx512vnni();  // ... and AVX512-VNNI
 // The `zluda` integer form (gemm.hpp: kDecodeInt16) decoded with AVX-512 BW (valid where the
 // avx512vnni path is): A's `groups` k-steps of 32 codes at codes + 32 i into out + 32 i, base[i],
@@ -127,6 +127,5 @@ KernelSet kernels_avx512vnni();  // ... and AVX512-VNNI
 // Both return whether a NaN code (0x7F / 0xFF) was seen (such operands go to mma_dot).
 bool int16_form_a_avx512(const e4m3_t* codes, int groups, std::int16_t* out, std::int8_t* base, std::int32_t* l1);
 bool int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, std::int8_t* base, std::int32_t* max);
-
 
 }  // namespace enc5::engine

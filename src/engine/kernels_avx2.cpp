@@ -26,8 +26,7 @@ void zluda_tile(const KStepArgs& g, int r0, int n0) {
   for (int s = 0; s < g.ksteps; ++s) {
     if (s > 0)  // step s-1's D (f32 then f16 rounding, in registers) is step s's C; NaN stays NaN
       for (int r = 0; r < R; ++r)
-        for (int v = 0; v < NV; ++v)
-          acc[r][v] = _mm256_cvtps_pd(_mm_cvtph_ps(_mm_cvtps_ph(_mm256_cvtpd_ps(acc[r][v]), kRoundNearest)));
+        for (int v = 0; v < NV; ++v) acc[r][v] = _mm256_cvtps_pd(_mm_cvtph_ps(_mm_cvtps_ph(_mm256_cvtpd_ps(acc[r][v]), kRoundNearest)));
     const double* a64 = g.a64 + 32 * s;
     const double* b64 = g.b64 + static_cast<std::ptrdiff_t>(32) * g.N * s;
     for (int k = 0; k < 32; ++k) {
@@ -64,8 +63,7 @@ void ada_tile(const KStepArgs& g, int r0, int n0) {
   __m256 mx[R][NV], scale[R][NV], sum[R][NV];
   __m128i c[R][NV], special[R][NV];
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v)
-      c[r][v] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v));
+    for (int v = 0; v < NV; ++v) c[r][v] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v));
   for (int half = 0; half < 2 * g.ksteps; ++half) {
     const int k0 = 32 * (half >> 1) + 16 * (half & 1);
     const float* ea = g.ea + k0;
@@ -129,7 +127,6 @@ void ada_kstep(const KStepArgs& g) {
     for (int n0 = 0; n0 < g.N; n0 += 16) ada_tile<1>(g, r, n0);
 }
 
-
 // epilogue_impl.hpp's vector interface with F16C.
 typedef float V8 __attribute__((vector_size(32)));
 inline float from_h(f16_t h) { return _cvtsh_ss(h); }
@@ -148,8 +145,8 @@ inline void store_h8(f16_t* p, V8 x) {
 }  // namespace enc5::engine
 
 #include "engine/epilogue_impl.hpp"
-#include "engine/kernels_hopper_impl.hpp"
 #include "engine/kernels_blackwell_impl.hpp"
+#include "engine/kernels_hopper_impl.hpp"
 
 namespace enc5::engine {
 namespace {

@@ -48,7 +48,7 @@ void zluda_tile(const KStepArgs& g, int r0, int n0) {
   }
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < NV; ++v) {
-      const __m256 f = _mm512_cvtpd_ps(acc[r][v]);  // the f32 rounding
+      const __m256 f = _mm512_cvtpd_ps(acc[r][v]);    // the f32 rounding
       __m128i h = _mm256_cvtps_ph(f, kRoundNearest);  // the f16 rounding
       const __mmask8 nan = _mm512_cmp_pd_mask(acc[r][v], acc[r][v], _CMP_UNORD_Q);
       h = _mm_mask_blend_epi16(nan, h, _mm_set1_epi16(0x7FFF));
@@ -92,8 +92,7 @@ void exponent_max(const KStepArgs& g, int r0, int n0, const std::int16_t* ea, co
     for (int r = 0; r < R; ++r) m16[r] = _mm512_set1_epi16(-128);
     for (int k = 0; k < 16; ++k) {
       const __m512i ebk = _mm512_loadu_si512(eb + k * g.N + n0);
-      for (int r = 0; r < R; ++r)
-        m16[r] = _mm512_max_epi16(m16[r], _mm512_add_epi16(_mm512_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
+      for (int r = 0; r < R; ++r) m16[r] = _mm512_max_epi16(m16[r], _mm512_add_epi16(_mm512_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
     }
     for (int r = 0; r < R; ++r) {
       mp[r][0] = _mm512_cvtepi16_epi32(_mm512_castsi512_si256(m16[r]));
@@ -105,8 +104,7 @@ void exponent_max(const KStepArgs& g, int r0, int n0, const std::int16_t* ea, co
     for (int r = 0; r < R; ++r) m16[r] = _mm256_set1_epi16(-128);
     for (int k = 0; k < 16; ++k) {
       const __m256i ebk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(eb + k * g.N + n0));
-      for (int r = 0; r < R; ++r)
-        m16[r] = _mm256_max_epi16(m16[r], _mm256_add_epi16(_mm256_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
+      for (int r = 0; r < R; ++r) m16[r] = _mm256_max_epi16(m16[r], _mm256_add_epi16(_mm256_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
     }
     for (int r = 0; r < R; ++r) mp[r][0] = _mm512_cvtepi16_epi32(m16[r]);
   }
@@ -128,8 +126,7 @@ void ada_tile(const KStepArgs& g, int r0, int n0) {
   __m256i c[R][NV];
   __mmask16 special[R][NV];
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v)
-      c[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v));
+    for (int v = 0; v < NV; ++v) c[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v));
   for (int half = 0; half < 2 * g.ksteps; ++half) {
     const int k0 = 32 * (half >> 1) + 16 * (half & 1);  // column of A / row of B where the half starts
     const std::int16_t* ea = g.ea16 + k0;
@@ -197,8 +194,7 @@ void ada_tile(const KStepArgs& g, int r0, int n0) {
       }
   }
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v), c[r][v]);
+    for (int v = 0; v < NV; ++v) _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v), c[r][v]);
 }
 
 template <int R, int NV>
@@ -260,8 +256,7 @@ void hopper_group(const KStepArgs& g, int r0, int n0, int s, int grp, __m256i (&
     for (int j = 0; j < 16; ++j) {
       const int k = hopper_group_k(grp, j);
       const __m512i ebk = _mm512_loadu_si512(eb + k * g.N + n0);
-      for (int r = 0; r < R; ++r)
-        m16[r] = _mm512_max_epi16(m16[r], _mm512_add_epi16(_mm512_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
+      for (int r = 0; r < R; ++r) m16[r] = _mm512_max_epi16(m16[r], _mm512_add_epi16(_mm512_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
     }
     for (int r = 0; r < R; ++r) {
       mp[r][0] = _mm512_cvtepi16_epi32(_mm512_castsi512_si256(m16[r]));
@@ -274,8 +269,7 @@ void hopper_group(const KStepArgs& g, int r0, int n0, int s, int grp, __m256i (&
     for (int j = 0; j < 16; ++j) {
       const int k = hopper_group_k(grp, j);
       const __m256i ebk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(eb + k * g.N + n0));
-      for (int r = 0; r < R; ++r)
-        m16[r] = _mm256_max_epi16(m16[r], _mm256_add_epi16(_mm256_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
+      for (int r = 0; r < R; ++r) m16[r] = _mm256_max_epi16(m16[r], _mm256_add_epi16(_mm256_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
     }
     for (int r = 0; r < R; ++r) mp[r][0] = _mm512_cvtepi16_epi32(m16[r]);
   }
@@ -320,8 +314,10 @@ void hopper_group(const KStepArgs& g, int r0, int n0, int s, int grp, __m256i (&
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < NV; ++v) {
       const __m256i h = hopper_round(isum[r][v], q[r][v]);
-      if constexpr (kFromZero) acc[r][v] = h;
-      else acc[r][v] = _mm256_mask_blend_epi16(special[r][v], h, acc[r][v]);
+      if constexpr (kFromZero)
+        acc[r][v] = h;
+      else
+        acc[r][v] = _mm256_mask_blend_epi16(special[r][v], h, acc[r][v]);
     }
 }
 
@@ -331,8 +327,7 @@ template <int R, int NV>
 void hopper_tile(const KStepArgs& g, int r0, int n0) {
   __m256i c[R][NV];
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v)
-      c[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v));
+    for (int v = 0; v < NV; ++v) c[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v));
   for (int s = 0; s < g.ksteps; ++s) {
     __m256i p[R][NV];
     hopper_group<R, NV, true>(g, r0, n0, s, 0, p);   // p1 = hmma(G1, +0)
@@ -345,8 +340,7 @@ void hopper_tile(const KStepArgs& g, int r0, int n0) {
       }
   }
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v), c[r][v]);
+    for (int v = 0; v < NV; ++v) _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v), c[r][v]);
 }
 
 template <int R, int NV>

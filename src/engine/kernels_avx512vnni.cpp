@@ -98,8 +98,7 @@ template <int R, int NV>
 void zluda_tile(const KStepArgs& g, int r0, int n0) {
   __m256i c[R][NV];
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v)
-      c[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v));
+    for (int v = 0; v < NV; ++v) c[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v));
   const int steps = g.lda / 32;
   for (int s = 0; s < g.ksteps; ++s) {
     if (!integer_step<R>(g, r0, s)) {
@@ -166,8 +165,7 @@ void zluda_tile(const KStepArgs& g, int r0, int n0) {
     }
   }
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v), c[r][v]);
+    for (int v = 0; v < NV; ++v) _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v), c[r][v]);
 }
 
 template <int R>

@@ -105,8 +105,10 @@ void tile(const KStepArgs& g, int r0, int n0) {
         const __m512 ar = _mm512_set1_ps(a[(r0 + r) * g.lda + k]);
         for (int v = 0; v < NV; ++v) {
           const __m512i t = _mm512_cvttps_epi32(_mm512_mul_ps(_mm512_mul_ps(ar, bk[v]), scale[r][v]));
-          if (k < 16) sum0[r][v] = _mm512_add_epi32(sum0[r][v], t);
-          else sum1[r][v] = _mm512_add_epi32(sum1[r][v], t);
+          if (k < 16)
+            sum0[r][v] = _mm512_add_epi32(sum0[r][v], t);
+          else
+            sum1[r][v] = _mm512_add_epi32(sum1[r][v], t);
         }
       }
     }
@@ -246,8 +248,10 @@ void tile(const KStepArgs& g, int r0, int n0) {
         const __m256 ar = _mm256_broadcast_ss(a + (r0 + r) * g.lda + k);
         for (int v = 0; v < NV; ++v) {
           const __m256i t = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_mul_ps(ar, bk[v]), scale[r][v]));
-          if (k < 16) sum0[r][v] = _mm256_add_epi32(sum0[r][v], t);
-          else sum1[r][v] = _mm256_add_epi32(sum1[r][v], t);
+          if (k < 16)
+            sum0[r][v] = _mm256_add_epi32(sum0[r][v], t);
+          else
+            sum1[r][v] = _mm256_add_epi32(sum1[r][v], t);
         }
       }
     }
@@ -345,7 +349,7 @@ void tile(const KStepArgs& g, int r0, int n0) {
         const double q = double_of(static_cast<std::uint64_t>(1023 - 25 + m) << 52);
         const f16_t res = d2h((static_cast<double>(sum0[r][n]) + static_cast<double>(sum1[r][n])) * q);
         const f16_t h = c[r][n];
-        const bool special = (h & 0x7C00) == 0x7C00;                // Inf C passes through
+        const bool special = (h & 0x7C00) == 0x7C00;                  // Inf C passes through
         const f16_t pass = (h & 0x03FF) != 0 ? kF16CanonicalNaN : h;  // NaN -> canonical
         c[r][n] = special ? pass : res;
       }

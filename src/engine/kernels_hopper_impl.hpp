@@ -45,8 +45,7 @@ constexpr int group_k(int grp, int j) { return 4 * (j >> 1) + (j & 1) + 2 * grp;
 
 // One HMMA of group grp of k-step s on an R x 16 tile: acc (f16) in, result out (may alias).
 template <int R>
-void hmma_tile(const float* a, int lda, const float* b, int N, int r0, int n0, int grp, const f16_t (&acc)[R][kNB],
-               f16_t (&out)[R][kNB]) {
+void hmma_tile(const float* a, int lda, const float* b, int N, int r0, int n0, int grp, const f16_t (&acc)[R][kNB], f16_t (&out)[R][kNB]) {
   std::int32_t mx[R][kNB], sum[R][kNB];
   float scale[R][kNB];
   double q[R][kNB];
@@ -103,8 +102,8 @@ void hopper_tile(const KStepArgs& g, int r0, int n0) {
     const float* b = g.b + static_cast<std::ptrdiff_t>(32) * g.N * s;
     for (int r = 0; r < R; ++r)
       for (int n = 0; n < kNB; ++n) p[r][n] = 0x0000;  // C is not the first accumulator: +0
-    hmma_tile<R>(a, g.lda, b, g.N, r0, n0, 0, p, p);  // p1
-    hmma_tile<R>(a, g.lda, b, g.N, r0, n0, 1, p, p);  // p2
+    hmma_tile<R>(a, g.lda, b, g.N, r0, n0, 0, p, p);   // p1
+    hmma_tile<R>(a, g.lda, b, g.N, r0, n0, 1, p, p);   // p2
     for (int r = 0; r < R; ++r)
       for (int n = 0; n < kNB; ++n) c[r][n] = f2h(h2f(p[r][n]) + h2f(c[r][n]));  // D = p2 + C (step s+1's C)
   }

@@ -50,9 +50,7 @@ inline double mul_add(double a, double b, double c) {
 }
 
 // Truncation toward zero of |x| < 2^31, keeping the sign of zero.
-inline float trunc_small(float x) {
-  return __builtin_copysignf(static_cast<float>(static_cast<std::int32_t>(x)), x);
-}
+inline float trunc_small(float x) { return __builtin_copysignf(static_cast<float>(static_cast<std::int32_t>(x)), x); }
 
 constexpr int kNB = 16;  // columns per tile (N is a multiple of 16)
 
@@ -132,7 +130,7 @@ void ada_half_tile(const KStepArgs& g, int r0, int n0, int k0) {
     for (int n = 0; n < kNB; ++n) {
       const f16_t h = c[r][n];
       const f16_t res = f2h(sum[r][n] * mx[r][n]);
-      const bool special = (h & 0x7C00) == 0x7C00;                // Inf or NaN acc passes through
+      const bool special = (h & 0x7C00) == 0x7C00;                  // Inf or NaN acc passes through
       const f16_t pass = (h & 0x03FF) != 0 ? kF16CanonicalNaN : h;  // NaN -> canonical
       g.d[(r0 + r) * g.ldd + n0 + n] = special ? pass : res;
     }

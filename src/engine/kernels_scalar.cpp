@@ -63,8 +63,8 @@ bool decode_run(const DecodeRun& d) {
 }  // namespace enc5::engine
 
 #include "engine/epilogue_impl.hpp"
-#include "engine/kernels_hopper_impl.hpp"
 #include "engine/kernels_blackwell_impl.hpp"
+#include "engine/kernels_hopper_impl.hpp"
 
 namespace enc5::engine {
 KernelSet kernels_scalar() { return {zluda_kstep, ada_kstep, e11_rows, rms_rows, decode_run, add_rows, hopper_kstep, blackwell_kstep}; }

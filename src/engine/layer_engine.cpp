@@ -14,7 +14,7 @@ namespace {
 // The merge phase's and the final phase's B operands and C seeds, from the same weight-map
 // addresses golden::merge_phase and golden::logits_phase read (DOC4 §3/E60(e), E61).
 struct MergeLayerWeights {
-  BOperand merge, final_b;              // K = 4C x merge_out, K = C x 16 ([n][k] sources)
+  BOperand merge, final_b;  // K = 4C x merge_out, K = C x 16 ([n][k] sources)
   std::vector<f16_t> merge_bias, final_bias;
   int merge_steps = 0, final_steps = 0;
 };
@@ -60,24 +60,21 @@ golden::F16Mat gemm_seeded(const Profile& p, SimdPath simd, const golden::E4Mat&
 
 }  // namespace
 
-void run_enc4_frame_fast(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
-                         const Enc4Engine& how, golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out) {
+void run_enc4_frame_fast(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, const Enc4Engine& how,
+                         golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out) {
   if (!f.weights || f.weights->layer() != LayerId::enc4)
     throw std::invalid_argument("run_enc4_frame_fast: the weights are not an enc4 image");
   const LayerSpec& s = layer_spec(LayerId::enc4);
   const std::shared_ptr<const PreparedWeights> prepared = prepare_weights(*f.weights);  // phases 1..60: enc5's
   const MergeLayerWeights mw = prepare_merge_layer(*f.weights, s);
-  run_enc4_frame_with(f, profile, r, lr, stats, trace, trace_out,
-                      [&](const golden::BlockContext& ctx, const golden::MergeBlockIo& io) {
-                        const golden::E4Mat a60 =
-                            run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
-                        const golden::E4Mat merged = golden::merge_gather(lr, a60);
-                        const golden::F16Mat d61 = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);
-                        golden::merge_store(ctx, lr, d61, io.merged_output);
-                        const golden::F16Mat d62 = gemm_seeded(*ctx.profile, how.simd, a60, mw.final_b, mw.final_steps, mw.final_bias);
-                        if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128)
-                          golden::e62(ctx, lr, d62, *io.texture, io.surfaces);
-                      });
+  run_enc4_frame_with(f, profile, r, lr, stats, trace, trace_out, [&](const golden::BlockContext& ctx, const golden::MergeBlockIo& io) {
+    const golden::E4Mat a60 = run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
+    const golden::E4Mat merged = golden::merge_gather(lr, a60);
+    const golden::F16Mat d61 = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);
+    golden::merge_store(ctx, lr, d61, io.merged_output);
+    const golden::F16Mat d62 = gemm_seeded(*ctx.profile, how.simd, a60, mw.final_b, mw.final_steps, mw.final_bias);
+    if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128) golden::e62(ctx, lr, d62, *io.texture, io.surfaces);
+  });
 }
 
 }  // namespace enc5::engine

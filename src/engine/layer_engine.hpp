@@ -16,8 +16,7 @@ struct Enc4Engine {
 };
 // A whole enc4 frame with the fast engine (same contract as run_enc4_frame_golden); the traced
 // block, if any, runs the golden model (the engine records no stages).
-void run_enc4_frame_fast(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
-                         const Enc4Engine& how, golden::LayerStats* stats = nullptr, const TraceRequest* trace = nullptr,
-                         Trace* trace_out = nullptr);
+void run_enc4_frame_fast(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, const Enc4Engine& how,
+                         golden::LayerStats* stats = nullptr, const TraceRequest* trace = nullptr, Trace* trace_out = nullptr);
 
 }  // namespace enc5::engine

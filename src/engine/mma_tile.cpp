@@ -97,9 +97,9 @@ MmaFragC mma_fragment(const Profile& p, SimdPath path, const MmaFragA& a, const 
   alignas(64) float ka_v[8 * 32], ka_e[8 * 32], kb_v[32 * 16], kb_e[32 * 16];
   alignas(64) double ka_v64[8 * 32], kb_v64[32 * 16];
   alignas(64) std::int16_t ka_e16[8 * 32], kb_e16[32 * 16], ka_he16[8 * 32], kb_he16[32 * 16];
-  alignas(64) e4m3_t ka_isa[8 * 32], kb_isa[32 * 16];  // the codes where the ISA-order forms go
+  alignas(64) e4m3_t ka_isa[8 * 32], kb_isa[32 * 16];                           // the codes where the ISA-order forms go
   alignas(64) e4m3_t ka_codes[8 * 32], kb_logical[32 * 16], kb_codes[16 * 32];  // logical k order
-  alignas(64) f16_t dt[8 * 16];  // C^T, then D^T ([n][m])
+  alignas(64) f16_t dt[8 * 16];                                                 // C^T, then D^T ([n][m])
   for (int i = 0; i < kCD; ++i) dt[map.cd[i]] = cb[i];
   // The forms the profile's kernel reads (gemm.hpp: decode_for); the VNNI `zluda` kernel takes
   // the binary64 values where an operand has no integer form (kernels_avx512vnni.cpp), so a tile
@@ -110,7 +110,8 @@ MmaFragC mma_fragment(const Profile& p, SimdPath path, const MmaFragA& a, const 
   if (forms & (kDecodeF32 | kDecodeExponent | kDecodeExponent16 | kDecodeHopperExponent16)) {
     for (int i = 0; i < kB; ++i) ka_isa[map.b_isa[i]] = bb[i];
     for (int i = 0; i < kA; ++i) kb_isa[map.a_isa[i]] = ab[i];
-    const bool f32 = forms & kDecodeF32, e = forms & kDecodeExponent, e16 = forms & kDecodeExponent16, he16 = forms & kDecodeHopperExponent16;
+    const bool f32 = forms & kDecodeF32, e = forms & kDecodeExponent, e16 = forms & kDecodeExponent16,
+               he16 = forms & kDecodeHopperExponent16;
     run({ka_isa, 8 * 32, nullptr, f32 ? ka_v : nullptr, e ? ka_e : nullptr, e16 ? ka_e16 : nullptr, he16 ? ka_he16 : nullptr});
     run({kb_isa, 32 * 16, nullptr, f32 ? kb_v : nullptr, e ? kb_e : nullptr, e16 ? kb_e16 : nullptr, he16 ? kb_he16 : nullptr});
   }
@@ -132,13 +133,22 @@ MmaFragC mma_fragment(const Profile& p, SimdPath path, const MmaFragA& a, const 
     kernel = kern.hopper;
     g.a = ka_v;
     g.b = kb_v;
-    if (forms & kDecodeHopperExponent16) { g.hea16 = ka_he16; g.heb16 = kb_he16; }
+    if (forms & kDecodeHopperExponent16) {
+      g.hea16 = ka_he16;
+      g.heb16 = kb_he16;
+    }
   } else if (ada) {
     kernel = blackwell ? kern.blackwell : kern.ada;
     g.a = ka_v;
     g.b = kb_v;
-    if (forms & kDecodeExponent) { g.ea = ka_e; g.eb = kb_e; }
-    if (forms & kDecodeExponent16) { g.ea16 = ka_e16; g.eb16 = kb_e16; }
+    if (forms & kDecodeExponent) {
+      g.ea = ka_e;
+      g.eb = kb_e;
+    }
+    if (forms & kDecodeExponent16) {
+      g.ea16 = ka_e16;
+      g.eb16 = kb_e16;
+    }
   } else {
     g.a64 = ka_v64;
     g.b64 = kb_v64;

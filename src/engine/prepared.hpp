@@ -27,11 +27,11 @@ struct PreparedWeights {
 
 // Functions of one f16 computed by the golden model itself for all 65536 inputs (tables.cpp).
 struct EpilogueTables {
-  std::array<f16_t, 65536> e11;      // golden::e11_expval (facts C4 steps 1..5)
+  std::array<f16_t, 65536> e11;               // golden::e11_expval (facts C4 steps 1..5)
   std::array<std::uint8_t, 65536> e11_clamp;  // bit 0: clamp low fired, bit 1: clamp high
-  std::array<f16_t, 65536> act;      // golden::activation (facts C10)
+  std::array<f16_t, 65536> act;               // golden::activation (facts C10)
   std::array<std::uint8_t, 65536> act_clamp;
-  std::array<f16_t, 65536> rcp;      // rcp_f16 (E11 step 9's reciprocal, facts D4)
+  std::array<f16_t, 65536> rcp;        // rcp_f16 (E11 step 9's reciprocal, facts D4)
   std::array<e4m3_t, 65536> q8_ada;    // f16_to_e4m3 with profile_ada's NaN rule
   std::array<e4m3_t, 65536> q8_zluda;  // ... with profile_zluda's
   // E61's exponential of an f16 difference d = l_i - max (facts C14.4):

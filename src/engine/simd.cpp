@@ -23,16 +23,12 @@ static bool cpu_has_avx512vnni() {
 
 bool simd_supported(SimdPath p) {
   switch (p) {
-    case SimdPath::scalar:
-      return true;
-    case SimdPath::avx2:
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
+    case SimdPath::scalar: return true;
+    case SimdPath::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
     case SimdPath::avx512:
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
-             simd_supported(SimdPath::avx2);
-    case SimdPath::avx512vnni:
-      return cpu_has_avx512vnni() && simd_supported(SimdPath::avx512);
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx512vl") && simd_supported(SimdPath::avx2);
+    case SimdPath::avx512vnni: return cpu_has_avx512vnni() && simd_supported(SimdPath::avx512);
   }
   return false;
 }
@@ -63,14 +59,10 @@ std::vector<SimdPath> supported_simd_paths() {
 
 std::string_view to_string(SimdPath p) {
   switch (p) {
-    case SimdPath::scalar:
-      return "scalar";
-    case SimdPath::avx2:
-      return "avx2";
-    case SimdPath::avx512:
-      return "avx512";
-    case SimdPath::avx512vnni:
-      return "avx512vnni";
+    case SimdPath::scalar: return "scalar";
+    case SimdPath::avx2: return "avx2";
+    case SimdPath::avx512: return "avx512";
+    case SimdPath::avx512vnni: return "avx512vnni";
   }
   return "?";
 }

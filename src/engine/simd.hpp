@@ -11,8 +11,8 @@
 namespace enc5::engine {
 
 bool simd_supported(SimdPath p);
-SimdPath best_simd_path();                 // the CPU's widest
-SimdPath default_simd_path();              // best_simd_path() capped by ENC5_SIMD
+SimdPath best_simd_path();                     // the CPU's widest
+SimdPath default_simd_path();                  // best_simd_path() capped by ENC5_SIMD
 std::vector<SimdPath> supported_simd_paths();  // lowest first
 std::string_view to_string(SimdPath p);
 std::optional<SimdPath> parse_simd_path(std::string_view name);

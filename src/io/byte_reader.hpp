@@ -25,8 +25,7 @@ class ByteReader {
 
   void seek(std::uint64_t off, const std::string& what) {
     if (off > bytes_.size())
-      fail(pos_, what + " within the file (offset <= " + std::to_string(bytes_.size()) + ")",
-           "offset " + std::to_string(off));
+      fail(pos_, what + " within the file (offset <= " + std::to_string(bytes_.size()) + ")", "offset " + std::to_string(off));
     pos_ = static_cast<std::size_t>(off);
   }
 

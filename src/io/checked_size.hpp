@@ -67,8 +67,7 @@ inline std::uint64_t checked_bytes(std::string_view what, std::initializer_list<
                                    std::uint64_t limit = kMaxBufferBytes) {
   std::string why;
   const std::uint64_t p = size_detail::product(factors, limit, why);
-  if (!why.empty())
-    throw SizeError(std::string(what) + ": " + why + " exceeds " + size_detail::limit_text(limit));
+  if (!why.empty()) throw SizeError(std::string(what) + ": " + why + " exceeds " + size_detail::limit_text(limit));
   return p;
 }
 
@@ -77,8 +76,7 @@ inline std::uint64_t checked_bytes_in(const std::string& file, std::uint64_t off
                                       std::initializer_list<std::uint64_t> factors, std::uint64_t limit = kMaxBufferBytes) {
   std::string why;
   const std::uint64_t p = size_detail::product(factors, limit, why);
-  if (!why.empty())
-    throw InputError(file, offset, std::string(what) + " of at most " + size_detail::limit_text(limit), why);
+  if (!why.empty()) throw InputError(file, offset, std::string(what) + " of at most " + size_detail::limit_text(limit), why);
   return p;
 }
 

@@ -14,12 +14,12 @@ namespace {
 using io_detail::ByteReader;
 
 // Layout constants (OpenEXR file layout: "Magic Number", "Version Field").
-constexpr std::uint32_t kMagic = 20000630;  // bytes 76 2f 31 01
-constexpr std::uint32_t kVersion = 2;       // low 8 bits of the version field
-constexpr std::uint32_t kFlagTiled = 0x200;      // bit 9: single-part tiled file
-constexpr std::uint32_t kFlagLongNames = 0x400;  // bit 10: names up to 255 characters
-constexpr std::uint32_t kFlagNonImage = 0x800;   // bit 11: deep data
-constexpr std::uint32_t kFlagMultiPart = 0x1000; // bit 12
+constexpr std::uint32_t kMagic = 20000630;        // bytes 76 2f 31 01
+constexpr std::uint32_t kVersion = 2;             // low 8 bits of the version field
+constexpr std::uint32_t kFlagTiled = 0x200;       // bit 9: single-part tiled file
+constexpr std::uint32_t kFlagLongNames = 0x400;   // bit 10: names up to 255 characters
+constexpr std::uint32_t kFlagNonImage = 0x800;    // bit 11: deep data
+constexpr std::uint32_t kFlagMultiPart = 0x1000;  // bit 12
 
 enum PixelType : std::int32_t { kUint = 0, kHalf = 1, kFloat = 2 };
 constexpr int kNoCompression = 0;
@@ -28,9 +28,8 @@ constexpr f16_t kHalfOne = 0x3C00;
 constexpr int kMaxExtent = 1 << 24;
 
 const char* compression_name(int c) {
-  static const char* const names[] = {"NO_COMPRESSION", "RLE_COMPRESSION", "ZIPS_COMPRESSION", "ZIP_COMPRESSION",
-                                      "PIZ_COMPRESSION", "PXR24_COMPRESSION", "B44_COMPRESSION", "B44A_COMPRESSION",
-                                      "DWAA_COMPRESSION", "DWAB_COMPRESSION"};
+  static const char* const names[] = {"NO_COMPRESSION",    "RLE_COMPRESSION", "ZIPS_COMPRESSION", "ZIP_COMPRESSION",  "PIZ_COMPRESSION",
+                                      "PXR24_COMPRESSION", "B44_COMPRESSION", "B44A_COMPRESSION", "DWAA_COMPRESSION", "DWAB_COMPRESSION"};
   return c >= 0 && c < 10 ? names[c] : "an unknown compression";
 }
 
@@ -83,11 +82,9 @@ struct Header {
   int line_order = kIncreasingY;
 };
 
-void expect_size(const ByteReader& r, std::size_t size_at, const std::string& attr, std::uint32_t size,
-                 std::uint32_t expected) {
+void expect_size(const ByteReader& r, std::size_t size_at, const std::string& attr, std::uint32_t size, std::uint32_t expected) {
   if (size != expected)
-    r.fail(size_at, "attribute '" + attr + "' of " + std::to_string(expected) + " bytes",
-           std::to_string(size) + " bytes");
+    r.fail(size_at, "attribute '" + attr + "' of " + std::to_string(expected) + " bytes", std::to_string(size) + " bytes");
 }
 
 void read_chlist(ByteReader& r, std::size_t end, Header& h) {
@@ -121,20 +118,19 @@ void read_chlist(ByteReader& r, std::size_t end, Header& h) {
 Header read_header(ByteReader& r) {
   Header h;
   const std::uint32_t magic = r.u32("the OpenEXR magic number");
-  if (magic != kMagic)
-    r.fail(0, "the OpenEXR magic number 76 2f 31 01 (20000630)", io_detail::hex_bytes(r.bytes().subspan(0, 4)));
+  if (magic != kMagic) r.fail(0, "the OpenEXR magic number 76 2f 31 01 (20000630)", io_detail::hex_bytes(r.bytes().subspan(0, 4)));
   const std::uint32_t version = r.u32("the OpenEXR version field");
-  if ((version & 0xFF) != kVersion)
-    r.fail(4, "file format version 2 (low byte of the version field)", std::to_string(version & 0xFF));
+  if ((version & 0xFF) != kVersion) r.fail(4, "file format version 2 (low byte of the version field)", std::to_string(version & 0xFF));
   if (version & kFlagTiled) r.fail(4, "a scan-line image (version flag bit 9 clear)", "a tiled image (bit 9 set)");
   if (version & kFlagNonImage) r.fail(4, "a flat image (version flag bit 11 clear)", "deep data (bit 11 set)");
   if (version & kFlagMultiPart) r.fail(4, "a single-part file (version flag bit 12 clear)", "a multi-part file (bit 12 set)");
   if (version & ~(0xFFu | kFlagTiled | kFlagLongNames | kFlagNonImage | kFlagMultiPart))
-    r.fail(4, "only the version flags defined by the layout (bits 9-12)", "version field 0x" + [&] {
-      char b[16];
-      std::snprintf(b, sizeof b, "%08x", version);
-      return std::string(b);
-    }());
+    r.fail(
+        4, "only the version flags defined by the layout (bits 9-12)", "version field 0x" + [&] {
+          char b[16];
+          std::snprintf(b, sizeof b, "%08x", version);
+          return std::string(b);
+        }());
   const std::size_t max_name = (version & kFlagLongNames) ? 255 : 31;
 
   while (true) {
@@ -193,8 +189,7 @@ Header read_header(ByteReader& r) {
     } else if (name == "type") {
       // Only multi-part/deep files need it; a single-part file may still say "scanlineimage".
       const std::string t = r.fixed_string(size, "the part type");
-      if (t.c_str() != std::string("scanlineimage"))
-        r.fail(value_at, "part type \"scanlineimage\"", "\"" + std::string(t.c_str()) + "\"");
+      if (t.c_str() != std::string("scanlineimage")) r.fail(value_at, "part type \"scanlineimage\"", "\"" + std::string(t.c_str()) + "\"");
     }
     // Every other attribute (displayWindow, pixelAspectRatio, screenWindow*, chromaticities,
     // user metadata ...) does not change how the pixels are stored: skip it.
@@ -202,7 +197,8 @@ Header read_header(ByteReader& r) {
   }
   const std::size_t header_end = r.offset();
   auto require = [&](bool have, const char* attr) {
-    if (!have) r.fail(header_end - 1, std::string("the required attribute '") + attr + "' in the header", "the end of the header without it");
+    if (!have)
+      r.fail(header_end - 1, std::string("the required attribute '") + attr + "' in the header", "the end of the header without it");
   };
   require(h.have_channels, "channels");
   require(h.have_compression, "compression");
@@ -286,20 +282,20 @@ RgbaHalfImage decode_exr_rgba_half(std::span<const std::uint8_t> bytes, const st
   for (const Channel& c : h.channels) {
     for (int k = 0; k < 4; ++k) {
       if (c.name != kRgba[k]) continue;
-      if (c.type != kHalf)
-        r.fail(c.entry_offset, std::string("channel ") + kRgba[k] + " of pixel type HALF (1)", pixel_type_name(c.type));
+      if (c.type != kHalf) r.fail(c.entry_offset, std::string("channel ") + kRgba[k] + " of pixel type HALF (1)", pixel_type_name(c.type));
       comp_at[k] = line_bytes;
     }
     line_bytes += width * pixel_type_bytes(c.type);
   }
   for (int k = 0; k < 3; ++k)
     if (comp_at[k] < 0)
-      r.fail(h.channels_at, std::string("a HALF channel named ") + kRgba[k] + " (an RGB or RGBA image)",
-             h.channels.empty() ? std::string("no channels") : "channels " + [&] {
-               std::string s;
-               for (const Channel& c : h.channels) s += (s.empty() ? "" : ",") + c.name;
-               return s;
-             }());
+      r.fail(
+          h.channels_at, std::string("a HALF channel named ") + kRgba[k] + " (an RGB or RGBA image)",
+          h.channels.empty() ? std::string("no channels") : "channels " + [&] {
+            std::string s;
+            for (const Channel& c : h.channels) s += (s.empty() ? "" : ",") + c.name;
+            return s;
+          }());
 
   // The offset table: one entry per scan line, indexed by y - yMin whatever the line order.
   const std::size_t table_at = r.offset();
@@ -320,8 +316,9 @@ RgbaHalfImage decode_exr_rgba_half(std::span<const std::uint8_t> bytes, const st
     const std::size_t entry_at = r.offset();
     const std::uint64_t off = r.u64("a line offset");
     if (off < table_end || off > bytes.size())
-      r.fail(entry_at, "the offset of scan line " + std::to_string(h.ymin + i) + "'s block, in [" +
-                           std::to_string(table_end) + ", " + std::to_string(bytes.size()) + "]",
+      r.fail(entry_at,
+             "the offset of scan line " + std::to_string(h.ymin + i) + "'s block, in [" + std::to_string(table_end) + ", " +
+                 std::to_string(bytes.size()) + "]",
              std::to_string(off));
     r.seek(off, "a scan-line block");
     const std::int32_t y = r.i32("the y coordinate of a scan-line block");
@@ -338,8 +335,7 @@ RgbaHalfImage decode_exr_rgba_half(std::span<const std::uint8_t> bytes, const st
     for (int k = 0; k < 4; ++k) {
       if (comp_at[k] < 0) continue;  // A absent: stays 1.0
       const std::uint8_t* src = line + comp_at[k];
-      for (std::int64_t x = 0; x < width; ++x)
-        dst[x * 4 + k] = static_cast<f16_t>(src[2 * x] | (src[2 * x + 1] << 8));
+      for (std::int64_t x = 0; x < width; ++x) dst[x * 4 + k] = static_cast<f16_t>(src[2 * x] | (src[2 * x + 1] << 8));
     }
   }
   return img;

@@ -1,14 +1,14 @@
 #include "io/files.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/errors.hpp"
 #include "io/checked_size.hpp"
@@ -52,7 +52,8 @@ std::vector<std::uint8_t> read_file(const std::string& path, bool follow_links) 
     if (got == bytes.size()) {
       if (S_ISREG(st.st_mode)) break;
       if (bytes.size() >= kMaxStreamBytes)
-        throw InputError(path, got, "a stream (pipe) of at most " + std::to_string(kMaxStreamBytes) + " bytes (1 GiB; give a file for more)", "more");
+        throw InputError(path, got,
+                         "a stream (pipe) of at most " + std::to_string(kMaxStreamBytes) + " bytes (1 GiB; give a file for more)", "more");
       bytes.resize(std::min<std::uint64_t>(kMaxStreamBytes, std::max<std::size_t>(65536, 2 * bytes.size())));
     }
     const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
@@ -150,8 +151,9 @@ void check_output_dir(const std::string& dir) {
   const std::string probe = (probe_dir / (".enc5-probe." + std::to_string(::getpid()))).string();
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
-    throw std::runtime_error(dir + ": " + (probe_dir == fs::path(dir) ? std::string("the output folder is not writable")
-                                                                      : "cannot create the output folder in " + probe_dir.string()) +
+    throw std::runtime_error(dir + ": " +
+                             (probe_dir == fs::path(dir) ? std::string("the output folder is not writable")
+                                                         : "cannot create the output folder in " + probe_dir.string()) +
                              " (" + std::strerror(errno) + ")");
   ::close(fd);
   ::unlink(probe.c_str());

@@ -63,7 +63,9 @@ std::string range_i(std::int64_t lo, std::int64_t hi) { return join({"[", std::t
 
 }  // namespace
 
-std::string number_range_text(std::int64_t lo, std::uint64_t hi, NumberBase base) { return join({base_words(base), " in ", range(lo, hi)}); }
+std::string number_range_text(std::int64_t lo, std::uint64_t hi, NumberBase base) {
+  return join({base_words(base), " in ", range(lo, hi)});
+}
 
 std::uint64_t checked_u64(std::string_view what, std::string_view text, std::uint64_t lo, std::uint64_t hi, NumberBase base) {
   const auto v = parse_u64(text, base);

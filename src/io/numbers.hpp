@@ -34,7 +34,8 @@ struct NumberError : std::runtime_error {
 std::string number_range_text(std::int64_t lo, std::uint64_t hi, NumberBase base = NumberBase::dec);
 
 // `text` as a number in [lo, hi]; throws NumberError naming `what` (an option, a field) otherwise.
-std::uint64_t checked_u64(std::string_view what, std::string_view text, std::uint64_t lo, std::uint64_t hi, NumberBase base = NumberBase::dec);
+std::uint64_t checked_u64(std::string_view what, std::string_view text, std::uint64_t lo, std::uint64_t hi,
+                          NumberBase base = NumberBase::dec);
 std::int64_t checked_i64(std::string_view what, std::string_view text, std::int64_t lo, std::int64_t hi);
 
 // The same for a number read from `file` at `offset`: throws InputError naming the file, the offset,

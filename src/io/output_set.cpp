@@ -1,9 +1,9 @@
 #include "io/output_set.hpp"
 
+#include <unistd.h>
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
-#include <unistd.h>
 
 #include "io/files.hpp"
 #include "io/links.hpp"

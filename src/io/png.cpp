@@ -48,8 +48,7 @@ std::uint32_t adler32(std::span<const std::uint8_t> bytes) {
 }
 
 std::vector<std::uint8_t> encode_png(int width, int height, int channels, std::span<const std::uint8_t> pixels) {
-  if (width <= 0 || height <= 0 || (channels != 1 && channels != 3) ||
-      pixels.size() != static_cast<std::size_t>(width) * height * channels)
+  if (width <= 0 || height <= 0 || (channels != 1 && channels != 3) || pixels.size() != static_cast<std::size_t>(width) * height * channels)
     throw std::invalid_argument("encode_png: bad image shape " + std::to_string(width) + "x" + std::to_string(height));
   // The raw scan lines: filter type 0 (None) before each row.
   const std::size_t row = static_cast<std::size_t>(width) * channels;
@@ -80,11 +79,11 @@ std::vector<std::uint8_t> encode_png(int width, int height, int channels, std::s
   std::vector<std::uint8_t> ihdr;
   be32(ihdr, static_cast<std::uint32_t>(width));
   be32(ihdr, static_cast<std::uint32_t>(height));
-  ihdr.push_back(8);                         // bit depth
-  ihdr.push_back(channels == 1 ? 0 : 2);     // colour type: greyscale / truecolour
-  ihdr.push_back(0);                         // compression: deflate
-  ihdr.push_back(0);                         // filter method 0
-  ihdr.push_back(0);                         // no interlace
+  ihdr.push_back(8);                      // bit depth
+  ihdr.push_back(channels == 1 ? 0 : 2);  // colour type: greyscale / truecolour
+  ihdr.push_back(0);                      // compression: deflate
+  ihdr.push_back(0);                      // filter method 0
+  ihdr.push_back(0);                      // no interlace
   chunk(out, "IHDR", ihdr);
   chunk(out, "IDAT", z);
   chunk(out, "IEND", {});

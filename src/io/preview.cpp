@@ -70,8 +70,7 @@ std::vector<std::uint8_t> arena_plane_heatmap_png(std::span<const std::uint8_t> 
       top = std::max(top, sum / 32.0);
     }
   std::vector<std::uint8_t> grey(mean.size());
-  for (std::size_t i = 0; i < mean.size(); ++i)
-    grey[i] = top > 0.0 ? static_cast<std::uint8_t>(std::lround(255.0 * mean[i] / top)) : 0;
+  for (std::size_t i = 0; i < mean.size(); ++i) grey[i] = top > 0.0 ? static_cast<std::uint8_t>(std::lround(255.0 * mean[i] / top)) : 0;
   return encode_png_scaled(ex, ey, 1, grey, scale);
 }
 

@@ -41,14 +41,14 @@ std::string decoded(std::uint32_t v, TraceStage::Kind kind) {
   switch (kind) {
     case TraceStage::Kind::f16x2:
       // low half first, as PTX .f16x2 orders them (numerics/types.hpp)
-    {
-      std::string s(1, '(');  // (appending, not "(" + ...: GCC 12 warns falsely on the latter)
-      s += f16_decimal(f16x2_lo(v));
-      s += ", ";
-      s += f16_decimal(f16x2_hi(v));
-      s += ')';
-      return s;
-    }
+      {
+        std::string s(1, '(');  // (appending, not "(" + ...: GCC 12 warns falsely on the latter)
+        s += f16_decimal(f16x2_lo(v));
+        s += ", ";
+        s += f16_decimal(f16x2_hi(v));
+        s += ')';
+        return s;
+      }
     case TraceStage::Kind::e4m3x4: {
       std::string s(1, '(');
       for (int j = 0; j < 4; ++j) {
@@ -69,8 +69,7 @@ std::string decoded(std::uint32_t v, TraceStage::Kind kind) {
       std::snprintf(b, sizeof b, "(%.9g)", static_cast<double>(f));
       return b;
     }
-    case TraceStage::Kind::u32:
-      return "";
+    case TraceStage::Kind::u32: return "";
   }
   return "";
 }
@@ -97,8 +96,8 @@ std::vector<std::uint8_t> encode_trace(const Trace& trace) {
   for (const TraceStage& s : trace.stages) {
     if (s.warps < 0 || s.lanes < 0 || s.regs < 0 || s.values.size() != stage_value_count(s))
       throw std::invalid_argument("trace stage '" + s.name + "': " + std::to_string(s.values.size()) +
-                                  " values for warps x lanes x regs = " + std::to_string(s.warps) + " x " +
-                                  std::to_string(s.lanes) + " x " + std::to_string(s.regs));
+                                  " values for warps x lanes x regs = " + std::to_string(s.warps) + " x " + std::to_string(s.lanes) +
+                                  " x " + std::to_string(s.regs));
     put_u32(out, static_cast<std::uint32_t>(s.name.size()));
     out.insert(out.end(), s.name.begin(), s.name.end());
     put_u32(out, static_cast<std::uint32_t>(s.description.size()));
@@ -121,8 +120,7 @@ Trace decode_trace(std::span<const std::uint8_t> bytes, const std::string& name)
   if (std::memcmp(magic.data(), kMagic, 8) != 0)
     r.fail(0, "the trace magic \"ENC5TRC1\" (45 4e 43 35 54 52 43 31)", io_detail::hex_bytes(bytes.subspan(0, 8)));
   const std::uint32_t version = r.u32("the trace format version");
-  if (version != kTraceFormatVersion)
-    r.fail(8, "trace format version " + std::to_string(kTraceFormatVersion), std::to_string(version));
+  if (version != kTraceFormatVersion) r.fail(8, "trace format version " + std::to_string(kTraceFormatVersion), std::to_string(version));
   Trace t;
   t.block_x = r.i32("the block x");
   t.block_y = r.i32("the block y");
@@ -141,8 +139,7 @@ Trace decode_trace(std::span<const std::uint8_t> bytes, const std::string& name)
     at = r.offset();
     const std::uint32_t desc_len = r.u32("the description length of " + named);
     if (desc_len > kMaxDescription)
-      r.fail(at, "a description length of at most " + std::to_string(kMaxDescription) + " for " + named,
-             std::to_string(desc_len));
+      r.fail(at, "a description length of at most " + std::to_string(kMaxDescription) + " for " + named, std::to_string(desc_len));
     s.description = r.fixed_string(desc_len, "the description of " + named);
     at = r.offset();
     const std::uint32_t kind = r.u32("the kind of " + named);
@@ -155,8 +152,7 @@ Trace decode_trace(std::span<const std::uint8_t> bytes, const std::string& name)
       at = r.offset();
       dims[d] = r.u32(std::string("the ") + dim_names[d] + " of " + named);
       if (dims[d] > kMaxDim)
-        r.fail(at, std::string("at most ") + std::to_string(kMaxDim) + " " + dim_names[d] + " for " + named,
-               std::to_string(dims[d]));
+        r.fail(at, std::string("at most ") + std::to_string(kMaxDim) + " " + dim_names[d] + " for " + named, std::to_string(dims[d]));
     }
     s.warps = static_cast<int>(dims[0]);
     s.lanes = static_cast<int>(dims[1]);
@@ -172,8 +168,7 @@ Trace decode_trace(std::span<const std::uint8_t> bytes, const std::string& name)
     t.stages.push_back(std::move(s));
   }
   if (r.remaining() != 0)
-    r.fail(r.offset(), "the end of the file after " + std::to_string(count) + " stages",
-           std::to_string(r.remaining()) + " more bytes");
+    r.fail(r.offset(), "the end of the file after " + std::to_string(count) + " stages", std::to_string(r.remaining()) + " more bytes");
   return t;
 }
 
@@ -185,15 +180,14 @@ Trace read_trace(const std::string& path) {
 std::string format_trace_text(const Trace& trace) {
   std::string out;
   char b[160];
-  std::snprintf(b, sizeof b, "# enc5 trace: block (%d, %d), %zu stages\n", trace.block_x, trace.block_y,
-                trace.stages.size());
+  std::snprintf(b, sizeof b, "# enc5 trace: block (%d, %d), %zu stages\n", trace.block_x, trace.block_y, trace.stages.size());
   out += b;
   out += "# one line per (warp w, lane l): each register in hex, then its decoded value(s)\n";
   for (const TraceStage& s : trace.stages) {
     if (s.values.size() != stage_value_count(s))
       throw std::invalid_argument("trace stage '" + s.name + "': values size does not match its shape");
-    std::snprintf(b, sizeof b, "\n## stage %s: %d warps x %d lanes x %d regs, %s\n", s.name.c_str(), s.warps, s.lanes,
-                  s.regs, trace_kind_name(s.kind));
+    std::snprintf(b, sizeof b, "\n## stage %s: %d warps x %d lanes x %d regs, %s\n", s.name.c_str(), s.warps, s.lanes, s.regs,
+                  trace_kind_name(s.kind));
     out += b;
     out += "# " + s.description + "\n";
     for (int w = 0; w < s.warps; ++w) {

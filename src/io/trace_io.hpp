@@ -26,8 +26,8 @@ namespace enc5 {
 
 inline constexpr std::uint32_t kTraceFormatVersion = 1;
 
-std::vector<std::uint8_t> encode_trace(const Trace& trace);  // throws std::invalid_argument on a
-                                                             // stage whose values size is wrong
+std::vector<std::uint8_t> encode_trace(const Trace& trace);            // throws std::invalid_argument on a
+                                                                       // stage whose values size is wrong
 void write_trace_binary(const std::string& path, const Trace& trace);  // atomic
 
 // Throws InputError (file, offset, expected, found) on a malformed or truncated file.

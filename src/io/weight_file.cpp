@@ -5,8 +5,6 @@
 namespace enc5 {
 
 WeightImage load_weight_image(const std::string& path) { return WeightImage(read_file_bytes(path), path); }
-WeightImage load_weight_image(const std::string& path, LayerId layer) {
-  return WeightImage(read_file_bytes(path), layer, path);
-}
+WeightImage load_weight_image(const std::string& path, LayerId layer) { return WeightImage(read_file_bytes(path), layer, path); }
 
 }  // namespace enc5

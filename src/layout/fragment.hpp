@@ -18,14 +18,14 @@ namespace enc5::layout {
 
 // The ISA's maps belong to the instruction (numerics/mma_fragment.hpp); layout uses them under
 // its own names, next to the pair order built from the same fields.
+using mma_fragment::a_element_isa;
 using mma_fragment::a_row;
+using mma_fragment::b_element_isa;
+using mma_fragment::cd_element;
 using mma_fragment::isa_k;
 using mma_fragment::KCol;
 using mma_fragment::RowCol;
 using mma_fragment::RowK;
-using mma_fragment::a_element_isa;
-using mma_fragment::b_element_isa;
-using mma_fragment::cd_element;
 
 // The pair-order k of byte j (0..3) of a register with k-half bit h (A: reg >> 1, B: reg) in the
 // lane with thread-in-group t. Unchecked and constexpr, like isa_k: the checked functions below and
@@ -49,7 +49,11 @@ int pair_k_from_isa_k(int k_isa);
 const std::array<int, 32>& isa_k_of_pair_k();
 
 // Inverse maps: where an element lives.
-struct LaneRegByte { int lane; int reg; int byte; };
+struct LaneRegByte {
+  int lane;
+  int reg;
+  int byte;
+};
 LaneRegByte a_location_pair(int row, int k_pair);
 LaneRegByte b_location_pair(int k_pair, int col);
 LaneRegByte cd_location(int row, int col);  // byte = f16 half (0/1)

@@ -50,7 +50,7 @@ E11Row e11_row(const std::array<f16_t, 96>& e) {
   }
   E11Row row;
   row.sum = fold_lanes(s, add2, [](f16x2_t v) { return f16_add(f16x2_lo(v), f16x2_hi(v)); });  // steps 7, 8
-  row.rcp = rcp_f16(row.sum);                   // cvt.f32.f16 -> rcp.approx.ftz.f32 -> cvt.rn.f16.f32
+  row.rcp = rcp_f16(row.sum);                                      // cvt.f32.f16 -> rcp.approx.ftz.f32 -> cvt.rn.f16.f32
   for (int c = 0; c < 96; ++c) row.p[c] = f16_mul(e[c], row.rcp);  // step 9
   return row;
 }
@@ -75,8 +75,7 @@ std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1) 
   std::array<HeadOut, kHeads> heads;
   StageRef wst[11];
   for (int p = 1; p <= 10; ++p)
-    wst[p] = ctx.stage(cat("w", p),
-                       cat("D of phase ", p, ": reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1); warp = head"),
+    wst[p] = ctx.stage(cat("w", p), cat("D of phase ", p, ": reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1); warp = head"),
                        kHeads, 48);
   StageRef w11 = ctx.stage("w11", "D of phase 11 (score): reg 24mi+2nt+rh = f16x2 (query 16mi+g+8rh, keys 8nt+2t, +1)", kHeads, 96);
   StageRef e11e = ctx.stage("e11.e", "E11 exponents, w11's order", kHeads, 96);
@@ -98,7 +97,8 @@ std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1) 
       const BTile b = load_b_waddr(*ctx.weights, ph.weight_begin + (ph.relative_to_slot ? slot : 0u), kHeadDim);
       d[p] = ph.c == OperandSource::previous_d ? d[ph.c_chain_from] : F16Mat(kTokens, kHeadDim, 0);
       phase_step(ctx, h1, ph.a_k0, b, d[p]);
-      if (wst[p]) for (int mi = 0; mi < 6; ++mi) record_tile(*wst[p], h, d[p], 16 * mi, 8 * mi, 4);
+      if (wst[p])
+        for (int mi = 0; mi < 6; ++mi) record_tile(*wst[p], h, d[p], 16 * mi, 8 * mi, 4);
     }
     if (last && last <= 10) continue;
     ho.q = d[9];
@@ -140,9 +140,12 @@ std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1) 
       phase_step(ctx, pq, 32 * ks, b, ho.o);
     }
 
-    if (w11) for (int mi = 0; mi < 4; ++mi) record_tile(*w11, h, ho.s, 16 * mi, 24 * mi, 12);
-    if (e11e) for (int mi = 0; mi < 4; ++mi) record_tile(*e11e, h, ho.e, 16 * mi, 24 * mi, 12);
-    if (e11p) for (int mi = 0; mi < 4; ++mi) record_tile(*e11p, h, ho.p, 16 * mi, 24 * mi, 12);
+    if (w11)
+      for (int mi = 0; mi < 4; ++mi) record_tile(*w11, h, ho.s, 16 * mi, 24 * mi, 12);
+    if (e11e)
+      for (int mi = 0; mi < 4; ++mi) record_tile(*e11e, h, ho.e, 16 * mi, 24 * mi, 12);
+    if (e11p)
+      for (int mi = 0; mi < 4; ++mi) record_tile(*e11p, h, ho.p, 16 * mi, 24 * mi, 12);
     for (int lane = 0; lane < 32; ++lane)
       for (int mi = 0; mi < 4; ++mi)
         for (int rh = 0; rh < 2; ++rh) {
@@ -150,7 +153,8 @@ std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1) 
           if (e11s) e11s->at(h, lane, 2 * mi + rh) = f16x2_pack(ho.row_sum[r], ho.row_sum[r]);
           if (e11r) e11r->at(h, lane, 2 * mi + rh) = f16x2_pack(ho.row_rcp[r], ho.row_rcp[r]);
         }
-    if (w12) for (int mi = 0; mi < 4; ++mi) record_tile(*w12, h, ho.o, 16 * mi, 8 * mi, 4);
+    if (w12)
+      for (int mi = 0; mi < 4; ++mi) record_tile(*w12, h, ho.o, 16 * mi, 8 * mi, 4);
   }
   return heads;
 }

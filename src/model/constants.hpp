@@ -11,12 +11,12 @@ namespace enc5::golden {
 // E11 steps 1..5 (facts C4; DOC5 E11(a) s8080..s8103): the cubic exponent of a score x:
 // m = clamp(x * kE11Scale, -kE11Clamp, +kE11Clamp), tt = m*(-m) + kE11Quadratic,
 // u = m*tt + kE11Linear, e = (u << 5) & kE11ExponentBits (u's mantissa becomes e's exponent).
-inline constexpr f16_t kE11Scale = 0x2466;          // 0.017181396484375 (f32 literal 0x3C8CCB50 -> f16)
-inline constexpr f16_t kE11ClampLow = 0xB873;       // -0.55615234375
-inline constexpr f16_t kE11ClampHigh = 0x3873;      // +0.55615234375
-inline constexpr f16_t kE11Quadratic = 0x3B6B;      // 0.92724609375
-inline constexpr f16_t kE11Linear = 0x3D80;         // 1.375
-inline constexpr f16_t kE11ExponentBits = 0x7FE0;   // the 10 bits the shifted mantissa lands in
+inline constexpr f16_t kE11Scale = 0x2466;         // 0.017181396484375 (f32 literal 0x3C8CCB50 -> f16)
+inline constexpr f16_t kE11ClampLow = 0xB873;      // -0.55615234375
+inline constexpr f16_t kE11ClampHigh = 0x3873;     // +0.55615234375
+inline constexpr f16_t kE11Quadratic = 0x3B6B;     // 0.92724609375
+inline constexpr f16_t kE11Linear = 0x3D80;        // 1.375
+inline constexpr f16_t kE11ExponentBits = 0x7FE0;  // the 10 bits the shifted mantissa lands in
 
 // E21's clamped cubic activation (facts C10): y = clamp(y0, -2, 2),
 // gate = kActHalf + y (kActOffset - kActSlope |y|), out = y0 gate; each op one f16 rounding.

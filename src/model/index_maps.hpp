@@ -8,7 +8,9 @@
 
 namespace enc5::golden {
 
-struct PixelXY { int x, y; };
+struct PixelXY {
+  int x, y;
+};
 
 // The pixel of token row r (0..95) of the block with origin (x0, y0): window rows by facts A6,
 // halo rows 64..95 by the reading prologue-halo (facts B6 leaves them open). Each halo strip is
@@ -18,13 +20,16 @@ ENC5_HD constexpr PixelXY token_pixel_of(PrologueHalo halo, int x0, int y0, int 
   const int h = row - 64, strip = h >> 3, i = h & 7;
   switch (halo) {
     case PrologueHalo::ring_tblr:
-      return strip == 0 ? PixelXY{x0 + i, y0 - 1} : strip == 1 ? PixelXY{x0 + i, y0 + 8}
-           : strip == 2 ? PixelXY{x0 - 1, y0 + i} : PixelXY{x0 + 8, y0 + i};
+      return strip == 0   ? PixelXY{x0 + i, y0 - 1}
+             : strip == 1 ? PixelXY{x0 + i, y0 + 8}
+             : strip == 2 ? PixelXY{x0 - 1, y0 + i}
+                          : PixelXY{x0 + 8, y0 + i};
     case PrologueHalo::ring_lrtb:
-      return strip == 0 ? PixelXY{x0 - 1, y0 + i} : strip == 1 ? PixelXY{x0 + 8, y0 + i}
-           : strip == 2 ? PixelXY{x0 + i, y0 - 1} : PixelXY{x0 + i, y0 + 8};
-    case PrologueHalo::rows_around:
-      return {x0 + i, strip == 0 ? y0 - 2 : strip == 1 ? y0 - 1 : strip == 2 ? y0 + 8 : y0 + 9};
+      return strip == 0   ? PixelXY{x0 - 1, y0 + i}
+             : strip == 1 ? PixelXY{x0 + 8, y0 + i}
+             : strip == 2 ? PixelXY{x0 + i, y0 - 1}
+                          : PixelXY{x0 + i, y0 + 8};
+    case PrologueHalo::rows_around: return {x0 + i, strip == 0 ? y0 - 2 : strip == 1 ? y0 - 1 : strip == 2 ? y0 + 8 : y0 + 9};
   }
   return {x0, y0};
 }
@@ -38,7 +43,10 @@ ENC5_HD constexpr PixelXY token_pixel_of(PrologueHalo halo, int x0, int y0, int 
 //  natural (facts C13.4(a)): each pixel gets its own token: reg 0/2 (row g, k-lo/k-hi) at row
 //    g's pixel words t and t|4, reg 1/3 at row g+8's pixel.
 // The prologue's load uses the same map with its own reading.
-struct ArenaSlot { int row_half; int word; };
+struct ArenaSlot {
+  int row_half;
+  int word;
+};
 ENC5_HD constexpr ArenaSlot arena_slot(ArenaOrder order, int reg, int t) {
   if (order == ArenaOrder::fragment) return {reg >> 1, t | (4 * (reg & 1))};
   return {reg & 1, t | (4 * (reg >> 1))};

@@ -4,10 +4,10 @@
 #include <bit>
 #include <vector>
 
-#include "model/texture_surface.hpp"
+#include "layout/tables.hpp"
 #include "model/layer.hpp"
 #include "model/phase_program.hpp"
-#include "layout/tables.hpp"
+#include "model/texture_surface.hpp"
 #include "numerics/approx.hpp"
 #include "numerics/f16.hpp"
 

@@ -17,13 +17,13 @@ inline constexpr const char* kKernelName = "cuda_dldn_engine_swin_enc5_kernel";
 // The 144-byte parameter block (facts A4): the byte offset of every field enc5 reads; every other
 // byte is not read.
 inline constexpr std::size_t kParamBlockBytes = 144;
-inline constexpr std::size_t kParamEx = 0, kParamEy = 4;       // u32 token-grid extents
-inline constexpr std::size_t kParamInput = 8;                  // u64: the previous layer's plane arena
-inline constexpr std::size_t kParamWeights = 40;               // u64: the prepared weight image W
-inline constexpr std::size_t kParamOutput = 48;                // u64: this layer's plane arena (E60)
-inline constexpr std::size_t kParamOx = 80, kParamOy = 82;     // u16 block offsets: x0 = 8 ctaid.x - ox (facts A5)
-inline constexpr std::size_t kParamTexture = 88;               // u64: texture object (E61's taps)
-inline constexpr std::size_t kParamSurface = 112;              // u64: surface object (E61's output)
+inline constexpr std::size_t kParamEx = 0, kParamEy = 4;    // u32 token-grid extents
+inline constexpr std::size_t kParamInput = 8;               // u64: the previous layer's plane arena
+inline constexpr std::size_t kParamWeights = 40;            // u64: the prepared weight image W
+inline constexpr std::size_t kParamOutput = 48;             // u64: this layer's plane arena (E60)
+inline constexpr std::size_t kParamOx = 80, kParamOy = 82;  // u16 block offsets: x0 = 8 ctaid.x - ox (facts A5)
+inline constexpr std::size_t kParamTexture = 88;            // u64: texture object (E61's taps)
+inline constexpr std::size_t kParamSurface = 112;           // u64: surface object (E61's output)
 
 // The block (facts A2/A7): 32 x 1 x 8 threads, one warp per head, each block an 8 x 8 pixel tile.
 inline constexpr int kBlockX = 32, kBlockY = 1, kBlockZ = 8;

@@ -25,23 +25,23 @@
 
 namespace enc5::golden {
 
-inline constexpr int kChannels = 160;   // C (facts C0)
-inline constexpr int kTokens = 96;      // 64 window + 32 halo rows (facts B6)
-inline constexpr int kWindow = 64;      // 8x8 window
-inline constexpr int kHeads = 8;        // = warps of phases 1..12 (facts A7)
+inline constexpr int kChannels = 160;  // C (facts C0)
+inline constexpr int kTokens = 96;     // 64 window + 32 halo rows (facts B6)
+inline constexpr int kWindow = 64;     // 8x8 window
+inline constexpr int kHeads = 8;       // = warps of phases 1..12 (facts A7)
 inline constexpr int kHeadDim = 32;
-inline constexpr int kChunks = 20;      // MLP chunks (facts C9)
-inline constexpr int kLogits = 16;      // phase 61's N
+inline constexpr int kChunks = 20;  // MLP chunks (facts C9)
+inline constexpr int kLogits = 16;  // phase 61's N
 
 // How often each nonlinear branch fired (the stress assets must drive every one, test plan 6).
 struct LayerStats {
-  std::uint64_t e11_clamp_low = 0, e11_clamp_high = 0;  // E11 step 2 clamp of m, each side
-  std::uint64_t p_quantised_zero = 0;   // E11 probability p != 0 with q8(p) == 0
-  std::uint64_t act_clamp_low = 0, act_clamp_high = 0;  // E21 clamp at -2 / +2 (y0 beyond it)
-  std::uint64_t e4m3_saturated = 0;     // any requantisation with |x| > 448
-  std::uint64_t f16_subnormal = 0;      // subnormal f16 values entering a requantisation
+  std::uint64_t e11_clamp_low = 0, e11_clamp_high = 0;       // E11 step 2 clamp of m, each side
+  std::uint64_t p_quantised_zero = 0;                        // E11 probability p != 0 with q8(p) == 0
+  std::uint64_t act_clamp_low = 0, act_clamp_high = 0;       // E21 clamp at -2 / +2 (y0 beyond it)
+  std::uint64_t e4m3_saturated = 0;                          // any requantisation with |x| > 448
+  std::uint64_t f16_subnormal = 0;                           // subnormal f16 values entering a requantisation
   std::uint64_t arena_stores = 0, arena_stores_dropped = 0;  // E60 guard
-  std::uint64_t pixels_written = 0;     // E61 surface stores issued in frame
+  std::uint64_t pixels_written = 0;                          // E61 surface stores issued in frame
   void add(const LayerStats& o);
 };
 
@@ -83,11 +83,11 @@ struct BlockContext {
   const Profile* profile = nullptr;
   const Readings* readings = nullptr;
   const WeightImage* weights = nullptr;
-  LayerStats* stats = nullptr;            // may be null
+  LayerStats* stats = nullptr;                  // may be null
   const TraceRequest* trace_request = nullptr;  // non-null only for the traced block
   Trace* trace = nullptr;
-  int ex = 0, ey = 0;    // token-grid extents (param+0)
-  int x0 = 0, y0 = 0;    // block origin (facts A5)
+  int ex = 0, ey = 0;  // token-grid extents (param+0)
+  int x0 = 0, y0 = 0;  // block origin (facts A5)
   // > 0: run only through this phase (1..13), and of the per-head phases only head 0 = warp 0:
   // exactly what one of d4r's debug-oracle stages holds (facts F1/F2: w1..w12, p13c, p13d are
   // stored by %tid.z == 0 only). The block then writes no output. 0: the whole block.
@@ -103,8 +103,10 @@ template <typename... Parts>
 std::string cat(const Parts&... parts) {
   std::string s;
   auto one = [&s](const auto& p) {
-    if constexpr (std::is_integral_v<std::decay_t<decltype(p)>>) s += std::to_string(p);
-    else s += p;
+    if constexpr (std::is_integral_v<std::decay_t<decltype(p)>>)
+      s += std::to_string(p);
+    else
+      s += p;
   };
   (one(parts), ...);
   return s;
@@ -123,7 +125,7 @@ struct BTile {
   std::vector<e4m3_t> v;  // [n][k]
   const e4m3_t* col(int n) const { return &v[static_cast<std::size_t>(n) * 32]; }
 };
-BTile load_b_waddr(const WeightImage& w, std::uint32_t base, int cols);           // facts E2
+BTile load_b_waddr(const WeightImage& w, std::uint32_t base, int cols);              // facts E2
 BTile load_b_banded(const WeightImage& w, std::uint32_t base, int slice, int cols);  // facts C9
 // One k-step of a phase over a tile: acc[r][n] = mma_step(A[r][a_col0 .. a_col0+31], B col n,
 // acc[r][n]) for every element (acc holds C on entry, D on return).
@@ -136,8 +138,8 @@ void record_tile(TraceStage& st, int warp, const F16Mat& m, int row0, int reg_ba
 
 // ---- prologue (prologue.cpp), facts B1..B6 ----
 struct PrologueOut {
-  F16Mat x;   // 96 x 160: the decoded input registers (the "residual vector", facts B2)
-  E4Mat h1;   // 96 x 160: the staged A = q8(RMSnorm(x) * g1) (facts B4/B5)
+  F16Mat x;  // 96 x 160: the decoded input registers (the "residual vector", facts B2)
+  E4Mat h1;  // 96 x 160: the staged A = q8(RMSnorm(x) * g1) (facts B4/B5)
 };
 // The pixel of token row r (0..95): window rows by facts A6, halo rows by the reading.
 std::array<int, 2> token_pixel(const BlockContext& ctx, int row);
@@ -145,8 +147,7 @@ std::array<int, 2> token_pixel(const BlockContext& ctx, int row);
 ArenaOrder prologue_arena_order(const Readings& r);
 // The prologue's loads (facts B1/B5): x = the decoded A fragments of the 96 token rows.
 // `e4m3_f16_table`, when given, holds e4m3_to_f16(code) at index code and replaces the call.
-void prologue_gather(const BlockContext& ctx, std::span<const std::uint8_t> input_arena, F16Mat& x,
-                     const f16_t* e4m3_f16_table = nullptr);
+void prologue_gather(const BlockContext& ctx, std::span<const std::uint8_t> input_arena, F16Mat& x, const f16_t* e4m3_f16_table = nullptr);
 // An RMS norm as the kernel applies it (facts B4, C8): out = f16(x * f16(inv * gain)),
 // inv = rms_inverse(sum of squares in `tree`, eps). What differs between the prologue's and E20's.
 struct NormSpec {
@@ -180,7 +181,10 @@ std::uint32_t input_word(const BlockContext& ctx, std::span<const std::uint8_t> 
 // inv = f16(rsqrt.approx(f32(f16(sum + eps)))).
 f16_t rms_inverse(f16_t sum, f16_t eps);
 // E20 (facts C8): N = f16(D20 * f16(inv * g2)), per row.
-struct E20Out { F16Mat n; std::vector<f16_t> sum, inv; };
+struct E20Out {
+  F16Mat n;
+  std::vector<f16_t> sum, inv;
+};
 E20Out e20_norm(const BlockContext& ctx, const F16Mat& d20);
 
 // ---- attention (attention.cpp): phases 1..12, E10, E11, E12 ----
@@ -188,21 +192,26 @@ E20Out e20_norm(const BlockContext& ctx, const F16Mat& d20);
 f16_t e11_expval(f16_t score, LayerStats* stats = nullptr);
 // E11 steps 6..9 for one row of 96 exponents: the row sum (with its tree and butterflies), the
 // reciprocal and the probabilities.
-struct E11Row { f16_t sum, rcp; std::array<f16_t, 96> p; };
+struct E11Row {
+  f16_t sum, rcp;
+  std::array<f16_t, 96> p;
+};
 E11Row e11_row(const std::array<f16_t, 96>& e);
 struct HeadOut {
-  F16Mat q, v;        // D9, D10: 96 x 32
-  F16Mat s;           // D11: 64 x 96
-  F16Mat e, p;        // E11 exponents and probabilities, 64 x 96
+  F16Mat q, v;                          // D9, D10: 96 x 32
+  F16Mat s;                             // D11: 64 x 96
+  F16Mat e, p;                          // E11 exponents and probabilities, 64 x 96
   std::vector<f16_t> row_sum, row_rcp;  // 64
-  F16Mat o;           // D12: 64 x 32
+  F16Mat o;                             // D12: 64 x 32
 };
 // Phase 11 alone (for tests): S = bias + q8(Q[0..63]) q8(Q)^T of head h.
 F16Mat score_phase(const BlockContext& ctx, const F16Mat& q, int head);
 std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1);
 
 // ---- output projection (out_projection.cpp): E12, phases 13..20 ----
-struct OutProjOut { F16Mat c13, d20; };  // 64 x 160 (warp z owns rows 16z..16z+15)
+struct OutProjOut {
+  F16Mat c13, d20;
+};  // 64 x 160 (warp z owns rows 16z..16z+15)
 // T1, the table of phase 13's C seed, in the reading t1-chunk-order (facts C6).
 std::array<f16_t, kChannels> c13_table(const BlockContext& ctx);
 // The residual x of phase 13's C seed f16(T1 + x), rows 0..63 (reading c13-residual): the raw
@@ -213,7 +222,9 @@ OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const 
 // ---- MLP (mlp.cpp): phases 21..60, E21..E59 ----
 // E21's clamped cubic activation for one f16 (facts C10).
 f16_t activation(f16_t y0, LayerStats* stats = nullptr);
-struct MlpOut { F16Mat c22, d60; };
+struct MlpOut {
+  F16Mat c22, d60;
+};
 // T3, the table of phase 22's C seed, in the reading t3-chunk-order (facts C10).
 std::array<f16_t, kChannels> c22_table(const BlockContext& ctx);
 // The residual of phase 22's C seed f16(T3 + residual) (reading e21-residual): D20 or N.
@@ -233,7 +244,11 @@ F16Mat phase61(const BlockContext& ctx, const E4Mat& a61);  // 64 x 16
 F16Mat logits_phase(const BlockContext& ctx, const E4Mat& a, const Phase& ph, const std::string& stage);
 // E61 steps 4..6 for one pixel: the softmax weights from the 10 logits, the 3x3 gather and the
 // weighted sum. Returns {r, g, b, 0}.
-struct E61Pixel { std::array<f16_t, 10> w{}; float sum = 0, rinv = 0; std::array<f16_t, 4> out{}; };
+struct E61Pixel {
+  std::array<f16_t, 10> w{};
+  float sum = 0, rinv = 0;
+  std::array<f16_t, 4> out{};
+};
 // e_i of E61's softmax from d_i = f16(l_i - max): ex2.approx.ftz(f32(d_i) * log2 e) (facts C14.4).
 // A function of one f16, so a caller may tabulate it (the fast engine does): `exp_table`, when
 // given, holds e61_exp(h) at index h and replaces the call.

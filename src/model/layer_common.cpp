@@ -77,8 +77,7 @@ BTile load_b_banded(const WeightImage& w, std::uint32_t base, int slice, int col
   t.cols = cols;
   t.v.resize(static_cast<std::size_t>(cols) * 32);
   for (int n = 0; n < cols; ++n)
-    for (int k = 0; k < 32; ++k)
-      t.v[static_cast<std::size_t>(n) * 32 + k] = w.byte(layout::waddr_banded(base, slice, k, n));
+    for (int k = 0; k < 32; ++k) t.v[static_cast<std::size_t>(n) * 32 + k] = w.byte(layout::waddr_banded(base, slice, k, n));
   return t;
 }
 

@@ -18,35 +18,43 @@ namespace enc5 {
 
 const std::vector<LayerReadingInfo>& layer_reading_registry() {
   static const std::vector<LayerReadingInfo> r = {
-      {"merge-gather-order", {"swin", "raster"},
+      {"merge-gather-order",
+       {"swin", "raster"},
        "which token of a 2x2 patch fills which quarter of the merge's K = 4C",
        "DOC4 §3/E60(c,d), §5/U4; DOC3 §3/E46(c,d), U4 (the store/load permutation is unproven)",
        "an arg056 dump (the merged output) of an enc4 launch with a synthetic input"},
-      {"merge-output-layout", {"e60-words", "token-words"},
+      {"merge-output-layout",
+       {"e60-words", "token-words"},
        "where E61 puts a merged token's q8 channels in param+56",
        "DOC4 §3/E61 (4 guarded stores per pass, bases from (x0>>1)+((laneid>>2)&3), (y0>>1)+(laneid>>4)); DOC3 §3/E47",
        "an arg056 dump of an enc4 launch"},
-      {"e62-gate", {"logit10", "logit11", "acc"},
+      {"e62-gate",
+       {"logit10", "logit11", "acc"},
        "which value the gate g = sigmoid(v) of E62's three mul.f16 products takes",
        "DOC1 E32(c)/(e) (the gate is the sigmoid of a D value outside the softmax's set, %rs9234, times the filtered value); DOC3 E48(d) two sigmoids; DOC4/DOC3 U8 'acc - sigmoid(acc)'",
        "the +120 surface of an enc4 launch with a synthetic input (or the corpus PTX's E62 s21591..s21648)"},
-      {"e62-difference", {"gated", "sigmoid"},
+      {"e62-difference",
+       {"gated", "sigmoid"},
        "what E62's three sub.f16 subtract from the filtered value",
        "DOC0 s17156/s17162 and DOC1 s26488/s26493: mul.f16 p = g * acc, sub.f16 acc - p; U8's literal formula",
        "the +112 surface of an enc4 launch"},
-      {"e62-quad-value", {"difference", "product"},
+      {"e62-quad-value",
+       {"difference", "product"},
        "which three values E62 scales by 0.25 and sums over the 2x2 quad",
        "DOC0 E22(e), DOC1 E32(e), DOC3 E48(d): 'differences scaled by 0.25'; the mul.f16x2's operand is not printed",
        "the +128 surface of an enc4 launch"},
-      {"e62-quad-writer", {"even", "odd"},
+      {"e62-quad-writer",
+       {"even", "odd"},
        "which lanes store the quad sum to +128",
        "DOC0 E22(f) 'even %r355 = %r315|%r354', DOC1 E32(f) '(%r452 & 1) != 1'; DOC3 E48(e) 'taken only for odd' (conflict)",
        "the +128 surface of an enc4 launch"},
-      {"e62-inactive-lane", {"zero", "own"},
+      {"e62-inactive-lane",
+       {"zero", "own"},
        "what shfl.sync.down returns from a lane whose pixel is out of frame (it skipped E62)",
        "DOC0 E22(b), DOC1 E32(b): out-of-range lanes branch past the shfl; the PTX ISA leaves the value undefined",
        "an enc4 launch with odd extents or origin offsets, its +128 surface"},
-      {"e62-alpha", {"sigmoids", "zero"},
+      {"e62-alpha",
+       {"sigmoids", "zero"},
        "the fourth channel of surfaces +112 / +120",
        "DOC4 s21649/s21650 (%rs6840, %rs6841: two distinct registers, not printed), DOC3 E48(d) two sigmoids, one consumed by the products",
        "the +112 / +120 surfaces of an enc4 launch"},
@@ -88,16 +96,11 @@ bool set_layer_reading(LayerReadings& r, std::string_view assignment, std::strin
   using O = MergeOutputLayout;
   if (name == "merge-gather-order") return set_enum(&r.merge_gather_order, name, value, {G::swin, G::raster}, error);
   if (name == "merge-output-layout") return set_enum(&r.merge_output_layout, name, value, {O::e60_words, O::token_words}, error);
-  if (name == "e62-gate")
-    return set_enum(&r.e62_gate, name, value, {E62Gate::logit10, E62Gate::logit11, E62Gate::acc}, error);
-  if (name == "e62-difference")
-    return set_enum(&r.e62_difference, name, value, {E62Difference::gated, E62Difference::sigmoid}, error);
-  if (name == "e62-quad-value")
-    return set_enum(&r.e62_quad_value, name, value, {E62QuadValue::difference, E62QuadValue::product}, error);
-  if (name == "e62-quad-writer")
-    return set_enum(&r.e62_quad_writer, name, value, {E62QuadWriter::even, E62QuadWriter::odd}, error);
-  if (name == "e62-inactive-lane")
-    return set_enum(&r.e62_inactive_lane, name, value, {E62InactiveLane::zero, E62InactiveLane::own}, error);
+  if (name == "e62-gate") return set_enum(&r.e62_gate, name, value, {E62Gate::logit10, E62Gate::logit11, E62Gate::acc}, error);
+  if (name == "e62-difference") return set_enum(&r.e62_difference, name, value, {E62Difference::gated, E62Difference::sigmoid}, error);
+  if (name == "e62-quad-value") return set_enum(&r.e62_quad_value, name, value, {E62QuadValue::difference, E62QuadValue::product}, error);
+  if (name == "e62-quad-writer") return set_enum(&r.e62_quad_writer, name, value, {E62QuadWriter::even, E62QuadWriter::odd}, error);
+  if (name == "e62-inactive-lane") return set_enum(&r.e62_inactive_lane, name, value, {E62InactiveLane::zero, E62InactiveLane::own}, error);
   if (name == "e62-alpha") return set_enum(&r.e62_alpha, name, value, {E62Alpha::sigmoids, E62Alpha::zero}, error);
   std::string all;
   for (const LayerReadingInfo& i : layer_reading_registry()) all += (all.empty() ? "" : ", ") + i.name;
@@ -144,14 +147,15 @@ F16Mat merge_phase(const BlockContext& ctx, const LayerSpec& s, const E4Mat& mer
   for (int step = 0; step < ks; ++step) {
     for (int n = 0; n < s.merge_out; ++n)
       for (int k = 0; k < 32; ++k)
-        b.v[static_cast<std::size_t>(n) * 32 + k] = ctx.weights->byte(
-            ph.weight_begin + 512u * static_cast<std::uint32_t>(ks * (n >> 4) + step) + layout::waddr_in_tile(k, n));
+        b.v[static_cast<std::size_t>(n) * 32 + k] =
+            ctx.weights->byte(ph.weight_begin + 512u * static_cast<std::uint32_t>(ks * (n >> 4) + step) + layout::waddr_in_tile(k, n));
     phase_step(ctx, merged, 32 * step, b, d);
   }
-  if (StageRef st = ctx.stage(cat("p", ph.number, "d"),
-                              cat("D of phase ", ph.number, " (the merge), merged rows m = g, g+8: reg 2nt+rh = f16x2 (row g+8rh, cols 8nt+2t, +1), nt 0..",
-                                  s.merge_out / 8 - 1),
-                              1, s.merge_out / 4))
+  if (StageRef st = ctx.stage(
+          cat("p", ph.number, "d"),
+          cat("D of phase ", ph.number, " (the merge), merged rows m = g, g+8: reg 2nt+rh = f16x2 (row g+8rh, cols 8nt+2t, +1), nt 0..",
+              s.merge_out / 8 - 1),
+          1, s.merge_out / 4))
     record_tile(*st, 0, d, 0, 0, s.merge_out / 8);
   return d;
 }
@@ -207,28 +211,28 @@ F16Mat run_enc4_block(const BlockContext& ctx, const LayerReadings& lr, const Me
 
 }  // namespace golden
 
-void run_enc4_frame_golden(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
-                           golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out) {
+void run_enc4_frame_golden(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
+                           const TraceRequest* trace, Trace* trace_out) {
   run_enc4_frame_with(f, profile, r, lr, stats, trace, trace_out,
                       [&lr](const golden::BlockContext& ctx, const golden::MergeBlockIo& io) { golden::run_enc4_block(ctx, lr, io); });
 }
 
-void run_enc4_frame_with(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
-                         golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out, const Enc4BlockRunner& run) {
+void run_enc4_frame_with(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
+                         const TraceRequest* trace, Trace* trace_out, const Enc4BlockRunner& run) {
   if (!f.weights || f.weights->layer() != LayerId::enc4)
     throw std::invalid_argument("run_enc4_frame_golden: the weights are not an enc4 image");
   const layout::PlaneArena in{f.ex, f.ey}, half{f.ex >> 1, f.ey >> 1};
   if (f.input_arena.size() != in.total_bytes())
-    throw std::invalid_argument(golden::cat("run_enc4_frame_golden: the input arena has ", f.input_arena.size(),
-                                            " bytes, not ", in.total_bytes()));
+    throw std::invalid_argument(
+        golden::cat("run_enc4_frame_golden: the input arena has ", f.input_arena.size(), " bytes, not ", in.total_bytes()));
   f.output_arena.assign(in.total_bytes(), 0);
   f.merged_output.assign(half.total_bytes(), 0);
   golden::E62Surfaces surfaces;
   if (f.texture) {
     if (f.texture->width != f.ex || f.texture->height != f.ey ||
         f.texture->rgba.size() != static_cast<std::size_t>(f.ex) * static_cast<std::size_t>(f.ey) * 4)
-      throw std::invalid_argument(golden::cat("run_enc4_frame_golden: the texture is ", f.texture->width, " x ",
-                                              f.texture->height, ", not the token grid ", f.ex, " x ", f.ey));
+      throw std::invalid_argument(golden::cat("run_enc4_frame_golden: the texture is ", f.texture->width, " x ", f.texture->height,
+                                              ", not the token grid ", f.ex, " x ", f.ey));
     // DESC4 layer(): the surfaces at the token grid, the third at the halved grid (40 x 23).
     f.surface112 = Surface::make(f.ex, f.ey);
     f.surface120 = Surface::make(f.ex, f.ey);
@@ -258,8 +262,10 @@ void run_enc4_frame_with(Enc4Frame& f, const Profile& profile, const Readings& r
         ctx.trace = trace_out;
       }
       const golden::MergeBlockIo io{f.input_arena, f.output_arena, f.merged_output, f.texture, surfaces};
-      if (ctx.trace) golden::run_enc4_block(ctx, lr, io);  // the traced block: the golden model records the stages
-      else run(ctx, io);
+      if (ctx.trace)
+        golden::run_enc4_block(ctx, lr, io);  // the traced block: the golden model records the stages
+      else
+        run(ctx, io);
     }
 }
 

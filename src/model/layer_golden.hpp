@@ -94,13 +94,13 @@ f16_t e62_sigmoid(f16_t v);
 
 // One pixel's values before the cross-lane sum (for traces and tests).
 struct E62Pixel {
-  E61Pixel core;                     // enc5's E61 core: softmax weights, acc = out[0..2]
+  E61Pixel core;  // enc5's E61 core: softmax weights, acc = out[0..2]
   std::array<f16_t, 3> gate{}, prod{}, diff{}, quarter{};
-  f16_t second_sigmoid = 0;          // the sigmoid of the logit the gate does not take
+  f16_t second_sigmoid = 0;  // the sigmoid of the logit the gate does not take
   std::array<f16_t, 4> s112{}, s120{};
 };
-E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<f16_t, 12>& logits, const Texture& tex,
-                   int X, int Y, int ex, int ey);
+E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<f16_t, 12>& logits, const Texture& tex, int X, int Y,
+                   int ex, int ey);
 
 // The merge layers' final epilogue (enc4's E62, enc3's E48), from the final phase's D (64 x 16):
 // (a) enc5's E61 records, (b)/(c) enc5's E61 core (row maximum, f32 softmax of logits 0..9, the
@@ -142,12 +142,11 @@ struct Enc4Frame {
 };
 // `trace` (when given) records its stages of block (trace->block_x, trace->block_y) into *trace_out.
 void run_enc4_frame_golden(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
-                           golden::LayerStats* stats = nullptr, const TraceRequest* trace = nullptr,
-                           Trace* trace_out = nullptr);
+                           golden::LayerStats* stats = nullptr, const TraceRequest* trace = nullptr, Trace* trace_out = nullptr);
 // The same frame driver (checks, outputs, grid, block order) with another block runner for every
 // block but the traced one (the fast engine, engine/layer_engine.hpp); ctx.profile has the readings.
 using Enc4BlockRunner = std::function<void(const golden::BlockContext&, const golden::MergeBlockIo&)>;
-void run_enc4_frame_with(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
-                         golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out, const Enc4BlockRunner& run);
+void run_enc4_frame_with(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
+                         const TraceRequest* trace, Trace* trace_out, const Enc4BlockRunner& run);
 
 }  // namespace enc5

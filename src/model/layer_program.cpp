@@ -43,8 +43,10 @@ template <typename... Parts>
 std::string join(const Parts&... parts) {
   std::string s;
   auto one = [&s](const auto& p) {
-    if constexpr (std::is_integral_v<std::decay_t<decltype(p)>>) s += std::to_string(p);
-    else s += p;
+    if constexpr (std::is_integral_v<std::decay_t<decltype(p)>>)
+      s += std::to_string(p);
+    else
+      s += p;
   };
   (one(parts), ...);
   return s;
@@ -62,7 +64,7 @@ class Builder {
     ph.c_chain_from = 0;
     ph.epilogue_statements = epilogue_statements(s_, p);
     ph.warps = p <= s_.pv_phase() ? s_.heads : 4;  // facts A7: z >= 4 exits after E12
-    ph.relative_to_slot = p <= s_.score_phase();    // facts E5, spec §2.3 / U7
+    ph.relative_to_slot = p <= s_.score_phase();   // facts E5, spec §2.3 / U7
     ph.b = OperandSource::weights;
     const int C = s_.channels;
     const int score = s_.score_phase(), pv = s_.pv_phase(), last_proj = s_.last_projection();
@@ -138,8 +140,7 @@ class Builder {
       ph.c_chain_from = first ? 0 : p - 2;
       ph.weight_begin = m_.w2(ph.chunk);
       ph.weight_end = v4_end(ph.weight_begin, C / 16);
-      label(ph, "q8(act(D(p-1)))", "W2_c",
-            first ? join("f16(T3 + D", last_proj, ") (E", first_mlp, ")") : "D(p-2)");
+      label(ph, "q8(act(D(p-1)))", "W2_c", first ? join("f16(T3 + D", last_proj, ") (E", first_mlp, ")") : "D(p-2)");
     } else if (p == s_.merge_phase()) {
       // The patch merge (DOC4 §3/E60(d,e), DOC3 §3/E46(d,e)): A = 4C/32 shared fragments of the
       // 16 merged tokens, B = 2 x 4C/32 v4 loads at Wm + 4C*r (r = the pass's first column), C =

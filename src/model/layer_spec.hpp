@@ -35,29 +35,29 @@ struct LaunchAbi {
   int texture;                  // tex.base.2d texture object
   std::array<int, 3> surfaces;  // sust.b.2d surface objects, `surface_count` of them
   int surface_count;
-  int shared_bytes;             // the one __shared__ array ("_ZZ...E4smem")
-  std::array<int, 3> grid;      // at the layer's real token grid
+  int shared_bytes;         // the one __shared__ array ("_ZZ...E4smem")
+  std::array<int, 3> grid;  // at the layer's real token grid
   std::array<int, 3> block;
   std::string_view geometry_source;  // where grid/block come from (a reading where unverified)
-  int ex, ey;                   // the real token grid (the extents at param+0)
+  int ex, ey;                        // the real token grid (the extents at param+0)
 };
 
 // Statement counts of the epilogues ("epi" column of the phase tables; an epilogue is everything
 // between one phase's last mma and the next phase's first, spec §0 / DOC4 §0 / DOC3 §0). They are
 // per-layer facts of the PTX, not derivable from C or H.
 struct EpilogueStatements {
-  int next_b;       // stem epilogues (E1..E9 of enc5): next-B loads only
-  int score_prep;   // after the last stem phase: the score phase's C seeds and packs
-  int softmax;      // after the score phase
-  int pv;           // after P V: shared staging, T1 + residual
-  int proj_next;    // after each projection phase but the last
-  int norm;         // after the last projection phase: the RMS norm
-  int first_act;    // after the first up-projection: activation + T3 table add
-  int up_act;       // after every later up-projection: activation
-  int down_next;    // after every down-projection but the last
-  int last_down;    // after the last down-projection: the arena scatter (and the merge's staging)
-  int merge;        // after the merge phase (0 without a merge)
-  int final_epi;    // the final epilogue
+  int next_b;      // stem epilogues (E1..E9 of enc5): next-B loads only
+  int score_prep;  // after the last stem phase: the score phase's C seeds and packs
+  int softmax;     // after the score phase
+  int pv;          // after P V: shared staging, T1 + residual
+  int proj_next;   // after each projection phase but the last
+  int norm;        // after the last projection phase: the RMS norm
+  int first_act;   // after the first up-projection: activation + T3 table add
+  int up_act;      // after every later up-projection: activation
+  int down_next;   // after every down-projection but the last
+  int last_down;   // after the last down-projection: the arena scatter (and the merge's staging)
+  int merge;       // after the merge phase (0 without a merge)
+  int final_epi;   // the final epilogue
 };
 
 struct LayerSpec {
@@ -80,8 +80,8 @@ struct LayerSpec {
   LaunchAbi abi;
 
   // The phase numbering of the template (1-based).
-  constexpr int k_slices() const { return channels / 32; }              // stem k-steps
-  constexpr int stem_phases() const { return 2 * k_slices(); }          // Q/V chains
+  constexpr int k_slices() const { return channels / 32; }      // stem k-steps
+  constexpr int stem_phases() const { return 2 * k_slices(); }  // Q/V chains
   constexpr int score_phase() const { return stem_phases() + 1; }
   constexpr int pv_phase() const { return stem_phases() + 2; }
   constexpr int first_projection() const { return pv_phase() + 1; }
@@ -104,18 +104,16 @@ struct WeightMap {
   constexpr std::uint32_t g1() const { return 0; }
   constexpr std::uint32_t slot_bytes() const { return 96 * c + 12288; }
   constexpr std::uint32_t head_base(int z) const { return 2 * c + slot_bytes() * static_cast<std::uint32_t>(z); }
-  constexpr std::uint32_t wq(int z) const { return head_base(z); }                  // C/32 k-steps x 1024
+  constexpr std::uint32_t wq(int z) const { return head_base(z); }  // C/32 k-steps x 1024
   constexpr std::uint32_t wv(int z) const { return head_base(z) + 32 * c; }
   constexpr std::uint32_t score_bias(int z) const { return head_base(z) + 64 * c; }  // 24 x 512
   constexpr std::uint32_t wo(int z) const { return head_base(z) + 64 * c + 12288; }  // 32 x C
   constexpr std::uint32_t t1() const { return 2 * c + h * slot_bytes(); }
   constexpr std::uint32_t g2() const { return t1() + 2 * c; }
   constexpr std::uint32_t chunk_stride() const { return 64 * c + 64; }
-  constexpr std::uint32_t w1(int k) const {
-    return t1() + 4 * c + chunk_stride() * static_cast<std::uint32_t>(k) + (k > 0 ? 2 * c : 0);
-  }
-  constexpr std::uint32_t b1(int k) const { return w1(k) + 32 * c; }   // 32 f16 records
-  constexpr std::uint32_t w2(int k) const { return b1(k) + 64; }       // 32 x C
+  constexpr std::uint32_t w1(int k) const { return t1() + 4 * c + chunk_stride() * static_cast<std::uint32_t>(k) + (k > 0 ? 2 * c : 0); }
+  constexpr std::uint32_t b1(int k) const { return w1(k) + 32 * c; }  // 32 f16 records
+  constexpr std::uint32_t w2(int k) const { return b1(k) + 64; }      // 32 x C
   constexpr std::uint32_t t3() const { return w2(0) + 32 * c; }
   constexpr std::uint32_t mlp_end() const { return w2(static_cast<int>(chunks) - 1) + 32 * c; }
   constexpr std::uint32_t merge_weights() const { return mlp_end(); }  // merge_out x 4C
@@ -133,8 +131,8 @@ const LayerSpec& layer_spec(LayerId id);
 // The three layers in the corpus' order (enc3, enc4, enc5).
 const std::array<LayerId, 3>& layer_ids();
 constexpr WeightMap weight_map(const LayerSpec& s) {
-  return WeightMap{static_cast<std::uint32_t>(s.channels), static_cast<std::uint32_t>(s.heads),
-                   static_cast<std::uint32_t>(s.chunks), static_cast<std::uint32_t>(s.merge ? s.merge_out : 0)};
+  return WeightMap{static_cast<std::uint32_t>(s.channels), static_cast<std::uint32_t>(s.heads), static_cast<std::uint32_t>(s.chunks),
+                   static_cast<std::uint32_t>(s.merge ? s.merge_out : 0)};
 }
 // "enc3" / "enc4" / "enc5" -> the id; false for another name.
 bool parse_layer(std::string_view name, LayerId* id);

@@ -21,10 +21,10 @@ f16_t activation(f16_t y0, LayerStats* stats) {
   // The constants: model/constants.hpp.
   const f16_t y = f16_min(f16_max(y0, kActClampLow), kActClampHigh);  // clamp to [-2, 2]
   const f16_t a = f16_abs(y);
-  const f16_t s = f16_mul(kActSlope, a);     // 0.0810546875 |y|
-  const f16_t d = f16_sub(kActOffset, s);    // 0.412109375 - s
+  const f16_t s = f16_mul(kActSlope, a);   // 0.0810546875 |y|
+  const f16_t d = f16_sub(kActOffset, s);  // 0.412109375 - s
   const f16_t h = f16_mul(y, d);
-  const f16_t gate = f16_add(kActHalf, h);   // 0.5 + h
+  const f16_t gate = f16_add(kActHalf, h);  // 0.5 + h
   return f16_mul(y0, gate);
 }
 
@@ -63,8 +63,8 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
     for (int r = 0; r < rows; ++r)
       for (int n = 0; n < kHeadDim; ++n) h.at(r, n) = ctx.weights->f16_at(layout::record_bias_offset(up.bias_begin, n));
     for (int s = 0; s < up.k_steps; ++s) phase_step(ctx, nq, 32 * s, load_b_banded(*ctx.weights, up.weight_begin, s, kHeadDim), h);
-    if (StageRef st = ctx.stage(cat("p", p, "d"),
-                                cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, hidden cols 8nt+2t, +1)"), 4, 8))
+    if (StageRef st =
+            ctx.stage(cat("p", p, "d"), cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, hidden cols 8nt+2t, +1)"), 4, 8))
       for (int z = 0; z < 4; ++z) record_tile(*st, z, h, 16 * z, 0, 4);
 
     // E(p): activation, then 8 packs -> the even phase's A (one k-slice).
@@ -75,8 +75,7 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
         act.at(r, n) = activation(h.at(r, n), ctx.stats);
         a.at(r, n) = quantise(ctx, act.at(r, n));
       }
-    if (StageRef st = ctx.stage(cat("e", p, ".act"),
-                                cat("E", p, " activation outputs, p", p, "d's order"), 4, 8))
+    if (StageRef st = ctx.stage(cat("e", p, ".act"), cat("E", p, " activation outputs, p", p, "d's order"), 4, 8))
       for (int z = 0; z < 4; ++z) record_tile(*st, z, act, 16 * z, 0, 4);
     if (c == 0)
       if (StageRef st = ctx.stage("p22c", "C seeds of phase 22: reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)", 4, 40))

@@ -56,9 +56,7 @@ OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const 
     F16Mat& d = D[p];
     d = ph.c == OperandSource::previous_d ? D[ph.c_chain_from] : out.c13;
     phase_step(ctx, a, 0, b, d);
-    record_warps(ctx.stage(cat("p", p, "d"),
-                           cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, 40),
-                 d);
+    record_warps(ctx.stage(cat("p", p, "d"), cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, 40), d);
   }
   out.d20 = D[20];
   return out;

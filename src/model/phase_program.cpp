@@ -32,8 +32,7 @@ const std::array<Phase, kPhaseCount>& storage() {
 const std::array<Phase, kPhaseCount>& phase_program() { return storage(); }
 
 const Phase& phase(int number) {
-  if (number < 1 || number > kPhaseCount)
-    throw std::out_of_range("phase number " + std::to_string(number) + " is outside 1..61");
+  if (number < 1 || number > kPhaseCount) throw std::out_of_range("phase number " + std::to_string(number) + " is outside 1..61");
   return storage()[static_cast<std::size_t>(number - 1)];
 }
 

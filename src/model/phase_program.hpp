@@ -21,17 +21,19 @@ enum class PhaseKind {
 };
 
 enum class OperandSource {
-  zero,            // C = %r11547 = 0
-  staged_input,    // A: the prologue's staged, normalised, requantised block input (shared)
-  weights,         // B from W (or C from a W table/record)
-  previous_d,      // C: the chain's previous D
-  registers,       // operand built in registers by the previous epilogue (see the phase's label)
-  shared_heads,    // A: head (p-13)'s m-tile z, staged by E12
-  shared_merge,    // A: the 2x2-merged tokens of the layer's requantised output, staged in shared
-                   // memory by the last down-projection's epilogue (merge layers only)
+  zero,          // C = %r11547 = 0
+  staged_input,  // A: the prologue's staged, normalised, requantised block input (shared)
+  weights,       // B from W (or C from a W table/record)
+  previous_d,    // C: the chain's previous D
+  registers,     // operand built in registers by the previous epilogue (see the phase's label)
+  shared_heads,  // A: head (p-13)'s m-tile z, staged by E12
+  shared_merge,  // A: the 2x2-merged tokens of the layer's requantised output, staged in shared
+                 // memory by the last down-projection's epilogue (merge layers only)
 };
 
-struct Shape { int m, n, k; };
+struct Shape {
+  int m, n, k;
+};
 
 // A byte range [begin, end) of the weight image.
 struct ByteRange {
@@ -40,23 +42,23 @@ struct ByteRange {
 };
 
 struct Phase {
-  int number;                 // 1..61
+  int number;  // 1..61
   PhaseKind kind;
-  Shape tool;                 // rr_layer_spec.py's M/N/K (spec §2.1), overcounted for banded phases
-  Shape real;                 // the corrected shape (spec §2.2)
-  int mma;                    // mma instructions in the phase
-  int m_tiles, n_tiles, k_steps;   // real / 16, / 8, / 32: m_tiles*n_tiles*k_steps == mma
-  bool band;                  // the tool's "band" grid marker (12, 21,23,..,59, 61)
+  Shape tool;                     // rr_layer_spec.py's M/N/K (spec §2.1), overcounted for banded phases
+  Shape real;                     // the corrected shape (spec §2.2)
+  int mma;                        // mma instructions in the phase
+  int m_tiles, n_tiles, k_steps;  // real / 16, / 8, / 32: m_tiles*n_tiles*k_steps == mma
+  bool band;                      // the tool's "band" grid marker (12, 21,23,..,59, 61)
   // The head whose operands the phase reads: p-13 for phases 13..20 (Wo of head p-13, staged O of
   // head p-13). -1 otherwise: in phases 1..12 each warp z runs its own head z (weight slot
   // 27648*z, facts A7/E5), and phases 21..61 have no head.
   int head;
-  int chunk;                  // MLP chunk c = (p-21)/2 for phases 21..60 (-1 otherwise)
+  int chunk;  // MLP chunk c = (p-21)/2 for phases 21..60 (-1 otherwise)
   // The first k of A the phase reads: phases 1..10 read staged k-slice (p-1)/2 of h1, k from
   // 32*((p-1)/2) (facts C2); every other phase reads its A from k = 0.
   int a_k0;
   OperandSource a, b, c;
-  int c_chain_from;           // previous_d: the phase whose D seeds C (0 when none)
+  int c_chain_from;  // previous_d: the phase whose D seeds C (0 when none)
   // Weight image byte ranges as spec §2.1 prints them (the tool's convention, kept so that the
   // table can be compared with the spec line by line): begin = the first load's immediate,
   // end = the address of the last u32 word that lane 0 reads (last v4 load's immediate + 12, or
@@ -64,10 +66,10 @@ struct Phase {
   // 0/0 when none. weight_extent()/bias_extent() give the bytes really read.
   std::uint32_t weight_begin, weight_end;
   std::uint32_t bias_begin, bias_end;
-  bool relative_to_slot;      // phases 1..11: offsets are relative to W + 27648*z (facts E5)
-  int warps;                  // warps that run the phase: 8 (phases 1..12) or 4
-  int epilogue_statements;    // the spec's "epi" column: statements of epilogue E<number>
-  int stmt_first, stmt_last;  // the phase's mma statements s<first>..s<last> (one per mma)
+  bool relative_to_slot;        // phases 1..11: offsets are relative to W + 27648*z (facts E5)
+  int warps;                    // warps that run the phase: 8 (phases 1..12) or 4
+  int epilogue_statements;      // the spec's "epi" column: statements of epilogue E<number>
+  int stmt_first, stmt_last;    // the phase's mma statements s<first>..s<last> (one per mma)
   std::string_view stmt_range;  // the same as the spec prints it, e.g. "s7554-s7577"
   // Short human-readable descriptions of the three operands (for `enc5 inspect`).
   std::string_view a_label, b_label, c_label;

@@ -31,8 +31,7 @@ std::uint32_t input_word(const BlockContext& ctx, std::span<const std::uint8_t> 
   const layout::PlaneArena pa{ctx.ex, ctx.ey};
   if (!pa.in_frame(x, y)) {
     switch (ctx.readings->prologue_fill) {
-      case PrologueFill::zero:
-        return 0;
+      case PrologueFill::zero: return 0;
       case PrologueFill::mirror: {
         auto m = [](int v, int n) { return std::clamp(std::min(std::abs(v), 2 * n - 2 - v), 0, n - 1); };
         x = m(x, ctx.ex);
@@ -50,7 +49,6 @@ std::uint32_t input_word(const BlockContext& ctx, std::span<const std::uint8_t> 
   return w;
 }
 
-
 ArenaOrder prologue_arena_order(const Readings& r) {
   // facts B1/B5, Errata 2: which pixel (row g's or row g+8's) and which word each A register
   // comes from is the reading prologue-load-order: E60's map (arena_slot), so that a layer reads
@@ -58,8 +56,7 @@ ArenaOrder prologue_arena_order(const Readings& r) {
   return r.prologue_load_order == PrologueLoadOrder::fragment ? ArenaOrder::fragment : ArenaOrder::natural;
 }
 
-void prologue_gather(const BlockContext& ctx, std::span<const std::uint8_t> input_arena, F16Mat& x,
-                     const f16_t* e4m3_f16_table) {
+void prologue_gather(const BlockContext& ctx, std::span<const std::uint8_t> input_arena, F16Mat& x, const f16_t* e4m3_f16_table) {
   // facts B1/B5: lane (g, t) of the warp staging m-tile mi loads, per plane q (= k-slice q), its
   // four A registers o = 0..3 as four arena words at arena_slot(prologue_arena_order, o, t).
   x = F16Mat(kTokens, kChannels);

@@ -19,8 +19,8 @@ struct Entry {
 };
 
 template <typename E>
-Entry make(E Readings::*field, std::string name, std::vector<std::string> values, std::string question,
-           std::string where, std::string settle) {
+Entry make(E Readings::*field, std::string name, std::vector<std::string> values, std::string question, std::string where,
+           std::string settle) {
   Entry e;
   const Readings defaults{};
   e.info.name = std::move(name);
@@ -60,72 +60,70 @@ Entry make_tree(SumTree Readings::*field, std::string name, SumTree first, std::
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> k = [] {
     std::vector<Entry> v;
-    v.push_back(make(&Readings::prologue_load_order, "prologue-load-order", {"fragment", "natural"},
-                     "Do the prologue's word-indexed loads map input-arena words straight to A fragment registers (as E60 writes them) or token by token?",
-                     "Errata 2, facts B1/B3, appendix §6 ADD", "the prologue's load index %r29786 in the PTX, or oracle stage w1 on a frame whose input arena is known"));
+    v.push_back(make(
+        &Readings::prologue_load_order, "prologue-load-order", {"fragment", "natural"},
+        "Do the prologue's word-indexed loads map input-arena words straight to A fragment registers (as E60 writes them) or token by token?",
+        "Errata 2, facts B1/B3, appendix §6 ADD",
+        "the prologue's load index %r29786 in the PTX, or oracle stage w1 on a frame whose input arena is known"));
     v.push_back(make(&Readings::prologue_halo, "prologue-halo", {"ring-tblr", "ring-lrtb", "rows-around"},
-                     "Which 32 pixels are token rows 64..95, and in which order?",
-                     "facts B6, §I 8", "oracle stage w1 (rows 64..95 of D1) on a frame with distinct tokens"));
+                     "Which 32 pixels are token rows 64..95, and in which order?", "facts B6, §I 8",
+                     "oracle stage w1 (rows 64..95 of D1) on a frame with distinct tokens"));
     v.push_back(make(&Readings::prologue_fill, "prologue-fill", {"zero", "mirror", "clamp"},
-                     "What value does a token row whose pixel lies outside the frame get?",
-                     "facts B6, §I 8", "oracle stage w1 of a border block (ctaid 0,0 with ox = oy = 0)"));
+                     "What value does a token row whose pixel lies outside the frame get?", "facts B6, §I 8",
+                     "oracle stage w1 of a border block (ctaid 0,0 with ox = oy = 0)"));
     v.push_back(make(&Readings::prologue_norm, "prologue-norm", {"rms-gain", "identity"},
                      "Does the prologue RMS-normalise the input with W[0,320) as a gain, or stage it as is?",
                      "facts B4, appendix §3 (UNVERIFIABLE)", "oracle stage w1 (any block)"));
     v.push_back(make(&Readings::prologue_eps, "prologue-eps", {"2^-13", "2^-10"},
-                     "Which epsilon does the prologue norm add to the sum of squares?",
-                     "facts B4, Errata 4, appendix §3", "oracle stage w1 on a block with a near-zero token"));
+                     "Which epsilon does the prologue norm add to the sum of squares?", "facts B4, Errata 4, appendix §3",
+                     "oracle stage w1 on a block with a near-zero token"));
     v.push_back(make_tree(&Readings::prologue_sum_tree, "prologue-sum-tree", SumTree::planes,
-                     "In which order does the prologue add a token's 20 f16x2 pairs of squares in-lane?",
-                     "facts B4, §I 2, §I 8", "oracle stage w1 on tokens with wide-ranging channel magnitudes"));
+                          "In which order does the prologue add a token's 20 f16x2 pairs of squares in-lane?", "facts B4, §I 2, §I 8",
+                          "oracle stage w1 on tokens with wide-ranging channel magnitudes"));
     v.push_back(make(&Readings::c13_residual, "c13-residual", {"raw-input", "staged"},
                      "Is phase 13's residual x the raw decoded input or the staged (normalised, requantised) input?",
                      "facts C6, §H 4, §I 1, Errata 7", "oracle stage p13c"));
     v.push_back(make(&Readings::t1_chunk_order, "t1-chunk-order", {"nt", "nt+19", "nt+1"},
-                     "Which 16-byte chunk of T1 seeds n-tile nt of phase 13's C?",
-                     "facts C6, §H 5, §I 1, Errata 7", "oracle stage p13c"));
+                     "Which 16-byte chunk of T1 seeds n-tile nt of phase 13's C?", "facts C6, §H 5, §I 1, Errata 7", "oracle stage p13c"));
     v.push_back(make_tree(&Readings::e20_sum_tree, "e20-sum-tree", SumTree::even_odd_quads,
-                     "In which order does E20 add a row's 20 f16x2 pairs of squares in-lane?",
-                     "facts C8.2, §I 2", "a stage after E20's rsqrt (the normed A of phase 21), or the p21 D"));
+                          "In which order does E20 add a row's 20 f16x2 pairs of squares in-lane?", "facts C8.2, §I 2",
+                          "a stage after E20's rsqrt (the normed A of phase 21), or the p21 D"));
     v.push_back(make(&Readings::g2_chunk_order, "g2-chunk-order", {"nt", "nt+19", "nt+1"},
-                     "Which 16-byte chunk of g2 scales n-tile nt in E20?",
-                     "facts C8.5, §I 3, Errata 7", "a stage of phase 21's A or D"));
+                     "Which 16-byte chunk of g2 scales n-tile nt in E20?", "facts C8.5, §I 3, Errata 7", "a stage of phase 21's A or D"));
     v.push_back(make(&Readings::t3_chunk_order, "t3-chunk-order", {"nt", "nt+19", "nt+1"},
-                     "Which 16-byte chunk of T3 seeds n-tile nt of phase 22's C?",
-                     "facts C10, §I 3, Errata 7", "a stage of phase 22's C seeds"));
+                     "Which 16-byte chunk of T3 seeds n-tile nt of phase 22's C?", "facts C10, §I 3, Errata 7",
+                     "a stage of phase 22's C seeds"));
     v.push_back(make(&Readings::e21_residual, "e21-residual", {"d20", "normed"},
-                     "Is the residual in phase 22's C the pre-norm D20 or the normed tile?",
-                     "facts C10, §I 4, appendix §4", "a stage of phase 22's C seeds"));
+                     "Is the residual in phase 22's C the pre-norm D20 or the normed tile?", "facts C10, §I 4, appendix §4",
+                     "a stage of phase 22's C seeds"));
     v.push_back(make(&Readings::arena_order, "arena-order", {"fragment", "natural"},
-                     "Which fragment register does E60 store to which word of which pixel?",
-                     "facts C13.4, Errata 1, appendix §6", "the arg048 dump of any block, or phase 61's A register list at s20056"));
+                     "Which fragment register does E60 store to which word of which pixel?", "facts C13.4, Errata 1, appendix §6",
+                     "the arg048 dump of any block, or phase 61's A register list at s20056"));
     v.push_back(make(&Readings::e60_lane_guard, "e60-lane-guard", {"off", "laneid>15"},
-                     "Does E60's store guard really drop lanes > 15 (pixels x0+4..x0+7)?",
-                     "facts C13.3, §I 5", "the arg048 dump (are columns x0+4..x0+7 written?)"));
+                     "Does E60's store guard really drop lanes > 15 (pixels x0+4..x0+7)?", "facts C13.3, §I 5",
+                     "the arg048 dump (are columns x0+4..x0+7 written?)"));
     v.push_back(make(&Readings::e61_record_guard, "e61-record-guard", {"t<=1", "none"},
-                     "Do only lanes t <= 1 write a shared record's words 4..5, or do all lanes write word t+4?",
-                     "facts C14.1, Errata 5", "the arg112 surface dump of any block"));
+                     "Do only lanes t <= 1 write a shared record's words 4..5, or do all lanes write word t+4?", "facts C14.1, Errata 5",
+                     "the arg112 surface dump of any block"));
     v.push_back(make(&Readings::e61_logits, "e61-logits", {"ten", "nine"},
-                     "Is E61's softmax over all 10 logits (w9 a fade toward 0) or over logits 0..8?",
-                     "facts C14.4/.6, §I 6", "the arg112 surface dump"));
+                     "Is E61's softmax over all 10 logits (w9 a fade toward 0) or over logits 0..8?", "facts C14.4/.6, §I 6",
+                     "the arg112 surface dump"));
     v.push_back(make(&Readings::e61_exp_rounding, "e61-exp-rounding", {"f32-sum", "f16-sum"},
-                     "Are E61's exponentials summed as f32 values or after rounding each to f16?",
-                     "facts C14.4, §I 6", "the arg112 surface dump"));
+                     "Are E61's exponentials summed as f32 values or after rounding each to f16?", "facts C14.4, §I 6",
+                     "the arg112 surface dump"));
     v.push_back(make(&Readings::e61_sum_order, "e61-sum-order", {"sequential", "pairs", "tree"},
-                     "In which order are E61's 10 exponentials added in f32?",
-                     "facts C14.4, §I 6", "the arg112 surface dump"));
+                     "In which order are E61's 10 exponentials added in f32?", "facts C14.4, §I 6", "the arg112 surface dump"));
     v.push_back(make(&Readings::e61_weight_product, "e61-weight-product", {"f16-mul", "f32-mul"},
-                     "Is w_i = f16(f16(e_i) * f16(rinv)) (mul.f16x2) or f16(e_i * rinv in f32)?",
-                     "facts C14.4, DOC0 E22", "the arg112 surface dump"));
-    v.push_back(make(&Readings::e61_tap_map, "e61-tap-map", {"raster", "column-major"},
-                     "Which 3x3 tap does weight w_i multiply?",
+                     "Is w_i = f16(f16(e_i) * f16(rinv)) (mul.f16x2) or f16(e_i * rinv in f32)?", "facts C14.4, DOC0 E22",
+                     "the arg112 surface dump"));
+    v.push_back(make(&Readings::e61_tap_map, "e61-tap-map", {"raster", "column-major"}, "Which 3x3 tap does weight w_i multiply?",
                      "facts C14.6, §I 6", "the arg112 surface dump on a texture with distinct taps"));
     v.push_back(make(&Readings::e61_pairing, "e61-pairing", {"last-single", "first-single"},
-                     "Which taps are paired in the 4 fma.f16x2 steps and which one is the scalar fma?",
-                     "facts C14.6, §I 6", "the arg112 surface dump"));
+                     "Which taps are paired in the 4 fma.f16x2 steps and which one is the scalar fma?", "facts C14.6, §I 6",
+                     "the arg112 surface dump"));
     v.push_back(make(&Readings::e61_border, "e61-border", {"reflect101", "sentinel1", "clamp"},
-                     "How are E61's neighbour coordinates brought into the frame at the border?",
-                     "facts C14.5, Errata 3, appendix §7", "the arg112 surface dump of a border block"));
+                     "How are E61's neighbour coordinates brought into the frame at the border?", "facts C14.5, Errata 3, appendix §7",
+                     "the arg112 surface dump of a border block"));
     v.push_back(make(&Readings::approx_model, "approx-model", {"correctly-rounded"},
                      "What do ex2.approx.ftz.f32 and div.approx.ftz.f32 return bit for bit (only one model exists)?",
                      "facts D6, §I 7, numerics.md", "E61 surface dumps from an Ada GPU at many logit spreads"));
@@ -232,10 +230,14 @@ std::string profile_reading_value(const Profile& p, std::string_view name) {
   if (!e || !is_instruction_reading(name)) return {};
   // values[0] is "profile"; values[1 + v] is the MmaCorners enumerator v (static_asserts above).
   int v = 0;
-  if (name == "mma-zero-sign") v = static_cast<int>(p.corners.zero_sign);
-  else if (name == "mma-nan-operand") v = static_cast<int>(p.corners.nan_operand);
-  else if (name == "mma-nan-payload") v = static_cast<int>(p.corners.nan_payload);
-  else if (name == "mma-overflow") v = static_cast<int>(p.corners.overflow);
+  if (name == "mma-zero-sign")
+    v = static_cast<int>(p.corners.zero_sign);
+  else if (name == "mma-nan-operand")
+    v = static_cast<int>(p.corners.nan_operand);
+  else if (name == "mma-nan-payload")
+    v = static_cast<int>(p.corners.nan_payload);
+  else if (name == "mma-overflow")
+    v = static_cast<int>(p.corners.overflow);
   return e->info.values.at(static_cast<std::size_t>(1 + v));
 }
 

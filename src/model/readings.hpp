@@ -120,9 +120,9 @@ struct ReadingInfo {
   std::string name;                 // e.g. "arena-order"
   std::vector<std::string> values;  // allowed values, the default first
   std::string default_value;
-  std::string question;             // one line
-  std::string where;                // spec reference, e.g. "facts C13.4, Errata 1"
-  std::string settle;               // the capture of the original that would settle it
+  std::string question;  // one line
+  std::string where;     // spec reference, e.g. "facts C13.4, Errata 1"
+  std::string settle;    // the capture of the original that would settle it
 };
 
 // Every reading, in the kernel's order of where it is consulted.

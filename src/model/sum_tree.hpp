@@ -38,8 +38,13 @@ auto fold_lanes(const T (&s)[4], Add add, Halves halves) {
   };
   const Lanes all{{s[0], s[1], s[2], s[3]}};
   const auto lane0 = fold_butterflies(
-      all, [&](const Lanes& a, const Lanes& b) { return Lanes{{add(a.v[0], b.v[0]), add(a.v[1], b.v[1]), add(a.v[2], b.v[2]), add(a.v[3], b.v[3])}}; },
-      [](const Lanes& a, int m) { return Lanes{{a.v[0 ^ m], a.v[1 ^ m], a.v[2 ^ m], a.v[3 ^ m]}}; },
+      all,
+      [&](const Lanes& a, const Lanes& b) {
+        return Lanes{{add(a.v[0], b.v[0]), add(a.v[1], b.v[1]), add(a.v[2], b.v[2]), add(a.v[3], b.v[3])}};
+      },
+      [](const Lanes& a, int m) {
+        return Lanes{{a.v[0 ^ m], a.v[1 ^ m], a.v[2 ^ m], a.v[3 ^ m]}};
+      },
       [](const Lanes& a) { return a; });
   return halves(lane0.v[0]);
 }
@@ -76,8 +81,7 @@ ENC5_HD T reduce_in_lane(const T (&x)[20], SumTree tree, Add add) {
       for (int i = 1; i < 20; ++i) s = add(s, x[i]);
       return s;
     }
-    case SumTree::pairwise:
-      break;
+    case SumTree::pairwise: break;
   }
   // pairwise: adjacent pairs, then pairs of pairs, ...; an odd one out is carried up unchanged.
   T level[20];

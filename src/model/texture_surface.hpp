@@ -22,8 +22,8 @@ struct Texture {
 // sust.b.2d.v4.b16.zero: x is a BYTE offset in the row; 8 bytes written raw, little endian, r
 // lowest; out-of-bounds stores are dropped (.zero).
 struct Surface {
-  int width = 0, height = 0;   // in texels (RGBA16F, 8 bytes each)
-  std::size_t pitch = 0;       // bytes per row, >= 8*width
+  int width = 0, height = 0;        // in texels (RGBA16F, 8 bytes each)
+  std::size_t pitch = 0;            // bytes per row, >= 8*width
   std::vector<std::uint8_t> bytes;  // pitch*height
   static Surface make(int width, int height);
   void store_b16x4(int x_bytes, int y, const std::array<f16_t, 4>& v);

@@ -75,8 +75,9 @@ WeightImage::WeightImage(std::vector<std::uint8_t> bytes, const std::string& nam
   std::string found = std::to_string(n) + " bytes";
   if (n == kSpecToolImageBytes) {
     // The extent spec §2.3 states: a dump cut at the tool's extent would look like this.
-    found += " (spec §2.3's tool extent 431124: the last 12 bytes are missing, i.e. lanes t = 1..3 of"
-             " the b61 n-tile 1 record at 431120; see docs/readings.md §4 'weight-image-size')";
+    found +=
+        " (spec §2.3's tool extent 431124: the last 12 bytes are missing, i.e. lanes t = 1..3 of"
+        " the b61 n-tile 1 record at 431120; see docs/readings.md §4 'weight-image-size')";
   } else if (n < kWeightImageBytes) {
     found += " (" + std::to_string(kWeightImageBytes - n) + " bytes short)";
   } else {
@@ -113,15 +114,12 @@ WeightImage::WeightImage(std::vector<std::uint8_t> bytes, LayerId layer, const s
   throw InputError(name, n < want ? n : want, expected, found);
 }
 
-f16_t WeightImage::f16_at(std::uint32_t off) const {
-  return static_cast<f16_t>(bytes_.at(off) | (bytes_.at(off + 1) << 8));
-}
+f16_t WeightImage::f16_at(std::uint32_t off) const { return static_cast<f16_t>(bytes_.at(off) | (bytes_.at(off + 1) << 8)); }
 
 std::vector<RegionStats> region_statistics(const WeightImage& w) {
   std::vector<RegionStats> out;
   const auto bytes = w.bytes();
-  const std::vector<Region> regions =
-      w.layer() == LayerId::enc5 ? weight_regions() : layer_weight_regions(layer_spec(w.layer()));
+  const std::vector<Region> regions = w.layer() == LayerId::enc5 ? weight_regions() : layer_weight_regions(layer_spec(w.layer()));
   for (const Region& r : regions) {
     RegionStats s;
     s.region = r;
@@ -140,9 +138,14 @@ std::vector<RegionStats> region_statistics(const WeightImage& w) {
         const std::uint8_t c = bytes[o];
         ++s.histogram[c];
         const std::uint8_t mag = c & 0x7F;
-        if (mag == 0x7F) { ++s.nan; continue; }
-        if (mag == 0) ++s.zero;
-        else if (mag < 8) ++s.subnormal;
+        if (mag == 0x7F) {
+          ++s.nan;
+          continue;
+        }
+        if (mag == 0)
+          ++s.zero;
+        else if (mag < 8)
+          ++s.subnormal;
         if (mag == 0x7E) ++s.saturated;
         take(e4m3_value(c));
       }
@@ -151,7 +154,10 @@ std::vector<RegionStats> region_statistics(const WeightImage& w) {
         const std::uint16_t h = static_cast<std::uint16_t>(bytes[o] | (bytes[o + 1] << 8));
         const int exp = (h >> 10) & 0x1F;
         const int frac = h & 0x3FF;
-        if (exp == 0x1F) { (frac ? s.nan : s.inf)++; continue; }
+        if (exp == 0x1F) {
+          (frac ? s.nan : s.inf)++;
+          continue;
+        }
         if (exp == 0) (frac ? s.subnormal : s.zero)++;
         take(f16_value(h));
       }

@@ -22,20 +22,20 @@ inline constexpr std::size_t kWeightImageBytes = 431136;
 inline constexpr std::size_t kSpecToolImageBytes = 431124;
 
 namespace wmap {
-inline constexpr std::uint32_t g1 = 0;                 // prologue norm gain, 160 f16
+inline constexpr std::uint32_t g1 = 0;  // prologue norm gain, 160 f16
 ENC5_HD constexpr std::uint32_t head_base(int h) { return 320 + 27648u * h; }
-ENC5_HD constexpr std::uint32_t wq(int h) { return head_base(h); }            // 5 k-steps x 1024
-ENC5_HD constexpr std::uint32_t wv(int h) { return head_base(h) + 5120; }     // 5 k-steps x 1024
+ENC5_HD constexpr std::uint32_t wq(int h) { return head_base(h); }                  // 5 k-steps x 1024
+ENC5_HD constexpr std::uint32_t wv(int h) { return head_base(h) + 5120; }           // 5 k-steps x 1024
 ENC5_HD constexpr std::uint32_t score_bias(int h) { return head_base(h) + 10240; }  // 24 x 512
-ENC5_HD constexpr std::uint32_t wo(int h) { return head_base(h) + 22528; }    // 10 tiles, 32x160
-inline constexpr std::uint32_t t1 = 221504;             // "bo", 160 f16
-inline constexpr std::uint32_t g2 = 221824;             // E20 gain, 160 f16
+ENC5_HD constexpr std::uint32_t wo(int h) { return head_base(h) + 22528; }          // 10 tiles, 32x160
+inline constexpr std::uint32_t t1 = 221504;                                         // "bo", 160 f16
+inline constexpr std::uint32_t g2 = 221824;                                         // E20 gain, 160 f16
 ENC5_HD constexpr std::uint32_t w1(int c) { return c == 0 ? 222144u : 232768u + 10304u * (c - 1); }
-ENC5_HD constexpr std::uint32_t b1(int c) { return w1(c) + 5120; }   // 32 f16 records
-ENC5_HD constexpr std::uint32_t w2(int c) { return w1(c) + 5184; }   // 10 tiles, 32x160
-inline constexpr std::uint32_t t3 = 232448;             // "b2", 160 f16
-inline constexpr std::uint32_t w61 = 428544;            // 5 tiles
-inline constexpr std::uint32_t b61 = 431104;            // 2 records
+ENC5_HD constexpr std::uint32_t b1(int c) { return w1(c) + 5120; }  // 32 f16 records
+ENC5_HD constexpr std::uint32_t w2(int c) { return w1(c) + 5184; }  // 10 tiles, 32x160
+inline constexpr std::uint32_t t3 = 232448;                         // "b2", 160 f16
+inline constexpr std::uint32_t w61 = 428544;                        // 5 tiles
+inline constexpr std::uint32_t b61 = 431104;                        // 2 records
 }  // namespace wmap
 
 struct Region {

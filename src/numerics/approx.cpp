@@ -52,9 +52,9 @@ Dyadic decompose_positive_normal(float x) {
 // mm < 2^26 and mx < 2^24, so mm^2 * mx < 2^76 fits 128 bits.
 int compare_square_times_with_one(std::uint64_t mm, int me, std::uint64_t mx, int xe) {
   const u128 lhs = static_cast<u128>(mm) * mm * mx;  // value = lhs * 2^(2me + xe)
-  const int s = -(2 * me + xe);                       // compare lhs with 2^s
-  if (s < 0) return 1;                                // lhs >= 1 > 2^s
-  if (s >= 127) return -1;                            // lhs < 2^76 < 2^s
+  const int s = -(2 * me + xe);                      // compare lhs with 2^s
+  if (s < 0) return 1;                               // lhs >= 1 > 2^s
+  if (s >= 127) return -1;                           // lhs < 2^76 < 2^s
   const u128 rhs = static_cast<u128>(1) << s;
   return lhs < rhs ? -1 : (lhs > rhs ? 1 : 0);
 }
@@ -87,7 +87,7 @@ float rsqrt_correctly_rounded(float x) {
 // ex2 for the rare inputs whose long double value lies too close to a binary32 rounding midpoint.
 // 2^f = exp(f ln2) by its Taylor series (|f ln2| <= 0.35: 30 terms reach 2^-150).
 float exp2_binary128(float x) {
-  const float n = std::nearbyint(x);  // |x - n| <= 1/2, exact in binary32
+  const float n = std::nearbyint(x);                                             // |x - n| <= 1/2, exact in binary32
   const __float128 f = static_cast<__float128>(x) - static_cast<__float128>(n);  // exact
   // ln 2 as a double-double (error ~2^-110 relative): 0x1.62e42fefa39efp-1 + 0x1.abc9e3b39803fp-56.
   const __float128 ln2 = static_cast<__float128>(0x1.62e42fefa39efp-1) + static_cast<__float128>(0x1.abc9e3b39803fp-56);
@@ -216,13 +216,15 @@ float sin_approx_f32(float x, bool ftz) {
   if (ftz) x = ftz_f32(x);
   if (std::isnan(x) || std::isinf(x)) return canonical_nan();
   if (x == 0) return x;
-  const float r = correctly_rounded(x, [](long double v) { return sinl(v); }, [](__float128 v) { return sinq(v); });
+  const float r = correctly_rounded(
+      x, [](long double v) { return sinl(v); }, [](__float128 v) { return sinq(v); });
   return ftz ? ftz_f32(r) : r;
 }
 float cos_approx_f32(float x, bool ftz) {
   if (ftz) x = ftz_f32(x);
   if (std::isnan(x) || std::isinf(x)) return canonical_nan();
-  const float r = correctly_rounded(x, [](long double v) { return cosl(v); }, [](__float128 v) { return cosq(v); });
+  const float r = correctly_rounded(
+      x, [](long double v) { return cosl(v); }, [](__float128 v) { return cosq(v); });
   return ftz ? ftz_f32(r) : r;
 }
 float lg2_approx_f32(float x, bool ftz) {
@@ -231,13 +233,15 @@ float lg2_approx_f32(float x, bool ftz) {
   if (x == 0) return -INFINITY;
   if (std::isinf(x)) return INFINITY;
   if (x == 1.0f) return 0.0f;
-  return correctly_rounded(x, [](long double v) { return log2l(v); }, [](__float128 v) { return log2q(v); });
+  return correctly_rounded(
+      x, [](long double v) { return log2l(v); }, [](__float128 v) { return log2q(v); });
 }
 float tanh_approx_f32(float x) {
   if (std::isnan(x)) return canonical_nan();
   if (std::isinf(x)) return std::copysign(1.0f, x);
   if (x == 0) return x;
-  return correctly_rounded(x, [](long double v) { return tanhl(v); }, [](__float128 v) { return tanhq(v); });
+  return correctly_rounded(
+      x, [](long double v) { return tanhl(v); }, [](__float128 v) { return tanhq(v); });
 }
 float ex2_approx_f32(float x) {
   if (std::isnan(x)) return canonical_nan();
@@ -255,7 +259,8 @@ float rsqrt_approx_f32(float x) {
   if (std::isnan(x) || x < 0) return canonical_nan();
   if (x == 0) return std::copysign(INFINITY, x);
   if (std::isinf(x)) return 0.0f;
-  return correctly_rounded(x, [](long double v) { return 1.0L / sqrtl(v); }, [](__float128 v) { return 1 / sqrtq(v); });
+  return correctly_rounded(
+      x, [](long double v) { return 1.0L / sqrtl(v); }, [](__float128 v) { return 1 / sqrtq(v); });
 }
 float sqrt_approx_f32(float x, bool ftz) {
   if (ftz) x = ftz_f32(x);

@@ -7,8 +7,8 @@
 #include "numerics/f16.hpp"
 
 #include <bit>
-#include <cmath>
 #include <cfloat>
+#include <cmath>
 #include <cstdint>
 
 #include "numerics/round_detail.hpp"
@@ -65,7 +65,7 @@ inline f16_t f32_to_f16(float x) {
   const std::uint32_t a = b & 0x7FFFFFFFu;
   if (a >= 0x7F800000u) return a > 0x7F800000u ? kF16CanonicalNaN : static_cast<f16_t>(sign | kInf);
   if (a >= 0x477FF000u) return static_cast<f16_t>(sign | kInf);  // >= 65520 = the midpoint of 65504 and 2^16 (ties to Inf)
-  if (a >= 0x38800000u) {                                         // >= 2^-14: a normal f16
+  if (a >= 0x38800000u) {                                        // >= 2^-14: a normal f16
     const std::uint32_t r = a + ((15u - 127u) << 23) + 0xFFFu + ((a >> 13) & 1u);  // + half - 1 + the kept lsb (ties to even)
     return static_cast<f16_t>(sign | (r >> 13));
   }
@@ -179,25 +179,14 @@ inline f16_t f16_neg(f16_t a) { return static_cast<f16_t>(a ^ kSign); }
 inline f16_t f16_abs(f16_t a) { return static_cast<f16_t>(a & ~kSign); }
 
 // .f16x2: the scalar operation per half (low half = bits 0..15).
-inline f16x2_t f16x2_add(f16x2_t a, f16x2_t b) {
-  return f16x2_pack(f16_add(f16x2_lo(a), f16x2_lo(b)), f16_add(f16x2_hi(a), f16x2_hi(b)));
-}
-inline f16x2_t f16x2_sub(f16x2_t a, f16x2_t b) {
-  return f16x2_pack(f16_sub(f16x2_lo(a), f16x2_lo(b)), f16_sub(f16x2_hi(a), f16x2_hi(b)));
-}
-inline f16x2_t f16x2_mul(f16x2_t a, f16x2_t b) {
-  return f16x2_pack(f16_mul(f16x2_lo(a), f16x2_lo(b)), f16_mul(f16x2_hi(a), f16x2_hi(b)));
-}
+inline f16x2_t f16x2_add(f16x2_t a, f16x2_t b) { return f16x2_pack(f16_add(f16x2_lo(a), f16x2_lo(b)), f16_add(f16x2_hi(a), f16x2_hi(b))); }
+inline f16x2_t f16x2_sub(f16x2_t a, f16x2_t b) { return f16x2_pack(f16_sub(f16x2_lo(a), f16x2_lo(b)), f16_sub(f16x2_hi(a), f16x2_hi(b))); }
+inline f16x2_t f16x2_mul(f16x2_t a, f16x2_t b) { return f16x2_pack(f16_mul(f16x2_lo(a), f16x2_lo(b)), f16_mul(f16x2_hi(a), f16x2_hi(b))); }
 inline f16x2_t f16x2_fma(f16x2_t a, f16x2_t b, f16x2_t c) {
-  return f16x2_pack(f16_fma(f16x2_lo(a), f16x2_lo(b), f16x2_lo(c)),
-                    f16_fma(f16x2_hi(a), f16x2_hi(b), f16x2_hi(c)));
+  return f16x2_pack(f16_fma(f16x2_lo(a), f16x2_lo(b), f16x2_lo(c)), f16_fma(f16x2_hi(a), f16x2_hi(b), f16x2_hi(c)));
 }
-inline f16x2_t f16x2_max(f16x2_t a, f16x2_t b) {
-  return f16x2_pack(f16_max(f16x2_lo(a), f16x2_lo(b)), f16_max(f16x2_hi(a), f16x2_hi(b)));
-}
-inline f16x2_t f16x2_min(f16x2_t a, f16x2_t b) {
-  return f16x2_pack(f16_min(f16x2_lo(a), f16x2_lo(b)), f16_min(f16x2_hi(a), f16x2_hi(b)));
-}
+inline f16x2_t f16x2_max(f16x2_t a, f16x2_t b) { return f16x2_pack(f16_max(f16x2_lo(a), f16x2_lo(b)), f16_max(f16x2_hi(a), f16x2_hi(b))); }
+inline f16x2_t f16x2_min(f16x2_t a, f16x2_t b) { return f16x2_pack(f16_min(f16x2_lo(a), f16x2_lo(b)), f16_min(f16x2_hi(a), f16x2_hi(b))); }
 inline f16x2_t f16x2_neg(f16x2_t a) { return a ^ 0x80008000u; }
 inline f16x2_t f16x2_abs(f16x2_t a) { return a & 0x7FFF7FFFu; }
 }  // namespace fast
@@ -225,7 +214,7 @@ f16x2_t f16x2_min(f16x2_t a, f16x2_t b) { return fast::f16x2_min(a, b); }
 f16x2_t f16x2_neg(f16x2_t a) { return fast::f16x2_neg(a); }
 f16_t f16_relu(f16_t a) { return fast::f16_is_nan(a) ? kF16CanonicalNaN : (a & kSign) ? static_cast<f16_t>(0) : a; }
 f16_t f16_sat(f16_t a) {
-  if (fast::f16_is_nan(a) || (a & kSign)) return 0;  // NaN, negative values and -0
+  if (fast::f16_is_nan(a) || (a & kSign)) return 0;    // NaN, negative values and -0
   return a > 0x3C00 ? static_cast<f16_t>(0x3C00) : a;  // above 1.0 (Inf included) -> 1.0
 }
 f16x2_t f16x2_relu(f16x2_t a) { return f16x2_pack(f16_relu(f16x2_lo(a)), f16_relu(f16x2_hi(a))); }

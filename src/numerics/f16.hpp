@@ -9,10 +9,10 @@ namespace enc5 {
 inline constexpr f16_t kF16CanonicalNaN = 0x7FFF;
 
 // Conversions
-float f16_to_f32(f16_t h);            // cvt.f32.f16 (exact)
-double f16_to_f64(f16_t h);           // exact
-f16_t f32_to_f16(float x);            // cvt.rn.f16.f32
-f16_t f64_to_f16(double x);           // cvt.rn.f16.f64 (directly, not through f32)
+float f16_to_f32(f16_t h);   // cvt.f32.f16 (exact)
+double f16_to_f64(f16_t h);  // exact
+f16_t f32_to_f16(float x);   // cvt.rn.f16.f32
+f16_t f64_to_f16(double x);  // cvt.rn.f16.f64 (directly, not through f32)
 
 bool f16_is_nan(f16_t h);
 

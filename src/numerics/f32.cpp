@@ -47,8 +47,10 @@ T in_mode(Round r, F op) {
 
 template <class T>
 T canonical(T v) {
-  if constexpr (sizeof(T) == 4) return std::isnan(v) ? std::bit_cast<float>(kF32CanonicalNaN) : v;
-  else return std::isnan(v) ? std::bit_cast<double>(kF64CanonicalNaN) : v;
+  if constexpr (sizeof(T) == 4)
+    return std::isnan(v) ? std::bit_cast<float>(kF32CanonicalNaN) : v;
+  else
+    return std::isnan(v) ? std::bit_cast<double>(kF64CanonicalNaN) : v;
 }
 
 template <class T>
@@ -158,7 +160,7 @@ std::uint64_t f64_to_int(double v, Round r, int bits, bool is_signed) {
   if (std::isnan(v)) return 0;
   v = round_integral(v, r);
   if (is_signed) {
-    const double lim = std::ldexp(1.0, bits - 1);  // exact: a power of two
+    const double lim = std::ldexp(1.0, bits - 1);      // exact: a power of two
     if (v < -lim) return (1ull << (bits - 1)) & mask;  // the most negative value
     if (v >= lim) return ((1ull << (bits - 1)) - 1) & mask;
     return static_cast<std::uint64_t>(static_cast<std::int64_t>(v)) & mask;

@@ -18,8 +18,8 @@ inline constexpr std::uint64_t kF64CanonicalNaN = 0x7FFFFFFFFFFFFFFFull;
 
 float f32_canonical_nan();
 double f64_canonical_nan();
-float f32_flush(float x);   // .ftz: a subnormal becomes the zero of its sign
-float f32_sat(float x);     // .sat: clamp to [+0, 1]; NaN -> +0
+float f32_flush(float x);  // .ftz: a subnormal becomes the zero of its sign
+float f32_sat(float x);    // .sat: clamp to [+0, 1]; NaN -> +0
 double f64_sat(double x);
 
 // add/sub/mul/fma/div/sqrt/rcp (.rn/.rz/.rm/.rp). A NaN result is canonical.
@@ -29,7 +29,7 @@ float f32_mul(float a, float b, Round r);
 float f32_fma(float a, float b, float c, Round r);  // a*b+c, one rounding
 float f32_div(float a, float b, Round r);
 float f32_sqrt(float a, Round r);
-float f32_rcp(float a, Round r);                     // 1/a correctly rounded (rcp.rnd.f32)
+float f32_rcp(float a, Round r);  // 1/a correctly rounded (rcp.rnd.f32)
 double f64_add(double a, double b, Round r);
 double f64_sub(double a, double b, Round r);
 double f64_mul(double a, double b, Round r);

@@ -40,8 +40,10 @@ std::uint8_t f16_to_e5m2(f16_t h, const Profile& p) {
   // Every f16 is a binary32 exactly, so rounding its value once is the f16 -> e5m2 conversion.
   const std::uint32_t e = (h >> 10) & 0x1F, f = h & 0x3FF;
   float v;
-  if (e == 0x1F) v = f ? std::bit_cast<float>(0x7FC00000u) : INFINITY;
-  else v = e == 0 ? std::ldexp(static_cast<float>(f), -24) : std::ldexp(static_cast<float>(f | 0x400), static_cast<int>(e) - 25);
+  if (e == 0x1F)
+    v = f ? std::bit_cast<float>(0x7FC00000u) : INFINITY;
+  else
+    v = e == 0 ? std::ldexp(static_cast<float>(f), -24) : std::ldexp(static_cast<float>(f | 0x400), static_cast<int>(e) - 25);
   if (h & 0x8000) v = -v;
   return f32_to_e5m2(v, p);
 }

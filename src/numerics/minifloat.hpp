@@ -11,12 +11,12 @@
 
 namespace enc5 {
 
-std::uint8_t f32_to_e4m3(float x, const Profile& p);   // cvt.rn.satfinite.e4m3x2.f32, one byte
-std::uint8_t f32_to_e5m2(float x, const Profile& p);   // cvt.rn.satfinite.e5m2x2.f32, one byte
-std::uint8_t f16_to_e5m2(f16_t h, const Profile& p);   // cvt.rn.satfinite.e5m2x2.f16x2, one byte
-f16_t e5m2_to_f16(std::uint8_t c);                      // cvt.rn.f16x2.e5m2x2, one byte: exact
-std::uint16_t f32_to_bf16(float x);                     // cvt.rn.bf16.f32
-float bf16_to_f32(std::uint16_t b);                     // cvt.f32.bf16 (exact)
+std::uint8_t f32_to_e4m3(float x, const Profile& p);  // cvt.rn.satfinite.e4m3x2.f32, one byte
+std::uint8_t f32_to_e5m2(float x, const Profile& p);  // cvt.rn.satfinite.e5m2x2.f32, one byte
+std::uint8_t f16_to_e5m2(f16_t h, const Profile& p);  // cvt.rn.satfinite.e5m2x2.f16x2, one byte
+f16_t e5m2_to_f16(std::uint8_t c);                    // cvt.rn.f16x2.e5m2x2, one byte: exact
+std::uint16_t f32_to_bf16(float x);                   // cvt.rn.bf16.f32
+float bf16_to_f32(std::uint16_t b);                   // cvt.f32.bf16 (exact)
 std::uint16_t bf16_relu(std::uint16_t b);
 // bf16 arithmetic (add/sub/mul.rn.bf16, min/max/neg/abs.bf16; PTX ISA half arithmetic): one RNE
 // rounding per result, subnormals kept, NaN results 0x7FFF; min/max as the f16 ones (one NaN -> the
@@ -30,6 +30,6 @@ std::uint32_t bf16x2_add(std::uint32_t a, std::uint32_t b);
 std::uint32_t bf16x2_sub(std::uint32_t a, std::uint32_t b);
 std::uint32_t bf16x2_mul(std::uint32_t a, std::uint32_t b);
 std::uint32_t bf16x2_min(std::uint32_t a, std::uint32_t b);
-std::uint32_t bf16x2_max(std::uint32_t a, std::uint32_t b);               // .relu: negative (-0 too) -> +0, NaN -> 0x7FFF (as f16_relu)
+std::uint32_t bf16x2_max(std::uint32_t a, std::uint32_t b);  // .relu: negative (-0 too) -> +0, NaN -> 0x7FFF (as f16_relu)
 
 }  // namespace enc5

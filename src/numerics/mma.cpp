@@ -47,10 +47,10 @@ bool e4m3_code_is_neg(e4m3_t c) { return (c & 0x80) != 0; }
 
 // What the accumulation needs of an e4m3 code, precomputed for all 256 codes.
 struct E4m3Entry {
-  std::int32_t units9;  // signed value in units of 2^-9 (0 for the NaN codes)
-  std::int8_t ada_e;    // numerics.md `ada`: e(x) = max(floor(log2|x|), -6)
-  std::int8_t hopper_e; // numerics.md `hopper`: e(x) = floor(log2|x|) of the f16 operand (exact)
-  bool nan;             // 0x7F / 0xFF (numerics.md "Formats")
+  std::int32_t units9;   // signed value in units of 2^-9 (0 for the NaN codes)
+  std::int8_t ada_e;     // numerics.md `ada`: e(x) = max(floor(log2|x|), -6)
+  std::int8_t hopper_e;  // numerics.md `hopper`: e(x) = floor(log2|x|) of the f16 operand (exact)
+  bool nan;              // 0x7F / 0xFF (numerics.md "Formats")
 };
 
 constexpr std::array<E4m3Entry, 256> make_e4m3_table() {
@@ -145,9 +145,7 @@ std::int64_t f32_rne_units(std::int64_t v) {
 // ---- the four accumulation models -------------------------------------------------------------
 
 // A product in units: (x 2^-9)(y 2^-9) = xy 2^-18 = xy 2^6 units.
-std::int64_t product_units(e4m3_t a, e4m3_t b) {
-  return static_cast<std::int64_t>(kE4m3[a].units9) * kE4m3[b].units9 * 64;
-}
+std::int64_t product_units(e4m3_t a, e4m3_t b) { return static_cast<std::int64_t>(kE4m3[a].units9) * kE4m3[b].units9 * 64; }
 
 // A product's zero sign, for the zero-sign rule: the IEEE sign of a*b is sign(a) xor sign(b).
 bool product_is_negative_zero(e4m3_t a, e4m3_t b) {
@@ -201,7 +199,7 @@ f16_t ada_half(const e4m3_t* a, const e4m3_t* b, f16_t acc, MmaOverflow overflow
 }
 
 f16_t mma_dot_ada(const e4m3_t a[32], const e4m3_t b[32], f16_t c, MmaOverflow overflow) {
-  const f16_t first = ada_half(a, b, c, overflow);  // k = 0..15 (ISA order), then f16 rounding
+  const f16_t first = ada_half(a, b, c, overflow);   // k = 0..15 (ISA order), then f16 rounding
   return ada_half(a + 16, b + 16, first, overflow);  // k = 16..31 on top of the rounded first half
 }
 
@@ -310,18 +308,10 @@ f16_t mma_dot_finite_codes(const Profile& p, const e4m3_t a[32], const e4m3_t b[
   const MmaCorners& k = p.corners;
   f16_t d = kCanonicalNaN;
   switch (p.mma) {
-    case MmaAccumulation::ada_truncated_halves:
-      d = mma_dot_ada(a, b, c, k.overflow);
-      break;
-    case MmaAccumulation::exact_sum_f32_then_f16:
-      d = mma_dot_zluda(a, b, c, k.overflow);
-      break;
-    case MmaAccumulation::hopper_two_hmma:
-      d = mma_dot_hopper(a, b, c, k.overflow);
-      break;
-    case MmaAccumulation::blackwell_fused_sum:
-      d = mma_dot_blackwell(a, b, c, k.overflow);
-      break;
+    case MmaAccumulation::ada_truncated_halves: d = mma_dot_ada(a, b, c, k.overflow); break;
+    case MmaAccumulation::exact_sum_f32_then_f16: d = mma_dot_zluda(a, b, c, k.overflow); break;
+    case MmaAccumulation::hopper_two_hmma: d = mma_dot_hopper(a, b, c, k.overflow); break;
+    case MmaAccumulation::blackwell_fused_sum: d = mma_dot_blackwell(a, b, c, k.overflow); break;
   }
   // mma-zero-sign `plus`: a final map is the same as +0 at every inner rounding, because an inner
   // -0 can only lead to a final -0 or to the same nonzero / cancelled (+0) result.
@@ -369,8 +359,8 @@ MmaC mma_m16n8k32(const Profile& p, const MmaA& a, const MmaB& b, const MmaC& c)
     }
     for (int m = 0; m < 16; ++m) {
       const f16_t cv = c.v[m][n];
-      d.v[m][n] = (col_nan || row_nan[m] || f16_parts(cv).cls == F16Class::nan) ? kCanonicalNaN
-                                                                                : mma_dot_finite_codes(p, a.v[m], column, cv);
+      d.v[m][n] =
+          (col_nan || row_nan[m] || f16_parts(cv).cls == F16Class::nan) ? kCanonicalNaN : mma_dot_finite_codes(p, a.v[m], column, cv);
     }
   }
   return d;

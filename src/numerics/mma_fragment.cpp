@@ -8,8 +8,8 @@ namespace enc5::mma_fragment {
 
 void check_index(int v, int lo, int hi_exclusive, const char* what) {
   if (v < lo || v >= hi_exclusive)
-    throw std::out_of_range(std::string("fragment: ") + what + " = " + std::to_string(v) + " is outside [" +
-                            std::to_string(lo) + ", " + std::to_string(hi_exclusive) + ")");
+    throw std::out_of_range(std::string("fragment: ") + what + " = " + std::to_string(v) + " is outside [" + std::to_string(lo) + ", " +
+                            std::to_string(hi_exclusive) + ")");
 }
 
 RowK a_element_isa(int lane, int reg, int byte) {

@@ -18,9 +18,18 @@ ENC5_HD constexpr int isa_k(int t, int j, int h) { return 4 * t + j + 16 * h; }
 // selects row g+8); the same holds for the C/D register index.
 ENC5_HD constexpr int a_row(int g, int reg) { return g + 8 * (reg & 1); }
 
-struct RowK { int row; int k; };   // an A element
-struct KCol { int k; int col; };   // a B element
-struct RowCol { int row; int col; };  // a C/D element
+struct RowK {
+  int row;
+  int k;
+};  // an A element
+struct KCol {
+  int k;
+  int col;
+};  // a B element
+struct RowCol {
+  int row;
+  int col;
+};  // a C/D element
 
 // Every argument is range-checked (std::out_of_range): a wrong index would silently permute a
 // whole layer.

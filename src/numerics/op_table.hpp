@@ -21,7 +21,7 @@ struct NamedOp {
   std::string_view ptx;   // PTX name without .sync.aligned ("" = not a single instruction)
   std::string_view name;  // Python's short name
   Fn fn;
-  std::string_view doc;   // operand note for `enc5 eval --help` ("" = the default for its kind)
+  std::string_view doc;  // operand note for `enc5 eval --help` ("" = the default for its kind)
 };
 
 using F16UnaryFn = f16_t (*)(f16_t);
@@ -36,7 +36,10 @@ inline constexpr NamedOp<F16BinaryFn> kF16BinaryOps[] = {
     {"max.f16", "max", f16_max, ""},    {"min.f16", "min", f16_min, ""},
 };
 inline constexpr NamedOp<F16UnaryFn> kF16UnaryOps[] = {
-    {"neg.f16", "neg", f16_neg, ""}, {"abs.f16", "abs", f16_abs, ""}, {"", "rcp", rcp_f16, ""}, {"", "rsqrt", rsqrt_f16, ""},
+    {"neg.f16", "neg", f16_neg, ""},
+    {"abs.f16", "abs", f16_abs, ""},
+    {"", "rcp", rcp_f16, ""},
+    {"", "rsqrt", rsqrt_f16, ""},
 };
 inline constexpr NamedOp<F16x2BinaryFn> kF16x2BinaryOps[] = {
     {"add.rn.f16x2", "add", f16x2_add, ""}, {"sub.rn.f16x2", "sub", f16x2_sub, ""}, {"mul.rn.f16x2", "mul", f16x2_mul, ""},

@@ -40,10 +40,22 @@ ShflSource shfl_source(ShflKind kind, unsigned lane, std::uint32_t b, std::uint3
   int j = l;
   bool valid = false;
   switch (kind) {
-    case ShflKind::up: j = l - bval; valid = j >= max_lane; break;
-    case ShflKind::down: j = l + bval; valid = j <= max_lane; break;
-    case ShflKind::bfly: j = l ^ bval; valid = j <= max_lane; break;
-    case ShflKind::idx: j = min_lane | (bval & ~segmask); valid = j <= max_lane; break;
+    case ShflKind::up:
+      j = l - bval;
+      valid = j >= max_lane;
+      break;
+    case ShflKind::down:
+      j = l + bval;
+      valid = j <= max_lane;
+      break;
+    case ShflKind::bfly:
+      j = l ^ bval;
+      valid = j <= max_lane;
+      break;
+    case ShflKind::idx:
+      j = min_lane | (bval & ~segmask);
+      valid = j <= max_lane;
+      break;
   }
   if (!valid) j = l;
   return {static_cast<unsigned>(j), valid};

@@ -14,14 +14,14 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/mma_tile.hpp"
+#include "engine/simd.hpp"
 #include "model/texture_surface.hpp"
 #include "numerics/approx.hpp"
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
 #include "numerics/f32.hpp"
 #include "numerics/minifloat.hpp"
-#include "engine/mma_tile.hpp"
-#include "engine/simd.hpp"
 #include "numerics/mma.hpp"
 #include "numerics/warp.hpp"
 #include "ptx/ir.hpp"
@@ -84,9 +84,12 @@ inline float ftz(float x, bool on) { return on ? f32_flush(x) : x; }
 // The rounding direction of an f32/f64 instruction or cvt (.rni etc. round to integral values).
 inline Round round_of(Rnd r) {
   switch (r) {
-    case Rnd::rz: case Rnd::rzi: return Round::rz;
-    case Rnd::rm: case Rnd::rmi: return Round::rm;
-    case Rnd::rp: case Rnd::rpi: return Round::rp;
+    case Rnd::rz:
+    case Rnd::rzi: return Round::rz;
+    case Rnd::rm:
+    case Rnd::rmi: return Round::rm;
+    case Rnd::rp:
+    case Rnd::rpi: return Round::rp;
     default: return Round::rn;
   }
 }
@@ -131,10 +134,14 @@ bool compare(Cmp cmp, Type t, std::uint64_t a, std::uint64_t b, bool ftz_on, int
   switch (cmp) {
     case Cmp::eq: return xu == yu;
     case Cmp::ne: return xu != yu;
-    case Cmp::lt: case Cmp::lo: return use_signed ? xs < ys : xu < yu;
-    case Cmp::le: case Cmp::ls: return use_signed ? xs <= ys : xu <= yu;
-    case Cmp::gt: case Cmp::hi: return use_signed ? xs > ys : xu > yu;
-    case Cmp::ge: case Cmp::hs: return use_signed ? xs >= ys : xu >= yu;
+    case Cmp::lt:
+    case Cmp::lo: return use_signed ? xs < ys : xu < yu;
+    case Cmp::le:
+    case Cmp::ls: return use_signed ? xs <= ys : xu <= yu;
+    case Cmp::gt:
+    case Cmp::hi: return use_signed ? xs > ys : xu > yu;
+    case Cmp::ge:
+    case Cmp::hs: return use_signed ? xs >= ys : xu >= yu;
     default: return false;  // unordered comparisons on an integer type: rejected by the decoder
   }
 }
@@ -169,7 +176,8 @@ U atomic_new(U old, AtomOp op, Type t, U b, U c) {
   const int wd = static_cast<int>(sizeof(U) * 8);
   switch (op) {
     case AtomOp::add:
-      if (t == Type::f32) return static_cast<U>(std::bit_cast<std::uint32_t>(f32_flush(f32_add(f32_flush(f32(old)), f32_flush(f32(b)), Round::rn))));
+      if (t == Type::f32)
+        return static_cast<U>(std::bit_cast<std::uint32_t>(f32_flush(f32_add(f32_flush(f32(old)), f32_flush(f32(b)), Round::rn))));
       if (t == Type::f64) return static_cast<U>(std::bit_cast<std::uint64_t>(f64_add(f64(old), f64(b), Round::rn)));
       return static_cast<U>(old + b);
     case AtomOp::min: return sg ? (sext(old, wd) <= sext(b, wd) ? old : b) : std::min(old, b);
@@ -188,8 +196,7 @@ template <class U>
 std::uint64_t atomic_rmw(std::uint8_t* p, AtomOp op, Type t, std::uint64_t b, std::uint64_t c) {
   std::atomic_ref<U> ref(*reinterpret_cast<U*>(p));  // aligned: resolve() checked it
   U old = ref.load(std::memory_order_relaxed);
-  while (!ref.compare_exchange_weak(old, atomic_new<U>(old, op, t, static_cast<U>(b), static_cast<U>(c)), std::memory_order_acq_rel)) {
-  }
+  while (!ref.compare_exchange_weak(old, atomic_new<U>(old, op, t, static_cast<U>(b), static_cast<U>(c)), std::memory_order_acq_rel)) {}
   return old;
 }
 
@@ -198,11 +205,11 @@ struct Frame {  // one SIMT stack entry
 };
 
 struct Warp {
-  std::vector<std::uint64_t> r;   // [reg][lane]
-  std::vector<std::uint32_t> p;   // predicate lane masks
+  std::vector<std::uint64_t> r;  // [reg][lane]
+  std::vector<std::uint32_t> p;  // predicate lane masks
   std::vector<Frame> stack;
-  std::uint32_t exited = 0;       // lanes that ran exit (or do not exist)
-  std::uint32_t carry = 0;        // .cc carry flag per lane
+  std::uint32_t exited = 0;  // lanes that ran exit (or do not exist)
+  std::uint32_t carry = 0;   // .cc carry flag per lane
   // barrier: at a whole-CTA barrier; partial: at barrier wait_bar with a thread count (bar.sync a, b).
   enum State { running, barrier, partial, done } state = running;
   std::uint32_t wait_bar = 0;
@@ -226,7 +233,7 @@ struct Shared {
   Dim3 grid, block;
   std::uint32_t shared_bytes;
   std::uint32_t nwarps;
-  std::vector<std::uint32_t> trace_regs;   // register (or predicate | kPredNeg marker) indices
+  std::vector<std::uint32_t> trace_regs;  // register (or predicate | kPredNeg marker) indices
   std::vector<std::uint32_t> trace_widths;
   std::vector<char> trace_is_pred;
   std::atomic<std::uint64_t>* launch_work = nullptr;  // work units of the launch so far (all CTAs)
@@ -277,12 +284,23 @@ class Cta {
         set(kTidX, t % s_.block.x);
         set(kTidY, (t / s_.block.x) % s_.block.y);
         set(kTidZ, t / (s_.block.x * s_.block.y));
-        set(kNtidX, s_.block.x); set(kNtidY, s_.block.y); set(kNtidZ, s_.block.z);
-        set(kCtaidX, cta.x); set(kCtaidY, cta.y); set(kCtaidZ, cta.z);
-        set(kNctaidX, s_.grid.x); set(kNctaidY, s_.grid.y); set(kNctaidZ, s_.grid.z);
-        set(kLaneid, l); set(kWarpid, wi); set(kNwarpid, s_.nwarps);
-        set(kLanemaskEq, 1ull << l); set(kLanemaskLt, (1ull << l) - 1); set(kLanemaskLe, (2ull << l) - 1);
-        set(kLanemaskGt, trunc(~((2ull << l) - 1), 32)); set(kLanemaskGe, trunc(~((1ull << l) - 1), 32));
+        set(kNtidX, s_.block.x);
+        set(kNtidY, s_.block.y);
+        set(kNtidZ, s_.block.z);
+        set(kCtaidX, cta.x);
+        set(kCtaidY, cta.y);
+        set(kCtaidZ, cta.z);
+        set(kNctaidX, s_.grid.x);
+        set(kNctaidY, s_.grid.y);
+        set(kNctaidZ, s_.grid.z);
+        set(kLaneid, l);
+        set(kWarpid, wi);
+        set(kNwarpid, s_.nwarps);
+        set(kLanemaskEq, 1ull << l);
+        set(kLanemaskLt, (1ull << l) - 1);
+        set(kLanemaskLe, (2ull << l) - 1);
+        set(kLanemaskGt, trunc(~((2ull << l) - 1), 32));
+        set(kLanemaskGe, trunc(~((1ull << l) - 1), 32));
       }
       for (const auto& [reg, v] : s_.f.constants)
         for (int l = 0; l < 32; ++l) w.r[reg * 32 + l] = v;
@@ -343,8 +361,9 @@ class Cta {
     pending_work_ = 0;
     const std::uint64_t max = s_.opt.max_launch_instructions;
     if (total > max)
-      throw PtxError(s_.m.filename + ": the launch executed more than " + std::to_string(max) + " instructions in all its warps (an mma.sync counting " +
-                     std::to_string(kMmaWork) + "); raise the bound with --max-launch-instructions (RunOptions::max_launch_instructions)");
+      throw PtxError(s_.m.filename + ": the launch executed more than " + std::to_string(max) +
+                     " instructions in all its warps (an mma.sync counting " + std::to_string(kMmaWork) +
+                     "); raise the bound with --max-launch-instructions (RunOptions::max_launch_instructions)");
   }
   std::uint32_t wi_ = 0;
   const Inst* in_ = nullptr;
@@ -405,17 +424,26 @@ class Cta {
     }
     if (sp == Space::generic) {
       switch (addr & kWindowMask) {
-        case kSharedWindow: sp = Space::shared; addr -= kSharedWindow; break;
-        case kLocalWindow: sp = Space::local; addr -= kLocalWindow; break;
+        case kSharedWindow:
+          sp = Space::shared;
+          addr -= kSharedWindow;
+          break;
+        case kLocalWindow:
+          sp = Space::local;
+          addr -= kLocalWindow;
+          break;
         case kParamWindow: sp = Space::param; break;
-        case kConstWindow: sp = Space::constant; addr -= kConstWindow; break;
+        case kConstWindow:
+          sp = Space::constant;
+          addr -= kConstWindow;
+          break;
         default: sp = Space::global; break;
       }
     }
     auto oob = [&](const char* space, std::uint64_t limit, const std::string& what) {
       std::ostringstream o;
-      o << "out-of-bounds " << space << (write ? " store" : " load") << " of " << size << " bytes at 0x" << std::hex << addr
-        << std::dec << " (" << what << " holds " << limit << " bytes)";
+      o << "out-of-bounds " << space << (write ? " store" : " load") << " of " << size << " bytes at 0x" << std::hex << addr << std::dec
+        << " (" << what << " holds " << limit << " bytes)";
       fail(o.str(), lane);
     };
     switch (sp) {
@@ -449,10 +477,15 @@ class Cta {
         bool writable = true;
         if (idx >= 1 && idx - 1 < s_.dev.allocs.size()) {
           const auto& a = s_.dev.allocs[idx - 1];
-          data = a.data; n = a.size; name = &a.name; writable = a.writable;
+          data = a.data;
+          n = a.size;
+          name = &a.name;
+          writable = a.writable;
         } else if (idx >= kModuleGlobalFirst + 1 && idx - 1 - kModuleGlobalFirst < s_.module_globals.size()) {
           auto& g = s_.module_globals[idx - 1 - kModuleGlobalFirst];
-          data = g.data(); n = g.size(); name = &s_.m.variables[idx - 1 - kModuleGlobalFirst].name;
+          data = g.data();
+          n = g.size();
+          name = &s_.m.variables[idx - 1 - kModuleGlobalFirst].name;
         } else {
           std::ostringstream o;
           o << "global " << (write ? "store" : "load") << " of " << size << " bytes at 0x" << std::hex << addr << std::dec
@@ -461,8 +494,8 @@ class Cta {
         }
         if (off > n || n - off < size) {
           std::ostringstream o;
-          o << "out-of-bounds global " << (write ? "store" : "load") << " of " << size << " bytes at offset " << off
-            << " of allocation '" << *name << "' (" << n << " bytes)";
+          o << "out-of-bounds global " << (write ? "store" : "load") << " of " << size << " bytes at offset " << off << " of allocation '"
+            << *name << "' (" << n << " bytes)";
           fail(o.str(), lane);
         }
         if (write && !writable) fail("store to the read-only allocation '" + *name + "'", lane);
@@ -524,8 +557,8 @@ class Cta {
   void exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
   void exec_cvt(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
   void exec_mem(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
-  void exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am,
-                            std::uint32_t live, RunStats& st);
+  void exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am, std::uint32_t live,
+                            RunStats& st);
 };
 
 #define LANES for (int l = 0; l < 32; ++l)
@@ -573,8 +606,14 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
       case Op::bra: {
         if (tr) record_trace(w, am);
         const std::uint32_t taken = am, not_taken = mask & ~am;
-        if (taken == 0) { fr.pc++; continue; }
-        if (not_taken == 0) { fr.pc = in.target; continue; }
+        if (taken == 0) {
+          fr.pc++;
+          continue;
+        }
+        if (not_taken == 0) {
+          fr.pc = in.target;
+          continue;
+        }
         // Divergence: this frame waits at the reconvergence point; both paths run on top of it.
         const std::uint32_t rpc = in.ipdom, next = fr.pc + 1, target = in.target;
         fr.pc = rpc;
@@ -591,13 +630,23 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
         continue;
       case Op::trap:
         // A guarded trap traps only where its guard holds (issue 18: `@%p trap`).
-        if (am == 0) { fr.pc++; continue; }
+        if (am == 0) {
+          fr.pc++;
+          continue;
+        }
         fail("trap executed (the kernel aborted)", std::countr_zero(am));
       case Op::bar: {
-        if (am == 0) { fr.pc++; continue; }
+        if (am == 0) {
+          fr.pc++;
+          continue;
+        }
         const std::uint32_t live = ~w.exited & kFull;
         if (am != live || w.stack.size() > 1)
-          fail("bar.sync on a divergent warp (active lanes 0x" + [&] { std::ostringstream o; o << std::hex << am; return o.str(); }() + ")");
+          fail("bar.sync on a divergent warp (active lanes 0x" + [&] {
+            std::ostringstream o;
+            o << std::hex << am;
+            return o.str();
+          }() + ")");
         const unsigned nregs = in.sub ? in.ns - 1u : in.ns;  // bar.red's last source is its predicate
         const std::uint32_t nthreads = s_.block.x * s_.block.y * s_.block.z, full = (nthreads + 31) / 32 * 32;
         const std::uint64_t n = nregs > 1 ? trunc(R(w, s[1])[std::countr_zero(am)], 32) : full;
@@ -640,38 +689,60 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
         w.state = Warp::barrier;
         return;
       }
-      default:
-        break;
+      default: break;
     }
     if (am != 0) {
       switch (in.op) {
-        case Op::ld: case Op::st: case Op::tex2d: case Op::sust2d: case Op::atom: case Op::cp_async:
-          exec_mem(w, in, d, s, am);
-          break;
-        case Op::mma: case Op::movmatrix: case Op::ldmatrix: case Op::stmatrix: case Op::shfl: case Op::vote: case Op::match: case Op::redux:
+        case Op::ld:
+        case Op::st:
+        case Op::tex2d:
+        case Op::sust2d:
+        case Op::atom:
+        case Op::cp_async: exec_mem(w, in, d, s, am); break;
+        case Op::mma:
+        case Op::movmatrix:
+        case Op::ldmatrix:
+        case Op::stmatrix:
+        case Op::shfl:
+        case Op::vote:
+        case Op::match:
+        case Op::redux:
         case Op::warpsync:
           if (am != 0) exec_warp_collective(w, in, d, s, am, mask, st);
           break;
-        case Op::fadd: case Op::fsub: case Op::fmul: case Op::ffma: case Op::fdiv: case Op::fabs: case Op::fneg:
-        case Op::fmin: case Op::fmax: case Op::fsqrt: case Op::frcp: case Op::frsqrt: case Op::fex2: case Op::fcopysign:
-        case Op::fsin: case Op::fcos: case Op::flg2: case Op::ftanh:
-        case Op::testp:
-          exec_float(w, in, d, s, am);
-          break;
-        case Op::cvt: case Op::cvt_pack_f16x2_f32: case Op::cvt_e4m3x2_f16x2: case Op::cvt_f16x2_e4m3x2: case Op::cvt_alt:
-          exec_cvt(w, in, d, s, am);
-          break;
-        case Op::membar: case Op::nop:
-          break;
+        case Op::fadd:
+        case Op::fsub:
+        case Op::fmul:
+        case Op::ffma:
+        case Op::fdiv:
+        case Op::fabs:
+        case Op::fneg:
+        case Op::fmin:
+        case Op::fmax:
+        case Op::fsqrt:
+        case Op::frcp:
+        case Op::frsqrt:
+        case Op::fex2:
+        case Op::fcopysign:
+        case Op::fsin:
+        case Op::fcos:
+        case Op::flg2:
+        case Op::ftanh:
+        case Op::testp: exec_float(w, in, d, s, am); break;
+        case Op::cvt:
+        case Op::cvt_pack_f16x2_f32:
+        case Op::cvt_e4m3x2_f16x2:
+        case Op::cvt_f16x2_e4m3x2:
+        case Op::cvt_alt: exec_cvt(w, in, d, s, am); break;
+        case Op::membar:
+        case Op::nop: break;
         case Op::activemask: {
           std::uint64_t v[32];
           LANES v[l] = mask;
           put(R(w, d[0]), v, am);
           break;
         }
-        default:
-          exec_alu(w, in, d, s, am);
-          break;
+        default: exec_alu(w, in, d, s, am); break;
       }
     }
     if (tr) record_trace(w, am);
@@ -713,19 +784,29 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
     case Op::pxor: put_pred(w, d[0], pred_value(w, s[0]) ^ pred_value(w, s[1]), am); return;
     case Op::add:
       if (in.flags & kSat) {
-        LANES { const std::int64_t x = sext(a[l], 32) + sext(b[l], 32); v[l] = trunc(static_cast<std::uint64_t>(std::clamp<std::int64_t>(x, INT32_MIN, INT32_MAX)), 32); }
+        LANES {
+          const std::int64_t x = sext(a[l], 32) + sext(b[l], 32);
+          v[l] = trunc(static_cast<std::uint64_t>(std::clamp<std::int64_t>(x, INT32_MIN, INT32_MAX)), 32);
+        }
       } else {
         LANES v[l] = trunc(a[l] + b[l], wd);
       }
       break;
     case Op::sub:
       if (in.flags & kSat) {
-        LANES { const std::int64_t x = sext(a[l], 32) - sext(b[l], 32); v[l] = trunc(static_cast<std::uint64_t>(std::clamp<std::int64_t>(x, INT32_MIN, INT32_MAX)), 32); }
+        LANES {
+          const std::int64_t x = sext(a[l], 32) - sext(b[l], 32);
+          v[l] = trunc(static_cast<std::uint64_t>(std::clamp<std::int64_t>(x, INT32_MIN, INT32_MAX)), 32);
+        }
       } else {
         LANES v[l] = trunc(a[l] - b[l], wd);
       }
       break;
-    case Op::add_cc: case Op::addc: case Op::sub_cc: case Op::subc: case Op::mad_cc: {
+    case Op::add_cc:
+    case Op::addc:
+    case Op::sub_cc:
+    case Op::subc:
+    case Op::mad_cc: {
       // The carry family (PTX ISA 9.7.2). CC.CF is the carry out of a binary addition; a
       // subtraction is a + ~b + carry-in (carry-in 1 for sub.cc, CC.CF for subc), so after a
       // borrow CC.CF = 0: carry = not borrow, as NVIDIA GPUs do and as multi-word subtraction
@@ -774,16 +855,19 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
       }
       break;
     case Op::mad_wide:
-      LANES v[l] = trunc((sg ? static_cast<std::uint64_t>(sext(a[l], wd) * sext(b[l], wd)) : trunc(a[l], wd) * trunc(b[l], wd)) + c[l], 2 * wd);
+      LANES v[l] =
+          trunc((sg ? static_cast<std::uint64_t>(sext(a[l], wd) * sext(b[l], wd)) : trunc(a[l], wd) * trunc(b[l], wd)) + c[l], 2 * wd);
       break;
-    case Op::mul24_lo: case Op::mad24_lo:
+    case Op::mul24_lo:
+    case Op::mad24_lo:
       LANES {
         const std::uint64_t x = sg ? static_cast<std::uint64_t>(sext(a[l], 24)) : trunc(a[l], 24);
         const std::uint64_t y = sg ? static_cast<std::uint64_t>(sext(b[l], 24)) : trunc(b[l], 24);
         v[l] = trunc(x * y + (in.op == Op::mad24_lo ? c[l] : 0), 32);
       }
       break;
-    case Op::mul24_hi: case Op::mad24_hi:
+    case Op::mul24_hi:
+    case Op::mad24_hi:
       LANES {
         const std::int64_t x = sg ? sext(a[l], 24) : static_cast<std::int64_t>(trunc(a[l], 24));
         const std::int64_t y = sg ? sext(b[l], 24) : static_cast<std::int64_t>(trunc(b[l], 24));
@@ -807,7 +891,10 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
         std::uint64_t mask0 = trunc(~0ull << a1, 32);
         bool overflow = sum >= 32;
         if (in.sub) {  // .clamp
-          if (pa >= 32) { overflow = true; mask0 = 0; }
+          if (pa >= 32) {
+            overflow = true;
+            mask0 = 0;
+          }
           if (pb >= 32) overflow = true;
         }
         const std::uint64_t mask1 = overflow ? 0 : (b1 == 0 ? 0xFFFFFFFFull : trunc(~0ull << sum, 32));
@@ -825,7 +912,8 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
         v[l] = (x & ~mask & 0xFFFFFFFFull) | (sign ? mask : 0);
       }
       break;
-    case Op::dp4a: case Op::dp2a: {
+    case Op::dp4a:
+    case Op::dp2a: {
       const bool sa = type_is_signed(in.t), sb = type_is_signed(in.t2);
       LANES {
         std::int64_t acc = sa || sb ? sext(c[l], 32) : static_cast<std::int64_t>(trunc(c[l], 32));
@@ -860,21 +948,31 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
     }
     case Op::sad:
       LANES {
-        const std::uint64_t diff = sg ? static_cast<std::uint64_t>(sext(a[l], wd) > sext(b[l], wd) ? sext(a[l], wd) - sext(b[l], wd) : sext(b[l], wd) - sext(a[l], wd))
-                                      : (trunc(a[l], wd) > trunc(b[l], wd) ? trunc(a[l], wd) - trunc(b[l], wd) : trunc(b[l], wd) - trunc(a[l], wd));
+        const std::uint64_t diff =
+            sg ? static_cast<std::uint64_t>(sext(a[l], wd) > sext(b[l], wd) ? sext(a[l], wd) - sext(b[l], wd)
+                                                                            : sext(b[l], wd) - sext(a[l], wd))
+               : (trunc(a[l], wd) > trunc(b[l], wd) ? trunc(a[l], wd) - trunc(b[l], wd) : trunc(b[l], wd) - trunc(a[l], wd));
         v[l] = trunc(c[l] + diff, wd);
       }
       break;
-    case Op::div: case Op::rem:
+    case Op::div:
+    case Op::rem:
       // Division by zero is unspecified in PTX: enc5 gives all ones (quotient) and the dividend
       // (remainder); the most negative value / -1 gives itself (remainder 0). docs/ptx.md.
       LANES {
         if (sg) {
           const std::int64_t x = sext(a[l], wd), y = sext(b[l], wd);
           std::int64_t q, r;
-          if (y == 0) { q = -1; r = x; }
-          else if (y == -1) { q = static_cast<std::int64_t>(0ull - static_cast<std::uint64_t>(x)); r = 0; }
-          else { q = x / y; r = x % y; }
+          if (y == 0) {
+            q = -1;
+            r = x;
+          } else if (y == -1) {
+            q = static_cast<std::int64_t>(0ull - static_cast<std::uint64_t>(x));
+            r = 0;
+          } else {
+            q = x / y;
+            r = x % y;
+          }
           v[l] = trunc(static_cast<std::uint64_t>(in.op == Op::div ? q : r), wd);
         } else {
           const std::uint64_t x = trunc(a[l], wd), y = trunc(b[l], wd);
@@ -882,15 +980,26 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
         }
       }
       break;
-    case Op::abs: LANES { const std::int64_t x = sext(a[l], wd); v[l] = trunc(x < 0 ? 0ull - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x), wd); } break;
+    case Op::abs:
+      LANES {
+        const std::int64_t x = sext(a[l], wd);
+        v[l] = trunc(x < 0 ? 0ull - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x), wd);
+      }
+      break;
     case Op::neg: LANES v[l] = trunc(0ull - a[l], wd); break;
     case Op::min:
-      if (sg) { LANES v[l] = trunc(static_cast<std::uint64_t>(std::min(sext(a[l], wd), sext(b[l], wd))), wd); }
-      else { LANES v[l] = std::min(trunc(a[l], wd), trunc(b[l], wd)); }
+      if (sg) {
+        LANES v[l] = trunc(static_cast<std::uint64_t>(std::min(sext(a[l], wd), sext(b[l], wd))), wd);
+      } else {
+        LANES v[l] = std::min(trunc(a[l], wd), trunc(b[l], wd));
+      }
       break;
     case Op::max:
-      if (sg) { LANES v[l] = trunc(static_cast<std::uint64_t>(std::max(sext(a[l], wd), sext(b[l], wd))), wd); }
-      else { LANES v[l] = std::max(trunc(a[l], wd), trunc(b[l], wd)); }
+      if (sg) {
+        LANES v[l] = trunc(static_cast<std::uint64_t>(std::max(sext(a[l], wd), sext(b[l], wd))), wd);
+      } else {
+        LANES v[l] = std::max(trunc(a[l], wd), trunc(b[l], wd));
+      }
       break;
     case Op::popc: LANES v[l] = static_cast<std::uint64_t>(std::popcount(trunc(a[l], wd))); break;
     case Op::clz: LANES v[l] = static_cast<std::uint64_t>(std::countl_zero(trunc(a[l], wd)) - (64 - wd)); break;
@@ -905,7 +1014,10 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
       LANES {
         std::uint64_t x = trunc(a[l], wd);
         if (sg && (x >> (wd - 1)) & 1) x = trunc(~x, wd);
-        if (x == 0) { v[l] = 0xFFFFFFFFu; continue; }
+        if (x == 0) {
+          v[l] = 0xFFFFFFFFu;
+          continue;
+        }
         const int pos = 63 - std::countl_zero(x);
         v[l] = static_cast<std::uint64_t>(in.sub ? wd - 1 - pos : pos);
       }
@@ -915,18 +1027,26 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
     case Op::xor_: LANES v[l] = trunc(a[l] ^ b[l], wd); break;
     case Op::not_: LANES v[l] = trunc(~a[l], wd); break;
     case Op::cnot: LANES v[l] = trunc(a[l], wd) == 0 ? 1 : 0; break;
-    case Op::shl: LANES { const std::uint64_t n = trunc(b[l], 32); v[l] = n >= static_cast<std::uint64_t>(wd) ? 0 : trunc(a[l] << n, wd); } break;
+    case Op::shl:
+      LANES {
+        const std::uint64_t n = trunc(b[l], 32);
+        v[l] = n >= static_cast<std::uint64_t>(wd) ? 0 : trunc(a[l] << n, wd);
+      }
+      break;
     case Op::shr:
       LANES {
         const std::uint64_t n = std::min<std::uint64_t>(trunc(b[l], 32), static_cast<std::uint64_t>(wd));
-        if (sg) v[l] = trunc(static_cast<std::uint64_t>(sext(a[l], wd) >> std::min<std::uint64_t>(n, 63)), wd);
-        else v[l] = n >= static_cast<std::uint64_t>(wd) ? 0 : trunc(a[l], wd) >> n;
+        if (sg)
+          v[l] = trunc(static_cast<std::uint64_t>(sext(a[l], wd) >> std::min<std::uint64_t>(n, 63)), wd);
+        else
+          v[l] = n >= static_cast<std::uint64_t>(wd) ? 0 : trunc(a[l], wd) >> n;
       }
       break;
     case Op::lop3: {
       const unsigned lut = static_cast<unsigned>(in.imm);
       LANES {
-        const std::uint32_t x = static_cast<std::uint32_t>(a[l]), y = static_cast<std::uint32_t>(b[l]), z = static_cast<std::uint32_t>(c[l]);
+        const std::uint32_t x = static_cast<std::uint32_t>(a[l]), y = static_cast<std::uint32_t>(b[l]),
+                            z = static_cast<std::uint32_t>(c[l]);
         std::uint32_t r = 0;
         for (unsigned k = 0; k < 8; ++k)
           if ((lut >> k) & 1) r |= ((k & 4) ? x : ~x) & ((k & 2) ? y : ~y) & ((k & 1) ? z : ~z);
@@ -1010,9 +1130,18 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
       if (static_cast<BoolOp>(in.sub2) != BoolOp::none) {
         const std::uint32_t cpred = pred_value(w, s[2]);
         switch (static_cast<BoolOp>(in.sub2)) {
-          case BoolOp::and_: p &= cpred; q &= cpred; break;
-          case BoolOp::or_: p |= cpred; q |= cpred; break;
-          case BoolOp::xor_: p ^= cpred; q ^= cpred; break;
+          case BoolOp::and_:
+            p &= cpred;
+            q &= cpred;
+            break;
+          case BoolOp::or_:
+            p |= cpred;
+            q |= cpred;
+            break;
+          case BoolOp::xor_:
+            p ^= cpred;
+            q ^= cpred;
+            break;
           case BoolOp::none: break;
         }
       }
@@ -1023,9 +1152,13 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
       }
       // set: 1.0 in a float destination, all ones in an integer one; the x2 forms per 16-bit half.
       const Type dt = in.t2;
-      const std::uint64_t one = dt == Type::f32 ? 0x3F800000u : dt == Type::f16 ? 0x3C00u : dt == Type::bf16 ? 0x3F80u
-                              : dt == Type::f16x2 ? 0x3C00u : dt == Type::bf16x2 ? 0x3F80u
-                              : x2 || dt == Type::u16 || dt == Type::s16 ? 0xFFFFu : 0xFFFFFFFFu;
+      const std::uint64_t one = dt == Type::f32                            ? 0x3F800000u
+                                : dt == Type::f16                          ? 0x3C00u
+                                : dt == Type::bf16                         ? 0x3F80u
+                                : dt == Type::f16x2                        ? 0x3C00u
+                                : dt == Type::bf16x2                       ? 0x3F80u
+                                : x2 || dt == Type::u16 || dt == Type::s16 ? 0xFFFFu
+                                                                           : 0xFFFFFFFFu;
       LANES {
         v[l] = ((p >> l) & 1) ? one : 0;
         if (x2 && ((q >> l) & 1)) v[l] |= one << 16;
@@ -1049,15 +1182,20 @@ void Cta::exec_alu(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
     case Op::cvta: {
       const Space sp = static_cast<Space>(in.sub);
       std::uint64_t win = 0;
-      if (sp == Space::shared) win = kSharedWindow;
-      else if (sp == Space::local) win = kLocalWindow;
-      else if (sp == Space::constant) win = kConstWindow;
-      if (in.sub2) { LANES v[l] = trunc(win && (a[l] & kWindowMask) == win ? a[l] - win : a[l], wd); }
-      else { LANES v[l] = trunc(a[l] + win, wd); }
+      if (sp == Space::shared)
+        win = kSharedWindow;
+      else if (sp == Space::local)
+        win = kLocalWindow;
+      else if (sp == Space::constant)
+        win = kConstWindow;
+      if (in.sub2) {
+        LANES v[l] = trunc(win && (a[l] & kWindowMask) == win ? a[l] - win : a[l], wd);
+      } else {
+        LANES v[l] = trunc(a[l] + win, wd);
+      }
       break;
     }
-    default:
-      fail("instruction not implemented by the executor");
+    default: fail("instruction not implemented by the executor");
   }
   put(R(w, d[0]), v, am);
 }
@@ -1094,8 +1232,20 @@ void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std:
       const bool x2 = in.t == Type::f16x2;
       const auto w32 = [](std::uint64_t u) { return static_cast<std::uint32_t>(u); };
       const auto h = [](std::uint64_t u) { return static_cast<f16_t>(u); };
-#define F16_UNARY(P, S) if (x2) { LANES v[l] = P(w32(a[l])); } else { LANES v[l] = S(h(a[l])); } break;
-#define F16_BINARY(P, S) if (x2) { LANES v[l] = P(w32(a[l]), w32(b[l])); } else { LANES v[l] = S(h(a[l]), h(b[l])); } break;
+#define F16_UNARY(P, S)        \
+  if (x2) {                    \
+    LANES v[l] = P(w32(a[l])); \
+  } else {                     \
+    LANES v[l] = S(h(a[l]));   \
+  }                            \
+  break;
+#define F16_BINARY(P, S)                  \
+  if (x2) {                               \
+    LANES v[l] = P(w32(a[l]), w32(b[l])); \
+  } else {                                \
+    LANES v[l] = S(h(a[l]), h(b[l]));     \
+  }                                       \
+  break;
       switch (in.op) {
         case Op::fadd: F16_BINARY(f16x2_add, f16_add)
         case Op::fsub: F16_BINARY(f16x2_sub, f16_sub)
@@ -1105,8 +1255,11 @@ void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std:
         case Op::fneg: F16_UNARY(f16x2_neg, f16_neg)
         case Op::fabs: F16_UNARY(f16x2_abs, f16_abs)
         case Op::ffma:
-          if (x2) { LANES v[l] = f16x2_fma(w32(a[l]), w32(b[l]), w32(c[l])); }
-          else { LANES v[l] = f16_fma(h(a[l]), h(b[l]), h(c[l])); }
+          if (x2) {
+            LANES v[l] = f16x2_fma(w32(a[l]), w32(b[l]), w32(c[l]));
+          } else {
+            LANES v[l] = f16_fma(h(a[l]), h(b[l]), h(c[l]));
+          }
           break;
         default: fail("operation not supported on f16");
       }
@@ -1114,13 +1267,15 @@ void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std:
 #undef F16_BINARY
       // min/max.NaN: a NaN operand gives the canonical NaN (per half); .relu (fma/min/max).
       if (in.sub2 & kMinMaxNaN) {
-        LANES for (int hv = 0; hv < (x2 ? 2 : 1); ++hv)
-          if (f16_is_nan(h(a[l] >> (16 * hv))) || f16_is_nan(h(b[l] >> (16 * hv))))
-            v[l] = (v[l] & ~(0xFFFFull << (16 * hv))) | (static_cast<std::uint64_t>(kF16CanonicalNaN) << (16 * hv));
+        LANES for (int hv = 0; hv < (x2 ? 2 : 1); ++hv) if (f16_is_nan(h(a[l] >> (16 * hv))) || f16_is_nan(h(b[l] >> (16 * hv)))) v[l] =
+            (v[l] & ~(0xFFFFull << (16 * hv))) | (static_cast<std::uint64_t>(kF16CanonicalNaN) << (16 * hv));
       }
       if (in.sub2 & kRelu) {
-        if (x2) { LANES v[l] = f16x2_relu(w32(v[l])); }
-        else { LANES v[l] = f16_relu(h(v[l])); }
+        if (x2) {
+          LANES v[l] = f16x2_relu(w32(v[l]));
+        } else {
+          LANES v[l] = f16_relu(h(v[l]));
+        }
       }
       break;
     }
@@ -1131,7 +1286,13 @@ void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std:
       const auto w32 = [](std::uint64_t u) { return static_cast<std::uint32_t>(u); };
       const auto h = [](std::uint64_t u) { return static_cast<std::uint16_t>(u); };
       const std::uint32_t sign = x2 ? 0x80008000u : 0x8000u;
-#define BF16_BINARY(P, S) if (x2) { LANES v[l] = P(w32(a[l]), w32(b[l])); } else { LANES v[l] = S(h(a[l]), h(b[l])); } break;
+#define BF16_BINARY(P, S)                 \
+  if (x2) {                               \
+    LANES v[l] = P(w32(a[l]), w32(b[l])); \
+  } else {                                \
+    LANES v[l] = S(h(a[l]), h(b[l]));     \
+  }                                       \
+  break;
       switch (in.op) {
         case Op::fadd: BF16_BINARY(bf16x2_add, bf16_add)
         case Op::fsub: BF16_BINARY(bf16x2_sub, bf16_sub)
@@ -1170,7 +1331,9 @@ void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std:
           case Op::fcos: r = cos_approx_f32(x, fz); break;
           case Op::flg2: r = lg2_approx_f32(x, fz); break;
           case Op::ftanh: r = tanh_approx_f32(x); break;
-          case Op::fcopysign: v[l] = (static_cast<std::uint32_t>(a[l]) & 0x80000000u) | (static_cast<std::uint32_t>(b[l]) & 0x7FFFFFFFu); continue;
+          case Op::fcopysign:
+            v[l] = (static_cast<std::uint32_t>(a[l]) & 0x80000000u) | (static_cast<std::uint32_t>(b[l]) & 0x7FFFFFFFu);
+            continue;
           default: fail("operation not supported on f32");
         }
         r = ftz(r, fz);
@@ -1206,8 +1369,7 @@ void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std:
       }
       break;
     }
-    default:
-      fail("unsupported float type");
+    default: fail("unsupported float type");
   }
   put(R(w, d[0]), v, am);
 }
@@ -1225,14 +1387,22 @@ void Cta::exec_cvt(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
         switch (in.sub) {
           case 0: v[l] = f32_to_e4m3(f32(b[l]), p) | (static_cast<std::uint64_t>(f32_to_e4m3(f32(a[l]), p)) << 8); break;
           case 1: v[l] = f32_to_e5m2(f32(b[l]), p) | (static_cast<std::uint64_t>(f32_to_e5m2(f32(a[l]), p)) << 8); break;
-          case 2: v[l] = f16_to_e5m2(static_cast<f16_t>(a[l]), p) | (static_cast<std::uint64_t>(f16_to_e5m2(static_cast<f16_t>(a[l] >> 16), p)) << 8); break;
-          case 3: v[l] = e5m2_to_f16(static_cast<std::uint8_t>(a[l])) | (static_cast<std::uint64_t>(e5m2_to_f16(static_cast<std::uint8_t>(a[l] >> 8))) << 16); break;
+          case 2:
+            v[l] = f16_to_e5m2(static_cast<f16_t>(a[l]), p) |
+                   (static_cast<std::uint64_t>(f16_to_e5m2(static_cast<f16_t>(a[l] >> 16), p)) << 8);
+            break;
+          case 3:
+            v[l] = e5m2_to_f16(static_cast<std::uint8_t>(a[l])) |
+                   (static_cast<std::uint64_t>(e5m2_to_f16(static_cast<std::uint8_t>(a[l] >> 8))) << 16);
+            break;
           case 4: v[l] = f32_to_bf16(f32(a[l])); break;
           case 5: v[l] = bits(bf16_to_f32(static_cast<std::uint16_t>(a[l]))); break;
           default: v[l] = f32_to_bf16(f32(b[l])) | (static_cast<std::uint64_t>(f32_to_bf16(f32(a[l]))) << 16); break;
         }
       }
-      if (in.sub2 & kRelu) LANES v[l] = bf16_relu(static_cast<std::uint16_t>(v[l])) | (static_cast<std::uint64_t>(bf16_relu(static_cast<std::uint16_t>(v[l] >> 16))) << 16);
+      if (in.sub2 & kRelu)
+        LANES v[l] = bf16_relu(static_cast<std::uint16_t>(v[l])) |
+                     (static_cast<std::uint64_t>(bf16_relu(static_cast<std::uint16_t>(v[l] >> 16))) << 16);
       break;
     }
     case Op::cvt_pack_f16x2_f32: {
@@ -1355,9 +1525,8 @@ void Cta::exec_mem(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
         if ((hv & (0xFFull << 56)) != kTextureHandle || (hv & 0xFFFFFFFFu) >= s_.dev.textures.size() || !s_.dev.textures[hv & 0xFFFFFFFFu])
           fail("tex with a handle that is no bound texture object", l);
         const Texture& t = *s_.dev.textures[hv & 0xFFFFFFFFu];
-        const std::array<f16_t, 4> texel =
-            in.t2 == Type::f32 ? sample(t, s_.dev.samplers[hv & 0xFFFFFFFFu], f32(x[l]), f32(y[l]))
-                               : t.fetch(static_cast<int>(sext(x[l], 32)), static_cast<int>(sext(y[l], 32)));
+        const std::array<f16_t, 4> texel = in.t2 == Type::f32 ? sample(t, s_.dev.samplers[hv & 0xFFFFFFFFu], f32(x[l]), f32(y[l]))
+                                                              : t.fetch(static_cast<int>(sext(x[l], 32)), static_cast<int>(sext(y[l], 32)));
         for (int k = 0; k < 4; ++k) R(w, d[k])[l] = texel[k];
       }
       return;
@@ -1427,14 +1596,17 @@ void Cta::exec_mem(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
       }
       return;
     }
-    default:
-      fail("memory instruction not implemented");
+    default: fail("memory instruction not implemented");
   }
 }
 
 void Cta::exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am,
                                std::uint32_t live, RunStats& st) {
-  auto hex = [](std::uint32_t x) { std::ostringstream o; o << "0x" << std::hex << x; return o.str(); };
+  auto hex = [](std::uint32_t x) {
+    std::ostringstream o;
+    o << "0x" << std::hex << x;
+    return o.str();
+  };
   switch (in.op) {
     case Op::mma: {
       if (am != kFull) fail("mma.sync.aligned on a warp whose 32 lanes are not all active (active " + hex(am) + ")");
@@ -1468,7 +1640,9 @@ void Cta::exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, 
       // Matrix j's row i is 16 bytes at the address of lane 8j + i; register j of lane l holds
       // elements (l/4, 2(l%4)) and (l/4, 2(l%4)+1) of matrix j, low half first; .trans swaps row
       // and column (PTX ISA ldmatrix / stmatrix).
-      if (am != kFull) fail(std::string(in.op == Op::ldmatrix ? "ldmatrix" : "stmatrix") + ".sync.aligned on a warp whose 32 lanes are not all active (active " + hex(am) + ")");
+      if (am != kFull)
+        fail(std::string(in.op == Op::ldmatrix ? "ldmatrix" : "stmatrix") +
+             ".sync.aligned on a warp whose 32 lanes are not all active (active " + hex(am) + ")");
       const int num = in.sub & 0xF;
       const bool trans = (in.sub & 0x10) != 0;
       const Space sp = static_cast<Space>(in.sub2);
@@ -1489,8 +1663,10 @@ void Cta::exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, 
         for (int i = 0; i < 8; ++i) {
           const int lane = 8 * j + i;
           std::uint8_t* p = resolve(sp, base[lane] + static_cast<std::uint64_t>(in.imm), 16, in.op == Op::stmatrix, lane);
-          if (in.op == Op::ldmatrix) std::memcpy(mat[j][i], p, 16);
-          else std::memcpy(p, mat[j][i], 16);
+          if (in.op == Op::ldmatrix)
+            std::memcpy(mat[j][i], p, 16);
+          else
+            std::memcpy(p, mat[j][i], 16);
         }
       if (in.op == Op::ldmatrix)
         for (int j = 0; j < num; ++j)
@@ -1512,8 +1688,7 @@ void Cta::exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, 
         for (std::uint32_t m = am; m; m &= m - 1)
           if (static_cast<std::uint32_t>(R(w, mm_reg)[std::countr_zero(m)]) != member) fail("membermask differs between lanes");
       }
-      if (member != am)
-        fail(s_.m.opcode_names[in.name] + ": the active lanes " + hex(am) + " are not the membermask " + hex(member));
+      if (member != am) fail(s_.m.opcode_names[in.name] + ": the active lanes " + hex(am) + " are not the membermask " + hex(member));
       (void)live;
       if (in.op == Op::warpsync) return;
       if (in.op == Op::match) {
@@ -1561,7 +1736,12 @@ void Cta::exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, 
       if (in.op == Op::vote) {
         const std::uint32_t p = pred_value(w, s[0]) & am;
         switch (static_cast<VoteMode>(in.sub)) {
-          case VoteMode::ballot: { std::uint64_t v[32]; LANES v[l] = p; put(R(w, d[0]), v, am); return; }
+          case VoteMode::ballot: {
+            std::uint64_t v[32];
+            LANES v[l] = p;
+            put(R(w, d[0]), v, am);
+            return;
+          }
           case VoteMode::all: put_pred(w, d[0], p == am ? kFull : 0, am); return;
           case VoteMode::any: put_pred(w, d[0], p != 0 ? kFull : 0, am); return;
           case VoteMode::uni: put_pred(w, d[0], (p == am || p == 0) ? kFull : 0, am); return;
@@ -1575,7 +1755,8 @@ void Cta::exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, 
       std::uint32_t pv = 0;
       const ShflKind kind = static_cast<ShflKind>(in.sub);
       LANES {
-        const ShflSource src = shfl_source(kind, static_cast<unsigned>(l), static_cast<std::uint32_t>(b[l]), static_cast<std::uint32_t>(c[l]));
+        const ShflSource src =
+            shfl_source(kind, static_cast<unsigned>(l), static_cast<std::uint32_t>(b[l]), static_cast<std::uint32_t>(c[l]));
         v[l] = trunc(a[src.lane], 32);
         pv |= static_cast<std::uint32_t>(src.in_range) << l;
       }
@@ -1583,8 +1764,7 @@ void Cta::exec_warp_collective(Warp& w, const Inst& in, const std::uint32_t* d, 
       if (in.nd > 1) put_pred(w, d[1], pv, am);
       return;
     }
-    default:
-      fail("collective not implemented");
+    default: fail("collective not implemented");
   }
 }
 
@@ -1604,7 +1784,8 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
                    std::to_string(params.size()));
   const std::uint64_t nthreads = static_cast<std::uint64_t>(block.x) * block.y * block.z;
   if (block.x == 0 || block.y == 0 || block.z == 0 || nthreads > 1024)
-    throw PtxError("block (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," + std::to_string(block.z) + ") is not a valid CTA shape (1..1024 threads)");
+    throw PtxError("block (" + std::to_string(block.x) + "," + std::to_string(block.y) + "," + std::to_string(block.z) +
+                   ") is not a valid CTA shape (1..1024 threads)");
   // x·y·z of three u32 can wrap 64 bits: a wrapped product counts as too large.
   std::uint64_t nctas = 0;
   const bool wraps = __builtin_mul_overflow(static_cast<std::uint64_t>(grid.x) * grid.y, static_cast<std::uint64_t>(grid.z), &nctas);
@@ -1630,14 +1811,30 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
     if (v.space == Space::constant) std::copy(v.init.begin(), v.init.end(), const_bank.begin() + static_cast<std::ptrdiff_t>(v.address));
   }
   std::uint64_t shared_bytes = m.shared_bytes;
-  if (m.extern_shared_base != kNoIndex) shared_bytes = std::max<std::uint64_t>(shared_bytes, m.extern_shared_base + options.dynamic_shared_bytes);
-  else shared_bytes += options.dynamic_shared_bytes;
+  if (m.extern_shared_base != kNoIndex)
+    shared_bytes = std::max<std::uint64_t>(shared_bytes, m.extern_shared_base + options.dynamic_shared_bytes);
+  else
+    shared_bytes += options.dynamic_shared_bytes;
   if (shared_bytes > kMaxSharedBytes)
     throw PtxError("shared memory of " + std::to_string(shared_bytes) + " bytes (static + dynamic) exceeds the interpreter's limit of " +
                    std::to_string(kMaxSharedBytes));
 
-  Shared sh{m, *f, device.impl(), module_globals, const_bank, params, profile, options, grid, block,
-            static_cast<std::uint32_t>(shared_bytes), static_cast<std::uint32_t>((nthreads + 31) / 32), {}, {}, {}, nullptr};
+  Shared sh{m,
+            *f,
+            device.impl(),
+            module_globals,
+            const_bank,
+            params,
+            profile,
+            options,
+            grid,
+            block,
+            static_cast<std::uint32_t>(shared_bytes),
+            static_cast<std::uint32_t>((nthreads + 31) / 32),
+            {},
+            {},
+            {},
+            nullptr};
 
   // Trace point: the last decoded instruction of the statement (or of the line).
   std::vector<Inst> traced_code;
@@ -1654,13 +1851,22 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
                        std::to_string(f->statement_lines.size()) + ")");
       line = f->statement_lines[ts.statement - 1];
       const std::uint32_t last = f->statement_last_inst[ts.statement - 1];
-      if (last != kNoIndex) { traced.code[last].trace = true; any = true; }
+      if (last != kNoIndex) {
+        traced.code[last].trace = true;
+        any = true;
+      }
     } else {
       for (std::uint32_t k = 0; k < f->statement_lines.size(); ++k)
-        if (f->statement_lines[k] == line && f->statement_last_inst[k] != kNoIndex) { traced.code[f->statement_last_inst[k]].trace = true; any = true; }
+        if (f->statement_lines[k] == line && f->statement_last_inst[k] != kNoIndex) {
+          traced.code[f->statement_last_inst[k]].trace = true;
+          any = true;
+        }
       if (!any)
         for (Inst& in : traced.code)
-          if (in.line == line) { in.trace = true; any = true; }
+          if (in.line == line) {
+            in.trace = true;
+            any = true;
+          }
     }
     if (!any) throw PtxError(m.filename + ": no instruction at line " + std::to_string(line) + " of entry " + f->name);
     options.trace_out->line = line;
@@ -1679,8 +1885,8 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
     fn = &traced;
   }
   std::atomic<std::uint64_t> launch_work{0};
-  Shared shared_run{m, *fn, device.impl(), module_globals, const_bank, params, profile, options, grid, block,
-                    sh.shared_bytes, sh.nwarps, sh.trace_regs, sh.trace_widths, sh.trace_is_pred, &launch_work};
+  Shared shared_run{m,    *fn,   device.impl(),   module_globals, const_bank,    params,          profile,          options,
+                    grid, block, sh.shared_bytes, sh.nwarps,      sh.trace_regs, sh.trace_widths, sh.trace_is_pred, &launch_work};
 
   // CTAs on threads. Each CTA writes its own outputs; the first error by CTA index is reported.
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -1709,13 +1915,19 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
           per[static_cast<std::size_t>(t)].ctas++;
         } catch (const std::exception& e) {
           std::lock_guard<std::mutex> g(mu);
-          if (i < err_cta) { err_cta = i; err_msg = e.what(); }
+          if (i < err_cta) {
+            err_cta = i;
+            err_msg = e.what();
+          }
         }
       }
       cta.report_model_dependent(per[static_cast<std::size_t>(t)]);
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> g(mu);
-      if (err_cta == ~0ull) { err_cta = 0; err_msg = e.what(); }
+      if (err_cta == ~0ull) {
+        err_cta = 0;
+        err_msg = e.what();
+      }
     }
   };
   if (threads <= 1) {
@@ -1737,8 +1949,9 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
   if (options.trace && options.trace_out) {
     const Dim3 c = options.trace->cta;
     if (c.x >= grid.x || c.y >= grid.y || c.z >= grid.z)
-      throw PtxError("trace CTA (" + std::to_string(c.x) + "," + std::to_string(c.y) + "," + std::to_string(c.z) + ") is outside the grid (" +
-                     std::to_string(grid.x) + "," + std::to_string(grid.y) + "," + std::to_string(grid.z) + ")");
+      throw PtxError("trace CTA (" + std::to_string(c.x) + "," + std::to_string(c.y) + "," + std::to_string(c.z) +
+                     ") is outside the grid (" + std::to_string(grid.x) + "," + std::to_string(grid.y) + "," + std::to_string(grid.z) +
+                     ")");
   }
   return total;
 }

@@ -13,7 +13,28 @@
 namespace enc5::ptx {
 
 enum class Type : std::uint8_t {
-  none, b8, b16, b32, b64, u8, u16, u32, u64, s8, s16, s32, s64, f16, f16x2, f32, f64, pred, e4m3x2, e5m2x2, bf16, bf16x2,
+  none,
+  b8,
+  b16,
+  b32,
+  b64,
+  u8,
+  u16,
+  u32,
+  u64,
+  s8,
+  s16,
+  s32,
+  s64,
+  f16,
+  f16x2,
+  f32,
+  f64,
+  pred,
+  e4m3x2,
+  e5m2x2,
+  bf16,
+  bf16x2,
 };
 int type_bits(Type t);
 bool type_is_signed(Type t);
@@ -21,17 +42,111 @@ bool type_is_float(Type t);
 const char* type_name(Type t);
 
 enum class Op : std::uint8_t {
-  mov, pack, unpack, pmov, pnot, pand, por, pxor,
-  add, sub, mul_lo, mul_hi, mul_wide, mad_lo, mad_hi, mad_wide, mul24_lo, mad24_lo, mul24_hi, mad24_hi, sad, shf, bmsk, szext, dp4a, dp2a, cvt_pack_int,
-  add_cc, addc, sub_cc, subc, mad_cc,
-  div, rem, abs, neg, min, max, popc, clz, brev, bfind,
-  and_, or_, xor_, not_, cnot, shl, shr, lop3, prmt, bfe, bfi,
-  setp, set, selp, slct,
-  fadd, fsub, fmul, ffma, fdiv, fabs, fneg, fmin, fmax, fsqrt, frcp, frsqrt, fex2, fsin, fcos, flg2, ftanh, fcopysign, testp,
-  cvt, cvt_pack_f16x2_f32, cvt_e4m3x2_f16x2, cvt_f16x2_e4m3x2, cvt_alt, cvta,
-  ld, st, tex2d, sust2d, atom, cp_async,
-  mma, movmatrix, ldmatrix, stmatrix, shfl, vote, activemask, match, redux, warpsync,
-  bar, membar, bra, exit, trap, call, nop,
+  mov,
+  pack,
+  unpack,
+  pmov,
+  pnot,
+  pand,
+  por,
+  pxor,
+  add,
+  sub,
+  mul_lo,
+  mul_hi,
+  mul_wide,
+  mad_lo,
+  mad_hi,
+  mad_wide,
+  mul24_lo,
+  mad24_lo,
+  mul24_hi,
+  mad24_hi,
+  sad,
+  shf,
+  bmsk,
+  szext,
+  dp4a,
+  dp2a,
+  cvt_pack_int,
+  add_cc,
+  addc,
+  sub_cc,
+  subc,
+  mad_cc,
+  div,
+  rem,
+  abs,
+  neg,
+  min,
+  max,
+  popc,
+  clz,
+  brev,
+  bfind,
+  and_,
+  or_,
+  xor_,
+  not_,
+  cnot,
+  shl,
+  shr,
+  lop3,
+  prmt,
+  bfe,
+  bfi,
+  setp,
+  set,
+  selp,
+  slct,
+  fadd,
+  fsub,
+  fmul,
+  ffma,
+  fdiv,
+  fabs,
+  fneg,
+  fmin,
+  fmax,
+  fsqrt,
+  frcp,
+  frsqrt,
+  fex2,
+  fsin,
+  fcos,
+  flg2,
+  ftanh,
+  fcopysign,
+  testp,
+  cvt,
+  cvt_pack_f16x2_f32,
+  cvt_e4m3x2_f16x2,
+  cvt_f16x2_e4m3x2,
+  cvt_alt,
+  cvta,
+  ld,
+  st,
+  tex2d,
+  sust2d,
+  atom,
+  cp_async,
+  mma,
+  movmatrix,
+  ldmatrix,
+  stmatrix,
+  shfl,
+  vote,
+  activemask,
+  match,
+  redux,
+  warpsync,
+  bar,
+  membar,
+  bra,
+  exit,
+  trap,
+  call,
+  nop,
 };
 
 // Rounding of floating-point instructions and cvt.
@@ -43,8 +158,7 @@ enum class ShflMode : std::uint8_t { up, down, bfly, idx };
 enum class VoteMode : std::uint8_t { all, any, uni, ballot };
 enum class AtomOp : std::uint8_t { add, min, max, inc, dec, and_, or_, xor_, exch, cas };
 
-inline constexpr std::uint8_t kFtz = 1, kSat = 2, kApprox = 4, kHi = 8, kTestFinite = 16, kTestInf = 32, kTestNan = 64,
-                              kTestNormal = 128;
+inline constexpr std::uint8_t kFtz = 1, kSat = 2, kApprox = 4, kHi = 8, kTestFinite = 16, kTestInf = 32, kTestNan = 64, kTestNormal = 128;
 // Inst::sub of the carry family (mad_cc; addc/subc use bit 0 for .cc).
 inline constexpr std::uint8_t kCarryIn = 1, kCarryOut = 2;
 // Inst::sub2 of min/max: the .NaN modifier (a NaN operand gives the canonical NaN).
@@ -60,20 +174,20 @@ struct Inst {
   Type t2 = Type::none;  // cvt's source type; mul.wide's source type
   Rnd rnd = Rnd::none;
   std::uint8_t flags = 0;
-  std::uint8_t sub = 0;   // Cmp, Space, ShflMode, VoteMode, AtomOp, cvta direction, ...
-  std::uint8_t sub2 = 0;  // BoolOp (setp), space of cvta, ...
+  std::uint8_t sub = 0;         // Cmp, Space, ShflMode, VoteMode, AtomOp, cvta direction, ...
+  std::uint8_t sub2 = 0;        // BoolOp (setp), space of cvta, ...
   std::uint8_t nd = 0, ns = 0;  // destination and source operand counts
   std::uint8_t dbits = 64;      // ld/cvt: the destination register's declared width (PTX ISA 9.4.1)
   bool guard_neg = false;
-  bool trace = false;     // the last instruction of a traced statement
-  std::uint32_t guard = kNoIndex;  // predicate register guarding it (@%p / @!%p)
-  std::uint32_t opnd = 0;         // first operand in Function::operands (destinations first)
-  std::int64_t imm = 0;           // address offset; lop3 table; bar id
+  bool trace = false;               // the last instruction of a traced statement
+  std::uint32_t guard = kNoIndex;   // predicate register guarding it (@%p / @!%p)
+  std::uint32_t opnd = 0;           // first operand in Function::operands (destinations first)
+  std::int64_t imm = 0;             // address offset; lop3 table; bar id
   std::uint32_t target = kNoIndex;  // branch target (instruction index); called function
   std::uint32_t ipdom = kNoIndex;   // reconvergence point of a branch (kNoIndex = exit)
   std::uint32_t line = 0;
-  std::uint32_t stmt = 0;           // seed statement number (0 outside the entry's statements)
-  std::uint16_t name = 0;           // index into Module::opcode_names (stats, messages)
+  std::uint32_t stmt = 0;  // seed statement number (0 outside the entry's statements)
+  std::uint16_t name = 0;  // index into Module::opcode_names (stats, messages)
 };
 
 // Which operands of a decoded instruction (destinations first, then sources) are predicates, i.e.
@@ -81,7 +195,11 @@ struct Inst {
 inline bool is_pred_operand(const Inst& in, unsigned k) {
   const unsigned nd = in.nd;
   switch (in.op) {
-    case Op::pmov: case Op::pnot: case Op::pand: case Op::por: case Op::pxor: return true;
+    case Op::pmov:
+    case Op::pnot:
+    case Op::pand:
+    case Op::por:
+    case Op::pxor: return true;
     case Op::setp: return k < nd || k == nd + 2;
     case Op::selp: return k == nd + 2;
     case Op::set: return k == nd + 2;
@@ -102,9 +220,31 @@ struct RegInfo {
 
 // Fixed register-file slots: the zero register and the special registers, set per warp.
 enum Special : std::uint32_t {
-  kZero = 0, kTidX, kTidY, kTidZ, kNtidX, kNtidY, kNtidZ, kCtaidX, kCtaidY, kCtaidZ, kNctaidX, kNctaidY, kNctaidZ,
-  kLaneid, kWarpid, kNwarpid, kLanemaskEq, kLanemaskLt, kLanemaskLe, kLanemaskGt, kLanemaskGe, kSmid, kNsmid,
-  kClock, kSpecialCount,
+  kZero = 0,
+  kTidX,
+  kTidY,
+  kTidZ,
+  kNtidX,
+  kNtidY,
+  kNtidZ,
+  kCtaidX,
+  kCtaidY,
+  kCtaidZ,
+  kNctaidX,
+  kNctaidY,
+  kNctaidZ,
+  kLaneid,
+  kWarpid,
+  kNwarpid,
+  kLanemaskEq,
+  kLanemaskLt,
+  kLanemaskLe,
+  kLanemaskGt,
+  kLanemaskGe,
+  kSmid,
+  kNsmid,
+  kClock,
+  kSpecialCount,
 };
 
 struct Function {
@@ -113,10 +253,10 @@ struct Function {
   std::vector<Inst> code;
   std::vector<std::uint32_t> operands;
   std::uint32_t nregs = kSpecialCount, npreds = 0;
-  std::uint32_t pred_true = kNoIndex, pred_false = kNoIndex;  // literal predicates (all lanes 1 / 0)
+  std::uint32_t pred_true = kNoIndex, pred_false = kNoIndex;       // literal predicates (all lanes 1 / 0)
   std::vector<std::pair<std::uint32_t, std::uint64_t>> constants;  // register index, value
-  std::vector<RegInfo> regs;                      // every declared register, in order
-  std::map<std::string, std::uint32_t> reg_by_name;  // outermost scope only (trace --reg)
+  std::vector<RegInfo> regs;                                       // every declared register, in order
+  std::map<std::string, std::uint32_t> reg_by_name;                // outermost scope only (trace --reg)
   std::vector<ParamInfo> params;
   std::uint32_t param_bytes = 0;
   std::vector<ParamInfo> ret_params;  // a .func's return values (func_retval0, ...)
@@ -129,8 +269,8 @@ struct Function {
   // others are written on every path before they are read. Unset: zero them all.
   std::vector<std::uint32_t> zero_init;
   bool has_zero_init = false;
-  std::vector<std::uint32_t> statement_lines;       // seed numbering: s -> line at [s-1]
-  std::vector<std::uint32_t> statement_last_inst;   // s -> its last decoded instruction
+  std::vector<std::uint32_t> statement_lines;      // seed numbering: s -> line at [s-1]
+  std::vector<std::uint32_t> statement_last_inst;  // s -> its last decoded instruction
   std::uint32_t first_line = 0, last_line = 0;
 };
 
@@ -149,7 +289,7 @@ struct Module {
   std::vector<Function> functions;
   std::vector<Variable> variables;
   std::vector<std::string> opcode_names;
-  std::uint32_t shared_bytes = 0;      // every .shared variable of the module, laid out in order
+  std::uint32_t shared_bytes = 0;  // every .shared variable of the module, laid out in order
   std::uint32_t shared_align = 16;
   bool has_extern_shared = false;
   std::uint32_t extern_shared_base = kNoIndex;  // shared offset of the extern array, once used
@@ -169,7 +309,7 @@ inline constexpr std::uint64_t kConstWindow = 0xE3ull << 40;
 // A .func's return parameters, in the decoder only (calls are inlined, see parser.cpp).
 inline constexpr std::uint64_t kRetWindow = kParamWindow + 0x10000;
 inline constexpr std::uint64_t kWindowMask = 0xFFull << 40;
-inline constexpr int kGlobalShift = 36;  // global allocation i spans [(i+1) << 36, ...)
+inline constexpr int kGlobalShift = 36;                     // global allocation i spans [(i+1) << 36, ...)
 inline constexpr std::uint64_t kModuleGlobalFirst = 0x800;  // allocation index of the module's first .global
 inline constexpr std::uint64_t kMaxAllocations = 0xDFF;     // below the state-space windows
 // The interpreter's limits (docs/ptx.md "Limits"), checked before anything is allocated: a PTX
@@ -179,7 +319,7 @@ inline constexpr std::uint64_t kMaxSharedBytes = 1ull << 24;  // a CTA's shared 
 inline constexpr std::uint64_t kMaxConstBytes = 1ull << 24;   // the module's .const bank
 inline constexpr std::uint64_t kMaxLocalBytes = 1ull << 20;   // a thread's local memory
 inline constexpr std::uint32_t kMaxRegisters = 1u << 16;      // a function's register slots (and predicates)
-inline constexpr std::uint64_t kMaxCtas = 1ull << 24;          // CTAs of one launch
+inline constexpr std::uint64_t kMaxCtas = 1ull << 24;         // CTAs of one launch
 inline constexpr std::uint64_t kTextureHandle = 0xC0ull << 56, kSurfaceHandle = 0xC1ull << 56;
 
 }  // namespace enc5::ptx

@@ -16,19 +16,37 @@ namespace enc5::ptx {
 
 int type_bits(Type t) {
   switch (t) {
-    case Type::b8: case Type::u8: case Type::s8: return 8;
-    case Type::b16: case Type::u16: case Type::s16: case Type::f16: case Type::bf16: case Type::e4m3x2: case Type::e5m2x2: return 16;
-    case Type::b32: case Type::u32: case Type::s32: case Type::f32: case Type::f16x2: case Type::bf16x2: return 32;
-    case Type::b64: case Type::u64: case Type::s64: case Type::f64: return 64;
+    case Type::b8:
+    case Type::u8:
+    case Type::s8: return 8;
+    case Type::b16:
+    case Type::u16:
+    case Type::s16:
+    case Type::f16:
+    case Type::bf16:
+    case Type::e4m3x2:
+    case Type::e5m2x2: return 16;
+    case Type::b32:
+    case Type::u32:
+    case Type::s32:
+    case Type::f32:
+    case Type::f16x2:
+    case Type::bf16x2: return 32;
+    case Type::b64:
+    case Type::u64:
+    case Type::s64:
+    case Type::f64: return 64;
     case Type::pred: return 1;
     case Type::none: return 0;
   }
   return 0;
 }
 bool type_is_signed(Type t) { return t == Type::s8 || t == Type::s16 || t == Type::s32 || t == Type::s64; }
-bool type_is_float(Type t) { return t == Type::f16 || t == Type::f16x2 || t == Type::f32 || t == Type::f64 || t == Type::bf16 || t == Type::bf16x2; }
+bool type_is_float(Type t) {
+  return t == Type::f16 || t == Type::f16x2 || t == Type::f32 || t == Type::f64 || t == Type::bf16 || t == Type::bf16x2;
+}
 const char* type_name(Type t) {
-  static const char* names[] = {"", ".b8", ".b16", ".b32", ".b64", ".u8", ".u16", ".u32", ".u64", ".s8", ".s16",
+  static const char* names[] = {"",     ".b8",  ".b16", ".b32",   ".b64", ".u8",  ".u16",  ".u32",    ".u64",    ".s8",   ".s16",
                                 ".s32", ".s64", ".f16", ".f16x2", ".f32", ".f64", ".pred", ".e4m3x2", ".e5m2x2", ".bf16", ".bf16x2"};
   return names[static_cast<int>(t)];
 }
@@ -37,10 +55,11 @@ namespace {
 
 Type parse_type(std::string_view s) {
   static const std::pair<const char*, Type> table[] = {
-      {"b8", Type::b8}, {"b16", Type::b16}, {"b32", Type::b32}, {"b64", Type::b64}, {"u8", Type::u8}, {"u16", Type::u16},
-      {"u32", Type::u32}, {"u64", Type::u64}, {"s8", Type::s8}, {"s16", Type::s16}, {"s32", Type::s32}, {"s64", Type::s64},
-      {"f16", Type::f16}, {"f16x2", Type::f16x2}, {"f32", Type::f32}, {"f64", Type::f64}, {"pred", Type::pred},
-      {"e4m3x2", Type::e4m3x2}, {"e5m2x2", Type::e5m2x2}, {"bf16", Type::bf16}, {"bf16x2", Type::bf16x2}};
+      {"b8", Type::b8},        {"b16", Type::b16},   {"b32", Type::b32},       {"b64", Type::b64},       {"u8", Type::u8},
+      {"u16", Type::u16},      {"u32", Type::u32},   {"u64", Type::u64},       {"s8", Type::s8},         {"s16", Type::s16},
+      {"s32", Type::s32},      {"s64", Type::s64},   {"f16", Type::f16},       {"f16x2", Type::f16x2},   {"f32", Type::f32},
+      {"f64", Type::f64},      {"pred", Type::pred}, {"e4m3x2", Type::e4m3x2}, {"e5m2x2", Type::e5m2x2}, {"bf16", Type::bf16},
+      {"bf16x2", Type::bf16x2}};
   for (const auto& [n, t] : table)
     if (s == n) return t;
   return Type::none;
@@ -79,8 +98,15 @@ std::vector<Tok> lex(std::string_view s, const std::string& file) {
   auto fail = [&](const std::string& m) { throw PtxError(file + ":" + std::to_string(line) + ": " + m); };
   while (i < s.size()) {
     const char c = s[i];
-    if (c == '\n') { ++line; ++i; continue; }
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') { ++i; continue; }
+    if (c == '\n') {
+      ++line;
+      ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      ++i;
+      continue;
+    }
     if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
       while (i < s.size() && s[i] != '\n') ++i;
       continue;
@@ -92,7 +118,10 @@ std::vector<Tok> lex(std::string_view s, const std::string& file) {
         if (s[i] == '\n') ++line;
         ++i;
       }
-      if (i + 1 >= s.size()) { line = start; fail("unterminated /* comment"); }
+      if (i + 1 >= s.size()) {
+        line = start;
+        fail("unterminated /* comment");
+      }
       i += 2;
       continue;
     }
@@ -114,8 +143,14 @@ std::vector<Tok> lex(std::string_view s, const std::string& file) {
     } else if (word_start(c)) {
       ++i;
       while (i < s.size()) {
-        if (word_char(s[i])) { ++i; continue; }
-        if (s[i] == ':' && i + 2 < s.size() && s[i + 1] == ':' && word_char(s[i + 2])) { i += 2; continue; }
+        if (word_char(s[i])) {
+          ++i;
+          continue;
+        }
+        if (s[i] == ':' && i + 2 < s.size() && s[i + 1] == ':' && word_char(s[i + 2])) {
+          i += 2;
+          continue;
+        }
         break;
       }
       t.kind = Tok::word;
@@ -140,17 +175,17 @@ std::vector<Tok> lex(std::string_view s, const std::string& file) {
 
 struct ROp {
   enum Kind { reg, imm, vec, addr, pair, paren, sink } kind = reg;
-  std::string_view name;      // register/symbol name, or the literal's text
-  bool neg = false;           // !%p, or a '-' before a literal
-  std::int64_t off = 0;       // addr / symbol offset
-  bool has_base = false;      // addr: a register or symbol before the offset
-  std::vector<ROp> elems;     // vec / paren / pair, or addr's coordinate vector
-  bool has_vec = false;       // addr with {x, y} (tex, sust)
+  std::string_view name;   // register/symbol name, or the literal's text
+  bool neg = false;        // !%p, or a '-' before a literal
+  std::int64_t off = 0;    // addr / symbol offset
+  bool has_base = false;   // addr: a register or symbol before the offset
+  std::vector<ROp> elems;  // vec / paren / pair, or addr's coordinate vector
+  bool has_vec = false;    // addr with {x, y} (tex, sust)
   std::uint32_t line = 0;
 };
 
 struct Literal {
-  bool is_float = false;  // value is a double in f; else an integer in i
+  bool is_float = false;                // value is a double in f; else an integer in i
   bool bits32 = false, bits64 = false;  // 0f / 0d literals carry exact bits
   std::uint64_t i = 0;
   double f = 0;
@@ -162,8 +197,8 @@ struct Mods {
   std::string_view base;
   std::vector<Type> types;
   Rnd rnd = Rnd::none;
-  bool ftz = false, sat = false, approx = false, full = false, satfinite = false, relu = false, uni = false, aligned = false,
-       sync = false, wide = false, lo = false, hi = false, cc = false, to = false, shiftamt = false, trans = false;
+  bool ftz = false, sat = false, approx = false, full = false, satfinite = false, relu = false, uni = false, aligned = false, sync = false,
+       wide = false, lo = false, hi = false, cc = false, to = false, shiftamt = false, trans = false;
   int vec = 1;
   Space space = Space::generic;
   bool space_set = false;
@@ -180,31 +215,89 @@ Mods split_opcode(std::string_view op) {
     const std::size_t q = op.find('.', p + 1);
     const std::string_view w = op.substr(p + 1, q == std::string_view::npos ? std::string_view::npos : q - p - 1);
     p = q;
-    if (Type t = parse_type(w); t != Type::none) { m.types.push_back(t); continue; }
+    if (Type t = parse_type(w); t != Type::none) {
+      m.types.push_back(t);
+      continue;
+    }
     m.all.push_back(w);
-    if (w == "rn") m.rnd = Rnd::rn; else if (w == "rz") m.rnd = Rnd::rz; else if (w == "rm") m.rnd = Rnd::rm;
-    else if (w == "rp") m.rnd = Rnd::rp; else if (w == "rni") m.rnd = Rnd::rni; else if (w == "rzi") m.rnd = Rnd::rzi;
-    else if (w == "rmi") m.rnd = Rnd::rmi; else if (w == "rpi") m.rnd = Rnd::rpi;
-    else if (w == "ftz") m.ftz = true; else if (w == "sat") m.sat = true; else if (w == "approx") m.approx = true;
-    else if (w == "full") m.full = true; else if (w == "satfinite") m.satfinite = true; else if (w == "relu") m.relu = true;
-    else if (w == "uni") m.uni = true; else if (w == "aligned") m.aligned = true; else if (w == "sync") m.sync = true;
-    else if (w == "wide") m.wide = true; else if (w == "lo") m.lo = true; else if (w == "hi") m.hi = true;
-    else if (w == "cc") m.cc = true; else if (w == "to") m.to = true; else if (w == "shiftamt") m.shiftamt = true;
-    else if (w == "trans") m.trans = true;
-    else if (w == "v2") m.vec = 2; else if (w == "v4") m.vec = 4; else if (w == "v8") m.vec = 8;
-    else if (w == "global") { m.space = Space::global; m.space_set = true; }
-    else if (w == "shared" || w == "shared::cta") { m.space = Space::shared; m.space_set = true; }
-    else if (w == "local") { m.space = Space::local; m.space_set = true; }
-    else if (w == "param" || w == "param::entry" || w == "param::func") { m.space = Space::param; m.space_set = true; }
-    else if (w == "const") { m.space = Space::constant; m.space_set = true; }
-    else m.words.push_back(w);
+    if (w == "rn")
+      m.rnd = Rnd::rn;
+    else if (w == "rz")
+      m.rnd = Rnd::rz;
+    else if (w == "rm")
+      m.rnd = Rnd::rm;
+    else if (w == "rp")
+      m.rnd = Rnd::rp;
+    else if (w == "rni")
+      m.rnd = Rnd::rni;
+    else if (w == "rzi")
+      m.rnd = Rnd::rzi;
+    else if (w == "rmi")
+      m.rnd = Rnd::rmi;
+    else if (w == "rpi")
+      m.rnd = Rnd::rpi;
+    else if (w == "ftz")
+      m.ftz = true;
+    else if (w == "sat")
+      m.sat = true;
+    else if (w == "approx")
+      m.approx = true;
+    else if (w == "full")
+      m.full = true;
+    else if (w == "satfinite")
+      m.satfinite = true;
+    else if (w == "relu")
+      m.relu = true;
+    else if (w == "uni")
+      m.uni = true;
+    else if (w == "aligned")
+      m.aligned = true;
+    else if (w == "sync")
+      m.sync = true;
+    else if (w == "wide")
+      m.wide = true;
+    else if (w == "lo")
+      m.lo = true;
+    else if (w == "hi")
+      m.hi = true;
+    else if (w == "cc")
+      m.cc = true;
+    else if (w == "to")
+      m.to = true;
+    else if (w == "shiftamt")
+      m.shiftamt = true;
+    else if (w == "trans")
+      m.trans = true;
+    else if (w == "v2")
+      m.vec = 2;
+    else if (w == "v4")
+      m.vec = 4;
+    else if (w == "v8")
+      m.vec = 8;
+    else if (w == "global") {
+      m.space = Space::global;
+      m.space_set = true;
+    } else if (w == "shared" || w == "shared::cta") {
+      m.space = Space::shared;
+      m.space_set = true;
+    } else if (w == "local") {
+      m.space = Space::local;
+      m.space_set = true;
+    } else if (w == "param" || w == "param::entry" || w == "param::func") {
+      m.space = Space::param;
+      m.space_set = true;
+    } else if (w == "const") {
+      m.space = Space::constant;
+      m.space_set = true;
+    } else
+      m.words.push_back(w);
   }
   return m;
 }
 
 bool is_cache_word(std::string_view w) {
-  static const char* ok[] = {"weak", "relaxed", "acquire", "release", "volatile", "ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt",
-                             "cta", "gpu", "sys", "mmio"};
+  static const char* ok[] = {"weak", "relaxed", "acquire", "release", "volatile", "ca",  "cg",  "cs",  "lu",
+                             "cv",   "nc",      "wb",      "wt",      "cta",      "gpu", "sys", "mmio"};
   for (const char* o : ok)
     if (w == o) return true;
   return w.substr(0, 4) == "L1::" || w.substr(0, 4) == "L2::";
@@ -238,41 +331,73 @@ const Family kFamilies[] = {
     {"max", "ftz NaN xorsign abs relu"},
     {"abs", "ftz"},
     {"neg", "ftz"},
-    {"and", ""}, {"or", ""}, {"xor", ""}, {"not", ""}, {"cnot", ""}, {"shl", ""}, {"shr", ""},
+    {"and", ""},
+    {"or", ""},
+    {"xor", ""},
+    {"not", ""},
+    {"cnot", ""},
+    {"shl", ""},
+    {"shr", ""},
     {"copysign", ""},
-    {"popc", ""}, {"clz", ""}, {"brev", ""}, {"bfind", "shiftamt"},
+    {"popc", ""},
+    {"clz", ""},
+    {"brev", ""},
+    {"bfind", "shiftamt"},
     {"sqrt", "approx ftz rn rz rm rp"},
     {"rcp", "approx ftz rn rz rm rp"},
     {"rsqrt", "approx ftz"},
-    {"ex2", "approx ftz"}, {"lg2", "approx ftz"}, {"sin", "approx ftz"}, {"cos", "approx ftz"}, {"tanh", "approx"},
+    {"ex2", "approx ftz"},
+    {"lg2", "approx ftz"},
+    {"sin", "approx ftz"},
+    {"cos", "approx ftz"},
+    {"tanh", "approx"},
     {"testp", "finite infinite number notanumber normal subnormal"},
     {"lop3", ""},
     {"prmt", "f4e b4e rc8 ecl ecr rc16"},
-    {"bfe", ""}, {"bfi", ""}, {"sad", ""},
+    {"bfe", ""},
+    {"bfi", ""},
+    {"sad", ""},
     {"setp", "eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor ftz"},
     {"set", "eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor ftz"},
     {"selp", ""},
     {"slct", "ftz"},
     {"cvt", "rn rz rm rp rni rzi rmi rpi ftz sat satfinite relu pack u4 s4 u2 s2"},
-    {"shf", "l r clamp wrap"}, {"bmsk", "clamp wrap"}, {"szext", "clamp wrap"}, {"dp4a", ""}, {"dp2a", "lo hi"},
+    {"shf", "l r clamp wrap"},
+    {"bmsk", "clamp wrap"},
+    {"szext", "clamp wrap"},
+    {"dp4a", ""},
+    {"dp2a", "lo hi"},
     {"match", "sync any all"},
     {"atom", "global shared shared::cta relaxed acquire release acq_rel cta gpu sys add min max inc dec and or xor exch cas"},
-    {"red", "global shared shared::cta relaxed release cta gpu sys add min max inc dec and or xor"}, {"redux", "sync add min max and or xor"},
+    {"red", "global shared shared::cta relaxed release cta gpu sys add min max inc dec and or xor"},
+    {"redux", "sync add min max and or xor"},
     {"cvta", "to global shared shared::cta local param param::entry const"},
-    {"ld", "*ld"}, {"ldu", "*ld"}, {"st", "*ld"},
+    {"ld", "*ld"},
+    {"ldu", "*ld"},
+    {"st", "*ld"},
     {"tex", "base 2d v4"},
     {"sust", "b p 2d v4 zero"},
     {"mma", "sync aligned m16n8k32 row col e4m3"},
     {"movmatrix", "sync aligned m8n8 trans"},
-    {"ldmatrix", "sync aligned m8n8 x1 x2 x4 trans shared shared::cta"}, {"stmatrix", "sync aligned m8n8 x1 x2 x4 trans shared shared::cta"},
+    {"ldmatrix", "sync aligned m8n8 x1 x2 x4 trans shared shared::cta"},
+    {"stmatrix", "sync aligned m8n8 x1 x2 x4 trans shared shared::cta"},
     {"shfl", "sync up down bfly idx"},
     {"vote", "sync all any uni ballot"},
     {"activemask", ""},
-    {"bar", "sync arrive cta aligned warp red popc and or"}, {"barrier", "sync arrive cta aligned red popc and or"},
-    {"membar", "*"}, {"fence", "*"},  // ordering is implied (docs/ptx.md "Execution")
-    {"bra", "uni"}, {"ret", "uni"}, {"exit", ""}, {"trap", ""}, {"call", "uni"},
-    {"nanosleep", ""}, {"pmevent", "mask"},
-    {"prefetch", "*"}, {"prefetchu", "*"}, {"createpolicy", "*"},  // cache hints: no-ops (docs/ptx.md)
+    {"bar", "sync arrive cta aligned warp red popc and or"},
+    {"barrier", "sync arrive cta aligned red popc and or"},
+    {"membar", "*"},
+    {"fence", "*"},  // ordering is implied (docs/ptx.md "Execution")
+    {"bra", "uni"},
+    {"ret", "uni"},
+    {"exit", ""},
+    {"trap", ""},
+    {"call", "uni"},
+    {"nanosleep", ""},
+    {"pmevent", "mask"},
+    {"prefetch", "*"},
+    {"prefetchu", "*"},
+    {"createpolicy", "*"},  // cache hints: no-ops (docs/ptx.md)
     {"cp", "async ca cg shared shared::cta global L2::cache_hint L2::64B L2::128B L2::256B commit_group wait_group wait_all"},
 };
 
@@ -294,9 +419,7 @@ bool in_list(std::string_view list, std::string_view w) {
 
 // ld/st: the state spaces, vector widths and the cache/ordering words (no-ops: one thread per lane,
 // warps of a CTA one at a time, CTAs without communication; docs/ptx.md).
-bool ld_modifier(std::string_view w) {
-  return in_list(kSpaces, w) || w == "v2" || w == "v4" || is_cache_word(w);
-}
+bool ld_modifier(std::string_view w) { return in_list(kSpaces, w) || w == "v2" || w == "v4" || is_cache_word(w); }
 
 class Parser {
  public:
@@ -307,12 +430,32 @@ class Parser {
     bool is_extern = false;
     while (cur().kind != Tok::end) {
       const Tok& t = cur();
-      if (t.is(".version") || t.is(".target") || t.is(".address_size") || t.is(".file") || t.is(".loc")) { skip_line(); continue; }
-      if (t.is(".pragma")) { skip_past(';'); continue; }
-      if (t.is(".section")) { skip_section(); continue; }
-      if (t.is(".visible") || t.is(".weak") || t.is(".common")) { ++i_; continue; }
-      if (t.is(".extern")) { is_extern = true; ++i_; continue; }
-      if (t.is(".entry") || t.is(".func")) { function(is_extern); is_extern = false; continue; }
+      if (t.is(".version") || t.is(".target") || t.is(".address_size") || t.is(".file") || t.is(".loc")) {
+        skip_line();
+        continue;
+      }
+      if (t.is(".pragma")) {
+        skip_past(';');
+        continue;
+      }
+      if (t.is(".section")) {
+        skip_section();
+        continue;
+      }
+      if (t.is(".visible") || t.is(".weak") || t.is(".common")) {
+        ++i_;
+        continue;
+      }
+      if (t.is(".extern")) {
+        is_extern = true;
+        ++i_;
+        continue;
+      }
+      if (t.is(".entry") || t.is(".func")) {
+        function(is_extern);
+        is_extern = false;
+        continue;
+      }
       if (t.is(".global") || t.is(".shared") || t.is(".const")) {
         variable(is_extern, nullptr);
         is_extern = false;
@@ -342,23 +485,30 @@ class Parser {
     std::vector<std::tuple<std::uint32_t, std::string, std::uint32_t>> pending;  // inst, label, line
   };
   std::vector<Scope> scopes_;
-  std::map<std::string, std::uint32_t, std::less<>> local_vars_;  // name -> local offset
+  std::map<std::string, std::uint32_t, std::less<>> local_vars_;    // name -> local offset
   std::map<std::string, std::uint32_t, std::less<>> param_locals_;  // body .param variables -> size
   std::map<std::uint64_t, std::uint32_t> const_regs_;
   std::uint32_t sink_ = kNoIndex;
-  bool relaxed_ = false;  // the instruction being decoded is ld/st/cvt (operand_fits)
+  bool relaxed_ = false;            // the instruction being decoded is ld/st/cvt (operand_fits)
   std::uint64_t global_bytes_ = 0;  // the module's .global variables so far (kMaxGlobalBytes)
 
   [[noreturn]] void fail(std::uint32_t line, const std::string& m) const { throw PtxError(file_ + ":" + std::to_string(line) + ": " + m); }
   [[noreturn]] void fail(const Tok& t, const std::string& m) const { fail(t.line, m); }
   const Tok& cur() const { return toks_[i_]; }
-  const Tok& next() { const Tok& t = toks_[i_]; if (t.kind != Tok::end) ++i_; return t; }
+  const Tok& next() {
+    const Tok& t = toks_[i_];
+    if (t.kind != Tok::end) ++i_;
+    return t;
+  }
   void expect(char c) {
     if (!cur().is(c)) fail(cur(), std::string("expected '") + c + "', found '" + std::string(cur().text) + "'");
     ++i_;
   }
   bool accept(char c) {
-    if (cur().is(c)) { ++i_; return true; }
+    if (cur().is(c)) {
+      ++i_;
+      return true;
+    }
     return false;
   }
   void skip_line() {
@@ -399,12 +549,16 @@ class Parser {
       return v;
     };
     if (s.size() > 2 && s[0] == '0' && (s[1] == 'f' || s[1] == 'F')) {
-      l.is_float = true; l.bits32 = true; l.i = hexval(s.substr(2), 8);
+      l.is_float = true;
+      l.bits32 = true;
+      l.i = hexval(s.substr(2), 8);
       if (s.size() != 10) fail(line, "0f literal needs 8 hex digits: '" + str + "'");
       return l;
     }
     if (s.size() > 2 && s[0] == '0' && (s[1] == 'd' || s[1] == 'D')) {
-      l.is_float = true; l.bits64 = true; l.i = hexval(s.substr(2), 16);
+      l.is_float = true;
+      l.bits64 = true;
+      l.i = hexval(s.substr(2), 16);
       if (s.size() != 18) fail(line, "0d literal needs 16 hex digits: '" + str + "'");
       return l;
     }
@@ -442,18 +596,32 @@ class Parser {
     const Tok& sp = next();
     Variable v;
     v.is_extern = is_extern;
-    if (sp.is(".global")) v.space = Space::global;
-    else if (sp.is(".shared")) v.space = Space::shared;
-    else if (sp.is(".const")) v.space = Space::constant;
-    else if (sp.is(".local")) v.space = Space::local;
-    else fail(sp, "unknown state space " + std::string(sp.text));
+    if (sp.is(".global"))
+      v.space = Space::global;
+    else if (sp.is(".shared"))
+      v.space = Space::shared;
+    else if (sp.is(".const"))
+      v.space = Space::constant;
+    else if (sp.is(".local"))
+      v.space = Space::local;
+    else
+      fail(sp, "unknown state space " + std::string(sp.text));
     Type t = Type::none;
     int vec = 1;
     while (cur().kind == Tok::word && cur().text[0] == '.') {
       const Tok& w = next();
-      if (w.is(".align")) { v.align = static_cast<std::uint32_t>(number(next())); continue; }
-      if (w.is(".v2")) { vec = 2; continue; }
-      if (w.is(".v4")) { vec = 4; continue; }
+      if (w.is(".align")) {
+        v.align = static_cast<std::uint32_t>(number(next()));
+        continue;
+      }
+      if (w.is(".v2")) {
+        vec = 2;
+        continue;
+      }
+      if (w.is(".v4")) {
+        vec = 4;
+        continue;
+      }
       if (w.is(".texref") || w.is(".surfref") || w.is(".samplerref"))
         fail(w, std::string(w.text) + " variables are not supported (the interpreter binds texture/surface objects by handle)");
       Type tt = parse_type(w.text.substr(1));
@@ -471,7 +639,10 @@ class Parser {
     std::uint64_t count = 1;
     bool unsized = false;
     while (accept('[')) {
-      if (accept(']')) { unsized = true; continue; }
+      if (accept(']')) {
+        unsized = true;
+        continue;
+      }
       const Tok& nt = next();
       const std::uint64_t n = number(nt);
       if (n != 0 && count > limit / elem / n)
@@ -487,7 +658,8 @@ class Parser {
       int depth = 0;
       std::function<void()> elems = [&]() {
         if (accept('{')) {
-          if (++depth > static_cast<int>(kMaxDepth)) fail(cur(), "initialiser nested deeper than the limit of " + std::to_string(kMaxDepth));
+          if (++depth > static_cast<int>(kMaxDepth))
+            fail(cur(), "initialiser nested deeper than the limit of " + std::to_string(kMaxDepth));
           if (!cur().is('}')) {
             do elems();
             while (accept(','));
@@ -504,7 +676,14 @@ class Parser {
         const Tok& n = next();
         if (n.kind != Tok::num) fail(n, "expected a number or a variable's name in the initialiser, found '" + std::string(n.text) + "'");
         Literal l = literal(n.text, n.line);
-        if (neg) { if (l.is_float && !l.bits32 && !l.bits64) l.f = -l.f; else if (!l.is_float) l.i = ~l.i + 1; else fail(n, "negated hex float"); }
+        if (neg) {
+          if (l.is_float && !l.bits32 && !l.bits64)
+            l.f = -l.f;
+          else if (!l.is_float)
+            l.i = ~l.i + 1;
+          else
+            fail(n, "negated hex float");
+        }
         vals.push_back(l);
       };
       elems();
@@ -519,8 +698,9 @@ class Parser {
       }
     }
     expect(';');
-    if (v.size > limit) fail(name, std::string(sp.text) + " variable " + v.name + " is larger than the interpreter's limit of " +
-                                     std::to_string(limit) + " bytes (docs/ptx.md \"Limits\")");
+    if (v.size > limit)
+      fail(name, std::string(sp.text) + " variable " + v.name + " is larger than the interpreter's limit of " + std::to_string(limit) +
+                     " bytes (docs/ptx.md \"Limits\")");
     // The running total of the space, aligned, stays within the same limit.
     auto place = [&](std::uint64_t used, const char* what) {
       const std::uint64_t at = (used + v.align - 1) / v.align * v.align;
@@ -596,10 +776,14 @@ class Parser {
       const Variable& v = mod_.variables[k];
       if (v.name != nm) continue;
       std::uint64_t a = 0;
-      if (v.space == Space::global) a = (static_cast<std::uint64_t>(kModuleGlobalFirst + k) + 1) << kGlobalShift;
-      else if (v.space == Space::constant) a = v.address + (generic ? kConstWindow : 0);
-      else if (v.space == Space::shared && v.address != kNoIndex) a = v.address + (generic ? kSharedWindow : 0);
-      else fail(w, "the address of " + v.name + " cannot initialise a variable");
+      if (v.space == Space::global)
+        a = (static_cast<std::uint64_t>(kModuleGlobalFirst + k) + 1) << kGlobalShift;
+      else if (v.space == Space::constant)
+        a = v.address + (generic ? kConstWindow : 0);
+      else if (v.space == Space::shared && v.address != kNoIndex)
+        a = v.address + (generic ? kSharedWindow : 0);
+      else
+        fail(w, "the address of " + v.name + " cannot initialise a variable");
       Literal l;
       l.i = a + static_cast<std::uint64_t>(off);
       return l;
@@ -610,12 +794,30 @@ class Parser {
   std::uint64_t literal_bits(const Literal& l, Type t, std::uint32_t line) const {
     if (type_is_float(t) || t == Type::f16) {
       double d;
-      if (l.bits32) { float f; std::uint32_t b = static_cast<std::uint32_t>(l.i); std::memcpy(&f, &b, 4); d = f; if (t == Type::f32) return b; }
-      else if (l.bits64) { std::memcpy(&d, &l.i, 8); if (t == Type::f64) return l.i; }
-      else if (l.is_float) d = l.f;
-      else return l.i;  // integer bits into a float register (mov.b16 style)
-      if (t == Type::f32) { float f = static_cast<float>(d); std::uint32_t b; std::memcpy(&b, &f, 4); return b; }
-      if (t == Type::f64) { std::uint64_t b; std::memcpy(&b, &d, 8); return b; }
+      if (l.bits32) {
+        float f;
+        std::uint32_t b = static_cast<std::uint32_t>(l.i);
+        std::memcpy(&f, &b, 4);
+        d = f;
+        if (t == Type::f32) return b;
+      } else if (l.bits64) {
+        std::memcpy(&d, &l.i, 8);
+        if (t == Type::f64) return l.i;
+      } else if (l.is_float)
+        d = l.f;
+      else
+        return l.i;  // integer bits into a float register (mov.b16 style)
+      if (t == Type::f32) {
+        float f = static_cast<float>(d);
+        std::uint32_t b;
+        std::memcpy(&b, &f, 4);
+        return b;
+      }
+      if (t == Type::f64) {
+        std::uint64_t b;
+        std::memcpy(&b, &d, 8);
+        return b;
+      }
       fail(line, "floating literal for a " + std::string(type_name(t)) + " operand is not supported");
     }
     if (l.is_float) {
@@ -638,9 +840,15 @@ class Parser {
       Type t = Type::none;
       while (cur().kind == Tok::word && cur().text[0] == '.') {
         const Tok& w = next();
-        if (w.is(".align")) { pi.align = static_cast<std::uint32_t>(number(next())); continue; }
+        if (w.is(".align")) {
+          pi.align = static_cast<std::uint32_t>(number(next()));
+          continue;
+        }
         if (w.is(".ptr") || w.is(".global") || w.is(".shared") || w.is(".const") || w.is(".local")) continue;
-        if (w.is(".texref") || w.is(".surfref") || w.is(".samplerref")) { t = Type::b64; continue; }
+        if (w.is(".texref") || w.is(".surfref") || w.is(".samplerref")) {
+          t = Type::b64;
+          continue;
+        }
         Type tt = parse_type(w.text.substr(1));
         if (tt == Type::none) fail(w, "unknown parameter type " + std::string(w.text));
         t = tt;
@@ -650,7 +858,8 @@ class Parser {
       std::uint64_t count = 1;
       while (accept('[')) {  // checked product (issue 18): a wrapping product is not 0 elements
         const std::uint64_t n = number(next());
-        if (n == 0 || count > 65536 / n) fail(name, "parameter " + std::string(name.text) + " has more than 65536 elements (docs/ptx.md \"Limits\")");
+        if (n == 0 || count > 65536 / n)
+          fail(name, "parameter " + std::string(name.text) + " has more than 65536 elements (docs/ptx.md \"Limits\")");
         count *= n;
         expect(']');
       }
@@ -681,7 +890,10 @@ class Parser {
     while (cur().kind == Tok::word && cur().text[0] == '.') {
       // .maxntid, .reqntid, .minnctapersm, .maxnreg, .noreturn, .pragma: performance hints only.
       const Tok& w = next();
-      if (w.is(".pragma")) { skip_past(';'); continue; }
+      if (w.is(".pragma")) {
+        skip_past(';');
+        continue;
+      }
       while (cur().kind == Tok::num || cur().is(',')) ++i_;
     }
     if (accept(';')) {  // a prototype (or an .extern declaration)
@@ -749,8 +961,10 @@ class Parser {
     std::vector<std::tuple<std::uint32_t, std::string, std::uint32_t>> rest;
     for (auto& [inst, label, line] : s.pending) {
       auto it = s.labels.find(label);
-      if (it != s.labels.end()) fn_->code[inst].target = it->second;
-      else rest.emplace_back(inst, label, line);
+      if (it != s.labels.end())
+        fn_->code[inst].target = it->second;
+      else
+        rest.emplace_back(inst, label, line);
     }
     if (scopes_.size() == 1) {
       if (!rest.empty()) fail(std::get<2>(rest.front()), "undefined label " + std::get<1>(rest.front()));
@@ -778,11 +992,26 @@ class Parser {
       close_scope();
       return BodyItem::block;
     }
-    if (t.is(".reg")) { reg_decl(); return BodyItem::declaration; }
-    if (t.is(".local") || t.is(".shared") || t.is(".const") || t.is(".global")) { variable(false, fn_); return BodyItem::declaration; }
-    if (t.is(".param")) { param_local(); return BodyItem::declaration; }
-    if (t.is(".pragma")) { skip_past(';'); return BodyItem::declaration; }
-    if (t.is(".loc") || t.is(".file")) { skip_line(); return BodyItem::declaration; }
+    if (t.is(".reg")) {
+      reg_decl();
+      return BodyItem::declaration;
+    }
+    if (t.is(".local") || t.is(".shared") || t.is(".const") || t.is(".global")) {
+      variable(false, fn_);
+      return BodyItem::declaration;
+    }
+    if (t.is(".param")) {
+      param_local();
+      return BodyItem::declaration;
+    }
+    if (t.is(".pragma")) {
+      skip_past(';');
+      return BodyItem::declaration;
+    }
+    if (t.is(".loc") || t.is(".file")) {
+      skip_line();
+      return BodyItem::declaration;
+    }
     if (t.kind == Tok::word && toks_[i_ + 1].is(':') && t.text[0] != '.' && t.text[0] != '%') {
       Scope& s = scopes_.back();
       if (!s.labels.emplace(std::string(t.text), static_cast<std::uint32_t>(fn_->code.size())).second)
@@ -802,7 +1031,10 @@ class Parser {
     Type t = Type::none;
     while (cur().kind == Tok::word && cur().text[0] == '.') {
       const Tok& w = next();
-      if (w.is(".align")) { align = static_cast<std::uint32_t>(number(next())); continue; }
+      if (w.is(".align")) {
+        align = static_cast<std::uint32_t>(number(next()));
+        continue;
+      }
       const Type tt = parse_type(w.text.substr(1));
       if (tt == Type::none || tt == Type::pred) fail(w, "unknown .param type " + std::string(w.text));
       t = tt;
@@ -813,7 +1045,8 @@ class Parser {
     std::uint64_t count = 1;
     while (accept('[')) {
       const std::uint64_t n = number(next());
-      if (n == 0 || count > 65536 / n) fail(name, ".param " + std::string(name.text) + " has more than 65536 elements (docs/ptx.md \"Limits\")");
+      if (n == 0 || count > 65536 / n)
+        fail(name, ".param " + std::string(name.text) + " has more than 65536 elements (docs/ptx.md \"Limits\")");
       count *= n;
       expect(']');
     }
@@ -826,7 +1059,8 @@ class Parser {
     param_locals_[std::string(name.text)] = size;
     fn_->local_bytes += size;
     if (fn_->local_bytes > kMaxLocalBytes)
-      fail(name, "local memory of " + fn_->name + " exceeds the interpreter's limit of " + std::to_string(kMaxLocalBytes) + " bytes (docs/ptx.md \"Limits\")");
+      fail(name, "local memory of " + fn_->name + " exceeds the interpreter's limit of " + std::to_string(kMaxLocalBytes) +
+                     " bytes (docs/ptx.md \"Limits\")");
   }
 
   void reg_decl() {
@@ -847,7 +1081,8 @@ class Parser {
         const std::uint64_t count = number(next());
         expect('>');
         const std::uint64_t have = t == Type::pred ? fn_->npreds : fn_->nregs;
-        if (count > kMaxRegisters || have + count > kMaxRegisters) too_many_registers(n.line, std::string(n.text) + "<" + std::to_string(count) + ">");
+        if (count > kMaxRegisters || have + count > kMaxRegisters)
+          too_many_registers(n.line, std::string(n.text) + "<" + std::to_string(count) + ">");
         for (std::uint64_t k = 0; k < count; ++k) declare(std::string(n.text) + std::to_string(k), t, n.line);
       } else {
         declare(std::string(n.text), t, n.line);
@@ -865,8 +1100,10 @@ class Parser {
     RegInfo r;
     r.name = name;
     r.type = t;
-    if (t == Type::pred) r.index = fn_->npreds++;
-    else r.index = fn_->nregs++;
+    if (t == Type::pred)
+      r.index = fn_->npreds++;
+    else
+      r.index = fn_->nregs++;
     if (fn_->nregs > kMaxRegisters || fn_->npreds > kMaxRegisters) too_many_registers(line, name);
     if (!scopes_.back().regs.emplace(name, r).second) fail(line, "register " + name + " declared twice");
     fn_->regs.push_back(r);
@@ -943,7 +1180,10 @@ class Parser {
       return o;
     }
     if (t.kind != Tok::word) fail(t, "expected an operand, found '" + std::string(t.text) + "'");
-    if (t.text == "_") { o.kind = ROp::sink; return o; }
+    if (t.text == "_") {
+      o.kind = ROp::sink;
+      return o;
+    }
     o.kind = ROp::reg;
     o.name = t.text;
     if (cur().is('+') && toks_[i_ + 1].kind == Tok::num) {  // symbol+offset
@@ -973,13 +1213,30 @@ class Parser {
   }
 
   static std::uint32_t special(std::string_view n) {
-    static const std::pair<const char*, std::uint32_t> table[] = {
-        {"%tid.x", kTidX}, {"%tid.y", kTidY}, {"%tid.z", kTidZ}, {"%ntid.x", kNtidX}, {"%ntid.y", kNtidY},
-        {"%ntid.z", kNtidZ}, {"%ctaid.x", kCtaidX}, {"%ctaid.y", kCtaidY}, {"%ctaid.z", kCtaidZ},
-        {"%nctaid.x", kNctaidX}, {"%nctaid.y", kNctaidY}, {"%nctaid.z", kNctaidZ}, {"%laneid", kLaneid},
-        {"%warpid", kWarpid}, {"%nwarpid", kNwarpid}, {"%lanemask_eq", kLanemaskEq}, {"%lanemask_lt", kLanemaskLt},
-        {"%lanemask_le", kLanemaskLe}, {"%lanemask_gt", kLanemaskGt}, {"%lanemask_ge", kLanemaskGe},
-        {"%smid", kSmid}, {"%nsmid", kNsmid}, {"%clock", kClock}, {"%clock64", kClock}};
+    static const std::pair<const char*, std::uint32_t> table[] = {{"%tid.x", kTidX},
+                                                                  {"%tid.y", kTidY},
+                                                                  {"%tid.z", kTidZ},
+                                                                  {"%ntid.x", kNtidX},
+                                                                  {"%ntid.y", kNtidY},
+                                                                  {"%ntid.z", kNtidZ},
+                                                                  {"%ctaid.x", kCtaidX},
+                                                                  {"%ctaid.y", kCtaidY},
+                                                                  {"%ctaid.z", kCtaidZ},
+                                                                  {"%nctaid.x", kNctaidX},
+                                                                  {"%nctaid.y", kNctaidY},
+                                                                  {"%nctaid.z", kNctaidZ},
+                                                                  {"%laneid", kLaneid},
+                                                                  {"%warpid", kWarpid},
+                                                                  {"%nwarpid", kNwarpid},
+                                                                  {"%lanemask_eq", kLanemaskEq},
+                                                                  {"%lanemask_lt", kLanemaskLt},
+                                                                  {"%lanemask_le", kLanemaskLe},
+                                                                  {"%lanemask_gt", kLanemaskGt},
+                                                                  {"%lanemask_ge", kLanemaskGe},
+                                                                  {"%smid", kSmid},
+                                                                  {"%nsmid", kNsmid},
+                                                                  {"%clock", kClock},
+                                                                  {"%clock64", kClock}};
     for (const auto& [name, idx] : table)
       if (n == name) return idx;
     return kNoIndex;
@@ -988,10 +1245,22 @@ class Parser {
   // Address of a symbol in its own state space (PTX: mov of a variable name gives that address).
   bool symbol_address(std::string_view name, std::uint64_t& addr, Space* space = nullptr) {
     for (const ParamInfo& p : fn_->params)
-      if (p.name == name) { addr = kParamWindow + p.offset; if (space) *space = Space::param; return true; }
+      if (p.name == name) {
+        addr = kParamWindow + p.offset;
+        if (space) *space = Space::param;
+        return true;
+      }
     for (const ParamInfo& p : fn_->ret_params)
-      if (p.name == name) { addr = kRetWindow + p.offset; if (space) *space = Space::param; return true; }
-    if (auto it = local_vars_.find(name); it != local_vars_.end()) { addr = it->second; if (space) *space = Space::local; return true; }
+      if (p.name == name) {
+        addr = kRetWindow + p.offset;
+        if (space) *space = Space::param;
+        return true;
+      }
+    if (auto it = local_vars_.find(name); it != local_vars_.end()) {
+      addr = it->second;
+      if (space) *space = Space::local;
+      return true;
+    }
     for (std::size_t k = 0; k < mod_.variables.size(); ++k) {
       const Variable& v = mod_.variables[k];
       if (v.name != name) continue;
@@ -1008,7 +1277,10 @@ class Parser {
         }
         return true;
       }
-      if (v.space == Space::constant) { addr = v.address; return true; }
+      if (v.space == Space::constant) {
+        addr = v.address;
+        return true;
+      }
       addr = (static_cast<std::uint64_t>(kModuleGlobalFirst + k) + 1) << kGlobalShift;
       return true;
     }
@@ -1045,7 +1317,10 @@ class Parser {
       Literal l = literal(o.name, o.line);
       if (o.neg) {
         if (l.bits32 || l.bits64) fail(o.line, "negated hex float literal");
-        if (l.is_float) l.f = -l.f; else l.i = ~l.i + 1;
+        if (l.is_float)
+          l.f = -l.f;
+        else
+          l.i = ~l.i + 1;
       }
       return constant(literal_bits(l, t, o.line));
     }
@@ -1146,7 +1421,8 @@ class Parser {
       do ops.push_back(operand());
       while (accept(','));
     }
-    if (!cur().is(';')) fail(cur(), "expected ';' after the operands of " + std::string(opt.text) + ", found '" + std::string(cur().text) + "'");
+    if (!cur().is(';'))
+      fail(cur(), "expected ';' after the operands of " + std::string(opt.text) + ", found '" + std::string(cur().text) + "'");
     ++i_;
     in.name = opcode_id(opt.text);
     decode(in, opt.text, ops);
@@ -1162,8 +1438,7 @@ class Parser {
   }
 
   void need(const std::vector<ROp>& ops, std::size_t n, std::string_view op, std::uint32_t line) {
-    if (ops.size() != n)
-      fail(line, std::string(op) + " takes " + std::to_string(n) + " operands, found " + std::to_string(ops.size()));
+    if (ops.size() != n) fail(line, std::string(op) + " takes " + std::to_string(n) + " operands, found " + std::to_string(ops.size()));
   }
   Type one_type(const Mods& m, std::string_view op, std::uint32_t line) {
     if (m.types.size() != 1) fail(line, "expected one type on " + std::string(op));
@@ -1216,17 +1491,20 @@ class Parser {
     for (const Function& f : mod_.functions)
       if (f.name == callee_name && &f != fn_) callee = &f;
     if (!callee || !callee->has_body)
-      fail(L, "call of " + std::string(callee_name) + ": no body defined before the call (external functions and recursion are not supported)");
+      fail(L, "call of " + std::string(callee_name) +
+                  ": no body defined before the call (external functions and recursion are not supported)");
     if (callee->is_entry) fail(L, "call of an entry");
     if (callee->has_local_vars) fail(L, "call of " + callee->name + ", which has .local variables, is not supported");
     // The callee's own call-site .param variables (from calls it inlined) move behind the caller's.
     const std::uint32_t local_shift = (fn_->local_bytes + 15) / 16 * 16;
     fn_->local_bytes = local_shift + callee->local_bytes;
     if (fn_->local_bytes > kMaxLocalBytes)
-      fail(L, "local memory exceeds the interpreter's limit of " + std::to_string(kMaxLocalBytes) + " bytes after inlining " + callee->name);
+      fail(L,
+           "local memory exceeds the interpreter's limit of " + std::to_string(kMaxLocalBytes) + " bytes after inlining " + callee->name);
     if (args.size() != callee->params.size() || rets.size() > callee->ret_params.size())
       fail(L, "call of " + callee->name + " with " + std::to_string(args.size()) + " arguments and " + std::to_string(rets.size()) +
-                  " return values; it takes " + std::to_string(callee->params.size()) + " and " + std::to_string(callee->ret_params.size()));
+                  " return values; it takes " + std::to_string(callee->params.size()) + " and " +
+                  std::to_string(callee->ret_params.size()));
     auto local_of = [&](std::string_view n) {
       auto it = param_locals_.find(n);
       if (it == param_locals_.end()) fail(L, "call argument " + std::string(n) + " is not a .param variable of this body");
@@ -1281,7 +1559,11 @@ class Parser {
           for (std::size_t q = 0; q < callee->ret_params.size(); ++q) {
             const ParamInfo& p = callee->ret_params[q];
             if (r >= p.offset && r < p.offset + p.size) {
-              if (q >= ret_off.size()) { c.op = Op::nop; done = true; break; }  // an ignored return value
+              if (q >= ret_off.size()) {
+                c.op = Op::nop;
+                done = true;
+                break;
+              }  // an ignored return value
               c.imm = static_cast<std::int64_t>(ret_off[q] + (r - p.offset));
               done = true;
             }
@@ -1318,7 +1600,8 @@ class Parser {
     for (std::string_view w : m.all) {
       const std::string_view allowed = fam->modifiers;
       const bool ok = allowed == "*" || (allowed == "*ld" ? ld_modifier(w) : in_list(allowed, w));
-      if (!ok) fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname) + " (docs/ptx.md lists the accepted forms)");
+      if (!ok)
+        fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname) + " (docs/ptx.md lists the accepted forms)");
     }
     // ld, st and cvt may name registers wider than the instruction type (PTX ISA 9.4.1).
     relaxed_ = b == "ld" || b == "ldu" || b == "st" || b == "cvt";
@@ -1364,7 +1647,12 @@ class Parser {
     if ((b == "and" || b == "or" || b == "xor" || b == "not") && m.types.size() == 1 && m.types[0] == Type::pred) {
       no_words(m, opname, L);
       in.t = Type::pred;
-      if (b == "not") { need(ops, 2, opname, L); in.op = Op::pnot; emit(in, {pdst(ops[0])}, {psrc(ops[1])}); return; }
+      if (b == "not") {
+        need(ops, 2, opname, L);
+        in.op = Op::pnot;
+        emit(in, {pdst(ops[0])}, {psrc(ops[1])});
+        return;
+      }
       need(ops, 3, opname, L);
       in.op = b == "and" ? Op::pand : b == "or" ? Op::por : Op::pxor;
       emit(in, {pdst(ops[0])}, {psrc(ops[1]), psrc(ops[2])});
@@ -1372,11 +1660,15 @@ class Parser {
     }
     // Integer and bit instructions, and the float forms of add/sub/mul/min/max/abs/neg/fma/div.
     {
-      struct Bin { const char* name; Op iop; Op fop; };
+      struct Bin {
+        const char* name;
+        Op iop;
+        Op fop;
+      };
       static const Bin bins[] = {{"add", Op::add, Op::fadd}, {"sub", Op::sub, Op::fsub}, {"min", Op::min, Op::fmin},
                                  {"max", Op::max, Op::fmax}, {"div", Op::div, Op::fdiv}, {"rem", Op::rem, Op::nop},
-                                 {"and", Op::and_, Op::nop}, {"or", Op::or_, Op::nop}, {"xor", Op::xor_, Op::nop},
-                                 {"shl", Op::shl, Op::nop}, {"shr", Op::shr, Op::nop}, {"copysign", Op::nop, Op::fcopysign}};
+                                 {"and", Op::and_, Op::nop}, {"or", Op::or_, Op::nop},   {"xor", Op::xor_, Op::nop},
+                                 {"shl", Op::shl, Op::nop},  {"shr", Op::shr, Op::nop},  {"copysign", Op::nop, Op::fcopysign}};
       for (const Bin& bi : bins) {
         if (b != bi.name) continue;
         const Type t = one_type(m, opname, L);
@@ -1391,14 +1683,19 @@ class Parser {
           if (!m.words.empty() && !nan_mode) fail(L, std::string(opname) + ": ." + std::string(m.words[0]) + " is not supported");
           if (nan_mode) in.sub2 = kMinMaxNaN;
           // min/max.relu on f16 (PTX ISA half min/max): numerics' f16_relu of the result.
-          if (m.relu && minmax && half) in.sub2 |= kRelu;
-          else if (m.relu) unsupported();
+          if (m.relu && minmax && half)
+            in.sub2 |= kRelu;
+          else if (m.relu)
+            unsupported();
           if (m.cc || (m.sat && t != Type::f32)) unsupported();
           if (m.sat && (bi.fop != Op::fadd && bi.fop != Op::fsub)) unsupported();
           if (bi.fop == Op::fdiv) {
-            if (t == Type::f32 && m.approx && m.ftz) in.flags = kApprox | kFtz;
-            else if (m.approx || m.full) fail(L, std::string(opname) + " is not supported (no model in src/numerics; div.approx.ftz.f32 and div.rnd are)");
-            else if (m.rnd == Rnd::none) fail(L, std::string(opname) + " needs a rounding modifier (.rn, .rz, .rm, .rp)");
+            if (t == Type::f32 && m.approx && m.ftz)
+              in.flags = kApprox | kFtz;
+            else if (m.approx || m.full)
+              fail(L, std::string(opname) + " is not supported (no model in src/numerics; div.approx.ftz.f32 and div.rnd are)");
+            else if (m.rnd == Rnd::none)
+              fail(L, std::string(opname) + " needs a rounding modifier (.rn, .rz, .rm, .rp)");
           }
           if (m.approx && bi.fop != Op::fdiv) unsupported();
           if ((bi.fop == Op::fmin || bi.fop == Op::fmax || bi.fop == Op::fcopysign) && m.rnd != Rnd::none) unsupported();
@@ -1434,7 +1731,8 @@ class Parser {
       emit(in, {dst(ops[0], in.t)}, {src(ops[1], in.t), src(ops[2], in.t)});
       return;
     }
-    if ((b == "mul" || b == "mad" || b == "madc" || b == "mul24" || b == "mad24" || b == "fma") && !((b == "mul24" || b == "mad24") && m.hi)) {
+    if ((b == "mul" || b == "mad" || b == "madc" || b == "mul24" || b == "mad24" || b == "fma") &&
+        !((b == "mul24" || b == "mad24") && m.hi)) {
       const Type t = one_type(m, opname, L);
       in.t = t;
       const bool is_mad = b == "mad" || b == "madc" || b == "mad24" || b == "fma";
@@ -1485,46 +1783,72 @@ class Parser {
       emit(in, {dst(ops[0], dt)}, s);
       return;
     }
-    if (b == "abs" || b == "neg" || b == "not" || b == "cnot" || b == "popc" || b == "clz" || b == "brev" || b == "bfind" ||
-        b == "sqrt" || b == "rcp" || b == "rsqrt" || b == "ex2" || b == "lg2" || b == "sin" || b == "cos" || b == "tanh") {
+    if (b == "abs" || b == "neg" || b == "not" || b == "cnot" || b == "popc" || b == "clz" || b == "brev" || b == "bfind" || b == "sqrt" ||
+        b == "rcp" || b == "rsqrt" || b == "ex2" || b == "lg2" || b == "sin" || b == "cos" || b == "tanh") {
       const Type t = one_type(m, opname, L);
       in.t = t;
       need(ops, 2, opname, L);
       no_words(m, opname, L);
       if (type_is_float(t)) {
         float_mods(m, t, opname, L, b == "abs" || b == "neg");
-        if (b == "abs") in.op = Op::fabs;
-        else if (b == "neg") in.op = Op::fneg;
-        else if (b == "sqrt" && !m.approx && m.rnd != Rnd::none && (t == Type::f32 || t == Type::f64)) in.op = Op::fsqrt;
-        else if (b == "rcp" && !m.approx && m.rnd != Rnd::none && (t == Type::f32 || t == Type::f64)) in.op = Op::frcp;
+        if (b == "abs")
+          in.op = Op::fabs;
+        else if (b == "neg")
+          in.op = Op::fneg;
+        else if (b == "sqrt" && !m.approx && m.rnd != Rnd::none && (t == Type::f32 || t == Type::f64))
+          in.op = Op::fsqrt;
+        else if (b == "rcp" && !m.approx && m.rnd != Rnd::none && (t == Type::f32 || t == Type::f64))
+          in.op = Op::frcp;
         // .approx (numerics/approx: correctly rounded models, reported as model-dependent).
-        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "sqrt") in.op = Op::fsqrt;
-        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "rcp") in.op = Op::frcp;
-        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "rsqrt") in.op = Op::frsqrt;
-        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "ex2") in.op = Op::fex2;
-        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "sin") in.op = Op::fsin;
-        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "cos") in.op = Op::fcos;
-        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "lg2") in.op = Op::flg2;
-        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "tanh") in.op = Op::ftanh;
-        else if (m.approx && m.rnd == Rnd::none && t == Type::f64 && b == "rcp" && m.ftz) in.op = Op::frcp;
-        else if (m.approx && m.rnd == Rnd::none && t == Type::f64 && b == "rsqrt") in.op = Op::frsqrt;
-        else fail(L, std::string(opname) + " is not supported (no model in src/numerics)");
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "sqrt")
+          in.op = Op::fsqrt;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "rcp")
+          in.op = Op::frcp;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "rsqrt")
+          in.op = Op::frsqrt;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "ex2")
+          in.op = Op::fex2;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "sin")
+          in.op = Op::fsin;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "cos")
+          in.op = Op::fcos;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "lg2")
+          in.op = Op::flg2;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f32 && b == "tanh")
+          in.op = Op::ftanh;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f64 && b == "rcp" && m.ftz)
+          in.op = Op::frcp;
+        else if (m.approx && m.rnd == Rnd::none && t == Type::f64 && b == "rsqrt")
+          in.op = Op::frsqrt;
+        else
+          fail(L, std::string(opname) + " is not supported (no model in src/numerics)");
         if ((in.op == Op::fabs || in.op == Op::fneg) && m.rnd != Rnd::none) unsupported();
         emit(in, {dst(ops[0], t)}, {src(ops[1], t)});
         return;
       }
       if (m.rnd != Rnd::none || m.ftz || m.approx || m.sat) unsupported();
-      if (b == "bfind" ? (type_bits(t) < 32 || t == Type::b32 || t == Type::b64) : (b == "popc" || b == "clz" || b == "brev") && type_bits(t) < 32)
+      if (b == "bfind" ? (type_bits(t) < 32 || t == Type::b32 || t == Type::b64)
+                       : (b == "popc" || b == "clz" || b == "brev") && type_bits(t) < 32)
         unsupported();
-      if (b == "abs") in.op = Op::abs;
-      else if (b == "neg") in.op = Op::neg;
-      else if (b == "not") in.op = Op::not_;
-      else if (b == "cnot") in.op = Op::cnot;
-      else if (b == "popc") in.op = Op::popc;
-      else if (b == "clz") in.op = Op::clz;
-      else if (b == "brev") in.op = Op::brev;
-      else if (b == "bfind") { in.op = Op::bfind; in.sub = m.shiftamt ? 1 : 0; }
-      else unsupported();
+      if (b == "abs")
+        in.op = Op::abs;
+      else if (b == "neg")
+        in.op = Op::neg;
+      else if (b == "not")
+        in.op = Op::not_;
+      else if (b == "cnot")
+        in.op = Op::cnot;
+      else if (b == "popc")
+        in.op = Op::popc;
+      else if (b == "clz")
+        in.op = Op::clz;
+      else if (b == "brev")
+        in.op = Op::brev;
+      else if (b == "bfind") {
+        in.op = Op::bfind;
+        in.sub = m.shiftamt ? 1 : 0;
+      } else
+        unsupported();
       if (m.shiftamt && in.op != Op::bfind) unsupported();
       // popc, clz and bfind write a .u32 whatever the source type (PTX ISA 9.7.1.13-16).
       const Type dt = (b == "popc" || b == "clz" || b == "bfind") ? Type::u32 : t;
@@ -1613,14 +1937,16 @@ class Parser {
       in.t = one_type(m, opname, L);
       if (in.t != Type::b32) unsupported();
       in.op = Op::prmt;
-      if (m.words.empty()) in.sub = 0;
+      if (m.words.empty())
+        in.sub = 0;
       else if (m.words.size() == 1) {
         static const char* modes[] = {"", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
         in.sub = 0xFF;
         for (int k = 1; k < 7; ++k)
           if (m.words[0] == modes[k]) in.sub = static_cast<std::uint8_t>(k);
         if (in.sub == 0xFF) unsupported();
-      } else unsupported();
+      } else
+        unsupported();
       emit(in, {dst(ops[0], Type::b32)}, {src(ops[1], Type::b32), src(ops[2], Type::b32), src(ops[3], Type::b32)});
       return;
     }
@@ -1656,8 +1982,8 @@ class Parser {
       const Type t = is_set ? m.types[1] : one_type(m, opname, L);
       in.t = t;
       in.op = is_set ? Op::set : Op::setp;
-      static const char* cmps[] = {"eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
-                                   "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+      static const char* cmps[] = {"eq", "ne",  "lt",  "le",  "gt",  "ge",  "lo",  "ls",  "hi",
+                                   "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
       int cmp = -1;
       BoolOp bop = BoolOp::none;
       std::vector<std::string_view> words = m.words;
@@ -1666,10 +1992,22 @@ class Parser {
       for (std::string_view w : words) {
         bool found = false;
         for (int k = 0; k < 18; ++k)
-          if (w == cmps[k]) { cmp = k; found = true; }
-        if (w == "and") { bop = BoolOp::and_; found = true; }
-        if (w == "or") { bop = BoolOp::or_; found = true; }
-        if (w == "xor") { bop = BoolOp::xor_; found = true; }
+          if (w == cmps[k]) {
+            cmp = k;
+            found = true;
+          }
+        if (w == "and") {
+          bop = BoolOp::and_;
+          found = true;
+        }
+        if (w == "or") {
+          bop = BoolOp::or_;
+          found = true;
+        }
+        if (w == "xor") {
+          bop = BoolOp::xor_;
+          found = true;
+        }
         if (!found) fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname));
       }
       if (cmp < 0) fail(L, std::string(opname) + " without a comparison");
@@ -1738,13 +2076,16 @@ class Parser {
         ti = 1;
       }
       for (std::string_view w : m.words) {
-        if (w == "u4" || w == "s4") bits = 4, sgn = w[0] == 's';
-        else if (w == "u2" || w == "s2") bits = 2, sgn = w[0] == 's';
-        else if (w != "pack") unsupported();
+        if (w == "u4" || w == "s4")
+          bits = 4, sgn = w[0] == 's';
+        else if (w == "u2" || w == "s2")
+          bits = 2, sgn = w[0] == 's';
+        else if (w != "pack")
+          unsupported();
       }
       const bool with_c = bits <= 8;
-      if (!m.sat || bits == 0 || m.types.size() != ti + (with_c ? 2 : 1) || m.types[ti] != Type::s32 || (with_c && m.types[ti + 1] != Type::b32) ||
-          m.rnd != Rnd::none || m.ftz || m.relu || m.satfinite)
+      if (!m.sat || bits == 0 || m.types.size() != ti + (with_c ? 2 : 1) || m.types[ti] != Type::s32 ||
+          (with_c && m.types[ti + 1] != Type::b32) || m.rnd != Rnd::none || m.ftz || m.relu || m.satfinite)
         unsupported();
       need(ops, with_c ? 4 : 3, opname, L);
       in.op = Op::cvt_pack_int;
@@ -1764,8 +2105,8 @@ class Parser {
       // cvt.rn.relu.{f16,f16x2,bf16,bf16x2}.f32 (PTX ISA cvt): numerics' f16_relu / bf16_relu of
       // each result half.
       if (m.relu) {
-        if (st != Type::f32 || (dt != Type::f16 && dt != Type::f16x2 && dt != Type::bf16 && dt != Type::bf16x2) || m.rnd != Rnd::rn || m.sat ||
-            m.ftz || m.satfinite)
+        if (st != Type::f32 || (dt != Type::f16 && dt != Type::f16x2 && dt != Type::bf16 && dt != Type::bf16x2) || m.rnd != Rnd::rn ||
+            m.sat || m.ftz || m.satfinite)
           fail(L, std::string(opname) + " is not supported (.relu: cvt.rn.relu.{f16,f16x2,bf16,bf16x2}.f32)");
         in.sub2 = kRelu;
       }
@@ -1788,17 +2129,22 @@ class Parser {
       // The other narrow formats (numerics/minifloat): fp8 pairs from f32 (a -> upper byte) and
       // f16x2, e5m2 pairs to f16x2, bf16 from and to f32, bf16x2 from two f32 (a -> upper half).
       {
-        struct Alt { Type d, s; int code, nsrc; bool satfinite; };
-        static const Alt kAlt[] = {{Type::e4m3x2, Type::f32, 0, 2, true}, {Type::e5m2x2, Type::f32, 1, 2, true},
+        struct Alt {
+          Type d, s;
+          int code, nsrc;
+          bool satfinite;
+        };
+        static const Alt kAlt[] = {{Type::e4m3x2, Type::f32, 0, 2, true},   {Type::e5m2x2, Type::f32, 1, 2, true},
                                    {Type::e5m2x2, Type::f16x2, 2, 1, true}, {Type::f16x2, Type::e5m2x2, 3, 1, false},
-                                   {Type::bf16, Type::f32, 4, 1, false}, {Type::f32, Type::bf16, 5, 1, false},
+                                   {Type::bf16, Type::f32, 4, 1, false},    {Type::f32, Type::bf16, 5, 1, false},
                                    {Type::bf16x2, Type::f32, 6, 2, false}};
         for (const Alt& a : kAlt) {
           if (a.d != dt || a.s != st) continue;
           const bool rn_needed = a.code != 5;
           if ((rn_needed ? m.rnd != Rnd::rn : m.rnd != Rnd::none) || m.satfinite != a.satfinite || m.sat || m.ftz)
-            fail(L, std::string(opname) + " is not supported (the forms: cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32, cvt.rn.satfinite.e5m2x2.f16x2, "
-                                          "cvt.rn.f16x2.{e4m3x2,e5m2x2}, cvt.rn.bf16.f32, cvt.f32.bf16, cvt.rn.bf16x2.f32)");
+            fail(L, std::string(opname) +
+                        " is not supported (the forms: cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32, cvt.rn.satfinite.e5m2x2.f16x2, "
+                        "cvt.rn.f16x2.{e4m3x2,e5m2x2}, cvt.rn.bf16.f32, cvt.f32.bf16, cvt.rn.bf16x2.f32)");
           need(ops, static_cast<std::size_t>(1 + a.nsrc), opname, L);
           in.op = Op::cvt_alt;
           in.sub = static_cast<std::uint8_t>(a.code);
@@ -1827,7 +2173,8 @@ class Parser {
         if (narrowing && m.rnd != Rnd::rn && !(directed && dt == Type::f32))
           fail(L, std::string(opname) + ": a narrowing conversion needs .rn (or .rz/.rm/.rp to f32)");
         if (!narrowing && dt != st && m.rnd != Rnd::none) unsupported();
-        if (dt == st && m.rnd != Rnd::rni && m.rnd != Rnd::rzi && m.rnd != Rnd::rmi && m.rnd != Rnd::rpi && m.rnd != Rnd::none) unsupported();
+        if (dt == st && m.rnd != Rnd::rni && m.rnd != Rnd::rzi && m.rnd != Rnd::rmi && m.rnd != Rnd::rpi && m.rnd != Rnd::none)
+          unsupported();
       } else if (df && !sf) {
         const bool directed = m.rnd == Rnd::rz || m.rnd == Rnd::rm || m.rnd == Rnd::rp;
         if (m.rnd != Rnd::rn && !(directed && dt != Type::f16))
@@ -1905,30 +2252,44 @@ class Parser {
           for (const ROp& e : v.elems)
             if (dst_bits(e) != in.dbits) fail(L, std::string(opname) + ": the vector's registers differ in width");
       }
-      if (b == "st") emit(in, {}, [&] { std::vector<std::uint32_t> s{base}; s.insert(s.end(), regs.begin(), regs.end()); return s; }());
-      else emit(in, regs, {base});
+      if (b == "st")
+        emit(in, {}, [&] {
+          std::vector<std::uint32_t> s{base};
+          s.insert(s.end(), regs.begin(), regs.end());
+          return s;
+        }());
+      else
+        emit(in, regs, {base});
       return;
     }
     if (b == "atom" || b == "red") {
       // atom{.sem}{.scope}{.space}.op.type d, [a], b{, c} and red (no d), PTX ISA 9.7.13.5/6.
       // Global atomics are real atomic operations (CTAs run on threads); within a warp the lanes
       // apply theirs in lane order (docs/ptx.md "Atomics").
-      static const std::pair<const char*, AtomOp> kOps[] = {{"add", AtomOp::add}, {"min", AtomOp::min}, {"max", AtomOp::max},
-                                                           {"inc", AtomOp::inc}, {"dec", AtomOp::dec}, {"and", AtomOp::and_},
-                                                           {"or", AtomOp::or_}, {"xor", AtomOp::xor_}, {"exch", AtomOp::exch},
-                                                           {"cas", AtomOp::cas}};
+      static const std::pair<const char*, AtomOp> kOps[] = {
+          {"add", AtomOp::add},  {"min", AtomOp::min}, {"max", AtomOp::max},  {"inc", AtomOp::inc},   {"dec", AtomOp::dec},
+          {"and", AtomOp::and_}, {"or", AtomOp::or_},  {"xor", AtomOp::xor_}, {"exch", AtomOp::exch}, {"cas", AtomOp::cas}};
       int found = 0;
       AtomOp op = AtomOp::add;
       for (const auto& [n, o] : kOps)
-        if (m.has(n)) { op = o; ++found; }
+        if (m.has(n)) {
+          op = o;
+          ++found;
+        }
       if (found != 1) fail(L, std::string(opname) + " needs exactly one operation");
       const Type t = one_type(m, opname, L);
       const bool ok = [&] {
         switch (op) {
           case AtomOp::add: return t == Type::u32 || t == Type::s32 || t == Type::u64 || t == Type::f32 || t == Type::f64;
-          case AtomOp::min: case AtomOp::max: return t == Type::u32 || t == Type::s32 || t == Type::u64 || t == Type::s64;
-          case AtomOp::inc: case AtomOp::dec: return t == Type::u32;
-          case AtomOp::and_: case AtomOp::or_: case AtomOp::xor_: case AtomOp::exch: case AtomOp::cas: return t == Type::b32 || t == Type::b64;
+          case AtomOp::min:
+          case AtomOp::max: return t == Type::u32 || t == Type::s32 || t == Type::u64 || t == Type::s64;
+          case AtomOp::inc:
+          case AtomOp::dec: return t == Type::u32;
+          case AtomOp::and_:
+          case AtomOp::or_:
+          case AtomOp::xor_:
+          case AtomOp::exch:
+          case AtomOp::cas: return t == Type::b32 || t == Type::b64;
         }
         return false;
       }();
@@ -1951,14 +2312,17 @@ class Parser {
           base = r->index;
         } else {
           std::uint64_t sa;
-          if (!symbol_address(a.name, sa) || m.space == Space::generic) fail(L, std::string(opname) + ": a symbol address needs .global or .shared");
+          if (!symbol_address(a.name, sa) || m.space == Space::generic)
+            fail(L, std::string(opname) + ": a symbol address needs .global or .shared");
           in.imm += static_cast<std::int64_t>(sa);
         }
       }
       std::vector<std::uint32_t> srcs{base};
       for (std::size_t k = is_red ? 1 : 2; k < ops.size(); ++k) srcs.push_back(src(ops[k], t));
-      if (is_red) emit(in, {}, srcs);
-      else emit(in, {dst(ops[0], t)}, srcs);
+      if (is_red)
+        emit(in, {}, srcs);
+      else
+        emit(in, {dst(ops[0], t)}, srcs);
       return;
     }
     if (b == "tex") {
@@ -2016,7 +2380,8 @@ class Parser {
       need(ops, 4, opname, L);
       const std::size_t want[4] = {2, 4, 2, 2};
       for (int k = 0; k < 4; ++k)
-        if (ops[k].kind != ROp::vec || ops[k].elems.size() != want[k]) fail(L, "mma operand " + std::to_string(k) + " needs {" + std::to_string(want[k]) + " registers}");
+        if (ops[k].kind != ROp::vec || ops[k].elems.size() != want[k])
+          fail(L, "mma operand " + std::to_string(k) + " needs {" + std::to_string(want[k]) + " registers}");
       in.op = Op::mma;
       std::vector<std::uint32_t> d, s;
       for (const ROp& e : ops[0].elems) d.push_back(dst(e, Type::b32));
@@ -2040,14 +2405,19 @@ class Parser {
       const bool st = b == "stmatrix";
       int num = 0;
       for (std::string_view w : m.words) {
-        if (w == "x1") num = 1;
-        else if (w == "x2") num = 2;
-        else if (w == "x4") num = 4;
-        else if (w != "m8n8") fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname));
+        if (w == "x1")
+          num = 1;
+        else if (w == "x2")
+          num = 2;
+        else if (w == "x4")
+          num = 4;
+        else if (w != "m8n8")
+          fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname));
       }
       if (!(m.sync && m.aligned && m.has("m8n8") && num && m.types.size() == 1 && m.types[0] == Type::b16) ||
           (m.space_set && m.space != Space::shared && m.space != Space::generic))
-        fail(L, std::string(opname) + " is not supported (the forms: " + std::string(b) + ".sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16)");
+        fail(L, std::string(opname) + " is not supported (the forms: " + std::string(b) +
+                    ".sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16)");
       need(ops, 2, opname, L);
       const ROp& a = st ? ops[0] : ops[1];
       const ROp& v = st ? ops[1] : ops[0];
@@ -2067,8 +2437,14 @@ class Parser {
       }
       if (static_cast<int>(regs.size()) != num) fail(L, std::string(opname) + " takes " + std::to_string(num) + " registers");
       const std::uint32_t base = r->index;
-      if (st) emit(in, {}, [&] { std::vector<std::uint32_t> s2{base}; s2.insert(s2.end(), regs.begin(), regs.end()); return s2; }());
-      else emit(in, regs, {base});
+      if (st)
+        emit(in, {}, [&] {
+          std::vector<std::uint32_t> s2{base};
+          s2.insert(s2.end(), regs.begin(), regs.end());
+          return s2;
+        }());
+      else
+        emit(in, regs, {base});
       return;
     }
     if (b == "shfl") {
@@ -2076,11 +2452,16 @@ class Parser {
       if (m.types.size() != 1 || m.types[0] != Type::b32) unsupported();
       in.op = Op::shfl;
       ShflMode mode;
-      if (m.words.size() == 1 && m.words[0] == "up") mode = ShflMode::up;
-      else if (m.words.size() == 1 && m.words[0] == "down") mode = ShflMode::down;
-      else if (m.words.size() == 1 && m.words[0] == "bfly") mode = ShflMode::bfly;
-      else if (m.words.size() == 1 && m.words[0] == "idx") mode = ShflMode::idx;
-      else fail(L, std::string(opname) + ": unknown shuffle mode");
+      if (m.words.size() == 1 && m.words[0] == "up")
+        mode = ShflMode::up;
+      else if (m.words.size() == 1 && m.words[0] == "down")
+        mode = ShflMode::down;
+      else if (m.words.size() == 1 && m.words[0] == "bfly")
+        mode = ShflMode::bfly;
+      else if (m.words.size() == 1 && m.words[0] == "idx")
+        mode = ShflMode::idx;
+      else
+        fail(L, std::string(opname) + ": unknown shuffle mode");
       in.sub = static_cast<std::uint8_t>(mode);
       need(ops, 5, opname, L);
       std::vector<std::uint32_t> d;
@@ -2101,7 +2482,10 @@ class Parser {
       if (m.words.size() != 1) unsupported();
       const std::string_view w = m.words[0];
       if (w != "all" && w != "any" && w != "uni" && w != "ballot") unsupported();
-      in.sub = static_cast<std::uint8_t>(w == "all" ? VoteMode::all : w == "any" ? VoteMode::any : w == "uni" ? VoteMode::uni : VoteMode::ballot);
+      in.sub = static_cast<std::uint8_t>(w == "all"   ? VoteMode::all
+                                         : w == "any" ? VoteMode::any
+                                         : w == "uni" ? VoteMode::uni
+                                                      : VoteMode::ballot);
       in.sub2 = 1;  // no membermask operand
       in.t = one_type(m, opname, L);
       if ((in.t == Type::pred) == (w == "ballot")) unsupported();
@@ -2157,7 +2541,10 @@ class Parser {
       in.op = Op::vote;
       if (m.words.size() != 1) unsupported();
       const std::string_view w = m.words[0];
-      in.sub = static_cast<std::uint8_t>(w == "all" ? VoteMode::all : w == "any" ? VoteMode::any : w == "uni" ? VoteMode::uni : VoteMode::ballot);
+      in.sub = static_cast<std::uint8_t>(w == "all"   ? VoteMode::all
+                                         : w == "any" ? VoteMode::any
+                                         : w == "uni" ? VoteMode::uni
+                                                      : VoteMode::ballot);
       if (w != "all" && w != "any" && w != "uni" && w != "ballot") unsupported();
       in.t = one_type(m, opname, L);
       if ((in.t == Type::pred) == (w == "ballot")) unsupported();
@@ -2177,15 +2564,20 @@ class Parser {
       // gets the reduction of c over the CTA's threads (Inst::sub: 1 popc, 2 and, 3 or).
       int kind = 0;
       for (std::string_view w : m.words) {
-        if (w == "popc") kind = 1;
-        else if (w == "and") kind = 2;
-        else if (w == "or") kind = 3;
-        else if (w != "red" && w != "cta") fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname));
+        if (w == "popc")
+          kind = 1;
+        else if (w == "and")
+          kind = 2;
+        else if (w == "or")
+          kind = 3;
+        else if (w != "red" && w != "cta")
+          fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname));
       }
       const Type t = m.types.size() == 1 ? m.types[0] : Type::none;
       if (kind == 0 || (kind == 1 ? t != Type::u32 : t != Type::pred) || (b == "bar" && m.sync))
         fail(L, std::string(opname) + " is not supported (the forms: bar.red.popc.u32, bar.red.{and,or}.pred)");
-      if (ops.size() != 3 && ops.size() != 4) fail(L, std::string(opname) + " takes a destination, a barrier, an optional thread count and a predicate");
+      if (ops.size() != 3 && ops.size() != 4)
+        fail(L, std::string(opname) + " takes a destination, a barrier, an optional thread count and a predicate");
       in.op = Op::bar;
       in.t = t;
       in.sub = static_cast<std::uint8_t>(kind);
@@ -2199,7 +2591,8 @@ class Parser {
       // bar.sync / barrier.sync[.aligned] a{, b}: every warp of the CTA waits (docs/ptx.md).
       // bar{.cta}.arrive / barrier{.cta}.arrive a, b: counts the warp at barrier a without waiting.
       const bool arrive = m.has("arrive");
-      if (!m.sync && !arrive && !m.has("cta")) fail(L, std::string(opname) + " is not supported (bar.sync, bar.arrive, barrier.sync, bar.red)");
+      if (!m.sync && !arrive && !m.has("cta"))
+        fail(L, std::string(opname) + " is not supported (bar.sync, bar.arrive, barrier.sync, bar.red)");
       for (std::string_view w : m.words)
         if (w != "cta" && w != "arrive") fail(L, std::string(opname) + " is not supported (bar.sync, bar.arrive, barrier.sync, bar.red)");
       if (arrive && (m.sync || ops.size() != 2)) fail(L, std::string(opname) + ": bar.arrive takes a barrier and a thread count");

@@ -19,7 +19,7 @@
 namespace enc5 {
 struct Texture;
 struct Surface;
-}
+}  // namespace enc5
 
 namespace enc5::ptx {
 
@@ -30,7 +30,7 @@ class PtxError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct Module;   // parsed and decoded module (ir.hpp)
+struct Module;  // parsed and decoded module (ir.hpp)
 struct Function;
 
 // Parses and decodes `text`; `filename` is used in messages. Throws PtxError.
@@ -55,13 +55,13 @@ struct ParamInfo {
 
 struct EntryStats {
   std::string name;
-  std::uint32_t statements = 0;          // seed numbering (number_statements)
-  std::uint32_t instructions = 0;        // decoded instructions (a braced block's inner ones)
+  std::uint32_t statements = 0;                    // seed numbering (number_statements)
+  std::uint32_t instructions = 0;                  // decoded instructions (a braced block's inner ones)
   std::map<std::string, std::uint32_t> histogram;  // opcode with its modifiers -> count
   std::map<std::string, std::uint32_t> registers;  // register type (.b32, .pred, ...) -> count
-  std::uint32_t shared_bytes = 0;  // static .shared bytes the entry uses (up to the end of the last it names)
+  std::uint32_t shared_bytes = 0;                  // static .shared bytes the entry uses (up to the end of the last it names)
   std::uint32_t local_bytes = 0, param_bytes = 0, const_bytes = 0;
-  std::uint32_t mma = 0;                 // mma.sync instructions
+  std::uint32_t mma = 0;  // mma.sync instructions
   std::vector<ParamInfo> params;
   std::uint32_t first_line = 0, last_line = 0;  // of the entry's body
 };
@@ -110,15 +110,15 @@ struct Dim3 {
 // A trace point: a statement (sNNNN) or a file line (LNNNNN); the named registers are recorded
 // after the statement has executed, for every warp of the chosen CTA, each time it executes.
 struct TraceSpec {
-  std::uint32_t statement = 0;  // sNNNN, 0 = use line
-  std::uint32_t line = 0;       // LNNNNN
+  std::uint32_t statement = 0;         // sNNNN, 0 = use line
+  std::uint32_t line = 0;              // LNNNNN
   std::vector<std::string> registers;  // "%r12", "%rd3", "%p1", ...
-  Dim3 cta;                     // which CTA
+  Dim3 cta;                            // which CTA
 };
 struct TraceEvent {
   std::uint32_t warp = 0;
-  std::uint64_t sequence = 0;   // how many times this warp had executed the point before
-  std::uint32_t active = 0;     // lanes that executed it (bit per lane)
+  std::uint64_t sequence = 0;                         // how many times this warp had executed the point before
+  std::uint32_t active = 0;                           // lanes that executed it (bit per lane)
   std::vector<std::array<std::uint64_t, 32>> values;  // [register][lane], masked to its width
 };
 struct TraceResult {
@@ -131,8 +131,8 @@ struct TraceResult {
 inline constexpr std::uint64_t kMmaWork = 16;  // an mma.sync in the work bound (~16x an ALU instruction)
 
 struct RunOptions {
-  const Profile* profile = nullptr;   // nullptr = ada
-  int threads = 0;                    // CTAs run on this many threads; 0 = hardware threads
+  const Profile* profile = nullptr;  // nullptr = ada
+  int threads = 0;                   // CTAs run on this many threads; 0 = hardware threads
   // The work bound: a hostile kernel ends in an error within about a minute (issue 18). Work is
   // counted in executed instructions, an mma.sync counting kMmaWork (its cost in the interpreter).
   std::uint64_t max_warp_instructions = 40'000'000;    // per warp (~40 s of one core)
@@ -156,7 +156,7 @@ struct RunStats {
 // Runs `entry` over grid x block. `params` is the kernel's parameter block (its size must equal the
 // entry's parameter bytes). Global memory is what `device` holds (plus the module's own .global
 // and .const variables, initialised fresh for this launch). Throws PtxError.
-RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std::span<const std::uint8_t> params,
-             Device& device, const RunOptions& options);
+RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std::span<const std::uint8_t> params, Device& device,
+             const RunOptions& options);
 
 }  // namespace enc5::ptx

@@ -60,18 +60,17 @@ extern "C" __global__ void float_mix(const float* __restrict__ in, float* __rest
 // The seed's instructions as inline PTX (rrswin_enc5_epilogues.md §1.2): ld.weak.global.ca.v4.u32,
 // mma.sync ... e4m3, movmatrix, shfl.sync.bfly, cvt.rn.satfinite.e4m3x2.f16x2, tex.base.2d and
 // sust.b.2d ... .zero. One warp per block; 8 words per lane in, 8 words per lane out.
-extern "C" __global__ void seed_ops(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out,
-                                    unsigned long long tex, unsigned long long surf) {
+extern "C" __global__ void seed_ops(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out, unsigned long long tex,
+                                    unsigned long long surf) {
   const unsigned lane = threadIdx.x;
   const std::uint32_t* p = in + (blockIdx.x * 32 + lane) * 8;
   std::uint32_t a0, a1, a2, a3, b0, b1, c0, c1;
   asm volatile("ld.weak.global.ca.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3) : "l"(p));
   asm volatile("ld.weak.global.ca.v4.u32 {%0, %1, %2, %3}, [%4+16];" : "=r"(b0), "=r"(b1), "=r"(c0), "=r"(c1) : "l"(p));
   std::uint32_t d0, d1;
-  asm volatile(
-      "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%8, %9};"
-      : "=r"(d0), "=r"(d1)
-      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(c0), "r"(c1));
+  asm volatile("mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%8, %9};"
+               : "=r"(d0), "=r"(d1)
+               : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "r"(c0), "r"(c1));
   std::uint32_t t;
   asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(t) : "r"(d0));
   std::uint32_t s;
@@ -80,9 +79,7 @@ extern "C" __global__ void seed_ops(const std::uint32_t* __restrict__ in, std::u
   asm volatile("cvt.rn.satfinite.e4m3x2.f16x2 %0, %1;" : "=h"(q) : "r"(d1));
   unsigned short r, g, b, al;
   const int x = static_cast<int>(lane % 6) - 1, y = static_cast<int>(lane / 6) - 1;
-  asm volatile("tex.base.2d.v4.f16.s32 {%0, %1, %2, %3}, [%4, {%5, %6}];"
-               : "=h"(r), "=h"(g), "=h"(b), "=h"(al)
-               : "l"(tex), "r"(x), "r"(y));
+  asm volatile("tex.base.2d.v4.f16.s32 {%0, %1, %2, %3}, [%4, {%5, %6}];" : "=h"(r), "=h"(g), "=h"(b), "=h"(al) : "l"(tex), "r"(x), "r"(y));
   const int sx = static_cast<int>(blockIdx.x * 32 + lane) * 8;
   asm volatile("sust.b.2d.v4.b16.zero [%0, {%1, %2}], {%3, %4, %5, %6};" ::"l"(surf), "r"(sx), "r"(0), "h"(r), "h"(g), "h"(b), "h"(al)
                : "memory");
@@ -103,17 +100,17 @@ extern "C" __global__ void seed_ops(const std::uint32_t* __restrict__ in, std::u
 // (through tex.base.2d / sust.b.2d as E61 does). `enc5 ptx run --entry enc5_abi_probe` on it
 // checks that the CLI builds the block, the grid and the outputs as `enc5 run` does.
 struct Enc5Params {
-  std::uint32_t ex, ey;                                   // +0
-  const std::uint8_t* input;                              // +8
+  std::uint32_t ex, ey;       // +0
+  const std::uint8_t* input;  // +8
   std::uint64_t unread16, unread24, unread32;
-  const std::uint8_t* weights;                            // +40
-  std::uint8_t* output;                                   // +48
+  const std::uint8_t* weights;  // +40
+  std::uint8_t* output;         // +48
   std::uint64_t unread56, unread64, unread72;
-  std::uint16_t ox, oy;                                   // +80, +82
+  std::uint16_t ox, oy;  // +80, +82
   std::uint32_t unread84;
-  unsigned long long texture;                             // +88
+  unsigned long long texture;  // +88
   std::uint64_t unread96, unread104;
-  unsigned long long surface;                             // +112
+  unsigned long long surface;  // +112
   std::uint64_t unread120, unread128, unread136;
 };
 static_assert(sizeof(Enc5Params) == 144, "facts A4: 144 bytes");
@@ -136,8 +133,11 @@ extern "C" __global__ void enc5_abi_probe(const Enc5Params p) {
   const int y = static_cast<int>(8 * blockIdx.y) - p.oy + static_cast<int>(threadIdx.z);
   if (threadIdx.x < 8 && x >= 0 && y >= 0 && x < static_cast<int>(p.ex) && y < static_cast<int>(p.ey)) {
     unsigned short r, g, b, a;
-    asm volatile("tex.base.2d.v4.f16.s32 {%0, %1, %2, %3}, [%4, {%5, %6}];" : "=h"(r), "=h"(g), "=h"(b), "=h"(a) : "l"(p.texture), "r"(x), "r"(y));
-    asm volatile("sust.b.2d.v4.b16.zero [%0, {%1, %2}], {%3, %4, %5, %6};" ::"l"(p.surface), "r"(8 * x), "r"(y), "h"(r), "h"(g), "h"(b), "h"(a)
+    asm volatile("tex.base.2d.v4.f16.s32 {%0, %1, %2, %3}, [%4, {%5, %6}];"
+                 : "=h"(r), "=h"(g), "=h"(b), "=h"(a)
+                 : "l"(p.texture), "r"(x), "r"(y));
+    asm volatile("sust.b.2d.v4.b16.zero [%0, {%1, %2}], {%3, %4, %5, %6};" ::"l"(p.surface), "r"(8 * x), "r"(y), "h"(r), "h"(g), "h"(b),
+                 "h"(a)
                  : "memory");
   }
 }

@@ -47,9 +47,12 @@ inline const std::array<std::uint64_t, kFiniteCount>& f16_units48() {
 inline double f16_value(std::uint16_t h) {
   const int mag = h & 0x7FFF;
   double v;
-  if (mag < kFiniteCount) v = f16_values()[mag];
-  else if (mag == 0x7C00) v = INFINITY;
-  else v = NAN;
+  if (mag < kFiniteCount)
+    v = f16_values()[mag];
+  else if (mag == 0x7C00)
+    v = INFINITY;
+  else
+    v = NAN;
   return (h & 0x8000) ? -v : v;
 }
 
@@ -82,8 +85,7 @@ inline std::uint16_t round_units48(bool negative, u128 mag) {
   const u128 overflow = static_cast<u128>(65520) << 48;
   if (mag >= overflow) return sign | 0x7C00;
   const auto& t = f16_units48();
-  const int i = static_cast<int>(std::upper_bound(t.begin(), t.end(), mag, [](u128 v, std::uint64_t e) { return v < e; }) -
-                                 t.begin()) - 1;
+  const int i = static_cast<int>(std::upper_bound(t.begin(), t.end(), mag, [](u128 v, std::uint64_t e) { return v < e; }) - t.begin()) - 1;
   if (t[i] == mag) return static_cast<std::uint16_t>(sign | i);
   const u128 next = (i + 1 < kFiniteCount) ? static_cast<u128>(t[i + 1]) : (static_cast<u128>(65536) << 48);
   const u128 twice = 2 * mag, sum = static_cast<u128>(t[i]) + next;
@@ -115,7 +117,7 @@ inline std::uint16_t fma(std::uint16_t a, std::uint16_t b, std::uint16_t c) {
   return round_units48(x < 0, static_cast<u128>(x < 0 ? -x : x));
 }
 
-inline std::uint16_t add(std::uint16_t a, std::uint16_t b) { return fma(a, 0x3C00, b); }          // a*1 + b
+inline std::uint16_t add(std::uint16_t a, std::uint16_t b) { return fma(a, 0x3C00, b); }           // a*1 + b
 inline std::uint16_t sub(std::uint16_t a, std::uint16_t b) { return fma(a, 0x3C00, b ^ 0x8000); }  // a*1 + (-b)
 inline std::uint16_t mul(std::uint16_t a, std::uint16_t b) {
   // a*b + (-0): the -0 addend keeps the sign of a zero product (x + -0 = x).

@@ -43,15 +43,20 @@ struct Oracle {
     mpfr_set_emax(old_emax);
   }
   void set(mpfr_t m, T v) {
-    if constexpr (sizeof(T) == 4) mpfr_set_flt(m, v, MPFR_RNDN);
-    else mpfr_set_d(m, v, MPFR_RNDN);
+    if constexpr (sizeof(T) == 4)
+      mpfr_set_flt(m, v, MPFR_RNDN);
+    else
+      mpfr_set_d(m, v, MPFR_RNDN);
   }
   T get(int t, enc5::Round r) {
     mpfr_subnormalize(z, t, mpfr_mode(r));
-    if (mpfr_nan_p(z)) return sizeof(T) == 4 ? static_cast<T>(std::bit_cast<float>(enc5::kF32CanonicalNaN))
-                                             : static_cast<T>(std::bit_cast<double>(enc5::kF64CanonicalNaN));
-    if constexpr (sizeof(T) == 4) return mpfr_get_flt(z, MPFR_RNDN);
-    else return mpfr_get_d(z, MPFR_RNDN);
+    if (mpfr_nan_p(z))
+      return sizeof(T) == 4 ? static_cast<T>(std::bit_cast<float>(enc5::kF32CanonicalNaN))
+                            : static_cast<T>(std::bit_cast<double>(enc5::kF64CanonicalNaN));
+    if constexpr (sizeof(T) == 4)
+      return mpfr_get_flt(z, MPFR_RNDN);
+    else
+      return mpfr_get_d(z, MPFR_RNDN);
   }
   // Every operation sets the format's exponent range first (another Oracle may have changed it).
   void range() {

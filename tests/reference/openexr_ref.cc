@@ -30,8 +30,7 @@ bool openexr_read_rgba_half(const std::string& path, ExrRefImage* out, std::stri
     const char* names[4] = {"R", "G", "B", "A"};
     for (int c = 0; c < 4; ++c) {
       char* base = reinterpret_cast<char*>(out->rgba.data() + c);
-      fb.insert(names[c], Imf::Slice::Make(Imf::HALF, base, dw, 8, static_cast<std::size_t>(out->width) * 8, 1, 1,
-                                           c == 3 ? 1.0 : 0.0));
+      fb.insert(names[c], Imf::Slice::Make(Imf::HALF, base, dw, 8, static_cast<std::size_t>(out->width) * 8, 1, 1, c == 3 ? 1.0 : 0.0));
     }
     file.setFrameBuffer(fb);
     file.readPixels(dw.min.y, dw.max.y);
@@ -42,8 +41,8 @@ bool openexr_read_rgba_half(const std::string& path, ExrRefImage* out, std::stri
   }
 }
 
-bool openexr_write_rgba_half(const std::string& path, int width, int height, const std::uint16_t* rgba,
-                             const ExrRefWriteOptions& opt, std::string* error) {
+bool openexr_write_rgba_half(const std::string& path, int width, int height, const std::uint16_t* rgba, const ExrRefWriteOptions& opt,
+                             std::string* error) {
   try {
     const Imath::Box2i dw(Imath::V2i(opt.xmin, opt.ymin), Imath::V2i(opt.xmin + width - 1, opt.ymin + height - 1));
     Imf::Header h(dw, dw);
@@ -64,8 +63,7 @@ bool openexr_write_rgba_half(const std::string& path, int width, int height, con
       char* base = const_cast<char*>(reinterpret_cast<const char*>(rgba + c));
       fb.insert(names[c], Imf::Slice::Make(Imf::HALF, base, dw, 8, static_cast<std::size_t>(width) * 8));
     }
-    if (opt.extra_float_z)
-      fb.insert("Z", Imf::Slice::Make(Imf::FLOAT, z.data(), dw, 4, static_cast<std::size_t>(width) * 4));
+    if (opt.extra_float_z) fb.insert("Z", Imf::Slice::Make(Imf::FLOAT, z.data(), dw, 4, static_cast<std::size_t>(width) * 4));
     file.setFrameBuffer(fb);
     file.writePixels(height);
     return true;
