@@ -345,6 +345,16 @@ struct Block {
   }
 
   // ---- phase 61 + E61 (facts C12, C14; golden kpn_filter.cpp) ----
+  // Phases 1..60 and E60 in the kernel's order: enc5's block up to its phase 61, and all of enc4's
+  // before the merge (model/layer_golden.hpp).
+  void through_e60() {
+    prologue();
+    attention();
+    out_projection();
+    rms_norm();
+    mlp();
+    arena_scatter();
+  }
   void kpn_filter() {
     S.a_61.assign(S.a61.v.data(), kWindow, kChannels, kChannels, dec, simd);
     S.d61 = F16Mat(kWindow, kLogits);
@@ -362,12 +372,7 @@ void set_phase_timing(PhaseTimes* t) { g_timing = t; }
 
 void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io, int inner_threads) {
   Block b(w, simd, ctx, io, std::clamp(inner_threads, 1, kHeads));
-  b.prologue();
-  b.attention();
-  b.out_projection();
-  b.rms_norm();
-  b.mlp();
-  b.arena_scatter();
+  b.through_e60();
   b.kpn_filter();
 }
 
@@ -376,12 +381,7 @@ golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, con
   // enc4's phases 1..60 and E60 are enc5's (model/layer_golden.hpp): the same parts, stopping
   // before phase 61 (enc4's merge).
   Block b(w, simd, ctx, io, std::clamp(inner_threads, 1, kHeads));
-  b.prologue();
-  b.attention();
-  b.out_projection();
-  b.rms_norm();
-  b.mlp();
-  b.arena_scatter();
+  b.through_e60();
   return b.S.a61;
 }
 
