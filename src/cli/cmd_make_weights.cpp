@@ -29,91 +29,103 @@ void usage(std::FILE* to) {
                weight_map(layer_spec(LayerId::enc3)).image_bytes());
 }
 
-}  // namespace
-
-int cmd_make_weights(const Args& args) {
-  SyntheticOptions opt;
+// The command line, parsed; `exit_code` >= 0 when the command ends here (help or an error).
+struct Options {
+  SyntheticOptions synthetic;
   std::string out;
   bool force = false;
   LayerId layer = LayerId::enc5;
+  int exit_code = -1;
+};
+
+Options parse_options(const Args& args) {
+  Options o;
+  auto fail = [&](bool with_usage) {
+    if (with_usage) usage(stderr);
+    o.exit_code = 2;
+    return o;
+  };
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
       usage(stdout);
-      return 0;
+      o.exit_code = 0;
+      return o;
     } else if (a == "--stress") {
-      opt.stress = true;
+      o.synthetic.stress = true;
     } else if (a == "--force") {
-      force = true;
+      o.force = true;
     } else if (a == "--layer") {
-      if (i + 1 >= args.size() || !parse_layer(args[i + 1], &layer)) {
+      if (i + 1 >= args.size() || !parse_layer(args[i + 1], &o.layer)) {
         std::fprintf(stderr, "enc5 make-weights: --layer needs enc3, enc4 or enc5%s%s%s\n", i + 1 < args.size() ? " (not '" : "",
                      i + 1 < args.size() ? args[i + 1].c_str() : "", i + 1 < args.size() ? "')" : "");
-        return 2;
+        return fail(false);
       }
       ++i;
     } else if (a == "--seed" || a == "-o" || a == "--output") {
       if (i + 1 >= args.size()) {
         std::fprintf(stderr, "enc5 make-weights: %s needs a value\n", a.c_str());
-        usage(stderr);
-        return 2;
+        return fail(true);
       }
       const std::string& v = args[++i];
-      if (a == "--seed") {
-        opt.seed = checked_u64("--seed", v, 0, UINT64_MAX, NumberBase::dec_or_0x);  // decimal, or 0x-prefixed hex
-      } else {
-        out = v;
-      }
+      if (a == "--seed")
+        o.synthetic.seed = checked_u64("--seed", v, 0, UINT64_MAX, NumberBase::dec_or_0x);  // decimal, or 0x-prefixed hex
+      else
+        o.out = v;
     } else {
       std::fprintf(stderr, "enc5 make-weights: unknown argument '%s'\n", a.c_str());
-      usage(stderr);
-      return 2;
+      return fail(true);
     }
   }
-  if (opt.stress && layer != LayerId::enc5) {
+  if (o.synthetic.stress && o.layer != LayerId::enc5) {
     std::fprintf(stderr, "enc5 make-weights: --stress exists for enc5 only (docs/readings.md §4 'stress design')\n");
-    return 2;
+    return fail(false);
   }
-  const std::size_t image_bytes = weight_map(layer_spec(layer)).image_bytes();
-  if (out.empty()) {
+  if (o.out.empty()) {
     std::fprintf(stderr, "enc5 make-weights: no output file (-o FILE)\n");
-    usage(stderr);
-    return 2;
+    return fail(true);
   }
-  // An existing weight image (431136 bytes) is replaced with a notice; any other existing file or
-  // a folder is refused unless --force: it is probably not a file meant to be overwritten.
+  return o;
+}
+
+// An existing weight image (a file of the layer's image size) is replaced with a notice; any other
+// existing file or a folder is refused unless --force: it is probably not a file meant to be
+// overwritten. Returns false (after the message) when it is refused; *replaced gets the notice.
+bool may_write(const Options& o, std::size_t image_bytes, std::string* replaced) {
   std::error_code ec;
-  const bool exists = std::filesystem::exists(out, ec);
+  if (!std::filesystem::exists(o.out, ec)) return true;
+  const bool is_file = std::filesystem::is_regular_file(o.out, ec);
+  const auto size = is_file ? std::filesystem::file_size(o.out, ec) : 0;
+  if (!is_file) {
+    std::fprintf(stderr, "enc5 make-weights: %s exists and is not a file\n", o.out.c_str());
+    return false;
+  }
+  if (size != image_bytes && !o.force) {
+    std::fprintf(stderr, "enc5 make-weights: %s exists and is not a weight image (%llu bytes, not %zu): add --force to replace it\n",
+                 o.out.c_str(), static_cast<unsigned long long>(size), image_bytes);
+    return false;
+  }
+  *replaced = " (replaced the existing file)";
+  return true;
+}
+
+}  // namespace
+
+int cmd_make_weights(const Args& args) {
+  const Options o = parse_options(args);
+  if (o.exit_code >= 0) return o.exit_code;
   std::string replaced;
-  if (exists) {
-    const bool is_file = std::filesystem::is_regular_file(out, ec);
-    const auto size = is_file ? std::filesystem::file_size(out, ec) : 0;
-    if (!is_file) {
-      std::fprintf(stderr, "enc5 make-weights: %s exists and is not a file\n", out.c_str());
-      return 2;
-    }
-    if (size != image_bytes && !force) {
-      std::fprintf(stderr, "enc5 make-weights: %s exists and is not a weight image (%llu bytes, not %zu): add --force to replace it\n",
-                   out.c_str(), static_cast<unsigned long long>(size), image_bytes);
-      return 2;
-    }
-    replaced = " (replaced the existing file)";
-  }
-  const WeightImage w = make_layer_synthetic_weights(layer, opt);
-  write_file_atomic(out, w.bytes());
+  if (!may_write(o, weight_map(layer_spec(o.layer)).image_bytes(), &replaced)) return 2;
+  const WeightImage w = make_layer_synthetic_weights(o.layer, o.synthetic);
+  write_file_atomic(o.out, w.bytes());
   std::string what;
-  if (layer != LayerId::enc5) {  // the layer and the numbers its docs state (docs/readings.md §7)
-    const LayerProgram& prog = layer_program(layer);
-    what += ", ";
-    what += to_string(layer);
-    what += ": ";
-    what += std::to_string(prog.phases.size());
-    what += " phases, ";
-    what += std::to_string(prog.mma_total);
-    what += " mma";
+  if (o.layer != LayerId::enc5) {  // the layer and the numbers its docs state (docs/readings.md §7)
+    const LayerProgram& prog = layer_program(o.layer);
+    what = ", " + std::string(to_string(o.layer)) + ": " + std::to_string(prog.phases.size()) + " phases, " +
+           std::to_string(prog.mma_total) + " mma";
   }
-  std::fprintf(stderr, "enc5 make-weights: wrote %s (%zu bytes, seed %llu%s%s)%s\n", out.c_str(), w.bytes().size(),
-               static_cast<unsigned long long>(opt.seed), opt.stress ? ", stress" : "", what.c_str(), replaced.c_str());
+  std::fprintf(stderr, "enc5 make-weights: wrote %s (%zu bytes, seed %llu%s%s)%s\n", o.out.c_str(), w.bytes().size(),
+               static_cast<unsigned long long>(o.synthetic.seed), o.synthetic.stress ? ", stress" : "", what.c_str(), replaced.c_str());
   return 0;
 }
 

@@ -115,8 +115,9 @@ void read_chlist(ByteReader& r, std::size_t end, Header& h) {
            "its terminating NUL at byte " + std::to_string(r.offset() - 1));
 }
 
-Header read_header(ByteReader& r) {
-  Header h;
+// The magic number and the version field (OpenEXR file layout, "Version Field"); returns the
+// longest attribute name the flags allow.
+std::size_t read_version(ByteReader& r) {
   const std::uint32_t magic = r.u32("the OpenEXR magic number");
   if (magic != kMagic) r.fail(0, "the OpenEXR magic number 76 2f 31 01 (20000630)", io_detail::hex_bytes(r.bytes().subspan(0, 4)));
   const std::uint32_t version = r.u32("the OpenEXR version field");
@@ -124,76 +125,93 @@ Header read_header(ByteReader& r) {
   if (version & kFlagTiled) r.fail(4, "a scan-line image (version flag bit 9 clear)", "a tiled image (bit 9 set)");
   if (version & kFlagNonImage) r.fail(4, "a flat image (version flag bit 11 clear)", "deep data (bit 11 set)");
   if (version & kFlagMultiPart) r.fail(4, "a single-part file (version flag bit 12 clear)", "a multi-part file (bit 12 set)");
-  if (version & ~(0xFFu | kFlagTiled | kFlagLongNames | kFlagNonImage | kFlagMultiPart))
-    r.fail(
-        4, "only the version flags defined by the layout (bits 9-12)", "version field 0x" + [&] {
-          char b[16];
-          std::snprintf(b, sizeof b, "%08x", version);
-          return std::string(b);
-        }());
-  const std::size_t max_name = (version & kFlagLongNames) ? 255 : 31;
+  if (version & ~(0xFFu | kFlagTiled | kFlagLongNames | kFlagNonImage | kFlagMultiPart)) {
+    char b[32];
+    std::snprintf(b, sizeof b, "version field 0x%08x", version);
+    r.fail(4, "only the version flags defined by the layout (bits 9-12)", b);
+  }
+  return (version & kFlagLongNames) ? 255 : 31;
+}
 
+// One attribute's name, type and size, read before its value.
+struct Attribute {
+  std::string name, type;
+  std::size_t at = 0, size_at = 0, value_at = 0, end = 0;
+  std::uint32_t size = 0;
+};
+
+void expect_type(const ByteReader& r, const Attribute& a, const char* type) {
+  if (a.type != type) r.fail(a.at, "attribute '" + a.name + "' of type " + type, "type " + a.type);
+}
+
+// The value of one of the attributes that say how the pixels are stored; every other attribute
+// (displayWindow, pixelAspectRatio, screenWindow*, chromaticities, user metadata ...) does not
+// change that and is skipped by the caller.
+void read_attribute_value(ByteReader& r, const Attribute& a, Header& h) {
+  if (a.name == "channels") {
+    expect_type(r, a, "chlist");
+    h.channels_at = a.at;
+    read_chlist(r, a.end, h);
+    h.have_channels = true;
+  } else if (a.name == "compression") {
+    expect_type(r, a, "compression");
+    expect_size(r, a.size_at, a.name, a.size, 1);
+    h.compression = r.u8("the compression");
+    if (h.compression != kNoCompression)
+      r.fail(a.value_at, "NO_COMPRESSION (0); enc5 reads uncompressed files only (re-save without compression)",
+             std::string(compression_name(h.compression)) + " (" + std::to_string(h.compression) + ")");
+    h.have_compression = true;
+  } else if (a.name == "dataWindow") {
+    expect_type(r, a, "box2i");
+    expect_size(r, a.size_at, a.name, a.size, 16);
+    h.xmin = r.i32("dataWindow.xMin");
+    h.ymin = r.i32("dataWindow.yMin");
+    h.xmax = r.i32("dataWindow.xMax");
+    h.ymax = r.i32("dataWindow.yMax");
+    const std::int64_t w = std::int64_t{h.xmax} - h.xmin + 1, hh = std::int64_t{h.ymax} - h.ymin + 1;
+    if (w < 1 || hh < 1 || w > kMaxExtent || hh > kMaxExtent) {
+      char box[96];
+      std::snprintf(box, sizeof box, "(%d, %d) - (%d, %d)", int{h.xmin}, int{h.ymin}, int{h.xmax}, int{h.ymax});
+      r.fail(a.value_at, "a data window of 1 to 2^24 pixels in x and in y", box);
+    }
+    h.have_data_window = true;
+  } else if (a.name == "lineOrder") {
+    expect_type(r, a, "lineOrder");
+    expect_size(r, a.size_at, a.name, a.size, 1);
+    h.line_order = r.u8("the line order");
+    if (h.line_order != kIncreasingY && h.line_order != kDecreasingY)
+      r.fail(a.value_at, "INCREASING_Y (0) or DECREASING_Y (1) for a scan-line image", std::to_string(h.line_order));
+    h.have_line_order = true;
+  } else if (a.name == "type") {
+    // Only multi-part/deep files need it; a single-part file may still say "scanlineimage".
+    const std::string t = r.fixed_string(a.size, "the part type");
+    if (t.c_str() != std::string("scanlineimage")) r.fail(a.value_at, "part type \"scanlineimage\"", "\"" + std::string(t.c_str()) + "\"");
+  }
+}
+
+Header read_header(ByteReader& r) {
+  Header h;
+  const std::size_t max_name = read_version(r);
   while (true) {
-    const std::size_t attr_at = r.offset();
-    const std::string name = r.cstring(max_name, "an attribute name");
-    if (name.empty()) break;  // the header ends with a NUL byte where a name would start
-    const std::string type = r.cstring(max_name, "the type name of attribute '" + name + "'");
+    Attribute a;
+    a.at = r.offset();
+    a.name = r.cstring(max_name, "an attribute name");
+    if (a.name.empty()) break;  // the header ends with a NUL byte where a name would start
+    a.type = r.cstring(max_name, "the type name of attribute '" + a.name + "'");
     // A name followed by an empty type is no attribute: most often the header's terminating NUL
     // byte is missing and the offset table is being read as attributes.
-    if (type.empty())
-      r.fail(attr_at, "the NUL byte that ends the header, or an attribute with a type name",
-             "'" + name + "' followed by an empty type name (is the header's end byte missing?)");
-    const std::size_t size_at = r.offset();
-    const std::int32_t size_signed = r.i32("the size of attribute '" + name + "'");
-    if (size_signed < 0) r.fail(size_at, "a non-negative attribute size", std::to_string(size_signed));
-    const std::uint32_t size = static_cast<std::uint32_t>(size_signed);
-    r.need(size, "the value of attribute '" + name + "'");
-    const std::size_t value_at = r.offset();
-    const std::size_t end = value_at + size;
-    auto expect_type = [&](const char* t) {
-      if (type != t) r.fail(attr_at, "attribute '" + name + "' of type " + t, "type " + type);
-    };
-    if (name == "channels") {
-      expect_type("chlist");
-      h.channels_at = attr_at;
-      read_chlist(r, end, h);
-      h.have_channels = true;
-    } else if (name == "compression") {
-      expect_type("compression");
-      expect_size(r, size_at, name, size, 1);
-      h.compression = r.u8("the compression");
-      if (h.compression != kNoCompression)
-        r.fail(value_at, "NO_COMPRESSION (0); enc5 reads uncompressed files only (re-save without compression)",
-               std::string(compression_name(h.compression)) + " (" + std::to_string(h.compression) + ")");
-      h.have_compression = true;
-    } else if (name == "dataWindow") {
-      expect_type("box2i");
-      expect_size(r, size_at, name, size, 16);
-      h.xmin = r.i32("dataWindow.xMin");
-      h.ymin = r.i32("dataWindow.yMin");
-      h.xmax = r.i32("dataWindow.xMax");
-      h.ymax = r.i32("dataWindow.yMax");
-      const std::int64_t w = std::int64_t{h.xmax} - h.xmin + 1, hh = std::int64_t{h.ymax} - h.ymin + 1;
-      if (w < 1 || hh < 1 || w > kMaxExtent || hh > kMaxExtent)
-        r.fail(value_at, "a data window of 1 to 2^24 pixels in x and in y",
-               "(" + std::to_string(h.xmin) + ", " + std::to_string(h.ymin) + ") - (" + std::to_string(h.xmax) + ", " +
-                   std::to_string(h.ymax) + ")");
-      h.have_data_window = true;
-    } else if (name == "lineOrder") {
-      expect_type("lineOrder");
-      expect_size(r, size_at, name, size, 1);
-      h.line_order = r.u8("the line order");
-      if (h.line_order != kIncreasingY && h.line_order != kDecreasingY)
-        r.fail(value_at, "INCREASING_Y (0) or DECREASING_Y (1) for a scan-line image", std::to_string(h.line_order));
-      h.have_line_order = true;
-    } else if (name == "type") {
-      // Only multi-part/deep files need it; a single-part file may still say "scanlineimage".
-      const std::string t = r.fixed_string(size, "the part type");
-      if (t.c_str() != std::string("scanlineimage")) r.fail(value_at, "part type \"scanlineimage\"", "\"" + std::string(t.c_str()) + "\"");
-    }
-    // Every other attribute (displayWindow, pixelAspectRatio, screenWindow*, chromaticities,
-    // user metadata ...) does not change how the pixels are stored: skip it.
-    r.seek(end, "the end of attribute '" + name + "'");
+    if (a.type.empty())
+      r.fail(a.at, "the NUL byte that ends the header, or an attribute with a type name",
+             "'" + a.name + "' followed by an empty type name (is the header's end byte missing?)");
+    a.size_at = r.offset();
+    const std::int32_t size_signed = r.i32("the size of attribute '" + a.name + "'");
+    if (size_signed < 0) r.fail(a.size_at, "a non-negative attribute size", std::to_string(size_signed));
+    a.size = static_cast<std::uint32_t>(size_signed);
+    r.need(a.size, "the value of attribute '" + a.name + "'");
+    a.value_at = r.offset();
+    a.end = a.value_at + a.size;
+    read_attribute_value(r, a, h);
+    r.seek(a.end, "the end of attribute '" + a.name + "'");
   }
   const std::size_t header_end = r.offset();
   auto require = [&](bool have, const char* attr) {
