@@ -135,7 +135,8 @@ void map2(const In<A>& a, const In<A>& b, Out<R>& out, F f) {
   for (std::size_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
 }
 
-void bind_numerics(nb::module_& m) {
+// Element-wise numerics: one output element per input element (numerics.md's scalar operations).
+void bind_elementwise(nb::module_& m) {
   m.def(
       "f16_unary", [](const std::string& op, In<std::uint16_t> a, Out<std::uint16_t> out) { map1(a, out, f16_unary_op(op)); }, "op"_a,
       "a"_a.noconvert(), "out"_a.noconvert());
@@ -177,7 +178,10 @@ void bind_numerics(nb::module_& m) {
   m.def(
       "f32_binary", [](const std::string& op, In<float> a, In<float> b, Out<float> out) { map2(a, b, out, f32_binary_op(op)); }, "op"_a,
       "a"_a.noconvert(), "b"_a.noconvert(), "out"_a.noconvert());
+}
 
+// The mma, as n dot products or n whole instructions.
+void bind_mma(nb::module_& m) {
   // n dot products: a and b hold n rows of 32 codes (ISA k order), c and out n f16.
   m.def(
       "mma_dot",
@@ -216,7 +220,10 @@ void bind_numerics(nb::module_& m) {
         }
       },
       "a"_a.noconvert(), "b"_a.noconvert(), "c"_a.noconvert(), "out"_a.noconvert(), "profile"_a);
+}
 
+// The warp-wide operations on whole warp registers.
+void bind_warp(nb::module_& m) {
   // n warps' registers (32 lanes each); shfl takes one lane mask per warp.
   m.def(
       "shfl_bfly",
@@ -249,6 +256,12 @@ void bind_numerics(nb::module_& m) {
         }
       },
       "a"_a.noconvert(), "out"_a.noconvert());
+}
+
+void bind_numerics(nb::module_& m) {
+  bind_elementwise(m);
+  bind_mma(m);
+  bind_warp(m);
 }
 
 // ---- weight images -------------------------------------------------------------------------------
