@@ -42,6 +42,9 @@ namespace {
 namespace blackwell_detail {
 
 // One k-step chain on an R x 16*NV tile: C (f16 bits) stays in registers across the k-steps.
+// One function of ~95 lines on purpose: its four stages (E(C) and the exponent maximum, the
+// scale, the two truncated 16-term sums, the rounding) share the R x NV register tiles, which
+// helper functions would pass through memory.
 template <int R, int NV>
 void tile(const KStepArgs& g, int r0, int n0) {
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;

@@ -57,6 +57,7 @@ Entry make_tree(SumTree Readings::*field, std::string name, SumTree first, std::
   return e;
 }
 
+// The registry: one row per reading (a data table, hence its length).
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> k = [] {
     std::vector<Entry> v;
