@@ -306,7 +306,7 @@ inline constexpr std::uint64_t kSharedWindow = 0xE0ull << 40;
 inline constexpr std::uint64_t kLocalWindow = 0xE1ull << 40;
 inline constexpr std::uint64_t kParamWindow = 0xE2ull << 40;
 inline constexpr std::uint64_t kConstWindow = 0xE3ull << 40;
-// A .func's return parameters, in the decoder only (calls are inlined, see parser.cpp).
+// A .func's return parameters, in the decoder only (calls are inlined, inline.cpp).
 inline constexpr std::uint64_t kRetWindow = kParamWindow + 0x10000;
 inline constexpr std::uint64_t kWindowMask = 0xFFull << 40;
 inline constexpr int kGlobalShift = 36;                     // global allocation i spans [(i+1) << 36, ...)

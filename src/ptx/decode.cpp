@@ -1,0 +1,424 @@
+// The instruction decoder: an instruction's opcode, split into base, types and modifiers, and
+// its raw operands -> one Inst (ir.hpp). The instruction set is the table kFamilies: one row per
+// opcode family with the modifiers the interpreter reads for it. Every error names the file and line.
+#include "ptx/inline.hpp"
+#include "ptx/parser.hpp"
+
+namespace enc5::ptx {
+
+// The instruction set (parser.hpp, Parser::Family). The decoders check the combinations of
+// modifiers and types; the operand rules (operand_fits) check the registers. `fma.rn.relu.f16`,
+// `slct.ftz`, `add.cc.f32` used to decode with the modifier dropped (issue 20): no longer possible.
+const Parser::Family Parser::kFamilies[] = {
+    {"mov", "", &Parser::dec_mov},
+    {"add", "sat cc ftz rn rz rm rp", &Parser::dec_binary},
+    {"sub", "sat cc ftz rn rz rm rp", &Parser::dec_binary},
+    {"addc", "cc", &Parser::dec_addc},
+    {"subc", "cc", &Parser::dec_addc},
+    {"mul", "lo hi wide sat ftz rn rz rm rp", &Parser::dec_mul},
+    {"mad", "lo hi wide sat cc ftz rn rz rm rp", &Parser::dec_mul},
+    {"madc", "lo hi cc", &Parser::dec_mul},
+    {"mul24", "lo hi", &Parser::dec_mul24},
+    {"mad24", "lo hi sat", &Parser::dec_mul24},
+    {"fma", "sat ftz relu rn rz rm rp", &Parser::dec_mul},
+    {"div", "approx full ftz rn rz rm rp", &Parser::dec_binary},
+    {"rem", "", &Parser::dec_binary},
+    {"min", "ftz NaN xorsign abs relu", &Parser::dec_binary},
+    {"max", "ftz NaN xorsign abs relu", &Parser::dec_binary},
+    {"abs", "ftz", &Parser::dec_unary},
+    {"neg", "ftz", &Parser::dec_unary},
+    {"and", "", &Parser::dec_logic},
+    {"or", "", &Parser::dec_logic},
+    {"xor", "", &Parser::dec_logic},
+    {"not", "", &Parser::dec_logic},
+    {"cnot", "", &Parser::dec_unary},
+    {"shl", "", &Parser::dec_binary},
+    {"shr", "", &Parser::dec_binary},
+    {"copysign", "", &Parser::dec_binary},
+    {"popc", "", &Parser::dec_unary},
+    {"clz", "", &Parser::dec_unary},
+    {"brev", "", &Parser::dec_unary},
+    {"bfind", "shiftamt", &Parser::dec_unary},
+    {"sqrt", "approx ftz rn rz rm rp", &Parser::dec_unary},
+    {"rcp", "approx ftz rn rz rm rp", &Parser::dec_unary},
+    {"rsqrt", "approx ftz", &Parser::dec_unary},
+    {"ex2", "approx ftz", &Parser::dec_unary},
+    {"lg2", "approx ftz", &Parser::dec_unary},
+    {"sin", "approx ftz", &Parser::dec_unary},
+    {"cos", "approx ftz", &Parser::dec_unary},
+    {"tanh", "approx", &Parser::dec_unary},
+    {"testp", "finite infinite number notanumber normal subnormal", &Parser::dec_testp},
+    {"lop3", "", &Parser::dec_lop3},
+    {"prmt", "f4e b4e rc8 ecl ecr rc16", &Parser::dec_prmt},
+    {"bfe", "", &Parser::dec_bfe},
+    {"bfi", "", &Parser::dec_bfe},
+    {"sad", "", &Parser::dec_sad},
+    {"setp", "eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor ftz", &Parser::dec_setp},
+    {"set", "eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor ftz", &Parser::dec_setp},
+    {"selp", "", &Parser::dec_selp},
+    {"slct", "ftz", &Parser::dec_slct},
+    {"cvt", "rn rz rm rp rni rzi rmi rpi ftz sat satfinite relu pack u4 s4 u2 s2", &Parser::dec_cvt},
+    {"shf", "l r clamp wrap", &Parser::dec_shf},
+    {"bmsk", "clamp wrap", &Parser::dec_bmsk},
+    {"szext", "clamp wrap", &Parser::dec_bmsk},
+    {"dp4a", "", &Parser::dec_dp},
+    {"dp2a", "lo hi", &Parser::dec_dp},
+    {"match", "sync any all", &Parser::dec_match},
+    {"atom", "global shared shared::cta relaxed acquire release acq_rel cta gpu sys add min max inc dec and or xor exch cas",
+     &Parser::dec_atom},
+    {"red", "global shared shared::cta relaxed release cta gpu sys add min max inc dec and or xor", &Parser::dec_atom},
+    {"redux", "sync add min max and or xor", &Parser::dec_redux},
+    {"cvta", "to global shared shared::cta local param param::entry const", &Parser::dec_cvta},
+    {"ld", "*ld", &Parser::dec_ldst},
+    {"ldu", "*ld", &Parser::dec_ldst},
+    {"st", "*ld", &Parser::dec_ldst},
+    {"tex", "base 2d v4", &Parser::dec_tex},
+    {"sust", "b p 2d v4 zero", &Parser::dec_sust},
+    {"mma", "sync aligned m16n8k32 row col e4m3", &Parser::dec_mma},
+    {"movmatrix", "sync aligned m8n8 trans", &Parser::dec_movmatrix},
+    {"ldmatrix", "sync aligned m8n8 x1 x2 x4 trans shared shared::cta", &Parser::dec_ldmatrix},
+    {"stmatrix", "sync aligned m8n8 x1 x2 x4 trans shared shared::cta", &Parser::dec_ldmatrix},
+    {"shfl", "sync up down bfly idx", &Parser::dec_shfl},
+    {"vote", "sync all any uni ballot", &Parser::dec_vote},
+    {"activemask", "", &Parser::dec_activemask},
+    {"bar", "sync arrive cta aligned warp red popc and or", &Parser::dec_bar},
+    {"barrier", "sync arrive cta aligned red popc and or", &Parser::dec_bar},
+    {"membar", "*", &Parser::dec_membar},
+    {"fence", "*", &Parser::dec_membar},  // ordering is implied (docs/ptx.md "Execution")
+    {"bra", "uni", &Parser::dec_bra},
+    {"ret", "uni", &Parser::dec_exit},
+    {"exit", "", &Parser::dec_exit},
+    {"trap", "", &Parser::dec_trap},
+    {"call", "uni", &Parser::dec_call},
+    {"nanosleep", "", &Parser::dec_nop},
+    {"pmevent", "mask", &Parser::dec_nop},
+    {"prefetch", "*", &Parser::dec_prefetch},
+    {"prefetchu", "*", &Parser::dec_prefetch},
+    {"createpolicy", "*", &Parser::dec_createpolicy},  // cache hints: no-ops (docs/ptx.md)
+    {"cp", "async ca cg shared shared::cta global L2::cache_hint L2::64B L2::128B L2::256B commit_group wait_group wait_all",
+     &Parser::dec_cp},
+};
+
+bool is_cache_word(std::string_view w) {
+  static const char* ok[] = {"weak", "relaxed", "acquire", "release", "volatile", "ca",  "cg",  "cs",  "lu",
+                             "cv",   "nc",      "wb",      "wt",      "cta",      "gpu", "sys", "mmio"};
+  for (const char* o : ok)
+    if (w == o) return true;
+  return w.substr(0, 4) == "L1::" || w.substr(0, 4) == "L2::";
+}
+
+const Parser::Family* Parser::find_family(std::string_view base) {
+  for (const Family& f : kFamilies)
+    if (base == f.name) return &f;
+  return nullptr;
+}
+
+namespace {
+
+constexpr const char* kSpaces = "global shared shared::cta local param param::entry param::func const ";
+
+bool in_list(std::string_view list, std::string_view w) {
+  while (!list.empty()) {
+    const std::size_t sp = list.find(' ');
+    if (list.substr(0, sp) == w) return true;
+    if (sp == std::string_view::npos) break;
+    list.remove_prefix(sp + 1);
+  }
+  return false;
+}
+
+// ld/st: the state spaces, vector widths and the cache/ordering words (no-ops: one thread per lane,
+// warps of a CTA one at a time, CTAs without communication; docs/ptx.md).
+bool ld_modifier(std::string_view w) { return in_list(kSpaces, w) || w == "v2" || w == "v4" || is_cache_word(w); }
+
+}  // namespace
+
+Mods split_opcode(std::string_view op) {
+  Mods m;
+  m.name = op;
+  std::size_t p = op.find('.');
+  m.base = op.substr(0, p);
+  while (p != std::string_view::npos) {
+    const std::size_t q = op.find('.', p + 1);
+    const std::string_view w = op.substr(p + 1, q == std::string_view::npos ? std::string_view::npos : q - p - 1);
+    p = q;
+    if (Type t = parse_type(w); t != Type::none) {
+      m.types.push_back(t);
+      continue;
+    }
+    m.all.push_back(w);
+    if (w == "rn")
+      m.rnd = Rnd::rn;
+    else if (w == "rz")
+      m.rnd = Rnd::rz;
+    else if (w == "rm")
+      m.rnd = Rnd::rm;
+    else if (w == "rp")
+      m.rnd = Rnd::rp;
+    else if (w == "rni")
+      m.rnd = Rnd::rni;
+    else if (w == "rzi")
+      m.rnd = Rnd::rzi;
+    else if (w == "rmi")
+      m.rnd = Rnd::rmi;
+    else if (w == "rpi")
+      m.rnd = Rnd::rpi;
+    else if (w == "ftz")
+      m.ftz = true;
+    else if (w == "sat")
+      m.sat = true;
+    else if (w == "approx")
+      m.approx = true;
+    else if (w == "full")
+      m.full = true;
+    else if (w == "satfinite")
+      m.satfinite = true;
+    else if (w == "relu")
+      m.relu = true;
+    else if (w == "uni")
+      m.uni = true;
+    else if (w == "aligned")
+      m.aligned = true;
+    else if (w == "sync")
+      m.sync = true;
+    else if (w == "wide")
+      m.wide = true;
+    else if (w == "lo")
+      m.lo = true;
+    else if (w == "hi")
+      m.hi = true;
+    else if (w == "cc")
+      m.cc = true;
+    else if (w == "to")
+      m.to = true;
+    else if (w == "shiftamt")
+      m.shiftamt = true;
+    else if (w == "trans")
+      m.trans = true;
+    else if (w == "v2")
+      m.vec = 2;
+    else if (w == "v4")
+      m.vec = 4;
+    else if (w == "v8")
+      m.vec = 8;
+    else if (w == "global") {
+      m.space = Space::global;
+      m.space_set = true;
+    } else if (w == "shared" || w == "shared::cta") {
+      m.space = Space::shared;
+      m.space_set = true;
+    } else if (w == "local") {
+      m.space = Space::local;
+      m.space_set = true;
+    } else if (w == "param" || w == "param::entry" || w == "param::func") {
+      m.space = Space::param;
+      m.space_set = true;
+    } else if (w == "const") {
+      m.space = Space::constant;
+      m.space_set = true;
+    } else
+      m.words.push_back(w);
+  }
+  return m;
+}
+
+void Parser::instruction() {
+  Inst in;
+  in.line = cur().line;
+  if (accept('@')) {
+    ROp g;
+    g.line = cur().line;
+    if (accept('!')) g.neg = true;
+    const Tok& p = next();
+    if (p.kind != Tok::word) fail(p, "expected a guard predicate");
+    g.name = p.text;
+    g.kind = ROp::reg;
+    const std::uint32_t idx = psrc(g);
+    in.guard = idx & ~kPredNeg;
+    in.guard_neg = g.neg;
+  }
+  const Tok& opt = next();
+  if (opt.kind != Tok::word || opt.text[0] == '.' || opt.text[0] == '%')
+    fail(opt, "expected an instruction, found '" + std::string(opt.text) + "'");
+  std::vector<ROp> ops;
+  if (!cur().is(';')) {
+    do ops.push_back(operand());
+    while (accept(','));
+  }
+  if (!cur().is(';'))
+    fail(cur(), "expected ';' after the operands of " + std::string(opt.text) + ", found '" + std::string(cur().text) + "'");
+  ++i_;
+  in.name = opcode_id(opt.text);
+  decode(in, opt.text, ops);
+}
+
+void Parser::emit(Inst& in, const std::vector<std::uint32_t>& d, const std::vector<std::uint32_t>& s) {
+  in.opnd = static_cast<std::uint32_t>(fn_->operands.size());
+  in.nd = static_cast<std::uint8_t>(d.size());
+  in.ns = static_cast<std::uint8_t>(s.size());
+  fn_->operands.insert(fn_->operands.end(), d.begin(), d.end());
+  fn_->operands.insert(fn_->operands.end(), s.begin(), s.end());
+  fn_->code.push_back(in);
+}
+
+void Parser::need(const std::vector<ROp>& ops, std::size_t n, std::string_view op, std::uint32_t line) {
+  if (ops.size() != n) fail(line, std::string(op) + " takes " + std::to_string(n) + " operands, found " + std::to_string(ops.size()));
+}
+
+Type Parser::one_type(const Mods& m, std::string_view op, std::uint32_t line) {
+  if (m.types.size() != 1) fail(line, "expected one type on " + std::string(op));
+  return m.types[0];
+}
+
+void Parser::no_words(const Mods& m, std::string_view op, std::uint32_t line, std::initializer_list<std::string_view> allowed) {
+  for (std::string_view w : m.words) {
+    bool ok = false;
+    for (std::string_view a : allowed) ok |= a == w;
+    if (!ok) fail(line, "unsupported modifier ." + std::string(w) + " in " + std::string(op));
+  }
+}
+
+void Parser::float_mods(const Mods& m, Type t, std::string_view op, std::uint32_t line, bool bf16_ok) {
+  // f32/f64 take every IEEE direction (numerics/f32); f16 instructions only .rn.
+  const bool directed = m.rnd == Rnd::rz || m.rnd == Rnd::rm || m.rnd == Rnd::rp;
+  if (m.rnd != Rnd::none && m.rnd != Rnd::rn && !(directed && (t == Type::f32 || t == Type::f64)))
+    fail(line, "rounding modifier in " + std::string(op) + " is not supported (no model in src/numerics)");
+  const bool bf = t == Type::bf16 || t == Type::bf16x2;
+  if (m.sat && (t == Type::f16 || t == Type::f16x2 || bf)) fail(line, ".sat on f16/bf16 is not supported: " + std::string(op));
+  if (m.ftz && t != Type::f32 && !(m.approx && t == Type::f64)) fail(line, ".ftz is only supported on .f32: " + std::string(op));
+  // bf16: add/sub/mul.rn, min/max, neg/abs (numerics/minifloat); fma.bf16 and the rest have no model.
+  if (bf && !bf16_ok) fail(line, "bf16 arithmetic other than add/sub/mul.rn, min/max, neg/abs is not supported: " + std::string(op));
+}
+
+void Parser::decode(Inst& in, std::string_view opname, std::vector<ROp>& ops) {
+  const Mods m = split_opcode(opname);
+  const std::string_view b = m.base;
+  const std::uint32_t L = in.line;
+  const Family* fam = find_family(b);
+  if (!fam) unsupported(L, opname);
+  for (std::string_view w : m.all) {
+    const std::string_view allowed = fam->modifiers;
+    const bool ok = allowed == "*" || (allowed == "*ld" ? ld_modifier(w) : in_list(allowed, w));
+    if (!ok) fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname) + " (docs/ptx.md lists the accepted forms)");
+  }
+  // ld, st and cvt may name registers wider than the instruction type (PTX ISA 9.4.1).
+  relaxed_ = b == "ld" || b == "ldu" || b == "st" || b == "cvt";
+  in.rnd = m.rnd;
+  in.flags = static_cast<std::uint8_t>((m.ftz ? kFtz : 0) | (m.sat ? kSat : 0) | (m.approx ? kApprox : 0));
+  (this->*fam->decode)(in, m, ops);
+}
+
+void Parser::unsupported(std::uint32_t line, std::string_view opname) const {
+  fail(line, "unsupported instruction " + std::string(opname) + " (docs/ptx.md lists the accepted forms)");
+}
+
+// ----- control and no-ops
+
+void Parser::dec_membar(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  // Warps of a CTA run one at a time and CTAs do not communicate: ordering is implied.
+  in.op = Op::membar;
+  emit(in, {}, {});
+  return;
+}
+
+void Parser::dec_bra(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  const std::string_view opname = m.name;
+  const std::uint32_t L = in.line;
+  need(ops, 1, opname, L);
+  no_words(m, opname, L);
+  if (ops[0].kind != ROp::reg) fail(L, "bra needs a label");
+  in.op = Op::bra;
+  emit(in, {}, {});
+  scopes_.back().pending.emplace_back(static_cast<std::uint32_t>(fn_->code.size() - 1), std::string(ops[0].name), L);
+  return;
+}
+
+void Parser::dec_exit(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  const std::string_view b = m.base;
+  const std::uint32_t L = in.line;
+  if (!ops.empty()) fail(L, std::string(b) + " takes no operands");
+  in.op = Op::exit;
+  emit(in, {}, {});
+  return;
+}
+
+void Parser::dec_trap(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  in.op = Op::trap;
+  emit(in, {}, {});
+  return;
+}
+
+void Parser::dec_prefetch(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  const std::string_view opname = m.name;
+  const std::uint32_t L = in.line;
+  // A cache hint: nothing to do (the address is not even checked, as on a GPU).
+  need(ops, 1, opname, L);
+  if (ops[0].kind != ROp::addr) fail(L, std::string(opname) + " needs an address [..]");
+  in.op = Op::nop;
+  emit(in, {}, {});
+  return;
+}
+
+void Parser::dec_createpolicy(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  const std::string_view opname = m.name;
+  const std::uint32_t L = in.line;
+  // createpolicy.*.b64 d, ...: an opaque cache policy for .L2::cache_hint operands, which the
+  // interpreter ignores: d = 0.
+  if (ops.empty() || one_type(m, opname, L) != Type::b64) unsupported(L, opname);
+  in.op = Op::mov;
+  in.t = Type::b64;
+  emit(in, {dst(ops[0], Type::b64)}, {constant(0)});
+  return;
+}
+
+void Parser::dec_nop(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  in.op = Op::nop;
+  emit(in, {}, {});
+  return;
+}
+
+// call[.uni] [(ret, ...),] func[, (arg, ...)]: the call site is resolved here, the callee's body
+// inlined by the inlining pass (inline.cpp).
+void Parser::dec_call(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  const std::uint32_t L = in.line;
+  if (in.guard != kNoIndex) fail(L, "a predicated call is not supported");
+  std::size_t i = 0;
+  std::vector<std::string_view> rets, args;
+  if (i < ops.size() && ops[i].kind == ROp::paren) {
+    for (const ROp& e : ops[i].elems) rets.push_back(e.name);
+    ++i;
+  }
+  if (i >= ops.size() || ops[i].kind != ROp::reg) fail(L, "call needs a function name");
+  const std::string_view callee_name = ops[i].name;
+  ++i;
+  if (i < ops.size() && ops[i].kind == ROp::paren) {
+    for (const ROp& e : ops[i].elems) args.push_back(e.name);
+    ++i;
+  }
+  if (i != ops.size()) fail(L, "call: unexpected operands (indirect calls are not supported)");
+  for (std::string_view w : m.words) fail(L, "unsupported modifier ." + std::string(w) + " in call");
+  const Function* callee = nullptr;
+  for (const Function& f : mod_.functions)
+    if (f.name == callee_name && &f != fn_) callee = &f;
+  if (!callee || !callee->has_body)
+    fail(L,
+         "call of " + std::string(callee_name) + ": no body defined before the call (external functions and recursion are not supported)");
+  if (callee->is_entry) fail(L, "call of an entry");
+  if (callee->has_local_vars) fail(L, "call of " + callee->name + ", which has .local variables, is not supported");
+  if (args.size() != callee->params.size() || rets.size() > callee->ret_params.size())
+    fail(L, "call of " + callee->name + " with " + std::to_string(args.size()) + " arguments and " + std::to_string(rets.size()) +
+                " return values; it takes " + std::to_string(callee->params.size()) + " and " + std::to_string(callee->ret_params.size()));
+  auto local_of = [&](std::string_view n) {
+    auto it = param_locals_.find(n);
+    if (it == param_locals_.end()) fail(L, "call argument " + std::string(n) + " is not a .param variable of this body");
+    return local_vars_.find(n)->second;
+  };
+  CallSite cs;
+  cs.file = &file_;
+  cs.line = L;
+  for (auto a : args) cs.arg_offsets.push_back(local_of(a));
+  for (auto r : rets) cs.ret_offsets.push_back(local_of(r));
+  inline_call(*fn_, *callee, cs);
+}
+
+}  // namespace enc5::ptx

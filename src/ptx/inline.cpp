@@ -1,0 +1,94 @@
+// Call inlining, a pass over decoded code (inline.hpp; docs/ptx.md "Device-function calls").
+// Recursion cannot occur: a callee must be defined before its call, and it was decoded (its own
+// calls inlined) before.
+#include "ptx/inline.hpp"
+
+namespace enc5::ptx {
+
+void inline_call(Function& fn, const Function& callee, const CallSite& site) {
+  auto fail = [&](const std::string& m) { throw PtxError(*site.file + ":" + std::to_string(site.line) + ": " + m); };
+  // The callee's own call-site .param variables (from calls it inlined) move behind the caller's.
+  const std::uint32_t local_shift = (fn.local_bytes + 15) / 16 * 16;
+  fn.local_bytes = local_shift + callee.local_bytes;
+  if (fn.local_bytes > kMaxLocalBytes)
+    fail("local memory exceeds the interpreter's limit of " + std::to_string(kMaxLocalBytes) + " bytes after inlining " + callee.name);
+  const std::uint32_t reg_off = fn.nregs - kSpecialCount, pred_off = fn.npreds;
+  fn.nregs += callee.nregs - kSpecialCount;
+  fn.npreds += callee.npreds;
+  if (fn.nregs > kMaxRegisters || fn.npreds > kMaxRegisters)
+    fail("too many registers at inlining " + callee.name + ": a function may have at most " + std::to_string(kMaxRegisters) +
+         " register slots and as many predicates (the interpreter's limit, docs/ptx.md \"Limits\")");
+  auto map_reg = [&](std::uint32_t r) { return r < kSpecialCount ? r : r + reg_off; };
+  auto map_pred = [&](std::uint32_t p) {
+    const std::uint32_t idx = p & ~kPredNeg, neg = p & kPredNeg;
+    auto lit = [&](std::uint32_t& mine) {
+      if (mine == kNoIndex) mine = fn.npreds++;
+      return mine;
+    };
+    if (idx == callee.pred_true) return lit(fn.pred_true) | neg;
+    if (idx == callee.pred_false) return lit(fn.pred_false) | neg;
+    return (idx + pred_off) | neg;
+  };
+  for (const auto& [r, v] : callee.constants) fn.constants.emplace_back(map_reg(r), v);
+  const auto base = static_cast<std::uint32_t>(fn.code.size());
+  const auto ret_point = base + static_cast<std::uint32_t>(callee.code.size()) - 1;  // its final implicit exit
+  for (std::size_t k = 0; k < callee.code.size(); ++k) {
+    Inst c = callee.code[k];
+    const std::uint32_t first = static_cast<std::uint32_t>(fn.operands.size());
+    for (unsigned j = 0; j < static_cast<unsigned>(c.nd + c.ns); ++j) {
+      const std::uint32_t o = callee.operands[c.opnd + j];
+      fn.operands.push_back(is_pred_operand(c, j) ? map_pred(o) : map_reg(o));
+    }
+    c.opnd = first;
+    if (c.guard != kNoIndex) c.guard = map_pred(c.guard);
+    if (c.op == Op::bra) c.target += base;
+    if (c.op == Op::exit) {
+      if (k + 1 == callee.code.size()) {
+        c.op = Op::nop;  // the return point
+      } else {
+        c.op = Op::bra;
+        c.target = ret_point;
+      }
+    }
+    if ((c.op == Op::ld || c.op == Op::st) && static_cast<Space>(c.sub) == Space::param) {
+      if (fn.operands[c.opnd + (c.op == Op::ld ? c.nd : 0)] != kZero)
+        fail("call of " + callee.name + ": it addresses its parameters through a register (not supported)");
+      const std::uint64_t a = static_cast<std::uint64_t>(c.imm);
+      bool done = false;
+      if (a >= kRetWindow) {
+        const std::uint64_t r = a - kRetWindow;
+        for (std::size_t q = 0; q < callee.ret_params.size(); ++q) {
+          const ParamInfo& p = callee.ret_params[q];
+          if (r >= p.offset && r < p.offset + p.size) {
+            if (q >= site.ret_offsets.size()) {
+              c.op = Op::nop;
+              done = true;
+              break;
+            }  // an ignored return value
+            c.imm = static_cast<std::int64_t>(site.ret_offsets[q] + (r - p.offset));
+            done = true;
+          }
+        }
+      } else if (a >= kParamWindow) {
+        const std::uint64_t r = a - kParamWindow;
+        for (std::size_t q = 0; q < callee.params.size(); ++q) {
+          const ParamInfo& p = callee.params[q];
+          if (r >= p.offset && r < p.offset + p.size) {
+            c.imm = static_cast<std::int64_t>(site.arg_offsets[q] + (r - p.offset));
+            done = true;
+          }
+        }
+      }
+      if (!done) fail("call of " + callee.name + ": a parameter access outside its parameters");
+      c.sub = static_cast<std::uint8_t>(Space::local);
+    } else if ((c.op == Op::ld || c.op == Op::st) && static_cast<Space>(c.sub) == Space::local) {
+      // Only the callee's .param variables live there (no .local variables): [symbol] accesses.
+      if (fn.operands[c.opnd + (c.op == Op::ld ? c.nd : 0)] != kZero)
+        fail("call of " + callee.name + ": local memory through a register (not supported)");
+      c.imm += local_shift;
+    }
+    fn.code.push_back(c);
+  }
+}
+
+}  // namespace enc5::ptx

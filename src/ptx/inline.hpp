@@ -1,0 +1,28 @@
+// Internal to src/ptx: call inlining, a pass over decoded code (docs/ptx.md "Device-function
+// calls"). The decoder resolves a call site (callee, argument and return-value variables); this
+// pass copies the callee's decoded body into the caller.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ptx/ir.hpp"
+
+namespace enc5::ptx {
+
+struct CallSite {
+  const std::string* file = nullptr;  // for messages: file:line
+  std::uint32_t line = 0;
+  std::vector<std::uint32_t> arg_offsets;  // local-memory offset of each argument's .param variable
+  std::vector<std::uint32_t> ret_offsets;  // ... of each return value's (at most the callee's count)
+};
+
+// Appends callee's decoded body to caller.code: its registers renamed into fresh ones of the
+// caller, its ld.param of its parameters and st.param of its return values redirected to the call
+// site's .param variables (per-thread, local memory), its own call-site variables moved behind the
+// caller's, its ret turned into a branch to the end of the copy. Throws PtxError naming the call's
+// line when the callee addresses its parameters or local memory through a register, or a limit
+// (kMaxLocalBytes, kMaxRegisters) is exceeded.
+void inline_call(Function& caller, const Function& callee, const CallSite& site);
+
+}  // namespace enc5::ptx
