@@ -13,13 +13,16 @@
 // One function per part, named as the golden files are.
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <ctime>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
 #include "engine/engine.hpp"
 #include "engine/prepared.hpp"
 #include "engine/workers.hpp"
+#include "layout/arena.hpp"
 #include "layout/fragment.hpp"
 #include "model/phase_program.hpp"
 #include "model/q8_stats.hpp"
@@ -86,6 +89,111 @@ const std::array<f16_t, 256>& e4m3_f16_table() {
     return m;
   }();
   return t;
+}
+
+// Where the 16 fragment registers of a lane go in the plane arena, and which elements of a 16-row
+// tile they hold, for both arena orders: slot [lane][o] = golden::arena_slot(order, o, t) (the
+// pixel row g + 8 row_half of the tile and the word d) and the four bytes' elements
+// a_element_pair(lane, o, j) as offsets row * 160 + k. The prologue's loads and E60's stores walk
+// the golden model's loops (prologue.cpp, arena_scatter.cpp) through it: the same words, elements
+// and order, without the per-element index arithmetic.
+struct FragmentSlot {
+  std::uint8_t row_half, word;
+  std::uint8_t src;  // the word's index in a tile's 16 pixels x 8 words: 8 (g + 8 row_half) + word
+  std::array<std::uint16_t, 4> dst;
+};
+using FragmentSlots = std::array<FragmentSlot, 32 * 4>;  // [4 lane + o]
+const FragmentSlots& fragment_slots(ArenaOrder order) {
+  static const std::array<FragmentSlots, 2> tables = [] {
+    std::array<FragmentSlots, 2> m{};
+    const layout::APairTable& am = layout::a_element_pair_table();
+    for (const ArenaOrder ord : {ArenaOrder::fragment, ArenaOrder::natural})
+      for (int lane = 0; lane < 32; ++lane)
+        for (int o = 0; o < 4; ++o) {
+          const golden::ArenaSlot slot = golden::arena_slot(ord, o, lane & 3);
+          FragmentSlot& f = m[static_cast<std::size_t>(ord)][static_cast<std::size_t>(4 * lane + o)];
+          f.row_half = static_cast<std::uint8_t>(slot.row_half);
+          f.word = static_cast<std::uint8_t>(slot.word);
+          f.src = static_cast<std::uint8_t>(8 * ((lane >> 2) + 8 * slot.row_half) + slot.word);
+          for (int j = 0; j < 4; ++j)
+            f.dst[static_cast<std::size_t>(j)] = static_cast<std::uint16_t>(am[lane][o][j].row * kChannels + am[lane][o][j].k);
+        }
+    return m;
+  }();
+  return tables[order == ArenaOrder::natural ? 1 : 0];
+}
+
+// golden::prologue_gather (facts B1/B5) computed the same way: per m-tile its 16 pixels' words of
+// every plane are read once (the 8 words of an in-frame pixel are contiguous; outside the frame
+// golden::input_word gives the fill reading's words), then each lane's registers are decoded into
+// their elements in the golden loop's order (mi, q, lane, o, j). Out of line: profiles name it.
+[[gnu::noinline]] void prologue_loads(const golden::BlockContext& ctx, std::span<const std::uint8_t> arena, F16Mat& x) {
+  x = F16Mat(kTokens, kChannels);
+  const FragmentSlots& slots = fragment_slots(golden::prologue_arena_order(*ctx.readings));
+  const layout::PlaneArena pa{ctx.ex, ctx.ey};
+  const f16_t* const dec = e4m3_f16_table().data();
+  f16_t* const out = x.v.data();
+  constexpr int kPlanes = layout::PlaneArena::kPlanes, kWords = layout::PlaneArena::kWordsPerPixel;
+  for (int mi = 0; mi < kTokens / 16; ++mi) {
+    std::uint32_t words[kPlanes][16 * kWords];
+    for (int i = 0; i < 16; ++i) {
+      const std::array<int, 2> px = golden::token_pixel(ctx, 16 * mi + i);
+      if (pa.in_frame(px[0], px[1])) {
+        for (int q = 0; q < kPlanes; ++q)
+          std::memcpy(&words[q][kWords * i], arena.data() + 4 * pa.word_index(q, px[0], px[1], 0), 4 * kWords);
+      } else {
+        for (int q = 0; q < kPlanes; ++q)
+          for (int d = 0; d < kWords; ++d) words[q][kWords * i + d] = golden::input_word(ctx, arena, q, px[0], px[1], d);
+      }
+    }
+    for (int q = 0; q < kPlanes; ++q) {
+      f16_t* const tile = out + static_cast<std::size_t>(16 * mi) * kChannels + 32 * q;
+      for (const FragmentSlot& f : slots) {
+        const std::uint32_t w = words[q][f.src];
+        for (int j = 0; j < 4; ++j) tile[f.dst[static_cast<std::size_t>(j)]] = dec[(w >> (8 * j)) & 0xFFu];  // cvt.rn.f16x2.e4m3x2, exact
+      }
+    }
+  }
+}
+
+// golden::e60_store (facts C13) computed the same way: each lane's 20 words gathered from q8(D60)
+// by the slot table, stored with the golden guards (frame, e60_lane_dropped) and statistics, in the
+// golden loop's order (z, lane, q, o). A traced block takes the golden function (its stage). Out
+// of line: profiles name it.
+[[gnu::noinline]] void e60_stores(const golden::BlockContext& ctx, const E4Mat& a, std::span<std::uint8_t> output_arena) {
+  if (ctx.trace_request) {
+    golden::e60_store(ctx, a, output_arena);
+    return;
+  }
+  const FragmentSlots& slots = fragment_slots(ctx.readings->arena_order);
+  const layout::PlaneArena pa{ctx.ex, ctx.ey};
+  const e4m3_t* const src = a.v.data();
+  std::uint8_t* const dst = output_arena.data();
+  std::uint64_t stored = 0, dropped = 0;
+  for (int z = 0; z < 4; ++z)
+    for (int lane = 0; lane < 32; ++lane) {
+      const int x = ctx.x0 + (lane >> 2);
+      const bool lane_dropped = golden::e60_lane_dropped(*ctx.readings, lane);
+      for (int q = 0; q < 5; ++q) {
+        const e4m3_t* const tile = src + static_cast<std::size_t>(16 * z) * kChannels + 32 * q;
+        for (int o = 0; o < 4; ++o) {
+          const FragmentSlot& f = slots[static_cast<std::size_t>(4 * lane + o)];
+          const int y = ctx.y0 + 2 * z + f.row_half;
+          if (!pa.in_frame(x, y) || lane_dropped) {
+            ++dropped;
+            continue;
+          }
+          std::uint32_t w = 0;
+          for (int j = 0; j < 4; ++j) w |= static_cast<std::uint32_t>(tile[f.dst[static_cast<std::size_t>(j)]]) << (8 * j);
+          std::memcpy(dst + 4 * pa.word_index(q, x, y, f.word), &w, 4);  // little endian
+          ++stored;
+        }
+      }
+    }
+  if (ctx.stats) {
+    ctx.stats->arena_stores += stored;
+    ctx.stats->arena_stores_dropped += dropped;
+  }
 }
 
 // The MLP's down projections accumulate in place in the C seed's rows (mlp below); that is the
@@ -211,7 +319,7 @@ struct Block {
 
   // ---- prologue (facts B1..B6; golden prologue.cpp) ----
   void prologue() {
-    golden::prologue_gather(ctx, io.input_arena, S.x, e4m3_f16_table().data());
+    prologue_loads(ctx, io.input_arena, S.x);
     if (const std::optional<golden::NormSpec> norm = golden::prologue_norm_spec(ctx)) {
       rms_norm_rows(*norm, S.x, kTokens, S.xn);
       q8.rows(S.xn, kTokens, S.h1);
@@ -341,7 +449,7 @@ struct Block {
   // ---- E60 (facts C13; golden arena_scatter.cpp) ----
   void arena_scatter() {
     q8.rows(S.d60, kWindow, S.a61);
-    golden::e60_store(ctx, S.a61, io.output_arena);
+    e60_stores(ctx, S.a61, io.output_arena);
   }
 
   // ---- phase 61 + E61 (facts C12, C14; golden kpn_filter.cpp) ----
