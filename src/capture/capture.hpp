@@ -131,6 +131,8 @@ struct LaunchInputs {
   Texture texture;
 };
 LaunchInputs launch_inputs(const LaunchCapture& c);
+// An address mode as shapes and manifests spell it: clamp, border, wrap, mirror.
+const char* address_mode_name(AddressMode m);
 // Canonical shape strings (what enc5 writes; docs/captures.md).
 std::string buffer_shape(std::uint64_t base, std::size_t size, std::uint64_t offset);
 std::string image_shape(const ImageArg& a, bool texture);

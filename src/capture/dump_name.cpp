@@ -143,6 +143,8 @@ std::string dump_key(const DumpName& n) {
   return n.kernel + " " + a + " " + n.kind + " " + strip_base(n.shape) + " fmt" + std::to_string(n.fmt);
 }
 
+const char* address_mode_name(AddressMode m) { return detail::mode_name(m); }
+
 std::string buffer_shape(std::uint64_t base, std::size_t size, std::uint64_t offset) {
   std::string s = "base" + hex(base) + "-size" + std::to_string(size);
   if (offset) s += "-off" + std::to_string(offset);

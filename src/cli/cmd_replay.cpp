@@ -56,6 +56,7 @@ options:
                             compares the stage too, and the verdict includes it
   --debug-base N            D4R_RRSWIN_DEBUG_BASE of the capture (default 4000000)
   --json                    one JSON object per launch and a summary, on stdout
+  --layer enc4              a replay capture of enc4's kernel instead (enc5 replay --layer enc4 --help)
   -h, --help                this text
 
 Exit status: 0 when every launch ran (and reproduced the results the capture holds, if any),
@@ -88,6 +89,7 @@ options:
   --debug-base N            D4R_RRSWIN_DEBUG_BASE (default 4000000)
   --profile ada|zluda|hopper|blackwell, --reading NAME=VALUE, --engine golden|fast, --threads N
                             the run whose outputs the capture holds (as enc5 run)
+  --layer enc4              a synthetic replay capture of enc4's kernel (enc5 capture --layer enc4 --help)
   -h, --help                this text
 
 Exit status: 0 written, 2 on errors (a wrong command line or an unwritable folder).
@@ -294,7 +296,15 @@ int capture_main(const Args& args) {
 
 }  // namespace
 
-int cmd_replay(const Args& args) { return replay_main(args); }
-int cmd_capture(const Args& args) { return capture_main(args); }
+int cmd_replay(const Args& args) {
+  Args rest;
+  int rc = 0;
+  return layer_capture_command("replay", args, &rest, &rc) ? rc : replay_main(rest);
+}
+int cmd_capture(const Args& args) {
+  Args rest;
+  int rc = 0;
+  return layer_capture_command("capture", args, &rest, &rc) ? rc : capture_main(rest);
+}
 
 }  // namespace enc5::cli

@@ -26,9 +26,12 @@ int cmd_run_layer(const Args& args, LayerId layer);  // cli/cmd_run_layer.cpp: r
 int cmd_bench(const Args& args);                     // cli/cmd_bench.cpp
 int cmd_replay(const Args& args);                    // cli/cmd_replay.cpp
 int cmd_capture(const Args& args);                   // cli/cmd_replay.cpp
-int cmd_diff(const Args& args);                      // cli/cmd_diff.cpp
-int cmd_settle(const Args& args);                    // cli/cmd_settle.cpp
-int cmd_ptx(const Args& args);                       // cli/cmd_ptx.cpp
+// cli/cmd_layer_capture.cpp: `replay`/`capture` with --layer enc4 (true: handled, *exit_code set);
+// otherwise *enc5_args = args without "--layer enc5" for enc5's own parser.
+bool layer_capture_command(const char* cmd, const Args& args, Args* enc5_args, int* exit_code);
+int cmd_diff(const Args& args);    // cli/cmd_diff.cpp
+int cmd_settle(const Args& args);  // cli/cmd_settle.cpp
+int cmd_ptx(const Args& args);     // cli/cmd_ptx.cpp
 
 // `enc5 eval --batch` on streams (cli/cmd_eval.cpp; also the fuzz harness fuzz/fuzz_eval_batch.cpp):
 // one case per line of `in`, results to `out`; 0, or 2 with `error` naming the line.

@@ -1,0 +1,284 @@
+// Replay captures of the merge layers (bridge/layer_capture.hpp).
+#include "bridge/layer_capture.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
+#include "base/errors.hpp"
+#include "engine/layer_engine.hpp"
+#include "engine/simd.hpp"
+#include "layout/arena.hpp"
+#include "model/layer_program.hpp"
+
+namespace enc5::ptx {
+namespace {
+
+// The rules `enc5 run --layer` applies to the same numbers (cli/cmd_run_layer.cpp).
+constexpr std::uint32_t kMinExtent = 2, kMaxExtent = 4096, kMaxOrigin = 7;
+
+std::string args_file(const KernelCapture& c) { return c.source + "/args.bin"; }
+std::string manifest_file(const KernelCapture& c) { return c.source + "/manifest.txt"; }
+
+std::uint64_t read_le(const std::vector<std::uint8_t>& b, std::size_t at, int bytes) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= static_cast<std::uint64_t>(b[at + i]) << (8 * i);
+  return v;
+}
+void write_le(std::vector<std::uint8_t>& b, std::size_t at, std::uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+// The pointer at parameter offset `off`, holding at least `need` bytes from where it points.
+std::size_t find_pointer(const KernelCapture& c, int off, std::size_t need, const std::string& what) {
+  for (std::size_t i = 0; i < c.pointers.size(); ++i) {
+    if (c.pointers[i].offset != static_cast<std::uint32_t>(off)) continue;
+    const KernelCapture::Alloc& a = c.allocs[c.pointers[i].alloc];
+    const std::uint64_t have = a.bytes.size() - c.pointers[i].delta;  // delta <= size: load_kernel_capture checks it
+    if (have < need)
+      throw InputError(a.file, a.bytes.size(),
+                       std::to_string(need) + " bytes from the pointer at +" + std::to_string(off) + " (" + what + ")",
+                       std::to_string(have) + " bytes");
+    return i;
+  }
+  throw InputError(manifest_file(c), 0, "a 'pointer " + std::to_string(off) + " …' line (" + what + ")", "none");
+}
+
+std::size_t find_image(const KernelCapture& c, int off, bool texture, int width, int height, bool exact, const std::string& what) {
+  for (std::size_t i = 0; i < c.images.size(); ++i) {
+    const KernelCapture::Image& im = c.images[i];
+    if (im.offset != static_cast<std::uint32_t>(off)) continue;
+    if (im.texture != texture)
+      throw InputError(manifest_file(c), 0, std::string("a ") + (texture ? "texture" : "surface") + " at +" + std::to_string(off),
+                       std::string("a ") + (texture ? "surface" : "texture"));
+    if (im.image.fmt != capture::kFmtHalf)
+      throw InputError(im.image.file, 0, what + " in RGBA16F (fmt " + std::to_string(capture::kFmtHalf) + ")",
+                       "fmt " + std::to_string(im.image.fmt));
+    const bool ok = exact ? im.image.width == width && im.image.height == height : im.image.width >= width && im.image.height >= height;
+    if (!ok)
+      throw InputError(im.image.file, 0,
+                       what + (exact ? " of exactly " : " covering ") + std::to_string(width) + " x " + std::to_string(height) + " texels",
+                       std::to_string(im.image.width) + " x " + std::to_string(im.image.height));
+    return i;
+  }
+  throw InputError(manifest_file(c), 0,
+                   std::string("a '") + (texture ? "texture " : "surface ") + std::to_string(off) + " …' line (" + what + ")", "none");
+}
+
+// The windows the model reads and writes must not overlap one another: a launch that aliases
+// them has results that depend on the order of the blocks, which the model does not have.
+struct Window {
+  std::size_t alloc;
+  std::uint64_t begin, end;
+  int off;
+};
+void check_disjoint(const KernelCapture& c, const std::vector<Window>& w) {
+  for (std::size_t i = 0; i < w.size(); ++i)
+    for (std::size_t j = i + 1; j < w.size(); ++j)
+      if (w[i].alloc == w[j].alloc && w[i].begin < w[j].end && w[j].begin < w[i].end)
+        throw InputError(args_file(c), static_cast<std::uint64_t>(w[j].off),
+                         "arguments +" + std::to_string(w[i].off) + " and +" + std::to_string(w[j].off) + " in disjoint memory",
+                         "overlapping windows of alloc " + std::to_string(c.allocs[w[i].alloc].id));
+}
+
+void check_grid(const KernelCapture& c, const LayerLaunch& L) {
+  const std::uint64_t gx = (std::uint64_t{L.ex} + L.ox + 7) / 8, gy = (std::uint64_t{L.ey} + L.oy + 7) / 8;
+  const auto fits = [](std::uint64_t g, std::uint64_t cover) { return g >= cover && g <= 2 * cover + 8; };
+  if (c.grid.z != 1 || !fits(c.grid.x, gx) || !fits(c.grid.y, gy))
+    throw InputError(manifest_file(c), 0,
+                     "a grid of " + std::to_string(gx) + ".." + std::to_string(2 * gx + 8) + " x " + std::to_string(gy) + ".." +
+                         std::to_string(2 * gy + 8) + " x 1 blocks (covering the " + std::to_string(L.ex) + " x " + std::to_string(L.ey) +
+                         " frame at origin offsets " + std::to_string(L.ox) + ", " + std::to_string(L.oy) + ")",
+                     std::to_string(c.grid.x) + " x " + std::to_string(c.grid.y) + " x " + std::to_string(c.grid.z));
+}
+
+}  // namespace
+
+LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
+  const LayerSpec& s = layer_spec(layer);
+  if (!s.merge) throw std::invalid_argument("read_layer_launch: " + std::string(s.name) + " is no merge layer (enc5 has its own captures)");
+  const LaunchAbi& abi = s.abi;
+  if (c.args.size() != static_cast<std::size_t>(abi.param_block_bytes))
+    throw InputError(args_file(c), std::min<std::size_t>(c.args.size(), abi.param_block_bytes),
+                     std::to_string(abi.param_block_bytes) + " bytes (" + std::string(s.name) + "'s parameter block)",
+                     std::to_string(c.args.size()) + " bytes");
+  LayerLaunch L;
+  L.layer = layer;
+  L.ex = static_cast<std::uint32_t>(read_le(c.args, abi.extents, 4));
+  L.ey = static_cast<std::uint32_t>(read_le(c.args, abi.extents + 4, 4));
+  L.ox = static_cast<std::uint16_t>(read_le(c.args, abi.origin, 2));
+  L.oy = static_cast<std::uint16_t>(read_le(c.args, abi.origin + 2, 2));
+  for (int i = 0; i < 2; ++i) {
+    const std::uint32_t e = i ? L.ey : L.ex;
+    if (e < kMinExtent || e > kMaxExtent)
+      throw InputError(args_file(c), static_cast<std::uint64_t>(abi.extents + 4 * i),
+                       std::string(i ? "ey" : "ex") + " in " + std::to_string(kMinExtent) + ".." + std::to_string(kMaxExtent),
+                       std::to_string(e));
+  }
+  for (int i = 0; i < 2; ++i) {
+    const std::uint32_t o = i ? L.oy : L.ox;
+    if (o > kMaxOrigin)
+      throw InputError(args_file(c), static_cast<std::uint64_t>(abi.origin + 2 * i),
+                       std::string(i ? "oy" : "ox") + " in 0.." + std::to_string(kMaxOrigin) + " (the block origin offset)",
+                       std::to_string(o));
+  }
+  const int ex = static_cast<int>(L.ex), ey = static_cast<int>(L.ey);
+  const std::size_t arena = layout::PlaneArena{ex, ey}.total_bytes(), half = layout::PlaneArena{ex >> 1, ey >> 1}.total_bytes();
+  const std::size_t image = weight_map(s).image_bytes();
+  L.input = find_pointer(c, abi.input, arena, "the input plane arena");
+  L.weights = find_pointer(c, abi.weights, image, "the weight image");
+  L.arena = find_pointer(c, abi.arena, arena, "the output plane arena");
+  L.merged = find_pointer(c, abi.merged_output, half, "the merged output");
+  std::vector<Window> w;
+  const auto window = [&](std::size_t p, std::size_t bytes) {
+    const KernelCapture::Pointer& q = c.pointers[p];
+    w.push_back({q.alloc, q.delta, q.delta + bytes, static_cast<int>(q.offset)});
+  };
+  window(L.input, arena);
+  window(L.weights, image);
+  window(L.arena, arena);
+  window(L.merged, half);
+  check_disjoint(c, w);
+  L.texture = find_image(c, abi.texture, true, ex, ey, true, "the texture (the token grid)");
+  for (int i = 0; i < abi.surface_count; ++i) {
+    const bool third = i == 2;  // DESC4 layer(): the third surface at the halved token grid
+    L.surfaces.push_back(find_image(c, abi.surfaces[static_cast<std::size_t>(i)], false, third ? ex >> 1 : ex, third ? ey >> 1 : ey, false,
+                                    "surface +" + std::to_string(abi.surfaces[static_cast<std::size_t>(i)])));
+  }
+  check_grid(c, L);
+  return L;
+}
+
+LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerReplayOptions& o) {
+  const LayerLaunch L = read_layer_launch(c, layer);
+  if (layer != LayerId::enc4)
+    throw std::runtime_error(std::string(to_string(layer)) + "'s golden model is not written yet: its captures cannot be replayed");
+  const LayerSpec& s = layer_spec(layer);
+  const auto at = [&](std::size_t p) -> std::pair<KernelCapture::Alloc*, std::uint64_t> {
+    return {&c.allocs[c.pointers[p].alloc], c.pointers[p].delta};
+  };
+  const auto [wa, wd] = at(L.weights);
+  const std::size_t image = weight_map(s).image_bytes();
+  const WeightImage weights(std::vector<std::uint8_t>(wa->bytes.begin() + static_cast<std::ptrdiff_t>(wd),
+                                                      wa->bytes.begin() + static_cast<std::ptrdiff_t>(wd + image)),
+                            layer, wa->file);
+  const Texture texture = capture::texture_of(c.images[L.texture].image);
+  const auto [ia, id] = at(L.input);
+  Enc4Frame f;
+  f.ex = static_cast<int>(L.ex);
+  f.ey = static_cast<int>(L.ey);
+  f.ox = L.ox;
+  f.oy = L.oy;
+  const std::size_t arena = layout::PlaneArena{f.ex, f.ey}.total_bytes();
+  f.input_arena = std::span<const std::uint8_t>(ia->bytes).subspan(id, arena);
+  f.weights = &weights;
+  f.texture = &texture;
+  const Profile& p = o.profile ? *o.profile : profile_ada();
+  if (o.golden)
+    run_enc4_frame_golden(f, p, o.readings, o.layer_readings);
+  else
+    engine::run_enc4_frame_fast(f, p, o.readings, o.layer_readings, {engine::default_simd_path()});
+  const auto put = [&](std::size_t ptr, const std::vector<std::uint8_t>& bytes) {
+    const auto [a, d] = at(ptr);
+    std::copy(bytes.begin(), bytes.end(), a->bytes.begin() + static_cast<std::ptrdiff_t>(d));
+  };
+  put(L.arena, f.output_arena);
+  put(L.merged, f.merged_output);
+  const Surface* made[3] = {&f.surface112, &f.surface120, &f.surface128};
+  for (std::size_t i = 0; i < L.surfaces.size(); ++i) {
+    capture::ImageArg& im = c.images[L.surfaces[i]].image;
+    const Surface& m = *made[i];
+    for (int y = 0; y < m.height; ++y)
+      std::copy_n(m.bytes.begin() + static_cast<std::ptrdiff_t>(y * m.pitch), 8 * m.width,
+                  im.bytes.begin() + static_cast<std::ptrdiff_t>(y * im.pitch));
+  }
+  return L;
+}
+
+KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture& o) {
+  const LayerSpec& s = layer_spec(layer);
+  if (!s.merge) throw std::invalid_argument("synthetic_layer_capture: " + std::string(s.name) + " is no merge layer");
+  const int ex = o.ex > 0 ? o.ex : s.abi.ex, ey = o.ey > 0 ? o.ey : s.abi.ey;
+  SyntheticFrame frame = make_synthetic_frame(ex, ey, o.seed, false);
+  KernelCapture c;
+  c.source = "<synthetic " + std::string(s.name) + " capture>";
+  c.kernel = std::string(s.entry);
+  c.grid = {static_cast<std::uint32_t>((ex + o.ox + 7) / 8), static_cast<std::uint32_t>((ey + o.oy + 7) / 8), 1};
+  c.block = {static_cast<std::uint32_t>(s.abi.block[0]), static_cast<std::uint32_t>(s.abi.block[1]),
+             static_cast<std::uint32_t>(s.abi.block[2])};
+  c.shared = 0;  // the kernel's one __shared__ array is static (DOC4 §1.4): no dynamic bytes
+  c.args.assign(static_cast<std::size_t>(s.abi.param_block_bytes), 0);
+  write_le(c.args, s.abi.extents, static_cast<std::uint64_t>(ex), 4);
+  write_le(c.args, s.abi.extents + 4, static_cast<std::uint64_t>(ey), 4);
+  write_le(c.args, s.abi.origin, static_cast<std::uint64_t>(o.ox), 2);
+  write_le(c.args, s.abi.origin + 2, static_cast<std::uint64_t>(o.oy), 2);
+  const std::size_t arena = layout::PlaneArena{ex, ey}.total_bytes(), half = layout::PlaneArena{ex >> 1, ey >> 1}.total_bytes();
+  const auto w = default_layer_weights(layer).bytes();
+  const std::vector<std::pair<int, std::vector<std::uint8_t>>> buffers = {{s.abi.input, std::move(frame.input_arena)},
+                                                                          {s.abi.weights, std::vector<std::uint8_t>(w.begin(), w.end())},
+                                                                          {s.abi.arena, std::vector<std::uint8_t>(arena, 0)},
+                                                                          {s.abi.merged_output, std::vector<std::uint8_t>(half, 0)}};
+  for (const auto& [off, bytes] : buffers) {
+    KernelCapture::Alloc a;
+    a.id = c.allocs.size();
+    a.base = 0x7f0000000000ull + (a.id << 32);  // made-up, distinct, 4 GiB apart
+    a.file = "alloc-" + std::to_string(a.id) + ".bin";
+    a.bytes = bytes;
+    c.pointers.push_back({static_cast<std::uint32_t>(off), c.allocs.size(), 0});
+    write_le(c.args, static_cast<std::size_t>(off), a.base, 8);
+    c.allocs.push_back(std::move(a));
+  }
+  const auto image = [&](int off, bool texture, int width, int height) {
+    KernelCapture::Image im;
+    im.offset = static_cast<std::uint32_t>(off);
+    im.texture = texture;
+    im.image.width = width;
+    im.image.height = height;
+    im.image.pitch = static_cast<std::size_t>(8) * width;
+    im.image.bytes.assign(im.image.pitch * height, 0);
+    im.image.file = (texture ? "texture-" : "surface-") + std::to_string(off) + ".bin";
+    write_le(c.args, static_cast<std::size_t>(off), c.images.size() + 1, 8);  // an opaque handle
+    c.images.push_back(std::move(im));
+    return &c.images.back().image;
+  };
+  capture::ImageArg* tex = image(s.abi.texture, true, ex, ey);
+  for (std::size_t i = 0; i < frame.texture.rgba.size(); ++i) write_le(tex->bytes, 2 * i, frame.texture.rgba[i], 2);
+  for (int i = 0; i < s.abi.surface_count; ++i) {
+    const bool third = i == 2;
+    image(s.abi.surfaces[static_cast<std::size_t>(i)], false, third ? ex >> 1 : ex, third ? ey >> 1 : ey);
+  }
+  return c;
+}
+
+std::vector<std::pair<std::string, std::vector<std::uint8_t>>> replay_capture_files(const KernelCapture& c) {
+  std::ostringstream m;
+  m << "# a replay capture (facts F6; docs/captures.md): the state before the launch\n";
+  if (!c.kernel.empty()) m << "kernel " << c.kernel << "\n";
+  m << "launch " << c.grid.x << ' ' << c.grid.y << ' ' << c.grid.z << ' ' << c.block.x << ' ' << c.block.y << ' ' << c.block.z << ' '
+    << c.shared << "\n";
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files;
+  files.emplace_back("args.bin", c.args);
+  for (const auto& a : c.allocs) {
+    m << "alloc " << a.id << " 0x" << std::hex << a.base << std::dec << ' ' << a.bytes.size() << "\n";
+    files.emplace_back("alloc-" + std::to_string(a.id) + ".bin", a.bytes);
+  }
+  for (const auto& p : c.pointers) m << "pointer " << p.offset << ' ' << c.allocs[p.alloc].id << ' ' << p.delta << "\n";
+  for (const auto& im : c.images) {
+    const std::string file = std::string(im.texture ? "texture-" : "surface-") + (im.offset < 100 ? "0" : "") +
+                             (im.offset < 10 ? "0" : "") + std::to_string(im.offset) + ".bin";
+    if (im.texture)
+      m << "texture " << im.offset << ' ' << im.image.width << ' ' << im.image.height << ' ' << im.image.fmt << ' '
+        << capture::address_mode_name(im.image.mode) << ' ' << file << "\n";
+    else
+      m << "surface " << im.offset << ' ' << im.image.width << ' ' << im.image.height << ' ' << im.image.fmt << ' ' << im.image.pitch << ' '
+        << file << "\n";
+    files.emplace_back(file, im.image.bytes);
+  }
+  const std::string text = m.str();
+  files.insert(files.begin(), {"manifest.txt", std::vector<std::uint8_t>(text.begin(), text.end())});
+  return files;
+}
+
+}  // namespace enc5::ptx

@@ -1,0 +1,68 @@
+// Replay captures of the merge layers (issue 21: enc4; enc3 once its golden model exists): a
+// replay capture of the layer's kernel, read with the grammar every kernel's capture has
+// (bridge/kernel_capture.hpp, facts F6), its parameter block read by the layer's launch ABI
+// (model/layer_spec.hpp LaunchAbi: DOC4 §1.1, DESC4 layer()), run by the golden model or the fast
+// engine, and written back in launch-dump naming: the same files `enc5 ptx run FILE.ptx --capture
+// DIR` writes when it interprets the original kernel (corpus file 0017) on the same capture, so
+// `enc5 diff` compares the model with the original on any launch (docs/captures.md "Captures of
+// the merge layers").
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bridge/kernel_capture.hpp"
+#include "model/layer_golden.hpp"
+#include "model/layer_spec.hpp"
+#include "numerics/profile.hpp"
+
+namespace enc5::ptx {
+
+// What the model reads of a capture, found by the layer's ABI: the extents (u32 at +0/+4), the
+// block origin (u16 at +80/+82), and which pointer and image of the capture each argument is.
+struct LayerLaunch {
+  LayerId layer = LayerId::enc4;
+  std::uint32_t ex = 0, ey = 0;
+  std::uint16_t ox = 0, oy = 0;
+  std::size_t input = 0, weights = 0, arena = 0, merged = 0;  // indices into KernelCapture::pointers
+  std::size_t texture = 0;                                    // index into KernelCapture::images
+  std::vector<std::size_t> surfaces;                          // the ABI's surfaces, in its order
+};
+// Checks the capture against the layer's launch and returns where everything is. Every number is
+// hostile: the block's size, each argument's presence and kind, the extents (2..4096, as `enc5
+// run --layer`), each buffer's size from its pointer (the input arena 5·ey·ex·32 bytes, the weight
+// image, the two output arenas), the texture and surface extents (ex x ey; the third surface at
+// the halved extents, DESC4 layer()) and the grid (z = 1; x, y at least the grid covering the
+// frame, ceil((ex + ox) / 8) x ceil((ey + oy) / 8), and at most twice it + 8, as enc5's replay).
+// Throws InputError naming args.bin or manifest.txt and what was expected versus found.
+LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer);
+
+struct LayerReplayOptions {
+  const Profile* profile = nullptr;  // null: ada
+  Readings readings;
+  LayerReadings layer_readings;
+  bool golden = false;  // the golden model instead of the fast engine (the same bytes)
+};
+// Runs the layer on the capture and updates it in place as run_kernel_capture does: the output
+// arenas' windows (param+48, +56) and the surfaces' ex x ey texels hold the model's results, every
+// other byte stays as captured (the kernel writes nothing else). The windows start from zeros, as
+// enc5's replay (docs/captures.md). Returns the launch read.
+LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerReplayOptions& o);
+
+// A synthetic replay capture of a merge layer (the state before its launch): the embedded
+// synthetic weights of the layer, a synthetic input arena and texture at ex x ey (0: the layer's
+// token grid) from `seed`, zeroed outputs and surfaces, the grid covering the frame, the layer's
+// block and shared bytes. Allocation bases are distinct made-up device addresses.
+struct SyntheticLayerCapture {
+  std::uint64_t seed = 1;
+  int ex = 0, ey = 0;
+  int ox = 0, oy = 0;
+};
+KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture& o);
+// The files of a replay capture (manifest.txt, args.bin, alloc-N.bin, one file per texture or
+// surface), in the grammar load_kernel_capture reads: what `enc5 capture --layer` writes.
+std::vector<std::pair<std::string, std::vector<std::uint8_t>>> replay_capture_files(const KernelCapture& c);
+
+}  // namespace enc5::ptx

@@ -1,0 +1,234 @@
+// Replay captures of the merge layers (bridge/layer_capture.hpp): a capture's parameter block read
+// by enc4's launch ABI gives the frame driver's outputs exactly, in the capture's windows, with
+// every other byte as captured; the files round-trip through load_kernel_capture; every hostile
+// number is an InputError naming the file; the CLI writes what `ptx run --capture` writes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
+#include "base/errors.hpp"
+#include "bridge/layer_capture.hpp"
+#include "layout/arena.hpp"
+#include "test_util.hpp"
+
+using namespace enc5;
+using namespace enc5::ptx;
+using namespace test_util;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kEx = 21, kEy = 13;  // small, odd (the merge's halved extents round down), not 8-aligned
+
+void save(const TempDir& d, const KernelCapture& c) {
+  for (const auto& [name, bytes] : replay_capture_files(c)) {
+    std::ofstream f(d.file(name), std::ios::binary);
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+}
+
+KernelCapture small_capture(int ox = 0, int oy = 0) {
+  SyntheticLayerCapture o;
+  o.seed = 7;
+  o.ex = kEx;
+  o.ey = kEy;
+  o.ox = ox;
+  o.oy = oy;
+  return synthetic_layer_capture(LayerId::enc4, o);
+}
+
+std::size_t pointer_at(const KernelCapture& c, std::uint32_t off) {
+  for (std::size_t i = 0; i < c.pointers.size(); ++i)
+    if (c.pointers[i].offset == off) return i;
+  ADD_FAILURE() << "no pointer at +" << off;
+  return 0;
+}
+
+// Moves the window of the pointer at `off` to `delta` bytes into an allocation grown by `delta` +
+// 64 bytes of `fill`, and updates args.bin to match.
+void move_window(KernelCapture& c, std::uint32_t off, std::uint64_t delta, std::uint8_t fill) {
+  KernelCapture::Pointer& p = c.pointers[pointer_at(c, off)];
+  KernelCapture::Alloc& a = c.allocs[p.alloc];
+  std::vector<std::uint8_t> grown(delta, fill);
+  grown.insert(grown.end(), a.bytes.begin(), a.bytes.end());
+  grown.insert(grown.end(), 64, fill);
+  a.bytes = std::move(grown);
+  p.delta = delta;
+  const std::uint64_t v = a.base + delta;
+  for (int b = 0; b < 8; ++b) c.args[off + b] = static_cast<std::uint8_t>(v >> (8 * b));
+}
+
+std::string error_of(const KernelCapture& c) {
+  try {
+    read_layer_launch(c, LayerId::enc4);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(LayerCapture, ReplayEqualsTheFrameDriverInTheCapturedWindows) {
+  KernelCapture c = small_capture(3, 5);
+  move_window(c, 48, 96, 0xA5);  // the output arena 96 bytes into its allocation, sentinels around it
+  move_window(c, 56, 32, 0x5A);
+  move_window(c, 8, 16, 0x11);
+  // The frame driver on the same inputs (the reference: the golden model, run directly).
+  const SyntheticFrame frame = make_synthetic_frame(kEx, kEy, 7, false);
+  Enc4Frame f;
+  f.ex = kEx;
+  f.ey = kEy;
+  f.ox = 3;
+  f.oy = 5;
+  f.input_arena = frame.input_arena;
+  f.weights = &default_layer_weights(LayerId::enc4);
+  f.texture = &frame.texture;
+  run_enc4_frame_golden(f, profile_ada(), Readings{}, LayerReadings{});
+
+  TempDir d;
+  save(d, c);
+  KernelCapture loaded = load_kernel_capture(d.path.string());
+  LayerReplayOptions o;  // the fast engine
+  const LayerLaunch L = replay_layer_capture(loaded, LayerId::enc4, o);
+  EXPECT_EQ(L.ex, static_cast<std::uint32_t>(kEx));
+  EXPECT_EQ(L.oy, 5);
+  const auto& arena = loaded.allocs[loaded.pointers[L.arena].alloc].bytes;
+  const auto& merged = loaded.allocs[loaded.pointers[L.merged].alloc].bytes;
+  ASSERT_EQ(arena.size(), 96 + f.output_arena.size() + 64);
+  EXPECT_TRUE(std::equal(f.output_arena.begin(), f.output_arena.end(), arena.begin() + 96));
+  EXPECT_TRUE(std::equal(f.merged_output.begin(), f.merged_output.end(), merged.begin() + 32));
+  for (std::size_t i = 0; i < 96; ++i) ASSERT_EQ(arena[i], 0xA5) << i;
+  for (std::size_t i = arena.size() - 64; i < arena.size(); ++i) ASSERT_EQ(arena[i], 0xA5) << i;
+  for (std::size_t i = 0; i < 32; ++i) ASSERT_EQ(merged[i], 0x5A) << i;
+  const Surface* want[3] = {&f.surface112, &f.surface120, &f.surface128};
+  for (int s = 0; s < 3; ++s) {
+    const capture::ImageArg& im = loaded.images[L.surfaces[static_cast<std::size_t>(s)]].image;
+    ASSERT_EQ(im.width, want[s]->width);
+    EXPECT_EQ(im.bytes, want[s]->bytes) << "surface " << s;
+  }
+  // Something was computed (the outputs are not the zeros they start from).
+  EXPECT_NE(std::count(f.output_arena.begin(), f.output_arena.end(), 0), static_cast<std::ptrdiff_t>(f.output_arena.size()));
+  // The golden model through the capture gives the same bytes.
+  KernelCapture again = load_kernel_capture(d.path.string());
+  o.golden = true;
+  replay_layer_capture(again, LayerId::enc4, o);
+  for (std::size_t i = 0; i < again.allocs.size(); ++i) EXPECT_EQ(again.allocs[i].bytes, loaded.allocs[i].bytes) << i;
+}
+
+TEST(LayerCapture, SyntheticCaptureFollowsEnc4sLaunchAbi) {
+  const KernelCapture c = synthetic_layer_capture(LayerId::enc4, {});
+  ASSERT_EQ(c.args.size(), 144u);
+  std::uint32_t ex = 0, ey = 0;
+  std::memcpy(&ex, c.args.data() + 0, 4);
+  std::memcpy(&ey, c.args.data() + 4, 4);
+  EXPECT_EQ(ex, 80u);  // DESC4 layer(): token grid 80 x 46
+  EXPECT_EQ(ey, 46u);
+  EXPECT_EQ(c.grid.x, 10u);
+  EXPECT_EQ(c.grid.y, 6u);
+  EXPECT_EQ(c.kernel, "cuda_dldn_engine_swin_enc4_kernel");
+  // Pointers at +8/+40/+48/+56 (DOC4 §1.1), sized as the arenas and the 533856-byte image.
+  const std::uint32_t offs[4] = {8, 40, 48, 56};
+  const std::size_t sizes[4] = {5u * 46 * 80 * 32, 533856, 5u * 46 * 80 * 32, 5u * 23 * 40 * 32};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(c.allocs[c.pointers[pointer_at(c, offs[i])].alloc].bytes.size(), sizes[i]) << offs[i];
+  // The texture at +88 and the surfaces at +112/+120 (80 x 46) and +128 (40 x 23).
+  ASSERT_EQ(c.images.size(), 4u);
+  EXPECT_TRUE(c.images[0].texture);
+  EXPECT_EQ(c.images[0].offset, 88u);
+  EXPECT_EQ(c.images[3].offset, 128u);
+  EXPECT_EQ(c.images[3].image.width, 40);
+  EXPECT_EQ(c.images[3].image.height, 23);
+}
+
+TEST(LayerCapture, HostileNumbersAreInputErrors) {
+  {
+    KernelCapture c = small_capture();
+    c.args.resize(136);
+    EXPECT_TRUE(contains(error_of(c), "144 bytes")) << error_of(c);
+  }
+  {
+    KernelCapture c = small_capture();
+    c.args[0] = 0, c.args[1] = 0x40;  // ex = 16384
+    EXPECT_TRUE(contains(error_of(c), "ex in 2..4096")) << error_of(c);
+  }
+  {
+    KernelCapture c = small_capture();
+    c.args[82] = 8;  // oy = 8
+    EXPECT_TRUE(contains(error_of(c), "oy in 0..7")) << error_of(c);
+  }
+  {
+    KernelCapture c = small_capture();
+    c.pointers.erase(c.pointers.begin() + static_cast<std::ptrdiff_t>(pointer_at(c, 56)));
+    EXPECT_TRUE(contains(error_of(c), "'pointer 56")) << error_of(c);
+  }
+  {
+    KernelCapture c = small_capture();
+    auto& w = c.allocs[c.pointers[pointer_at(c, 40)].alloc].bytes;
+    w.resize(w.size() - 1);
+    EXPECT_TRUE(contains(error_of(c), "533856 bytes from the pointer at +40")) << error_of(c);
+  }
+  {
+    KernelCapture c = small_capture();
+    const std::size_t in = pointer_at(c, 8), out = pointer_at(c, 48);  // the output arena aliases the input
+    c.pointers[out].alloc = c.pointers[in].alloc;
+    c.pointers[out].delta = 0;
+    EXPECT_TRUE(contains(error_of(c), "disjoint memory")) << error_of(c);
+  }
+  {
+    KernelCapture c = small_capture();
+    c.images[0].image.width = kEx + 1;
+    EXPECT_TRUE(contains(error_of(c), "exactly 21 x 13")) << error_of(c);
+  }
+  {
+    KernelCapture c = small_capture();
+    c.images[3].image.height = kEy / 2 - 1;  // the half-resolution surface too small
+    EXPECT_TRUE(contains(error_of(c), "covering 10 x 6")) << error_of(c);
+  }
+  {
+    KernelCapture c = small_capture();
+    c.images[1].texture = true;  // +112 a texture
+    EXPECT_TRUE(contains(error_of(c), "a surface at +112")) << error_of(c);
+  }
+  {
+    KernelCapture c = small_capture();
+    c.images[2].image.fmt = 8;
+    EXPECT_TRUE(contains(error_of(c), "RGBA16F")) << error_of(c);
+  }
+  for (const std::uint32_t gx : {2u, 17u}) {  // the covering grid is 3 x 2; at most 2 * 3 + 8 = 14
+    KernelCapture c = small_capture();
+    c.grid.x = gx;
+    EXPECT_TRUE(contains(error_of(c), "a grid of 3..14 x 2..12")) << gx << ": " << error_of(c);
+  }
+  {
+    KernelCapture c = small_capture();
+    c.grid.z = 2;
+    EXPECT_TRUE(contains(error_of(c), "x 1 blocks")) << error_of(c);
+  }
+}
+
+TEST(LayerCapture, CliReplayWritesLaunchDumpNaming) {
+  TempDir d;
+  const Result cap = d.enc5("capture --layer enc4 --synthetic --ex 21 --ey 13 --seed 7 -o cap");
+  ASSERT_EQ(cap.status, 0) << cap.out;
+  const Result rep = d.enc5("replay --layer enc4 cap -o out");
+  ASSERT_EQ(rep.status, 0) << rep.out;
+  EXPECT_TRUE(fs::exists(find_file(d.path / "out", "arg048-buffer")));
+  EXPECT_TRUE(fs::exists(find_file(d.path / "out", "arg128-surface-10x6-fmt16")));
+  const Result gold = d.enc5("replay --layer enc4 cap --engine golden -o gold");
+  ASSERT_EQ(gold.status, 0) << gold.out;
+  const Result diff = d.enc5("diff out gold");
+  EXPECT_EQ(diff.status, 0) << diff.out;
+  EXPECT_TRUE(contains(diff.out, "IDENTICAL: 8 compared")) << diff.out;
+  // A damaged capture: a clear error naming the file, nothing written.
+  { std::ofstream(d.file("cap") + "/args.bin", std::ios::binary | std::ios::trunc) << "short"; }
+  const Result bad = d.enc5("replay --layer enc4 cap -o bad");
+  EXPECT_NE(bad.status, 0);
+  EXPECT_TRUE(contains(bad.out, "args.bin")) << bad.out;
+  EXPECT_FALSE(fs::exists(d.path / "bad"));
+  const Result enc3 = d.enc5("replay --layer enc3 cap -o bad3");
+  EXPECT_EQ(enc3.status, 2) << enc3.out;
+  EXPECT_TRUE(contains(enc3.out, "not written yet")) << enc3.out;
+}
