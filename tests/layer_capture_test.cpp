@@ -11,6 +11,7 @@
 #include "assets/synthetic_weights.hpp"
 #include "base/errors.hpp"
 #include "bridge/layer_capture.hpp"
+#include "bridge/layer_settle.hpp"
 #include "layout/arena.hpp"
 #include "test_util.hpp"
 
@@ -231,4 +232,82 @@ TEST(LayerCapture, CliReplayWritesLaunchDumpNaming) {
   const Result enc3 = d.enc5("replay --layer enc3 cap -o bad3");
   EXPECT_EQ(enc3.status, 2) << enc3.out;
   EXPECT_TRUE(contains(enc3.out, "not written yet")) << enc3.out;
+}
+
+// settle --layer: results made by the model under other readings (a stand-in for the original
+// whose readings are known) are found again, and every pair of values of every reading gives
+// different bytes on the oracle's border launch.
+TEST(LayerSettle, FindsTheReadingsTheResultsWereMadeWith) {
+  auto launches = oracle_layer_launches(LayerId::enc4);
+  ASSERT_EQ(launches.size(), 2u);
+  std::vector<LayerSettleLaunch> border{launches[1]};
+  LayerReplayOptions made;
+  std::string err;
+  ASSERT_TRUE(set_layer_reading(made.layer_readings, "e62-gate=logit11", &err)) << err;
+  ASSERT_TRUE(set_layer_reading(made.layer_readings, "merge-output-layout=token-words", &err)) << err;
+  ASSERT_TRUE(set_layer_reading(made.layer_readings, "e62-inactive-lane=own", &err)) << err;
+  border[0].after = border[0].before;
+  replay_layer_capture(border[0].after, LayerId::enc4, made);
+  const LayerSettleResult r = settle_layer(border, LayerId::enc4, {});
+  EXPECT_EQ(r.differing, 0u);
+  for (const auto& s : r.readings) {
+    EXPECT_TRUE(s.settled) << s.name;
+    std::string want;
+    for (const auto& info : layer_reading_registry())
+      if (info.name == s.name) want = info.values.front();
+    if (s.name == "e62-gate") want = "logit11";
+    if (s.name == "merge-output-layout") want = "token-words";
+    if (s.name == "e62-inactive-lane") want = "own";
+    EXPECT_EQ(s.best, want) << s.name;
+  }
+}
+
+TEST(LayerSettle, EveryPairOfValuesDiffersOnTheBorderLaunch) {
+  const LayerSettleLaunch border = oracle_layer_launches(LayerId::enc4)[1];
+  int pairs = 0;
+  for (const auto& info : layer_reading_registry()) {
+    std::vector<KernelCapture> runs;
+    for (const std::string& v : info.values) {
+      LayerReplayOptions o;
+      std::string err;
+      ASSERT_TRUE(set_layer_reading(o.layer_readings, info.name + "=" + v, &err)) << err;
+      runs.push_back(border.before);
+      replay_layer_capture(runs.back(), LayerId::enc4, o);
+    }
+    for (std::size_t a = 0; a < runs.size(); ++a)
+      for (std::size_t b = a + 1; b < runs.size(); ++b) {
+        bool differ = false;
+        for (std::size_t i = 0; i < runs[a].allocs.size(); ++i) differ |= runs[a].allocs[i].bytes != runs[b].allocs[i].bytes;
+        for (std::size_t i = 0; i < runs[a].images.size(); ++i) differ |= runs[a].images[i].image.bytes != runs[b].images[i].image.bytes;
+        EXPECT_TRUE(differ) << info.name << ": " << info.values[a] << " vs " << info.values[b];
+        ++pairs;
+      }
+  }
+  EXPECT_EQ(pairs, 10);  // 8 readings: e62-gate's three values make 3 pairs, the others 1 each
+}
+
+TEST(LayerSettle, CliOracleAndResults) {
+  TempDir d;
+  ASSERT_EQ(d.enc5("capture --layer enc4 --synthetic --ex 21 --ey 13 --block-offset 3,5 -o cap").status, 0);
+  ASSERT_EQ(d.enc5("replay --layer enc4 cap --layer-reading e62-alpha=zero -o orig").status, 0);
+  const Result ok = d.enc5("settle --layer enc4 cap --results orig");
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_TRUE(contains(ok.out, "e62-alpha              zero       settled")) << ok.out;
+  EXPECT_TRUE(contains(ok.out, "best: 0 differing bytes")) << ok.out;
+  // A kernel that writes nothing (the right entry and parameter block): no setting reproduces it.
+  {
+    std::ofstream f(d.file("empty.ptx"));
+    f << ".version 8.0\n.target sm_89\n.address_size 64\n"
+         ".visible .entry cuda_dldn_engine_swin_enc4_kernel(.param .align 8 .b8 p[144])\n{\n  ret;\n}\n";
+  }
+  const Result none = d.enc5("settle --layer enc4 --oracle empty.ptx cap");
+  EXPECT_EQ(none.status, 1) << none.out;
+  EXPECT_TRUE(contains(none.out, "no setting reproduces the original")) << none.out;
+  const Result bad = d.enc5("settle --layer enc4 cap");
+  EXPECT_EQ(bad.status, 2) << bad.out;
+  EXPECT_TRUE(contains(bad.out, "--results DIR or --oracle FILE.ptx")) << bad.out;
+  fs::remove(find_file(d.path / "orig", "arg120-surface"));
+  const Result missing = d.enc5("settle --layer enc4 cap --results orig");
+  EXPECT_NE(missing.status, 0) << missing.out;
+  EXPECT_TRUE(contains(missing.out, "arg120-surface")) << missing.out;
 }

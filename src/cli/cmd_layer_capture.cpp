@@ -6,10 +6,12 @@
 #include <string>
 
 #include "bridge/layer_capture.hpp"
+#include "bridge/layer_settle.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
 #include "io/output_set.hpp"
 #include "model/layer_program.hpp"
+#include "ptx/ptx.hpp"
 
 namespace enc5::cli {
 namespace {
@@ -34,6 +36,19 @@ constexpr const char* kCaptureHelp = R"(usage: enc5 capture --layer enc4 --synth
   output), texture-088.bin (--seed) and surface-112/120/128.bin (zeroed), for the token grid
   --ex x --ey (default 80 x 46, DESC4) and the grid covering it. `enc5 replay --layer enc4` runs
   enc5's model of it; `enc5 ptx run 0017-….ptx --capture DIR` the original kernel.
+)";
+
+constexpr const char* kSettleHelp = R"(usage: enc5 settle --layer enc4 (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR)
+                    [--profile P] [--reading NAME=VALUE] [--threads N]
+  Which values of the merge layers' readings (enc5 readings --layer enc4: merge-*, e62-*) reproduce
+  the original kernel. --results DIR: the original's results for the replay capture CAPTURE, in
+  launch-dump naming (a GPU's dump of the launch, or `enc5 ptx run … --capture CAPTURE -o DIR`).
+  --oracle FILE.ptx: the PTX interpreter runs the original kernel (corpus file 0017, entry
+  cuda_dldn_engine_swin_enc4_kernel) on CAPTURE, or, without one, on two synthetic captures (the
+  token grid 80 x 46, seed 1; 21 x 13 tokens at block offsets 3,5, seed 2: the frame's border
+  inside blocks). The search is coordinate-wise from the defaults with the fast engine; each
+  reading's values are then scored with the others at the best. Exit 0 when the best setting
+  reproduces every byte, 1 when it does not, 2 on errors.
 )";
 
 LayerId merge_layer(const Args& args, const char* cmd) {
@@ -133,6 +148,70 @@ int capture_layer(const Args& args, LayerId layer) {
   return 0;
 }
 
+int settle_layer_cmd(const Args& args, LayerId layer) {
+  std::string cap, results, oracle, entry(layer_spec(layer).entry);
+  RunChoice choice;
+  OptionCursor c(args);
+  while (c.next()) {
+    if (c.name == "--layer") {
+      c.take();
+    } else if (c.name == "-h" || c.name == "--help") {
+      std::fputs(kSettleHelp, stdout);
+      return 0;
+    } else if (c.name == "--results") {
+      results = c.take();
+    } else if (c.name == "--oracle") {
+      oracle = c.take();
+    } else if (c.name == "--entry") {
+      entry = c.take();
+    } else if (choice.handle(c)) {
+    } else if (c.is_option()) {
+      throw UsageError("unknown option '" + c.name + "'");
+    } else if (cap.empty()) {
+      cap = c.name;
+    } else {
+      throw UsageError("one capture folder, got '" + cap + "' and '" + c.name + "'");
+    }
+  }
+  if (results.empty() == oracle.empty()) throw UsageError("give the original's results: --results DIR or --oracle FILE.ptx");
+  if (!results.empty() && cap.empty()) throw UsageError("--results needs the capture it belongs to (CAPTURE)");
+  std::vector<ptx::LayerSettleLaunch> launches;
+  if (!cap.empty()) {
+    launches.push_back({cap, ptx::load_kernel_capture(cap), {}});
+  } else {
+    launches = ptx::oracle_layer_launches(layer);
+  }
+  if (!results.empty()) {
+    launches[0].after = ptx::results_from_dumps(launches[0].before, results);
+  } else {
+    const auto m = ptx::load_module(oracle);
+    ptx::RunOptions ro;
+    ro.profile = find_profile(choice.profile);
+    ro.threads = choice.threads;
+    ro.max_launch_instructions = 1'000'000'000;  // the user's corpus on enc5's own launches: a larger bound than for any PTX
+    for (auto& l : launches) {
+      l.after = l.before;
+      std::printf("interpreting %s on %s ...\n", entry.c_str(), l.name.c_str());
+      std::fflush(stdout);
+      ptx::run_kernel_capture(*m, entry, l.after, ro);
+    }
+  }
+  ptx::LayerSettleOptions o;
+  o.profile = find_profile(choice.profile);
+  o.readings = choice.parsed_readings();
+  const ptx::LayerSettleResult r = ptx::settle_layer(launches, layer, o);
+  std::printf("enc5 settle --layer %s: %zu launch%s, %d model runs, profile %s\n", std::string(to_string(layer)).c_str(), launches.size(),
+              launches.size() == 1 ? "" : "es", r.runs, choice.profile.c_str());
+  for (const auto& s : r.readings) {
+    std::printf("  %-22s %-10s %s:", s.name.c_str(), s.best.c_str(), s.settled ? "settled" : "undecided");
+    for (const auto& [v, n] : s.values) std::printf("  %s %llu", v.c_str(), static_cast<unsigned long long>(n));
+    std::printf("\n");
+  }
+  std::printf("best: %llu differing bytes%s\n", static_cast<unsigned long long>(r.differing),
+              r.differing == 0 ? " (every output reproduced)" : " (no setting reproduces the original: a reading or the model is missing)");
+  return r.differing == 0 ? 0 : 1;
+}
+
 int with_usage(const char* cmd, int (*f)(const Args&, LayerId), const Args& args, LayerId layer) {
   try {
     return f(args, layer);
@@ -145,11 +224,12 @@ int with_usage(const char* cmd, int (*f)(const Args&, LayerId), const Args& args
 }  // namespace
 
 bool layer_capture_command(const char* cmd, const Args& args, Args* enc5_args, int* exit_code) {
-  const bool replay = std::string(cmd) == "replay";
+  const std::string name(cmd);
+  int (*const run)(const Args&, LayerId) = name == "replay" ? replay_layer : name == "capture" ? capture_layer : settle_layer_cmd;
   try {
     const LayerId l = merge_layer(args, cmd);
     if (l != LayerId::enc5) {
-      *exit_code = with_usage(cmd, replay ? replay_layer : capture_layer, args, l);
+      *exit_code = with_usage(cmd, run, args, l);
       return true;
     }
   } catch (const UsageError& e) {

@@ -335,6 +335,10 @@ int settle_one(const LaunchCapture& cap, SettleOptions so, bool json, Undecided*
 
 }  // namespace
 
-int cmd_settle(const Args& args) { return settle_main(args); }
+int cmd_settle(const Args& args) {
+  Args rest;
+  int rc = 0;
+  return layer_capture_command("settle", args, &rest, &rc) ? rc : settle_main(rest);
+}
 
 }  // namespace enc5::cli

@@ -26,7 +26,7 @@ int cmd_run_layer(const Args& args, LayerId layer);  // cli/cmd_run_layer.cpp: r
 int cmd_bench(const Args& args);                     // cli/cmd_bench.cpp
 int cmd_replay(const Args& args);                    // cli/cmd_replay.cpp
 int cmd_capture(const Args& args);                   // cli/cmd_replay.cpp
-// cli/cmd_layer_capture.cpp: `replay`/`capture` with --layer enc4 (true: handled, *exit_code set);
+// cli/cmd_layer_capture.cpp: `replay`/`capture`/`settle` with --layer enc4 (true: handled, *exit_code set);
 // otherwise *enc5_args = args without "--layer enc5" for enc5's own parser.
 bool layer_capture_command(const char* cmd, const Args& args, Args* enc5_args, int* exit_code);
 int cmd_diff(const Args& args);    // cli/cmd_diff.cpp
