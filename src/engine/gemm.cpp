@@ -39,8 +39,8 @@ bool native(const Profile& p) {
 
 unsigned decode_for(const Profile& p, SimdPath path) {
   const bool avx512 = path == SimdPath::avx512 || path == SimdPath::avx512vnni;
-  if (p.mma == MmaAccumulation::hopper_two_hmma)  // the portable kernel reads e(x) from the values' exponent field
-    return avx512 ? kDecodeF32 | kDecodeHopperExponent16 : kDecodeF32;
+  if (p.mma == MmaAccumulation::hopper_two_hmma)  // the portable (scalar) kernel reads e(x) from the values' exponent field
+    return path != SimdPath::scalar ? kDecodeF32 | kDecodeHopperExponent16 : kDecodeF32;
   // `ada` and `blackwell` read the same forms (values and ada exponents)
   const bool ada_forms = p.mma == MmaAccumulation::ada_truncated_halves || p.mma == MmaAccumulation::blackwell_fused_sum;
   if (!ada_forms)  // the VNNI kernel's binary64 step reads the codes

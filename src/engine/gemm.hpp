@@ -34,8 +34,8 @@ const CodeTable& code_table();
 // operands decoded per block decode just what the profile's kernels read (the AVX-512 `ada`
 // kernel takes the exponents as int16, see kernels_avx512.cpp). Prepared weights are
 // profile-independent and decode everything.
-// kDecodeHopperExponent16: the `hopper` exponents (kernel_args.hpp: DecodeRun) for the AVX-512
-// `hopper` kernel. kDecodeInt16: the `zluda` integer form of the AVX512-VNNI kernel (below).
+// kDecodeHopperExponent16: the `hopper` exponents (kernel_args.hpp: DecodeRun) for the AVX2 and AVX-512
+// `hopper` kernels. kDecodeInt16: the `zluda` integer form of the AVX512-VNNI kernel (below).
 enum Decode : unsigned {
   kDecodeF32 = 1,
   kDecodeF64 = 2,

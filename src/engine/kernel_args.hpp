@@ -36,7 +36,7 @@ struct KStepArgs {
   const std::int16_t* ea16;  // ea / eb as int16 (the AVX-512 `ada` kernel's form)
   const std::int16_t* eb16;
   // The `hopper` exponents e(x) = floor(log2|x|) of the operand as f16 (-64 for a zero), int16,
-  // same layout as ea16 / eb16 (the AVX-512 `hopper` kernel's form; gemm.hpp: Decode).
+  // same layout as ea16 / eb16 (the AVX2 and AVX-512 `hopper` kernels' form; gemm.hpp: Decode).
   const std::int16_t* hea16;
   const std::int16_t* heb16;
   // The `zluda` integer form (gemm.hpp: kDecodeInt16; the AVX512-VNNI `zluda` kernel's): A's int16
@@ -114,7 +114,7 @@ struct KernelSet {
   void (*rms_rows)(const RmsArgs&);
   bool (*decode_run)(const DecodeRun&);
   void (*add_rows)(const AddRowsArgs&);
-  KStepKernel hopper;     // numerics.md `hopper` (kernels_hopper_impl.hpp; reads a, b only)
+  KStepKernel hopper;     // numerics.md `hopper` (reads a, b; hea16, heb16 on AVX2 / AVX-512)
   KStepKernel blackwell;  // MMA-Sim's sm_120 model (kernels_blackwell_impl.hpp; reads a, b, ea, eb / ea16, eb16)
 };
 KernelSet kernels_scalar();
