@@ -3,13 +3,18 @@
 // (whitespace-separated --param values), "grid", "block", "shared" (the options' values), and any
 // other record a file of a replay capture (manifest.txt, args.bin, alloc-N.bin, texture and surface
 // files). The launch is parsed, checked against tests/ptx/launch.ptx's params_echo and run when
-// accepted; the capture is read and, when its grid is small, run on tests/ptx/kernels.ptx.
+// accepted; the capture is read and, when its grid is small, run on tests/ptx/kernels.ptx; a capture
+// of enc4's kernel is read by enc4's launch ABI (bridge/layer_capture.hpp) and, when its frame is
+// small, replayed by the fast engine. A file record whose bytes are "@enc4-weights" stands for enc4's
+// embedded synthetic weight image (533856 bytes: too large for an input the fuzzer mutates well).
 #include <map>
 #include <memory>
 #include <sstream>
 
+#include "assets/synthetic_weights.hpp"
 #include "bridge/kernel_capture.hpp"
 #include "bridge/launch.hpp"
+#include "bridge/layer_capture.hpp"
 #include "fuzz_util.hpp"
 
 #ifndef ENC5_SOURCE_DIR
@@ -17,6 +22,9 @@
 #endif
 
 namespace {
+constexpr const char* kWeightsRecord = "@enc4-weights";
+constexpr std::size_t kWeightBytes = 533856;  // enc4's image (model/layer_program.hpp WeightMap::image_bytes)
+
 const enc5::ptx::Module& module(const char* file) {
   static std::map<std::string, std::shared_ptr<const enc5::ptx::Module>> m;
   auto& p = m[file];
@@ -42,6 +50,13 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
                                                    {"args.bin", args},
                                                    {"alloc-0.bin", std::string(64, '\x11')},
                                                    {"alloc-1.bin", std::string(64, '\0')}}));
+    // enc4's replay capture at 2 x 2 tokens (the weight image is full size: 533856 bytes).
+    enc5::ptx::SyntheticLayerCapture small;
+    small.ex = small.ey = 2;
+    std::vector<fuzz::Record> files;
+    for (const auto& [name, bytes] : enc5::ptx::replay_capture_files(enc5::ptx::synthetic_layer_capture(enc5::LayerId::enc4, small)))
+      files.push_back({name, bytes.size() == kWeightBytes ? std::string(kWeightsRecord) : std::string(bytes.begin(), bytes.end())});
+    fuzz::write(d / "enc4_capture", fuzz::join_records(files));
   });
   module("launch.ptx");
   module("kernels.ptx");
@@ -64,7 +79,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     else if (r.name == "shared")
       shared = r.bytes;
     else if (!r.name.empty() && r.name.find('/') == std::string::npos && r.name != "." && r.name != ".." && r.name.size() <= 200) {
-      fuzz::write(dir / r.name, r.bytes);
+      if (r.bytes == kWeightsRecord) {
+        const auto w = enc5::default_layer_weights(enc5::LayerId::enc4).bytes();
+        fuzz::write(dir / r.name, std::string(w.begin(), w.end()));
+      } else {
+        fuzz::write(dir / r.name, r.bytes);
+      }
       capture = true;
     }
   }
@@ -96,6 +116,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (const char* e : {"int_mix", "block_sum"})
           if (c.kernel == e) run_kernel_capture(module("kernels.ptx"), e, c, o);
         if (c.kernel == "tex_copy" || c.kernel == "dyn_reverse") run_kernel_capture(module("launch.ptx"), c.kernel, c, o);
+      }
+      if (c.kernel == "cuda_dldn_engine_swin_enc4_kernel") {
+        const LayerLaunch L = read_layer_launch(c, enc5::LayerId::enc4);
+        if (std::uint64_t{L.ex} * L.ey <= 64) replay_layer_capture(c, enc5::LayerId::enc4, {});
       }
     });
   return 0;
