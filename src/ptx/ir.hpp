@@ -149,6 +149,8 @@ enum class Op : std::uint8_t {
   nop,
 };
 
+inline constexpr std::size_t kOpCount = static_cast<std::size_t>(Op::nop) + 1;  // Op::nop is the last
+
 // Rounding of floating-point instructions and cvt.
 enum class Rnd : std::uint8_t { none, rn, rz, rm, rp, rni, rzi, rmi, rpi };
 enum class Space : std::uint8_t { generic, global, shared, local, param, constant };
