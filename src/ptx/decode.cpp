@@ -133,6 +133,50 @@ bool ld_modifier(std::string_view w) { return in_list(kSpaces, w) || w == "v2" |
 
 }  // namespace
 
+namespace {
+
+// The dotted words of an opcode that set a field of Mods (the rest are kept in Mods::words).
+struct FlagWord {
+  const char* word;
+  bool Mods::*flag;
+};
+constexpr FlagWord kFlagWords[] = {
+    {"ftz", &Mods::ftz},     {"sat", &Mods::sat}, {"approx", &Mods::approx},   {"full", &Mods::full}, {"satfinite", &Mods::satfinite},
+    {"relu", &Mods::relu},   {"uni", &Mods::uni}, {"aligned", &Mods::aligned}, {"sync", &Mods::sync}, {"wide", &Mods::wide},
+    {"lo", &Mods::lo},       {"hi", &Mods::hi},   {"cc", &Mods::cc},           {"to", &Mods::to},     {"shiftamt", &Mods::shiftamt},
+    {"trans", &Mods::trans},
+};
+constexpr std::pair<const char*, Rnd> kRoundWords[] = {{"rn", Rnd::rn},   {"rz", Rnd::rz},   {"rm", Rnd::rm},   {"rp", Rnd::rp},
+                                                       {"rni", Rnd::rni}, {"rzi", Rnd::rzi}, {"rmi", Rnd::rmi}, {"rpi", Rnd::rpi}};
+constexpr std::pair<const char*, Space> kSpaceWords[] = {
+    {"global", Space::global}, {"shared", Space::shared},      {"shared::cta", Space::shared}, {"local", Space::local},
+    {"param", Space::param},   {"param::entry", Space::param}, {"param::func", Space::param},  {"const", Space::constant}};
+constexpr std::pair<const char*, int> kVectorWords[] = {{"v2", 2}, {"v4", 4}, {"v8", 8}};
+
+// Sets the field of m that modifier w names; false when w names none.
+bool set_modifier(Mods& m, std::string_view w) {
+  for (const FlagWord& f : kFlagWords)
+    if (w == f.word) return m.*f.flag = true;
+  for (const auto& [word, r] : kRoundWords)
+    if (w == word) {
+      m.rnd = r;
+      return true;
+    }
+  for (const auto& [word, sp] : kSpaceWords)
+    if (w == word) {
+      m.space = sp;
+      return m.space_set = true;
+    }
+  for (const auto& [word, n] : kVectorWords)
+    if (w == word) {
+      m.vec = n;
+      return true;
+    }
+  return false;
+}
+
+}  // namespace
+
 Mods split_opcode(std::string_view op) {
   Mods m;
   m.name = op;
@@ -147,77 +191,7 @@ Mods split_opcode(std::string_view op) {
       continue;
     }
     m.all.push_back(w);
-    if (w == "rn")
-      m.rnd = Rnd::rn;
-    else if (w == "rz")
-      m.rnd = Rnd::rz;
-    else if (w == "rm")
-      m.rnd = Rnd::rm;
-    else if (w == "rp")
-      m.rnd = Rnd::rp;
-    else if (w == "rni")
-      m.rnd = Rnd::rni;
-    else if (w == "rzi")
-      m.rnd = Rnd::rzi;
-    else if (w == "rmi")
-      m.rnd = Rnd::rmi;
-    else if (w == "rpi")
-      m.rnd = Rnd::rpi;
-    else if (w == "ftz")
-      m.ftz = true;
-    else if (w == "sat")
-      m.sat = true;
-    else if (w == "approx")
-      m.approx = true;
-    else if (w == "full")
-      m.full = true;
-    else if (w == "satfinite")
-      m.satfinite = true;
-    else if (w == "relu")
-      m.relu = true;
-    else if (w == "uni")
-      m.uni = true;
-    else if (w == "aligned")
-      m.aligned = true;
-    else if (w == "sync")
-      m.sync = true;
-    else if (w == "wide")
-      m.wide = true;
-    else if (w == "lo")
-      m.lo = true;
-    else if (w == "hi")
-      m.hi = true;
-    else if (w == "cc")
-      m.cc = true;
-    else if (w == "to")
-      m.to = true;
-    else if (w == "shiftamt")
-      m.shiftamt = true;
-    else if (w == "trans")
-      m.trans = true;
-    else if (w == "v2")
-      m.vec = 2;
-    else if (w == "v4")
-      m.vec = 4;
-    else if (w == "v8")
-      m.vec = 8;
-    else if (w == "global") {
-      m.space = Space::global;
-      m.space_set = true;
-    } else if (w == "shared" || w == "shared::cta") {
-      m.space = Space::shared;
-      m.space_set = true;
-    } else if (w == "local") {
-      m.space = Space::local;
-      m.space_set = true;
-    } else if (w == "param" || w == "param::entry" || w == "param::func") {
-      m.space = Space::param;
-      m.space_set = true;
-    } else if (w == "const") {
-      m.space = Space::constant;
-      m.space_set = true;
-    } else
-      m.words.push_back(w);
+    if (!set_modifier(m, w)) m.words.push_back(w);
   }
   return m;
 }

@@ -39,22 +39,12 @@ void Parser::dec_cvt_pack(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   return;
 }
 
-void Parser::dec_cvt(Inst& in, const Mods& m, std::vector<ROp>& ops) {
-  if (m.has("pack")) return dec_cvt_pack(in, m, ops);
+// The packed and minifloat forms of cvt (e4m3x2, e5m2x2, bf16, bf16x2, f16x2): true when the
+// instruction is one of them (emitted), false for the other conversions.
+bool Parser::dec_cvt_minifloat(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   const std::string_view opname = m.name;
   const std::uint32_t L = in.line;
-  if (m.types.size() != 2) fail(L, "cvt needs a destination and a source type");
-  const Type dt = m.types[0], st = m.types[1];
-  in.t = dt;
-  in.t2 = st;
-  // cvt.rn.relu.{f16,f16x2,bf16,bf16x2}.f32 (PTX ISA cvt): numerics' f16_relu / bf16_relu of
-  // each result half.
-  if (m.relu) {
-    if (st != Type::f32 || (dt != Type::f16 && dt != Type::f16x2 && dt != Type::bf16 && dt != Type::bf16x2) || m.rnd != Rnd::rn || m.sat ||
-        m.ftz || m.satfinite)
-      fail(L, std::string(opname) + " is not supported (.relu: cvt.rn.relu.{f16,f16x2,bf16,bf16x2}.f32)");
-    in.sub2 = kRelu;
-  }
+  const Type dt = in.t, st = in.t2;
   const bool packed = dt == Type::e4m3x2 || dt == Type::f16x2;
   if (packed && (m.sat || m.ftz)) unsupported(L, opname);
   if (dt == Type::e4m3x2 && st == Type::f16x2) {
@@ -62,14 +52,14 @@ void Parser::dec_cvt(Inst& in, const Mods& m, std::vector<ROp>& ops) {
     need(ops, 2, opname, L);
     in.op = Op::cvt_e4m3x2_f16x2;
     emit(in, {dst(ops[0], dt)}, {src(ops[1], st)});
-    return;
+    return true;
   }
   if (dt == Type::f16x2 && st == Type::e4m3x2) {
     if (m.rnd != Rnd::rn) fail(L, "cvt.f16x2.e4m3x2 needs .rn");
     need(ops, 2, opname, L);
     in.op = Op::cvt_f16x2_e4m3x2;
     emit(in, {dst(ops[0], dt)}, {src(ops[1], st)});
-    return;
+    return true;
   }
   // The other narrow formats (numerics/minifloat): fp8 pairs from f32 (a -> upper byte) and
   // f16x2, e5m2 pairs to f16x2, bf16 from and to f32, bf16x2 from two f32 (a -> upper half).
@@ -96,7 +86,7 @@ void Parser::dec_cvt(Inst& in, const Mods& m, std::vector<ROp>& ops) {
       std::vector<std::uint32_t> sv{src(ops[1], st)};
       if (a.nsrc == 2) sv.push_back(src(ops[2], st));
       emit(in, {dst(ops[0], dt)}, sv);
-      return;
+      return true;
     }
   }
   if (dt == Type::f16x2 && st == Type::f32) {
@@ -104,8 +94,28 @@ void Parser::dec_cvt(Inst& in, const Mods& m, std::vector<ROp>& ops) {
     need(ops, 3, opname, L);
     in.op = Op::cvt_pack_f16x2_f32;
     emit(in, {dst(ops[0], dt)}, {src(ops[1], st), src(ops[2], st)});
-    return;
+    return true;
   }
+  return false;
+}
+
+void Parser::dec_cvt(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  if (m.has("pack")) return dec_cvt_pack(in, m, ops);
+  const std::string_view opname = m.name;
+  const std::uint32_t L = in.line;
+  if (m.types.size() != 2) fail(L, "cvt needs a destination and a source type");
+  const Type dt = m.types[0], st = m.types[1];
+  in.t = dt;
+  in.t2 = st;
+  // cvt.rn.relu.{f16,f16x2,bf16,bf16x2}.f32 (PTX ISA cvt): numerics' f16_relu / bf16_relu of
+  // each result half.
+  if (m.relu) {
+    if (st != Type::f32 || (dt != Type::f16 && dt != Type::f16x2 && dt != Type::bf16 && dt != Type::bf16x2) || m.rnd != Rnd::rn || m.sat ||
+        m.ftz || m.satfinite)
+      fail(L, std::string(opname) + " is not supported (.relu: cvt.rn.relu.{f16,f16x2,bf16,bf16x2}.f32)");
+    in.sub2 = kRelu;
+  }
+  if (dec_cvt_minifloat(in, m, ops)) return;
   if (m.satfinite || dt == Type::f16x2 || st == Type::f16x2 || dt == Type::bf16 || st == Type::bf16 || dt == Type::bf16x2 ||
       st == Type::bf16x2 || dt == Type::e4m3x2 || st == Type::e4m3x2 || dt == Type::e5m2x2 || st == Type::e5m2x2 || dt == Type::pred ||
       st == Type::pred)
@@ -137,7 +147,6 @@ void Parser::dec_cvt(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   in.op = Op::cvt;
   in.dbits = dst_bits(ops[0]);  // the result is sign- or zero-extended to it (PTX ISA 9.4.1)
   emit(in, {dst(ops[0], dt)}, {src(ops[1], st)});
-  return;
 }
 
 void Parser::dec_cvta(Inst& in, const Mods& m, std::vector<ROp>& ops) {

@@ -5,6 +5,43 @@
 
 namespace enc5::ptx {
 
+namespace {
+
+// A callee's ld.param of its parameter or st.param of its return value (c, an address in the param
+// or return window) -> the call site's .param variable in local memory; an ignored return value's
+// store becomes a nop. False when c addresses none of them.
+bool redirect_param(Inst& c, const Function& callee, const CallSite& site) {
+  const std::uint64_t a = static_cast<std::uint64_t>(c.imm);
+  bool done = false;
+  if (a >= kRetWindow) {
+    const std::uint64_t r = a - kRetWindow;
+    for (std::size_t q = 0; q < callee.ret_params.size(); ++q) {
+      const ParamInfo& p = callee.ret_params[q];
+      if (r >= p.offset && r < p.offset + p.size) {
+        if (q >= site.ret_offsets.size()) {
+          c.op = Op::nop;
+          done = true;
+          break;
+        }  // an ignored return value
+        c.imm = static_cast<std::int64_t>(site.ret_offsets[q] + (r - p.offset));
+        done = true;
+      }
+    }
+  } else if (a >= kParamWindow) {
+    const std::uint64_t r = a - kParamWindow;
+    for (std::size_t q = 0; q < callee.params.size(); ++q) {
+      const ParamInfo& p = callee.params[q];
+      if (r >= p.offset && r < p.offset + p.size) {
+        c.imm = static_cast<std::int64_t>(site.arg_offsets[q] + (r - p.offset));
+        done = true;
+      }
+    }
+  }
+  return done;
+}
+
+}  // namespace
+
 void inline_call(Function& fn, const Function& callee, const CallSite& site) {
   auto fail = [&](const std::string& m) { throw PtxError(*site.file + ":" + std::to_string(site.line) + ": " + m); };
   // The callee's own call-site .param variables (from calls it inlined) move behind the caller's.
@@ -53,33 +90,7 @@ void inline_call(Function& fn, const Function& callee, const CallSite& site) {
     if ((c.op == Op::ld || c.op == Op::st) && static_cast<Space>(c.sub) == Space::param) {
       if (fn.operands[c.opnd + (c.op == Op::ld ? c.nd : 0)] != kZero)
         fail("call of " + callee.name + ": it addresses its parameters through a register (not supported)");
-      const std::uint64_t a = static_cast<std::uint64_t>(c.imm);
-      bool done = false;
-      if (a >= kRetWindow) {
-        const std::uint64_t r = a - kRetWindow;
-        for (std::size_t q = 0; q < callee.ret_params.size(); ++q) {
-          const ParamInfo& p = callee.ret_params[q];
-          if (r >= p.offset && r < p.offset + p.size) {
-            if (q >= site.ret_offsets.size()) {
-              c.op = Op::nop;
-              done = true;
-              break;
-            }  // an ignored return value
-            c.imm = static_cast<std::int64_t>(site.ret_offsets[q] + (r - p.offset));
-            done = true;
-          }
-        }
-      } else if (a >= kParamWindow) {
-        const std::uint64_t r = a - kParamWindow;
-        for (std::size_t q = 0; q < callee.params.size(); ++q) {
-          const ParamInfo& p = callee.params[q];
-          if (r >= p.offset && r < p.offset + p.size) {
-            c.imm = static_cast<std::int64_t>(site.arg_offsets[q] + (r - p.offset));
-            done = true;
-          }
-        }
-      }
-      if (!done) fail("call of " + callee.name + ": a parameter access outside its parameters");
+      if (!redirect_param(c, callee, site)) fail("call of " + callee.name + ": a parameter access outside its parameters");
       c.sub = static_cast<std::uint8_t>(Space::local);
     } else if ((c.op == Op::ld || c.op == Op::st) && static_cast<Space>(c.sub) == Space::local) {
       // Only the callee's .param variables live there (no .local variables): [symbol] accesses.

@@ -219,22 +219,10 @@ Literal Parser::literal(std::string_view s, std::uint32_t line) const {
   return l;
 }
 
-void Parser::variable(bool is_extern, Function* in_fn) {
-  const Tok& sp = next();
-  Variable v;
-  v.is_extern = is_extern;
-  if (sp.is(".global"))
-    v.space = Space::global;
-  else if (sp.is(".shared"))
-    v.space = Space::shared;
-  else if (sp.is(".const"))
-    v.space = Space::constant;
-  else if (sp.is(".local"))
-    v.space = Space::local;
-  else
-    fail(sp, "unknown state space " + std::string(sp.text));
+// A variable declaration's modifiers after the state space: .align, .v2/.v4 and the type.
+Type Parser::variable_type(Variable& v, int& vec) {
   Type t = Type::none;
-  int vec = 1;
+  vec = 1;
   while (cur().kind == Tok::word && cur().text[0] == '.') {
     const Tok& w = next();
     if (w.is(".align")) {
@@ -255,78 +243,57 @@ void Parser::variable(bool is_extern, Function* in_fn) {
     if (tt == Type::none || tt == Type::pred) fail(w, "unknown variable type " + std::string(w.text));
     t = tt;
   }
-  if (t == Type::none) fail(cur(), "variable without a type");
-  const Tok& name = next();
-  if (name.kind != Tok::word) fail(name, "expected a variable name");
-  v.name = std::string(name.text);
-  // The size is a checked product of the dimensions, bounded by the state space's documented
-  // limit (docs/ptx.md "Limits") before anything is allocated (issue 18).
-  const std::uint64_t limit = space_limit(v.space);
-  const std::uint64_t elem = static_cast<std::uint64_t>(type_bits(t) / 8 * vec);
-  std::uint64_t count = 1;
-  bool unsized = false;
-  while (accept('[')) {
-    if (accept(']')) {
-      unsized = true;
-      continue;
+  return t;
+}
+
+// `= value` or `= { ... }` of a .global or .const variable (numbers and variables' addresses).
+void Parser::variable_initialiser(Variable& v, Type t, bool unsized, const Tok& name, std::string_view space) {
+  std::vector<Literal> vals;
+  int depth = 0;
+  std::function<void()> elems = [&]() {
+    if (accept('{')) {
+      if (++depth > static_cast<int>(kMaxDepth)) fail(cur(), "initialiser nested deeper than the limit of " + std::to_string(kMaxDepth));
+      if (!cur().is('}')) {
+        do elems();
+        while (accept(','));
+      }
+      expect('}');
+      --depth;
+      return;
     }
-    const Tok& nt = next();
-    const std::uint64_t n = number(nt);
-    if (n != 0 && count > limit / elem / n)
-      fail(name, std::string(sp.text) + " variable " + v.name + " is larger than the interpreter's limit of " + std::to_string(limit) +
-                     " bytes for " + std::string(sp.text) + " (docs/ptx.md \"Limits\")");
-    count *= n;
-    expect(']');
-  }
-  v.size = count * elem;
-  if (v.align == 0 || (v.align & (v.align - 1))) fail(name, "alignment must be a power of two");
-  if (accept('=')) {
-    std::vector<Literal> vals;
-    int depth = 0;
-    std::function<void()> elems = [&]() {
-      if (accept('{')) {
-        if (++depth > static_cast<int>(kMaxDepth)) fail(cur(), "initialiser nested deeper than the limit of " + std::to_string(kMaxDepth));
-        if (!cur().is('}')) {
-          do elems();
-          while (accept(','));
-        }
-        expect('}');
-        --depth;
-        return;
-      }
-      bool neg = accept('-');
-      if (!neg && cur().kind == Tok::word) {  // a variable's address: sym, sym+off, generic(sym)
-        vals.push_back(symbol_initialiser());
-        return;
-      }
-      const Tok& n = next();
-      if (n.kind != Tok::num) fail(n, "expected a number or a variable's name in the initialiser, found '" + std::string(n.text) + "'");
-      Literal l = literal(n.text, n.line);
-      if (neg) {
-        if (l.is_float && !l.bits32 && !l.bits64)
-          l.f = -l.f;
-        else if (!l.is_float)
-          l.i = ~l.i + 1;
-        else
-          fail(n, "negated hex float");
-      }
-      vals.push_back(l);
-    };
-    elems();
-    const std::uint32_t esz = static_cast<std::uint32_t>(type_bits(t) / 8);
-    if (unsized) v.size = vals.size() * esz;
-    if (vals.size() * esz > v.size) fail(name, "more initialisers than elements");
-    if (v.space == Space::shared || v.space == Space::local) fail(name, "a " + std::string(sp.text) + " variable cannot be initialised");
-    v.init.assign(static_cast<std::size_t>(v.size), 0);  // bounded by space_limit above
-    for (std::size_t k = 0; k < vals.size(); ++k) {
-      const std::uint64_t bits = literal_bits(vals[k], t, name.line);
-      std::memcpy(v.init.data() + k * esz, &bits, esz);
+    bool neg = accept('-');
+    if (!neg && cur().kind == Tok::word) {  // a variable's address: sym, sym+off, generic(sym)
+      vals.push_back(symbol_initialiser());
+      return;
     }
+    const Tok& n = next();
+    if (n.kind != Tok::num) fail(n, "expected a number or a variable's name in the initialiser, found '" + std::string(n.text) + "'");
+    Literal l = literal(n.text, n.line);
+    if (neg) {
+      if (l.is_float && !l.bits32 && !l.bits64)
+        l.f = -l.f;
+      else if (!l.is_float)
+        l.i = ~l.i + 1;
+      else
+        fail(n, "negated hex float");
+    }
+    vals.push_back(l);
+  };
+  elems();
+  const std::uint32_t esz = static_cast<std::uint32_t>(type_bits(t) / 8);
+  if (unsized) v.size = vals.size() * esz;
+  if (vals.size() * esz > v.size) fail(name, "more initialisers than elements");
+  if (v.space == Space::shared || v.space == Space::local) fail(name, "a " + std::string(space) + " variable cannot be initialised");
+  v.init.assign(static_cast<std::size_t>(v.size), 0);  // bounded by space_limit above
+  for (std::size_t k = 0; k < vals.size(); ++k) {
+    const std::uint64_t bits = literal_bits(vals[k], t, name.line);
+    std::memcpy(v.init.data() + k * esz, &bits, esz);
   }
-  expect(';');
-  if (v.size > limit)
-    fail(name, std::string(sp.text) + " variable " + v.name + " is larger than the interpreter's limit of " + std::to_string(limit) +
-                   " bytes (docs/ptx.md \"Limits\")");
+}
+
+// The variable's place in its state space (local: the function's; shared, const, global: the
+// module's), then its entry in the module's variables.
+void Parser::place_variable(Variable v, bool is_extern, bool unsized, Function* in_fn, const Tok& name, std::uint64_t limit) {
   // The running total of the space, aligned, stays within the same limit.
   auto place = [&](std::uint64_t used, const char* what) {
     const std::uint64_t at = (used + v.align - 1) / v.align * v.align;
@@ -366,6 +333,55 @@ void Parser::variable(bool is_extern, Function* in_fn) {
   for (const Variable& o : mod_.variables)
     if (o.name == v.name) fail(name, "variable " + v.name + " declared twice");
   mod_.variables.push_back(std::move(v));
+}
+
+void Parser::variable(bool is_extern, Function* in_fn) {
+  const Tok& sp = next();
+  Variable v;
+  v.is_extern = is_extern;
+  if (sp.is(".global"))
+    v.space = Space::global;
+  else if (sp.is(".shared"))
+    v.space = Space::shared;
+  else if (sp.is(".const"))
+    v.space = Space::constant;
+  else if (sp.is(".local"))
+    v.space = Space::local;
+  else
+    fail(sp, "unknown state space " + std::string(sp.text));
+  int vec = 1;
+  const Type t = variable_type(v, vec);
+  if (t == Type::none) fail(cur(), "variable without a type");
+  const Tok& name = next();
+  if (name.kind != Tok::word) fail(name, "expected a variable name");
+  v.name = std::string(name.text);
+  // The size is a checked product of the dimensions, bounded by the state space's documented
+  // limit (docs/ptx.md "Limits") before anything is allocated (issue 18).
+  const std::uint64_t limit = space_limit(v.space);
+  const std::uint64_t elem = static_cast<std::uint64_t>(type_bits(t) / 8 * vec);
+  std::uint64_t count = 1;
+  bool unsized = false;
+  while (accept('[')) {
+    if (accept(']')) {
+      unsized = true;
+      continue;
+    }
+    const Tok& nt = next();
+    const std::uint64_t n = number(nt);
+    if (n != 0 && count > limit / elem / n)
+      fail(name, std::string(sp.text) + " variable " + v.name + " is larger than the interpreter's limit of " + std::to_string(limit) +
+                     " bytes for " + std::string(sp.text) + " (docs/ptx.md \"Limits\")");
+    count *= n;
+    expect(']');
+  }
+  v.size = count * elem;
+  if (v.align == 0 || (v.align & (v.align - 1))) fail(name, "alignment must be a power of two");
+  if (accept('=')) variable_initialiser(v, t, unsized, name, sp.text);
+  expect(';');
+  if (v.size > limit)
+    fail(name, std::string(sp.text) + " variable " + v.name + " is larger than the interpreter's limit of " + std::to_string(limit) +
+                   " bytes (docs/ptx.md \"Limits\")");
+  place_variable(std::move(v), is_extern, unsized, in_fn, name, limit);
 }
 
 std::uint64_t Parser::space_limit(Space sp) {

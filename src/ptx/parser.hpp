@@ -106,6 +106,9 @@ class Parser {
   // ----- module-level variables (also .shared/.local/.const inside functions)
 
   void variable(bool is_extern, Function* in_fn);
+  Type variable_type(Variable& v, int& vec);
+  void variable_initialiser(Variable& v, Type t, bool unsized, const Tok& name, std::string_view space);
+  void place_variable(Variable v, bool is_extern, bool unsized, Function* in_fn, const Tok& name, std::uint64_t limit);
   static std::uint64_t space_limit(Space sp);
   // An initialiser element naming a variable (PTX ISA 5.4.4): `sym` or `sym+off` is its address in
   // its own state space, `generic(sym)` its generic address. Only variables declared before.
@@ -209,6 +212,7 @@ class Parser {
   void dec_mul24(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_cvt_pack(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_cvt(Inst& in, const Mods& m, std::vector<ROp>& ops);
+  bool dec_cvt_minifloat(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_cvta(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_ldst(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_atom(Inst& in, const Mods& m, std::vector<ROp>& ops);
