@@ -1,0 +1,504 @@
+// The parts of the Swin layer kernel that enc5 and enc4 share (issue 21: enc4's phases 1..60 are
+// enc5's, statement for statement, DOC4 §2): the prologue, attention, output projection, E20, the
+// MLP chunks, E60's scatter, the 16-logit phase and E61's softmax-and-stencil core, each in the
+// golden model's order and names (src/cuda/enc5_kernel.cu lists them). Included by the kernels'
+// .cu files only (one translation unit each).
+#pragma once
+#include <cstdint>
+
+#include "cuda/enc5_params.hpp"
+#include "cuda/fragments.cuh"
+#include "cuda/ptx_ops.cuh"
+#include "cuda/trace_stages.hpp"
+#include "layout/arena.hpp"
+#include "layout/tables.hpp"
+#include "model/constants.hpp"
+#include "model/index_maps.hpp"
+#include "model/sum_tree.hpp"
+#include "model/weight_image.hpp"
+
+namespace enc5::cuda {
+namespace {
+
+constexpr Readings kR = kKernelReadings;
+// Readings whose alternatives change the arithmetic or the synchronisation rather than an index:
+// only the default is written here (the host refuses the others, cuda/launch_check.hpp).
+static_assert(kR.prologue_fill == PrologueFill::zero, "prologue-fill: only 'zero' is implemented");
+static_assert(kR.prologue_norm == PrologueNorm::rms_gain, "prologue-norm: only 'rms-gain' is implemented");
+static_assert(kR.prologue_eps == PrologueEps::e2m13, "prologue-eps: only '2^-13' is implemented");
+static_assert(kR.c13_residual == C13Residual::raw_input, "c13-residual: only 'raw-input' is implemented");
+static_assert(kR.t1_chunk_order == TableChunkOrder::nt && kR.g2_chunk_order == TableChunkOrder::nt &&
+                  kR.t3_chunk_order == TableChunkOrder::nt,
+              "table chunk orders: only 'nt' is implemented");
+static_assert(kR.e21_residual == E21Residual::d20, "e21-residual: only 'd20' is implemented");
+static_assert(kR.e60_lane_guard == E60LaneGuard::off, "e60-lane-guard: only 'off' is implemented");
+static_assert(kR.e61_record_guard == E61RecordGuard::t_le_1, "e61-record-guard: 'none' races across warps");
+static_assert(kR.e61_exp_rounding == E61ExpRounding::f32_sum && kR.e61_sum_order == E61SumOrder::sequential &&
+                  kR.e61_weight_product == E61WeightProduct::f16_mul && kR.e61_pairing == E61Pairing::last_single &&
+                  kR.e61_logits == E61Logits::ten,
+              "E61 softmax readings: only the defaults are implemented");
+
+using layout::seed_word_offset;
+using ptx::u16;
+using ptx::u32;
+
+__host__ __device__ constexpr u32 dup(u16 h) { return static_cast<u32>(h) | (static_cast<u32>(h) << 16); }
+__device__ __forceinline__ u16 lo(u32 v) { return static_cast<u16>(v & 0xFFFFu); }
+__device__ __forceinline__ u16 hi(u32 v) { return static_cast<u16>(v >> 16); }
+
+// The parameter block's fields, read once at entry (ld.param at their facts A4 offsets).
+struct Args {
+  const std::uint8_t* input_arena;
+  const std::uint8_t* weights;
+  std::uint8_t* output_arena;
+  unsigned long long texture, surface;
+};
+// Where a thread is: block origin (facts A5), warp z, lane (g, t); in the trace build, the
+// trace buffer when this CTA is the traced one (else null).
+struct Block {
+  int ex, ey, x0, y0;
+  int z, lane, g, t;
+  u32* trace;
+};
+
+// The trace build (ENC5_CUDA_TRACE) stores stage values in the golden model's register order
+// (cuda/trace_stages.hpp); in the production build ENC5_TRACE is nothing.
+#if defined(ENC5_CUDA_TRACE)
+template <int Stage>
+__device__ __forceinline__ void trace_put(const Block& b, int reg, u32 v) {
+  constexpr int kOffset = trace_stage_offset(Stage), kRegs = trace_stage(Stage).regs;
+  if (b.trace) b.trace[kOffset + (32 * b.z + b.lane) * kRegs + reg] = v;
+}
+#define ENC5_TRACE(stage, reg, value) trace_put<(stage)>(b, (reg), (value))
+#else
+#define ENC5_TRACE(stage, reg, value) ((void)0)
+#endif
+// A D tile of n-tiles nt, rows 16mi.. as the golden record_tile: reg = base + 2nt + rh.
+#define ENC5_TRACE_TILE(stage, base, d, nts)                                                                    \
+  do {                                                                                                          \
+    _Pragma("unroll") for (int nt_ = 0; nt_ < (nts); ++nt_) _Pragma("unroll") for (int rh_ = 0; rh_ < 2; ++rh_) \
+        ENC5_TRACE((stage), (base) + 2 * nt_ + rh_, (d)[nt_][rh_]);                                             \
+  } while (0)
+
+__device__ __forceinline__ u32 ld_u32(const std::uint8_t* base, std::uint32_t off) { return *reinterpret_cast<const u32*>(base + off); }
+__device__ __forceinline__ uint4 ld_v4(const std::uint8_t* base, std::uint32_t off) { return *reinterpret_cast<const uint4*>(base + off); }
+
+// The operations the shared trees of model/sum_tree.hpp are instantiated with.
+struct AddF16x2 {
+  __device__ __forceinline__ u32 operator()(u32 a, u32 b) const { return ptx::add_f16x2(a, b); }
+};
+struct ShflBfly {
+  __device__ __forceinline__ u32 operator()(u32 v, int lane_mask) const { return ptx::shfl_bfly(v, lane_mask); }
+};
+struct AddHalves {
+  __device__ __forceinline__ u16 operator()(u32 v) const { return ptx::add_f16(lo(v), hi(v)); }
+};
+
+// ---- RMS norm pieces (golden rms_norm.cpp), facts B4, C8 ----
+// The f16 sum of squares of row half rh of a 20-n-tile D tile: squares (mul.f16x2), the reading's
+// in-lane tree (model/sum_tree.hpp, shared with the golden model), butterflies xor 1 then xor 2,
+// then lo + hi.
+__device__ __forceinline__ u16 rms_sum_of_squares(const u32 (&d)[20][2], int rh, SumTree tree) {
+  u32 sq[20];
+#pragma unroll
+  for (int nt = 0; nt < 20; ++nt) sq[nt] = ptx::mul_f16x2(d[nt][rh], d[nt][rh]);
+  const u32 s = reduce_in_lane(sq, tree, [](u32 a, u32 b) { return ptx::add_f16x2(a, b); });
+  return fold_butterflies(s, AddF16x2{}, ShflBfly{}, AddHalves{});
+}
+// inv = f16(rsqrt.approx.ftz(f32(f16(sum + eps)))).
+__device__ __forceinline__ u16 rms_inverse(u16 sum, u16 eps) {
+  return ptx::cvt_rn_f16_f32(ptx::rsqrt_approx_ftz(ptx::cvt_f32_f16(ptx::add_f16(sum, eps))));
+}
+// y = f16(x * f16(inv * gain)) for every element of the tile, gain from a 160-column table.
+__device__ __forceinline__ void rms_scale(const std::uint8_t* W, std::uint32_t table, const Block& b, const u32 (&x)[20][2],
+                                          const u16 (&inv)[2], u32 (&y)[20][2]) {
+#pragma unroll
+  for (int nt = 0; nt < 20; ++nt) {
+    const u32 gain = ld_u32(W, seed_word_offset(table, nt, b.t));
+#pragma unroll
+    for (int rh = 0; rh < 2; ++rh) y[nt][rh] = ptx::mul_f16x2(x[nt][rh], ptx::mul_f16x2(dup(inv[rh]), gain));
+  }
+}
+
+// ---- prologue (golden prologue.cpp), facts B1..B6 ----
+// Warp z stages m-tile mi (z, and 4 + z for z <= 1, facts A8.1): per plane q its four A registers
+// o as four input-arena words (arena_slot: the map E60 writes with), decoded into the residual x
+// (D layout, in registers), RMS-normalised with g1, requantised and stored as fragment 5 mi + q.
+__device__ __forceinline__ void prologue(const Args& p, const Block& b, int mi, u32 (&x)[20][2], std::uint8_t* smem) {
+  const ArenaOrder order = kR.prologue_load_order == PrologueLoadOrder::fragment ? ArenaOrder::fragment : ArenaOrder::natural;
+  const layout::PlaneArena pa{b.ex, b.ey};
+#pragma unroll
+  for (int q = 0; q < 5; ++q)
+#pragma unroll
+    for (int o = 0; o < 4; ++o) {
+      const golden::ArenaSlot slot = golden::arena_slot(order, o, b.t);
+      const golden::PixelXY px = golden::token_pixel_of(kR.prologue_halo, b.x0, b.y0, 16 * mi + b.g + 8 * slot.row_half);
+      u32 w = 0;  // prologue-fill = zero: the guarded load leaves its register 0
+      if (pa.in_frame(px.x, px.y)) w = *reinterpret_cast<const u32*>(p.input_arena + 4 * pa.word_index(q, px.x, px.y, slot.word));
+      x[4 * q + repack_nt(o >> 1, 0)][o & 1] = ptx::cvt_f16x2_e4m3x2(static_cast<u16>(w & 0xFFFFu));
+      x[4 * q + repack_nt(o >> 1, 1)][o & 1] = ptx::cvt_f16x2_e4m3x2(static_cast<u16>(w >> 16));
+    }
+  constexpr u16 kEps = golden::kPrologueEpsE2m13;  // reading prologue-eps (static_assert above)
+  u16 inv[2];
+#pragma unroll
+  for (int rh = 0; rh < 2; ++rh) inv[rh] = rms_inverse(rms_sum_of_squares(x, rh, kR.prologue_sum_tree), kEps);
+  u32 h1[20][2];
+  rms_scale(p.weights, wmap::g1, b, x, inv, h1);
+#pragma unroll
+  for (int q = 0; q < 5; ++q) {
+    u32 a[4];
+    repack_a(h1, q, a);
+    *reinterpret_cast<uint4*>(smem + 512 * (5 * mi + q) + 16 * b.lane) = make_uint4(a[0], a[1], a[2], a[3]);
+  }
+}
+
+// ---- attention (golden attention.cpp): phases 1..12, E10, E11, E12; warp z = head z ----
+// Phases 1..10 (facts C2): chain A (odd phases) = Q, chain B (even) = V, k-step ks = (p-1)/2 over
+// staged k-slice ks, B tiles of slot z at Wq/Wv + 1024 ks.
+__device__ __forceinline__ void qv_chains(const Args& p, const Block& b, const std::uint8_t* smem, u32 (&Q)[6][4][2], u32 (&V)[6][4][2]) {
+#pragma unroll
+  for (int mi = 0; mi < 6; ++mi)
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt) Q[mi][nt][0] = Q[mi][nt][1] = V[mi][nt][0] = V[mi][nt][1] = 0;  // C = %r11547 = 0
+#pragma unroll
+  for (int ks = 0; ks < 5; ++ks) {
+    u32 a[6][4];
+#pragma unroll
+    for (int mi = 0; mi < 6; ++mi) {
+      const uint4 v = *reinterpret_cast<const uint4*>(smem + 512 * (5 * mi + ks) + 16 * b.lane);
+      a[mi][0] = v.x, a[mi][1] = v.y, a[mi][2] = v.z, a[mi][3] = v.w;
+    }
+#pragma unroll
+    for (int chain = 0; chain < 2; ++chain) {  // phase 2ks+1 (Q), then phase 2ks+2 (V)
+      const std::uint32_t base = (chain == 0 ? wmap::wq(b.z) : wmap::wv(b.z)) + 1024u * ks;
+      u32(&D)[6][4][2] = chain == 0 ? Q : V;
+#pragma unroll
+      for (int tile = 0; tile < 2; ++tile) {
+        const BPair bp = load_b_pair(p.weights + base + 512u * tile, b.lane);
+#pragma unroll
+        for (int mi = 0; mi < 6; ++mi) {
+          mma_acc(D[mi][2 * tile], a[mi], bp.lo);
+          mma_acc(D[mi][2 * tile + 1], a[mi], bp.hi);
+        }
+      }
+      // stages w1, w2 (phases 1, 2) and w9, w10 (phases 9, 10)
+#pragma unroll
+      for (int mi = 0; mi < 6; ++mi) {
+        if (ks == 0 && chain == 0) ENC5_TRACE_TILE(kTraceW1, 8 * mi, D[mi], 4);
+        if (ks == 0 && chain == 1) ENC5_TRACE_TILE(kTraceW2, 8 * mi, D[mi], 4);
+        if (ks == 4 && chain == 0) ENC5_TRACE_TILE(kTraceW9, 8 * mi, D[mi], 4);
+        if (ks == 4 && chain == 1) ENC5_TRACE_TILE(kTraceW10, 8 * mi, D[mi], 4);
+      }
+    }
+  }
+}
+
+// E11 steps 1..5 (facts C4): the cubic exponent of an f16x2 pair of scores.
+__device__ __forceinline__ u32 e11_expval(u32 s) {
+  using namespace golden;  // the constants (model/constants.hpp)
+  u32 m = ptx::mul_f16x2(s, dup(kE11Scale));
+  m = ptx::max_f16x2(m, dup(kE11ClampLow));
+  m = ptx::min_f16x2(m, dup(kE11ClampHigh));
+  const u32 tt = ptx::fma_f16x2(m, ptx::neg_f16x2(m), dup(kE11Quadratic));  // m*(-m) + 0.92724609375
+  const u32 u = ptx::fma_f16x2(m, tt, dup(kE11Linear));                     // m*tt + 1.375
+  return (u << 5) & dup(kE11ExponentBits);                                  // each half's mantissa becomes its exponent (step 5)
+}
+
+// E11 steps 6..9 for one row half: the row sum (even/odd n-tile tree, butterflies, lo + hi), its
+// reciprocal (cvt.f32.f16 -> rcp.approx.ftz.f32 -> cvt.rn.f16.f32) and the probabilities.
+__device__ __forceinline__ void e11_row(u32 (&e)[12][2], int rh) {
+  u32 row[12];
+#pragma unroll
+  for (int nb = 0; nb < 12; ++nb) row[nb] = e[nb][rh];
+  const u16 sum = fold_butterflies(e11_in_lane(row, AddF16x2{}), AddF16x2{}, ShflBfly{}, AddHalves{});
+  const u16 rcp = ptx::cvt_rn_f16_f32(ptx::rcp_approx_ftz(ptx::cvt_f32_f16(sum)));
+#pragma unroll
+  for (int nb = 0; nb < 12; ++nb) e[nb][rh] = ptx::mul_f16x2(e[nb][rh], dup(rcp));
+}
+
+// Phase 11 for query m-tile mi (facts C3): S = mma(q8(Q rows) . q8(Q keys), score bias of head z).
+// E10's packs: A = q8(Q[mi]) and B for key n-tile nb = q8(Q) rows 8nb..8nb+7.
+__device__ __forceinline__ void score_phase(const Args& p, const Block& b, int mi, const u32 (&aq)[4], const u32 (&bq)[12][2],
+                                            u32 (&S)[12][2]) {
+  const std::uint32_t bias = wmap::score_bias(b.z);
+#pragma unroll
+  for (int nbp = 0; nbp < 6; ++nbp) {
+    // one 16-byte load = the C seeds of n-tiles 2nbp (rh 0, 1) and 2nbp+1 (layout/tables.hpp)
+    const uint4 c = ld_v4(p.weights, layout::score_bias_word_offset(bias, mi, 2 * nbp, 0, b.lane));
+    S[2 * nbp][0] = c.x, S[2 * nbp][1] = c.y, S[2 * nbp + 1][0] = c.z, S[2 * nbp + 1][1] = c.w;
+  }
+#pragma unroll
+  for (int nb = 0; nb < 12; ++nb) mma_acc(S[nb], aq, bq[nb]);
+}
+static_assert(layout::score_bias_word_offset(0, 0, 0, 1, 0) == 4 && layout::score_bias_word_offset(0, 0, 1, 0, 0) == 8 &&
+                  layout::score_bias_word_offset(0, 0, 1, 1, 0) == 12,
+              "phase 11's C seeds: the four words of one lane's 16 bytes");
+
+// Phase 12 for m-tile mi (facts C5): O = q8(P) q8(V) over 3 chained k-steps from 0. B = q8(V)
+// transposed by movmatrix (E11(f)), prepared once per head in vt.
+__device__ __forceinline__ void pv_phase(const u32 (&P)[12][2], const u32 (&vt)[3][4][2], u32 (&O)[4][2]) {
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt) O[nt][0] = O[nt][1] = 0;
+#pragma unroll
+  for (int ks = 0; ks < 3; ++ks) {
+    u32 a[4];
+    repack_a(P, ks, a);
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt) mma_acc(O[nt], a, vt[ks][nt]);
+  }
+}
+
+// E11(f)/(g): q8(V) as phase 12's B operands. An 8x8 block (keys 8a.., columns 8nt..) of V sits
+// in D register rh = a & 1 of m-tile a >> 1; movmatrix.trans gives lane (g, t) keys 8a+2t, +1 of
+// column 8nt+g, which are bytes 0,1 (a = 4ks + b) or 2,3 (a = 4ks + 2 + b) of B register b.
+__device__ __forceinline__ void v_transpose(const u32 (&V)[6][4][2], u32 (&vt)[3][4][2]) {
+#pragma unroll
+  for (int ks = 0; ks < 3; ++ks)
+#pragma unroll
+    for (int nt = 0; nt < 4; ++nt)
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int a0 = 4 * ks + repack_nt(r, 0), a1 = 4 * ks + repack_nt(r, 1);
+        vt[ks][nt][r] = pack_q8(ptx::movmatrix_trans(V[a0 >> 1][nt][a0 & 1]), ptx::movmatrix_trans(V[a1 >> 1][nt][a1 & 1]));
+      }
+}
+
+// Phases 1..12 of head z, E10..E12's packs; returns q8(O) as the four A operands of m-tiles 0..3
+// (phase 13 + z's A, staged by e12_stage).
+__device__ __forceinline__ void attention(const Args& p, const Block& b, const std::uint8_t* smem, u32 (&ao)[4][4]) {
+  u32 aq[4][4], bq[12][2], vt[3][4][2];
+  {
+    u32 Q[6][4][2], V[6][4][2];
+    qv_chains(p, b, smem, Q, V);
+    // E10: q8(D9) packed as phase 11's A (query m-tiles 0..3) and B (keys 0..95).
+#pragma unroll
+    for (int mi = 0; mi < 4; ++mi) repack_a(Q[mi], 0, aq[mi]);
+#pragma unroll
+    for (int nb = 0; nb < 12; ++nb) repack_b_rows(Q[nb >> 1], nb & 1, bq[nb]);
+    v_transpose(V, vt);
+  }
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi) {
+    u32 S[12][2];
+    score_phase(p, b, mi, aq[mi], bq, S);
+    ENC5_TRACE_TILE(kTraceW11, 24 * mi, S, 12);
+#pragma unroll
+    for (int nb = 0; nb < 12; ++nb)
+#pragma unroll
+      for (int rh = 0; rh < 2; ++rh) S[nb][rh] = e11_expval(S[nb][rh]);
+    ENC5_TRACE_TILE(kTraceE11e, 24 * mi, S, 12);
+    e11_row(S, 0);
+    e11_row(S, 1);
+    ENC5_TRACE_TILE(kTraceE11p, 24 * mi, S, 12);
+    u32 O[4][2];
+    pv_phase(S, vt, O);
+    ENC5_TRACE_TILE(kTraceW12, 8 * mi, O, 4);
+    repack_a(O, 0, ao[mi]);  // E12 steps 1..2: q8(D12)
+  }
+}
+
+// E12 (facts A8.4): head z's m-tile mi at 2048 z + 512 mi + 16 lane (after the barrier that ends
+// phases 1..10's reads of the staged input).
+__device__ __forceinline__ void e12_stage(const Block& b, const u32 (&ao)[4][4], std::uint8_t* smem) {
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi)
+    *reinterpret_cast<uint4*>(smem + 2048 * b.z + 512 * mi + 16 * b.lane) = make_uint4(ao[mi][0], ao[mi][1], ao[mi][2], ao[mi][3]);
+}
+
+// ---- output projection (golden out_projection.cpp): E12 step 5, phases 13..20 ----
+// Warp z < 4, token rows 16z..16z+15: C13 = f16(T1 + x), then phase 13+j adds head j's staged
+// q8(O) (m-tile z) times Wo_j, chained over j.
+__device__ __forceinline__ void out_projection(const Args& p, const Block& b, const std::uint8_t* smem, const u32 (&x)[20][2],
+                                               u32 (&D)[20][2]) {
+#pragma unroll
+  for (int nt = 0; nt < 20; ++nt) {
+    const u32 t1 = ld_u32(p.weights, seed_word_offset(wmap::t1, nt, b.t));
+    D[nt][0] = ptx::add_f16x2(t1, x[nt][0]);
+    D[nt][1] = ptx::add_f16x2(t1, x[nt][1]);
+  }
+  ENC5_TRACE_TILE(kTraceP13c, 0, D, 20);
+#pragma unroll 1
+  for (int j = 0; j < 8; ++j) {
+    const uint4 v = *reinterpret_cast<const uint4*>(smem + 2048 * j + 512 * b.z + 16 * b.lane);
+    const u32 a[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int tile = 0; tile < 10; ++tile) {
+      const BPair bp = load_b_pair(p.weights + wmap::wo(j) + 512u * tile, b.lane);
+      mma_acc(D[2 * tile], a, bp.lo);
+      mma_acc(D[2 * tile + 1], a, bp.hi);
+    }
+    if (j == 0) ENC5_TRACE_TILE(kTraceP13d, 0, D, 20);
+    if (j == 7) ENC5_TRACE_TILE(kTraceP20d, 0, D, 20);
+  }
+}
+
+// ---- E20 (golden rms_norm.cpp e20_norm), facts C8 ----
+// N = f16(D20 * f16(inv * g2)) packed as q8(N) (phase 21..59's A, 5 k-slices), and C22 =
+// f16(T3 + D20) (E21 step: phase 22's C, reading e21-residual = d20) written over D.
+__device__ __forceinline__ void e20_norm(const Args& p, const Block& b, u32 (&D)[20][2], u32 (&nq)[5][4]) {
+  constexpr u16 kEps = golden::kE20Eps;  // 2^-13, facts C8.4
+  u16 inv[2];
+#pragma unroll
+  for (int rh = 0; rh < 2; ++rh) inv[rh] = rms_inverse(rms_sum_of_squares(D, rh, kR.e20_sum_tree), kEps);
+  {
+    u32 n[20][2];
+    rms_scale(p.weights, wmap::g2, b, D, inv, n);
+    ENC5_TRACE_TILE(kTraceE20n, 0, n, 20);
+#pragma unroll
+    for (int s = 0; s < 5; ++s) repack_a(n, s, nq[s]);
+  }
+#pragma unroll
+  for (int nt = 0; nt < 20; ++nt) {
+    const u32 t3 = ld_u32(p.weights, seed_word_offset(wmap::t3, nt, b.t));
+    D[nt][0] = ptx::add_f16x2(t3, D[nt][0]);
+    D[nt][1] = ptx::add_f16x2(t3, D[nt][1]);
+  }
+}
+
+// ---- MLP (golden mlp.cpp), facts C9..C11 ----
+// E21's clamped cubic activation (facts C10) of an f16x2 pair: y = clamp(y0, -2, 2),
+// gate = 0.5 + y (0.412109375 - 0.0810546875 |y|), out = y0 gate; each op one f16 rounding.
+__device__ __forceinline__ u32 activation(u32 y0) {
+  using namespace golden;  // the constants (model/constants.hpp)
+  const u32 y = ptx::min_f16x2(ptx::max_f16x2(y0, dup(kActClampLow)), dup(kActClampHigh));
+  const u32 s = ptx::mul_f16x2(dup(kActSlope), ptx::abs_f16x2(y));
+  const u32 d = ptx::sub_f16x2(dup(kActOffset), s);
+  const u32 h = ptx::mul_f16x2(y, d);
+  const u32 gate = ptx::add_f16x2(dup(kActHalf), h);
+  return ptx::mul_f16x2(y0, gate);
+}
+
+// Chunk c: odd phase 21+2c (4 chains x 5 k-steps over banded W1_c, C = b1_c records), its
+// activation, and even phase 22+2c (one k-step, B = W2_c, chained in D).
+__device__ __forceinline__ void mlp_chunk(const Args& p, const Block& b, int c, const u32 (&nq)[5][4], u32 (&D)[20][2]) {
+  const std::uint8_t* W = p.weights;
+  u32 H[4][2];
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt) H[nt][0] = H[nt][1] = ld_u32(W, seed_word_offset(wmap::b1(c), nt, b.t));
+#pragma unroll
+  for (int s = 0; s < 5; ++s)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {  // chains 0/1 (n < 16): tiles 0..4; chains 2/3: tiles 5..9
+      const BPair bp = load_b_pair(W + layout::waddr_banded(wmap::w1(c), s, 0, 16 * half), b.lane);
+      mma_acc(H[2 * half], nq[s], bp.lo);
+      mma_acc(H[2 * half + 1], nq[s], bp.hi);
+    }
+  if (c == 0) ENC5_TRACE_TILE(kTraceP21d, 0, H, 4);
+#pragma unroll
+  for (int nt = 0; nt < 4; ++nt) H[nt][0] = activation(H[nt][0]), H[nt][1] = activation(H[nt][1]);
+  if (c == 0) ENC5_TRACE_TILE(kTraceE21act, 0, H, 4);
+  if (c == 0) ENC5_TRACE_TILE(kTraceP22c, 0, D, 20);
+  u32 a[4];
+  repack_a(H, 0, a);
+#pragma unroll
+  for (int tile = 0; tile < 10; ++tile) {
+    const BPair bp = load_b_pair(W + wmap::w2(c) + 512u * tile, b.lane);
+    mma_acc(D[2 * tile], a, bp.lo);
+    mma_acc(D[2 * tile + 1], a, bp.hi);
+  }
+  if (c == 0) ENC5_TRACE_TILE(kTraceP22d, 0, D, 20);
+  if (c == 19) ENC5_TRACE_TILE(kTraceP60d, 0, D, 20);
+}
+
+// ---- E60 (golden arena_scatter.cpp), facts C13 ----
+// q8(D60) as phase 61's 20 A registers, each also stored to the output arena at pixel
+// (x0 + g, y0 + 2z + row_half), word d of plane q (arena_slot), when the pixel is in the frame.
+__device__ __forceinline__ void e60_scatter(const Args& p, const Block& b, const u32 (&D)[20][2], u32 (&a61)[5][4]) {
+  const layout::PlaneArena pa{b.ex, b.ey};
+#pragma unroll
+  for (int q = 0; q < 5; ++q) {
+    repack_a(D, q, a61[q]);
+#pragma unroll
+    for (int o = 0; o < 4; ++o) {
+      ENC5_TRACE(kTraceE60words, 4 * q + o, a61[q][o]);
+      const golden::ArenaSlot slot = golden::arena_slot(kR.arena_order, o, b.t);
+      const int x = b.x0 + b.g, y = b.y0 + 2 * b.z + slot.row_half;
+      if (pa.in_frame(x, y)) *reinterpret_cast<u32*>(p.output_arena + 4 * pa.word_index(q, x, y, slot.word)) = a61[q][o];
+    }
+  }
+}
+
+// ---- phase 61 and E61 (golden kpn_filter.cpp), facts C12, C14 ----
+// 2 chains (n-tiles 0, 1) x 5 k-steps over W61 + 512 s, seeded with the b61 records.
+// The same phase is enc4's phase 62, at its own offsets (w, bias).
+__device__ __forceinline__ void phase61(const Args& p, const Block& b, const u32 (&a61)[5][4], u32 (&L)[2][2], std::uint32_t w = wmap::w61,
+                                        std::uint32_t bias = wmap::b61) {
+#pragma unroll
+  for (int nt = 0; nt < 2; ++nt) L[nt][0] = L[nt][1] = ld_u32(p.weights, seed_word_offset(bias, nt, b.t));
+#pragma unroll
+  for (int s = 0; s < 5; ++s) {
+    const BPair bp = load_b_pair(p.weights + w + 512u * s, b.lane);
+    mma_acc(L[0], a61[s], bp.lo);
+    mma_acc(L[1], a61[s], bp.hi);
+  }
+  ENC5_TRACE_TILE(kTraceP61d, 0, L, 2);
+}
+
+// E61(a) (facts C14.1): record r = token row r, 6 words; word t from n-tile 0, word t + 4 from
+// n-tile 1 for t <= 1 (reading e61-record-guard), in the PTX's store order.
+__device__ __forceinline__ void e61_records(const Block& b, const u32 (&L)[2][2], u32* rec) {
+#pragma unroll
+  for (int rh = 0; rh < 2; ++rh) {
+    const int r = 16 * b.z + b.g + 8 * rh;
+    rec[golden::e61_record_word(r, b.t, 0)] = L[0][rh];
+    if (golden::e61_record_stored(kR.e61_record_guard, b.t, 1)) rec[golden::e61_record_word(r, b.t, 1)] = L[1][rh];
+  }
+}
+
+// E61(b)..(e) of pixel (X, Y) from its ten logits l (f16x2 pairs). Softmax over the 10 logits
+// (a real maximum; e_i = ex2.approx.ftz(f32(l_i - max) * log2 e); sequential f32 sum;
+// rinv = div.approx.ftz(1, sum); w_i = f16(e_i) * f16(rinv)), 9 texel taps (model/index_maps.hpp),
+// per channel 4 fma.f16x2 over tap pairs from 0, lo + hi, a scalar fma with tap 8: out[0..2].
+__device__ __forceinline__ void e61_filter(const Args& p, const Block& b, int X, int Y, const u32 (&l)[5], u16 (&out)[3]) {
+  const u32 m2 = ptx::max_f16x2(ptx::max_f16x2(ptx::max_f16x2(l[0], l[1]), ptx::max_f16x2(l[2], l[3])), l[4]);
+  const u16 mx = ptx::max_f16(lo(m2), hi(m2));
+  float e[10];
+#pragma unroll
+  for (int i = 0; i < 5; ++i) {
+    const u32 d = ptx::sub_f16x2(l[i], dup(mx));
+    e[2 * i] = ptx::ex2_approx_ftz(ptx::mul_ftz(ptx::cvt_f32_f16(lo(d)), __int_as_float(golden::kLog2eF32Bits)));
+    e[2 * i + 1] = ptx::ex2_approx_ftz(ptx::mul_ftz(ptx::cvt_f32_f16(hi(d)), __int_as_float(golden::kLog2eF32Bits)));
+  }
+  float sum = e[0];
+#pragma unroll
+  for (int i = 1; i < 10; ++i) sum = ptx::add_ftz(sum, e[i]);
+  const float rinv = ptx::div_approx_ftz(1.0f, sum);
+  const u16 r16 = ptx::cvt_rn_f16_f32(rinv);
+  u32 w[5];  // f16x2 (w_2i, w_2i+1)
+#pragma unroll
+  for (int i = 0; i < 5; ++i)
+    w[i] = ptx::mul_f16x2(static_cast<u32>(ptx::cvt_rn_f16_f32(e[2 * i])) | (static_cast<u32>(ptx::cvt_rn_f16_f32(e[2 * i + 1])) << 16),
+                          dup(r16));
+  ptx::F16x4 tv[9];
+#pragma unroll
+  for (int i = 0; i < 9; ++i) {
+    const golden::PixelXY tap = golden::e61_tap(kR.e61_border, kR.e61_tap_map, X, Y, b.ex, b.ey, i);
+    tv[i] = ptx::tex_fetch(p.texture, tap.x, tap.y);
+  }
+#pragma unroll
+  for (int ch = 0; ch < 3; ++ch) {
+    u32 acc = 0;
+#pragma unroll
+    for (int pr = 0; pr < 4; ++pr) {
+      const u32 taps = static_cast<u32>(tv[2 * pr].v[ch]) | (static_cast<u32>(tv[2 * pr + 1].v[ch]) << 16);
+      acc = ptx::fma_f16x2(taps, w[pr], acc);
+    }
+    out[ch] = ptx::fma_f16(tv[8].v[ch], lo(w[4]), ptx::add_f16(lo(acc), hi(acc)));
+  }
+}
+// E61 for thread T < 64: pixel (x0 + (T&7), y0 + (T>>3)), when in the frame: its record's ten
+// logits through e61_filter, then sust of (out, 0).
+__device__ __forceinline__ void e61_pixel(const Args& p, const Block& b, int T, const u32* rec) {
+  const golden::PixelXY px = golden::e61_pixel_of_thread(b.x0, b.y0, T);
+  const int X = px.x, Y = px.y;
+  if (X < 0 || Y < 0 || X >= b.ex || Y >= b.ey) return;
+  u32 l[5];
+#pragma unroll
+  for (int i = 0; i < 5; ++i) l[i] = rec[golden::e61_record_word(T, i, 0)];
+  u16 out[3];
+  e61_filter(p, b, X, Y, l, out);
+  ptx::surf_store(p.surface, 8 * X, Y, out[0], out[1], out[2], 0);  // x in bytes: 8 per RGBA16F texel
+}
+
+}  // namespace
+}  // namespace enc5::cuda
