@@ -5,6 +5,8 @@
 # message. The sm_89 PTX is checked in (src/cuda/generated/) so that the PTX-interpreter proof
 # runs without nvcc; the test cuda_ptx_up_to_date regenerates and compares it when nvcc exists.
 set(ENC5_CUDA_PTX_CHECKED_IN ${CMAKE_SOURCE_DIR}/src/cuda/generated/enc5_kernel.sm_89.ptx)
+# enc4's port (src/cuda/enc4_kernel.cu, issue 21), built and checked in the same way.
+set(ENC5_CUDA_ENC4_PTX_CHECKED_IN ${CMAKE_SOURCE_DIR}/src/cuda/generated/enc4_kernel.sm_89.ptx)
 # The trace build (ENC5_CUDA_TRACE: stage values to a buffer, src/cuda/trace_stages.hpp).
 set(ENC5_CUDA_TRACE_PTX_CHECKED_IN ${CMAKE_SOURCE_DIR}/src/cuda/generated/enc5_kernel_trace.sm_89.ptx)
 set(ENC5_CUDA_ARCHS 89 90 120)
@@ -33,23 +35,34 @@ if(ENC5_NVCC AND ENC5_PTXAS)
     DEPENDS ${ENC5_CUDA_DEPS}
     COMMENT "nvcc: src/cuda/enc5_kernel.cu (trace build) -> PTX sm_89"
     VERBATIM)
-  set(ENC5_CUDA_OUTPUTS ${ENC5_CUDA_PTX} ${ENC5_CUDA_TRACE_PTX})
-  foreach(arch ${ENC5_CUDA_ARCHS})
-    set(cubin ${ENC5_CUDA_DIR}/enc5_kernel.sm_${arch}.cubin)
-    add_custom_command(OUTPUT ${cubin} ${ENC5_CUDA_DIR}/enc5_kernel.sm_${arch}.resources.txt
-      COMMAND ${CMAKE_COMMAND} -DPTXAS=${ENC5_PTXAS} -DARCH=sm_${arch} -DPTX=${ENC5_CUDA_PTX} -DCUBIN=${cubin}
-              -DREPORT=${ENC5_CUDA_DIR}/enc5_kernel.sm_${arch}.resources.txt -P ${CMAKE_SOURCE_DIR}/cmake/ptxas_report.cmake
-      DEPENDS ${ENC5_CUDA_PTX} ${CMAKE_SOURCE_DIR}/cmake/ptxas_report.cmake
-      COMMENT "ptxas: enc5 kernel PTX -> cubin sm_${arch}"
-      VERBATIM)
-    list(APPEND ENC5_CUDA_OUTPUTS ${cubin})
+  set(ENC5_CUDA_ENC4_PTX ${ENC5_CUDA_DIR}/enc4_kernel.sm_89.ptx)
+  add_custom_command(OUTPUT ${ENC5_CUDA_ENC4_PTX}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${ENC5_CUDA_DIR}
+    COMMAND ${ENC5_NVCC} ${ENC5_NVCC_FLAGS} ${CMAKE_SOURCE_DIR}/src/cuda/enc4_kernel.cu -o ${ENC5_CUDA_ENC4_PTX}
+    DEPENDS ${ENC5_CUDA_DEPS}
+    COMMENT "nvcc: src/cuda/enc4_kernel.cu -> PTX sm_89"
+    VERBATIM)
+  set(ENC5_CUDA_OUTPUTS ${ENC5_CUDA_PTX} ${ENC5_CUDA_TRACE_PTX} ${ENC5_CUDA_ENC4_PTX})
+  foreach(kernel enc5 enc4)
+    foreach(arch ${ENC5_CUDA_ARCHS})
+      set(ptx ${ENC5_CUDA_DIR}/${kernel}_kernel.sm_89.ptx)
+      set(cubin ${ENC5_CUDA_DIR}/${kernel}_kernel.sm_${arch}.cubin)
+      add_custom_command(OUTPUT ${cubin} ${ENC5_CUDA_DIR}/${kernel}_kernel.sm_${arch}.resources.txt
+        COMMAND ${CMAKE_COMMAND} -DPTXAS=${ENC5_PTXAS} -DARCH=sm_${arch} -DPTX=${ptx} -DCUBIN=${cubin}
+                -DREPORT=${ENC5_CUDA_DIR}/${kernel}_kernel.sm_${arch}.resources.txt -P ${CMAKE_SOURCE_DIR}/cmake/ptxas_report.cmake
+        DEPENDS ${ptx} ${CMAKE_SOURCE_DIR}/cmake/ptxas_report.cmake
+        COMMENT "ptxas: ${kernel} kernel PTX -> cubin sm_${arch}"
+        VERBATIM)
+      list(APPEND ENC5_CUDA_OUTPUTS ${cubin})
+    endforeach()
   endforeach()
   add_custom_target(enc5_cuda_kernel ALL DEPENDS ${ENC5_CUDA_OUTPUTS})
   # Refreshes the checked-in PTX after a kernel change: cmake --build build/release -t enc5_cuda_update_ptx
   add_custom_target(enc5_cuda_update_ptx
     COMMAND ${CMAKE_COMMAND} -E copy ${ENC5_CUDA_PTX} ${ENC5_CUDA_PTX_CHECKED_IN}
     COMMAND ${CMAKE_COMMAND} -E copy ${ENC5_CUDA_TRACE_PTX} ${ENC5_CUDA_TRACE_PTX_CHECKED_IN}
-    DEPENDS ${ENC5_CUDA_PTX} ${ENC5_CUDA_TRACE_PTX}
+    COMMAND ${CMAKE_COMMAND} -E copy ${ENC5_CUDA_ENC4_PTX} ${ENC5_CUDA_ENC4_PTX_CHECKED_IN}
+    DEPENDS ${ENC5_CUDA_PTX} ${ENC5_CUDA_TRACE_PTX} ${ENC5_CUDA_ENC4_PTX}
     COMMENT "copy the regenerated PTX to src/cuda/generated/")
 else()
   message(STATUS "CUDA kernel: nvcc/ptxas not found, its PTX and cubins are not built (the interpreter proof uses the checked-in src/cuda/generated/enc5_kernel.sm_89.ptx)")

@@ -155,6 +155,13 @@ __device__ __forceinline__ u32 shfl_bfly(u32 a, int lane_mask) {
   asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, -1;" : "=r"(d) : "r"(a), "r"(lane_mask));
   return d;
 }
+// shfl.sync.down.b32 d, a, b, 0x1f, -1: lane L receives a from lane L + b, its own a past lane 31
+// (PTX ISA shfl.sync: the source lane is out of range).
+__device__ __forceinline__ u32 shfl_down(u32 a, int delta) {
+  u32 d;
+  asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, -1;" : "=r"(d) : "r"(a), "r"(delta));
+  return d;
+}
 // movmatrix.sync.aligned.m8n8.trans.b16: the 8x8 b16 tile held one f16x2 per lane, transposed.
 __device__ __forceinline__ u32 movmatrix_trans(u32 a) {
   u32 d;
