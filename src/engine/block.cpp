@@ -44,11 +44,28 @@ using golden::kTokens;
 using golden::kWindow;
 using golden::LayerStats;
 
+// m = F16Mat(r, c, fill) / E4Mat(r, c) without an allocation once the per-thread scratch has its
+// sizes (vector::assign keeps the capacity): a block made ~130 allocations before.
+void reset(F16Mat& m, int r, int c, f16_t fill = 0) {
+  m.rows = r;
+  m.cols = c;
+  m.v.assign(static_cast<std::size_t>(r) * c, fill);
+}
+void reset(E4Mat& m, int r, int c) {
+  m.rows = r;
+  m.cols = c;
+  m.v.assign(static_cast<std::size_t>(r) * c, 0);
+}
+
 // q8 (cvt.rn.satfinite.e4m3x2.f16x2) by the golden function's table, with golden::quantise's
 // statistics (model/q8_stats.hpp).
 struct Quantiser {
   const e4m3_t* table;
   LayerStats* stats;
+  // Without statistics, on the avx512vnni path: q8 in vector arithmetic (q8_run_avx512, checked
+  // against numerics for every f16), with the profile's NaN sign.
+  void (*run)(const f16_t*, e4m3_t*, std::size_t, bool) = nullptr;
+  bool nan_keeps_sign = false;
   e4m3_t operator()(f16_t h) const {
     if (stats) {
       stats->f16_subnormal += golden::q8_counts_subnormal(h);
@@ -57,7 +74,7 @@ struct Quantiser {
     return table[h];
   }
   void rows(const F16Mat& m, int nrows, E4Mat& out) const {
-    out = E4Mat(nrows, m.cols);
+    reset(out, nrows, m.cols);
     // Pointers in locals: a byte store through out.v may alias anything (char), which would make
     // the compiler reload the vectors' data pointers and the table after every element.
     const std::size_t n = out.v.size();
@@ -66,6 +83,10 @@ struct Quantiser {
     const e4m3_t* const t = table;
     if (stats) {
       for (std::size_t i = 0; i < n; ++i) dst[i] = (*this)(src[i]);
+      return;
+    }
+    if (run) {
+      run(src, dst, n, nan_keeps_sign);
       return;
     }
     for (std::size_t i = 0; i < n; ++i) dst[i] = t[src[i]];
@@ -128,7 +149,7 @@ const FragmentSlots& fragment_slots(ArenaOrder order) {
 // golden::input_word gives the fill reading's words), then each lane's registers are decoded into
 // their elements in the golden loop's order (mi, q, lane, o, j). Out of line: profiles name it.
 [[gnu::noinline]] void prologue_loads(const golden::BlockContext& ctx, std::span<const std::uint8_t> arena, F16Mat& x) {
-  x = F16Mat(kTokens, kChannels);
+  reset(x, kTokens, kChannels);
   const FragmentSlots& slots = fragment_slots(golden::prologue_arena_order(*ctx.readings));
   const layout::PlaneArena pa{ctx.ex, ctx.ey};
   const f16_t* const dec = e4m3_f16_table().data();
@@ -237,6 +258,7 @@ struct Scratch {
   std::vector<HeadScratch> heads;  // one per worker
   std::array<F16Mat, kHeads> o;    // D12 per head
   F16Mat c13, d20, n, c22, d60, d61;
+  std::array<F16Mat, 21> d_out;  // phases 13..20's D
   E4Mat oq, nq, a61;
 };
 Scratch& scratch() {
@@ -281,7 +303,8 @@ struct Block {
   const EpilogueTables& tab = epilogue_tables();
   const KernelSet kern = kernels(simd);
   const unsigned dec = decode_for(prof, simd);  // only the decoded forms this profile's kernels read
-  const Quantiser q8{prof.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data(), ctx.stats};
+  const Quantiser q8{prof.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data(), ctx.stats,
+                     simd == SimdPath::avx512vnni ? q8_run_avx512 : nullptr, prof.e4m3_nan_keeps_sign};
 
   void gemm_phase(const AOperand& a, int a_k0, const BOperand& b, int ksteps, int rows, f16_t* d, int ldd) const {
     gemm(prof, simd, a, a_k0, b, 0, ksteps, rows, d, ldd);
@@ -291,12 +314,12 @@ struct Block {
   }
   // An RMS norm (golden NormSpec) of `rows` rows by the ISA's epilogue kernel.
   void rms_norm_rows(const golden::NormSpec& spec, const F16Mat& x, int rows, F16Mat& out) const {
-    out = F16Mat(rows, kChannels);
+    reset(out, rows, kChannels);
     kern.rms_rows({x.v.data(), out.v.data(), rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data()});
   }
   // out[r] = f16(t + x[r]) for `rows` rows (phase 13's and 22's C seeds).
   void seed_rows(const std::array<f16_t, kChannels>& t, const F16Mat& x, int rows, F16Mat& out) const {
-    out = F16Mat(rows, kChannels);
+    reset(out, rows, kChannels);
     kern.add_rows({t.data(), x.v.data(), out.v.data(), rows});
   }
   // Runs the block's parallel parts on `workers` threads: task(t, scratch, stats) for t < tasks;
@@ -332,16 +355,16 @@ struct Block {
 
   // ---- attention per head (facts C2..C5; golden attention.cpp) ----
   void attention_head(int h, HeadScratch& H, LayerStats* stats, bool timed) {
-    const Quantiser hq8{q8.table, stats};
+    const Quantiser hq8{q8.table, stats, q8.run, q8.nan_keeps_sign};
     auto lap = [&](PhaseGroup g) {
       if (timed) laps.lap(g);
     };
     for (int p = 1; p <= 10; ++p) {  // chain A (odd) = Q, chain B (even) = V; k-slice (p-1)/2
       const Phase& ph = phase(p);
       if (ph.c == OperandSource::previous_d)
-        H.d[p] = std::move(H.d[ph.c_chain_from]);  // each D seeds one C only: no copy
+        std::swap(H.d[p], H.d[ph.c_chain_from]);  // each D seeds one C only: no copy (the other keeps a buffer)
       else
-        H.d[p] = F16Mat(kTokens, kHeadDim, 0);
+        reset(H.d[p], kTokens, kHeadDim, 0);
       gemm_phase(S.a_h1, ph.a_k0, w.qv[h][p], ph.k_steps, kTokens, H.d[p]);
     }
     lap(kGroupQV);
@@ -352,22 +375,22 @@ struct Block {
     hq8.rows(Q, kTokens, H.qb);
     H.a_q.assign(H.qa.v.data(), kWindow, kHeadDim, kHeadDim, dec, simd);
     H.b_q.assign_nk(H.qb.v.data(), kTokens, kHeadDim, kHeadDim, dec, simd);
-    H.s = F16Mat(kWindow, kTokens);
+    reset(H.s, kWindow, kTokens);
     std::copy(w.score_bias[h].begin(), w.score_bias[h].end(), H.s.v.begin());
     gemm_phase(H.a_q, 0, H.b_q, phase(11).k_steps, kWindow, H.s);
     lap(kGroupScore);
     // E11 (facts C4): exponents, row sums, reciprocal, probabilities; then q8(P).
-    H.pq = E4Mat(kWindow, kTokens);
+    reset(H.pq, kWindow, kTokens);
     EpilogueCounts n{};
-    kern.e11_rows(
-        {H.s.v.data(), H.pq.v.data(), kWindow, tab.e11.data(), tab.e11_clamp.data(), tab.rcp.data(), hq8.table, stats ? &n : nullptr});
+    kern.e11_rows({H.s.v.data(), H.pq.v.data(), kWindow, tab.e11.data(), tab.e11_clamp.data(), tab.rcp.data(), hq8.table,
+                   stats ? &n : nullptr, hq8.run, hq8.nan_keeps_sign});
     if (stats) add_counts(*stats, n);
     lap(kGroupE11);
     // Phase 12 (facts C5): O = q8(P) q8(V), its k-steps over the 96 keys.
     hq8.rows(V, kTokens, H.vq);
     H.a_p.assign(H.pq.v.data(), kWindow, kTokens, kTokens, dec, simd);
     H.b_v.assign_kn(H.vq.v.data(), kTokens, kHeadDim, kHeadDim, dec, simd);
-    S.o[h] = F16Mat(kWindow, kHeadDim, 0);
+    reset(S.o[h], kWindow, kHeadDim, 0);
     gemm_phase(H.a_p, 0, H.b_v, phase(12).k_steps, kWindow, S.o[h]);
     lap(kGroupPV);
   }
@@ -381,15 +404,15 @@ struct Block {
   // ---- E12 + phases 13..20 (facts C6, C7; golden out_projection.cpp) ----
   void out_projection() {
     seed_rows(golden::c13_table(ctx), golden::c13_residual(ctx, S.x, S.h1, S.xn), kWindow, S.c13);
-    std::array<F16Mat, 21> D;
+    std::array<F16Mat, 21>& D = S.d_out;
     for (int p = 13; p <= 20; ++p) {
       const Phase& ph = phase(p);
       q8.rows(S.o[ph.head], kWindow, S.oq);
       S.a_o.assign(S.oq.v.data(), kWindow, kHeadDim, kHeadDim, dec, simd);
-      D[p] = ph.c == OperandSource::previous_d ? std::move(D[ph.c_chain_from]) : std::move(S.c13);
+      std::swap(D[p], ph.c == OperandSource::previous_d ? D[ph.c_chain_from] : S.c13);  // as in attention_head
       gemm_phase(S.a_o, 0, w.wo[ph.head], ph.k_steps, kWindow, D[p]);
     }
-    S.d20 = std::move(D[20]);
+    std::swap(S.d20, D[20]);
     laps.lap(kGroupOutProj);
   }
 
@@ -403,15 +426,15 @@ struct Block {
   // The down projections' chain accumulates in place in the seed's rows (check_mlp_down_chain).
   void mlp_rows(int r0, int r1, HeadScratch& W, LayerStats* stats) {
     const int n = r1 - r0;
-    const Quantiser wq8{q8.table, stats};
+    const Quantiser wq8{q8.table, stats, q8.run, q8.nan_keeps_sign};
     W.a_n.assign(S.nq.v.data() + static_cast<std::size_t>(r0) * kChannels, n, kChannels, kChannels, dec, simd);
     f16_t* chain = S.c22.v.data() + static_cast<std::size_t>(r0) * kChannels;
     for (int c = 0; c < kChunks; ++c) {
       const Phase& up = mlp_up_phase(c);
-      W.h = F16Mat(n, kHeadDim);
+      reset(W.h, n, kHeadDim);
       for (int r = 0; r < n; ++r) std::copy(w.b1[c].begin(), w.b1[c].end(), &W.h.v[static_cast<std::size_t>(r) * kHeadDim]);
       gemm_phase(W.a_n, 0, w.w1[c], up.k_steps, n, W.h);
-      W.aq = E4Mat(n, kHeadDim);
+      reset(W.aq, n, kHeadDim);
       const f16_t* const hv = W.h.v.data();  // locals: see Quantiser::rows (char stores alias)
       e4m3_t* const aq = W.aq.v.data();
       const f16_t* const act = tab.act.data();
@@ -423,6 +446,10 @@ struct Block {
           stats->act_clamp_high += (tab.act_clamp[y0] >> 1) & 1;
           aq[i] = wq8(act[y0]);
         }
+      } else if (wq8.run) {  // the activations in place (W.h is this loop's scratch), then q8
+        f16_t* const y = W.h.v.data();
+        for (std::size_t i = 0; i < count; ++i) y[i] = act[y[i]];
+        wq8.run(y, aq, count, wq8.nan_keeps_sign);
       } else {
         const e4m3_t* const t = wq8.table;
         for (std::size_t i = 0; i < count; ++i) aq[i] = t[act[hv[i]]];
@@ -442,7 +469,7 @@ struct Block {
       const int r0 = std::min(kWindow, i * per), r1 = std::min(kWindow, r0 + per);
       if (r0 < r1) mlp_rows(r0, r1, W, stats);
     });
-    S.d60 = std::move(S.c22);
+    std::swap(S.d60, S.c22);
     laps.lap(kGroupMlp);
   }
 
@@ -465,7 +492,7 @@ struct Block {
   }
   void kpn_filter() {
     S.a_61.assign(S.a61.v.data(), kWindow, kChannels, kChannels, dec, simd);
-    S.d61 = F16Mat(kWindow, kLogits);
+    reset(S.d61, kWindow, kLogits);
     for (int r = 0; r < kWindow; ++r) std::copy(w.b61.begin(), w.b61.end(), &S.d61.v[static_cast<std::size_t>(r) * kLogits]);
     gemm_phase(S.a_61, 0, w.w61, phase(61).k_steps, kWindow, S.d61);
     // E61 is golden::e61 itself, with its exponentials tabulated (a function of one f16).

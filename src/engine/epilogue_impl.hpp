@@ -19,6 +19,7 @@
 // here in the golden order. A NaN anywhere stays a NaN (any payload); it is made canonical
 // before it is used as a table index or stored, as f16_add / f16_mul do.
 #include <cstdint>
+#include <cstring>
 
 #include "engine/kernel_args.hpp"
 #include "model/layer.hpp"
@@ -47,34 +48,51 @@ inline void count_q8(f16_t h, EpilogueCounts& n) {
 }
 
 // E11 (facts C4) for `rows` score rows of 96 keys: e = e11(s), the row sum (golden tree), its
-// reciprocal, p = e * rcp, q8(p); with the statistics the golden model counts there.
+// reciprocal, p = e * rcp, q8(p); with the statistics the golden model counts there. Everything
+// the loop reads is held in locals: a byte store of a code (through `unsigned char`, which may
+// alias anything) would otherwise make the compiler reload g's pointers after every element.
 void e11_rows(const E11Args& g) {
-  EpilogueCounts none{};
-  EpilogueCounts& n = g.counts ? *g.counts : none;  // counted straight into the caller's
-  for (int r = 0; r < g.rows; ++r) {
-    const f16_t* srow = g.s + r * 96;
+  const f16_t* const s = g.s;
+  e4m3_t* const p = g.p;
+  const int rows = g.rows;
+  const f16_t* const e11 = g.e11;
+  const std::uint8_t* const e11_clamp = g.e11_clamp;
+  const f16_t* const rcp_table = g.rcp;
+  const e4m3_t* const q8 = g.q8;
+  EpilogueCounts* const counts = g.counts;
+  const auto q8_run = g.q8_run;
+  const bool nan_keeps_sign = g.q8_nan_keeps_sign;
+  for (int r = 0; r < rows; ++r) {
+    const f16_t* srow = s + r * 96;
     alignas(32) f16_t e[96];
-    for (int c = 0; c < 96; ++c) e[c] = g.e11[srow[c]];
-    if (g.counts)
+    for (int c = 0; c < 96; ++c) e[c] = e11[srow[c]];
+    if (counts)
       for (int c = 0; c < 96; ++c) {
-        const unsigned f = g.e11_clamp[srow[c]];
-        n.e11_clamp_low += f & 1u;
-        n.e11_clamp_high += (f >> 1) & 1u;
+        const unsigned f = e11_clamp[srow[c]];
+        counts->e11_clamp_low += f & 1u;
+        counts->e11_clamp_high += (f >> 1) & 1u;
       }
     V8 E[12];
     for (int i = 0; i < 12; ++i) E[i] = load_h8(e + 8 * i);
-    const f16_t rcp = g.rcp[fold_lanes(e11_in_lane(E, [](V8 a, V8 b) { return rnd(a + b); }))];
+    const f16_t rcp = rcp_table[fold_lanes(e11_in_lane(E, [](V8 a, V8 b) { return rnd(a + b); }))];
     const float rf = from_h(rcp);
-    e4m3_t* prow = g.p + r * 96;
-    for (int i = 0; i < 12; ++i) {
-      alignas(16) f16_t pv[8];
-      store_h8(pv, E[i] * rf);
-      for (int l = 0; l < 8; ++l) prow[8 * i + l] = g.q8[pv[l]];
-      if (g.counts)
-        for (int l = 0; l < 8; ++l) {
-          count_q8(pv[l], n);
-          n.p_quantised_zero += golden::q8_counts_quantised_zero(pv[l], prow[8 * i + l]);
-        }
+    e4m3_t* const prow = p + r * 96;
+    alignas(32) f16_t pv[96];
+    for (int i = 0; i < 12; ++i) store_h8(pv + 8 * i, E[i] * rf);
+    if (counts) {
+      for (int c = 0; c < 96; ++c) {
+        prow[c] = q8[pv[c]];
+        count_q8(pv[c], *counts);
+        counts->p_quantised_zero += golden::q8_counts_quantised_zero(pv[c], prow[c]);
+      }
+    } else if (q8_run) {
+      q8_run(pv, prow, 96, nan_keeps_sign);
+    } else {
+      for (int c = 0; c < 96; c += 8) {  // 8 codes, one store
+        std::uint64_t w = 0;
+        for (int l = 0; l < 8; ++l) w |= static_cast<std::uint64_t>(q8[pv[c + l]]) << (8 * l);
+        std::memcpy(prow + c, &w, 8);
+      }
     }
   }
 }

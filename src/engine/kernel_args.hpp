@@ -2,6 +2,7 @@
 // function pointers only (no inline library code), so that code compiled with -mavx512f can never
 // be picked by the linker for a caller on a CPU without it.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "numerics/types.hpp"
@@ -73,6 +74,10 @@ struct E11Args {
   const f16_t* rcp;
   const e4m3_t* q8;
   EpilogueCounts* counts;  // null: count nothing
+  // Where not null (and nothing is counted), q8(p) by this function instead of the table q8:
+  // q8_run_avx512 below, with the profile's e4m3_nan_keeps_sign.
+  void (*q8_run)(const f16_t* h, e4m3_t* out, std::size_t n, bool nan_keeps_sign);
+  bool q8_nan_keeps_sign;
 };
 // An RMS norm on `rows` rows of 160 channels: out = x * (rsqrt(sum of squares + eps) * gain).
 struct RmsArgs {
@@ -126,6 +131,10 @@ KernelSet kernels_avx512vnni();  // ... and AVX512-VNNI
 // l1[i]; B's k-step at codes[n * K + k] (k < 32, n < N) into out (k pairs [k/2][n][2]), *base, *max.
 // Both return whether a NaN code (0x7F / 0xFF) was seen (such operands go to mma_dot).
 bool int16_form_a_avx512(const e4m3_t* codes, int groups, std::int16_t* out, std::int8_t* base, std::int32_t* l1);
+// q8 (cvt.rn.satfinite.e4m3x2.f16x2: numerics' f16_to_e4m3) of n f16 values in int16 arithmetic
+// with AVX-512 BW (valid where the avx512vnni path is); `nan_keeps_sign` is the profile's
+// e4m3_nan_keeps_sign, the only way the profiles' q8 differ (engine/tables.cpp: q8_ada, q8_zluda).
+void q8_run_avx512(const f16_t* h, e4m3_t* out, std::size_t n, bool nan_keeps_sign);
 bool int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, std::int8_t* base, std::int32_t* max);
 
 }  // namespace enc5::engine

@@ -264,6 +264,44 @@ bool int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, s
   return nan != 0;
 }
 
+// q8 in int16 lanes, 32 values per step. A finite f16 x = (-1)^s 2^(E - 15) (1024 + m) / 1024
+// (E >= 1) or m 2^-24 (E = 0); e4m3 has 3 fraction bits and its normals start at 2^-6 (E = 9):
+//  * E >= 9: the f16 bits E:m rounded to nearest-even at bit 7 (add 0x3F plus the kept lsb; a
+//    carry moves into E, as it should) give (E << 3 | m3); minus 8 << 3 it is the e4m3 code
+//    ((E - 8) << 3 | m3), e4m3's exponent bias being 7 against f16's 15. satfinite: codes above
+//    0x7E (448; 0x7F is NaN) become 0x7E, Inf included (E = 31 gives 0xB8).
+//  * E <= 8: e4m3 subnormals, steps of 2^-9: the code is RNE(|x| 2^9) = RNE((1024 + m) / 2^(16 - E))
+//    (0 .. 8; 8 is the code of 2^-6, the smallest normal); for E = 0 the shift of 16 gives 0, and
+//    |x| < 2^-14 does round to 0.
+//  * the sign bit becomes bit 7 (a -0 result keeps it); a NaN gives 0x7F, or 0x7F | sign where the
+//    profile keeps a NaN's sign.
+// Checked against numerics' f16_to_e4m3 for every f16 and both forms (EngineF16.Q8RunEqualsNumerics).
+void q8_run_avx512(const f16_t* h, e4m3_t* out, std::size_t n, bool nan_keeps_sign) {
+  const __m512i nan_sign = nan_keeps_sign ? _mm512_set1_epi16(0x80) : _mm512_setzero_si512();
+  for (std::size_t i = 0; i < n; i += 32) {
+    const __mmask32 live = n - i >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1u << (n - i)) - 1u);
+    const __m512i x = _mm512_maskz_loadu_epi16(live, h + i);
+    const __m512i a = _mm512_and_si512(x, _mm512_set1_epi16(0x7FFF));
+    const __m512i sign = _mm512_srli_epi16(_mm512_andnot_si512(_mm512_set1_epi16(0x7FFF), x), 8);
+    // E >= 9
+    const __m512i r =
+        _mm512_add_epi16(_mm512_add_epi16(a, _mm512_set1_epi16(0x3F)), _mm512_and_si512(_mm512_srli_epi16(a, 7), _mm512_set1_epi16(1)));
+    const __m512i normal = _mm512_min_epu16(_mm512_sub_epi16(_mm512_srli_epi16(r, 7), _mm512_set1_epi16(0x40)), _mm512_set1_epi16(0x7E));
+    // E <= 8: (M + 2^(sh-1) - 1 + the kept lsb) >> sh, M = 1024 + m, sh = 16 - E (< 2^16: no wrap)
+    const __m512i sh = _mm512_sub_epi16(_mm512_set1_epi16(16), _mm512_srli_epi16(a, 10));
+    const __m512i M = _mm512_or_si512(_mm512_and_si512(a, _mm512_set1_epi16(0x3FF)), _mm512_set1_epi16(0x400));
+    const __m512i half =
+        _mm512_sub_epi16(_mm512_sllv_epi16(_mm512_set1_epi16(1), _mm512_sub_epi16(sh, _mm512_set1_epi16(1))), _mm512_set1_epi16(1));
+    const __m512i lsb = _mm512_and_si512(_mm512_srlv_epi16(M, sh), _mm512_set1_epi16(1));
+    const __m512i sub = _mm512_srlv_epi16(_mm512_add_epi16(_mm512_add_epi16(M, half), lsb), sh);
+    __m512i code = _mm512_mask_blend_epi16(_mm512_cmpge_epu16_mask(a, _mm512_set1_epi16(0x2400)), sub, normal);
+    code = _mm512_or_si512(code, sign);
+    code = _mm512_mask_blend_epi16(_mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7C00)), code,
+                                   _mm512_or_si512(_mm512_set1_epi16(0x7F), _mm512_and_si512(sign, nan_sign)));
+    _mm256_mask_storeu_epi8(out + i, live, _mm512_cvtepi16_epi8(code));
+  }
+}
+
 KernelSet kernels_avx512vnni() {
   KernelSet k = kernels_avx512();
   k.zluda = zluda_kstep_vnni;
