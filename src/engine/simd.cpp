@@ -2,6 +2,7 @@
 
 #include <cpuid.h>
 
+#include <array>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -21,16 +22,29 @@ static bool cpu_has_avx512vnni() {
   return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (c & (1u << 11)) != 0;
 }
 
-bool simd_supported(SimdPath p) {
+// What the CPU has, asked once per process: CPUID traps to the hypervisor in a VM (microseconds),
+// and run_frame asks on every frame.
+static bool cpu_supports(SimdPath p) {
   switch (p) {
     case SimdPath::scalar: return true;
     case SimdPath::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
     case SimdPath::avx512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-             __builtin_cpu_supports("avx512vl") && simd_supported(SimdPath::avx2);
-    case SimdPath::avx512vnni: return cpu_has_avx512vnni() && simd_supported(SimdPath::avx512);
+             __builtin_cpu_supports("avx512vl") && cpu_supports(SimdPath::avx2);
+    case SimdPath::avx512vnni: return cpu_has_avx512vnni() && cpu_supports(SimdPath::avx512);
   }
   return false;
+}
+
+bool simd_supported(SimdPath p) {
+  static const std::array<bool, 4> has = [] {
+    std::array<bool, 4> h{};
+    for (SimdPath q : {SimdPath::scalar, SimdPath::avx2, SimdPath::avx512, SimdPath::avx512vnni})
+      h[static_cast<std::size_t>(q)] = cpu_supports(q);
+    return h;
+  }();
+  const auto i = static_cast<std::size_t>(p);
+  return i < has.size() && has[i];
 }
 
 SimdPath best_simd_path() {
