@@ -757,15 +757,10 @@ void expect_same(const Output& a, const Output& b, const std::string& what) {
   EXPECT_EQ(std::memcmp(&a.stats, &b.stats, sizeof a.stats), 0) << what;
 }
 
-// The SIMD paths a frame test runs: every supported one, except that avx512vnni, whose kernels
-// differ from avx512's only in `zluda` (EngineSimd.ForcedPathsAndValidation checks that), runs
-// for `zluda` only (CI time).
-std::vector<engine::SimdPath> frame_paths(const Profile* prof) {
-  std::vector<engine::SimdPath> v;
-  for (engine::SimdPath p : engine::supported_simd_paths())
-    if (p != engine::SimdPath::avx512vnni || prof == &profile_zluda()) v.push_back(p);
-  return v;
-}
+// The SIMD paths a frame test runs: every supported one, for every profile (avx512vnni differs
+// from avx512 in `zluda`'s kernel and, for every profile, in E11 and the q8 loops: engine/block.cpp
+// Quantiser, kernels_avx512vnni.cpp).
+std::vector<engine::SimdPath> frame_paths(const Profile*) { return engine::supported_simd_paths(); }
 
 // Golden once, fast on every SIMD path (threads 1..3 on the widest path).
 int compare_all_paths(const FrameCase& c, const std::string& what) {
@@ -929,15 +924,14 @@ TEST(EngineSimd, ForcedPathsAndValidation) {
   if (engine::simd_supported(engine::SimdPath::avx512vnni)) {
     EXPECT_TRUE(__builtin_cpu_supports("avx512vnni"));
     EXPECT_TRUE(engine::simd_supported(engine::SimdPath::avx512));
-    // Its kernels are avx512's except `zluda` (frame_paths relies on it).
+    // Its GEMM kernels are avx512's except `zluda`'s; E11 is its own (two rows per register).
     const engine::KernelSet v = engine::kernels(engine::SimdPath::avx512vnni), w = engine::kernels(engine::SimdPath::avx512);
     EXPECT_EQ(v.ada, w.ada);
     EXPECT_EQ(v.hopper, w.hopper);
-    EXPECT_EQ(v.e11_rows, w.e11_rows);
-    EXPECT_EQ(v.rms_rows, w.rms_rows);
+    EXPECT_EQ(v.blackwell, w.blackwell);
     EXPECT_EQ(v.decode_run, w.decode_run);
-    EXPECT_EQ(v.add_rows, w.add_rows);
     EXPECT_NE(v.zluda, w.zluda);
+    EXPECT_NE(v.e11_rows, w.e11_rows);
   } else {
     EXPECT_FALSE(__builtin_cpu_supports("avx512vnni") && engine::simd_supported(engine::SimdPath::avx512));
   }

@@ -33,6 +33,7 @@
 #include <cstring>
 
 #include "engine/kernel_args.hpp"
+#include "numerics/f16.hpp"
 
 namespace enc5::engine {
 namespace {
@@ -302,9 +303,89 @@ void q8_run_avx512(const f16_t* h, e4m3_t* out, std::size_t n, bool nan_keeps_si
   }
 }
 
+namespace {
+
+// epilogue_impl.hpp's vector interface with F16C (as kernels_avx2.cpp defines it), so that this
+// path's E11 can run two rows per 512-bit register and fall back on the 8-lane code.
+typedef float V8 __attribute__((vector_size(32)));
+inline float from_h(f16_t h) { return _cvtsh_ss(h); }
+inline f16_t to_h(float x) { return x != x ? kF16CanonicalNaN : static_cast<f16_t>(_cvtss_sh(x, kRoundNearest)); }
+inline V8 load_h8(const f16_t* p) { return (V8)_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+inline V8 rnd(V8 x) { return (V8)_mm256_cvtph_ps(_mm256_cvtps_ph((__m256)x, kRoundNearest)); }
+inline void store_h8(f16_t* p, V8 x) {
+  const __m256 f = (__m256)x;
+  const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(f, f, _CMP_UNORD_Q));
+  const __m128i h = _mm256_cvtps_ph(f, kRoundNearest);
+  _mm_storeu_si128(
+      reinterpret_cast<__m128i*>(p),
+      _mm_blendv_epi8(h, _mm_set1_epi16(0x7FFF), _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1))));
+}
+
+}  // namespace
+}  // namespace enc5::engine
+
+#include "engine/epilogue_impl.hpp"
+
+namespace enc5::engine {
+namespace {
+
+// E11 on two score rows per 512-bit register: lanes 0..7 hold row r's columns 8i..8i+7 and lanes
+// 8..15 row r+1's, so the golden tree (e11_in_lane) and p = e * rcp are epilogue_impl.hpp's
+// e11_rows lane for lane (each f16 add a binary32 add and one rounding) in half the
+// instructions; the fold across lanes and the reciprocal are its own, per row; q8 by
+// q8_run_avx512. With statistics, and for an odd last row, that e11_rows itself.
+void e11_rows_x2(const E11Args& g) {
+  if (g.counts || !g.q8_run) {
+    e11_rows(g);
+    return;
+  }
+  const f16_t* const s = g.s;
+  e4m3_t* const p = g.p;
+  const int rows = g.rows;
+  const f16_t* const e11 = g.e11;
+  const f16_t* const rcp_table = g.rcp;
+  const bool nan_keeps_sign = g.q8_nan_keeps_sign;
+  for (int r = 0; r + 2 <= rows; r += 2) {
+    alignas(64) f16_t e[192];  // rows r, r + 1
+    const f16_t* const srow = s + r * 96;
+    for (int c = 0; c < 192; ++c) e[c] = e11[srow[c]];
+    __m512 E[12];
+    for (int i = 0; i < 12; ++i)
+      E[i] = _mm512_cvtph_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(e + 8 * i))),
+                                                     _mm_load_si128(reinterpret_cast<const __m128i*>(e + 96 + 8 * i)), 1));
+    const __m512 S = e11_in_lane(E, [](__m512 a, __m512 b) { return _mm512_cvtph_ps(_mm512_cvtps_ph(a + b, kRoundNearest)); });
+    const float rf0 = from_h(rcp_table[fold_lanes((V8)_mm512_castps512_ps256(S))]);
+    const float rf1 = from_h(rcp_table[fold_lanes((V8)_mm512_extractf32x8_ps(S, 1))]);
+    const __m512 rf = _mm512_insertf32x8(_mm512_set1_ps(rf0), _mm256_set1_ps(rf1), 1);
+    alignas(64) f16_t pv[192];
+    for (int i = 0; i < 12; ++i) {
+      const __m512 x = _mm512_mul_ps(E[i], rf);
+      const __m256i h =
+          _mm256_mask_blend_epi16(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_cvtps_ph(x, kRoundNearest), _mm256_set1_epi16(0x7FFF));
+      _mm_store_si128(reinterpret_cast<__m128i*>(pv + 8 * i), _mm256_castsi256_si128(h));
+      _mm_store_si128(reinterpret_cast<__m128i*>(pv + 96 + 8 * i), _mm256_extracti128_si256(h, 1));
+    }
+    q8_run_avx512(pv, p + r * 96, 192, nan_keeps_sign);
+  }
+  if (rows % 2) {
+    E11Args last = g;
+    last.s += (rows - 1) * 96;
+    last.p += (rows - 1) * 96;
+    last.rows = 1;
+    e11_rows(last);
+  }
+}
+
+}  // namespace
+
 KernelSet kernels_avx512vnni() {
   KernelSet k = kernels_avx512();
   k.zluda = zluda_kstep_vnni;
+  // epilogue_impl.hpp compiled here: E11 on two rows per register; the norms and seeds are the
+  // same code as the avx512 path's (kernels_avx2.cpp), so the same values.
+  k.e11_rows = e11_rows_x2;
+  k.rms_rows = rms_rows;
+  k.add_rows = add_rows;
   return k;
 }
 
