@@ -1,10 +1,13 @@
 // Launch-dump folders (facts F5): file names and contents together. The input is records
 // "name\n<bytes>" (fuzz_util.hpp); each becomes a file of a fresh folder, which load_captures reads.
 // A valid weight image is hard-linked in as arg040 when no record names one, so that inputs stay
-// small (the image is 431,136 bytes) and the fuzzer still reaches the checks after it.
+// small (the image is 431,136 bytes) and the fuzzer still reaches the checks after it. The same
+// folder is read as launch dumps of any kernel (capture::load_dumped_launches) and each launch as
+// one of enc4's (bridge/layer_capture.hpp: its parameter block built and checked by enc4's ABI).
 #include <unistd.h>
 
 #include "assets/synthetic_weights.hpp"
+#include "bridge/layer_capture.hpp"
 #include "capture/capture.hpp"
 #include "fuzz_util.hpp"
 #include "model/weight_image.hpp"
@@ -60,6 +63,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::guarded([&] {
     enc5::capture::LoadOptions opt;
     (void)enc5::capture::load_captures(dir.string(), opt);
+  });
+  fuzz::guarded([&] {
+    for (const auto& l : enc5::capture::load_dumped_launches(dir.string(), "swin_enc")) {
+      const enc5::ptx::KernelCapture c = enc5::ptx::layer_capture_from_dump(l, enc5::LayerId::enc4, {});
+      (void)enc5::ptx::read_layer_launch(c, enc5::LayerId::enc4);
+    }
   });
   return 0;
 }

@@ -311,3 +311,37 @@ TEST(LayerSettle, CliOracleAndResults) {
   EXPECT_NE(missing.status, 0) << missing.out;
   EXPECT_TRUE(contains(missing.out, "arg120-surface")) << missing.out;
 }
+
+// d4r's launch dumps of enc4 (facts F5: the state after the launch, no parameter block): the files
+// `replay --layer` writes are in that naming, so a replay of them is one; the extents come from the
+// texture, the block offsets from --block-offset; settle takes the dump's own files as the results.
+TEST(LayerCapture, LaunchDumpFoldersReplayAndSettle) {
+  TempDir d;
+  ASSERT_EQ(d.enc5("capture --layer enc4 --synthetic --ex 21 --ey 13 --block-offset 3,5 -o cap").status, 0);
+  ASSERT_EQ(d.enc5("replay --layer enc4 cap --layer-reading e62-alpha=zero -o dumps").status, 0);
+  const Result again = d.enc5("replay --layer enc4 dumps --block-offset 3,5 --layer-reading e62-alpha=zero -o again");
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_TRUE(contains(again.out, "21 x 13 tokens, block offset (3, 5)")) << again.out;
+  const Result same = d.enc5("diff dumps again");
+  EXPECT_TRUE(contains(same.out, "IDENTICAL: 8 compared")) << same.out;
+  const Result settle = d.enc5("settle --layer enc4 dumps --block-offset 3,5");
+  EXPECT_EQ(settle.status, 0) << settle.out;
+  EXPECT_TRUE(contains(settle.out, "e62-alpha              zero       settled")) << settle.out;
+  // The wrong block offsets: nothing reproduces the dump.
+  EXPECT_EQ(d.enc5("settle --layer enc4 dumps").status, 1);
+  // The reader's errors: a launch that is not there, a second file for one argument, no texture.
+  const Result launch = d.enc5("replay --layer enc4 dumps --launch 7 -o x");
+  EXPECT_EQ(launch.status, 2) << launch.out;
+  EXPECT_TRUE(contains(launch.out, "holds launch 0")) << launch.out;
+  const fs::path tex = find_file(d.path / "dumps", "arg088-texture");
+  fs::copy_file(tex, d.path / "dumps" / "launch-000-cuda_dldn_engine_swin_enc4_kernel-arg088-texture-21x13-wrap-fmt16.bin");
+  const Result twice = d.enc5("replay --layer enc4 dumps -o x");
+  EXPECT_NE(twice.status, 0) << twice.out;
+  EXPECT_TRUE(contains(twice.out, "one dump per launch and argument")) << twice.out;
+  fs::remove(d.path / "dumps" / "launch-000-cuda_dldn_engine_swin_enc4_kernel-arg088-texture-21x13-wrap-fmt16.bin");
+  fs::remove(tex);
+  const Result notex = d.enc5("replay --layer enc4 dumps -o x");
+  EXPECT_NE(notex.status, 0) << notex.out;
+  EXPECT_TRUE(contains(notex.out, "texture dump")) << notex.out;
+  EXPECT_FALSE(fs::exists(d.path / "x"));
+}

@@ -197,6 +197,52 @@ LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerRep
   return L;
 }
 
+KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId layer, const LayerDumpOptions& o) {
+  const LayerSpec& s = layer_spec(layer);
+  KernelCapture c;
+  c.source = d.dir;
+  c.kernel = d.kernel;
+  c.args.assign(static_cast<std::size_t>(s.abi.param_block_bytes), 0);
+  const capture::ImageArg* texture = nullptr;
+  for (const auto& im : d.images)
+    if (im.texture && im.arg == s.abi.texture) texture = &im.image;
+  if (!texture && (o.ex <= 0 || o.ey <= 0))
+    throw InputError(d.dir, 0, "an arg" + std::to_string(s.abi.texture) + " texture dump (its extents are the token grid) or --ex and --ey",
+                     "none");
+  const int ex = o.ex > 0 ? o.ex : texture->width, ey = o.ey > 0 ? o.ey : texture->height;
+  write_le(c.args, s.abi.extents, static_cast<std::uint64_t>(ex), 4);
+  write_le(c.args, s.abi.extents + 4, static_cast<std::uint64_t>(ey), 4);
+  write_le(c.args, s.abi.origin, static_cast<std::uint64_t>(o.ox), 2);
+  write_le(c.args, s.abi.origin + 2, static_cast<std::uint64_t>(o.oy), 2);
+  for (const auto& [arg, b] : d.buffers) {
+    if (arg < 0 || arg + 8 > s.abi.param_block_bytes)
+      throw InputError(b.file, 0, "an argument offset inside the " + std::to_string(s.abi.param_block_bytes) + "-byte block",
+                       "arg" + std::to_string(arg));
+    if (b.offset > b.bytes.size())
+      throw InputError(b.file, 0, "a pointer offset (off token) within the allocation's " + std::to_string(b.bytes.size()) + " bytes",
+                       std::to_string(b.offset));
+    KernelCapture::Alloc a;
+    a.id = c.allocs.size();
+    a.base = b.base;
+    a.file = b.file;
+    a.bytes = b.bytes;
+    c.pointers.push_back({static_cast<std::uint32_t>(arg), c.allocs.size(), b.offset});
+    write_le(c.args, static_cast<std::size_t>(arg), b.base + b.offset, 8);
+    c.allocs.push_back(std::move(a));
+  }
+  for (const auto& im : d.images) {
+    if (im.arg < 0 || im.arg + 8 > s.abi.param_block_bytes)
+      throw InputError(im.image.file, 0, "an argument offset inside the " + std::to_string(s.abi.param_block_bytes) + "-byte block",
+                       "arg" + std::to_string(im.arg));
+    c.images.push_back({static_cast<std::uint32_t>(im.arg), im.texture, im.image});
+    write_le(c.args, static_cast<std::size_t>(im.arg), c.images.size(), 8);  // an opaque handle
+  }
+  c.grid = {static_cast<std::uint32_t>((ex + o.ox + 7) / 8), static_cast<std::uint32_t>((ey + o.oy + 7) / 8), 1};
+  c.block = {static_cast<std::uint32_t>(s.abi.block[0]), static_cast<std::uint32_t>(s.abi.block[1]),
+             static_cast<std::uint32_t>(s.abi.block[2])};
+  return c;
+}
+
 KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture& o) {
   const LayerSpec& s = layer_spec(layer);
   if (!s.merge) throw std::invalid_argument("synthetic_layer_capture: " + std::string(s.name) + " is no merge layer");

@@ -51,6 +51,18 @@ struct LayerReplayOptions {
 // enc5's replay (docs/captures.md). Returns the launch read.
 LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerReplayOptions& o);
 
+// A d4r launch dump of the layer's kernel (capture::load_dumped_launches: the state AFTER the
+// launch, facts F5) as a capture: the dumped buffers as allocations (base0x/off tokens as base and
+// pointer delta), the texture and surfaces, and a parameter block built by the layer's ABI, since
+// launch dumps carry none: the extents are the texture's (E62 samples the token grid, DESC4) unless
+// ex/ey > 0, the block origin ox, oy (default 0), the grid covering the frame. The result is both
+// what the model replays (its windows start from zeros) and the original's results to compare with.
+struct LayerDumpOptions {
+  int ex = 0, ey = 0;
+  int ox = 0, oy = 0;
+};
+KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId layer, const LayerDumpOptions& o);
+
 // A synthetic replay capture of a merge layer (the state before its launch): the embedded
 // synthetic weights of the layer, a synthetic input arena and texture at ex x ey (0: the layer's
 // token grid) from `seed`, zeroed outputs and surfaces, the grid covering the frame, the layer's

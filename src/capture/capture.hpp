@@ -107,6 +107,25 @@ struct LoadOptions {
 std::vector<LaunchCapture> load_captures(const std::string& path, const LoadOptions& opt = {});
 LaunchCapture load_replay_capture(const std::string& dir);
 
+// One launch of a launch-dump folder of ANY kernel as dumped (facts F5), for the merge layers'
+// replay (bridge/layer_capture.hpp): every file of the launch, buffers checked as enc5's (the size
+// token against the file, base0x and off tokens), textures and surfaces by load_image_arg.
+struct DumpedLaunch {
+  std::string dir, kernel;
+  std::uint32_t launch = 0;
+  std::vector<std::pair<int, BufferArg>> buffers;  // parameter offset -> the allocation
+  struct Image {
+    int arg = 0;
+    bool texture = false;
+    ImageArg image;
+  };
+  std::vector<Image> images;
+};
+// The launches under `dir` of the kernels whose name contains `kernel_substring`, in launch order.
+// Throws InputError naming a file (a link, a bad name, two files for one argument, a damaged shape)
+// and std::runtime_error naming the folder when it holds no such launch.
+std::vector<DumpedLaunch> load_dumped_launches(const std::string& dir, const std::string& kernel_substring);
+
 // The output arena window inside the output allocation: [offset, offset + 5*ey*ex*32).
 std::size_t arena_window_bytes(const LaunchCapture& c);
 // The device address in a buffer shape's base0x<hex> token, when it has a valid one.

@@ -166,6 +166,42 @@ std::vector<DumpFile> dump_files(const fs::path& dir) {
 
 namespace enc5::capture {
 
+std::vector<DumpedLaunch> load_dumped_launches(const std::string& dir, const std::string& kernel_substring) {
+  using namespace detail;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError(dir, 0, "a folder of launch dumps (facts F5)", "no such folder");
+  std::map<std::uint32_t, DumpedLaunch> by_launch;
+  for (const DumpFile& f : dump_files(dir)) {
+    if (f.name.kernel.find(kernel_substring) == std::string::npos) continue;
+    DumpedLaunch& l = by_launch[f.name.launch];
+    l.dir = dir;
+    l.kernel = f.name.kernel;
+    l.launch = f.name.launch;
+    for (const auto& b : l.buffers)
+      if (b.first == f.name.arg)
+        throw InputError(f.path.string(), 0, "one dump per launch and argument", "a second file for this argument");
+    for (const auto& im : l.images)
+      if (im.arg == f.name.arg) throw InputError(f.path.string(), 0, "one dump per launch and argument", "a second file for this argument");
+    const std::string file = capture_file(dir, f.path.filename().string(), dir, 0);
+    if (f.name.kind == "buffer") {
+      BufferArg b;
+      b.file = file;
+      b.shape = f.name.shape;
+      b.bytes = read_file_no_link(b.file);
+      parse_buffer_shape(b);
+      l.buffers.emplace_back(f.name.arg, std::move(b));
+    } else {
+      const bool texture = f.name.kind == "texture";
+      l.images.push_back({f.name.arg, texture, load_image_arg(file, f.name.shape, f.name.fmt, texture ? "texture" : "surface")});
+    }
+  }
+  if (by_launch.empty())
+    throw std::runtime_error(dir + ": no launch dump of a kernel matching '" + kernel_substring + "' (facts F5 naming)");
+  std::vector<DumpedLaunch> out;
+  for (auto& [n, l] : by_launch) out.push_back(std::move(l));
+  return out;
+}
+
 std::uint64_t buffer_offset(const std::string& file, const std::string& shape) { return detail::buffer_tokens(file, shape).offset; }
 
 }  // namespace enc5::capture

@@ -3,6 +3,7 @@
 // capture's arguments after the model's launch in launch-dump naming, exactly the files `enc5 ptx
 // run FILE.ptx --capture CAP` writes for the original kernel, so `enc5 diff` compares the two.
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "bridge/layer_capture.hpp"
@@ -17,7 +18,7 @@ namespace enc5::cli {
 namespace {
 
 constexpr const char* kReplayHelp = R"(usage: enc5 replay --layer enc4 CAPTURE -o DIR [--engine fast|golden] [--profile P]
-                    [--reading NAME=VALUE] [--layer-reading NAME=VALUE]
+                    [--reading NAME=VALUE] [--layer-reading NAME=VALUE] [--ex N --ey N] [--block-offset X,Y] [--launch N]
   Runs enc4 (the golden model or the fast engine: the same bytes) on a replay capture of
   cuda_dldn_engine_swin_enc4_kernel (manifest.txt, args.bin, alloc-N.bin, texture and surface
   files; docs/captures.md), its parameter block read by enc4's launch ABI (DOC4 §1.1: extents +0,
@@ -26,7 +27,10 @@ constexpr const char* kReplayHelp = R"(usage: enc5 replay --layer enc4 CAPTURE -
   (launch-000-<kernel>-argNNN-<kind>-<shape>-fmtN.bin): what `enc5 ptx run 0017-….ptx --capture
   CAPTURE -o DIR2` writes for the original kernel, so `enc5 diff DIR DIR2` compares them.
   The output windows start from zeros (as enc5's replay); every other byte stays as captured.
-  --layer-reading: the merge layers' readings (enc5 readings --layer enc4).
+  --layer-reading: the merge layers' readings (enc5 readings --layer enc4). CAPTURE may also be a
+  folder of d4r's launch dumps of the kernel (facts F5: no parameter block, so the extents are the
+  texture's unless --ex/--ey, the block offsets --block-offset, default 0,0; --launch N picks one
+  of several launches).
 )";
 
 constexpr const char* kCaptureHelp = R"(usage: enc5 capture --layer enc4 --synthetic -o DIR [--seed N] [--ex N --ey N] [--block-offset X,Y]
@@ -38,15 +42,17 @@ constexpr const char* kCaptureHelp = R"(usage: enc5 capture --layer enc4 --synth
   enc5's model of it; `enc5 ptx run 0017-….ptx --capture DIR` the original kernel.
 )";
 
-constexpr const char* kSettleHelp = R"(usage: enc5 settle --layer enc4 (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR)
-                    [--profile P] [--reading NAME=VALUE] [--threads N]
+constexpr const char* kSettleHelp =
+    R"(usage: enc5 settle --layer enc4 (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR | DUMPS)
+                    [--profile P] [--reading NAME=VALUE] [--threads N] [--ex N --ey N] [--block-offset X,Y] [--launch N]
   Which values of the merge layers' readings (enc5 readings --layer enc4: merge-*, e62-*) reproduce
   the original kernel. --results DIR: the original's results for the replay capture CAPTURE, in
   launch-dump naming (a GPU's dump of the launch, or `enc5 ptx run … --capture CAPTURE -o DIR`).
   --oracle FILE.ptx: the PTX interpreter runs the original kernel (corpus file 0017, entry
   cuda_dldn_engine_swin_enc4_kernel) on CAPTURE, or, without one, on two synthetic captures (the
   token grid 80 x 46, seed 1; 21 x 13 tokens at block offsets 3,5, seed 2: the frame's border
-  inside blocks). The search is coordinate-wise from the defaults with the fast engine; each
+  inside blocks). DUMPS: a folder of d4r's launch dumps of the kernel, which holds the original's
+  results itself (read as by enc5 replay --layer enc4). The search is coordinate-wise from the defaults with the fast engine; each
   reading's values are then scored with the others at the best. Exit 0 when the best setting
   reproduces every byte, 1 when it does not, 2 on errors.
 )";
@@ -62,6 +68,48 @@ LayerId merge_layer(const Args& args, const char* cmd) {
   return LayerId::enc5;
 }
 
+// --ex, --ey, --block-offset, --launch: how a launch-dump folder is read (its files carry no
+// parameter block); true when the option was one of them.
+struct DumpChoice {
+  ptx::LayerDumpOptions dump;
+  long long launch = -1;
+  bool handle(OptionCursor& c) {
+    if (c.name == "--ex") {
+      dump.ex = static_cast<int>(parse_int(c.name, c.take(), 2, 4096));
+    } else if (c.name == "--ey") {
+      dump.ey = static_cast<int>(parse_int(c.name, c.take(), 2, 4096));
+    } else if (c.name == "--block-offset") {
+      const auto [x, y] = parse_pair(c.name, c.take(), 0, 7);
+      dump.ox = static_cast<int>(x);
+      dump.oy = static_cast<int>(y);
+    } else if (c.name == "--launch") {
+      launch = parse_int(c.name, c.take(), 0, 999);
+    } else {
+      return false;
+    }
+    return true;
+  }
+};
+
+// A replay capture (manifest.txt) or a launch-dump folder of the layer's kernel (*dump = true:
+// the state after the launch, which is also the original's results).
+ptx::KernelCapture load_layer_capture(const std::string& dir, LayerId layer, const DumpChoice& d, bool* dump) {
+  std::error_code ec;
+  *dump = !std::filesystem::exists(std::filesystem::path(dir) / "manifest.txt", ec);
+  if (!*dump) return ptx::load_kernel_capture(dir);
+  const auto launches = capture::load_dumped_launches(dir, "swin_" + std::string(to_string(layer)) + "_");
+  const capture::DumpedLaunch* pick = nullptr;
+  std::string numbers;
+  for (const auto& l : launches) {
+    numbers += (numbers.empty() ? "" : ", ") + std::to_string(l.launch);
+    if (d.launch < 0 ? launches.size() == 1 : l.launch == static_cast<std::uint32_t>(d.launch)) pick = &l;
+  }
+  if (!pick)
+    throw UsageError(dir + " holds launch" + (launches.size() == 1 ? " " : "es ") + numbers + " of " + launches.front().kernel +
+                     (d.launch < 0 ? ": choose one with --launch N" : ", not " + std::to_string(d.launch)));
+  return ptx::layer_capture_from_dump(*pick, layer, d.dump);
+}
+
 void write_all(const std::string& dir, const std::vector<std::pair<std::string, std::vector<std::uint8_t>>>& files) {
   OutputSet set(dir);  // every file or none (io/output_set.hpp)
   for (const auto& [name, bytes] : files) set.write(name, bytes);
@@ -71,6 +119,7 @@ void write_all(const std::string& dir, const std::vector<std::pair<std::string, 
 int replay_layer(const Args& args, LayerId layer) {
   std::string in, out;
   RunChoice choice;
+  DumpChoice dump;
   ptx::LayerReplayOptions o;
   OptionCursor c(args);
   while (c.next()) {
@@ -85,7 +134,7 @@ int replay_layer(const Args& args, LayerId layer) {
       const std::string r = c.take();
       std::string err;
       if (!set_layer_reading(o.layer_readings, r, &err)) throw UsageError("--layer-reading " + r + ": " + err);
-    } else if (choice.handle(c)) {
+    } else if (choice.handle(c) || dump.handle(c)) {
     } else if (c.is_option()) {
       throw UsageError("unknown option '" + c.name + "'");
     } else if (in.empty()) {
@@ -99,7 +148,8 @@ int replay_layer(const Args& args, LayerId layer) {
   o.profile = find_profile(choice.profile);
   o.readings = choice.parsed_readings();
   o.golden = choice.engine == "golden";
-  ptx::KernelCapture cap = ptx::load_kernel_capture(in);
+  bool from_dump = false;
+  ptx::KernelCapture cap = load_layer_capture(in, layer, dump, &from_dump);
   const std::string entry(layer_spec(layer).entry);
   if (!cap.kernel.empty() && cap.kernel != entry)
     throw UsageError("the capture " + in + " is of kernel '" + cap.kernel + "', not " + entry + " (--layer " +
@@ -151,6 +201,7 @@ int capture_layer(const Args& args, LayerId layer) {
 int settle_layer_cmd(const Args& args, LayerId layer) {
   std::string cap, results, oracle, entry(layer_spec(layer).entry);
   RunChoice choice;
+  DumpChoice dump;
   OptionCursor c(args);
   while (c.next()) {
     if (c.name == "--layer") {
@@ -164,7 +215,7 @@ int settle_layer_cmd(const Args& args, LayerId layer) {
       oracle = c.take();
     } else if (c.name == "--entry") {
       entry = c.take();
-    } else if (choice.handle(c)) {
+    } else if (choice.handle(c) || dump.handle(c)) {
     } else if (c.is_option()) {
       throw UsageError("unknown option '" + c.name + "'");
     } else if (cap.empty()) {
@@ -173,15 +224,20 @@ int settle_layer_cmd(const Args& args, LayerId layer) {
       throw UsageError("one capture folder, got '" + cap + "' and '" + c.name + "'");
     }
   }
-  if (results.empty() == oracle.empty()) throw UsageError("give the original's results: --results DIR or --oracle FILE.ptx");
+  if (!results.empty() && !oracle.empty()) throw UsageError("give the original's results one way: --results DIR or --oracle FILE.ptx");
   if (!results.empty() && cap.empty()) throw UsageError("--results needs the capture it belongs to (CAPTURE)");
   std::vector<ptx::LayerSettleLaunch> launches;
+  bool from_dump = false;
   if (!cap.empty()) {
-    launches.push_back({cap, ptx::load_kernel_capture(cap), {}});
+    launches.push_back({cap, load_layer_capture(cap, layer, dump, &from_dump), {}});
   } else {
     launches = ptx::oracle_layer_launches(layer);
   }
-  if (!results.empty()) {
+  if (results.empty() && oracle.empty()) {
+    // A launch-dump folder holds the original's results itself (facts F5: taken after the launch).
+    if (!from_dump) throw UsageError("give the original's results: --results DIR, --oracle FILE.ptx, or a launch-dump folder");
+    launches[0].after = launches[0].before;
+  } else if (!results.empty()) {
     launches[0].after = ptx::results_from_dumps(launches[0].before, results);
   } else {
     const auto m = ptx::load_module(oracle);
