@@ -305,7 +305,7 @@ TEST(LayerSettle, CliOracleAndResults) {
   EXPECT_TRUE(contains(none.out, "no setting reproduces the original")) << none.out;
   const Result bad = d.enc5("settle --layer enc4 cap");
   EXPECT_EQ(bad.status, 2) << bad.out;
-  EXPECT_TRUE(contains(bad.out, "--results DIR or --oracle FILE.ptx")) << bad.out;
+  EXPECT_TRUE(contains(bad.out, "--results DIR, --oracle FILE.ptx, or a launch-dump folder")) << bad.out;
   fs::remove(find_file(d.path / "orig", "arg120-surface"));
   const Result missing = d.enc5("settle --layer enc4 cap --results orig");
   EXPECT_NE(missing.status, 0) << missing.out;
