@@ -28,7 +28,8 @@ void help() {
       "Times whole frames (synthetic inputs, default weights) with the golden model and the fast engine.\n"
       "The golden model runs on the small geometry (one block) only; its time for the larger geometries\n"
       "is that per-block time times the number of blocks divided by the threads (marked '~').\n"
-      "Defaults: every geometry, every profile, every SIMD path this CPU has, all hardware threads.\n"
+      "Defaults: every geometry, every profile, every SIMD path this CPU has (up to ENC5_SIMD's when it is set),\n"
+      "all hardware threads.\n"
       "cpu ms/blk: the process's CPU time (all threads) per block, minimum of the reps: on a shared\n"
       "machine it leaves out the time other processes held the cores.\n"
       "vs f64lim: ms/frame over the binary64 FMA limit (the frame's multiply-adds at the FMA peak measured\n"
@@ -99,9 +100,12 @@ BenchPlan plan_of(const BenchOptions& o) {
   for (const auto& n : o.simd_names)
     if (!engine::parse_simd_path(n) || !engine::simd_supported(*engine::parse_simd_path(n)))
       throw std::invalid_argument("SIMD path " + n + " is unknown or not supported by this CPU");
+  // Without --simd: every path this CPU has, up to ENC5_SIMD's when it is set (it forces a lower
+  // path everywhere else, engine/simd.hpp default_simd_path).
+  const auto cap = static_cast<int>(engine::default_simd_path());
   for (engine::SimdPath p : engine::supported_simd_paths())
-    if (o.simd_names.empty() ||
-        std::find(o.simd_names.begin(), o.simd_names.end(), std::string(engine::to_string(p))) != o.simd_names.end())
+    if (o.simd_names.empty() ? static_cast<int>(p) <= cap
+                             : std::find(o.simd_names.begin(), o.simd_names.end(), std::string(engine::to_string(p))) != o.simd_names.end())
       pl.paths.push_back(p);
   if (o.profiles.empty()) pl.profs = all_profiles();
   for (const auto& n : o.profiles) {
