@@ -191,14 +191,14 @@ TEST(LayerE62, WithTheGateAtZeroSurface112IsEnc5sSurface) {
   const enc5::WeightImage w5(std::move(b5), "stitched");
 
   const enc5::SyntheticFrame in = enc5::make_synthetic_frame(ex, ey, 7, false);
-  enc5::Enc4Frame f;
+  enc5::MergeFrame f;
   f.ex = ex;
   f.ey = ey;
   f.input_arena = in.input_arena;
   f.weights = &w4;
   f.texture = &in.texture;
   enc5::golden::LayerStats stats;
-  enc5::run_enc4_frame_golden(f, enc5::profile_ada(), enc5::Readings{}, enc5::LayerReadings{}, &stats);
+  enc5::run_merge_frame_golden(f, enc5::profile_ada(), enc5::Readings{}, enc5::LayerReadings{}, &stats);
   EXPECT_EQ(stats.pixels_written, static_cast<std::uint64_t>(ex * ey));
 
   std::vector<std::uint8_t> arena5(f.output_arena.size(), 0);

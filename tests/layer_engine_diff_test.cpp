@@ -1,10 +1,11 @@
-// enc4's fast engine (engine/layer_engine.hpp) against its golden model (model/layer_golden.hpp),
+// The merge layers' fast engine (engine/layer_engine.hpp) against their golden model
+// (model/layer_golden.hpp), enc4 and enc3 (C = 128: the golden parts with engine::gemm k-steps),
 // byte for byte: the plane arena (+48), the merged output (+56), E62's three surfaces and the
 // statistics, for every profile, every SIMD path this CPU has (ada), random weight images (the
 // synthetic enc4 image and a stress-like one with NaN codes in the merge and final weights),
 // negative block offsets, odd extents, and the merge layers' readings. The fast engine's phases
 // 1..60 are enc5's engine, which tests/engine_diff_test.cpp proves equal to golden; here the whole
-// enc4 pipeline is compared end to end.
+// enc4 pipeline is compared end to end; enc3's on every path and profile, at 1 and 3 threads.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -26,8 +27,8 @@ struct Outputs {
 };
 
 Outputs run(const WeightImage& w, const SyntheticFrame& in, int ex, int ey, int ox, int oy, const Profile& p, const Readings& r,
-            const LayerReadings& lr, const engine::SimdPath* fast) {
-  Enc4Frame f;
+            const LayerReadings& lr, const engine::SimdPath* fast, int threads = 1) {
+  MergeFrame f;
   f.ex = ex;
   f.ey = ey;
   f.ox = ox;
@@ -37,9 +38,9 @@ Outputs run(const WeightImage& w, const SyntheticFrame& in, int ex, int ey, int 
   f.texture = &in.texture;
   Outputs o;
   if (fast)
-    engine::run_enc4_frame_fast(f, p, r, lr, {*fast}, &o.stats);
+    engine::run_merge_frame_fast(f, p, r, lr, {*fast, threads}, &o.stats);
   else
-    run_enc4_frame_golden(f, p, r, lr, &o.stats);
+    run_merge_frame_golden(f, p, r, lr, &o.stats);
   o.arena = f.output_arena;
   o.merged = f.merged_output;
   o.s112 = f.surface112.bytes;
@@ -100,6 +101,40 @@ TEST(LayerEngineDiff, Enc4FastEqualsGoldenWithNaNCodesAndOtherReadings) {
     const Outputs g = run(w, in, 16, 8, 0, 0, *p, r, lr, nullptr);
     const Outputs e = run(w, in, 16, 8, 0, 0, *p, r, lr, &path);
     expect_same(g, e, std::string(p->name) + " nan codes");
+  }
+}
+
+TEST(LayerEngineDiff, Enc3FastEqualsGoldenForEveryProfilePathAndThreadCount) {
+  const WeightImage& w = default_layer_weights(LayerId::enc3);
+  const SyntheticFrame in = make_synthetic_frame(13, 9, 7, false, layer_spec(LayerId::enc3).k_slices());
+  for (const Profile* p : all_profiles()) {
+    const Outputs g = run(w, in, 13, 9, 3, 1, *p, Readings{}, LayerReadings{}, nullptr);
+    EXPECT_GT(g.stats.pixels_written, 0u);
+    for (engine::SimdPath path : engine::supported_simd_paths()) {
+      if (p != &profile_ada() && path != engine::best_simd_path()) continue;  // ada on every path, the others on the widest
+      for (int threads : {1, 3}) {
+        if (threads > 1 && p != &profile_ada()) continue;
+        const Outputs e = run(w, in, 13, 9, 3, 1, *p, Readings{}, LayerReadings{}, &path, threads);
+        expect_same(g, e,
+                    std::string(p->name) + " / " + std::string(engine::to_string(path)) + " / " + std::to_string(threads) + " threads");
+      }
+    }
+  }
+}
+
+TEST(LayerEngineDiff, MergeLayersAtSeveralThreadsWithTheOddQuadWriter) {
+  // e62-quad-writer = odd with an odd origin offset: two blocks write one +128 texel, so the driver
+  // runs serially; with an even offset the blocks run on the threads. Both: the golden bytes.
+  LayerReadings lr;
+  lr.e62_quad_writer = E62QuadWriter::odd;
+  const engine::SimdPath path = engine::best_simd_path();
+  for (LayerId id : {LayerId::enc4, LayerId::enc3}) {
+    const SyntheticFrame in = make_synthetic_frame(20, 12, 3, true, layer_spec(id).k_slices());
+    for (int o : {1, 2}) {
+      const Outputs g = run(default_layer_weights(id), in, 20, 12, o, o, profile_ada(), Readings{}, lr, nullptr);
+      const Outputs e = run(default_layer_weights(id), in, 20, 12, o, o, profile_ada(), Readings{}, lr, &path, 4);
+      expect_same(g, e, std::string(to_string(id)) + " offset " + std::to_string(o));
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "assets/synthetic_inputs.hpp"
 #include "assets/synthetic_weights.hpp"
 #include "layout/arena.hpp"
+#include "model/layer.hpp"
 #include "model/layer_golden.hpp"
 #include "model/layer_program.hpp"
 #include "model/phase_program.hpp"
@@ -49,21 +51,22 @@ TEST(LayerGolden, Enc4Phases1To60AreEnc5s) {
   }
 }
 
-// One B byte of the merge: lane L's 16 bytes at merge + 640 r + 512 j + 16 L (DOC4 §3/E60(e)); j < 20
-// are k-step j of the pass's n-tiles 0/1, j >= 20 k-step j - 20 of n-tiles 2/3 (DOC4 §2's chains
-// (A_j, B_2j), (A_j, B_2j+1), (A_j, B_40+2j), (A_j, B_40+2j+1)); byte 8h + 4b + jj of a lane is B
-// register b of n-tile 2(j/20) + h, whose byte jj holds column g, k = 2t + (jj&1) + 16((jj>>1)&1) + 8b
-// (facts §0.4). Returns the image offset of element (k of 640, column n of 160).
-std::uint32_t merge_b_offset(std::uint32_t merge, int k, int n) {
-  const int r = 32 * (n / 32), local = n % 32;
+// One B byte of the merge: lane L's 16 bytes at merge + 4C r + 512 j + 16 L (DOC4 §3/E60(e): 640 r;
+// DOC3 §3/E46(e): 512 (r + j), i.e. 512 r at C = 128); j < K/32 are k-step j of the pass's n-tiles
+// 0/1, j >= K/32 k-step j - K/32 of n-tiles 2/3 (DOC4 §2's chains (A_j, B_2j), (A_j, B_2j+1),
+// (A_j, B_40+2j), (A_j, B_40+2j+1); DOC3 §2 P47 the same with 32); byte 8h + 4b + jj of a lane is B
+// register b of n-tile 2(j/(K/32)) + h, whose byte jj holds column g, k = 2t + (jj&1) +
+// 16((jj>>1)&1) + 8b (facts §0.4). Returns the image offset of element (k of 4C, column n of 160).
+std::uint32_t merge_b_offset(std::uint32_t merge, int C, int k, int n) {
+  const int r = 32 * (n / 32), local = n % 32, ks = 4 * C / 32;
   const int pair = local / 16, h = (local / 8) & 1, g = local % 8;
   const int step = k / 32, kk = k % 32;
-  const int j = 20 * pair + step;
+  const int j = ks * pair + step;
   for (int t = 0; t < 4; ++t)
     for (int b = 0; b < 2; ++b)
       for (int jj = 0; jj < 4; ++jj)
         if (2 * t + (jj & 1) + 16 * ((jj >> 1) & 1) + 8 * b == kk)
-          return merge + 640u * r + 512u * j + 16u * (4 * g + t) + 8u * h + 4u * b + jj;
+          return merge + 4u * C * r + 512u * j + 16u * (4 * g + t) + 8u * h + 4u * b + jj;
   ADD_FAILURE() << "k " << k << " not found";
   return 0;
 }
@@ -72,16 +75,15 @@ struct Merged {
   std::vector<std::uint8_t> arena, merged;
 };
 
-Merged run_identity(int quarter, enc5::MergeGatherOrder order) {
-  const enc5::LayerSpec& s = enc5::layer_spec(LayerId::enc4);
+Merged run_identity(int quarter, enc5::MergeGatherOrder order, LayerId id = LayerId::enc4) {
+  const enc5::LayerSpec& s = enc5::layer_spec(id);
   const enc5::WeightMap m = enc5::weight_map(s);
-  std::vector<std::uint8_t> w(enc5::default_layer_weights(LayerId::enc4).bytes().begin(),
-                              enc5::default_layer_weights(LayerId::enc4).bytes().end());
-  std::fill(w.begin() + m.merge_weights(), w.begin() + m.final_weights(), 0);                          // Wm and bm = 0
-  for (int n = 0; n < 160; ++n) w.at(merge_b_offset(m.merge_weights(), 160 * quarter + n, n)) = 0x38;  // 1.0
-  const enc5::WeightImage image(std::move(w), LayerId::enc4, "identity");
-  const enc5::SyntheticFrame in = enc5::make_synthetic_frame(16, 16, 3, false);
-  enc5::Enc4Frame f;
+  std::vector<std::uint8_t> w(enc5::default_layer_weights(id).bytes().begin(), enc5::default_layer_weights(id).bytes().end());
+  std::fill(w.begin() + m.merge_weights(), w.begin() + m.final_weights(), 0);  // Wm and bm = 0
+  for (int n = 0; n < s.channels; ++n) w.at(merge_b_offset(m.merge_weights(), s.channels, s.channels * quarter + n, n)) = 0x38;  // 1.0
+  const enc5::WeightImage image(std::move(w), id, "identity");
+  const enc5::SyntheticFrame in = enc5::make_synthetic_frame(16, 16, 3, false, s.k_slices());
+  enc5::MergeFrame f;
   f.ex = 16;
   f.ey = 16;
   f.input_arena = in.input_arena;
@@ -91,12 +93,15 @@ Merged run_identity(int quarter, enc5::MergeGatherOrder order) {
   enc5::LayerReadings lr;
   lr.merge_gather_order = order;
   lr.merge_output_layout = enc5::MergeOutputLayout::token_words;
-  enc5::run_enc4_frame_golden(f, enc5::profile_ada(), r, lr);
+  enc5::run_merge_frame_golden(f, enc5::profile_ada(), r, lr);
   return {f.output_arena, f.merged_output};
 }
 
-void expect_copy(const Merged& got, int dx, int dy) {
-  const enc5::layout::PlaneArena full{16, 16}, half{8, 8};
+// The merged output's planes 0..C/32-1 copy the arena's words of token (2X + dx, 2Y + dy); enc3's
+// fifth plane (merged channels 128..159, no 1.0 in their weights) is +0.
+void expect_copy(const Merged& got, int dx, int dy, int planes = 5) {
+  const enc5::layout::PlaneArena full{16, 16, planes}, half{8, 8};
+  ASSERT_EQ(got.arena.size(), full.total_bytes());
   ASSERT_EQ(got.merged.size(), half.total_bytes());
   int compared = 0;
   for (int q = 0; q < 5; ++q)
@@ -104,7 +109,7 @@ void expect_copy(const Merged& got, int dx, int dy) {
       for (int X = 0; X < 8; ++X)
         for (int d = 0; d < 8; ++d)
           for (int b = 0; b < 4; ++b) {
-            std::uint8_t a = got.arena[4 * full.word_index(q, 2 * X + dx, 2 * Y + dy, d) + b];
+            std::uint8_t a = q < planes ? got.arena[4 * full.word_index(q, 2 * X + dx, 2 * Y + dy, d) + b] : 0;
             const std::uint8_t z = got.merged[4 * half.word_index(q, X, Y, d) + b];
             if (a == 0x80) a = 0x00;  // -0 * 1 + (+0 bias) = +0
             ASSERT_EQ(z, a) << "plane " << q << " token " << X << "," << Y << " word " << d << " byte " << b;
@@ -121,6 +126,69 @@ TEST(LayerGolden, Enc4MergeWithIdentityWeightsCopiesTheGatheredTokens) {
   expect_copy(run_identity(1, enc5::MergeGatherOrder::raster), 1, 0);
 }
 
+TEST(LayerGolden, Enc3MergeWithIdentityWeightsCopiesTheGatheredTokens) {
+  // K = 4C = 512 (DOC3 §2 P47: 16 k-steps, B at 231424 + 512 (r + j), j = 0..31).
+  expect_copy(run_identity(0, enc5::MergeGatherOrder::swin, LayerId::enc3), 0, 0, 4);
+  expect_copy(run_identity(3, enc5::MergeGatherOrder::swin, LayerId::enc3), 1, 1, 4);
+  expect_copy(run_identity(2, enc5::MergeGatherOrder::raster, LayerId::enc3), 0, 1, 4);
+}
+
+// enc3 end to end at C = 128 with its output projections, down-projections and the tables T1, T3
+// set to zero: D14 = C11 = f16(0 + x) and D46 = f16(0 + D14) (DOC3 §3/E10(e), E15(b): the residual
+// path), so the arena E46 writes (4 planes, param+48) is the decoded-and-requantised input, i.e.
+// the input arena itself (e4m3 -> f16 -> e4m3 is exact; -0 becomes +0), pixel for pixel. This
+// checks the prologue's 4-plane gather, the chains over 4 heads and 16 chunks and E46's 4-plane
+// scatter against the input alone, independently of every weight the zeroed paths multiply.
+TEST(LayerGolden, Enc3WithZeroProjectionsWritesItsInputArena) {
+  const enc5::LayerSpec& s = enc5::layer_spec(LayerId::enc3);
+  const enc5::WeightMap m = enc5::weight_map(s);
+  std::vector<std::uint8_t> w(enc5::default_layer_weights(LayerId::enc3).bytes().begin(),
+                              enc5::default_layer_weights(LayerId::enc3).bytes().end());
+  auto zero = [&w](std::uint32_t a, std::uint32_t b) { std::fill(w.begin() + a, w.begin() + b, 0); };
+  for (int h = 0; h < s.heads; ++h) zero(m.wo(h), m.wo(h) + 32 * m.c);
+  for (int c = 0; c < s.chunks; ++c) zero(m.w2(c), m.w2(c) + 32 * m.c);
+  zero(m.t1(), m.t1() + 2 * m.c);
+  zero(m.t3(), m.t3() + 2 * m.c);
+  const enc5::WeightImage image(std::move(w), LayerId::enc3, "zero projections");
+  const enc5::SyntheticFrame in = enc5::make_synthetic_frame(19, 11, 4, false, 4);
+  enc5::MergeFrame f;
+  f.ex = 19;
+  f.ey = 11;
+  f.ox = 2;
+  f.input_arena = in.input_arena;
+  f.weights = &image;
+  enc5::golden::LayerStats stats;
+  enc5::run_merge_frame_golden(f, enc5::profile_ada(), enc5::Readings{}, enc5::LayerReadings{}, &stats);
+  ASSERT_EQ(f.output_arena.size(), 4u * 19 * 11 * 32);
+  ASSERT_EQ(f.merged_output.size(), 5u * 9 * 5 * 32);
+  for (std::size_t i = 0; i < f.output_arena.size(); ++i) {
+    const std::uint8_t a = in.input_arena[i] == 0x80 ? 0x00 : in.input_arena[i];
+    ASSERT_EQ(f.output_arena[i], a) << "byte " << i;
+  }
+  EXPECT_EQ(stats.arena_stores, 8u * 4 * 19 * 11);  // a pixel's 8 words in each of the 4 planes, one st.global.u32 each
+}
+
+// enc3's RMS sums at C = 128 (the reading enc3-sum-trees): 16 squares per lane and row half. A row
+// of ones but channel 0 = 64 (square 4096, where the f16 spacing is 4): worked by hand,
+//   sequential: lane 0's low half 4096 + 1 + ... = 4096 (each +1 rounds away); the fold
+//     (4096 + 16) + (16 + 16) = 4144, high halves 64, 4144 + 64 = 4208 = 0x6C1C;
+//   even_odd_quads: even ((4096+1)+(1+1)) = 4098 -> 4096 (tie to even), + 4 = 4100; odd 8; 4108;
+//     fold 4108 + 16 + 32 = 4156, + 64 = 4220 = 0x6C1F; planes is the same tree; pairwise
+//     ((4096+1) -> 4096, + 2 -> 4096, + 4 = 4100, + 8 = 4108) gives 4220 too.
+// A row of 128 ones sums to 128 = 0x5800 in every tree.
+TEST(LayerGolden, Enc3SumTreesOf16TermsWorkedByHand) {
+  using enc5::SumTree;
+  std::vector<enc5::f16_t> row(128, 0x3C00);
+  for (SumTree t : {SumTree::sequential, SumTree::even_odd_quads, SumTree::planes, SumTree::pairwise})
+    EXPECT_EQ(enc5::golden::rms_sum_of_squares(row.data(), t, 128), 0x5800);
+  row[0] = 0x5400;  // 64
+  EXPECT_EQ(enc5::golden::rms_sum_of_squares(row.data(), SumTree::sequential, 128), 0x6C1C);
+  EXPECT_EQ(enc5::golden::rms_sum_of_squares(row.data(), SumTree::even_odd_quads, 128), 0x6C1F);
+  EXPECT_EQ(enc5::golden::rms_sum_of_squares(row.data(), SumTree::planes, 128), 0x6C1F);
+  EXPECT_EQ(enc5::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 128), 0x6C1F);
+  EXPECT_THROW(enc5::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 96), std::invalid_argument);
+}
+
 // enc4's arena (param+48) is enc5's for the same phase 1..60 weights: the image's first 428544 bytes
 // are the same regions in both layers (LayerTemplate tests), so an enc5 image stitched from them
 // (and any W61/b61) run by enc5's own frame driver must write the same arena, byte for byte.
@@ -131,12 +199,12 @@ TEST(LayerGolden, Enc4ArenaIsEnc5sForTheSamePhases1To60) {
   const enc5::WeightImage w5(std::move(b5), "stitched");
   const enc5::SyntheticFrame in = enc5::make_synthetic_frame(16, 8, 5, false);
 
-  enc5::Enc4Frame f;
+  enc5::MergeFrame f;
   f.ex = 16;
   f.ey = 8;
   f.input_arena = in.input_arena;
   f.weights = &w4;
-  enc5::run_enc4_frame_golden(f, enc5::profile_ada(), enc5::Readings{}, enc5::LayerReadings{});
+  enc5::run_merge_frame_golden(f, enc5::profile_ada(), enc5::Readings{}, enc5::LayerReadings{});
 
   std::vector<std::uint8_t> arena5(f.output_arena.size(), 0);
   enc5::Surface surface = enc5::Surface::make(16, 8);

@@ -1,5 +1,6 @@
 """The Swin layer template (docs/readings.md §7): enc5 and the layers before it, enc4 and enc3, as
-data, and enc4's model through its final epilogue E62 (run_enc4, run_layer).
+data, and the merge layers' model through their final epilogue (enc4's E62, enc3's E48: run_layer;
+run_enc4 without a texture).
 
     >>> enc5.layer_spec("enc4")["mma"]
     1386
@@ -50,21 +51,23 @@ def run_enc4(input_arena, weights=None, *, ex: int = 80, ey: int = 46, block_off
     (param+48, 5*ey*ex*32 bytes) and the patch merge's output (param+56, at (ex>>1) x (ey>>1)).
     `weights`: a 533856-byte uint8 array (default: the synthetic enc4 image, seed 1). run_layer
     also runs E62 and returns its surfaces."""
-    r = _run_enc4(input_arena, weights, None, ex, ey, block_offset, engine, profile, readings, layer_readings)
+    r = _run_merge_layer("enc4", input_arena, weights, None, ex, ey, block_offset, engine, profile, readings, layer_readings)
     return r["arena"], r["merged"]
 
 
 def run_layer(layer: str, input_arena, texture, weights=None, *, ex: int | None = None, ey: int | None = None,
               block_offset=(0, 0), engine: str = "fast", profile: str = "ada", readings: dict | None = None,
-              layer_readings: dict | None = None) -> dict:
-    """One launch of another layer of the template (layer = 'enc4'; 'enc3' is not modelled yet, and
-    enc5 is `enc5.run`). texture: float16 (ey, ex, 4) RGBA at the token grid (param+88). Returns a
-    dict: arena (param+48), merged (param+56), surface112 / surface120 (float16 (ey, ex, 4)) and
-    surface128 (float16 (ey>>1, ex>>1, 4)), E62's surfaces. engine 'fast' (default) or 'golden':
-    the same bytes. layer_readings: the merge layers' readings (layer_readings())."""
+              layer_readings: dict | None = None, threads: int = 1) -> dict:
+    """One launch of a merge layer of the template (layer = 'enc4' or 'enc3'; enc5 is `enc5.run`).
+    input_arena: the previous layer's plane arena, layer_spec(layer)["input_planes"] planes (enc4 5,
+    enc3 4) x ey x ex x 32 bytes. texture: float16 (ey, ex, 4) RGBA at the token grid (param+88).
+    Returns a dict: arena (param+48, the same planes), merged (param+56, 5 planes at the halved
+    extents), surface112 / surface120 (float16 (ey, ex, 4)) and surface128 (float16 (ey>>1, ex>>1,
+    4)), the final epilogue's surfaces. engine 'fast' (default) or 'golden': the same bytes, for
+    every `threads`. layer_readings: the merge layers' readings (layer_readings())."""
     layer = C.choice(layer, "layer", LAYERS)
-    if layer != "enc4":
-        raise ValueError(f"layer: {layer} is not run here (enc5: enc5.run; enc3's golden model is not written yet)")
+    if layer == "enc5":
+        raise ValueError("layer: enc5 is run by enc5.run")
     t = np.asarray(texture)
     if t.dtype != np.float16 or t.ndim != 3 or t.shape[2] != 4:
         raise ValueError(f"texture: expected a float16 (ey, ex, 4) array, found {t.dtype} {t.shape}")
@@ -72,19 +75,22 @@ def run_layer(layer: str, input_arena, texture, weights=None, *, ex: int | None 
     ex = t.shape[1] if ex is None else ex
     if t.shape[:2] != (ey, ex):
         raise ValueError(f"texture: expected the token grid ({ey}, {ex}, 4), found {t.shape}")
-    r = _run_enc4(input_arena, weights, np.ascontiguousarray(t).view(np.uint16).reshape(-1), ex, ey, block_offset,
-                  engine, profile, readings, layer_readings)
+    r = _run_merge_layer(layer, input_arena, weights, np.ascontiguousarray(t).view(np.uint16).reshape(-1), ex, ey, block_offset,
+                         engine, profile, readings, layer_readings, threads)
     for name, (h, w) in (("surface112", (ey, ex)), ("surface120", (ey, ex)), ("surface128", (ey >> 1, ex >> 1))):
         r[name] = r[name].view(np.float16).reshape(h, w, 4)
     return r
 
 
-def _run_enc4(input_arena, weights, texture, ex, ey, block_offset, engine, profile, readings, layer_readings) -> dict:
+def _run_merge_layer(layer, input_arena, weights, texture, ex, ey, block_offset, engine, profile, readings, layer_readings,
+                     threads=1) -> dict:
     ex = C.integer(ex, "ex", 2, 4096)
     ey = C.integer(ey, "ey", 2, 4096)
     ox, oy = C.integer_pair(block_offset, "block_offset", 0, 7)
     engine = C.choice(engine, "engine", ("fast", "golden"))
+    threads = C.integer(threads, "threads", 1, 256)
     a = np.ascontiguousarray(np.asarray(input_arena, dtype=np.uint8).reshape(-1))
-    w = synthetic_layer_weights("enc4", 1) if weights is None else np.ascontiguousarray(
+    w = synthetic_layer_weights(layer, 1) if weights is None else np.ascontiguousarray(
         np.asarray(weights, dtype=np.uint8).reshape(-1))
-    return _enc5.run_enc4(a, w, texture, ex, ey, ox, oy, engine, profile, dict(readings or {}), dict(layer_readings or {}))
+    return _enc5.run_merge_layer(layer, a, w, texture, ex, ey, ox, oy, engine, profile, dict(readings or {}),
+                                 dict(layer_readings or {}), threads)

@@ -16,6 +16,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -491,13 +492,14 @@ nb::dict run(In<std::uint8_t> input_arena, In<std::uint16_t> texture, int tex_wi
 void bind_run(nb::module_& m) {
   m.def(
       "synthetic_frame",
-      [](int ex, int ey, std::uint64_t seed, bool stress) {
-        SyntheticFrame f = make_synthetic_frame(ex, ey, seed, stress);
+      [](int ex, int ey, std::uint64_t seed, bool stress, int planes) {
+        if (planes < 1 || planes > 5) throw nb::value_error("planes: expected 1..5");
+        SyntheticFrame f = make_synthetic_frame(ex, ey, seed, stress, planes);
         const std::size_t n = f.input_arena.size(), t = f.texture.rgba.size();
         return nb::make_tuple(to_numpy(std::move(f.input_arena), {n}), to_numpy(std::move(f.texture.rgba), {t}), f.texture.width,
                               f.texture.height);
       },
-      "ex"_a, "ey"_a, "seed"_a, "stress"_a);
+      "ex"_a, "ey"_a, "seed"_a, "stress"_a, "planes"_a = 5);
 
   m.def("readings", [] {
     nb::list l;
@@ -619,66 +621,142 @@ LayerId layer_id(const std::string& name) {
   return id;
 }
 
+nb::dict layer_spec_dict(const std::string& name) {
+  const LayerSpec& s = layer_spec(layer_id(name));
+  const WeightMap w = weight_map(s);
+  const LayerProgram& prog = layer_program(s.id);
+  nb::dict d;
+  d["name"] = std::string(s.name);
+  d["entry"] = std::string(s.entry);
+  d["channels"] = s.channels;
+  d["heads"] = s.heads;
+  d["chunks"] = s.chunks;
+  d["merge"] = s.merge;
+  d["merge_out"] = s.merge_out;
+  d["final_epilogue"] = std::string(to_string(s.final_epilogue));
+  d["phases"] = static_cast<int>(prog.phases.size());
+  d["mma"] = prog.mma_total;
+  d["merge_phase"] = s.merge_phase();
+  d["final_phase"] = s.final_phase();
+  d["image_bytes"] = w.image_bytes();
+  d["tool_extent"] = w.tool_extent();
+  d["shared_bytes"] = s.abi.shared_bytes;
+  d["grid"] = nb::make_tuple(s.abi.grid[0], s.abi.grid[1], s.abi.grid[2]);
+  d["block"] = nb::make_tuple(s.abi.block[0], s.abi.block[1], s.abi.block[2]);
+  d["tokens"] = nb::make_tuple(s.abi.ex, s.abi.ey);
+  d["input_planes"] = s.k_slices();
+  d["merged_output_param"] = s.abi.merged_output;
+  nb::list surfaces;
+  for (int i = 0; i < s.abi.surface_count; ++i) surfaces.append(s.abi.surfaces[static_cast<std::size_t>(i)]);
+  d["surface_params"] = surfaces;
+  return d;
+}
+
+nb::list layer_phases_list(const std::string& name) {
+  nb::list l;
+  for (const Phase& p : layer_program(layer_id(name)).phases) {
+    nb::dict d;
+    d["number"] = p.number;
+    d["kind"] = std::string(to_string(p.kind));
+    d["statements"] = std::string(p.stmt_range);
+    d["tool"] = nb::make_tuple(p.tool.m, p.tool.n, p.tool.k);
+    d["real"] = nb::make_tuple(p.real.m, p.real.n, p.real.k);
+    d["mma"] = p.mma;
+    d["band"] = p.band;
+    d["weight"] = nb::make_tuple(p.weight_begin, p.weight_end);
+    d["bias"] = nb::make_tuple(p.bias_begin, p.bias_end);
+    d["epi"] = p.epilogue_statements;
+    d["warps"] = p.warps;
+    d["a"] = std::string(p.a_label);
+    d["b"] = std::string(p.b_label);
+    d["c"] = std::string(p.c_label);
+    l.append(d);
+  }
+  return l;
+}
+
+nb::list layer_readings_list() {
+  nb::list l;
+  for (const LayerReadingInfo& i : layer_reading_registry()) {
+    nb::dict d;
+    d["name"] = i.name;
+    d["values"] = i.values;
+    d["default"] = i.values.front();
+    d["question"] = i.question;
+    d["where"] = i.where;
+    d["settle"] = i.settle;
+    l.append(d);
+  }
+  return l;
+}
+
+// A merge layer (enc4, enc3; model/layer_golden.hpp, engine/layer_engine.hpp): the arena (+48), the
+// merged output (+56) and, when a texture (ex x ey RGBA f16) is given, the final epilogue's three
+// surfaces as RGBA f16 arrays.
+nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena, In<std::uint8_t> weights,
+                         std::optional<In<std::uint16_t>> texture, int ex, int ey, int ox, int oy, const std::string& engine,
+                         const std::string& profile, const std::map<std::string, std::string>& readings,
+                         const std::map<std::string, std::string>& layer_readings, int threads) {
+  const LayerId id = layer_id(layer);
+  if (!layer_spec(id).merge) throw nb::value_error(("layer: '" + layer + "' is not a merge layer (enc4, enc3)").c_str());
+  const Profile* p = find_profile(profile);
+  if (!p) throw nb::value_error(("profile: expected " + std::string(profile_names()) + ", got '" + profile + "'").c_str());
+  if (engine != "golden" && engine != "fast") throw nb::value_error(("engine: expected 'golden' or 'fast', got '" + engine + "'").c_str());
+  Readings r;
+  for (const auto& [k, v] : readings) {
+    std::string err;
+    if (!set_reading(r, k, v, &err)) throw nb::value_error(err.c_str());
+  }
+  LayerReadings lr;
+  for (const auto& [k, v] : layer_readings) {
+    std::string err;
+    if (!set_layer_reading(lr, k + "=" + v, &err)) throw nb::value_error(err.c_str());
+  }
+  const WeightImage w(std::vector<std::uint8_t>(weights.data(), weights.data() + weights.size()), id, "<weights>");
+  Texture tex;
+  if (texture) {
+    same_size(texture->size(), static_cast<std::size_t>(ex) * static_cast<std::size_t>(ey) * 4, "texture");
+    tex.width = ex;
+    tex.height = ey;
+    tex.rgba.assign(texture->data(), texture->data() + texture->size());
+  }
+  const std::vector<std::uint8_t> in(input_arena.data(), input_arena.data() + input_arena.size());
+  MergeFrame f;
+  f.ex = ex;
+  f.ey = ey;
+  f.ox = ox;
+  f.oy = oy;
+  f.input_arena = in;
+  f.weights = &w;
+  f.texture = texture ? &tex : nullptr;
+  try {
+    nb::gil_scoped_release release;
+    if (engine == "golden")
+      run_merge_frame_golden(f, *p, r, lr);
+    else
+      engine::run_merge_frame_fast(f, *p, r, lr, {engine::default_simd_path(), std::max(1, threads)});
+  } catch (const std::invalid_argument& e) {
+    throw nb::value_error(e.what());
+  }
+  nb::dict out;
+  const std::size_t na = f.output_arena.size(), nm = f.merged_output.size();
+  out["arena"] = to_numpy(std::move(f.output_arena), {na});
+  out["merged"] = to_numpy(std::move(f.merged_output), {nm});
+  if (texture) {
+    const std::pair<const char*, const Surface*> surfaces[] = {
+        {"surface112", &f.surface112}, {"surface120", &f.surface120}, {"surface128", &f.surface128}};
+    for (const auto& [name, sf] : surfaces) {
+      std::vector<std::uint16_t> rgba = surface_rgba(*sf);
+      const std::size_t h = static_cast<std::size_t>(sf->height), wd = static_cast<std::size_t>(sf->width);
+      out[name] = to_numpy(std::move(rgba), {h, wd, 4});
+    }
+  }
+  return out;
+}
+
 void bind_layers(nb::module_& m) {
-  m.def(
-      "layer_spec",
-      [](const std::string& name) {
-        const LayerSpec& s = layer_spec(layer_id(name));
-        const WeightMap w = weight_map(s);
-        const LayerProgram& prog = layer_program(s.id);
-        nb::dict d;
-        d["name"] = std::string(s.name);
-        d["entry"] = std::string(s.entry);
-        d["channels"] = s.channels;
-        d["heads"] = s.heads;
-        d["chunks"] = s.chunks;
-        d["merge"] = s.merge;
-        d["merge_out"] = s.merge_out;
-        d["final_epilogue"] = std::string(to_string(s.final_epilogue));
-        d["phases"] = static_cast<int>(prog.phases.size());
-        d["mma"] = prog.mma_total;
-        d["merge_phase"] = s.merge_phase();
-        d["final_phase"] = s.final_phase();
-        d["image_bytes"] = w.image_bytes();
-        d["tool_extent"] = w.tool_extent();
-        d["shared_bytes"] = s.abi.shared_bytes;
-        d["grid"] = nb::make_tuple(s.abi.grid[0], s.abi.grid[1], s.abi.grid[2]);
-        d["block"] = nb::make_tuple(s.abi.block[0], s.abi.block[1], s.abi.block[2]);
-        d["tokens"] = nb::make_tuple(s.abi.ex, s.abi.ey);
-        d["merged_output_param"] = s.abi.merged_output;
-        nb::list surfaces;
-        for (int i = 0; i < s.abi.surface_count; ++i) surfaces.append(s.abi.surfaces[static_cast<std::size_t>(i)]);
-        d["surface_params"] = surfaces;
-        return d;
-      },
-      "name"_a);
-
-  m.def(
-      "layer_phases",
-      [](const std::string& name) {
-        nb::list l;
-        for (const Phase& p : layer_program(layer_id(name)).phases) {
-          nb::dict d;
-          d["number"] = p.number;
-          d["kind"] = std::string(to_string(p.kind));
-          d["statements"] = std::string(p.stmt_range);
-          d["tool"] = nb::make_tuple(p.tool.m, p.tool.n, p.tool.k);
-          d["real"] = nb::make_tuple(p.real.m, p.real.n, p.real.k);
-          d["mma"] = p.mma;
-          d["band"] = p.band;
-          d["weight"] = nb::make_tuple(p.weight_begin, p.weight_end);
-          d["bias"] = nb::make_tuple(p.bias_begin, p.bias_end);
-          d["epi"] = p.epilogue_statements;
-          d["warps"] = p.warps;
-          d["a"] = std::string(p.a_label);
-          d["b"] = std::string(p.b_label);
-          d["c"] = std::string(p.c_label);
-          l.append(d);
-        }
-        return l;
-      },
-      "name"_a);
-
+  m.def("layer_spec", &layer_spec_dict, "name"_a);
+  m.def("layer_phases", &layer_phases_list, "name"_a);
   m.def(
       "layer_weight_regions",
       [](const std::string& name) {
@@ -687,7 +765,6 @@ void bind_layers(nb::module_& m) {
         return l;
       },
       "name"_a);
-
   m.def(
       "synthetic_layer_weights",
       [](const std::string& name, std::uint64_t seed) {
@@ -697,87 +774,10 @@ void bind_layers(nb::module_& m) {
         return to_numpy(std::move(b), {n});
       },
       "name"_a, "seed"_a);
-
-  m.def("layer_readings", [] {
-    nb::list l;
-    for (const LayerReadingInfo& i : layer_reading_registry()) {
-      nb::dict d;
-      d["name"] = i.name;
-      d["values"] = i.values;
-      d["default"] = i.values.front();
-      d["question"] = i.question;
-      d["where"] = i.where;
-      d["settle"] = i.settle;
-      l.append(d);
-    }
-    return l;
-  });
-
-  // enc4's golden model through phase 62 (model/layer_golden.hpp): returns (arena, merged).
-  // enc4 (model/layer_golden.hpp, engine/layer_engine.hpp): the arena (+48), the merged output
-  // (+56) and, when a texture (ex x ey RGBA f16) is given, E62's three surfaces as RGBA f16 arrays.
-  m.def(
-      "run_enc4",
-      [](In<std::uint8_t> input_arena, In<std::uint8_t> weights, std::optional<In<std::uint16_t>> texture, int ex, int ey, int ox, int oy,
-         const std::string& engine, const std::string& profile, const std::map<std::string, std::string>& readings,
-         const std::map<std::string, std::string>& layer_readings) {
-        const Profile* p = find_profile(profile);
-        if (!p) throw nb::value_error(("profile: expected " + std::string(profile_names()) + ", got '" + profile + "'").c_str());
-        if (engine != "golden" && engine != "fast")
-          throw nb::value_error(("engine: expected 'golden' or 'fast', got '" + engine + "'").c_str());
-        Readings r;
-        for (const auto& [k, v] : readings) {
-          std::string err;
-          if (!set_reading(r, k, v, &err)) throw nb::value_error(err.c_str());
-        }
-        LayerReadings lr;
-        for (const auto& [k, v] : layer_readings) {
-          std::string err;
-          if (!set_layer_reading(lr, k + "=" + v, &err)) throw nb::value_error(err.c_str());
-        }
-        const WeightImage w(std::vector<std::uint8_t>(weights.data(), weights.data() + weights.size()), LayerId::enc4, "<weights>");
-        Texture tex;
-        if (texture) {
-          same_size(texture->size(), static_cast<std::size_t>(ex) * static_cast<std::size_t>(ey) * 4, "texture");
-          tex.width = ex;
-          tex.height = ey;
-          tex.rgba.assign(texture->data(), texture->data() + texture->size());
-        }
-        const std::vector<std::uint8_t> in(input_arena.data(), input_arena.data() + input_arena.size());
-        Enc4Frame f;
-        f.ex = ex;
-        f.ey = ey;
-        f.ox = ox;
-        f.oy = oy;
-        f.input_arena = in;
-        f.weights = &w;
-        f.texture = texture ? &tex : nullptr;
-        try {
-          nb::gil_scoped_release release;
-          if (engine == "golden")
-            run_enc4_frame_golden(f, *p, r, lr);
-          else
-            engine::run_enc4_frame_fast(f, *p, r, lr, {engine::default_simd_path()});
-        } catch (const std::invalid_argument& e) {
-          throw nb::value_error(e.what());
-        }
-        nb::dict out;
-        const std::size_t na = f.output_arena.size(), nm = f.merged_output.size();
-        out["arena"] = to_numpy(std::move(f.output_arena), {na});
-        out["merged"] = to_numpy(std::move(f.merged_output), {nm});
-        if (texture) {
-          const std::pair<const char*, const Surface*> surfaces[] = {
-              {"surface112", &f.surface112}, {"surface120", &f.surface120}, {"surface128", &f.surface128}};
-          for (const auto& [name, sf] : surfaces) {
-            std::vector<std::uint16_t> rgba = surface_rgba(*sf);
-            const std::size_t h = static_cast<std::size_t>(sf->height), wd = static_cast<std::size_t>(sf->width);
-            out[name] = to_numpy(std::move(rgba), {h, wd, 4});
-          }
-        }
-        return out;
-      },
-      "input_arena"_a.noconvert(), "weights"_a.noconvert(), "texture"_a.noconvert().none(), "ex"_a, "ey"_a, "ox"_a, "oy"_a, "engine"_a,
-      "profile"_a, "readings"_a, "layer_readings"_a);
+  m.def("layer_readings", &layer_readings_list);
+  m.def("run_merge_layer", &run_merge_layer, "layer"_a, "input_arena"_a.noconvert(), "weights"_a.noconvert(),
+        "texture"_a.noconvert().none(), "ex"_a, "ey"_a, "ox"_a, "oy"_a, "engine"_a, "profile"_a, "readings"_a, "layer_readings"_a,
+        "threads"_a);
 }
 
 }  // namespace

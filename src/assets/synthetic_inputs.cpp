@@ -19,12 +19,13 @@ std::uint8_t code_in(SplitMix64& rng, int lo, int hi) {
 
 }  // namespace
 
-SyntheticFrame make_synthetic_frame(int ex, int ey, std::uint64_t seed, bool stress) {
+SyntheticFrame make_synthetic_frame(int ex, int ey, std::uint64_t seed, bool stress, int planes) {
   if (ex <= 0 || ey <= 0) throw std::invalid_argument("make_synthetic_frame: extents must be positive");
+  if (planes <= 0 || planes > layout::PlaneArena::kPlanes) throw std::invalid_argument("make_synthetic_frame: planes outside 1..5");
   SyntheticFrame f;
   f.ex = ex;
   f.ey = ey;
-  const layout::PlaneArena pa{ex, ey};
+  const layout::PlaneArena pa{ex, ey, planes};
   f.input_arena.assign(pa.total_bytes(), 0);
   SplitMix64 rng(seed ^ (stress ? 0x5354524553535354ull : 0x44454641554C5431ull));
   // Token kinds (stress only): 0 ordinary, 1 all zero, 2 huge (saturating codes), 3 tiny
@@ -37,7 +38,7 @@ SyntheticFrame make_synthetic_frame(int ex, int ey, std::uint64_t seed, bool str
     }
   // Bytes are generated per arena byte; which token a byte belongs to depends on the arena order
   // reading, so the token kind is taken from the pixel the byte is stored at.
-  for (int q = 0; q < 5; ++q)
+  for (int q = 0; q < planes; ++q)
     for (int y = 0; y < ey; ++y)
       for (int x = 0; x < ex; ++x)
         for (int d = 0; d < 8; ++d)

@@ -1,4 +1,5 @@
-// Deterministic synthetic inputs for the layer: an input plane arena (5*ey*ex*32 bytes of e4m3,
+// Deterministic synthetic inputs for the layer: an input plane arena (5*ey*ex*32 bytes of e4m3, or
+// `planes` planes for another layer of the template: enc3 reads 4,
 // never a NaN code) and an RGBA f16 texture of ex x ey texels. The default variant looks like a
 // normalised activation; the stress variant mixes in the extremes that drive every nonlinear
 // branch of the layer (with the stress weights): saturating codes (+-448), e4m3 subnormals,
@@ -13,7 +14,7 @@ namespace enc5 {
 
 struct SyntheticFrame {
   int ex = 0, ey = 0;
-  std::vector<std::uint8_t> input_arena;  // 5 * ey * ex * 32 bytes
+  std::vector<std::uint8_t> input_arena;  // planes (5) * ey * ex * 32 bytes
   Texture texture;                        // ex x ey, clamp addressing
 };
 
@@ -30,6 +31,6 @@ struct SplitMix64 {
   std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(next() % n); }
 };
 
-SyntheticFrame make_synthetic_frame(int ex, int ey, std::uint64_t seed, bool stress);
+SyntheticFrame make_synthetic_frame(int ex, int ey, std::uint64_t seed, bool stress, int planes = 5);
 
 }  // namespace enc5

@@ -51,9 +51,10 @@ options:
   --ex N --ey N         arena extents when no surface shape gives them (default: the arg112
                         surface of the same launch, else 40 x 23)
   --strict              files present on one side only count as differences
-  --layer enc4          A and B are two `enc5 run --layer enc4` folders: compares arena.bin (at
-                        --ex/--ey, else surface112.exr's shape), merged.bin (at the halved
-                        extents), surface112.exr, surface120.exr and surface128.exr
+  --layer enc4|enc3     A and B are two `enc5 run --layer L` folders: compares arena.bin (at
+                        --ex/--ey, else surface112.exr's shape; enc3's 4-plane arena byte
+                        by byte), merged.bin (at the halved extents), surface112.exr,
+                        surface120.exr and surface128.exr
   -h, --help            this text
 
 enc5 diff CAPTURE --stage NAME [--debug-base N] [--profile P] [--reading NAME=VALUE ...]
@@ -197,8 +198,8 @@ DiffArgs parse_diff_args(const Args& args) {
     } else if (cur.name == "--layer") {
       LayerId id{};
       const std::string v = cur.take();
-      if (!parse_layer(v, &id) || id != LayerId::enc4)
-        throw UsageError("--layer: expected enc4 (enc5's folders need no --layer; enc3 is not modelled), got '" + v + "'");
+      if (!parse_layer(v, &id) || id == LayerId::enc5)
+        throw UsageError("--layer: expected enc4 or enc3 (enc5's folders need no --layer), got '" + v + "'");
       d.layer = id;
     } else if (cur.name == "--launch") {
       d.launch = parse_int(cur.name, cur.take(), 0, 999999);
@@ -264,7 +265,7 @@ Comparison diff_folders(const fs::path& A, const fs::path& B, Geometry g) {
 
 FileDiff diff_files(const fs::path& A, const fs::path& B, Geometry g);
 
-// Two `enc5 run --layer enc4` folders (cli/cmd_run_layer.cpp): the five outputs by name. A file on
+// Two `enc5 run --layer enc4|enc3` folders (cli/cmd_run_layer.cpp): the five outputs by name. A file on
 // one side only is listed as for launch dumps; a link is refused (io/links.hpp).
 Comparison diff_layer_folders(const fs::path& A, const fs::path& B, Geometry g) {
   Comparison out;
@@ -293,7 +294,7 @@ Comparison diff_layer_folders(const fs::path& A, const fs::path& B, Geometry g) 
       out.only_b.push_back(f.first);
   }
   if (out.diffs.empty())
-    throw InputError(A.string(), 0, "an `enc5 run --layer enc4` folder (arena.bin, merged.bin, surface112/120/128.exr) matching B's",
+    throw InputError(A.string(), 0, "an `enc5 run --layer enc4|enc3` folder (arena.bin, merged.bin, surface112/120/128.exr) matching B's",
                      "no common file");
   return out;
 }
@@ -403,7 +404,7 @@ int cmd_diff(const Args& args) {
     if (!fs::exists(p)) throw InputError(p.string(), 0, "a capture folder or a file", "nothing (no such file or folder)");
   if (fs::is_directory(A) != fs::is_directory(B)) throw UsageError("A and B must both be folders or both be files");
   Comparison c;
-  if (a.layer && !fs::is_directory(A)) throw UsageError("--layer enc4 compares two folders of enc5 run --layer enc4");
+  if (a.layer && !fs::is_directory(A)) throw UsageError("--layer compares two folders of enc5 run --layer enc4|enc3");
   if (a.layer)
     c = diff_layer_folders(A, B, a.g);
   else if (fs::is_directory(A))

@@ -1,11 +1,14 @@
-// enc5 run --layer enc4: the golden model of another layer of the template (model/layer_golden.hpp)
-// on embedded synthetic assets or given files. What it writes: the plane arena (param+48,
-// arena.bin), the patch merge's output (param+56, merged.bin, a plane arena at the halved
-// extents: the next layer's input) and E62's three surfaces (surface112/120/128.exr; readings e62-*
-// of docs/readings.md §7).
+// enc5 run --layer enc4|enc3: the model of another layer of the template (model/layer_golden.hpp,
+// engine/layer_engine.hpp) on embedded synthetic assets or given files. What it writes: the plane
+// arena (param+48, arena.bin), the patch merge's output (param+56, merged.bin, a plane arena at the
+// halved extents: the next layer's input) and the final epilogue's three surfaces
+// (surface112/120/128.exr; readings e62-* of docs/readings.md §7).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "assets/synthetic_inputs.hpp"
 #include "assets/synthetic_weights.hpp"
@@ -25,153 +28,181 @@
 namespace enc5::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: enc5 run --layer enc4 [-o DIR] [--weights FILE] [--input FILE] [--texture FILE.exr] [--seed N]
-                 [--ex N --ey N] [--block-offset X,Y] [--engine fast|golden] [--profile P] [--reading NAME=VALUE]
-                 [--layer-reading NAME=VALUE] [--trace STAGES --block X,Y]
-  Runs enc4 (62 phases, 1386 mma): enc5's phases 1..60, the patch merge
-  (phase 61 in 32-column passes), phase 62 and E62 (docs/readings.md §7). Writes DIR/arena.bin
-  (param+48, 5 x ey x ex x 32 bytes), DIR/merged.bin (param+56: the merged tokens at (ex>>1) x
-  (ey>>1), in the plane-arena layout enc5 reads) and E62's surfaces DIR/surface112.exr,
-  surface120.exr (ex x ey) and surface128.exr ((ex>>1) x (ey>>1)), RGBA HALF. Given nothing: the
-  embedded synthetic enc4 weights (seed 1), a synthetic input arena and texture of the layer's token
-  grid (80 x 46, seed --seed). --layer-reading: merge-gather-order=swin|raster,
-  merge-output-layout=e60-words|token-words, e62-gate=logit10|logit11|acc,
-  e62-difference=gated|sigmoid, e62-quad-value=difference|product, e62-quad-writer=even|odd,
-  e62-inactive-lane=zero|own, e62-alpha=sigmoids|zero. --trace: enc5's stage names plus p61d (the
-  merge's D), p62d, e62.gate, e62.quad, e62.sum, of block --block. enc3's golden model is not
-  written yet (enc5 inspect --layer enc3). --engine fast (default): enc5's fast engine for phases
-  1..60, the engine's GEMM kernels for phases 61/62, byte for byte the golden model's outputs
-  (tests/layer_engine_diff_test.cpp); the blocks run one after another.
+constexpr const char* kHelp = R"(usage: enc5 run --layer enc4|enc3 [-o DIR] [--weights FILE] [--input FILE] [--texture FILE.exr] [--seed N]
+                 [--ex N --ey N] [--block-offset X,Y] [--engine fast|golden] [--threads N] [--profile P]
+                 [--reading NAME=VALUE] [--layer-reading NAME=VALUE] [--trace STAGES --block X,Y]
+  Runs a merge layer of the template (docs/readings.md §7): enc4 (62 phases, 1386 mma: enc5's
+  phases 1..60, the patch merge = phase 61 in 32-column passes, phase 62 and E62) or enc3 (48
+  phases, 936 mma: the same template at C = 128, 4 heads, 16 MLP chunks, the merge = phase 47 with
+  K = 512, phase 48 and E48). Writes DIR/arena.bin (param+48, C/32 planes x ey x ex x 32 bytes:
+  enc4 5, enc3 4), DIR/merged.bin (param+56: the merged tokens at (ex>>1) x (ey>>1), 5 planes, in
+  the plane-arena layout the next layer reads) and the final epilogue's surfaces
+  DIR/surface112.exr, surface120.exr (ex x ey) and surface128.exr ((ex>>1) x (ey>>1)), RGBA HALF.
+  Given nothing: the embedded synthetic weights of the layer (seed 1), a synthetic input arena and
+  texture of the layer's token grid (enc4 80 x 46, enc3 160 x 92; seed --seed). --layer-reading:
+  merge-gather-order=swin|raster, merge-output-layout=e60-words|token-words,
+  e62-gate=logit10|logit11|acc, e62-difference=gated|sigmoid, e62-quad-value=difference|product,
+  e62-quad-writer=even|odd, e62-inactive-lane=zero|own, e62-alpha=sigmoids|zero (enc3's E48 takes
+  the same). --trace: enc5's stage names at the layer's phase and epilogue numbers (enc4: enc5's,
+  p61d = the merge's D, p62d, e62.gate/quad/sum; enc3: w1..w10, e9.*, p11c, p11d..p46d, e14.*,
+  e46.words, p47d, p48d, e48.*; model/trace.hpp), of block --block ("all": every stage).
+  --engine fast (default): byte for byte the golden model's outputs (tests/layer_engine_diff_test.cpp);
+  enc4: enc5's fast engine for phases 1..60, the engine's GEMM kernels for phases 61/62; enc3: the
+  golden parts with every GEMM k-step on the engine's kernels. --threads N: blocks on N threads
+  (default 0 = all hardware threads; the bytes do not depend on it).
 )";
+
+struct LayerRunArgs {
+  std::string out = "out", weights_file, input_file, texture_file, trace_stages;
+  std::uint64_t seed = 1;
+  int ex = 0, ey = 0, ox = 0, oy = 0, bx = 0, by = 0;
+  RunChoice choice;  // --engine fast (default) or golden, --threads, --profile, --reading
+  std::vector<std::string> layer_readings;
+  bool help = false;
+};
+
+LayerRunArgs parse_layer_run(const Args& args, LayerId layer) {
+  LayerRunArgs a;
+  a.ex = layer_spec(layer).abi.ex;
+  a.ey = layer_spec(layer).abi.ey;
+  OptionCursor c(args);
+  while (c.next()) {
+    if (c.name == "--layer") {
+      c.take();
+    } else if (c.name == "-h" || c.name == "--help") {
+      a.help = true;
+    } else if (c.name == "-o" || c.name == "--out") {
+      a.out = c.take();
+    } else if (c.name == "--weights") {
+      a.weights_file = c.take();
+    } else if (c.name == "--input") {
+      a.input_file = c.take();
+    } else if (c.name == "--texture") {
+      a.texture_file = c.take();
+    } else if (c.name == "--seed") {
+      a.seed = static_cast<std::uint64_t>(parse_int(c.name, c.take(), 0, 1LL << 62));
+    } else if (c.name == "--ex") {
+      a.ex = static_cast<int>(parse_int(c.name, c.take(), 2, 4096));
+    } else if (c.name == "--ey") {
+      a.ey = static_cast<int>(parse_int(c.name, c.take(), 2, 4096));
+    } else if (c.name == "--block-offset") {
+      const auto [x, y] = parse_pair(c.name, c.take(), 0, 7);
+      a.ox = static_cast<int>(x);
+      a.oy = static_cast<int>(y);
+    } else if (c.name == "--layer-reading") {
+      a.layer_readings.push_back(c.take());
+    } else if (c.name == "--trace") {
+      a.trace_stages = c.take();
+    } else if (c.name == "--block") {
+      const auto [x, y] = parse_pair(c.name, c.take(), 0, 4096);
+      a.bx = static_cast<int>(x);
+      a.by = static_cast<int>(y);
+    } else if (!a.choice.handle(c)) {
+      throw UsageError("unknown option '" + c.name + "'");
+    }
+  }
+  return a;
+}
+
+// The input arena: the file (its size checked) or the synthetic one of the layer's C/32 planes.
+std::vector<std::uint8_t> layer_input(const LayerRunArgs& a, const LayerSpec& s, SyntheticFrame& synth) {
+  const layout::PlaneArena pa{a.ex, a.ey, s.k_slices()};
+  if (a.input_file.empty()) return std::move(synth.input_arena);
+  std::vector<std::uint8_t> input = read_file_bytes(a.input_file);
+  if (input.size() != pa.total_bytes())
+    throw InputError(a.input_file, input.size() < pa.total_bytes() ? input.size() : pa.total_bytes(),
+                     std::to_string(pa.total_bytes()) + " bytes (the " + std::string(s.name) + " input arena: " +
+                         std::to_string(pa.planes) + " planes at " + std::to_string(a.ex) + " x " + std::to_string(a.ey) + ")",
+                     std::to_string(input.size()) + " bytes");
+  return input;
+}
+
+TraceRequest trace_request(const LayerRunArgs& a) {
+  TraceRequest tr;
+  for (std::size_t at = 0; at <= a.trace_stages.size();) {
+    const std::size_t comma = std::min(a.trace_stages.find(',', at), a.trace_stages.size());
+    if (comma > at) tr.stages.push_back(a.trace_stages.substr(at, comma - at));
+    at = comma + 1;
+  }
+  tr.block_x = a.bx;
+  tr.block_y = a.by;
+  return tr;
+}
+
+void write_layer_outputs(const LayerRunArgs& a, const MergeFrame& f, const Trace& trace, const WeightImage& w, LayerId layer) {
+  std::filesystem::create_directories(a.out);
+  write_file_atomic(a.out + "/arena.bin", f.output_arena);
+  write_file_atomic(a.out + "/merged.bin", f.merged_output);
+  write_surface_exr(a.out + "/surface112.exr", f.surface112);
+  write_surface_exr(a.out + "/surface120.exr", f.surface120);
+  write_surface_exr(a.out + "/surface128.exr", f.surface128);
+  const bool traced = !a.trace_stages.empty();
+  if (traced) {
+    write_trace_binary(a.out + "/trace.bin", trace);
+    write_trace_text(a.out + "/trace.txt", trace);
+  }
+  const LayerProgram& prog = layer_program(layer);
+  const int fe = prog.spec->final_phase();
+  std::printf("enc5 run --layer %s: %zu phases, %d mma, weight image %zu bytes; %d x %d tokens, %d x %d blocks\n",
+              std::string(to_string(layer)).c_str(), prog.phases.size(), prog.mma_total, w.bytes().size(), a.ex, a.ey,
+              (a.ex + a.ox + 7) / 8, (a.ey + a.oy + 7) / 8);
+  std::printf("  wrote %s/arena.bin (%zu bytes, param+48) and %s/merged.bin (%zu bytes, param+56, %d x %d)%s\n", a.out.c_str(),
+              f.output_arena.size(), a.out.c_str(), f.merged_output.size(), a.ex >> 1, a.ey >> 1, traced ? ", trace.bin, trace.txt" : "");
+  std::printf(
+      "  wrote %s/surface112.exr, surface120.exr (%d x %d) and surface128.exr (%d x %d): E%d's surfaces +112/+120/+128 "
+      "(readings e62-*, docs/readings.md §7)\n",
+      a.out.c_str(), a.ex, a.ey, a.ex >> 1, a.ey >> 1, fe);
+}
 
 }  // namespace
 
 int cmd_run_layer(const Args& args, LayerId layer) {
   try {
-    std::string out = "out", weights_file, input_file, texture_file, trace_stages;
-    std::uint64_t seed = 1;
-    int ex = layer_spec(layer).abi.ex, ey = layer_spec(layer).abi.ey, ox = 0, oy = 0, bx = 0, by = 0;
-    RunChoice choice;  // --engine fast (default) or golden
-    std::vector<std::string> layer_readings;
-    OptionCursor c(args);
-    while (c.next()) {
-      if (c.name == "--layer") {
-        c.take();
-      } else if (c.name == "-h" || c.name == "--help") {
-        std::fputs(kHelp, stdout);
-        return 0;
-      } else if (c.name == "-o" || c.name == "--out") {
-        out = c.take();
-      } else if (c.name == "--weights") {
-        weights_file = c.take();
-      } else if (c.name == "--input") {
-        input_file = c.take();
-      } else if (c.name == "--texture") {
-        texture_file = c.take();
-      } else if (c.name == "--seed") {
-        seed = static_cast<std::uint64_t>(parse_int(c.name, c.take(), 0, 1LL << 62));
-      } else if (c.name == "--ex") {
-        ex = static_cast<int>(parse_int(c.name, c.take(), 2, 4096));
-      } else if (c.name == "--ey") {
-        ey = static_cast<int>(parse_int(c.name, c.take(), 2, 4096));
-      } else if (c.name == "--block-offset") {
-        const auto [x, y] = parse_pair(c.name, c.take(), 0, 7);
-        ox = static_cast<int>(x);
-        oy = static_cast<int>(y);
-      } else if (c.name == "--layer-reading") {
-        layer_readings.push_back(c.take());
-      } else if (c.name == "--trace") {
-        trace_stages = c.take();
-      } else if (c.name == "--block") {
-        const auto [x, y] = parse_pair(c.name, c.take(), 0, 4096);
-        bx = static_cast<int>(x);
-        by = static_cast<int>(y);
-      } else if (choice.handle(c)) {
-      } else {
-        throw UsageError("unknown option '" + c.name + "'");
-      }
+    const LayerRunArgs a = parse_layer_run(args, layer);
+    if (a.help) {
+      std::fputs(kHelp, stdout);
+      return 0;
     }
-    if (layer != LayerId::enc4)
-      throw UsageError(std::string(to_string(layer)) + "'s golden model is not written yet (enc5 inspect --layer " +
-                       std::string(to_string(layer)) + " prints its phase table)");
+    const LayerSpec& s = layer_spec(layer);
+    if (!s.merge) throw UsageError(std::string(s.name) + " is not a merge layer (enc5 run without --layer runs enc5)");
     LayerReadings lr;
-    for (const std::string& r : layer_readings) {
+    for (const std::string& r : a.layer_readings) {
       std::string err;
       if (!set_layer_reading(lr, r, &err)) throw UsageError("--layer-reading " + r + ": " + err);
     }
-    const Readings readings = choice.parsed_readings();
-    const Profile* profile = find_profile(choice.profile);
+    const Readings readings = a.choice.parsed_readings();
+    const Profile* profile = find_profile(a.choice.profile);
 
     WeightImage loaded;
-    if (!weights_file.empty()) loaded = load_weight_image(weights_file, layer);  // InputError: main prints it
-    const WeightImage& w = weights_file.empty() ? default_layer_weights(layer) : loaded;
-    SyntheticFrame synth;
-    std::vector<std::uint8_t> input;
-    const layout::PlaneArena pa{ex, ey};
-    synth = make_synthetic_frame(ex, ey, seed, false);
-    if (input_file.empty()) {
-      input = std::move(synth.input_arena);
-    } else {
-      input = read_file_bytes(input_file);
-      if (input.size() != pa.total_bytes())
-        throw InputError(
-            input_file, input.size() < pa.total_bytes() ? input.size() : pa.total_bytes(),
-            std::to_string(pa.total_bytes()) + " bytes (the enc4 input arena at " + std::to_string(ex) + " x " + std::to_string(ey) + ")",
-            std::to_string(input.size()) + " bytes");
-    }
-    Texture texture = texture_file.empty() ? std::move(synth.texture) : texture_from_exr(texture_file);
-    if (texture.width != ex || texture.height != ey)
-      throw InputError(texture_file, 0, "a " + std::to_string(ex) + " x " + std::to_string(ey) + " texture (the token grid)",
+    if (!a.weights_file.empty()) loaded = load_weight_image(a.weights_file, layer);  // InputError: main prints it
+    const WeightImage& w = a.weights_file.empty() ? default_layer_weights(layer) : loaded;
+    SyntheticFrame synth = make_synthetic_frame(a.ex, a.ey, a.seed, false, s.k_slices());
+    const std::vector<std::uint8_t> input = layer_input(a, s, synth);
+    Texture texture = a.texture_file.empty() ? std::move(synth.texture) : texture_from_exr(a.texture_file);
+    if (texture.width != a.ex || texture.height != a.ey)
+      throw InputError(a.texture_file, 0, "a " + std::to_string(a.ex) + " x " + std::to_string(a.ey) + " texture (the token grid)",
                        std::to_string(texture.width) + " x " + std::to_string(texture.height));
-    Enc4Frame f;
+    MergeFrame f;
     f.texture = &texture;
-    f.ex = ex;
-    f.ey = ey;
-    f.ox = ox;
-    f.oy = oy;
+    f.ex = a.ex;
+    f.ey = a.ey;
+    f.ox = a.ox;
+    f.oy = a.oy;
     f.input_arena = input;
     f.weights = &w;
-    TraceRequest tr;
+    const TraceRequest tr = trace_request(a);
+    const TraceRequest* trp = a.trace_stages.empty() ? nullptr : &tr;
     Trace trace;
-    if (!trace_stages.empty()) {
-      for (std::size_t at = 0; at <= trace_stages.size();) {
-        const std::size_t comma = std::min(trace_stages.find(',', at), trace_stages.size());
-        if (comma > at) tr.stages.push_back(trace_stages.substr(at, comma - at));
-        at = comma + 1;
-      }
-      tr.block_x = bx;
-      tr.block_y = by;
-    }
     golden::LayerStats stats;
-    if (choice.engine == "golden")
-      run_enc4_frame_golden(f, *profile, readings, lr, &stats, trace_stages.empty() ? nullptr : &tr, &trace);
+    const int threads = a.choice.threads > 0 ? a.choice.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (a.choice.engine == "golden")
+      run_merge_frame_golden(f, *profile, readings, lr, &stats, trp, &trace);
     else
-      engine::run_enc4_frame_fast(f, *profile, readings, lr, {engine::default_simd_path()}, &stats, trace_stages.empty() ? nullptr : &tr,
-                                  &trace);
-    std::filesystem::create_directories(out);
-    write_file_atomic(out + "/arena.bin", f.output_arena);
-    write_file_atomic(out + "/merged.bin", f.merged_output);
-    write_surface_exr(out + "/surface112.exr", f.surface112);
-    write_surface_exr(out + "/surface120.exr", f.surface120);
-    write_surface_exr(out + "/surface128.exr", f.surface128);
-    if (!trace_stages.empty()) {
-      write_trace_binary(out + "/trace.bin", trace);
-      write_trace_text(out + "/trace.txt", trace);
-    }
-    const LayerProgram& prog = layer_program(layer);
-    std::printf("enc5 run --layer %s: %zu phases, %d mma, weight image %zu bytes; %d x %d tokens, %d x %d blocks\n",
-                std::string(to_string(layer)).c_str(), prog.phases.size(), prog.mma_total, w.bytes().size(), ex, ey, (ex + ox + 7) / 8,
-                (ey + oy + 7) / 8);
-    std::printf("  wrote %s/arena.bin (%zu bytes, param+48) and %s/merged.bin (%zu bytes, param+56, %d x %d)%s\n", out.c_str(),
-                f.output_arena.size(), out.c_str(), f.merged_output.size(), ex >> 1, ey >> 1,
-                trace_stages.empty() ? "" : ", trace.bin, trace.txt");
-    std::printf(
-        "  wrote %s/surface112.exr, surface120.exr (%d x %d) and surface128.exr (%d x %d): E62's surfaces +112/+120/+128 "
-        "(readings e62-*, docs/readings.md §7)\n",
-        out.c_str(), ex, ey, ex >> 1, ey >> 1);
+      engine::run_merge_frame_fast(f, *profile, readings, lr, {engine::default_simd_path(), threads}, &stats, trp, &trace);
+    write_layer_outputs(a, f, trace, w, layer);
     return 0;
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "enc5 run: %s (enc5 run --layer enc4 --help)\n", e.what());
+    std::fprintf(stderr, "enc5 run: %s (enc5 run --layer %s --help)\n", e.what(), std::string(to_string(layer)).c_str());
     return 2;
   }
 }

@@ -318,7 +318,7 @@ struct Block {
     kern.rms_rows({x.v.data(), out.v.data(), rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data()});
   }
   // out[r] = f16(t + x[r]) for `rows` rows (phase 13's and 22's C seeds).
-  void seed_rows(const std::array<f16_t, kChannels>& t, const F16Mat& x, int rows, F16Mat& out) const {
+  void seed_rows(const std::vector<f16_t>& t, const F16Mat& x, int rows, F16Mat& out) const {
     reset(out, rows, kChannels);
     kern.add_rows({t.data(), x.v.data(), out.v.data(), rows});
   }

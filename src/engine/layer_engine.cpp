@@ -1,9 +1,12 @@
-// enc4 with the fast engine (engine/layer_engine.hpp).
+// The merge layers with the fast engine (engine/layer_engine.hpp).
 #include "engine/layer_engine.hpp"
 
+#include <functional>
 #include <memory>
+#include <stdexcept>
 
 #include "engine/engine.hpp"
+#include "engine/workers.hpp"
 #include "layout/tables.hpp"
 #include "layout/weight_tile.hpp"
 #include "model/layer_program.hpp"
@@ -58,23 +61,57 @@ golden::F16Mat gemm_seeded(const Profile& p, SimdPath simd, const golden::E4Mat&
   return d;
 }
 
+// One k-step of a golden phase through engine::gemm (BlockContext::gemm_step): A's 32 columns
+// from a_col0 on acc's rows, B's [n][k] codes, acc = C on entry and D on return.
+void gemm_step(const Profile& p, SimdPath simd, const golden::E4Mat& a, int a_col0, const golden::BTile& b, golden::F16Mat& acc) {
+  const unsigned dec = decode_for(p, simd);
+  AOperand ao;
+  ao.assign(a.v.data() + a_col0, acc.rows, 32, a.cols, dec, simd);
+  BOperand bo;
+  bo.assign_nk(b.v.data(), b.cols, 32, 32, dec, simd);
+  gemm(p, simd, ao, 0, bo, 0, 1, acc.rows, acc.v.data(), acc.cols);
+}
+
+MergeBlockLoop block_loop(int threads) {
+  if (threads <= 1) return {};
+  return [threads](int blocks, const std::function<void(int)>& body) { parallel_for(blocks, threads, [&](int t, int) { body(t); }); };
+}
+
 }  // namespace
 
-void run_enc4_frame_fast(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, const Enc4Engine& how,
-                         golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out) {
-  if (!f.weights || f.weights->layer() != LayerId::enc4)
-    throw std::invalid_argument("run_enc4_frame_fast: the weights are not an enc4 image");
-  const LayerSpec& s = layer_spec(LayerId::enc4);
+void run_merge_frame_fast(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, const LayerEngine& how,
+                          golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out) {
+  if (!f.weights || !layer_spec(f.weights->layer()).merge)
+    throw std::invalid_argument("run_merge_frame_fast: the weights are not an image of a merge layer (enc4, enc3)");
+  const LayerSpec& s = layer_spec(f.weights->layer());
+  if (s.id == LayerId::enc3) {
+    run_merge_frame_with(
+        f, profile, r, lr, stats, trace, trace_out,
+        [&](const golden::BlockContext& ctx, const golden::MergeBlockIo& io) {
+          const std::function<void(const golden::E4Mat&, int, const golden::BTile&, golden::F16Mat&)> step =
+              [&ctx, &how](const golden::E4Mat& a, int a_col0, const golden::BTile& b, golden::F16Mat& acc) {
+                gemm_step(*ctx.profile, how.simd, a, a_col0, b, acc);
+              };
+          golden::BlockContext fast = ctx;
+          fast.gemm_step = &step;
+          golden::run_merge_block(fast, lr, io);
+        },
+        block_loop(how.threads));
+    return;
+  }
   const std::shared_ptr<const PreparedWeights> prepared = prepare_weights(*f.weights);  // phases 1..60: enc5's
   const MergeLayerWeights mw = prepare_merge_layer(*f.weights, s);
-  run_enc4_frame_with(f, profile, r, lr, stats, trace, trace_out, [&](const golden::BlockContext& ctx, const golden::MergeBlockIo& io) {
-    const golden::E4Mat a60 = run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
-    const golden::E4Mat merged = golden::merge_gather(lr, a60);
-    const golden::F16Mat d61 = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);
-    golden::merge_store(ctx, lr, d61, io.merged_output);
-    const golden::F16Mat d62 = gemm_seeded(*ctx.profile, how.simd, a60, mw.final_b, mw.final_steps, mw.final_bias);
-    if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128) golden::e62(ctx, lr, d62, *io.texture, io.surfaces);
-  });
+  run_merge_frame_with(
+      f, profile, r, lr, stats, trace, trace_out,
+      [&](const golden::BlockContext& ctx, const golden::MergeBlockIo& io) {
+        const golden::E4Mat a60 = run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
+        const golden::E4Mat merged = golden::merge_gather(lr, a60);
+        const golden::F16Mat d61 = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);
+        golden::merge_store(ctx, lr, d61, io.merged_output);
+        const golden::F16Mat d62 = gemm_seeded(*ctx.profile, how.simd, a60, mw.final_b, mw.final_steps, mw.final_bias);
+        if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128) golden::e62(ctx, lr, d62, *io.texture, io.surfaces);
+      },
+      block_loop(how.threads));
 }
 
 }  // namespace enc5::engine

@@ -29,9 +29,11 @@ ENC5_HD constexpr std::uint32_t waddr(std::uint32_t base, int k, int n) {
 // slice, column n of 32) of W1_c / W61 — chains 0/1 step through tiles 0..4, chains 2/3 through 5..9:
 //   base + 512(5(n>>4) + s) + 64(n&7) + 16((k>>1)&3) + 8((n>>3)&1) + 4((k>>3)&1) + 2((k>>4)&1) + (k&1)
 // (Tile 5(n>>4) + s: chains 0/1 (n < 16) step through tiles 0..4, chains 2/3 through 5..9; spec
-// §2.2's phase-21 chain at 222144 + 512s.)
-ENC5_HD constexpr std::uint32_t waddr_banded(std::uint32_t base, int slice, int k, int n) {
-  return base + 512u * static_cast<std::uint32_t>(5 * (n >> 4) + slice) + waddr_in_tile(k, n);
+// §2.2's phase-21 chain at 222144 + 512s.) `slices` = C/32 for another layer of the template:
+// enc3's odd phases (C = 128) read tile 4(n>>4) + s (DOC3 §2 P15: chain 0 (A_s, B_2s), chain 2
+// (A_s, B_8+2s), B_2j and B_2j+1 in the 512-byte load j).
+ENC5_HD constexpr std::uint32_t waddr_banded(std::uint32_t base, int slice, int k, int n, int slices = 5) {
+  return base + 512u * static_cast<std::uint32_t>(slices * (n >> 4) + slice) + waddr_in_tile(k, n);
 }
 
 }  // namespace enc5::layout

@@ -12,17 +12,23 @@ bool e60_lane_dropped(const Readings& r, int lane) { return r.e60_lane_guard == 
 
 E4Mat e60_scatter(const BlockContext& ctx, const F16Mat& d60, std::span<std::uint8_t> output_arena) {
   // (a) 40 cvt.rn.satfinite.e4m3x2.f16x2: q8(D60), which is also phase 61's A (facts C12).
-  E4Mat a(d60.rows, kChannels);
+  E4Mat a(d60.rows, d60.cols);
   for (int r = 0; r < d60.rows; ++r)
-    for (int c = 0; c < kChannels; ++c) a.at(r, c) = quantise(ctx, d60.at(r, c));
+    for (int c = 0; c < d60.cols; ++c) a.at(r, c) = quantise(ctx, d60.at(r, c));
   e60_store(ctx, a, output_arena);
   return a;
 }
 
 void e60_store(const BlockContext& ctx, const E4Mat& a, std::span<std::uint8_t> output_arena) {
-  StageRef st = ctx.stage("e60.words", "E60's 20 words = phase 61's A: reg 4q+o = A register o of k-slice q (pair order bytes)", 4, 20);
+  // C/32 planes of 4 words per lane: enc5's 20 (facts C13), enc3's 16 (DOC3 §3/E46(b): 16 guarded
+  // st.global.u32, 4 planes at +512 strides of the index).
+  const int planes = a.cols / 32, e = ctx.layer().last_mlp();
+  StageRef st = ctx.stage(cat("e", e, ".words"),
+                          cat("E", e, "'s ", 4 * planes, " words = phase ", ctx.layer().final_phase(),
+                              "'s A: reg 4q+o = A register o of k-slice q (pair order bytes)"),
+                          4, 4 * planes);
   if (st) st->kind = TraceStage::Kind::e4m3x4;
-  const layout::PlaneArena pa{ctx.ex, ctx.ey};
+  const layout::PlaneArena pa{ctx.ex, ctx.ey, planes};
   ArenaSlot slots[4][4];  // [o][t]: a function of the reading arena-order only
   const layout::APairTable& am = layout::a_element_pair_table();
   for (int o = 0; o < 4; ++o)
@@ -34,7 +40,7 @@ void e60_store(const BlockContext& ctx, const E4Mat& a, std::span<std::uint8_t> 
       // (enc0's analogue is "laneid > 255", always false; a real laneid > 15 test would drop
       // pixels x0+4..x0+7 of every block, leaving arena holes the next layer reads).
       const bool lane_dropped = e60_lane_dropped(*ctx.readings, lane);
-      for (int q = 0; q < 5; ++q)
+      for (int q = 0; q < planes; ++q)
         for (int o = 0; o < 4; ++o) {
           std::uint32_t w = 0;
           for (int j = 0; j < 4; ++j) {

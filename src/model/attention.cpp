@@ -1,5 +1,7 @@
 // Attention, per head (facts C2..C5): phases 1..10 (Q and V chains), E10, phase 11 (the score),
 // E11 (the cubic-exponent softmax), phase 12 (P V). Warp z = head z runs all of it (facts A7).
+#include <vector>
+
 #include "layout/tables.hpp"
 #include "model/layer.hpp"
 #include "model/phase_program.hpp"
@@ -58,9 +60,10 @@ E11Row e11_row(const std::array<f16_t, 96>& e) {
 F16Mat score_phase(const BlockContext& ctx, const F16Mat& q, int head) {
   // facts C3: S[r][c] = mma(q8(Q[r]) . q8(Q[c]) + bias[r][c]), r = 0..63 queries (the window
   // rows), c = 0..95 keys, one k-step over the head's 32 channels (logical order on both sides).
-  // E10 packs q8(D9) twice: rows 0..63 as A, all 96 rows as B (facts §H 12: both from D9).
-  const Phase& ph = phase(11);
-  const std::uint32_t slot = ph.relative_to_slot ? kHeadSlotBytes * static_cast<std::uint32_t>(head) : 0u;
+  // E10 packs q8(D9) twice: rows 0..63 as A, all 96 rows as B (facts §H 12: both from D9). The
+  // layer's score phase (enc5's 11, enc3's 9: DOC3 §3/E8, the bias at slot + 8448 + 512 i).
+  const Phase& ph = ctx.phase(ctx.layer().score_phase());
+  const std::uint32_t slot = ph.relative_to_slot ? ctx.weight_map().slot_bytes() * static_cast<std::uint32_t>(head) : 0u;
   const E4Mat qa = quantise_mat(ctx, q, kWindow);
   const E4Mat qb = quantise_mat(ctx, q, kTokens);
   F16Mat s(kWindow, kTokens);
@@ -71,90 +74,114 @@ F16Mat score_phase(const BlockContext& ctx, const F16Mat& q, int head) {
   return s;
 }
 
-std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1) {
-  std::array<HeadOut, kHeads> heads;
-  StageRef wst[11];
-  for (int p = 1; p <= 10; ++p)
-    wst[p] = ctx.stage(cat("w", p), cat("D of phase ", p, ": reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1); warp = head"),
-                       kHeads, 48);
-  StageRef w11 = ctx.stage("w11", "D of phase 11 (score): reg 24mi+2nt+rh = f16x2 (query 16mi+g+8rh, keys 8nt+2t, +1)", kHeads, 96);
-  StageRef e11e = ctx.stage("e11.e", "E11 exponents, w11's order", kHeads, 96);
-  StageRef e11s = ctx.stage("e11.sum", "E11 row sums: reg 2mi+rh = f16 sum of row 16mi+g+8rh in both halves", kHeads, 8);
-  StageRef e11r = ctx.stage("e11.rcp", "E11 reciprocals: reg 2mi+rh = f16 rcp of row 16mi+g+8rh in both halves", kHeads, 8);
-  StageRef e11p = ctx.stage("e11.p", "E11 probabilities, w11's order", kHeads, 96);
-  StageRef w12 = ctx.stage("w12", "D of phase 12 (P V): reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1)", kHeads, 32);
+namespace {
 
-  // A debug stage (ctx.last_phase, facts F1) needs warp 0 = head 0 only.
-  const int last = ctx.last_phase;
-  for (int h = 0; h < (last ? 1 : kHeads); ++h) {
-    HeadOut& ho = heads[h];
-    const std::uint32_t slot = kHeadSlotBytes * static_cast<std::uint32_t>(h);
-    // Phases 1..10 (facts C2): chain A (odd p) = Q, chain B (even p) = V; phase p reads staged
-    // k-slice (p-1)/2 and its B at slot + weight_begin; its C is 0 or the D of c_chain_from.
-    std::array<F16Mat, 11> d;
-    for (int p = 1; p <= (last && last < 10 ? last : 10); ++p) {
-      const Phase& ph = phase(p);
-      const BTile b = load_b_waddr(*ctx.weights, ph.weight_begin + (ph.relative_to_slot ? slot : 0u), kHeadDim);
-      d[p] = ph.c == OperandSource::previous_d ? d[ph.c_chain_from] : F16Mat(kTokens, kHeadDim, 0);
-      phase_step(ctx, h1, ph.a_k0, b, d[p]);
-      if (wst[p])
-        for (int mi = 0; mi < 6; ++mi) record_tile(*wst[p], h, d[p], 16 * mi, 8 * mi, 4);
+// The stages of the attention phases, named after the layer's phases and epilogue (enc5: w1..w12,
+// e11.*; enc3: w1..w10, e9.*).
+struct AttentionStages {
+  std::vector<StageRef> w;  // [p], p = 1..stem
+  StageRef score, e, sum, rcp, p, pv;
+  AttentionStages(const BlockContext& ctx) {
+    const LayerSpec& l = ctx.layer();
+    const int H = l.heads, sp = l.score_phase(), pvp = l.pv_phase();
+    w.resize(static_cast<std::size_t>(l.stem_phases()) + 1);
+    for (int q = 1; q <= l.stem_phases(); ++q)
+      w[q] =
+          ctx.stage(cat("w", q), cat("D of phase ", q, ": reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1); warp = head"), H, 48);
+    score = ctx.stage(cat("w", sp), cat("D of phase ", sp, " (score): reg 24mi+2nt+rh = f16x2 (query 16mi+g+8rh, keys 8nt+2t, +1)"), H, 96);
+    e = ctx.stage(cat("e", sp, ".e"), cat("E", sp, " exponents, w", sp, "'s order"), H, 96);
+    sum = ctx.stage(cat("e", sp, ".sum"), cat("E", sp, " row sums: reg 2mi+rh = f16 sum of row 16mi+g+8rh in both halves"), H, 8);
+    rcp = ctx.stage(cat("e", sp, ".rcp"), cat("E", sp, " reciprocals: reg 2mi+rh = f16 rcp of row 16mi+g+8rh in both halves"), H, 8);
+    p = ctx.stage(cat("e", sp, ".p"), cat("E", sp, " probabilities, w", sp, "'s order"), H, 96);
+    pv = ctx.stage(cat("w", pvp), cat("D of phase ", pvp, " (P V): reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1)"), H, 32);
+  }
+  void record(int h, const HeadOut& ho) const {
+    for (int mi = 0; mi < 4; ++mi) {
+      if (score) record_tile(*score, h, ho.s, 16 * mi, 24 * mi, 12);
+      if (e) record_tile(*e, h, ho.e, 16 * mi, 24 * mi, 12);
+      if (p) record_tile(*p, h, ho.p, 16 * mi, 24 * mi, 12);
     }
-    if (last && last <= 10) continue;
-    ho.q = d[9];
-    ho.v = d[10];
-
-    // Phase 11 + E11.
-    ho.s = score_phase(ctx, ho.q, h);
-    ho.e = F16Mat(kWindow, kTokens);
-    ho.p = F16Mat(kWindow, kTokens);
-    ho.row_sum.resize(kWindow);
-    ho.row_rcp.resize(kWindow);
-    for (int r = 0; r < kWindow; ++r) {
-      std::array<f16_t, 96> e{};
-      for (int c = 0; c < kTokens; ++c) e[c] = ho.e.at(r, c) = e11_expval(ho.s.at(r, c), ctx.stats);
-      const E11Row row = e11_row(e);
-      ho.row_sum[r] = row.sum;
-      ho.row_rcp[r] = row.rcp;
-      for (int c = 0; c < kTokens; ++c) ho.p.at(r, c) = row.p[c];
-    }
-
-    // Phase 12 (facts C5): O = q8(P) q8(V) over 3 k-steps (keys 32ks..32ks+31, logical = pair
-    // order on both operands), C = 0 for the first.
-    const Phase& p12 = phase(12);
-    E4Mat pq(kWindow, kTokens);
-    for (int r = 0; r < kWindow; ++r)
-      for (int c = 0; c < kTokens; ++c) {
-        const f16_t pv = ho.p.at(r, c);
-        pq.at(r, c) = quantise(ctx, pv);
-        if (ctx.stats) ctx.stats->p_quantised_zero += q8_counts_quantised_zero(pv, pq.at(r, c));
-      }
-    const E4Mat vq = quantise_mat(ctx, ho.v, kTokens);  // E11(f)/(g): movmatrix + packs = q8(V)
-    ho.o = F16Mat(kWindow, kHeadDim, 0);
-    for (int ks = 0; ks < p12.k_steps; ++ks) {
-      BTile b;
-      b.cols = kHeadDim;
-      b.v.resize(32 * kHeadDim);
-      for (int n = 0; n < kHeadDim; ++n)
-        for (int k = 0; k < 32; ++k) b.v[static_cast<std::size_t>(n) * 32 + k] = vq.at(32 * ks + k, n);
-      phase_step(ctx, pq, 32 * ks, b, ho.o);
-    }
-
-    if (w11)
-      for (int mi = 0; mi < 4; ++mi) record_tile(*w11, h, ho.s, 16 * mi, 24 * mi, 12);
-    if (e11e)
-      for (int mi = 0; mi < 4; ++mi) record_tile(*e11e, h, ho.e, 16 * mi, 24 * mi, 12);
-    if (e11p)
-      for (int mi = 0; mi < 4; ++mi) record_tile(*e11p, h, ho.p, 16 * mi, 24 * mi, 12);
     for (int lane = 0; lane < 32; ++lane)
       for (int mi = 0; mi < 4; ++mi)
         for (int rh = 0; rh < 2; ++rh) {
           const int r = 16 * mi + (lane >> 2) + 8 * rh;
-          if (e11s) e11s->at(h, lane, 2 * mi + rh) = f16x2_pack(ho.row_sum[r], ho.row_sum[r]);
-          if (e11r) e11r->at(h, lane, 2 * mi + rh) = f16x2_pack(ho.row_rcp[r], ho.row_rcp[r]);
+          if (sum) sum->at(h, lane, 2 * mi + rh) = f16x2_pack(ho.row_sum[r], ho.row_sum[r]);
+          if (rcp) rcp->at(h, lane, 2 * mi + rh) = f16x2_pack(ho.row_rcp[r], ho.row_rcp[r]);
         }
-    if (w12)
-      for (int mi = 0; mi < 4; ++mi) record_tile(*w12, h, ho.o, 16 * mi, 8 * mi, 4);
+    if (pv)
+      for (int mi = 0; mi < 4; ++mi) record_tile(*pv, h, ho.o, 16 * mi, 8 * mi, 4);
+  }
+};
+
+// E11 (facts C4) on the score tile of one head: exponents, row sums, reciprocals, probabilities.
+void softmax(const BlockContext& ctx, HeadOut& ho) {
+  ho.e = F16Mat(kWindow, kTokens);
+  ho.p = F16Mat(kWindow, kTokens);
+  ho.row_sum.resize(kWindow);
+  ho.row_rcp.resize(kWindow);
+  for (int r = 0; r < kWindow; ++r) {
+    std::array<f16_t, 96> e{};
+    for (int c = 0; c < kTokens; ++c) e[c] = ho.e.at(r, c) = e11_expval(ho.s.at(r, c), ctx.stats);
+    const E11Row row = e11_row(e);
+    ho.row_sum[r] = row.sum;
+    ho.row_rcp[r] = row.rcp;
+    for (int c = 0; c < kTokens; ++c) ho.p.at(r, c) = row.p[c];
+  }
+}
+
+// The P V phase (facts C5): O = q8(P) q8(V) over 3 k-steps (keys 32ks..32ks+31, logical = pair
+// order on both operands), C = 0 for the first.
+void pv_phase(const BlockContext& ctx, HeadOut& ho) {
+  const Phase& ph = ctx.phase(ctx.layer().pv_phase());
+  E4Mat pq(kWindow, kTokens);
+  for (int r = 0; r < kWindow; ++r)
+    for (int c = 0; c < kTokens; ++c) {
+      const f16_t pv = ho.p.at(r, c);
+      pq.at(r, c) = quantise(ctx, pv);
+      if (ctx.stats) ctx.stats->p_quantised_zero += q8_counts_quantised_zero(pv, pq.at(r, c));
+    }
+  const E4Mat vq = quantise_mat(ctx, ho.v, kTokens);  // E11(f)/(g): movmatrix + packs = q8(V)
+  ho.o = F16Mat(kWindow, kHeadDim, 0);
+  for (int ks = 0; ks < ph.k_steps; ++ks) {
+    BTile b;
+    b.cols = kHeadDim;
+    b.v.resize(32 * kHeadDim);
+    for (int n = 0; n < kHeadDim; ++n)
+      for (int k = 0; k < 32; ++k) b.v[static_cast<std::size_t>(n) * 32 + k] = vq.at(32 * ks + k, n);
+    phase_step(ctx, pq, 32 * ks, b, ho.o);
+  }
+}
+
+}  // namespace
+
+std::vector<HeadOut> attention(const BlockContext& ctx, const E4Mat& h1) {
+  const LayerSpec& l = ctx.layer();
+  const int stem = l.stem_phases();  // 10 (enc5, enc4), 8 (enc3)
+  std::vector<HeadOut> heads(static_cast<std::size_t>(l.heads));
+  const AttentionStages st(ctx);
+  // A debug stage (ctx.last_phase, facts F1) needs warp 0 = head 0 only.
+  const int last = ctx.last_phase;
+  for (int h = 0; h < (last ? 1 : l.heads); ++h) {
+    HeadOut& ho = heads[static_cast<std::size_t>(h)];
+    const std::uint32_t slot = ctx.weight_map().slot_bytes() * static_cast<std::uint32_t>(h);
+    // The stem phases (facts C2): chain A (odd p) = Q, chain B (even p) = V; phase p reads staged
+    // k-slice (p-1)/2 and its B at slot + weight_begin; its C is 0 or the D of c_chain_from.
+    std::vector<F16Mat> d(static_cast<std::size_t>(stem) + 1);
+    for (int p = 1; p <= (last && last < stem ? last : stem); ++p) {
+      const Phase& ph = ctx.phase(p);
+      const BTile b = load_b_waddr(*ctx.weights, ph.weight_begin + (ph.relative_to_slot ? slot : 0u), kHeadDim);
+      d[p] = ph.c == OperandSource::previous_d ? d[ph.c_chain_from] : F16Mat(kTokens, kHeadDim, 0);
+      phase_step(ctx, h1, ph.a_k0, b, d[p]);
+      if (st.w[p])
+        for (int mi = 0; mi < 6; ++mi) record_tile(*st.w[p], h, d[p], 16 * mi, 8 * mi, 4);
+    }
+    if (last && last <= stem) continue;
+    ho.q = d[stem - 1];
+    ho.v = d[stem];
+    ho.s = score_phase(ctx, ho.q, h);  // the score phase + E11
+    softmax(ctx, ho);
+    pv_phase(ctx, ho);
+    st.record(h, ho);
   }
   return heads;
 }

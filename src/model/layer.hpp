@@ -7,6 +7,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,6 +16,8 @@
 
 #include "model/constants.hpp"
 #include "model/index_maps.hpp"
+#include "model/layer_program.hpp"
+#include "model/layer_spec.hpp"
 #include "model/phase_program.hpp"
 #include "model/readings.hpp"
 #include "model/texture_surface.hpp"
@@ -25,6 +28,8 @@
 
 namespace enc5::golden {
 
+// enc5's sizes (facts C0). The golden parts take another layer's from BlockContext::layer() (the
+// template, model/layer_spec.hpp: enc4's are these, enc3's C = 128, 4 heads, 16 chunks).
 inline constexpr int kChannels = 160;  // C (facts C0)
 inline constexpr int kTokens = 96;     // 64 window + 32 halo rows (facts B6)
 inline constexpr int kWindow = 64;     // 8x8 window
@@ -63,6 +68,8 @@ struct E4Mat {
   e4m3_t at(int r, int c) const { return v[static_cast<std::size_t>(r) * cols + c]; }
 };
 
+struct BTile;
+
 // A stage being filled: an index into Trace::stages (a vector, so no pointers are kept).
 class StageRef {
  public:
@@ -88,6 +95,10 @@ struct BlockContext {
   Trace* trace = nullptr;
   int ex = 0, ey = 0;  // token-grid extents (param+0)
   int x0 = 0, y0 = 0;  // block origin (facts A5)
+  // When set, computes every phase_step in place of the golden element loop, with the same values
+  // (the fast engine's GEMM kernels for the layers the engine has no part of its own for: enc3,
+  // engine/layer_engine.hpp). Arguments as phase_step's.
+  const std::function<void(const E4Mat& a, int a_col0, const BTile& b, F16Mat& acc)>* gemm_step = nullptr;
   // > 0: run only through this phase (1..13), and of the per-head phases only head 0 = warp 0:
   // exactly what one of d4r's debug-oracle stages holds (facts F1/F2: w1..w12, p13c, p13d are
   // stored by %tid.z == 0 only). The block then writes no output. 0: the whole block.
@@ -95,6 +106,14 @@ struct BlockContext {
 
   // Returns the stage to fill when the trace asks for it (zero-filled, appended), else empty.
   StageRef stage(const std::string& name, const std::string& description, int warps, int regs) const;
+
+  // The layer of the template the block computes: the weight image's (model/layer_spec.hpp). Its
+  // C, heads, chunks, phase program and weight map are what every golden part reads (enc5's
+  // program equals phase_program() field by field, LayerTemplate.Enc5IsTheExisting*).
+  const LayerSpec& layer() const { return layer_spec(weights ? weights->layer() : LayerId::enc5); }
+  const LayerProgram& program() const { return layer_program(layer().id); }
+  const Phase& phase(int number) const { return program().phase(number); }
+  WeightMap weight_map() const { return enc5::weight_map(layer()); }
 };
 
 // ---- shared pieces (layer_common.cpp) ----
@@ -125,13 +144,13 @@ struct BTile {
   std::vector<e4m3_t> v;  // [n][k]
   const e4m3_t* col(int n) const { return &v[static_cast<std::size_t>(n) * 32]; }
 };
-BTile load_b_waddr(const WeightImage& w, std::uint32_t base, int cols);              // facts E2
-BTile load_b_banded(const WeightImage& w, std::uint32_t base, int slice, int cols);  // facts C9
+BTile load_b_waddr(const WeightImage& w, std::uint32_t base, int cols);                              // facts E2
+BTile load_b_banded(const WeightImage& w, std::uint32_t base, int slice, int cols, int slices = 5);  // facts C9; slices = C/32
 // One k-step of a phase over a tile: acc[r][n] = mma_step(A[r][a_col0 .. a_col0+31], B col n,
 // acc[r][n]) for every element (acc holds C on entry, D on return).
 void phase_step(const BlockContext& ctx, const E4Mat& a, int a_col0, const BTile& b, F16Mat& acc);
-// A 160-column f16 table (g1, T1, g2, T3) read with a chunk order (facts E3, C6).
-std::array<f16_t, kChannels> load_column_table(const WeightImage& w, std::uint32_t table, TableChunkOrder order);
+// A C-column f16 table (g1, T1, g2, T3; C = `channels`) read with a chunk order (facts E3, C6).
+std::vector<f16_t> load_column_table(const WeightImage& w, std::uint32_t table, TableChunkOrder order, int channels = kChannels);
 // Stage writer for a 16-row tile held as D registers: reg = 2*nt + rh, value = f16x2 of
 // (row 16*mtile_row0 + g + 8rh, cols 8nt + 2t, +1).
 void record_tile(TraceStage& st, int warp, const F16Mat& m, int row0, int reg_base, int nt_count, int col0 = 0);
@@ -153,22 +172,23 @@ void prologue_gather(const BlockContext& ctx, std::span<const std::uint8_t> inpu
 struct NormSpec {
   SumTree tree;
   f16_t eps;
-  std::array<f16_t, 160> gain;
+  std::vector<f16_t> gain;  // C entries: the row length
 };
 // The prologue's norm (readings prologue-norm, -eps, -sum-tree; gain g1): empty when the reading
 // prologue-norm = identity stages x as is.
 std::optional<NormSpec> prologue_norm_spec(const BlockContext& ctx);
 // E20's (facts C8: reading e20-sum-tree, kE20Eps, gain g2 in the reading g2-chunk-order).
 NormSpec e20_norm_spec(const BlockContext& ctx);
-// The norm of `rows` rows of 160 (row-major) by the spec, the golden way.
+// The norm of `rows` rows of C = spec.gain.size() (row-major) by the spec, the golden way.
 void rms_norm_rows(const NormSpec& spec, const f16_t* x, f16_t* out, int rows);
 PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> input_arena);
 
 // ---- RMS norm pieces (rms_norm.cpp), facts B4, C8 ----
 // The per-row f16 sum of squares exactly as the kernel forms it: the lane with thread-in-group t
-// holds the f16x2 squares of columns (8nt+2t, 8nt+2t+1), nt = 0..19; in-lane tree; butterflies
-// xor 1 then xor 2; then lo + hi.
-f16_t rms_sum_of_squares(const f16_t row[kChannels], SumTree tree);
+// holds the f16x2 squares of columns (8nt+2t, 8nt+2t+1), nt = 0..C/8-1; in-lane tree (20 terms
+// for C = 160, 16 for C = 128: the reading enc3-sum-trees, model/sum_tree.hpp); butterflies xor 1
+// then xor 2; then lo + hi.
+f16_t rms_sum_of_squares(const f16_t* row, SumTree tree, int channels = kChannels);
 
 // The prologue norm's epsilon as f16 (reading prologue-eps, facts B4 / Errata 4).
 f16_t prologue_eps(const Readings& r);
@@ -186,6 +206,8 @@ struct E20Out {
   std::vector<f16_t> sum, inv;
 };
 E20Out e20_norm(const BlockContext& ctx, const F16Mat& d20);
+// E20's trace stages e20.sum, e20.inv, e20.n (the norm after the last projection phase: enc3's E14).
+void record_norm_stages(const BlockContext& ctx, const E20Out& norm);
 
 // ---- attention (attention.cpp): phases 1..12, E10, E11, E12 ----
 // E11 step 1..5 for one score (facts C4): the cubic exponent.
@@ -206,18 +228,19 @@ struct HeadOut {
 };
 // Phase 11 alone (for tests): S = bias + q8(Q[0..63]) q8(Q)^T of head h.
 F16Mat score_phase(const BlockContext& ctx, const F16Mat& q, int head);
-std::array<HeadOut, kHeads> attention(const BlockContext& ctx, const E4Mat& h1);
+// One HeadOut per head of the layer (warp z = head z).
+std::vector<HeadOut> attention(const BlockContext& ctx, const E4Mat& h1);
 
 // ---- output projection (out_projection.cpp): E12, phases 13..20 ----
 struct OutProjOut {
   F16Mat c13, d20;
 };  // 64 x 160 (warp z owns rows 16z..16z+15)
 // T1, the table of phase 13's C seed, in the reading t1-chunk-order (facts C6).
-std::array<f16_t, kChannels> c13_table(const BlockContext& ctx);
+std::vector<f16_t> c13_table(const BlockContext& ctx);
 // The residual x of phase 13's C seed f16(T1 + x), rows 0..63 (reading c13-residual): the raw
 // decoded input (a reference to in_x) or the decode of the staged bytes (written to `staged`).
 const F16Mat& c13_residual(const BlockContext& ctx, const F16Mat& in_x, const E4Mat& h1, F16Mat& staged);
-OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const std::array<HeadOut, kHeads>& heads);
+OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const std::vector<HeadOut>& heads);
 
 // ---- MLP (mlp.cpp): phases 21..60, E21..E59 ----
 // E21's clamped cubic activation for one f16 (facts C10).
@@ -226,7 +249,7 @@ struct MlpOut {
   F16Mat c22, d60;
 };
 // T3, the table of phase 22's C seed, in the reading t3-chunk-order (facts C10).
-std::array<f16_t, kChannels> c22_table(const BlockContext& ctx);
+std::vector<f16_t> c22_table(const BlockContext& ctx);
 // The residual of phase 22's C seed f16(T3 + residual) (reading e21-residual): D20 or N.
 const F16Mat& e21_residual(const BlockContext& ctx, const F16Mat& d20, const F16Mat& n);
 MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm);

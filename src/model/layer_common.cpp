@@ -49,6 +49,10 @@ f16_t mma_step(const Profile& p, const e4m3_t a_logical[32], const e4m3_t b_logi
 }
 
 void phase_step(const BlockContext& ctx, const E4Mat& a, int a_col0, const BTile& b, F16Mat& acc) {
+  if (ctx.gemm_step) {
+    (*ctx.gemm_step)(a, a_col0, b, acc);
+    return;
+  }
   for (int r = 0; r < acc.rows; ++r) {
     const e4m3_t* arow = &a.v[static_cast<std::size_t>(r) * a.cols + a_col0];
     for (int n = 0; n < acc.cols; ++n) acc.at(r, n) = mma_step(*ctx.profile, arow, b.col(n), acc.at(r, n));
@@ -72,26 +76,28 @@ BTile load_b_waddr(const WeightImage& w, std::uint32_t base, int cols) {
   return t;
 }
 
-BTile load_b_banded(const WeightImage& w, std::uint32_t base, int slice, int cols) {
+BTile load_b_banded(const WeightImage& w, std::uint32_t base, int slice, int cols, int slices) {
   BTile t;
   t.cols = cols;
   t.v.resize(static_cast<std::size_t>(cols) * 32);
   for (int n = 0; n < cols; ++n)
-    for (int k = 0; k < 32; ++k) t.v[static_cast<std::size_t>(n) * 32 + k] = w.byte(layout::waddr_banded(base, slice, k, n));
+    for (int k = 0; k < 32; ++k) t.v[static_cast<std::size_t>(n) * 32 + k] = w.byte(layout::waddr_banded(base, slice, k, n, slices));
   return t;
 }
 
-std::array<f16_t, kChannels> load_column_table(const WeightImage& w, std::uint32_t table, TableChunkOrder order) {
+std::vector<f16_t> load_column_table(const WeightImage& w, std::uint32_t table, TableChunkOrder order, int channels) {
   // n-tile nt reads the 16-byte chunk chunk(nt) of the table (facts E3: u32 at table + 16nt + 4t
   // in the "nt" reading; HIP5's rotation (nt+19)%20 and the issue-order rotation (nt+1)%20 are the
-  // alternatives, facts C6).
-  std::array<f16_t, kChannels> v{};
-  for (int col = 0; col < kChannels; ++col) {
+  // alternatives, facts C6). At C = 128 (enc3, 16 n-tiles) the rotations are the same one chunk
+  // back / forward, (nt+15)%16 and (nt+1)%16 (docs/readings.md §7 enc3-sum-trees' note).
+  const int tiles = channels / 8;
+  std::vector<f16_t> v(static_cast<std::size_t>(channels));
+  for (int col = 0; col < channels; ++col) {
     const int nt = col >> 3;
     int chunk = nt;
-    if (order == TableChunkOrder::nt_plus_19) chunk = (nt + 19) % 20;
-    if (order == TableChunkOrder::nt_plus_1) chunk = (nt + 1) % 20;
-    v[col] = w.f16_at(layout::column_table_offset(table, 8 * chunk + (col & 7)));
+    if (order == TableChunkOrder::nt_plus_19) chunk = (nt + tiles - 1) % tiles;
+    if (order == TableChunkOrder::nt_plus_1) chunk = (nt + 1) % tiles;
+    v[static_cast<std::size_t>(col)] = w.f16_at(layout::column_table_offset(table, 8 * chunk + (col & 7)));
   }
   return v;
 }

@@ -1,5 +1,6 @@
-// enc4's golden model past enc5's phases (model/layer_golden.hpp): E60's merge staging, the merge
-// phase, E61's store, phase 62. Sources: DOC4 §3/E60(c)-(e), E61, the phase table (§2); the readings
+// The merge layers' golden model past enc5's phases (model/layer_golden.hpp): the merge staging, the
+// merge phase, its store, the final phase. Sources: DOC4 §3/E60(c)-(e), E61, the phase table (§2);
+// DOC3 §3/E46(c)-(e), E47, §2 for enc3; the readings
 // of docs/readings.md §7 (merge-loop, merge-bias-pass, merge-gather-order, merge-output-layout,
 // final-phase-a).
 #include "model/layer_golden.hpp"
@@ -189,84 +190,107 @@ void merge_store(const BlockContext& ctx, const LayerReadings& lr, const F16Mat&
   }
 }
 
-F16Mat run_enc4_block(const BlockContext& ctx, const LayerReadings& lr, const MergeBlockIo& io) {
-  if (ctx.last_phase) throw std::invalid_argument("run_enc4_block: last_phase is not supported");
-  const LayerSpec& s = layer_spec(LayerId::enc4);
-  // Phases 1..60 and E60's arena scatter: enc5's parts (the same statements and offsets, DOC4 §2).
+F16Mat run_merge_block(const BlockContext& ctx, const LayerReadings& lr, const MergeBlockIo& io) {
+  if (ctx.last_phase) throw std::invalid_argument("run_merge_block: last_phase is not supported");
+  const LayerSpec& s = ctx.layer();
+  if (!s.merge) throw std::invalid_argument(cat("run_merge_block: ", s.name, " has no patch merge"));
+  // The phases up to the last down-projection and its arena scatter: enc5's parts at the layer's
+  // C, heads and chunks (enc4: the same statements and offsets as enc5's, DOC4 §2; enc3: DOC3 §2).
   const PrologueOut pro = prologue(ctx, io.input_arena);
-  const std::array<HeadOut, kHeads> heads = attention(ctx, pro.h1);
+  const std::vector<HeadOut> heads = attention(ctx, pro.h1);
   const OutProjOut proj = out_projection(ctx, pro, heads);
   const E20Out norm = e20_norm(ctx, proj.d20);
+  record_norm_stages(ctx, norm);
   const MlpOut m = mlp(ctx, proj.d20, norm);
-  const E4Mat a60 = e60_scatter(ctx, m.d60, io.output_arena);  // q8(D60): the arena and the merge's input
-  // E60(c)/(d), phase 61, E61.
-  const E4Mat merged = merge_gather(lr, a60);
-  const F16Mat d61 = merge_phase(ctx, s, merged);
-  merge_store(ctx, lr, d61, io.merged_output);
-  // Phase 62: A = q8(D60) (final-phase-a), B/C at W62/b62; then E62.
-  F16Mat d62 = logits_phase(ctx, a60, layer_program(LayerId::enc4).phase(s.final_phase()), "p62d");
-  if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128) e62(ctx, lr, d62, *io.texture, io.surfaces);
-  return d62;
+  const E4Mat a_last = e60_scatter(ctx, m.d60, io.output_arena);  // q8(D): the arena and the merge's input
+  // The staging (E60(c)/(d), E46(c)/(d)), the merge phase, its store (E61, E47).
+  const E4Mat merged = merge_gather(lr, a_last);
+  const F16Mat dm = merge_phase(ctx, s, merged);
+  merge_store(ctx, lr, dm, io.merged_output);
+  // The final phase: A = q8 of the last down-projection's D (final-phase-a); then its epilogue.
+  F16Mat d = logits_phase(ctx, a_last, ctx.phase(s.final_phase()), cat("p", s.final_phase(), "d"));
+  if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128) e62(ctx, lr, d, *io.texture, io.surfaces);
+  return d;
 }
 
 }  // namespace golden
 
-void run_enc4_frame_golden(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
-                           const TraceRequest* trace, Trace* trace_out) {
-  run_enc4_frame_with(f, profile, r, lr, stats, trace, trace_out,
-                      [&lr](const golden::BlockContext& ctx, const golden::MergeBlockIo& io) { golden::run_enc4_block(ctx, lr, io); });
+void run_merge_frame_golden(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
+                            const TraceRequest* trace, Trace* trace_out) {
+  run_merge_frame_with(f, profile, r, lr, stats, trace, trace_out,
+                       [&lr](const golden::BlockContext& ctx, const golden::MergeBlockIo& io) { golden::run_merge_block(ctx, lr, io); });
 }
 
-void run_enc4_frame_with(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
-                         const TraceRequest* trace, Trace* trace_out, const Enc4BlockRunner& run) {
-  if (!f.weights || f.weights->layer() != LayerId::enc4)
-    throw std::invalid_argument("run_enc4_frame_golden: the weights are not an enc4 image");
-  const layout::PlaneArena in{f.ex, f.ey}, half{f.ex >> 1, f.ey >> 1};
+namespace {
+
+// The frame's checks and outputs: the layer, the input arena's and the texture's sizes.
+const LayerSpec& prepare_merge_frame(MergeFrame& f, golden::E62Surfaces& surfaces) {
+  if (!f.weights || !layer_spec(f.weights->layer()).merge)
+    throw std::invalid_argument("run_merge_frame: the weights are not an image of a merge layer (enc4, enc3)");
+  const LayerSpec& s = layer_spec(f.weights->layer());
+  const layout::PlaneArena in{f.ex, f.ey, s.k_slices()}, half{f.ex >> 1, f.ey >> 1, s.merge_out / 32};
   if (f.input_arena.size() != in.total_bytes())
-    throw std::invalid_argument(
-        golden::cat("run_enc4_frame_golden: the input arena has ", f.input_arena.size(), " bytes, not ", in.total_bytes()));
+    throw std::invalid_argument(golden::cat("run_merge_frame: the ", s.name, " input arena has ", f.input_arena.size(), " bytes, not ",
+                                            in.total_bytes(), " (", s.k_slices(), " planes at ", f.ex, " x ", f.ey, ")"));
   f.output_arena.assign(in.total_bytes(), 0);
   f.merged_output.assign(half.total_bytes(), 0);
-  golden::E62Surfaces surfaces;
   if (f.texture) {
     if (f.texture->width != f.ex || f.texture->height != f.ey ||
         f.texture->rgba.size() != static_cast<std::size_t>(f.ex) * static_cast<std::size_t>(f.ey) * 4)
-      throw std::invalid_argument(golden::cat("run_enc4_frame_golden: the texture is ", f.texture->width, " x ", f.texture->height,
+      throw std::invalid_argument(golden::cat("run_merge_frame: the texture is ", f.texture->width, " x ", f.texture->height,
                                               ", not the token grid ", f.ex, " x ", f.ey));
-    // DESC4 layer(): the surfaces at the token grid, the third at the halved grid (40 x 23).
+    // DESC4/DESC3 layer(): the surfaces at the token grid, the third at the halved grid.
     f.surface112 = Surface::make(f.ex, f.ey);
     f.surface120 = Surface::make(f.ex, f.ey);
     f.surface128 = Surface::make(f.ex >> 1, f.ey >> 1);
     surfaces = {&f.surface112, &f.surface120, &f.surface128};
   }
+  return s;
+}
+
+}  // namespace
+
+void run_merge_frame_with(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
+                          const TraceRequest* trace, Trace* trace_out, const MergeBlockRunner& run, const MergeBlockLoop& loop) {
+  golden::E62Surfaces surfaces;
+  prepare_merge_frame(f, surfaces);
   const Profile p = with_readings(profile, r);
-  const int gx = (f.ex + f.ox + 7) / 8, gy = (f.ey + f.oy + 7) / 8;
+  const int gx = (f.ex + f.ox + 7) / 8, gy = (f.ey + f.oy + 7) / 8, blocks = gx * gy;
   if (trace && trace_out) {
     trace_out->block_x = trace->block_x;
     trace_out->block_y = trace->block_y;
     trace_out->stages.clear();
   }
-  for (int cy = 0; cy < gy; ++cy)
-    for (int cx = 0; cx < gx; ++cx) {
-      golden::BlockContext ctx;
-      ctx.profile = &p;
-      ctx.readings = &r;
-      ctx.weights = f.weights;
-      ctx.stats = stats;
-      ctx.ex = f.ex;
-      ctx.ey = f.ey;
-      ctx.x0 = 8 * cx - f.ox;
-      ctx.y0 = 8 * cy - f.oy;
-      if (trace && trace_out && trace->block_x == cx && trace->block_y == cy) {
-        ctx.trace_request = trace;
-        ctx.trace = trace_out;
-      }
-      const golden::MergeBlockIo io{f.input_arena, f.output_arena, f.merged_output, f.texture, surfaces};
-      if (ctx.trace)
-        golden::run_enc4_block(ctx, lr, io);  // the traced block: the golden model records the stages
-      else
-        run(ctx, io);
+  std::vector<golden::LayerStats> block_stats(stats ? static_cast<std::size_t>(blocks) : 0u);
+  auto body = [&](int i) {
+    const int cx = i % gx, cy = i / gx;
+    golden::BlockContext ctx;
+    ctx.profile = &p;
+    ctx.readings = &r;
+    ctx.weights = f.weights;
+    ctx.stats = stats ? &block_stats[static_cast<std::size_t>(i)] : nullptr;
+    ctx.ex = f.ex;
+    ctx.ey = f.ey;
+    ctx.x0 = 8 * cx - f.ox;
+    ctx.y0 = 8 * cy - f.oy;
+    if (trace && trace_out && trace->block_x == cx && trace->block_y == cy) {
+      ctx.trace_request = trace;
+      ctx.trace = trace_out;
     }
+    const golden::MergeBlockIo io{f.input_arena, f.output_arena, f.merged_output, f.texture, surfaces};
+    if (ctx.trace)
+      golden::run_merge_block(ctx, lr, io);  // the traced block: the golden model records the stages
+    else
+      run(ctx, io);
+  };
+  // Two blocks share a +128 texel only when its quad straddles them (odd origin offset) and more
+  // than the quad's top-left pixel writes it (e62-quad-writer = odd).
+  const bool shared_texels = lr.e62_quad_writer == E62QuadWriter::odd && ((f.ox | f.oy) & 1);
+  if (loop && !shared_texels)
+    loop(blocks, body);
+  else
+    for (int i = 0; i < blocks; ++i) body(i);
+  for (const golden::LayerStats& b : block_stats) stats->add(b);
 }
 
 }  // namespace enc5

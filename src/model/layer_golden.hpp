@@ -1,10 +1,13 @@
-// The golden model of enc4 (issue 21): enc5's golden parts for phases 1..60 (DOC4 §2: enc4's
-// phases 1..60 are enc5's, statement for statement and offset for offset;
-// LayerTemplate.Enc4Phases1To60AreEnc5s), then the patch merge (E60's staging, phase 61 in 32-column
-// passes, E61's store of the merged tokens into param+56), phase 62 and E62, the final epilogue
-// (enc5's 3x3 texture stencil and f32 softmax core, the gate and (acc - g acc) * 0.25 term, the
-// 2x2 shfl.sync.down sum, three surfaces): what DOC4 §3/E62 does not connect is the readings e62-*
-// (docs/readings.md §7). enc3 (C = 128) needs enc5's parts parameterised by C: not written yet.
+// The golden model of the merge layers enc4 and enc3 (issue 21): enc5's golden parts, which take
+// the layer's C, heads and chunks from the template (BlockContext::layer()), for the layer's phases
+// up to the last down-projection and its arena scatter (DOC4 §2: enc4's phases 1..60 are enc5's,
+// statement for statement and offset for offset, LayerTemplate.Enc4Phases1To60AreEnc5s; DOC3 §2:
+// enc3's 1..46 the same template at C = 128, 4 heads, 16 chunks), then the patch merge (the last
+// down-projection's staging, the merge phase in 32-column passes, its store of the merged tokens
+// into param+56), the final phase and its epilogue (enc4's E62, enc3's E48: enc5's 3x3 texture
+// stencil and f32 softmax core, the gate and (acc - g acc) * 0.25 term, the 2x2 shfl.sync.down sum,
+// three surfaces): what DOC4 §3/E62 and DOC3 §3/E48 do not connect is the readings e62-* and
+// enc3-* (docs/readings.md §7).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -114,39 +117,47 @@ struct E62Surfaces {
 };
 void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, const Texture& tex, const E62Surfaces& out);
 
-struct MergeBlockIo {
+struct MergeBlockIo {                         // one block of a merge layer (enc4, enc3)
   std::span<const std::uint8_t> input_arena;  // param+8
   std::span<std::uint8_t> output_arena;       // param+48
   std::span<std::uint8_t> merged_output;      // param+56
   const Texture* texture = nullptr;           // param+88 (E62 runs only when given with the surfaces)
   E62Surfaces surfaces;                       // param+112 / +120 / +128
 };
-// One block of enc4 (ctx.weights: an enc4 image): phases 1..62 and E62 (when io has the texture
-// and the surfaces). Returns phase 62's D (64 x 16). ctx.last_phase is not supported (0).
-F16Mat run_enc4_block(const BlockContext& ctx, const LayerReadings& lr, const MergeBlockIo& io);
+// One block of a merge layer (ctx.weights: an enc4 or enc3 image; the layer is the image's): every
+// phase and the final epilogue (when io has the texture and the surfaces). Returns the final
+// phase's D (64 x 16). ctx.last_phase is not supported (0).
+F16Mat run_merge_block(const BlockContext& ctx, const LayerReadings& lr, const MergeBlockIo& io);
 
 }  // namespace golden
 
-// A whole enc4 frame with the golden model, block by block (grid and block of layer_spec(enc4):
-// (ex+7)/8 x (ey+7)/8 blocks with origin offsets ox, oy at param+80). Outputs: the plane arena
-// (5 x ey x ex x 32 bytes) and the merged output (5 x (ey>>1) x (ex>>1) x 32 bytes), both
-// zero-filled first; `final_d` (when given) gets each block's phase-62 D in grid order.
-struct Enc4Frame {
+// A whole frame of a merge layer with the golden model, block by block ((ex+ox+7)/8 x (ey+oy+7)/8
+// blocks with origin offsets ox, oy at param+80). The layer is the weight image's (enc4 or enc3).
+// Input: the previous layer's plane arena, C/32 planes (enc4 5, enc3 4) x ey x ex x 32 bytes.
+// Outputs: the plane arena (C/32 planes) and the merged output (merge_out/32 = 5 planes x (ey>>1)
+// x (ex>>1) x 32 bytes: the next layer's input), both zero-filled first.
+struct MergeFrame {
   int ex = 0, ey = 0;
   int ox = 0, oy = 0;
   std::span<const std::uint8_t> input_arena;
   const WeightImage* weights = nullptr;
-  const Texture* texture = nullptr;  // param+88, ex x ey; null: E62 is not run (no surfaces)
+  const Texture* texture = nullptr;  // param+88, ex x ey; null: the final epilogue is not run (no surfaces)
   std::vector<std::uint8_t> output_arena, merged_output;
   Surface surface112, surface120, surface128;  // made by the driver: ex x ey, ex x ey, (ex>>1) x (ey>>1)
 };
 // `trace` (when given) records its stages of block (trace->block_x, trace->block_y) into *trace_out.
-void run_enc4_frame_golden(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
-                           golden::LayerStats* stats = nullptr, const TraceRequest* trace = nullptr, Trace* trace_out = nullptr);
+void run_merge_frame_golden(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
+                            golden::LayerStats* stats = nullptr, const TraceRequest* trace = nullptr, Trace* trace_out = nullptr);
 // The same frame driver (checks, outputs, grid, block order) with another block runner for every
 // block but the traced one (the fast engine, engine/layer_engine.hpp); ctx.profile has the readings.
-using Enc4BlockRunner = std::function<void(const golden::BlockContext&, const golden::MergeBlockIo&)>;
-void run_enc4_frame_with(Enc4Frame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
-                         const TraceRequest* trace, Trace* trace_out, const Enc4BlockRunner& run);
+// `loop` (when given) runs the frame's blocks: loop(n, body) must call body(i) once for every i < n,
+// in any order and on any threads (engine/layer_engine.hpp: a worker pool). Each block writes only
+// its own pixels, tokens and statistics, so the bytes are those of the serial order; the driver
+// runs the blocks serially itself where two blocks can write one texel (the reading
+// e62-quad-writer = odd with an odd origin offset: a +128 texel's quad then spans two blocks).
+using MergeBlockRunner = std::function<void(const golden::BlockContext&, const golden::MergeBlockIo&)>;
+using MergeBlockLoop = std::function<void(int blocks, const std::function<void(int block)>& body)>;
+void run_merge_frame_with(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
+                          const TraceRequest* trace, Trace* trace_out, const MergeBlockRunner& run, const MergeBlockLoop& loop = {});
 
 }  // namespace enc5

@@ -58,8 +58,10 @@ ArenaOrder prologue_arena_order(const Readings& r) {
 
 void prologue_gather(const BlockContext& ctx, std::span<const std::uint8_t> input_arena, F16Mat& x, const f16_t* e4m3_f16_table) {
   // facts B1/B5: lane (g, t) of the warp staging m-tile mi loads, per plane q (= k-slice q), its
-  // four A registers o = 0..3 as four arena words at arena_slot(prologue_arena_order, o, t).
-  x = F16Mat(kTokens, kChannels);
+  // four A registers o = 0..3 as four arena words at arena_slot(prologue_arena_order, o, t); the
+  // layer's C/32 planes (5 for enc5/enc4, 4 for enc3: DOC3 §1.4 stages 24 = 6 m-tiles x 4 k-slices).
+  const int planes = ctx.layer().k_slices();
+  x = F16Mat(kTokens, 32 * planes);
   const ArenaOrder order = prologue_arena_order(*ctx.readings);
   ArenaSlot slots[4][4];  // [o][t]
   const layout::APairTable& am = layout::a_element_pair_table();
@@ -68,7 +70,7 @@ void prologue_gather(const BlockContext& ctx, std::span<const std::uint8_t> inpu
   for (int mi = 0; mi < kTokens / 16; ++mi) {
     std::array<std::array<int, 2>, 16> px;  // the pixels of the m-tile's rows
     for (int i = 0; i < 16; ++i) px[i] = token_pixel(ctx, 16 * mi + i);
-    for (int q = 0; q < 5; ++q)
+    for (int q = 0; q < planes; ++q)
       for (int lane = 0; lane < 32; ++lane)
         for (int o = 0; o < 4; ++o) {
           const int g = lane >> 2, t = lane & 3;
@@ -91,32 +93,34 @@ std::optional<NormSpec> prologue_norm_spec(const BlockContext& ctx) {
   // norm at all (prologue-norm = identity: h1 = q8(x)).
   if (ctx.readings->prologue_norm == PrologueNorm::identity) return std::nullopt;
   return NormSpec{ctx.readings->prologue_sum_tree, prologue_eps(*ctx.readings),
-                  load_column_table(*ctx.weights, wmap::g1, TableChunkOrder::nt)};
+                  load_column_table(*ctx.weights, ctx.weight_map().g1(), TableChunkOrder::nt, ctx.layer().channels)};
 }
 
 PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> input_arena) {
   PrologueOut out;
   prologue_gather(ctx, input_arena, out.x);
-  out.h1 = E4Mat(kTokens, kChannels);
+  out.h1 = E4Mat(kTokens, out.x.cols);
   const std::optional<NormSpec> norm = prologue_norm_spec(ctx);
   F16Mat xn = out.x;
   if (norm) rms_norm_rows(*norm, out.x.v.data(), xn.v.data(), kTokens);
   for (std::size_t i = 0; i < xn.v.size(); ++i) out.h1.v[i] = quantise(ctx, xn.v[i]);
 
   // Trace: the staged A, one k-slice fragment per register: reg = 4*(5*mi + q) + o (facts A8.1
-  // fragment i = 5 mi + q), value = the 4 e4m3 bytes of A register o (pair order).
-  if (StageRef st = ctx.stage("prologue.a", "staged A: reg 4*(5mi+q)+o = A register o of m-tile mi, k-slice q", 1, 120)) {
+  // fragment i = 5 mi + q; K = C/32 k-slices in place of 5), value = the 4 e4m3 bytes of A
+  // register o (pair order).
+  const int K = out.x.cols / 32;
+  if (StageRef st = ctx.stage("prologue.a", cat("staged A: reg 4*(", K, "mi+q)+o = A register o of m-tile mi, k-slice q"), 1, 24 * K)) {
     st->kind = TraceStage::Kind::e4m3x4;
     for (int lane = 0; lane < 32; ++lane)
       for (int mi = 0; mi < 6; ++mi)
-        for (int q = 0; q < 5; ++q)
+        for (int q = 0; q < K; ++q)
           for (int o = 0; o < 4; ++o) {
             std::uint32_t w = 0;
             for (int j = 0; j < 4; ++j) {
               const layout::RowK e = layout::a_element_pair(lane, o, j);
               w |= static_cast<std::uint32_t>(out.h1.at(16 * mi + e.row, 32 * q + e.k)) << (8 * j);
             }
-            st->at(0, lane, 4 * (5 * mi + q) + o) = w;
+            st->at(0, lane, 4 * (K * mi + q) + o) = w;
           }
   }
   return out;

@@ -96,4 +96,40 @@ ENC5_HD T reduce_in_lane(const T (&x)[20], SumTree tree, Add add) {
   return level[0];
 }
 
+// The 16-term form of the same tree, for a layer at C = 128 (enc3's E14 and prologue norm: 16
+// n-tiles per lane, DOC3 §3/E14 "34 add.f16x2" = 2 rows x (15 in-lane + 2 butterfly adds)). The
+// shape is not printed: each SumTree value names its 16-term analogue (the reading enc3-sum-trees,
+// docs/readings.md §7): even_odd_quads = even n-tiles (q(0,2,4,6) + q(8,10,12,14)), odd alike,
+// even + odd; planes = per plane p a_p = x[4p] + x[4p+2], b_p the odd pair, ((a0+a1)+(a2+a3)) and
+// the same of b, then a + b (node for node even_odd_quads again); sequential; pairwise (16 is a
+// power of two: a balanced tree).
+template <class T, class Add>
+ENC5_HD T reduce_in_lane(const T (&x)[16], SumTree tree, Add add) {
+  switch (tree) {
+    case SumTree::even_odd_quads: {
+      auto q = [&](int a, int b, int c, int d) { return add(add(x[a], x[b]), add(x[c], x[d])); };
+      return add(add(q(0, 2, 4, 6), q(8, 10, 12, 14)), add(q(1, 3, 5, 7), q(9, 11, 13, 15)));
+    }
+    case SumTree::planes: {
+      T a[4], b[4];
+      for (int p = 0; p < 4; ++p) {
+        a[p] = add(x[4 * p], x[4 * p + 2]);
+        b[p] = add(x[4 * p + 1], x[4 * p + 3]);
+      }
+      return add(add(add(a[0], a[1]), add(a[2], a[3])), add(add(b[0], b[1]), add(b[2], b[3])));
+    }
+    case SumTree::sequential: {
+      T s = x[0];
+      for (int i = 1; i < 16; ++i) s = add(s, x[i]);
+      return s;
+    }
+    case SumTree::pairwise: break;
+  }
+  T level[16];
+  for (int i = 0; i < 16; ++i) level[i] = x[i];
+  for (int n = 16; n > 1; n /= 2)
+    for (int i = 0; i < n / 2; ++i) level[i] = add(level[2 * i], level[2 * i + 1]);
+  return level[0];
+}
+
 }  // namespace enc5

@@ -1,6 +1,6 @@
 """The layer template in Python (enc5.layers): the numbers d4r's docs state (docs/readings.md §7,
-typed here), the synthetic images equal `enc5 make-weights --layer` files, and enc4's golden run
-equals `enc5 run --layer enc4` byte for byte."""
+typed here), the synthetic images equal `enc5 make-weights --layer` files, and enc4's and enc3's
+runs equal `enc5 run --layer enc4|enc3` byte for byte."""
 
 from __future__ import annotations
 
@@ -75,8 +75,28 @@ def test_run_layer_enc4_surfaces():
     assert other["surface128"].tobytes() != fast["surface128"].tobytes()
     assert other["surface112"].tobytes() == fast["surface112"].tobytes()
     with pytest.raises(ValueError):
-        enc5.run_layer("enc3", arena_in, texture)
+        enc5.run_layer("enc3", arena_in, texture)  # a 5-plane arena: enc3 reads 4
     with pytest.raises(ValueError):
         enc5.run_layer("enc4", arena_in, texture[:, :8])
+
+
+def test_run_layer_enc3_equals_the_cli(cli, tmp_path):
+    # enc3 (C = 128): a 4-plane input arena (layer_spec's input_planes), the same bytes as
+    # `enc5 run --layer enc3` on the same synthetic assets, fast = golden at 1 and 2 threads.
+    s = enc5.layer_spec("enc3")
+    assert s["input_planes"] == 4 and s["channels"] == 128 and s["heads"] == 4 and s["chunks"] == 16
+    arena_in, tex, w, h = enc5._enc5.synthetic_frame(16, 8, 1, False, 4)
+    assert arena_in.size == 4 * 16 * 8 * 32
+    texture = tex.view(np.float16).reshape(h, w, 4)
+    fast = enc5.run_layer("enc3", arena_in, texture, threads=2)
+    gold = enc5.run_layer("enc3", arena_in, texture, engine="golden")
+    cli("run", "--layer", "enc3", "--ex", "16", "--ey", "8", "-o", str(tmp_path / "o"))
+    for name in ("arena", "merged"):
+        assert fast[name].tobytes() == gold[name].tobytes(), name
+        assert fast[name].tobytes() == (tmp_path / "o" / f"{name}.bin").read_bytes(), name
+    for name in ("surface112", "surface120", "surface128"):
+        assert fast[name].tobytes() == gold[name].tobytes(), name
+    assert fast["arena"].size == 4 * 16 * 8 * 32 and fast["merged"].size == 5 * 8 * 4 * 32
+    assert fast["surface128"].shape == (4, 8, 4)
     with pytest.raises(ValueError):
         enc5.run_layer("enc4", arena_in, texture, engine="slow")
