@@ -166,20 +166,20 @@ LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerRep
                             layer, wa->file);
   const Texture texture = capture::texture_of(c.images[L.texture].image);
   const auto [ia, id] = at(L.input);
-  Enc4Frame f;
+  MergeFrame f;
   f.ex = static_cast<int>(L.ex);
   f.ey = static_cast<int>(L.ey);
   f.ox = L.ox;
   f.oy = L.oy;
-  const std::size_t arena = layout::PlaneArena{f.ex, f.ey}.total_bytes();
+  const std::size_t arena = layout::PlaneArena{f.ex, f.ey, s.k_slices()}.total_bytes();
   f.input_arena = std::span<const std::uint8_t>(ia->bytes).subspan(id, arena);
   f.weights = &weights;
   f.texture = &texture;
   const Profile& p = o.profile ? *o.profile : profile_ada();
   if (o.golden)
-    run_enc4_frame_golden(f, p, o.readings, o.layer_readings);
+    run_merge_frame_golden(f, p, o.readings, o.layer_readings);
   else
-    engine::run_enc4_frame_fast(f, p, o.readings, o.layer_readings, {engine::default_simd_path()});
+    engine::run_merge_frame_fast(f, p, o.readings, o.layer_readings, {engine::default_simd_path()});
   const auto put = [&](std::size_t ptr, const std::vector<std::uint8_t>& bytes) {
     const auto [a, d] = at(ptr);
     std::copy(bytes.begin(), bytes.end(), a->bytes.begin() + static_cast<std::ptrdiff_t>(d));
