@@ -54,7 +54,7 @@ struct Inputs {
 };
 
 // Runs `body` on up to 32 input triples; returns %d per triple.
-std::vector<u64> run_rows(const std::string& body, const std::vector<Inputs>& in) {
+std::vector<u64> run_rows(const std::string& body, const std::vector<Inputs>& in, RunOptions opt = {}) {
   EXPECT_LE(in.size(), 32u);
   std::vector<u64> words(96, 0), out(32, 0xDEADBEEFDEADBEEFull);
   for (std::size_t l = 0; l < in.size(); ++l) {
@@ -69,7 +69,6 @@ std::vector<u64> run_rows(const std::string& body, const std::vector<Inputs>& in
   std::uint8_t params[16];
   std::memcpy(params, &a_out, 8);
   std::memcpy(params + 8, &a_in, 8);
-  RunOptions opt;
   opt.threads = 1;
   run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
   out.resize(in.size());
@@ -1311,6 +1310,47 @@ TEST(PtxConformance, ReluAndSatOnHalfResults) {
   EXPECT_NE(decode_error("  cvt.rn.relu.f16.f64 %h0, %g0;").find("not supported"), std::string::npos);
   EXPECT_NE(decode_error("  fma.rn.relu.f32 %f0, %f1, %f2, %f3;").find("unsupported"), std::string::npos);
   EXPECT_NE(decode_error("  cvt.sat.f16.s32 %h0, %s0;").find(".sat"), std::string::npos);
+}
+
+// docs/readings.md "ptx-relu-negative-zero": a -0 result of .relu is +0 by default and stays -0
+// with --reading ptx-relu-negative-zero=keep; every other value is the same under both readings.
+// Expected values by definition: -0 * 1 + -0 = -0 exactly (IEEE 754 6.3), min(-0, +0) = -0 (PTX
+// min orders -0 below +0), -0.0f rounds to the -0 of f16 and bf16.
+TEST(PtxConformance, ReluNegativeZeroReading) {
+  const std::string h = "  cvt.u16.u64 %h0, %a;\n  cvt.u16.u64 %h1, %b;\n  cvt.u16.u64 %h2, %c;\n";
+  const std::string f = "  cvt.u32.u64 %x0, %a;\n  mov.b32 %f0, %x0;\n  cvt.u32.u64 %x1, %b;\n  mov.b32 %f1, %x1;\n";
+  struct Case {
+    std::string body;
+    Inputs in;
+    u64 plus_zero, keep;
+  };
+  const Case cases[] = {
+      {h + "  fma.rn.relu.f16 %h3, %h0, %h1, %h2;\n  cvt.u64.u16 %d, %h3;", {0x8000, 0x3C00, 0x8000}, 0x0000, 0x8000},
+      {h + "  fma.rn.relu.f16 %h3, %h0, %h1, %h2;\n  cvt.u64.u16 %d, %h3;", {0xBC00, 0x3C00, 0x0000}, 0x0000, 0x0000},  // -1: +0 both
+      {h + "  fma.rn.relu.f16 %h3, %h0, %h1, %h2;\n  cvt.u64.u16 %d, %h3;", {0x7E01, 0x3C00, 0x0000}, 0x7FFF, 0x7FFF},  // NaN
+      {h + "  min.relu.f16 %h3, %h0, %h1;\n  cvt.u64.u16 %d, %h3;", {0x8000, 0x0000, 0}, 0x0000, 0x8000},
+      {h + "  mov.b32 %x3, {%h0, %h1};\n  mov.b32 %x4, {%h2, %h2};\n  fma.rn.relu.f16x2 %x5, %x3, %x4, %x3;\n  cvt.u64.u32 %d, %x5;",
+       {0x8000, 0x3C00, 0x3C00},
+       0x40000000,
+       0x40008000},  // lo: -0*1 + -0 = -0; hi: 1*1 + 1 = 2
+      {f + "  cvt.rn.relu.f16.f32 %h3, %f0;\n  cvt.u64.u16 %d, %h3;", {0x80000000u, 0, 0}, 0x0000, 0x8000},
+      {f + "  cvt.rn.relu.bf16.f32 %h3, %f0;\n  cvt.u64.u16 %d, %h3;", {0x80000000u, 0, 0}, 0x0000, 0x8000},
+      {f + "  cvt.rn.relu.bf16x2.f32 %x3, %f0, %f1;\n  cvt.u64.u32 %d, %x3;", {0x80000000u, 0xBF800000u, 0}, 0x00000000, 0x80000000},
+      {f + "  cvt.rn.relu.f16x2.f32 %x3, %f0, %f1;\n  cvt.u64.u32 %d, %x3;", {0x3F800000u, 0x80000000u, 0}, 0x3C000000, 0x3C008000},
+  };
+  RunOptions keep;
+  set_reading(keep, "ptx-relu-negative-zero=keep");
+  RunOptions plus;
+  set_reading(plus, "ptx-relu-negative-zero=plus-zero");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.body);
+    EXPECT_EQ(run_rows(c.body, {c.in})[0], c.plus_zero);  // the default
+    EXPECT_EQ(run_rows(c.body, {c.in}, plus)[0], c.plus_zero);
+    EXPECT_EQ(run_rows(c.body, {c.in}, keep)[0], c.keep);
+  }
+  RunOptions o;
+  EXPECT_THROW(set_reading(o, "ptx-relu-negative-zero=minus"), PtxError);
+  EXPECT_THROW(set_reading(o, "e61-border=clamp"), PtxError);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -77,6 +77,9 @@ options:
   --profile ada|zluda|hopper|blackwell
                         instruction semantics (default ada; as enc5 run)
   --threads N           CTAs in parallel (default 0 = all hardware threads); output is identical
+  --reading ptx-relu-negative-zero=plus-zero|keep
+                        the interpreter's reading of .relu on a -0 f16/bf16 result (default plus-zero;
+                        docs/readings.md "ptx-relu-negative-zero")
   --repeat N            bench: runs (default 3)
   --max-instructions N  per warp, before a run is stopped as an endless loop (default 40000000;
                         an mma.sync counts 16)
@@ -90,6 +93,7 @@ struct InterpreterOptions {
   std::string out_dir, profile = "ada";
   int threads = 0;
   long long max_instructions = static_cast<long long>(ptx::RunOptions{}.max_warp_instructions);
+  std::vector<std::string> readings;  // --reading NAME=VALUE (ptx::kReadings)
 };
 
 // Takes `opt` (and its value) into `o` when it is one of InterpreterOptions'; false otherwise.
@@ -104,6 +108,14 @@ bool take_interpreter_option(const std::string& opt, OptionCursor& cur, Interpre
     o.threads = static_cast<int>(parse_int(opt, cur.take(), 0, kThreadsMax));
   } else if (opt == "--max-instructions") {
     o.max_instructions = parse_int(opt, cur.take(), 1, 1ll << 50);
+  } else if (opt == "--reading") {
+    o.readings.push_back(cur.take());
+    ptx::RunOptions check;
+    try {
+      ptx::set_reading(check, o.readings.back());
+    } catch (const ptx::PtxError& e) {
+      throw UsageError(e.what());
+    }
   } else {
     return false;
   }
@@ -203,6 +215,7 @@ ptx::RunOptions run_options(const PtxArgs& a) {
   o.threads = a.threads;
   o.max_warp_instructions = static_cast<std::uint64_t>(a.max_instructions);
   o.max_launch_instructions = static_cast<std::uint64_t>(a.max_launch_instructions);
+  for (const std::string& r : a.readings) ptx::set_reading(o, r);
   return o;
 }
 
@@ -499,6 +512,9 @@ message naming the option and the value, and writes nothing.
   --profile ada|zluda|hopper
                         instruction semantics (default ada)
   --threads N           CTAs in parallel (default 0 = all hardware threads); output is identical
+  --reading ptx-relu-negative-zero=plus-zero|keep
+                        the interpreter's reading of .relu on a -0 f16/bf16 result (default plus-zero;
+                        docs/readings.md "ptx-relu-negative-zero")
   --max-instructions N  per warp, before a run is stopped as an endless loop (default: the
                         interpreter's own bound, docs/ptx.md)
   -o, --out DIR         output folder
@@ -743,6 +759,7 @@ int cmd_launch_ptx(const LaunchArgs& a) {
   o.profile = find_profile(a.profile);
   o.threads = a.threads;
   o.max_warp_instructions = static_cast<std::uint64_t>(a.max_instructions);
+  for (const std::string& r : a.readings) ptx::set_reading(o, r);
   std::printf("enc5 ptx launch: %s, entry %s, grid %u,%u,%u, block %u,%u,%u, shared %llu, profile %s\n", a.file.c_str(), spec.entry.c_str(),
               spec.grid.x, spec.grid.y, spec.grid.z, spec.block.x, spec.block.y, spec.block.z,
               static_cast<unsigned long long>(spec.dynamic_shared), a.profile.c_str());

@@ -212,12 +212,16 @@ f16x2_t f16x2_fma(f16x2_t a, f16x2_t b, f16x2_t c) { return fast::f16x2_fma(a, b
 f16x2_t f16x2_max(f16x2_t a, f16x2_t b) { return fast::f16x2_max(a, b); }
 f16x2_t f16x2_min(f16x2_t a, f16x2_t b) { return fast::f16x2_min(a, b); }
 f16x2_t f16x2_neg(f16x2_t a) { return fast::f16x2_neg(a); }
-f16_t f16_relu(f16_t a) { return fast::f16_is_nan(a) ? kF16CanonicalNaN : (a & kSign) ? static_cast<f16_t>(0) : a; }
+f16_t f16_relu(f16_t a, ReluNegativeZero z) {
+  if (fast::f16_is_nan(a)) return kF16CanonicalNaN;
+  if (a == kSign && z == ReluNegativeZero::keep) return a;  // -0 (docs/readings.md "ptx-relu-negative-zero")
+  return (a & kSign) ? static_cast<f16_t>(0) : a;
+}
 f16_t f16_sat(f16_t a) {
   if (fast::f16_is_nan(a) || (a & kSign)) return 0;    // NaN, negative values and -0
   return a > 0x3C00 ? static_cast<f16_t>(0x3C00) : a;  // above 1.0 (Inf included) -> 1.0
 }
-f16x2_t f16x2_relu(f16x2_t a) { return f16x2_pack(f16_relu(f16x2_lo(a)), f16_relu(f16x2_hi(a))); }
+f16x2_t f16x2_relu(f16x2_t a, ReluNegativeZero z) { return f16x2_pack(f16_relu(f16x2_lo(a), z), f16_relu(f16x2_hi(a), z)); }
 f16x2_t f16x2_abs(f16x2_t a) { return fast::f16x2_abs(a); }
 
 }  // namespace enc5

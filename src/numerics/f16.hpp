@@ -25,9 +25,10 @@ f16_t f16_max(f16_t a, f16_t b);           // one NaN -> the other operand; +0 >
 f16_t f16_min(f16_t a, f16_t b);
 f16_t f16_neg(f16_t a);
 f16_t f16_abs(f16_t a);
-// .relu (fma/min/max/cvt): a negative result (-0 included) becomes +0, a NaN the canonical NaN, as
-// cuda_fp16.hpp's pre-sm_80 form of __hfma_relu does (max.NaN with +0; PTX max orders -0 below +0).
-f16_t f16_relu(f16_t a);
+// .relu (fma/min/max/cvt): a negative result becomes +0, a NaN the canonical NaN; a -0 result per
+// the reading z (types.hpp ReluNegativeZero: +0 by default, as cuda_fp16.hpp's pre-sm_80 form of
+// __hfma_relu does: max.NaN with +0, PTX max orders -0 below +0).
+f16_t f16_relu(f16_t a, ReluNegativeZero z = ReluNegativeZero::plus_zero);
 // .sat on an f16 destination (cvt): clamped to [0, 1], NaN and -0 to +0 (as f32_sat).
 f16_t f16_sat(f16_t a);
 
@@ -49,6 +50,6 @@ f16x2_t f16x2_max(f16x2_t a, f16x2_t b);
 f16x2_t f16x2_min(f16x2_t a, f16x2_t b);
 f16x2_t f16x2_neg(f16x2_t a);
 f16x2_t f16x2_abs(f16x2_t a);
-f16x2_t f16x2_relu(f16x2_t a);
+f16x2_t f16x2_relu(f16x2_t a, ReluNegativeZero z = ReluNegativeZero::plus_zero);
 
 }  // namespace enc5

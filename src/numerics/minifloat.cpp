@@ -62,8 +62,9 @@ std::uint16_t f32_to_bf16(float x) {
 }
 float bf16_to_f32(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 
-std::uint16_t bf16_relu(std::uint16_t b) {
+std::uint16_t bf16_relu(std::uint16_t b, ReluNegativeZero z) {
   if ((b & 0x7F80u) == 0x7F80u && (b & 0x7Fu) != 0) return 0x7FFF;
+  if (b == 0x8000u && z == ReluNegativeZero::keep) return b;  // -0 (docs/readings.md "ptx-relu-negative-zero")
   return (b & 0x8000u) ? std::uint16_t{0} : b;
 }
 

@@ -17,7 +17,8 @@ std::uint8_t f16_to_e5m2(f16_t h, const Profile& p);  // cvt.rn.satfinite.e5m2x2
 f16_t e5m2_to_f16(std::uint8_t c);                    // cvt.rn.f16x2.e5m2x2, one byte: exact
 std::uint16_t f32_to_bf16(float x);                   // cvt.rn.bf16.f32
 float bf16_to_f32(std::uint16_t b);                   // cvt.f32.bf16 (exact)
-std::uint16_t bf16_relu(std::uint16_t b);
+// .relu of a bf16 result: as f16_relu (NaN -> 0x7FFF; -0 per the reading z).
+std::uint16_t bf16_relu(std::uint16_t b, ReluNegativeZero z = ReluNegativeZero::plus_zero);
 // bf16 arithmetic (add/sub/mul.rn.bf16, min/max/neg/abs.bf16; PTX ISA half arithmetic): one RNE
 // rounding per result, subnormals kept, NaN results 0x7FFF; min/max as the f16 ones (one NaN -> the
 // other operand, +0 above -0). .bf16x2: per half (low half = bits 0..15).

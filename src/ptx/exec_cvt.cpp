@@ -48,7 +48,7 @@ std::uint64_t cvt_int_float(const Inst& in, std::uint64_t x) {
 
 // Float -> float: an integral value in the same format (.rni/.rzi/.rmi/.rpi), or between f16, f32
 // and f64 (a NaN result canonical, numerics/f32).
-std::uint64_t cvt_float_float(const Inst& in, std::uint64_t x) {
+std::uint64_t cvt_float_float(const Inst& in, std::uint64_t x, ReluNegativeZero relu_zero) {
   const Type dt = in.t, st = in.t2;
   const bool fz = in.flags & kFtz, sat = in.flags & kSat;
   if (dt == st) {
@@ -62,7 +62,7 @@ std::uint64_t cvt_float_float(const Inst& in, std::uint64_t x) {
   }
   if (dt == Type::f16) {
     f16_t hr = st == Type::f32 ? f32_to_f16(ftz(f32(x), fz)) : f64_to_f16(f64(x));
-    if (in.sub2 & kRelu) hr = f16_relu(hr);
+    if (in.sub2 & kRelu) hr = f16_relu(hr, relu_zero);
     return sat ? f16_sat(hr) : hr;
   }
   if (dt == Type::f32) {
@@ -94,7 +94,7 @@ void Cta::exec_cvt(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
   } else if (!sf) {
     LANES v[l] = cvt_int_float(in, a[l]);
   } else {
-    LANES v[l] = cvt_float_float(in, a[l]);
+    LANES v[l] = cvt_float_float(in, a[l], s_.opt.relu_negative_zero);
   }
   // A signed result is sign-extended to a wider destination register, the others are
   // zero-extended (PTX ISA 9.4.1, Table 28: `cvt.s16.s8` into a .b32 register).
@@ -131,14 +131,14 @@ void Cta::exec_cvt_minifloat(Warp& w, const Inst& in, const std::uint32_t* d, co
         }
       }
       if (in.sub2 & kRelu)
-        LANES v[l] = bf16_relu(static_cast<std::uint16_t>(v[l])) |
-                     (static_cast<std::uint64_t>(bf16_relu(static_cast<std::uint16_t>(v[l] >> 16))) << 16);
+        LANES v[l] = bf16_relu(static_cast<std::uint16_t>(v[l]), s_.opt.relu_negative_zero) |
+                     (static_cast<std::uint64_t>(bf16_relu(static_cast<std::uint16_t>(v[l] >> 16), s_.opt.relu_negative_zero)) << 16);
       break;
     }
     case Op::cvt_pack_f16x2_f32: {
       const std::uint64_t* b = R(w, s[1]);
       LANES v[l] = f16x2_pack(f32_to_f16(f32(b[l])), f32_to_f16(f32(a[l])));  // a -> upper half, b -> lower
-      if (in.sub2 & kRelu) LANES v[l] = f16x2_relu(static_cast<f16x2_t>(v[l]));
+      if (in.sub2 & kRelu) LANES v[l] = f16x2_relu(static_cast<f16x2_t>(v[l]), s_.opt.relu_negative_zero);
       break;
     }
     default: fail("instruction not implemented by the executor");

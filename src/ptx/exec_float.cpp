@@ -97,9 +97,9 @@ void Cta::exec_f16(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
   }
   if (in.sub2 & kRelu) {
     if (x2) {
-      LANES v[l] = f16x2_relu(w32(v[l]));
+      LANES v[l] = f16x2_relu(w32(v[l]), s_.opt.relu_negative_zero);
     } else {
-      LANES v[l] = f16_relu(h(v[l]));
+      LANES v[l] = f16_relu(h(v[l]), s_.opt.relu_negative_zero);
     }
   }
   put(R(w, d[0]), v, am);

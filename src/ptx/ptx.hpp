@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "numerics/profile.hpp"
+#include "numerics/types.hpp"
 
 namespace enc5 {
 struct Texture;
@@ -138,6 +139,8 @@ struct RunOptions {
   std::uint64_t max_warp_instructions = 40'000'000;    // per warp (~40 s of one core)
   std::uint64_t max_launch_instructions = 60'000'000;  // per launch, all warps together (~1 min of one core)
   std::uint32_t dynamic_shared_bytes = 0;
+  // The interpreter's readings of PTX behaviour the ISA leaves open (docs/readings.md; kReadings).
+  ReluNegativeZero relu_negative_zero = ReluNegativeZero::plus_zero;  // "ptx-relu-negative-zero"
   const TraceSpec* trace = nullptr;
   TraceResult* trace_out = nullptr;
 };
@@ -152,6 +155,19 @@ struct RunStats {
   // warp executions. Outputs derived from them could differ in the last bit on a GPU.
   std::map<std::string, std::uint64_t> model_dependent;
 };
+
+// The interpreter's switchable readings (docs/readings.md), one row each: the name and its
+// values, the first the default (`enc5 ptx ... --reading NAME=VALUE`).
+struct InterpreterReading {
+  const char* name;
+  const char* values;  // space-separated, the default first
+  const char* what;
+};
+inline constexpr InterpreterReading kReadings[] = {
+    {"ptx-relu-negative-zero", "plus-zero keep", ".relu of a -0 f16/bf16 result: +0 (cuda_fp16.hpp's pre-sm_80 __hfma_relu) or -0"},
+};
+// Sets the reading `name=value` in o; throws PtxError naming the readings and values it accepts.
+void set_reading(RunOptions& o, std::string_view name_value);
 
 // Runs `entry` over grid x block. `params` is the kernel's parameter block (its size must equal the
 // entry's parameter bytes). Global memory is what `device` holds (plus the module's own .global
