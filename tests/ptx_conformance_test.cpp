@@ -1530,3 +1530,123 @@ TEST(PtxConformance, Bf16ArithmeticAgainstMpfr) {
   EXPECT_NE(decode_error("  max.NaN.bf16 %h0, %h1, %h2;").find(".NaN"), std::string::npos);
 }
 #endif
+
+// ---------------------------------------------------------------------------------------------
+// Integer mma (PTX ISA "mma", integer operations: .s32 accumulators, .satfinite limits an
+// overflowing result to [MIN_INT32, MAX_INT32], otherwise it wraps). Expected: the matrix product
+// computed here in 64-bit integers, the fragments packed by the ISA's layout formulas written out
+// below (9.7.14.5.x "Matrix Fragments for mma.m8n8k16 / mma.m16n8k16 with integer type /
+// mma.m16n8k32").
+namespace {
+
+struct IntMmaCase {
+  const char* shape;
+  int m, k, na, nb, nc;
+};
+
+// The ISA's row / column of element i of a lane's fragment (g = lane >> 2, t = lane % 4).
+int isa_a_row(const IntMmaCase& s, int g, int i) { return s.m == 8 ? g : ((i / 4) % 2 ? g + 8 : g); }
+int isa_a_col(const IntMmaCase& s, int t, int i) { return s.k == 32 ? t * 4 + (i & 3) + (i >= 8 ? 16 : 0) : t * 4 + (i & 3); }
+int isa_b_row(int t, int i) { return t * 4 + (i & 3) + (i >= 4 ? 16 : 0); }
+int isa_c_row(int g, int i) { return i < 2 ? g : g + 8; }
+int isa_c_col(int t, int i) { return t * 2 + (i & 1); }
+
+std::vector<u64> run_int_mma(const std::string& op, const IntMmaCase& s, const std::vector<std::uint32_t>& regs) {
+  std::string vec_d, vec_a, vec_b, vec_c, loads;
+  int r = 0;
+  const auto take = [&](int n, std::string& vec) {
+    vec = "{";
+    for (int i = 0; i < n; ++i, ++r) {
+      vec += (i ? ", %v" : "%v") + std::to_string(r);
+      loads += "  ld.global.b32 %v" + std::to_string(r) + ", [%rd5+" + std::to_string(4 * r) + "];\n";
+    }
+    vec += "}";
+  };
+  take(s.na, vec_a);
+  take(s.nb, vec_b);
+  take(s.nc, vec_c);
+  vec_d = "{%o0, %o1" + std::string(s.nc == 4 ? ", %o2, %o3}" : "}");
+  std::string stores;
+  for (int i = 0; i < s.nc; ++i) stores += "  st.global.b32 [%rd4+" + std::to_string(4 * i) + "], %o" + std::to_string(i) + ";\n";
+  const std::string text =
+      ".version 8.0\n.target sm_89\n.address_size 64\n.visible .entry k(.param .u64 pout, .param .u64 pin)\n{\n"
+      "  .reg .b64 %rd<8>;\n  .reg .b32 %tid, %v<16>;\n  .reg .s32 %o<4>;\n"
+      "  ld.param.u64 %rd1, [pout];\n  ld.param.u64 %rd2, [pin];\n  mov.u32 %tid, %tid.x;\n"
+      "  mul.wide.u32 %rd3, %tid, 16;\n  add.s64 %rd4, %rd1, %rd3;\n  mul.wide.u32 %rd3, %tid, 40;\n  add.s64 %rd5, %rd2, %rd3;\n" +
+      loads + "  " + op + " " + vec_d + ", " + vec_a + ", " + vec_b + ", " + vec_c + ";\n" + stores + "  ret;\n}\n";
+  auto m = parse_module(text, "int_mma.ptx");
+  std::vector<std::uint32_t> in = regs, out(32 * 4, 0xDEADBEEFu);
+  Device dev;
+  const u64 a_out = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(out.data()), out.size() * 4});
+  const u64 a_in = dev.add_global_readonly("in", {reinterpret_cast<const std::uint8_t*>(in.data()), in.size() * 4});
+  std::uint8_t params[16];
+  std::memcpy(params, &a_out, 8);
+  std::memcpy(params + 8, &a_in, 8);
+  RunOptions opt;
+  opt.threads = 1;
+  run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
+  return std::vector<u64>(out.begin(), out.end());
+}
+
+}  // namespace
+
+TEST(PtxConformance, IntegerMma) {
+  const IntMmaCase shapes[] = {{"m8n8k16", 8, 16, 1, 1, 2}, {"m16n8k16", 16, 16, 2, 1, 4}, {"m16n8k32", 16, 32, 4, 2, 4}};
+  std::mt19937 rng(20261202);
+  const std::int64_t edges8[] = {-128, 127, 0, -1, 1, 255, 128};
+  const std::int32_t edges32[] = {INT32_MAX, INT32_MIN, 0, -1, INT32_MAX - 100, INT32_MIN + 100};
+  for (const IntMmaCase& s : shapes)
+    for (int types = 0; types < 4; ++types)
+      for (int sat = 0; sat < 2; ++sat) {
+        const bool as = types & 1, bs = types & 2;
+        const std::string op = std::string("mma.sync.aligned.") + s.shape + ".row.col" + (sat ? ".satfinite" : "") + ".s32" +
+                               (as ? ".s8" : ".u8") + (bs ? ".s8" : ".u8") + ".s32";
+        SCOPED_TRACE(op);
+        // Matrices: random bytes with the edge values, C with the 32-bit edges (overflow both ways).
+        std::int64_t A[16][32], B[32][8], C[16][8];
+        const auto byte = [&](bool sg) {
+          const std::int64_t e = edges8[rng() % 7];
+          const std::int64_t v = rng() % 3 == 0 ? e : static_cast<std::int64_t>(rng() % 256);
+          const std::int64_t b8 = v & 0xFF;
+          return sg ? (b8 >= 128 ? b8 - 256 : b8) : b8;
+        };
+        for (int i = 0; i < s.m; ++i)
+          for (int k = 0; k < s.k; ++k) A[i][k] = byte(as);
+        for (int k = 0; k < s.k; ++k)
+          for (int j = 0; j < 8; ++j) B[k][j] = byte(bs);
+        for (int i = 0; i < s.m; ++i)
+          for (int j = 0; j < 8; ++j) C[i][j] = rng() % 2 ? edges32[rng() % 6] : static_cast<std::int32_t>(rng());
+        // The lanes' registers (na a, nb b, nc c; 10 words per lane).
+        std::vector<std::uint32_t> regs(32 * 10, 0);
+        for (int lane = 0; lane < 32; ++lane) {
+          const int g = lane >> 2, t = lane & 3;
+          for (int i = 0; i < 4 * s.na; ++i)
+            regs[lane * 10 + i / 4] |= static_cast<std::uint32_t>(A[isa_a_row(s, g, i)][isa_a_col(s, t, i)] & 0xFF) << (8 * (i % 4));
+          for (int i = 0; i < 4 * s.nb; ++i)
+            regs[lane * 10 + s.na + i / 4] |= static_cast<std::uint32_t>(B[isa_b_row(t, i)][g] & 0xFF) << (8 * (i % 4));
+          for (int i = 0; i < s.nc; ++i)
+            regs[lane * 10 + s.na + s.nb + i] = static_cast<std::uint32_t>(C[isa_c_row(g, i) % s.m][isa_c_col(t, i)]);
+        }
+        const std::vector<u64> got = run_int_mma(op, s, regs);
+        int overflowed = 0;
+        for (int lane = 0; lane < 32; ++lane)
+          for (int i = 0; i < s.nc; ++i) {
+            const int row = s.m == 8 ? lane >> 2 : isa_c_row(lane >> 2, i), col = isa_c_col(lane & 3, i);
+            std::int64_t sum = C[row][col];
+            for (int k = 0; k < s.k; ++k) sum += A[row][k] * B[k][col];
+            overflowed += sum > INT32_MAX || sum < INT32_MIN;
+            const std::int64_t want = sat ? std::clamp<std::int64_t>(sum, INT32_MIN, INT32_MAX) : sum;
+            EXPECT_EQ(got[lane * 4 + i], static_cast<std::uint32_t>(static_cast<std::uint64_t>(want)))
+                << "lane " << lane << " d" << i << " (row " << row << ", col " << col << ")";
+          }
+        EXPECT_GT(overflowed, 0);  // the edges of C reach both the clamp and the wrap
+      }
+  // Forms without a model stay errors.
+  EXPECT_NE(decode_error("  mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 {%x0, %x1, %x2, %x3}, {%x4, %x5}, {%x6}, {%x0, %x1, %x2, %x3};")
+                .find("m16n8k64"),
+            std::string::npos);
+  EXPECT_NE(
+      decode_error("  mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%x0, %x1, %x2, %x3}, {%x4, %x5}, {%x6, %x7}, {%x0, %x1, %x2, %x3};")
+          .find("needs {4 registers}"),
+      std::string::npos);
+}

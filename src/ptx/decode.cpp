@@ -74,7 +74,7 @@ const Parser::Family Parser::kFamilies[] = {
     {"st", "*ld", &Parser::dec_ldst},
     {"tex", "base 2d v4", &Parser::dec_tex},
     {"sust", "b p 2d v4 zero", &Parser::dec_sust},
-    {"mma", "sync aligned m16n8k32 row col e4m3", &Parser::dec_mma},
+    {"mma", "sync aligned m8n8k16 m16n8k16 m16n8k32 row col satfinite e4m3", &Parser::dec_mma},
     {"movmatrix", "sync aligned m8n8 trans", &Parser::dec_movmatrix},
     {"ldmatrix", "sync aligned m8n8 x1 x2 x4 trans shared shared::cta", &Parser::dec_ldmatrix},
     {"stmatrix", "sync aligned m8n8 x1 x2 x4 trans shared shared::cta", &Parser::dec_ldmatrix},

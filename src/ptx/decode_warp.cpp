@@ -1,9 +1,42 @@
 // The decoders of the warp, tensor-core and barrier families (kFamilies, decode.cpp).
+#include "numerics/mma_int.hpp"
 #include "ptx/parser.hpp"
 
 namespace enc5::ptx {
 
+// mma.sync.aligned.{m8n8k16,m16n8k16,m16n8k32}.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32 (PTX ISA
+// "mma", integer): Inst::sub = shape | a signed << 2 | b signed << 3 | satfinite << 4.
+void Parser::dec_mma_int(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  const std::string_view opname = m.name;
+  const std::uint32_t L = in.line;
+  const auto is8 = [](Type t) { return t == Type::s8 || t == Type::u8; };
+  const bool shape16 = m.has("m16n8k16"), shape8 = m.has("m8n8k16"), shape32 = m.has("m16n8k32");
+  const bool ok = m.sync && m.aligned && m.words.size() == 3 && (shape16 + shape8 + shape32) == 1 && m.has("row") && m.has("col") &&
+                  m.types.size() == 4 && m.types[0] == Type::s32 && is8(m.types[1]) && is8(m.types[2]) && m.types[3] == Type::s32 &&
+                  m.rnd == Rnd::none && !m.sat;
+  if (!ok)
+    fail(L,
+         std::string(opname) +
+             " is not supported (integer mma: mma.sync.aligned.{m8n8k16,m16n8k16,m16n8k32}.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32)");
+  const MmaIntShape shape = shape8 ? MmaIntShape::m8n8k16 : shape16 ? MmaIntShape::m16n8k16 : MmaIntShape::m16n8k32;
+  need(ops, 4, opname, L);
+  const int want[4] = {mma_int_cd_regs(shape), mma_int_a_regs(shape), mma_int_b_regs(shape), mma_int_cd_regs(shape)};
+  for (int k = 0; k < 4; ++k)
+    if (ops[k].kind != ROp::vec || ops[k].elems.size() != static_cast<std::size_t>(want[k]))
+      fail(L, "mma operand " + std::to_string(k) + " needs {" + std::to_string(want[k]) + " registers}");
+  in.op = Op::mma_int;
+  in.sub = static_cast<std::uint8_t>(static_cast<int>(shape) | (m.types[1] == Type::s8 ? 4 : 0) | (m.types[2] == Type::s8 ? 8 : 0) |
+                                     (m.satfinite ? 16 : 0));
+  std::vector<std::uint32_t> d, s;
+  for (const ROp& e : ops[0].elems) d.push_back(dst(e, Type::s32));
+  for (const ROp& e : ops[1].elems) s.push_back(src(e, Type::b32));
+  for (const ROp& e : ops[2].elems) s.push_back(src(e, Type::b32));
+  for (const ROp& e : ops[3].elems) s.push_back(src(e, Type::s32));
+  emit(in, d, s);
+}
+
 void Parser::dec_mma(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  if (!m.types.empty() && m.types[0] == Type::s32) return dec_mma_int(in, m, ops);
   const std::string_view opname = m.name;
   const std::uint32_t L = in.line;
   // mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16: the scalar .e4m3 names land in `words`.

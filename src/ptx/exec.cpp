@@ -250,6 +250,7 @@ const std::array<Cta::ExecFn, kOpCount>& Cta::exec_table() {
         {{Op::atom}, &Cta::exec_atom},
         {{Op::cp_async}, &Cta::exec_cp_async},
         {{Op::mma}, &Cta::exec_mma},
+        {{Op::mma_int}, &Cta::exec_mma_int},
         {{Op::movmatrix}, &Cta::exec_movmatrix},
         {{Op::ldmatrix, Op::stmatrix}, &Cta::exec_ldmatrix},
         {{Op::shfl, Op::vote, Op::match, Op::redux, Op::warpsync}, &Cta::exec_collective},
@@ -304,7 +305,7 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
     in_ = &in;
     // The work bound (issue 18): an instruction is one unit, an mma.sync kMmaWork (its cost in
     // the interpreter, docs/performance.md), per warp and per launch.
-    const std::uint64_t cost = in.op == Op::mma ? kMmaWork : 1;
+    const std::uint64_t cost = in.op == Op::mma || in.op == Op::mma_int ? kMmaWork : 1;
     w.executed += cost;
     if (w.executed > max_exec)
       fail("one warp executed more than " + std::to_string(max_exec) + " instructions (an mma.sync counting " + std::to_string(kMmaWork) +

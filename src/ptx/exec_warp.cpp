@@ -8,6 +8,7 @@
 #include "engine/mma_tile.hpp"
 #include "engine/simd.hpp"
 #include "numerics/mma.hpp"
+#include "numerics/mma_int.hpp"
 #include "numerics/warp.hpp"
 #include "ptx/exec.hpp"
 
@@ -39,6 +40,27 @@ void Cta::exec_mma(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
   const MmaFragC fd = engine::mma_fragment(s_.profile, mma_path, fa, fb, fc);
   for (int l = 0; l < 32; ++l)
     for (int k = 0; k < 2; ++k) R(w, d[k])[l] = fd.reg[l][k];
+  st_->mma++;
+}
+
+// Integer mma (numerics/mma_int: exact, .satfinite clamps, else wraps): all 32 lanes.
+void Cta::exec_mma_int(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am) {
+  if (am != kFull) fail("mma.sync.aligned on a warp whose 32 lanes are not all active (active " + hex(am) + ")");
+  MmaIntForm f;
+  f.shape = static_cast<MmaIntShape>(in.sub & 3);
+  f.a_signed = in.sub & 4;
+  f.b_signed = in.sub & 8;
+  f.satfinite = in.sub & 16;
+  const int na = mma_int_a_regs(f.shape), nb = mma_int_b_regs(f.shape), nc = mma_int_cd_regs(f.shape);
+  MmaIntRegs a, b, c;
+  for (int l = 0; l < 32; ++l) {
+    for (int k = 0; k < na; ++k) a.r[l][k] = static_cast<std::uint32_t>(R(w, s[k])[l]);
+    for (int k = 0; k < nb; ++k) b.r[l][k] = static_cast<std::uint32_t>(R(w, s[na + k])[l]);
+    for (int k = 0; k < nc; ++k) c.r[l][k] = static_cast<std::uint32_t>(R(w, s[na + nb + k])[l]);
+  }
+  const MmaIntRegs r = mma_int(f, a, b, c);
+  for (int l = 0; l < 32; ++l)
+    for (int k = 0; k < nc; ++k) R(w, d[k])[l] = r.r[l][k];
   st_->mma++;
 }
 

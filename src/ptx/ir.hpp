@@ -131,6 +131,7 @@ enum class Op : std::uint8_t {
   atom,
   cp_async,
   mma,
+  mma_int,
   movmatrix,
   ldmatrix,
   stmatrix,

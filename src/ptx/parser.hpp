@@ -220,6 +220,7 @@ class Parser {
   void dec_sust(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_cp(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_mma(Inst& in, const Mods& m, std::vector<ROp>& ops);
+  void dec_mma_int(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_movmatrix(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_ldmatrix(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_shfl(Inst& in, const Mods& m, std::vector<ROp>& ops);
