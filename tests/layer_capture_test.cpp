@@ -31,14 +31,14 @@ void save(const TempDir& d, const KernelCapture& c) {
   }
 }
 
-KernelCapture small_capture(int ox = 0, int oy = 0) {
+KernelCapture small_capture(int ox = 0, int oy = 0, LayerId layer = LayerId::enc4) {
   SyntheticLayerCapture o;
   o.seed = 7;
   o.ex = kEx;
   o.ey = kEy;
   o.ox = ox;
   o.oy = oy;
-  return synthetic_layer_capture(LayerId::enc4, o);
+  return synthetic_layer_capture(layer, o);
 }
 
 std::size_t pointer_at(const KernelCapture& c, std::uint32_t off) {
@@ -73,51 +73,55 @@ std::string error_of(const KernelCapture& c) {
 
 }  // namespace
 
+// enc4 and enc3 (C = 128: four planes in and out).
 TEST(LayerCapture, ReplayEqualsTheFrameDriverInTheCapturedWindows) {
-  KernelCapture c = small_capture(3, 5);
-  move_window(c, 48, 96, 0xA5);  // the output arena 96 bytes into its allocation, sentinels around it
-  move_window(c, 56, 32, 0x5A);
-  move_window(c, 8, 16, 0x11);
-  // The frame driver on the same inputs (the reference: the golden model, run directly).
-  const SyntheticFrame frame = make_synthetic_frame(kEx, kEy, 7, false);
-  MergeFrame f;
-  f.ex = kEx;
-  f.ey = kEy;
-  f.ox = 3;
-  f.oy = 5;
-  f.input_arena = frame.input_arena;
-  f.weights = &default_layer_weights(LayerId::enc4);
-  f.texture = &frame.texture;
-  run_merge_frame_golden(f, profile_ada(), Readings{}, LayerReadings{});
+  for (const LayerId layer : {LayerId::enc4, LayerId::enc3}) {
+    SCOPED_TRACE(std::string(to_string(layer)));
+    KernelCapture c = small_capture(3, 5, layer);
+    move_window(c, 48, 96, 0xA5);  // the output arena 96 bytes into its allocation, sentinels around it
+    move_window(c, 56, 32, 0x5A);
+    move_window(c, 8, 16, 0x11);
+    // The frame driver on the same inputs (the reference: the golden model, run directly).
+    const SyntheticFrame frame = make_synthetic_frame(kEx, kEy, 7, false, layer_spec(layer).k_slices());
+    MergeFrame f;
+    f.ex = kEx;
+    f.ey = kEy;
+    f.ox = 3;
+    f.oy = 5;
+    f.input_arena = frame.input_arena;
+    f.weights = &default_layer_weights(layer);
+    f.texture = &frame.texture;
+    run_merge_frame_golden(f, profile_ada(), Readings{}, LayerReadings{});
 
-  TempDir d;
-  save(d, c);
-  KernelCapture loaded = load_kernel_capture(d.path.string());
-  LayerReplayOptions o;  // the fast engine
-  const LayerLaunch L = replay_layer_capture(loaded, LayerId::enc4, o);
-  EXPECT_EQ(L.ex, static_cast<std::uint32_t>(kEx));
-  EXPECT_EQ(L.oy, 5);
-  const auto& arena = loaded.allocs[loaded.pointers[L.arena].alloc].bytes;
-  const auto& merged = loaded.allocs[loaded.pointers[L.merged].alloc].bytes;
-  ASSERT_EQ(arena.size(), 96 + f.output_arena.size() + 64);
-  EXPECT_TRUE(std::equal(f.output_arena.begin(), f.output_arena.end(), arena.begin() + 96));
-  EXPECT_TRUE(std::equal(f.merged_output.begin(), f.merged_output.end(), merged.begin() + 32));
-  for (std::size_t i = 0; i < 96; ++i) ASSERT_EQ(arena[i], 0xA5) << i;
-  for (std::size_t i = arena.size() - 64; i < arena.size(); ++i) ASSERT_EQ(arena[i], 0xA5) << i;
-  for (std::size_t i = 0; i < 32; ++i) ASSERT_EQ(merged[i], 0x5A) << i;
-  const Surface* want[3] = {&f.surface112, &f.surface120, &f.surface128};
-  for (int s = 0; s < 3; ++s) {
-    const capture::ImageArg& im = loaded.images[L.surfaces[static_cast<std::size_t>(s)]].image;
-    ASSERT_EQ(im.width, want[s]->width);
-    EXPECT_EQ(im.bytes, want[s]->bytes) << "surface " << s;
+    TempDir d;
+    save(d, c);
+    KernelCapture loaded = load_kernel_capture(d.path.string());
+    LayerReplayOptions o;  // the fast engine
+    const LayerLaunch L = replay_layer_capture(loaded, layer, o);
+    EXPECT_EQ(L.ex, static_cast<std::uint32_t>(kEx));
+    EXPECT_EQ(L.oy, 5);
+    const auto& arena = loaded.allocs[loaded.pointers[L.arena].alloc].bytes;
+    const auto& merged = loaded.allocs[loaded.pointers[L.merged].alloc].bytes;
+    ASSERT_EQ(arena.size(), 96 + f.output_arena.size() + 64);
+    EXPECT_TRUE(std::equal(f.output_arena.begin(), f.output_arena.end(), arena.begin() + 96));
+    EXPECT_TRUE(std::equal(f.merged_output.begin(), f.merged_output.end(), merged.begin() + 32));
+    for (std::size_t i = 0; i < 96; ++i) ASSERT_EQ(arena[i], 0xA5) << i;
+    for (std::size_t i = arena.size() - 64; i < arena.size(); ++i) ASSERT_EQ(arena[i], 0xA5) << i;
+    for (std::size_t i = 0; i < 32; ++i) ASSERT_EQ(merged[i], 0x5A) << i;
+    const Surface* want[3] = {&f.surface112, &f.surface120, &f.surface128};
+    for (int s = 0; s < 3; ++s) {
+      const capture::ImageArg& im = loaded.images[L.surfaces[static_cast<std::size_t>(s)]].image;
+      ASSERT_EQ(im.width, want[s]->width);
+      EXPECT_EQ(im.bytes, want[s]->bytes) << "surface " << s;
+    }
+    // Something was computed (the outputs are not the zeros they start from).
+    EXPECT_NE(std::count(f.output_arena.begin(), f.output_arena.end(), 0), static_cast<std::ptrdiff_t>(f.output_arena.size()));
+    // The golden model through the capture gives the same bytes.
+    KernelCapture again = load_kernel_capture(d.path.string());
+    o.golden = true;
+    replay_layer_capture(again, layer, o);
+    for (std::size_t i = 0; i < again.allocs.size(); ++i) EXPECT_EQ(again.allocs[i].bytes, loaded.allocs[i].bytes) << i;
   }
-  // Something was computed (the outputs are not the zeros they start from).
-  EXPECT_NE(std::count(f.output_arena.begin(), f.output_arena.end(), 0), static_cast<std::ptrdiff_t>(f.output_arena.size()));
-  // The golden model through the capture gives the same bytes.
-  KernelCapture again = load_kernel_capture(d.path.string());
-  o.golden = true;
-  replay_layer_capture(again, LayerId::enc4, o);
-  for (std::size_t i = 0; i < again.allocs.size(); ++i) EXPECT_EQ(again.allocs[i].bytes, loaded.allocs[i].bytes) << i;
 }
 
 TEST(LayerCapture, SyntheticCaptureFollowsEnc4sLaunchAbi) {
@@ -229,9 +233,16 @@ TEST(LayerCapture, CliReplayWritesLaunchDumpNaming) {
   EXPECT_NE(bad.status, 0);
   EXPECT_TRUE(contains(bad.out, "args.bin")) << bad.out;
   EXPECT_FALSE(fs::exists(d.path / "bad"));
-  const Result enc3 = d.enc5("replay --layer enc3 cap -o bad3");
+  // A capture of enc4's kernel replayed as enc3: refused by the kernel name.
+  ASSERT_EQ(d.enc5("capture --layer enc4 --synthetic --ex 21 --ey 13 -o cap4").status, 0);
+  const Result enc3 = d.enc5("replay --layer enc3 cap4 -o bad3");
   EXPECT_EQ(enc3.status, 2) << enc3.out;
-  EXPECT_TRUE(contains(enc3.out, "not written yet")) << enc3.out;
+  EXPECT_TRUE(contains(enc3.out, "not cuda_dldn_engine_swin_enc3_kernel")) << enc3.out;
+  // enc3's own capture replays (C = 128: four planes in the arenas).
+  ASSERT_EQ(d.enc5("capture --layer enc3 --synthetic --ex 21 --ey 13 -o cap3").status, 0);
+  const Result r3 = d.enc5("replay --layer enc3 cap3 -o out3");
+  EXPECT_EQ(r3.status, 0) << r3.out;
+  EXPECT_TRUE(fs::exists(find_file(d.path / "out3", "arg048-buffer-base0x7f0200000000-size34944-fmt0")));
 }
 
 // settle --layer: results made by the model under other readings (a stand-in for the original
@@ -263,27 +274,30 @@ TEST(LayerSettle, FindsTheReadingsTheResultsWereMadeWith) {
 }
 
 TEST(LayerSettle, EveryPairOfValuesDiffersOnTheBorderLaunch) {
-  const LayerSettleLaunch border = oracle_layer_launches(LayerId::enc4)[1];
-  int pairs = 0;
-  for (const auto& info : layer_reading_registry()) {
-    std::vector<KernelCapture> runs;
-    for (const std::string& v : info.values) {
-      LayerReplayOptions o;
-      std::string err;
-      ASSERT_TRUE(set_layer_reading(o.layer_readings, info.name + "=" + v, &err)) << err;
-      runs.push_back(border.before);
-      replay_layer_capture(runs.back(), LayerId::enc4, o);
-    }
-    for (std::size_t a = 0; a < runs.size(); ++a)
-      for (std::size_t b = a + 1; b < runs.size(); ++b) {
-        bool differ = false;
-        for (std::size_t i = 0; i < runs[a].allocs.size(); ++i) differ |= runs[a].allocs[i].bytes != runs[b].allocs[i].bytes;
-        for (std::size_t i = 0; i < runs[a].images.size(); ++i) differ |= runs[a].images[i].image.bytes != runs[b].images[i].image.bytes;
-        EXPECT_TRUE(differ) << info.name << ": " << info.values[a] << " vs " << info.values[b];
-        ++pairs;
+  for (const LayerId layer : {LayerId::enc4, LayerId::enc3}) {
+    SCOPED_TRACE(std::string(to_string(layer)));
+    const LayerSettleLaunch border = oracle_layer_launches(layer)[1];
+    int pairs = 0;
+    for (const auto& info : layer_reading_registry()) {
+      std::vector<KernelCapture> runs;
+      for (const std::string& v : info.values) {
+        LayerReplayOptions o;
+        std::string err;
+        ASSERT_TRUE(set_layer_reading(o.layer_readings, info.name + "=" + v, &err)) << err;
+        runs.push_back(border.before);
+        replay_layer_capture(runs.back(), layer, o);
       }
+      for (std::size_t a = 0; a < runs.size(); ++a)
+        for (std::size_t b = a + 1; b < runs.size(); ++b) {
+          bool differ = false;
+          for (std::size_t i = 0; i < runs[a].allocs.size(); ++i) differ |= runs[a].allocs[i].bytes != runs[b].allocs[i].bytes;
+          for (std::size_t i = 0; i < runs[a].images.size(); ++i) differ |= runs[a].images[i].image.bytes != runs[b].images[i].image.bytes;
+          EXPECT_TRUE(differ) << info.name << ": " << info.values[a] << " vs " << info.values[b];
+          ++pairs;
+        }
+    }
+    EXPECT_EQ(pairs, 10);  // 8 readings: e62-gate's three values make 3 pairs, the others 1 each
   }
-  EXPECT_EQ(pairs, 10);  // 8 readings: e62-gate's three values make 3 pairs, the others 1 each
 }
 
 TEST(LayerSettle, CliOracleAndResults) {

@@ -125,7 +125,8 @@ LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
                        std::to_string(o));
   }
   const int ex = static_cast<int>(L.ex), ey = static_cast<int>(L.ey);
-  const std::size_t arena = layout::PlaneArena{ex, ey}.total_bytes(), half = layout::PlaneArena{ex >> 1, ey >> 1}.total_bytes();
+  const std::size_t arena = layout::PlaneArena{ex, ey, s.k_slices()}.total_bytes(),
+                    half = layout::PlaneArena{ex >> 1, ey >> 1, s.merge_out / 32}.total_bytes();
   const std::size_t image = weight_map(s).image_bytes();
   L.input = find_pointer(c, abi.input, arena, "the input plane arena");
   L.weights = find_pointer(c, abi.weights, image, "the weight image");
@@ -153,8 +154,6 @@ LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
 
 LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerReplayOptions& o) {
   const LayerLaunch L = read_layer_launch(c, layer);
-  if (layer != LayerId::enc4)
-    throw std::runtime_error(std::string(to_string(layer)) + "'s golden model is not written yet: its captures cannot be replayed");
   const LayerSpec& s = layer_spec(layer);
   const auto at = [&](std::size_t p) -> std::pair<KernelCapture::Alloc*, std::uint64_t> {
     return {&c.allocs[c.pointers[p].alloc], c.pointers[p].delta};
@@ -247,7 +246,7 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
   const LayerSpec& s = layer_spec(layer);
   if (!s.merge) throw std::invalid_argument("synthetic_layer_capture: " + std::string(s.name) + " is no merge layer");
   const int ex = o.ex > 0 ? o.ex : s.abi.ex, ey = o.ey > 0 ? o.ey : s.abi.ey;
-  SyntheticFrame frame = make_synthetic_frame(ex, ey, o.seed, false);
+  SyntheticFrame frame = make_synthetic_frame(ex, ey, o.seed, false, s.k_slices());
   KernelCapture c;
   c.source = "<synthetic " + std::string(s.name) + " capture>";
   c.kernel = std::string(s.entry);
@@ -260,7 +259,8 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
   write_le(c.args, s.abi.extents + 4, static_cast<std::uint64_t>(ey), 4);
   write_le(c.args, s.abi.origin, static_cast<std::uint64_t>(o.ox), 2);
   write_le(c.args, s.abi.origin + 2, static_cast<std::uint64_t>(o.oy), 2);
-  const std::size_t arena = layout::PlaneArena{ex, ey}.total_bytes(), half = layout::PlaneArena{ex >> 1, ey >> 1}.total_bytes();
+  const std::size_t arena = layout::PlaneArena{ex, ey, s.k_slices()}.total_bytes(),
+                    half = layout::PlaneArena{ex >> 1, ey >> 1, s.merge_out / 32}.total_bytes();
   const auto w = default_layer_weights(layer).bytes();
   const std::vector<std::pair<int, std::vector<std::uint8_t>>> buffers = {{s.abi.input, std::move(frame.input_arena)},
                                                                           {s.abi.weights, std::vector<std::uint8_t>(w.begin(), w.end())},

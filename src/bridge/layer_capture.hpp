@@ -1,4 +1,4 @@
-// Replay captures of the merge layers (issue 21: enc4; enc3 once its golden model exists): a
+// Replay captures of the merge layers (issue 21: enc4 and enc3): a
 // replay capture of the layer's kernel, read with the grammar every kernel's capture has
 // (bridge/kernel_capture.hpp, facts F6), its parameter block read by the layer's launch ABI
 // (model/layer_spec.hpp LaunchAbi: DOC4 §1.1, DESC4 layer()), run by the golden model or the fast
@@ -32,8 +32,8 @@ struct LayerLaunch {
 };
 // Checks the capture against the layer's launch and returns where everything is. Every number is
 // hostile: the block's size, each argument's presence and kind, the extents (2..4096, as `enc5
-// run --layer`), each buffer's size from its pointer (the input arena 5·ey·ex·32 bytes, the weight
-// image, the two output arenas), the texture and surface extents (ex x ey; the third surface at
+// run --layer`), each buffer's size from its pointer (the input and output arenas C/32·ey·ex·32 bytes, the merged output 5·(ey>>1)·(ex>>1)·32, the weight
+// image), the texture and surface extents (ex x ey; the third surface at
 // the halved extents, DESC4 layer()) and the grid (z = 1; x, y at least the grid covering the
 // frame, ceil((ex + ox) / 8) x ceil((ey + oy) / 8), and at most twice it + 8, as enc5's replay).
 // Throws InputError naming args.bin or manifest.txt and what was expected versus found.

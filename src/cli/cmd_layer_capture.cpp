@@ -1,4 +1,4 @@
-// enc5 replay --layer enc4 / enc5 capture --layer enc4: replay captures of the merge layers
+// enc5 replay/capture/settle --layer enc4|enc3: replay captures of the merge layers
 // (bridge/layer_capture.hpp; docs/captures.md "Captures of the merge layers"). A replay writes the
 // capture's arguments after the model's launch in launch-dump naming, exactly the files `enc5 ptx
 // run FILE.ptx --capture CAP` writes for the original kernel, so `enc5 diff` compares the two.
@@ -17,42 +17,44 @@
 namespace enc5::cli {
 namespace {
 
-constexpr const char* kReplayHelp = R"(usage: enc5 replay --layer enc4 CAPTURE -o DIR [--engine fast|golden] [--profile P]
+constexpr const char* kReplayHelp = R"(usage: enc5 replay --layer enc4|enc3 CAPTURE -o DIR [--engine fast|golden] [--profile P]
                     [--reading NAME=VALUE] [--layer-reading NAME=VALUE] [--ex N --ey N] [--block-offset X,Y] [--launch N]
-  Runs enc4 (the golden model or the fast engine: the same bytes) on a replay capture of
-  cuda_dldn_engine_swin_enc4_kernel (manifest.txt, args.bin, alloc-N.bin, texture and surface
-  files; docs/captures.md), its parameter block read by enc4's launch ABI (DOC4 §1.1: extents +0,
-  input +8, weights +40, arena +48, merged output +56, block origin +80, texture +88, surfaces
-  +112/+120/+128). Writes every argument after the launch in launch-dump naming
-  (launch-000-<kernel>-argNNN-<kind>-<shape>-fmtN.bin): what `enc5 ptx run 0017-….ptx --capture
-  CAPTURE -o DIR2` writes for the original kernel, so `enc5 diff DIR DIR2` compares them.
-  The output windows start from zeros (as enc5's replay); every other byte stays as captured.
-  --layer-reading: the merge layers' readings (enc5 readings --layer enc4). CAPTURE may also be a
-  folder of d4r's launch dumps of the kernel (facts F5: no parameter block, so the extents are the
-  texture's unless --ex/--ey, the block offsets --block-offset, default 0,0; --launch N picks one
-  of several launches).
+  Runs the merge layer (the golden model or the fast engine: the same bytes) on a replay capture
+  of its kernel, cuda_dldn_engine_swin_enc4_kernel or …_enc3_kernel (manifest.txt, args.bin,
+  alloc-N.bin, texture and surface files; docs/captures.md), its parameter block read by the
+  layer's launch ABI (DOC4/DOC3 §1.1: extents +0, input +8, weights +40, arena +48, merged output
+  +56, block origin +80, texture +88, surfaces +112/+120/+128). Writes every argument after the
+  launch in launch-dump naming (launch-000-<kernel>-argNNN-<kind>-<shape>-fmtN.bin): what
+  `enc5 ptx run 0017-….ptx --capture CAPTURE -o DIR2` (enc3: 0016) writes for the original kernel,
+  so `enc5 diff DIR DIR2` compares them. The output windows start from zeros (as enc5's replay);
+  every other byte stays as captured. --layer-reading: the merge layers' readings (enc5 readings
+  --layer enc4). CAPTURE may also be a folder of d4r's launch dumps of the kernel (facts F5: no
+  parameter block, so the extents are the texture's unless --ex/--ey, the block offsets
+  --block-offset, default 0,0; --launch N picks one of several launches).
 )";
 
-constexpr const char* kCaptureHelp = R"(usage: enc5 capture --layer enc4 --synthetic -o DIR [--seed N] [--ex N --ey N] [--block-offset X,Y]
-  Writes a synthetic replay capture of cuda_dldn_engine_swin_enc4_kernel (the state before the
-  launch, facts F6): manifest.txt, args.bin (enc4's 144-byte parameter block), alloc-0..3.bin (the
-  input arena from --seed, the embedded synthetic enc4 weights, the zeroed arena and merged
-  output), texture-088.bin (--seed) and surface-112/120/128.bin (zeroed), for the token grid
-  --ex x --ey (default 80 x 46, DESC4) and the grid covering it. `enc5 replay --layer enc4` runs
-  enc5's model of it; `enc5 ptx run 0017-….ptx --capture DIR` the original kernel.
+constexpr const char* kCaptureHelp =
+    R"(usage: enc5 capture --layer enc4|enc3 --synthetic -o DIR [--seed N] [--ex N --ey N] [--block-offset X,Y]
+  Writes a synthetic replay capture of the merge layer's kernel (the state before the launch,
+  facts F6): manifest.txt, args.bin (the 144-byte parameter block), alloc-0..3.bin (the input
+  arena from --seed, the layer's embedded synthetic weights, the zeroed arena and merged output),
+  texture-088.bin (--seed) and surface-112/120/128.bin (zeroed), for the token grid --ex x --ey
+  (default the layer's: enc4 80 x 46, DESC4; enc3 160 x 92, DESC3) and the grid covering it.
+  `enc5 replay --layer L` runs enc5's model of it; `enc5 ptx run 0017-….ptx --capture DIR` (enc3:
+  0016) the original kernel.
 )";
 
 constexpr const char* kSettleHelp =
-    R"(usage: enc5 settle --layer enc4 (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR | DUMPS)
+    R"(usage: enc5 settle --layer enc4|enc3 (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR | DUMPS)
                     [--profile P] [--reading NAME=VALUE] [--threads N] [--ex N --ey N] [--block-offset X,Y] [--launch N]
   Which values of the merge layers' readings (enc5 readings --layer enc4: merge-*, e62-*) reproduce
   the original kernel. --results DIR: the original's results for the replay capture CAPTURE, in
   launch-dump naming (a GPU's dump of the launch, or `enc5 ptx run … --capture CAPTURE -o DIR`).
-  --oracle FILE.ptx: the PTX interpreter runs the original kernel (corpus file 0017, entry
-  cuda_dldn_engine_swin_enc4_kernel) on CAPTURE, or, without one, on two synthetic captures (the
-  token grid 80 x 46, seed 1; 21 x 13 tokens at block offsets 3,5, seed 2: the frame's border
-  inside blocks). DUMPS: a folder of d4r's launch dumps of the kernel, which holds the original's
-  results itself (read as by enc5 replay --layer enc4). The search is coordinate-wise from the defaults with the fast engine; each
+  --oracle FILE.ptx: the PTX interpreter runs the original kernel (corpus file 0017 for enc4, 0016
+  for enc3) on CAPTURE, or, without one, on two synthetic captures (the layer's token grid, seed 1;
+  21 x 13 tokens at block offsets 3,5, seed 2: the frame's border inside blocks). DUMPS: a folder
+  of d4r's launch dumps of the kernel, which holds the original's results itself (read as by enc5
+  replay --layer). The search is coordinate-wise from the defaults with the fast engine; each
   reading's values are then scored with the others at the best. Exit 0 when the best setting
   reproduces every byte, 1 when it does not, 2 on errors.
 )";
@@ -62,7 +64,6 @@ LayerId merge_layer(const Args& args, const char* cmd) {
     if (args[i] == "--layer") {
       LayerId l{};
       if (!parse_layer(args[i + 1], &l)) throw UsageError("--layer: expected enc3, enc4 or enc5, got '" + args[i + 1] + "'");
-      if (l == LayerId::enc3) throw UsageError(std::string(cmd) + " --layer enc3: enc3's golden model is not written yet");
       return l;
     }
   return LayerId::enc5;
