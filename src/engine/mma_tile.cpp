@@ -82,6 +82,92 @@ bool has_nan_code(const std::uint8_t* bytes, int n) {
 
 }  // namespace
 
+namespace {
+
+// The kernels' operands of one tile: "ka" = B^T (8 rows of K = 32), "kb" = A^T (K = 32 x N = 16),
+// in every form a kernel may read (only those `forms` names are filled).
+struct TileOperands {
+  alignas(64) float ka_v[8 * 32], ka_e[8 * 32], kb_v[32 * 16], kb_e[32 * 16];
+  alignas(64) double ka_v64[8 * 32], kb_v64[32 * 16];
+  alignas(64) std::int16_t ka_e16[8 * 32], kb_e16[32 * 16], ka_he16[8 * 32], kb_he16[32 * 16];
+  alignas(64) e4m3_t ka_isa[8 * 32], kb_isa[32 * 16];                           // the codes where the ISA-order forms go
+  alignas(64) e4m3_t ka_codes[8 * 32], kb_logical[32 * 16], kb_codes[16 * 32];  // logical k order
+  unsigned forms = 0;
+};
+
+// Permutes the register bytes into each form's order and decodes them with the path's decoder.
+void decode_operands(const Profile& p, SimdPath path, const std::uint8_t (&ab)[kA], const std::uint8_t (&bb)[kB], TileOperands& o) {
+  const Maps& map = maps();
+  // The forms the profile's kernel reads (gemm.hpp: decode_for); the VNNI `zluda` kernel takes
+  // the binary64 values where an operand has no integer form (kernels_avx512vnni.cpp), so a tile
+  // gets those instead of the integer form.
+  o.forms = decode_for(p, path);
+  if (o.forms & kDecodeInt16) o.forms = (o.forms & ~static_cast<unsigned>(kDecodeInt16)) | kDecodeF64;
+  const auto run = kernels(path).decode_run;
+  const unsigned forms = o.forms;
+  if (forms & (kDecodeF32 | kDecodeExponent | kDecodeExponent16 | kDecodeHopperExponent16)) {
+    for (int i = 0; i < kB; ++i) o.ka_isa[map.b_isa[i]] = bb[i];
+    for (int i = 0; i < kA; ++i) o.kb_isa[map.a_isa[i]] = ab[i];
+    const bool f32 = forms & kDecodeF32, e = forms & kDecodeExponent, e16 = forms & kDecodeExponent16,
+               he16 = forms & kDecodeHopperExponent16;
+    run({o.ka_isa, 8 * 32, nullptr, f32 ? o.ka_v : nullptr, e ? o.ka_e : nullptr, e16 ? o.ka_e16 : nullptr, he16 ? o.ka_he16 : nullptr});
+    run({o.kb_isa, 32 * 16, nullptr, f32 ? o.kb_v : nullptr, e ? o.kb_e : nullptr, e16 ? o.kb_e16 : nullptr, he16 ? o.kb_he16 : nullptr});
+  }
+  if (forms & kDecodeF64) {
+    for (int i = 0; i < kB; ++i) o.ka_codes[map.b_logical[i]] = bb[i];
+    for (int i = 0; i < kA; ++i) o.kb_logical[map.a_logical[i]] = ab[i];
+    for (int i = 0; i < kA; ++i) o.kb_codes[map.a_codes[i]] = ab[i];
+    run({o.ka_codes, 8 * 32, o.ka_v64, nullptr, nullptr, nullptr, nullptr});
+    run({o.kb_logical, 32 * 16, o.kb_v64, nullptr, nullptr, nullptr, nullptr});
+  }
+}
+
+// The profile's kernel and the arguments gemm() gives it (gemm.cpp) for one k-step of 8 rows.
+KStepKernel kstep_for(const Profile& p, SimdPath path, TileOperands& o, f16_t* dt, KStepArgs& g) {
+  const KernelSet kern = kernels(path);
+  const bool blackwell = p.mma == MmaAccumulation::blackwell_fused_sum;
+  const bool hopper = p.mma == MmaAccumulation::hopper_two_hmma;
+  const bool ada = p.mma == MmaAccumulation::ada_truncated_halves || blackwell;
+  KStepKernel kernel = kern.zluda;
+  if (hopper) {
+    kernel = kern.hopper;
+    g.a = o.ka_v;
+    g.b = o.kb_v;
+    if (o.forms & kDecodeHopperExponent16) {
+      g.hea16 = o.ka_he16;
+      g.heb16 = o.kb_he16;
+    }
+  } else if (ada) {
+    kernel = blackwell ? kern.blackwell : kern.ada;
+    g.a = o.ka_v;
+    g.b = o.kb_v;
+    if (o.forms & kDecodeExponent) {
+      g.ea = o.ka_e;
+      g.eb = o.kb_e;
+    }
+    if (o.forms & kDecodeExponent16) {
+      g.ea16 = o.ka_e16;
+      g.eb16 = o.kb_e16;
+    }
+  } else {
+    g.a64 = o.ka_v64;
+    g.b64 = o.kb_v64;
+    g.a_codes = o.ka_codes;
+    g.b_codes = o.kb_codes;
+    g.ldb_codes = 32;
+    g.value64 = code_table().value64;
+  }
+  g.lda = 32;
+  g.N = 16;
+  g.d = dt;
+  g.ldd = 16;
+  g.rows = 8;
+  g.ksteps = 1;
+  return kernel;
+}
+
+}  // namespace
+
 MmaFragC mma_fragment(const Profile& p, SimdPath path, const MmaFragA& a, const MmaFragB& b, const MmaFragC& c) {
   if (!native(p)) return mma_m16n8k32(p, a, b, c);
   static_assert(std::endian::native == std::endian::little);
@@ -93,77 +179,12 @@ MmaFragC mma_fragment(const Profile& p, SimdPath path, const MmaFragA& a, const 
   const Maps& map = maps();
   std::uint16_t cb[kCD];
   std::memcpy(cb, &c, sizeof cb);
-  // The kernels' operands: "ka" = B^T (8 rows of K = 32), "kb" = A^T (K = 32 x N = 16).
-  alignas(64) float ka_v[8 * 32], ka_e[8 * 32], kb_v[32 * 16], kb_e[32 * 16];
-  alignas(64) double ka_v64[8 * 32], kb_v64[32 * 16];
-  alignas(64) std::int16_t ka_e16[8 * 32], kb_e16[32 * 16], ka_he16[8 * 32], kb_he16[32 * 16];
-  alignas(64) e4m3_t ka_isa[8 * 32], kb_isa[32 * 16];                           // the codes where the ISA-order forms go
-  alignas(64) e4m3_t ka_codes[8 * 32], kb_logical[32 * 16], kb_codes[16 * 32];  // logical k order
-  alignas(64) f16_t dt[8 * 16];                                                 // C^T, then D^T ([n][m])
+  alignas(64) f16_t dt[8 * 16];  // C^T, then D^T ([n][m])
   for (int i = 0; i < kCD; ++i) dt[map.cd[i]] = cb[i];
-  // The forms the profile's kernel reads (gemm.hpp: decode_for); the VNNI `zluda` kernel takes
-  // the binary64 values where an operand has no integer form (kernels_avx512vnni.cpp), so a tile
-  // gets those instead of the integer form.
-  unsigned forms = decode_for(p, path);
-  if (forms & kDecodeInt16) forms = (forms & ~static_cast<unsigned>(kDecodeInt16)) | kDecodeF64;
-  const auto run = kernels(path).decode_run;
-  if (forms & (kDecodeF32 | kDecodeExponent | kDecodeExponent16 | kDecodeHopperExponent16)) {
-    for (int i = 0; i < kB; ++i) ka_isa[map.b_isa[i]] = bb[i];
-    for (int i = 0; i < kA; ++i) kb_isa[map.a_isa[i]] = ab[i];
-    const bool f32 = forms & kDecodeF32, e = forms & kDecodeExponent, e16 = forms & kDecodeExponent16,
-               he16 = forms & kDecodeHopperExponent16;
-    run({ka_isa, 8 * 32, nullptr, f32 ? ka_v : nullptr, e ? ka_e : nullptr, e16 ? ka_e16 : nullptr, he16 ? ka_he16 : nullptr});
-    run({kb_isa, 32 * 16, nullptr, f32 ? kb_v : nullptr, e ? kb_e : nullptr, e16 ? kb_e16 : nullptr, he16 ? kb_he16 : nullptr});
-  }
-  if (forms & kDecodeF64) {
-    for (int i = 0; i < kB; ++i) ka_codes[map.b_logical[i]] = bb[i];
-    for (int i = 0; i < kA; ++i) kb_logical[map.a_logical[i]] = ab[i];
-    for (int i = 0; i < kA; ++i) kb_codes[map.a_codes[i]] = ab[i];
-    run({ka_codes, 8 * 32, ka_v64, nullptr, nullptr, nullptr, nullptr});
-    run({kb_logical, 32 * 16, kb_v64, nullptr, nullptr, nullptr, nullptr});
-  }
-  // The profile's kernel, with the arguments gemm() gives it (gemm.cpp) for one k-step of 8 rows.
-  const KernelSet kern = kernels(path);
+  TileOperands o;
+  decode_operands(p, path, ab, bb, o);
   KStepArgs g{};
-  const bool blackwell = p.mma == MmaAccumulation::blackwell_fused_sum;
-  const bool hopper = p.mma == MmaAccumulation::hopper_two_hmma;
-  const bool ada = p.mma == MmaAccumulation::ada_truncated_halves || blackwell;
-  KStepKernel kernel = kern.zluda;
-  if (hopper) {
-    kernel = kern.hopper;
-    g.a = ka_v;
-    g.b = kb_v;
-    if (forms & kDecodeHopperExponent16) {
-      g.hea16 = ka_he16;
-      g.heb16 = kb_he16;
-    }
-  } else if (ada) {
-    kernel = blackwell ? kern.blackwell : kern.ada;
-    g.a = ka_v;
-    g.b = kb_v;
-    if (forms & kDecodeExponent) {
-      g.ea = ka_e;
-      g.eb = kb_e;
-    }
-    if (forms & kDecodeExponent16) {
-      g.ea16 = ka_e16;
-      g.eb16 = kb_e16;
-    }
-  } else {
-    g.a64 = ka_v64;
-    g.b64 = kb_v64;
-    g.a_codes = ka_codes;
-    g.b_codes = kb_codes;
-    g.ldb_codes = 32;
-    g.value64 = code_table().value64;
-  }
-  g.lda = 32;
-  g.N = 16;
-  g.d = dt;
-  g.ldd = 16;
-  g.rows = 8;
-  g.ksteps = 1;
-  kernel(g);
+  kstep_for(p, path, o, dt, g)(g);
   MmaFragC d;
   for (int i = 0; i < kCD; ++i) cb[i] = dt[map.cd[i]];
   std::memcpy(&d, cb, sizeof d);
