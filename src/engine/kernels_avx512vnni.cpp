@@ -383,15 +383,57 @@ void e11_rows_x2(const E11Args& g) {
   }
 }
 
+// Two 8-column f16 vectors (rows r and r + 1) as the lanes 0..7 and 8..15 of one register.
+inline __m512 load_h8x2(const f16_t* lo, const f16_t* hi) {
+  return _mm512_cvtph_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(lo))),
+                                                 _mm_loadu_si128(reinterpret_cast<const __m128i*>(hi)), 1));
+}
+inline __m512 rnd16(__m512 x) { return _mm512_cvtph_ps(_mm512_cvtps_ph(x, kRoundNearest)); }
+
+// The RMS norms (prologue, E20) on two rows per 512-bit register, as e11_rows_x2: the squares, the
+// reading's tree and out = x * (inv * gain) are epilogue_impl.hpp's rms_rows lane for lane; the
+// fold across lanes and golden::rms_inverse per row; an odd last row by rms_rows itself.
+void rms_rows_x2(const RmsArgs& g) {
+  const int rows = g.rows;
+  const auto tree = static_cast<SumTree>(g.tree);
+  for (int r = 0; r + 2 <= rows; r += 2) {
+    const f16_t* const x0 = g.x + r * 160;
+    __m512 X[20], T[20];
+    for (int i = 0; i < 20; ++i) {
+      X[i] = load_h8x2(x0 + 8 * i, x0 + 160 + 8 * i);
+      T[i] = rnd16(X[i] * X[i]);
+    }
+    const __m512 S = reduce_in_lane(T, tree, [](__m512 a, __m512 b) { return rnd16(a + b); });
+    const float i0 = from_h(golden::rms_inverse(fold_lanes((V8)_mm512_castps512_ps256(S)), g.eps));
+    const float i1 = from_h(golden::rms_inverse(fold_lanes((V8)_mm512_extractf32x8_ps(S, 1)), g.eps));
+    const __m512 fi = _mm512_insertf32x8(_mm512_set1_ps(i0), _mm256_set1_ps(i1), 1);
+    f16_t* const out = g.out + r * 160;
+    for (int i = 0; i < 20; ++i) {
+      const __m512 y = X[i] * rnd16(load_h8x2(g.gain + 8 * i, g.gain + 8 * i) * fi);
+      const __m256i h =
+          _mm256_mask_blend_epi16(_mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q), _mm512_cvtps_ph(y, kRoundNearest), _mm256_set1_epi16(0x7FFF));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8 * i), _mm256_castsi256_si128(h));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 160 + 8 * i), _mm256_extracti128_si256(h, 1));
+    }
+  }
+  if (rows % 2) {
+    RmsArgs last = g;
+    last.x += (rows - 1) * 160;
+    last.out += (rows - 1) * 160;
+    last.rows = 1;
+    rms_rows(last);
+  }
+}
+
 }  // namespace
 
 KernelSet kernels_avx512vnni() {
   KernelSet k = kernels_avx512();
   k.zluda = zluda_kstep_vnni;
-  // epilogue_impl.hpp compiled here: E11 on two rows per register; the norms and seeds are the
-  // same code as the avx512 path's (kernels_avx2.cpp), so the same values.
+  // epilogue_impl.hpp compiled here: E11 and the RMS norms on two rows per register; the seeds
+  // are the same code as the avx512 path's (kernels_avx2.cpp), so the same values.
   k.e11_rows = e11_rows_x2;
-  k.rms_rows = rms_rows;
+  k.rms_rows = rms_rows_x2;
   k.add_rows = add_rows;
   return k;
 }
