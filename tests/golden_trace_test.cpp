@@ -10,6 +10,8 @@
 #include "assets/synthetic_weights.hpp"
 #include "layout/arena.hpp"
 #include "model/layer.hpp"
+#include "model/layer_golden.hpp"
+#include "model/trace.hpp"
 
 namespace enc5 {
 namespace {
@@ -36,6 +38,15 @@ TEST(GoldenTrace, AllStagesWithTheirShapesAndConsistentOrders) {
     EXPECT_EQ(st.values.size(), static_cast<std::size_t>(st.warps) * st.lanes * st.regs) << st.name;
     EXPECT_FALSE(st.description.empty()) << st.name;
     by[st.name] = &st;
+  }
+  // The stage table (model/trace.hpp) lists exactly the stages recorded, in their order, with their
+  // shapes; the literal numbers below check the table itself against facts F2 and the layouts.
+  const std::vector<StageRow> table = trace_stage_table(layer_spec(LayerId::enc5));
+  ASSERT_EQ(table.size(), t.stages.size());
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    EXPECT_EQ(table[i].name, t.stages[i].name) << i;
+    EXPECT_EQ(table[i].shape.warps, t.stages[i].warps) << table[i].name;
+    EXPECT_EQ(table[i].shape.regs, t.stages[i].regs) << table[i].name;
   }
   auto shape = [&](const std::string& n, int warps, int regs) {
     ASSERT_TRUE(by.count(n)) << n;
@@ -95,6 +106,49 @@ TEST(GoldenTrace, AllStagesWithTheirShapesAndConsistentOrders) {
         if ((d20.at(z, lane, r) & 0x7FFF7FFF) == 0) {
           EXPECT_EQ(n.at(z, lane, r) & 0x7FFF7FFF, 0u);
         }
+}
+
+// The merge layers' traces (`--trace all` of enc4 and enc3): the stages their table lists, in its
+// order and with its shapes; a few shapes stated by the docs' register counts (DOC3 §1.4: 24 staged
+// fragments = 96 prologue registers; E46(b): 16 arena words per lane; enc3's 16 n-tiles).
+TEST(GoldenTrace, MergeLayersRecordTheirStageTables) {
+  for (LayerId id : {LayerId::enc4, LayerId::enc3}) {
+    const LayerSpec& l = layer_spec(id);
+    const SyntheticFrame f = make_synthetic_frame(16, 8, 2, false, l.k_slices());
+    MergeFrame m;
+    m.ex = 16;
+    m.ey = 8;
+    m.input_arena = f.input_arena;
+    m.weights = &default_layer_weights(id);
+    m.texture = &f.texture;
+    TraceRequest req;
+    req.stages = {"all"};
+    req.block_x = 1;
+    Trace t;
+    run_merge_frame_golden(m, profile_ada(), Readings{}, LayerReadings{}, nullptr, &req, &t);
+    const std::vector<StageRow> table = trace_stage_table(l);
+    ASSERT_EQ(table.size(), t.stages.size()) << l.name;
+    std::map<std::string, const TraceStage*> by;
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      EXPECT_EQ(table[i].name, t.stages[i].name) << l.name << " " << i;
+      EXPECT_EQ(table[i].shape.warps, t.stages[i].warps) << table[i].name;
+      EXPECT_EQ(table[i].shape.regs, t.stages[i].regs) << table[i].name;
+      by[t.stages[i].name] = &t.stages[i];
+    }
+    if (id == LayerId::enc3) {
+      EXPECT_EQ(by.at("prologue.a")->regs, 96);
+      EXPECT_EQ(by.at("e46.words")->regs, 16);
+      EXPECT_EQ(by.at("p14d")->regs, 32);
+      EXPECT_EQ(by.at("w8")->warps, 4);
+      EXPECT_EQ(by.at("p47d")->regs, 40);
+      EXPECT_EQ(by.at("e48.sum")->regs, 2);
+      EXPECT_EQ(by.count("w11"), 0u);
+    } else {
+      EXPECT_EQ(by.at("prologue.a")->regs, 120);
+      EXPECT_EQ(by.at("p61d")->regs, 40);
+      EXPECT_EQ(by.at("p62d")->regs, 4);
+    }
+  }
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "io/links.hpp"
 #include "layout/arena.hpp"
 #include "model/layer.hpp"
+#include "model/trace.hpp"
 #include "numerics/f16.hpp"
 
 namespace enc5::capture {
@@ -49,13 +50,16 @@ const std::vector<DebugStage>& debug_stages() {
   // w11 `%r{7862 + 120mi + 10nt + rh}` (4 x 12 x 2 = 96); w12 the last k-step of each P·V chain
   // (4 x 4 x 2 = 32); p13c / p13d phase 13's 40 C seeds / D (20 n-tiles x 2).
   static const std::vector<DebugStage> stages = [] {
+    // The register counts are the golden model's stage shapes (model/trace.hpp) at enc5's sizes.
+    auto regs = [](StageKind k) { return stage_shape(k, 160, 8).regs; };
     std::vector<DebugStage> v;
     static const char* names[] = {"w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10"};
-    for (int p = 1; p <= 10; ++p) v.push_back({names[p - 1], p, 48, 4, false, "D of phase 1..10 (head 0 = warp 0), rows 0..95"});
-    v.push_back({"w11", 11, 96, 12, false, "D of phase 11, the score (head 0), queries 0..63 x keys 0..95"});
-    v.push_back({"w12", 12, 32, 4, false, "D of phase 12, P·V (head 0), rows 0..63"});
-    v.push_back({"p13c", 13, 40, 20, true, "C seeds of phase 13 (warp 0: rows 0..15)"});
-    v.push_back({"p13d", 13, 40, 20, true, "D of phase 13 (warp 0: rows 0..15)"});
+    for (int p = 1; p <= 10; ++p)
+      v.push_back({names[p - 1], p, regs(StageKind::stem_d), 4, false, "D of phase 1..10 (head 0 = warp 0), rows 0..95"});
+    v.push_back({"w11", 11, regs(StageKind::score_d), 12, false, "D of phase 11, the score (head 0), queries 0..63 x keys 0..95"});
+    v.push_back({"w12", 12, regs(StageKind::pv_d), 4, false, "D of phase 12, P·V (head 0), rows 0..63"});
+    v.push_back({"p13c", 13, regs(StageKind::row_tile), 20, true, "C seeds of phase 13 (warp 0: rows 0..15)"});
+    v.push_back({"p13d", 13, regs(StageKind::row_tile), 20, true, "D of phase 13 (warp 0: rows 0..15)"});
     return v;
   }();
   return stages;

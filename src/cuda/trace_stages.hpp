@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "base/hd.hpp"
+#include "model/trace.hpp"
 
 namespace enc5::cuda {
 
@@ -39,28 +40,33 @@ enum TraceStageId : int {
   kTraceStageCount
 };
 
-// Stage `id`'s name and shape (a switch, not a table, so that device code folds it to constants).
+// Stage `id`'s name and shape (a switch, not a table, so that device code folds it to constants);
+// the shapes are the golden model's (model/trace.hpp stage_shape at enc5's C = 160, H = 8).
 ENC5_HD constexpr TraceStageInfo trace_stage(int id) {
+  auto at = [](const char* name, StageKind k) {
+    const StageShape s = stage_shape(k, 160, 8);
+    return TraceStageInfo{name, s.warps, s.regs};
+  };
   switch (id) {
-    case kTraceW1: return {"w1", 8, 48};
-    case kTraceW2: return {"w2", 8, 48};
-    case kTraceW9: return {"w9", 8, 48};
-    case kTraceW10: return {"w10", 8, 48};
-    case kTraceW11: return {"w11", 8, 96};
-    case kTraceE11e: return {"e11.e", 8, 96};
-    case kTraceE11p: return {"e11.p", 8, 96};
-    case kTraceW12: return {"w12", 8, 32};
-    case kTraceP13c: return {"p13c", 4, 40};
-    case kTraceP13d: return {"p13d", 4, 40};
-    case kTraceP20d: return {"p20d", 4, 40};
-    case kTraceE20n: return {"e20.n", 4, 40};
-    case kTraceP21d: return {"p21d", 4, 8};
-    case kTraceE21act: return {"e21.act", 4, 8};
-    case kTraceP22c: return {"p22c", 4, 40};
-    case kTraceP22d: return {"p22d", 4, 40};
-    case kTraceP60d: return {"p60d", 4, 40};
-    case kTraceE60words: return {"e60.words", 4, 20};
-    case kTraceP61d: return {"p61d", 4, 4};
+    case kTraceW1: return at("w1", StageKind::stem_d);
+    case kTraceW2: return at("w2", StageKind::stem_d);
+    case kTraceW9: return at("w9", StageKind::stem_d);
+    case kTraceW10: return at("w10", StageKind::stem_d);
+    case kTraceW11: return at("w11", StageKind::score_d);
+    case kTraceE11e: return at("e11.e", StageKind::score_d);
+    case kTraceE11p: return at("e11.p", StageKind::score_d);
+    case kTraceW12: return at("w12", StageKind::pv_d);
+    case kTraceP13c: return at("p13c", StageKind::row_tile);
+    case kTraceP13d: return at("p13d", StageKind::row_tile);
+    case kTraceP20d: return at("p20d", StageKind::row_tile);
+    case kTraceE20n: return at("e20.n", StageKind::row_tile);
+    case kTraceP21d: return at("p21d", StageKind::up_d);
+    case kTraceE21act: return at("e21.act", StageKind::up_d);
+    case kTraceP22c: return at("p22c", StageKind::row_tile);
+    case kTraceP22d: return at("p22d", StageKind::row_tile);
+    case kTraceP60d: return at("p60d", StageKind::row_tile);
+    case kTraceE60words: return at("e60.words", StageKind::arena_words);
+    case kTraceP61d: return at("p61d", StageKind::final_d);
     default: return {"", 0, 0};
   }
 }

@@ -26,7 +26,7 @@ void e60_store(const BlockContext& ctx, const E4Mat& a, std::span<std::uint8_t> 
   StageRef st = ctx.stage(cat("e", e, ".words"),
                           cat("E", e, "'s ", 4 * planes, " words = phase ", ctx.layer().final_phase(),
                               "'s A: reg 4q+o = A register o of k-slice q (pair order bytes)"),
-                          4, 4 * planes);
+                          StageKind::arena_words);
   if (st) st->kind = TraceStage::Kind::e4m3x4;
   const layout::PlaneArena pa{ctx.ex, ctx.ey, planes};
   ArenaSlot slots[4][4];  // [o][t]: a function of the reading arena-order only

@@ -83,17 +83,21 @@ struct AttentionStages {
   StageRef score, e, sum, rcp, p, pv;
   AttentionStages(const BlockContext& ctx) {
     const LayerSpec& l = ctx.layer();
-    const int H = l.heads, sp = l.score_phase(), pvp = l.pv_phase();
+    const int sp = l.score_phase(), pvp = l.pv_phase();
     w.resize(static_cast<std::size_t>(l.stem_phases()) + 1);
     for (int q = 1; q <= l.stem_phases(); ++q)
-      w[q] =
-          ctx.stage(cat("w", q), cat("D of phase ", q, ": reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1); warp = head"), H, 48);
-    score = ctx.stage(cat("w", sp), cat("D of phase ", sp, " (score): reg 24mi+2nt+rh = f16x2 (query 16mi+g+8rh, keys 8nt+2t, +1)"), H, 96);
-    e = ctx.stage(cat("e", sp, ".e"), cat("E", sp, " exponents, w", sp, "'s order"), H, 96);
-    sum = ctx.stage(cat("e", sp, ".sum"), cat("E", sp, " row sums: reg 2mi+rh = f16 sum of row 16mi+g+8rh in both halves"), H, 8);
-    rcp = ctx.stage(cat("e", sp, ".rcp"), cat("E", sp, " reciprocals: reg 2mi+rh = f16 rcp of row 16mi+g+8rh in both halves"), H, 8);
-    p = ctx.stage(cat("e", sp, ".p"), cat("E", sp, " probabilities, w", sp, "'s order"), H, 96);
-    pv = ctx.stage(cat("w", pvp), cat("D of phase ", pvp, " (P V): reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1)"), H, 32);
+      w[q] = ctx.stage(cat("w", q), cat("D of phase ", q, ": reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1); warp = head"),
+                       StageKind::stem_d);
+    score = ctx.stage(cat("w", sp), cat("D of phase ", sp, " (score): reg 24mi+2nt+rh = f16x2 (query 16mi+g+8rh, keys 8nt+2t, +1)"),
+                      StageKind::score_d);
+    e = ctx.stage(cat("e", sp, ".e"), cat("E", sp, " exponents, w", sp, "'s order"), StageKind::score_d);
+    sum = ctx.stage(cat("e", sp, ".sum"), cat("E", sp, " row sums: reg 2mi+rh = f16 sum of row 16mi+g+8rh in both halves"),
+                    StageKind::score_row);
+    rcp = ctx.stage(cat("e", sp, ".rcp"), cat("E", sp, " reciprocals: reg 2mi+rh = f16 rcp of row 16mi+g+8rh in both halves"),
+                    StageKind::score_row);
+    p = ctx.stage(cat("e", sp, ".p"), cat("E", sp, " probabilities, w", sp, "'s order"), StageKind::score_d);
+    pv = ctx.stage(cat("w", pvp), cat("D of phase ", pvp, " (P V): reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1)"),
+                   StageKind::pv_d);
   }
   void record(int h, const HeadOut& ho) const {
     for (int mi = 0; mi < 4; ++mi) {

@@ -22,7 +22,8 @@ F16Mat logits_phase(const BlockContext& ctx, const E4Mat& a, const Phase& ph, co
     for (int n = 0; n < kLogits; ++n) d.at(r, n) = ctx.weights->f16_at(layout::record_bias_offset(ph.bias_begin, n));
   for (int s = 0; s < ph.k_steps; ++s)
     phase_step(ctx, a, 32 * s, load_b_waddr(*ctx.weights, ph.weight_begin + 512u * static_cast<std::uint32_t>(s), kLogits), d);
-  if (StageRef st = ctx.stage(stage, cat("D of phase ", ph.number, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, 4))
+  if (StageRef st =
+          ctx.stage(stage, cat("D of phase ", ph.number, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), StageKind::final_d))
     for (int z = 0; z < 4; ++z) record_tile(*st, z, d, 16 * z, 0, 2);
   return d;
 }
@@ -130,11 +131,12 @@ void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface
   // (a) the shared records (e61_records, facts C14.1).
   const std::vector<std::uint32_t> smem = e61_records(ctx, d61);
 
-  StageRef sl = ctx.stage("e61.logits", "E61 thread T = 32 warp + lane: reg i = shared record word i (logits 2i, 2i+1)", 2, 5);
-  StageRef sw = ctx.stage("e61.w", "E61 weights: reg i = f16x2 (w_2i, w_2i+1)", 2, 5);
-  StageRef ss = ctx.stage("e61.sum", "E61: reg 0 = f32 bits of the exponential sum, reg 1 = f32 bits of rinv", 2, 2);
+  StageRef sl =
+      ctx.stage("e61.logits", "E61 thread T = 32 warp + lane: reg i = shared record word i (logits 2i, 2i+1)", StageKind::final_words);
+  StageRef sw = ctx.stage("e61.w", "E61 weights: reg i = f16x2 (w_2i, w_2i+1)", StageKind::final_words);
+  StageRef ss = ctx.stage("e61.sum", "E61: reg 0 = f32 bits of the exponential sum, reg 1 = f32 bits of rinv", StageKind::final_pair);
   if (ss) ss->kind = TraceStage::Kind::f32;
-  StageRef so = ctx.stage("e61.out", "E61 surface value: reg 0 = (r | g<<16), reg 1 = (b | a<<16)", 2, 2);
+  StageRef so = ctx.stage("e61.out", "E61 surface value: reg 0 = (r | g<<16), reg 1 = (b | a<<16)", StageKind::final_pair);
   // (b)..(e): thread T < 64 (warps 0, 1) finishes pixel (x0 + (T&7), y0 + (T>>3)) (facts A7).
   for (int T = 0; T < kE61Threads; ++T) {
     const auto [X, Y] = e61_pixel_of_thread(ctx.x0, ctx.y0, T);

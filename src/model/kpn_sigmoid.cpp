@@ -55,13 +55,15 @@ void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, cons
   const std::vector<std::uint32_t> smem = e61_records(ctx, d);
   // Stages named after the layer's final epilogue: e62.* (enc4), e48.* (enc3).
   const int fe = ctx.layer().final_phase();
-  StageRef sg = ctx.stage(cat("e", fe, ".gate"),
-                          cat("E", fe, " thread T = 32 warp + lane: reg 0 = f16x2 (g_0, g_1), reg 1 = (g_2, second sigmoid)"), 2, 2);
-  StageRef sq =
-      ctx.stage(cat("e", fe, ".quad"),
-                cat("E", fe, ": reg 0 = f16x2 (q_0, q_1), reg 1 = (q_2, 0): the 0.25-scaled quad values before the shfl sum"), 2, 2);
+  StageRef sg =
+      ctx.stage(cat("e", fe, ".gate"), cat("E", fe, " thread T = 32 warp + lane: reg 0 = f16x2 (g_0, g_1), reg 1 = (g_2, second sigmoid)"),
+                StageKind::final_pair);
+  StageRef sq = ctx.stage(cat("e", fe, ".quad"),
+                          cat("E", fe, ": reg 0 = f16x2 (q_0, q_1), reg 1 = (q_2, 0): the 0.25-scaled quad values before the shfl sum"),
+                          StageKind::final_pair);
   StageRef ss =
-      ctx.stage(cat("e", fe, ".sum"), cat("E", fe, ": reg 0 = f16x2 (sum_0, sum_1), reg 1 = (sum_2, 0) after shfl.sync.down +1, +8"), 2, 2);
+      ctx.stage(cat("e", fe, ".sum"), cat("E", fe, ": reg 0 = f16x2 (sum_0, sum_1), reg 1 = (sum_2, 0) after shfl.sync.down +1, +8"),
+                StageKind::final_pair);
   std::array<std::array<f16_t, 3>, kE61Threads> q{};
   std::array<bool, kE61Threads> active{};
   for (int T = 0; T < kE61Threads; ++T) {

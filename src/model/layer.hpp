@@ -20,6 +20,7 @@
 #include "model/layer_spec.hpp"
 #include "model/phase_program.hpp"
 #include "model/readings.hpp"
+#include "model/text.hpp"
 #include "model/texture_surface.hpp"
 #include "model/trace.hpp"
 #include "model/weight_image.hpp"
@@ -106,6 +107,8 @@ struct BlockContext {
 
   // Returns the stage to fill when the trace asks for it (zero-filled, appended), else empty.
   StageRef stage(const std::string& name, const std::string& description, int warps, int regs) const;
+  // The same with the stage's shape from the stage table (model/trace.hpp) at the layer's sizes.
+  StageRef stage(const std::string& name, const std::string& description, StageKind kind) const;
 
   // The layer of the template the block computes: the weight image's (model/layer_spec.hpp). Its
   // C, heads, chunks, phase program and weight map are what every golden part reads (enc5's
@@ -117,19 +120,8 @@ struct BlockContext {
 };
 
 // ---- shared pieces (layer_common.cpp) ----
-// Concatenates text and integers (stage names and descriptions).
-template <typename... Parts>
-std::string cat(const Parts&... parts) {
-  std::string s;
-  auto one = [&s](const auto& p) {
-    if constexpr (std::is_integral_v<std::decay_t<decltype(p)>>)
-      s += std::to_string(p);
-    else
-      s += p;
-  };
-  (one(parts), ...);
-  return s;
-}
+// Concatenates text and integers (stage names and descriptions): model/text.hpp.
+using enc5::cat;
 
 // One k-step of one output element: D = mma(C + sum_k a[k] b[k]) with a, b in LOGICAL (pair)
 // k order; they are permuted into the ISA's k order (layout::isa_k_from_pair_k) before the

@@ -38,6 +38,12 @@ StageRef BlockContext::stage(const std::string& name, const std::string& descrip
   return StageRef(trace, trace->stages.size() - 1);
 }
 
+StageRef BlockContext::stage(const std::string& name, const std::string& description, StageKind kind) const {
+  const LayerSpec& l = layer();
+  const StageShape sh = stage_shape(kind, l.channels, l.heads, l.merge_out);
+  return stage(name, description, sh.warps, sh.regs);
+}
+
 f16_t mma_step(const Profile& p, const e4m3_t a_logical[32], const e4m3_t b_logical[32], f16_t c) {
   const auto& perm = layout::isa_k_of_pair_k();
   e4m3_t a[32], b[32];

@@ -156,7 +156,7 @@ F16Mat merge_phase(const BlockContext& ctx, const LayerSpec& s, const E4Mat& mer
           cat("p", ph.number, "d"),
           cat("D of phase ", ph.number, " (the merge), merged rows m = g, g+8: reg 2nt+rh = f16x2 (row g+8rh, cols 8nt+2t, +1), nt 0..",
               s.merge_out / 8 - 1),
-          1, s.merge_out / 4))
+          StageKind::merge_d))
     record_tile(*st, 0, d, 0, 0, s.merge_out / 8);
   return d;
 }

@@ -5,7 +5,8 @@
 
 #include <array>
 #include <stdexcept>
-#include <type_traits>
+
+#include "model/text.hpp"
 
 namespace enc5 {
 namespace {
@@ -36,20 +37,6 @@ Shape tool_shape(const Shape& real, bool band) {
   if (!band) return real;
   const int ks = real.k / 32;
   return {real.m * ks, real.n * ks, real.k};
-}
-
-// Concatenation by appending (GCC 12's -Wrestrict misfires on chains of std::string operator+).
-template <typename... Parts>
-std::string join(const Parts&... parts) {
-  std::string s;
-  auto one = [&s](const auto& p) {
-    if constexpr (std::is_integral_v<std::decay_t<decltype(p)>>)
-      s += std::to_string(p);
-    else
-      s += p;
-  };
-  (one(parts), ...);
-  return s;
 }
 
 class Builder {
@@ -93,7 +80,7 @@ class Builder {
       ph.bias_begin = m_.score_bias(0);
       ph.bias_end = v4_end(ph.bias_begin, 24);
       const int q = s_.stem_phases() - 1;
-      label(ph, join("q8(D", q, ") rows 0..63"), join("q8(D", q, ") (Q^T)"), "score bias (slot z)");
+      label(ph, cat("q8(D", q, ") rows 0..63"), cat("q8(D", q, ") (Q^T)"), "score bias (slot z)");
     } else if (p == pv) {
       // P V: 4 m-tiles x 4 n-tiles x 3 k-steps, C = 0 (facts C5).
       ph.kind = PhaseKind::pv;
@@ -102,7 +89,7 @@ class Builder {
       ph.a = OperandSource::registers;
       ph.b = OperandSource::registers;
       ph.c = OperandSource::zero;
-      label(ph, join("q8(P) (E", score, ")"), "q8(V) movmatrix", "0");
+      label(ph, cat("q8(P) (E", score, ")"), "q8(V) movmatrix", "0");
     } else if (p <= last_proj) {
       // Output projection: phase first_projection + j reads head j's staged O and Wo_j (facts C7).
       ph.kind = PhaseKind::out_projection;
@@ -114,7 +101,7 @@ class Builder {
       ph.c_chain_from = first ? 0 : p - 1;
       ph.weight_begin = m_.wo(ph.head);
       ph.weight_end = v4_end(ph.weight_begin, C / 16);
-      label(ph, "smem head m-tile z", "Wo_h", first ? join("f16(T1 + x) (E", pv, ")") : "D(p-1)");
+      label(ph, "smem head m-tile z", "Wo_h", first ? cat("f16(T1 + x) (E", pv, ")") : "D(p-1)");
     } else if (p <= last_mlp && (p - first_mlp) % 2 == 0) {
       // MLP up-projection chunk c: 4 chains x C/32 k-steps over W1_c, seeded with b1_c (facts C9).
       ph.kind = PhaseKind::mlp_up;
@@ -127,7 +114,7 @@ class Builder {
       ph.weight_end = v4_end(ph.weight_begin, 2 * (C / 32));
       ph.bias_begin = m_.b1(ph.chunk);
       ph.bias_end = u32_end(ph.bias_begin, 4);
-      label(ph, join("q8(N) (E", last_proj, " packs)"), "W1_c (banded)", "b1_c records");
+      label(ph, cat("q8(N) (E", last_proj, " packs)"), "W1_c (banded)", "b1_c records");
     } else if (p <= last_mlp) {
       // MLP down-projection chunk c, chained over chunks; the first seeded by the first up's
       // epilogue (facts C11).
@@ -140,7 +127,7 @@ class Builder {
       ph.c_chain_from = first ? 0 : p - 2;
       ph.weight_begin = m_.w2(ph.chunk);
       ph.weight_end = v4_end(ph.weight_begin, C / 16);
-      label(ph, "q8(act(D(p-1)))", "W2_c", first ? join("f16(T3 + D", last_proj, ") (E", first_mlp, ")") : "D(p-2)");
+      label(ph, "q8(act(D(p-1)))", "W2_c", first ? cat("f16(T3 + D", last_proj, ") (E", first_mlp, ")") : "D(p-2)");
     } else if (p == s_.merge_phase()) {
       // The patch merge (DOC4 §3/E60(d,e), DOC3 §3/E46(d,e)): A = 4C/32 shared fragments of the
       // 16 merged tokens, B = 2 x 4C/32 v4 loads at Wm + 4C*r (r = the pass's first column), C =
@@ -154,7 +141,7 @@ class Builder {
       ph.weight_end = v4_end(ph.weight_begin, 2 * (4 * C / 32));
       ph.bias_begin = m_.merge_bias();
       ph.bias_end = u32_end(ph.bias_begin, 4);
-      label(ph, join("2x2-merged q8(D", last_mlp, ") (E", last_mlp, " staging)"), "Wm (32-column pass)", "bm records");
+      label(ph, cat("2x2-merged q8(D", last_mlp, ") (E", last_mlp, " staging)"), "Wm (32-column pass)", "bm records");
     } else {
       // The final phase: 2 chains x C/32 k-steps, seeded with two bias records (facts C12; DOC4's
       // P62, DOC3's P48). A = q8 of the last down-projection's D (the reading final-phase-a).
@@ -167,7 +154,7 @@ class Builder {
       ph.weight_end = v4_end(ph.weight_begin, C / 32);
       ph.bias_begin = m_.final_bias();
       ph.bias_end = u32_end(ph.bias_begin, 2);
-      label(ph, join("q8(D", last_mlp, ") (E", last_mlp, " packs)"), join("W", p, " (banded)"), join("b", p, " records"));
+      label(ph, cat("q8(D", last_mlp, ") (E", last_mlp, " packs)"), cat("W", p, " (banded)"), cat("b", p, " records"));
     }
     ph.tool = tool_shape(ph.real, ph.band);
     ph.m_tiles = ph.real.m / 16;
@@ -204,19 +191,19 @@ void build_into(const LayerSpec& s, LayerProgram& prog) {
     ph.stmt_first = next;
     ph.stmt_last = next + ph.mma - 1;  // a 4-line mma.sync counts as one statement (spec §0)
     next = ph.stmt_last + 1 + ph.epilogue_statements;
-    ph.stmt_range = b.keep(join("s", ph.stmt_first, "-s", ph.stmt_last));
+    ph.stmt_range = b.keep(cat("s", ph.stmt_first, "-s", ph.stmt_last));
     prog.mma_total += ph.mma;
     prog.phases.push_back(ph);
   }
 }
 
-std::string with_index(const char* base, int i) { return join(base, "[", i, "]"); }
+std::string with_index(const char* base, int i) { return cat(base, "[", i, "]"); }
 
 }  // namespace
 
 const Phase& LayerProgram::phase(int number) const {
   if (number < 1 || number > static_cast<int>(phases.size()))
-    throw std::out_of_range(join("phase number ", number, " is outside 1..", phases.size(), " of ", spec->name));
+    throw std::out_of_range(cat("phase number ", number, " is outside 1..", phases.size(), " of ", spec->name));
   return phases[static_cast<std::size_t>(number - 1)];
 }
 
@@ -279,8 +266,8 @@ std::vector<Region> layer_weight_regions(const LayerSpec& s) {
     add("Wm", m.merge_weights(), m.merge_bias(), T::e4m3, R::wm, -1);
     add("bm", m.merge_bias(), m.final_weights(), T::f16, R::bm, -1);
   }
-  add(join("W", s.final_phase()), m.final_weights(), m.final_bias(), T::e4m3, R::w61, -1);
-  add(join("b", s.final_phase()), m.final_bias(), m.image_bytes(), T::f16, R::b61, -1);
+  add(cat("W", s.final_phase()), m.final_weights(), m.final_bias(), T::e4m3, R::w61, -1);
+  add(cat("b", s.final_phase()), m.final_bias(), m.image_bytes(), T::f16, R::b61, -1);
   return r;
 }
 

@@ -51,8 +51,8 @@ E4Mat up_projection(const BlockContext& ctx, const E4Mat& nq, const Phase& up, F
     for (int n = 0; n < kHeadDim; ++n) h.at(r, n) = ctx.weights->f16_at(layout::record_bias_offset(up.bias_begin, n));
   for (int s = 0; s < up.k_steps; ++s)
     phase_step(ctx, nq, 32 * s, load_b_banded(*ctx.weights, up.weight_begin, s, kHeadDim, up.k_steps), h);
-  if (StageRef st =
-          ctx.stage(cat("p", p, "d"), cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, hidden cols 8nt+2t, +1)"), 4, 8))
+  if (StageRef st = ctx.stage(cat("p", p, "d"), cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, hidden cols 8nt+2t, +1)"),
+                              StageKind::up_d))
     for (int z = 0; z < 4; ++z) record_tile(*st, z, h, 16 * z, 0, 4);
   F16Mat act(rows, kHeadDim);
   E4Mat a(rows, kHeadDim);
@@ -61,7 +61,7 @@ E4Mat up_projection(const BlockContext& ctx, const E4Mat& nq, const Phase& up, F
       act.at(r, n) = activation(h.at(r, n), ctx.stats);
       a.at(r, n) = quantise(ctx, act.at(r, n));
     }
-  if (StageRef st = ctx.stage(cat("e", p, ".act"), cat("E", p, " activation outputs, p", p, "d's order"), 4, 8))
+  if (StageRef st = ctx.stage(cat("e", p, ".act"), cat("E", p, " activation outputs, p", p, "d's order"), StageKind::up_d))
     for (int z = 0; z < 4; ++z) record_tile(*st, z, act, 16 * z, 0, 4);
   return a;
 }
@@ -91,9 +91,9 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
     const Phase& up = ctx.phase(l.first_mlp() + 2 * c);
     const E4Mat a = up_projection(ctx, nq, up, D[up.number]);
     if (c == 0)
-      if (StageRef st =
-              ctx.stage(cat("p", up.number + 1, "c"),
-                        cat("C seeds of phase ", up.number + 1, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, C / 4))
+      if (StageRef st = ctx.stage(cat("p", up.number + 1, "c"),
+                                  cat("C seeds of phase ", up.number + 1, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"),
+                                  StageKind::row_tile))
         for (int z = 0; z < 4; ++z) record_tile(*st, z, out.c22, 16 * z, 0, C / 8);
 
     // Even phase p+1 (facts C11): one k-step over the chunk's 32 hidden columns, B = W2_c
@@ -103,8 +103,9 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
     F16Mat& d = D[down.number];
     d = down.c == OperandSource::previous_d ? D[down.c_chain_from] : out.c22;
     phase_step(ctx, a, 0, b, d);
-    if (StageRef st = ctx.stage(cat("p", down.number, "d"),
-                                cat("D of phase ", down.number, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, C / 4))
+    if (StageRef st =
+            ctx.stage(cat("p", down.number, "d"), cat("D of phase ", down.number, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"),
+                      StageKind::row_tile))
       for (int z = 0; z < 4; ++z) record_tile(*st, z, d, 16 * z, 0, C / 8);
   }
   out.d60 = D[l.last_mlp()];

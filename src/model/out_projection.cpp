@@ -45,9 +45,9 @@ OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const 
   out.c13 = F16Mat(kWindow, C);
   for (int r = 0; r < kWindow; ++r)
     for (int c = 0; c < C; ++c) out.c13.at(r, c) = f16_add(t1[c], x.at(r, c));
-  record_warps(
-      ctx.stage(cat("p", first, "c"), cat("C seeds of phase ", first, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, C / 4),
-      out.c13);
+  record_warps(ctx.stage(cat("p", first, "c"), cat("C seeds of phase ", first, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"),
+                         StageKind::row_tile),
+               out.c13);
 
   // E12 steps 1..2 + E13..E19: head j's D12, requantised, is phase 13+j's A (facts C6.1, C7).
   // Phase 13+j: one k-step, B = Wo_j (waddr, n = 0..C-1), C = C13 or the previous phase's D.
@@ -62,7 +62,9 @@ OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const 
     F16Mat& d = D[p];
     d = ph.c == OperandSource::previous_d ? D[ph.c_chain_from] : out.c13;
     phase_step(ctx, a, 0, b, d);
-    record_warps(ctx.stage(cat("p", p, "d"), cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, C / 4), d);
+    record_warps(
+        ctx.stage(cat("p", p, "d"), cat("D of phase ", p, ": reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), StageKind::row_tile),
+        d);
   }
   out.d20 = D[last];
   return out;

@@ -109,7 +109,8 @@ PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> inpu
   // fragment i = 5 mi + q; K = C/32 k-slices in place of 5), value = the 4 e4m3 bytes of A
   // register o (pair order).
   const int K = out.x.cols / 32;
-  if (StageRef st = ctx.stage("prologue.a", cat("staged A: reg 4*(", K, "mi+q)+o = A register o of m-tile mi, k-slice q"), 1, 24 * K)) {
+  if (StageRef st =
+          ctx.stage("prologue.a", cat("staged A: reg 4*(", K, "mi+q)+o = A register o of m-tile mi, k-slice q"), StageKind::prologue_a)) {
     st->kind = TraceStage::Kind::e4m3x4;
     for (int lane = 0; lane < 32; ++lane)
       for (int mi = 0; mi < 6; ++mi)

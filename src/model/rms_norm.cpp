@@ -85,8 +85,8 @@ void record_norm_stages(const BlockContext& ctx, const E20Out& norm) {
   // Named after the epilogue: e20.* for enc5/enc4, e14.* for enc3 (the norm after the last
   // projection phase).
   const int e = ctx.layer().last_projection(), C = norm.n.cols;
-  if (StageRef st =
-          ctx.stage(cat("e", e, ".sum"), cat("E", e, " row sums: reg rh = f16 sum of squares of row 16z+g+8rh in both halves"), 4, 2))
+  if (StageRef st = ctx.stage(cat("e", e, ".sum"), cat("E", e, " row sums: reg rh = f16 sum of squares of row 16z+g+8rh in both halves"),
+                              StageKind::norm_row))
     for (int z = 0; z < 4; ++z)
       for (int lane = 0; lane < 32; ++lane)
         for (int rh = 0; rh < 2; ++rh) {
@@ -94,16 +94,17 @@ void record_norm_stages(const BlockContext& ctx, const E20Out& norm) {
           st->at(z, lane, rh) = f16x2_pack(s, s);
         }
   if (StageRef st =
-          ctx.stage(cat("e", e, ".inv"), cat("E", e, " inverses: reg rh = f16 rsqrt(sum + 2^-13) of row 16z+g+8rh in both halves"), 4, 2))
+          ctx.stage(cat("e", e, ".inv"), cat("E", e, " inverses: reg rh = f16 rsqrt(sum + 2^-13) of row 16z+g+8rh in both halves"),
+                    StageKind::norm_row))
     for (int z = 0; z < 4; ++z)
       for (int lane = 0; lane < 32; ++lane)
         for (int rh = 0; rh < 2; ++rh) {
           const f16_t s = norm.inv[16 * z + (lane >> 2) + 8 * rh];
           st->at(z, lane, rh) = f16x2_pack(s, s);
         }
-  if (StageRef st =
-          ctx.stage(cat("e", e, ".n"),
-                    cat("E", e, " normalised tile N (f16, before q8): reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"), 4, C / 4))
+  if (StageRef st = ctx.stage(cat("e", e, ".n"),
+                              cat("E", e, " normalised tile N (f16, before q8): reg 2nt+rh = f16x2 (row 16z+g+8rh, cols 8nt+2t, +1)"),
+                              StageKind::row_tile))
     for (int z = 0; z < 4; ++z) record_tile(*st, z, norm.n, 16 * z, 0, C / 8);
 }
 

@@ -1,0 +1,52 @@
+// The stage table of a layer (model/trace.hpp): the stages the golden model records, by the
+// template's phase numbering (model/layer_spec.hpp), in the order model/*.cpp create them.
+#include "model/trace.hpp"
+
+#include "model/layer_spec.hpp"
+#include "model/text.hpp"
+
+namespace enc5 {
+
+std::vector<StageRow> trace_stage_table(const LayerSpec& l) {
+  std::vector<StageRow> t;
+  const int C = l.channels, H = l.heads;
+  auto add = [&](std::string name, StageKind k) { t.push_back({std::move(name), k, stage_shape(k, C, H, l.merge_out)}); };
+  const int sp = l.score_phase(), first = l.first_projection(), last = l.last_projection(), fe = l.final_phase();
+  add("prologue.a", StageKind::prologue_a);
+  for (int p = 1; p <= l.stem_phases(); ++p) add(cat("w", p), StageKind::stem_d);
+  add(cat("w", sp), StageKind::score_d);
+  add(cat("e", sp, ".e"), StageKind::score_d);
+  add(cat("e", sp, ".sum"), StageKind::score_row);
+  add(cat("e", sp, ".rcp"), StageKind::score_row);
+  add(cat("e", sp, ".p"), StageKind::score_d);
+  add(cat("w", l.pv_phase()), StageKind::pv_d);
+  add(cat("p", first, "c"), StageKind::row_tile);
+  for (int p = first; p <= last; ++p) add(cat("p", p, "d"), StageKind::row_tile);
+  add(cat("e", last, ".sum"), StageKind::norm_row);
+  add(cat("e", last, ".inv"), StageKind::norm_row);
+  add(cat("e", last, ".n"), StageKind::row_tile);
+  for (int c = 0; c < l.chunks; ++c) {
+    const int up = l.first_mlp() + 2 * c;
+    add(cat("p", up, "d"), StageKind::up_d);
+    add(cat("e", up, ".act"), StageKind::up_d);
+    if (c == 0) add(cat("p", up + 1, "c"), StageKind::row_tile);
+    add(cat("p", up + 1, "d"), StageKind::row_tile);
+  }
+  add(cat("e", l.last_mlp(), ".words"), StageKind::arena_words);
+  if (l.merge) {
+    add(cat("p", l.merge_phase(), "d"), StageKind::merge_d);
+    add(cat("p", fe, "d"), StageKind::final_d);
+    add(cat("e", fe, ".gate"), StageKind::final_pair);
+    add(cat("e", fe, ".quad"), StageKind::final_pair);
+    add(cat("e", fe, ".sum"), StageKind::final_pair);
+  } else {
+    add(cat("p", fe, "d"), StageKind::final_d);
+    add(cat("e", fe, ".logits"), StageKind::final_words);
+    add(cat("e", fe, ".w"), StageKind::final_words);
+    add(cat("e", fe, ".sum"), StageKind::final_pair);
+    add(cat("e", fe, ".out"), StageKind::final_pair);
+  }
+  return t;
+}
+
+}  // namespace enc5
