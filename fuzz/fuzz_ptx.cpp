@@ -51,15 +51,18 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
             "  fma.rn.relu.f16x2 %r4, %r1, %r2, %r3;\n  max.NaN.relu.f16 %h1, %h2, %h3;\n  cvt.rn.relu.bf16x2.f32 %r5, %f1, %f2;\n"
             "  cvt.rn.sat.f16.f32 %h2, %f1;\n  bar.arrive 1, 32;\n  add.rn.bf16x2 %r4, %r4, %r5;\n  max.bf16 %h1, %h2, %h3;\n  bar.red.popc.u32 %r7, 0, %p1;\n  bar.red.or.pred %p2, 0, !%p1;\nLOOP:\n  add.u32 %r6, %r6, 1;\n  setp.lt.u32 %p2, %r6, 4;\n  @%p2 bra LOOP;\n  ret;\n}\n");
     // Integer mma (every shape, .satfinite) and .relu of a -0 result (docs/readings.md).
-    fuzz::write(d / "int-mma.ptx",
-                header +
-                    ".visible .entry k(.param .u64 a)\n{\n  .reg .b32 %r<12>;\n  .reg .s32 %s<4>;\n  .reg .b16 %h<4>;\n"
-                    "  mov.b32 %r1, 0x80FF7F01;\n  mov.b32 %r2, 0x7FFFFFFF;\n"
-                    "  mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32 {%s0, %s1, %s2, %s3}, {%r1, %r2, %r1, %r2}, {%r1, "
-                    "%r2}, {%s0, %s1, %s2, %s3};\n"
-                    "  mma.sync.aligned.m16n8k16.row.col.s32.u8.s8.s32 {%s0, %s1, %s2, %s3}, {%r1, %r2}, {%r1}, {%s0, %s1, %s2, %s3};\n"
-                    "  mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%s0, %s1}, {%r1}, {%r2}, {%s2, %s3};\n"
-                    "  mov.b16 %h1, 0x8000;\n  mov.b16 %h2, 0x3C00;\n  fma.rn.relu.f16 %h3, %h1, %h2, %h1;\n  ret;\n}\n");
+    fuzz::write(
+        d / "int-mma.ptx",
+        header +
+            ".visible .entry k(.param .u64 a)\n{\n  .reg .b32 %r<12>;\n  .reg .s32 %s<4>;\n  .reg .b16 %h<4>;\n"
+            "  mov.b32 %r1, 0x80FF7F01;\n  mov.b32 %r2, 0x7FFFFFFF;\n"
+            "  mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32 {%s0, %s1, %s2, %s3}, {%r1, %r2, %r1, %r2}, {%r1, "
+            "%r2}, {%s0, %s1, %s2, %s3};\n"
+            "  mma.sync.aligned.m16n8k16.row.col.s32.u8.s8.s32 {%s0, %s1, %s2, %s3}, {%r1, %r2}, {%r1}, {%s0, %s1, %s2, %s3};\n"
+            "  mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32 {%s0, %s1}, {%r1}, {%r2}, {%s2, %s3};\n"
+            "  mov.b16 %h1, 0x8000;\n  mov.b16 %h2, 0x3C00;\n  fma.rn.relu.f16 %h3, %h1, %h2, %h1;\n"
+            "  fma.rn.relu.bf16x2 %r3, %r1, %r2, %r1;\n  fma.rn.bf16 %h3, %h1, %h2, %h1;\n  max.NaN.xorsign.abs.f16x2 %r4, %r1, %r2;\n"
+            "  min.xorsign.abs.bf16 %h3, %h1, %h2;\n  ret;\n}\n");
   });
   return 0;
 }

@@ -1447,21 +1447,25 @@ TEST(PtxConformance, LdmatrixAndStmatrix) {
 #if defined(ENC5_HAVE_MPFR)
 namespace {
 
-u64 bf16_mpfr(int op, u64 a, u64 b) {
+u64 bf16_mpfr(int op, u64 a, u64 b, u64 c = 0) {
   const auto val = [](u64 h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h & 0xFFFF) << 16); };
   const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
   mpfr_set_emin(-132);
   mpfr_set_emax(128);
-  mpfr_t x, y, z;
-  mpfr_inits2(8, x, y, z, static_cast<mpfr_ptr>(nullptr));
+  mpfr_t x, y, w, z;
+  mpfr_inits2(8, x, y, w, z, static_cast<mpfr_ptr>(nullptr));
   mpfr_set_flt(x, val(a), MPFR_RNDN);  // exact: a bf16 is an 8-bit binary32
   mpfr_set_flt(y, val(b), MPFR_RNDN);
-  int t = op == 0 ? mpfr_add(z, x, y, MPFR_RNDN) : op == 1 ? mpfr_sub(z, x, y, MPFR_RNDN) : mpfr_mul(z, x, y, MPFR_RNDN);
+  mpfr_set_flt(w, val(c), MPFR_RNDN);
+  int t = op == 0   ? mpfr_add(z, x, y, MPFR_RNDN)
+          : op == 1 ? mpfr_sub(z, x, y, MPFR_RNDN)
+          : op == 2 ? mpfr_mul(z, x, y, MPFR_RNDN)
+                    : mpfr_fma(z, x, y, w, MPFR_RNDN);  // op 3: a*b + c, one rounding
   t = mpfr_subnormalize(z, t, MPFR_RNDN);
   (void)t;
   u64 r = 0x7FFF;
   if (!mpfr_nan_p(z)) r = std::bit_cast<std::uint32_t>(mpfr_get_flt(z, MPFR_RNDN)) >> 16;
-  mpfr_clears(x, y, z, static_cast<mpfr_ptr>(nullptr));
+  mpfr_clears(x, y, w, z, static_cast<mpfr_ptr>(nullptr));
   mpfr_set_emin(emin);
   mpfr_set_emax(emax);
   return r;
@@ -1489,7 +1493,8 @@ TEST(PtxConformance, Bf16ArithmeticAgainstMpfr) {
     for (std::size_t l = 0; l < 32; ++l) {
       const std::size_t i = (l + 32 * s) % vals.size(), j = (l * 7 + 3 * s + 1) % vals.size(), k = (l * 5 + s) % vals.size(),
                         q = (l / 2 + 11 * s) % vals.size();
-      in.push_back({vals[i] | (vals[k] << 16), vals[j] | (vals[q] << 16), 0});
+      in.push_back({vals[i] | (vals[k] << 16), vals[j] | (vals[q] << 16),
+                    vals[(l * 3 + 5 * s + 2) % vals.size()] | (vals[(l + 7) % vals.size()] << 16)});
     }
     sets.push_back(in);
   }
@@ -1499,11 +1504,19 @@ TEST(PtxConformance, Bf16ArithmeticAgainstMpfr) {
     std::vector<Inputs> in;
     for (int l = 0; l < 32; ++l) {
       const u64 a = rng() & 0xFFFFFFFFu, b = s % 2 ? (a ^ (rng() & 0x00070007u)) : rng() & 0xFFFFFFFFu;
-      in.push_back({a, b, 0});
+      // c near -a*b for some lanes (cancellation, the hard case of one rounding), else random.
+      const auto neg_prod = [](u64 x, u64 y) {
+        const auto v = [](u64 h) { return std::bit_cast<float>(static_cast<std::uint32_t>(h & 0xFFFF) << 16); };
+        return static_cast<u64>(std::bit_cast<std::uint32_t>(-(v(x) * v(y))) >> 16);
+      };
+      const u64 c = l % 3 == 0 ? (neg_prod(a, b) | (neg_prod(a >> 16, b >> 16) << 16)) ^ (rng() & 0x00030003u) : rng() & 0xFFFFFFFFu;
+      in.push_back({a, b, c});
     }
     sets.push_back(in);
   }
-  const std::string load = "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  cvt.u16.u32 %h0, %x0;\n  cvt.u16.u32 %h1, %x1;\n";
+  const std::string load =
+      "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  cvt.u32.u64 %x3, %c;\n  cvt.u16.u32 %h0, %x0;\n  cvt.u16.u32 %h1, %x1;\n"
+      "  cvt.u16.u32 %h3, %x3;\n";
   const auto half = [](u64 x, int k) { return (x >> (16 * k)) & 0xFFFF; };
   std::vector<Row> rows;
   const char* ops[] = {"add.rn", "sub.rn", "mul.rn"};
@@ -1515,6 +1528,14 @@ TEST(PtxConformance, Bf16ArithmeticAgainstMpfr) {
       rows.push_back({"bf16 arithmetic", load + "  " + std::string(ops[op]) + ".bf16 %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;", in,
                       [=](const Inputs& x) { return bf16_mpfr(op, half(x.a, 0), half(x.b, 0)); }});
     }
+    rows.push_back({"fma.rn.bf16x2", load + "  fma.rn.bf16x2 %x2, %x0, %x1, %x3;\n  cvt.u64.u32 %d, %x2;", in, [=](const Inputs& x) {
+                      return bf16_mpfr(3, half(x.a, 0), half(x.b, 0), half(x.c, 0)) |
+                             (bf16_mpfr(3, half(x.a, 1), half(x.b, 1), half(x.c, 1)) << 16);
+                    }});
+    rows.push_back({"fma.rn.bf16", load + "  fma.rn.bf16 %h2, %h0, %h1, %h3;\n  cvt.u64.u16 %d, %h2;", in,
+                    [=](const Inputs& x) { return bf16_mpfr(3, half(x.a, 0), half(x.b, 0), half(x.c, 0)); }});
+    rows.push_back({"fma.rn.relu.bf16", load + "  fma.rn.relu.bf16 %h2, %h0, %h1, %h3;\n  cvt.u64.u16 %d, %h2;", in,
+                    [=](const Inputs& x) { return relu16(bf16_mpfr(3, half(x.a, 0), half(x.b, 0), half(x.c, 0)), true); }});
     rows.push_back({"max.bf16x2", load + "  max.bf16x2 %x2, %x0, %x1;\n  cvt.u64.u32 %d, %x2;", in, [=](const Inputs& x) {
                       return bf16_minmax_ref(half(x.a, 0), half(x.b, 0), true) | (bf16_minmax_ref(half(x.a, 1), half(x.b, 1), true) << 16);
                     }});
@@ -1525,7 +1546,8 @@ TEST(PtxConformance, Bf16ArithmeticAgainstMpfr) {
     rows.push_back({"abs.bf16", load + "  abs.bf16 %h2, %h0;\n  cvt.u64.u16 %d, %h2;", in, [=](const Inputs& x) { return x.a & 0x7FFF; }});
   }
   check_rows(rows);
-  EXPECT_NE(decode_error("  fma.rn.bf16 %h0, %h1, %h2, %h3;").find("bf16 arithmetic other than"), std::string::npos);
+  EXPECT_NE(decode_error("  fma.rz.bf16 %h0, %h1, %h2, %h3;").find("rounding modifier"), std::string::npos);
+  EXPECT_NE(decode_error("  sub.rn.relu.bf16 %h0, %h1, %h2;").find("unsupported"), std::string::npos);
   EXPECT_NE(decode_error("  add.rz.bf16 %h0, %h1, %h2;").find("rounding modifier"), std::string::npos);
   EXPECT_NE(decode_error("  max.NaN.bf16 %h0, %h1, %h2;").find(".NaN"), std::string::npos);
 }
@@ -1649,4 +1671,59 @@ TEST(PtxConformance, IntegerMma) {
       decode_error("  mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%x0, %x1, %x2, %x3}, {%x4, %x5}, {%x6, %x7}, {%x0, %x1, %x2, %x3};")
           .find("needs {4 registers}"),
       std::string::npos);
+}
+
+// min/max.xorsign.abs (PTX ISA 9.7.3.11/12 semantics; 9.7.4.7/8 for f16/bf16): the min/max of the
+// magnitudes (one NaN: the other; both, or .NaN and either: the canonical NaN), then the sign bit
+// of a result that is not NaN set to the XOR of the inputs' sign bits. Expected: written here on
+// the bit patterns (a magnitude's order is its pattern's order).
+TEST(PtxConformance, MinMaxXorsignAbs) {
+  struct Fmt {
+    const char* type;
+    int bits;
+    u64 sign, exp_mask, canonical;
+  };
+  const Fmt fmts[] = {
+      {"f16", 16, 0x8000, 0x7C00, 0x7FFF}, {"bf16", 16, 0x8000, 0x7F80, 0x7FFF}, {"f32", 32, 0x80000000u, 0x7F800000u, 0x7FFFFFFFu}};
+  for (const Fmt& f : fmts)
+    for (int is_max = 0; is_max < 2; ++is_max)
+      for (int nan_mode = 0; nan_mode < (f.bits == 32 || std::string(f.type) == "f16" ? 2 : 1); ++nan_mode)
+        for (int x2 = 0; x2 < (f.bits == 16 ? 2 : 1); ++x2) {
+          const u64 mag = f.sign - 1;
+          const auto is_nan = [&](u64 v) { return (v & f.exp_mask) == f.exp_mask && (v & mag & ~f.exp_mask) != 0; };
+          const auto one = [&](u64 a, u64 b) -> u64 {
+            const bool na = is_nan(a), nb = is_nan(b);
+            if ((na && nb) || (nan_mode && (na || nb))) return f.canonical;
+            const u64 ma = a & mag, mb = b & mag;
+            const u64 m = na ? mb : nb ? ma : is_max ? std::max(ma, mb) : std::min(ma, mb);
+            return m | ((a ^ b) & f.sign);
+          };
+          std::vector<Inputs> in;
+          const u64 vals16[] = {0x0000, 0x8000, 0x3C00, 0xBC00, 0x0001, 0x8001, 0x7C00,
+                                0xFC00, 0x7E00, 0xFE01, 0x3555, 0xC000, 0x7F81, 0xBF80};
+          const u64 vals32[] = {0,           0x80000000u, 0x3F800000u, 0xBF800000u, 1,           0x80000001u, 0x7F800000u,
+                                0xFF800000u, 0x7FC00000u, 0xFFC00001u, 0x40490FDBu, 0xC0000000u, 0x7F7FFFFFu, 0x00800000u};
+          for (int l = 0; l < 32; ++l) {
+            const u64* v = f.bits == 16 ? vals16 : vals32;
+            const u64 a = v[l % 14], b = v[(l * 5 + 3) % 14], a2 = v[(l / 2) % 14], b2 = v[(l * 3 + 1) % 14];
+            in.push_back({x2 ? a | (a2 << 16) : a, x2 ? b | (b2 << 16) : b, 0});
+          }
+          const std::string op =
+              std::string(is_max ? "max" : "min") + (nan_mode ? ".NaN" : "") + ".xorsign.abs." + f.type + (x2 ? "x2" : "");
+          std::string body;
+          if (f.bits == 32 || x2)
+            body = "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  " + op + " %x2, %x0, %x1;\n  cvt.u64.u32 %d, %x2;";
+          else
+            body = "  cvt.u16.u64 %h0, %a;\n  cvt.u16.u64 %h1, %b;\n  " + op + " %h2, %h0, %h1;\n  cvt.u64.u16 %d, %h2;";
+          if (f.bits == 32)
+            body = "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  mov.b32 %f0, %x0;\n  mov.b32 %f1, %x1;\n  " + op +
+                   " %f2, %f0, %f1;\n  mov.b32 %x2, %f2;\n  cvt.u64.u32 %d, %x2;";
+          check_rows({{"min/max.xorsign.abs", body, in, [&](const Inputs& x) -> u64 {
+                         if (!x2) return one(x.a, x.b);
+                         return one(x.a & 0xFFFF, x.b & 0xFFFF) | (one(x.a >> 16, x.b >> 16) << 16);
+                       }}});
+        }
+  EXPECT_NE(decode_error("  min.xorsign.f32 %f0, %f1, %f2;").find("not supported"), std::string::npos);
+  EXPECT_NE(decode_error("  min.xorsign.abs.f64 %g0, %g1, %g2;").find("not supported"), std::string::npos);
+  EXPECT_NE(decode_error("  max.xorsign.abs.relu.f16 %h0, %h1, %h2;").find("unsupported"), std::string::npos);
 }

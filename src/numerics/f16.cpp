@@ -224,6 +224,18 @@ f16_t f16_sat(f16_t a) {
 f16x2_t f16x2_relu(f16x2_t a, ReluNegativeZero z) { return f16x2_pack(f16_relu(f16x2_lo(a), z), f16_relu(f16x2_hi(a), z)); }
 f16x2_t f16x2_abs(f16x2_t a) { return fast::f16x2_abs(a); }
 
+namespace {
+f16_t xorsign(f16_t r, f16_t a, f16_t b) { return fast::f16_is_nan(r) ? r : static_cast<f16_t>((r & ~kSign) | ((a ^ b) & kSign)); }
+}  // namespace
+f16_t f16_min_xorsign_abs(f16_t a, f16_t b) { return xorsign(f16_min(a & ~kSign, b & ~kSign), a, b); }
+f16_t f16_max_xorsign_abs(f16_t a, f16_t b) { return xorsign(f16_max(a & ~kSign, b & ~kSign), a, b); }
+f16x2_t f16x2_min_xorsign_abs(f16x2_t a, f16x2_t b) {
+  return f16x2_pack(f16_min_xorsign_abs(f16x2_lo(a), f16x2_lo(b)), f16_min_xorsign_abs(f16x2_hi(a), f16x2_hi(b)));
+}
+f16x2_t f16x2_max_xorsign_abs(f16x2_t a, f16x2_t b) {
+  return f16x2_pack(f16_max_xorsign_abs(f16x2_lo(a), f16x2_lo(b)), f16_max_xorsign_abs(f16x2_hi(a), f16x2_hi(b)));
+}
+
 }  // namespace enc5
 
 namespace enc5 {

@@ -47,6 +47,12 @@ f16x2_t f16x2_sub(f16x2_t a, f16x2_t b);
 f16x2_t f16x2_mul(f16x2_t a, f16x2_t b);
 f16x2_t f16x2_fma(f16x2_t a, f16x2_t b, f16x2_t c);
 f16x2_t f16x2_max(f16x2_t a, f16x2_t b);
+// min/max.xorsign.abs (PTX ISA 9.7.4.7/8, semantics as 9.7.3.11/12): min/max of |a| and |b|, the
+// sign bit of a result that is not NaN the XOR of a's and b's sign bits (per half for f16x2).
+f16_t f16_min_xorsign_abs(f16_t a, f16_t b);
+f16_t f16_max_xorsign_abs(f16_t a, f16_t b);
+f16x2_t f16x2_min_xorsign_abs(f16x2_t a, f16x2_t b);
+f16x2_t f16x2_max_xorsign_abs(f16x2_t a, f16x2_t b);
 f16x2_t f16x2_min(f16x2_t a, f16x2_t b);
 f16x2_t f16x2_neg(f16x2_t a);
 f16x2_t f16x2_abs(f16x2_t a);

@@ -152,6 +152,15 @@ double f64_rcp(double a, Round r) { return div(1.0, a, r); }
 
 float f32_min(float a, float b, bool nan_wins) { return min2(a, b, nan_wins); }
 float f32_max(float a, float b, bool nan_wins) { return max2(a, b, nan_wins); }
+namespace {
+float xorsign(float r, float a, float b) {
+  if (r != r) return r;
+  const std::uint32_t s = (std::bit_cast<std::uint32_t>(a) ^ std::bit_cast<std::uint32_t>(b)) & 0x80000000u;
+  return std::bit_cast<float>((std::bit_cast<std::uint32_t>(r) & 0x7FFFFFFFu) | s);
+}
+}  // namespace
+float f32_min_xorsign_abs(float a, float b, bool nan_wins) { return xorsign(min2(std::fabs(a), std::fabs(b), nan_wins), a, b); }
+float f32_max_xorsign_abs(float a, float b, bool nan_wins) { return xorsign(max2(std::fabs(a), std::fabs(b), nan_wins), a, b); }
 double f64_min(double a, double b, bool nan_wins) { return min2(a, b, nan_wins); }
 double f64_max(double a, double b, bool nan_wins) { return max2(a, b, nan_wins); }
 

@@ -42,6 +42,10 @@ double f64_rcp(double a, Round r);
 // NaN. With .NaN (nan_wins): any NaN operand -> canonical NaN.
 float f32_min(float a, float b, bool nan_wins);
 float f32_max(float a, float b, bool nan_wins);
+// min/max.xorsign.abs.f32 (PTX ISA 9.7.3.11/12): the min/max of |a| and |b| (nan_wins: .NaN), the
+// sign bit of a result that is not NaN the XOR of a's and b's sign bits.
+float f32_min_xorsign_abs(float a, float b, bool nan_wins);
+float f32_max_xorsign_abs(float a, float b, bool nan_wins);
 double f64_min(double a, double b, bool nan_wins);
 double f64_max(double a, double b, bool nan_wins);
 

@@ -115,10 +115,43 @@ std::uint16_t bf16_min(std::uint16_t a, std::uint16_t b) {
   if (nb) return a;
   return bf16_key(a) <= bf16_key(b) ? a : b;
 }
+// fma.rn.bf16: a*b + c rounded once. The product of two bf16 values (8-bit significands, exponents
+// down to 2^-133) is exact in binary64; the sum p + c is taken exactly as s + e (TwoSum: s = RN(p + c),
+// e the exact remainder, no overflow below 2^257) and rounded to odd in binary64 (truncated, the last
+// bit set when inexact), which a second rounding to bf16's 8 bits turns into the single rounding of
+// the exact sum (round-to-odd: 53 >= 8 + 2 bits; Boldo and Melquiond, "Emulation of FMA and
+// correctly rounded sums: proved algorithms using rounding to odd", IEEE TC 2008). Subnormal
+// results: the exact sum is a multiple of 2^-266, the same argument at bf16's fixed exponent 2^-133.
+std::uint16_t bf16_fma(std::uint16_t a, std::uint16_t b, std::uint16_t c) {
+  const double p = static_cast<double>(bf16_to_f32(a)) * static_cast<double>(bf16_to_f32(b));
+  const double cv = static_cast<double>(bf16_to_f32(c));
+  const double s = p + cv;
+  if (s != s) return 0x7FFF;  // a NaN operand, Inf * 0, Inf - Inf
+  if (std::isinf(s)) return f64_to_bf16_rne(s);
+  const double bp = s - cv, bc = s - bp;  // TwoSum (Knuth): p + cv = s + e exactly
+  const double e = (p - bp) + (cv - bc);
+  if (e == 0) return f64_to_bf16_rne(s);
+  const double z = (e < 0) == (s > 0) ? std::nextafter(s, 0.0) : s;  // RZ(p + cv)
+  return f64_to_bf16_rne(std::bit_cast<double>(std::bit_cast<std::uint64_t>(z) | 1u));
+}
+std::uint32_t bf16x2_fma(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  const auto h = [](std::uint32_t x, int k) { return static_cast<std::uint16_t>(x >> (16 * k)); };
+  return bf16_fma(h(a, 0), h(b, 0), h(c, 0)) | (static_cast<std::uint32_t>(bf16_fma(h(a, 1), h(b, 1), h(c, 1))) << 16);
+}
 std::uint32_t bf16x2_add(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_add); }
 std::uint32_t bf16x2_sub(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_sub); }
 std::uint32_t bf16x2_mul(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_mul); }
 std::uint32_t bf16x2_min(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_min); }
 std::uint32_t bf16x2_max(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_max); }
+
+namespace {
+std::uint16_t bf16_xorsign(std::uint16_t r, std::uint16_t a, std::uint16_t b) {
+  return bf16_nan(r) ? r : static_cast<std::uint16_t>((r & 0x7FFFu) | ((a ^ b) & 0x8000u));
+}
+}  // namespace
+std::uint16_t bf16_min_xorsign_abs(std::uint16_t a, std::uint16_t b) { return bf16_xorsign(bf16_min(a & 0x7FFFu, b & 0x7FFFu), a, b); }
+std::uint16_t bf16_max_xorsign_abs(std::uint16_t a, std::uint16_t b) { return bf16_xorsign(bf16_max(a & 0x7FFFu, b & 0x7FFFu), a, b); }
+std::uint32_t bf16x2_min_xorsign_abs(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_min_xorsign_abs); }
+std::uint32_t bf16x2_max_xorsign_abs(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_max_xorsign_abs); }
 
 }  // namespace enc5

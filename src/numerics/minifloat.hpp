@@ -31,6 +31,14 @@ std::uint32_t bf16x2_add(std::uint32_t a, std::uint32_t b);
 std::uint32_t bf16x2_sub(std::uint32_t a, std::uint32_t b);
 std::uint32_t bf16x2_mul(std::uint32_t a, std::uint32_t b);
 std::uint32_t bf16x2_min(std::uint32_t a, std::uint32_t b);
+// fma.rn.bf16 / fma.rn.bf16x2: a*b + c with one rounding (round to odd in binary64, then to bf16).
+std::uint16_t bf16_fma(std::uint16_t a, std::uint16_t b, std::uint16_t c);
+std::uint32_t bf16x2_fma(std::uint32_t a, std::uint32_t b, std::uint32_t c);
+// min/max.xorsign.abs on bf16 (as f16_min_xorsign_abs: min/max of the magnitudes, sign the XOR).
+std::uint16_t bf16_min_xorsign_abs(std::uint16_t a, std::uint16_t b);
+std::uint16_t bf16_max_xorsign_abs(std::uint16_t a, std::uint16_t b);
+std::uint32_t bf16x2_min_xorsign_abs(std::uint32_t a, std::uint32_t b);
+std::uint32_t bf16x2_max_xorsign_abs(std::uint32_t a, std::uint32_t b);
 std::uint32_t bf16x2_max(std::uint32_t a, std::uint32_t b);  // .relu: negative (-0 too) -> +0, NaN -> 0x7FFF (as f16_relu)
 
 }  // namespace enc5

@@ -260,8 +260,8 @@ void Parser::float_mods(const Mods& m, Type t, std::string_view op, std::uint32_
   const bool bf = t == Type::bf16 || t == Type::bf16x2;
   if (m.sat && (t == Type::f16 || t == Type::f16x2 || bf)) fail(line, ".sat on f16/bf16 is not supported: " + std::string(op));
   if (m.ftz && t != Type::f32 && !(m.approx && t == Type::f64)) fail(line, ".ftz is only supported on .f32: " + std::string(op));
-  // bf16: add/sub/mul.rn, min/max, neg/abs (numerics/minifloat); fma.bf16 and the rest have no model.
-  if (bf && !bf16_ok) fail(line, "bf16 arithmetic other than add/sub/mul.rn, min/max, neg/abs is not supported: " + std::string(op));
+  // bf16: add/sub/mul/fma.rn, min/max, neg/abs (numerics/minifloat); the rest have no model.
+  if (bf && !bf16_ok) fail(line, "bf16 arithmetic other than add/sub/mul/fma.rn, min/max, neg/abs is not supported: " + std::string(op));
 }
 
 void Parser::decode(Inst& in, std::string_view opname, std::vector<ROp>& ops) {

@@ -83,9 +83,15 @@ void Parser::dec_binary(Inst& in, const Mods& m, std::vector<ROp>& ops) {
       float_mods(m, t, opname, L, bi.fop == Op::fadd || bi.fop == Op::fsub || bi.fop == Op::fmin || bi.fop == Op::fmax);
       const bool minmax = bi.fop == Op::fmin || bi.fop == Op::fmax;
       const bool half = t == Type::f16 || t == Type::f16x2;
-      const bool nan_mode = minmax && m.has("NaN") && m.words.size() == 1 && (t == Type::f32 || t == Type::f64 || half);
-      if (!m.words.empty() && !nan_mode) fail(L, std::string(opname) + ": ." + std::string(m.words[0]) + " is not supported");
+      // .NaN on f32/f64/f16/f16x2; .xorsign.abs (always together) on f32/f16/f16x2/bf16/bf16x2 (PTX ISA
+      // 9.7.3.11/12, 9.7.4.7/8; numerics' *_xorsign_abs).
+      const bool nan_mode = minmax && m.has("NaN") && (t == Type::f32 || t == Type::f64 || half);
+      const bool xorsign = minmax && m.has("xorsign") && m.has("abs") && t != Type::f64;
+      if (m.words.size() != (nan_mode ? 1u : 0u) + (xorsign ? 2u : 0u))
+        fail(L, std::string(opname) + ": ." + std::string(m.words[0]) + " is not supported");
       if (nan_mode) in.sub2 = kMinMaxNaN;
+      if (xorsign) in.sub2 |= kXorsignAbs;
+      if (xorsign && m.relu) unsupported(L, opname);
       // min/max.relu on f16 (PTX ISA half min/max): numerics' f16_relu of the result.
       if (m.relu && minmax && half)
         in.sub2 |= kRelu;
@@ -148,10 +154,12 @@ void Parser::dec_mul(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   const bool is_mad = b == "mad" || b == "madc" || b == "mad24" || b == "fma";
   need(ops, is_mad ? 4 : 3, opname, L);
   if (type_is_float(t)) {
-    float_mods(m, t, opname, L, b == "mul");
+    float_mods(m, t, opname, L, b == "mul" || b == "fma");
     if (m.approx || m.cc || m.lo || m.hi || m.wide || b == "madc" || b == "mul24" || b == "mad24") unsupported(L, opname);
     // fma.rn.relu on f16 / f16x2 (PTX ISA half fma): numerics' f16_relu of the result.
-    if (m.relu && !(b == "fma" && (t == Type::f16 || t == Type::f16x2))) unsupported(L, opname);
+    const bool bf = t == Type::bf16 || t == Type::bf16x2;
+    if (m.relu && !(b == "fma" && (t == Type::f16 || t == Type::f16x2 || bf))) unsupported(L, opname);
+    if (b == "fma" && bf && m.rnd != Rnd::rn) unsupported(L, opname);
     if (m.relu) in.sub2 = kRelu;
     if (m.sat && t != Type::f32) unsupported(L, opname);
     if (b == "fma" && m.rnd == Rnd::none) fail(L, "fma needs a rounding modifier");

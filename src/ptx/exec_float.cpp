@@ -75,8 +75,16 @@ void Cta::exec_f16(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
     case Op::fadd: F16_BINARY(f16x2_add, f16_add)
     case Op::fsub: F16_BINARY(f16x2_sub, f16_sub)
     case Op::fmul: F16_BINARY(f16x2_mul, f16_mul)
-    case Op::fmin: F16_BINARY(f16x2_min, f16_min)
-    case Op::fmax: F16_BINARY(f16x2_max, f16_max)
+    case Op::fmin:
+      if (in.sub2 & kXorsignAbs) {
+        F16_BINARY(f16x2_min_xorsign_abs, f16_min_xorsign_abs)
+      }
+      F16_BINARY(f16x2_min, f16_min)
+    case Op::fmax:
+      if (in.sub2 & kXorsignAbs) {
+        F16_BINARY(f16x2_max_xorsign_abs, f16_max_xorsign_abs)
+      }
+      F16_BINARY(f16x2_max, f16_max)
     case Op::fneg: F16_UNARY(f16x2_neg, f16_neg)
     case Op::fabs: F16_UNARY(f16x2_abs, f16_abs)
     case Op::ffma:
@@ -109,6 +117,7 @@ void Cta::exec_bf16(Warp& w, const Inst& in, const std::uint32_t* d, const std::
   std::uint64_t v[32];
   const std::uint64_t* a = R(w, s[0]);
   const std::uint64_t* b = in.ns > 1 ? R(w, s[1]) : nullptr;
+  const std::uint64_t* c = in.ns > 2 ? R(w, s[2]) : nullptr;
   // bf16 arithmetic (numerics/minifloat); neg/abs flip / clear the sign bits.
   const bool x2 = in.t == Type::bf16x2;
   const auto w32 = [](std::uint64_t u) { return static_cast<std::uint32_t>(u); };
@@ -125,13 +134,32 @@ void Cta::exec_bf16(Warp& w, const Inst& in, const std::uint32_t* d, const std::
     case Op::fadd: BF16_BINARY(bf16x2_add, bf16_add)
     case Op::fsub: BF16_BINARY(bf16x2_sub, bf16_sub)
     case Op::fmul: BF16_BINARY(bf16x2_mul, bf16_mul)
-    case Op::fmin: BF16_BINARY(bf16x2_min, bf16_min)
-    case Op::fmax: BF16_BINARY(bf16x2_max, bf16_max)
+    case Op::fmin:
+      if (in.sub2 & kXorsignAbs) {
+        BF16_BINARY(bf16x2_min_xorsign_abs, bf16_min_xorsign_abs)
+      }
+      BF16_BINARY(bf16x2_min, bf16_min)
+    case Op::fmax:
+      if (in.sub2 & kXorsignAbs) {
+        BF16_BINARY(bf16x2_max_xorsign_abs, bf16_max_xorsign_abs)
+      }
+      BF16_BINARY(bf16x2_max, bf16_max)
     case Op::fneg: LANES v[l] = (w32(a[l]) ^ sign) & (x2 ? 0xFFFFFFFFu : 0xFFFFu); break;
     case Op::fabs: LANES v[l] = w32(a[l]) & ~sign & (x2 ? 0xFFFFFFFFu : 0xFFFFu); break;
+    case Op::ffma:
+      if (x2) {
+        LANES v[l] = bf16x2_fma(w32(a[l]), w32(b[l]), w32(c[l]));
+      } else {
+        LANES v[l] = bf16_fma(h(a[l]), h(b[l]), h(c[l]));
+      }
+      break;
     default: fail("operation not supported on bf16");
   }
 #undef BF16_BINARY
+  if (in.sub2 & kRelu) {  // fma.rn.relu.bf16{x2} (docs/readings.md "ptx-relu-negative-zero")
+    const ReluNegativeZero z = s_.opt.relu_negative_zero;
+    LANES v[l] = bf16_relu(h(v[l]), z) | (x2 ? static_cast<std::uint64_t>(bf16_relu(h(v[l] >> 16), z)) << 16 : 0);
+  }
   put(R(w, d[0]), v, am);
 }
 
@@ -154,8 +182,8 @@ void Cta::exec_f32(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
       case Op::fmul: r = fz && in.rnd == Rnd::none ? mul_ftz_f32(x, y) : f32_mul(x, y, rd); break;
       case Op::ffma: r = f32_fma(x, y, z, rd); break;
       case Op::fdiv: r = (in.flags & kApprox) ? div_approx_ftz_f32(x, y) : f32_div(x, y, rd); break;
-      case Op::fmin: r = f32_min(x, y, nan_wins); break;
-      case Op::fmax: r = f32_max(x, y, nan_wins); break;
+      case Op::fmin: r = (in.sub2 & kXorsignAbs) ? f32_min_xorsign_abs(x, y, nan_wins) : f32_min(x, y, nan_wins); break;
+      case Op::fmax: r = (in.sub2 & kXorsignAbs) ? f32_max_xorsign_abs(x, y, nan_wins) : f32_max(x, y, nan_wins); break;
       case Op::fabs: v[l] = std::bit_cast<std::uint32_t>(x) & 0x7FFFFFFFu; continue;
       case Op::fneg: v[l] = std::bit_cast<std::uint32_t>(x) ^ 0x80000000u; continue;
       case Op::fsqrt: r = (in.flags & kApprox) ? sqrt_approx_f32(x, fz) : f32_sqrt(x, rd); break;

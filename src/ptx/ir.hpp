@@ -168,6 +168,8 @@ inline constexpr std::uint8_t kCarryIn = 1, kCarryOut = 2;
 inline constexpr std::uint8_t kMinMaxNaN = 1;
 // Inst::sub2 of f16/bf16 fma/min/max and of cvt to f16/f16x2/bf16/bf16x2: .relu.
 inline constexpr std::uint8_t kRelu = 2;
+// Inst::sub2 of min/max: .xorsign.abs.
+inline constexpr std::uint8_t kXorsignAbs = 4;
 inline constexpr std::uint32_t kPredNeg = 0x80000000u;  // on a predicate operand: use !p
 inline constexpr std::uint32_t kNoIndex = 0xFFFFFFFFu;
 
