@@ -11,6 +11,7 @@
 #include "engine/layer_engine.hpp"
 #include "engine/simd.hpp"
 #include "layout/arena.hpp"
+#include "model/launch_abi.hpp"
 #include "model/layer_program.hpp"
 
 namespace enc5::ptx {
@@ -84,7 +85,8 @@ void check_disjoint(const KernelCapture& c, const std::vector<Window>& w) {
 }
 
 void check_grid(const KernelCapture& c, const LayerLaunch& L) {
-  const std::uint64_t gx = (std::uint64_t{L.ex} + L.ox + 7) / 8, gy = (std::uint64_t{L.ey} + L.oy + 7) / 8;
+  const abi::GridExtent cover = abi::covering_grid(L.ex, L.ey, L.ox, L.oy);
+  const auto gx = static_cast<std::uint64_t>(cover.x), gy = static_cast<std::uint64_t>(cover.y);
   const auto fits = [](std::uint64_t g, std::uint64_t cover) { return g >= cover && g <= 2 * cover + 8; };
   if (c.grid.z != 1 || !fits(c.grid.x, gx) || !fits(c.grid.y, gy))
     throw InputError(manifest_file(c), 0,
@@ -92,6 +94,13 @@ void check_grid(const KernelCapture& c, const LayerLaunch& L) {
                          std::to_string(2 * gy + 8) + " x 1 blocks (covering the " + std::to_string(L.ex) + " x " + std::to_string(L.ey) +
                          " frame at origin offsets " + std::to_string(L.ox) + ", " + std::to_string(L.oy) + ")",
                      std::to_string(c.grid.x) + " x " + std::to_string(c.grid.y) + " x " + std::to_string(c.grid.z));
+}
+
+// The grid covering the frame (model/launch_abi.hpp), as a launch's dimensions.
+Dim3 grid_of(int ex, int ey, int ox, int oy) {
+  const abi::GridExtent g = abi::covering_grid(static_cast<std::uint32_t>(ex), static_cast<std::uint32_t>(ey),
+                                               static_cast<std::uint32_t>(ox), static_cast<std::uint32_t>(oy));
+  return {static_cast<std::uint32_t>(g.x), static_cast<std::uint32_t>(g.y), 1};
 }
 
 }  // namespace
@@ -236,7 +245,7 @@ KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId la
     c.images.push_back({static_cast<std::uint32_t>(im.arg), im.texture, im.image});
     write_le(c.args, static_cast<std::size_t>(im.arg), c.images.size(), 8);  // an opaque handle
   }
-  c.grid = {static_cast<std::uint32_t>((ex + o.ox + 7) / 8), static_cast<std::uint32_t>((ey + o.oy + 7) / 8), 1};
+  c.grid = grid_of(ex, ey, o.ox, o.oy);
   c.block = {static_cast<std::uint32_t>(s.abi.block[0]), static_cast<std::uint32_t>(s.abi.block[1]),
              static_cast<std::uint32_t>(s.abi.block[2])};
   return c;
@@ -250,7 +259,7 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
   KernelCapture c;
   c.source = "<synthetic " + std::string(s.name) + " capture>";
   c.kernel = std::string(s.entry);
-  c.grid = {static_cast<std::uint32_t>((ex + o.ox + 7) / 8), static_cast<std::uint32_t>((ey + o.oy + 7) / 8), 1};
+  c.grid = grid_of(ex, ey, o.ox, o.oy);
   c.block = {static_cast<std::uint32_t>(s.abi.block[0]), static_cast<std::uint32_t>(s.abi.block[1]),
              static_cast<std::uint32_t>(s.abi.block[2])};
   c.shared = 0;  // the kernel's one __shared__ array is static (DOC4 §1.4): no dynamic bytes

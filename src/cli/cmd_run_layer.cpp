@@ -22,6 +22,7 @@
 #include "io/trace_io.hpp"
 #include "io/weight_file.hpp"
 #include "layout/arena.hpp"
+#include "model/launch_abi.hpp"
 #include "model/layer_golden.hpp"
 #include "model/layer_program.hpp"
 
@@ -143,9 +144,11 @@ void write_layer_outputs(const LayerRunArgs& a, const MergeFrame& f, const Trace
   }
   const LayerProgram& prog = layer_program(layer);
   const int fe = prog.spec->final_phase();
+  const abi::GridExtent grid = abi::covering_grid(static_cast<std::uint32_t>(a.ex), static_cast<std::uint32_t>(a.ey),
+                                                  static_cast<std::uint32_t>(a.ox), static_cast<std::uint32_t>(a.oy));
   std::printf("enc5 run --layer %s: %zu phases, %d mma, weight image %zu bytes; %d x %d tokens, %d x %d blocks\n",
               std::string(to_string(layer)).c_str(), prog.phases.size(), prog.mma_total, w.bytes().size(), a.ex, a.ey,
-              (a.ex + a.ox + 7) / 8, (a.ey + a.oy + 7) / 8);
+              static_cast<int>(grid.x), static_cast<int>(grid.y));
   std::printf("  wrote %s/arena.bin (%zu bytes, param+48) and %s/merged.bin (%zu bytes, param+56, %d x %d)%s\n", a.out.c_str(),
               f.output_arena.size(), a.out.c_str(), f.merged_output.size(), a.ex >> 1, a.ey >> 1, traced ? ", trace.bin, trace.txt" : "");
   std::printf(

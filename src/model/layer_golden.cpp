@@ -13,6 +13,7 @@
 #include "layout/fragment.hpp"
 #include "layout/tables.hpp"
 #include "layout/weight_tile.hpp"
+#include "model/launch_abi.hpp"
 #include "model/layer_program.hpp"
 
 namespace enc5 {
@@ -255,7 +256,9 @@ void run_merge_frame_with(MergeFrame& f, const Profile& profile, const Readings&
   golden::E62Surfaces surfaces;
   prepare_merge_frame(f, surfaces);
   const Profile p = with_readings(profile, r);
-  const int gx = (f.ex + f.ox + 7) / 8, gy = (f.ey + f.oy + 7) / 8, blocks = gx * gy;
+  const abi::GridExtent grid = abi::covering_grid(static_cast<std::uint32_t>(f.ex), static_cast<std::uint32_t>(f.ey),
+                                                  static_cast<std::uint32_t>(f.ox), static_cast<std::uint32_t>(f.oy));
+  const int gx = static_cast<int>(grid.x), gy = static_cast<int>(grid.y), blocks = gx * gy;
   if (trace && trace_out) {
     trace_out->block_x = trace->block_x;
     trace_out->block_y = trace->block_y;
