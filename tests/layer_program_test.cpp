@@ -16,6 +16,7 @@
 #include <string>
 
 #include "assets/synthetic_weights.hpp"
+#include "model/layer.hpp"
 #include "model/layer_program.hpp"
 #include "model/layer_spec.hpp"
 #include "model/phase_program.hpp"
@@ -554,3 +555,28 @@ TEST(LayerTemplate, SyntheticImagesPerLayer) {
 }
 
 }  // namespace
+
+// The banded up-projection B the golden model loads (layer.hpp load_b_banded with the layer's C/32
+// k-slices) reads exactly the tiles the docs' byte range spans: DOC3 P15 99072..102668 (8 tiles),
+// DOC4 and spec P21 (10 tiles), first immediate .. lane 0's last u32. An image holding 1.0 (0x38)
+// in that span and 0 elsewhere must give 1.0 in every loaded element (and the span holds exactly
+// the 32 x 32 x C/32 elements loaded). With the slice count fixed at 5, enc3's chains 2/3 read
+// past the span (the bug that once made enc3's outputs NaN while fast still equalled golden).
+TEST(LayerTemplate, BandedUpProjectionReadsTheDocumentedTiles) {
+  for (const LayerId id : {LayerId::enc3, LayerId::enc4, LayerId::enc5}) {
+    const enc5::LayerSpec& s = enc5::layer_spec(id);
+    const enc5::LayerProgram& prog = enc5::layer_program(id);
+    const Phase& up = prog.phase(s.first_mlp());
+    SCOPED_TRACE(std::string(s.name) + " phase " + std::to_string(up.number));
+    const std::uint32_t span_end = up.weight_end - 12 + 512;  // lane 0's last u32 is +12 of the last tile
+    ASSERT_EQ((span_end - up.weight_begin) % 512, 0u);
+    EXPECT_EQ((span_end - up.weight_begin) / 512, static_cast<std::uint32_t>(2 * s.k_slices()));
+    std::vector<std::uint8_t> bytes(enc5::weight_map(s).image_bytes(), 0);
+    std::fill(bytes.begin() + up.weight_begin, bytes.begin() + span_end, 0x38);
+    const enc5::WeightImage w(std::move(bytes), id, "banded-span");
+    for (int slice = 0; slice < s.k_slices(); ++slice) {
+      const enc5::golden::BTile t = enc5::golden::load_b_banded(w, up.weight_begin, slice, 32, s.k_slices());
+      EXPECT_EQ(std::count(t.v.begin(), t.v.end(), 0x38), 32 * 32) << "slice " << slice;
+    }
+  }
+}
