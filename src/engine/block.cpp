@@ -186,7 +186,7 @@ const FragmentSlots& fragment_slots(ArenaOrder order) {
     golden::e60_store(ctx, a, output_arena);
     return;
   }
-  const FragmentSlots& slots = fragment_slots(ctx.readings->arena_order);
+  const FragmentSlots& slots = fragment_slots(golden::e60_arena_order(*ctx.readings));
   const layout::PlaneArena pa{ctx.ex, ctx.ey};
   const e4m3_t* const src = a.v.data();
   std::uint8_t* const dst = output_arena.data();

@@ -10,6 +10,8 @@ namespace enc5::golden {
 
 bool e60_lane_dropped(const Readings& r, int lane) { return r.e60_lane_guard == E60LaneGuard::laneid_gt_15 && lane > 15; }
 
+ArenaOrder e60_arena_order(const Readings& r) { return r.arena_order; }
+
 E4Mat e60_scatter(const BlockContext& ctx, const F16Mat& d60, std::span<std::uint8_t> output_arena) {
   // (a) 40 cvt.rn.satfinite.e4m3x2.f16x2: q8(D60), which is also phase 61's A (facts C12).
   E4Mat a(d60.rows, d60.cols);
@@ -32,7 +34,7 @@ void e60_store(const BlockContext& ctx, const E4Mat& a, std::span<std::uint8_t> 
   ArenaSlot slots[4][4];  // [o][t]: a function of the reading arena-order only
   const layout::APairTable& am = layout::a_element_pair_table();
   for (int o = 0; o < 4; ++o)
-    for (int t = 0; t < 4; ++t) slots[o][t] = arena_slot(ctx.readings->arena_order, o, t);
+    for (int t = 0; t < 4; ++t) slots[o][t] = arena_slot(e60_arena_order(*ctx.readings), o, t);
   for (int z = 0; z < 4; ++z)
     for (int lane = 0; lane < 32; ++lane) {
       const int g = lane >> 2, t = lane & 3;

@@ -249,6 +249,9 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm);
 // ---- E60 (arena_scatter.cpp) ----
 // (The arena placement of a fragment register is arena_slot, model/index_maps.hpp.)
 // Requantises D60 and scatters it; returns q8(D60) (phase 61's A).
+// The arena map E60's stores use (reading arena-order; facts C13.2): the one place the engine and
+// the merge's store (merge-output-layout = e60-words) ask it.
+ArenaOrder e60_arena_order(const Readings& r);
 E4Mat e60_scatter(const BlockContext& ctx, const F16Mat& d60, std::span<std::uint8_t> output_arena);
 // E60(b) alone: the guarded stores of q8(D60) (64 x 160) with their statistics.
 void e60_store(const BlockContext& ctx, const E4Mat& a61, std::span<std::uint8_t> output_arena);

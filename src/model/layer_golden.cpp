@@ -171,7 +171,7 @@ void merge_store(const BlockContext& ctx, const LayerReadings& lr, const F16Mat&
   // The pass of plane p stores, per lane, the 4 A-fragment words E60 stores per plane (E60(b)'s
   // register -> (row half, word) map: the reading arena-order for e60-words, its `natural` map for
   // token-words), at E61's bases: row g's merged token ((x0>>1) + (g&3), (y0>>1) + (g>>2)), row g+8's.
-  const ArenaOrder order = lr.merge_output_layout == MergeOutputLayout::e60_words ? ctx.readings->arena_order : ArenaOrder::natural;
+  const ArenaOrder order = lr.merge_output_layout == MergeOutputLayout::e60_words ? e60_arena_order(*ctx.readings) : ArenaOrder::natural;
   const layout::APairTable& am = layout::a_element_pair_table();
   for (int lane = 0; lane < 32; ++lane) {
     const int g = lane >> 2, t = lane & 3;
