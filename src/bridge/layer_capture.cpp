@@ -17,8 +17,8 @@
 namespace enc5::ptx {
 namespace {
 
-// The rules `enc5 run --layer` applies to the same numbers (cli/cmd_run_layer.cpp).
-constexpr std::uint32_t kMinExtent = 2, kMaxExtent = 4096, kMaxOrigin = 7;
+constexpr auto kMinExtent = static_cast<std::uint32_t>(kLayerExtentMin), kMaxExtent = static_cast<std::uint32_t>(kLayerExtentMax),
+               kMaxOrigin = static_cast<std::uint32_t>(kLayerOriginMax);
 
 std::string args_file(const KernelCapture& c) { return c.source + "/args.bin"; }
 std::string manifest_file(const KernelCapture& c) { return c.source + "/manifest.txt"; }

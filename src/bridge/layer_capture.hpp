@@ -20,6 +20,10 @@
 
 namespace enc5::ptx {
 
+// The ranges of a merge layer's launch fields (as `enc5 run --layer`): extents 2..4096 tokens,
+// block origin offsets 0..7.
+inline constexpr int kLayerExtentMin = 2, kLayerExtentMax = 4096, kLayerOriginMax = 7;
+
 // What the model reads of a capture, found by the layer's ABI: the extents (u32 at +0/+4), the
 // block origin (u16 at +80/+82), and which pointer and image of the capture each argument is.
 struct LayerLaunch {

@@ -71,23 +71,31 @@ LayerId merge_layer(const Args& args, const char* cmd) {
 
 // --ex, --ey, --block-offset, --launch: how a launch-dump folder is read (its files carry no
 // parameter block); true when the option was one of them.
-struct DumpChoice {
-  ptx::LayerDumpOptions dump;
-  long long launch = -1;
+// --ex, --ey, --block-offset: a frame's token grid and block origin (a synthetic capture's, or a
+// launch dump's, whose files carry no parameter block); true when the option was one of them.
+struct GeometryChoice {
+  ptx::LayerDumpOptions geo;  // 0 extents: the layer's token grid (capture) or the texture's (dumps)
   bool handle(OptionCursor& c) {
-    if (c.name == "--ex") {
-      dump.ex = static_cast<int>(parse_int(c.name, c.take(), 2, 4096));
-    } else if (c.name == "--ey") {
-      dump.ey = static_cast<int>(parse_int(c.name, c.take(), 2, 4096));
+    if (c.name == "--ex" || c.name == "--ey") {
+      (c.name == "--ex" ? geo.ex : geo.ey) = static_cast<int>(parse_int(c.name, c.take(), ptx::kLayerExtentMin, ptx::kLayerExtentMax));
     } else if (c.name == "--block-offset") {
-      const auto [x, y] = parse_pair(c.name, c.take(), 0, 7);
-      dump.ox = static_cast<int>(x);
-      dump.oy = static_cast<int>(y);
-    } else if (c.name == "--launch") {
-      launch = parse_int(c.name, c.take(), 0, 999);
+      const auto [x, y] = parse_pair(c.name, c.take(), 0, ptx::kLayerOriginMax);
+      geo.ox = static_cast<int>(x);
+      geo.oy = static_cast<int>(y);
     } else {
       return false;
     }
+    return true;
+  }
+};
+
+// GeometryChoice and --launch: how a launch-dump folder is read.
+struct DumpChoice {
+  GeometryChoice geometry;
+  long long launch = -1;
+  bool handle(OptionCursor& c) {
+    if (c.name != "--launch") return geometry.handle(c);
+    launch = parse_int(c.name, c.take(), 0, 999);
     return true;
   }
 };
@@ -108,7 +116,7 @@ ptx::KernelCapture load_layer_capture(const std::string& dir, LayerId layer, con
   if (!pick)
     throw UsageError(dir + " holds launch" + (launches.size() == 1 ? " " : "es ") + numbers + " of " + launches.front().kernel +
                      (d.launch < 0 ? ": choose one with --launch N" : ", not " + std::to_string(d.launch)));
-  return ptx::layer_capture_from_dump(*pick, layer, d.dump);
+  return ptx::layer_capture_from_dump(*pick, layer, d.geometry.geo);
 }
 
 void write_all(const std::string& dir, const std::vector<std::pair<std::string, std::vector<std::uint8_t>>>& files) {
@@ -167,6 +175,7 @@ int capture_layer(const Args& args, LayerId layer) {
   std::string out;
   bool synthetic = false;
   ptx::SyntheticLayerCapture o;
+  GeometryChoice geometry;
   OptionCursor c(args);
   while (c.next()) {
     if (c.name == "--layer") {
@@ -181,18 +190,15 @@ int capture_layer(const Args& args, LayerId layer) {
       out = c.take();
     } else if (c.name == "--seed") {
       o.seed = static_cast<std::uint64_t>(parse_int(c.name, c.take(), 0, kSeedMax));
-    } else if (c.name == "--ex") {
-      o.ex = static_cast<int>(parse_int(c.name, c.take(), 2, 4096));
-    } else if (c.name == "--ey") {
-      o.ey = static_cast<int>(parse_int(c.name, c.take(), 2, 4096));
-    } else if (c.name == "--block-offset") {
-      const auto [x, y] = parse_pair(c.name, c.take(), 0, 7);
-      o.ox = static_cast<int>(x);
-      o.oy = static_cast<int>(y);
+    } else if (geometry.handle(c)) {
     } else {
       throw UsageError("unknown option '" + c.name + "'");
     }
   }
+  o.ex = geometry.geo.ex;
+  o.ey = geometry.geo.ey;
+  o.ox = geometry.geo.ox;
+  o.oy = geometry.geo.oy;
   if (!synthetic) throw UsageError("--layer " + std::string(to_string(layer)) + " writes synthetic captures only: add --synthetic");
   if (out.empty()) throw UsageError("no output folder (-o DIR)");
   write_all(out, ptx::replay_capture_files(ptx::synthetic_layer_capture(layer, o)));
