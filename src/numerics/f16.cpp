@@ -217,6 +217,7 @@ f16_t f16_relu(f16_t a, ReluNegativeZero z) {
   if (a == kSign && z == ReluNegativeZero::keep) return a;  // -0 (docs/readings.md "ptx-relu-negative-zero")
   return (a & kSign) ? static_cast<f16_t>(0) : a;
 }
+f16_t f16_flush(f16_t a) { return (a & 0x7C00) == 0 ? static_cast<f16_t>(a & kSign) : a; }
 f16_t f16_sat(f16_t a) {
   if (fast::f16_is_nan(a) || (a & kSign)) return 0;    // NaN, negative values and -0
   return a > 0x3C00 ? static_cast<f16_t>(0x3C00) : a;  // above 1.0 (Inf included) -> 1.0

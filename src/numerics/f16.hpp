@@ -29,6 +29,8 @@ f16_t f16_abs(f16_t a);
 // the reading z (types.hpp ReluNegativeZero: +0 by default, as cuda_fp16.hpp's pre-sm_80 form of
 // __hfma_relu does: max.NaN with +0, PTX max orders -0 below +0).
 f16_t f16_relu(f16_t a, ReluNegativeZero z = ReluNegativeZero::plus_zero);
+// .ftz on an f16 input (setp/set, cvt from f16): a subnormal becomes the zero of its sign.
+f16_t f16_flush(f16_t a);
 // .sat on an f16 destination (cvt): clamped to [0, 1], NaN and -0 to +0 (as f32_sat).
 f16_t f16_sat(f16_t a);
 

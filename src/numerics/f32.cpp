@@ -131,6 +131,9 @@ T round_integral(T x, Round r) {
 
 float f32_canonical_nan() { return std::bit_cast<float>(kF32CanonicalNaN); }
 double f64_canonical_nan() { return std::bit_cast<double>(kF64CanonicalNaN); }
+float f32_canonicalize(float x) { return canonical(x); }
+double f64_canonicalize(double x) { return canonical(x); }
+double f32_to_f64(float x) { return canonical(static_cast<double>(x)); }
 float f32_flush(float x) { return (x != 0.0f && std::fabs(x) < FLT_MIN) ? std::copysign(0.0f, x) : x; }
 float f32_sat(float x) { return std::isnan(x) || x <= 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 double f64_sat(double x) { return std::isnan(x) || x <= 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }

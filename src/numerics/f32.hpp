@@ -19,7 +19,12 @@ inline constexpr std::uint64_t kF64CanonicalNaN = 0x7FFFFFFFFFFFFFFFull;
 float f32_canonical_nan();
 double f64_canonical_nan();
 float f32_flush(float x);  // .ftz: a subnormal becomes the zero of its sign
-float f32_sat(float x);    // .sat: clamp to [+0, 1]; NaN -> +0
+// A NaN becomes the canonical NaN, every other value is kept (the results of the widening cvt).
+float f32_canonicalize(float x);
+double f64_canonicalize(double x);
+// cvt.f64.f32 (PTX ISA 9.7.9.21): exact; a NaN gives the canonical NaN (not the widened payload).
+double f32_to_f64(float x);
+float f32_sat(float x);  // .sat: clamp to [+0, 1]; NaN -> +0
 double f64_sat(double x);
 
 // add/sub/mul/fma/div/sqrt/rcp (.rn/.rz/.rm/.rp). A NaN result is canonical.

@@ -1,103 +1,45 @@
 // The instruction decoder: an instruction's opcode, split into base, types and modifiers, and
-// its raw operands -> one Inst (ir.hpp). The instruction set is the table kFamilies: one row per
-// opcode family with the modifiers the interpreter reads for it. Every error names the file and line.
+// its raw operands -> one Inst (ir.hpp). The instruction set is the table Parser::families: one row per
+// opcode family with the modifiers the interpreter reads for it (instructions.def). Every error
+// names the file and line.
 #include "ptx/inline.hpp"
 #include "ptx/parser.hpp"
 
 namespace enc5::ptx {
 
-// The instruction set (parser.hpp, Parser::Family). The decoders check the combinations of
-// modifiers and types; the operand rules (operand_fits) check the registers. `fma.rn.relu.f16`,
-// `slct.ftz`, `add.cc.f32` used to decode with the modifier dropped (issue 20): no longer possible.
-const Parser::Family Parser::kFamilies[] = {
-    {"mov", "", &Parser::dec_mov},
-    {"add", "sat cc ftz rn rz rm rp", &Parser::dec_binary},
-    {"sub", "sat cc ftz rn rz rm rp", &Parser::dec_binary},
-    {"addc", "cc", &Parser::dec_addc},
-    {"subc", "cc", &Parser::dec_addc},
-    {"mul", "lo hi wide sat ftz rn rz rm rp", &Parser::dec_mul},
-    {"mad", "lo hi wide sat cc ftz rn rz rm rp", &Parser::dec_mul},
-    {"madc", "lo hi cc", &Parser::dec_mul},
-    {"mul24", "lo hi", &Parser::dec_mul24},
-    {"mad24", "lo hi sat", &Parser::dec_mul24},
-    {"fma", "sat ftz relu rn rz rm rp", &Parser::dec_mul},
-    {"div", "approx full ftz rn rz rm rp", &Parser::dec_binary},
-    {"rem", "", &Parser::dec_binary},
-    {"min", "ftz NaN xorsign abs relu", &Parser::dec_binary},
-    {"max", "ftz NaN xorsign abs relu", &Parser::dec_binary},
-    {"abs", "ftz", &Parser::dec_unary},
-    {"neg", "ftz", &Parser::dec_unary},
-    {"and", "", &Parser::dec_logic},
-    {"or", "", &Parser::dec_logic},
-    {"xor", "", &Parser::dec_logic},
-    {"not", "", &Parser::dec_logic},
-    {"cnot", "", &Parser::dec_unary},
-    {"shl", "", &Parser::dec_binary},
-    {"shr", "", &Parser::dec_binary},
-    {"copysign", "", &Parser::dec_binary},
-    {"popc", "", &Parser::dec_unary},
-    {"clz", "", &Parser::dec_unary},
-    {"brev", "", &Parser::dec_unary},
-    {"bfind", "shiftamt", &Parser::dec_unary},
-    {"sqrt", "approx ftz rn rz rm rp", &Parser::dec_unary},
-    {"rcp", "approx ftz rn rz rm rp", &Parser::dec_unary},
-    {"rsqrt", "approx ftz", &Parser::dec_unary},
-    {"ex2", "approx ftz", &Parser::dec_unary},
-    {"lg2", "approx ftz", &Parser::dec_unary},
-    {"sin", "approx ftz", &Parser::dec_unary},
-    {"cos", "approx ftz", &Parser::dec_unary},
-    {"tanh", "approx", &Parser::dec_unary},
-    {"testp", "finite infinite number notanumber normal subnormal", &Parser::dec_testp},
-    {"lop3", "", &Parser::dec_lop3},
-    {"prmt", "f4e b4e rc8 ecl ecr rc16", &Parser::dec_prmt},
-    {"bfe", "", &Parser::dec_bfe},
-    {"bfi", "", &Parser::dec_bfe},
-    {"sad", "", &Parser::dec_sad},
-    {"setp", "eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor ftz", &Parser::dec_setp},
-    {"set", "eq ne lt le gt ge lo ls hi hs equ neu ltu leu gtu geu num nan and or xor ftz", &Parser::dec_setp},
-    {"selp", "", &Parser::dec_selp},
-    {"slct", "ftz", &Parser::dec_slct},
-    {"cvt", "rn rz rm rp rni rzi rmi rpi ftz sat satfinite relu pack u4 s4 u2 s2", &Parser::dec_cvt},
-    {"shf", "l r clamp wrap", &Parser::dec_shf},
-    {"bmsk", "clamp wrap", &Parser::dec_bmsk},
-    {"szext", "clamp wrap", &Parser::dec_bmsk},
-    {"dp4a", "", &Parser::dec_dp},
-    {"dp2a", "lo hi", &Parser::dec_dp},
-    {"match", "sync any all", &Parser::dec_match},
-    {"atom", "global shared shared::cta relaxed acquire release acq_rel cta gpu sys add min max inc dec and or xor exch cas",
-     &Parser::dec_atom},
-    {"red", "global shared shared::cta relaxed release cta gpu sys add min max inc dec and or xor", &Parser::dec_atom},
-    {"redux", "sync add min max and or xor", &Parser::dec_redux},
-    {"cvta", "to global shared shared::cta local param param::entry const", &Parser::dec_cvta},
-    {"ld", "*ld", &Parser::dec_ldst},
-    {"ldu", "*ld", &Parser::dec_ldst},
-    {"st", "*ld", &Parser::dec_ldst},
-    {"tex", "base 2d v4", &Parser::dec_tex},
-    {"sust", "b p 2d v4 zero", &Parser::dec_sust},
-    {"mma", "sync aligned m8n8k16 m16n8k16 m16n8k32 row col satfinite e4m3", &Parser::dec_mma},
-    {"movmatrix", "sync aligned m8n8 trans", &Parser::dec_movmatrix},
-    {"ldmatrix", "sync aligned m8n8 x1 x2 x4 trans shared shared::cta", &Parser::dec_ldmatrix},
-    {"stmatrix", "sync aligned m8n8 x1 x2 x4 trans shared shared::cta", &Parser::dec_ldmatrix},
-    {"shfl", "sync up down bfly idx", &Parser::dec_shfl},
-    {"vote", "sync all any uni ballot", &Parser::dec_vote},
-    {"activemask", "", &Parser::dec_activemask},
-    {"bar", "sync arrive cta aligned warp red popc and or", &Parser::dec_bar},
-    {"barrier", "sync arrive cta aligned red popc and or", &Parser::dec_bar},
-    {"membar", "*", &Parser::dec_membar},
-    {"fence", "*", &Parser::dec_membar},  // ordering is implied (docs/ptx.md "Execution")
-    {"bra", "uni", &Parser::dec_bra},
-    {"ret", "uni", &Parser::dec_exit},
-    {"exit", "", &Parser::dec_exit},
-    {"trap", "", &Parser::dec_trap},
-    {"call", "uni", &Parser::dec_call},
-    {"nanosleep", "", &Parser::dec_nop},
-    {"pmevent", "mask", &Parser::dec_nop},
-    {"prefetch", "*", &Parser::dec_prefetch},
-    {"prefetchu", "*", &Parser::dec_prefetch},
-    {"createpolicy", "*", &Parser::dec_createpolicy},  // cache hints: no-ops (docs/ptx.md)
-    {"cp", "async ca cg shared shared::cta global L2::cache_hint L2::64B L2::128B L2::256B commit_group wait_group wait_all",
-     &Parser::dec_cp},
-};
+// The instruction set (parser.hpp, Parser::Family): the FAMILY rows of instructions.def, each with
+// the Ops of the OP rows below it. The decoders check the combinations of modifiers and types; the
+// operand rules (operand_fits) check the registers. `fma.rn.relu.f16`, `slct.ftz`, `add.cc.f32`
+// used to decode with the modifier dropped (issue 20): no longer possible.
+const std::vector<Parser::Family>& Parser::families() {
+  static const std::vector<Family> table = [] {
+    std::vector<Family> t;
+    auto also = [&t](std::initializer_list<Op> ops) {
+      for (const Op op : ops) t.back().yields.set(static_cast<std::size_t>(op));
+    };
+#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)  \
+  t.push_back({mnemonic, modifiers, &Parser::decoder, {}}); \
+  also({__VA_ARGS__});
+#define ENC5_PTX_OP(op, execute, preds) also({Op::op});
+#include "ptx/instructions.def"
+#undef ENC5_PTX_FAMILY
+#undef ENC5_PTX_OP
+    return t;
+  }();
+  return table;
+}
+
+const char* op_name(Op op) {
+  static constexpr const char* kNames[] = {
+#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
+#define ENC5_PTX_OP(op, execute, preds) #op,
+#include "ptx/instructions.def"
+#undef ENC5_PTX_FAMILY
+#undef ENC5_PTX_OP
+  };
+  static_assert(std::size(kNames) == kOpCount, "one name per Op (instructions.def)");
+  return kNames[static_cast<std::size_t>(op)];
+}
 
 bool is_cache_word(std::string_view w) {
   static const char* ok[] = {"weak", "relaxed", "acquire", "release", "volatile", "ca",  "cg",  "cs",  "lu",
@@ -108,7 +50,7 @@ bool is_cache_word(std::string_view w) {
 }
 
 const Parser::Family* Parser::find_family(std::string_view base) {
-  for (const Family& f : kFamilies)
+  for (const Family& f : families())
     if (base == f.name) return &f;
   return nullptr;
 }
@@ -279,7 +221,14 @@ void Parser::decode(Inst& in, std::string_view opname, std::vector<ROp>& ops) {
   relaxed_ = b == "ld" || b == "ldu" || b == "st" || b == "cvt";
   in.rnd = m.rnd;
   in.flags = static_cast<std::uint8_t>((m.ftz ? kFtz : 0) | (m.sat ? kSat : 0) | (m.approx ? kApprox : 0));
+  const std::size_t first = fn_->code.size();
   (this->*fam->decode)(in, m, ops);
+  // The table names every Op a family yields (instructions.def); call's are the inlined callee's.
+  if (fam->decode != &Parser::dec_call)
+    for (std::size_t k = first; k < fn_->code.size(); ++k)
+      if (!fam->yields.test(static_cast<std::size_t>(fn_->code[k].op)))
+        fail(L, std::string("internal error: the decoder of ") + fam->name + " yielded Op " + op_name(fn_->code[k].op) +
+                    ", which its rows in instructions.def do not name");
 }
 
 void Parser::unsupported(std::uint32_t line, std::string_view opname) const {

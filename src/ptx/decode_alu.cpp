@@ -1,4 +1,4 @@
-// The decoders of the integer, logic, float-arithmetic, compare and select families (kFamilies,
+// The decoders of the integer, logic, float-arithmetic, compare and select families (instructions.def,
 // decode.cpp).
 #include "ptx/parser.hpp"
 

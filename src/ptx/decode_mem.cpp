@@ -1,4 +1,4 @@
-// The decoders of the conversion and memory families (kFamilies, decode.cpp).
+// The decoders of the conversion and memory families (instructions.def, decode.cpp).
 #include "ptx/parser.hpp"
 
 namespace enc5::ptx {

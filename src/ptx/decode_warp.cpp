@@ -1,4 +1,4 @@
-// The decoders of the warp, tensor-core and barrier families (kFamilies, decode.cpp).
+// The decoders of the warp, tensor-core and barrier families (instructions.def, decode.cpp).
 #include "numerics/mma_int.hpp"
 #include "ptx/parser.hpp"
 

@@ -214,62 +214,35 @@ void Cta::record_trace(Warp& w, std::uint32_t am) {
   trace_->events.push_back(std::move(e));
 }
 
-// The executor's half of the instruction table: each Op's operation (the decoder's half is
-// Parser::kFamilies, decode.cpp). bra, exit, trap and bar are the scheduler's (run_warp); call is
-// inlined by the decoder and never executes.
-const std::array<Cta::ExecFn, kOpCount>& Cta::exec_table() {
-  static const std::array<ExecFn, kOpCount> table = [] {
-    struct Row {
-      std::initializer_list<Op> ops;
-      ExecFn fn;
-    };
-    const Row rows[] = {
-        {{Op::mov, Op::pack, Op::unpack, Op::pmov, Op::pnot, Op::pand, Op::por, Op::pxor, Op::cvta}, &Cta::exec_move},
-        {{Op::add, Op::sub, Op::mul_lo, Op::mul_hi, Op::mul_wide, Op::mad_lo, Op::mad_hi, Op::mad_wide, Op::mul24_lo, Op::mad24_lo,
-          Op::mul24_hi, Op::mad24_hi},
-         &Cta::exec_add_mul},
-        {{Op::add_cc, Op::addc, Op::sub_cc, Op::subc, Op::mad_cc}, &Cta::exec_carry},
-        {{Op::sad, Op::div, Op::rem, Op::abs, Op::neg, Op::min, Op::max}, &Cta::exec_int_misc},
-        {{Op::and_, Op::or_, Op::xor_, Op::not_, Op::cnot, Op::shl, Op::shr, Op::shf, Op::lop3}, &Cta::exec_logic},
-        {{Op::popc, Op::clz, Op::brev, Op::bfind, Op::bfe, Op::bfi}, &Cta::exec_bitfield},
-        {{Op::bmsk, Op::szext}, &Cta::exec_mask},
-        {{Op::prmt}, &Cta::exec_prmt},
-        {{Op::dp4a, Op::dp2a, Op::cvt_pack_int}, &Cta::exec_dot},
-        {{Op::setp, Op::set}, &Cta::exec_compare},
-        {{Op::selp, Op::slct}, &Cta::exec_select},
-        {{Op::fadd, Op::fsub, Op::fmul, Op::ffma, Op::fdiv, Op::fabs, Op::fneg, Op::fmin, Op::fmax, Op::fsqrt, Op::frcp, Op::frsqrt,
-          Op::fex2, Op::fsin, Op::fcos, Op::flg2, Op::ftanh, Op::fcopysign},
-         &Cta::exec_float},
-        {{Op::testp}, &Cta::exec_testp},
-        {{Op::cvt}, &Cta::exec_cvt},
-        {{Op::cvt_pack_f16x2_f32, Op::cvt_e4m3x2_f16x2, Op::cvt_f16x2_e4m3x2, Op::cvt_alt}, &Cta::exec_cvt_minifloat},
-        {{Op::ld}, &Cta::exec_ld},
-        {{Op::st}, &Cta::exec_st},
-        {{Op::tex2d}, &Cta::exec_tex},
-        {{Op::sust2d}, &Cta::exec_sust},
-        {{Op::atom}, &Cta::exec_atom},
-        {{Op::cp_async}, &Cta::exec_cp_async},
-        {{Op::mma}, &Cta::exec_mma},
-        {{Op::mma_int}, &Cta::exec_mma_int},
-        {{Op::movmatrix}, &Cta::exec_movmatrix},
-        {{Op::ldmatrix, Op::stmatrix}, &Cta::exec_ldmatrix},
-        {{Op::shfl, Op::vote, Op::match, Op::redux, Op::warpsync}, &Cta::exec_collective},
-        {{Op::activemask}, &Cta::exec_activemask},
-        {{Op::membar, Op::nop}, &Cta::exec_nop},
-    };
-    std::array<ExecFn, kOpCount> t;
-    t.fill(&Cta::exec_unimplemented);
-    for (const Row& r : rows)
-      for (const Op op : r.ops) t[static_cast<std::size_t>(op)] = r.fn;
-    return t;
-  }();
-  return table;
-}
+// The executor's half of the instruction table (instructions.def; the decoder's half is
+// Parser::families, decode.cpp): each Op's operation. bra, exit, trap and bar are the scheduler's
+// (run_warp); call is inlined by the decoder and never executes.
+const std::array<Cta::ExecFn, kOpCount> Cta::kExec = {
+#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
+#define ENC5_PTX_OP(op, execute, preds) &Cta::execute,
+#include "ptx/instructions.def"
+#undef ENC5_PTX_FAMILY
+#undef ENC5_PTX_OP
+};
+// std::array would zero-fill a short list: count the rows.
+static_assert([] {
+  std::size_t n = 0;
+#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
+#define ENC5_PTX_OP(op, execute, preds) ++n;
+#include "ptx/instructions.def"
+#undef ENC5_PTX_FAMILY
+#undef ENC5_PTX_OP
+  return n;
+}() == kOpCount);
 
 void Cta::exec_nop(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am) {}
 
+void Cta::exec_scheduled(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am) {
+  fail(std::string("internal error: Op ") + op_name(in.op) + " is the scheduler's (run_warp) and reached the operations");
+}
+
 void Cta::exec_unimplemented(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am) {
-  fail("instruction not implemented by the executor");
+  fail(std::string("internal error: Op ") + op_name(in.op) + " has no operation (call is inlined by the decoder)");
 }
 
 // activemask: the lanes of the running frame (those not exited), whatever the guard.
@@ -285,7 +258,6 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
   const std::vector<Inst>& code = s_.f.code;
   const std::uint32_t* ops = s_.f.operands.data();
   const std::uint64_t max_exec = s_.opt.max_warp_instructions;
-  const std::array<ExecFn, kOpCount>& table = exec_table();
   for (;;) {
     if (w.stack.empty()) {
       w.state = Warp::done;
@@ -343,7 +315,7 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
     }
     if (am != 0) {
       live_ = mask;
-      (this->*table[static_cast<std::size_t>(in.op)])(w, in, d, s, am);
+      (this->*kExec[static_cast<std::size_t>(in.op)])(w, in, d, s, am);
     }
     if (tr) record_trace(w, am);
     fr.pc++;

@@ -1,6 +1,6 @@
 // Internal to src/ptx: the executor's state and its parts. exec.cpp schedules (CTAs on threads, a
 // CTA's warps one at a time until bar.sync or exit, the SIMT stack, barriers) and routes each
-// decoded instruction through the table kExec (one row per Op) to its operation, one function per
+// decoded instruction through the table kExec (one row per Op, from instructions.def) to its operation, one function per
 // family: exec_int.cpp (integer, bit, logic, compare, select), exec_float.cpp (f16, bf16, f32, f64),
 // exec_cvt.cpp (conversions), exec_mem.cpp (memory, textures, atomics), exec_warp.cpp (mma and the
 // warp collectives). Every value is computed for the 32 lanes of a warp at once; the arithmetic is
@@ -65,8 +65,8 @@ inline Round round_of(Rnd r) {
 
 // Source value of a float type as a double (exact).
 inline double float_value(std::uint64_t x, Type t, bool ftz_on) {
-  // .ftz on f16 (setp/set): a subnormal input is a zero of its sign.
-  if (t == Type::f16) return f16_to_f64(static_cast<f16_t>(ftz_on && (x & 0x7C00) == 0 ? x & 0x8000 : x));
+  // .ftz on f16 (cvt from f16): a subnormal input is a zero of its sign.
+  if (t == Type::f16) return f16_to_f64(ftz_on ? f16_flush(static_cast<f16_t>(x)) : static_cast<f16_t>(x));
   if (t == Type::bf16) return bf16_to_f32(static_cast<std::uint16_t>(x));
   if (t == Type::f32) return ftz(f32(x), ftz_on);
   return f64(x);
@@ -151,7 +151,9 @@ class Cta {
   void finish_barrier_reduction();
   [[noreturn]] void fail(const std::string& what, int lane = -1) const;
   void record_trace(Warp& w, std::uint32_t am);
-  static const std::array<ExecFn, kOpCount>& exec_table();
+  // The executor's half of the instruction table: each Op's operation, the second column of the
+  // OP rows of instructions.def (exec.cpp).
+  static const std::array<ExecFn, kOpCount> kExec;
 
   // ----- memory (exec_mem.cpp)
   std::uint8_t* resolve(Space sp, std::uint64_t addr, std::uint32_t size, bool write, int lane);
@@ -183,8 +185,9 @@ class Cta {
     p = (p & ~am) | (v & am);
   }
 
-  // ----- the operations, one function per family (kExec, exec.cpp, routes each Op to one)
+  // ----- the operations, one function per family (kExec routes each Op to one)
   void exec_nop(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
+  void exec_scheduled(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
   void exec_unimplemented(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
   void exec_activemask(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
   void exec_move(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);

@@ -67,13 +67,11 @@ std::uint64_t cvt_float_float(const Inst& in, std::uint64_t x, ReluNegativeZero 
   }
   if (dt == Type::f32) {
     float r = st == Type::f16 ? f16_to_f32(static_cast<f16_t>(x)) : f64_to_f32(f64(x), round_of(in.rnd));
-    r = ftz(r, fz);
-    if (std::isnan(r)) r = f32_canonical_nan();
+    r = f32_canonicalize(ftz(r, fz));
     return bits(sat ? f32_sat(r) : r);
   }
-  // f64 from f16 or f32: exact
-  double r = st == Type::f16 ? f16_to_f64(static_cast<f16_t>(x)) : static_cast<double>(ftz(f32(x), fz));
-  if (std::isnan(r)) r = f64_canonical_nan();
+  // f64 from f16 or f32: exact, a NaN canonical (numerics/f32).
+  const double r = st == Type::f16 ? f64_canonicalize(f16_to_f64(static_cast<f16_t>(x))) : f32_to_f64(ftz(f32(x), fz));
   return bits(sat ? f64_sat(r) : r);
 }
 

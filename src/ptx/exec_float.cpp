@@ -7,6 +7,7 @@
 #include "numerics/approx.hpp"
 #include "numerics/f16.hpp"
 #include "numerics/f32.hpp"
+#include "numerics/fp_class.hpp"
 #include "numerics/minifloat.hpp"
 #include "ptx/exec.hpp"
 
@@ -30,21 +31,15 @@ void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std:
 // testp (PTX ISA 9.7.3.3): a predicate per lane.
 void Cta::exec_testp(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am) {
   const std::uint64_t* a = R(w, s[0]);
+  // Inst::sub: the decoder's index of .finite .infinite .number .notanumber .normal .subnormal.
+  static constexpr FpTest kTests[] = {FpTest::finite,     FpTest::infinite, FpTest::number,
+                                      FpTest::notanumber, FpTest::normal,   FpTest::subnormal};
+  const FpTest t = kTests[in.sub];
   std::uint32_t res = 0;
-  LANES {
-    const double x = in.t == Type::f32 ? static_cast<double>(f32(a[l])) : f64(a[l]);
-    const bool sub = in.t == Type::f32 ? (x != 0 && std::fabs(x) < FLT_MIN) : (x != 0 && std::fabs(x) < DBL_MIN);
-    bool r = false;
-    switch (in.sub) {
-      case 0: r = std::isfinite(x); break;
-      case 1: r = std::isinf(x); break;
-      case 2: r = !std::isnan(x); break;
-      case 3: r = std::isnan(x); break;
-      case 4: r = std::isfinite(x) && x != 0 && !sub; break;
-      case 5: r = sub; break;
-    }
-    res |= static_cast<std::uint32_t>(r) << l;
-  }
+  if (in.t == Type::f32)
+    LANES res |= static_cast<std::uint32_t>(f32_testp(static_cast<std::uint32_t>(a[l]), t)) << l;
+  else
+    LANES res |= static_cast<std::uint32_t>(f64_testp(a[l], t)) << l;
   put_pred(w, d[0], res, am);
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "numerics/f16.hpp"
+#include "numerics/fp_class.hpp"
 #include "numerics/minifloat.hpp"
 #include "ptx/exec.hpp"
 
@@ -12,40 +13,43 @@ namespace enc5::ptx::detail {
 
 namespace {
 
-// Source value of a float type as a double (exact).
-double float_value(std::uint64_t x, Type t, bool ftz_on) {
-  // .ftz on f16 (setp/set): a subnormal input is a zero of its sign.
-  if (t == Type::f16) return f16_to_f64(static_cast<f16_t>(ftz_on && (x & 0x7C00) == 0 ? x & 0x8000 : x));
-  if (t == Type::bf16) return bf16_to_f32(static_cast<std::uint16_t>(x));
-  if (t == Type::f32) return ftz(f32(x), ftz_on);
-  return f64(x);
+// The comparisons of setp / set: the ordered ones are false and the unordered ones true when either
+// float operand is NaN; integers compare signed for signed types except .lo/.ls/.hi/.hs (PTX ISA
+// "setp").
+// The relations a float comparison accepts (numerics/fp_class), per Cmp (ir.hpp); 0 for the
+// integer-only .lo/.ls/.hi/.hs, which the decoder rejects on float types.
+std::uint8_t float_compare_mask(Cmp cmp) {
+  switch (cmp) {
+    case Cmp::eq: return fp_compare_mask(FpCompare::eq);
+    case Cmp::ne: return fp_compare_mask(FpCompare::ne);
+    case Cmp::lt: return fp_compare_mask(FpCompare::lt);
+    case Cmp::le: return fp_compare_mask(FpCompare::le);
+    case Cmp::gt: return fp_compare_mask(FpCompare::gt);
+    case Cmp::ge: return fp_compare_mask(FpCompare::ge);
+    case Cmp::equ: return fp_compare_mask(FpCompare::equ);
+    case Cmp::neu: return fp_compare_mask(FpCompare::neu);
+    case Cmp::ltu: return fp_compare_mask(FpCompare::ltu);
+    case Cmp::leu: return fp_compare_mask(FpCompare::leu);
+    case Cmp::gtu: return fp_compare_mask(FpCompare::gtu);
+    case Cmp::geu: return fp_compare_mask(FpCompare::geu);
+    case Cmp::num: return fp_compare_mask(FpCompare::num);
+    case Cmp::nan: return fp_compare_mask(FpCompare::nan);
+    default: return 0;
+  }
 }
 
-// One PTX comparison (setp / set) of a and b of type t: the ordered comparisons are false and the
-// unordered ones true when either float operand is NaN; integers compare signed for signed types
-// except .lo/.ls/.hi/.hs (PTX ISA "setp").
-bool compare(Cmp cmp, Type t, std::uint64_t a, std::uint64_t b, bool ftz_on, int wd, bool sg) {
-  if (type_is_float(t)) {
-    const double x = float_value(a, t, ftz_on), y = float_value(b, t, ftz_on);
-    const bool un = std::isnan(x) || std::isnan(y);
-    switch (cmp) {
-      case Cmp::eq: return !un && x == y;
-      case Cmp::ne: return !un && x != y;
-      case Cmp::lt: return !un && x < y;
-      case Cmp::le: return !un && x <= y;
-      case Cmp::gt: return !un && x > y;
-      case Cmp::ge: return !un && x >= y;
-      case Cmp::equ: return un || x == y;
-      case Cmp::neu: return un || x != y;
-      case Cmp::ltu: return un || x < y;
-      case Cmp::leu: return un || x <= y;
-      case Cmp::gtu: return un || x > y;
-      case Cmp::geu: return un || x >= y;
-      case Cmp::num: return !un;
-      case Cmp::nan: return un;
-      default: return false;  // .lo/.ls/.hi/.hs on a float type: rejected by the decoder
-    }
+// The relation of two float operands of type t (numerics/fp_class; .ftz flushes subnormal inputs).
+std::uint8_t float_relation(Type t, std::uint64_t a, std::uint64_t b, bool ftz_on) {
+  switch (t) {
+    case Type::f16: return f16_relation(static_cast<std::uint16_t>(a), static_cast<std::uint16_t>(b), ftz_on);
+    case Type::bf16: return bf16_relation(static_cast<std::uint16_t>(a), static_cast<std::uint16_t>(b), ftz_on);
+    case Type::f32: return f32_relation(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b), ftz_on);
+    default: return f64_relation(a, b);
   }
+}
+
+// An integer comparison (exact by definition); .lo/.ls/.hi/.hs compare unsigned whatever the type.
+bool int_compare(Cmp cmp, std::uint64_t a, std::uint64_t b, int wd, bool sg) {
   const bool use_signed = sg && cmp != Cmp::lo && cmp != Cmp::ls && cmp != Cmp::hi && cmp != Cmp::hs;
   const std::int64_t xs = sext(a, wd), ys = sext(b, wd);
   const std::uint64_t xu = trunc(a, wd), yu = trunc(b, wd);
@@ -563,13 +567,18 @@ void Cta::exec_compare(Warp& w, const Inst& in, const std::uint32_t* d, const st
       const bool x2 = in.t == Type::f16x2 || in.t == Type::bf16x2;
       const Type half = in.t == Type::f16x2 ? Type::f16 : Type::bf16;
       std::uint32_t lo = 0, hi = 0;
-      if (x2) {
-        LANES {
-          lo |= static_cast<std::uint32_t>(compare(cmp, half, a[l] & 0xFFFF, b[l] & 0xFFFF, ftz_on, 16, false)) << l;
-          hi |= static_cast<std::uint32_t>(compare(cmp, half, (a[l] >> 16) & 0xFFFF, (b[l] >> 16) & 0xFFFF, ftz_on, 16, false)) << l;
+      if (type_is_float(in.t)) {
+        const std::uint8_t mask = float_compare_mask(cmp);
+        if (x2) {
+          LANES {
+            lo |= static_cast<std::uint32_t>((float_relation(half, a[l] & 0xFFFF, b[l] & 0xFFFF, ftz_on) & mask) != 0) << l;
+            hi |= static_cast<std::uint32_t>((float_relation(half, (a[l] >> 16) & 0xFFFF, (b[l] >> 16) & 0xFFFF, ftz_on) & mask) != 0) << l;
+          }
+        } else {
+          LANES lo |= static_cast<std::uint32_t>((float_relation(in.t, a[l], b[l], ftz_on) & mask) != 0) << l;
         }
       } else {
-        LANES lo |= static_cast<std::uint32_t>(compare(cmp, in.t, a[l], b[l], ftz_on, wd, sg)) << l;
+        LANES lo |= static_cast<std::uint32_t>(int_compare(cmp, a[l], b[l], wd, sg)) << l;
       }
       // setp's q is !p for one comparison, the high half's result for the x2 forms.
       std::uint32_t p = lo, q = x2 ? hi : ~lo;
@@ -633,8 +642,8 @@ void Cta::exec_select(Warp& w, const Inst& in, const std::uint32_t* d, const std
       LANES {
         // slct: c >= 0 selects a (-0 included); a NaN c selects b; .ftz flushes a subnormal c to a
         // zero of its sign first (PTX ISA 9.7.8.3), so -denormal selects a.
-        const float cf = ftz(f32(c[l]), (in.flags & kFtz) != 0);
-        const bool ge = in.t2 == Type::f32 ? (!std::isnan(cf) && cf >= 0.0f) : sext(c[l], 32) >= 0;
+        const bool ge =
+            in.t2 == Type::f32 ? f32_slct_selects_a(static_cast<std::uint32_t>(c[l]), (in.flags & kFtz) != 0) : sext(c[l], 32) >= 0;
         v[l] = trunc(ge ? a[l] : b[l], wd);
       }
       break;

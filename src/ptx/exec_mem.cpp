@@ -10,6 +10,7 @@
 #include "numerics/approx.hpp"
 #include "numerics/f16.hpp"
 #include "numerics/f32.hpp"
+#include "numerics/texcoord.hpp"
 #include "ptx/exec.hpp"
 
 namespace enc5::ptx::detail {
@@ -19,22 +20,18 @@ namespace {
 // tex with float coordinates through the launch's sampler (CUDA Programming Guide, "Texture
 // Fetching"; docs/readings.md "ptx-tex-sampler"). Point: texel floor(x), floor(y). Linear:
 // x_B = x - 0.5, i = floor(x_B), alpha = frac(x_B) in 9-bit fixed point with 8 fractional bits
-// (rounded to nearest), the four texels around blended by numerics' f16_bilinear. Out-of-range
+// (rounded to nearest; numerics/texcoord), the four texels around blended by numerics' f16_bilinear. Out-of-range
 // texels follow the texture's address mode (Texture::fetch); a NaN coordinate reads as 0.
 std::array<f16_t, 4> sample(const Texture& t, const Device::Sampler& smp, float x, float y) {
   if (smp.normalized) {
-    x *= static_cast<float>(t.width);
-    y *= static_cast<float>(t.height);
+    x = tex_unnormalize(x, static_cast<std::uint32_t>(t.width));
+    y = tex_unnormalize(y, static_cast<std::uint32_t>(t.height));
   }
-  auto cell = [](double v) { return std::isnan(v) ? 0.0 : std::clamp(std::floor(v), -1073741824.0, 1073741824.0); };
-  if (smp.filter == Device::Filter::point) return t.fetch(static_cast<int>(cell(x)), static_cast<int>(cell(y)));
-  const double xb = std::isnan(x) ? 0.0 : static_cast<double>(x) - 0.5, yb = std::isnan(y) ? 0.0 : static_cast<double>(y) - 0.5;
-  const double fx = cell(xb), fy = cell(yb);
-  const unsigned a = static_cast<unsigned>(std::nearbyint((xb - fx) * 256.0)), b = static_cast<unsigned>(std::nearbyint((yb - fy) * 256.0));
-  const int i = static_cast<int>(fx), j = static_cast<int>(fy);
-  const auto t00 = t.fetch(i, j), t10 = t.fetch(i + 1, j), t01 = t.fetch(i, j + 1), t11 = t.fetch(i + 1, j + 1);
+  if (smp.filter == Device::Filter::point) return t.fetch(tex_point_texel(x), tex_point_texel(y));
+  const TexLinearTexel u = tex_linear_texel(x), v = tex_linear_texel(y);
+  const auto t00 = t.fetch(u.i, v.i), t10 = t.fetch(u.i + 1, v.i), t01 = t.fetch(u.i, v.i + 1), t11 = t.fetch(u.i + 1, v.i + 1);
   std::array<f16_t, 4> r{};
-  for (int c = 0; c < 4; ++c) r[c] = f16_bilinear(t00[c], t10[c], t01[c], t11[c], std::min(a, 256u), std::min(b, 256u));
+  for (int c = 0; c < 4; ++c) r[c] = f16_bilinear(t00[c], t10[c], t01[c], t11[c], u.alpha, v.alpha);
   return r;
 }
 

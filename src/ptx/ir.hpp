@@ -3,7 +3,9 @@
 // immediates all live there, so an instruction reads its sources the same way whatever they are)
 // or into the predicate file (one 32-bit lane mask per predicate register).
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,116 +43,27 @@ bool type_is_signed(Type t);
 bool type_is_float(Type t);
 const char* type_name(Type t);
 
+// The decoded operations: one per ENC5_PTX_OP row of the instruction table (instructions.def),
+// in its order.
 enum class Op : std::uint8_t {
-  mov,
-  pack,
-  unpack,
-  pmov,
-  pnot,
-  pand,
-  por,
-  pxor,
-  add,
-  sub,
-  mul_lo,
-  mul_hi,
-  mul_wide,
-  mad_lo,
-  mad_hi,
-  mad_wide,
-  mul24_lo,
-  mad24_lo,
-  mul24_hi,
-  mad24_hi,
-  sad,
-  shf,
-  bmsk,
-  szext,
-  dp4a,
-  dp2a,
-  cvt_pack_int,
-  add_cc,
-  addc,
-  sub_cc,
-  subc,
-  mad_cc,
-  div,
-  rem,
-  abs,
-  neg,
-  min,
-  max,
-  popc,
-  clz,
-  brev,
-  bfind,
-  and_,
-  or_,
-  xor_,
-  not_,
-  cnot,
-  shl,
-  shr,
-  lop3,
-  prmt,
-  bfe,
-  bfi,
-  setp,
-  set,
-  selp,
-  slct,
-  fadd,
-  fsub,
-  fmul,
-  ffma,
-  fdiv,
-  fabs,
-  fneg,
-  fmin,
-  fmax,
-  fsqrt,
-  frcp,
-  frsqrt,
-  fex2,
-  fsin,
-  fcos,
-  flg2,
-  ftanh,
-  fcopysign,
-  testp,
-  cvt,
-  cvt_pack_f16x2_f32,
-  cvt_e4m3x2_f16x2,
-  cvt_f16x2_e4m3x2,
-  cvt_alt,
-  cvta,
-  ld,
-  st,
-  tex2d,
-  sust2d,
-  atom,
-  cp_async,
-  mma,
-  mma_int,
-  movmatrix,
-  ldmatrix,
-  stmatrix,
-  shfl,
-  vote,
-  activemask,
-  match,
-  redux,
-  warpsync,
-  bar,
-  membar,
-  bra,
-  exit,
-  trap,
-  call,
-  nop,
+#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
+#define ENC5_PTX_OP(op, execute, preds) op,
+#include "ptx/instructions.def"
+#undef ENC5_PTX_FAMILY
+#undef ENC5_PTX_OP
 };
 
-inline constexpr std::size_t kOpCount = static_cast<std::size_t>(Op::nop) + 1;  // Op::nop is the last
+inline constexpr std::size_t kOpCount = 0
+#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
+#define ENC5_PTX_OP(op, execute, preds) +1
+#include "ptx/instructions.def"
+#undef ENC5_PTX_FAMILY
+#undef ENC5_PTX_OP
+    ;
+static_assert(kOpCount <= 256, "Op is a byte");
+
+// An Op's name, as its row spells it (internal messages).
+const char* op_name(Op op);
 
 // Rounding of floating-point instructions and cvt.
 enum class Rnd : std::uint8_t { none, rn, rz, rm, rp, rni, rzi, rmi, rpi };
@@ -195,26 +108,36 @@ struct Inst {
   std::uint16_t name = 0;  // index into Module::opcode_names (stats, messages)
 };
 
-// Which operands of a decoded instruction (destinations first, then sources) are predicates, i.e.
-// indices into the predicate file (the executor's reading of them).
+// Which operands of a decoded instruction (destinations first, then sources; k counts both) are
+// predicates, i.e. indices into the predicate file: the third column of the instruction table's
+// OP rows (instructions.def) names one of these.
+namespace pred_operands {
+inline bool no_preds(const Inst&, unsigned) { return false; }
+inline bool all_preds(const Inst&, unsigned) { return true; }  // pmov, pnot, pand, por, pxor
+// setp d{|q}, a, b{, c}: the destinations and the combining predicate c.
+inline bool setp_preds(const Inst& in, unsigned k) { return k < in.nd || k == in.nd + 2u; }
+// selp d, a, b, c / set d, a, b, c: the third source.
+inline bool third_source_pred(const Inst& in, unsigned k) { return k == in.nd + 2u; }
+inline bool testp_preds(const Inst&, unsigned k) { return k == 0; }  // testp p, a
+// shfl / match d|p, ...: the second destination, when there is one.
+inline bool second_destination_pred(const Inst& in, unsigned k) { return k == 1 && in.nd > 1; }
+// vote d, {!}a, mask: the source predicate, and the destination of vote.{all,any,uni}.pred.
+inline bool vote_preds(const Inst& in, unsigned k) { return k == in.nd || (k == 0 && in.t == Type::pred); }
+// bar.red (Inst::sub != 0): its predicate c (the last source) and and/or's destination p.
+inline bool bar_preds(const Inst& in, unsigned k) { return in.sub != 0 && (k + 1 == in.nd + in.ns || (k == 0 && in.sub >= 2)); }
+}  // namespace pred_operands
+
 inline bool is_pred_operand(const Inst& in, unsigned k) {
-  const unsigned nd = in.nd;
-  switch (in.op) {
-    case Op::pmov:
-    case Op::pnot:
-    case Op::pand:
-    case Op::por:
-    case Op::pxor: return true;
-    case Op::setp: return k < nd || k == nd + 2;
-    case Op::selp: return k == nd + 2;
-    case Op::set: return k == nd + 2;
-    case Op::testp: return k == 0;
-    case Op::shfl: return k == 1 && nd > 1;
-    case Op::vote: return k == nd || (k == 0 && in.t == Type::pred);
-    case Op::match: return k == 1 && nd > 1;
-    case Op::bar: return in.sub != 0 && (k + 1 == nd + in.ns || (k == 0 && in.sub >= 2));  // bar.red's c and and/or's p
-    default: return false;
-  }
+  using Rule = bool (*)(const Inst&, unsigned);
+  static constexpr Rule kRules[] = {
+#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
+#define ENC5_PTX_OP(op, execute, preds) &pred_operands::preds,
+#include "ptx/instructions.def"
+#undef ENC5_PTX_FAMILY
+#undef ENC5_PTX_OP
+  };
+  static_assert(std::size(kRules) == kOpCount, "one predicate rule per Op (instructions.def)");
+  return kRules[static_cast<std::size_t>(in.op)](in, k);
 }
 
 struct RegInfo {

@@ -1,9 +1,11 @@
 // Internal to src/ptx: the PTX parser's state and its three parts: the module parser (parser.cpp:
 // module- and function-level declarations, registers, operands), the instruction decoder
-// (decode.cpp: the instruction table kFamilies and one decode function per family) and call
+// (decode.cpp: the decoder's half of the instruction table instructions.def, and one decode
+// function per family) and call
 // inlining (inline.cpp). The tokens come from lexer.hpp.
 #pragma once
 #include <algorithm>
+#include <bitset>
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -173,18 +175,19 @@ class Parser {
   void decode(Inst& in, std::string_view opname, std::vector<ROp>& ops);
   [[noreturn]] void unsupported(std::uint32_t line, std::string_view opname) const;
 
-  // The instruction set, one row per opcode family (decode.cpp): the modifiers (every dotted word
-  // that is not a type) the interpreter reads for it and the family's decoder. A modifier outside
-  // its row is an error before decoding, so that no modifier is ever silently ignored (issue 20).
-  // Adding an instruction: a row here (or a case of an existing family's decoder), the decoder,
-  // and its Op's execute function (exec.cpp's kExec table).
+  // The instruction set, one row per opcode family: the FAMILY rows of instructions.def (the one
+  // table of the instruction set; Parser::families builds this half of it, decode.cpp). The
+  // modifiers (every dotted word that is not a type) the interpreter reads for it, the family's
+  // decoder, and the Ops the decoder may yield. A modifier outside its row is an error before
+  // decoding, so that no modifier is ever silently ignored (issue 20).
   using Decoder = void (Parser::*)(Inst& in, const Mods& m, std::vector<ROp>& ops);
   struct Family {
     const char* name;
     const char* modifiers;  // space-separated; "*" = any (no-op instructions), "*ld" = ld/st's words
     Decoder decode;
+    std::bitset<kOpCount> yields;  // its own OP rows and the earlier Ops its row names
   };
-  static const Family kFamilies[];
+  static const std::vector<Family>& families();
   static const Family* find_family(std::string_view base);
 
   // The family decoders: decode_alu.cpp (integer, logic, float arithmetic, compare, select),
