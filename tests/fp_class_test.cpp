@@ -201,14 +201,14 @@ TEST(TexCoord, PointAndLinearTexelsByHand) {
     std::uint32_t alpha;
   };
   const Case cases[] = {
-      {1.0f, 0, 128},                      // x_B = 0.5
-      {0.5f, 0, 0},                        // a texel centre
-      {0.25f, -1, 192},                    // x_B = -0.25 = -1 + 0.75
-      {0.5f + 1.0f / 512, 0, 0},           // frac 1/512: 0.5 units, tie -> even 0
-      {0.5f + 3.0f / 512, 0, 2},           // 1.5 units -> 2
-      {0.5f + 5.0f / 512, 0, 2},           // 2.5 units -> 2
-      {0.5f + 1023.0f / 1024, 0, 256},     // 255.75 units -> 256: all weight on texel i+1
-      {10.5f + 100.0f / 256, 10, 100},     // exact units
+      {1.0f, 0, 128},                   // x_B = 0.5
+      {0.5f, 0, 0},                     // a texel centre
+      {0.25f, -1, 192},                 // x_B = -0.25 = -1 + 0.75
+      {0.5f + 1.0f / 512, 0, 0},        // frac 1/512: 0.5 units, tie -> even 0
+      {0.5f + 3.0f / 512, 0, 2},        // 1.5 units -> 2
+      {0.5f + 5.0f / 512, 0, 2},        // 2.5 units -> 2
+      {0.5f + 1023.0f / 1024, 0, 256},  // 255.75 units -> 256: all weight on texel i+1
+      {10.5f + 100.0f / 256, 10, 100},  // exact units
       {std::numeric_limits<float>::quiet_NaN(), 0, 0},
       {1e30f, 1 << 30, 256},
       {-1e30f, -(1 << 30), 0},
