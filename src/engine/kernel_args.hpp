@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "model/layer.hpp"  // golden::E61PixelsFn
 #include "numerics/types.hpp"
 
 namespace enc5::engine {
@@ -119,8 +120,9 @@ struct KernelSet {
   void (*rms_rows)(const RmsArgs&);
   bool (*decode_run)(const DecodeRun&);
   void (*add_rows)(const AddRowsArgs&);
-  KStepKernel hopper;     // numerics.md `hopper` (reads a, b; hea16, heb16 on AVX2 / AVX-512)
-  KStepKernel blackwell;  // MMA-Sim's sm_120 model (kernels_blackwell_impl.hpp; reads a, b, ea, eb / ea16, eb16)
+  KStepKernel hopper;                        // numerics.md `hopper` (reads a, b; hea16, heb16 on AVX2 / AVX-512)
+  KStepKernel blackwell;                     // MMA-Sim's sm_120 model (kernels_blackwell_impl.hpp; reads a, b, ea, eb / ea16, eb16)
+  golden::E61PixelsFn e61_pixels = nullptr;  // E61 steps 4..6 of many pixels; null: golden's per pixel
 };
 KernelSet kernels_scalar();
 KernelSet kernels_avx2();        // valid only where the CPU has AVX2, FMA and F16C
@@ -136,5 +138,12 @@ bool int16_form_a_avx512(const e4m3_t* codes, int groups, std::int16_t* out, std
 // e4m3_nan_keeps_sign, the only way the profiles' q8 differ (engine/tables.cpp: q8_ada, q8_zluda).
 void q8_run_avx512(const f16_t* h, e4m3_t* out, std::size_t n, bool nan_keeps_sign);
 bool int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, std::int8_t* base, std::int32_t* max);
+// E61 steps 4..6 of n pixels, 16 per vector (model/e61_pixel_impl.hpp on AVX-512 lanes: equal to
+// golden::e61_pixel for each); valid where the avx512vnni path is. And two of its operations for
+// the tests: fma.rn.f16 of 8 lanes (f16_fma) and the rounding of 8 binary64 to f16 (f64_to_f16 of
+// a non-NaN; NaN -> 0x7FFF).
+void e61_pixels_avx512(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out);
+void f16_fma_x8_avx512(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r);
+void f64_to_f16_x8_avx512(const double* x, f16_t* r);
 
 }  // namespace enc5::engine

@@ -32,7 +32,11 @@
 #include <cstdint>
 #include <cstring>
 
+#include <algorithm>
+
 #include "engine/kernel_args.hpp"
+#include "model/e61_pixel_impl.hpp"
+#include "numerics/approx.hpp"
 #include "numerics/f16.hpp"
 
 namespace enc5::engine {
@@ -425,7 +429,142 @@ void rms_rows_x2(const RmsArgs& g) {
   }
 }
 
+// ---- E61 steps 4..6 on 16 pixels (model/e61_pixel_impl.hpp's definition, pixel p in lane p) ----
+
+// f16(x) of 16 binary32 lanes (cvt.rn.f16.f32 = f32_to_f16: RNE, subnormals kept, overflow to
+// Inf); NaN -> 0x7FFF.
+inline __m256i f16_of_f32(__m512 x) {
+  return _mm256_mask_blend_epi16(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_cvtps_ph(x, kRoundNearest), _mm256_set1_epi16(0x7FFF));
+}
+
+// f16 of 8 binary64 lanes, round to nearest even: numerics' round_f64_rne (f16.cpp) in 64-bit
+// lanes. |r| >= 65520 (Inf included): Inf. A normal f16 (|r| >= 2^-14): the top 10 of the 52
+// mantissa bits rounded on the 42 below (+ half - 1 + the kept lsb: ties to even; the carry runs
+// into the exponent field, up to Inf), the exponent rebiased. Below 2^-14: |r| + 2^28 in binary64
+// is |r| rounded once (RNE) to a multiple of 2^-24, the ulp of [2^28, 2^29), and the bits of that
+// sum above 2^28's are the multiple k (0..1024; 1024 is the smallest normal's pattern), i.e. the
+// subnormal pattern. NaN -> 0x7FFF. Tested against f64_to_f16 (EngineE61.F64ToF16EqualsNumerics).
+inline __m128i f16_of_f64(__m512d r) {
+  const __m512i b = _mm512_castpd_si512(r);
+  const __m512i a = _mm512_and_si512(b, _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFll));
+  const __m512i sign = _mm512_and_si512(_mm512_srli_epi64(b, 48), _mm512_set1_epi64(0x8000));
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi64(a, 42), _mm512_set1_epi64(1));
+  const __m512i normal = _mm512_srli_epi64(_mm512_add_epi64(_mm512_sub_epi64(a, _mm512_set1_epi64(static_cast<long long>(1023 - 15) << 52)),
+                                                            _mm512_add_epi64(_mm512_set1_epi64(0x1FFFFFFFFFFll), lsb)),
+                                           42);
+  const __m512d two28 = _mm512_set1_pd(0x1p28);
+  const __m512i sub = _mm512_sub_epi64(_mm512_castpd_si512(_mm512_add_pd(_mm512_castsi512_pd(a), two28)), _mm512_castpd_si512(two28));
+  __m512i m = _mm512_mask_blend_epi64(_mm512_cmpge_epu64_mask(a, _mm512_set1_epi64(0x3F10000000000000ll)), sub, normal);
+  m = _mm512_mask_blend_epi64(_mm512_cmpge_epu64_mask(a, _mm512_set1_epi64(0x40EFFE0000000000ll)), m, _mm512_set1_epi64(0x7C00));
+  m = _mm512_mask_blend_epi64(_mm512_cmp_pd_mask(r, r, _CMP_UNORD_Q), _mm512_or_si512(m, sign), _mm512_set1_epi64(0x7FFF));
+  return _mm512_cvtepi64_epi16(m);
+}
+
+// fma.rn.f16 (f16_fma) of 8 lanes: a*b is exact in binary64 (two 11-bit significands), so the
+// binary64 FMA is f16_fma's binary64 sum (f16.cpp's proof that rounding it to f16 is the single
+// rounding of the exact a*b + c); NaN operands, Inf * 0 and Inf - Inf give a NaN, hence 0x7FFF.
+inline __m128i fma_h8(__m128i a, __m128i b, __m128i c) {
+  auto d = [](__m128i h) { return _mm512_cvtps_pd(_mm256_cvtph_ps(h)); };
+  return f16_of_f64(_mm512_fmadd_pd(d(a), d(b), d(c)));
+}
+
+// src/numerics' scalar function on each lane (the .ftz.f32 operations and the model-dependent
+// div.approx: their one definition, numerics/approx.cpp).
+template <class Fn>
+inline __m512 per_lane(__m512 x, __m512 y, Fn f) {
+  alignas(64) float a[16], b[16];
+  _mm512_store_ps(a, x);
+  _mm512_store_ps(b, y);
+  for (int i = 0; i < 16; ++i) a[i] = f(a[i], b[i]);
+  return _mm512_load_ps(a);
+}
+
+// e61_pixel_impl.hpp's Ops, each lane equal to the src/numerics function (EngineE61.*): the f16
+// add/sub/mul are the binary32 operation rounded once (epilogue_impl.hpp's argument), max is
+// max.f16's rule on the order key of f16.cpp (one NaN -> the other operand, +0 > -0).
+struct E61OpsX16 {
+  using H = __m256i;
+  using F = __m512;
+  const float* exp_table;
+  static H max(H a, H b) {
+    const __m256i mag = _mm256_set1_epi16(0x7FFF), inf = _mm256_set1_epi16(0x7C00);
+    const __mmask16 na = _mm256_cmpgt_epu16_mask(_mm256_and_si256(a, mag), inf);
+    const __mmask16 nb = _mm256_cmpgt_epu16_mask(_mm256_and_si256(b, mag), inf);
+    // key: ~h for a negative pattern, h | 0x8000 for a positive one (h ^ (sign mask | 0x8000))
+    auto key = [](H h) {
+      return _mm256_xor_si256(h, _mm256_or_si256(_mm256_srai_epi16(h, 15), _mm256_set1_epi16(static_cast<short>(0x8000))));
+    };
+    H r = _mm256_mask_blend_epi16(_mm256_cmpge_epu16_mask(key(a), key(b)), b, a);
+    r = _mm256_mask_blend_epi16(na, r, b);
+    r = _mm256_mask_blend_epi16(nb, r, a);
+    return _mm256_mask_blend_epi16(na & nb, r, _mm256_set1_epi16(0x7FFF));
+  }
+  static H sub(H a, H b) { return f16_of_f32(_mm512_sub_ps(_mm512_cvtph_ps(a), _mm512_cvtph_ps(b))); }
+  static H add(H a, H b) { return f16_of_f32(_mm512_add_ps(_mm512_cvtph_ps(a), _mm512_cvtph_ps(b))); }
+  static H mul(H a, H b) { return f16_of_f32(_mm512_mul_ps(_mm512_cvtph_ps(a), _mm512_cvtph_ps(b))); }
+  static H fma(H a, H b, H c) {
+    const __m128i lo = fma_h8(_mm256_castsi256_si128(a), _mm256_castsi256_si128(b), _mm256_castsi256_si128(c));
+    const __m128i hi = fma_h8(_mm256_extracti128_si256(a, 1), _mm256_extracti128_si256(b, 1), _mm256_extracti128_si256(c, 1));
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+  }
+  F exp(H d) const { return _mm512_i32gather_ps(_mm512_cvtepu16_epi32(d), exp_table, 4); }
+  static H to_h(F x) { return f16_of_f32(x); }
+  // cvt.f32.f16 is exact; only NaN payloads could differ from f16_to_f32, and to_h's NaN is 0x7FFF.
+  static F to_f(H h) { return _mm512_cvtph_ps(h); }
+  static F add_ftz(F a, F b) {
+    return per_lane(a, b, [](float x, float y) { return add_ftz_f32(x, y); });
+  }
+  static F mul_ftz(F a, F b) {
+    return per_lane(a, b, [](float x, float y) { return mul_ftz_f32(x, y); });
+  }
+  static F rcp(F x) {
+    return per_lane(x, x, [](float v, float) { return div_approx_ftz_f32(1.0f, v); });
+  }  // model-dependent
+};
+
 }  // namespace
+
+void e61_pixels_avx512(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out) {
+  if (!exp_table) {  // the engine always tabulates; without a table, the golden pixel
+    for (int i = 0; i < n; ++i) out[i] = golden::e61_pixel(rd, in[i], nullptr);
+    return;
+  }
+  for (int p0 = 0; p0 < n; p0 += 16) {
+    const int m = std::min(16, n - p0);
+    alignas(32) f16_t lb[10][16] = {}, tb[9][3][16] = {};  // lanes past m: zeros, results unused
+    for (int j = 0; j < m; ++j) {
+      for (int i = 0; i < 10; ++i) lb[i][j] = in[p0 + j].l[i];
+      for (int i = 0; i < 9; ++i)
+        for (int ch = 0; ch < 3; ++ch) tb[i][ch][j] = in[p0 + j].tv[i][ch];
+    }
+    __m256i l[10], tv[9][3];
+    for (int i = 0; i < 10; ++i) l[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(lb[i]));
+    for (int i = 0; i < 9; ++i)
+      for (int ch = 0; ch < 3; ++ch) tv[i][ch] = _mm256_load_si256(reinterpret_cast<const __m256i*>(tb[i][ch]));
+    const golden::E61Values<E61OpsX16> v = golden::e61_softmax_stencil(rd, E61OpsX16{exp_table}, l, tv);
+    alignas(32) f16_t wb[10][16], ob[3][16];
+    alignas(64) float sb[16], rb[16];
+    for (int i = 0; i < 10; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(wb[i]), v.w[i]);
+    for (int ch = 0; ch < 3; ++ch) _mm256_store_si256(reinterpret_cast<__m256i*>(ob[ch]), v.out[ch]);
+    _mm512_store_ps(sb, v.sum);
+    _mm512_store_ps(rb, v.rinv);
+    for (int j = 0; j < m; ++j) {
+      golden::E61Pixel& px = out[p0 + j];
+      for (int i = 0; i < 10; ++i) px.w[i] = wb[i][j];
+      px.sum = sb[j];
+      px.rinv = rb[j];
+      px.out = {ob[0][j], ob[1][j], ob[2][j], 0};  // out[3]: mov.u16 0 (s20296)
+    }
+  }
+}
+
+void f16_fma_x8_avx512(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r) {
+  auto ld = [](const f16_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(r), fma_h8(ld(a), ld(b), ld(c)));
+}
+void f64_to_f16_x8_avx512(const double* x, f16_t* r) { _mm_storeu_si128(reinterpret_cast<__m128i*>(r), f16_of_f64(_mm512_loadu_pd(x))); }
+
+namespace {}  // namespace
 
 KernelSet kernels_avx512vnni() {
   KernelSet k = kernels_avx512();
@@ -435,6 +574,7 @@ KernelSet kernels_avx512vnni() {
   k.e11_rows = e11_rows_x2;
   k.rms_rows = rms_rows_x2;
   k.add_rows = add_rows;
+  k.e61_pixels = e61_pixels_avx512;
   return k;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "layout/tables.hpp"
+#include "model/e61_pixel_impl.hpp"
 #include "model/layer.hpp"
 #include "model/phase_program.hpp"
 #include "model/texture_surface.hpp"
@@ -44,68 +45,58 @@ float e61_exp(f16_t d) {
   return ex2_approx_ftz_f32(mul_ftz_f32(f16_to_f32(d), std::bit_cast<float>(kLog2eF32Bits)));  // model-dependent (approx-model)
 }
 
+namespace {
+// src/numerics' functions on one pixel (e61_pixel_impl.hpp's Ops): the golden definition.
+struct NumericsE61Ops {
+  using H = f16_t;
+  using F = float;
+  const float* exp_table;
+  H max(H a, H b) const { return f16_max(a, b); }
+  H sub(H a, H b) const { return f16_sub(a, b); }
+  H add(H a, H b) const { return f16_add(a, b); }
+  H mul(H a, H b) const { return f16_mul(a, b); }
+  H fma(H a, H b, H c) const { return f16_fma(a, b, c); }  // one half of fma.f16x2 (f16x2_fma)
+  F exp(H d) const { return exp_table ? exp_table[d] : e61_exp(d); }
+  H to_h(F x) const { return f32_to_f16(x); }
+  F to_f(H h) const { return f16_to_f32(h); }
+  F add_ftz(F a, F b) const { return add_ftz_f32(a, b); }
+  F mul_ftz(F a, F b) const { return mul_ftz_f32(a, b); }
+  F rcp(F x) const { return div_approx_ftz_f32(1.0f, x); }  // model-dependent (approx-model)
+};
+
+void e61_pixels_golden(const Readings& rd, const E61Inputs* in, int n, const float* exp_table, E61Pixel* out) {
+  for (int i = 0; i < n; ++i) out[i] = e61_pixel(rd, in[i], exp_table);
+}
+}  // namespace
+
+E61Inputs e61_inputs(const Readings& rd, const std::array<f16_t, 10>& l, const Texture& tex, int X, int Y, int ex, int ey) {
+  E61Inputs in;
+  in.l = l;
+  const auto taps = e61_taps(rd, X, Y, ex, ey);
+  for (int i = 0; i < 9; ++i) {
+    const std::array<f16_t, 4> t = tex.fetch(taps[i][0], taps[i][1]);
+    in.tv[i] = {t[0], t[1], t[2]};  // the alpha channel is read and not used
+  }
+  return in;
+}
+
+E61Pixel e61_pixel(const Readings& rd, const E61Inputs& in, const float* exp_table) {
+  f16_t l[10], tv[9][3];
+  for (int i = 0; i < 10; ++i) l[i] = in.l[i];
+  for (int i = 0; i < 9; ++i)
+    for (int ch = 0; ch < 3; ++ch) tv[i][ch] = in.tv[i][ch];
+  const E61Values<NumericsE61Ops> v = e61_softmax_stencil(rd, NumericsE61Ops{exp_table}, l, tv);  // e61_pixel_impl.hpp
+  E61Pixel px;
+  for (int i = 0; i < 10; ++i) px.w[i] = v.w[i];
+  px.sum = v.sum;
+  px.rinv = v.rinv;
+  px.out = {v.out[0], v.out[1], v.out[2], 0};  // out[3]: mov.u16 0 (s20296)
+  return px;
+}
+
 E61Pixel e61_pixel(const Readings& rd, const std::array<f16_t, 10>& l, const Texture& tex, int X, int Y, int ex, int ey,
                    const float* exp_table) {
-  E61Pixel px;
-  // facts C14.4: a real maximum (max.f16x2 x3 + max.f16 x2: exact, order-free), d_i = f16(l_i -
-  // max), e_i = ex2.approx.ftz(f32(d_i) * log2 e) (mul.ftz.f32 by 0x3FB8AA3B), an f32 sum,
-  // rinv = div.approx.ftz(1, sum), w_i = f16 products (mul.f16x2).
-  const int n = rd.e61_logits == E61Logits::ten ? 10 : 9;
-  f16_t mx = l[0];
-  for (int i = 1; i < n; ++i) mx = f16_max(mx, l[i]);
-  float e[10] = {}, es[10] = {};
-  for (int i = 0; i < n; ++i) {
-    const f16_t d = f16_sub(l[i], mx);
-    e[i] = exp_table ? exp_table[d] : e61_exp(d);
-    es[i] = rd.e61_exp_rounding == E61ExpRounding::f32_sum ? e[i] : f16_to_f32(f32_to_f16(e[i]));
-  }
-  float sum = 0;
-  switch (rd.e61_sum_order) {
-    case E61SumOrder::sequential:
-      sum = es[0];
-      for (int i = 1; i < n; ++i) sum = add_ftz_f32(sum, es[i]);
-      break;
-    case E61SumOrder::pairs: {  // the f16x2 pairs' halves first, then the pair sums in order
-      sum = add_ftz_f32(es[0], es[1]);
-      for (int i = 2; i + 1 < n; i += 2) sum = add_ftz_f32(sum, add_ftz_f32(es[i], es[i + 1]));
-      if (n % 2) sum = add_ftz_f32(sum, es[n - 1]);
-      break;
-    }
-    case E61SumOrder::tree: {  // balanced: adjacent pairs, pairs of pairs, odd one carried
-      std::vector<float> lv(es, es + n);
-      while (lv.size() > 1) {
-        std::vector<float> nx;
-        for (std::size_t i = 0; i + 1 < lv.size(); i += 2) nx.push_back(add_ftz_f32(lv[i], lv[i + 1]));
-        if (lv.size() % 2) nx.push_back(lv.back());
-        lv.swap(nx);
-      }
-      sum = lv[0];
-      break;
-    }
-  }
-  px.sum = sum;
-  px.rinv = div_approx_ftz_f32(1.0f, sum);  // model-dependent (approx-model)
-  for (int i = 0; i < n; ++i)
-    px.w[i] = rd.e61_weight_product == E61WeightProduct::f16_mul ? f16_mul(f32_to_f16(e[i]), f32_to_f16(px.rinv))
-                                                                 : f32_to_f16(mul_ftz_f32(e[i], px.rinv));
-  // facts C14.5/.6: 9 taps; per channel acc = fma.f16x2 over 4 tap pairs from 0, then
-  // f16(lo + hi), then the scalar fma with the single tap. w9 multiplies nothing.
-  const auto taps = e61_taps(rd, X, Y, ex, ey);
-  std::array<std::array<f16_t, 4>, 9> tv{};
-  for (int i = 0; i < 9; ++i) tv[i] = tex.fetch(taps[i][0], taps[i][1]);
-  const bool last = rd.e61_pairing == E61Pairing::last_single;
-  const int first_pair = last ? 0 : 1, single = last ? 8 : 0;
-  for (int ch = 0; ch < 3; ++ch) {
-    f16x2_t acc = 0;
-    for (int p = 0; p < 4; ++p) {
-      const int a = first_pair + 2 * p, b = a + 1;
-      acc = f16x2_fma(f16x2_pack(tv[a][ch], tv[b][ch]), f16x2_pack(px.w[a], px.w[b]), acc);
-    }
-    const f16_t s = f16_add(f16x2_lo(acc), f16x2_hi(acc));
-    px.out[ch] = f16_fma(tv[single][ch], px.w[single], s);
-  }
-  px.out[3] = 0;  // mov.u16 0 (s20296)
-  return px;
+  return e61_pixel(rd, e61_inputs(rd, l, tex, X, Y, ex, ey), exp_table);
 }
 
 std::vector<std::uint32_t> e61_records(const BlockContext& ctx, const F16Mat& d) {
@@ -127,7 +118,7 @@ std::vector<std::uint32_t> e61_records(const BlockContext& ctx, const F16Mat& d)
   return smem;
 }
 
-void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const float* exp_table) {
+void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const float* exp_table, E61PixelsFn pixels) {
   // (a) the shared records (e61_records, facts C14.1).
   const std::vector<std::uint32_t> smem = e61_records(ctx, d61);
 
@@ -137,7 +128,12 @@ void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface
   StageRef ss = ctx.stage("e61.sum", "E61: reg 0 = f32 bits of the exponential sum, reg 1 = f32 bits of rinv", StageKind::final_pair);
   if (ss) ss->kind = TraceStage::Kind::f32;
   StageRef so = ctx.stage("e61.out", "E61 surface value: reg 0 = (r | g<<16), reg 1 = (b | a<<16)", StageKind::final_pair);
-  // (b)..(e): thread T < 64 (warps 0, 1) finishes pixel (x0 + (T&7), y0 + (T>>3)) (facts A7).
+  // (b)..(e): thread T < 64 (warps 0, 1) finishes pixel (x0 + (T&7), y0 + (T>>3)) (facts A7): its
+  // logits from record T and its taps first, then steps 4..6 of every pixel (`pixels`), then the
+  // stores in thread order.
+  std::array<E61Inputs, kE61Threads> in;
+  std::array<int, kE61Threads> thread{};
+  int n = 0;
   for (int T = 0; T < kE61Threads; ++T) {
     const auto [X, Y] = e61_pixel_of_thread(ctx.x0, ctx.y0, T);
     if (X < 0 || Y < 0 || X >= ctx.ex || Y >= ctx.ey) continue;
@@ -146,7 +142,15 @@ void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface
       l[2 * i] = f16x2_lo(smem[e61_record_word(T, i, 0)]);
       l[2 * i + 1] = f16x2_hi(smem[e61_record_word(T, i, 0)]);
     }
-    const E61Pixel px = e61_pixel(*ctx.readings, l, tex, X, Y, ctx.ex, ctx.ey, exp_table);
+    in[n] = e61_inputs(*ctx.readings, l, tex, X, Y, ctx.ex, ctx.ey);
+    thread[n++] = T;
+  }
+  std::array<E61Pixel, kE61Threads> out;
+  (pixels ? pixels : e61_pixels_golden)(*ctx.readings, in.data(), n, exp_table, out.data());
+  for (int k = 0; k < n; ++k) {
+    const int T = thread[k];
+    const E61Pixel& px = out[k];
+    const auto [X, Y] = e61_pixel_of_thread(ctx.x0, ctx.y0, T);
     surf.store_b16x4(8 * X, Y, px.out);  // x is a byte offset: 8 bytes per RGBA16F texel
     if (ctx.stats) ++ctx.stats->pixels_written;
     const int w = T >> 5, lane = T & 31;

@@ -273,13 +273,25 @@ struct E61Pixel {
 float e61_exp(f16_t d);
 E61Pixel e61_pixel(const Readings& r, const std::array<f16_t, 10>& logits, const Texture& tex, int X, int Y, int ex, int ey,
                    const float* exp_table = nullptr);
+// What E61's steps 4..6 read for one pixel: its 10 logits and the channels r, g, b of its 9 taps
+// (tap i the texel weight i multiplies: e61_taps, Texture::fetch).
+struct E61Inputs {
+  std::array<f16_t, 10> l{};
+  std::array<std::array<f16_t, 3>, 9> tv{};
+};
+E61Inputs e61_inputs(const Readings& r, const std::array<f16_t, 10>& logits, const Texture& tex, int X, int Y, int ex, int ey);
+E61Pixel e61_pixel(const Readings& r, const E61Inputs& in, const float* exp_table = nullptr);
+// Steps 4..6 of n pixels at once (out[i] = e61_pixel(r, in[i], exp_table)): the engine passes
+// its vector form of the one definition (model/e61_pixel_impl.hpp).
+using E61PixelsFn = void (*)(const Readings& r, const E61Inputs* in, int n, const float* exp_table, E61Pixel* out);
 // The 9 tap coordinates, tap i in the order weight i multiplies it (facts C14.5/.6).
 std::array<std::array<int, 2>, 9> e61_taps(const Readings& r, int X, int Y, int ex, int ey);
 // E61(a)'s shared records of a logits phase's D (64 x 16): kE61Threads records of kE61RecordWords
 // words (+ 8 words the unguarded stores may reach), word e61_record_word(r, t, nt); enc4's E62 and
 // enc3's E48 stage the same way (DOC4 §3/E62(a), DOC3 §3/E48(a): 4*(6*index + t), guard > 5).
 std::vector<std::uint32_t> e61_records(const BlockContext& ctx, const F16Mat& d);
-void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const float* exp_table = nullptr);
+void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface& surf, const float* exp_table = nullptr,
+         E61PixelsFn pixels = nullptr);
 
 // ---- the whole block (block.cpp) ----
 struct BlockIo {

@@ -1,0 +1,156 @@
+// E61 steps 4..6 on 16 pixels per vector (engine/kernels_avx512vnni.cpp e61_pixels_avx512, the
+// one definition model/e61_pixel_impl.hpp on AVX-512 lanes) against golden::e61_pixel (the same
+// definition on src/numerics), and its two hand-written roundings against src/numerics:
+//  * the binary64 -> f16 rounding against f64_to_f16 (round_detail.hpp's exact 128-bit rule, an
+//    independent code path) on every binade from below 2^-26 to above 2^17, the f16 midpoints
+//    and their binary64 neighbours, ties to even, the overflow threshold 65520, zeros, Inf;
+//  * fma.rn.f16 against f16_fma (itself tested against an exact integer oracle, f16_test.cpp) on
+//    every a with b = 1 (every f16 sum, ties included) against c of every binade, on products
+//    whose exact cancellation gives +-0, on every exponent difference, and on random patterns
+//    (NaN, Inf, subnormals).
+// Run where the CPU has the avx512vnni path.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "assets/synthetic_inputs.hpp"
+#include "engine/kernel_args.hpp"
+#include "engine/simd.hpp"
+#include "model/layer.hpp"
+#include "model/readings.hpp"
+#include "numerics/f16.hpp"
+
+namespace enc5 {
+namespace {
+
+bool have_avx512vnni() { return engine::simd_supported(engine::SimdPath::avx512vnni); }
+
+void expect_f64_rounding(const std::vector<double>& xs) {
+  for (std::size_t i = 0; i < xs.size(); i += 8) {
+    double x[8];
+    for (int k = 0; k < 8; ++k) x[k] = xs[std::min(i + k, xs.size() - 1)];
+    f16_t r[8];
+    engine::f64_to_f16_x8_avx512(x, r);
+    for (int k = 0; k < 8; ++k) ASSERT_EQ(r[k], f64_to_f16(x[k])) << std::hexfloat << x[k];
+  }
+}
+
+TEST(EngineE61, F64ToF16EqualsNumerics) {
+  if (!have_avx512vnni()) GTEST_SKIP() << "no AVX512-VNNI on this CPU";
+  std::vector<double> xs = {0.0,       -0.0,    INFINITY,          -INFINITY,
+                            NAN,       65504.0, 65519.99999999999, 65520.0,
+                            0x1p16,    0x1p-24, 0x1p-25,           0x1.0000000000001p-25,
+                            0x1.8p-24, 0x1p-14, 0x1.ff8p-15,       0x1.ffcp-15,
+                            0x1p-1074, 0x1p1023};
+  // Every f16 value's upper midpoint, and the binary64 values next to it on both sides.
+  for (std::uint32_t h = 0; h < 0x7C00; ++h) {
+    const double v = f16_to_f64(static_cast<f16_t>(h)), next = f16_to_f64(static_cast<f16_t>(h + 1));
+    const double mid = (v + next) / 2;  // exact: both are multiples of 2^-25 within 2^17
+    for (double s : {1.0, -1.0}) {
+      xs.push_back(s * mid);
+      xs.push_back(s * std::nextafter(mid, 0.0));
+      xs.push_back(s * std::nextafter(mid, INFINITY));
+      xs.push_back(s * v);
+    }
+  }
+  SplitMix64 rng(61);
+  for (int e = -1074; e <= 1023; ++e)  // every binade (the f16 range and far outside it) with random mantissas
+    for (int k = 0; k < (e > -40 && e < 20 ? 2000 : 8); ++k) {
+      const std::uint64_t r = rng.next();
+      const double m = 1.0 + static_cast<double>(r >> 12) * 0x1p-52;
+      xs.push_back(((r & 1) ? -1 : 1) * std::ldexp(m, e));
+    }
+  expect_f64_rounding(xs);
+}
+
+struct Triple {
+  f16_t a, b, c;
+};
+
+void expect_fma(const std::vector<Triple>& ts) {
+  for (std::size_t i = 0; i < ts.size(); i += 8) {
+    f16_t a[8], b[8], c[8], r[8];
+    for (int k = 0; k < 8; ++k) {
+      const Triple& t = ts[std::min(i + k, ts.size() - 1)];
+      a[k] = t.a, b[k] = t.b, c[k] = t.c;
+    }
+    engine::f16_fma_x8_avx512(a, b, c, r);
+    for (int k = 0; k < 8; ++k) ASSERT_EQ(r[k], f16_fma(a[k], b[k], c[k])) << std::hex << a[k] << " " << b[k] << " " << c[k];
+  }
+}
+
+TEST(EngineE61, FmaEqualsNumerics) {
+  if (!have_avx512vnni()) GTEST_SKIP() << "no AVX512-VNNI on this CPU";
+  std::vector<Triple> ts;
+  // a * 1 + c: every f16 sum of a with c of every binade, both signs (ties, cancellation, Inf).
+  for (std::uint32_t a = 0; a < 65536; ++a)
+    for (f16_t c : {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x1000, 0x2C00, 0x3800, 0x3C00, 0xBC00,
+                    0x3C01, 0x4000, 0x5000, 0x6000, 0x7800, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00})
+      ts.push_back({static_cast<f16_t>(a), 0x3C00, c});
+  SplitMix64 rng(1961);
+  for (int k = 0; k < 2000000; ++k) {
+    const std::uint64_t r = rng.next();
+    const auto a = static_cast<f16_t>(r), b = static_cast<f16_t>(r >> 16);
+    ts.push_back({a, b, static_cast<f16_t>(r >> 32)});  // random patterns
+    const double p = f16_to_f64(a) * f16_to_f64(b);     // exact
+    const f16_t q = f64_to_f16(-p);                     // cancellation: exact +-0, or the product's residue
+    ts.push_back({a, b, q});
+    ts.push_back({a, b, static_cast<f16_t>(q ^ 1)});
+    // c at every exponent difference from the product (2^d |p|, d = -40..40)
+    const int d = static_cast<int>((r >> 48) % 81) - 40;
+    ts.push_back({a, b, f64_to_f16(std::ldexp(p, d) * ((r >> 60) & 1 ? -1 : 1))});
+  }
+  expect_fma(ts);
+}
+
+// Random logits: wide patterns (NaN, Inf, subnormals) or realistic spreads (|l| < 32), and taps
+// of both kinds.
+f16_t gen_f16(SplitMix64& rng, bool wide) {
+  const std::uint64_t r = rng.next();
+  if (wide) return static_cast<f16_t>(r);
+  return f64_to_f16(static_cast<double>(static_cast<std::int64_t>(r % 65536) - 32768) / 1024.0);
+}
+
+TEST(EngineE61, PixelsEqualGoldenUnderEveryReading) {
+  if (!have_avx512vnni()) GTEST_SKIP() << "no AVX512-VNNI on this CPU";
+  std::vector<float> table(65536);
+  for (std::uint32_t h = 0; h < 65536; ++h) table[h] = golden::e61_exp(static_cast<f16_t>(h));
+  SplitMix64 rng(2061);
+  constexpr int kN = 37;  // two full vectors and a partial one
+  std::vector<golden::E61Inputs> in(kN);
+  for (int logits = 0; logits < 2; ++logits)
+    for (int rounding = 0; rounding < 2; ++rounding)
+      for (int order = 0; order < 3; ++order)
+        for (int product = 0; product < 2; ++product)
+          for (int pairing = 0; pairing < 2; ++pairing) {
+            Readings rd;
+            rd.e61_logits = static_cast<E61Logits>(logits);
+            rd.e61_exp_rounding = static_cast<E61ExpRounding>(rounding);
+            rd.e61_sum_order = static_cast<E61SumOrder>(order);
+            rd.e61_weight_product = static_cast<E61WeightProduct>(product);
+            rd.e61_pairing = static_cast<E61Pairing>(pairing);
+            for (int rep = 0; rep < 40; ++rep) {
+              for (golden::E61Inputs& x : in) {
+                const bool wide_l = rng.next() % 8 == 0, wide_t = rng.next() % 8 == 0;
+                for (f16_t& l : x.l) l = gen_f16(rng, wide_l);
+                for (auto& t : x.tv)
+                  for (f16_t& v : t) v = gen_f16(rng, wide_t);
+              }
+              std::vector<golden::E61Pixel> out(kN);
+              engine::e61_pixels_avx512(rd, in.data(), kN, table.data(), out.data());
+              for (int i = 0; i < kN; ++i) {
+                const golden::E61Pixel g = golden::e61_pixel(rd, in[i], nullptr);
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(out[i].sum), std::bit_cast<std::uint32_t>(g.sum)) << i;
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(out[i].rinv), std::bit_cast<std::uint32_t>(g.rinv)) << i;
+                ASSERT_EQ(out[i].w, g.w) << i;
+                ASSERT_EQ(out[i].out, g.out) << i;
+              }
+            }
+          }
+}
+
+}  // namespace
+}  // namespace enc5
