@@ -218,6 +218,78 @@ TEST(EngineGemm, EveryPathDecodesLikeTheCodeTable) {
   }
 }
 
+// The `ada` integer words (gemm.hpp: kDecodeAdaInt16; kernels_ada_int16_impl.hpp) of every code,
+// from the scalar tables and from the avx512vnni decoder, against words built here from the code
+// table's value and e(x): x = +-m 2^(e - 3). And the avx512vnni path's selection: operands
+// without the words take the binary32 kernel there, with the same result as with them.
+TEST(EngineGemm, AdaIntegerWordsAndTheirSelection) {
+  const engine::CodeTable& t = engine::code_table();
+  const int rows = 8, K = 64, N = 16;  // every code once in A and in B (NaN codes left out)
+  std::vector<e4m3_t> a(static_cast<std::size_t>(rows) * K), b(static_cast<std::size_t>(N) * K);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<e4m3_t>((i * 7) & 0xFF);
+    b[i] = static_cast<e4m3_t>((i * 11 + 3) & 0xFF);
+    if ((a[i] & 0x7F) == 0x7F) a[i] = 0x80;
+    if ((b[i] & 0x7F) == 0x7F) b[i] = 0x00;
+  }
+  auto mant = [&](e4m3_t c) { return static_cast<int>(std::ldexp(std::fabs(t.value[c]), 3 - static_cast<int>(t.ada_e[c]))); };
+  const int* isa = layout::isa_k_of_pair_k().data();
+  std::vector<engine::SimdPath> paths{engine::SimdPath::scalar};
+  if (engine::simd_supported(engine::SimdPath::avx512vnni)) paths.push_back(engine::SimdPath::avx512vnni);
+  for (engine::SimdPath path : paths) {
+    engine::AOperand A;
+    engine::BOperand B;
+    A.assign(a.data(), rows, K, K, engine::kDecodeAll, path);
+    B.assign_nk(b.data(), N, K, K, engine::kDecodeAll, path);
+    for (int r = 0; r < rows; ++r)
+      for (int k = 0; k < K; ++k) {
+        const e4m3_t c = a[static_cast<std::size_t>(r) * K + k];
+        const int want = mant(c) << 3 | 0x1000 | ((c & 0x80) ? 0xE000 : 0);
+        ASSERT_EQ(static_cast<std::uint16_t>(A.aw16[static_cast<std::size_t>(r) * K + (k & ~31) + isa[k & 31]]), want)
+            << engine::to_string(path) << " code " << int(c);
+      }
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < K; ++k) {
+        const e4m3_t c = b[static_cast<std::size_t>(n) * K + k];
+        const int ki = (k & ~31) + isa[k & 31];
+        const std::size_t at = static_cast<std::size_t>(ki >> 1) * 2 * N + 2 * static_cast<std::size_t>(n) + (ki & 1);
+        ASSERT_EQ(static_cast<std::uint16_t>(B.bw16[at]), mant(c) << 4 | ((c & 0x80) ? 0xE000 : 0)) << engine::to_string(path);
+        ASSERT_EQ(B.beb16[at], static_cast<std::int16_t>(t.ada_e[c])) << engine::to_string(path);
+      }
+  }
+  if (!engine::simd_supported(engine::SimdPath::avx512vnni)) return;
+  const Profile& prof = profile_ada();
+  const engine::SimdPath vnni = engine::SimdPath::avx512vnni;
+  EXPECT_TRUE(engine::decode_for(prof, vnni) & engine::kDecodeAdaInt16);
+  EXPECT_FALSE(engine::decode_for(profile_blackwell(), vnni) & engine::kDecodeAdaInt16);
+  engine::AOperand with, without;
+  engine::BOperand bwith, bwithout;
+  with.assign(a.data(), rows, K, K, engine::decode_for(prof, vnni), vnni);
+  bwith.assign_nk(b.data(), N, K, K, engine::decode_for(prof, vnni), vnni);
+  without.assign(a.data(), rows, K, K, engine::decode_for(prof, engine::SimdPath::avx512), vnni);
+  bwithout.assign_nk(b.data(), N, K, K, engine::decode_for(prof, engine::SimdPath::avx512), vnni);
+  ASSERT_TRUE(without.aw16.empty());
+  std::vector<f16_t> c0(static_cast<std::size_t>(rows) * N);
+  for (std::size_t i = 0; i < c0.size(); ++i) c0[i] = static_cast<f16_t>((i * 0x1234 + 0x0400) & 0xBBFF);
+  std::vector<f16_t> d1 = c0, d2 = c0;
+  engine::gemm(prof, vnni, with, 0, bwith, 0, K / 32, rows, d1.data(), N);
+  engine::gemm(prof, vnni, without, 0, bwithout, 0, K / 32, rows, d2.data(), N);
+  for (int r = 0; r < rows; ++r)
+    for (int n = 0; n < N; ++n) {
+      f16_t want = c0[static_cast<std::size_t>(r) * N + n];
+      for (int s = 0; s < K / 32; ++s) {
+        e4m3_t av[32], bv[32];
+        for (int k = 0; k < 32; ++k) {
+          av[isa[k]] = a[static_cast<std::size_t>(r) * K + 32 * s + k];
+          bv[isa[k]] = b[static_cast<std::size_t>(n) * K + 32 * s + k];
+        }
+        want = mma_dot(prof, av, bv, want);
+      }
+      ASSERT_EQ(d1[static_cast<std::size_t>(r) * N + n], want) << "r " << r << " n " << n;
+      ASSERT_EQ(d2[static_cast<std::size_t>(r) * N + n], want) << "r " << r << " n " << n;
+    }
+}
+
 TEST(EngineGemm, EveryPathMatchesMmaDot) {
   const int rows = 12;
   int cases = 0;
@@ -924,9 +996,9 @@ TEST(EngineSimd, ForcedPathsAndValidation) {
   if (engine::simd_supported(engine::SimdPath::avx512vnni)) {
     EXPECT_TRUE(__builtin_cpu_supports("avx512vnni"));
     EXPECT_TRUE(engine::simd_supported(engine::SimdPath::avx512));
-    // Its GEMM kernels are avx512's except `zluda`'s; E11 is its own (two rows per register).
+    // Its GEMM kernels are avx512's except `zluda`'s and `ada`'s; E11 is its own (two rows per register).
     const engine::KernelSet v = engine::kernels(engine::SimdPath::avx512vnni), w = engine::kernels(engine::SimdPath::avx512);
-    EXPECT_EQ(v.ada, w.ada);
+    EXPECT_NE(v.ada, w.ada);
     EXPECT_EQ(v.hopper, w.hopper);
     EXPECT_EQ(v.blackwell, w.blackwell);
     EXPECT_EQ(v.decode_run, w.decode_run);

@@ -37,6 +37,10 @@ bool native(const Profile& p) {
   return p.corners == MmaCorners{};
 }
 
+namespace {
+bool blackwell_forms(const Profile& p) { return p.mma == MmaAccumulation::blackwell_fused_sum; }
+}  // namespace
+
 unsigned decode_for(const Profile& p, SimdPath path) {
   const bool avx512 = path == SimdPath::avx512 || path == SimdPath::avx512vnni;
   if (p.mma == MmaAccumulation::hopper_two_hmma)  // the portable (scalar) kernel reads e(x) from the values' exponent field
@@ -45,6 +49,7 @@ unsigned decode_for(const Profile& p, SimdPath path) {
   const bool ada_forms = p.mma == MmaAccumulation::ada_truncated_halves || p.mma == MmaAccumulation::blackwell_fused_sum;
   if (!ada_forms)  // the VNNI kernel's binary64 step reads the codes
     return path == SimdPath::avx512vnni ? kDecodeInt16 : kDecodeF64;
+  if (path == SimdPath::avx512vnni && !blackwell_forms(p)) return kDecodeExponent16 | kDecodeAdaInt16;  // kernels_ada_int16_impl.hpp
   return avx512 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
 }
 
@@ -59,6 +64,25 @@ void size_forms(std::size_t size, unsigned decode, Op& o) {
   o.e.resize(decode & kDecodeExponent ? size : 0);
   o.e16.resize(decode & kDecodeExponent16 ? size : 0);
   o.he16.resize(decode & kDecodeHopperExponent16 ? size : 0);
+}
+
+// The `ada` integer words of one code (gemm.hpp: AOperand::aw16, BOperand::bw16).
+struct AdaWords {
+  std::int16_t a[256], b[256];
+};
+const AdaWords& ada_words() {
+  static const AdaWords t = [] {
+    AdaWords w{};
+    for (int code = 0; code < 256; ++code) {
+      const int m = code & 0x7F;
+      const int mant = m >= 8 ? 8 + (m & 7) : m;  // numerics.md "Formats": x = mant 2^(e(x) - 3)
+      const unsigned sign = (code & 0x80) ? 0xE000u : 0u;
+      w.a[code] = static_cast<std::int16_t>(static_cast<std::uint16_t>(mant << 3 | 0x1000 | sign));
+      w.b[code] = static_cast<std::int16_t>(static_cast<std::uint16_t>(mant << 4 | sign));
+    }
+    return w;
+  }();
+  return t;
 }
 
 // The `zluda` integer form of one code (gemm.hpp: AOperand::i16): value = sign M 2^(sh - 9).
@@ -119,7 +143,9 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
   nan = false;
   const auto run = kernels(path).decode_run;
   const int* isa = layout::isa_k_of_pair_k().data();
-  const bool isa_forms = (decode & (kDecodeF32 | kDecodeExponent | kDecodeExponent16 | kDecodeHopperExponent16)) != 0;
+  const bool isa_forms = (decode & (kDecodeF32 | kDecodeExponent | kDecodeExponent16 | kDecodeHopperExponent16 | kDecodeAdaInt16)) != 0;
+  aw16.resize(decode & kDecodeAdaInt16 ? size : 0);
+  const std::int16_t* const word = ada_words().a;
   for (int r = 0; r < rows; ++r) {
     const e4m3_t* row = src + static_cast<std::size_t>(r) * ld;
     const std::size_t at = static_cast<std::size_t>(r) * K;
@@ -134,6 +160,10 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
       const std::size_t a = at + k0;
       nan |= run({perm, 32, nullptr, v.empty() ? nullptr : v.data() + a, e.empty() ? nullptr : e.data() + a,
                   e16.empty() ? nullptr : e16.data() + a, he16.empty() ? nullptr : he16.data() + a});
+      if (!aw16.empty() && path == SimdPath::avx512vnni)
+        ada_words_a_avx512(perm, 32, aw16.data() + a);
+      else if (!aw16.empty())
+        for (int k = 0; k < 32; ++k) aw16[a + k] = word[perm[k]];
     }
   }
   const std::size_t steps = static_cast<std::size_t>(rows) * (K / 32);
@@ -174,11 +204,31 @@ void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrd
   e4m3_t* const gath = gathered.data();
   e4m3_t* const codes = b.codes.data();
   const int N = b.N, K = b.K;
+  const bool ada_int16 = (decode & kDecodeAdaInt16) != 0;
+  b.bw16.resize(ada_int16 ? size : 0);
+  b.beb16.resize(ada_int16 ? size : 0);
+  const std::int16_t* const word = ada_words().b;
+  const float* const ada_e = code_table().ada_e;
+  thread_local std::vector<e4m3_t> isa_rows;
+  if (ada_int16 && path == SimdPath::avx512vnni) isa_rows.resize(size);
   for (int k = 0; k < K; ++k) {
     const e4m3_t* rowk = src + k * k_stride;
     if (n_stride != 1) {
       for (int n = 0; n < N; ++n) gath[n] = rowk[n * n_stride];
       rowk = gath;
+    }
+    if (ada_int16 && path == SimdPath::avx512vnni) {  // the rows in the ISA order, paired below
+      const int ki = (k & ~31) + isa[k & 31];
+      std::copy(rowk, rowk + N, isa_rows.data() + static_cast<std::size_t>(ki) * N);
+    } else if (ada_int16) {  // ISA k pairs: (k, n) at 2 N (k / 2) + 2 n + (k & 1), k in the ISA order
+      const int ki = (k & ~31) + isa[k & 31];
+      const std::size_t at = static_cast<std::size_t>(ki >> 1) * 2 * N + (ki & 1);
+      std::int16_t* const w = b.bw16.data() + at;
+      std::int16_t* const e = b.beb16.data() + at;
+      for (int n = 0; n < N; ++n) {
+        w[2 * n] = word[rowk[n]];
+        e[2 * n] = static_cast<std::int16_t>(ada_e[rowk[n]]);
+      }
     }
     for (int n = 0; n < N; ++n) codes[static_cast<std::size_t>(n) * K + k] = rowk[n];
     const std::size_t logical = static_cast<std::size_t>(k) * b.N;
@@ -187,6 +237,11 @@ void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrd
                   b.e.empty() ? nullptr : b.e.data() + in_isa, b.e16.empty() ? nullptr : b.e16.data() + in_isa,
                   b.he16.empty() ? nullptr : b.he16.data() + in_isa});
   }
+  if (ada_int16 && path == SimdPath::avx512vnni)
+    for (int k = 0; k < K; k += 2) {
+      const std::size_t at = static_cast<std::size_t>(k) * N;
+      ada_pairs_b_avx512(isa_rows.data() + at, isa_rows.data() + at + N, N, b.bw16.data() + at, b.beb16.data() + at);
+    }
   const bool int16 = (decode & kDecodeInt16) != 0;
   b.i16.resize(int16 ? size : 0);
   b.i16_base.resize(int16 ? static_cast<std::size_t>(b.K / 32) : 0);
@@ -271,6 +326,11 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
     g.b = b.v.data() + static_cast<std::size_t>(b_k0) * b.N;
     g.eb = b.e.empty() ? nullptr : b.e.data() + static_cast<std::size_t>(b_k0) * b.N;
     g.eb16 = b.e16.empty() ? nullptr : b.e16.data() + static_cast<std::size_t>(b_k0) * b.N;
+    if (!a.aw16.empty() && !b.bw16.empty()) {  // the integer form (kDecodeAdaInt16)
+      g.aw16 = a.aw16.data() + a_k0;
+      g.bw16 = b.bw16.data() + static_cast<std::size_t>(b_k0) * b.N;
+      g.beb16 = b.beb16.data() + static_cast<std::size_t>(b_k0) * b.N;
+    }
   } else {
     if (!a.v64.empty()) g.a64 = a.v64.data() + a_k0;
     if (!b.v64.empty()) g.b64 = b.v64.data() + static_cast<std::size_t>(b_k0) * b.N;
@@ -287,13 +347,16 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
       g.b16_max = b.i16_max.data() + b_k0 / 32;
     }
   }
+  // Operands decoded without the `ada` integer form (e.g. by another path's decode_for) take the
+  // avx512 path's binary32 kernel, which computes the same values.
+  const KStepKernel run = ada && !blackwell && path == SimdPath::avx512vnni && !g.aw16 ? kernels(SimdPath::avx512).ada : kernel;
   g.lda = a.K;
   g.N = b.N;
   g.d = d;
   g.ldd = ldd;
   g.rows = rows;
   g.ksteps = ksteps;
-  kernel(g);
+  run(g);
 }
 
 }  // namespace enc5::engine

@@ -36,6 +36,8 @@ const CodeTable& code_table();
 // profile-independent and decode everything.
 // kDecodeHopperExponent16: the `hopper` exponents (kernel_args.hpp: DecodeRun) for the AVX2 and AVX-512
 // `hopper` kernels. kDecodeInt16: the `zluda` integer form of the AVX512-VNNI kernel (below).
+// kDecodeAdaInt16: the `ada` integer words of the avx512vnni `ada` kernel (AOperand::aw16,
+// BOperand::bw16 / beb16; with kDecodeExponent16 for A's exponents).
 enum Decode : unsigned {
   kDecodeF32 = 1,
   kDecodeF64 = 2,
@@ -43,7 +45,8 @@ enum Decode : unsigned {
   kDecodeExponent16 = 8,
   kDecodeHopperExponent16 = 16,
   kDecodeInt16 = 32,
-  kDecodeAll = 63
+  kDecodeAdaInt16 = 64,
+  kDecodeAll = 127
 };
 unsigned decode_for(const Profile& p, SimdPath path);
 // Whether the SIMD kernels implement the profile's mma (accumulation and corners); gemm() runs the
@@ -70,8 +73,12 @@ struct AOperand {
   std::vector<std::int16_t> i16;
   std::vector<std::int8_t> i16_base;  // [r][K / 32]
   std::vector<std::int32_t> i16_l1;   // [r][K / 32]
-  std::vector<e4m3_t> codes;          // [r][K], logical (pair) k order
-  bool nan = false;                   // some code is 0x7F/0xFF
+  // The `ada` integer words (kDecodeAdaInt16; kernels_ada_int16_impl.hpp): x = +-m 2^(e(x) - 3)
+  // (m <= 15, the mantissa with its implicit bit) as m << 3 | 0x1000 | (sign ? 0xE000 : 0), [r][K] in
+  // the ISA k order like e16.
+  std::vector<std::int16_t> aw16;
+  std::vector<e4m3_t> codes;  // [r][K], logical (pair) k order
+  bool nan = false;           // some code is 0x7F/0xFF
   // codes[r * ld + k], logical order.
   void assign(const e4m3_t* src, int rows, int K, int ld, unsigned decode = kDecodeAll, SimdPath path = SimdPath::scalar);
 };
@@ -89,7 +96,10 @@ struct BOperand {
   std::vector<std::int16_t> i16;
   std::vector<std::int8_t> i16_base;  // [K / 32]
   std::vector<std::int32_t> i16_max;  // [K / 32]
-  std::vector<e4m3_t> codes;          // [n][K], logical k order (the BTile layout)
+  // The `ada` integer words (kDecodeAdaInt16): m << 4 | (sign ? 0xE000 : 0), and e(x) (as e16),
+  // both as ISA-order k pairs [k/2][n][2] (vpdpwssd's operand).
+  std::vector<std::int16_t> bw16, beb16;
+  std::vector<e4m3_t> codes;  // [n][K], logical k order (the BTile layout)
   bool nan = false;
   void assign_nk(const e4m3_t* src, int N, int K, int ld, unsigned decode = kDecodeAll,
                  SimdPath path = SimdPath::scalar);  // src[n * ld + k]

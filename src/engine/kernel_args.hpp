@@ -41,6 +41,12 @@ struct KStepArgs {
   // same layout as ea16 / eb16 (the AVX2 and AVX-512 `hopper` kernels' form; gemm.hpp: Decode).
   const std::int16_t* hea16;
   const std::int16_t* heb16;
+  // The `ada` integer form (gemm.hpp: kDecodeAdaInt16; the avx512vnni `ada` kernel's, proof in
+  // kernels_ada_int16_impl.hpp): A's words at aw16 + r * lda + 32 s (ISA k order, like ea16); B's
+  // words and exponents of step s at bw16 / beb16 + 32 N s as ISA k pairs [k/2][n][2].
+  const std::int16_t* aw16;
+  const std::int16_t* bw16;
+  const std::int16_t* beb16;
   // The `zluda` integer form (gemm.hpp: kDecodeInt16; the AVX512-VNNI `zluda` kernel's): A's int16
   // values at a16 + r * lda + 32 s (logical k order), their base shift and l1 per row and k-step at
   // a16_base / a16_l1 + r * (lda / 32) + s; B's int16 k pairs of step s at b16 + 32 N s ([k/2][n][2]),
@@ -145,5 +151,10 @@ bool int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, s
 void e61_pixels_avx512(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out);
 void f16_fma_x8_avx512(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r);
 void f64_to_f16_x8_avx512(const double* x, f16_t* r);
+// The `ada` integer words (gemm.hpp: kDecodeAdaInt16) with AVX-512 BW (valid where the avx512vnni
+// path is): A's words of n codes (n a multiple of 32) into out; B's k pair of two code rows (N a
+// multiple of 16) into words / exps as [n][2].
+void ada_words_a_avx512(const e4m3_t* codes, int n, std::int16_t* out);
+void ada_pairs_b_avx512(const e4m3_t* even, const e4m3_t* odd, int N, std::int16_t* words, std::int16_t* exps);
 
 }  // namespace enc5::engine

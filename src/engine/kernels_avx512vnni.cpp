@@ -1,7 +1,7 @@
 // The `zluda` k-step kernel on AVX512-VNNI integer dot products (vpdpwssd: 32 int16 products
-// into 16 int32 lanes per instruction, against 8 binary64 FMAs), for the avx512vnni path; every
-// other kernel of the path is the avx512 one. Selected only where CPUID reports AVX512-VNNI
-// (simd.cpp); ENC5_SIMD=avx512 turns it off.
+// into 16 int32 lanes per instruction, against 8 binary64 FMAs), for the avx512vnni path; its `ada`
+// kernel is kernels_ada_int16_impl.hpp's, and every other kernel of the path is the avx512 one.
+// Selected only where CPUID reports AVX512-VNNI (simd.cpp); ENC5_SIMD=avx512 turns it off.
 //
 // Exactness (numerics.md `zluda`: D = f16_RN(f32_RN(exact(C + sum of 32 products)))). An e4m3
 // value is M 2^(sh - 9) with an integer M <= 15 and a shift 0 <= sh <= 14 (gemm.hpp:
@@ -336,6 +336,7 @@ inline void store_h8(f16_t* p, V8 x) {
 }  // namespace enc5::engine
 
 #include "engine/epilogue_impl.hpp"
+#include "engine/kernels_ada_int16_impl.hpp"
 
 namespace enc5::engine {
 namespace {
@@ -569,6 +570,7 @@ namespace {}  // namespace
 KernelSet kernels_avx512vnni() {
   KernelSet k = kernels_avx512();
   k.zluda = zluda_kstep_vnni;
+  k.ada = ada_kstep_int16;  // kernels_ada_int16_impl.hpp (the avx512 path keeps the binary32 kernel)
   // epilogue_impl.hpp compiled here: E11 and the RMS norms on two rows per register; the seeds
   // are the same code as the avx512 path's (kernels_avx2.cpp), so the same values.
   k.e11_rows = e11_rows_x2;

@@ -103,6 +103,9 @@ void decode_operands(const Profile& p, SimdPath path, const std::uint8_t (&ab)[k
   // gets those instead of the integer form.
   o.forms = decode_for(p, path);
   if (o.forms & kDecodeInt16) o.forms = (o.forms & ~static_cast<unsigned>(kDecodeInt16)) | kDecodeF64;
+  // The avx512vnni `ada` kernel's integer words are not built for one tile: it takes the avx512
+  // kernel's forms (and that kernel, kstep_for), the same values.
+  if (o.forms & kDecodeAdaInt16) o.forms = kDecodeF32 | kDecodeExponent16;
   const auto run = kernels(path).decode_run;
   const unsigned forms = o.forms;
   if (forms & (kDecodeF32 | kDecodeExponent | kDecodeExponent16 | kDecodeHopperExponent16)) {
@@ -138,7 +141,7 @@ KStepKernel kstep_for(const Profile& p, SimdPath path, TileOperands& o, f16_t* d
       g.heb16 = o.kb_he16;
     }
   } else if (ada) {
-    kernel = blackwell ? kern.blackwell : kern.ada;
+    kernel = blackwell ? kern.blackwell : path == SimdPath::avx512vnni ? kernels(SimdPath::avx512).ada : kern.ada;
     g.a = o.ka_v;
     g.b = o.kb_v;
     if (o.forms & kDecodeExponent) {
