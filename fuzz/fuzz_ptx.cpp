@@ -63,6 +63,15 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
             "  mov.b16 %h1, 0x8000;\n  mov.b16 %h2, 0x3C00;\n  fma.rn.relu.f16 %h3, %h1, %h2, %h1;\n"
             "  fma.rn.relu.bf16x2 %r3, %r1, %r2, %r1;\n  fma.rn.bf16 %h3, %h1, %h2, %h1;\n  max.NaN.xorsign.abs.f16x2 %r4, %r1, %r2;\n"
             "  min.xorsign.abs.bf16 %h3, %h1, %h2;\n  ret;\n}\n");
+    // Vector registers: declarations, components (.x .. .w, .r .. .a), whole vectors in ld, st,
+    // mov.v2/.v4 and tex (PTX ISA "Vectors").
+    fuzz::write(d / "vector-registers.ptx",
+                header +
+                    ".visible .entry k(.param .u64 a)\n{\n  .reg .v4 .u32 %v<2>;\n  .reg .v2 .f32 %w;\n  .reg .v4 .b16 %h;\n"
+                    "  .reg .v2 .s32 %c;\n  .reg .b64 %rd<4>;\n  ld.param.u64 %rd1, [a];\n  ld.global.v4.u32 %v0, [%rd1];\n"
+                    "  mov.v4.u32 %v1, {%v0.w, %v0.z, %v0.y, %v0.x};\n  add.u32 %v1.r, %v1.g, %v0.a;\n  mov.v2.f32 %w, {%w.y, %w.x};\n"
+                    "  st.global.v4.u32 [%rd1+16], %v1;\n  st.global.v2.f32 [%rd1+32], %w;\n"
+                    "  tex.base.2d.v4.f16.s32 %h, [%rd1, %c];\n  ret;\n}\n");
   });
   return 0;
 }

@@ -217,6 +217,15 @@ void Parser::decode(Inst& in, std::string_view opname, std::vector<ROp>& ops) {
     const bool ok = allowed == "*" || (allowed == "*ld" ? ld_modifier(w) : in_list(allowed, w));
     if (!ok) fail(L, "unsupported modifier ." + std::string(w) + " in " + std::string(opname) + " (docs/ptx.md lists the accepted forms)");
   }
+  // Whole vector registers are operands of ld, ldu, st, mov.v2/.v4 and tex only (PTX ISA "Vector
+  // Operands"); elsewhere they are an error naming the line (a component %v.x is a scalar).
+  const bool vectors_ok = b == "ld" || b == "ldu" || b == "st" || b == "tex" || (b == "mov" && m.vec > 1);
+  if (!vectors_ok)
+    for (const ROp& o : ops) {
+      if (o.whole_vector) not_a_vector_operand(o);
+      for (const ROp& e : o.elems)
+        if (e.whole_vector) not_a_vector_operand(e);
+    }
   // ld, st and cvt may name registers wider than the instruction type (PTX ISA 9.4.1).
   relaxed_ = b == "ld" || b == "ldu" || b == "st" || b == "cvt";
   in.rnd = m.rnd;

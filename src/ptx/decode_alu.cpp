@@ -4,7 +4,31 @@
 
 namespace enc5::ptx {
 
+// mov.v2/.v4.TYPE d, a (PTX ISA "mov", "Vector Operands"): d and a vector registers or brace lists
+// of as many components; every component moved at once (a swap {a, b} <- {b, a} reads both first).
+void Parser::dec_mov_vector(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  const std::string_view opname = m.name;
+  const std::uint32_t L = in.line;
+  no_words(m, opname, L);
+  need(ops, 2, opname, L);
+  const Type t = one_type(m, opname, L);
+  if (t == Type::pred) fail(L, std::string(opname) + ": a vector of predicates is not a PTX type");
+  in.t = t;
+  for (const ROp& o : ops)
+    if (o.kind != ROp::vec || o.elems.size() != static_cast<std::size_t>(m.vec))
+      fail(L, std::string(opname) + " takes " + std::to_string(m.vec) + "-component vectors (a vector register or {a, b, ...})");
+  std::vector<std::uint32_t> d, s;
+  for (const ROp& e : ops[0].elems) d.push_back(dst(e, t));
+  for (const ROp& e : ops[1].elems) s.push_back(src(e, t));
+  for (std::size_t i = 0; i < d.size(); ++i)
+    for (std::size_t j = i + 1; j < d.size(); ++j)
+      if (d[i] == d[j]) fail(L, std::string(opname) + ": a destination component appears twice (undefined in PTX)");
+  in.op = Op::vmov;
+  emit(in, d, s);
+}
+
 void Parser::dec_mov(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  if (m.vec > 1) return dec_mov_vector(in, m, ops);
   const std::string_view opname = m.name;
   const std::uint32_t L = in.line;
   no_words(m, opname, L);

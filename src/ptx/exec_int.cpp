@@ -95,6 +95,13 @@ void Cta::exec_move(Warp& w, const Inst& in, const std::uint32_t* d, const std::
       }
       return;
     }
+    case Op::vmov: {
+      // mov.v2/.v4: every source read before any destination is written.
+      std::uint64_t t[4][32];
+      for (int k = 0; k < in.ns; ++k) LANES t[k][l] = trunc(R(w, s[k])[l], wd);
+      for (int k = 0; k < in.nd; ++k) put(R(w, d[k]), t[k], am);
+      return;
+    }
     case Op::pmov: put_pred(w, d[0], pred_value(w, s[0]), am); return;
     case Op::pnot: put_pred(w, d[0], ~pred_value(w, s[0]), am); return;
     case Op::pand: put_pred(w, d[0], pred_value(w, s[0]) & pred_value(w, s[1]), am); return;

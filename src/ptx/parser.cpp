@@ -698,32 +698,56 @@ void Parser::param_local() {
                    " bytes (docs/ptx.md \"Limits\")");
 }
 
+// .reg {.v2|.v4} .TYPE names; vectors (PTX ISA "Vectors"): .v2/.v4 of a fundamental type other
+// than .pred, at most 128 bits in all (so no .v4 of 64-bit types).
 void Parser::reg_decl() {
   const Tok& kw = next();
   Type t = Type::none;
+  int vec = 1;
   while (cur().kind == Tok::word && cur().text[0] == '.') {
     const Tok& w = next();
-    if (w.is(".v2") || w.is(".v4")) fail(w, "vector registers are not supported");
+    if (w.is(".v2") || w.is(".v4")) {
+      if (vec != 1 || t != Type::none) fail(w, "expected one .v2 or .v4 before the register type");
+      vec = w.is(".v2") ? 2 : 4;
+      continue;
+    }
     Type tt = parse_type(w.text.substr(1));
     if (tt == Type::none || tt == Type::e4m3x2 || tt == Type::e5m2x2) fail(w, "unknown register type " + std::string(w.text));
     t = tt;
   }
   if (t == Type::none) fail(kw, ".reg without a type");
+  if (vec > 1 && t == Type::pred) fail(kw, "a vector of predicates is not a PTX type (.v2/.v4 take a fundamental type other than .pred)");
+  if (vec * type_bits(t) > 128) fail(kw, ".v" + std::to_string(vec) + " ." + type_name(t) + " exceeds the 128 bits a PTX vector may hold");
   do {
     const Tok& n = next();
     if (n.kind != Tok::word || n.text[0] == '.') fail(n, "expected a register name");
+    if (n.text.find('.') != std::string_view::npos) fail(n, "a register name may not contain '.'");
     if (accept('<')) {
       const std::uint64_t count = number(next());
       expect('>');
       const std::uint64_t have = t == Type::pred ? fn_->npreds : fn_->nregs;
-      if (count > kMaxRegisters || have + count > kMaxRegisters)
+      if (count > kMaxRegisters || have + count * static_cast<std::uint64_t>(vec) > kMaxRegisters)
         too_many_registers(n.line, std::string(n.text) + "<" + std::to_string(count) + ">");
-      for (std::uint64_t k = 0; k < count; ++k) declare(std::string(n.text) + std::to_string(k), t, n.line);
+      for (std::uint64_t k = 0; k < count; ++k) declare_vector(std::string(n.text) + std::to_string(k), t, vec, n.line);
     } else {
-      declare(std::string(n.text), t, n.line);
+      declare_vector(std::string(n.text), t, vec, n.line);
     }
   } while (accept(','));
   expect(';');
+}
+
+// A scalar register (vec 1) or a vector of `vec` components name.x, .y, .z, .w.
+void Parser::declare_vector(std::string name, Type t, int vec, std::uint32_t line) {
+  if (vec == 1) return declare(std::move(name), t, line);
+  static constexpr const char* kComponents[] = {".x", ".y", ".z", ".w"};
+  VectorReg v;
+  v.count = static_cast<std::uint8_t>(vec);
+  for (int k = 0; k < vec; ++k) {
+    v.components[static_cast<std::size_t>(k)] = name + kComponents[k];
+    declare(v.components[static_cast<std::size_t>(k)], t, line);
+  }
+  if (scopes_.back().regs.count(name) || !scopes_.back().vectors.emplace(name, std::move(v)).second)
+    fail(line, "register " + name + " declared twice");
 }
 
 void Parser::too_many_registers(std::uint32_t line, const std::string& what) const {
@@ -740,7 +764,8 @@ void Parser::declare(std::string name, Type t, std::uint32_t line) {
   else
     r.index = fn_->nregs++;
   if (fn_->nregs > kMaxRegisters || fn_->npreds > kMaxRegisters) too_many_registers(line, name);
-  if (!scopes_.back().regs.emplace(name, r).second) fail(line, "register " + name + " declared twice");
+  if (scopes_.back().vectors.count(name) || !scopes_.back().regs.emplace(name, r).second)
+    fail(line, "register " + name + " declared twice");
   fn_->regs.push_back(r);
 }
 
@@ -748,6 +773,21 @@ const RegInfo* Parser::find_reg(std::string_view name) const {
   for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
     auto it = s->regs.find(name);
     if (it != s->regs.end()) return &it->second;
+  }
+  // A vector's components also answer to the colour names .r .g .b .a (PTX ISA "Vectors").
+  if (name.size() > 2 && name[name.size() - 2] == '.') {
+    static constexpr char kColour[] = "rgba", kXyzw[] = "xyzw";
+    for (int k = 0; k < 4; ++k)
+      if (name.back() == kColour[k]) return find_reg(std::string(name.substr(0, name.size() - 1)) + kXyzw[k]);
+  }
+  return nullptr;
+}
+
+const Parser::VectorReg* Parser::find_vector(std::string_view name) const {
+  for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+    if (s->regs.find(name) != s->regs.end()) return nullptr;  // a scalar of an inner scope hides it
+    auto it = s->vectors.find(name);
+    if (it != s->vectors.end()) return &it->second;
   }
   return nullptr;
 }
@@ -815,6 +855,21 @@ ROp Parser::operand(int depth) {
   if (t.kind != Tok::word) fail(t, "expected an operand, found '" + std::string(t.text) + "'");
   if (t.text == "_") {
     o.kind = ROp::sink;
+    return o;
+  }
+  if (const VectorReg* v = find_vector(t.text)) {
+    // A whole vector register: the list of its components, as if written {%v.x, %v.y, ...}.
+    if (o.neg) fail(t, "'!' or '-' on the vector register " + std::string(t.text));
+    o.kind = ROp::vec;
+    o.name = t.text;
+    o.whole_vector = true;
+    for (int k = 0; k < v->count; ++k) {
+      ROp e;
+      e.kind = ROp::reg;
+      e.line = o.line;
+      e.name = v->components[static_cast<std::size_t>(k)];
+      o.elems.push_back(e);
+    }
     return o;
   }
   o.kind = ROp::reg;
@@ -951,6 +1006,7 @@ std::uint32_t Parser::src(const ROp& o, Type t) {
     }
     return constant(literal_bits(l, t, o.line));
   }
+  if (o.whole_vector) not_a_vector_operand(o);
   if (o.kind != ROp::reg) fail(o.line, "expected a register or literal operand");
   if (o.neg) fail(o.line, "'!' on a data operand");
   if (const RegInfo* r = find_reg(o.name)) {
@@ -967,11 +1023,19 @@ std::uint32_t Parser::src(const ROp& o, Type t) {
   fail(o.line, "undeclared register or symbol " + std::string(o.name));
 }
 
+void Parser::not_a_vector_operand(const ROp& o) const {
+  fail(o.line, "the vector register " + std::string(o.name) +
+                   " where a scalar operand is expected (whole vectors are operands of ld, ldu, st, mov.v2/.v4 and tex; "
+                   "a component is " +
+                   std::string(o.name) + ".x, .y, .z, .w)");
+}
+
 std::uint32_t Parser::dst(const ROp& o, Type t) {
   if (o.kind == ROp::sink) {
     if (sink_ == kNoIndex) sink_ = fn_->nregs++;
     return sink_;
   }
+  if (o.whole_vector) not_a_vector_operand(o);
   if (o.kind != ROp::reg || o.neg) fail(o.line, "expected a destination register");
   const RegInfo* r = find_reg(o.name);
   if (!r) fail(o.line, "undeclared register " + std::string(o.name));
@@ -1000,6 +1064,7 @@ std::uint32_t Parser::psrc(const ROp& o) {
     if (idx == kNoIndex) idx = fn_->npreds++;
     return idx;
   }
+  if (o.whole_vector) not_a_vector_operand(o);
   if (o.kind != ROp::reg) fail(o.line, "expected a predicate operand");
   const RegInfo* r = find_reg(o.name);
   if (!r || r->type != Type::pred) fail(o.line, "expected a predicate register, found " + std::string(o.name));

@@ -5,6 +5,7 @@
 // inlining (inline.cpp). The tokens come from lexer.hpp.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <bitset>
 #include <cstdint>
 #include <initializer_list>
@@ -30,12 +31,13 @@ Type wide_type(Type t);
 
 struct ROp {
   enum Kind { reg, imm, vec, addr, pair, paren, sink } kind = reg;
-  std::string_view name;   // register/symbol name, or the literal's text
-  bool neg = false;        // !%p, or a '-' before a literal
-  std::int64_t off = 0;    // addr / symbol offset
-  bool has_base = false;   // addr: a register or symbol before the offset
-  std::vector<ROp> elems;  // vec / paren / pair, or addr's coordinate vector
-  bool has_vec = false;    // addr with {x, y} (tex, sust)
+  std::string_view name;      // register/symbol name, or the literal's text
+  bool neg = false;           // !%p, or a '-' before a literal
+  std::int64_t off = 0;       // addr / symbol offset
+  bool has_base = false;      // addr: a register or symbol before the offset
+  std::vector<ROp> elems;     // vec / paren / pair, or addr's coordinate vector
+  bool has_vec = false;       // addr with {x, y} (tex, sust)
+  bool whole_vector = false;  // vec: a vector register's name (its components), not a brace list
   std::uint32_t line = 0;
 };
 
@@ -81,8 +83,15 @@ class Parser {
   Module mod_;
   // Per-function state
   Function* fn_ = nullptr;
+  // A vector register (.reg .v2/.v4 .TYPE %v): its components are ordinary registers named
+  // %v.x, %v.y, %v.z, %v.w (PTX ISA "Vectors"); the vector itself is only a name for them.
+  struct VectorReg {
+    std::uint8_t count = 0;
+    std::array<std::string, 4> components;
+  };
   struct Scope {
     std::map<std::string, RegInfo, std::less<>> regs;
+    std::map<std::string, VectorReg, std::less<>> vectors;
     std::map<std::string, std::uint32_t, std::less<>> labels;
     std::vector<std::tuple<std::uint32_t, std::string, std::uint32_t>> pending;  // inst, label, line
   };
@@ -132,6 +141,9 @@ class Parser {
   [[noreturn]] void too_many_registers(std::uint32_t line, const std::string& what) const;
   void declare(std::string name, Type t, std::uint32_t line);
   const RegInfo* find_reg(std::string_view name) const;
+  const VectorReg* find_vector(std::string_view name) const;
+  void declare_vector(std::string name, Type t, int vec, std::uint32_t line);
+  [[noreturn]] void not_a_vector_operand(const ROp& o) const;
 
   // ----- operands
 
@@ -194,6 +206,7 @@ class Parser {
   // decode_mem.cpp (conversions, memory), decode_warp.cpp (warp collectives, mma, barriers),
   // decode.cpp (control). Each decodes every form of its family or fails naming the line.
   void dec_mov(Inst& in, const Mods& m, std::vector<ROp>& ops);
+  void dec_mov_vector(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_pred_logic(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_binary(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_addc(Inst& in, const Mods& m, std::vector<ROp>& ops);
