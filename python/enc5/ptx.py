@@ -66,9 +66,30 @@ def _param(p, i: int) -> str:
     raise TypeError(f"params[{i}]: expected 'TYPE:VALUE', 'ptr:NAME' or a (type, value) pair, found {p!r}")
 
 
+def _readings(readings) -> list[str]:
+    """readings= as "name=value" strings; the names and values are checked by the interpreter."""
+    if readings is None:
+        return []
+    if isinstance(readings, Mapping):
+        out = []
+        for k, v in readings.items():
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise TypeError(f"readings: expected {{name: value}} strings, found {k!r}: {v!r}")
+            out.append(f"{k}={v}")
+        return out
+    if isinstance(readings, (str, bytes)):
+        raise TypeError(f"readings: expected a dict or a list of 'name=value', found {readings!r}")
+    out = list(readings)
+    for r in out:
+        if not isinstance(r, str) or "=" not in r:
+            raise TypeError(f"readings: expected 'name=value' strings, found {r!r}")
+    return out
+
+
 def ptx_launch(ptx, *, entry: str | None = None, grid, block, buffers: Mapping | None = None, params: Sequence = (),
                shared: int = 0, textures: Mapping | None = None, surfaces: Mapping | None = None, profile: str = "ada",
-               threads: int = 0, max_instructions: int | None = None, return_stats: bool = False):
+               threads: int = 0, max_instructions: int | None = None, readings: Mapping | Sequence | None = None,
+               return_stats: bool = False):
     """Runs `entry` of a PTX module (a file path, or the PTX text itself when it contains a newline)
     on a grid of CTAs in enc5's PTX interpreter and returns {name: array} of every buffer and
     surface after the launch.
@@ -85,7 +106,10 @@ def ptx_launch(ptx, *, entry: str | None = None, grid, block, buffers: Mapping |
                   as float16 (h, w, 4)
     profile       'ada', 'zluda' or 'hopper'; threads: CTAs in parallel (0 = all)
     max_instructions  per warp, before a run is stopped as an endless loop (None: the interpreter's bound)
-    return_stats  also return the run's counters: (outputs, {ctas, warp_instructions, ...})
+    readings      the interpreter's switchable readings (docs/readings.md), as {name: value} or a list
+                  of "name=value": e.g. {"ptx-relu-negative-zero": "keep"} (as `--reading` of the CLI)
+    return_stats  also return the run's counters: (outputs, {ctas, warp_instructions, ...,
+                  model_dependent: {opcode: executions}})
     """
     if isinstance(ptx, os.PathLike) or (isinstance(ptx, str) and "\n" not in ptx):
         path, text = os.fspath(ptx), None
@@ -142,9 +166,11 @@ def ptx_launch(ptx, *, entry: str | None = None, grid, block, buffers: Mapping |
             raise TypeError(f"surfaces['{name}']: expected (width, height) or a float16 array (height, width, 4)")
         surfs.append((name, a.reshape(-1).view(np.uint8), w, h, 8 * w))
 
+    rstrings = _readings(readings)
     pstrings = [_param(p, i) for i, p in enumerate(params)]
     out, stats = _enc5.ptx_launch(path, text, entry, _dim3(grid, "grid"), _dim3(block, "block"), int(shared), bufs, pstrings,
-                                  texs, surfs, profile, int(threads), None if max_instructions is None else int(max_instructions))
+                                  texs, surfs, profile, int(threads), None if max_instructions is None else int(max_instructions),
+                                  rstrings)
     result = {}
     for name, b in out.items():
         if name in shapes:

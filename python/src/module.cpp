@@ -543,7 +543,7 @@ void bind_ptx(nb::module_& m) {
          std::vector<std::uint64_t> block, std::uint64_t shared, std::vector<std::pair<std::string, In<std::uint8_t>>> buffers,
          const std::vector<std::string>& params, std::vector<std::tuple<std::string, In<std::uint16_t>, int, int, std::string>> textures,
          std::vector<std::tuple<std::string, In<std::uint8_t>, int, int, std::size_t>> surfaces, const std::string& profile, int threads,
-         std::optional<std::uint64_t> max_instructions) {
+         std::optional<std::uint64_t> max_instructions, const std::vector<std::string>& readings) {
         using namespace enc5::ptx;
         const auto module = text ? parse_module(*text, path) : load_module(path);
         LaunchSpec s;
@@ -588,6 +588,7 @@ void bind_ptx(nb::module_& m) {
         o.profile = &profile_named(profile);
         o.threads = threads;
         if (max_instructions) o.max_warp_instructions = *max_instructions;  // else the interpreter's default bound
+        for (const std::string& r : readings) set_reading(o, r);            // "name=value" (ptx.hpp kReadings)
         enc5::ptx::RunStats st;
         {
           nb::gil_scoped_release release;
@@ -607,10 +608,13 @@ void bind_ptx(nb::module_& m) {
         stats["warp_instructions"] = st.warp_instructions;
         stats["lane_instructions"] = st.lane_instructions;
         stats["mma"] = st.mma;
+        nb::dict md;
+        for (const auto& [name, n] : st.model_dependent) md[name.c_str()] = n;
+        stats["model_dependent"] = md;
         return nb::make_tuple(out, stats);
       },
       "path"_a, "text"_a.none(), "entry"_a, "grid"_a, "block"_a, "shared"_a, "buffers"_a, "params"_a, "textures"_a, "surfaces"_a,
-      "profile"_a, "threads"_a, "max_instructions"_a.none());
+      "profile"_a, "threads"_a, "max_instructions"_a.none(), "readings"_a);
 }
 
 // ---- the layer template (issue 21; docs/readings.md §7) ------------------------------------------

@@ -61,7 +61,8 @@ trace: the registers after statement sNNNN (the seed's numbering: statements of 
   braced block and a multi-line instruction one each, numbered at their first line) or file line
   LNNNNN executes, per warp and lane, each time, in CTA X,Y. Text on stdout, or trace.txt and
   trace.bin (docs/formats.md "PTX traces") into -o DIR.
-stats: instruction histogram, registers by type, shared/local/param bytes, mma count, statements.
+stats: instruction histogram, registers by type, shared/local/param bytes, mma counts, statements, the
+       model-dependent instructions (every .approx form) with their counts.
   --check-seed-pairs checks the seed's statement/line pairs (s1 = L1018, s4 = L1032, s5 = L1033,
   s9 = L1037, s15 = L1043, s7511 = L11833) against the file: run it on the corpus file
   0018-PREPASS_ENTRYPOINT_NAME.ptx to confirm the numbering rule (exit 1 on a mismatch).
@@ -416,6 +417,10 @@ int cmd_stats_ptx(const PtxArgs& a) {
   const ptx::EntryStats s = ptx::entry_stats(*m, entry);
   std::printf("entry %s (lines %u-%u): %u statements, %u instructions, %u mma\n", s.name.c_str(), s.first_line, s.last_line, s.statements,
               s.instructions, s.mma);
+  if (s.mma_int) std::printf("integer mma: %u\n", s.mma_int);
+  // The same criterion as the run's `model-dependent:` lines (docs/ptx.md).
+  for (const auto& [name, n] : s.model_dependent)
+    std::printf("model-dependent: %s, %u instruction%s (modelled as correctly rounded)\n", name.c_str(), n, n == 1 ? "" : "s");
   std::printf("parameters: %u bytes (%zu)\n", s.param_bytes, s.params.size());
   for (const auto& p : s.params) std::printf("  +%-4u %4u bytes  %s\n", p.offset, p.size, p.name.c_str());
   std::printf("memory: shared %u bytes, local %u bytes per thread, const %u bytes\n", s.shared_bytes, s.local_bytes, s.const_bytes);

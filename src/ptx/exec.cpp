@@ -286,7 +286,7 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
     std::uint32_t am = mask;
     if (in.guard != kNoIndex) am &= in.guard_neg ? ~w.p[in.guard] : w.p[in.guard];
     st.warp_instructions++;
-    if (in.flags & kApprox) ++approx_counts_[in.name];
+    if (is_model_dependent(in)) ++approx_counts_[in.name];
     st.lane_instructions += static_cast<std::uint64_t>(std::popcount(am));
     const std::uint32_t* d = ops + in.opnd;
     const std::uint32_t* s = d + in.nd;

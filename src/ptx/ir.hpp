@@ -108,6 +108,11 @@ struct Inst {
   std::uint16_t name = 0;  // index into Module::opcode_names (stats, messages)
 };
 
+// Whether an instruction's result is model-dependent: every .approx form (NVIDIA publishes bounds,
+// not bits; numerics/approx models each as the correctly rounded result). One criterion for the
+// run's RunStats::model_dependent and `enc5 ptx stats` (EntryStats::model_dependent).
+inline bool is_model_dependent(const Inst& in) { return (in.flags & kApprox) != 0; }
+
 // Which operands of a decoded instruction (destinations first, then sources; k counts both) are
 // predicates, i.e. indices into the predicate file: the third column of the instruction table's
 // OP rows (instructions.def) names one of these.

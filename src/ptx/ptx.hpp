@@ -62,7 +62,12 @@ struct EntryStats {
   std::map<std::string, std::uint32_t> registers;  // register type (.b32, .pred, ...) -> count
   std::uint32_t shared_bytes = 0;                  // static .shared bytes the entry uses (up to the end of the last it names)
   std::uint32_t local_bytes = 0, param_bytes = 0, const_bytes = 0;
-  std::uint32_t mma = 0;  // mma.sync instructions
+  std::uint32_t mma = 0;      // FP8 mma.sync instructions (m16n8k32 e4m3)
+  std::uint32_t mma_int = 0;  // integer mma.sync instructions (s8/u8)
+  // The model-dependent instructions the entry holds (opcode -> count; the criterion of
+  // RunStats::model_dependent: every .approx form), so a user sees before a run which outputs
+  // could differ in the last bit on a GPU.
+  std::map<std::string, std::uint32_t> model_dependent;
   std::vector<ParamInfo> params;
   std::uint32_t first_line = 0, last_line = 0;  // of the entry's body
 };

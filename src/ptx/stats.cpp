@@ -1,4 +1,5 @@
-// enc5 ptx stats: what an entry holds (instruction histogram, registers, memory, mma count).
+// enc5 ptx stats: what an entry holds (instruction histogram, registers, memory, mma counts, the
+// model-dependent instructions).
 #include "ptx/ir.hpp"
 
 namespace enc5::ptx {
@@ -35,6 +36,8 @@ EntryStats entry_stats(const Module& m, std::string_view entry) {
     const Inst& in = f.code[i];
     s.histogram[m.opcode_names[in.name]]++;
     if (in.op == Op::mma) s.mma++;
+    if (in.op == Op::mma_int) s.mma_int++;
+    if (is_model_dependent(in)) s.model_dependent[m.opcode_names[in.name]]++;
   }
   for (const RegInfo& r : f.regs) s.registers[type_name(r.type)]++;
   s.shared_bytes = static_cast<std::uint32_t>(f.shared_used);

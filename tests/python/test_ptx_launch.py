@@ -105,3 +105,49 @@ def test_type_errors():
         enc5.ptx_launch(KERNELS, entry="int_mix", grid=1, block=32, buffers={"in": 16}, params=[3])
     with pytest.raises(ValueError, match="profile"):
         enc5.ptx_launch(KERNELS, entry="int_mix", grid=1, block=32, params=[], profile="volta")
+
+
+RELU_PTX = """.version 8.0
+.target sm_89
+.address_size 64
+.visible .entry relu(.param .u64 out)
+{
+  .reg .b16 %h<4>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.b16 %h1, 0x0000;
+  mov.b16 %h2, 0xBC00;
+  mov.b16 %h3, 0x8000;
+  fma.rn.relu.f16 %h0, %h1, %h2, %h3;
+  st.global.b16 [%rd1], %h0;
+  ret;
+}
+"""
+
+
+def test_readings_select_the_interpreters_reading():
+    # fma.rn.relu.f16(+0, -1, -0) = relu(-0) (0 * -1 = -0, -0 + -0 = -0): +0 under the default
+    # reading ptx-relu-negative-zero=plus-zero, -0 (0x8000) under keep (docs/readings.md).
+    def run(**kw):
+        return enc5.ptx_launch(RELU_PTX, entry="relu", grid=1, block=1, buffers={"out": np.zeros(1, np.uint16)},
+                               params=["ptr:out"], **kw)["out"][0]
+    assert run() == 0x0000
+    assert run(readings={"ptx-relu-negative-zero": "keep"}) == 0x8000
+    assert run(readings=["ptx-relu-negative-zero=keep"]) == 0x8000
+    assert run(readings=["ptx-relu-negative-zero=plus-zero"]) == 0x0000
+    with pytest.raises(enc5.PtxError, match="ptx-relu-negative-zero"):
+        run(readings={"ptx-relu-negative-zero": "maybe"})
+    with pytest.raises(enc5.PtxError, match="the interpreter's readings are"):
+        run(readings=["no-such-reading=1"])
+    with pytest.raises(TypeError, match="readings"):
+        run(readings="ptx-relu-negative-zero=keep")
+    with pytest.raises(TypeError, match="readings"):
+        run(readings=["keep"])
+
+
+def test_stats_report_model_dependent_instructions():
+    ptx = RELU_PTX.replace("fma.rn.relu.f16 %h0, %h1, %h2, %h3;",
+                           ".reg .f32 %f<2>;\n  ex2.approx.f32 %f1, %f0;\n  fma.rn.relu.f16 %h0, %h1, %h2, %h3;")
+    _, stats = enc5.ptx_launch(ptx, entry="relu", grid=1, block=1, buffers={"out": 2}, params=["ptr:out"], return_stats=True)
+    assert stats["model_dependent"] == {"ex2.approx.f32": 1}
