@@ -288,29 +288,36 @@ bool int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, s
 //  * the sign bit becomes bit 7 (a -0 result keeps it); a NaN gives 0x7F, or 0x7F | sign where the
 //    profile keeps a NaN's sign.
 // Checked against numerics' f16_to_e4m3 for every f16 and both forms (EngineF16.Q8RunEqualsNumerics).
+namespace {
+// The codes of 32 f16 x (the rule above) in the low bytes of int16 lanes; nan_sign is 0x80 in
+// every lane where the profile keeps a NaN's sign, else 0.
+inline __m512i q8_codes(__m512i x, __m512i nan_sign) {
+  const __m512i a = _mm512_and_si512(x, _mm512_set1_epi16(0x7FFF));
+  const __m512i sign = _mm512_srli_epi16(_mm512_andnot_si512(_mm512_set1_epi16(0x7FFF), x), 8);
+  // E >= 9
+  const __m512i r =
+      _mm512_add_epi16(_mm512_add_epi16(a, _mm512_set1_epi16(0x3F)), _mm512_and_si512(_mm512_srli_epi16(a, 7), _mm512_set1_epi16(1)));
+  const __m512i normal = _mm512_min_epu16(_mm512_sub_epi16(_mm512_srli_epi16(r, 7), _mm512_set1_epi16(0x40)), _mm512_set1_epi16(0x7E));
+  // E <= 8: (M + 2^(sh-1) - 1 + the kept lsb) >> sh, M = 1024 + m, sh = 16 - E (< 2^16: no wrap)
+  const __m512i sh = _mm512_sub_epi16(_mm512_set1_epi16(16), _mm512_srli_epi16(a, 10));
+  const __m512i M = _mm512_or_si512(_mm512_and_si512(a, _mm512_set1_epi16(0x3FF)), _mm512_set1_epi16(0x400));
+  const __m512i half =
+      _mm512_sub_epi16(_mm512_sllv_epi16(_mm512_set1_epi16(1), _mm512_sub_epi16(sh, _mm512_set1_epi16(1))), _mm512_set1_epi16(1));
+  const __m512i lsb = _mm512_and_si512(_mm512_srlv_epi16(M, sh), _mm512_set1_epi16(1));
+  const __m512i sub = _mm512_srlv_epi16(_mm512_add_epi16(_mm512_add_epi16(M, half), lsb), sh);
+  __m512i code = _mm512_mask_blend_epi16(_mm512_cmpge_epu16_mask(a, _mm512_set1_epi16(0x2400)), sub, normal);
+  code = _mm512_or_si512(code, sign);
+  return _mm512_mask_blend_epi16(_mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7C00)), code,
+                                 _mm512_or_si512(_mm512_set1_epi16(0x7F), _mm512_and_si512(sign, nan_sign)));
+}
+inline __m512i q8_nan_sign(bool nan_keeps_sign) { return nan_keeps_sign ? _mm512_set1_epi16(0x80) : _mm512_setzero_si512(); }
+}  // namespace
+
 void q8_run_avx512(const f16_t* h, e4m3_t* out, std::size_t n, bool nan_keeps_sign) {
-  const __m512i nan_sign = nan_keeps_sign ? _mm512_set1_epi16(0x80) : _mm512_setzero_si512();
+  const __m512i nan_sign = q8_nan_sign(nan_keeps_sign);
   for (std::size_t i = 0; i < n; i += 32) {
     const __mmask32 live = n - i >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((1u << (n - i)) - 1u);
-    const __m512i x = _mm512_maskz_loadu_epi16(live, h + i);
-    const __m512i a = _mm512_and_si512(x, _mm512_set1_epi16(0x7FFF));
-    const __m512i sign = _mm512_srli_epi16(_mm512_andnot_si512(_mm512_set1_epi16(0x7FFF), x), 8);
-    // E >= 9
-    const __m512i r =
-        _mm512_add_epi16(_mm512_add_epi16(a, _mm512_set1_epi16(0x3F)), _mm512_and_si512(_mm512_srli_epi16(a, 7), _mm512_set1_epi16(1)));
-    const __m512i normal = _mm512_min_epu16(_mm512_sub_epi16(_mm512_srli_epi16(r, 7), _mm512_set1_epi16(0x40)), _mm512_set1_epi16(0x7E));
-    // E <= 8: (M + 2^(sh-1) - 1 + the kept lsb) >> sh, M = 1024 + m, sh = 16 - E (< 2^16: no wrap)
-    const __m512i sh = _mm512_sub_epi16(_mm512_set1_epi16(16), _mm512_srli_epi16(a, 10));
-    const __m512i M = _mm512_or_si512(_mm512_and_si512(a, _mm512_set1_epi16(0x3FF)), _mm512_set1_epi16(0x400));
-    const __m512i half =
-        _mm512_sub_epi16(_mm512_sllv_epi16(_mm512_set1_epi16(1), _mm512_sub_epi16(sh, _mm512_set1_epi16(1))), _mm512_set1_epi16(1));
-    const __m512i lsb = _mm512_and_si512(_mm512_srlv_epi16(M, sh), _mm512_set1_epi16(1));
-    const __m512i sub = _mm512_srlv_epi16(_mm512_add_epi16(_mm512_add_epi16(M, half), lsb), sh);
-    __m512i code = _mm512_mask_blend_epi16(_mm512_cmpge_epu16_mask(a, _mm512_set1_epi16(0x2400)), sub, normal);
-    code = _mm512_or_si512(code, sign);
-    code = _mm512_mask_blend_epi16(_mm512_cmpgt_epu16_mask(a, _mm512_set1_epi16(0x7C00)), code,
-                                   _mm512_or_si512(_mm512_set1_epi16(0x7F), _mm512_and_si512(sign, nan_sign)));
-    _mm256_mask_storeu_epi8(out + i, live, _mm512_cvtepi16_epi8(code));
+    _mm256_mask_storeu_epi8(out + i, live, _mm512_cvtepi16_epi8(q8_codes(_mm512_maskz_loadu_epi16(live, h + i), nan_sign)));
   }
 }
 
@@ -346,6 +353,22 @@ namespace {
 // e11_rows lane for lane (each f16 add a binary32 add and one rounding) in half the
 // instructions; the fold across lanes and the reciprocal are its own, per row; q8 by
 // q8_run_avx512. With statistics, and for an odd last row, that e11_rows itself.
+// epilogue_impl.hpp's fold_lanes (model/sum_tree.hpp: the butterflies xor 1 and xor 2 across the
+// four lanes' f16x2, then lo + hi) of both rows at once: lane pair t of a row is its lanes 2t,
+// 2t + 1, so the f16x2 partner t ^ 1 is lane j ^ 2, t ^ 2 is lane j ^ 4, and the halves are lanes
+// j, j ^ 1; each add one binary32 add and one rounding to f16, as there. Row r's sum is lane 0,
+// row r + 1's lane 8 (NaN -> 0x7FFF, the table index to_h gives).
+inline void fold_lanes_x2(__m512 S, f16_t& s0, f16_t& s1) {
+  auto rnd = [](__m512 x) { return _mm512_cvtph_ps(_mm512_cvtps_ph(x, kRoundNearest)); };
+  const __m512 u = rnd(_mm512_add_ps(S, _mm512_permute_ps(S, _MM_SHUFFLE(1, 0, 3, 2))));        // lane j ^ 2
+  const __m512 v = rnd(_mm512_add_ps(u, _mm512_shuffle_f32x4(u, u, _MM_SHUFFLE(2, 3, 0, 1))));  // lane j ^ 4
+  const __m512 w = _mm512_add_ps(v, _mm512_permute_ps(v, _MM_SHUFFLE(2, 3, 0, 1)));             // lane j ^ 1
+  const __m256i h =
+      _mm256_mask_blend_epi16(_mm512_cmp_ps_mask(w, w, _CMP_UNORD_Q), _mm512_cvtps_ph(w, kRoundNearest), _mm256_set1_epi16(0x7FFF));
+  s0 = static_cast<f16_t>(_mm256_extract_epi16(h, 0));
+  s1 = static_cast<f16_t>(_mm256_extract_epi16(h, 8));
+}
+
 void e11_rows_x2(const E11Args& g) {
   if (g.counts || !g.q8_run) {
     e11_rows(g);
@@ -366,18 +389,23 @@ void e11_rows_x2(const E11Args& g) {
       E[i] = _mm512_cvtph_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(e + 8 * i))),
                                                      _mm_load_si128(reinterpret_cast<const __m128i*>(e + 96 + 8 * i)), 1));
     const __m512 S = e11_in_lane(E, [](__m512 a, __m512 b) { return _mm512_cvtph_ps(_mm512_cvtps_ph(a + b, kRoundNearest)); });
-    const float rf0 = from_h(rcp_table[fold_lanes((V8)_mm512_castps512_ps256(S))]);
-    const float rf1 = from_h(rcp_table[fold_lanes((V8)_mm512_extractf32x8_ps(S, 1))]);
+    f16_t sum0, sum1;
+    fold_lanes_x2(S, sum0, sum1);
+    const float rf0 = from_h(rcp_table[sum0]), rf1 = from_h(rcp_table[sum1]);
     const __m512 rf = _mm512_insertf32x8(_mm512_set1_ps(rf0), _mm256_set1_ps(rf1), 1);
-    alignas(64) f16_t pv[192];
-    for (int i = 0; i < 12; ++i) {
+    // p = e * rcp and q8(p) in registers: columns 8i..8i+15 of both rows per q8_codes, the codes
+    // back in row order (rows r, r + 1: 64-bit quarters 0, 2 and 1, 3).
+    const __m512i nan_sign = q8_nan_sign(nan_keeps_sign);
+    auto p16 = [&](int i) {
       const __m512 x = _mm512_mul_ps(E[i], rf);
-      const __m256i h =
-          _mm256_mask_blend_epi16(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_cvtps_ph(x, kRoundNearest), _mm256_set1_epi16(0x7FFF));
-      _mm_store_si128(reinterpret_cast<__m128i*>(pv + 8 * i), _mm256_castsi256_si128(h));
-      _mm_store_si128(reinterpret_cast<__m128i*>(pv + 96 + 8 * i), _mm256_extracti128_si256(h, 1));
+      return _mm256_mask_blend_epi16(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_cvtps_ph(x, kRoundNearest), _mm256_set1_epi16(0x7FFF));
+    };
+    for (int i = 0; i < 12; i += 2) {
+      const __m512i h = _mm512_inserti64x4(_mm512_castsi256_si512(p16(i)), p16(i + 1), 1);
+      const __m256i c = _mm256_permute4x64_epi64(_mm512_cvtepi16_epi8(q8_codes(h, nan_sign)), _MM_SHUFFLE(3, 1, 2, 0));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p + r * 96 + 8 * i), _mm256_castsi256_si128(c));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p + (r + 1) * 96 + 8 * i), _mm256_extracti128_si256(c, 1));
     }
-    q8_run_avx512(pv, p + r * 96, 192, nan_keeps_sign);
   }
   if (rows % 2) {
     E11Args last = g;
