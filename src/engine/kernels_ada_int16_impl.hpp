@@ -41,11 +41,19 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "engine/kernel_args.hpp"
 
 namespace enc5::engine {
 namespace {
+
+// A's k pair (k, k+1) of one row, in both words of every dword (a vpbroadcastd from memory).
+inline __m512i pair(const std::int16_t* p) {
+  std::int32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return _mm512_set1_epi32(v);
+}
 
 // All k-steps and halves of an R x 16*NV tile; the f16 accumulators c stay in registers.
 template <int R, int NV>
@@ -54,17 +62,14 @@ void ada_tile_i16(const KStepArgs& g, int r0, int n0) {
   // word 2i and 2i+1 <- word i: element i's value in both k lanes of its dword
   const __m512i dup =
       _mm512_set_epi16(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8, 7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
-  const int lda2 = g.lda / 2;  // A's dwords (k pairs) per row
-  const auto* aw32 = reinterpret_cast<const std::int32_t*>(g.aw16);
-  const auto* ea32 = reinterpret_cast<const std::int32_t*>(g.ea16);
   const std::ptrdiff_t pair_stride = 2 * static_cast<std::ptrdiff_t>(g.N);  // words per k pair of B
   __m256i c[R][NV];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < NV; ++v) c[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v));
   for (int half = 0; half < 2 * g.ksteps; ++half) {
     const int k0 = 32 * (half >> 1) + 16 * (half & 1);
-    const std::int32_t* aw = aw32 + (r0 * g.lda + k0) / 2;
-    const std::int32_t* ea = ea32 + (r0 * g.lda + k0) / 2;
+    const std::int16_t* aw = g.aw16 + r0 * g.lda + k0;
+    const std::int16_t* ea = g.ea16 + r0 * g.lda + k0;
     const std::int16_t* bw = g.bw16 + static_cast<std::ptrdiff_t>(k0) * g.N + 2 * n0;
     const std::int16_t* eb = g.beb16 + static_cast<std::ptrdiff_t>(k0) * g.N + 2 * n0;
     // The products' maximum of E per element, in both k lanes (E fits int16: -128..16).
@@ -75,7 +80,7 @@ void ada_tile_i16(const KStepArgs& g, int r0, int n0) {
       __m512i ebj[NV];
       for (int v = 0; v < NV; ++v) ebj[v] = _mm512_loadu_si512(eb + j * pair_stride + 32 * v);
       for (int r = 0; r < R; ++r) {
-        const __m512i ear = _mm512_set1_epi32(ea[r * lda2 + j]);
+        const __m512i ear = pair(ea + r * g.lda + 2 * j);
         for (int v = 0; v < NV; ++v) m[r][v] = _mm512_max_epi16(m[r][v], _mm512_add_epi16(ear, ebj[v]));
       }
     }
@@ -101,8 +106,8 @@ void ada_tile_i16(const KStepArgs& g, int r0, int n0) {
         ebj[v] = _mm512_loadu_si512(eb + j * pair_stride + 32 * v);
       }
       for (int r = 0; r < R; ++r) {
-        const __m512i awr = _mm512_set1_epi32(aw[r * lda2 + j]);
-        const __m512i ear = _mm512_set1_epi32(ea[r * lda2 + j]);
+        const __m512i awr = pair(aw + r * g.lda + 2 * j);
+        const __m512i ear = pair(ea + r * g.lda + 2 * j);
         for (int v = 0; v < NV; ++v) {
           const __m512i count = _mm512_sub_epi16(m[r][v], _mm512_add_epi16(ear, ebj[v]));
           const __m512i x = _mm512_srlv_epi16(_mm512_mullo_epi16(awr, bwj[v]), count);
@@ -123,8 +128,8 @@ void ada_tile_i16(const KStepArgs& g, int r0, int n0) {
         if (no_term) {  // -0 exactly where acc = -0 and sa != sb for all 16 k (the words' bit 15)
           __m512i all = _mm512_set1_epi32(-1);
           for (int jj = 0; jj < 8; ++jj)
-            all = _mm512_and_si512(
-                all, _mm512_xor_si512(_mm512_set1_epi32(aw[r * lda2 + jj]), _mm512_loadu_si512(bw + jj * pair_stride + 32 * v)));
+            all =
+                _mm512_and_si512(all, _mm512_xor_si512(pair(aw + r * g.lda + 2 * jj), _mm512_loadu_si512(bw + jj * pair_stride + 32 * v)));
           const __mmask16 negative = _mm512_movepi32_mask(_mm512_and_si512(all, _mm512_slli_epi32(all, 16)));
           const __mmask16 minus_zero = negative & _mm256_cmpeq_epi16_mask(c[r][v], _mm256_set1_epi16(static_cast<short>(0x8000)));
           h = _mm256_mask_blend_epi16(no_term, h, _mm256_maskz_mov_epi16(minus_zero, _mm256_set1_epi16(static_cast<short>(0x8000))));
