@@ -157,42 +157,14 @@ extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc4_
                 params.merged_output,
                 params.surface120,
                 params.surface128};
-  Block b;
-  b.ex = static_cast<int>(params.ex);
-  b.ey = static_cast<int>(params.ey);
-  b.x0 = 8 * static_cast<int>(blockIdx.x) - params.block_offset_x;
-  b.y0 = 8 * static_cast<int>(blockIdx.y) - params.block_offset_y;
-  b.z = static_cast<int>(threadIdx.z);
-  b.lane = static_cast<int>(threadIdx.x);
-  b.g = b.lane >> 2;
-  b.t = b.lane & 3;
-  b.trace = nullptr;
-
-  // Phases 1..12 as enc5 (cuda/enc5_kernel.cu).
+  const Block b = block_of(params);
   u32 x[20][2];
-  if (b.z < 4) {
-    prologue(p.base, b, b.z, x, smem);
-    if (b.z < 2) {
-      u32 halo[20][2];
-      prologue(p.base, b, 4 + b.z, halo, smem);
-    }
-  }
-  __syncthreads();
-  u32 ao[4][4];
-  attention(p.base, b, smem, ao);
-  __syncthreads();
-  e12_stage(b, ao, smem);
-  __syncthreads();
+  attention_phases(p.base, b, smem, x);  // prologue, phases 1..12, E12 as enc5's
 
   u32 L[2][2], D[20][2];
   if (b.z < 4) {
-    out_projection(p.base, b, smem, x, D);  // phases 13..20
-    u32 nq[5][4];
-    e20_norm(p.base, b, D, nq);
-#pragma unroll 1
-    for (int c = 0; c < 20; ++c) mlp_chunk(p.base, b, c, nq, D);  // phases 21..60
     u32 a61[5][4];
-    e60_scatter(p.base, b, D, a61);                  // E60(a)/(b): the arena
+    mlp_phases(p.base, b, smem, x, D, a61);          // phases 13..60, E60(a)/(b): the arena
     phase61(p.base, b, a61, L, kEnc4W62, kEnc4B62);  // phase 62: A = q8(D60) (final-phase-a)
   }
   __syncthreads();  // phases 13..20 are done reading the E12 staging

@@ -26,16 +26,7 @@ using namespace enc5::cuda;
 extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc5_kernel(const Enc5Params params) {
   __shared__ __align__(16) std::uint8_t smem[kSharedBytes];
   const Args p{params.input_arena, params.weights, params.output_arena, params.texture, params.surface};
-  Block b;
-  b.ex = static_cast<int>(params.ex);
-  b.ey = static_cast<int>(params.ey);
-  b.x0 = 8 * static_cast<int>(blockIdx.x) - params.block_offset_x;  // facts A5
-  b.y0 = 8 * static_cast<int>(blockIdx.y) - params.block_offset_y;
-  b.z = static_cast<int>(threadIdx.z);
-  b.lane = static_cast<int>(threadIdx.x);
-  b.g = b.lane >> 2;
-  b.t = b.lane & 3;
-  b.trace = nullptr;
+  Block b = block_of(params);
 #if defined(ENC5_CUDA_TRACE)
   {
     const unsigned char* raw = reinterpret_cast<const unsigned char*>(&params);
@@ -43,38 +34,14 @@ extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc5_
     if (blockIdx.x == block[0] && blockIdx.y == block[1]) b.trace = *reinterpret_cast<u32* const*>(raw + kTraceBufferParamOffset);
   }
 #endif
-
-  // Prologue: warps 0..3 stage m-tile z (and 0, 1 also m-tiles 4, 5); warp z keeps m-tile z's
-  // decoded input x for phase 13's C (facts A7, A8.1).
   u32 x[20][2];
-  if (b.z < 4) {
-    prologue(p, b, b.z, x, smem);
-    if (b.z < 2) {
-      u32 halo[20][2];
-      prologue(p, b, 4 + b.z, halo, smem);
-    }
-  }
-  __syncthreads();  // s7506
-
-  u32 ao[4][4];
-  attention(p, b, smem, ao);  // phases 1..12: all 8 warps, warp z = head z
-  __syncthreads();            // s11968: every warp's phases 1..10 are done with the staged input
-  e12_stage(b, ao, smem);
-  __syncthreads();  // s12026
-  // Warps 4..7 have no more work (the original exits them, facts A7); here they stay to pass the
-  // E61 barriers, so every barrier is a plain full-CTA bar.sync.
+  attention_phases(p, b, smem, x);  // prologue, phases 1..12, E12
 
   u32 L[2][2];
   if (b.z < 4) {
-    u32 D[20][2];
-    out_projection(p, b, smem, x, D);  // phases 13..20
-    u32 nq[5][4];
-    e20_norm(p, b, D, nq);  // E20 (and E21's C22 seed in D)
-#pragma unroll 1
-    for (int c = 0; c < 20; ++c) mlp_chunk(p, b, c, nq, D);  // phases 21..60
-    u32 a61[5][4];
-    e60_scatter(p, b, D, a61);  // E60
-    phase61(p, b, a61, L);      // phase 61
+    u32 D[20][2], a61[5][4];
+    mlp_phases(p, b, smem, x, D, a61);  // phases 13..60, E60
+    phase61(p, b, a61, L);              // phase 61
   }
   u32* rec = reinterpret_cast<u32*>(smem);
   __syncthreads();  // s20066: phases 13..20 are done reading the E12 staging

@@ -61,6 +61,24 @@ struct Block {
   u32* trace;
 };
 
+// The thread's place at entry, from the launch's fields (enc5's and enc4's parameter blocks name
+// them alike): block origin x0 = 8 ctaid.x - ox, y0 = 8 ctaid.y - oy (facts A5), warp z = tid.z,
+// lane = tid.x = 4g + t. No trace buffer (the trace build sets one after, enc5_kernel.cu).
+template <class Params>
+__device__ __forceinline__ Block block_of(const Params& params) {
+  Block b;
+  b.ex = static_cast<int>(params.ex);
+  b.ey = static_cast<int>(params.ey);
+  b.x0 = 8 * static_cast<int>(blockIdx.x) - params.block_offset_x;
+  b.y0 = 8 * static_cast<int>(blockIdx.y) - params.block_offset_y;
+  b.z = static_cast<int>(threadIdx.z);
+  b.lane = static_cast<int>(threadIdx.x);
+  b.g = b.lane >> 2;
+  b.t = b.lane & 3;
+  b.trace = nullptr;
+  return b;
+}
+
 // The trace build (ENC5_CUDA_TRACE) stores stage values in the golden model's register order
 // (cuda/trace_stages.hpp); in the production build ENC5_TRACE is nothing.
 #if defined(ENC5_CUDA_TRACE)
@@ -305,6 +323,27 @@ __device__ __forceinline__ void e12_stage(const Block& b, const u32 (&ao)[4][4],
     *reinterpret_cast<uint4*>(smem + 2048 * b.z + 512 * mi + 16 * b.lane) = make_uint4(ao[mi][0], ao[mi][1], ao[mi][2], ao[mi][3]);
 }
 
+// The prologue, phases 1..12 and E12 with their three barriers (facts A7, A8), the same in every
+// layer: warps 0..3 stage m-tile z (and 0, 1 also m-tiles 4, 5) and warp z keeps m-tile z's decoded
+// input x for phase 13's C (facts A8.1); then all 8 warps run attention, warp z = head z, and stage
+// q8(O). Warps 4..7 have no more work after it (the original exits them, facts A7); the kernels keep
+// them to pass the E61 barriers, so every barrier is a plain full-CTA bar.sync.
+__device__ __forceinline__ void attention_phases(const Args& p, const Block& b, std::uint8_t* smem, u32 (&x)[20][2]) {
+  if (b.z < 4) {
+    prologue(p, b, b.z, x, smem);
+    if (b.z < 2) {
+      u32 halo[20][2];
+      prologue(p, b, 4 + b.z, halo, smem);
+    }
+  }
+  __syncthreads();  // s7506
+  u32 ao[4][4];
+  attention(p, b, smem, ao);  // phases 1..12
+  __syncthreads();            // s11968: every warp's phases 1..10 are done with the staged input
+  e12_stage(b, ao, smem);
+  __syncthreads();  // s12026
+}
+
 // ---- output projection (golden out_projection.cpp): E12 step 5, phases 13..20 ----
 // Warp z < 4, token rows 16z..16z+15: C13 = f16(T1 + x), then phase 13+j adds head j's staged
 // q8(O) (m-tile z) times Wo_j, chained over j.
@@ -416,6 +455,19 @@ __device__ __forceinline__ void e60_scatter(const Args& p, const Block& b, const
       if (pa.in_frame(x, y)) *reinterpret_cast<u32*>(p.output_arena + 4 * pa.word_index(q, x, y, slot.word)) = a61[q][o];
     }
   }
+}
+
+// Phases 13..60 and E60 on warps 0..3 (token rows 16z..16z+15), the same in every layer: the
+// output projection, E20, the 20 MLP chunks (kept rolled, docs/performance.md), the arena scatter;
+// D60 stays in D (enc4's merge reads it), q8(D60) is the last phase's A (a61).
+__device__ __forceinline__ void mlp_phases(const Args& p, const Block& b, const std::uint8_t* smem, const u32 (&x)[20][2], u32 (&D)[20][2],
+                                           u32 (&a61)[5][4]) {
+  out_projection(p, b, smem, x, D);  // phases 13..20
+  u32 nq[5][4];
+  e20_norm(p, b, D, nq);  // E20 (and E21's C22 seed in D)
+#pragma unroll 1
+  for (int c = 0; c < 20; ++c) mlp_chunk(p, b, c, nq, D);  // phases 21..60
+  e60_scatter(p, b, D, a61);                               // E60
 }
 
 // ---- phase 61 and E61 (golden kpn_filter.cpp), facts C12, C14 ----
