@@ -783,11 +783,15 @@ const RegInfo* Parser::find_reg(std::string_view name) const {
   return nullptr;
 }
 
+// Asked for every word operand: the vector maps first (empty in most kernels, so this costs
+// nothing there); the register maps only when a vector of that name exists.
 const Parser::VectorReg* Parser::find_vector(std::string_view name) const {
   for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
-    if (s->regs.find(name) != s->regs.end()) return nullptr;  // a scalar of an inner scope hides it
     auto it = s->vectors.find(name);
-    if (it != s->vectors.end()) return &it->second;
+    if (it == s->vectors.end()) continue;
+    for (auto inner = scopes_.rbegin(); inner != s; ++inner)
+      if (inner->regs.find(name) != inner->regs.end()) return nullptr;  // a scalar of an inner scope hides it
+    return &it->second;
   }
   return nullptr;
 }
