@@ -134,12 +134,13 @@ void ada_tile_i16(const KStepArgs& g, int r0, int n0) {
           const __mmask16 minus_zero = negative & _mm256_cmpeq_epi16_mask(c[r][v], _mm256_set1_epi16(static_cast<short>(0x8000)));
           h = _mm256_mask_blend_epi16(no_term, h, _mm256_maskz_mov_epi16(minus_zero, _mm256_set1_epi16(static_cast<short>(0x8000))));
         }
-        // Special accumulators: Inf stays, NaN becomes 0x7FFF.
-        const __m256i ef = _mm256_and_si256(c[r][v], _mm256_set1_epi16(0x7C00));
-        const __mmask16 special = _mm256_cmpeq_epi16_mask(ef, _mm256_set1_epi16(0x7C00));
-        const __mmask16 nan = special & _mm256_test_epi16_mask(c[r][v], _mm256_set1_epi16(0x03FF));
-        h = _mm256_mask_blend_epi16(special, h, c[r][v]);
-        c[r][v] = _mm256_mask_blend_epi16(nan, h, _mm256_set1_epi16(0x7FFF));
+        // Special accumulators (rare, so behind a branch): Inf stays, NaN becomes 0x7FFF.
+        const __mmask16 special = _mm256_cmpeq_epi16_mask(_mm256_and_si256(c[r][v], _mm256_set1_epi16(0x7C00)), _mm256_set1_epi16(0x7C00));
+        if (special) {
+          const __mmask16 nan = special & _mm256_test_epi16_mask(c[r][v], _mm256_set1_epi16(0x03FF));
+          h = _mm256_mask_blend_epi16(nan, _mm256_mask_blend_epi16(special, h, c[r][v]), _mm256_set1_epi16(0x7FFF));
+        }
+        c[r][v] = h;
       }
   }
   for (int r = 0; r < R; ++r)
