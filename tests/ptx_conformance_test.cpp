@@ -294,6 +294,47 @@ TEST(PtxConformance, SlctFtzAndGuardedTrap) {
   }
 }
 
+// testp.op.f32 / .f64 (PTX ISA 9.7.3.3) through the interpreter: each kind on zeros, subnormals,
+// normals, infinities and NaNs of both widths; the expected class by std::fpclassify.
+TEST(PtxConformance, TestpEveryKindF32AndF64) {
+  const u64 f32s[] = {0,           0x80000000u, 1,           0x807FFFFFu, 0x00800000u, 0x3F800000u,
+                      0x7F7FFFFFu, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFF800001u};
+  const u64 f64s[] = {0,
+                      0x8000000000000000ull,
+                      1,
+                      0x800FFFFFFFFFFFFFull,
+                      0x0010000000000000ull,
+                      0x3FF0000000000000ull,
+                      0x7FF0000000000000ull,
+                      0xFFF0000000000000ull,
+                      0x7FF8000000000000ull,
+                      0x7FF0000000000001ull};
+  std::vector<Inputs> in32, in64;
+  for (u64 v : f32s) in32.push_back({v, 0, 0});
+  for (u64 v : f64s) in64.push_back({v, 0, 0});
+  const char* kinds[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
+  auto holds = [](int kind, int c) {
+    switch (kind) {
+      case 0: return c != FP_INFINITE && c != FP_NAN;
+      case 1: return c == FP_INFINITE;
+      case 2: return c != FP_NAN;
+      case 3: return c == FP_NAN;
+      case 4: return c == FP_NORMAL;
+      default: return c == FP_SUBNORMAL;
+    }
+  };
+  std::vector<Row> rows;
+  for (int k = 0; k < 6; ++k) {
+    rows.push_back(
+        {kinds[k],
+         std::string("mov.b64 {%x0, %x1}, %a;\n mov.b32 %f0, %x0;\n testp.") + kinds[k] + ".f32 %q0, %f0;\n selp.b64 %d, 1, 0, %q0;", in32,
+         [k, holds](const Inputs& x) { return u64{holds(k, std::fpclassify(std::bit_cast<float>(static_cast<std::uint32_t>(x.a))))}; }});
+    rows.push_back({kinds[k], std::string("mov.b64 %g0, %a;\n testp.") + kinds[k] + ".f64 %q0, %g0;\n selp.b64 %d, 1, 0, %q0;", in64,
+                    [k, holds](const Inputs& x) { return u64{holds(k, std::fpclassify(std::bit_cast<double>(x.a)))}; }});
+  }
+  check_rows(rows);
+}
+
 // ---------------------------------------------------------------------------------------------
 // f32 / f64 arithmetic in every rounding direction, .ftz and .sat (PTX ISA 9.7.3, 9.7.4), and the
 // conversions with a rounding direction (9.7.9.21); MPFR is the oracle (tests/reference).
