@@ -32,11 +32,6 @@ struct Comparison {
   }
 };
 
-std::vector<unsigned char> bytes_of(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // key -> file, keyed as F5 documents.
 std::map<std::string, fs::path> keyed(const fs::path& dir) {
   static const std::regex name(R"(^launch-(\d+)-(.+)-arg(\d+)-(buffer|surface|texture)-(.+)-fmt(\d+)\.bin$)");

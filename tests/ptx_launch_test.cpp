@@ -26,11 +26,6 @@ std::string kernels_ptx() { return std::string(ENC5_TESTS_DIR) + "/ptx/kernels.p
 
 std::vector<std::uint8_t> slurp(const fs::path& p) { return enc5::read_file_bytes(p.string()); }
 
-void put(const fs::path& p, const std::vector<std::uint8_t>& b) {
-  std::ofstream f(p, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-}
-
 template <class T>
 T at(const std::vector<std::uint8_t>& b, std::size_t off) {
   T v;

@@ -14,14 +14,6 @@ using namespace test_util;
 
 namespace {
 
-std::vector<unsigned char> bytes_of(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-void put(const fs::path& p, const std::vector<unsigned char>& b) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-}
 // The surface memory (rows of 8·width bytes) of an enc5 surface.exr.
 std::vector<unsigned char> surface_bytes(const std::string& exr) {
   const enc5::RgbaHalfImage im = enc5::read_exr_rgba_half(exr);

@@ -8,7 +8,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 namespace test_util {
 
@@ -54,6 +57,16 @@ inline fs::path find_file(const fs::path& dir, const std::string& part) {
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().filename().string().find(part) != std::string::npos) return e.path();
   return {};
+}
+
+// A file's bytes (empty when it cannot be read), and a file written with exactly these bytes.
+inline std::vector<unsigned char> bytes_of(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+inline void put(const fs::path& p, const std::vector<unsigned char>& b) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
 }
 
 }  // namespace test_util

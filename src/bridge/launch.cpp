@@ -189,18 +189,23 @@ ParamArg parse_param_arg(std::string_view text, const std::string& what) {
   return p;
 }
 
-std::vector<ParamInfo> check_launch(const Module& m, const LaunchSpec& s) {
+namespace {
+
+// The entry exists in the module; else the error lists the entries it has.
+void check_entry(const Module& m, const std::string& entry) {
   bool found = false;
   std::string entries;
   for (const std::string& n : entry_names(m)) {
-    found = found || n == s.entry;
+    found = found || n == entry;
     entries += (entries.empty() ? "" : ", ") + n;
   }
   if (!found)
-    throw LaunchError("--entry '" + s.entry + "': the file has no such entry (entries: " + (entries.empty() ? "none" : entries) + ")");
-  const EntryStats es = entry_stats(m, s.entry);
+    throw LaunchError("--entry '" + entry + "': the file has no such entry (entries: " + (entries.empty() ? "none" : entries) + ")");
+}
 
-  // Grid and block (parse_dim3 checked the strings; a caller building Dim3 itself is checked here).
+// Grid and block (parse_dim3 checked the strings; a caller building Dim3 itself is checked here),
+// dynamic shared memory alone and with the entry's static shared bytes.
+void check_geometry(const LaunchSpec& s, const EntryStats& es) {
   const auto dim = [](Dim3 d) { return std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z); };
   parse_dim3(dim(s.grid), "--grid", false);
   parse_dim3(dim(s.block), "--block", true);
@@ -210,9 +215,15 @@ std::vector<ParamInfo> check_launch(const Module& m, const LaunchSpec& s) {
   if (es.shared_bytes + s.dynamic_shared > kMaxDynamicShared)
     throw LaunchError("--shared " + std::to_string(s.dynamic_shared) + ": with the entry's " + std::to_string(es.shared_bytes) +
                       " static shared bytes the block needs more than " + std::to_string(kMaxDynamicShared) + " bytes (227 KiB)");
+}
 
-  // Objects: unique, valid names; each named by a ptr parameter.
-  std::map<std::string, std::string> kind;  // name -> "buffer" | "texture" | "surface"
+using ObjectKinds = std::map<std::string, std::string>;  // name -> "buffer" | "texture" | "surface"
+
+// Objects: valid names unique across buffers, textures and surfaces, none empty, all together
+// within kMaxBufferBytes; a texture's texels and a surface's bytes match its shape. Returns each
+// name's kind.
+ObjectKinds check_objects(const LaunchSpec& s) {
+  ObjectKinds kind;
   std::uint64_t total = 0;
   const auto add = [&](const std::string& name, const char* k, const std::string& what, std::uint64_t bytes) {
     check_object_name(name, what);
@@ -237,8 +248,12 @@ std::vector<ParamInfo> check_launch(const Module& m, const LaunchSpec& s) {
     if (t.surface.width <= 0 || t.surface.height <= 0 || t.surface.pitch < 8 * static_cast<std::size_t>(t.surface.width) ||
         t.surface.bytes.size() != t.surface.pitch * t.surface.height)
       throw LaunchError((t.what.empty() ? "--surface " + t.name : t.what) + ": its bytes do not match pitch × height");
+  return kind;
+}
 
-  // Parameters: one per declared parameter, each of its size.
+// Parameters: one per declared parameter, each of its size; a ptr names an object (a buffer with
+// an offset inside it, a texture or surface without one); every object is passed by some ptr.
+void check_params(const LaunchSpec& s, const EntryStats& es, const ObjectKinds& kind) {
   std::string decl;
   for (const ParamInfo& p : es.params)
     decl += (decl.empty() ? "" : ", ") + p.name + " (+" + std::to_string(p.offset) + ", " + std::to_string(p.size) + " bytes)";
@@ -271,6 +286,17 @@ std::vector<ParamInfo> check_launch(const Module& m, const LaunchSpec& s) {
   for (const auto& [name, k] : kind)
     if (!used.count(name))
       throw LaunchError("--" + k + " " + name + ": no --param ptr:" + name + " passes it to the kernel (it could not be read or written)");
+}
+
+}  // namespace
+
+// The checks in the order their errors are reported: entry, geometry, objects, parameters.
+std::vector<ParamInfo> check_launch(const Module& m, const LaunchSpec& s) {
+  check_entry(m, s.entry);
+  const EntryStats es = entry_stats(m, s.entry);
+  check_geometry(s, es);
+  const ObjectKinds kind = check_objects(s);
+  check_params(s, es, kind);
   return es.params;
 }
 

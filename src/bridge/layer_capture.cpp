@@ -8,6 +8,7 @@
 #include "assets/synthetic_inputs.hpp"
 #include "assets/synthetic_weights.hpp"
 #include "base/errors.hpp"
+#include "base/little_endian.hpp"
 #include "engine/layer_engine.hpp"
 #include "engine/simd.hpp"
 #include "layout/arena.hpp"
@@ -22,15 +23,6 @@ constexpr auto kMinExtent = static_cast<std::uint32_t>(kLayerExtentMin), kMaxExt
 
 std::string args_file(const KernelCapture& c) { return c.source + "/args.bin"; }
 std::string manifest_file(const KernelCapture& c) { return c.source + "/manifest.txt"; }
-
-std::uint64_t read_le(const std::vector<std::uint8_t>& b, std::size_t at, int bytes) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= static_cast<std::uint64_t>(b[at + i]) << (8 * i);
-  return v;
-}
-void write_le(std::vector<std::uint8_t>& b, std::size_t at, std::uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
 
 // The pointer at parameter offset `off`, holding at least `need` bytes from where it points.
 std::size_t find_pointer(const KernelCapture& c, int off, std::size_t need, const std::string& what) {
@@ -115,10 +107,10 @@ LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
                      std::to_string(c.args.size()) + " bytes");
   LayerLaunch L;
   L.layer = layer;
-  L.ex = static_cast<std::uint32_t>(read_le(c.args, abi.extents, 4));
-  L.ey = static_cast<std::uint32_t>(read_le(c.args, abi.extents + 4, 4));
-  L.ox = static_cast<std::uint16_t>(read_le(c.args, abi.origin, 2));
-  L.oy = static_cast<std::uint16_t>(read_le(c.args, abi.origin + 2, 2));
+  L.ex = static_cast<std::uint32_t>(load_le(&c.args[abi.extents], 4));
+  L.ey = static_cast<std::uint32_t>(load_le(&c.args[abi.extents + 4], 4));
+  L.ox = static_cast<std::uint16_t>(load_le(&c.args[abi.origin], 2));
+  L.oy = static_cast<std::uint16_t>(load_le(&c.args[abi.origin + 2], 2));
   for (int i = 0; i < 2; ++i) {
     const std::uint32_t e = i ? L.ey : L.ex;
     if (e < kMinExtent || e > kMaxExtent)
@@ -218,10 +210,10 @@ KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId la
     throw InputError(d.dir, 0, "an arg" + std::to_string(s.abi.texture) + " texture dump (its extents are the token grid) or --ex and --ey",
                      "none");
   const int ex = o.ex > 0 ? o.ex : texture->width, ey = o.ey > 0 ? o.ey : texture->height;
-  write_le(c.args, s.abi.extents, static_cast<std::uint64_t>(ex), 4);
-  write_le(c.args, s.abi.extents + 4, static_cast<std::uint64_t>(ey), 4);
-  write_le(c.args, s.abi.origin, static_cast<std::uint64_t>(o.ox), 2);
-  write_le(c.args, s.abi.origin + 2, static_cast<std::uint64_t>(o.oy), 2);
+  store_le(&c.args[s.abi.extents], static_cast<std::uint64_t>(ex), 4);
+  store_le(&c.args[s.abi.extents + 4], static_cast<std::uint64_t>(ey), 4);
+  store_le(&c.args[s.abi.origin], static_cast<std::uint64_t>(o.ox), 2);
+  store_le(&c.args[s.abi.origin + 2], static_cast<std::uint64_t>(o.oy), 2);
   for (const auto& [arg, b] : d.buffers) {
     if (arg < 0 || arg + 8 > s.abi.param_block_bytes)
       throw InputError(b.file, 0, "an argument offset inside the " + std::to_string(s.abi.param_block_bytes) + "-byte block",
@@ -235,7 +227,7 @@ KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId la
     a.file = b.file;
     a.bytes = b.bytes;
     c.pointers.push_back({static_cast<std::uint32_t>(arg), c.allocs.size(), b.offset});
-    write_le(c.args, static_cast<std::size_t>(arg), b.base + b.offset, 8);
+    store_le(&c.args[static_cast<std::size_t>(arg)], b.base + b.offset, 8);
     c.allocs.push_back(std::move(a));
   }
   for (const auto& im : d.images) {
@@ -243,7 +235,7 @@ KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId la
       throw InputError(im.image.file, 0, "an argument offset inside the " + std::to_string(s.abi.param_block_bytes) + "-byte block",
                        "arg" + std::to_string(im.arg));
     c.images.push_back({static_cast<std::uint32_t>(im.arg), im.texture, im.image});
-    write_le(c.args, static_cast<std::size_t>(im.arg), c.images.size(), 8);  // an opaque handle
+    store_le(&c.args[static_cast<std::size_t>(im.arg)], c.images.size(), 8);  // an opaque handle
   }
   c.grid = grid_of(ex, ey, o.ox, o.oy);
   c.block = {static_cast<std::uint32_t>(s.abi.block[0]), static_cast<std::uint32_t>(s.abi.block[1]),
@@ -264,10 +256,10 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
              static_cast<std::uint32_t>(s.abi.block[2])};
   c.shared = 0;  // the kernel's one __shared__ array is static (DOC4 §1.4): no dynamic bytes
   c.args.assign(static_cast<std::size_t>(s.abi.param_block_bytes), 0);
-  write_le(c.args, s.abi.extents, static_cast<std::uint64_t>(ex), 4);
-  write_le(c.args, s.abi.extents + 4, static_cast<std::uint64_t>(ey), 4);
-  write_le(c.args, s.abi.origin, static_cast<std::uint64_t>(o.ox), 2);
-  write_le(c.args, s.abi.origin + 2, static_cast<std::uint64_t>(o.oy), 2);
+  store_le(&c.args[s.abi.extents], static_cast<std::uint64_t>(ex), 4);
+  store_le(&c.args[s.abi.extents + 4], static_cast<std::uint64_t>(ey), 4);
+  store_le(&c.args[s.abi.origin], static_cast<std::uint64_t>(o.ox), 2);
+  store_le(&c.args[s.abi.origin + 2], static_cast<std::uint64_t>(o.oy), 2);
   const std::size_t arena = layout::PlaneArena{ex, ey, s.k_slices()}.total_bytes(),
                     half = layout::PlaneArena{ex >> 1, ey >> 1, s.merge_out / 32}.total_bytes();
   const auto w = default_layer_weights(layer).bytes();
@@ -282,7 +274,7 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
     a.file = "alloc-" + std::to_string(a.id) + ".bin";
     a.bytes = bytes;
     c.pointers.push_back({static_cast<std::uint32_t>(off), c.allocs.size(), 0});
-    write_le(c.args, static_cast<std::size_t>(off), a.base, 8);
+    store_le(&c.args[static_cast<std::size_t>(off)], a.base, 8);
     c.allocs.push_back(std::move(a));
   }
   const auto image = [&](int off, bool texture, int width, int height) {
@@ -294,12 +286,12 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
     im.image.pitch = static_cast<std::size_t>(8) * width;
     im.image.bytes.assign(im.image.pitch * height, 0);
     im.image.file = (texture ? "texture-" : "surface-") + std::to_string(off) + ".bin";
-    write_le(c.args, static_cast<std::size_t>(off), c.images.size() + 1, 8);  // an opaque handle
+    store_le(&c.args[static_cast<std::size_t>(off)], c.images.size() + 1, 8);  // an opaque handle
     c.images.push_back(std::move(im));
     return &c.images.back().image;
   };
   capture::ImageArg* tex = image(s.abi.texture, true, ex, ey);
-  for (std::size_t i = 0; i < frame.texture.rgba.size(); ++i) write_le(tex->bytes, 2 * i, frame.texture.rgba[i], 2);
+  for (std::size_t i = 0; i < frame.texture.rgba.size(); ++i) store_le(&tex->bytes[2 * i], frame.texture.rgba[i], 2);
   for (int i = 0; i < s.abi.surface_count; ++i) {
     const bool third = i == 2;
     image(s.abi.surfaces[static_cast<std::size_t>(i)], false, third ? ex >> 1 : ex, third ? ey >> 1 : ey);

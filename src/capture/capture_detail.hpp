@@ -21,10 +21,6 @@ std::vector<std::string> split(const std::string& s, char sep);
 std::string hex(std::uint64_t v);
 const char* mode_name(AddressMode m);
 bool parse_mode(const std::string& s, AddressMode& m);
-std::uint32_t rd32(const std::uint8_t* p);
-std::uint64_t rd64(const std::uint8_t* p);
-void wr32(std::uint8_t* p, std::uint32_t v);
-void wr64(std::uint8_t* p, std::uint64_t v);
 
 // capture.cpp
 // The image limits (docs/captures.md): width and height in 1..kMaxImageSide texels.

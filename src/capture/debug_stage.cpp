@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "base/errors.hpp"
+#include "base/little_endian.hpp"
 #include "capture/diff.hpp"
 #include "io/files.hpp"
 #include "io/links.hpp"
@@ -26,8 +27,6 @@ std::string hex(std::uint64_t v) {
   std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
   return b;
 }
-
-std::uint32_t rd32(const std::uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<std::uint32_t>(p[3]) << 24; }
 
 // a + b without wrapping.
 bool add_ok(std::uint64_t a, std::uint64_t b, std::uint64_t& out) {
@@ -177,7 +176,8 @@ StagePayload read_stage_payload(const LaunchCapture& c, const DebugStage& s, std
       const std::uint8_t* blk = bytes->data() + at + static_cast<std::uint64_t>(idx) * w.slot;
       for (int lane = 0; lane < 32; ++lane)
         for (int r = 0; r < s.regs; ++r)
-          p.regs[(static_cast<std::size_t>(b) * 32 + lane) * s.regs + r] = rd32(blk + (static_cast<std::size_t>(lane) * s.regs + r) * 4);
+          p.regs[(static_cast<std::size_t>(b) * 32 + lane) * s.regs + r] =
+              load_le32(blk + (static_cast<std::size_t>(lane) * s.regs + r) * 4);
     }
     return p;
   }
@@ -249,8 +249,7 @@ void store_stage_payload(std::vector<std::uint8_t>& alloc, std::uint64_t arena_o
     for (int lane = 0; lane < 32; ++lane)
       for (int r = 0; r < regs; ++r) {
         const std::uint32_t v = p.at(b, lane, r);
-        std::uint8_t* q = blk + (static_cast<std::size_t>(lane) * regs + r) * 4;
-        for (int i = 0; i < 4; ++i) q[i] = static_cast<std::uint8_t>(v >> 8 * i);
+        store_le32(blk + (static_cast<std::size_t>(lane) * regs + r) * 4, v);
       }
   }
 }

@@ -63,16 +63,6 @@ bool parse_mode(const std::string& s, AddressMode& m) {
   return true;
 }
 
-std::uint32_t rd32(const std::uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | static_cast<std::uint32_t>(p[3]) << 24; }
-std::uint64_t rd64(const std::uint8_t* p) { return rd32(p) | static_cast<std::uint64_t>(rd32(p + 4)) << 32; }
-void wr32(std::uint8_t* p, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> 8 * i);
-}
-void wr64(std::uint8_t* p, std::uint64_t v) {
-  wr32(p, static_cast<std::uint32_t>(v));
-  wr32(p + 4, static_cast<std::uint32_t>(v >> 32));
-}
-
 }  // namespace detail
 
 using namespace detail;

@@ -59,12 +59,12 @@ void parse_buffer_shape(BufferArg& b) {
   b.offset = t.offset;
 }
 
-}  // namespace
+using LaunchFiles = std::map<std::uint32_t, std::vector<const DumpFile*>>;
 
-// --- launch dumps (facts F5) -------------------------------------------------------------------
-
-std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vector<DumpFile>& files, const LoadOptions& opt) {
-  std::map<std::uint32_t, std::vector<const DumpFile*>> by_launch;
+// The dumps of the kernels matching opt.kernel_filter, by launch number; none is an error naming
+// (up to four of) the launches the folder has.
+LaunchFiles matching_launches(const fs::path& dir, const std::vector<DumpFile>& files, const LoadOptions& opt) {
+  LaunchFiles by_launch;
   std::vector<std::string> other;
   for (const DumpFile& f : files) {
     if (f.name.kernel.find(opt.kernel_filter) == std::string::npos) {
@@ -81,67 +81,80 @@ std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vec
     throw std::runtime_error(dir.string() + ": no launch of a kernel matching '" + opt.kernel_filter + "' (found " + found +
                              "); enc5 replays only " + kEnc5Kernel + " (--kernel SUBSTRING selects another name)");
   }
-  std::vector<LaunchCapture> out;
-  for (const auto& entry : by_launch) {
-    const std::uint32_t launch = entry.first;  // not a structured binding: lambdas below capture it (clang 14)
-    const auto& list = entry.second;
-    LaunchCapture c;
-    c.source = dir.string();
-    c.form = Form::launch_dump;
-    c.launch = launch;
-    c.kernel = list.front()->name.kernel;
-    auto find = [&](int arg, const char* kind) -> const DumpFile& {
-      const DumpFile* hit = nullptr;
-      for (const DumpFile* f : list) {
-        if (f->name.arg != arg) continue;
-        if (f->name.kind != kind)
-          throw InputError(f->path.string(), 0, std::string("a ") + kind + " dump for arg" + std::to_string(arg) + " (facts A4)",
-                           "a " + f->name.kind + " dump");
-        if (hit)
-          throw InputError(f->path.string(), 0, "one dump per launch and argument",
-                           "a second file for arg" + std::to_string(arg) + " (also " + hit->path.filename().string() + ")");
-        hit = f;
-      }
-      if (!hit) {
-        char b[64], a[16];
-        std::snprintf(b, sizeof b, "launch-%03u-", launch);
-        std::snprintf(a, sizeof a, "arg%03d", arg);
-        throw std::runtime_error(dir.string() + ": launch " + std::to_string(launch) + " of " + c.kernel + " has no " + a + " " + kind +
-                                 " dump (expected a file " + b + c.kernel + "-" + a + "-" + kind + "-…-fmtN.bin; facts F5)");
-      }
-      return *hit;
-    };
-    auto buffer = [&](int arg) {
-      const DumpFile& f = find(arg, "buffer");
-      BufferArg b;
-      b.file = capture_file(dir, f.path.filename().string(), dir.string(), 0);
-      b.shape = f.name.shape;
-      b.bytes = read_file_no_link(b.file);
-      parse_buffer_shape(b);
-      return b;
-    };
-    auto image = [&](int arg, const char* kind) {
-      const DumpFile& f = find(arg, kind);
-      return load_image_arg(capture_file(dir, f.path.filename().string(), dir.string(), 0), f.name.shape, f.name.fmt, kind);
-    };
-    c.input = buffer(kArgInput);
-    c.weights = buffer(kArgWeights);
-    c.output = buffer(kArgOutput);
-    c.texture = image(kArgTexture, "texture");
-    c.surface = image(kArgSurface, "surface");
-    // Launch dumps carry no parameter block: the extents are the surface's (E61 writes one texel
-    // per token, enc4's surface is ex×ey, facts A3) unless --ex/--ey say otherwise; the block
-    // offsets are 0 unless --block-offset says otherwise (docs/captures.md).
-    c.ex = opt.ex > 0 ? opt.ex : c.surface.width;
-    c.ey = opt.ey > 0 ? opt.ey : c.surface.height;
-    c.ox = static_cast<std::uint16_t>(opt.ox >= 0 ? opt.ox : 0);
-    c.oy = static_cast<std::uint16_t>(opt.oy >= 0 ? opt.oy : 0);
-    validate(c);
-    c.results = ReplayOutputs{c.output.bytes, c.surface.bytes};
-    for (const DumpFile* f : list)
-      if (f->name.arg != kArgOutput && f->name.arg != kArgSurface) c.passthrough.push_back(f->path.string());
-    out.push_back(std::move(c));
+  return by_launch;
+}
+
+// The one dump of argument `arg` among a launch's files, of the given kind (buffer, texture,
+// surface); a second one, one of another kind or none is an error.
+const DumpFile& launch_arg(const fs::path& dir, std::uint32_t launch, const std::vector<const DumpFile*>& list, int arg, const char* kind) {
+  const DumpFile* hit = nullptr;
+  for (const DumpFile* f : list) {
+    if (f->name.arg != arg) continue;
+    if (f->name.kind != kind)
+      throw InputError(f->path.string(), 0, std::string("a ") + kind + " dump for arg" + std::to_string(arg) + " (facts A4)",
+                       "a " + f->name.kind + " dump");
+    if (hit)
+      throw InputError(f->path.string(), 0, "one dump per launch and argument",
+                       "a second file for arg" + std::to_string(arg) + " (also " + hit->path.filename().string() + ")");
+    hit = f;
   }
+  if (!hit) {
+    const std::string& kernel = list.front()->name.kernel;
+    char b[64], a[16];
+    std::snprintf(b, sizeof b, "launch-%03u-", launch);
+    std::snprintf(a, sizeof a, "arg%03d", arg);
+    throw std::runtime_error(dir.string() + ": launch " + std::to_string(launch) + " of " + kernel + " has no " + a + " " + kind +
+                             " dump (expected a file " + b + kernel + "-" + a + "-" + kind + "-…-fmtN.bin; facts F5)");
+  }
+  return *hit;
+}
+
+// One launch's capture: its five arguments read, the extents and block offsets set, validated.
+LaunchCapture load_launch(const fs::path& dir, std::uint32_t launch, const std::vector<const DumpFile*>& list, const LoadOptions& opt) {
+  LaunchCapture c;
+  c.source = dir.string();
+  c.form = Form::launch_dump;
+  c.launch = launch;
+  c.kernel = list.front()->name.kernel;
+  const auto buffer = [&](int arg) {
+    const DumpFile& f = launch_arg(dir, launch, list, arg, "buffer");
+    BufferArg b;
+    b.file = capture_file(dir, f.path.filename().string(), dir.string(), 0);
+    b.shape = f.name.shape;
+    b.bytes = read_file_no_link(b.file);
+    parse_buffer_shape(b);
+    return b;
+  };
+  const auto image = [&](int arg, const char* kind) {
+    const DumpFile& f = launch_arg(dir, launch, list, arg, kind);
+    return load_image_arg(capture_file(dir, f.path.filename().string(), dir.string(), 0), f.name.shape, f.name.fmt, kind);
+  };
+  c.input = buffer(kArgInput);
+  c.weights = buffer(kArgWeights);
+  c.output = buffer(kArgOutput);
+  c.texture = image(kArgTexture, "texture");
+  c.surface = image(kArgSurface, "surface");
+  // Launch dumps carry no parameter block: the extents are the surface's (E61 writes one texel
+  // per token, enc4's surface is ex×ey, facts A3) unless --ex/--ey say otherwise; the block
+  // offsets are 0 unless --block-offset says otherwise (docs/captures.md).
+  c.ex = opt.ex > 0 ? opt.ex : c.surface.width;
+  c.ey = opt.ey > 0 ? opt.ey : c.surface.height;
+  c.ox = static_cast<std::uint16_t>(opt.ox >= 0 ? opt.ox : 0);
+  c.oy = static_cast<std::uint16_t>(opt.oy >= 0 ? opt.oy : 0);
+  validate(c);
+  c.results = ReplayOutputs{c.output.bytes, c.surface.bytes};
+  for (const DumpFile* f : list)
+    if (f->name.arg != kArgOutput && f->name.arg != kArgSurface) c.passthrough.push_back(f->path.string());
+  return c;
+}
+
+}  // namespace
+
+// --- launch dumps (facts F5) -------------------------------------------------------------------
+
+std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vector<DumpFile>& files, const LoadOptions& opt) {
+  std::vector<LaunchCapture> out;
+  for (const auto& [launch, list] : matching_launches(dir, files, opt)) out.push_back(load_launch(dir, launch, list, opt));
   return out;
 }
 

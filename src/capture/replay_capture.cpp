@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "base/errors.hpp"
+#include "base/little_endian.hpp"
 #include "capture/capture.hpp"
 #include "capture/capture_detail.hpp"
 #include "io/checked_size.hpp"
@@ -184,8 +185,8 @@ std::vector<std::uint8_t> read_args(const fs::path& dir, const Manifest& m, Laun
   if (args.size() != kParamBlockBytes)
     throw InputError(apath, std::min(args.size(), kParamBlockBytes), "the 144-byte parameter block (facts A4)",
                      std::to_string(args.size()) + " bytes");
-  c.ex = rd32(&args[0]);
-  c.ey = rd32(&args[4]);
+  c.ex = load_le32(&args[0]);
+  c.ey = load_le32(&args[4]);
   c.ox = static_cast<std::uint16_t>(args[80] | args[81] << 8);
   c.oy = static_cast<std::uint16_t>(args[82] | args[83] << 8);
   if (c.ex == 0 || c.ey == 0 || c.ex > 65536 || c.ey > 65536)
@@ -207,7 +208,7 @@ BufferArg pointer_buffer(const fs::path& dir, const Manifest& m, const std::vect
     throw InputError(m.path, p.line_offset, "an 'alloc " + std::to_string(p.id) + " …' line for the pointer at +" + std::to_string(off),
                      "none");
   const std::uint64_t want = checked_end_in(m.path, p.line_offset, "the pointer alloc base + delta", a->second.base, p.delta);
-  const std::uint64_t value = rd64(&args[static_cast<std::size_t>(off)]);
+  const std::uint64_t value = load_le64(&args[static_cast<std::size_t>(off)]);
   if (value != want)
     throw InputError(apath, static_cast<std::uint64_t>(off),
                      "the pointer alloc " + std::to_string(p.id) + " base + delta = " + hex(want) + " (manifest)", hex(value));

@@ -8,6 +8,7 @@
 
 #include "assets/synthetic_inputs.hpp"
 #include "assets/synthetic_weights.hpp"
+#include "base/little_endian.hpp"
 #include "capture/capture.hpp"
 #include "capture/capture_detail.hpp"
 #include "capture/debug_stage.hpp"
@@ -117,17 +118,17 @@ void put_replay_capture(OutputSet& set, const LaunchCapture& c, const ReplayOutp
   m += "surface 112 " + std::to_string(o.ex) + " " + std::to_string(o.ey) + " 16 " + std::to_string(c.surface.pitch) + " surface-112.bin\n";
   set.write_text("manifest.txt", m);
   std::vector<std::uint8_t> args(kParamBlockBytes, 0);
-  wr32(&args[0], o.ex);
-  wr32(&args[4], o.ey);
-  wr64(&args[8], kBaseIn);
-  wr64(&args[40], kBaseW);
-  wr64(&args[48], kBaseOut + o.window_before);
+  store_le32(&args[0], o.ex);
+  store_le32(&args[4], o.ey);
+  store_le64(&args[8], kBaseIn);
+  store_le64(&args[40], kBaseW);
+  store_le64(&args[48], kBaseOut + o.window_before);
   args[80] = static_cast<std::uint8_t>(o.ox);
   args[81] = static_cast<std::uint8_t>(o.ox >> 8);
   args[82] = static_cast<std::uint8_t>(o.oy);
   args[83] = static_cast<std::uint8_t>(o.oy >> 8);
-  wr64(&args[88], 1);   // texture object handle: opaque
-  wr64(&args[112], 2);  // surface object handle: opaque
+  store_le64(&args[88], 1);   // texture object handle: opaque
+  store_le64(&args[112], 2);  // surface object handle: opaque
   set.write("args.bin", args);
   set.write("alloc-0.bin", c.input.bytes);
   set.write("alloc-1.bin", c.weights.bytes);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/errors.hpp"
+#include "base/little_endian.hpp"
 
 namespace enc5::io_detail {
 
@@ -42,16 +43,14 @@ class ByteReader {
   }
   std::uint32_t u32(const std::string& what) {
     need(4, what);
-    std::uint32_t v = 0;
-    for (int i = 3; i >= 0; --i) v = (v << 8) | bytes_[pos_ + i];
+    const std::uint32_t v = load_le32(bytes_.data() + pos_);
     pos_ += 4;
     return v;
   }
   std::int32_t i32(const std::string& what) { return static_cast<std::int32_t>(u32(what)); }
   std::uint64_t u64(const std::string& what) {
     need(8, what);
-    std::uint64_t v = 0;
-    for (int i = 7; i >= 0; --i) v = (v << 8) | bytes_[pos_ + i];
+    const std::uint64_t v = load_le64(bytes_.data() + pos_);
     pos_ += 8;
     return v;
   }
@@ -104,17 +103,15 @@ inline std::string hex_bytes(std::span<const std::uint8_t> b) {
 
 // Little-endian appenders for writers.
 inline void put_u8(std::vector<std::uint8_t>& out, std::uint8_t v) { out.push_back(v); }
-inline void put_u16(std::vector<std::uint8_t>& out, std::uint16_t v) {
-  out.push_back(static_cast<std::uint8_t>(v));
-  out.push_back(static_cast<std::uint8_t>(v >> 8));
+// The n low bytes of v (base/little_endian.hpp's order) appended.
+inline void put_le(std::vector<std::uint8_t>& out, std::uint64_t v, int n) {
+  out.resize(out.size() + n);
+  store_le(out.data() + out.size() - n, v, n);
 }
-inline void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
+inline void put_u16(std::vector<std::uint8_t>& out, std::uint16_t v) { put_le(out, v, 2); }
+inline void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) { put_le(out, v, 4); }
 inline void put_i32(std::vector<std::uint8_t>& out, std::int32_t v) { put_u32(out, static_cast<std::uint32_t>(v)); }
-inline void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
+inline void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) { put_le(out, v, 8); }
 inline void put_f32(std::vector<std::uint8_t>& out, float f) {
   std::uint32_t bits;
   std::memcpy(&bits, &f, 4);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "base/little_endian.hpp"
 #include "io/byte_reader.hpp"
 #include "io/files.hpp"
 #include "numerics/e4m3.hpp"
@@ -162,8 +163,7 @@ Trace decode_trace(std::span<const std::uint8_t> bytes, const std::string& name)
                       std::to_string(dims[2]) + " u32)");
     s.values.resize(static_cast<std::size_t>(n));
     const std::uint8_t* p = bytes.data() + r.offset();
-    for (std::size_t k = 0; k < s.values.size(); ++k, p += 4)
-      s.values[k] = std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
+    for (std::size_t k = 0; k < s.values.size(); ++k, p += 4) s.values[k] = load_le32(p);
     r.seek(r.offset() + 4 * n, "the end of the values");
     t.stages.push_back(std::move(s));
   }
