@@ -8,7 +8,7 @@
 //    every a with b = 1 (every f16 sum, ties included) against c of every binade, on products
 //    whose exact cancellation gives +-0, on every exponent difference, and on random patterns
 //    (NaN, Inf, subnormals).
-// Run where the CPU has the avx512vnni path.
+// And its vector add.ftz.f32 against add_ftz_f32. Run where the CPU has the avx512vnni path.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -21,6 +21,7 @@
 #include "engine/simd.hpp"
 #include "model/layer.hpp"
 #include "model/readings.hpp"
+#include "numerics/approx.hpp"
 #include "numerics/f16.hpp"
 
 namespace enc5 {
@@ -64,6 +65,37 @@ TEST(EngineE61, F64ToF16EqualsNumerics) {
       xs.push_back(((r & 1) ? -1 : 1) * std::ldexp(m, e));
     }
   expect_f64_rounding(xs);
+}
+
+// add.ftz.f32: every pair of 40 special binary32 values (zeros, the subnormal range's ends,
+// 2^-126 and its neighbours, sums that cancel into the subnormal range, FLT_MAX, Inf, NaN, both
+// signs) and 2 M random pairs (random patterns, and pairs of nearby magnitudes), bit for bit.
+TEST(EngineE61, AddFtzEqualsNumerics) {
+  if (!have_avx512vnni()) GTEST_SKIP() << "no AVX512-VNNI on this CPU";
+  std::vector<float> sp;
+  for (std::uint32_t b :
+       {0x00000000u, 0x00000001u, 0x007FFFFFu, 0x00800000u, 0x00800001u, 0x00C00000u, 0x01000000u, 0x3F800000u, 0x3F800001u, 0x7F7FFFFFu,
+        0x7F800000u, 0x7FC00000u, 0x7F800001u, 0x7FFFFFFFu, 0x33800000u, 0x4B000000u, 0x00400000u, 0x01800000u, 0x00FFFFFFu, 0x7F000000u})
+    for (std::uint32_t s : {0u, 0x80000000u}) sp.push_back(std::bit_cast<float>(b | s));
+  std::vector<float> as, bs;
+  for (float a : sp)
+    for (float b : sp) as.push_back(a), bs.push_back(b);
+  SplitMix64 rng(3061);
+  for (int k = 0; k < 2000000; ++k) {
+    const std::uint64_t r = rng.next();
+    const auto a = static_cast<std::uint32_t>(r);
+    as.push_back(std::bit_cast<float>(a));
+    bs.push_back(std::bit_cast<float>(k % 2 ? static_cast<std::uint32_t>(r >> 32)
+                                            : (a ^ 0x80000000u) + static_cast<std::uint32_t>((r >> 32) % 64) - 32));
+  }
+  while (as.size() % 16) as.push_back(0), bs.push_back(0);
+  for (std::size_t i = 0; i < as.size(); i += 16) {
+    float r[16];
+    engine::add_ftz_x16_avx512(&as[i], &bs[i], r);
+    for (int k = 0; k < 16; ++k)
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(r[k]), std::bit_cast<std::uint32_t>(add_ftz_f32(as[i + k], bs[i + k])))
+          << std::hexfloat << as[i + k] << " + " << bs[i + k];
+  }
 }
 
 struct Triple {

@@ -497,8 +497,22 @@ inline __m128i fma_h8(__m128i a, __m128i b, __m128i c) {
   return f16_of_f64(_mm512_fmadd_pd(d(a), d(b), d(c)));
 }
 
-// src/numerics' scalar function on each lane (the .ftz.f32 operations and the model-dependent
-// div.approx: their one definition, numerics/approx.cpp).
+// .ftz on 16 binary32 lanes (numerics' ftz_f32): a magnitude below 2^-126 becomes the zero of its sign.
+inline __m512 ftz16(__m512 x) {
+  const __m512i b = _mm512_castps_si512(x);
+  const __mmask16 tiny = _mm512_cmplt_epu32_mask(_mm512_and_si512(b, _mm512_set1_epi32(0x7FFFFFFF)), _mm512_set1_epi32(0x00800000));
+  return _mm512_castsi512_ps(_mm512_mask_and_epi32(b, tiny, b, _mm512_set1_epi32(static_cast<int>(0x80000000u))));
+}
+// add.ftz.f32 (numerics' add_ftz_f32) on 16 lanes: the inputs flushed, the IEEE sum (RNE), a NaN
+// the canonical 0x7FFFFFFF (f32_canonical_nan), the result flushed. Tested against add_ftz_f32
+// (EngineE61.AddFtzEqualsNumerics).
+inline __m512 add_ftz16(__m512 a, __m512 b) {
+  const __m512 r = _mm512_add_ps(ftz16(a), ftz16(b));
+  return ftz16(_mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), _mm512_castsi512_ps(_mm512_set1_epi32(0x7FFFFFFF))));
+}
+
+// src/numerics' scalar function on each lane (mul.ftz.f32 and the model-dependent div.approx:
+// their one definition, numerics/approx.cpp).
 template <class Fn>
 inline __m512 per_lane(__m512 x, __m512 y, Fn f) {
   alignas(64) float a[16], b[16];
@@ -540,9 +554,7 @@ struct E61OpsX16 {
   static H to_h(F x) { return f16_of_f32(x); }
   // cvt.f32.f16 is exact; only NaN payloads could differ from f16_to_f32, and to_h's NaN is 0x7FFF.
   static F to_f(H h) { return _mm512_cvtph_ps(h); }
-  static F add_ftz(F a, F b) {
-    return per_lane(a, b, [](float x, float y) { return add_ftz_f32(x, y); });
-  }
+  static F add_ftz(F a, F b) { return add_ftz16(a, b); }
   static F mul_ftz(F a, F b) {
     return per_lane(a, b, [](float x, float y) { return mul_ftz_f32(x, y); });
   }
@@ -590,6 +602,9 @@ void e61_pixels_avx512(const Readings& rd, const golden::E61Inputs* in, int n, c
 void f16_fma_x8_avx512(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r) {
   auto ld = [](const f16_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
   _mm_storeu_si128(reinterpret_cast<__m128i*>(r), fma_h8(ld(a), ld(b), ld(c)));
+}
+void add_ftz_x16_avx512(const float* a, const float* b, float* r) {
+  _mm512_storeu_ps(r, add_ftz16(_mm512_loadu_ps(a), _mm512_loadu_ps(b)));
 }
 void f64_to_f16_x8_avx512(const double* x, f16_t* r) { _mm_storeu_si128(reinterpret_cast<__m128i*>(r), f16_of_f64(_mm512_loadu_pd(x))); }
 
