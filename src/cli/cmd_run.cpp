@@ -526,33 +526,46 @@ int cmd_run(const Args& args) {
 
 namespace {
 
-// The merge layers' readings (model/layer_golden.hpp LayerReadings), enc4's and enc3's alike.
-int print_layer_readings(LayerId layer, bool json) {
-  const auto& registry = layer_reading_registry();
+// enc5's and the merge layers' registry rows (ReadingInfo, LayerReadingInfo) have the same fields
+// but the default: enc5's names it, the merge layers' is the first value.
+const std::string& default_of(const ReadingInfo& r) { return r.default_value; }
+const std::string& default_of(const LayerReadingInfo& r) { return r.values.front(); }
+
+// A registry as a JSON array (one object per reading) or as text (one paragraph per reading, the
+// default marked *).
+template <class Info>
+void print_registry(const std::vector<Info>& registry, bool json) {
   if (json) {
     std::string out = "[\n";
     for (std::size_t i = 0; i < registry.size(); ++i) {
-      const LayerReadingInfo& r = registry[i];
+      const Info& r = registry[i];
       out += "  {\"name\": " + json_string(r.name) + ", \"values\": [";
       for (std::size_t v = 0; v < r.values.size(); ++v) out += (v ? ", " : "") + json_string(r.values[v]);
-      out += "], \"default\": " + json_string(r.values.front()) + ", \"question\": " + json_string(r.question) +
+      out += "], \"default\": " + json_string(default_of(r)) + ", \"question\": " + json_string(r.question) +
              ", \"where\": " + json_string(r.where) + ", \"settle\": " + json_string(r.settle) + "}";
       out += i + 1 < registry.size() ? ",\n" : "\n";
     }
     out += "]\n";
     std::fputs(out.c_str(), stdout);
-    return 0;
+    return;
   }
-  std::printf(
-      "%zu readings of %s (enc5 run --layer %s --layer-reading NAME=VALUE changes one; the default is marked *;\n"
-      "enc5's readings apply to its phases 1..60 too: enc5 readings)\n",
-      registry.size(), std::string(to_string(layer)).c_str(), std::string(to_string(layer)).c_str());
-  for (const LayerReadingInfo& r : registry) {
+  for (const Info& r : registry) {
     std::string values;
-    for (const std::string& v : r.values) values += (values.empty() ? "" : " | ") + v + (v == r.values.front() ? "*" : "");
-    std::printf("\n%s = %s\n  values:   %s\n  question: %s\n  where:    %s\n  settle:   %s\n", r.name.c_str(), r.values.front().c_str(),
+    for (const std::string& v : r.values) values += (values.empty() ? "" : " | ") + v + (v == default_of(r) ? "*" : "");
+    std::printf("\n%s = %s\n  values:   %s\n  question: %s\n  where:    %s\n  settle:   %s\n", r.name.c_str(), default_of(r).c_str(),
                 values.c_str(), r.question.c_str(), r.where.c_str(), r.settle.c_str());
   }
+}
+
+// The merge layers' readings (model/layer_golden.hpp LayerReadings), enc4's and enc3's alike.
+int print_layer_readings(LayerId layer, bool json) {
+  const auto& registry = layer_reading_registry();
+  if (!json)
+    std::printf(
+        "%zu readings of %s (enc5 run --layer %s --layer-reading NAME=VALUE changes one; the default is marked *;\n"
+        "enc5's readings apply to its phases 1..60 too: enc5 readings)\n",
+        registry.size(), std::string(to_string(layer)).c_str(), std::string(to_string(layer)).c_str());
+  print_registry(registry, json);
   return 0;
 }
 
@@ -581,27 +594,9 @@ int cmd_readings(const Args& args) {
   }
   if (layer != LayerId::enc5) return print_layer_readings(layer, json);
   const auto& registry = reading_registry();
-  if (json) {
-    std::string out = "[\n";
-    for (std::size_t i = 0; i < registry.size(); ++i) {
-      const ReadingInfo& r = registry[i];
-      out += "  {\"name\": " + json_string(r.name) + ", \"values\": [";
-      for (std::size_t v = 0; v < r.values.size(); ++v) out += (v ? ", " : "") + json_string(r.values[v]);
-      out += "], \"default\": " + json_string(r.default_value) + ", \"question\": " + json_string(r.question) +
-             ", \"where\": " + json_string(r.where) + ", \"settle\": " + json_string(r.settle) + "}";
-      out += i + 1 < registry.size() ? ",\n" : "\n";
-    }
-    out += "]\n";
-    std::fputs(out.c_str(), stdout);
-    return 0;
-  }
-  std::printf("%zu readings (enc5 run --reading NAME=VALUE changes one; the default is marked *)\n", registry.size());
-  for (const ReadingInfo& r : registry) {
-    std::string values;
-    for (const std::string& v : r.values) values += (values.empty() ? "" : " | ") + v + (v == r.default_value ? "*" : "");
-    std::printf("\n%s = %s\n  values:   %s\n  question: %s\n  where:    %s\n  settle:   %s\n", r.name.c_str(), r.default_value.c_str(),
-                values.c_str(), r.question.c_str(), r.where.c_str(), r.settle.c_str());
-  }
+  if (!json) std::printf("%zu readings (enc5 run --reading NAME=VALUE changes one; the default is marked *)\n", registry.size());
+  print_registry(registry, json);
+  if (json) return 0;
   // The instruction-level readings' value "profile" means the profile's own (numerics/profile.cpp).
   std::printf("\nprofiles (--profile) and the values their mma-* readings stand for:\n");
   for (const Profile* p : all_profiles()) {
