@@ -203,14 +203,8 @@ TEST(LayerE62, WithTheGateAtZeroSurface112IsEnc5sSurface) {
 
   std::vector<std::uint8_t> arena5(f.output_arena.size(), 0);
   enc5::Surface surface = enc5::Surface::make(ex, ey);
-  enc5::LaunchParams p;
-  p.ex = ex;
-  p.ey = ey;
-  p.input_arena = in.input_arena;
-  p.weights = &w5;
-  p.output_arena = arena5;
-  p.texture = &in.texture;
-  p.surface = &surface;
+  enc5::LaunchParams p =
+      enc5::frame_launch(static_cast<std::uint32_t>(ex), static_cast<std::uint32_t>(ey), in.input_arena, w5, arena5, in.texture, surface);
   enc5::RunOptions o;
   o.engine = enc5::Engine::golden;
   enc5::run_frame(p, o);

@@ -208,14 +208,7 @@ TEST(LayerGolden, Enc4ArenaIsEnc5sForTheSamePhases1To60) {
 
   std::vector<std::uint8_t> arena5(f.output_arena.size(), 0);
   enc5::Surface surface = enc5::Surface::make(16, 8);
-  enc5::LaunchParams p;
-  p.ex = 16;
-  p.ey = 8;
-  p.input_arena = in.input_arena;
-  p.weights = &w5;
-  p.output_arena = arena5;
-  p.texture = &in.texture;
-  p.surface = &surface;
+  enc5::LaunchParams p = enc5::frame_launch(16, 8, in.input_arena, w5, arena5, in.texture, surface);
   enc5::RunOptions o;
   o.engine = enc5::Engine::fast;  // bit-identical to golden (engine_diff_test)
   enc5::run_frame(p, o);
