@@ -56,6 +56,9 @@ inline __m512i pair(const std::int16_t* p) {
 }
 
 // All k-steps and halves of an R x 16*NV tile; the f16 accumulators c stay in registers.
+// One function of ~90 lines on purpose, as blackwell's tile: its stages (the exponent maximum,
+// the int16 terms, the per-half rounding) share the R x NV register tiles, which helper
+// functions would pass through memory.
 template <int R, int NV>
 void ada_tile_i16(const KStepArgs& g, int r0, int n0) {
   constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;

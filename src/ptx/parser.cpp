@@ -796,6 +796,49 @@ const Parser::VectorReg* Parser::find_vector(std::string_view name) const {
   return nullptr;
 }
 
+// The operand after its '[': [name], [name+off], [off], and tex's [name, {coordinates}].
+ROp Parser::address_operand(ROp o, int depth) {
+  o.kind = ROp::addr;
+  if (cur().kind == Tok::word) {
+    o.name = next().text;
+    o.has_base = true;
+  }
+  while (cur().is('+') || cur().is('-')) {
+    bool neg = next().is('-');
+    if (accept('-')) neg = !neg;
+    const Tok& n = next();
+    if (n.kind != Tok::num) fail(n, "expected an offset in the address");
+    const std::uint64_t v = number(n);
+    if (v > (1ull << 40)) fail(n, "address offset out of range");
+    o.off += neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+  }
+  if (!o.has_base && cur().kind == Tok::num) {
+    o.off = static_cast<std::int64_t>(number(next()));
+  }
+  if (accept(',')) {
+    o.has_vec = true;
+    o.elems.push_back(operand(depth + 1));
+  }
+  expect(']');
+  return o;
+}
+
+ROp Parser::whole_vector_operand(ROp o, const Tok& t, const VectorReg& vr) {
+  // A whole vector register: the list of its components, as if written {%v.x, %v.y, ...}.
+  if (o.neg) fail(t, "'!' or '-' on the vector register " + std::string(t.text));
+  o.kind = ROp::vec;
+  o.name = t.text;
+  o.whole_vector = true;
+  for (int k = 0; k < vr.count; ++k) {
+    ROp e;
+    e.kind = ROp::reg;
+    e.line = o.line;
+    e.name = vr.components[static_cast<std::size_t>(k)];
+    o.elems.push_back(e);
+  }
+  return o;
+}
+
 ROp Parser::operand(int depth) {
   ROp o;
   o.line = cur().line;
@@ -816,31 +859,7 @@ ROp Parser::operand(int depth) {
     expect(')');
     return o;
   }
-  if (accept('[')) {
-    o.kind = ROp::addr;
-    if (cur().kind == Tok::word) {
-      o.name = next().text;
-      o.has_base = true;
-    }
-    while (cur().is('+') || cur().is('-')) {
-      bool neg = next().is('-');
-      if (accept('-')) neg = !neg;
-      const Tok& n = next();
-      if (n.kind != Tok::num) fail(n, "expected an offset in the address");
-      const std::uint64_t v = number(n);
-      if (v > (1ull << 40)) fail(n, "address offset out of range");
-      o.off += neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
-    }
-    if (!o.has_base && cur().kind == Tok::num) {
-      o.off = static_cast<std::int64_t>(number(next()));
-    }
-    if (accept(',')) {
-      o.has_vec = true;
-      o.elems.push_back(operand(depth + 1));
-    }
-    expect(']');
-    return o;
-  }
+  if (accept('[')) return address_operand(o, depth);
   if (cur().is('!')) {
     ++i_;
     o.neg = true;
@@ -861,21 +880,7 @@ ROp Parser::operand(int depth) {
     o.kind = ROp::sink;
     return o;
   }
-  if (const VectorReg* v = find_vector(t.text)) {
-    // A whole vector register: the list of its components, as if written {%v.x, %v.y, ...}.
-    if (o.neg) fail(t, "'!' or '-' on the vector register " + std::string(t.text));
-    o.kind = ROp::vec;
-    o.name = t.text;
-    o.whole_vector = true;
-    for (int k = 0; k < v->count; ++k) {
-      ROp e;
-      e.kind = ROp::reg;
-      e.line = o.line;
-      e.name = v->components[static_cast<std::size_t>(k)];
-      o.elems.push_back(e);
-    }
-    return o;
-  }
+  if (const VectorReg* v = find_vector(t.text)) return whole_vector_operand(o, t, *v);
   o.kind = ROp::reg;
   o.name = t.text;
   if (cur().is('+') && toks_[i_ + 1].kind == Tok::num) {  // symbol+offset

@@ -148,6 +148,8 @@ class Parser {
   // ----- operands
 
   ROp operand(int depth = 0);
+  ROp address_operand(ROp o, int depth);                               // after its [
+  ROp whole_vector_operand(ROp o, const Tok& t, const VectorReg& vr);  // %v as {%v.x, ...}
   std::uint32_t constant(std::uint64_t v);
   static std::uint32_t special(std::string_view n);
   // Address of a symbol in its own state space (PTX: mov of a variable name gives that address).
