@@ -152,6 +152,7 @@ void e61_pixels_avx512(const Readings& rd, const golden::E61Inputs* in, int n, c
 void f16_fma_x8_avx512(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r);
 void f64_to_f16_x8_avx512(const double* x, f16_t* r);
 void add_ftz_x16_avx512(const float* a, const float* b, float* r);  // add.ftz.f32 (add_ftz_f32) of 16 lanes
+void e11_expval_x16_avx512(const f16_t* s, f16_t* e);               // E11 steps 1..5 (golden::e11_expval) of 16 scores
 // The `ada` integer words (gemm.hpp: kDecodeAdaInt16) with AVX-512 BW (valid where the avx512vnni
 // path is): A's words of n codes (n a multiple of 32) into out; B's k pair of two code rows (N a
 // multiple of 16) into words / exps as [n][2].

@@ -35,6 +35,7 @@
 #include <algorithm>
 
 #include "engine/kernel_args.hpp"
+#include "model/constants.hpp"
 #include "model/e61_pixel_impl.hpp"
 #include "numerics/approx.hpp"
 #include "numerics/f16.hpp"
@@ -369,6 +370,44 @@ inline void fold_lanes_x2(__m512 S, f16_t& s0, f16_t& s1) {
   s1 = static_cast<f16_t>(_mm256_extract_epi16(h, 8));
 }
 
+// E11 steps 1..5 (golden::e11_expval, facts C4; constants model/constants.hpp) of 16 scores in
+// binary32 lanes instead of the 128 KiB e11 table (96 scattered loads per row, most of E11's
+// time). Step 1's mul is exact in binary32 (two 11-bit significands), and the clamp (step 2)
+// commutes with the rounding to f16 (monotone, the bounds are f16 values), so m = f16(clamp(x s));
+// maxps returns its second operand (the bound) for a NaN, as max.f16 returns the non-NaN one.
+// The rounding of y to m by Veltkamp's split (c = y (2^13 + 1), m = c - (c - y): y to the nearest
+// 11-bit significand in three binary32 operations instead of two conversions; its ties and the
+// f16 subnormal range (|y| < 2^-14, where m's later steps round the difference away) are covered
+// by the exhaustive test below, not argued).
+// Step 3: tt = m*(-m) + q lies in [q - 0.556^2, q] within [0.5, 1), where f16's ulp is 2^-11;
+// adding C = 1.5 * 2^12 (exact: q is a multiple of 2^-11) makes the binary32 FMA round the exact
+// value once to a multiple of 2^-11 with ties to even at the same bit, i.e. fma.rn.f16's rounding,
+// and subtracting C is exact. Step 4's FMA rounded to binary32 and then to f16 (u spans two
+// binades) is a double rounding, also checked rather than argued: e11 has only 65536 arguments,
+// and EngineE11.ExpvalEqualsGoldenOnEveryPattern compares every one against golden::e11_expval.
+// Step 5 (u's mantissa into e's exponent) on the int16 lanes.
+struct E11Consts {
+  __m512 scale, low, high, quadratic_c, c, linear;
+};
+inline E11Consts e11_consts() {
+  auto f = [](f16_t h) { return f16_to_f32(h); };
+  constexpr float kC = 6144.0f;  // 1.5 * 2^12: binary32's ulp at it is 2^-11
+  return {_mm512_set1_ps(f(golden::kE11Scale)),
+          _mm512_set1_ps(f(golden::kE11ClampLow)),
+          _mm512_set1_ps(f(golden::kE11ClampHigh)),
+          _mm512_set1_ps(f(golden::kE11Quadratic) + kC),
+          _mm512_set1_ps(kC),
+          _mm512_set1_ps(f(golden::kE11Linear))};
+}
+inline __m256i e11_expval16(__m256i s, const E11Consts& k) {
+  const __m512 y = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(_mm512_cvtph_ps(s), k.scale), k.low), k.high);  // steps 1, 2
+  const __m512 cy = _mm512_mul_ps(y, _mm512_set1_ps(8193.0f));
+  const __m512 m = _mm512_sub_ps(cy, _mm512_sub_ps(cy, y));
+  const __m512 tt = _mm512_sub_ps(_mm512_fnmadd_ps(m, m, k.quadratic_c), k.c);         // step 3
+  const __m256i u = _mm512_cvtps_ph(_mm512_fmadd_ps(m, tt, k.linear), kRoundNearest);  // step 4
+  return _mm256_and_si256(_mm256_slli_epi16(u, 5), _mm256_set1_epi16(static_cast<short>(golden::kE11ExponentBits)));
+}
+
 void e11_rows_x2(const E11Args& g) {
   if (g.counts || !g.q8_run) {
     e11_rows(g);
@@ -377,17 +416,17 @@ void e11_rows_x2(const E11Args& g) {
   const f16_t* const s = g.s;
   e4m3_t* const p = g.p;
   const int rows = g.rows;
-  const f16_t* const e11 = g.e11;
+  const E11Consts k = e11_consts();
   const f16_t* const rcp_table = g.rcp;
   const bool nan_keeps_sign = g.q8_nan_keeps_sign;
   for (int r = 0; r + 2 <= rows; r += 2) {
-    alignas(64) f16_t e[192];  // rows r, r + 1
-    const f16_t* const srow = s + r * 96;
-    for (int c = 0; c < 192; ++c) e[c] = e11[srow[c]];
+    const f16_t* const srow = s + r * 96;  // rows r, r + 1
     __m512 E[12];
     for (int i = 0; i < 12; ++i)
-      E[i] = _mm512_cvtph_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(e + 8 * i))),
-                                                     _mm_load_si128(reinterpret_cast<const __m128i*>(e + 96 + 8 * i)), 1));
+      E[i] = _mm512_cvtph_ps(
+          e11_expval16(_mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(srow + 8 * i))),
+                                               _mm_loadu_si128(reinterpret_cast<const __m128i*>(srow + 96 + 8 * i)), 1),
+                       k));
     const __m512 S = e11_in_lane(E, [](__m512 a, __m512 b) { return _mm512_cvtph_ps(_mm512_cvtps_ph(a + b, kRoundNearest)); });
     f16_t sum0, sum1;
     fold_lanes_x2(S, sum0, sum1);
@@ -605,6 +644,9 @@ void f16_fma_x8_avx512(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r)
 }
 void add_ftz_x16_avx512(const float* a, const float* b, float* r) {
   _mm512_storeu_ps(r, add_ftz16(_mm512_loadu_ps(a), _mm512_loadu_ps(b)));
+}
+void e11_expval_x16_avx512(const f16_t* s, f16_t* e) {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(e), e11_expval16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)), e11_consts()));
 }
 void f64_to_f16_x8_avx512(const double* x, f16_t* r) { _mm_storeu_si128(reinterpret_cast<__m128i*>(r), f16_of_f64(_mm512_loadu_pd(x))); }
 
