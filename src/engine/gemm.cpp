@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <stdexcept>
 #include <utility>
 
 #include "layout/fragment.hpp"
@@ -314,16 +315,19 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
   const bool hopper = p.mma == MmaAccumulation::hopper_two_hmma;
   const KStepKernel kernel = blackwell ? kern.blackwell : hopper ? kern.hopper : ada ? kern.ada : kern.zluda;
   KStepArgs g{};
+  // An operand form that was not decoded is an empty vector: its pointer stays null (an offset
+  // added to a null data() is undefined behaviour, found by fuzz_launch).
+  auto at = [](const auto& v, std::size_t off) { return v.empty() ? nullptr : v.data() + off; };
   if (hopper) {
-    g.a = a.v.data() + a_k0;
-    g.b = b.v.data() + static_cast<std::size_t>(b_k0) * b.N;
+    g.a = at(a.v, a_k0);
+    g.b = at(b.v, static_cast<std::size_t>(b_k0) * b.N);
     g.hea16 = a.he16.empty() ? nullptr : a.he16.data() + a_k0;
     g.heb16 = b.he16.empty() ? nullptr : b.he16.data() + static_cast<std::size_t>(b_k0) * b.N;
   } else if (ada) {
-    g.a = a.v.data() + a_k0;
+    g.a = at(a.v, a_k0);  // empty where only the integer words were decoded (kDecodeAdaInt16)
     g.ea = a.e.empty() ? nullptr : a.e.data() + a_k0;
     g.ea16 = a.e16.empty() ? nullptr : a.e16.data() + a_k0;
-    g.b = b.v.data() + static_cast<std::size_t>(b_k0) * b.N;
+    g.b = at(b.v, static_cast<std::size_t>(b_k0) * b.N);
     g.eb = b.e.empty() ? nullptr : b.e.data() + static_cast<std::size_t>(b_k0) * b.N;
     g.eb16 = b.e16.empty() ? nullptr : b.e16.data() + static_cast<std::size_t>(b_k0) * b.N;
     if (!a.aw16.empty() && !b.bw16.empty()) {  // the integer form (kDecodeAdaInt16)
@@ -350,6 +354,8 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
   // Operands decoded without the `ada` integer form (e.g. by another path's decode_for) take the
   // avx512 path's binary32 kernel, which computes the same values.
   const KStepKernel run = ada && !blackwell && path == SimdPath::avx512vnni && !g.aw16 ? kernels(SimdPath::avx512).ada : kernel;
+  if (ada && !g.aw16 && (!g.a || !g.b))  // both operands decoded for the kernel, or neither reads them
+    throw std::logic_error("engine::gemm: ada operands decoded without the binary32 form the kernel reads");
   g.lda = a.K;
   g.N = b.N;
   g.d = d;
