@@ -45,11 +45,25 @@ namespace {
 
 constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 
+// f16(x) of 16 binary32 lanes (cvt.rn.f16.f32 = f32_to_f16: RNE, subnormals kept, overflow to
+// Inf); NaN -> 0x7FFF.
+inline __m256i f16_of_f32(__m512 x) {
+  return _mm256_mask_blend_epi16(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_cvtps_ph(x, kRoundNearest), _mm256_set1_epi16(0x7FFF));
+}
+// x rounded to f16 and back (one f16 rounding of a binary32 result).
+inline __m512 rnd16(__m512 x) { return _mm512_cvtph_ps(_mm512_cvtps_ph(x, kRoundNearest)); }
+// Two 8-column f16 vectors (rows r and r + 1) as the words 0..7 and 8..15 of one register, and
+// as binary32 lanes.
+inline __m256i load_bits8x2(const f16_t* lo, const f16_t* hi) {
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(lo))),
+                                 _mm_loadu_si128(reinterpret_cast<const __m128i*>(hi)), 1);
+}
+inline __m512 load_h8x2(const f16_t* lo, const f16_t* hi) { return _mm512_cvtph_ps(load_bits8x2(lo, hi)); }
+
 // f16(f32(x)) of 16 binary64 lanes (lo = lanes 0..7); NaN -> 0x7FFF.
 inline __m256i round_to_f16(__m512d lo, __m512d hi) {
   const __m512 f = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
-  const __mmask16 nan = _mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q);
-  return _mm256_mask_blend_epi16(nan, _mm512_cvtps_ph(f, kRoundNearest), _mm256_set1_epi16(0x7FFF));
+  return f16_of_f32(f);
 }
 
 inline __m512d low8_pd(__m512 f) { return _mm512_cvtps_pd(_mm512_castps512_ps256(f)); }
@@ -360,12 +374,10 @@ namespace {
 // j, j ^ 1; each add one binary32 add and one rounding to f16, as there. Row r's sum is lane 0,
 // row r + 1's lane 8 (NaN -> 0x7FFF, the table index to_h gives).
 inline void fold_lanes_x2(__m512 S, f16_t& s0, f16_t& s1) {
-  auto rnd = [](__m512 x) { return _mm512_cvtph_ps(_mm512_cvtps_ph(x, kRoundNearest)); };
-  const __m512 u = rnd(_mm512_add_ps(S, _mm512_permute_ps(S, _MM_SHUFFLE(1, 0, 3, 2))));        // lane j ^ 2
-  const __m512 v = rnd(_mm512_add_ps(u, _mm512_shuffle_f32x4(u, u, _MM_SHUFFLE(2, 3, 0, 1))));  // lane j ^ 4
-  const __m512 w = _mm512_add_ps(v, _mm512_permute_ps(v, _MM_SHUFFLE(2, 3, 0, 1)));             // lane j ^ 1
-  const __m256i h =
-      _mm256_mask_blend_epi16(_mm512_cmp_ps_mask(w, w, _CMP_UNORD_Q), _mm512_cvtps_ph(w, kRoundNearest), _mm256_set1_epi16(0x7FFF));
+  const __m512 u = rnd16(_mm512_add_ps(S, _mm512_permute_ps(S, _MM_SHUFFLE(1, 0, 3, 2))));        // lane j ^ 2
+  const __m512 v = rnd16(_mm512_add_ps(u, _mm512_shuffle_f32x4(u, u, _MM_SHUFFLE(2, 3, 0, 1))));  // lane j ^ 4
+  const __m512 w = _mm512_add_ps(v, _mm512_permute_ps(v, _MM_SHUFFLE(2, 3, 0, 1)));               // lane j ^ 1
+  const __m256i h = f16_of_f32(w);
   s0 = static_cast<f16_t>(_mm256_extract_epi16(h, 0));
   s1 = static_cast<f16_t>(_mm256_extract_epi16(h, 8));
 }
@@ -422,12 +434,8 @@ void e11_rows_x2(const E11Args& g) {
   for (int r = 0; r + 2 <= rows; r += 2) {
     const f16_t* const srow = s + r * 96;  // rows r, r + 1
     __m512 E[12];
-    for (int i = 0; i < 12; ++i)
-      E[i] = _mm512_cvtph_ps(
-          e11_expval16(_mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(srow + 8 * i))),
-                                               _mm_loadu_si128(reinterpret_cast<const __m128i*>(srow + 96 + 8 * i)), 1),
-                       k));
-    const __m512 S = e11_in_lane(E, [](__m512 a, __m512 b) { return _mm512_cvtph_ps(_mm512_cvtps_ph(a + b, kRoundNearest)); });
+    for (int i = 0; i < 12; ++i) E[i] = _mm512_cvtph_ps(e11_expval16(load_bits8x2(srow + 8 * i, srow + 96 + 8 * i), k));
+    const __m512 S = e11_in_lane(E, [](__m512 a, __m512 b) { return rnd16(a + b); });
     f16_t sum0, sum1;
     fold_lanes_x2(S, sum0, sum1);
     const float rf0 = from_h(rcp_table[sum0]), rf1 = from_h(rcp_table[sum1]);
@@ -435,10 +443,7 @@ void e11_rows_x2(const E11Args& g) {
     // p = e * rcp and q8(p) in registers: columns 8i..8i+15 of both rows per q8_codes, the codes
     // back in row order (rows r, r + 1: 64-bit quarters 0, 2 and 1, 3).
     const __m512i nan_sign = q8_nan_sign(nan_keeps_sign);
-    auto p16 = [&](int i) {
-      const __m512 x = _mm512_mul_ps(E[i], rf);
-      return _mm256_mask_blend_epi16(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_cvtps_ph(x, kRoundNearest), _mm256_set1_epi16(0x7FFF));
-    };
+    auto p16 = [&](int i) { return f16_of_f32(_mm512_mul_ps(E[i], rf)); };
     for (int i = 0; i < 12; i += 2) {
       const __m512i h = _mm512_inserti64x4(_mm512_castsi256_si512(p16(i)), p16(i + 1), 1);
       const __m256i c = _mm256_permute4x64_epi64(_mm512_cvtepi16_epi8(q8_codes(h, nan_sign)), _MM_SHUFFLE(3, 1, 2, 0));
@@ -454,13 +459,6 @@ void e11_rows_x2(const E11Args& g) {
     e11_rows(last);
   }
 }
-
-// Two 8-column f16 vectors (rows r and r + 1) as the lanes 0..7 and 8..15 of one register.
-inline __m512 load_h8x2(const f16_t* lo, const f16_t* hi) {
-  return _mm512_cvtph_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(lo))),
-                                                 _mm_loadu_si128(reinterpret_cast<const __m128i*>(hi)), 1));
-}
-inline __m512 rnd16(__m512 x) { return _mm512_cvtph_ps(_mm512_cvtps_ph(x, kRoundNearest)); }
 
 // The RMS norms (prologue, E20) on two rows per 512-bit register, as e11_rows_x2: the squares, the
 // reading's tree and out = x * (inv * gain) are epilogue_impl.hpp's rms_rows lane for lane; the
@@ -482,8 +480,7 @@ void rms_rows_x2(const RmsArgs& g) {
     f16_t* const out = g.out + r * 160;
     for (int i = 0; i < 20; ++i) {
       const __m512 y = X[i] * rnd16(load_h8x2(g.gain + 8 * i, g.gain + 8 * i) * fi);
-      const __m256i h =
-          _mm256_mask_blend_epi16(_mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q), _mm512_cvtps_ph(y, kRoundNearest), _mm256_set1_epi16(0x7FFF));
+      const __m256i h = f16_of_f32(y);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8 * i), _mm256_castsi256_si128(h));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 160 + 8 * i), _mm256_extracti128_si256(h, 1));
     }
@@ -498,12 +495,6 @@ void rms_rows_x2(const RmsArgs& g) {
 }
 
 // ---- E61 steps 4..6 on 16 pixels (model/e61_pixel_impl.hpp's definition, pixel p in lane p) ----
-
-// f16(x) of 16 binary32 lanes (cvt.rn.f16.f32 = f32_to_f16: RNE, subnormals kept, overflow to
-// Inf); NaN -> 0x7FFF.
-inline __m256i f16_of_f32(__m512 x) {
-  return _mm256_mask_blend_epi16(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_cvtps_ph(x, kRoundNearest), _mm256_set1_epi16(0x7FFF));
-}
 
 // f16 of 8 binary64 lanes, round to nearest even: numerics' round_f64_rne (f16.cpp) in 64-bit
 // lanes. |r| >= 65520 (Inf included): Inf. A normal f16 (|r| >= 2^-14): the top 10 of the 52
