@@ -59,6 +59,7 @@ void Cta::exec_f16(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
     LANES v[l] = S(h(a[l]));   \
   }                            \
   break;
+// The packed (x2) or single half-precision binary operation, f16 and bf16 alike.
 #define F16_BINARY(P, S)                  \
   if (x2) {                               \
     LANES v[l] = P(w32(a[l]), w32(b[l])); \
@@ -92,7 +93,6 @@ void Cta::exec_f16(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
     default: fail("operation not supported on f16");
   }
 #undef F16_UNARY
-#undef F16_BINARY
   // min/max.NaN: a NaN operand gives the canonical NaN (per half); .relu (fma/min/max).
   if (in.sub2 & kMinMaxNaN) {
     LANES for (int hv = 0; hv < (x2 ? 2 : 1); ++hv) if (f16_is_nan(h(a[l] >> (16 * hv))) || f16_is_nan(h(b[l] >> (16 * hv)))) v[l] =
@@ -118,27 +118,20 @@ void Cta::exec_bf16(Warp& w, const Inst& in, const std::uint32_t* d, const std::
   const auto w32 = [](std::uint64_t u) { return static_cast<std::uint32_t>(u); };
   const auto h = [](std::uint64_t u) { return static_cast<std::uint16_t>(u); };
   const std::uint32_t sign = x2 ? 0x80008000u : 0x8000u;
-#define BF16_BINARY(P, S)                 \
-  if (x2) {                               \
-    LANES v[l] = P(w32(a[l]), w32(b[l])); \
-  } else {                                \
-    LANES v[l] = S(h(a[l]), h(b[l]));     \
-  }                                       \
-  break;
   switch (in.op) {
-    case Op::fadd: BF16_BINARY(bf16x2_add, bf16_add)
-    case Op::fsub: BF16_BINARY(bf16x2_sub, bf16_sub)
-    case Op::fmul: BF16_BINARY(bf16x2_mul, bf16_mul)
+    case Op::fadd: F16_BINARY(bf16x2_add, bf16_add)
+    case Op::fsub: F16_BINARY(bf16x2_sub, bf16_sub)
+    case Op::fmul: F16_BINARY(bf16x2_mul, bf16_mul)
     case Op::fmin:
       if (in.sub2 & kXorsignAbs) {
-        BF16_BINARY(bf16x2_min_xorsign_abs, bf16_min_xorsign_abs)
+        F16_BINARY(bf16x2_min_xorsign_abs, bf16_min_xorsign_abs)
       }
-      BF16_BINARY(bf16x2_min, bf16_min)
+      F16_BINARY(bf16x2_min, bf16_min)
     case Op::fmax:
       if (in.sub2 & kXorsignAbs) {
-        BF16_BINARY(bf16x2_max_xorsign_abs, bf16_max_xorsign_abs)
+        F16_BINARY(bf16x2_max_xorsign_abs, bf16_max_xorsign_abs)
       }
-      BF16_BINARY(bf16x2_max, bf16_max)
+      F16_BINARY(bf16x2_max, bf16_max)
     case Op::fneg: LANES v[l] = (w32(a[l]) ^ sign) & (x2 ? 0xFFFFFFFFu : 0xFFFFu); break;
     case Op::fabs: LANES v[l] = w32(a[l]) & ~sign & (x2 ? 0xFFFFFFFFu : 0xFFFFu); break;
     case Op::ffma:
@@ -150,7 +143,7 @@ void Cta::exec_bf16(Warp& w, const Inst& in, const std::uint32_t* d, const std::
       break;
     default: fail("operation not supported on bf16");
   }
-#undef BF16_BINARY
+#undef F16_BINARY
   if (in.sub2 & kRelu) {  // fma.rn.relu.bf16{x2} (docs/readings.md "ptx-relu-negative-zero")
     const ReluNegativeZero z = s_.opt.relu_negative_zero;
     LANES v[l] = bf16_relu(h(v[l]), z) | (x2 ? static_cast<std::uint64_t>(bf16_relu(h(v[l] >> 16), z)) << 16 : 0);
