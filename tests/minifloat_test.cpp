@@ -15,6 +15,7 @@
 #include "numerics/minifloat.hpp"
 #include "numerics/profile.hpp"
 #include "ptx/ptx.hpp"
+#include "ptx_test_util.hpp"
 #if defined(ENC5_HAVE_CUDA_FP8_REF)
 #include "reference/cuda_fp8_ref.hpp"
 #endif
@@ -87,15 +88,7 @@ TEST(Minifloat, PtxCvtRoutesToTheConversions) {
   in[0] = 60000.0f;
   in[1] = -1e-9f;
   std::vector<std::uint32_t> out(128, 0);
-  Device dev;
-  const std::uint64_t a = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(out.data()), out.size() * 4});
-  const std::uint64_t b = dev.add_global_readonly("in", {reinterpret_cast<const std::uint8_t*>(in.data()), in.size() * 4});
-  std::uint8_t params[16];
-  std::memcpy(params, &a, 8);
-  std::memcpy(params + 8, &b, 8);
-  RunOptions opt;
-  opt.threads = 1;
-  run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
+  enc5::ptx::test::run_out_in(*m, out, in);
   const enc5::Profile& ada = enc5::profile_ada();
   for (int l = 0; l < 32; ++l) {
     const float x = in[2 * l], y = in[2 * l + 1];

@@ -21,6 +21,7 @@
 
 #include "model/texture_surface.hpp"
 #include "ptx/ptx.hpp"
+#include "ptx_test_util.hpp"
 #include "reference/f16_oracle.hpp"
 #include "test_util.hpp"
 #if defined(ENC5_HAVE_MPFR)
@@ -1426,15 +1427,7 @@ std::vector<std::uint32_t> run_matrix_kernel(const std::string& insn, bool store
     for (int c = 0; c < 8; c += 2) in[row * 4 + c / 2] = (1000u + 8 * row + c) | ((1000u + 8 * row + c + 1) << 16);
   for (int i = 0; i < 128; ++i) in[256 + i] = 0x70000000u + static_cast<std::uint32_t>(i) * 0x00010003u;
   auto m = parse_module(ptx, "matrix.ptx");
-  Device dev;
-  const u64 a_out = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(out.data()), out.size() * 4});
-  const u64 a_in = dev.add_global_readonly("in", {reinterpret_cast<const std::uint8_t*>(in.data()), in.size() * 4});
-  std::uint8_t params[16];
-  std::memcpy(params, &a_out, 8);
-  std::memcpy(params + 8, &a_in, 8);
-  RunOptions opt;
-  opt.threads = 1;
-  run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
+  test::run_out_in(*m, out, in);
   return out;
 }
 
@@ -1639,15 +1632,7 @@ std::vector<u64> run_int_mma(const std::string& op, const IntMmaCase& s, const s
       loads + "  " + op + " " + vec_d + ", " + vec_a + ", " + vec_b + ", " + vec_c + ";\n" + stores + "  ret;\n}\n";
   auto m = parse_module(text, "int_mma.ptx");
   std::vector<std::uint32_t> in = regs, out(32 * 4, 0xDEADBEEFu);
-  Device dev;
-  const u64 a_out = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(out.data()), out.size() * 4});
-  const u64 a_in = dev.add_global_readonly("in", {reinterpret_cast<const std::uint8_t*>(in.data()), in.size() * 4});
-  std::uint8_t params[16];
-  std::memcpy(params, &a_out, 8);
-  std::memcpy(params + 8, &a_in, 8);
-  RunOptions opt;
-  opt.threads = 1;
-  run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
+  test::run_out_in(*m, out, in);
   return std::vector<u64>(out.begin(), out.end());
 }
 

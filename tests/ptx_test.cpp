@@ -26,6 +26,7 @@
 #include "numerics/warp.hpp"
 #include "ptx/ir.hpp"
 #include "ptx/ptx.hpp"
+#include "ptx_test_util.hpp"
 #include "reference/f16_oracle.hpp"
 #if defined(ENC5_HAVE_CUDA_FP8_REF)
 #include "reference/cuda_fp8_ref.hpp"
@@ -58,17 +59,10 @@ Out run_kernel(const std::string& ptx, std::vector<std::uint32_t> in, std::size_
   Out o;
   o.out.assign(out_words, 0xDEADBEEFu);
   if (in.empty()) in.push_back(0);
-  Device local;
-  Device& dev = dev_in ? *dev_in : local;
-  const std::uint64_t a_out = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(o.out.data()), o.out.size() * 4});
-  const std::uint64_t a_in = dev.add_global_readonly("in", {reinterpret_cast<const std::uint8_t*>(in.data()), in.size() * 4});
-  std::uint8_t params[16];
-  std::memcpy(params, &a_out, 8);
-  std::memcpy(params + 8, &a_in, 8);
   RunOptions opt;
   opt.profile = profile;
   opt.threads = threads;
-  o.st = run(*m, "k", grid, block, params, dev, opt);
+  o.st = test::run_out_in(*m, o.out, in, opt, dev_in, grid, block);
   return o;
 }
 

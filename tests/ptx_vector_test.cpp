@@ -9,6 +9,7 @@
 
 #include "model/texture_surface.hpp"
 #include "ptx/ptx.hpp"
+#include "ptx_test_util.hpp"
 
 using namespace enc5::ptx;
 
@@ -28,16 +29,7 @@ std::vector<std::uint32_t> run_kernel(const std::string& ptx, std::vector<std::u
                                       Device* dev_in = nullptr) {
   auto m = parse_module(ptx, "vec.ptx");
   std::vector<std::uint32_t> out(out_words, 0xDEADBEEFu);
-  Device local;
-  Device& dev = dev_in ? *dev_in : local;
-  const std::uint64_t a_out = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(out.data()), out.size() * 4});
-  const std::uint64_t a_in = dev.add_global_readonly("in", {reinterpret_cast<const std::uint8_t*>(in.data()), in.size() * 4});
-  std::uint8_t params[16];
-  std::memcpy(params, &a_out, 8);
-  std::memcpy(params + 8, &a_in, 8);
-  RunOptions opt;
-  opt.threads = 1;
-  run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
+  test::run_out_in(*m, out, in, test::one_thread(), dev_in);
   return out;
 }
 
