@@ -48,8 +48,8 @@ unsigned decode_for(const Profile& p, SimdPath path) {
     return path != SimdPath::scalar ? kDecodeF32 | kDecodeHopperExponent16 : kDecodeF32;
   // `ada` and `blackwell` read the same forms (values and ada exponents)
   const bool ada_forms = p.mma == MmaAccumulation::ada_truncated_halves || p.mma == MmaAccumulation::blackwell_fused_sum;
-  if (!ada_forms)  // the VNNI kernel's binary64 step reads the codes
-    return path == SimdPath::avx512vnni ? kDecodeInt16 : kDecodeF64;
+  if (!ada_forms)  // the integer kernels (avx2, avx512vnni): their binary64 steps read the codes
+    return path == SimdPath::avx512vnni || path == SimdPath::avx2 ? kDecodeInt16 : kDecodeF64;
   if (path == SimdPath::avx512vnni && !blackwell_forms(p)) return kDecodeExponent16 | kDecodeAdaInt16;  // kernels_ada_int16_impl.hpp
   return avx512 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
 }
@@ -173,6 +173,8 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
   i16_l1.resize(decode & kDecodeInt16 ? steps : 0);
   if ((decode & kDecodeInt16) && path == SimdPath::avx512vnni) {
     nan |= int16_form_a_avx512(codes.data(), rows * (K / 32), i16.data(), i16_base.data(), i16_l1.data());
+  } else if ((decode & kDecodeInt16) && path == SimdPath::avx2) {
+    nan |= int16_form_a_avx2(codes.data(), rows * (K / 32), i16.data(), i16_base.data(), i16_l1.data());
   } else if (decode & kDecodeInt16)
     for (int r = 0; r < rows; ++r)
       for (int s = 0; s < K / 32; ++s) {
@@ -251,6 +253,10 @@ void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrd
     for (int s = 0; s < b.K / 32; ++s)
       b.nan |= int16_form_b_avx512(b.codes.data() + 32 * s, b.N, b.K, b.i16.data() + static_cast<std::size_t>(32) * b.N * s,
                                    b.i16_base.data() + s, b.i16_max.data() + s);
+  } else if (int16 && path == SimdPath::avx2) {
+    for (int s = 0; s < b.K / 32; ++s)
+      b.nan |= int16_form_b_avx2(b.codes.data() + 32 * s, b.N, b.K, b.i16.data() + static_cast<std::size_t>(32) * b.N * s,
+                                 b.i16_base.data() + s, b.i16_max.data() + s);
   } else if (int16)
     for (int s = 0; s < b.K / 32; ++s) {
       // k pairs: element (k, n) of the step at 2 N (k / 2) + 2 n + (k & 1)

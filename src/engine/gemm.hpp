@@ -35,7 +35,8 @@ const CodeTable& code_table();
 // kernel takes the exponents as int16, see kernels_avx512.cpp). Prepared weights are
 // profile-independent and decode everything.
 // kDecodeHopperExponent16: the `hopper` exponents (kernel_args.hpp: DecodeRun) for the AVX2 and AVX-512
-// `hopper` kernels. kDecodeInt16: the `zluda` integer form of the AVX512-VNNI kernel (below).
+// `hopper` kernels. kDecodeInt16: the `zluda` integer form of the AVX512-VNNI and AVX2 integer kernels
+// (below; kernels_avx512vnni.cpp, kernels_zluda_int16_avx2_impl.hpp).
 // kDecodeAdaInt16: the `ada` integer words of the avx512vnni `ada` kernel (AOperand::aw16,
 // BOperand::bw16 / beb16; with kDecodeExponent16 for A's exponents).
 enum Decode : unsigned {

@@ -47,7 +47,7 @@ struct KStepArgs {
   const std::int16_t* aw16;
   const std::int16_t* bw16;
   const std::int16_t* beb16;
-  // The `zluda` integer form (gemm.hpp: kDecodeInt16; the AVX512-VNNI `zluda` kernel's): A's int16
+  // The `zluda` integer form (gemm.hpp: kDecodeInt16; the AVX512-VNNI and AVX2 `zluda` kernels'): A's int16
   // values at a16 + r * lda + 32 s (logical k order), their base shift and l1 per row and k-step at
   // a16_base / a16_l1 + r * (lda / 32) + s; B's int16 k pairs of step s at b16 + 32 N s ([k/2][n][2]),
   // its base and max |b| per k-step at b16_base / b16_max + s.
@@ -59,7 +59,7 @@ struct KStepArgs {
   const std::int32_t* b16_max;
   // The codes themselves (logical k order: A [r][lda] like a64, B [n][ldb_codes]) and the value of
   // every code as binary64 (gemm.hpp: CodeTable::value64): where a64 / b64 are not decoded (the
-  // VNNI path), its binary64 step reads the values through them.
+  // VNNI and AVX2 paths), their binary64 steps read the values through them.
   const e4m3_t* a_codes;
   const e4m3_t* b_codes;
   int ldb_codes;
@@ -144,6 +144,9 @@ bool int16_form_a_avx512(const e4m3_t* codes, int groups, std::int16_t* out, std
 // e4m3_nan_keeps_sign, the only way the profiles' q8 differ (engine/tables.cpp: q8_ada, q8_zluda).
 void q8_run_avx512(const f16_t* h, e4m3_t* out, std::size_t n, bool nan_keeps_sign);
 bool int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, std::int8_t* base, std::int32_t* max);
+// The same two decoders with AVX2 (valid where the avx2 path is; kernels_zluda_int16_avx2_impl.hpp).
+bool int16_form_a_avx2(const e4m3_t* codes, int groups, std::int16_t* out, std::int8_t* base, std::int32_t* l1);
+bool int16_form_b_avx2(const e4m3_t* codes, int N, int K, std::int16_t* out, std::int8_t* base, std::int32_t* max);
 // E61 steps 4..6 of n pixels, 16 per vector (model/e61_pixel_impl.hpp on AVX-512 lanes: equal to
 // golden::e61_pixel for each); valid where the avx512vnni path is. And two of its operations for
 // the tests: fma.rn.f16 of 8 lanes (f16_fma) and the rounding of 8 binary64 to f16 (f64_to_f16 of

@@ -48,7 +48,9 @@ void zluda_tile(const KStepArgs& g, int r0, int n0) {
     }
 }
 
-void zluda_kstep(const KStepArgs& g) {
+// The binary64 kernel: operands decoded without the integer form (gemm.hpp: decode_for of another
+// path). The integer kernel below is the avx2 path's own.
+void zluda_kstep_f64(const KStepArgs& g) {
   int r = 0;
   for (; r + 2 <= g.rows; r += 2)
     for (int n0 = 0; n0 < g.N; n0 += 16) zluda_tile<2, 4>(g, r, n0);
@@ -147,6 +149,7 @@ inline void store_h8(f16_t* p, V8 x) {
 #include "engine/epilogue_impl.hpp"
 #include "engine/kernels_blackwell_impl.hpp"
 #include "engine/kernels_hopper_impl.hpp"
+#include "engine/kernels_zluda_int16_avx2_impl.hpp"
 
 namespace enc5::engine {
 namespace {
@@ -197,6 +200,6 @@ bool decode_run(const DecodeRun& d) {
 
 }  // namespace
 
-KernelSet kernels_avx2() { return {zluda_kstep, ada_kstep, e11_rows, rms_rows, decode_run, add_rows, hopper_kstep, blackwell_kstep}; }
+KernelSet kernels_avx2() { return {zluda_kstep_int16, ada_kstep, e11_rows, rms_rows, decode_run, add_rows, hopper_kstep, blackwell_kstep}; }
 
 }  // namespace enc5::engine
