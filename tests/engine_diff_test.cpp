@@ -131,23 +131,29 @@ TEST(EngineF16, EpilogueArithmeticMatchesNumerics) {
 // and `zluda` (a NaN keeps its sign), on runs of every length 1..64 (the masked tail) and at every
 // offset of the buffer. Runs where the CPU has the avx512vnni path.
 TEST(EngineF16, Q8RunEqualsNumerics) {
-  if (!engine::simd_supported(engine::SimdPath::avx512vnni)) GTEST_SKIP() << "no AVX512-VNNI on this CPU";
+  // Every vector form of q8 this CPU can run: the avx512vnni path's and the avx2 path's.
+  using Run = void (*)(const f16_t*, e4m3_t*, std::size_t, bool);
+  std::vector<std::pair<const char*, Run>> runs;
+  if (engine::simd_supported(engine::SimdPath::avx512vnni)) runs.emplace_back("q8_run_avx512", engine::q8_run_avx512);
+  if (engine::simd_supported(engine::SimdPath::avx2)) runs.emplace_back("q8_run_avx2", engine::q8_run_avx2);
+  if (runs.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
   std::vector<f16_t> h(65536 + 64);
   for (std::uint32_t i = 0; i < h.size(); ++i) h[i] = static_cast<f16_t>(i);
-  for (const Profile* p : {&profile_ada(), &profile_zluda()}) {
-    std::vector<e4m3_t> out(h.size(), 0x55);
-    engine::q8_run_avx512(h.data(), out.data(), 65536, p->e4m3_nan_keeps_sign);
-    for (std::uint32_t i = 0; i < 65536; ++i)
-      ASSERT_EQ(out[i], f16_to_e4m3(static_cast<f16_t>(i), *p)) << p->name << " f16 0x" << std::hex << i;
-    ASSERT_EQ(out[65536], 0x55);  // nothing written past n
-    for (std::size_t n = 1; n <= 64; ++n) {
-      std::vector<e4m3_t> o(n + 8, 0x55);
-      const std::size_t at = 0x7BE0 - n / 2;  // around 448 .. Inf .. NaN
-      engine::q8_run_avx512(h.data() + at, o.data(), n, p->e4m3_nan_keeps_sign);
-      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(o[i], f16_to_e4m3(h[at + i], *p)) << n << " " << i;
-      for (std::size_t i = n; i < n + 8; ++i) ASSERT_EQ(o[i], 0x55) << "written past n = " << n;
+  for (const auto& [name, run] : runs)
+    for (const Profile* p : {&profile_ada(), &profile_zluda()}) {
+      std::vector<e4m3_t> out(h.size(), 0x55);
+      run(h.data(), out.data(), 65536, p->e4m3_nan_keeps_sign);
+      for (std::uint32_t i = 0; i < 65536; ++i)
+        ASSERT_EQ(out[i], f16_to_e4m3(static_cast<f16_t>(i), *p)) << name << " " << p->name << " f16 0x" << std::hex << i;
+      ASSERT_EQ(out[65536], 0x55) << name;  // nothing written past n
+      for (std::size_t n = 1; n <= 64; ++n) {
+        std::vector<e4m3_t> o(n + 8, 0x55);
+        const std::size_t at = 0x7BE0 - n / 2;  // around 448 .. Inf .. NaN
+        run(h.data() + at, o.data(), n, p->e4m3_nan_keeps_sign);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(o[i], f16_to_e4m3(h[at + i], *p)) << name << " " << n << " " << i;
+        for (std::size_t i = n; i < n + 8; ++i) ASSERT_EQ(o[i], 0x55) << name << " written past n = " << n;
+      }
     }
-  }
 }
 
 // ---- 2. GEMM kernels against mma_dot -----------------------------------------------------------

@@ -65,7 +65,10 @@ void e11_rows(const E11Args& g) {
   for (int r = 0; r < rows; ++r) {
     const f16_t* srow = s + r * 96;
     alignas(32) f16_t e[96];
-    for (int c = 0; c < 96; ++c) e[c] = e11[srow[c]];
+    if (g.expval_run)
+      g.expval_run(srow, e, 96);
+    else
+      for (int c = 0; c < 96; ++c) e[c] = e11[srow[c]];
     if (counts)
       for (int c = 0; c < 96; ++c) {
         const unsigned f = e11_clamp[srow[c]];

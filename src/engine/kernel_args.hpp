@@ -85,6 +85,9 @@ struct E11Args {
   // q8_run_avx512 below, with the profile's e4m3_nan_keeps_sign.
   void (*q8_run)(const f16_t* h, e4m3_t* out, std::size_t n, bool nan_keeps_sign);
   bool q8_nan_keeps_sign;
+  // Where not null, e = e11(s) of a row by this function instead of the table e11 (the clamp
+  // statistics still come from e11_clamp): e11_expval_run_avx2 below.
+  void (*expval_run)(const f16_t* s, f16_t* e, std::size_t n) = nullptr;
 };
 // An RMS norm on `rows` rows of 160 channels: out = x * (rsqrt(sum of squares + eps) * gain).
 struct RmsArgs {
@@ -144,6 +147,10 @@ bool int16_form_a_avx512(const e4m3_t* codes, int groups, std::int16_t* out, std
 // e4m3_nan_keeps_sign, the only way the profiles' q8 differ (engine/tables.cpp: q8_ada, q8_zluda).
 void q8_run_avx512(const f16_t* h, e4m3_t* out, std::size_t n, bool nan_keeps_sign);
 bool int16_form_b_avx512(const e4m3_t* codes, int N, int K, std::int16_t* out, std::int8_t* base, std::int32_t* max);
+// E11 steps 1..5 (golden::e11_expval) of n scores and q8 of n f16 (as q8_run_avx512) in AVX2
+// vector arithmetic (valid where the avx2 path is; engine/epilogue_avx2_impl.hpp).
+void e11_expval_run_avx2(const f16_t* s, f16_t* e, std::size_t n);
+void q8_run_avx2(const f16_t* h, e4m3_t* out, std::size_t n, bool nan_keeps_sign);
 // The same two decoders with AVX2 (valid where the avx2 path is; kernels_zluda_int16_avx2_impl.hpp).
 bool int16_form_a_avx2(const e4m3_t* codes, int groups, std::int16_t* out, std::int8_t* base, std::int32_t* l1);
 bool int16_form_b_avx2(const e4m3_t* codes, int N, int K, std::int16_t* out, std::int8_t* base, std::int32_t* max);

@@ -146,6 +146,7 @@ inline void store_h8(f16_t* p, V8 x) {
 }  // namespace
 }  // namespace enc5::engine
 
+#include "engine/epilogue_avx2_impl.hpp"
 #include "engine/epilogue_impl.hpp"
 #include "engine/kernels_blackwell_impl.hpp"
 #include "engine/kernels_hopper_impl.hpp"
