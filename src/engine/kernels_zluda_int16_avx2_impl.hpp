@@ -250,6 +250,8 @@ void zluda_kstep_int16(const KStepArgs& g) {
   int r = 0;
   for (; r + 6 <= g.rows; r += 6)
     for (int n0 = 0; n0 < g.N; n0 += 16) zluda_int16::tile<6>(g, r, n0);
+  for (; r + 4 <= g.rows; r += 4)  // the layer's 64 rows: 10 x 6 + 4
+    for (int n0 = 0; n0 < g.N; n0 += 16) zluda_int16::tile<4>(g, r, n0);
   for (; r + 2 <= g.rows; r += 2)
     for (int n0 = 0; n0 < g.N; n0 += 16) zluda_int16::tile<2>(g, r, n0);
   for (; r < g.rows; ++r)
