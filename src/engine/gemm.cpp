@@ -214,32 +214,40 @@ void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrd
   const float* const ada_e = code_table().ada_e;
   thread_local std::vector<e4m3_t> isa_rows;
   if (ada_int16 && path == SimdPath::avx512vnni) isa_rows.resize(size);
-  for (int k = 0; k < K; ++k) {
-    const e4m3_t* rowk = src + k * k_stride;
-    if (n_stride != 1) {
-      for (int n = 0; n < N; ++n) gath[n] = rowk[n * n_stride];
-      rowk = gath;
-    }
-    if (ada_int16 && path == SimdPath::avx512vnni) {  // the rows in the ISA order, paired below
-      const int ki = (k & ~31) + isa[k & 31];
-      std::copy(rowk, rowk + N, isa_rows.data() + static_cast<std::size_t>(ki) * N);
-    } else if (ada_int16) {  // ISA k pairs: (k, n) at 2 N (k / 2) + 2 n + (k & 1), k in the ISA order
-      const int ki = (k & ~31) + isa[k & 31];
-      const std::size_t at = static_cast<std::size_t>(ki >> 1) * 2 * N + (ki & 1);
-      std::int16_t* const w = b.bw16.data() + at;
-      std::int16_t* const e = b.beb16.data() + at;
-      for (int n = 0; n < N; ++n) {
-        w[2 * n] = word[rowk[n]];
-        e[2 * n] = static_cast<std::int16_t>(ada_e[rowk[n]]);
+  // Only the codes and the `zluda` integer form (the avx2 and avx512vnni `zluda` kernels'), from an
+  // [n][k] source: the codes' rows are the source's, copied whole (the integer form's decoders
+  // below read them and flag the NaN codes).
+  const bool k_rows =
+      (decode & (kDecodeF32 | kDecodeF64 | kDecodeExponent | kDecodeExponent16 | kDecodeHopperExponent16 | kDecodeAdaInt16)) != 0;
+  if (!k_rows && (decode & kDecodeInt16) && k_stride == 1)
+    for (int n = 0; n < N; ++n) std::copy(src + n * n_stride, src + n * n_stride + K, codes + static_cast<std::size_t>(n) * K);
+  else
+    for (int k = 0; k < K; ++k) {
+      const e4m3_t* rowk = src + k * k_stride;
+      if (n_stride != 1) {
+        for (int n = 0; n < N; ++n) gath[n] = rowk[n * n_stride];
+        rowk = gath;
       }
+      if (ada_int16 && path == SimdPath::avx512vnni) {  // the rows in the ISA order, paired below
+        const int ki = (k & ~31) + isa[k & 31];
+        std::copy(rowk, rowk + N, isa_rows.data() + static_cast<std::size_t>(ki) * N);
+      } else if (ada_int16) {  // ISA k pairs: (k, n) at 2 N (k / 2) + 2 n + (k & 1), k in the ISA order
+        const int ki = (k & ~31) + isa[k & 31];
+        const std::size_t at = static_cast<std::size_t>(ki >> 1) * 2 * N + (ki & 1);
+        std::int16_t* const w = b.bw16.data() + at;
+        std::int16_t* const e = b.beb16.data() + at;
+        for (int n = 0; n < N; ++n) {
+          w[2 * n] = word[rowk[n]];
+          e[2 * n] = static_cast<std::int16_t>(ada_e[rowk[n]]);
+        }
+      }
+      for (int n = 0; n < N; ++n) codes[static_cast<std::size_t>(n) * K + k] = rowk[n];
+      const std::size_t logical = static_cast<std::size_t>(k) * b.N;
+      const std::size_t in_isa = static_cast<std::size_t>((k & ~31) + isa[k & 31]) * b.N;
+      b.nan |= run({rowk, b.N, b.v64.empty() ? nullptr : b.v64.data() + logical, b.v.empty() ? nullptr : b.v.data() + in_isa,
+                    b.e.empty() ? nullptr : b.e.data() + in_isa, b.e16.empty() ? nullptr : b.e16.data() + in_isa,
+                    b.he16.empty() ? nullptr : b.he16.data() + in_isa});
     }
-    for (int n = 0; n < N; ++n) codes[static_cast<std::size_t>(n) * K + k] = rowk[n];
-    const std::size_t logical = static_cast<std::size_t>(k) * b.N;
-    const std::size_t in_isa = static_cast<std::size_t>((k & ~31) + isa[k & 31]) * b.N;
-    b.nan |= run({rowk, b.N, b.v64.empty() ? nullptr : b.v64.data() + logical, b.v.empty() ? nullptr : b.v.data() + in_isa,
-                  b.e.empty() ? nullptr : b.e.data() + in_isa, b.e16.empty() ? nullptr : b.e16.data() + in_isa,
-                  b.he16.empty() ? nullptr : b.he16.data() + in_isa});
-  }
   if (ada_int16 && path == SimdPath::avx512vnni)
     for (int k = 0; k < K; k += 2) {
       const std::size_t at = static_cast<std::size_t>(k) * N;
