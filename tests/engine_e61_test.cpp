@@ -1,6 +1,7 @@
-// E61 steps 4..6 on 16 pixels per vector (engine/kernels_avx512vnni.cpp e61_pixels_avx512, the
-// one definition model/e61_pixel_impl.hpp on AVX-512 lanes) against golden::e61_pixel (the same
-// definition on src/numerics), and its two hand-written roundings against src/numerics:
+// E61 steps 4..6 in vector arithmetic (engine/kernels_avx512vnni.cpp e61_pixels_avx512: the one
+// definition model/e61_pixel_impl.hpp on 16 AVX-512 lanes; engine/e61_avx2_impl.hpp
+// e61_pixels_avx2: on 8 AVX2 lanes) against golden::e61_pixel (the same definition on
+// src/numerics), and their hand-written roundings against src/numerics:
 //  * the binary64 -> f16 rounding against f64_to_f16 (round_detail.hpp's exact 128-bit rule, an
 //    independent code path) on every binade from below 2^-26 to above 2^17, the f16 midpoints
 //    and their binary64 neighbours, ties to even, the overflow threshold 65520, zeros, Inf;
@@ -8,7 +9,8 @@
 //    every a with b = 1 (every f16 sum, ties included) against c of every binade, on products
 //    whose exact cancellation gives +-0, on every exponent difference, and on random patterns
 //    (NaN, Inf, subnormals).
-// And its vector add.ftz.f32 against add_ftz_f32. Run where the CPU has the avx512vnni path.
+// And the vector add.ftz.f32 (and the avx2 mul.ftz.f32) against add_ftz_f32 (mul_ftz_f32). Each
+// test runs every vector form the CPU has (avx512vnni, avx2) and is skipped only where it has none.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -27,20 +29,48 @@
 namespace enc5 {
 namespace {
 
-bool have_avx512vnni() { return engine::simd_supported(engine::SimdPath::avx512vnni); }
+// One vector form of the operations under test; the 16-lane add.ftz of avx2 is two 8-lane calls.
+struct Form {
+  const char* name;
+  void (*f64_to_f16_x8)(const double*, f16_t*);
+  void (*fma_x8)(const f16_t*, const f16_t*, const f16_t*, f16_t*);
+  void (*add_ftz_x16)(const float*, const float*, float*);
+  void (*mul_ftz_x16)(const float*, const float*, float*);  // null: none (the AVX-512 form calls mul_ftz_f32 per lane)
+  golden::E61PixelsFn pixels;
+};
+void add_ftz_x16_avx2(const float* a, const float* b, float* r) {
+  engine::add_ftz_x8_avx2(a, b, r);
+  engine::add_ftz_x8_avx2(a + 8, b + 8, r + 8);
+}
+void mul_ftz_x16_avx2(const float* a, const float* b, float* r) {
+  engine::mul_ftz_x8_avx2(a, b, r);
+  engine::mul_ftz_x8_avx2(a + 8, b + 8, r + 8);
+}
+// Every vector form this CPU can run.
+std::vector<Form> forms() {
+  std::vector<Form> f;
+  if (engine::simd_supported(engine::SimdPath::avx512vnni))
+    f.push_back({"avx512vnni", engine::f64_to_f16_x8_avx512, engine::f16_fma_x8_avx512, engine::add_ftz_x16_avx512, nullptr,
+                 engine::e61_pixels_avx512});
+  if (engine::simd_supported(engine::SimdPath::avx2))
+    f.push_back({"avx2", engine::f64_to_f16_x8_avx2, engine::f16_fma_x8_avx2, add_ftz_x16_avx2, mul_ftz_x16_avx2, engine::e61_pixels_avx2});
+  return f;
+}
+#define SKIP_WITHOUT_FORMS() \
+  if (forms().empty()) GTEST_SKIP() << "no AVX2 or AVX512-VNNI on this CPU"
 
-void expect_f64_rounding(const std::vector<double>& xs) {
+void expect_f64_rounding(const Form& form, const std::vector<double>& xs) {
   for (std::size_t i = 0; i < xs.size(); i += 8) {
     double x[8];
     for (int k = 0; k < 8; ++k) x[k] = xs[std::min(i + k, xs.size() - 1)];
     f16_t r[8];
-    engine::f64_to_f16_x8_avx512(x, r);
-    for (int k = 0; k < 8; ++k) ASSERT_EQ(r[k], f64_to_f16(x[k])) << std::hexfloat << x[k];
+    form.f64_to_f16_x8(x, r);
+    for (int k = 0; k < 8; ++k) ASSERT_EQ(r[k], f64_to_f16(x[k])) << form.name << " " << std::hexfloat << x[k];
   }
 }
 
 TEST(EngineE61, F64ToF16EqualsNumerics) {
-  if (!have_avx512vnni()) GTEST_SKIP() << "no AVX512-VNNI on this CPU";
+  SKIP_WITHOUT_FORMS();
   std::vector<double> xs = {0.0,       -0.0,    INFINITY,          -INFINITY,
                             NAN,       65504.0, 65519.99999999999, 65520.0,
                             0x1p16,    0x1p-24, 0x1p-25,           0x1.0000000000001p-25,
@@ -64,14 +94,15 @@ TEST(EngineE61, F64ToF16EqualsNumerics) {
       const double m = 1.0 + static_cast<double>(r >> 12) * 0x1p-52;
       xs.push_back(((r & 1) ? -1 : 1) * std::ldexp(m, e));
     }
-  expect_f64_rounding(xs);
+  for (const Form& form : forms()) expect_f64_rounding(form, xs);
 }
 
 // add.ftz.f32: every pair of 40 special binary32 values (zeros, the subnormal range's ends,
 // 2^-126 and its neighbours, sums that cancel into the subnormal range, FLT_MAX, Inf, NaN, both
-// signs) and 2 M random pairs (random patterns, and pairs of nearby magnitudes), bit for bit.
+// signs) and 2 M random pairs (random patterns, and pairs of nearby magnitudes), bit for bit; and
+// mul.ftz.f32 on the same pairs where the form has a vector one.
 TEST(EngineE61, AddFtzEqualsNumerics) {
-  if (!have_avx512vnni()) GTEST_SKIP() << "no AVX512-VNNI on this CPU";
+  SKIP_WITHOUT_FORMS();
   std::vector<float> sp;
   for (std::uint32_t b :
        {0x00000000u, 0x00000001u, 0x007FFFFFu, 0x00800000u, 0x00800001u, 0x00C00000u, 0x01000000u, 0x3F800000u, 0x3F800001u, 0x7F7FFFFFu,
@@ -89,33 +120,40 @@ TEST(EngineE61, AddFtzEqualsNumerics) {
                                             : (a ^ 0x80000000u) + static_cast<std::uint32_t>((r >> 32) % 64) - 32));
   }
   while (as.size() % 16) as.push_back(0), bs.push_back(0);
-  for (std::size_t i = 0; i < as.size(); i += 16) {
-    float r[16];
-    engine::add_ftz_x16_avx512(&as[i], &bs[i], r);
-    for (int k = 0; k < 16; ++k)
-      ASSERT_EQ(std::bit_cast<std::uint32_t>(r[k]), std::bit_cast<std::uint32_t>(add_ftz_f32(as[i + k], bs[i + k])))
-          << std::hexfloat << as[i + k] << " + " << bs[i + k];
-  }
+  for (const Form& form : forms())
+    for (std::size_t i = 0; i < as.size(); i += 16) {
+      float r[16];
+      form.add_ftz_x16(&as[i], &bs[i], r);
+      for (int k = 0; k < 16; ++k)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(r[k]), std::bit_cast<std::uint32_t>(add_ftz_f32(as[i + k], bs[i + k])))
+            << form.name << " " << std::hexfloat << as[i + k] << " + " << bs[i + k];
+      if (!form.mul_ftz_x16) continue;
+      form.mul_ftz_x16(&as[i], &bs[i], r);
+      for (int k = 0; k < 16; ++k)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(r[k]), std::bit_cast<std::uint32_t>(mul_ftz_f32(as[i + k], bs[i + k])))
+            << form.name << " " << std::hexfloat << as[i + k] << " * " << bs[i + k];
+    }
 }
 
 struct Triple {
   f16_t a, b, c;
 };
 
-void expect_fma(const std::vector<Triple>& ts) {
+void expect_fma(const Form& form, const std::vector<Triple>& ts) {
   for (std::size_t i = 0; i < ts.size(); i += 8) {
     f16_t a[8], b[8], c[8], r[8];
     for (int k = 0; k < 8; ++k) {
       const Triple& t = ts[std::min(i + k, ts.size() - 1)];
       a[k] = t.a, b[k] = t.b, c[k] = t.c;
     }
-    engine::f16_fma_x8_avx512(a, b, c, r);
-    for (int k = 0; k < 8; ++k) ASSERT_EQ(r[k], f16_fma(a[k], b[k], c[k])) << std::hex << a[k] << " " << b[k] << " " << c[k];
+    form.fma_x8(a, b, c, r);
+    for (int k = 0; k < 8; ++k)
+      ASSERT_EQ(r[k], f16_fma(a[k], b[k], c[k])) << form.name << " " << std::hex << a[k] << " " << b[k] << " " << c[k];
   }
 }
 
 TEST(EngineE61, FmaEqualsNumerics) {
-  if (!have_avx512vnni()) GTEST_SKIP() << "no AVX512-VNNI on this CPU";
+  SKIP_WITHOUT_FORMS();
   std::vector<Triple> ts;
   // a * 1 + c: every f16 sum of a with c of every binade, both signs (ties, cancellation, Inf).
   for (std::uint32_t a = 0; a < 65536; ++a)
@@ -135,7 +173,7 @@ TEST(EngineE61, FmaEqualsNumerics) {
     const int d = static_cast<int>((r >> 48) % 81) - 40;
     ts.push_back({a, b, f64_to_f16(std::ldexp(p, d) * ((r >> 60) & 1 ? -1 : 1))});
   }
-  expect_fma(ts);
+  for (const Form& form : forms()) expect_fma(form, ts);
 }
 
 // Random logits: wide patterns (NaN, Inf, subnormals) or realistic spreads (|l| < 32), and taps
@@ -147,11 +185,11 @@ f16_t gen_f16(SplitMix64& rng, bool wide) {
 }
 
 TEST(EngineE61, PixelsEqualGoldenUnderEveryReading) {
-  if (!have_avx512vnni()) GTEST_SKIP() << "no AVX512-VNNI on this CPU";
+  SKIP_WITHOUT_FORMS();
   std::vector<float> table(65536);
   for (std::uint32_t h = 0; h < 65536; ++h) table[h] = golden::e61_exp(static_cast<f16_t>(h));
   SplitMix64 rng(2061);
-  constexpr int kN = 37;  // two full vectors and a partial one
+  constexpr int kN = 37;  // full vectors and a partial one (16 + 16 + 5 lanes, 4 x 8 + 5)
   std::vector<golden::E61Inputs> in(kN);
   for (int logits = 0; logits < 2; ++logits)
     for (int rounding = 0; rounding < 2; ++rounding)
@@ -171,14 +209,16 @@ TEST(EngineE61, PixelsEqualGoldenUnderEveryReading) {
                 for (auto& t : x.tv)
                   for (f16_t& v : t) v = gen_f16(rng, wide_t);
               }
-              std::vector<golden::E61Pixel> out(kN);
-              engine::e61_pixels_avx512(rd, in.data(), kN, table.data(), out.data());
-              for (int i = 0; i < kN; ++i) {
-                const golden::E61Pixel g = golden::e61_pixel(rd, in[i], nullptr);
-                ASSERT_EQ(std::bit_cast<std::uint32_t>(out[i].sum), std::bit_cast<std::uint32_t>(g.sum)) << i;
-                ASSERT_EQ(std::bit_cast<std::uint32_t>(out[i].rinv), std::bit_cast<std::uint32_t>(g.rinv)) << i;
-                ASSERT_EQ(out[i].w, g.w) << i;
-                ASSERT_EQ(out[i].out, g.out) << i;
+              for (const Form& form : forms()) {
+                std::vector<golden::E61Pixel> out(kN);
+                form.pixels(rd, in.data(), kN, table.data(), out.data());
+                for (int i = 0; i < kN; ++i) {
+                  const golden::E61Pixel g = golden::e61_pixel(rd, in[i], nullptr);
+                  ASSERT_EQ(std::bit_cast<std::uint32_t>(out[i].sum), std::bit_cast<std::uint32_t>(g.sum)) << form.name << " " << i;
+                  ASSERT_EQ(std::bit_cast<std::uint32_t>(out[i].rinv), std::bit_cast<std::uint32_t>(g.rinv)) << form.name << " " << i;
+                  ASSERT_EQ(out[i].w, g.w) << form.name << " " << i;
+                  ASSERT_EQ(out[i].out, g.out) << form.name << " " << i;
+                }
               }
             }
           }

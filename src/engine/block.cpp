@@ -499,7 +499,7 @@ struct Block {
     for (int r = 0; r < kWindow; ++r) std::copy(w.b61.begin(), w.b61.end(), &S.d61.v[static_cast<std::size_t>(r) * kLogits]);
     gemm_phase(S.a_61, 0, w.w61, phase(61).k_steps, kWindow, S.d61);
     // E61 is golden::e61 itself, with its exponentials tabulated (a function of one f16); on the
-    // avx512vnni path its steps 4..6 run on 16 pixels per vector (model/e61_pixel_impl.hpp).
+    // avx512vnni / avx2 paths its steps 4..6 run on 16 / 8 pixels per vector (model/e61_pixel_impl.hpp).
     golden::e61(ctx, S.d61, *io.texture, *io.surface, tab.e61_exp.data(), kern.e61_pixels);
     laps.lap(kGroupTail);
   }

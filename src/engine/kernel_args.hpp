@@ -163,6 +163,14 @@ void f16_fma_x8_avx512(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r)
 void f64_to_f16_x8_avx512(const double* x, f16_t* r);
 void add_ftz_x16_avx512(const float* a, const float* b, float* r);  // add.ftz.f32 (add_ftz_f32) of 16 lanes
 void e11_expval_x16_avx512(const f16_t* s, f16_t* e);               // E11 steps 1..5 (golden::e11_expval) of 16 scores
+// The same on the avx2 path, 8 pixels per vector (engine/e61_avx2_impl.hpp; valid where the avx2
+// path is), and its operations for the tests: fma.rn.f16 of 8 lanes, the rounding of 8 binary64 to
+// f16 (as f64_to_f16_x8_avx512), add.ftz.f32 / mul.ftz.f32 (add_ftz_f32 / mul_ftz_f32) of 8 lanes.
+void e61_pixels_avx2(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out);
+void f16_fma_x8_avx2(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r);
+void f64_to_f16_x8_avx2(const double* x, f16_t* r);
+void add_ftz_x8_avx2(const float* a, const float* b, float* r);
+void mul_ftz_x8_avx2(const float* a, const float* b, float* r);
 // The `ada` integer words (gemm.hpp: kDecodeAdaInt16) with AVX-512 BW (valid where the avx512vnni
 // path is): A's words of n codes (n a multiple of 32) into out; B's k pair of two code rows (N a
 // multiple of 16) into words / exps as [n][2].

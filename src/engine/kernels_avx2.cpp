@@ -146,6 +146,7 @@ inline void store_h8(f16_t* p, V8 x) {
 }  // namespace
 }  // namespace enc5::engine
 
+#include "engine/e61_avx2_impl.hpp"
 #include "engine/epilogue_avx2_impl.hpp"
 #include "engine/epilogue_impl.hpp"
 #include "engine/kernels_blackwell_impl.hpp"
@@ -201,6 +202,8 @@ bool decode_run(const DecodeRun& d) {
 
 }  // namespace
 
-KernelSet kernels_avx2() { return {zluda_kstep_int16, ada_kstep, e11_rows, rms_rows, decode_run, add_rows, hopper_kstep, blackwell_kstep}; }
+KernelSet kernels_avx2() {
+  return {zluda_kstep_int16, ada_kstep, e11_rows, rms_rows, decode_run, add_rows, hopper_kstep, blackwell_kstep, e61_pixels_avx2};
+}
 
 }  // namespace enc5::engine
