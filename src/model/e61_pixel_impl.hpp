@@ -1,7 +1,8 @@
 // E61 steps 4..6 (facts C14.4..C14.6: the softmax of a pixel's logits and its 3x3 stencil),
 // written once over an operation set, so that the golden model (kpn_filter.cpp: src/numerics'
 // functions on one pixel) and the fast engine (engine/kernels_avx512vnni.cpp: 16 pixels in the
-// lanes of AVX-512 registers) run one definition with its readings (e61-logits,
+// lanes of AVX-512 registers; engine/e61_avx2_impl.hpp: 8 pixels in AVX2 registers) run one
+// definition with its readings (e61-logits,
 // e61-exp-rounding, e61-sum-order, e61-weight-product, e61-pairing). Ops provides the value
 // types H (f16 bits) and F (binary32) and, each equal lane for lane to the src/numerics function
 // named (the engine's: tests/engine_diff_test.cpp "EngineE61"):
