@@ -51,9 +51,8 @@ unsigned decode_for(const Profile& p, SimdPath path) {
   if (!ada_forms)  // the integer kernels (avx2, avx512vnni): their binary64 steps read the codes
     return path == SimdPath::avx512vnni || path == SimdPath::avx2 ? kDecodeInt16 : kDecodeF64;
   if (path == SimdPath::avx512vnni && !blackwell_forms(p)) return kDecodeExponent16 | kDecodeAdaInt16;  // kernels_ada_int16_impl.hpp
-  // the AVX2 `ada` kernel reads the int16 exponents like the AVX-512 ones; AVX2 `blackwell` the binary32 ones
-  if (path == SimdPath::avx2) return blackwell_forms(p) ? kDecodeF32 | kDecodeExponent : kDecodeF32 | kDecodeExponent16;
-  return avx512 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
+  // the AVX2 kernels read the int16 exponents as the AVX-512 ones do
+  return avx512 || path == SimdPath::avx2 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
 }
 
 namespace {
@@ -372,8 +371,8 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
   const KStepKernel run = ada && !blackwell && path == SimdPath::avx512vnni && !g.aw16 ? kernels(SimdPath::avx512).ada : kernel;
   if (ada && !g.aw16 && (!g.a || !g.b))  // both operands decoded for the kernel, or neither reads them
     throw std::logic_error("engine::gemm: ada operands decoded without the binary32 form the kernel reads");
-  if (ada && !blackwell && path == SimdPath::avx2 && (!g.ea16 || !g.eb16))  // the AVX2 kernel reads the int16 exponents
-    throw std::logic_error("engine::gemm: ada operands decoded without the int16 exponents the avx2 kernel reads");
+  if (ada && path == SimdPath::avx2 && (!g.ea16 || !g.eb16))  // the AVX2 kernels read the int16 exponents
+    throw std::logic_error("engine::gemm: ada operands decoded without the int16 exponents the avx2 kernels read");
   g.lda = a.K;
   g.N = b.N;
   g.d = d;

@@ -1,7 +1,8 @@
 // The `blackwell` k-step kernel (numerics.md "Consumer Blackwell"; MMA-Sim's sm_120 model,
 // docs/readings.md §3 "blackwell"), included by each per-ISA translation unit (kernels_scalar.cpp,
 // kernels_avx2.cpp, kernels_avx512.cpp): AVX-512 or AVX2 intrinsics where the unit is compiled
-// for them (ada's kernel structure, kernels_avx512.cpp / kernels_avx2.cpp), otherwise portable C++. Self-contained,
+// for them (ada's kernel structure, kernels_avx512.cpp / kernels_avx2.cpp; both read the int16
+// exponents ea16 / eb16), otherwise portable C++. Self-contained,
 // internal linkage only (kernel_args.hpp says why).
 //
 // The model, per k-step and output element: D = f16_RN(sum over the 32 products and C of
@@ -204,83 +205,115 @@ inline __m128i round_f16(__m256i s0, __m256i s1, __m256i m) {
   return _mm256_cvtps_ph(_mm256_set_m128(f[1], f[0]), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
 
-// One k-step chain on an R x 16 tile (2 x 8 lanes): C (f16 bits) stays in registers.
-template <int R>
+// acc += t (vpaddd) and m = max(m, t) (vpmaxsw, int16 lanes) with acc's / m's register as the
+// destination: GCC otherwise writes t's register and copies it back (a vmovdqa per vector).
+inline void add_into(__m256i& acc, __m256i t) { __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(t)); }
+inline void max_into(__m256i& m, __m256i t) { __asm__("vpmaxsw %1, %0, %0" : "+x"(m) : "x"(t)); }
+
+// One k-step chain on an R x 16 NC tile: C (f16 bits, 16 columns per register) stays in registers.
+// As the AVX2 `ada` kernel (kernels_avx2.cpp): maxE on int16 lanes from the decoded ea16 / eb16
+// (every e(a) + e(b) fits: -128..16), started at E(C) = max(biased exponent - 15, -14) (a zero or
+// subnormal C gives the clamp, harmless: no nonzero term is below it; an Inf / NaN C gives 16 and
+// computes garbage, vcvttps2dq of Inf / NaN being 0x80000000 and the int32 adds wrapping, in lanes
+// that are passed through at the end).
+template <int R, int NC>
 void tile(const KStepArgs& g, int r0, int n0) {
-  constexpr int NV = 2;
-  __m128i c[R][NV];
+  constexpr int NV = 2 * NC;
+  const std::ptrdiff_t lda = g.lda, N = g.N;
+  __m256i c[R][NC];
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v) c[r][v] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v));
+    for (int j = 0; j < NC; ++j) c[r][j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * j));
   for (int s = 0; s < g.ksteps; ++s) {
-    const float* ea = g.ea + 32 * s;
-    const float* a = g.a + 32 * s;
-    const float* eb = g.eb + static_cast<std::ptrdiff_t>(32) * g.N * s;
-    const float* b = g.b + static_cast<std::ptrdiff_t>(32) * g.N * s;
-    __m256 mx[R][NV];
+    const std::int16_t* ea = g.ea16 + r0 * lda + 32 * s;
+    const float* a = g.a + r0 * lda + 32 * s;
+    const std::int16_t* eb = g.eb16 + 32 * N * s + n0;
+    const float* b = g.b + 32 * N * s + n0;
+    __m256i m[R][NC];
     for (int r = 0; r < R; ++r)
-      for (int v = 0; v < NV; ++v) {
-        // E(C) = max(biased exponent - 15, -14): zero and subnormals give the clamp (harmless)
-        const __m128i ef = _mm_and_si128(c[r][v], _mm_set1_epi16(0x7C00));
-        const __m128i e16 = _mm_max_epi16(_mm_sub_epi16(_mm_srli_epi16(ef, 10), _mm_set1_epi16(15)), _mm_set1_epi16(-14));
-        mx[r][v] = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(e16));
+      for (int j = 0; j < NC; ++j) {
+        const __m256i biased = _mm256_srli_epi16(_mm256_and_si256(c[r][j], _mm256_set1_epi16(0x7C00)), 10);
+        m[r][j] = _mm256_max_epi16(_mm256_sub_epi16(biased, _mm256_set1_epi16(15)), _mm256_set1_epi16(-14));
       }
     for (int k = 0; k < 32; ++k) {
-      __m256 ebk[NV];
-      for (int v = 0; v < NV; ++v) ebk[v] = _mm256_loadu_ps(eb + k * g.N + n0 + 8 * v);
+      __m256i ebk[NC];
+      for (int j = 0; j < NC; ++j) ebk[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(eb + k * N + 16 * j));
       for (int r = 0; r < R; ++r) {
-        const __m256 ear = _mm256_broadcast_ss(ea + (r0 + r) * g.lda + k);
-        for (int v = 0; v < NV; ++v) mx[r][v] = _mm256_max_ps(mx[r][v], _mm256_add_ps(ear, ebk[v]));
+        const __m256i ear = _mm256_set1_epi16(ea[r * lda + k]);
+        for (int j = 0; j < NC; ++j) max_into(m[r][j], _mm256_add_epi16(ear, ebk[j]));
       }
     }
     __m256 scale[R][NV];
-    __m256i m[R][NV], sum0[R][NV], sum1[R][NV];
-    __m128i special[R][NV];
+    __m256i sum0[R][NV], sum1[R][NV];  // k 0..15 and C; k 16..31 (each exact in int32, see above)
     for (int r = 0; r < R; ++r)
-      for (int v = 0; v < NV; ++v) {
-        m[r][v] = _mm256_cvtps_epi32(mx[r][v]);
-        scale[r][v] = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(127 + 25), m[r][v]), 23));
-        special[r][v] = _mm_cmpeq_epi16(_mm_and_si128(c[r][v], _mm_set1_epi16(0x7C00)), _mm_set1_epi16(0x7C00));
-        const __m256 cf = _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cvtepi16_epi32(special[r][v])), _mm256_cvtph_ps(c[r][v]));
-        sum0[r][v] = _mm256_cvttps_epi32(_mm256_mul_ps(cf, scale[r][v]));  // truncation toward zero
-        sum1[r][v] = _mm256_setzero_si256();
-      }
-    for (int k = 0; k < 32; ++k) {
-      __m256 bk[NV];
-      for (int v = 0; v < NV; ++v) bk[v] = _mm256_loadu_ps(b + k * g.N + n0 + 8 * v);
-      for (int r = 0; r < R; ++r) {
-        const __m256 ar = _mm256_broadcast_ss(a + (r0 + r) * g.lda + k);
-        for (int v = 0; v < NV; ++v) {
-          const __m256i t = _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_mul_ps(ar, bk[v]), scale[r][v]));
-          if (k < 16)
-            sum0[r][v] = _mm256_add_epi32(sum0[r][v], t);
-          else
-            sum1[r][v] = _mm256_add_epi32(sum1[r][v], t);
+      for (int j = 0; j < NC; ++j)
+        for (int h = 0; h < 2; ++h) {
+          const int v = 2 * j + h;
+          const __m256i m32 = _mm256_cvtepi16_epi32(h == 0 ? _mm256_castsi256_si128(m[r][j]) : _mm256_extracti128_si256(m[r][j], 1));
+          scale[r][v] = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(_mm256_set1_epi32(127 + 25), m32), 23));
+          const __m256 cf = _mm256_cvtph_ps(h == 0 ? _mm256_castsi256_si128(c[r][j]) : _mm256_extracti128_si256(c[r][j], 1));
+          sum0[r][v] = _mm256_cvttps_epi32(_mm256_mul_ps(cf, scale[r][v]));  // truncation toward zero
+          sum1[r][v] = _mm256_setzero_si256();
         }
+    // k 0..15 into sum0, k 16..31 into sum1 (two loops: a selection inside one made GCC keep the sums
+    // in memory)
+    for (int k = 0; k < 16; ++k) {
+      __m256 bk[NV];
+      for (int v = 0; v < NV; ++v) bk[v] = _mm256_loadu_ps(b + k * N + 8 * v);
+      for (int r = 0; r < R; ++r) {
+        const __m256 ar = _mm256_broadcast_ss(a + r * lda + k);
+        for (int v = 0; v < NV; ++v) add_into(sum0[r][v], _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_mul_ps(ar, bk[v]), scale[r][v])));
       }
     }
-    for (int r = 0; r < R; ++r)
-      for (int v = 0; v < NV; ++v) {
-        __m128i h = round_f16(sum0[r][v], sum1[r][v], m[r][v]);
-        // Special C: Inf stays, NaN becomes 0x7FFF.
-        const __m128i mant = _mm_and_si128(c[r][v], _mm_set1_epi16(0x03FF));
-        const __m128i nan = _mm_andnot_si128(_mm_cmpeq_epi16(mant, _mm_setzero_si128()), special[r][v]);
-        h = _mm_blendv_epi8(h, c[r][v], special[r][v]);
-        c[r][v] = _mm_blendv_epi8(h, _mm_set1_epi16(static_cast<short>(kF16CanonicalNaN)), nan);
+    for (int k = 16; k < 32; ++k) {
+      __m256 bk[NV];
+      for (int v = 0; v < NV; ++v) bk[v] = _mm256_loadu_ps(b + k * N + 8 * v);
+      for (int r = 0; r < R; ++r) {
+        const __m256 ar = _mm256_broadcast_ss(a + r * lda + k);
+        for (int v = 0; v < NV; ++v) add_into(sum1[r][v], _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_mul_ps(ar, bk[v]), scale[r][v])));
       }
+    }
+    __m256i res[R][NC], any_special = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+      for (int j = 0; j < NC; ++j) {
+        const __m128i lo = round_f16(sum0[r][2 * j], sum1[r][2 * j], _mm256_cvtepi16_epi32(_mm256_castsi256_si128(m[r][j])));
+        const __m128i hi = round_f16(sum0[r][2 * j + 1], sum1[r][2 * j + 1], _mm256_cvtepi16_epi32(_mm256_extracti128_si256(m[r][j], 1)));
+        res[r][j] = _mm256_set_m128i(hi, lo);
+        any_special = _mm256_or_si256(any_special,
+                                      _mm256_cmpeq_epi16(_mm256_and_si256(c[r][j], _mm256_set1_epi16(0x7C00)), _mm256_set1_epi16(0x7C00)));
+      }
+    if (!_mm256_testz_si256(any_special, any_special))  // special C (rare): Inf stays, NaN becomes 0x7FFF
+      for (int r = 0; r < R; ++r)
+        for (int j = 0; j < NC; ++j) {
+          const __m256i special = _mm256_cmpeq_epi16(_mm256_and_si256(c[r][j], _mm256_set1_epi16(0x7C00)), _mm256_set1_epi16(0x7C00));
+          const __m256i mant_zero = _mm256_cmpeq_epi16(_mm256_and_si256(c[r][j], _mm256_set1_epi16(0x03FF)), _mm256_setzero_si256());
+          res[r][j] = _mm256_blendv_epi8(res[r][j], c[r][j], special);
+          res[r][j] = _mm256_blendv_epi8(res[r][j], _mm256_set1_epi16(static_cast<short>(kF16CanonicalNaN)),
+                                         _mm256_andnot_si256(mant_zero, special));
+        }
+    for (int r = 0; r < R; ++r)
+      for (int j = 0; j < NC; ++j) c[r][j] = res[r][j];
   }
   for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v) _mm_storeu_si128(reinterpret_cast<__m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v), c[r][v]);
+    for (int j = 0; j < NC; ++j) _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * j), c[r][j]);
+}
+
+// Column strips outer (B's strip stays in the caches across the row tiles), R rows at a time.
+template <int R, int NC>
+void strip(const KStepArgs& g, int n0) {
+  int r = 0;
+  for (; r + R <= g.rows; r += R) tile<R, NC>(g, r, n0);
+  for (; r < g.rows; ++r) tile<1, NC>(g, r, n0);
 }
 
 }  // namespace blackwell_detail
 
-// The KStepKernel of the `blackwell` profile (AVX2): reads a, b and ea, eb.
+// The KStepKernel of the `blackwell` profile (AVX2): reads a, b and ea16, eb16; 2 x 32 tiles.
 void blackwell_kstep(const KStepArgs& g) {
-  int r = 0;
-  for (; r + 2 <= g.rows; r += 2)
-    for (int n0 = 0; n0 < g.N; n0 += 16) blackwell_detail::tile<2>(g, r, n0);
-  for (; r < g.rows; ++r)
-    for (int n0 = 0; n0 < g.N; n0 += 16) blackwell_detail::tile<1>(g, r, n0);
+  int n0 = 0;
+  for (; n0 + 32 <= g.N; n0 += 32) blackwell_detail::strip<2, 2>(g, n0);
+  for (; n0 < g.N; n0 += 16) blackwell_detail::strip<2, 1>(g, n0);
 }
 
 }  // namespace
