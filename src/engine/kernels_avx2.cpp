@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/avx2_asm.hpp"
 #include "engine/kernel_args.hpp"
 #include "numerics/f16.hpp"
 
@@ -58,11 +59,8 @@ void zluda_kstep_f64(const KStepArgs& g) {
     for (int n0 = 0; n0 < g.N; n0 += 16) zluda_tile<1, 4>(g, r, n0);
 }
 
-// acc += t (vpaddd, int32 lanes) and m = max(m, t) (vpmaxsw, int16 lanes) with acc's / m's register
-// as the destination: GCC otherwise writes t's register and copies it back (a vmovdqa per vector in
-// the k loops).
-inline void add_into(__m256i& acc, __m256i t) { __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(t)); }
-inline void max_into(__m256i& m, __m256i t) { __asm__("vpmaxsw %1, %0, %0" : "+x"(m) : "x"(t)); }  // int16 lanes
+using avx2_asm::add_into;  // engine/avx2_asm.hpp
+using avx2_asm::max_into;
 
 // The elements of an `ada` half with no nonzero term and acc = -0 (minus_zero): mma.cpp's IEEE sum
 // of the signed zeros acc (c) and a b, in binary32 (exact: every addend is +-0); its sign bit

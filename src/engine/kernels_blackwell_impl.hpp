@@ -167,6 +167,8 @@ void blackwell_kstep(const KStepArgs& g) {
 #elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>
 
+#include "engine/avx2_asm.hpp"
+
 namespace enc5::engine {
 namespace {
 namespace blackwell_detail {
@@ -205,10 +207,8 @@ inline __m128i round_f16(__m256i s0, __m256i s1, __m256i m) {
   return _mm256_cvtps_ph(_mm256_set_m128(f[1], f[0]), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
 
-// acc += t (vpaddd) and m = max(m, t) (vpmaxsw, int16 lanes) with acc's / m's register as the
-// destination: GCC otherwise writes t's register and copies it back (a vmovdqa per vector).
-inline void add_into(__m256i& acc, __m256i t) { __asm__("vpaddd %1, %0, %0" : "+x"(acc) : "x"(t)); }
-inline void max_into(__m256i& m, __m256i t) { __asm__("vpmaxsw %1, %0, %0" : "+x"(m) : "x"(t)); }
+using avx2_asm::add_into;  // engine/avx2_asm.hpp
+using avx2_asm::max_into;
 
 // One k-step chain on an R x 16 NC tile: C (f16 bits, 16 columns per register) stays in registers.
 // As the AVX2 `ada` kernel (kernels_avx2.cpp): maxE on int16 lanes from the decoded ea16 / eb16

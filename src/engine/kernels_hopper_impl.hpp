@@ -39,6 +39,8 @@
 #if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>
 
+#include "engine/avx2_asm.hpp"
+
 namespace enc5::engine {
 namespace {
 namespace hopper_detail {
@@ -69,24 +71,28 @@ inline __m128i round_f16(__m256i s, __m256 q) {
   return _mm256_cvtps_ph(_mm256_mul_ps(_mm256_castsi256_ps(odd), q), kNearest);
 }
 
-// One HMMA (group grp of k-step s) on an R x 16 tile (2 x 8 lanes): acc (f16) in, the result out
+// One HMMA (group kGroup of k-step s) on an R x 16 tile (2 x 8 lanes): acc (f16) in, the result out
 // in place. kFromZero: acc is +0 everywhere (the first group: C is not the first accumulator), so
 // it is no term and never special. Otherwise a zero acc is no term either, and an infinite acc
 // (the first group overflowed; never NaN: the products are finite) passes through.
-template <int R, bool kFromZero>
-void hmma_tile(const KStepArgs& g, int r0, int n0, int s, int grp, __m128i (&acc)[R][2]) {
-  const std::int16_t* ea = g.hea16 + 32 * s;
-  const std::int16_t* eb = g.heb16 + static_cast<std::ptrdiff_t>(32) * g.N * s;
-  const float* a = g.a + 32 * s;
-  const float* b = g.b + static_cast<std::ptrdiff_t>(32) * g.N * s;
+template <int R, int kGroup, bool kFromZero>
+void hmma_tile(const KStepArgs& g, int r0, int n0, int s, __m128i (&acc)[R][2]) {
+  // Extents and pointers in locals, the k of the group constants of the unrolled loops: read
+  // through g and multiplied per k, they cost more instructions than the terms (callgrind).
+  const std::ptrdiff_t N = g.N, lda = g.lda;
+  const std::int16_t* ea = g.hea16 + 32 * s + r0 * lda;
+  const std::int16_t* eb = g.heb16 + 32 * N * s + n0;
+  const float* a = g.a + 32 * s + r0 * lda;
+  const float* b = g.b + 32 * N * s + n0;
   // maxE of the products on int16 lanes, 16 columns per register (every e(a) + e(b) fits: -128 ..
   // 16; a zero operand's -64 keeps its product below every real exponent).
   __m256i m16[R];
   for (int r = 0; r < R; ++r) m16[r] = _mm256_set1_epi16(-128);
+#pragma GCC unroll 16
   for (int j = 0; j < 16; ++j) {
-    const int k = group_k(grp, j);
-    const __m256i ebk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(eb + k * g.N + n0));
-    for (int r = 0; r < R; ++r) m16[r] = _mm256_max_epi16(m16[r], _mm256_add_epi16(_mm256_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
+    const int k = group_k(kGroup, j);
+    const __m256i ebk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(eb + k * N));
+    for (int r = 0; r < R; ++r) avx2_asm::max_into(m16[r], _mm256_add_epi16(_mm256_set1_epi16(ea[r * lda + k]), ebk));
   }
   __m256 scale[R][2], q[R][2];
   __m256i isum[R][2], special[R][2];
@@ -116,14 +122,15 @@ void hmma_tile(const KStepArgs& g, int r0, int n0, int s, int grp, __m128i (&acc
         isum[r][v] = _mm256_cvttps_epi32(_mm256_mul_ps(cf, scale[r][v]));
       }
     }
+#pragma GCC unroll 16
   for (int j = 0; j < 16; ++j) {
-    const int k = group_k(grp, j);
+    const int k = group_k(kGroup, j);
     __m256 bk[2];
-    for (int v = 0; v < 2; ++v) bk[v] = _mm256_loadu_ps(b + k * g.N + n0 + 8 * v);
+    for (int v = 0; v < 2; ++v) bk[v] = _mm256_loadu_ps(b + k * N + 8 * v);
     for (int r = 0; r < R; ++r) {
-      const __m256 ar = _mm256_broadcast_ss(a + (r0 + r) * g.lda + k);
+      const __m256 ar = _mm256_broadcast_ss(a + r * lda + k);
       for (int v = 0; v < 2; ++v)  // (a b) exact, times a power of two exact, truncated by the conversion
-        isum[r][v] = _mm256_add_epi32(isum[r][v], _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_mul_ps(ar, bk[v]), scale[r][v])));
+        avx2_asm::add_into(isum[r][v], _mm256_cvttps_epi32(_mm256_mul_ps(_mm256_mul_ps(ar, bk[v]), scale[r][v])));
     }
   }
   for (int r = 0; r < R; ++r)
@@ -147,8 +154,8 @@ void hopper_tile(const KStepArgs& g, int r0, int n0) {
     for (int v = 0; v < 2; ++v) c[r][v] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v));
   for (int s = 0; s < g.ksteps; ++s) {
     __m128i p[R][2];
-    hmma_tile<R, true>(g, r0, n0, s, 0, p);   // p1 = hmma(G1, +0)
-    hmma_tile<R, false>(g, r0, n0, s, 1, p);  // p2 = hmma(G2, p1)
+    hmma_tile<R, 0, true>(g, r0, n0, s, p);   // p1 = hmma(G1, +0)
+    hmma_tile<R, 1, false>(g, r0, n0, s, p);  // p2 = hmma(G2, p1)
     for (int r = 0; r < R; ++r)
       for (int v = 0; v < 2; ++v) {
         const __m256 sum = _mm256_add_ps(_mm256_cvtph_ps(p[r][v]), _mm256_cvtph_ps(c[r][v]));
@@ -164,12 +171,14 @@ void hopper_tile(const KStepArgs& g, int r0, int n0) {
 }  // namespace hopper_detail
 
 // The KStepKernel of the `hopper` profile (AVX2): reads a, b and hea16, heb16 (gemm.hpp: decode_for).
+// Column strips outer (a strip of B, K x 16, stays in the caches across the row tiles), as the
+// AVX2 `ada` kernel (kernels_avx2.cpp: ada_kstep).
 void hopper_kstep(const KStepArgs& g) {
-  int r = 0;
-  for (; r + 2 <= g.rows; r += 2)
-    for (int n0 = 0; n0 < g.N; n0 += 16) hopper_detail::hopper_tile<2>(g, r, n0);
-  for (; r < g.rows; ++r)
-    for (int n0 = 0; n0 < g.N; n0 += 16) hopper_detail::hopper_tile<1>(g, r, n0);
+  for (int n0 = 0; n0 < g.N; n0 += 16) {
+    int r = 0;
+    for (; r + 2 <= g.rows; r += 2) hopper_detail::hopper_tile<2>(g, r, n0);
+    for (; r < g.rows; ++r) hopper_detail::hopper_tile<1>(g, r, n0);
+  }
 }
 
 }  // namespace
