@@ -67,6 +67,21 @@ TEST(Threads, InnerHeadThreadsGiveTheSingleThreadBytes) {
   EXPECT_EQ(one.surface.bytes, inner.surface.bytes);
 }
 
+// More blocks than threads, not a multiple of them: the last blocks run after the others, each
+// on threads / (blocks % threads) inner threads (api/frame.cpp). Every thread count gives the
+// single-thread bytes, and the progress callback still sees every block.
+TEST(Threads, TailBlocksOnInnerThreadsGiveTheSingleThreadBytes) {
+  const enc5::SyntheticFrame f = enc5::make_synthetic_frame(24, 17, 13, false);
+  const Frame one = run(f, enc5::default_weights(), 1);
+  for (int threads : {2, 3, 4}) {
+    std::atomic<std::int64_t> calls{0};
+    const Frame many = run(f, enc5::default_weights(), threads, enc5::Engine::fast, &calls);
+    EXPECT_EQ(one.arena, many.arena) << threads << " threads";
+    EXPECT_EQ(one.surface.bytes, many.surface.bytes) << threads << " threads";
+    EXPECT_GT(calls.load(), 0);
+  }
+}
+
 // Concurrent frames with different weight images share the prepared-weights cache (engine.hpp:
 // the last few images): each must get its own image's results, equal to a one-thread run made
 // before any concurrency (fast = golden is engine_diff_test's; golden here would cost seconds).

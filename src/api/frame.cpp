@@ -225,10 +225,21 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
   int threads = thread_count(options);
   if (run_blocks > 0 && run_blocks < threads) inner_threads = threads / run_blocks;
   threads = std::min(threads, run_blocks);
-  engine::parallel_for(run_blocks, threads, [&](int b, int) {  // rethrows a block's exception here
+  // The last blocks_left = run_blocks % threads blocks would run one per thread while the other
+  // threads wait: they run after the others, each on threads / blocks_left threads (its heads and
+  // MLP rows, as for a frame with fewer blocks than threads). The bytes are the same either way.
+  const int tail = prepared && threads > 1 && run_blocks > threads ? run_blocks % threads : 0;
+  engine::parallel_for(run_blocks - tail, threads, [&](int b, int) {  // rethrows a block's exception here
     run_one(b);
     finished_one();
   });
+  if (tail > 0) {
+    inner_threads = threads / tail;
+    engine::parallel_for(tail, tail, [&](int b, int) {
+      run_one(run_blocks - tail + b);
+      finished_one();
+    });
+  }
   if (options.stats)
     for (const auto& s : stats) options.stats->add(s);  // block order: deterministic
 }
