@@ -686,6 +686,46 @@ TEST(EngineGemm, BlackwellAdversarialOperands) {
   EXPECT_EQ(checked, static_cast<int>(engine::supported_simd_paths().size()) * rows * N);
 }
 
+// The window check of the avx2 path's integer `blackwell` kernel (kernels_blackwell_int16_avx2_impl.hpp):
+// three sums on an f16 tie at 1024.5 (0x6400 by RNE) plus a sliver that the model truncates away,
+// so that a kernel summing exactly where the model truncates gives 0x6401, each one past its
+// bound by one: the span check (spans 10 + 10 = 20; a product of E = -10 = maxE - 20), the lower
+// bound on C (C of E(C) = -6 = maxE - 16, the spans 11 + 5 within 19: P = 10 = max(f, 1) + 1) and
+// the upper bound (C = 1024 sets maxE = 10 above the products, bases 1 + 1: f = 25 = 1 + 1 + 22 + 1).
+// Each on 8 rows (tiles of 6 and 2) and 16 columns, signs mixed.
+TEST(EngineGemm, BlackwellWindowChecksOfTheIntegerPath) {
+  const Profile& prof = profile_blackwell();
+  struct Case {
+    const char* what;
+    std::vector<e4m3_t> a, b;
+    f16_t c;
+  };
+  const Case cases[] = {
+      {"product below the window", {0x60, 0x30, 0x90, 0x11}, {0x60, 0x38, 0x12, 0x11}, 0x0000},  // 1024 + 0.5 - 40 q + 40.5 q (q = 2^-15)
+      {"C below the window", {0x60, 0x30, 0x88}, {0x60, 0x38, 0x38}, 0x2401},                    // 1024 + 0.5 - 2^-6 + 2^-6 (1 + 2^-10)
+      {"C above the products", {0x30, 0x90, 0x11}, {0x38, 0x12, 0x11}, 0x6400},                  // 1024 + 0.5 - 40 q + 40.5 q
+  };
+  for (const Case& t : cases) {
+    std::array<e4m3_t, 32> a{}, b{};
+    std::copy(t.a.begin(), t.a.end(), a.begin());
+    std::copy(t.b.begin(), t.b.end(), b.begin());
+    ASSERT_EQ(golden::mma_step(prof, a.data(), b.data(), t.c), 0x6400) << t.what;  // the premise: the model truncates
+    std::vector<std::array<e4m3_t, 64>> A(8), B(16);
+    for (int r = 0; r < 8; ++r) {
+      A[r].fill(0);
+      for (int k = 0; k < 32; ++k) A[r][k] = static_cast<e4m3_t>(a[k] ^ (a[k] && r % 3 == 1 ? 0x80 : 0));  // -sum: the tie mirrored
+    }
+    for (int n = 0; n < 16; ++n) {
+      B[n].fill(0);
+      for (int k = 0; k < 32; ++k) B[n][k] = b[k];
+    }
+    std::vector<f16_t> c(8 * 16);
+    for (int r = 0; r < 8; ++r)
+      for (int n = 0; n < 16; ++n) c[r * 16 + n] = static_cast<f16_t>(t.c ^ (t.c && r % 3 == 1 ? 0x8000 : 0));
+    expect_gemm_matches_isa_operands(prof, A, B, c, t.what);
+  }
+}
+
 // e4m3 code of +-(8 + f) 2^(j - 3) (a normal, -6 <= j <= 8, 0 <= f <= 7, not the NaN 0x7F), or
 // of the subnormal +-m 2^-9 (j < -6: m = max(1, f)).
 e4m3_t ada_code(int j, int f, bool neg) {

@@ -51,6 +51,8 @@ unsigned decode_for(const Profile& p, SimdPath path) {
   if (!ada_forms)  // the integer kernels (avx2, avx512vnni): their binary64 steps read the codes
     return path == SimdPath::avx512vnni || path == SimdPath::avx2 ? kDecodeInt16 : kDecodeF64;
   if (path == SimdPath::avx512vnni && !blackwell_forms(p)) return kDecodeExponent16 | kDecodeAdaInt16;  // kernels_ada_int16_impl.hpp
+  // the AVX2 blackwell kernel also reads the zluda integer form (kernels_blackwell_int16_avx2_impl.hpp)
+  if (path == SimdPath::avx2 && blackwell_forms(p)) return kDecodeF32 | kDecodeExponent16 | kDecodeInt16;
   // the AVX2 kernels read the int16 exponents as the AVX-512 ones do
   return avx512 || path == SimdPath::avx2 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
 }
@@ -350,13 +352,9 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
       g.bw16 = b.bw16.data() + static_cast<std::size_t>(b_k0) * b.N;
       g.beb16 = b.beb16.data() + static_cast<std::size_t>(b_k0) * b.N;
     }
-  } else {
-    if (!a.v64.empty()) g.a64 = a.v64.data() + a_k0;
-    if (!b.v64.empty()) g.b64 = b.v64.data() + static_cast<std::size_t>(b_k0) * b.N;
-    g.a_codes = a.codes.data() + a_k0;
-    g.b_codes = b.codes.data() + b_k0;
-    g.ldb_codes = b.K;
-    g.value64 = code_table().value64;
+  }
+  const bool zluda = !ada && !hopper;
+  if (blackwell || zluda) {                  // the zluda integer form: the AVX2 blackwell kernel reads it too
     if (!a.i16.empty() && !b.i16.empty()) {  // the integer form (kDecodeInt16), at k-step granularity
       g.a16 = a.i16.data() + a_k0;
       g.a16_base = a.i16_base.data() + a_k0 / 32;
@@ -365,6 +363,14 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
       g.b16_base = b.i16_base.data() + b_k0 / 32;
       g.b16_max = b.i16_max.data() + b_k0 / 32;
     }
+  }
+  if (zluda) {
+    if (!a.v64.empty()) g.a64 = a.v64.data() + a_k0;
+    if (!b.v64.empty()) g.b64 = b.v64.data() + static_cast<std::size_t>(b_k0) * b.N;
+    g.a_codes = a.codes.data() + a_k0;
+    g.b_codes = b.codes.data() + b_k0;
+    g.ldb_codes = b.K;
+    g.value64 = code_table().value64;
   }
   // Operands decoded without the `ada` integer form (e.g. by another path's decode_for) take the
   // avx512 path's binary32 kernel, which computes the same values.

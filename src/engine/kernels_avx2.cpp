@@ -246,6 +246,9 @@ inline void store_h8(f16_t* p, V8 x) {
 #include "engine/kernels_hopper_impl.hpp"
 #include "engine/kernels_zluda_int16_avx2_impl.hpp"
 
+// After the blackwell and zluda kernels: it uses both.
+#include "engine/kernels_blackwell_int16_avx2_impl.hpp"
+
 namespace enc5::engine {
 namespace {
 // decode_run, 16 codes per step (the value via the f16 fields, as kernels_scalar.cpp explains).
@@ -296,7 +299,7 @@ bool decode_run(const DecodeRun& d) {
 }  // namespace
 
 KernelSet kernels_avx2() {
-  return {zluda_kstep_int16, ada_kstep, e11_rows, rms_rows, decode_run, add_rows, hopper_kstep, blackwell_kstep, e61_pixels_avx2};
+  return {zluda_kstep_int16, ada_kstep, e11_rows, rms_rows, decode_run, add_rows, hopper_kstep, blackwell_kstep_int16, e61_pixels_avx2};
 }
 
 }  // namespace enc5::engine

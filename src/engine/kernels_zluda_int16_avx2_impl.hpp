@@ -83,6 +83,32 @@ bool integer_step(const KStepArgs& g, int r0, int s) {
   return true;
 }
 
+// The exact int32 sums of k-step s on rows r0.. r0+R-1, columns n0.. n0+15 (8 per vector), from
+// the integer form; the caller has checked integer_step. Shared with the AVX2 `blackwell` kernel
+// (kernels_blackwell_int16_avx2_impl.hpp), whose proof reads the same sums.
+template <int R>
+[[gnu::always_inline]] inline void integer_sums(const KStepArgs& g, int r0, int n0, int s, __m256i (&isum)[R][2]) {
+  constexpr int NV = 2;
+  const std::int16_t* ar[R];
+  for (int r = 0; r < R; ++r) ar[r] = g.a16 + static_cast<std::ptrdiff_t>(r0 + r) * g.lda + 32 * s;
+  const std::int16_t* bp = g.b16 + static_cast<std::ptrdiff_t>(32) * g.N * s + 2 * n0;
+  const std::ptrdiff_t bstride = 2 * static_cast<std::ptrdiff_t>(g.N);
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) isum[r][v] = _mm256_setzero_si256();
+#pragma GCC unroll 16
+  for (int j = 0; j < 16; ++j) {  // k pairs 2j, 2j + 1
+    __m256i bk[NV];
+    for (int v = 0; v < NV; ++v) bk[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bp + 16 * v));
+    bp += bstride;
+    for (int r = 0; r < R; ++r) {
+      std::int32_t pair;
+      std::memcpy(&pair, ar[r] + 2 * j, 4);
+      const __m256i ap = _mm256_set1_epi32(pair);
+      for (int v = 0; v < NV; ++v) isum[r][v] = dot_add(isum[r][v], ap, bk[v]);
+    }
+  }
+}
+
 // All k-steps of an R x 16 tile. The accumulators live in c (L1) between the k-steps: the 2R
 // integer sums, two B vectors and a broadcast fill the 16 ymm registers for R = 6.
 template <int R>
@@ -96,25 +122,8 @@ void tile(const KStepArgs& g, int r0, int n0) {
       kstep_f64<R>(g, r0, n0, s, c);
       continue;
     }
-    const std::int16_t* ar[R];
-    for (int r = 0; r < R; ++r) ar[r] = g.a16 + static_cast<std::ptrdiff_t>(r0 + r) * g.lda + 32 * s;
-    const std::int16_t* bp = g.b16 + static_cast<std::ptrdiff_t>(32) * g.N * s + 2 * n0;
-    const std::ptrdiff_t bstride = 2 * static_cast<std::ptrdiff_t>(g.N);
     __m256i isum[R][NV];
-    for (int r = 0; r < R; ++r)
-      for (int v = 0; v < NV; ++v) isum[r][v] = _mm256_setzero_si256();
-#pragma GCC unroll 16
-    for (int j = 0; j < 16; ++j) {  // k pairs 2j, 2j + 1
-      __m256i bk[NV];
-      for (int v = 0; v < NV; ++v) bk[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bp + 16 * v));
-      bp += bstride;
-      for (int r = 0; r < R; ++r) {
-        std::int32_t pair;
-        std::memcpy(&pair, ar[r] + 2 * j, 4);
-        const __m256i ap = _mm256_set1_epi32(pair);
-        for (int v = 0; v < NV; ++v) isum[r][v] = dot_add(isum[r][v], ap, bk[v]);
-      }
-    }
+    integer_sums<R>(g, r0, n0, s, isum);
     // C's rare values, checked on the whole tile first: -0 (the zero-sign case of
     // kernels_avx512vnni.cpp: an integer sum of 0 on a C of -0 takes the binary64 step) and Inf /
     // NaN (only then can the sum be NaN, which needs the canonical 0x7FFF).
