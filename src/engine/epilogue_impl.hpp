@@ -51,6 +51,9 @@ inline void count_q8(f16_t h, EpilogueCounts& n) {
 // reciprocal, p = e * rcp, q8(p); with the statistics the golden model counts there. Everything
 // the loop reads is held in locals: a byte store of a code (through `unsigned char`, which may
 // alias anything) would otherwise make the compiler reload g's pointers after every element.
+// Without statistics, two rows at a time: a row is one long chain of dependent roundings (the
+// sum tree, the fold, the reciprocal, the products), and the second row's chain fills the first's
+// latencies (avx2, Zen 3: E11 70.9 -> 63.1 us per block; docs/performance.md "Seventh pass").
 void e11_rows(const E11Args& g) {
   const f16_t* const s = g.s;
   e4m3_t* const p = g.p;
@@ -62,40 +65,63 @@ void e11_rows(const E11Args& g) {
   EpilogueCounts* const counts = g.counts;
   const auto q8_run = g.q8_run;
   const bool nan_keeps_sign = g.q8_nan_keeps_sign;
-  for (int r = 0; r < rows; ++r) {
-    const f16_t* srow = s + r * 96;
+  const auto expval_run = g.expval_run;
+  // steps 1..5 (e = e11(s)) of one row into 12 vectors
+  auto exps = [&](const f16_t* srow, V8(&E)[12]) {
     alignas(32) f16_t e[96];
-    if (g.expval_run)
-      g.expval_run(srow, e, 96);
+    if (expval_run)
+      expval_run(srow, e, 96);
     else
       for (int c = 0; c < 96; ++c) e[c] = e11[srow[c]];
-    if (counts)
-      for (int c = 0; c < 96; ++c) {
-        const unsigned f = e11_clamp[srow[c]];
-        counts->e11_clamp_low += f & 1u;
-        counts->e11_clamp_high += (f >> 1) & 1u;
-      }
-    V8 E[12];
     for (int i = 0; i < 12; ++i) E[i] = load_h8(e + 8 * i);
-    const f16_t rcp = rcp_table[fold_lanes(e11_in_lane(E, [](V8 a, V8 b) { return rnd(a + b); }))];
-    const float rf = from_h(rcp);
-    e4m3_t* const prow = p + r * 96;
+  };
+  // steps 6..9: the row sum, its reciprocal
+  auto reciprocal = [&](const V8(&E)[12]) { return from_h(rcp_table[fold_lanes(e11_in_lane(E, [](V8 a, V8 b) { return rnd(a + b); }))]); };
+  // the probabilities p = e * rcp and their codes, without statistics
+  auto codes = [&](const V8(&E)[12], float rf, e4m3_t* prow) {
     alignas(32) f16_t pv[96];
     for (int i = 0; i < 12; ++i) store_h8(pv + 8 * i, E[i] * rf);
-    if (counts) {
-      for (int c = 0; c < 96; ++c) {
-        prow[c] = q8[pv[c]];
-        count_q8(pv[c], *counts);
-        counts->p_quantised_zero += golden::q8_counts_quantised_zero(pv[c], prow[c]);
-      }
-    } else if (q8_run) {
+    if (q8_run) {
       q8_run(pv, prow, 96, nan_keeps_sign);
-    } else {
-      for (int c = 0; c < 96; c += 8) {  // 8 codes, one store
-        std::uint64_t w = 0;
-        for (int l = 0; l < 8; ++l) w |= static_cast<std::uint64_t>(q8[pv[c + l]]) << (8 * l);
-        std::memcpy(prow + c, &w, 8);
-      }
+      return;
+    }
+    for (int c = 0; c < 96; c += 8) {  // 8 codes, one store
+      std::uint64_t w = 0;
+      for (int l = 0; l < 8; ++l) w |= static_cast<std::uint64_t>(q8[pv[c + l]]) << (8 * l);
+      std::memcpy(prow + c, &w, 8);
+    }
+  };
+  int r = 0;
+  if (!counts)
+    for (; r + 2 <= rows; r += 2) {
+      V8 E0[12], E1[12];
+      exps(s + r * 96, E0);
+      exps(s + (r + 1) * 96, E1);
+      const float rf0 = reciprocal(E0), rf1 = reciprocal(E1);
+      codes(E0, rf0, p + r * 96);
+      codes(E1, rf1, p + (r + 1) * 96);
+    }
+  for (; r < rows; ++r) {
+    const f16_t* srow = s + r * 96;
+    V8 E[12];
+    exps(srow, E);
+    const float rf = reciprocal(E);
+    e4m3_t* const prow = p + r * 96;
+    if (!counts) {
+      codes(E, rf, prow);
+      continue;
+    }
+    for (int c = 0; c < 96; ++c) {
+      const unsigned f = e11_clamp[srow[c]];
+      counts->e11_clamp_low += f & 1u;
+      counts->e11_clamp_high += (f >> 1) & 1u;
+    }
+    alignas(32) f16_t pv[96];
+    for (int i = 0; i < 12; ++i) store_h8(pv + 8 * i, E[i] * rf);
+    for (int c = 0; c < 96; ++c) {
+      prow[c] = q8[pv[c]];
+      count_q8(pv[c], *counts);
+      counts->p_quantised_zero += golden::q8_counts_quantised_zero(pv[c], prow[c]);
     }
   }
 }
