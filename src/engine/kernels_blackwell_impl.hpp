@@ -3,7 +3,10 @@
 // kernels_avx2.cpp, kernels_avx512.cpp): AVX-512 or AVX2 intrinsics where the unit is compiled
 // for them (ada's kernel structure, kernels_avx512.cpp / kernels_avx2.cpp; both read the int16
 // exponents ea16 / eb16), otherwise portable C++. Self-contained,
-// internal linkage only (kernel_args.hpp says why).
+// internal linkage only (kernel_args.hpp says why). On the avx2 path this binary32 kernel is the
+// fallback of the integer one (kernels_blackwell_int16_avx2_impl.hpp), which runs a tile's k-step
+// on the `zluda` integer sums where the window truncates nothing and calls blackwell_detail::tile
+// for the others.
 //
 // The model, per k-step and output element: D = f16_RN(sum over the 32 products and C of
 // trunc_q(t)), q = 2^(maxE - 25), E(product) = e(a) + e(b) with `ada`'s e(x) = max(floor(log2|x|),
