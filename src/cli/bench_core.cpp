@@ -13,8 +13,10 @@
 #include "model/weight_image.hpp"
 
 #ifdef ENC5_HAVE_BLAS
-#include <cblas.h>
-extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+#include <cblas.h>  // the prototype only: the library is loaded at run time (blas() below)
+#include <dlfcn.h>
+
+#include <cstdlib>
 #endif
 
 namespace enc5::bench {
@@ -144,17 +146,61 @@ FmaPeaks fma_peaks(int threads, double seconds) {
   return p;
 }
 
+#ifdef ENC5_HAVE_BLAS
+namespace {
+// OpenBLAS is opened on first use, not linked: a linked OpenBLAS starts its thread pool when the
+// process starts, one worker per core, and the workers spin in sched_yield while the process is
+// young (docs/performance.md "Eighth pass": `enc5 run` spent 0.06 s of system time in them, on
+// 2 cores beside the engine's threads, and `enc5 bench` measured its FMA peaks beside them).
+// OPENBLAS_NUM_THREADS=1 before the library starts makes the pool empty (the reference runs one
+// sgemm per thread of its own); a value the user set is kept. Called from the bench's main thread
+// before any frame runs (nothing reads the environment concurrently).
+struct Blas {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  void (*set_num_threads)(int) = nullptr;  // OpenBLAS's own; absent from other CBLAS
+  std::string error;                       // why sgemm is null
+};
+const Blas& blas() {
+  static const Blas b = [] {
+    Blas r;
+    setenv("OPENBLAS_NUM_THREADS", "1", 0);
+    void* h = nullptr;
+    for (const char* name : {ENC5_BLAS_PATH, "libopenblas.so.0"})
+      if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+    if (h == nullptr) {
+      const char* e = dlerror();
+      r.error = std::string("could not load ") + ENC5_BLAS_PATH + " or libopenblas.so.0" + (e ? std::string(": ") + e : "");
+      return r;
+    }
+    r.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(h, "cblas_sgemm"));
+    r.set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(h, "openblas_set_num_threads"));
+    if (r.sgemm == nullptr) r.error = std::string(ENC5_BLAS_PATH) + " has no cblas_sgemm";
+    return r;
+  }();
+  return b;
+}
+}  // namespace
+#endif
+
 bool blas_available() {
 #ifdef ENC5_HAVE_BLAS
-  return true;
+  return blas().sgemm != nullptr;
 #else
   return false;
 #endif
 }
 
+std::string blas_unavailable_reason() {
+#ifdef ENC5_HAVE_BLAS
+  return blas().error;
+#else
+  return "configured with -DENC5_BENCH_BLAS=OFF";
+#endif
+}
+
 std::string blas_name() {
 #ifdef ENC5_HAVE_BLAS
-  return openblas_set_num_threads ? "OpenBLAS sgemm" : "CBLAS sgemm";
+  return blas().set_num_threads ? "OpenBLAS sgemm" : "CBLAS sgemm";
 #else
   return "none";
 #endif
@@ -166,15 +212,17 @@ double blas_frame_seconds(const Geometry& g, int threads, int reps) {
   // QV: 96x(8 heads x 64)x160; per head score 64x96x32 and PV 64x32x96; out-projection
   // 64x160x256; MLP up 64x640x160 and down 64x160x640; phase 61 64x16x160. Blocks are spread over
   // threads like the engine's, each sgemm single-threaded.
-  if (openblas_set_num_threads) openblas_set_num_threads(1);
+  const Blas& lib = blas();
+  if (lib.sgemm == nullptr) return 0;
+  if (lib.set_num_threads) lib.set_num_threads(1);
   const int nb = blocks(g);
   struct Buffers {
     std::vector<float> a, b, c;
     Buffers() : a(96 * 640, 0.5f), b(640 * 640, 0.25f), c(96 * 640, 0.0f) {}
   };
-  auto one_block = [](Buffers& m) {
+  auto one_block = [&lib](Buffers& m) {
     auto gemm = [&](int M, int N, int K) {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m.a.data(), K, m.b.data(), N, 1.0f, m.c.data(), N);
+      lib.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, m.a.data(), K, m.b.data(), N, 1.0f, m.c.data(), N);
     };
     gemm(96, 512, 160);
     for (int h = 0; h < 8; ++h) {

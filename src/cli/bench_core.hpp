@@ -52,6 +52,7 @@ struct FmaPeaks {
 FmaPeaks fma_peaks(int threads, double seconds);
 // Whether the BLAS reference is built in, and its per-frame seconds (the layer's GEMMs, f32).
 bool blas_available();
+std::string blas_unavailable_reason();  // when !blas_available()
 std::string blas_name();
 double blas_frame_seconds(const Geometry& g, int threads, int reps);
 

@@ -173,7 +173,7 @@ void bench_geometry(const BenchOptions& o, const BenchPlan& pl, std::size_t gi, 
       std::printf("%-7s %6d %8.3f  %-27s %11.3f %9.2f   (%s, f32, GEMMs only)\n", g.name.c_str(), nb, gmac, "BLAS f32", ref.blas_ms[gi],
                   gmac / (ref.blas_ms[gi] / 1e3), bench::blas_name().c_str());
     else
-      std::printf("%-7s  BLAS reference skipped: configured with -DENC5_BENCH_BLAS=OFF\n", g.name.c_str());
+      std::printf("%-7s  BLAS reference skipped: %s\n", g.name.c_str(), bench::blas_unavailable_reason().c_str());
   }
   std::printf("\n");
 }
