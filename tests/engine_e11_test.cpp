@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
+#include "engine/gemm.hpp"
 #include "engine/kernel_args.hpp"
 #include "engine/simd.hpp"
 #include "model/layer.hpp"
@@ -44,6 +46,41 @@ TEST(EngineE11, ExpvalEqualsGoldenOnEveryPattern) {
     }
   }
   if (!ran) GTEST_SKIP() << "no AVX2 on this CPU";
+}
+
+// The RMS norm kernels (epilogue_impl.hpp rms_rows, two rows at a time with a one-row tail; the
+// avx512vnni path's rms_rows_x2) against golden::rms_norm_rows on every path this CPU has, every
+// sum tree and odd and even row counts; the rows hold values whose squares overflow, subnormals,
+// zeros, Inf and NaN (rows 3..5, whose inverse is 0 or NaN), and the others a scale of their own,
+// so that each row's own inverse (not its neighbour's) is checked.
+TEST(EngineRms, RowsEqualGoldenOnEveryPathTreeAndRowCount) {
+  std::mt19937 rng(11);
+  const SumTree trees[] = {SumTree::even_odd_quads, SumTree::planes, SumTree::sequential, SumTree::pairwise};
+  for (const engine::SimdPath path : engine::supported_simd_paths()) {
+    const engine::KernelSet k = engine::kernels(path);
+    for (const SumTree tree : trees)
+      for (const int rows : {1, 2, 3, 4, 5, 8, 9}) {
+        golden::NormSpec spec{tree, static_cast<f16_t>(0x1400 + (rng() & 0xFF)), std::vector<f16_t>(160)};
+        for (auto& gv : spec.gain) gv = static_cast<f16_t>(0x3400 + (rng() & 0x7FF));
+        std::vector<f16_t> x(static_cast<std::size_t>(rows) * 160), got(x.size(), 0x5555), want(x.size());
+        for (int r = 0; r < rows; ++r)
+          for (int c = 0; c < 160; ++c) {
+            // a scale per row (rows differ in their sums), rare large / tiny / special values
+            const unsigned u = rng();
+            f16_t v = static_cast<f16_t>(((u & 0x8000) | ((0x2000 + 0x400 * (r % 8)) + (u >> 20 & 0x7FF))) & 0xFFFF);
+            if (r == 5 && c == 33) v = static_cast<f16_t>(0x7000 | (u & 0x83FF));  // its square overflows
+            if (u % 89 == 0) v = static_cast<f16_t>(u & 0x83FF);                   // zero or subnormal
+            if (r == 3 && c == 7) v = 0x7C00;                                      // Inf
+            if (r == 4 && c == 100) v = 0x7E01;                                    // NaN
+            x[static_cast<std::size_t>(r) * 160 + c] = v;
+          }
+        golden::rms_norm_rows(spec, x.data(), want.data(), rows);
+        k.rms_rows({x.data(), got.data(), rows, static_cast<int>(tree), spec.eps, spec.gain.data()});
+        for (std::size_t i = 0; i < x.size(); ++i)
+          ASSERT_EQ(got[i], want[i]) << std::hex << engine::to_string(path) << " tree " << static_cast<int>(tree) << " rows " << std::dec
+                                     << rows << " row " << i / 160 << " col " << i % 160;
+      }
+  }
 }
 
 }  // namespace

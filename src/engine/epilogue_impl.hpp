@@ -127,20 +127,39 @@ void e11_rows(const E11Args& g) {
 }
 
 // RMS norm rows of 160 channels (facts B4, C8): out = x * (inv * gain), inv = golden::rms_inverse
-// of the sum of squares (the golden model's rsqrt(f16(sum + eps)), called once per row).
+// of the sum of squares (the golden model's rsqrt(f16(sum + eps)), called once per row). Two rows
+// at a time, as E11: a row is one chain of dependent roundings (the tree, the fold, the inverse,
+// the gains), and the second row's chain fills the first's latencies.
 void rms_rows(const RmsArgs& g) {
-  for (int r = 0; r < g.rows; ++r) {
-    const f16_t* row = g.x + r * 160;
+  const auto tree = static_cast<SumTree>(g.tree);
+  auto sum_of = [tree](const V8(&T)[20]) { return fold_lanes(reduce_in_lane(T, tree, [](V8 a, V8 b) { return rnd(a + b); })); };
+  auto scaled = [&g](const V8(&X)[20], f16_t inv, f16_t* out) {
+    const float fi = from_h(inv);
+    for (int i = 0; i < 20; ++i) store_h8(out + 8 * i, X[i] * rnd(load_h8(g.gain + 8 * i) * fi));
+  };
+  int r = 0;
+  for (; r + 2 <= g.rows; r += 2) {
+    V8 X0[20], X1[20];
+    V8 T0[20], T1[20];
+    const f16_t* const row = g.x + r * 160;
+    for (int i = 0; i < 20; ++i) {
+      X0[i] = load_h8(row + 8 * i);
+      T0[i] = rnd(X0[i] * X0[i]);
+      X1[i] = load_h8(row + 160 + 8 * i);
+      T1[i] = rnd(X1[i] * X1[i]);
+    }
+    const f16_t inv0 = golden::rms_inverse(sum_of(T0), g.eps), inv1 = golden::rms_inverse(sum_of(T1), g.eps);
+    scaled(X0, inv0, g.out + r * 160);
+    scaled(X1, inv1, g.out + (r + 1) * 160);
+  }
+  for (; r < g.rows; ++r) {
     V8 X[20], T[20];
+    const f16_t* const row = g.x + r * 160;
     for (int i = 0; i < 20; ++i) {
       X[i] = load_h8(row + 8 * i);
       T[i] = rnd(X[i] * X[i]);
     }
-    const f16_t sum = fold_lanes(reduce_in_lane(T, static_cast<SumTree>(g.tree), [](V8 a, V8 b) { return rnd(a + b); }));
-    const f16_t inv = golden::rms_inverse(sum, g.eps);  // the golden definition, once per row
-    const float fi = from_h(inv);
-    f16_t* out = g.out + r * 160;
-    for (int i = 0; i < 20; ++i) store_h8(out + 8 * i, X[i] * rnd(load_h8(g.gain + 8 * i) * fi));
+    scaled(X, golden::rms_inverse(sum_of(T), g.eps), g.out + r * 160);  // the golden definition, once per row
   }
 }
 
