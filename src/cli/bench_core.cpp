@@ -150,8 +150,8 @@ FmaPeaks fma_peaks(int threads, double seconds) {
 namespace {
 // OpenBLAS is opened on first use, not linked: a linked OpenBLAS starts its thread pool when the
 // process starts, one worker per core, and the workers spin in sched_yield while the process is
-// young (docs/performance.md "Eighth pass": `enc5 run` spent 0.06 s of system time in them, on
-// 2 cores beside the engine's threads, and `enc5 bench` measured its FMA peaks beside them).
+// young (docs/performance.md "Eighth pass": the demo, `enc5 run`, spent 0.078 s of system time in
+// them, on 2 cores beside the engine's threads; 0.011 s without them).
 // OPENBLAS_NUM_THREADS=1 before the library starts makes the pool empty (the reference runs one
 // sgemm per thread of its own); a value the user set is kept. Called from the bench's main thread
 // before any frame runs (nothing reads the environment concurrently).
@@ -165,8 +165,12 @@ const Blas& blas() {
     Blas r;
     setenv("OPENBLAS_NUM_THREADS", "1", 0);
     void* h = nullptr;
+    const char* opened = nullptr;
     for (const char* name : {ENC5_BLAS_PATH, "libopenblas.so.0"})
-      if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+      if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) {
+        opened = name;
+        break;
+      }
     if (h == nullptr) {
       const char* e = dlerror();
       r.error = std::string("could not load ") + ENC5_BLAS_PATH + " or libopenblas.so.0" + (e ? std::string(": ") + e : "");
@@ -174,7 +178,7 @@ const Blas& blas() {
     }
     r.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(h, "cblas_sgemm"));
     r.set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(h, "openblas_set_num_threads"));
-    if (r.sgemm == nullptr) r.error = std::string(ENC5_BLAS_PATH) + " has no cblas_sgemm";
+    if (r.sgemm == nullptr) r.error = std::string(opened) + " has no cblas_sgemm";
     return r;
   }();
   return b;

@@ -132,34 +132,33 @@ void e11_rows(const E11Args& g) {
 // the gains), and the second row's chain fills the first's latencies.
 void rms_rows(const RmsArgs& g) {
   const auto tree = static_cast<SumTree>(g.tree);
-  auto sum_of = [tree](const V8(&T)[20]) { return fold_lanes(reduce_in_lane(T, tree, [](V8 a, V8 b) { return rnd(a + b); })); };
+  auto squares = [](const f16_t* row, V8(&X)[20], V8(&T)[20]) {
+    for (int i = 0; i < 20; ++i) {
+      X[i] = load_h8(row + 8 * i);
+      T[i] = rnd(X[i] * X[i]);
+    }
+  };
+  // the golden definition of the inverse, once per row
+  auto inverse = [tree, &g](const V8(&T)[20]) {
+    return golden::rms_inverse(fold_lanes(reduce_in_lane(T, tree, [](V8 a, V8 b) { return rnd(a + b); })), g.eps);
+  };
   auto scaled = [&g](const V8(&X)[20], f16_t inv, f16_t* out) {
     const float fi = from_h(inv);
     for (int i = 0; i < 20; ++i) store_h8(out + 8 * i, X[i] * rnd(load_h8(g.gain + 8 * i) * fi));
   };
   int r = 0;
   for (; r + 2 <= g.rows; r += 2) {
-    V8 X0[20], X1[20];
-    V8 T0[20], T1[20];
-    const f16_t* const row = g.x + r * 160;
-    for (int i = 0; i < 20; ++i) {
-      X0[i] = load_h8(row + 8 * i);
-      T0[i] = rnd(X0[i] * X0[i]);
-      X1[i] = load_h8(row + 160 + 8 * i);
-      T1[i] = rnd(X1[i] * X1[i]);
-    }
-    const f16_t inv0 = golden::rms_inverse(sum_of(T0), g.eps), inv1 = golden::rms_inverse(sum_of(T1), g.eps);
+    V8 X0[20], T0[20], X1[20], T1[20];
+    squares(g.x + r * 160, X0, T0);
+    squares(g.x + (r + 1) * 160, X1, T1);
+    const f16_t inv0 = inverse(T0), inv1 = inverse(T1);
     scaled(X0, inv0, g.out + r * 160);
     scaled(X1, inv1, g.out + (r + 1) * 160);
   }
   for (; r < g.rows; ++r) {
     V8 X[20], T[20];
-    const f16_t* const row = g.x + r * 160;
-    for (int i = 0; i < 20; ++i) {
-      X[i] = load_h8(row + 8 * i);
-      T[i] = rnd(X[i] * X[i]);
-    }
-    scaled(X, golden::rms_inverse(sum_of(T), g.eps), g.out + r * 160);  // the golden definition, once per row
+    squares(g.x + r * 160, X, T);
+    scaled(X, inverse(T), g.out + r * 160);
   }
 }
 
