@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -13,6 +14,7 @@
 #include "engine/workers.hpp"
 
 using enc5::engine::parallel_for;
+using enc5::engine::ProgressCounter;
 
 TEST(Workers, EveryTaskRunsOnceOnAWorkerInRange) {
   for (int workers : {1, 2, 3, 8}) {
@@ -52,4 +54,52 @@ TEST(Workers, AThrowingTaskSurfacesInTheCaller) {
                               std::this_thread::sleep_for(std::chrono::milliseconds(5));
                             }),
                std::logic_error);
+}
+
+// ProgressCounter under contention (CI stop 28 saw run_frame report 2 blocks done, then 1): many
+// threads finish tasks at once while the callback is slow enough to be found busy. Every call must
+// see a strictly larger count than the one before, no two calls may overlap, and the last call is
+// (total, total).
+TEST(Workers, ProgressCountsOnlyIncreaseUnderContention) {
+  constexpr int kThreads = 8, kEach = 4000;
+  constexpr std::int64_t kTotal = std::int64_t{kThreads} * kEach;
+  for (int round = 0; round < 4; ++round) {
+    std::atomic<int> inside{0};
+    std::atomic<int> overlaps{0}, decreases{0}, beyond{0};
+    std::int64_t last = 0, calls = 0, final_done = -1;  // touched only inside the callback
+    ProgressCounter progress(kTotal, [&](std::int64_t done, std::int64_t total) {
+      if (inside.fetch_add(1) != 0) ++overlaps;
+      if (done <= last) ++decreases;
+      if (done > total || total != kTotal) ++beyond;
+      last = final_done = done;
+      ++calls;
+      std::this_thread::yield();  // hold the lock a while: others find it busy
+      inside.fetch_sub(1);
+    });
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([&] {
+        for (int i = 0; i < kEach; ++i) {
+          progress.finished_one();
+          if (i % 64 == 0) std::this_thread::yield();  // invite a preemption between count and lock
+        }
+      });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(overlaps.load(), 0) << "round " << round;
+    EXPECT_EQ(decreases.load(), 0) << "round " << round;
+    EXPECT_EQ(beyond.load(), 0) << "round " << round;
+    EXPECT_EQ(final_done, kTotal) << "round " << round;
+    EXPECT_GT(calls, 0) << "round " << round;
+  }
+  // The interleaving itself, made deterministic: task 1 finishes, task 2 finishes and reports,
+  // then task 1's thread reaches the callback. It must not report 1 after 2.
+  std::vector<std::int64_t> seen;
+  ProgressCounter ordered(3, [&](std::int64_t done, std::int64_t) { seen.push_back(done); });
+  const std::int64_t first = ordered.count(), second = ordered.count();
+  ordered.report(second);
+  ordered.report(first);
+  ordered.finished_one();
+  EXPECT_EQ(seen, (std::vector<std::int64_t>{2, 3}));
+  ProgressCounter silent(3, nullptr);  // no callback: counting alone
+  for (int i = 0; i < 3; ++i) silent.finished_one();
 }

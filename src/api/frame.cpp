@@ -210,17 +210,8 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
     const int tx = options.trace->block_x, ty = options.trace->block_y;
     if (tx >= 0 && ty >= 0 && tx < gx && ty < gy && !(tx >= bx0 && tx < bx1 && ty >= by0 && ty < by1)) run_block_at(tx, ty);
   }
-  std::atomic<std::int64_t> done{0};
-  std::mutex progress_mutex;
-  auto finished_one = [&] {
-    const std::int64_t d = done.fetch_add(1) + 1;
-    if (!options.progress) return;
-    std::unique_lock<std::mutex> lock(progress_mutex, std::try_to_lock);
-    if (lock.owns_lock() || d == run_blocks) {
-      if (!lock.owns_lock()) lock.lock();
-      options.progress(d, run_blocks);
-    }
-  };
+  engine::ProgressCounter progress(run_blocks, options.progress);
+  auto finished_one = [&] { progress.finished_one(); };
 
   int threads = thread_count(options);
   if (run_blocks > 0 && run_blocks < threads) inner_threads = threads / run_blocks;

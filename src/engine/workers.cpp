@@ -5,9 +5,26 @@
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace enc5::engine {
+
+ProgressCounter::ProgressCounter(std::int64_t total, std::function<void(std::int64_t, std::int64_t)> callback)
+    : total_(total), callback_(std::move(callback)) {}
+
+void ProgressCounter::report(std::int64_t mine) {
+  if (!callback_) return;
+  std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    if (mine != total_) return;
+    lock.lock();
+  }
+  const std::int64_t now = done_.load();  // >= mine, and >= every count reported before this lock
+  if (now <= reported_) return;           // a later finisher already reported it
+  reported_ = now;
+  callback_(now, total_);
+}
 
 void parallel_for(int tasks, int workers, const std::function<void(int, int)>& task) {
   if (tasks <= 0) return;
