@@ -10,8 +10,7 @@
 // (tests/engine_e61_test.cpp: EngineE61.*, which run every vector form the CPU has).
 #include <immintrin.h>
 
-#include <algorithm>
-
+#include "engine/e61_lanes_impl.hpp"
 #include "engine/kernel_args.hpp"
 #include "model/e61_pixel_impl.hpp"
 #include "numerics/approx.hpp"
@@ -148,37 +147,7 @@ struct E61OpsX8 {
 }  // namespace
 
 void e61_pixels_avx2(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out) {
-  if (!exp_table) {  // the engine always tabulates; without a table, the golden pixel
-    for (int i = 0; i < n; ++i) out[i] = golden::e61_pixel(rd, in[i], nullptr);
-    return;
-  }
-  for (int p0 = 0; p0 < n; p0 += 8) {
-    const int m = std::min(8, n - p0);
-    alignas(16) f16_t lb[10][8] = {}, tb[9][3][8] = {};  // lanes past m: zeros, results unused
-    for (int j = 0; j < m; ++j) {
-      for (int i = 0; i < 10; ++i) lb[i][j] = in[p0 + j].l[i];
-      for (int i = 0; i < 9; ++i)
-        for (int ch = 0; ch < 3; ++ch) tb[i][ch][j] = in[p0 + j].tv[i][ch];
-    }
-    __m128i l[10], tv[9][3];
-    for (int i = 0; i < 10; ++i) l[i] = _mm_load_si128(reinterpret_cast<const __m128i*>(lb[i]));
-    for (int i = 0; i < 9; ++i)
-      for (int ch = 0; ch < 3; ++ch) tv[i][ch] = _mm_load_si128(reinterpret_cast<const __m128i*>(tb[i][ch]));
-    const golden::E61Values<e61_avx2::E61OpsX8> v = golden::e61_softmax_stencil(rd, e61_avx2::E61OpsX8{exp_table}, l, tv);
-    alignas(16) f16_t wb[10][8], ob[3][8];
-    alignas(32) float sb[8], rb[8];
-    for (int i = 0; i < 10; ++i) _mm_store_si128(reinterpret_cast<__m128i*>(wb[i]), v.w[i]);
-    for (int ch = 0; ch < 3; ++ch) _mm_store_si128(reinterpret_cast<__m128i*>(ob[ch]), v.out[ch]);
-    _mm256_store_ps(sb, v.sum);
-    _mm256_store_ps(rb, v.rinv);
-    for (int j = 0; j < m; ++j) {
-      golden::E61Pixel& px = out[p0 + j];
-      for (int i = 0; i < 10; ++i) px.w[i] = wb[i][j];
-      px.sum = sb[j];
-      px.rinv = rb[j];
-      px.out = {ob[0][j], ob[1][j], ob[2][j], 0};  // out[3]: mov.u16 0 (s20296)
-    }
-  }
+  e61_pixels_lanes<e61_avx2::E61OpsX8>(rd, in, n, exp_table, out);
 }
 
 void f16_fma_x8_avx2(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r) {

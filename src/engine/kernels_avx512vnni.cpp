@@ -34,6 +34,7 @@
 
 #include <algorithm>
 
+#include "engine/e61_lanes_impl.hpp"
 #include "engine/kernel_args.hpp"
 #include "model/constants.hpp"
 #include "model/e61_pixel_impl.hpp"
@@ -596,37 +597,7 @@ struct E61OpsX16 {
 }  // namespace
 
 void e61_pixels_avx512(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out) {
-  if (!exp_table) {  // the engine always tabulates; without a table, the golden pixel
-    for (int i = 0; i < n; ++i) out[i] = golden::e61_pixel(rd, in[i], nullptr);
-    return;
-  }
-  for (int p0 = 0; p0 < n; p0 += 16) {
-    const int m = std::min(16, n - p0);
-    alignas(32) f16_t lb[10][16] = {}, tb[9][3][16] = {};  // lanes past m: zeros, results unused
-    for (int j = 0; j < m; ++j) {
-      for (int i = 0; i < 10; ++i) lb[i][j] = in[p0 + j].l[i];
-      for (int i = 0; i < 9; ++i)
-        for (int ch = 0; ch < 3; ++ch) tb[i][ch][j] = in[p0 + j].tv[i][ch];
-    }
-    __m256i l[10], tv[9][3];
-    for (int i = 0; i < 10; ++i) l[i] = _mm256_load_si256(reinterpret_cast<const __m256i*>(lb[i]));
-    for (int i = 0; i < 9; ++i)
-      for (int ch = 0; ch < 3; ++ch) tv[i][ch] = _mm256_load_si256(reinterpret_cast<const __m256i*>(tb[i][ch]));
-    const golden::E61Values<E61OpsX16> v = golden::e61_softmax_stencil(rd, E61OpsX16{exp_table}, l, tv);
-    alignas(32) f16_t wb[10][16], ob[3][16];
-    alignas(64) float sb[16], rb[16];
-    for (int i = 0; i < 10; ++i) _mm256_store_si256(reinterpret_cast<__m256i*>(wb[i]), v.w[i]);
-    for (int ch = 0; ch < 3; ++ch) _mm256_store_si256(reinterpret_cast<__m256i*>(ob[ch]), v.out[ch]);
-    _mm512_store_ps(sb, v.sum);
-    _mm512_store_ps(rb, v.rinv);
-    for (int j = 0; j < m; ++j) {
-      golden::E61Pixel& px = out[p0 + j];
-      for (int i = 0; i < 10; ++i) px.w[i] = wb[i][j];
-      px.sum = sb[j];
-      px.rinv = rb[j];
-      px.out = {ob[0][j], ob[1][j], ob[2][j], 0};  // out[3]: mov.u16 0 (s20296)
-    }
-  }
+  e61_pixels_lanes<E61OpsX16>(rd, in, n, exp_table, out);
 }
 
 void f16_fma_x8_avx512(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r) {
