@@ -138,6 +138,10 @@ const FragmentSlots& fragment_slots(ArenaOrder order) {
           f.src = static_cast<std::uint8_t>(8 * ((lane >> 2) + 8 * slot.row_half) + slot.word);
           for (int j = 0; j < 4; ++j)
             f.dst[static_cast<std::size_t>(j)] = static_cast<std::uint16_t>(am[lane][o][j].row * kChannels + am[lane][o][j].k);
+          // The pair order (facts §0.4): bytes 0, 1 and bytes 2, 3 are k and k + 1 of one row,
+          // which prologue_loads stores as f16 pairs.
+          if (f.dst[1] != f.dst[0] + 1 || f.dst[3] != f.dst[2] + 1)
+            throw std::logic_error("fragment_slots: a register's bytes are not two k pairs");
         }
     return m;
   }();
@@ -169,9 +173,12 @@ const FragmentSlots& fragment_slots(ArenaOrder order) {
     }
     for (int q = 0; q < kPlanes; ++q) {
       f16_t* const tile = out + static_cast<std::size_t>(16 * mi) * kChannels + 32 * q;
-      for (const FragmentSlot& f : slots) {
+      for (const FragmentSlot& f : slots) {  // cvt.rn.f16x2.e4m3x2 (exact) of each byte pair
         const std::uint32_t w = words[q][f.src];
-        for (int j = 0; j < 4; ++j) tile[f.dst[static_cast<std::size_t>(j)]] = dec[(w >> (8 * j)) & 0xFFu];  // cvt.rn.f16x2.e4m3x2, exact
+        const std::uint32_t lo = dec[w & 0xFFu] | static_cast<std::uint32_t>(dec[(w >> 8) & 0xFFu]) << 16;
+        const std::uint32_t hi = dec[(w >> 16) & 0xFFu] | static_cast<std::uint32_t>(dec[w >> 24]) << 16;
+        std::memcpy(tile + f.dst[0], &lo, 4);  // little endian: the lower k first
+        std::memcpy(tile + f.dst[2], &hi, 4);
       }
     }
   }
