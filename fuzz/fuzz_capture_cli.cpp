@@ -20,13 +20,11 @@
 
 namespace {
 
+// The weight image, and beside it the file that "@link NAME" records point at ("outside").
 const fuzz::fs::path& weights_file() {
   static const fuzz::fs::path p = [] {
-    const auto path = fuzz::scratch() / "weights.bin";
-    const auto& w = enc5::default_weights().bytes();
-    fuzz::write(path, std::vector<std::uint8_t>(w.begin(), w.end()));
     fuzz::write(fuzz::scratch() / "outside.bin", std::string("bytes outside the capture"));
-    return path;
+    return fuzz::default_weights_file();
   }();
   return p;
 }

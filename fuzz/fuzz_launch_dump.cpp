@@ -6,23 +6,9 @@
 // one of enc4's (bridge/layer_capture.hpp: its parameter block built and checked by enc4's ABI).
 #include <unistd.h>
 
-#include "assets/synthetic_weights.hpp"
 #include "bridge/layer_capture.hpp"
 #include "capture/capture.hpp"
 #include "fuzz_util.hpp"
-#include "model/weight_image.hpp"
-
-namespace {
-const fuzz::fs::path& weights_file() {
-  static const fuzz::fs::path p = [] {
-    const auto path = fuzz::scratch() / "weights.bin";
-    const auto& w = enc5::default_weights().bytes();
-    fuzz::write(path, std::vector<std::uint8_t>(w.begin(), w.end()));
-    return path;
-  }();
-  return p;
-}
-}  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   fuzz::maybe_write_seeds([](const fuzz::fs::path& d) {
@@ -50,7 +36,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const auto& w = weights_file();
+  const auto& w = fuzz::default_weights_file();
   const auto dir = fuzz::reset("dumps");
   bool have_weights = false;
   for (const fuzz::Record& r : fuzz::split_records(data, size)) {

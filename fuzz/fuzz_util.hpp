@@ -22,6 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "assets/synthetic_weights.hpp"
+#include "model/weight_image.hpp"
+
 namespace fuzz {
 
 namespace fs = std::filesystem;
@@ -68,6 +71,19 @@ inline void write(const fs::path& p, const std::uint8_t* data, std::size_t n) {
 }
 inline void write(const fs::path& p, const std::vector<std::uint8_t>& v) { write(p, v.data(), v.size()); }
 inline void write(const fs::path& p, const std::string& s) { write(p, reinterpret_cast<const std::uint8_t*>(s.data()), s.size()); }
+// The embedded default weight image, written once as scratch()/weights.bin: the harnesses whose
+// inputs need a valid image link or name this file, so that an input need not carry its 431,136
+// bytes.
+inline const fs::path& default_weights_file() {
+  static const fs::path p = [] {
+    const fs::path path = scratch() / "weights.bin";
+    const auto& w = enc5::default_weights().bytes();
+    write(path, std::vector<std::uint8_t>(w.begin(), w.end()));
+    return path;
+  }();
+  return p;
+}
+
 inline std::vector<std::uint8_t> read(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
