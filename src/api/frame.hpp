@@ -61,7 +61,8 @@ struct RunOptions {
   Trace* trace_out = nullptr;
   golden::LayerStats* stats = nullptr;  // when set: the branch counters summed over all blocks
   // Called after blocks complete with (blocks done, blocks to run), from worker threads but never
-  // two calls at once; for progress lines (the CLI prints them on a terminal).
+  // two calls at once, with strictly increasing counts, the last call (total, total)
+  // (engine::ProgressCounter); for progress lines (the CLI prints them on a terminal).
   std::function<void(std::int64_t, std::int64_t)> progress;
 };
 
