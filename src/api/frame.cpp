@@ -211,7 +211,6 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
     if (tx >= 0 && ty >= 0 && tx < gx && ty < gy && !(tx >= bx0 && tx < bx1 && ty >= by0 && ty < by1)) run_block_at(tx, ty);
   }
   engine::ProgressCounter progress(run_blocks, options.progress);
-  auto finished_one = [&] { progress.finished_one(); };
 
   int threads = thread_count(options);
   if (run_blocks > 0 && run_blocks < threads) inner_threads = threads / run_blocks;
@@ -222,13 +221,13 @@ void run_frame(const LaunchParams& params, const RunOptions& options) {
   const int tail = prepared && threads > 1 && run_blocks > threads ? run_blocks % threads : 0;
   engine::parallel_for(run_blocks - tail, threads, [&](int b, int) {  // rethrows a block's exception here
     run_one(b);
-    finished_one();
+    progress.finished_one();
   });
   if (tail > 0) {
     inner_threads = threads / tail;
     engine::parallel_for(tail, tail, [&](int b, int) {
       run_one(run_blocks - tail + b);
-      finished_one();
+      progress.finished_one();
     });
   }
   if (options.stats)
