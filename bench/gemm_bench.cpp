@@ -1,8 +1,7 @@
 // Google Benchmark targets for the engine's GEMM alone (engine::gemm: the k-step kernels of every
 // profile and SIMD path this CPU has), on 64 rows of random finite e4m3 operands, so that a kernel
 // change is measured without the rest of the layer: gemm/PROFILE/PATH/KxN. Counter MAC/s (e4m3
-// multiply-adds per second). The shapes: the layer's MLP chunk (K 160 N 32, K 32 N 160), its
-// attention scores (K 32 N 96), and two larger ones that keep the kernel's inner loops long.
+// multiply-adds per second). The shapes and operands: gemm_shapes.hpp.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -12,26 +11,17 @@
 
 #include "engine/gemm.hpp"
 #include "engine/simd.hpp"
+#include "gemm_shapes.hpp"
 #include "numerics/profile.hpp"
 
 namespace {
 
 using namespace enc5;
 
-struct Shape {
-  int K, N;
-};
-constexpr int kRows = 64;
-constexpr Shape kShapes[] = {{160, 32}, {32, 160}, {32, 96}, {160, 480}, {640, 160}};
-
-// A random finite code (never 0x7F / 0xFF, which gemm() sends to mma_dot) whose exponent field is
-// at most max_field, so that products spread over a few binades below the largest.
-e4m3_t random_code(std::mt19937& rng, unsigned max_field) {
-  for (;;) {
-    const auto c = static_cast<e4m3_t>(rng() & 0xFF);
-    if ((c & 0x7F) != 0x7F && ((c >> 3) & 0xF) <= max_field) return c;
-  }
-}
+using bench::kRows;
+using bench::kShapes;
+using bench::random_code;
+using bench::Shape;
 
 void run_gemm(benchmark::State& state, const Profile* p, engine::SimdPath path, Shape sh) {
   std::mt19937 rng(5);

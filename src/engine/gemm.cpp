@@ -326,11 +326,15 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
         }
     return;
   }
-  const KernelSet kern = kernels(path);
+  const KStepArgs g = kstep_args(p, path, a, a_k0, b, b_k0, ksteps, rows, d, ldd);
+  kstep_kernel(p, path, kernels(path), g)(g);
+}
+
+KStepArgs kstep_args(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BOperand& b, int b_k0, int ksteps, int rows,
+                     f16_t* d, int ldd) {
   const bool blackwell = p.mma == MmaAccumulation::blackwell_fused_sum;
   const bool ada = p.mma == MmaAccumulation::ada_truncated_halves || blackwell;  // the same operand forms
   const bool hopper = p.mma == MmaAccumulation::hopper_two_hmma;
-  const KStepKernel kernel = blackwell ? kern.blackwell : hopper ? kern.hopper : ada ? kern.ada : kern.zluda;
   KStepArgs g{};
   // An operand form that was not decoded is an empty vector: its pointer stays null (an offset
   // added to a null data() is undefined behaviour, found by fuzz_launch).
@@ -372,9 +376,6 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
     g.ldb_codes = b.K;
     g.value64 = code_table().value64;
   }
-  // Operands decoded without the `ada` integer form (e.g. by another path's decode_for) take the
-  // avx512 path's binary32 kernel, which computes the same values.
-  const KStepKernel run = ada && !blackwell && path == SimdPath::avx512vnni && !g.aw16 ? kernels(SimdPath::avx512).ada : kernel;
   if (ada && !g.aw16 && (!g.a || !g.b))  // both operands decoded for the kernel, or neither reads them
     throw std::logic_error("engine::gemm: ada operands decoded without the binary32 form the kernel reads");
   if (ada && path == SimdPath::avx2 && (!g.ea16 || !g.eb16))  // the AVX2 kernels read the int16 exponents
@@ -385,7 +386,16 @@ void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BO
   g.ldd = ldd;
   g.rows = rows;
   g.ksteps = ksteps;
-  run(g);
+  return g;
+}
+
+KStepKernel kstep_kernel(const Profile& p, SimdPath path, const KernelSet& kern, const KStepArgs& g) {
+  if (p.mma == MmaAccumulation::blackwell_fused_sum) return kern.blackwell;
+  if (p.mma == MmaAccumulation::hopper_two_hmma) return kern.hopper;
+  if (p.mma != MmaAccumulation::ada_truncated_halves) return kern.zluda;
+  // Operands decoded without the `ada` integer form (e.g. by another path's decode_for) take the
+  // avx512 path's binary32 kernel, which computes the same values.
+  return path == SimdPath::avx512vnni && !g.aw16 ? kernels(SimdPath::avx512).ada : kern.ada;
 }
 
 }  // namespace enc5::engine

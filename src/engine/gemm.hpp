@@ -113,4 +113,12 @@ struct BOperand {
 void gemm(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BOperand& b, int b_k0, int ksteps, int rows, f16_t* d,
           int ldd);
 
+// gemm()'s two steps for operands without NaN codes and a native profile: the arguments it gives
+// the k-step kernel, and which kernel of a set it runs with them (the set of `path` in gemm();
+// another build of the same translation unit in bench/kernel_ab, which times two against each
+// other). kstep_args throws std::logic_error where the operands lack a form the kernel reads.
+KStepArgs kstep_args(const Profile& p, SimdPath path, const AOperand& a, int a_k0, const BOperand& b, int b_k0, int ksteps, int rows,
+                     f16_t* d, int ldd);
+KStepKernel kstep_kernel(const Profile& p, SimdPath path, const KernelSet& kern, const KStepArgs& g);
+
 }  // namespace enc5::engine
