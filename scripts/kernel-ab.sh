@@ -28,6 +28,8 @@ while [ $# -gt 0 ]; do
     *) echo "kernel-ab: unknown option $1 (see the header of scripts/kernel-ab.sh)" >&2; exit 2 ;;
   esac
 done
+# The self-check needs a path this CPU runs: the scalar kernels where it has no AVX2.
+if $self_check && ! grep -qw avx2 /proc/cpuinfo; then tu=src/engine/kernels_scalar.cpp; fi
 case "$(basename "$tu")" in
   kernels_avx2.cpp) entry=kernels_avx2; simd=avx2 ;;
   kernels_avx512.cpp) entry=kernels_avx512; simd=avx512 ;;
@@ -86,7 +88,7 @@ compile() {  # compile SRC_ROOT NAME: the TU with its entry renamed kernel_sets_
   # The TU's other strong definitions (the decoders and epilogues it exports to the engine) exist
   # in both builds and in the library: local in each. Weak (COMDAT) library code stays as it is.
   nm --defined-only "$out/k_$name.o" | awk -v n="kernel_sets_$name" '$2 == "T" && !index($3, n) {print $3}' >"$out/local_$name.txt"
-  objcopy --localize-symbols="$out/local_$name.txt" "$out/k_$name.o"
+  if [ -s "$out/local_$name.txt" ]; then objcopy --localize-symbols="$out/local_$name.txt" "$out/k_$name.o"; fi
 }
 echo "kernel-ab: A = $tu at $( $self_check && echo 'the working tree' || echo "$rev"), B = the working tree's; compiling" >&2
 compile "$out/a" a
