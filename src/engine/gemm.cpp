@@ -51,8 +51,9 @@ unsigned decode_for(const Profile& p, SimdPath path) {
   if (!ada_forms)  // the integer kernels (avx2, avx512vnni): their binary64 steps read the codes
     return path == SimdPath::avx512vnni || path == SimdPath::avx2 ? kDecodeInt16 : kDecodeF64;
   if (path == SimdPath::avx512vnni && !blackwell_forms(p)) return kDecodeExponent16 | kDecodeAdaInt16;  // kernels_ada_int16_impl.hpp
-  // the AVX2 blackwell kernel also reads the zluda integer form (kernels_blackwell_int16_avx2_impl.hpp)
-  if (path == SimdPath::avx2 && blackwell_forms(p)) return kDecodeF32 | kDecodeExponent16 | kDecodeInt16;
+  // the AVX2 blackwell kernel, also the AVX-512 paths', also reads the zluda integer form
+  // (kernels_blackwell_int16_avx2_impl.hpp; the avx512 path decodes it with the AVX2 decoders)
+  if (path != SimdPath::scalar && blackwell_forms(p)) return kDecodeF32 | kDecodeExponent16 | kDecodeInt16;
   // the AVX2 kernels read the int16 exponents as the AVX-512 ones do
   return avx512 || path == SimdPath::avx2 ? kDecodeF32 | kDecodeExponent16 : kDecodeF32 | kDecodeExponent;
 }
@@ -176,7 +177,7 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
   i16_l1.resize(decode & kDecodeInt16 ? steps : 0);
   if ((decode & kDecodeInt16) && path == SimdPath::avx512vnni) {
     nan |= int16_form_a_avx512(codes.data(), rows * (K / 32), i16.data(), i16_base.data(), i16_l1.data());
-  } else if ((decode & kDecodeInt16) && path == SimdPath::avx2) {
+  } else if ((decode & kDecodeInt16) && (path == SimdPath::avx2 || path == SimdPath::avx512)) {
     nan |= int16_form_a_avx2(codes.data(), rows * (K / 32), i16.data(), i16_base.data(), i16_l1.data());
   } else if (decode & kDecodeInt16)
     for (int r = 0; r < rows; ++r)
@@ -264,7 +265,7 @@ void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrd
     for (int s = 0; s < b.K / 32; ++s)
       b.nan |= int16_form_b_avx512(b.codes.data() + 32 * s, b.N, b.K, b.i16.data() + static_cast<std::size_t>(32) * b.N * s,
                                    b.i16_base.data() + s, b.i16_max.data() + s);
-  } else if (int16 && path == SimdPath::avx2) {
+  } else if (int16 && (path == SimdPath::avx2 || path == SimdPath::avx512)) {
     for (int s = 0; s < b.K / 32; ++s)
       b.nan |= int16_form_b_avx2(b.codes.data() + 32 * s, b.N, b.K, b.i16.data() + static_cast<std::size_t>(32) * b.N * s,
                                  b.i16_base.data() + s, b.i16_max.data() + s);

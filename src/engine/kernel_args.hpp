@@ -131,7 +131,7 @@ struct KernelSet {
   void (*add_rows)(const AddRowsArgs&);
   KStepKernel hopper;                        // numerics.md `hopper` (reads a, b; hea16, heb16 on AVX2 / AVX-512)
   KStepKernel blackwell;                     // MMA-Sim's sm_120 model (kernels_blackwell_impl.hpp; reads a, b, ea, eb / ea16, eb16;
-                                             // the avx2 kernel also the `zluda` integer form: kernels_blackwell_int16_avx2_impl.hpp)
+                                             // on AVX2 and AVX-512 also the `zluda` integer form: kernels_blackwell_int16_avx2_impl.hpp)
   golden::E61PixelsFn e61_pixels = nullptr;  // E61 steps 4..6 of many pixels; null: golden's per pixel
 };
 KernelSet kernels_scalar();

@@ -360,17 +360,13 @@ void hopper_kstep_avx512(const KStepArgs& g) {
 
 }  // namespace
 
-}  // namespace enc5::engine
-
-// `blackwell`: kernels_blackwell_impl.hpp's AVX-512 intrinsics (this unit's flags select them).
-#include "engine/kernels_blackwell_impl.hpp"
-
-namespace enc5::engine {
-
 KernelSet kernels_avx512() {
   // The epilogues and the operand decoder are the AVX2 + F16C ones (8- and 16-lane f16 vectors).
+  // So is `blackwell`: the AVX2 kernel on the `zluda` integer sums (kernels_blackwell_int16_avx2_impl.hpp)
+  // ran 1.5x faster on Zen 4 than the AVX-512 binary32 kernel this unit had (docs/performance.md
+  // "Eleventh pass").
   const KernelSet avx2 = kernels_avx2();
-  return {zluda_kstep, ada_kstep, avx2.e11_rows, avx2.rms_rows, avx2.decode_run, avx2.add_rows, hopper_kstep_avx512, blackwell_kstep};
+  return {zluda_kstep, ada_kstep, avx2.e11_rows, avx2.rms_rows, avx2.decode_run, avx2.add_rows, hopper_kstep_avx512, avx2.blackwell};
 }
 
 }  // namespace enc5::engine

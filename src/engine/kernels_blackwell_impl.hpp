@@ -1,12 +1,12 @@
 // The `blackwell` k-step kernel (numerics.md "Consumer Blackwell"; MMA-Sim's sm_120 model,
-// docs/readings.md §3 "blackwell"), included by each per-ISA translation unit (kernels_scalar.cpp,
-// kernels_avx2.cpp, kernels_avx512.cpp): AVX-512 or AVX2 intrinsics where the unit is compiled
-// for them (ada's kernel structure, kernels_avx512.cpp / kernels_avx2.cpp; both read the int16
-// exponents ea16 / eb16), otherwise portable C++. Self-contained,
-// internal linkage only (kernel_args.hpp says why). On the avx2 path this binary32 kernel is the
+// docs/readings.md §3 "blackwell"), included by kernels_scalar.cpp and kernels_avx2.cpp: AVX2
+// intrinsics where the unit is compiled for them (ada's kernel structure, kernels_avx2.cpp; it
+// reads the int16 exponents ea16 / eb16), otherwise portable C++. Self-contained, internal linkage
+// only (kernel_args.hpp says why). On the avx2 and AVX-512 paths this binary32 kernel is the
 // fallback of the integer one (kernels_blackwell_int16_avx2_impl.hpp), which runs a tile's k-step
 // on the `zluda` integer sums where the window truncates nothing and calls blackwell_detail::tile
-// for the others.
+// for the others. (An AVX-512 form of this kernel was the AVX-512 paths' until the eleventh pass:
+// on Zen 4 the integer kernel ran 1.5x faster; docs/performance.md.)
 //
 // The model, per k-step and output element: D = f16_RN(sum over the 32 products and C of
 // trunc_q(t)), q = 2^(maxE - 25), E(product) = e(a) + e(b) with `ada`'s e(x) = max(floor(log2|x|),
@@ -38,136 +38,7 @@
 #include "engine/f16_bits.hpp"
 #include "engine/kernel_args.hpp"
 
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
-#include <immintrin.h>
-
-namespace enc5::engine {
-namespace {
-namespace blackwell_detail {
-
-// One k-step chain on an R x 16*NV tile: C (f16 bits) stays in registers across the k-steps.
-// One function of ~95 lines on purpose: its four stages (E(C) and the exponent maximum, the
-// scale, the two truncated 16-term sums, the rounding) share the R x NV register tiles, which
-// helper functions would pass through memory.
-template <int R, int NV>
-void tile(const KStepArgs& g, int r0, int n0) {
-  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-  constexpr int kToZero = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
-  __m256i c[R][NV];
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v) c[r][v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v));
-  for (int s = 0; s < g.ksteps; ++s) {
-    const std::int16_t* ea = g.ea16 + 32 * s;
-    const float* a = g.a + 32 * s;
-    const std::int16_t* eb = g.eb16 + static_cast<std::ptrdiff_t>(32) * g.N * s;
-    const float* b = g.b + static_cast<std::ptrdiff_t>(32) * g.N * s;
-    // maxE over the 32 products on int16 lanes (a zero operand's -64 keeps its product below every
-    // real exponent); then E(C) (a zero or subnormal C gives the clamp
-    // -14, harmless: no nonzero term is below it).
-    __m512i m[R][NV];
-    if constexpr (NV == 2) {  // 32 columns of int16 in one register
-      __m512i m16[R];
-      for (int r = 0; r < R; ++r) m16[r] = _mm512_set1_epi16(-128);
-      for (int k = 0; k < 32; ++k) {
-        const __m512i ebk = _mm512_loadu_si512(eb + k * g.N + n0);
-        for (int r = 0; r < R; ++r) m16[r] = _mm512_max_epi16(m16[r], _mm512_add_epi16(_mm512_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
-      }
-      for (int r = 0; r < R; ++r) {
-        m[r][0] = _mm512_cvtepi16_epi32(_mm512_castsi512_si256(m16[r]));
-        m[r][1] = _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(m16[r], 1));
-      }
-    } else {
-      static_assert(NV == 1);
-      __m256i m16[R];
-      for (int r = 0; r < R; ++r) m16[r] = _mm256_set1_epi16(-128);
-      for (int k = 0; k < 32; ++k) {
-        const __m256i ebk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(eb + k * g.N + n0));
-        for (int r = 0; r < R; ++r) m16[r] = _mm256_max_epi16(m16[r], _mm256_add_epi16(_mm256_set1_epi16(ea[(r0 + r) * g.lda + k]), ebk));
-      }
-      for (int r = 0; r < R; ++r) m[r][0] = _mm512_cvtepi16_epi32(m16[r]);
-    }
-    for (int r = 0; r < R; ++r)
-      for (int v = 0; v < NV; ++v) {
-        const __m512i h = _mm512_cvtepu16_epi32(c[r][v]);
-        const __m512i biased = _mm512_srli_epi32(_mm512_and_si512(h, _mm512_set1_epi32(0x7C00)), 10);
-        const __m512i e_c = _mm512_max_epi32(_mm512_sub_epi32(biased, _mm512_set1_epi32(15)), _mm512_set1_epi32(-14));
-        m[r][v] = _mm512_max_epi32(m[r][v], e_c);
-      }
-    __m512 scale[R][NV];
-    __m512i sum0[R][NV], sum1[R][NV];  // k 0..15 and C; k 16..31 (each exact in int32, see above)
-    __mmask16 special[R][NV];
-    for (int r = 0; r < R; ++r)
-      for (int v = 0; v < NV; ++v) {
-        const __m256i ef = _mm256_and_si256(c[r][v], _mm256_set1_epi16(0x7C00));
-        special[r][v] = _mm256_cmpeq_epi16_mask(ef, _mm256_set1_epi16(0x7C00));  // Inf / NaN C: blended back
-        const __m512 cf = _mm512_maskz_mov_ps(static_cast<__mmask16>(~special[r][v]), _mm512_cvtph_ps(c[r][v]));
-        scale[r][v] = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127 + 25), m[r][v]), 23));
-        sum0[r][v] = _mm512_cvttps_epi32(_mm512_mul_ps(cf, scale[r][v]));  // truncation toward zero
-        sum1[r][v] = _mm512_setzero_si512();
-      }
-    for (int k = 0; k < 32; ++k) {
-      __m512 bk[NV];
-      for (int v = 0; v < NV; ++v) bk[v] = _mm512_loadu_ps(b + k * g.N + n0 + 16 * v);
-      for (int r = 0; r < R; ++r) {
-        const __m512 ar = _mm512_set1_ps(a[(r0 + r) * g.lda + k]);
-        for (int v = 0; v < NV; ++v) {
-          const __m512i t = _mm512_cvttps_epi32(_mm512_mul_ps(_mm512_mul_ps(ar, bk[v]), scale[r][v]));
-          if (k < 16)
-            sum0[r][v] = _mm512_add_epi32(sum0[r][v], t);
-          else
-            sum1[r][v] = _mm512_add_epi32(sum1[r][v], t);
-        }
-      }
-    }
-    for (int r = 0; r < R; ++r)
-      for (int v = 0; v < NV; ++v) {
-        __m256 f[2];
-        for (int h = 0; h < 2; ++h) {
-          const __m256i s0 = h == 0 ? _mm512_castsi512_si256(sum0[r][v]) : _mm512_extracti64x4_epi64(sum0[r][v], 1);
-          const __m256i s1 = h == 0 ? _mm512_castsi512_si256(sum1[r][v]) : _mm512_extracti64x4_epi64(sum1[r][v], 1);
-          const __m256i mh = h == 0 ? _mm512_castsi512_si256(m[r][v]) : _mm512_extracti64x4_epi64(m[r][v], 1);
-          // q = 2^(m - 25) as binary64 (exponent field 1023 - 25 + m)
-          const __m512i qbits = _mm512_slli_epi64(_mm512_add_epi64(_mm512_cvtepi32_epi64(mh), _mm512_set1_epi64(1023 - 25)), 52);
-          const __m512d x = _mm512_mul_pd(_mm512_add_pd(_mm512_cvtepi32_pd(s0), _mm512_cvtepi32_pd(s1)), _mm512_castsi512_pd(qbits));
-          // binary64 -> binary32 rounded to odd: truncate, then set the low bit where inexact.
-          const __m256 t = _mm512_cvt_roundpd_ps(x, kToZero);
-          const __mmask8 inexact = _mm512_cmp_pd_mask(_mm512_cvtps_pd(t), x, _CMP_NEQ_OQ);
-          f[h] = _mm256_castsi256_ps(_mm256_mask_or_epi32(_mm256_castps_si256(t), inexact, _mm256_castps_si256(t), _mm256_set1_epi32(1)));
-        }
-        const __m512 fv = _mm512_insertf32x8(_mm512_castps256_ps512(f[0]), f[1], 1);
-        __m256i hv = _mm512_cvtps_ph(fv, kNearest);
-        // Special C: Inf stays, NaN becomes 0x7FFF.
-        const __m256i nan_bits = _mm256_and_si256(c[r][v], _mm256_set1_epi16(0x03FF));
-        const __mmask16 nan = special[r][v] & _mm256_test_epi16_mask(nan_bits, nan_bits);
-        hv = _mm256_mask_blend_epi16(special[r][v], hv, c[r][v]);
-        c[r][v] = _mm256_mask_blend_epi16(nan, hv, _mm256_set1_epi16(static_cast<short>(kF16CanonicalNaN)));
-      }
-  }
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v) _mm256_storeu_si256(reinterpret_cast<__m256i*>(g.d + (r0 + r) * g.ldd + n0 + 16 * v), c[r][v]);
-}
-
-template <int R, int NV>
-void rows(const KStepArgs& g, int r0) {
-  for (int n0 = 0; n0 + 16 * NV <= g.N; n0 += 16 * NV) tile<R, NV>(g, r0, n0);
-  if constexpr (NV > 1) {
-    for (int n0 = g.N - g.N % (16 * NV); n0 < g.N; n0 += 16) tile<R, 1>(g, r0, n0);
-  }
-}
-
-}  // namespace blackwell_detail
-
-// The KStepKernel of the `blackwell` profile (AVX-512): reads a, b and ea16, eb16.
-void blackwell_kstep(const KStepArgs& g) {
-  int r = 0;
-  for (; r + 4 <= g.rows; r += 4) blackwell_detail::rows<4, 2>(g, r);
-  for (; r < g.rows; ++r) blackwell_detail::rows<1, 2>(g, r);
-}
-
-}  // namespace
-}  // namespace enc5::engine
-
-#elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>
 
 #include "engine/avx2_asm.hpp"
