@@ -62,8 +62,9 @@ void reset(E4Mat& m, int r, int c) {
 struct Quantiser {
   const e4m3_t* table;
   LayerStats* stats;
-  // Without statistics, on the avx512vnni and avx2 paths: q8 in vector arithmetic (q8_run_avx512,
-  // q8_run_avx2, checked against numerics for every f16), with the profile's NaN sign.
+  // Without statistics, on the avx512vnni, avx512 and avx2 paths: q8 in vector arithmetic
+  // (q8_run_avx512, q8_run_avx2 on the other two; checked against numerics for every f16), with
+  // the profile's NaN sign.
   void (*run)(const f16_t*, e4m3_t*, std::size_t, bool) = nullptr;
   bool nan_keeps_sign = false;
   e4m3_t operator()(f16_t h) const {
@@ -312,7 +313,7 @@ struct Block {
   const unsigned dec = decode_for(prof, simd);  // only the decoded forms this profile's kernels read
   const Quantiser q8{prof.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data(), ctx.stats,
                      simd == SimdPath::avx512vnni ? q8_run_avx512
-                     : simd == SimdPath::avx2     ? q8_run_avx2
+                     : simd != SimdPath::scalar   ? q8_run_avx2
                                                   : nullptr,
                      prof.e4m3_nan_keeps_sign};
 
@@ -393,7 +394,8 @@ struct Block {
     reset(H.pq, kWindow, kTokens);
     EpilogueCounts n{};
     kern.e11_rows({H.s.v.data(), H.pq.v.data(), kWindow, tab.e11.data(), tab.e11_clamp.data(), tab.rcp.data(), hq8.table,
-                   stats ? &n : nullptr, hq8.run, hq8.nan_keeps_sign, simd == SimdPath::avx2 ? e11_expval_run_avx2 : nullptr});
+                   stats ? &n : nullptr, hq8.run, hq8.nan_keeps_sign,
+                   simd == SimdPath::avx2 || simd == SimdPath::avx512 ? e11_expval_run_avx2 : nullptr});
     if (stats) add_counts(*stats, n);
     lap(kGroupE11);
     // Phase 12 (facts C5): O = q8(P) q8(V), its k-steps over the 96 keys.

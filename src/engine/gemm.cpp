@@ -48,8 +48,8 @@ unsigned decode_for(const Profile& p, SimdPath path) {
     return path != SimdPath::scalar ? kDecodeF32 | kDecodeHopperExponent16 : kDecodeF32;
   // `ada` and `blackwell` read the same forms (values and ada exponents)
   const bool ada_forms = p.mma == MmaAccumulation::ada_truncated_halves || p.mma == MmaAccumulation::blackwell_fused_sum;
-  if (!ada_forms)  // the integer kernels (avx2, avx512vnni): their binary64 steps read the codes
-    return path == SimdPath::avx512vnni || path == SimdPath::avx2 ? kDecodeInt16 : kDecodeF64;
+  if (!ada_forms)  // the integer kernels (avx2, also the avx512 path's, avx512vnni): their binary64 steps read the codes
+    return path != SimdPath::scalar ? kDecodeInt16 : kDecodeF64;
   if (path == SimdPath::avx512vnni && !blackwell_forms(p)) return kDecodeExponent16 | kDecodeAdaInt16;  // kernels_ada_int16_impl.hpp
   // the AVX2 blackwell kernel, also the AVX-512 paths', also reads the zluda integer form
   // (kernels_blackwell_int16_avx2_impl.hpp; the avx512 path decodes it with the AVX2 decoders)

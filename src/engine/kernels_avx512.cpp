@@ -1,9 +1,6 @@
 // The k-step kernels with AVX-512 intrinsics (F, BW, DQ, VL; F16C for the f16 conversions). The
 // arithmetic and its exactness are those of kernels_impl.hpp (read its header comment first); this
 // file only maps them onto 512-bit registers and register tiles:
-//  * `zluda`: R rows x 8*NV columns of binary64 accumulators; per k one load of B per 8 columns
-//    and one FMA per accumulator with A broadcast from memory. Accumulators start at f64(C) and
-//    end as f16(f32(acc)) through vcvtpd2ps (RNE, MXCSR default) and vcvtps2ph (RNE immediate).
 //  * `ada`: R rows x 16*NV columns of binary32; per half: the exponent maximum (add, max), the
 //    power-of-two scale built in the exponent field, then per term mul, mul by scale, truncation
 //    toward zero (vrndscaleps, which keeps the sign of a zero), add.
@@ -21,60 +18,6 @@ namespace enc5::engine {
 namespace {
 
 constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-
-template <int R, int NV>
-void zluda_tile(const KStepArgs& g, int r0, int n0) {
-  __m512d acc[R][NV];
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v) {
-      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v));
-      acc[r][v] = _mm512_cvtps_pd(_mm256_cvtph_ps(c));  // exact
-    }
-  for (int s = 0; s < g.ksteps; ++s) {
-    if (s > 0)  // step s-1's D (f32 then f16 rounding, in registers) is step s's C; NaN stays NaN
-      for (int r = 0; r < R; ++r)
-        for (int v = 0; v < NV; ++v)
-          acc[r][v] = _mm512_cvtps_pd(_mm256_cvtph_ps(_mm256_cvtps_ph(_mm512_cvtpd_ps(acc[r][v]), kRoundNearest)));
-    const double* a64 = g.a64 + 32 * s;
-    const double* b64 = g.b64 + static_cast<std::ptrdiff_t>(32) * g.N * s;
-    for (int k = 0; k < 32; ++k) {
-      __m512d b[NV];
-      for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_pd(b64 + k * g.N + n0 + 8 * v);
-      for (int r = 0; r < R; ++r) {
-        const __m512d a = _mm512_set1_pd(a64[(r0 + r) * g.lda + k]);
-        for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_fmadd_pd(a, b[v], acc[r][v]);  // exact
-      }
-    }
-  }
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v) {
-      const __m256 f = _mm512_cvtpd_ps(acc[r][v]);    // the f32 rounding
-      __m128i h = _mm256_cvtps_ph(f, kRoundNearest);  // the f16 rounding
-      const __mmask8 nan = _mm512_cmp_pd_mask(acc[r][v], acc[r][v], _CMP_UNORD_Q);
-      h = _mm_mask_blend_epi16(nan, h, _mm_set1_epi16(0x7FFF));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(g.d + (r0 + r) * g.ldd + n0 + 8 * v), h);
-    }
-}
-
-template <int R, int NV>
-void zluda_rows(const KStepArgs& g, int r0) {
-  for (int n0 = 0; n0 + 8 * NV <= g.N; n0 += 8 * NV) zluda_tile<R, NV>(g, r0, n0);
-  if constexpr (NV > 2) {
-    for (int n0 = g.N - g.N % (8 * NV); n0 < g.N; n0 += 16) zluda_tile<R, 2>(g, r0, n0);
-  }
-}
-
-void zluda_kstep(const KStepArgs& g) {
-  int r = 0;
-  if (g.N >= 32) {
-    for (; r + 6 <= g.rows; r += 6) zluda_rows<6, 4>(g, r);
-    for (; r + 2 <= g.rows; r += 2) zluda_rows<2, 4>(g, r);
-    for (; r < g.rows; ++r) zluda_rows<1, 4>(g, r);
-  } else {
-    for (; r + 6 <= g.rows; r += 6) zluda_rows<6, 2>(g, r);
-    for (; r < g.rows; ++r) zluda_rows<1, 2>(g, r);
-  }
-}
 
 // The `ada` block maximum maxE of one half for an R x 16*NV tile. The maximum over the 16 k of
 // e(a) + e(b) runs on int16 lanes (32 columns per 512-bit register; a zero operand's -64 keeps a
@@ -361,12 +304,14 @@ void hopper_kstep_avx512(const KStepArgs& g) {
 }  // namespace
 
 KernelSet kernels_avx512() {
-  // The epilogues and the operand decoder are the AVX2 + F16C ones (8- and 16-lane f16 vectors).
-  // So is `blackwell`: the AVX2 kernel on the `zluda` integer sums (kernels_blackwell_int16_avx2_impl.hpp)
-  // ran 1.5x faster on Zen 4 than the AVX-512 binary32 kernel this unit had (docs/performance.md
+  // The epilogues, E61's pixels and the operand decoder are the AVX2 + F16C ones (8- and 16-lane
+  // f16 vectors). So are `zluda` and `blackwell`, the AVX2 kernels on the `zluda` integer sums
+  // (kernels_zluda_int16_avx2_impl.hpp, kernels_blackwell_int16_avx2_impl.hpp): on Zen 4 they ran
+  // 1.5x faster than the binary64 and binary32 AVX-512 kernels this unit had (docs/performance.md
   // "Eleventh pass").
   const KernelSet avx2 = kernels_avx2();
-  return {zluda_kstep, ada_kstep, avx2.e11_rows, avx2.rms_rows, avx2.decode_run, avx2.add_rows, hopper_kstep_avx512, avx2.blackwell};
+  return {avx2.zluda,    ada_kstep,           avx2.e11_rows,  avx2.rms_rows,  avx2.decode_run,
+          avx2.add_rows, hopper_kstep_avx512, avx2.blackwell, avx2.e61_pixels};
 }
 
 }  // namespace enc5::engine
