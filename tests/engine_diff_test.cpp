@@ -266,6 +266,26 @@ TEST(EngineGemm, AdaIntegerWordsAndTheirSelection) {
   if (!engine::simd_supported(engine::SimdPath::avx512vnni)) return;
   const Profile& prof = profile_ada();
   const engine::SimdPath vnni = engine::SimdPath::avx512vnni;
+  // The avx512vnni kernel's own forms (decode_for: A's words and exponents in one pass,
+  // gemm.cpp / ada_forms_a_avx512) against the same words, e(x) and the NaN flag.
+  {
+    engine::AOperand F;
+    F.assign(a.data(), rows, K, K, engine::decode_for(prof, vnni), vnni);
+    EXPECT_FALSE(F.nan);
+    for (int r = 0; r < rows; ++r)
+      for (int k = 0; k < K; ++k) {
+        const e4m3_t c = a[static_cast<std::size_t>(r) * K + k];
+        const std::size_t at = static_cast<std::size_t>(r) * K + (k & ~31) + isa[k & 31];
+        ASSERT_EQ(static_cast<std::uint16_t>(F.aw16[at]), mant(c) << 3 | 0x1000 | ((c & 0x80) ? 0xE000 : 0)) << "code " << int(c);
+        ASSERT_EQ(F.e16[at], static_cast<std::int16_t>(t.ada_e[c])) << "code " << int(c);
+      }
+    for (const e4m3_t nan_code : {e4m3_t{0x7F}, e4m3_t{0xFF}}) {
+      std::vector<e4m3_t> an = a;
+      an[static_cast<std::size_t>(3 * K + 45)] = nan_code;
+      F.assign(an.data(), rows, K, K, engine::decode_for(prof, vnni), vnni);
+      EXPECT_TRUE(F.nan) << int(nan_code);
+    }
+  }
   EXPECT_TRUE(engine::decode_for(prof, vnni) & engine::kDecodeAdaInt16);
   EXPECT_FALSE(engine::decode_for(profile_blackwell(), vnni) & engine::kDecodeAdaInt16);
   engine::AOperand with, without;

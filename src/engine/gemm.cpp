@@ -151,10 +151,21 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
   const bool isa_forms = (decode & (kDecodeF32 | kDecodeExponent | kDecodeExponent16 | kDecodeHopperExponent16 | kDecodeAdaInt16)) != 0;
   aw16.resize(decode & kDecodeAdaInt16 ? size : 0);
   const std::int16_t* const word = ada_words().a;
+  // The avx512vnni `ada` kernel's forms alone (decode_for): words and exponents in one pass.
+  const bool ada_vnni = path == SimdPath::avx512vnni && decode == (kDecodeExponent16 | kDecodeAdaInt16);
+  static const std::array<std::int16_t, 32> isa_source = [isa] {
+    std::array<std::int16_t, 32> t{};
+    for (int kp = 0; kp < 32; ++kp) t[static_cast<std::size_t>(isa[kp])] = static_cast<std::int16_t>(kp);
+    return t;
+  }();
   for (int r = 0; r < rows; ++r) {
     const e4m3_t* row = src + static_cast<std::size_t>(r) * ld;
     const std::size_t at = static_cast<std::size_t>(r) * K;
     std::copy(row, row + K, codes.begin() + static_cast<std::ptrdiff_t>(at));
+    if (ada_vnni) {
+      nan |= ada_forms_a_avx512(row, K, isa_source.data(), aw16.data() + at, e16.data() + at);
+      continue;
+    }
     // binary64: logical order, the whole row at once
     if (decode & kDecodeF64) nan |= run({row, K, v64.data() + at, nullptr, nullptr, nullptr, nullptr});
     if (!isa_forms) continue;
@@ -165,9 +176,7 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
       const std::size_t a = at + k0;
       nan |= run({perm, 32, nullptr, v.empty() ? nullptr : v.data() + a, e.empty() ? nullptr : e.data() + a,
                   e16.empty() ? nullptr : e16.data() + a, he16.empty() ? nullptr : he16.data() + a});
-      if (!aw16.empty() && path == SimdPath::avx512vnni)
-        ada_words_a_avx512(perm, 32, aw16.data() + a);
-      else if (!aw16.empty())
+      if (!aw16.empty())
         for (int k = 0; k < 32; ++k) aw16[a + k] = word[perm[k]];
     }
   }

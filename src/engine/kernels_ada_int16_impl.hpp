@@ -180,14 +180,20 @@ inline void ada_fields(__m512i w, __m512i& mant, __m512i& e, __m512i& sign) {
 
 }  // namespace
 
-void ada_words_a_avx512(const e4m3_t* codes, int n, std::int16_t* out) {
-  for (int i = 0; i < n; i += 32) {
-    const __m512i w = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes + i)));
+bool ada_forms_a_avx512(const e4m3_t* codes, int K, const std::int16_t* isa_source, std::int16_t* words, std::int16_t* exps) {
+  const __m512i idx = _mm512_loadu_si512(isa_source);
+  __mmask32 nan = 0;
+  for (int k0 = 0; k0 < K; k0 += 32) {
+    // the k-step's codes as words, then in the ISA order (word i <- code isa_source[i])
+    const __m512i w = _mm512_permutexvar_epi16(idx, _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes + k0))));
+    nan |= _mm512_cmpeq_epi16_mask(_mm512_and_si512(w, _mm512_set1_epi16(0x7F)), _mm512_set1_epi16(0x7F));
     __m512i mant, e, sign;
     ada_fields(w, mant, e, sign);
     const __m512i word = _mm512_or_si512(_mm512_or_si512(_mm512_slli_epi16(mant, 3), _mm512_set1_epi16(0x1000)), sign);
-    _mm512_storeu_si512(out + i, word);
+    _mm512_storeu_si512(words + k0, word);
+    _mm512_storeu_si512(exps + k0, e);
   }
+  return nan != 0;
 }
 
 void ada_pairs_b_avx512(const e4m3_t* even, const e4m3_t* odd, int N, std::int16_t* words, std::int16_t* exps) {
