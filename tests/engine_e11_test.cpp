@@ -12,8 +12,11 @@
 
 #include "engine/gemm.hpp"
 #include "engine/kernel_args.hpp"
+#include "engine/prepared.hpp"
 #include "engine/simd.hpp"
 #include "model/layer.hpp"
+#include "numerics/e4m3.hpp"
+#include "numerics/profile.hpp"
 
 namespace enc5 {
 namespace {
@@ -48,8 +51,47 @@ TEST(EngineE11, ExpvalEqualsGoldenOnEveryPattern) {
   if (!ran) GTEST_SKIP() << "no AVX2 on this CPU";
 }
 
+// E11 on whole rows (KernelSet::e11_rows: epilogue_impl.hpp's two rows at a time, the avx512vnni
+// path's e11_rows_x2 on two register pairs per step with one-pair and one-row tails) against the
+// golden model's e11_expval, e11_row and q8 on every path this CPU has, both q8 NaN rules, and row
+// counts that reach every tail; the scores hold NaN, Inf, zeros and values past both clamps.
+TEST(EngineE11, RowsEqualGoldenOnEveryPathAndRowCount) {
+  const engine::EpilogueTables& tab = engine::epilogue_tables();
+  std::mt19937 rng(5);
+  for (const engine::SimdPath path : engine::supported_simd_paths()) {
+    const engine::KernelSet k = engine::kernels(path);
+    for (const Profile* prof : {&profile_ada(), &profile_zluda()})
+      for (const int rows : {1, 2, 3, 4, 5, 6, 7, 9, 64}) {
+        std::vector<f16_t> s(static_cast<std::size_t>(rows) * 96);
+        for (auto& v : s) {
+          const unsigned u = rng();
+          v = static_cast<f16_t>((u & 0x8000) | (0x4000 + (u >> 16) % 0x2400));  // about 2 .. 2^9: past the clamps
+          if (u % 7 == 0) v = static_cast<f16_t>(u >> 8);                        // any pattern (NaN, Inf, zeros)
+        }
+        // the vector helpers block.cpp gives the path (Quantiser, e11_expval_run_avx2)
+        const auto q8_run = path == engine::SimdPath::avx512vnni ? engine::q8_run_avx512
+                            : path != engine::SimdPath::scalar   ? engine::q8_run_avx2
+                                                                 : nullptr;
+        const auto expval_run = path == engine::SimdPath::avx2 || path == engine::SimdPath::avx512 ? engine::e11_expval_run_avx2 : nullptr;
+        const e4m3_t* const q8_table = prof->e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data();
+        std::vector<e4m3_t> got(s.size() + 8, 0x55);
+        k.e11_rows({s.data(), got.data(), rows, tab.e11.data(), tab.e11_clamp.data(), tab.rcp.data(), q8_table, nullptr, q8_run,
+                    prof->e4m3_nan_keeps_sign, expval_run});
+        for (int r = 0; r < rows; ++r) {
+          std::array<f16_t, 96> e;
+          for (int c = 0; c < 96; ++c) e[static_cast<std::size_t>(c)] = golden::e11_expval(s[static_cast<std::size_t>(r) * 96 + c]);
+          const golden::E11Row row = golden::e11_row(e);
+          for (int c = 0; c < 96; ++c)
+            ASSERT_EQ(got[static_cast<std::size_t>(r) * 96 + c], f16_to_e4m3(row.p[static_cast<std::size_t>(c)], *prof))
+                << engine::to_string(path) << " " << prof->name << " rows " << rows << " row " << r << " col " << c;
+        }
+        for (std::size_t i = s.size(); i < got.size(); ++i) ASSERT_EQ(got[i], 0x55) << "written past the rows";
+      }
+  }
+}
+
 // The RMS norm kernels (epilogue_impl.hpp rms_rows, two rows at a time with a one-row tail; the
-// avx512vnni path's rms_rows_x2) against golden::rms_norm_rows on every path this CPU has, every
+// avx512vnni path's rms_rows_x2, two register pairs per step with one-pair and one-row tails) against golden::rms_norm_rows on every path this CPU has, every
 // sum tree and odd and even row counts; the rows hold values whose squares overflow, subnormals,
 // zeros, Inf and NaN (rows 3..5, whose inverse is 0 or NaN), and the others a scale of their own,
 // so that each row's own inverse (not its neighbour's) is checked.

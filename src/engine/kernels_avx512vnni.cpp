@@ -368,7 +368,9 @@ namespace {
 // 8..15 row r+1's, so the golden tree (e11_in_lane) and p = e * rcp are epilogue_impl.hpp's
 // e11_rows lane for lane (each f16 add a binary32 add and one rounding) in half the
 // instructions; the fold across lanes and the reciprocal are its own, per row; q8 by
-// q8_run_avx512. With statistics, and for an odd last row, that e11_rows itself.
+// q8_run_avx512. With statistics, and for an odd last row, that e11_rows itself. Two register
+// pairs (4 rows) per step: on Zen 4 E11 was latency-bound (a row pair's chain of vcvtps2ph /
+// vcvtph2ps roundings, each 2 and 1.35 cycles per zmm there), 40.4 -> 33.3 us per block.
 // epilogue_impl.hpp's fold_lanes (model/sum_tree.hpp: the butterflies xor 1 and xor 2 across the
 // four lanes' f16x2, then lo + hi) of both rows at once: lane pair t of a row is its lanes 2t,
 // 2t + 1, so the f16x2 partner t ^ 1 is lane j ^ 2, t ^ 2 is lane j ^ 4, and the halves are lanes
@@ -432,26 +434,38 @@ void e11_rows_x2(const E11Args& g) {
   const E11Consts k = e11_consts();
   const f16_t* const rcp_table = g.rcp;
   const bool nan_keeps_sign = g.q8_nan_keeps_sign;
-  for (int r = 0; r + 2 <= rows; r += 2) {
-    const f16_t* const srow = s + r * 96;  // rows r, r + 1
-    __m512 E[12];
-    for (int i = 0; i < 12; ++i) E[i] = _mm512_cvtph_ps(e11_expval16(load_bits8x2(srow + 8 * i, srow + 96 + 8 * i), k));
-    const __m512 S = e11_in_lane(E, [](__m512 a, __m512 b) { return rnd16(a + b); });
-    f16_t sum0, sum1;
-    fold_lanes_x2(S, sum0, sum1);
-    const float rf0 = from_h(rcp_table[sum0]), rf1 = from_h(rcp_table[sum1]);
-    const __m512 rf = _mm512_insertf32x8(_mm512_set1_ps(rf0), _mm256_set1_ps(rf1), 1);
+  const __m512i nan_sign = q8_nan_sign(nan_keeps_sign);
+  // RP register pairs (2 RP rows) per step: each pair is one chain of dependent roundings (the
+  // tree, the fold, the reciprocal's lookup, the products), so the pairs' chains overlap.
+  auto step = [&]<int RP>(int r) {
+    __m512 E[RP][12], S[RP], rf[RP];
+    for (int u = 0; u < RP; ++u) {
+      const f16_t* const srow = s + (r + 2 * u) * 96;  // rows r + 2u, r + 2u + 1
+      for (int i = 0; i < 12; ++i) E[u][i] = _mm512_cvtph_ps(e11_expval16(load_bits8x2(srow + 8 * i, srow + 96 + 8 * i), k));
+    }
+    for (int u = 0; u < RP; ++u) S[u] = e11_in_lane(E[u], [](__m512 a, __m512 b) { return rnd16(a + b); });
+    for (int u = 0; u < RP; ++u) {
+      f16_t sum0, sum1;
+      fold_lanes_x2(S[u], sum0, sum1);
+      const float rf0 = from_h(rcp_table[sum0]), rf1 = from_h(rcp_table[sum1]);
+      rf[u] = _mm512_insertf32x8(_mm512_set1_ps(rf0), _mm256_set1_ps(rf1), 1);
+    }
     // p = e * rcp and q8(p) in registers: columns 8i..8i+15 of both rows per q8_codes, the codes
     // back in row order (rows r, r + 1: 64-bit quarters 0, 2 and 1, 3).
-    const __m512i nan_sign = q8_nan_sign(nan_keeps_sign);
-    auto p16 = [&](int i) { return f16_of_f32(_mm512_mul_ps(E[i], rf)); };
-    for (int i = 0; i < 12; i += 2) {
-      const __m512i h = _mm512_inserti64x4(_mm512_castsi256_si512(p16(i)), p16(i + 1), 1);
-      const __m256i c = _mm256_permute4x64_epi64(_mm512_cvtepi16_epi8(q8_codes(h, nan_sign)), _MM_SHUFFLE(3, 1, 2, 0));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(p + r * 96 + 8 * i), _mm256_castsi256_si128(c));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(p + (r + 1) * 96 + 8 * i), _mm256_extracti128_si256(c, 1));
+    for (int u = 0; u < RP; ++u) {
+      e4m3_t* const prow = p + (r + 2 * u) * 96;
+      auto p16 = [&](int i) { return f16_of_f32(_mm512_mul_ps(E[u][i], rf[u])); };
+      for (int i = 0; i < 12; i += 2) {
+        const __m512i h = _mm512_inserti64x4(_mm512_castsi256_si512(p16(i)), p16(i + 1), 1);
+        const __m256i c = _mm256_permute4x64_epi64(_mm512_cvtepi16_epi8(q8_codes(h, nan_sign)), _MM_SHUFFLE(3, 1, 2, 0));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(prow + 8 * i), _mm256_castsi256_si128(c));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(prow + 96 + 8 * i), _mm256_extracti128_si256(c, 1));
+      }
     }
-  }
+  };
+  int r = 0;
+  for (; r + 4 <= rows; r += 4) step.template operator()<2>(r);
+  for (; r + 2 <= rows; r += 2) step.template operator()<1>(r);
   if (rows % 2) {
     E11Args last = g;
     last.s += (rows - 1) * 96;
@@ -467,25 +481,37 @@ void e11_rows_x2(const E11Args& g) {
 void rms_rows_x2(const RmsArgs& g) {
   const int rows = g.rows;
   const auto tree = static_cast<SumTree>(g.tree);
-  for (int r = 0; r + 2 <= rows; r += 2) {
-    const f16_t* const x0 = g.x + r * 160;
-    __m512 X[20], T[20];
-    for (int i = 0; i < 20; ++i) {
-      X[i] = load_h8x2(x0 + 8 * i, x0 + 160 + 8 * i);
-      T[i] = rnd16(X[i] * X[i]);
+  // RP register pairs (2 RP rows) per step, as e11_rows_x2: the pairs' chains of roundings overlap.
+  auto step = [&]<int RP>(int r) {
+    __m512 S[RP], fi[RP];
+    for (int u = 0; u < RP; ++u) {
+      const f16_t* const x0 = g.x + (r + 2 * u) * 160;
+      __m512 T[20];
+      for (int i = 0; i < 20; ++i) {
+        const __m512 X = load_h8x2(x0 + 8 * i, x0 + 160 + 8 * i);
+        T[i] = rnd16(X * X);
+      }
+      S[u] = reduce_in_lane(T, tree, [](__m512 a, __m512 b) { return rnd16(a + b); });
     }
-    const __m512 S = reduce_in_lane(T, tree, [](__m512 a, __m512 b) { return rnd16(a + b); });
-    const float i0 = from_h(golden::rms_inverse(fold_lanes((V8)_mm512_castps512_ps256(S)), g.eps));
-    const float i1 = from_h(golden::rms_inverse(fold_lanes((V8)_mm512_extractf32x8_ps(S, 1)), g.eps));
-    const __m512 fi = _mm512_insertf32x8(_mm512_set1_ps(i0), _mm256_set1_ps(i1), 1);
-    f16_t* const out = g.out + r * 160;
-    for (int i = 0; i < 20; ++i) {
-      const __m512 y = X[i] * rnd16(load_h8x2(g.gain + 8 * i, g.gain + 8 * i) * fi);
-      const __m256i h = f16_of_f32(y);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8 * i), _mm256_castsi256_si128(h));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 160 + 8 * i), _mm256_extracti128_si256(h, 1));
+    for (int u = 0; u < RP; ++u) {
+      const float i0 = from_h(golden::rms_inverse(fold_lanes((V8)_mm512_castps512_ps256(S[u])), g.eps));
+      const float i1 = from_h(golden::rms_inverse(fold_lanes((V8)_mm512_extractf32x8_ps(S[u], 1)), g.eps));
+      fi[u] = _mm512_insertf32x8(_mm512_set1_ps(i0), _mm256_set1_ps(i1), 1);
     }
-  }
+    for (int u = 0; u < RP; ++u) {
+      const f16_t* const x0 = g.x + (r + 2 * u) * 160;
+      f16_t* const out = g.out + (r + 2 * u) * 160;
+      for (int i = 0; i < 20; ++i) {
+        const __m512 y = load_h8x2(x0 + 8 * i, x0 + 160 + 8 * i) * rnd16(load_h8x2(g.gain + 8 * i, g.gain + 8 * i) * fi[u]);
+        const __m256i h = f16_of_f32(y);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8 * i), _mm256_castsi256_si128(h));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 160 + 8 * i), _mm256_extracti128_si256(h, 1));
+      }
+    }
+  };
+  int r = 0;
+  for (; r + 4 <= rows; r += 4) step.template operator()<2>(r);
+  for (; r + 2 <= rows; r += 2) step.template operator()<1>(r);
   if (rows % 2) {
     RmsArgs last = g;
     last.x += (rows - 1) * 160;
