@@ -279,11 +279,27 @@ TEST(EngineGemm, AdaIntegerWordsAndTheirSelection) {
         ASSERT_EQ(static_cast<std::uint16_t>(F.aw16[at]), mant(c) << 3 | 0x1000 | ((c & 0x80) ? 0xE000 : 0)) << "code " << int(c);
         ASSERT_EQ(F.e16[at], static_cast<std::int16_t>(t.ada_e[c])) << "code " << int(c);
       }
+    engine::BOperand G;  // and B's (ada_pairs_b_avx512, without the int16 exponents)
+    G.assign_nk(b.data(), N, K, K, engine::decode_for(prof, vnni), vnni);
+    EXPECT_FALSE(G.nan);
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < K; ++k) {
+        const e4m3_t c = b[static_cast<std::size_t>(n) * K + k];
+        const int ki = (k & ~31) + isa[k & 31];
+        const std::size_t at = static_cast<std::size_t>(ki >> 1) * 2 * N + 2 * static_cast<std::size_t>(n) + (ki & 1);
+        ASSERT_EQ(static_cast<std::uint16_t>(G.bw16[at]), mant(c) << 4 | ((c & 0x80) ? 0xE000 : 0)) << "code " << int(c);
+        ASSERT_EQ(G.beb16[at], static_cast<std::int16_t>(t.ada_e[c])) << "code " << int(c);
+      }
     for (const e4m3_t nan_code : {e4m3_t{0x7F}, e4m3_t{0xFF}}) {
-      std::vector<e4m3_t> an = a;
+      std::vector<e4m3_t> an = a, bn = b;
       an[static_cast<std::size_t>(3 * K + 45)] = nan_code;
+      bn[static_cast<std::size_t>(5 * K + 17)] = nan_code;
       F.assign(an.data(), rows, K, K, engine::decode_for(prof, vnni), vnni);
       EXPECT_TRUE(F.nan) << int(nan_code);
+      G.assign_nk(bn.data(), N, K, K, engine::decode_for(prof, vnni), vnni);
+      EXPECT_TRUE(G.nan) << int(nan_code);
+      G.assign_kn(bn.data(), K, N, N, engine::decode_for(prof, vnni), vnni);  // the other layout
+      EXPECT_TRUE(G.nan) << int(nan_code);
     }
   }
   EXPECT_TRUE(engine::decode_for(prof, vnni) & engine::kDecodeAdaInt16);

@@ -208,6 +208,10 @@ namespace {
 // logical order) resp. row 32 (k / 32) + isa(k % 32) (the ISA-order forms) of the [k][N] arrays.
 void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrdiff_t k_stride, unsigned decode, SimdPath path) {
   const std::size_t size = static_cast<std::size_t>(b.N) * b.K;
+  // The avx512vnni `ada` kernel's forms alone (decode_for): its B is the words and exponents of
+  // ada_pairs_b_avx512 (which flags the NaN codes); the int16 exponents are A's only.
+  const bool ada_vnni = path == SimdPath::avx512vnni && decode == (kDecodeExponent16 | kDecodeAdaInt16);
+  if (ada_vnni) decode = kDecodeAdaInt16;
   size_forms(size, decode, b);
   b.codes.resize(size);
   b.nan = false;
@@ -255,6 +259,7 @@ void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrd
         }
       }
       for (int n = 0; n < N; ++n) codes[static_cast<std::size_t>(n) * K + k] = rowk[n];
+      if (ada_vnni) continue;
       const std::size_t logical = static_cast<std::size_t>(k) * b.N;
       const std::size_t in_isa = static_cast<std::size_t>((k & ~31) + isa[k & 31]) * b.N;
       b.nan |= run({rowk, b.N, b.v64.empty() ? nullptr : b.v64.data() + logical, b.v.empty() ? nullptr : b.v.data() + in_isa,
@@ -264,7 +269,7 @@ void assign_b(BOperand& b, const e4m3_t* src, std::ptrdiff_t n_stride, std::ptrd
   if (ada_int16 && path == SimdPath::avx512vnni)
     for (int k = 0; k < K; k += 2) {
       const std::size_t at = static_cast<std::size_t>(k) * N;
-      ada_pairs_b_avx512(isa_rows.data() + at, isa_rows.data() + at + N, N, b.bw16.data() + at, b.beb16.data() + at);
+      b.nan |= ada_pairs_b_avx512(isa_rows.data() + at, isa_rows.data() + at + N, N, b.bw16.data() + at, b.beb16.data() + at);
     }
   const bool int16 = (decode & kDecodeInt16) != 0;
   b.i16.resize(int16 ? size : 0);

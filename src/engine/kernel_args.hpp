@@ -175,9 +175,9 @@ void mul_ftz_x8_avx2(const float* a, const float* b, float* r);
 // The `ada` integer words (gemm.hpp: kDecodeAdaInt16) with AVX-512 BW (valid where the avx512vnni
 // path is): A's words and exponents e(x) (as decode_run's e16) of a row of K codes (K a multiple
 // of 32, logical k order) in the ISA order of each k-step (ISA position i <- logical k
-// isa_source[i]), returning whether a NaN code was seen; B's k pair of two code rows (N a
-// multiple of 16) into words / exps as [n][2].
+// isa_source[i]); B's k pair of two code rows (N a multiple of 16) into words / exps as [n][2].
+// Both return whether a NaN code was seen.
 bool ada_forms_a_avx512(const e4m3_t* codes, int K, const std::int16_t* isa_source, std::int16_t* words, std::int16_t* exps);
-void ada_pairs_b_avx512(const e4m3_t* even, const e4m3_t* odd, int N, std::int16_t* words, std::int16_t* exps);
+bool ada_pairs_b_avx512(const e4m3_t* even, const e4m3_t* odd, int N, std::int16_t* words, std::int16_t* exps);
 
 }  // namespace enc5::engine

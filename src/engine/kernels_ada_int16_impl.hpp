@@ -196,21 +196,24 @@ bool ada_forms_a_avx512(const e4m3_t* codes, int K, const std::int16_t* isa_sour
   return nan != 0;
 }
 
-void ada_pairs_b_avx512(const e4m3_t* even, const e4m3_t* odd, int N, std::int16_t* words, std::int16_t* exps) {
+bool ada_pairs_b_avx512(const e4m3_t* even, const e4m3_t* odd, int N, std::int16_t* words, std::int16_t* exps) {
   // lanes 0..15: the even row's codes n0.., lanes 16..31: the odd row's; out word 2j + h <- lane 16 h + j
   alignas(64) static constexpr std::int16_t kInterleave[32] = {0, 16, 1, 17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
                                                                8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
   const __m512i idx = _mm512_load_si512(kInterleave);
+  __mmask32 nan = 0;
   for (int n0 = 0; n0 < N; n0 += 16) {
     const __m128i ce = _mm_loadu_si128(reinterpret_cast<const __m128i*>(even + n0));
     const __m128i co = _mm_loadu_si128(reinterpret_cast<const __m128i*>(odd + n0));
     const __m512i w = _mm512_cvtepu8_epi16(_mm256_inserti128_si256(_mm256_castsi128_si256(ce), co, 1));
+    nan |= _mm512_cmpeq_epi16_mask(_mm512_and_si512(w, _mm512_set1_epi16(0x7F)), _mm512_set1_epi16(0x7F));
     __m512i mant, e, sign;
     ada_fields(w, mant, e, sign);
     const __m512i word = _mm512_or_si512(_mm512_slli_epi16(mant, 4), sign);
     _mm512_storeu_si512(words + 2 * n0, _mm512_permutexvar_epi16(idx, word));
     _mm512_storeu_si512(exps + 2 * n0, _mm512_permutexvar_epi16(idx, e));
   }
+  return nan != 0;
 }
 
 }  // namespace enc5::engine
