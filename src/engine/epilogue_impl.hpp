@@ -93,24 +93,19 @@ void e11_rows(const E11Args& g) {
       std::memcpy(prow + c, &w, 8);
     }
   };
+  // R rows per step without statistics (the rows' chains overlap)
+  auto step = [&]<int R>(int r0) {
+    V8 E[R][12];
+    for (int u = 0; u < R; ++u) exps(s + (r0 + u) * 96, E[u]);
+    float rf[R];
+    for (int u = 0; u < R; ++u) rf[u] = reciprocal(E[u]);
+    for (int u = 0; u < R; ++u) codes(E[u], rf[u], p + (r0 + u) * 96);
+  };
   int r = 0;
-  if (!counts)
-    for (; r + 4 <= rows; r += 4) {
-      V8 E[4][12];
-      for (int u = 0; u < 4; ++u) exps(s + (r + u) * 96, E[u]);
-      float rf[4];
-      for (int u = 0; u < 4; ++u) rf[u] = reciprocal(E[u]);
-      for (int u = 0; u < 4; ++u) codes(E[u], rf[u], p + (r + u) * 96);
-    }
-  if (!counts)
-    for (; r + 2 <= rows; r += 2) {
-      V8 E0[12], E1[12];
-      exps(s + r * 96, E0);
-      exps(s + (r + 1) * 96, E1);
-      const float rf0 = reciprocal(E0), rf1 = reciprocal(E1);
-      codes(E0, rf0, p + r * 96);
-      codes(E1, rf1, p + (r + 1) * 96);
-    }
+  if (!counts) {
+    for (; r + 4 <= rows; r += 4) step.template operator()<4>(r);
+    for (; r + 2 <= rows; r += 2) step.template operator()<2>(r);
+  }
   for (; r < rows; ++r) {
     const f16_t* srow = s + r * 96;
     V8 E[12];

@@ -153,9 +153,9 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
   const std::int16_t* const word = ada_words().a;
   // The avx512vnni `ada` kernel's forms alone (decode_for): words and exponents in one pass.
   const bool ada_vnni = path == SimdPath::avx512vnni && decode == (kDecodeExponent16 | kDecodeAdaInt16);
-  static const std::array<std::int16_t, 32> isa_source = [isa] {
+  static const std::array<std::int16_t, 32> isa_source = [] {
     std::array<std::int16_t, 32> t{};
-    for (int kp = 0; kp < 32; ++kp) t[static_cast<std::size_t>(isa[kp])] = static_cast<std::int16_t>(kp);
+    for (int ki = 0; ki < 32; ++ki) t[static_cast<std::size_t>(ki)] = static_cast<std::int16_t>(layout::pair_k_from_isa_k(ki));
     return t;
   }();
   for (int r = 0; r < rows; ++r) {
