@@ -16,7 +16,7 @@
 
 namespace {
 
-using namespace enc5;
+using namespace rrswin;
 
 using bench::kRows;
 using bench::kShapes;

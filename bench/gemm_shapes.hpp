@@ -5,7 +5,7 @@
 
 #include "numerics/types.hpp"
 
-namespace enc5::bench {
+namespace rrswin::bench {
 
 struct Shape {
   int K, N;
@@ -24,4 +24,4 @@ inline e4m3_t random_code(std::mt19937& rng, unsigned max_field) {
   }
 }
 
-}  // namespace enc5::bench
+}  // namespace rrswin::bench

@@ -1,6 +1,6 @@
 // Google Benchmark targets: the layer per frame (golden on the small geometry; fast engine on
 // every geometry, profile and SIMD path), the binary64 FMA peak and the f32 BLAS reference.
-// Counters: blocks, MAC/s (e4m3 multiply-adds per second). `enc5 bench` prints the same
+// Counters: blocks, MAC/s (e4m3 multiply-adds per second). `rrswin bench` prints the same
 // measurements as one table.
 #include <benchmark/benchmark.h>
 
@@ -13,7 +13,7 @@
 
 namespace {
 
-using namespace enc5;
+using namespace rrswin;
 
 void run_layer(benchmark::State& state, const bench::Geometry& g, Engine e, const Profile* p, std::string simd) {
   bench::Frame f(g);

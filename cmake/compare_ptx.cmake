@@ -21,8 +21,8 @@ if(old_lines STREQUAL new_lines)
   message(STATUS "the checked-in PTX equals the regenerated one")
 elseif(NOT old_tool STREQUAL new_tool)
   message(STATUS "SKIPPED: the checked-in PTX was made by '${old_tool}', this build's nvcc is '${new_tool}'; "
-                 "compare by hand or refresh with: cmake --build BUILD -t enc5_cuda_update_ptx")
+                 "compare by hand or refresh with: cmake --build BUILD -t rrswin_cuda_update_ptx")
 else()
   message(FATAL_ERROR "${OLD} is stale: the kernel sources changed without "
-                      "regenerating it. Run: cmake --build BUILD -t enc5_cuda_update_ptx (then rerun the interpreter proof)")
+                      "regenerating it. Run: cmake --build BUILD -t rrswin_cuda_update_ptx (then rerun the interpreter proof)")
 endif()

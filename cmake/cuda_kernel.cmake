@@ -5,86 +5,86 @@
 # message. The sm_89 PTX is checked in (src/cuda/generated/) so that the PTX-interpreter proof
 # runs without nvcc; a test per PTX (tests/CMakeLists.txt) regenerates and compares it when nvcc
 # exists.
-set(ENC5_CUDA_ARCHS 89 90 120)
-set(ENC5_CUDA_GENERATED ${CMAKE_SOURCE_DIR}/src/cuda/generated)
-find_program(ENC5_NVCC nvcc HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES bin)
-find_program(ENC5_PTXAS ptxas HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES bin)
-set(ENC5_CUDA_DIR ${CMAKE_BINARY_DIR}/cuda)
+set(RRSWIN_CUDA_ARCHS 89 90 120)
+set(RRSWIN_CUDA_GENERATED ${CMAKE_SOURCE_DIR}/src/cuda/generated)
+find_program(RRSWIN_NVCC nvcc HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES bin)
+find_program(RRSWIN_PTXAS ptxas HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES bin)
+set(RRSWIN_CUDA_DIR ${CMAKE_BINARY_DIR}/cuda)
 
-# One PTX build of a kernel source: nvcc -> ${ENC5_CUDA_DIR}/STEM.sm_89.ptx (checked in as
+# One PTX build of a kernel source: nvcc -> ${RRSWIN_CUDA_DIR}/STEM.sm_89.ptx (checked in as
 # src/cuda/generated/STEM.sm_89.ptx, compared by the test named TEST); DEFINES go to nvcc; with
-# CUBINS also ptxas to a cubin and resource report per ENC5_CUDA_ARCHS. Records the outputs in the
-# global properties ENC5_CUDA_OUTPUTS, ENC5_CUDA_PTX_BUILT, ENC5_CUDA_PTX_CHECKED_IN and
-# ENC5_CUDA_PTX_TESTS (one entry per build, in the same order).
-function(enc5_cuda_ptx stem source)
+# CUBINS also ptxas to a cubin and resource report per RRSWIN_CUDA_ARCHS. Records the outputs in the
+# global properties RRSWIN_CUDA_OUTPUTS, RRSWIN_CUDA_PTX_BUILT, RRSWIN_CUDA_PTX_CHECKED_IN and
+# RRSWIN_CUDA_PTX_TESTS (one entry per build, in the same order).
+function(rrswin_cuda_ptx stem source)
   cmake_parse_arguments(arg "CUBINS" "TEST" "DEFINES" ${ARGN})
-  set(ptx ${ENC5_CUDA_DIR}/${stem}.sm_89.ptx)
+  set(ptx ${RRSWIN_CUDA_DIR}/${stem}.sm_89.ptx)
   set(what "src/cuda/${source}")
   if(arg_DEFINES)
     set(what "${what} (${arg_DEFINES})")
   endif()
   # No -lineinfo / -G: the PTX then holds no file paths and is the same in every checkout.
   add_custom_command(OUTPUT ${ptx}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${ENC5_CUDA_DIR}
-    COMMAND ${ENC5_NVCC} -std=c++20 -arch=sm_89 -ptx -I${CMAKE_SOURCE_DIR}/src ${arg_DEFINES} ${CMAKE_SOURCE_DIR}/src/cuda/${source} -o ${ptx}
-    DEPENDS ${ENC5_CUDA_DEPS}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${RRSWIN_CUDA_DIR}
+    COMMAND ${RRSWIN_NVCC} -std=c++20 -arch=sm_89 -ptx -I${CMAKE_SOURCE_DIR}/src ${arg_DEFINES} ${CMAKE_SOURCE_DIR}/src/cuda/${source} -o ${ptx}
+    DEPENDS ${RRSWIN_CUDA_DEPS}
     COMMENT "nvcc: ${what} -> PTX sm_89"
     VERBATIM)
-  set_property(GLOBAL APPEND PROPERTY ENC5_CUDA_OUTPUTS ${ptx})
-  set_property(GLOBAL APPEND PROPERTY ENC5_CUDA_PTX_BUILT ${ptx})
-  set_property(GLOBAL APPEND PROPERTY ENC5_CUDA_PTX_CHECKED_IN ${ENC5_CUDA_GENERATED}/${stem}.sm_89.ptx)
-  set_property(GLOBAL APPEND PROPERTY ENC5_CUDA_PTX_TESTS ${arg_TEST})
+  set_property(GLOBAL APPEND PROPERTY RRSWIN_CUDA_OUTPUTS ${ptx})
+  set_property(GLOBAL APPEND PROPERTY RRSWIN_CUDA_PTX_BUILT ${ptx})
+  set_property(GLOBAL APPEND PROPERTY RRSWIN_CUDA_PTX_CHECKED_IN ${RRSWIN_CUDA_GENERATED}/${stem}.sm_89.ptx)
+  set_property(GLOBAL APPEND PROPERTY RRSWIN_CUDA_PTX_TESTS ${arg_TEST})
   if(NOT arg_CUBINS)
     return()
   endif()
-  foreach(arch ${ENC5_CUDA_ARCHS})
-    set(cubin ${ENC5_CUDA_DIR}/${stem}.sm_${arch}.cubin)
-    set(report ${ENC5_CUDA_DIR}/${stem}.sm_${arch}.resources.txt)
+  foreach(arch ${RRSWIN_CUDA_ARCHS})
+    set(cubin ${RRSWIN_CUDA_DIR}/${stem}.sm_${arch}.cubin)
+    set(report ${RRSWIN_CUDA_DIR}/${stem}.sm_${arch}.resources.txt)
     add_custom_command(OUTPUT ${cubin} ${report}
-      COMMAND ${CMAKE_COMMAND} -DPTXAS=${ENC5_PTXAS} -DARCH=sm_${arch} -DPTX=${ptx} -DCUBIN=${cubin} -DREPORT=${report}
+      COMMAND ${CMAKE_COMMAND} -DPTXAS=${RRSWIN_PTXAS} -DARCH=sm_${arch} -DPTX=${ptx} -DCUBIN=${cubin} -DREPORT=${report}
               -P ${CMAKE_SOURCE_DIR}/cmake/ptxas_report.cmake
       DEPENDS ${ptx} ${CMAKE_SOURCE_DIR}/cmake/ptxas_report.cmake
       COMMENT "ptxas: ${stem} PTX -> cubin sm_${arch}"
       VERBATIM)
-    set_property(GLOBAL APPEND PROPERTY ENC5_CUDA_OUTPUTS ${cubin})
+    set_property(GLOBAL APPEND PROPERTY RRSWIN_CUDA_OUTPUTS ${cubin})
   endforeach()
 endfunction()
 
-if(ENC5_NVCC AND ENC5_PTXAS)
-  message(STATUS "CUDA kernel: PTX sm_89 and cubins sm_${ENC5_CUDA_ARCHS} with ${ENC5_NVCC}")
-  file(GLOB ENC5_CUDA_DEPS CONFIGURE_DEPENDS
+if(RRSWIN_NVCC AND RRSWIN_PTXAS)
+  message(STATUS "CUDA kernel: PTX sm_89 and cubins sm_${RRSWIN_CUDA_ARCHS} with ${RRSWIN_NVCC}")
+  file(GLOB RRSWIN_CUDA_DEPS CONFIGURE_DEPENDS
     ${CMAKE_SOURCE_DIR}/src/cuda/*.cu ${CMAKE_SOURCE_DIR}/src/cuda/*.cuh ${CMAKE_SOURCE_DIR}/src/cuda/*.hpp
     ${CMAKE_SOURCE_DIR}/src/base/*.hpp ${CMAKE_SOURCE_DIR}/src/layout/*.hpp ${CMAKE_SOURCE_DIR}/src/model/*.hpp
     ${CMAKE_SOURCE_DIR}/src/numerics/types.hpp ${CMAKE_SOURCE_DIR}/src/numerics/mma_fragment.hpp)
-  enc5_cuda_ptx(enc5_kernel enc5_kernel.cu CUBINS TEST cuda_ptx_up_to_date)
-  # The trace build (ENC5_CUDA_TRACE: stage values to a buffer, src/cuda/trace_stages.hpp).
-  enc5_cuda_ptx(enc5_kernel_trace enc5_kernel.cu DEFINES -DENC5_CUDA_TRACE=1 TEST cuda_trace_ptx_up_to_date)
+  rrswin_cuda_ptx(enc5_kernel enc5_kernel.cu CUBINS TEST cuda_ptx_up_to_date)
+  # The trace build (RRSWIN_CUDA_TRACE: stage values to a buffer, src/cuda/trace_stages.hpp).
+  rrswin_cuda_ptx(enc5_kernel_trace enc5_kernel.cu DEFINES -DRRSWIN_CUDA_TRACE=1 TEST cuda_trace_ptx_up_to_date)
   # enc4's port (src/cuda/enc4_kernel.cu, issue 21).
-  enc5_cuda_ptx(enc4_kernel enc4_kernel.cu CUBINS TEST cuda_enc4_ptx_up_to_date)
-  get_property(outputs GLOBAL PROPERTY ENC5_CUDA_OUTPUTS)
-  get_property(built GLOBAL PROPERTY ENC5_CUDA_PTX_BUILT)
-  get_property(checked_in GLOBAL PROPERTY ENC5_CUDA_PTX_CHECKED_IN)
-  add_custom_target(enc5_cuda_kernel ALL DEPENDS ${outputs})
-  # Refreshes the checked-in PTX after a kernel change: cmake --build build/release -t enc5_cuda_update_ptx
+  rrswin_cuda_ptx(enc4_kernel enc4_kernel.cu CUBINS TEST cuda_enc4_ptx_up_to_date)
+  get_property(outputs GLOBAL PROPERTY RRSWIN_CUDA_OUTPUTS)
+  get_property(built GLOBAL PROPERTY RRSWIN_CUDA_PTX_BUILT)
+  get_property(checked_in GLOBAL PROPERTY RRSWIN_CUDA_PTX_CHECKED_IN)
+  add_custom_target(rrswin_cuda_kernel ALL DEPENDS ${outputs})
+  # Refreshes the checked-in PTX after a kernel change: cmake --build build/release -t rrswin_cuda_update_ptx
   set(copies)
   foreach(new old IN ZIP_LISTS built checked_in)
     list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy ${new} ${old})
   endforeach()
-  add_custom_target(enc5_cuda_update_ptx ${copies} DEPENDS ${built} COMMENT "copy the regenerated PTX to src/cuda/generated/")
+  add_custom_target(rrswin_cuda_update_ptx ${copies} DEPENDS ${built} COMMENT "copy the regenerated PTX to src/cuda/generated/")
 else()
   message(STATUS "CUDA kernel: nvcc/ptxas not found, its PTX and cubins are not built (the interpreter proof uses the checked-in src/cuda/generated/*.sm_89.ptx)")
 endif()
 
 # The GPU launcher (scripts/gpu-check.sh): plain C++ on the CUDA driver API, built when cuda.h and
 # a libcuda (the driver's or the toolkit's link stub) are found.
-find_path(ENC5_CUDA_INCLUDE cuda.h HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES include)
-find_library(ENC5_LIBCUDA cuda HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES lib64 lib64/stubs lib/x86_64-linux-gnu)
-if(ENC5_CUDA_INCLUDE AND ENC5_LIBCUDA)
-  add_executable(enc5-gpu ${CMAKE_SOURCE_DIR}/src/cuda/enc5_gpu.cpp)
-  target_include_directories(enc5-gpu PRIVATE ${ENC5_CUDA_INCLUDE})
-  target_link_libraries(enc5-gpu PRIVATE enc5_cuda ${ENC5_LIBCUDA})
-  add_dependencies(enc5-gpu enc5_layer_check)
-  message(STATUS "GPU launcher enc5-gpu: ${ENC5_LIBCUDA}")
+find_path(RRSWIN_CUDA_INCLUDE cuda.h HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES include)
+find_library(RRSWIN_LIBCUDA cuda HINTS ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES lib64 lib64/stubs lib/x86_64-linux-gnu)
+if(RRSWIN_CUDA_INCLUDE AND RRSWIN_LIBCUDA)
+  add_executable(rrswin-gpu ${CMAKE_SOURCE_DIR}/src/cuda/rrswin_gpu.cpp)
+  target_include_directories(rrswin-gpu PRIVATE ${RRSWIN_CUDA_INCLUDE})
+  target_link_libraries(rrswin-gpu PRIVATE rrswin_cuda ${RRSWIN_LIBCUDA})
+  add_dependencies(rrswin-gpu rrswin_tier_check)
+  message(STATUS "GPU launcher rrswin-gpu: ${RRSWIN_LIBCUDA}")
 else()
-  message(STATUS "GPU launcher enc5-gpu: cuda.h or libcuda not found, not built")
+  message(STATUS "GPU launcher rrswin-gpu: cuda.h or libcuda not found, not built")
 endif()

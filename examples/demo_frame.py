@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
-"""Runs enc5 on the demo frame and shows its RGBA16F surface.
+"""Runs the enc5 layer on the demo frame and shows its RGBA16F surface.
 
-The demo frame is what `enc5 run` runs without files: the default weight image (synthetic, seed 1)
+The demo frame is what `rrswin run` runs without files: the default weight image (synthetic, seed 1)
 and a synthetic input arena and texture at the real geometry ex = 40, ey = 23 (grid 5 x 3).
 
     python3 examples/demo_frame.py                 # a window, or demo_frame.png without a display
     python3 examples/demo_frame.py --out run.png   # always a file
     python3 examples/demo_frame.py --profile zluda --stress --seed 4
 
-Needs the enc5 package (pip install . from the repository root, or PYTHONPATH=build/release/python
-after a build with -DENC5_BUILD_PYTHON=ON), numpy and matplotlib.
+Needs the rrswin package (pip install . from the repository root, or PYTHONPATH=build/release/python
+after a build with -DRRSWIN_BUILD_PYTHON=ON), numpy and matplotlib.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-import enc5
+import rrswin
 
 
 def rgb_image(rgba: np.ndarray) -> np.ndarray:
@@ -37,8 +37,8 @@ def rgb_image(rgba: np.ndarray) -> np.ndarray:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", metavar="FILE", help="save the figure to FILE (PNG, PDF, ...) instead of showing it")
-    ap.add_argument("--profile", default="ada", choices=enc5.PROFILES)
-    ap.add_argument("--engine", default="golden", choices=enc5.ENGINES)
+    ap.add_argument("--profile", default="ada", choices=rrswin.PROFILES)
+    ap.add_argument("--engine", default="golden", choices=rrswin.ENGINES)
     ap.add_argument("--seed", type=int, default=1, help="seed of the synthetic inputs and weights (default 1)")
     ap.add_argument("--stress", action="store_true", help="the stress variants of the synthetic assets")
     ap.add_argument("--threads", type=int, default=0, help="worker threads (default 0 = all)")
@@ -46,16 +46,16 @@ def main(argv=None) -> int:
     ap.add_argument("--no-plot", action="store_true", help="print the summary only (no matplotlib needed)")
     args = ap.parse_args(argv)
 
-    # The same assets `enc5 run --seed N [--stress]` uses.
-    frame = enc5.synthetic_frame(enc5.DEMO_EX, enc5.DEMO_EY, args.seed, args.stress)
-    weights = enc5.default_weights() if (args.seed, args.stress) == (1, False) else \
-        enc5.synthetic_weights(args.seed, args.stress)
+    # The same assets `rrswin run --seed N [--stress]` uses.
+    frame = rrswin.synthetic_frame(rrswin.DEMO_EX, rrswin.DEMO_EY, args.seed, args.stress)
+    weights = rrswin.default_weights() if (args.seed, args.stress) == (1, False) else \
+        rrswin.synthetic_weights(args.seed, args.stress)
     t0 = time.perf_counter()
-    result = enc5.run(frame.input_arena, frame.texture, weights, profile=args.profile, engine=args.engine,
+    result = rrswin.run(frame.input_arena, frame.texture, weights, profile=args.profile, engine=args.engine,
                       threads=args.threads, stats=True)
     seconds = time.perf_counter() - t0
     arena, surface = result
-    print(f"enc5 demo frame: {enc5.DEMO_EX}x{enc5.DEMO_EY}, profile {args.profile}, engine {args.engine}: "
+    print(f"rrswin enc5 demo frame: {rrswin.DEMO_EX}x{rrswin.DEMO_EY}, profile {args.profile}, engine {args.engine}: "
           f"{seconds:.2f} s")
     print(f"  output arena {arena.shape} {arena.dtype}, {np.count_nonzero(arena)} nonzero codes")
     for c, name in enumerate("RGBA"):
@@ -94,7 +94,7 @@ def main(argv=None) -> int:
     fig.colorbar(im, ax=axes[1, 0], shrink=0.8)
     # The other output: each pixel's 160 e4m3 codes (5 planes x 32), decoded by the module's
     # evaluator; shown as their mean magnitude.
-    values = enc5.e4m3_to_f16(arena).astype(np.float32)  # (5, ey, ex, 32)
+    values = rrswin.e4m3_to_f16(arena).astype(np.float32)  # (5, ey, ex, 32)
     mean_abs = np.abs(np.nan_to_num(values)).mean(axis=(0, 3))
     im = axes[1, 1].imshow(mean_abs, interpolation="nearest", cmap="magma")
     axes[1, 1].set_title("output arena: mean |e4m3 value| per pixel")
@@ -102,7 +102,7 @@ def main(argv=None) -> int:
     for ax in axes.flat:
         ax.set_xlabel("x")
         ax.set_ylabel("y")
-    fig.suptitle(f"enc5 demo frame ({enc5.DEMO_EX}x{enc5.DEMO_EY}, profile {args.profile}, seed {args.seed}"
+    fig.suptitle(f"rrswin enc5 demo frame ({rrswin.DEMO_EX}x{rrswin.DEMO_EY}, profile {args.profile}, seed {args.seed}"
                  f"{', stress' if args.stress else ''})")
     if out is not None:
         fig.savefig(out, dpi=100)

@@ -1,4 +1,4 @@
-// `enc5 replay` and `enc5 diff` of capture folders (issue 18: the second campaign found what the
+// `rrswin replay` and `rrswin diff` of capture folders (issue 18: the second campaign found what the
 // parser harnesses miss: links inside a capture, names whose numbers wrap, outputs written half).
 // The input is records "name\n<bytes>" (fuzz_util.hpp) that become the files of a capture folder;
 // a record named "@link NAME" makes NAME a symbolic link to its bytes ("outside" = a file outside
@@ -80,17 +80,17 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   if (!std::freopen("/dev/null", "w", stdout)) std::abort();
   fuzz::maybe_write_seeds([](const fuzz::fs::path& d) {
     const auto cap = fuzz::scratch() / "seedcap";
-    for (const auto form : {enc5::capture::Form::launch_dump, enc5::capture::Form::replay}) {
+    for (const auto form : {rrswin::capture::Form::launch_dump, rrswin::capture::Form::replay}) {
       fuzz::reset("seedcap");
-      enc5::capture::SyntheticCaptureOptions o;
+      rrswin::capture::SyntheticCaptureOptions o;
       o.ex = 8;
       o.ey = 8;
       o.threads = 1;
-      enc5::capture::write_synthetic_capture(cap.string(), form, o);
+      rrswin::capture::write_synthetic_capture(cap.string(), form, o);
       std::vector<fuzz::Record> rs = records_of(cap);
-      const std::string f = form == enc5::capture::Form::replay ? "replay" : "dumps";
+      const std::string f = form == rrswin::capture::Form::replay ? "replay" : "dumps";
       fuzz::write(d / (f + "-8x8"), fuzz::join_records(rs));
-      if (form == enc5::capture::Form::replay) continue;
+      if (form == rrswin::capture::Form::replay) continue;
       // The campaign's reproducers as seeds: an extra dump that is a link out, wrapped numbers.
       std::vector<fuzz::Record> l = rs;
       const std::string launch = rs.front().name.substr(0, rs.front().name.find("-arg"));
@@ -140,7 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string heat = (fuzz::scratch() / "heat").string();
   bool replayed = false;
   fuzz::guarded([&] {
-    enc5::cli::cmd_replay({cap.string(), "-o", out.string(), "--threads", "1"});
+    rrswin::cli::cmd_replay({cap.string(), "-o", out.string(), "--threads", "1"});
     replayed = true;
   });
   check_no_link(out);
@@ -149,8 +149,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::fprintf(stderr, "FINDING: a failed replay left %s behind (outputs are all or nothing)\n", out.c_str());
     std::abort();
   }
-  fuzz::guarded([&] { enc5::cli::cmd_diff({cap.string(), copy.string(), "--heatmap-dir", heat}); });
-  fuzz::guarded([&] { enc5::cli::cmd_diff({cap.string(), out.string(), "--strict"}); });
+  fuzz::guarded([&] { rrswin::cli::cmd_diff({cap.string(), copy.string(), "--heatmap-dir", heat}); });
+  fuzz::guarded([&] { rrswin::cli::cmd_diff({cap.string(), out.string(), "--strict"}); });
   check_no_link(heat);
   return 0;
 }

@@ -18,11 +18,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size > 4096) return 0;
   fuzz::guarded([&] {
     const std::string name(reinterpret_cast<const char*>(data), size);
-    const auto n = enc5::capture::parse_dump_name(name);
+    const auto n = rrswin::capture::parse_dump_name(name);
     if (!n) return;
-    (void)enc5::capture::strip_base(n->shape);
-    (void)enc5::capture::dump_key(*n);
-    const auto again = enc5::capture::parse_dump_name(enc5::capture::format_dump_name(*n));
+    (void)rrswin::capture::strip_base(n->shape);
+    (void)rrswin::capture::dump_key(*n);
+    const auto again = rrswin::capture::parse_dump_name(rrswin::capture::format_dump_name(*n));
     if (!again || again->launch != n->launch || again->kernel != n->kernel || again->arg != n->arg || again->kind != n->kind ||
         again->shape != n->shape || again->fmt != n->fmt)
       std::abort();

@@ -1,4 +1,4 @@
-// `enc5 ptx launch`'s values and replay captures of any kernel (bridge/launch.hpp,
+// `rrswin ptx launch`'s values and replay captures of any kernel (bridge/launch.hpp,
 // bridge/kernel_capture.hpp). The input is records "name\n<bytes>" (fuzz_util.hpp): "params"
 // (whitespace-separated --param values), "grid", "block", "shared" (the options' values), and any
 // other record a file of a replay capture (manifest.txt, args.bin, alloc-N.bin, texture and surface
@@ -17,18 +17,18 @@
 #include "bridge/layer_capture.hpp"
 #include "fuzz_util.hpp"
 
-#ifndef ENC5_SOURCE_DIR
-#define ENC5_SOURCE_DIR "."
+#ifndef RRSWIN_SOURCE_DIR
+#define RRSWIN_SOURCE_DIR "."
 #endif
 
 namespace {
 constexpr const char* kWeightsRecord = "@enc4-weights";
 constexpr std::size_t kWeightBytes = 533856;  // enc4's image (model/layer_program.hpp WeightMap::image_bytes)
 
-const enc5::ptx::Module& module(const char* file) {
-  static std::map<std::string, std::shared_ptr<const enc5::ptx::Module>> m;
+const rrswin::ptx::Module& module(const char* file) {
+  static std::map<std::string, std::shared_ptr<const rrswin::ptx::Module>> m;
   auto& p = m[file];
-  if (!p) p = enc5::ptx::load_module((fuzz::fs::path(ENC5_SOURCE_DIR) / "tests/ptx" / file).string());
+  if (!p) p = rrswin::ptx::load_module((fuzz::fs::path(RRSWIN_SOURCE_DIR) / "tests/ptx" / file).string());
   return *p;
 }
 }  // namespace
@@ -51,10 +51,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
                                                    {"alloc-0.bin", std::string(64, '\x11')},
                                                    {"alloc-1.bin", std::string(64, '\0')}}));
     // enc4's replay capture at 2 x 2 tokens (the weight image is full size: 533856 bytes).
-    enc5::ptx::SyntheticLayerCapture small;
+    rrswin::ptx::SyntheticLayerCapture small;
     small.ex = small.ey = 2;
     std::vector<fuzz::Record> files;
-    for (const auto& [name, bytes] : enc5::ptx::replay_capture_files(enc5::ptx::synthetic_layer_capture(enc5::LayerId::enc4, small)))
+    for (const auto& [name, bytes] : rrswin::ptx::replay_capture_files(rrswin::ptx::synthetic_layer_capture(rrswin::LayerId::enc4, small)))
       files.push_back({name, bytes.size() == kWeightBytes ? std::string(kWeightsRecord) : std::string(bytes.begin(), bytes.end())});
     fuzz::write(d / "enc4_capture", fuzz::join_records(files));
   });
@@ -64,7 +64,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace enc5::ptx;
+  using namespace rrswin::ptx;
   const auto records = fuzz::split_records(data, size);
   const auto dir = fuzz::reset("capture");
   bool capture = false;
@@ -80,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       shared = r.bytes;
     else if (!r.name.empty() && r.name.find('/') == std::string::npos && r.name != "." && r.name != ".." && r.name.size() <= 200) {
       if (r.bytes == kWeightsRecord) {
-        const auto w = enc5::default_layer_weights(enc5::LayerId::enc4).bytes();
+        const auto w = rrswin::default_layer_weights(rrswin::LayerId::enc4).bytes();
         fuzz::write(dir / r.name, std::string(w.begin(), w.end()));
       } else {
         fuzz::write(dir / r.name, r.bytes);
@@ -118,8 +118,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (c.kernel == "tex_copy" || c.kernel == "dyn_reverse") run_kernel_capture(module("launch.ptx"), c.kernel, c, o);
       }
       if (c.kernel == "cuda_dldn_engine_swin_enc4_kernel") {
-        const LayerLaunch L = read_layer_launch(c, enc5::LayerId::enc4);
-        if (std::uint64_t{L.ex} * L.ey <= 64) replay_layer_capture(c, enc5::LayerId::enc4, {});
+        const LayerLaunch L = read_layer_launch(c, rrswin::LayerId::enc4);
+        if (std::uint64_t{L.ex} * L.ey <= 64) replay_layer_capture(c, rrswin::LayerId::enc4, {});
       }
     });
   return 0;

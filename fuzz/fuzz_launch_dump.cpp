@@ -15,12 +15,12 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     const auto cap = fuzz::scratch() / "seedcap";
     for (const auto& [ex, ey, window] : {std::tuple{8, 8, 0}, std::tuple{11, 5, 64}}) {
       fuzz::reset("seedcap");
-      enc5::capture::SyntheticCaptureOptions o;
+      rrswin::capture::SyntheticCaptureOptions o;
       o.ex = ex;
       o.ey = ey;
       o.window_before = static_cast<std::size_t>(window);
       o.threads = 1;
-      enc5::capture::write_synthetic_capture(cap.string(), enc5::capture::Form::launch_dump, o);
+      rrswin::capture::write_synthetic_capture(cap.string(), rrswin::capture::Form::launch_dump, o);
       std::vector<fuzz::Record> rs;
       for (const auto& e : fuzz::fs::directory_iterator(cap)) {
         const std::string n = e.path().filename().string();
@@ -47,13 +47,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!have_weights)
     ::link(w.c_str(), (dir / "launch-001-cuda_dldn_engine_swin_enc5_kernel-arg040-buffer-base0x7f0000400000-size431136-fmt0.bin").c_str());
   fuzz::guarded([&] {
-    enc5::capture::LoadOptions opt;
-    (void)enc5::capture::load_captures(dir.string(), opt);
+    rrswin::capture::LoadOptions opt;
+    (void)rrswin::capture::load_captures(dir.string(), opt);
   });
   fuzz::guarded([&] {
-    for (const auto& l : enc5::capture::load_dumped_launches(dir.string(), "swin_enc")) {
-      const enc5::ptx::KernelCapture c = enc5::ptx::layer_capture_from_dump(l, enc5::LayerId::enc4, {});
-      (void)enc5::ptx::read_layer_launch(c, enc5::LayerId::enc4);
+    for (const auto& l : rrswin::capture::load_dumped_launches(dir.string(), "swin_enc")) {
+      const rrswin::ptx::KernelCapture c = rrswin::ptx::layer_capture_from_dump(l, rrswin::LayerId::enc4, {});
+      (void)rrswin::ptx::read_layer_launch(c, rrswin::LayerId::enc4);
     }
   });
   return 0;

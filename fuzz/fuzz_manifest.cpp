@@ -11,11 +11,11 @@ namespace {
 const fuzz::fs::path& base_capture() {
   static const fuzz::fs::path p = [] {
     const auto dir = fuzz::scratch() / "base";
-    enc5::capture::SyntheticCaptureOptions o;
+    rrswin::capture::SyntheticCaptureOptions o;
     o.ex = 8;
     o.ey = 8;
     o.threads = 1;
-    enc5::capture::write_synthetic_capture(dir.string(), enc5::capture::Form::replay, o);
+    rrswin::capture::write_synthetic_capture(dir.string(), rrswin::capture::Form::replay, o);
     return dir;
   }();
   return p;
@@ -43,6 +43,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   for (const char* f : {"alloc-0.bin", "alloc-1.bin", "alloc-2.bin", "texture-088.bin", "surface-112.bin"})
     if (!fuzz::fs::exists(dir / f)) ::link((base / f).c_str(), (dir / f).c_str());
-  fuzz::guarded([&] { (void)enc5::capture::load_captures(dir.string()); });
+  fuzz::guarded([&] { (void)rrswin::capture::load_captures(dir.string()); });
   return 0;
 }

@@ -8,7 +8,7 @@
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   fuzz::maybe_write_seeds([](const fuzz::fs::path& d) {
     for (const auto& [ex, ey] : {std::pair{8, 4}, std::pair{13, 7}, std::pair{1, 1}}) {
-      const enc5::SyntheticFrame f = enc5::make_synthetic_frame(ex, ey, 3, ex == 13);
+      const rrswin::SyntheticFrame f = rrswin::make_synthetic_frame(ex, ey, 3, ex == 13);
       std::vector<std::uint8_t> in = {static_cast<std::uint8_t>(ex), 0, static_cast<std::uint8_t>(ey), 0};
       in.insert(in.end(), f.input_arena.begin(), f.input_arena.end());
       fuzz::write(d / ("arena-" + std::to_string(ex) + "x" + std::to_string(ey) + ".bin"), in);
@@ -23,8 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::guarded([&] {
     const auto path = fuzz::scratch() / "arena.bin";
     fuzz::write(path, data + 4, size - 4);
-    const auto bytes = enc5::read_plane_arena(path.string(), ex, ey);
-    (void)enc5::format_plane_summary(enc5::summarize_plane_arena(bytes, ex, ey));
+    const auto bytes = rrswin::read_plane_arena(path.string(), ex, ey);
+    (void)rrswin::format_plane_summary(rrswin::summarize_plane_arena(bytes, ex, ey));
   });
   return 0;
 }

@@ -10,13 +10,13 @@
 #include "ptx/ir.hpp"
 #include "ptx/ptx.hpp"
 
-#ifndef ENC5_SOURCE_DIR
-#define ENC5_SOURCE_DIR "."
+#ifndef RRSWIN_SOURCE_DIR
+#define RRSWIN_SOURCE_DIR "."
 #endif
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   fuzz::maybe_write_seeds([](const fuzz::fs::path& d) {
-    const auto b = fuzz::read(fuzz::fs::path(ENC5_SOURCE_DIR) / "tests/ptx/kernels.ptx");
+    const auto b = fuzz::read(fuzz::fs::path(RRSWIN_SOURCE_DIR) / "tests/ptx/kernels.ptx");
     const std::string text(b.begin(), b.end());
     // The whole module, and each entry with the module's header (smaller inputs mutate faster).
     fuzz::write(d / "kernels.ptx", text);
@@ -78,23 +78,23 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::guarded([&] {
-    const auto m = enc5::ptx::parse_module(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.ptx");
-    const auto names = enc5::ptx::entry_names(*m);
-    for (const std::string& e : names) (void)enc5::ptx::entry_stats(*m, e);
+    const auto m = rrswin::ptx::parse_module(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.ptx");
+    const auto names = rrswin::ptx::entry_names(*m);
+    for (const std::string& e : names) (void)rrswin::ptx::entry_stats(*m, e);
     if (names.empty()) return;
     // A launch allocates the module's .global variables (up to the 1 GiB limit): keep runs small.
     for (const auto& v : m->variables)
       if (v.size > (1u << 20)) return;
-    const enc5::ptx::EntryStats st = enc5::ptx::entry_stats(*m, names[0]);
+    const rrswin::ptx::EntryStats st = rrswin::ptx::entry_stats(*m, names[0]);
     std::uint32_t bytes = 0;
     for (const auto& p : st.params) bytes = std::max(bytes, p.offset + p.size);
     std::vector<std::uint8_t> params(bytes, 0);
-    enc5::ptx::Device dev;
-    enc5::ptx::RunOptions opt;
+    rrswin::ptx::Device dev;
+    rrswin::ptx::RunOptions opt;
     opt.threads = 1;
     opt.max_warp_instructions = 20000;
     opt.max_launch_instructions = 20000;
-    (void)enc5::ptx::run(*m, names[0], {1, 1, 1}, {32, 1, 1}, params, dev, opt);
+    (void)rrswin::ptx::run(*m, names[0], {1, 1, 1}, {32, 1, 1}, params, dev, opt);
   });
   return 0;
 }

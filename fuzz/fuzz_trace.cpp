@@ -7,27 +7,27 @@
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   fuzz::maybe_write_seeds([](const fuzz::fs::path& d) {
-    const enc5::SyntheticFrame f = enc5::make_synthetic_frame(8, 8, 2, false);
+    const rrswin::SyntheticFrame f = rrswin::make_synthetic_frame(8, 8, 2, false);
     std::vector<std::uint8_t> out(f.input_arena.size());
-    enc5::Surface s = enc5::Surface::make(8, 8);
-    enc5::LaunchParams p;
+    rrswin::Surface s = rrswin::Surface::make(8, 8);
+    rrswin::LaunchParams p;
     p.ex = p.ey = 8;
     p.input_arena = f.input_arena;
-    p.weights = &enc5::default_weights();
+    p.weights = &rrswin::default_weights();
     p.output_arena = out;
     p.texture = &f.texture;
     p.surface = &s;
     for (const char* stages : {"w1", "p13c", "e60.words"}) {
-      enc5::TraceRequest req;
+      rrswin::TraceRequest req;
       req.stages = {stages};
-      enc5::Trace t;
-      enc5::RunOptions o;
-      o.engine = enc5::Engine::golden;
+      rrswin::Trace t;
+      rrswin::RunOptions o;
+      o.engine = rrswin::Engine::golden;
       o.trace = &req;
       o.trace_out = &t;
       o.threads = 1;
-      enc5::run_frame(p, o);
-      fuzz::write(d / (std::string("trace-") + stages + ".bin"), enc5::encode_trace(t));
+      rrswin::run_frame(p, o);
+      fuzz::write(d / (std::string("trace-") + stages + ".bin"), rrswin::encode_trace(t));
     }
   });
   return 0;
@@ -35,10 +35,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::guarded([&] {
-    const enc5::Trace t = enc5::decode_trace(std::span<const std::uint8_t>(data, size), "fuzz.bin");
-    (void)enc5::format_trace_text(t);
+    const rrswin::Trace t = rrswin::decode_trace(std::span<const std::uint8_t>(data, size), "fuzz.bin");
+    (void)rrswin::format_trace_text(t);
     // What the reader accepts, the writer writes back and the reader reads again the same.
-    const auto again = enc5::decode_trace(enc5::encode_trace(t), "again.bin");
+    const auto again = rrswin::decode_trace(rrswin::encode_trace(t), "again.bin");
     if (again.stages.size() != t.stages.size()) std::abort();
   });
   return 0;

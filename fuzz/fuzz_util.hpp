@@ -6,8 +6,8 @@
 // an ASan/UBSan report, a hang, std::bad_alloc or std::length_error (a size no check stopped) is
 // a finding, and the harness aborts so that libFuzzer saves the input.
 //
-// Seeds: run a harness with ENC5_FUZZ_WRITE_SEEDS=DIR and it writes its seed inputs to DIR (made
-// by enc5's own synthetic writers, so nothing large is committed) and exits; scripts/fuzz.sh does.
+// Seeds: run a harness with RRSWIN_FUZZ_WRITE_SEEDS=DIR and it writes its seed inputs to DIR (made
+// by rrswin's own synthetic writers, so nothing large is committed) and exits; scripts/fuzz.sh does.
 #pragma once
 #include <unistd.h>
 
@@ -47,7 +47,7 @@ void guarded(F&& f) {
 // A scratch folder for this process (under TMPDIR), emptied by reset().
 inline const fs::path& scratch() {
   static const fs::path dir = [] {
-    std::string t = (fs::temp_directory_path() / "enc5_fuzz_XXXXXX").string();
+    std::string t = (fs::temp_directory_path() / "rrswin_fuzz_XXXXXX").string();
     if (!::mkdtemp(t.data())) std::abort();
     std::atexit([] {
       std::error_code ec;
@@ -77,7 +77,7 @@ inline void write(const fs::path& p, const std::string& s) { write(p, reinterpre
 inline const fs::path& default_weights_file() {
   static const fs::path p = [] {
     const fs::path path = scratch() / "weights.bin";
-    const auto& w = enc5::default_weights().bytes();
+    const auto& w = rrswin::default_weights().bytes();
     write(path, std::vector<std::uint8_t>(w.begin(), w.end()));
     return path;
   }();
@@ -116,10 +116,10 @@ inline std::string join_records(const std::vector<Record>& rs) {
   return s;
 }
 
-// ENC5_FUZZ_WRITE_SEEDS=DIR: call write_seeds(DIR) and exit.
+// RRSWIN_FUZZ_WRITE_SEEDS=DIR: call write_seeds(DIR) and exit.
 template <class F>
 void maybe_write_seeds(F&& write_seeds) {
-  const char* d = std::getenv("ENC5_FUZZ_WRITE_SEEDS");
+  const char* d = std::getenv("RRSWIN_FUZZ_WRITE_SEEDS");
   if (!d || !*d) return;
   fs::create_directories(d);
   write_seeds(fs::path(d));

@@ -5,10 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
-echo "enc5: checking the Debian packages the build needs (scripts/deps.sh)" >&2
+echo "rrswin: checking the Debian packages the build needs (scripts/deps.sh)" >&2
 bash scripts/deps.sh
-echo "enc5: configuring (cmake --preset $preset, into build/$preset)" >&2
+echo "rrswin: configuring (cmake --preset $preset, into build/$preset)" >&2
 cmake --preset "$preset" >/dev/null
-echo "enc5: building (cmake --build --preset $preset; the first build takes about 5 minutes on 2 cores, later ones seconds)" >&2
+echo "rrswin: building (cmake --build --preset $preset; the first build takes about 5 minutes on 2 cores, later ones seconds)" >&2
 cmake --build --preset "$preset" -- -j"$(nproc)"
-echo "enc5: build done: build/$preset" >&2
+echo "rrswin: build done: build/$preset" >&2

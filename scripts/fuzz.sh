@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (preset fuzz: clang, ASan + UBSan) and runs each one for
-# SECONDS_EACH seconds (default 30) on a seed corpus that enc5's own synthetic writers produce at
+# SECONDS_EACH seconds (default 30) on a seed corpus that rrswin's own synthetic writers produce at
 # run time, with the wrap-around dictionary fuzz/numbers.dict. Exits non-zero on the first finding
 # (a crash, a sanitizer report, a timeout, std::bad_alloc); the input is saved as
 # build/fuzz/findings/<harness>/crash-* (rerun: build/fuzz/fuzz/fuzz_<harness> FILE).
-# CI (.ci/run): ENC5_FUZZ_JOBS=2 bash scripts/fuzz.sh 60 -- 11 harnesses, 2 at a time: about 6 min.
+# CI (.ci/run): RRSWIN_FUZZ_JOBS=2 bash scripts/fuzz.sh 60 -- 11 harnesses, 2 at a time: about 6 min.
 #
 #   bash scripts/fuzz.sh            # 30 s each
 #   bash scripts/fuzz.sh 3600       # the long run (docs/testing.md "Fuzzing")
-#   ENC5_FUZZ_ONLY=manifest bash scripts/fuzz.sh 600    # one harness
-#   ENC5_FUZZ_JOBS=2                # harnesses run at the same time (default 1)
+#   RRSWIN_FUZZ_ONLY=manifest bash scripts/fuzz.sh 600    # one harness
+#   RRSWIN_FUZZ_JOBS=2                # harnesses run at the same time (default 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
-jobs="${ENC5_FUZZ_JOBS:-1}"
+jobs="${RRSWIN_FUZZ_JOBS:-1}"
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is needed (Debian: apt-get install clang)" >&2; exit 2; }
 echo "fuzz.sh: building the harnesses (cmake --preset fuzz)" >&2
 cmake --preset fuzz >/dev/null
@@ -22,7 +22,7 @@ bin=build/fuzz/fuzz
 # Every harness fuzz/fuzz_NAME.cpp (fuzz/CMakeLists.txt builds the same list), so a new one runs too.
 harnesses=()
 for f in fuzz/fuzz_*.cpp; do h="${f#fuzz/fuzz_}"; harnesses+=("${h%.cpp}"); done
-if [ -n "${ENC5_FUZZ_ONLY:-}" ]; then harnesses=($ENC5_FUZZ_ONLY); fi
+if [ -n "${RRSWIN_FUZZ_ONLY:-}" ]; then harnesses=($RRSWIN_FUZZ_ONLY); fi
 work=build/fuzz/run
 mkdir -p "$work" build/fuzz/findings
 
@@ -31,7 +31,7 @@ run_one() {
   local max_len=65536
   [ "$h" = weight_image ] && max_len=440000  # the image is 431136 bytes
   rm -rf "$seeds" && mkdir -p "$seeds" "$corpus" "$found"
-  ENC5_FUZZ_WRITE_SEEDS="$seeds" "$bin/fuzz_$h" >/dev/null 2>&1
+  RRSWIN_FUZZ_WRITE_SEEDS="$seeds" "$bin/fuzz_$h" >/dev/null 2>&1
   # -timeout: a single input over 10 s is a hang; -rss_limit_mb: an allocation no check stopped.
   if "$bin/fuzz_$h" "$corpus" "$seeds" -dict=fuzz/numbers.dict -max_total_time="$seconds" -timeout=10 \
        -rss_limit_mb=2560 -max_len="$max_len" -artifact_prefix="$found/" -print_final_stats=1 >"$work/$h.log" 2>&1; then

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # gpu-check: the CUDA kernel (src/cuda) on the GPU this machine has, in one run (issue 13).
-#   1. builds enc5, the kernel's PTX and cubins and the launcher enc5-gpu (build/gpu);
+#   1. builds rrswin, the kernel's PTX and cubins and the launcher rrswin-gpu (build/gpu);
 #   2. checks the device's own FP8 mma against the numerics core (random 32-term m16n8k32 tiles);
 #   3. runs the demo, stress, odd-extent and block-offset frames on the GPU and compares them
-#      byte for byte with the golden model (enc5 run --engine golden) under the profile that
+#      byte for byte with the golden model (rrswin run --engine golden) under the profile that
 #      models the device (sm_89 -> ada, sm_90/sm_100 -> hopper, sm_120 -> blackwell, a model);
 #   4. times the kernel (ms per frame) for the real, 1080p and 4K geometries against the CPU
 #      engine in the same run;
@@ -27,13 +27,13 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 jobs=$(nproc)
 
-echo "== build (enc5, kernel PTX/cubins, enc5-gpu) in $BUILD"
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DENC5_BUILD_TESTS=OFF -DENC5_BUILD_BENCH=OFF -DENC5_BUILD_PYTHON=OFF >"$WORK/cmake.log" 2>&1 ||
+echo "== build (rrswin, kernel PTX/cubins, rrswin-gpu) in $BUILD"
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DRRSWIN_BUILD_TESTS=OFF -DRRSWIN_BUILD_BENCH=OFF -DRRSWIN_BUILD_PYTHON=OFF >"$WORK/cmake.log" 2>&1 ||
   { cat "$WORK/cmake.log"; exit 1; }
-cmake --build "$BUILD" -j"$jobs" -t enc5 -t enc5-gpu -t enc5_cuda_kernel >"$WORK/build.log" 2>&1 || { tail -50 "$WORK/build.log"; exit 1; }
-E="$BUILD/enc5"
-G="$BUILD/enc5-gpu"
-grep -h "enc5 CUDA kernel sm_" "$WORK/build.log" | sed 's/^-- //' >"$WORK/resources.txt" || true
+cmake --build "$BUILD" -j"$jobs" -t rrswin -t rrswin-gpu -t rrswin_cuda_kernel >"$WORK/build.log" 2>&1 || { tail -50 "$WORK/build.log"; exit 1; }
+E="$BUILD/rrswin"
+G="$BUILD/rrswin-gpu"
+grep -h "rrswin CUDA kernel sm_" "$WORK/build.log" | sed 's/^-- //' >"$WORK/resources.txt" || true
 
 info=$("$G" info)
 echo "$info"
@@ -47,10 +47,10 @@ compare_profile="$profile"
 note=""
 if [ -z "$profile" ]; then
   compare_profile=ada
-  note="sm_$sm has no enc5 profile: compared against ada (differences are the device's, not a kernel bug)"
+  note="sm_$sm has no rrswin profile: compared against ada (differences are the device's, not a kernel bug)"
 elif ! "$E" eval fma.rn.f16 0x3c00 0x3c00 0x0000 --profile "$profile" >/dev/null 2>&1; then
   compare_profile=ada
-  note="this enc5 has no '$profile' profile yet: compared against ada"
+  note="this rrswin has no '$profile' profile yet: compared against ada"
 fi
 [ -n "$note" ] && echo "note: $note"
 
@@ -75,7 +75,7 @@ echo "$mma_line" | sed 's/^/  /' >>"$summary"
 
 echo "== frames: GPU vs golden model"
 fails=0
-# name | enc5 run options (inputs) | ex ey | block offset
+# name | rrswin run options (inputs) | ex ey | block offset
 frames=(
   "demo||40 23|0,0"
   "stress|--stress|40 23|0,0"

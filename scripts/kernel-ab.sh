@@ -39,7 +39,7 @@ case "$(basename "$tu")" in
 esac
 tu="src/engine/$(basename "$tu")"
 build=build/release
-if [ ! -f "$build/compile_commands.json" ] || [ ! -f "$build/libenc5_engine.a" ]; then
+if [ ! -f "$build/compile_commands.json" ] || [ ! -f "$build/librrswin_engine.a" ]; then
   echo "kernel-ab: no release build in $build; building it (scripts/build.sh release)" >&2
   bash scripts/build.sh release
 fi
@@ -95,5 +95,5 @@ compile "$out/a" a
 compile "$PWD" b
 eval "$cxx" $flags -I"$PWD/src" -c bench/kernel_ab/kernel_ab.cpp -o "$out/kernel_ab.o"
 "$cxx" "$out/kernel_ab.o" "$out/k_a.o" "$out/k_b.o" -o "$out/kernel_ab" \
-  -Wl,--start-group "$build"/libenc5_*.a -Wl,--end-group -lquadmath -lpthread
+  -Wl,--start-group "$build"/librrswin_*.a -Wl,--end-group -lquadmath -lpthread
 "$out/kernel_ab" --simd "$simd" "$@"

@@ -1,5 +1,5 @@
 // Reader for the Ada, H100, H200 and B200 measurements of mma.m16n8k32.row.col.f16.e4m3.e4m3.f16
-// (ENC5_SHARED_DIR/data/ada-mma-e4m3-f16/ and hopper-mma-e4m3-f16/, README.md there: the A and B
+// (RRSWIN_SHARED_DIR/data/ada-mma-e4m3-f16/ and hopper-mma-e4m3-f16/, README.md there: the A and B
 // inputs of every GPU are the Ada folder's files, C and D are per GPU). Shared by mma_test.cpp,
 // hopper_mma_test.cpp and eval_cli_test.cpp. The conversions here are the test's own, independent of src/numerics:
 //   * a/b: the hex bits of an f32 holding an e4m3 value exactly -> the e4m3 code, by looking the
@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace enc5_test {
+namespace rrswin_test {
 
 struct AdaMmaCase {
   std::uint8_t a[32];  // e4m3 codes, k = 0..31 in the ISA order (A's row 0)
@@ -29,8 +29,8 @@ struct AdaMmaCase {
 };
 
 inline std::string shared_data_dir(const char* folder) {
-  const char* env = std::getenv("ENC5_SHARED_DIR");
-  std::string root = env != nullptr && *env != '\0' ? env : ENC5_SHARED_DIR;
+  const char* env = std::getenv("RRSWIN_SHARED_DIR");
+  std::string root = env != nullptr && *env != '\0' ? env : RRSWIN_SHARED_DIR;
   return root + "/data/" + folder;
 }
 inline std::string ada_mma_data_dir() { return shared_data_dir("ada-mma-e4m3-f16"); }
@@ -149,9 +149,9 @@ inline bool load_hopper_mma_cases(const std::string& gpu, std::vector<AdaMmaCase
   return load_mma_cases(dir + "/c_" + gpu + "_fp32.txt", dir + "/d_" + gpu + "_fp16.txt", out, why);
 }
 
-// ENC5_TEST_SCALE=small (the sanitize preset) scales the big random loops down 20x.
+// RRSWIN_TEST_SCALE=small (the sanitize preset) scales the big random loops down 20x.
 inline long scaled(long n) {
-  const char* s = std::getenv("ENC5_TEST_SCALE");
+  const char* s = std::getenv("RRSWIN_TEST_SCALE");
   return s != nullptr && std::string(s) == "small" ? n / 20 : n;
 }
 
@@ -166,4 +166,4 @@ inline long double round_ld(long double x, int precision, int emin) {
   return std::nearbyint(x / ulp) * ulp;
 }
 
-}  // namespace enc5_test
+}  // namespace rrswin_test

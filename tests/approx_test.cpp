@@ -24,8 +24,8 @@
 
 namespace {
 
-using enc5::f16_t;
-namespace oracle = enc5::oracle;
+using rrswin::f16_t;
+namespace oracle = rrswin::oracle;
 using u128 = oracle::u128;
 
 std::uint32_t bits(float x) { return std::bit_cast<std::uint32_t>(x); }
@@ -156,14 +156,14 @@ TEST(ApproxProof, RcpWrappedIsExactForAllPositiveF16) {
   for (unsigned h = 0x0001; h <= 0x7BFF; ++h) {
     const float x = static_cast<float>(oracle::f16_value(static_cast<f16_t>(h)));  // cvt.f32.f16, exact
     const float y = oracle_rcp(x);
-    ASSERT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(x), y)) << std::hexfloat << x;
+    ASSERT_TRUE(same_bits(rrswin::rcp_approx_ftz_f32(x), y)) << std::hexfloat << x;
     const long double t = 1.0L / x;
     // PTX rcp.approx: at most 1 ulp from the true result.
     answers += check_all_neighbours_round_alike(static_cast<f16_t>(h), y, t, 1, [](long double v) { return ulp_of(v); });
     if (t < 65520) margin = std::min(margin, midpoint_margin_ulps(t));
     const f16_t want = oracle::round_double(y);
-    ASSERT_EQ(enc5::rcp_f16(static_cast<f16_t>(h)), want) << std::hex << h;
-    ASSERT_EQ(enc5::rcp_f16(static_cast<f16_t>(h | 0x8000)), want | 0x8000) << std::hex << h;
+    ASSERT_EQ(rrswin::rcp_f16(static_cast<f16_t>(h)), want) << std::hex << h;
+    ASSERT_EQ(rrswin::rcp_f16(static_cast<f16_t>(h | 0x8000)), want | 0x8000) << std::hex << h;
     ++inputs;
   }
   EXPECT_EQ(inputs, 31743);
@@ -180,14 +180,14 @@ TEST(ApproxProof, RsqrtWrappedIsExactForAllPositiveF16) {
   for (unsigned h = 0x0001; h <= 0x7BFF; ++h) {
     const float x = static_cast<float>(oracle::f16_value(static_cast<f16_t>(h)));
     const float y = oracle_rsqrt(x);
-    ASSERT_TRUE(same_bits(enc5::rsqrt_approx_ftz_f32(x), y)) << std::hexfloat << x;
+    ASSERT_TRUE(same_bits(rrswin::rsqrt_approx_ftz_f32(x), y)) << std::hexfloat << x;
     const long double t = 1.0L / std::sqrt(static_cast<long double>(x));
     // PTX rsqrt.approx: relative error at most 2^-22.9; numerics.md: "2 ulp".
     const long double rel = std::exp2(-22.9L);
     answers += check_all_neighbours_round_alike(static_cast<f16_t>(h), y, t, 2, [rel](long double v) { return rel * v; });
     margin = std::min(margin, midpoint_margin_ulps(t));
-    ASSERT_EQ(enc5::rsqrt_f16(static_cast<f16_t>(h)), oracle::round_double(y)) << std::hex << h;
-    ASSERT_EQ(enc5::rsqrt_f16(static_cast<f16_t>(h | 0x8000)), 0x7FFF) << "negative -> NaN";
+    ASSERT_EQ(rrswin::rsqrt_f16(static_cast<f16_t>(h)), oracle::round_double(y)) << std::hex << h;
+    ASSERT_EQ(rrswin::rsqrt_f16(static_cast<f16_t>(h | 0x8000)), 0x7FFF) << "negative -> NaN";
     ++inputs;
   }
   EXPECT_EQ(inputs, 31743);
@@ -199,20 +199,20 @@ TEST(ApproxProof, RsqrtWrappedIsExactForAllPositiveF16) {
 }
 
 TEST(ApproxProof, WrappedSpecials) {
-  EXPECT_EQ(enc5::rcp_f16(0x0000), 0x7C00);  // 1/+0 = +Inf
-  EXPECT_EQ(enc5::rcp_f16(0x8000), 0xFC00);  // 1/-0 = -Inf
-  EXPECT_EQ(enc5::rcp_f16(0x7C00), 0x0000);
-  EXPECT_EQ(enc5::rcp_f16(0xFC00), 0x8000);
-  EXPECT_EQ(enc5::rcp_f16(0x7E00), 0x7FFF);
-  EXPECT_EQ(enc5::rcp_f16(0x0001), 0x7C00);  // 2^24 overflows f16
-  EXPECT_EQ(enc5::rcp_f16(0x3C00), 0x3C00);
-  EXPECT_EQ(enc5::rsqrt_f16(0x0000), 0x7C00);
-  EXPECT_EQ(enc5::rsqrt_f16(0x8000), 0xFC00);  // rsqrt(-0) = -Inf
-  EXPECT_EQ(enc5::rsqrt_f16(0x7C00), 0x0000);
-  EXPECT_EQ(enc5::rsqrt_f16(0xFC00), 0x7FFF);
-  EXPECT_EQ(enc5::rsqrt_f16(0x8001), 0x7FFF);  // f16 subnormals are f32 normals: negative -> NaN
-  EXPECT_EQ(enc5::rsqrt_f16(0x4400), 0x3800);  // 1/sqrt(4) = 0.5
-  EXPECT_EQ(enc5::rsqrt_f16(0x0001), 0x6C00);  // 1/sqrt(2^-24) = 2^12
+  EXPECT_EQ(rrswin::rcp_f16(0x0000), 0x7C00);  // 1/+0 = +Inf
+  EXPECT_EQ(rrswin::rcp_f16(0x8000), 0xFC00);  // 1/-0 = -Inf
+  EXPECT_EQ(rrswin::rcp_f16(0x7C00), 0x0000);
+  EXPECT_EQ(rrswin::rcp_f16(0xFC00), 0x8000);
+  EXPECT_EQ(rrswin::rcp_f16(0x7E00), 0x7FFF);
+  EXPECT_EQ(rrswin::rcp_f16(0x0001), 0x7C00);  // 2^24 overflows f16
+  EXPECT_EQ(rrswin::rcp_f16(0x3C00), 0x3C00);
+  EXPECT_EQ(rrswin::rsqrt_f16(0x0000), 0x7C00);
+  EXPECT_EQ(rrswin::rsqrt_f16(0x8000), 0xFC00);  // rsqrt(-0) = -Inf
+  EXPECT_EQ(rrswin::rsqrt_f16(0x7C00), 0x0000);
+  EXPECT_EQ(rrswin::rsqrt_f16(0xFC00), 0x7FFF);
+  EXPECT_EQ(rrswin::rsqrt_f16(0x8001), 0x7FFF);  // f16 subnormals are f32 normals: negative -> NaN
+  EXPECT_EQ(rrswin::rsqrt_f16(0x4400), 0x3800);  // 1/sqrt(4) = 0.5
+  EXPECT_EQ(rrswin::rsqrt_f16(0x0001), 0x6C00);  // 1/sqrt(2^-24) = 2^12
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -221,63 +221,63 @@ TEST(ApproxProof, WrappedSpecials) {
 TEST(ApproxF32, SpecialsPerPtxIsa) {
   const float sub = 0x1p-130f, inf = INFINITY;
   // ftz
-  EXPECT_TRUE(same_bits(enc5::ftz_f32(sub), 0.0f));
-  EXPECT_TRUE(same_bits(enc5::ftz_f32(-sub), -0.0f));
-  EXPECT_TRUE(same_bits(enc5::ftz_f32(FLT_MIN), FLT_MIN));
+  EXPECT_TRUE(same_bits(rrswin::ftz_f32(sub), 0.0f));
+  EXPECT_TRUE(same_bits(rrswin::ftz_f32(-sub), -0.0f));
+  EXPECT_TRUE(same_bits(rrswin::ftz_f32(FLT_MIN), FLT_MIN));
   // rcp.approx.ftz.f32
-  EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(-inf), -0.0f));
-  EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(-sub), -inf));
-  EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(-0.0f), -inf));
-  EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(0.0f), inf));
-  EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(sub), inf));
-  EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(inf), 0.0f));
-  EXPECT_TRUE(std::isnan(enc5::rcp_approx_ftz_f32(NAN)));
-  EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(0x1p127f), 0.0f));  // 2^-127 is subnormal: flushed
-  EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(-0x1p127f), -0.0f));
-  EXPECT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(0x1p126f), 0x1p-126f));
+  EXPECT_TRUE(same_bits(rrswin::rcp_approx_ftz_f32(-inf), -0.0f));
+  EXPECT_TRUE(same_bits(rrswin::rcp_approx_ftz_f32(-sub), -inf));
+  EXPECT_TRUE(same_bits(rrswin::rcp_approx_ftz_f32(-0.0f), -inf));
+  EXPECT_TRUE(same_bits(rrswin::rcp_approx_ftz_f32(0.0f), inf));
+  EXPECT_TRUE(same_bits(rrswin::rcp_approx_ftz_f32(sub), inf));
+  EXPECT_TRUE(same_bits(rrswin::rcp_approx_ftz_f32(inf), 0.0f));
+  EXPECT_TRUE(std::isnan(rrswin::rcp_approx_ftz_f32(NAN)));
+  EXPECT_TRUE(same_bits(rrswin::rcp_approx_ftz_f32(0x1p127f), 0.0f));  // 2^-127 is subnormal: flushed
+  EXPECT_TRUE(same_bits(rrswin::rcp_approx_ftz_f32(-0x1p127f), -0.0f));
+  EXPECT_TRUE(same_bits(rrswin::rcp_approx_ftz_f32(0x1p126f), 0x1p-126f));
   // rsqrt.approx.ftz.f32
-  EXPECT_TRUE(std::isnan(enc5::rsqrt_approx_ftz_f32(-inf)));
-  EXPECT_TRUE(std::isnan(enc5::rsqrt_approx_ftz_f32(-1.0f)));
-  EXPECT_TRUE(same_bits(enc5::rsqrt_approx_ftz_f32(-sub), -inf));
-  EXPECT_TRUE(same_bits(enc5::rsqrt_approx_ftz_f32(-0.0f), -inf));
-  EXPECT_TRUE(same_bits(enc5::rsqrt_approx_ftz_f32(0.0f), inf));
-  EXPECT_TRUE(same_bits(enc5::rsqrt_approx_ftz_f32(sub), inf));
-  EXPECT_TRUE(same_bits(enc5::rsqrt_approx_ftz_f32(inf), 0.0f));
-  EXPECT_TRUE(std::isnan(enc5::rsqrt_approx_ftz_f32(NAN)));
-  EXPECT_TRUE(same_bits(enc5::rsqrt_approx_ftz_f32(4.0f), 0.5f));
+  EXPECT_TRUE(std::isnan(rrswin::rsqrt_approx_ftz_f32(-inf)));
+  EXPECT_TRUE(std::isnan(rrswin::rsqrt_approx_ftz_f32(-1.0f)));
+  EXPECT_TRUE(same_bits(rrswin::rsqrt_approx_ftz_f32(-sub), -inf));
+  EXPECT_TRUE(same_bits(rrswin::rsqrt_approx_ftz_f32(-0.0f), -inf));
+  EXPECT_TRUE(same_bits(rrswin::rsqrt_approx_ftz_f32(0.0f), inf));
+  EXPECT_TRUE(same_bits(rrswin::rsqrt_approx_ftz_f32(sub), inf));
+  EXPECT_TRUE(same_bits(rrswin::rsqrt_approx_ftz_f32(inf), 0.0f));
+  EXPECT_TRUE(std::isnan(rrswin::rsqrt_approx_ftz_f32(NAN)));
+  EXPECT_TRUE(same_bits(rrswin::rsqrt_approx_ftz_f32(4.0f), 0.5f));
   // ex2.approx.ftz.f32
-  EXPECT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(-inf), 0.0f));
-  EXPECT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(-sub), 1.0f));
-  EXPECT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(-0.0f), 1.0f));
-  EXPECT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(sub), 1.0f));
-  EXPECT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(inf), inf));
-  EXPECT_TRUE(std::isnan(enc5::ex2_approx_ftz_f32(NAN)));
-  EXPECT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(-126.0f), 0x1p-126f));
-  EXPECT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(-126.5f), 0.0f));  // subnormal result flushed
-  EXPECT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(127.0f), 0x1p127f));
-  EXPECT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(128.0f), inf));
-  EXPECT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(0x1p-30f), 1.0f));
-  EXPECT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(-0x1p-30f), 1.0f));
+  EXPECT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(-inf), 0.0f));
+  EXPECT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(-sub), 1.0f));
+  EXPECT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(-0.0f), 1.0f));
+  EXPECT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(sub), 1.0f));
+  EXPECT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(inf), inf));
+  EXPECT_TRUE(std::isnan(rrswin::ex2_approx_ftz_f32(NAN)));
+  EXPECT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(-126.0f), 0x1p-126f));
+  EXPECT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(-126.5f), 0.0f));  // subnormal result flushed
+  EXPECT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(127.0f), 0x1p127f));
+  EXPECT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(128.0f), inf));
+  EXPECT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(0x1p-30f), 1.0f));
+  EXPECT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(-0x1p-30f), 1.0f));
   // div.approx.ftz.f32: quotient; 2^126 < |b| < 2^128 -> 0 (NaN for infinite a); ftz.
-  EXPECT_TRUE(same_bits(enc5::div_approx_ftz_f32(1.0f, 3.0f), 1.0f / 3.0f));
-  EXPECT_TRUE(same_bits(enc5::div_approx_ftz_f32(1.0f, 0.0f), inf));
-  EXPECT_TRUE(same_bits(enc5::div_approx_ftz_f32(-1.0f, sub), -inf));  // b flushed to +0
-  EXPECT_TRUE(std::isnan(enc5::div_approx_ftz_f32(0.0f, 0.0f)));
-  EXPECT_TRUE(same_bits(enc5::div_approx_ftz_f32(0x1p127f, 0x1p127f), 0.0f));
-  EXPECT_TRUE(same_bits(enc5::div_approx_ftz_f32(-3.0f, 0x1.8p126f), -0.0f));
-  EXPECT_TRUE(std::isnan(enc5::div_approx_ftz_f32(inf, 0x1.8p126f)));
-  EXPECT_TRUE(same_bits(enc5::div_approx_ftz_f32(0x1p127f, 0x1p126f), 2.0f));  // |b| = 2^126 is in range
-  EXPECT_TRUE(same_bits(enc5::div_approx_ftz_f32(0x1p-120f, 0x1p10f), 0.0f));  // subnormal quotient flushed
-  EXPECT_TRUE(same_bits(enc5::div_approx_ftz_f32(5.0f, inf), 0.0f));
-  EXPECT_TRUE(std::isnan(enc5::div_approx_ftz_f32(inf, inf)));
+  EXPECT_TRUE(same_bits(rrswin::div_approx_ftz_f32(1.0f, 3.0f), 1.0f / 3.0f));
+  EXPECT_TRUE(same_bits(rrswin::div_approx_ftz_f32(1.0f, 0.0f), inf));
+  EXPECT_TRUE(same_bits(rrswin::div_approx_ftz_f32(-1.0f, sub), -inf));  // b flushed to +0
+  EXPECT_TRUE(std::isnan(rrswin::div_approx_ftz_f32(0.0f, 0.0f)));
+  EXPECT_TRUE(same_bits(rrswin::div_approx_ftz_f32(0x1p127f, 0x1p127f), 0.0f));
+  EXPECT_TRUE(same_bits(rrswin::div_approx_ftz_f32(-3.0f, 0x1.8p126f), -0.0f));
+  EXPECT_TRUE(std::isnan(rrswin::div_approx_ftz_f32(inf, 0x1.8p126f)));
+  EXPECT_TRUE(same_bits(rrswin::div_approx_ftz_f32(0x1p127f, 0x1p126f), 2.0f));  // |b| = 2^126 is in range
+  EXPECT_TRUE(same_bits(rrswin::div_approx_ftz_f32(0x1p-120f, 0x1p10f), 0.0f));  // subnormal quotient flushed
+  EXPECT_TRUE(same_bits(rrswin::div_approx_ftz_f32(5.0f, inf), 0.0f));
+  EXPECT_TRUE(std::isnan(rrswin::div_approx_ftz_f32(inf, inf)));
   // mul/add.ftz.f32
-  EXPECT_TRUE(same_bits(enc5::mul_ftz_f32(0x1p-100f, 0x1p-30f), 0.0f));
-  EXPECT_TRUE(same_bits(enc5::mul_ftz_f32(-0x1p-100f, 0x1p-30f), -0.0f));
-  EXPECT_TRUE(same_bits(enc5::mul_ftz_f32(sub, 0x1p100f), 0.0f));  // input flushed first
-  EXPECT_TRUE(same_bits(enc5::add_ftz_f32(sub, 1.0f), 1.0f));
-  EXPECT_TRUE(same_bits(enc5::add_ftz_f32(0x1.8p-126f, -0x1p-126f), 0.0f));  // subnormal result flushed
-  EXPECT_TRUE(same_bits(enc5::add_ftz_f32(1.0f, 0x1p-24f), 1.0f));           // RNE tie to even
-  EXPECT_TRUE(same_bits(enc5::add_ftz_f32(1.0f, 0x1.000002p-24f), 0x1.000002p0f));
+  EXPECT_TRUE(same_bits(rrswin::mul_ftz_f32(0x1p-100f, 0x1p-30f), 0.0f));
+  EXPECT_TRUE(same_bits(rrswin::mul_ftz_f32(-0x1p-100f, 0x1p-30f), -0.0f));
+  EXPECT_TRUE(same_bits(rrswin::mul_ftz_f32(sub, 0x1p100f), 0.0f));  // input flushed first
+  EXPECT_TRUE(same_bits(rrswin::add_ftz_f32(sub, 1.0f), 1.0f));
+  EXPECT_TRUE(same_bits(rrswin::add_ftz_f32(0x1.8p-126f, -0x1p-126f), 0.0f));  // subnormal result flushed
+  EXPECT_TRUE(same_bits(rrswin::add_ftz_f32(1.0f, 0x1p-24f), 1.0f));           // RNE tie to even
+  EXPECT_TRUE(same_bits(rrswin::add_ftz_f32(1.0f, 0x1.000002p-24f), 0x1.000002p0f));
 }
 
 // Random positive normal f32 inputs: rcp, rsqrt and div are correctly rounded.
@@ -290,13 +290,13 @@ TEST(ApproxF32, RcpRsqrtDivCorrectlyRoundedRandom) {
   };
   for (long long i = 0; i < n; ++i) {
     const float x = random_normal(2, 252);  // 1/x stays normal
-    ASSERT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(x), oracle_rcp(x))) << std::hexfloat << x;
-    ASSERT_TRUE(same_bits(enc5::rcp_approx_ftz_f32(-x), -oracle_rcp(x))) << std::hexfloat << x;
+    ASSERT_TRUE(same_bits(rrswin::rcp_approx_ftz_f32(x), oracle_rcp(x))) << std::hexfloat << x;
+    ASSERT_TRUE(same_bits(rrswin::rcp_approx_ftz_f32(-x), -oracle_rcp(x))) << std::hexfloat << x;
     const float r = random_normal(1, 254);
-    ASSERT_TRUE(same_bits(enc5::rsqrt_approx_ftz_f32(r), oracle_rsqrt(r))) << std::hexfloat << r;
+    ASSERT_TRUE(same_bits(rrswin::rsqrt_approx_ftz_f32(r), oracle_rsqrt(r))) << std::hexfloat << r;
     const float a = random_normal(100, 160), b = random_normal(100, 160);
-    ASSERT_TRUE(same_bits(enc5::div_approx_ftz_f32(a, b), oracle_div(a, b))) << std::hexfloat << a << " / " << b;
-    ASSERT_TRUE(same_bits(enc5::div_approx_ftz_f32(-a, b), -oracle_div(a, b)));
+    ASSERT_TRUE(same_bits(rrswin::div_approx_ftz_f32(a, b), oracle_div(a, b))) << std::hexfloat << a << " / " << b;
+    ASSERT_TRUE(same_bits(rrswin::div_approx_ftz_f32(-a, b), -oracle_div(a, b)));
   }
 }
 
@@ -366,12 +366,12 @@ TEST(ApproxF32, Ex2CorrectlyRounded) {
       if (x < -126.0f) continue;
     }
     if (std::fabs(x) < FLT_MIN) continue;  // ftz: checked in SpecialsPerPtxIsa
-    ASSERT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(x), oracle_ex2(x))) << std::hexfloat << x;
+    ASSERT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(x), oracle_ex2(x))) << std::hexfloat << x;
   }
-  for (int k = -126; k < 128; ++k) EXPECT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(static_cast<float>(k)), std::ldexp(1.0f, k)));
+  for (int k = -126; k < 128; ++k) EXPECT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(static_cast<float>(k)), std::ldexp(1.0f, k)));
   for (std::uint32_t b : kEx2HardInputs) {
     const float x = std::bit_cast<float>(b);
-    EXPECT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(x), oracle_ex2(x))) << std::hexfloat << x;
+    EXPECT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(x), oracle_ex2(x))) << std::hexfloat << x;
   }
 }
 
@@ -387,11 +387,11 @@ TEST(ApproxProof, Ex2NumeratorOfE61Softmax) {
   long long inputs = 0;
   for (unsigned h = 0x8000; h <= 0xFBFF; ++h) {
     const float d = static_cast<float>(oracle::f16_value(static_cast<f16_t>(h)));
-    const float u = enc5::mul_ftz_f32(d, log2e);
+    const float u = rrswin::mul_ftz_f32(d, log2e);
     if (u < -126.0f) continue;  // every conforming answer is below 2^-126: flushed to +0
     ++inputs;
     const float y = oracle_ex2(u);
-    ASSERT_TRUE(same_bits(enc5::ex2_approx_ftz_f32(u), y));
+    ASSERT_TRUE(same_bits(rrswin::ex2_approx_ftz_f32(u), y));
     const f16_t target = oracle::round_double(y);
     float f = std::nextafter(std::nextafter(y, 0.0f), 0.0f);
     bool alike = true;

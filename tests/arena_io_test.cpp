@@ -16,7 +16,7 @@
 #include "layout/arena.hpp"
 
 namespace fs = std::filesystem;
-using namespace enc5;
+using namespace rrswin;
 
 using test_util::TempDir;
 

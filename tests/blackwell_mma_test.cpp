@@ -25,13 +25,13 @@
 #include "numerics/mma.hpp"
 #include "numerics/profile.hpp"
 
-using enc5::e4m3_t;
-using enc5::f16_t;
-using enc5_test::scaled;
+using rrswin::e4m3_t;
+using rrswin::f16_t;
+using rrswin_test::scaled;
 
 namespace {
 
-const enc5::Profile& blackwell() { return enc5::profile_blackwell(); }
+const rrswin::Profile& blackwell() { return rrswin::profile_blackwell(); }
 
 // ---- the oracle: MMA-Sim's sm_120 FP8 model in exact integers --------------------------------
 
@@ -125,7 +125,7 @@ TEST(BlackwellOracle, RoundingAgreesWithTheCompilersF16) {
     const std::int64_t sig = static_cast<std::int64_t>(rng() >> (4 + rng() % 58)) * ((rng() & 1) != 0 ? -1 : 1);
     const int p = -60 + static_cast<int>(rng() % 70);
     const long double v = std::ldexp(static_cast<long double>(sig), p);
-    const f16_t want = sig == 0 ? 0x0000 : enc5_test::f16_bits(static_cast<_Float16>(v));
+    const f16_t want = sig == 0 ? 0x0000 : rrswin_test::f16_bits(static_cast<_Float16>(v));
     ASSERT_EQ(f16_of(sig, p), want) << sig << " * 2^" << p;
   }
 }
@@ -199,10 +199,10 @@ TEST(BlackwellRandom, MatchesTheExactOracle) {
     e4m3_t a[32], b[32];
     f16_t c;
     g.fill(a, b, c);
-    const f16_t want = oracle(a, b, c), got = enc5::mma_dot(blackwell(), a, b, c);
+    const f16_t want = oracle(a, b, c), got = rrswin::mma_dot(blackwell(), a, b, c);
     if (want != got && ++fails <= 5) ADD_FAILURE() << "case " << i << ": oracle " << want << " library " << got;
-    differs_from_ada += got != enc5::mma_dot(enc5::profile_ada(), a, b, c);
-    differs_from_zluda += got != enc5::mma_dot(enc5::profile_zluda(), a, b, c);
+    differs_from_ada += got != rrswin::mma_dot(rrswin::profile_ada(), a, b, c);
+    differs_from_zluda += got != rrswin::mma_dot(rrswin::profile_zluda(), a, b, c);
   }
   std::printf("[blackwell] %ld random cases against the exact oracle: %ld mismatches; %ld differ from ada, %ld from zluda\n", n, fails,
               differs_from_ada, differs_from_zluda);
@@ -223,7 +223,7 @@ TEST(BlackwellRandom, KOrderDoesNotMatter) {
     for (int k = 0; k < 32; ++k) perm[k] = k;
     std::shuffle(perm, perm + 32, perm_rng);
     for (int k = 0; k < 32; ++k) pa[k] = a[perm[k]], pb[k] = b[perm[k]];
-    ASSERT_EQ(enc5::mma_dot(blackwell(), a, b, c), enc5::mma_dot(blackwell(), pa, pb, c)) << "case " << i;
+    ASSERT_EQ(rrswin::mma_dot(blackwell(), a, b, c), rrswin::mma_dot(blackwell(), pa, pb, c)) << "case " << i;
   }
 }
 
@@ -231,9 +231,9 @@ TEST(BlackwellRandom, FragmentFormEqualsPerElement) {
   // The fragment form (what the PTX interpreter runs) equals mma_dot on every element.
   Gen g(0x120);
   for (int t = 0; t < 200; ++t) {
-    enc5::MmaA ma{};
-    enc5::MmaB mb{};
-    enc5::MmaC mc{};
+    rrswin::MmaA ma{};
+    rrswin::MmaB mb{};
+    rrswin::MmaC mc{};
     for (int m = 0; m < 16; ++m) {
       e4m3_t b[32];
       g.fill(ma.v[m], b, mc.v[m][0]);
@@ -241,7 +241,7 @@ TEST(BlackwellRandom, FragmentFormEqualsPerElement) {
       if (m < 8)
         for (int k = 0; k < 32; ++k) mb.v[k][m] = b[k];
     }
-    const enc5::MmaC md = enc5::mma_m16n8k32(blackwell(), ma, mb, mc);
+    const rrswin::MmaC md = rrswin::mma_m16n8k32(blackwell(), ma, mb, mc);
     for (int m = 0; m < 16; ++m)
       for (int nn = 0; nn < 8; ++nn) {
         e4m3_t col[32];
@@ -270,10 +270,10 @@ TEST(BlackwellHand, TwentyFiveKeptBits) {
   EXPECT_EQ(run(blackwell(), d), 0x6C00);
   // with the tiny term 2^-13, ada's 13 bits truncate it (q = 2^-1): 4096 where blackwell gives 4100
   d.b[20] = 0x04;
-  EXPECT_EQ(run(enc5::profile_ada(), d), 0x6C00);
+  EXPECT_EQ(run(rrswin::profile_ada(), d), 0x6C00);
   // zluda's f32 keeps 24 bits from the top of the sum: 4098 + 2^-13 needs 26, so 2^-13 is rounded
   // away there too (4096)
-  EXPECT_EQ(run(enc5::profile_zluda(), d), 0x6C00);
+  EXPECT_EQ(run(rrswin::profile_zluda(), d), 0x6C00);
 }
 
 TEST(BlackwellHand, CIsInsideTheMaximumAndTruncated) {
@@ -318,7 +318,7 @@ TEST(BlackwellHand, OneFusedBlockNotHalves) {
   d.a[1] = 0x08, d.b[1] = 0x10;    // 2^-6 * 2^-5 = 2^-11
   d.a[16] = 0x08, d.b[16] = 0x10;  // 2^-11
   EXPECT_EQ(run(blackwell(), d), 0x3C01);
-  EXPECT_EQ(run(enc5::profile_ada(), d), 0x3C00);
+  EXPECT_EQ(run(rrswin::profile_ada(), d), 0x3C00);
 }
 
 TEST(BlackwellHand, ZeroSignIsTheModelsPlus) {
@@ -327,7 +327,7 @@ TEST(BlackwellHand, ZeroSignIsTheModelsPlus) {
   Dot d;
   for (int k = 0; k < 32; ++k) d.a[k] = 0x00, d.b[k] = 0xB8;
   d.c = 0x8000;
-  EXPECT_EQ(blackwell().corners.zero_sign, enc5::MmaZeroSign::plus);
+  EXPECT_EQ(blackwell().corners.zero_sign, rrswin::MmaZeroSign::plus);
   EXPECT_EQ(run(blackwell(), d), 0x0000);
   EXPECT_EQ(run(with(blackwell(), "mma-zero-sign=ieee"), d), 0x8000);
   EXPECT_EQ(oracle(d.a, d.b, d.c, /*ieee_zero=*/true), 0x8000);
@@ -356,7 +356,7 @@ TEST(BlackwellHand, NanInfAndOverflow) {
   Dot h;
   h.a[0] = 0x7E, h.b[0] = 0x7E, h.a[16] = 0xFE, h.b[16] = 0x7E;
   EXPECT_EQ(run(blackwell(), h), 0x0000);
-  EXPECT_EQ(run(enc5::profile_ada(), h), 0x7C00);
+  EXPECT_EQ(run(rrswin::profile_ada(), h), 0x7C00);
   // overflow: 65504 + 16 = 65520 is the tie to 65536: Inf; saturate: 65504; 65504 + 8 stays
   Dot o;
   o.a[0] = 0x48, o.b[0] = 0x48;  // 16
@@ -374,11 +374,11 @@ TEST(BlackwellHand, NanInfAndOverflow) {
 TEST(BlackwellHand, TheProfileIsAMarkedModel) {
   EXPECT_EQ(blackwell().name, "blackwell");
   EXPECT_FALSE(blackwell().measured);
-  EXPECT_EQ(enc5::find_profile("blackwell"), &blackwell());
-  EXPECT_NE(std::string(enc5::profile_names()).find("blackwell"), std::string::npos);
-  const enc5::Profile p = with(blackwell(), "mma-zero-sign=ieee");
+  EXPECT_EQ(rrswin::find_profile("blackwell"), &blackwell());
+  EXPECT_NE(std::string(rrswin::profile_names()).find("blackwell"), std::string::npos);
+  const rrswin::Profile p = with(blackwell(), "mma-zero-sign=ieee");
   EXPECT_EQ(p.name, "blackwell");
-  EXPECT_EQ(p.mma, enc5::MmaAccumulation::blackwell_fused_sum);
+  EXPECT_EQ(p.mma, rrswin::MmaAccumulation::blackwell_fused_sum);
   EXPECT_EQ(with(blackwell(), "mma-zero-sign=profile").corners, blackwell().corners);
 }
 

@@ -13,8 +13,8 @@
 #include "io/files.hpp"
 #include "test_util.hpp"
 
-using namespace enc5;
-using namespace enc5::capture;
+using namespace rrswin;
+using namespace rrswin::capture;
 using namespace test_util;
 
 namespace {

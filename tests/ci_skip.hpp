@@ -8,15 +8,15 @@
 #include <cstdlib>
 #include <string>
 
-namespace enc5_test {
+namespace rrswin_test {
 inline bool in_ci() {
   const char* ci = std::getenv("CI");
   return ci && std::string(ci) == "true";
 }
-}  // namespace enc5_test
+}  // namespace rrswin_test
 
-// Use as a statement, like GTEST_SKIP(): ENC5_SKIP_UNLESS_CI() << "why"; it returns from the test
+// Use as a statement, like GTEST_SKIP(): RRSWIN_SKIP_UNLESS_CI() << "why"; it returns from the test
 // (or SetUp) as a skip, or under CI=true as a fatal failure with the same message.
-#define ENC5_SKIP_UNLESS_CI()                                                               \
-  return GTEST_MESSAGE_(::enc5_test::in_ci() ? "CI=true, so this skip is a failure: " : "", \
-                        ::enc5_test::in_ci() ? ::testing::TestPartResult::kFatalFailure : ::testing::TestPartResult::kSkip)
+#define RRSWIN_SKIP_UNLESS_CI()                                                               \
+  return GTEST_MESSAGE_(::rrswin_test::in_ci() ? "CI=true, so this skip is a failure: " : "", \
+                        ::rrswin_test::in_ci() ? ::testing::TestPartResult::kFatalFailure : ::testing::TestPartResult::kSkip)

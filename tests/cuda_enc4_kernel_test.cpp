@@ -20,12 +20,12 @@
 #include "numerics/profile.hpp"
 #include "ptx/ptx.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 constexpr const char* kEntry = "cuda_dldn_engine_swin_enc4_kernel";
 
-std::string ptx_path() { return std::string(ENC5_CUDA_GENERATED_DIR) + "/enc4_kernel.sm_89.ptx"; }
+std::string ptx_path() { return std::string(RRSWIN_CUDA_GENERATED_DIR) + "/enc4_kernel.sm_89.ptx"; }
 const ptx::Module& kernel_module() {
   static std::shared_ptr<const ptx::Module> m;
   if (!m) m = ptx::load_module(ptx_path());
@@ -33,7 +33,7 @@ const ptx::Module& kernel_module() {
 }
 
 bool small_scale() {
-  const char* s = std::getenv("ENC5_TEST_SCALE");
+  const char* s = std::getenv("RRSWIN_TEST_SCALE");
   return s && std::string(s) == "small";
 }
 
@@ -99,7 +99,7 @@ TEST(CudaEnc4Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) {
 // The layer's token grid (80 x 46, 60 blocks) against the fast engine (bit-identical to the golden
 // model: tests/layer_engine_diff_test.cpp), ada.
 TEST(CudaEnc4Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) {
-  if (small_scale()) GTEST_SKIP() << "ENC5_TEST_SCALE=small: the border launch covers the kernel";
+  if (small_scale()) GTEST_SKIP() << "RRSWIN_TEST_SCALE=small: the border launch covers the kernel";
   const auto launches = ptx::oracle_layer_launches(LayerId::enc4);
   EXPECT_EQ(compare(launches[0].before, profile_ada(), false), "");
 }
@@ -119,4 +119,4 @@ TEST(CudaEnc4Kernel, AMutatedKernelIsCaught) {
   EXPECT_NE(compare(launches[1].before, profile_ada(), false, mutated.get()), "");
 }
 
-}  // namespace enc5
+}  // namespace rrswin

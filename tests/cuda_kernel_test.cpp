@@ -26,16 +26,16 @@
 #include "numerics/profile.hpp"
 #include "ptx/ptx.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 bool small_scale() {
-  const char* s = std::getenv("ENC5_TEST_SCALE");
+  const char* s = std::getenv("RRSWIN_TEST_SCALE");
   return s && std::string(s) == "small";
 }
 
 std::string ptx_path(bool trace) {
-  return std::string(ENC5_CUDA_GENERATED_DIR) + (trace ? "/enc5_kernel_trace.sm_89.ptx" : "/enc5_kernel.sm_89.ptx");
+  return std::string(RRSWIN_CUDA_GENERATED_DIR) + (trace ? "/enc5_kernel_trace.sm_89.ptx" : "/enc5_kernel.sm_89.ptx");
 }
 const ptx::Module& kernel_module(bool trace) {
   static std::shared_ptr<const ptx::Module> m[2];
@@ -220,4 +220,4 @@ TEST(CudaKernel, TraceBuildStagesEqualGoldenTraces) {
 }
 
 }  // namespace
-}  // namespace enc5
+}  // namespace rrswin

@@ -17,7 +17,7 @@
 #include "cuda/launch_check.hpp"
 #include "cuda/trace_stages.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 TEST(CudaLaunchCheck, DefaultReadingsAreTheKernelsAndAnyOtherIsRefusedByName) {
@@ -43,7 +43,7 @@ TEST(CudaLaunchCheck, ProfileOfTheDevice) {
 }
 
 TEST(CudaLaunchCheck, ParameterBlockMirrorsTheLaunch) {
-  // The kernel's block (cuda::Enc5Params, which enc5-gpu fills), capture's offsets (what replay
+  // The kernel's block (cuda::Enc5Params, which rrswin-gpu fills), capture's offsets (what replay
   // and the launch dumps read, capture.hpp) and the interpreter's block (bridge/enc5_launch.cpp
   // enc5_param_block) must put every LaunchParams field at the same bytes (facts A4).
   EXPECT_EQ(sizeof(cuda::Enc5Params), capture::kParamBlockBytes);
@@ -112,4 +112,4 @@ TEST(CudaLaunchCheck, TraceStagesAreGoldenStages) {
 }
 
 }  // namespace
-}  // namespace enc5
+}  // namespace rrswin

@@ -97,8 +97,8 @@ int count_with(const Comparison& c, const std::string& prefix) {
 
 TEST(D4rCompare, ReplayFolderPassesExactlyWhenEnc5ReproducesTheLaunch) {
   TempDir t;
-  ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 16 --ey 8 --window 256,32 --launch 7 --profile zluda --threads 2").status, 0);
-  Result r = t.enc5("replay cap -o same --profile zluda --threads 2");
+  ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 16 --ey 8 --window 256,32 --launch 7 --profile zluda --threads 2").status, 0);
+  Result r = t.rrswin("replay cap -o same --profile zluda --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   Comparison c = d4r_compare(t.file("cap"), t.file("same"));
   EXPECT_EQ(c.exit_status, 0) << c.text();
@@ -112,8 +112,8 @@ TEST(D4rCompare, ReplayFolderPassesExactlyWhenEnc5ReproducesTheLaunch) {
   }
 
   // Replayed with another profile, the outputs differ and nothing is missing: the comparison now
-  // fails on the arguments enc5 computes, and only on them.
-  r = t.enc5("replay cap -o other --threads 2");
+  // fails on the arguments rrswin computes, and only on them.
+  r = t.rrswin("replay cap -o other --threads 2");
   ASSERT_EQ(r.status, 1) << r.out;
   c = d4r_compare(t.file("cap"), t.file("other"));
   EXPECT_EQ(c.exit_status, 1);
@@ -126,24 +126,24 @@ TEST(D4rCompare, ReplayFolderPassesExactlyWhenEnc5ReproducesTheLaunch) {
   c = d4r_compare(t.file("cap"), t.file("same"));
   EXPECT_EQ(c.exit_status, 1);
   EXPECT_EQ(count_with(c, "MISSING in B"), 1) << c.text();
-  // enc5 diff --strict agrees with it on a complete folder.
-  EXPECT_EQ(t.enc5("diff --strict cap other").status, 1);
+  // rrswin diff --strict agrees with it on a complete folder.
+  EXPECT_EQ(t.rrswin("diff --strict cap other").status, 1);
 }
 
 TEST(D4rCompare, ReplayCaptureResultsAndExtraArguments) {
   TempDir t;
   // Replay form (facts F6): results/ holds every argument after the launch; the replay folder of
   // the capture compares clean with it.
-  ASSERT_EQ(t.enc5("capture --synthetic --form replay -o rc --ex 8 --ey 8 --threads 2").status, 0);
-  ASSERT_EQ(t.enc5("replay rc -o out --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("capture --synthetic --form replay -o rc --ex 8 --ey 8 --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("replay rc -o out --threads 2").status, 0);
   Comparison c = d4r_compare(t.file("rc/results"), t.file("out"));
   EXPECT_EQ(c.exit_status, 0) << c.text();
   EXPECT_EQ(count_with(c, "ok"), 5) << c.text();
 
-  // A launch dump with an argument enc5 does not read (d4r dumps every object the parameter block
+  // A launch dump with an argument rrswin does not read (d4r dumps every object the parameter block
   // names) and one whose allocation is the output's (one object under two arguments): the first is
   // carried over unchanged, the second holds enc5's bytes.
-  ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 8 --ey 8 --seed 3 --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 8 --ey 8 --seed 3 --threads 2").status, 0);
   const fs::path out048 = find_file(t.file("cap"), "arg048");
   const std::string n048 = out048.filename().string();
   const std::string kernel_part = n048.substr(0, n048.find("-arg048-"));
@@ -151,11 +151,11 @@ TEST(D4rCompare, ReplayCaptureResultsAndExtraArguments) {
   std::string alias = n048;
   alias.replace(alias.find("-arg048-"), 8, "-arg056-");
   fs::copy_file(out048, t.file("cap/" + alias));
-  ASSERT_EQ(t.enc5("replay cap -o same --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("replay cap -o same --threads 2").status, 0);
   c = d4r_compare(t.file("cap"), t.file("same"));
   EXPECT_EQ(c.exit_status, 0) << c.text();
   EXPECT_EQ(count_with(c, "ok"), 7) << c.text();
-  ASSERT_EQ(t.enc5("replay cap -o other --profile zluda --threads 2").status, 1);
+  ASSERT_EQ(t.rrswin("replay cap -o other --profile zluda --threads 2").status, 1);
   c = d4r_compare(t.file("cap"), t.file("other"));
   EXPECT_EQ(count_with(c, "DIFFERS"), 3) << c.text();  // arg048, arg112 and the aliasing arg056
   EXPECT_EQ(count_with(c, "MISSING"), 0) << c.text();

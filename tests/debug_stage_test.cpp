@@ -11,7 +11,7 @@
 #include "test_util.hpp"
 
 using namespace test_util;
-using namespace enc5::capture;
+using namespace rrswin::capture;
 
 namespace {
 
@@ -46,12 +46,12 @@ TEST(DebugStage, LayoutIsFactsF1AndF2) {
 TEST(DebugStage, SyntheticWindowHoldsWarp0OfEveryBlockAtTheDocumentedOffsets) {
   TempDir t;
   // The arena 4096 bytes into its allocation (facts F4's trap): the window is at pointer + base.
-  ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 16 --ey 8 --window 4096,64 --stage w11 --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 16 --ey 8 --window 4096,64 --stage w11 --threads 2").status, 0);
   const auto alloc = bytes_of(find_file(t.file("cap"), "arg048"));
-  // enc5's full golden run traced at block (1, 0), written by `enc5 run --trace` (the window is
+  // enc5's full golden run traced at block (1, 0), written by `rrswin run --trace` (the window is
   // computed by runs that stop after the stage: both must agree).
-  ASSERT_EQ(t.enc5("run -o tr --ex 16 --ey 8 --engine golden --trace w11 --block 1,0 --threads 2").status, 0);
-  const enc5::Trace tr = enc5::read_trace(t.file("tr/trace.bin"));
+  ASSERT_EQ(t.rrswin("run -o tr --ex 16 --ey 8 --engine golden --trace w11 --block 1,0 --threads 2").status, 0);
+  const rrswin::Trace tr = rrswin::read_trace(t.file("tr/trace.bin"));
   ASSERT_EQ(tr.stages.size(), 1u);
   const auto& st = tr.stages[0];
   ASSERT_EQ(st.regs, 96);
@@ -63,39 +63,39 @@ TEST(DebugStage, SyntheticWindowHoldsWarp0OfEveryBlockAtTheDocumentedOffsets) {
   // Slot padding and the bytes between the arena and the window keep the capture's pattern.
   EXPECT_NE(le32(alloc, base + 32 * 96 * 4), 0u);
 
-  Result r = t.enc5("diff cap --stage w11 --threads 2");
+  Result r = t.rrswin("diff cap --stage w11 --threads 2");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "0 of 6144 registers differ")) << r.out;  // 2 blocks x 32 lanes x 96
 }
 
 TEST(DebugStage, DiffNamesTheFirstDifferingPhaseBlockWarpLane) {
   TempDir t;
-  ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 16 --ey 8 --stage p13d --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 16 --ey 8 --stage p13d --threads 2").status, 0);
   const fs::path f = find_file(t.file("cap"), "arg048");
   auto alloc = bytes_of(f);
   // Block (1, 0) = debug block 1, lane 5, register 7: one bit of its high half.
   alloc[4000000 + 1 * 8192 + (5 * 40 + 7) * 4 + 3] ^= 0x01;
   put(f, alloc);
-  Result r = t.enc5("diff cap --stage p13d --threads 2");
+  Result r = t.rrswin("diff cap --stage p13d --threads 2");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(contains(r.out, "1 of 2560 registers differ")) << r.out;
   EXPECT_TRUE(contains(r.out, "first: phase 13, block (1, 0) [debug block 1], warp 0, lane 5, register 7")) << r.out;
   EXPECT_TRUE(contains(r.out, "row 9, columns 26, 27")) << r.out;  // reg 7: n-tile 3, half 1; lane 5: g 1, t 1
   if (have_python()) {
     r = shell(
-        "'" ENC5_CLI_PATH "' diff '" + t.file("cap") +
+        "'" RRSWIN_CLI_PATH "' diff '" + t.file("cap") +
         "' --stage p13d --json --threads 2 | python3 -c '"
         "import json,sys; d=json.load(sys.stdin); s=d[\"stage\"]; f=s[\"first\"]; "
         "assert not d[\"identical\"] and s[\"differing\"]==1 and f[\"block\"]==[1,0] and f[\"lane\"]==5 and f[\"reg\"]==7, d; print(\"json ok\")'");
     EXPECT_TRUE(contains(r.out, "json ok")) << r.out;
   }
-  // Replayed with --stage, enc5 writes its own payload; d4r's comparison then compares it too.
-  r = t.enc5("replay cap -o out --stage p13d --threads 2");
+  // Replayed with --stage, rrswin writes its own payload; d4r's comparison then compares it too.
+  r = t.rrswin("replay cap -o out --stage p13d --threads 2");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(contains(r.out, "stage p13d 1 registers")) << r.out;
   alloc[4000000 + 1 * 8192 + (5 * 40 + 7) * 4 + 3] ^= 0x01;
   put(f, alloc);
-  r = t.enc5("replay cap -o out2 --stage p13d --threads 2");
+  r = t.rrswin("replay cap -o out2 --stage p13d --threads 2");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(bytes_of(find_file(t.file("out2"), "arg048")), alloc);
 }
@@ -104,7 +104,7 @@ TEST(DebugStage, WindowInAnotherBufferOfTheLaunch) {
   // facts F4: the payload may lie in another argument's dump. Cut the window out of arg048 into an
   // arg016 buffer whose base0x is the window's device address; enc5 finds it by address.
   TempDir t;
-  ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 8 --ey 8 --stage w1 --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 8 --ey 8 --stage w1 --threads 2").status, 0);
   const fs::path f = find_file(t.file("cap"), "arg048");
   const auto alloc = bytes_of(f);
   const std::string name = f.filename().string();
@@ -117,43 +117,43 @@ TEST(DebugStage, WindowInAnotherBufferOfTheLaunch) {
   put(t.file("cap/" + kernel_part + "-arg016-buffer-base0x" + b + "-size8192-fmt0.bin"),
       std::vector<unsigned char>(alloc.begin() + 4000000, alloc.begin() + 4000000 + 8192));
   fs::remove(f);
-  Result r = t.enc5("diff cap --stage w1 --threads 2");
+  Result r = t.rrswin("diff cap --stage w1 --threads 2");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "-arg016-buffer-")) << r.out;
 }
 
 TEST(DebugStage, HostileWindowsAreClearErrors) {
   TempDir t;
-  ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 8 --ey 8 --stage w1 --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 8 --ey 8 --stage w1 --threads 2").status, 0);
   // Another base: the window would run past the allocation.
-  Result r = t.enc5("diff cap --stage w1 --debug-base 4000001");
+  Result r = t.rrswin("diff cap --stage w1 --debug-base 4000001");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "at byte offset 4000001: expected the w1 debug window of 8192 bytes")) << r.out;
   EXPECT_TRUE(contains(r.out, "found an output allocation of")) << r.out;
   // A stage whose window is larger than the payload present, and an absurd base.
-  EXPECT_EQ(t.enc5("diff cap --stage w11").status, 2);
-  EXPECT_EQ(t.enc5("settle cap --stage w1 --debug-base 1099511627776").status, 2);
-  EXPECT_EQ(t.enc5("diff cap --stage w1 --debug-base 1099511627777").status, 2);  // beyond the option's range
-  EXPECT_EQ(t.enc5("diff cap --stage w99").status, 2);
-  EXPECT_EQ(t.enc5("diff cap other --stage w1").status, 2);
+  EXPECT_EQ(t.rrswin("diff cap --stage w11").status, 2);
+  EXPECT_EQ(t.rrswin("settle cap --stage w1 --debug-base 1099511627776").status, 2);
+  EXPECT_EQ(t.rrswin("diff cap --stage w1 --debug-base 1099511627777").status, 2);  // beyond the option's range
+  EXPECT_EQ(t.rrswin("diff cap --stage w99").status, 2);
+  EXPECT_EQ(t.rrswin("diff cap other --stage w1").status, 2);
   // A device address near 2^64: the pointer + base would wrap.
   const fs::path f = find_file(t.file("cap"), "arg048");
   std::string n = f.filename().string();
   n.replace(n.find("base0x7f0000800000"), 18, "base0xffffffffffffff00");
   fs::rename(f, t.file("cap/" + n));
-  r = t.enc5("diff cap --stage w1");
+  r = t.rrswin("diff cap --stage w1");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "below 2^64")) << r.out;
   // The synthetic writer's own limits: a grid wider than 5 blocks, a base inside the arena.
-  r = t.enc5("capture --synthetic -o wide --ex 48 --ey 8 --stage w1");
+  r = t.rrswin("capture --synthetic -o wide --ex 48 --ey 8 --stage w1");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "at most 5 blocks wide")) << r.out;
-  EXPECT_EQ(t.enc5("capture --synthetic -o low --ex 8 --ey 8 --stage w1 --debug-base 100").status, 2);
+  EXPECT_EQ(t.rrswin("capture --synthetic -o low --ex 8 --ey 8 --stage w1 --debug-base 100").status, 2);
   // A replay capture holds the state before the launch: the payload is only in results/.
-  ASSERT_EQ(t.enc5("capture --synthetic --form replay -o rc --ex 8 --ey 8 --stage w1 --threads 2").status, 0);
-  EXPECT_EQ(t.enc5("diff rc --stage w1 --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("capture --synthetic --form replay -o rc --ex 8 --ey 8 --stage w1 --threads 2").status, 0);
+  EXPECT_EQ(t.rrswin("diff rc --stage w1 --threads 2").status, 0);
   fs::remove_all(t.file("rc/results"));
-  r = t.enc5("diff rc --stage w1");
+  r = t.rrswin("diff rc --stage w1");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "without results/")) << r.out;
 }
@@ -166,11 +166,11 @@ TEST(DebugStage, SettleOnW1RecoversThePrologueReadings) {
   const std::string prologue =
       "--reading prologue-halo=ring-lrtb --reading prologue-fill=clamp --reading prologue-eps=2^-10 "
       "--reading prologue-sum-tree=pairwise --reading prologue-load-order=natural";
-  ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 16 --ey 8 --stress --seed 2 --stage w1 --threads 2 " + prologue +
-                   " --reading c13-residual=staged --reading e21-residual=normed --reading e61-border=clamp")
+  ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 16 --ey 8 --stress --seed 2 --stage w1 --threads 2 " + prologue +
+                     " --reading c13-residual=staged --reading e21-residual=normed --reading e61-border=clamp")
                 .status,
             0);
-  Result r = t.enc5("settle cap --stage w1 --threads 2");
+  Result r = t.rrswin("settle cap --stage w1 --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out,
                        "best: profile=ada, prologue-load-order=natural, prologue-halo=ring-lrtb, prologue-fill=clamp, "
@@ -184,21 +184,21 @@ TEST(DebugStage, SettleOnW1RecoversThePrologueReadings) {
   // in, as when the original's later phases differ from every modelled reading, facts F3): the
   // output-only settle finds no exact combination and cannot pin the prologue down; stage w1
   // still does.
-  ASSERT_EQ(t.enc5("capture --synthetic -o other --ex 16 --ey 8 --stress --seed 9 --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("capture --synthetic -o other --ex 16 --ey 8 --stress --seed 9 --threads 2").status, 0);
   const fs::path f = find_file(t.file("cap"), "arg048");
   auto alloc = bytes_of(f);
   const auto foreign = bytes_of(find_file(t.file("other"), "arg048"));
   std::copy(foreign.begin(), foreign.begin() + 5 * 16 * 8 * 32, alloc.begin());
   put(f, alloc);
   put(find_file(t.file("cap"), "arg112"), bytes_of(find_file(t.file("other"), "arg112")));
-  r = t.enc5("settle cap --threads 2 --max-runs 40");
+  r = t.rrswin("settle cap --threads 2 --max-runs 40");
   EXPECT_EQ(r.status, 1) << r.out;
   int recovered = 0;
   for (const char* v : {"prologue-halo=ring-lrtb", "prologue-fill=clamp", "prologue-eps=2^-10", "prologue-sum-tree=pairwise",
                         "prologue-load-order=natural"})
     recovered += contains(r.out.substr(r.out.find("best: ")), v);
   EXPECT_LT(recovered, 5) << r.out;
-  r = t.enc5("settle cap --stage w1 --threads 2 --json");
+  r = t.rrswin("settle cap --stage w1 --threads 2 --json");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out,
                        "\"best_changes\": \"profile=ada, prologue-load-order=natural, prologue-halo=ring-lrtb, prologue-fill=clamp, "
@@ -208,11 +208,11 @@ TEST(DebugStage, SettleOnW1RecoversThePrologueReadings) {
   // The norm itself: with prologue-norm=identity the prologue stages X as is, so w1 settles the
   // norm and (rightly) cannot settle its epsilon or sum tree.
   ASSERT_EQ(
-      t.enc5(
+      t.rrswin(
            "capture --synthetic -o id --ex 8 --ey 8 --stage w1 --threads 2 --reading prologue-norm=identity --reading prologue-fill=mirror")
           .status,
       0);
-  r = t.enc5("settle id --stage w1 --threads 2");
+  r = t.rrswin("settle id --stage w1 --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "prologue-fill=mirror, prologue-norm=identity\n")) << r.out;
   EXPECT_TRUE(contains(r.out, "prologue-eps = 2^-13, or 2^-10")) << r.out;

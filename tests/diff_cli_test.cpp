@@ -1,4 +1,4 @@
-// `enc5 diff`: folders and single files, text and JSON reports (checked with Python's json),
+// `rrswin diff`: folders and single files, text and JSON reports (checked with Python's json),
 // heat maps, and the exit status (0 identical, 1 different, 2 errors).
 #include <gtest/gtest.h>
 
@@ -10,15 +10,15 @@ using namespace test_util;
 namespace {
 // A capture and a replay of it under the other profile: different arena and surface.
 void make_pair(const TempDir& t) {
-  ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 16 --ey 8 --window 64,0 --threads 2").status, 0);
-  ASSERT_EQ(t.enc5("replay cap -o zl --profile zluda --threads 2").status, 1);
+  ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 16 --ey 8 --window 64,0 --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("replay cap -o zl --profile zluda --threads 2").status, 1);
 }
 }  // namespace
 
 TEST(DiffCli, FoldersReportLayoutAndHeatMaps) {
   TempDir t;
   make_pair(t);
-  Result r = t.enc5("diff cap zl --heatmap-dir heat");
+  Result r = t.rrswin("diff cap zl --heatmap-dir heat");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(contains(r.out, "DIFFERS:")) << r.out;
   EXPECT_TRUE(contains(r.out, "per plane: q0")) << r.out;
@@ -36,7 +36,7 @@ TEST(DiffCli, JsonIsValid) {
   TempDir t;
   make_pair(t);
   const Result r = shell("cd '" + t.path.string() +
-                         "' && '" ENC5_CLI_PATH
+                         "' && '" RRSWIN_CLI_PATH
                          "' diff cap zl --json | python3 -c '"
                          "import json,sys; d=json.load(sys.stdin); assert d[\"identical\"] is False; "
                          "f=[x for x in d[\"files\"] if x[\"kind\"]==\"arena\"][0]; "
@@ -49,22 +49,22 @@ TEST(DiffCli, JsonIsValid) {
 
 TEST(DiffCli, SingleFiles) {
   TempDir t;
-  ASSERT_EQ(t.enc5("run --ex 16 --ey 8 --engine fast -o a --threads 2").status, 0);
-  ASSERT_EQ(t.enc5("run --ex 16 --ey 8 --engine fast -o b --profile zluda --threads 2").status, 0);
-  EXPECT_EQ(t.enc5("diff a/arena.bin a/arena.bin --ex 16 --ey 8").status, 0);
-  Result r = t.enc5("diff a/arena.bin b/arena.bin --ex 16 --ey 8");
+  ASSERT_EQ(t.rrswin("run --ex 16 --ey 8 --engine fast -o a --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("run --ex 16 --ey 8 --engine fast -o b --profile zluda --threads 2").status, 0);
+  EXPECT_EQ(t.rrswin("diff a/arena.bin a/arena.bin --ex 16 --ey 8").status, 0);
+  Result r = t.rrswin("diff a/arena.bin b/arena.bin --ex 16 --ey 8");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(contains(r.out, "plane ")) << r.out;
-  r = t.enc5("diff a/surface.exr b/surface.exr");
+  r = t.rrswin("diff a/surface.exr b/surface.exr");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(contains(r.out, "f16 ulp")) << r.out;
-  EXPECT_EQ(t.enc5("diff a/surface.exr a/surface.exr").status, 0);
+  EXPECT_EQ(t.rrswin("diff a/surface.exr a/surface.exr").status, 0);
   // Errors: exit 2.
-  EXPECT_EQ(t.enc5("diff a/arena.bin missing.bin").status, 2);
-  EXPECT_EQ(t.enc5("diff a a/arena.bin").status, 2);
-  enc5::write_file_atomic(t.file("bad.exr"), std::vector<std::uint8_t>(10, 0));
-  r = t.enc5("diff a/surface.exr bad.exr");
+  EXPECT_EQ(t.rrswin("diff a/arena.bin missing.bin").status, 2);
+  EXPECT_EQ(t.rrswin("diff a a/arena.bin").status, 2);
+  rrswin::write_file_atomic(t.file("bad.exr"), std::vector<std::uint8_t>(10, 0));
+  r = t.rrswin("diff a/surface.exr bad.exr");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "bad.exr")) << r.out;
-  EXPECT_EQ(t.enc5("diff --help").status, 0);
+  EXPECT_EQ(t.rrswin("diff --help").status, 0);
 }

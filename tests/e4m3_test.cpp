@@ -14,15 +14,15 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/profile.hpp"
 #include "reference/f16_oracle.hpp"
-#if defined(ENC5_HAVE_CUDA_FP8_REF)
+#if defined(RRSWIN_HAVE_CUDA_FP8_REF)
 #include "reference/cuda_fp8_ref.hpp"
 #endif
 
 namespace {
 
-using enc5::e4m3_t;
-using enc5::f16_t;
-namespace oracle = enc5::oracle;
+using rrswin::e4m3_t;
+using rrswin::f16_t;
+namespace oracle = rrswin::oracle;
 
 std::string hex(std::uint32_t v) {
   char b[16];
@@ -62,8 +62,8 @@ e4m3_t spec_encode(f16_t h, bool nan_keeps_sign) {
 
 // The values numerics.md and facts D3 name explicitly.
 TEST(E4m3, SpecEdgeCases) {
-  const auto& ada = enc5::profile_ada();
-  const auto& zl = enc5::profile_zluda();
+  const auto& ada = rrswin::profile_ada();
+  const auto& zl = rrswin::profile_zluda();
   struct Case {
     f16_t h;
     e4m3_t want;
@@ -91,25 +91,25 @@ TEST(E4m3, SpecEdgeCases) {
       {0x3CC0, 0x3A, "1.1875 tie between 1.125 and 1.25: even -> 1.25"},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(enc5::f16_to_e4m3(c.h, ada), c.want) << hex(c.h) << ": " << c.why;
-    EXPECT_EQ(enc5::f16_to_e4m3(c.h, zl), c.want) << hex(c.h) << ": " << c.why;
+    EXPECT_EQ(rrswin::f16_to_e4m3(c.h, ada), c.want) << hex(c.h) << ": " << c.why;
+    EXPECT_EQ(rrswin::f16_to_e4m3(c.h, zl), c.want) << hex(c.h) << ": " << c.why;
     EXPECT_EQ(spec_encode(c.h, false), c.want) << hex(c.h) << ": " << c.why << " (the test's own formula)";
   }
-  EXPECT_EQ(enc5::f16_to_e4m3(0x7E00, ada), 0x7F);
-  EXPECT_EQ(enc5::f16_to_e4m3(0xFE00, ada), 0x7F);  // ada: NVIDIA's host code drops the NaN sign
-  EXPECT_EQ(enc5::f16_to_e4m3(0xFE00, zl), 0xFF);   // zluda: facts D3 keeps it
-  EXPECT_EQ(enc5::f16_to_e4m3(0x7C01, zl), 0x7F);
+  EXPECT_EQ(rrswin::f16_to_e4m3(0x7E00, ada), 0x7F);
+  EXPECT_EQ(rrswin::f16_to_e4m3(0xFE00, ada), 0x7F);  // ada: NVIDIA's host code drops the NaN sign
+  EXPECT_EQ(rrswin::f16_to_e4m3(0xFE00, zl), 0xFF);   // zluda: facts D3 keeps it
+  EXPECT_EQ(rrswin::f16_to_e4m3(0x7C01, zl), 0x7F);
 }
 
 // All 2^16 f16 inputs in both halves, against the numerics.md formula (runs without the toolkit).
 TEST(E4m3, EncodeAllInputsAgainstSpecFormula) {
-  for (const auto* p : {&enc5::profile_ada(), &enc5::profile_zluda()}) {
+  for (const auto* p : {&rrswin::profile_ada(), &rrswin::profile_zluda()}) {
     for (std::uint32_t h = 0; h < 0x10000; ++h) {
       const e4m3_t want = spec_encode(static_cast<f16_t>(h), p->e4m3_nan_keeps_sign);
-      ASSERT_EQ(enc5::f16_to_e4m3(static_cast<f16_t>(h), *p), want) << p->name << " " << hex(h);
+      ASSERT_EQ(rrswin::f16_to_e4m3(static_cast<f16_t>(h), *p), want) << p->name << " " << hex(h);
       const std::uint32_t other = h ^ 0x3A5Cu;  // a different value in the other half
-      const std::uint16_t lo = enc5::cvt_e4m3x2_f16x2(h | (other << 16), *p);
-      const std::uint16_t hi = enc5::cvt_e4m3x2_f16x2(other | (h << 16), *p);
+      const std::uint16_t lo = rrswin::cvt_e4m3x2_f16x2(h | (other << 16), *p);
+      const std::uint16_t hi = rrswin::cvt_e4m3x2_f16x2(other | (h << 16), *p);
       ASSERT_EQ(lo & 0xFF, want) << "low half -> byte 0";
       ASSERT_EQ(hi >> 8, want) << "high half -> byte 1";
     }
@@ -119,9 +119,9 @@ TEST(E4m3, EncodeAllInputsAgainstSpecFormula) {
 TEST(E4m3, DecodeAllCodesAgainstSpecFormula) {
   for (unsigned c = 0; c < 256; ++c) {
     const double want = spec_decode(c);
-    const double got64 = enc5::e4m3_to_f64(static_cast<e4m3_t>(c));
-    const f16_t got16 = enc5::e4m3_to_f16(static_cast<e4m3_t>(c));
-    EXPECT_EQ(enc5::e4m3_is_nan(static_cast<e4m3_t>(c)), std::isnan(want));
+    const double got64 = rrswin::e4m3_to_f64(static_cast<e4m3_t>(c));
+    const f16_t got16 = rrswin::e4m3_to_f16(static_cast<e4m3_t>(c));
+    EXPECT_EQ(rrswin::e4m3_is_nan(static_cast<e4m3_t>(c)), std::isnan(want));
     if (std::isnan(want)) {
       EXPECT_TRUE(std::isnan(got64));
       EXPECT_EQ(got16, 0x7FFF) << "NaN code " << c;
@@ -133,38 +133,38 @@ TEST(E4m3, DecodeAllCodesAgainstSpecFormula) {
     EXPECT_EQ(std::signbit(oracle::f16_value(got16)), std::signbit(want)) << c;
   }
   // Packed: byte 0 -> low half, byte 1 -> high half.
-  EXPECT_EQ(enc5::cvt_f16x2_e4m3x2(0x7E38), 0x5F003C00u);
+  EXPECT_EQ(rrswin::cvt_f16x2_e4m3x2(0x7E38), 0x5F003C00u);
 }
 
 // q8 is encode then decode: idempotent, and the identity on every decoded finite code.
 TEST(E4m3, Q8RoundTrip) {
-  const auto& ada = enc5::profile_ada();
+  const auto& ada = rrswin::profile_ada();
   for (unsigned c = 0; c < 256; ++c) {
     if ((c & 0x7F) == 0x7F) continue;
-    EXPECT_EQ(enc5::f16_to_e4m3(enc5::e4m3_to_f16(static_cast<e4m3_t>(c)), ada), c);
+    EXPECT_EQ(rrswin::f16_to_e4m3(rrswin::e4m3_to_f16(static_cast<e4m3_t>(c)), ada), c);
   }
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
-    const f16_t q = enc5::q8(static_cast<f16_t>(h), ada);
-    ASSERT_EQ(enc5::q8(q, ada), q) << hex(h);
+    const f16_t q = rrswin::q8(static_cast<f16_t>(h), ada);
+    ASSERT_EQ(rrswin::q8(q, ada), q) << hex(h);
   }
 }
 
-#if defined(ENC5_HAVE_CUDA_FP8_REF)
+#if defined(RRSWIN_HAVE_CUDA_FP8_REF)
 
 // cvt.rn.satfinite.e4m3x2.f16x2 against __nv_cvt_halfraw2_to_fp8x2(x, __NV_SATFINITE, __NV_E4M3):
 // every f16 input in the low half (with a varying high half) and in the high half. `ada` must
 // match NVIDIA bit for bit; `zluda` differs exactly on negative NaNs (0xFF instead of 0x7F).
 TEST(E4m3Nvidia, EncodeAllInputsBothBytes) {
-  const auto& ada = enc5::profile_ada();
-  const auto& zl = enc5::profile_zluda();
+  const auto& ada = rrswin::profile_ada();
+  const auto& zl = rrswin::profile_zluda();
   std::mt19937_64 rng(0xe4e3);
   long long compared = 0, zluda_negative_nan = 0;
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
     const auto other = static_cast<std::uint32_t>(rng() & 0xFFFF);
     for (const std::uint32_t v : {h | (other << 16), other | (h << 16)}) {
-      const std::uint16_t ref = enc5::ref::nv_cvt_f16x2_to_e4m3x2_satfinite(v);
-      ASSERT_EQ(enc5::cvt_e4m3x2_f16x2(v, ada), ref) << "ada " << hex(v >> 16) << ":" << hex(v & 0xFFFF);
-      const std::uint16_t got = enc5::cvt_e4m3x2_f16x2(v, zl);
+      const std::uint16_t ref = rrswin::ref::nv_cvt_f16x2_to_e4m3x2_satfinite(v);
+      ASSERT_EQ(rrswin::cvt_e4m3x2_f16x2(v, ada), ref) << "ada " << hex(v >> 16) << ":" << hex(v & 0xFFFF);
+      const std::uint16_t got = rrswin::cvt_e4m3x2_f16x2(v, zl);
       std::uint16_t want = ref;
       for (int half = 0; half < 2; ++half) {
         const auto x = static_cast<f16_t>(v >> (16 * half));
@@ -189,7 +189,8 @@ TEST(E4m3Nvidia, EncodeAllInputsBothBytes) {
 // both bytes), bit for bit (NaN codes give 0x7FFF in both).
 TEST(E4m3Nvidia, DecodeAllPairs) {
   for (std::uint32_t pair = 0; pair < 0x10000; ++pair) {
-    ASSERT_EQ(enc5::cvt_f16x2_e4m3x2(static_cast<std::uint16_t>(pair)), enc5::ref::nv_cvt_e4m3x2_to_f16x2(static_cast<std::uint16_t>(pair)))
+    ASSERT_EQ(rrswin::cvt_f16x2_e4m3x2(static_cast<std::uint16_t>(pair)),
+              rrswin::ref::nv_cvt_e4m3x2_to_f16x2(static_cast<std::uint16_t>(pair)))
         << hex(pair);
   }
 }
@@ -197,12 +198,12 @@ TEST(E4m3Nvidia, DecodeAllPairs) {
 #else
 
 TEST(E4m3Nvidia, EncodeAllInputsBothBytes) {
-  ENC5_SKIP_UNLESS_CI() << "cuda_fp8.hpp (CUDA toolkit) not found at configure time: the comparison with "
-                           "NVIDIA's __nv_cvt_halfraw2_to_fp8x2 did not run";
+  RRSWIN_SKIP_UNLESS_CI() << "cuda_fp8.hpp (CUDA toolkit) not found at configure time: the comparison with "
+                             "NVIDIA's __nv_cvt_halfraw2_to_fp8x2 did not run";
 }
 TEST(E4m3Nvidia, DecodeAllPairs) {
-  ENC5_SKIP_UNLESS_CI() << "cuda_fp8.hpp (CUDA toolkit) not found at configure time: the comparison with "
-                           "NVIDIA's __nv_cvt_fp8x2_to_halfraw2 did not run";
+  RRSWIN_SKIP_UNLESS_CI() << "cuda_fp8.hpp (CUDA toolkit) not found at configure time: the comparison with "
+                             "NVIDIA's __nv_cvt_fp8x2_to_halfraw2 did not run";
 }
 
 #endif

@@ -33,11 +33,11 @@
 #include "numerics/f16.hpp"
 #include "numerics/mma.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 bool small_scale() {
-  const char* s = std::getenv("ENC5_TEST_SCALE");
+  const char* s = std::getenv("RRSWIN_TEST_SCALE");
   return s && std::string(s) == "small";
 }
 
@@ -1069,13 +1069,13 @@ TEST(EngineSimd, ForcedPathsAndValidation) {
   const SyntheticFrame f = make_synthetic_frame(4, 4, 1, false);
   FrameCase c{&f, &default_weights(), nullptr, {}, 0, 0};
   EXPECT_THROW(run(c, Engine::fast, "sse9", 1), std::invalid_argument);
-  setenv("ENC5_SIMD", "scalar", 1);
+  setenv("RRSWIN_SIMD", "scalar", 1);
   EXPECT_EQ(engine::default_simd_path(), engine::SimdPath::scalar);
-  // ENC5_SIMD=avx512 turns the VNNI path off; it exists only where the CPU has the instructions
+  // RRSWIN_SIMD=avx512 turns the VNNI path off; it exists only where the CPU has the instructions
   // (checked here with the compiler's CPU model, independent of simd.cpp's CPUID reading).
-  setenv("ENC5_SIMD", "avx512", 1);
+  setenv("RRSWIN_SIMD", "avx512", 1);
   EXPECT_LE(static_cast<int>(engine::default_simd_path()), static_cast<int>(engine::SimdPath::avx512));
-  unsetenv("ENC5_SIMD");
+  unsetenv("RRSWIN_SIMD");
   EXPECT_EQ(engine::parse_simd_path("avx512vnni"), engine::SimdPath::avx512vnni);
   if (engine::simd_supported(engine::SimdPath::avx512vnni)) {
     EXPECT_TRUE(__builtin_cpu_supports("avx512vnni"));
@@ -1091,9 +1091,9 @@ TEST(EngineSimd, ForcedPathsAndValidation) {
   } else {
     EXPECT_FALSE(__builtin_cpu_supports("avx512vnni") && engine::simd_supported(engine::SimdPath::avx512));
   }
-  unsetenv("ENC5_SIMD");
+  unsetenv("RRSWIN_SIMD");
   EXPECT_EQ(engine::default_simd_path(), engine::best_simd_path());
 }
 
 }  // namespace
-}  // namespace enc5
+}  // namespace rrswin

@@ -18,7 +18,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/profile.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 TEST(EngineE11, ExpvalEqualsGoldenOnEveryPattern) {
@@ -126,4 +126,4 @@ TEST(EngineRms, RowsEqualGoldenOnEveryPathTreeAndRowCount) {
 }
 
 }  // namespace
-}  // namespace enc5
+}  // namespace rrswin

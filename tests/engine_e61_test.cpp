@@ -26,7 +26,7 @@
 #include "numerics/approx.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 // One vector form of the operations under test; the 16-lane add.ftz of avx2 is two 8-lane calls.
@@ -225,4 +225,4 @@ TEST(EngineE61, PixelsEqualGoldenUnderEveryReading) {
 }
 
 }  // namespace
-}  // namespace enc5
+}  // namespace rrswin

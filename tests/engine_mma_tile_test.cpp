@@ -15,7 +15,7 @@
 #include "numerics/mma.hpp"
 #include "numerics/profile.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 struct Gen {
@@ -62,7 +62,7 @@ TEST(EngineMmaTile, EqualsNumericsFragmentFormOnEveryPathAndProfile) {
     profiles.push_back(with(*p, "mma-zero-sign=ieee"));
     profiles.push_back(with(*p, "mma-overflow=saturate"));
   }
-  const int tiles = std::getenv("ENC5_TEST_SCALE") && std::string(std::getenv("ENC5_TEST_SCALE")) == "small" ? 60 : 600;
+  const int tiles = std::getenv("RRSWIN_TEST_SCALE") && std::string(std::getenv("RRSWIN_TEST_SCALE")) == "small" ? 60 : 600;
   long elements = 0;
   for (engine::SimdPath path : engine::supported_simd_paths())
     for (const Profile& p : profiles) {
@@ -92,4 +92,4 @@ TEST(EngineMmaTile, EqualsNumericsFragmentFormOnEveryPathAndProfile) {
 }
 
 }  // namespace
-}  // namespace enc5
+}  // namespace rrswin

@@ -1,4 +1,4 @@
-// `enc5 eval` (src/cli/cmd_eval.cpp), run as a process (ENC5_CLI_PATH):
+// `rrswin eval` (src/cli/cmd_eval.cpp), run as a process (RRSWIN_CLI_PATH):
 //   * --batch on the 3000 Ada mma measurements converted to the 65-number operand format: every
 //     output line must be the measured d;
 //   * single instructions with expected results worked out by hand from numerics.md;
@@ -38,16 +38,16 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-// Runs `enc5 eval ARGS` with `input` on stdin; the arguments are plain tokens (no quoting needed
+// Runs `rrswin eval ARGS` with `input` on stdin; the arguments are plain tokens (no quoting needed
 // beyond the single quotes added here).
 CliRun eval(const std::vector<std::string>& args, const std::string& input = "") {
   static int counter = 0;
-  const std::string base = ::testing::TempDir() + "/enc5_eval_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+  const std::string base = ::testing::TempDir() + "/rrswin_eval_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
   {
     std::ofstream in(base + ".in", std::ios::binary);
     in << input;
   }
-  std::string cmd = std::string("'") + ENC5_CLI_PATH + "' eval";
+  std::string cmd = std::string("'") + RRSWIN_CLI_PATH + "' eval";
   for (const std::string& a : args) cmd += " '" + a + "'";
   cmd += " < '" + base + ".in' > '" + base + ".out' 2> '" + base + ".err'";
   const int raw = std::system(cmd.c_str());
@@ -85,7 +85,7 @@ std::string hex(unsigned v, int digits) {
 }
 
 // One Ada case as a line of 65 hex operands; `plain` leaves out the 0x prefixes (both accepted).
-std::string mma_line(const enc5_test::AdaMmaCase& cs, bool plain) {
+std::string mma_line(const rrswin_test::AdaMmaCase& cs, bool plain) {
   std::string s;
   auto put = [&](unsigned v, int digits) {
     if (!s.empty()) s += ' ';
@@ -111,10 +111,10 @@ class EvalCliAda : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why;
-    if (!enc5_test::load_ada_mma_cases(cases_, why)) ENC5_SKIP_UNLESS_CI() << why;
+    if (!rrswin_test::load_ada_mma_cases(cases_, why)) RRSWIN_SKIP_UNLESS_CI() << why;
     for (std::size_t i = 0; i < cases_.size(); ++i) input_ += mma_line(cases_[i], i % 2 == 1) + "\n";
   }
-  std::vector<enc5_test::AdaMmaCase> cases_;
+  std::vector<rrswin_test::AdaMmaCase> cases_;
   std::string input_;
 };
 
@@ -141,7 +141,7 @@ TEST_F(EvalCliAda, BatchWithZludaProfile) {
   int differ = 0;
   for (std::size_t i = 0; i < cases_.size(); ++i) {
     const auto& cs = cases_[i];
-    EXPECT_EQ(got[i], hex(enc5::mma_dot(enc5::profile_zluda(), cs.a, cs.b, cs.c), 4)) << "line " << i + 1;
+    EXPECT_EQ(got[i], hex(rrswin::mma_dot(rrswin::profile_zluda(), cs.a, cs.b, cs.c), 4)) << "line " << i + 1;
     differ += got[i] != hex(cs.d, 4);
   }
   EXPECT_GT(differ, 0);
@@ -150,11 +150,11 @@ TEST_F(EvalCliAda, BatchWithZludaProfile) {
 // ---- --batch --profile hopper on the H100, H200 and B200 measurements ------------------------
 
 TEST(EvalCliHopper, BatchReproducesEveryMeasuredD) {
-  for (const char* gpu : enc5_test::kHopperGpus) {
-    std::vector<enc5_test::AdaMmaCase> cases;
+  for (const char* gpu : rrswin_test::kHopperGpus) {
+    std::vector<rrswin_test::AdaMmaCase> cases;
     std::string why;
-    if (!enc5_test::load_hopper_mma_cases(gpu, cases, why)) {
-      ENC5_SKIP_UNLESS_CI() << why;
+    if (!rrswin_test::load_hopper_mma_cases(gpu, cases, why)) {
+      RRSWIN_SKIP_UNLESS_CI() << why;
     }
     std::string input;
     for (std::size_t i = 0; i < cases.size(); ++i) input += mma_line(cases[i], i % 2 == 0) + "\n";
@@ -367,12 +367,12 @@ TEST(EvalCli, ListAndHelpNameEveryInstruction) {
     if (ptx.empty()) return;
     EXPECT_EQ(std::count(names.begin(), names.end(), std::string(ptx)), 1) << ptx;
   };
-  for (const auto& op : enc5::kF16BinaryOps) listed_once(op.ptx);
-  for (const auto& op : enc5::kF16UnaryOps) listed_once(op.ptx);
-  for (const auto& op : enc5::kF16x2BinaryOps) listed_once(op.ptx);
-  for (const auto& op : enc5::kF16x2UnaryOps) listed_once(op.ptx);
-  for (const auto& op : enc5::kF32UnaryOps) listed_once(op.ptx);
-  for (const auto& op : enc5::kF32BinaryOps) listed_once(op.ptx);
+  for (const auto& op : rrswin::kF16BinaryOps) listed_once(op.ptx);
+  for (const auto& op : rrswin::kF16UnaryOps) listed_once(op.ptx);
+  for (const auto& op : rrswin::kF16x2BinaryOps) listed_once(op.ptx);
+  for (const auto& op : rrswin::kF16x2UnaryOps) listed_once(op.ptx);
+  for (const auto& op : rrswin::kF32UnaryOps) listed_once(op.ptx);
+  for (const auto& op : rrswin::kF32BinaryOps) listed_once(op.ptx);
 }
 
 TEST(EvalCli, BadInputIsReported) {

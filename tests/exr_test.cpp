@@ -22,12 +22,12 @@
 #include "io/files.hpp"
 #include "io/frame_io.hpp"
 
-#ifdef ENC5_HAVE_OPENEXR_REF
+#ifdef RRSWIN_HAVE_OPENEXR_REF
 #include "reference/openexr_ref.hpp"
 #endif
 
 namespace fs = std::filesystem;
-using namespace enc5;
+using namespace rrswin;
 
 using test_util::TempDir;
 
@@ -301,7 +301,7 @@ TEST(Exr, SurfaceAndTextureConversions) {
 
 // --- the OpenEXR library as the independent reference -------------------------------------------
 
-#ifdef ENC5_HAVE_OPENEXR_REF
+#ifdef RRSWIN_HAVE_OPENEXR_REF
 TEST(ExrReference, LibraryReadsOurFilesBitExact) {
   TempDir dir;
   for (auto [w, h] : {std::pair{40, 23}, std::pair{1, 1}, std::pair{257, 3}}) {
@@ -368,12 +368,12 @@ TEST(ExrReference, CompressedLibraryFilesAreClearErrors) {
   }
 }
 #else
-TEST(ExrReference, LibraryReadsOurFilesBitExact) { ENC5_SKIP_UNLESS_CI() << "libopenexr-dev not found at configure time"; }
+TEST(ExrReference, LibraryReadsOurFilesBitExact) { RRSWIN_SKIP_UNLESS_CI() << "libopenexr-dev not found at configure time"; }
 #endif
 
 // The openexr package's command-line tools parse our header as we intend.
 TEST(ExrReference, ExrheaderAcceptsOurFile) {
-  if (!fs::exists("/usr/bin/exrheader")) ENC5_SKIP_UNLESS_CI() << "exrheader (Debian package openexr) not installed";
+  if (!fs::exists("/usr/bin/exrheader")) RRSWIN_SKIP_UNLESS_CI() << "exrheader (Debian package openexr) not installed";
   TempDir dir;
   const std::vector<f16_t> px = special_patterns(40 * 23 * 4, 9);
   write_exr_rgba_half(dir.file("h.exr"), 40, 23, px.data());

@@ -18,8 +18,8 @@
 
 namespace {
 
-using enc5::f16_t;
-namespace oracle = enc5::oracle;
+using rrswin::f16_t;
+namespace oracle = rrswin::oracle;
 
 constexpr std::uint64_t kSeed = 0x5eed'f16'2024ull;
 
@@ -58,8 +58,8 @@ class Timer {
 TEST(F16Convert, ToF32AndF64AreExactForAllPatterns) {
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
     const double want = oracle::f16_value(static_cast<f16_t>(h));
-    const float got32 = enc5::f16_to_f32(static_cast<f16_t>(h));
-    const double got64 = enc5::f16_to_f64(static_cast<f16_t>(h));
+    const float got32 = rrswin::f16_to_f32(static_cast<f16_t>(h));
+    const double got64 = rrswin::f16_to_f64(static_cast<f16_t>(h));
     if (std::isnan(want)) {
       ASSERT_TRUE(std::isnan(got32)) << hex(h);
       ASSERT_TRUE(std::isnan(got64)) << hex(h);
@@ -69,11 +69,11 @@ TEST(F16Convert, ToF32AndF64AreExactForAllPatterns) {
     ASSERT_EQ(got64, want) << hex(h);
     ASSERT_EQ(std::signbit(got32), std::signbit(want)) << hex(h);  // -0 stays -0
     ASSERT_EQ(std::signbit(got64), std::signbit(want)) << hex(h);
-    ASSERT_EQ(enc5::f16_is_nan(static_cast<f16_t>(h)), false);
+    ASSERT_EQ(rrswin::f16_is_nan(static_cast<f16_t>(h)), false);
   }
-  EXPECT_TRUE(enc5::f16_is_nan(0x7C01));
-  EXPECT_TRUE(enc5::f16_is_nan(0xFFFF));
-  EXPECT_FALSE(enc5::f16_is_nan(0x7C00));
+  EXPECT_TRUE(rrswin::f16_is_nan(0x7C01));
+  EXPECT_TRUE(rrswin::f16_is_nan(0xFFFF));
+  EXPECT_FALSE(rrswin::f16_is_nan(0x7C00));
 }
 
 // Every f16 value converts back to itself; NaN gives the canonical 0x7FFF; Inf keeps its sign.
@@ -81,27 +81,27 @@ TEST(F16Convert, RoundTripAndSpecials) {
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
     const f16_t x = static_cast<f16_t>(h);
     const f16_t want = oracle::is_nan(x) ? f16_t{0x7FFF} : x;
-    ASSERT_EQ(enc5::f32_to_f16(enc5::f16_to_f32(x)), want) << hex(h);
-    ASSERT_EQ(enc5::f64_to_f16(enc5::f16_to_f64(x)), want) << hex(h);
+    ASSERT_EQ(rrswin::f32_to_f16(rrswin::f16_to_f32(x)), want) << hex(h);
+    ASSERT_EQ(rrswin::f64_to_f16(rrswin::f16_to_f64(x)), want) << hex(h);
   }
-  EXPECT_EQ(enc5::f32_to_f16(NAN), 0x7FFF);
-  EXPECT_EQ(enc5::f32_to_f16(-NAN), 0x7FFF);
-  EXPECT_EQ(enc5::f32_to_f16(std::bit_cast<float>(0xFFC00001u)), 0x7FFF);
-  EXPECT_EQ(enc5::f64_to_f16(-NAN), 0x7FFF);
-  EXPECT_EQ(enc5::f32_to_f16(-INFINITY), 0xFC00);
-  EXPECT_EQ(enc5::f64_to_f16(INFINITY), 0x7C00);
-  EXPECT_EQ(enc5::f32_to_f16(65519.996f), 0x7BFF);  // just below the overflow threshold
-  EXPECT_EQ(enc5::f32_to_f16(65520.0f), 0x7C00);    // the tie 65504/65536 goes to even = Inf
-  EXPECT_EQ(enc5::f32_to_f16(-65520.0f), 0xFC00);
-  EXPECT_EQ(enc5::f32_to_f16(0x1p-25f), 0x0000);  // half the smallest subnormal: tie -> 0
-  EXPECT_EQ(enc5::f32_to_f16(0x1.000002p-25f), 0x0001);
-  EXPECT_EQ(enc5::f32_to_f16(-0x1p-26f), 0x8000);  // underflow keeps the sign
-  EXPECT_EQ(enc5::f32_to_f16(0x1p-149f), 0x0000);  // f32 subnormals
-  EXPECT_EQ(enc5::f64_to_f16(0x1p-1074), 0x0000);  // f64 subnormals
-  EXPECT_EQ(enc5::f64_to_f16(-0x1p-1074), 0x8000);
-  EXPECT_EQ(enc5::f64_to_f16(0x1.ffffffffffffp+1023), 0x7C00);
-  EXPECT_EQ(enc5::f64_to_f16(0x1.ffcp-15), 0x0400);  // largest subnormal + half an ulp: tie -> even 0x0400
-  EXPECT_EQ(enc5::f64_to_f16(0x1.ff8p-15), 0x03FF);  // the largest subnormal itself
+  EXPECT_EQ(rrswin::f32_to_f16(NAN), 0x7FFF);
+  EXPECT_EQ(rrswin::f32_to_f16(-NAN), 0x7FFF);
+  EXPECT_EQ(rrswin::f32_to_f16(std::bit_cast<float>(0xFFC00001u)), 0x7FFF);
+  EXPECT_EQ(rrswin::f64_to_f16(-NAN), 0x7FFF);
+  EXPECT_EQ(rrswin::f32_to_f16(-INFINITY), 0xFC00);
+  EXPECT_EQ(rrswin::f64_to_f16(INFINITY), 0x7C00);
+  EXPECT_EQ(rrswin::f32_to_f16(65519.996f), 0x7BFF);  // just below the overflow threshold
+  EXPECT_EQ(rrswin::f32_to_f16(65520.0f), 0x7C00);    // the tie 65504/65536 goes to even = Inf
+  EXPECT_EQ(rrswin::f32_to_f16(-65520.0f), 0xFC00);
+  EXPECT_EQ(rrswin::f32_to_f16(0x1p-25f), 0x0000);  // half the smallest subnormal: tie -> 0
+  EXPECT_EQ(rrswin::f32_to_f16(0x1.000002p-25f), 0x0001);
+  EXPECT_EQ(rrswin::f32_to_f16(-0x1p-26f), 0x8000);  // underflow keeps the sign
+  EXPECT_EQ(rrswin::f32_to_f16(0x1p-149f), 0x0000);  // f32 subnormals
+  EXPECT_EQ(rrswin::f64_to_f16(0x1p-1074), 0x0000);  // f64 subnormals
+  EXPECT_EQ(rrswin::f64_to_f16(-0x1p-1074), 0x8000);
+  EXPECT_EQ(rrswin::f64_to_f16(0x1.ffffffffffffp+1023), 0x7C00);
+  EXPECT_EQ(rrswin::f64_to_f16(0x1.ffcp-15), 0x0400);  // largest subnormal + half an ulp: tie -> even 0x0400
+  EXPECT_EQ(rrswin::f64_to_f16(0x1.ff8p-15), 0x03FF);  // the largest subnormal itself
 }
 
 // f32 -> f16 near every rounding midpoint (and every f16 value): +-3 f32 steps, both signs.
@@ -120,7 +120,7 @@ TEST(F16Convert, F32NearEveryMidpoint) {
       }
       for (float x = lo; x <= hi; x = std::nextafter(x, INFINITY)) {
         for (float s : {x, -x}) {
-          ASSERT_EQ(enc5::f32_to_f16(s), oracle::round_double(s)) << std::hexfloat << s;
+          ASSERT_EQ(rrswin::f32_to_f16(s), oracle::round_double(s)) << std::hexfloat << s;
           ++n;
         }
       }
@@ -140,7 +140,7 @@ TEST(F16Convert, F32ExhaustiveCriticalBinades) {
     const std::uint32_t b0 = std::bit_cast<std::uint32_t>(lo), b1 = std::bit_cast<std::uint32_t>(hi);
     for (std::uint32_t b = b0; b < b1; b += step) {
       const float x = std::bit_cast<float>(b);
-      ASSERT_EQ(enc5::f32_to_f16(x), oracle::round_double(x)) << std::hexfloat << x;
+      ASSERT_EQ(rrswin::f32_to_f16(x), oracle::round_double(x)) << std::hexfloat << x;
       ++n;
     }
   }
@@ -156,7 +156,7 @@ TEST(F16Convert, F32RandomSample) {
     std::uint32_t b = static_cast<std::uint32_t>(rng());
     if (i & 1) b = (b & 0x807FFFFFu) | ((101u + static_cast<std::uint32_t>(rng() % 43)) << 23);
     const float x = std::bit_cast<float>(b);
-    ASSERT_EQ(enc5::f32_to_f16(x), oracle::round_double(x)) << hex(b);
+    ASSERT_EQ(rrswin::f32_to_f16(x), oracle::round_double(x)) << hex(b);
   }
 }
 
@@ -168,7 +168,7 @@ TEST(F16Convert, F64RandomSample) {
     if (i % 4 != 0) b = (b & 0x800FFFFFFFFFFFFFull) | ((1023ull - 27 + rng() % 45) << 52);
     if (i % 4 == 2) b &= ~((1ull << (rng() % 52)) - 1);  // fewer significant bits: more ties
     const double x = std::bit_cast<double>(b);
-    ASSERT_EQ(enc5::f64_to_f16(x), oracle::round_double(x)) << std::hexfloat << x;
+    ASSERT_EQ(rrswin::f64_to_f16(x), oracle::round_double(x)) << std::hexfloat << x;
   }
 }
 
@@ -179,14 +179,14 @@ TEST(F16Convert, F64DoesNotGoThroughF32) {
   const double d = 1.0 + 0x1p-11 + 0x1p-40;
   ASSERT_EQ(static_cast<double>(static_cast<float>(d)), 1.0 + 0x1p-11);
   EXPECT_EQ(oracle::round_double(d), 0x3C01);
-  EXPECT_EQ(enc5::f64_to_f16(d), 0x3C01);
-  EXPECT_EQ(enc5::f32_to_f16(static_cast<float>(d)), 0x3C00);
+  EXPECT_EQ(rrswin::f64_to_f16(d), 0x3C01);
+  EXPECT_EQ(rrswin::f32_to_f16(static_cast<float>(d)), 0x3C00);
   // The same in the subnormal range: 3 * 2^-25 + 2^-60 (midpoint of 0x0001 and 0x0002 plus a bit).
   const double s = 3 * 0x1p-25 + 0x1p-60;
-  EXPECT_EQ(enc5::f64_to_f16(s), 0x0002);
-  EXPECT_EQ(enc5::f64_to_f16(-s), 0x8002);
-  EXPECT_EQ(enc5::f64_to_f16(3 * 0x1p-25 - 0x1p-60), 0x0001);
-  EXPECT_EQ(enc5::f64_to_f16(3 * 0x1p-25), 0x0002);  // exact tie -> even
+  EXPECT_EQ(rrswin::f64_to_f16(s), 0x0002);
+  EXPECT_EQ(rrswin::f64_to_f16(-s), 0x8002);
+  EXPECT_EQ(rrswin::f64_to_f16(3 * 0x1p-25 - 0x1p-60), 0x0001);
+  EXPECT_EQ(rrswin::f64_to_f16(3 * 0x1p-25), 0x0002);  // exact tie -> even
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -216,9 +216,9 @@ TEST(F16Arith, AddSubMulAgainstExactOracle) {
         b = g.narrow(1, 30);
         break;
     }
-    ASSERT_EQ(enc5::f16_add(a, b), oracle::add(a, b)) << hex(a) << " + " << hex(b);
-    ASSERT_EQ(enc5::f16_sub(a, b), oracle::sub(a, b)) << hex(a) << " - " << hex(b);
-    ASSERT_EQ(enc5::f16_mul(a, b), oracle::mul(a, b)) << hex(a) << " * " << hex(b);
+    ASSERT_EQ(rrswin::f16_add(a, b), oracle::add(a, b)) << hex(a) << " + " << hex(b);
+    ASSERT_EQ(rrswin::f16_sub(a, b), oracle::sub(a, b)) << hex(a) << " - " << hex(b);
+    ASSERT_EQ(rrswin::f16_mul(a, b), oracle::mul(a, b)) << hex(a) << " * " << hex(b);
   }
   std::printf("[ info     ] add/sub/mul: %lld pairs x 3 ops, 0 mismatches\n", n);
 }
@@ -231,19 +231,19 @@ TEST(F16Arith, AddSubMulAllPatternsForSelectedOperands) {
   for (f16_t a : as) {
     for (std::uint32_t bb = 0; bb < 0x10000; bb += step) {
       const f16_t b = static_cast<f16_t>(bb);
-      ASSERT_EQ(enc5::f16_add(a, b), oracle::add(a, b)) << hex(a) << " + " << hex(b);
-      ASSERT_EQ(enc5::f16_sub(b, a), oracle::sub(b, a)) << hex(b) << " - " << hex(a);
-      ASSERT_EQ(enc5::f16_mul(a, b), oracle::mul(a, b)) << hex(a) << " * " << hex(b);
+      ASSERT_EQ(rrswin::f16_add(a, b), oracle::add(a, b)) << hex(a) << " + " << hex(b);
+      ASSERT_EQ(rrswin::f16_sub(b, a), oracle::sub(b, a)) << hex(b) << " - " << hex(a);
+      ASSERT_EQ(rrswin::f16_mul(a, b), oracle::mul(a, b)) << hex(a) << " * " << hex(b);
     }
   }
 }
 
 // f16_add/sub/mul compute in binary32 (f16.cpp's proof); the binary64 form rounds the exact
 // result once through the independent routine behind f64_to_f16. Every a against 128 b (specials
-// and random patterns) in each run; ENC5_EXHAUSTIVE=1 runs all 2^32 pairs (docs/ptx.md "Speed"
+// and random patterns) in each run; RRSWIN_EXHAUSTIVE=1 runs all 2^32 pairs (docs/ptx.md "Speed"
 // records that run).
 bool exhaustive() {
-  const char* e = std::getenv("ENC5_EXHAUSTIVE");
+  const char* e = std::getenv("RRSWIN_EXHAUSTIVE");
   return e && std::string(e) == "1";
 }
 
@@ -261,12 +261,12 @@ TEST(F16Arith, BinaryThirtyTwoFormEqualsBinary64Form) {
   long long pairs = 0;
   for (std::uint32_t aa = 0; aa < 0x10000; aa += step) {
     const f16_t a = static_cast<f16_t>(aa);
-    const double x = enc5::f16_to_f64(a);
+    const double x = rrswin::f16_to_f64(a);
     for (f16_t b : bs) {
-      const double y = enc5::f16_to_f64(b);
-      ASSERT_EQ(enc5::f16_add(a, b), enc5::f64_to_f16(x + y)) << hex(a) << " + " << hex(b);
-      ASSERT_EQ(enc5::f16_sub(a, b), enc5::f64_to_f16(x - y)) << hex(a) << " - " << hex(b);
-      ASSERT_EQ(enc5::f16_mul(a, b), enc5::f64_to_f16(x * y)) << hex(a) << " * " << hex(b);
+      const double y = rrswin::f16_to_f64(b);
+      ASSERT_EQ(rrswin::f16_add(a, b), rrswin::f64_to_f16(x + y)) << hex(a) << " + " << hex(b);
+      ASSERT_EQ(rrswin::f16_sub(a, b), rrswin::f64_to_f16(x - y)) << hex(a) << " - " << hex(b);
+      ASSERT_EQ(rrswin::f16_mul(a, b), rrswin::f64_to_f16(x * y)) << hex(a) << " * " << hex(b);
     }
     pairs += static_cast<long long>(bs.size());
   }
@@ -275,31 +275,31 @@ TEST(F16Arith, BinaryThirtyTwoFormEqualsBinary64Form) {
 
 // cvt.rn.f16.f32 in integers against the binary64 route (every binary32 value is exact in binary64,
 // f64_to_f16 rounds once through round_detail.hpp): every 4099th pattern, or all 2^32 with
-// ENC5_EXHAUSTIVE=1.
+// RRSWIN_EXHAUSTIVE=1.
 TEST(F16Convert, F32IntegerRoundingEqualsBinary64Route) {
   const std::uint64_t step = exhaustive() ? 1 : 4099;
   std::uint64_t n = 0;
   for (std::uint64_t b = 0; b < (1ull << 32); b += step, ++n) {
     const float x = std::bit_cast<float>(static_cast<std::uint32_t>(b));
-    ASSERT_EQ(enc5::f32_to_f16(x), enc5::f64_to_f16(static_cast<double>(x))) << hex(static_cast<std::uint32_t>(b));
+    ASSERT_EQ(rrswin::f32_to_f16(x), rrswin::f64_to_f16(static_cast<double>(x))) << hex(static_cast<std::uint32_t>(b));
   }
   std::printf("[ info     ] %llu binary32 patterns equal\n", static_cast<unsigned long long>(n));
 }
 
 TEST(F16Arith, SpecialValuesAndSignedZeros) {
-  EXPECT_EQ(enc5::f16_add(0x7C00, 0xFC00), 0x7FFF);  // Inf - Inf = NaN
-  EXPECT_EQ(enc5::f16_sub(0x7C00, 0x7C00), 0x7FFF);
-  EXPECT_EQ(enc5::f16_mul(0x7C00, 0x0000), 0x7FFF);  // Inf * 0 = NaN
-  EXPECT_EQ(enc5::f16_mul(0x8000, 0x7C00), 0x7FFF);
-  EXPECT_EQ(enc5::f16_add(0x3C00, 0xBC00), 0x0000);  // x + (-x) = +0 in RN
-  EXPECT_EQ(enc5::f16_add(0x8000, 0x8000), 0x8000);  // -0 + -0 = -0
-  EXPECT_EQ(enc5::f16_add(0x0000, 0x8000), 0x0000);
-  EXPECT_EQ(enc5::f16_sub(0x8000, 0x0000), 0x8000);  // -0 - +0 = -0
-  EXPECT_EQ(enc5::f16_mul(0x8000, 0x3C00), 0x8000);
-  EXPECT_EQ(enc5::f16_mul(0x0001, 0x8001), 0x8000);  // underflow keeps the sign
-  EXPECT_EQ(enc5::f16_mul(0x7BFF, 0x4000), 0x7C00);  // overflow to Inf
-  EXPECT_EQ(enc5::f16_add(0x7BFF, 0x5000), 0x7C00);  // 65504 + 32 = 65536 -> Inf (> 65520)
-  EXPECT_EQ(enc5::f16_add(0x7BFF, 0x4C00), 0x7C00);  // 65504 + 16 = 65520: tie, the even pattern is Inf
+  EXPECT_EQ(rrswin::f16_add(0x7C00, 0xFC00), 0x7FFF);  // Inf - Inf = NaN
+  EXPECT_EQ(rrswin::f16_sub(0x7C00, 0x7C00), 0x7FFF);
+  EXPECT_EQ(rrswin::f16_mul(0x7C00, 0x0000), 0x7FFF);  // Inf * 0 = NaN
+  EXPECT_EQ(rrswin::f16_mul(0x8000, 0x7C00), 0x7FFF);
+  EXPECT_EQ(rrswin::f16_add(0x3C00, 0xBC00), 0x0000);  // x + (-x) = +0 in RN
+  EXPECT_EQ(rrswin::f16_add(0x8000, 0x8000), 0x8000);  // -0 + -0 = -0
+  EXPECT_EQ(rrswin::f16_add(0x0000, 0x8000), 0x0000);
+  EXPECT_EQ(rrswin::f16_sub(0x8000, 0x0000), 0x8000);  // -0 - +0 = -0
+  EXPECT_EQ(rrswin::f16_mul(0x8000, 0x3C00), 0x8000);
+  EXPECT_EQ(rrswin::f16_mul(0x0001, 0x8001), 0x8000);  // underflow keeps the sign
+  EXPECT_EQ(rrswin::f16_mul(0x7BFF, 0x4000), 0x7C00);  // overflow to Inf
+  EXPECT_EQ(rrswin::f16_add(0x7BFF, 0x5000), 0x7C00);  // 65504 + 32 = 65536 -> Inf (> 65520)
+  EXPECT_EQ(rrswin::f16_add(0x7BFF, 0x4C00), 0x7C00);  // 65504 + 16 = 65520: tie, the even pattern is Inf
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -338,7 +338,7 @@ TEST(F16Fma, RandomTriplesAgainstExactOracle) {
         c = g.narrow(15, 30);
         break;
     }
-    ASSERT_EQ(enc5::f16_fma(a, b, c), oracle::fma(a, b, c)) << hex(a) << " * " << hex(b) << " + " << hex(c);
+    ASSERT_EQ(rrswin::f16_fma(a, b, c), oracle::fma(a, b, c)) << hex(a) << " * " << hex(b) << " + " << hex(c);
   }
   std::printf("[ info     ] fma: %lld random triples, 0 mismatches\n", n);
 }
@@ -374,7 +374,7 @@ TEST(F16Fma, ProductOnMidpointWithTinyAddend) {
       const f16_t a = static_cast<f16_t>(((rng() & 1) << 15) | (ea << 10) | (ma - 1024));
       const f16_t b = static_cast<f16_t>(((rng() & 1) << 15) | (eb << 10) | (mb - 1024));
       for (f16_t c : cs) {
-        const f16_t got = enc5::f16_fma(a, b, c);
+        const f16_t got = rrswin::f16_fma(a, b, c);
         const f16_t want = oracle::fma(a, b, c);
         ASSERT_EQ(got, want) << hex(a) << " * " << hex(b) << " + " << hex(c);
         // With c a nonzero subnormal (|c| << half an ulp of the product) the result must leave
@@ -401,42 +401,42 @@ TEST(F16Fma, ConstructedHardCases) {
   const f16_t a = static_cast<f16_t>((15u << 10) | (683u * 2 - 1024));  // 683/512
   const f16_t b = 0x3E00;                                               // 1.5
   ASSERT_EQ(oracle::f16_value(a) * oracle::f16_value(b), 2.0 + 0x1p-10);
-  EXPECT_EQ(enc5::f16_fma(a, b, 0x0000), 0x4000);           // tie -> even
-  EXPECT_EQ(enc5::f16_fma(a, b, 0x0001), 0x4001);           // + 2^-24 breaks the tie upwards
-  EXPECT_EQ(enc5::f16_fma(a, b, 0x8001), 0x4000);           // - 2^-24 keeps it down
-  EXPECT_EQ(enc5::f16_fma(a ^ 0x8000, b, 0x0001), 0xC000);  // -(tie) + tiny -> towards zero
-  EXPECT_EQ(enc5::f16_fma(a ^ 0x8000, b, 0x8001), 0xC001);
+  EXPECT_EQ(rrswin::f16_fma(a, b, 0x0000), 0x4000);           // tie -> even
+  EXPECT_EQ(rrswin::f16_fma(a, b, 0x0001), 0x4001);           // + 2^-24 breaks the tie upwards
+  EXPECT_EQ(rrswin::f16_fma(a, b, 0x8001), 0x4000);           // - 2^-24 keeps it down
+  EXPECT_EQ(rrswin::f16_fma(a ^ 0x8000, b, 0x0001), 0xC000);  // -(tie) + tiny -> towards zero
+  EXPECT_EQ(rrswin::f16_fma(a ^ 0x8000, b, 0x8001), 0xC001);
   // Subnormal results: 2^-14 * 2^-5 = 2^-19 (a subnormal, exact); 2^-24 * 0.5 + 0 = tie -> 0.
-  EXPECT_EQ(enc5::f16_fma(0x0400, 0x2800, 0x0000), 0x0020);
-  EXPECT_EQ(enc5::f16_fma(0x0001, 0x3800, 0x0000), 0x0000);
-  EXPECT_EQ(enc5::f16_fma(0x0001, 0x3800, 0x8000), 0x0000);  // exact +2^-25 (nonzero) rounds to +0
-  EXPECT_EQ(enc5::f16_fma(0x0001, 0x3A00, 0x0000), 0x0001);  // 0.75 * 2^-24 -> 2^-24
-  EXPECT_EQ(enc5::f16_fma(0x8001, 0x3800, 0x0000), 0x8000);  // -2^-25 rounds to -0
+  EXPECT_EQ(rrswin::f16_fma(0x0400, 0x2800, 0x0000), 0x0020);
+  EXPECT_EQ(rrswin::f16_fma(0x0001, 0x3800, 0x0000), 0x0000);
+  EXPECT_EQ(rrswin::f16_fma(0x0001, 0x3800, 0x8000), 0x0000);  // exact +2^-25 (nonzero) rounds to +0
+  EXPECT_EQ(rrswin::f16_fma(0x0001, 0x3A00, 0x0000), 0x0001);  // 0.75 * 2^-24 -> 2^-24
+  EXPECT_EQ(rrswin::f16_fma(0x8001, 0x3800, 0x0000), 0x8000);  // -2^-25 rounds to -0
   // Overflow to Inf, and the exact threshold 65520.
-  EXPECT_EQ(enc5::f16_fma(0x7BFF, 0x3C00, 0x4C00), 0x7C00);  // 65504 + 16 = 65520 -> Inf
-  EXPECT_EQ(enc5::f16_fma(0x7BFF, 0x3C00, 0x4BFF), 0x7BFF);  // 65504 + 15.99 -> 65504
-  EXPECT_EQ(enc5::f16_fma(0x7BFF, 0x7BFF, 0xFBFF), 0x7C00);
-  EXPECT_EQ(enc5::f16_fma(0xFBFF, 0x4000, 0x7BFF), 0xFBFF);  // -131008 + 65504 = -65504 (exact)
+  EXPECT_EQ(rrswin::f16_fma(0x7BFF, 0x3C00, 0x4C00), 0x7C00);  // 65504 + 16 = 65520 -> Inf
+  EXPECT_EQ(rrswin::f16_fma(0x7BFF, 0x3C00, 0x4BFF), 0x7BFF);  // 65504 + 15.99 -> 65504
+  EXPECT_EQ(rrswin::f16_fma(0x7BFF, 0x7BFF, 0xFBFF), 0x7C00);
+  EXPECT_EQ(rrswin::f16_fma(0xFBFF, 0x4000, 0x7BFF), 0xFBFF);  // -131008 + 65504 = -65504 (exact)
   // Exact cancellation: x*y + (-(x*y)) = +0; signed zeros.
-  EXPECT_EQ(enc5::f16_fma(0x3C00, 0x4000, 0xC000), 0x0000);
-  EXPECT_EQ(enc5::f16_fma(0xBC00, 0x4000, 0x4000), 0x0000);
-  EXPECT_EQ(enc5::f16_fma(0x8000, 0x3C00, 0x8000), 0x8000);  // -0 + -0 = -0
-  EXPECT_EQ(enc5::f16_fma(0x8000, 0x8000, 0x8000), 0x0000);  // +0 + -0 = +0
-  EXPECT_EQ(enc5::f16_fma(0x0000, 0x3C00, 0x8000), 0x0000);
-  EXPECT_EQ(enc5::f16_fma(0x8000, 0x3C00, 0x0000), 0x0000);
+  EXPECT_EQ(rrswin::f16_fma(0x3C00, 0x4000, 0xC000), 0x0000);
+  EXPECT_EQ(rrswin::f16_fma(0xBC00, 0x4000, 0x4000), 0x0000);
+  EXPECT_EQ(rrswin::f16_fma(0x8000, 0x3C00, 0x8000), 0x8000);  // -0 + -0 = -0
+  EXPECT_EQ(rrswin::f16_fma(0x8000, 0x8000, 0x8000), 0x0000);  // +0 + -0 = +0
+  EXPECT_EQ(rrswin::f16_fma(0x0000, 0x3C00, 0x8000), 0x0000);
+  EXPECT_EQ(rrswin::f16_fma(0x8000, 0x3C00, 0x0000), 0x0000);
   // Inf and NaN.
-  EXPECT_EQ(enc5::f16_fma(0x7C00, 0x0000, 0x3C00), 0x7FFF);  // Inf * 0
-  EXPECT_EQ(enc5::f16_fma(0x0000, 0xFC00, 0x7C00), 0x7FFF);
-  EXPECT_EQ(enc5::f16_fma(0x7C00, 0x3C00, 0xFC00), 0x7FFF);  // Inf - Inf
-  EXPECT_EQ(enc5::f16_fma(0x7C00, 0xBC00, 0xFC00), 0xFC00);
-  EXPECT_EQ(enc5::f16_fma(0x3C00, 0x3C00, 0xFC00), 0xFC00);
-  EXPECT_EQ(enc5::f16_fma(0x7BFF, 0x7BFF, 0xFC00), 0xFC00);  // huge finite product + -Inf
-  EXPECT_EQ(enc5::f16_fma(0x7E00, 0x3C00, 0x3C00), 0x7FFF);
-  EXPECT_EQ(enc5::f16_fma(0x3C00, 0xFD00, 0x3C00), 0x7FFF);
-  EXPECT_EQ(enc5::f16_fma(0x3C00, 0x3C00, 0xFFFF), 0x7FFF);
+  EXPECT_EQ(rrswin::f16_fma(0x7C00, 0x0000, 0x3C00), 0x7FFF);  // Inf * 0
+  EXPECT_EQ(rrswin::f16_fma(0x0000, 0xFC00, 0x7C00), 0x7FFF);
+  EXPECT_EQ(rrswin::f16_fma(0x7C00, 0x3C00, 0xFC00), 0x7FFF);  // Inf - Inf
+  EXPECT_EQ(rrswin::f16_fma(0x7C00, 0xBC00, 0xFC00), 0xFC00);
+  EXPECT_EQ(rrswin::f16_fma(0x3C00, 0x3C00, 0xFC00), 0xFC00);
+  EXPECT_EQ(rrswin::f16_fma(0x7BFF, 0x7BFF, 0xFC00), 0xFC00);  // huge finite product + -Inf
+  EXPECT_EQ(rrswin::f16_fma(0x7E00, 0x3C00, 0x3C00), 0x7FFF);
+  EXPECT_EQ(rrswin::f16_fma(0x3C00, 0xFD00, 0x3C00), 0x7FFF);
+  EXPECT_EQ(rrswin::f16_fma(0x3C00, 0x3C00, 0xFFFF), 0x7FFF);
   // The same list through the oracle: every expectation above is what the oracle says.
   const f16_t cases[][3] = {{a, b, 0x0001}, {0x0001, 0x3800, 0x8000}, {0x7BFF, 0x3C00, 0x4C00}, {0x8000, 0x3C00, 0x8000}};
-  for (const auto& c : cases) EXPECT_EQ(enc5::f16_fma(c[0], c[1], c[2]), oracle::fma(c[0], c[1], c[2]));
+  for (const auto& c : cases) EXPECT_EQ(rrswin::f16_fma(c[0], c[1], c[2]), oracle::fma(c[0], c[1], c[2]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -464,23 +464,23 @@ TEST(F16MinMax, RulesOverSpecialAndRandomOperands) {
   for (int i = 0; i < 500; ++i) vals.push_back(static_cast<f16_t>(rng()));
   for (f16_t a : vals) {
     for (f16_t b : vals) {
-      ASSERT_EQ(enc5::f16_max(a, b), max_rule(a, b, true)) << hex(a) << " max " << hex(b);
-      ASSERT_EQ(enc5::f16_min(a, b), max_rule(a, b, false)) << hex(a) << " min " << hex(b);
+      ASSERT_EQ(rrswin::f16_max(a, b), max_rule(a, b, true)) << hex(a) << " max " << hex(b);
+      ASSERT_EQ(rrswin::f16_min(a, b), max_rule(a, b, false)) << hex(a) << " min " << hex(b);
     }
   }
-  EXPECT_EQ(enc5::f16_max(0x8000, 0x0000), 0x0000);
-  EXPECT_EQ(enc5::f16_max(0x0000, 0x8000), 0x0000);
-  EXPECT_EQ(enc5::f16_min(0x0000, 0x8000), 0x8000);
-  EXPECT_EQ(enc5::f16_min(0x8000, 0x0000), 0x8000);
-  EXPECT_EQ(enc5::f16_max(0x7E00, 0xBC00), 0xBC00);  // one NaN -> the other operand
-  EXPECT_EQ(enc5::f16_min(0x3C00, 0xFE01), 0x3C00);
-  EXPECT_EQ(enc5::f16_max(0x7E00, 0xFE01), 0x7FFF);  // both NaN -> NaN
+  EXPECT_EQ(rrswin::f16_max(0x8000, 0x0000), 0x0000);
+  EXPECT_EQ(rrswin::f16_max(0x0000, 0x8000), 0x0000);
+  EXPECT_EQ(rrswin::f16_min(0x0000, 0x8000), 0x8000);
+  EXPECT_EQ(rrswin::f16_min(0x8000, 0x0000), 0x8000);
+  EXPECT_EQ(rrswin::f16_max(0x7E00, 0xBC00), 0xBC00);  // one NaN -> the other operand
+  EXPECT_EQ(rrswin::f16_min(0x3C00, 0xFE01), 0x3C00);
+  EXPECT_EQ(rrswin::f16_max(0x7E00, 0xFE01), 0x7FFF);  // both NaN -> NaN
 }
 
 TEST(F16MinMax, NegAbsAreSignBitOperations) {
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
-    ASSERT_EQ(enc5::f16_neg(static_cast<f16_t>(h)), h ^ 0x8000u);
-    ASSERT_EQ(enc5::f16_abs(static_cast<f16_t>(h)), h & 0x7FFFu);
+    ASSERT_EQ(rrswin::f16_neg(static_cast<f16_t>(h)), h ^ 0x8000u);
+    ASSERT_EQ(rrswin::f16_abs(static_cast<f16_t>(h)), h & 0x7FFFu);
   }
 }
 
@@ -493,14 +493,14 @@ TEST(F16x2, PackedOpsArePerHalf) {
     const auto lo = [](std::uint32_t v) { return static_cast<f16_t>(v & 0xFFFF); };
     const auto hi = [](std::uint32_t v) { return static_cast<f16_t>(v >> 16); };
     const auto pk = [](f16_t l, f16_t h) { return static_cast<std::uint32_t>(l) | (static_cast<std::uint32_t>(h) << 16); };
-    ASSERT_EQ(enc5::f16x2_add(a, b), pk(oracle::add(lo(a), lo(b)), oracle::add(hi(a), hi(b))));
-    ASSERT_EQ(enc5::f16x2_sub(a, b), pk(oracle::sub(lo(a), lo(b)), oracle::sub(hi(a), hi(b))));
-    ASSERT_EQ(enc5::f16x2_mul(a, b), pk(oracle::mul(lo(a), lo(b)), oracle::mul(hi(a), hi(b))));
-    ASSERT_EQ(enc5::f16x2_fma(a, b, c), pk(oracle::fma(lo(a), lo(b), lo(c)), oracle::fma(hi(a), hi(b), hi(c))));
-    ASSERT_EQ(enc5::f16x2_max(a, b), pk(max_rule(lo(a), lo(b), true), max_rule(hi(a), hi(b), true)));
-    ASSERT_EQ(enc5::f16x2_min(a, b), pk(max_rule(lo(a), lo(b), false), max_rule(hi(a), hi(b), false)));
-    ASSERT_EQ(enc5::f16x2_neg(a), a ^ 0x80008000u);
-    ASSERT_EQ(enc5::f16x2_abs(a), a & 0x7FFF7FFFu);
+    ASSERT_EQ(rrswin::f16x2_add(a, b), pk(oracle::add(lo(a), lo(b)), oracle::add(hi(a), hi(b))));
+    ASSERT_EQ(rrswin::f16x2_sub(a, b), pk(oracle::sub(lo(a), lo(b)), oracle::sub(hi(a), hi(b))));
+    ASSERT_EQ(rrswin::f16x2_mul(a, b), pk(oracle::mul(lo(a), lo(b)), oracle::mul(hi(a), hi(b))));
+    ASSERT_EQ(rrswin::f16x2_fma(a, b, c), pk(oracle::fma(lo(a), lo(b), lo(c)), oracle::fma(hi(a), hi(b), hi(c))));
+    ASSERT_EQ(rrswin::f16x2_max(a, b), pk(max_rule(lo(a), lo(b), true), max_rule(hi(a), hi(b), true)));
+    ASSERT_EQ(rrswin::f16x2_min(a, b), pk(max_rule(lo(a), lo(b), false), max_rule(hi(a), hi(b), false)));
+    ASSERT_EQ(rrswin::f16x2_neg(a), a ^ 0x80008000u);
+    ASSERT_EQ(rrswin::f16x2_abs(a), a & 0x7FFF7FFFu);
   }
 }
 

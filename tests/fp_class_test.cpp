@@ -19,7 +19,7 @@
 #include "numerics/fp_class.hpp"
 #include "numerics/texcoord.hpp"
 
-using namespace enc5;
+using namespace rrswin;
 
 namespace {
 

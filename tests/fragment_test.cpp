@@ -12,7 +12,7 @@
 
 #include "layout/fragment.hpp"
 
-namespace L = enc5::layout;
+namespace L = rrswin::layout;
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include "model/layer.hpp"
 #include "model/weight_image.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 namespace {
 
 // ---- E11 (facts C4 steps 1..5) ----
@@ -252,4 +252,4 @@ TEST(GoldenE61, BorderRules) {
 }
 
 }  // namespace
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

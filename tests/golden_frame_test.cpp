@@ -16,11 +16,11 @@
 #include "model/layer.hpp"
 #include "model/weight_image.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 bool small_scale() {
-  const char* s = std::getenv("ENC5_TEST_SCALE");
+  const char* s = std::getenv("RRSWIN_TEST_SCALE");
   return s && std::string(s) == "small";
 }
 
@@ -68,7 +68,7 @@ TEST(GoldenFrame, DeterministicAcrossRunsAndThreadCounts) {
 TEST(GoldenFrame, WholeFrameWritesEveryPixelOnce) {
   if (small_scale()) GTEST_SKIP() << "full 40x23 frame only in the release suite";
   const SyntheticFrame f = make_synthetic_frame(40, 23, 1, false);
-  // Timing belongs to `enc5 bench`, not to tests (docs/performance.md).
+  // Timing belongs to `rrswin bench`, not to tests (docs/performance.md).
   const FrameRun r = run(f, default_weights(), {}, 0);
   // Every arena word and every surface texel of the frame is written (fragment order: each
   // in-frame pixel receives 8 words per plane from the two rows of its vertical pair).
@@ -190,4 +190,4 @@ TEST(GoldenFrame, ProfilesDiffer) {
 }
 
 }  // namespace
-}  // namespace enc5
+}  // namespace rrswin

@@ -13,7 +13,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/mma.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 namespace {
 
 TEST(GoldenPhase11, FragmentFormEqualsMatrixLevel) {
@@ -128,4 +128,4 @@ TEST(GoldenArena, PrologueReadsBackWhatE60Wrote) {
 }
 
 }  // namespace
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

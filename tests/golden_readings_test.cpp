@@ -16,7 +16,7 @@
 #include "model/layer.hpp"
 #include "model/readings.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 // The number of members of an aggregate: the largest n for which T{x1, ..., xn} compiles, with
@@ -34,7 +34,7 @@ constexpr std::size_t member_count() {
 }
 
 bool small_scale() {
-  const char* s = std::getenv("ENC5_TEST_SCALE");
+  const char* s = std::getenv("RRSWIN_TEST_SCALE");
   return s && std::string(s) == "small";
 }
 
@@ -295,4 +295,4 @@ TEST_F(ReadingSwitch, BorderRuleChangesOnlyBorderPixels) {
 }
 
 }  // namespace
-}  // namespace enc5
+}  // namespace rrswin

@@ -13,7 +13,7 @@
 #include "model/layer_golden.hpp"
 #include "model/trace.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 TEST(GoldenTrace, AllStagesWithTheirShapesAndConsistentOrders) {
@@ -152,4 +152,4 @@ TEST(GoldenTrace, MergeLayersRecordTheirStageTables) {
 }
 
 }  // namespace
-}  // namespace enc5
+}  // namespace rrswin

@@ -1,5 +1,5 @@
 // The `hopper` profile's mma (numerics.md "hopper"; src/numerics/mma.cpp) against:
-//   * the 3 x 3000 H100, H200 and B200 measurements (ENC5_SHARED_DIR/data/hopper-mma-e4m3-f16/,
+//   * the 3 x 3000 H100, H200 and B200 measurements (RRSWIN_SHARED_DIR/data/hopper-mma-e4m3-f16/,
 //     A and B from the Ada folder), through mma_dot and through the fragment form;
 //   * a parameterised copy of numerics.md's pseudo-code written here in long double (exact: every
 //     partial sum has at most 36 significant bits against 64), which also shows that the variants
@@ -27,16 +27,16 @@
 #include "numerics/mma.hpp"
 #include "numerics/profile.hpp"
 
-using enc5::e4m3_t;
-using enc5::f16_t;
-using enc5_test::AdaMmaCase;
-using enc5_test::round_ld;
-using enc5_test::scaled;
-using enc5_test::test_e4m3_value;
+using rrswin::e4m3_t;
+using rrswin::f16_t;
+using rrswin_test::AdaMmaCase;
+using rrswin_test::round_ld;
+using rrswin_test::scaled;
+using rrswin_test::test_e4m3_value;
 
 namespace {
 
-const enc5::Profile& hopper() { return enc5::profile_hopper(); }
+const rrswin::Profile& hopper() { return rrswin::profile_hopper(); }
 
 // ---- the test's own exact rounding (independent of mma.cpp) ---------------------------------
 
@@ -48,7 +48,7 @@ long double rne_f16(long double x) {
 }
 f16_t bits_f16(long double x) {
   if (std::isnan(x)) return 0x7FFF;
-  return enc5_test::f16_bits(static_cast<_Float16>(x));  // x is an f16 value (or +-Inf): exact
+  return rrswin_test::f16_bits(static_cast<_Float16>(x));  // x is an f16 value (or +-Inf): exact
 }
 long double value_f16(f16_t h) {
   _Float16 v;
@@ -110,7 +110,7 @@ f16_t oracle_hopper(const HopperVariant& v, const e4m3_t* a, const e4m3_t* b, f1
   const long double p1 = v.p1_f32 ? round_ld(p1s, 24, -126) : rne_f16(p1s);
   const long double p2 = rne_f16(hmma(v, a, b, g2, p1));
   if (v.c_first) return bits_f16(p2);
-  const long double cadd = v.c_exact_f32 ? static_cast<long double>(enc5_test::f32_from_bits(c32)) : cv;
+  const long double cadd = v.c_exact_f32 ? static_cast<long double>(rrswin_test::f32_from_bits(c32)) : cv;
   return bits_f16(rne_f16(p2 + cadd));  // the f16 add: exact sum, one rounding (Inf - Inf = NaN)
 }
 
@@ -124,11 +124,11 @@ struct Gpu {
 class HopperMeasurements : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* g : enc5_test::kHopperGpus) {
+    for (const char* g : rrswin_test::kHopperGpus) {
       Gpu gpu{g, {}};
       std::string why;
-      if (!enc5_test::load_hopper_mma_cases(g, gpu.cases, why)) {
-        ENC5_SKIP_UNLESS_CI() << why;
+      if (!rrswin_test::load_hopper_mma_cases(g, gpu.cases, why)) {
+        RRSWIN_SKIP_UNLESS_CI() << why;
       }
       gpus_.push_back(std::move(gpu));
     }
@@ -143,7 +143,7 @@ TEST_F(HopperMeasurements, HopperProfileMatchesEveryMeasuredCase) {
     int matches = 0;
     for (std::size_t i = 0; i < g.cases.size(); ++i) {
       const AdaMmaCase& cs = g.cases[i];
-      const f16_t got = enc5::mma_dot(hopper(), cs.a, cs.b, cs.c);
+      const f16_t got = rrswin::mma_dot(hopper(), cs.a, cs.b, cs.c);
       EXPECT_EQ(got, cs.d) << g.name << " line " << i + 1;
       matches += got == cs.d;
     }
@@ -157,36 +157,36 @@ TEST_F(HopperMeasurements, FragmentFormMatchesEveryMeasuredCase) {
   for (const Gpu& g : gpus_) {
     int matches = 0;
     for (std::size_t i0 = 0; i0 < g.cases.size(); i0 += 8) {
-      enc5::MmaFragA fa{};
-      enc5::MmaFragB fb{};
-      enc5::MmaFragC fc{};
+      rrswin::MmaFragA fa{};
+      rrswin::MmaFragB fb{};
+      rrswin::MmaFragC fc{};
       auto case_at = [&](int j) -> const AdaMmaCase* { return i0 + j < g.cases.size() ? &g.cases[i0 + j] : nullptr; };
       for (int lane = 0; lane < 32; ++lane) {
         for (int reg = 0; reg < 4; ++reg)
           for (int byte = 0; byte < 4; ++byte) {
-            const enc5::layout::RowK e = enc5::layout::a_element_isa(lane, reg, byte);
+            const rrswin::layout::RowK e = rrswin::layout::a_element_isa(lane, reg, byte);
             const AdaMmaCase* cs = e.row < 8 ? case_at(e.row) : nullptr;
             fa.reg[lane][reg] |= static_cast<std::uint32_t>(cs ? cs->a[e.k] : 0x38) << (8 * byte);  // 1.0 elsewhere
           }
         for (int reg = 0; reg < 2; ++reg)
           for (int byte = 0; byte < 4; ++byte) {
-            const enc5::layout::KCol e = enc5::layout::b_element_isa(lane, reg, byte);
+            const rrswin::layout::KCol e = rrswin::layout::b_element_isa(lane, reg, byte);
             const AdaMmaCase* cs = case_at(e.col);
             fb.reg[lane][reg] |= static_cast<std::uint32_t>(cs ? cs->b[e.k] : 0x00) << (8 * byte);
           }
         for (int reg = 0; reg < 2; ++reg)
           for (int half = 0; half < 2; ++half) {
-            const enc5::layout::RowCol e = enc5::layout::cd_element(lane, reg, half);
+            const rrswin::layout::RowCol e = rrswin::layout::cd_element(lane, reg, half);
             const AdaMmaCase* cs = e.row == e.col ? case_at(e.row) : nullptr;
             const std::uint32_t c = cs ? cs->c : 0x3C00;
             fc.reg[lane][reg] |= c << (16 * half);
           }
       }
-      const enc5::MmaFragC d = enc5::mma_m16n8k32(hopper(), fa, fb, fc);
+      const rrswin::MmaFragC d = rrswin::mma_m16n8k32(hopper(), fa, fb, fc);
       for (int lane = 0; lane < 32; ++lane)
         for (int reg = 0; reg < 2; ++reg)
           for (int half = 0; half < 2; ++half) {
-            const enc5::layout::RowCol e = enc5::layout::cd_element(lane, reg, half);
+            const rrswin::layout::RowCol e = rrswin::layout::cd_element(lane, reg, half);
             const AdaMmaCase* cs = e.row == e.col ? case_at(e.row) : nullptr;
             if (!cs) continue;
             const auto got = static_cast<f16_t>(d.reg[lane][reg] >> (16 * half));
@@ -202,19 +202,19 @@ TEST_F(HopperMeasurements, FragmentFormMatchesEveryMeasuredCase) {
 // model misses some Ada cases.
 TEST_F(HopperMeasurements, OtherProfilesDiffer) {
   for (const Gpu& g : gpus_)
-    for (const enc5::Profile* p : {&enc5::profile_ada(), &enc5::profile_zluda()}) {
+    for (const rrswin::Profile* p : {&rrswin::profile_ada(), &rrswin::profile_zluda()}) {
       int misses = 0;
-      for (const AdaMmaCase& cs : g.cases) misses += enc5::mma_dot(*p, cs.a, cs.b, cs.c) != cs.d;
+      for (const AdaMmaCase& cs : g.cases) misses += rrswin::mma_dot(*p, cs.a, cs.b, cs.c) != cs.d;
       std::printf("[ %-7s ] misses %d / %zu %s measurements\n", std::string(p->name).c_str(), misses, g.cases.size(), g.name.c_str());
       EXPECT_GT(misses, 0) << p->name << " on " << g.name;
     }
   std::vector<AdaMmaCase> ada;
   std::string why;
-  if (!enc5_test::load_ada_mma_cases(ada, why)) {
-    ENC5_SKIP_UNLESS_CI() << why;
+  if (!rrswin_test::load_ada_mma_cases(ada, why)) {
+    RRSWIN_SKIP_UNLESS_CI() << why;
   }
   int misses = 0;
-  for (const AdaMmaCase& cs : ada) misses += enc5::mma_dot(hopper(), cs.a, cs.b, cs.c) != cs.d;
+  for (const AdaMmaCase& cs : ada) misses += rrswin::mma_dot(hopper(), cs.a, cs.b, cs.c) != cs.d;
   std::printf("[ hopper  ] misses %d / %zu Ada measurements\n", misses, ada.size());
   EXPECT_GT(misses, 0);
 }
@@ -359,7 +359,7 @@ TEST(HopperRandom, MatchesTestCopyOfPseudoCode) {
     e4m3_t a[32], b[32];
     f16_t c;
     g.fill(a, b, c);
-    const f16_t want = oracle_hopper(HopperVariant{}, a, b, c), got = enc5::mma_dot(hopper(), a, b, c);
+    const f16_t want = oracle_hopper(HopperVariant{}, a, b, c), got = rrswin::mma_dot(hopper(), a, b, c);
     if (want != got && ++fails <= 5) ADD_FAILURE() << "case " << i << ": oracle " << want << " library " << got;
   }
   std::printf("[ hopper  ] %ld random cases against the test's copy of the pseudo-code, %ld mismatches\n", n, fails);
@@ -379,7 +379,7 @@ TEST(HopperHand, GroupsAreKMod4) {
   o.a[1] = 0x7E, o.b[1] = 0x7E;
   o.a[3] = 0xFE, o.b[3] = 0x7E;
   EXPECT_EQ(run(hopper(), o), 0x7C00);
-  EXPECT_EQ(run(enc5::profile_ada(), o), 0x0000);
+  EXPECT_EQ(run(rrswin::profile_ada(), o), 0x0000);
   // The same pair at k = 1 and k = 5 (both G1) cancels in hopper too.
   Dot p = o;
   p.a[3] = p.b[3] = 0x00;
@@ -398,7 +398,7 @@ TEST(HopperHand, TwentyFiveKeptBits) {
   d.a[4] = 0x08, d.b[4] = 0x08;  // 2^-6 * 2^-6 = 2^-12 >= q: kept, above the tie -> 256.25
   EXPECT_EQ(run(hopper(), d), 0x5C01);
   // ada keeps 13 bits (q = 2^-5): 2^-12 is truncated there, the tie goes to even
-  EXPECT_EQ(run(enc5::profile_ada(), d), 0x5C00);
+  EXPECT_EQ(run(rrswin::profile_ada(), d), 0x5C00);
   // e4m3 subnormals are f16 normals in hopper: e(0x01) = -9, not ada's clamped -6. With 2^-9 *
   // 2^7 = 2^-2 (E = -2) the largest, q = 2^-27 and the 2^-18 term (E = -18) is kept exactly.
   Dot s;
@@ -413,32 +413,32 @@ TEST(HopperHand, ZeroSignDiffersBetweenProfiles) {
   Dot d;
   for (int k = 0; k < 32; ++k) d.a[k] = 0x00, d.b[k] = 0xB8;
   d.c = 0x8000;
-  EXPECT_EQ(run(enc5::profile_ada(), d), 0x8000);
-  EXPECT_EQ(run(enc5::profile_zluda(), d), 0x8000);
+  EXPECT_EQ(run(rrswin::profile_ada(), d), 0x8000);
+  EXPECT_EQ(run(rrswin::profile_zluda(), d), 0x8000);
   EXPECT_EQ(run(hopper(), d), 0x0000);
   // reading mma-zero-sign=plus: +0 everywhere
-  for (const enc5::Profile* p : enc5::all_profiles()) EXPECT_EQ(run(with(*p, "mma-zero-sign=plus"), d), 0x0000) << p->name;
+  for (const rrswin::Profile* p : rrswin::all_profiles()) EXPECT_EQ(run(with(*p, "mma-zero-sign=plus"), d), 0x0000) << p->name;
   // C = -0 with +0 products: +0 in every profile
   for (int k = 0; k < 32; ++k) d.b[k] = 0x38;
-  for (const enc5::Profile* p : enc5::all_profiles()) EXPECT_EQ(run(*p, d), 0x0000) << p->name;
+  for (const rrswin::Profile* p : rrswin::all_profiles()) EXPECT_EQ(run(*p, d), 0x0000) << p->name;
   // a cancellation (1 - 1) with C = -0: +0 everywhere
   Dot x;
   x.a[0] = 0x38, x.b[0] = 0x38, x.a[2] = 0xB8, x.b[2] = 0x38, x.c = 0x8000;
-  for (const enc5::Profile* p : enc5::all_profiles()) EXPECT_EQ(run(*p, x), 0x0000) << p->name;
+  for (const rrswin::Profile* p : rrswin::all_profiles()) EXPECT_EQ(run(*p, x), 0x0000) << p->name;
 }
 
 TEST(HopperHand, NanOperandsAndPayload) {
   Dot d;
   d.a[5] = 0x7F;  // NaN times zero
-  for (const enc5::Profile* p : enc5::all_profiles()) {
+  for (const rrswin::Profile* p : rrswin::all_profiles()) {
     EXPECT_EQ(run(*p, d), 0x7FFF) << p->name;                                           // default: any
     EXPECT_EQ(run(with(*p, "mma-nan-operand=nonzero-partner"), d), 0x0000) << p->name;  // dropped zero product
   }
   d.b[5] = 0x38;  // NaN times 1.0: NaN under both values
-  for (const enc5::Profile* p : enc5::all_profiles()) EXPECT_EQ(run(with(*p, "mma-nan-operand=nonzero-partner"), d), 0x7FFF) << p->name;
+  for (const rrswin::Profile* p : rrswin::all_profiles()) EXPECT_EQ(run(with(*p, "mma-nan-operand=nonzero-partner"), d), 0x7FFF) << p->name;
   Dot n;
   n.c = 0xFC01;  // a negative signalling-pattern NaN C
-  for (const enc5::Profile* p : enc5::all_profiles()) {
+  for (const rrswin::Profile* p : rrswin::all_profiles()) {
     EXPECT_EQ(run(*p, n), 0x7FFF) << p->name;
     EXPECT_EQ(run(with(*p, "mma-nan-payload=quiet-c"), n), 0xFE01) << p->name;
   }
@@ -450,14 +450,14 @@ TEST(HopperHand, InfinitiesAndOverflow) {
   Dot d;
   for (int k = 0; k < 32; ++k) d.a[k] = 0xFE, d.b[k] = 0x7E;  // 32 x -448^2
   d.c = 0x7C00;
-  EXPECT_EQ(run(enc5::profile_ada(), d), 0x7C00);
-  EXPECT_EQ(run(enc5::profile_zluda(), d), 0x7C00);
+  EXPECT_EQ(run(rrswin::profile_ada(), d), 0x7C00);
+  EXPECT_EQ(run(rrswin::profile_zluda(), d), 0x7C00);
   EXPECT_EQ(run(hopper(), d), 0x7FFF);
   // overflow boundary: C = 65504 (0x7BFF) + 16 = 65520, a tie that rounds to the even 65536: Inf
   Dot o;
   o.a[0] = 0x48, o.b[0] = 0x48;  // 4 * 4 = 16
   o.c = 0x7BFF;
-  for (const enc5::Profile* p : enc5::all_profiles()) {
+  for (const rrswin::Profile* p : rrswin::all_profiles()) {
     EXPECT_EQ(run(*p, o), 0x7C00) << p->name;
     EXPECT_EQ(run(with(*p, "mma-overflow=saturate"), o), 0x7BFF) << p->name;
   }
@@ -475,10 +475,10 @@ TEST(HopperHand, InfinitiesAndOverflow) {
 }
 
 TEST(HopperHand, ReadingsLeaveTheProfileNameAndAccumulation) {
-  const enc5::Profile p = with(hopper(), "mma-zero-sign=plus");
+  const rrswin::Profile p = with(hopper(), "mma-zero-sign=plus");
   EXPECT_EQ(p.name, "hopper");
-  EXPECT_EQ(p.mma, enc5::MmaAccumulation::hopper_two_hmma);
-  EXPECT_EQ(p.corners.zero_sign, enc5::MmaZeroSign::plus);
+  EXPECT_EQ(p.mma, rrswin::MmaAccumulation::hopper_two_hmma);
+  EXPECT_EQ(p.corners.zero_sign, rrswin::MmaZeroSign::plus);
   EXPECT_EQ(with(hopper(), "mma-zero-sign=profile").corners, hopper().corners);
 }
 

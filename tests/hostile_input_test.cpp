@@ -30,15 +30,15 @@ namespace {
 
 // A small launch-dump capture and a replay capture in t.
 void make_captures(const TempDir& t, const std::string& extra = "") {
-  ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 16 --ey 8 --threads 2 " + extra).status, 0);
-  ASSERT_EQ(t.enc5("capture --synthetic --form replay -o rc --ex 16 --ey 8 --threads 2 " + extra).status, 0);
+  ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 16 --ey 8 --threads 2 " + extra).status, 0);
+  ASSERT_EQ(t.rrswin("capture --synthetic --form replay -o rc --ex 16 --ey 8 --threads 2 " + extra).status, 0);
 }
 
 // replay and settle both end with exit status 2 and the message holds every part.
 void expect_refused(const TempDir& t, const std::string& capture, const std::vector<std::string>& parts) {
   for (const char* cmd : {"replay", "settle"}) {
     const std::string args = std::string(cmd) + " " + capture + (std::string(cmd) == "replay" ? " -o out-refused" : "") + " --threads 2";
-    const Result r = t.enc5(args);
+    const Result r = t.rrswin(args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.out;
     for (const auto& p : parts) EXPECT_TRUE(contains(r.out, p)) << args << ": no '" << p << "' in\n" << r.out;
   }
@@ -49,20 +49,20 @@ void expect_refused(const TempDir& t, const std::string& capture, const std::vec
 // --- checked size arithmetic (io/checked_size.hpp) ------------------------------------------------
 
 TEST(CheckedSize, WrapsAndLimitsAreRefusedWithTheNumbers) {
-  EXPECT_EQ(enc5::checked_bytes("x", {5, 23, 40, 32}), 147200u);
-  EXPECT_EQ(enc5::mul_u64(1ull << 32, 1ull << 32), std::nullopt);
-  EXPECT_EQ(enc5::add_u64(~0ull, 1), std::nullopt);
+  EXPECT_EQ(rrswin::checked_bytes("x", {5, 23, 40, 32}), 147200u);
+  EXPECT_EQ(rrswin::mul_u64(1ull << 32, 1ull << 32), std::nullopt);
+  EXPECT_EQ(rrswin::add_u64(~0ull, 1), std::nullopt);
   try {
-    enc5::checked_bytes("pitch × height", {576460752303423808ull, 32});
+    rrswin::checked_bytes("pitch × height", {576460752303423808ull, 32});
     FAIL() << "no throw";
-  } catch (const enc5::SizeError& e) {
+  } catch (const rrswin::SizeError& e) {
     EXPECT_TRUE(contains(e.what(), "576460752303423808 × 32")) << e.what();
     EXPECT_TRUE(contains(e.what(), "wraps")) << e.what();
   }
   try {
-    enc5::checked_bytes_in("f.bin", 7, "the arena", {5, 100000, 100000, 32});
+    rrswin::checked_bytes_in("f.bin", 7, "the arena", {5, 100000, 100000, 32});
     FAIL() << "no throw";
-  } catch (const enc5::InputError& e) {
+  } catch (const rrswin::InputError& e) {
     EXPECT_EQ(e.offset(), 7u);
     EXPECT_TRUE(contains(e.what(), "1600000000000 bytes")) << e.what();
     EXPECT_TRUE(contains(e.what(), "17179869184")) << e.what();
@@ -73,14 +73,14 @@ TEST(CheckedSize, WrapsAndLimitsAreRefusedWithTheNumbers) {
 
 TEST(HostileCapture, SurfacePitchThatWrapsIsRefused) {
   TempDir t;
-  ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 16 --ey 32 --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 16 --ey 32 --threads 2").status, 0);
   rename_shape(t.path / "cap", "arg112", "16x32-pitch576460752303423808");
   expect_refused(t, "cap", {"arg112", "576460752303423808 × 32", "wraps"});
 }
 
 TEST(HostileCapture, TexturePitchThatWrapsIsRefused) {
   TempDir t;
-  ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 16 --ey 32 --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 16 --ey 32 --threads 2").status, 0);
   rename_shape(t.path / "cap", "arg088", "16x32-pitch576460752303423808-clamp");
   expect_refused(t, "cap", {"arg088", "wraps"});
 }
@@ -100,7 +100,7 @@ TEST(HostileCapture, ManifestTextureWidthWhoseRowWrapsIsRefused) {
   expect_refused(t, "rc", {"manifest.txt", "1..65536", "536870917×23"});
   // 4294967295 x 4294967295 printed "height -1" and a wrapped byte count.
   edit_manifest(t.path / "rc", "texture 88 536870917 23", "texture 88 4294967295 4294967295");
-  const Result r = t.enc5("replay rc -o o");
+  const Result r = t.rrswin("replay rc -o o");
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(contains(r.out, "4294967295×4294967295")) << r.out;
   EXPECT_FALSE(contains(r.out, "-1")) << r.out;
@@ -133,7 +133,7 @@ TEST(HostileCapture, GridWithinTheSlackStillReplays) {
   TempDir t;
   make_captures(t);
   edit_manifest(t.path / "rc", "launch 2 1 1", "launch 12 10 1");
-  const Result r = t.enc5("replay rc -o out --threads 2");
+  const Result r = t.rrswin("replay rc -o out --threads 2");
   EXPECT_EQ(r.status, 0) << r.out;  // the extra blocks write nothing: still the capture's results
   EXPECT_TRUE(contains(r.out, "reproduces the capture's results")) << r.out;
 }
@@ -141,7 +141,7 @@ TEST(HostileCapture, GridWithinTheSlackStillReplays) {
 TEST(HostileRun, HugeBlockOffsetRunsOnlyTheBlocksThatTouchTheFrame) {
   TempDir t;
   // 8197 x 8195 = 67 M blocks, about a day before; 24 of them can touch the frame.
-  const Result r = t.enc5("run --block-offset 65535,65535 -o out --threads 2");
+  const Result r = t.rrswin("run --block-offset 65535,65535 -o out --threads 2");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "layer: 24 blocks")) << r.out;
   EXPECT_TRUE(contains(r.out, "skipped")) << r.out;
@@ -150,26 +150,26 @@ TEST(HostileRun, HugeBlockOffsetRunsOnlyTheBlocksThatTouchTheFrame) {
 // Skipping the blocks that cannot touch the frame changes no byte: with stats every block runs.
 TEST(HostileRun, SkippedBlocksWriteNothing) {
   const int ex = 13, ey = 11;
-  const enc5::SyntheticFrame f = enc5::make_synthetic_frame(ex, ey, 5, false);
+  const rrswin::SyntheticFrame f = rrswin::make_synthetic_frame(ex, ey, 5, false);
   for (const auto& [ox, oy] : {std::pair{19, 27}, std::pair{7, 0}, std::pair{64, 9}}) {
     std::vector<std::uint8_t> out[2];
-    enc5::Surface surf[2];
+    rrswin::Surface surf[2];
     for (int k = 0; k < 2; ++k) {
       out[k].assign(f.input_arena.size(), 0);
-      surf[k] = enc5::Surface::make(ex, ey);
-      enc5::LaunchParams p = enc5::frame_launch(ex, ey, f.input_arena, enc5::default_weights(), out[k], f.texture, surf[k]);
+      surf[k] = rrswin::Surface::make(ex, ey);
+      rrswin::LaunchParams p = rrswin::frame_launch(ex, ey, f.input_arena, rrswin::default_weights(), out[k], f.texture, surf[k]);
       p.block_offset_x = static_cast<std::uint16_t>(ox);
       p.block_offset_y = static_cast<std::uint16_t>(oy);
-      enc5::RunOptions o;
+      rrswin::RunOptions o;
       o.threads = 2;
-      enc5::golden::LayerStats stats;
+      rrswin::golden::LayerStats stats;
       if (k == 1) o.stats = &stats;  // every block of the grid runs
       std::int64_t last = 0, total = 0;
       o.progress = [&](std::int64_t d, std::int64_t n) {
         last = d;
         total = n;
       };
-      enc5::run_frame(p, o);
+      rrswin::run_frame(p, o);
       EXPECT_EQ(last, total);
       const std::int64_t all = static_cast<std::int64_t>((ex + ox + 7) / 8) * ((ey + oy + 7) / 8);
       const std::int64_t touching = static_cast<std::int64_t>((ex + ox + 7) / 8 - ox / 8) * ((ey + oy + 7) / 8 - oy / 8);
@@ -181,9 +181,9 @@ TEST(HostileRun, SkippedBlocksWriteNothing) {
 }
 
 TEST(HostileRun, GridProblemNamesTheNumbers) {
-  EXPECT_EQ(enc5::grid_problem(40, 23, 0, 0, 0, 0), std::nullopt);
-  EXPECT_EQ(enc5::grid_problem(40, 23, 0, 0, 18, 14), std::nullopt);
-  const auto why = enc5::grid_problem(40, 23, 0, 0, 19, 3);
+  EXPECT_EQ(rrswin::grid_problem(40, 23, 0, 0, 0, 0), std::nullopt);
+  EXPECT_EQ(rrswin::grid_problem(40, 23, 0, 0, 18, 14), std::nullopt);
+  const auto why = rrswin::grid_problem(40, 23, 0, 0, 19, 3);
   ASSERT_TRUE(why.has_value());
   EXPECT_TRUE(contains(*why, "19 × 3")) << *why;
   EXPECT_TRUE(contains(*why, "5 × 3 blocks cover")) << *why;
@@ -219,7 +219,7 @@ TEST(HostileFiles, DirectoryAsAnInputFileSaysSo) {
   TempDir t;
   fs::create_directory(t.path / "dir.bin");
   for (const char* opt : {"--weights", "--texture", "--input"}) {
-    const Result r = t.enc5(std::string("run -o out ") + opt + " dir.bin");
+    const Result r = t.rrswin(std::string("run -o out ") + opt + " dir.bin");
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_TRUE(contains(r.out, "dir.bin: at byte offset 0: expected a file, found a directory")) << r.out;
     EXPECT_FALSE(contains(r.out, "bad_alloc")) << r.out;
@@ -228,16 +228,16 @@ TEST(HostileFiles, DirectoryAsAnInputFileSaysSo) {
 
 TEST(HostileFiles, PipeIsReadAsAStream) {
   TempDir t;
-  ASSERT_EQ(t.enc5("make-weights --seed 4 -o w.bin").status, 0);
-  ASSERT_EQ(t.enc5("run -o a --weights w.bin --threads 2").status, 0);
-  const Result r = shell("cd '" + t.path.string() + "' && cat w.bin | '" ENC5_CLI_PATH "' run -o b --weights /dev/stdin --threads 2");
+  ASSERT_EQ(t.rrswin("make-weights --seed 4 -o w.bin").status, 0);
+  ASSERT_EQ(t.rrswin("run -o a --weights w.bin --threads 2").status, 0);
+  const Result r = shell("cd '" + t.path.string() + "' && cat w.bin | '" RRSWIN_CLI_PATH "' run -o b --weights /dev/stdin --threads 2");
   EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_EQ(enc5::read_file_bytes(t.file("a/arena.bin")), enc5::read_file_bytes(t.file("b/arena.bin")));
+  EXPECT_EQ(rrswin::read_file_bytes(t.file("a/arena.bin")), rrswin::read_file_bytes(t.file("b/arena.bin")));
 }
 
 TEST(HostileRun, HugeExtentsStateTheBytes) {
   TempDir t;
-  const Result r = t.enc5("run -o out --ex 100000 --ey 100000");
+  const Result r = t.rrswin("run -o out --ex 100000 --ey 100000");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "1600000000000 bytes")) << r.out;
   EXPECT_TRUE(contains(r.out, "17179869184 bytes")) << r.out;
@@ -249,7 +249,7 @@ TEST(HostileCapture, MissingArg008IsNamedWithThreeDigits) {
   TempDir t;
   make_captures(t);
   fs::remove(find_file(t.path / "cap", "arg008"));
-  const Result r = t.enc5("replay cap -o out");
+  const Result r = t.rrswin("replay cap -o out");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "no arg008 buffer dump")) << r.out;
   EXPECT_TRUE(contains(r.out, "-arg008-buffer-")) << r.out;
@@ -263,7 +263,7 @@ TEST(HostileCapture, WrappingOffsetIsReportedWithoutAWrappedNumber) {
   rename_shape(t.path / "cap", "arg048",
                n.substr(n.find("base0x"), n.rfind("-fmt") - n.find("base0x")) +
                    "-off18446744073709531136");  // 2^64 - 20480: the window end wraps to 0
-  const Result r = t.enc5("replay cap -o out");
+  const Result r = t.rrswin("replay cap -o out");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_FALSE(contains(r.out, "at least 0 bytes")) << r.out;
   EXPECT_TRUE(contains(r.out, "pointer offset 18446744073709531136")) << r.out;
@@ -273,15 +273,15 @@ TEST(HostileCapture, ReplayFolderWithoutManifestSaysSo) {
   TempDir t;
   make_captures(t);
   fs::remove(t.path / "rc" / "manifest.txt");
-  const Result r = t.enc5("replay rc -o out");
+  const Result r = t.rrswin("replay rc -o out");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "manifest.txt")) << r.out;
   EXPECT_FALSE(contains(r.out, "results")) << r.out;
 }
 
 TEST(HostileFiles, ExrHeaderWithoutItsEndByteSaysSo) {
-  const std::vector<enc5::f16_t> rgba(4 * 4 * 3, 0x3c00);
-  std::vector<std::uint8_t> b = enc5::encode_exr_rgba_half(4, 3, rgba.data());
+  const std::vector<rrswin::f16_t> rgba(4 * 4 * 3, 0x3c00);
+  std::vector<std::uint8_t> b = rrswin::encode_exr_rgba_half(4, 3, rgba.data());
   // The header's last byte is the NUL after the last attribute: the offset table follows.
   std::size_t end = 8;
   while (b[end] != 0) {
@@ -294,9 +294,9 @@ TEST(HostileFiles, ExrHeaderWithoutItsEndByteSaysSo) {
   }
   b.erase(b.begin() + static_cast<std::ptrdiff_t>(end));
   try {
-    enc5::decode_exr_rgba_half(b, "t.exr");
+    rrswin::decode_exr_rgba_half(b, "t.exr");
     FAIL() << "no throw";
-  } catch (const enc5::InputError& e) {
+  } catch (const rrswin::InputError& e) {
     EXPECT_TRUE(contains(e.what(), "header")) << e.what();
     EXPECT_FALSE(contains(e.what(), "scan-line")) << e.what();
   }
@@ -305,13 +305,13 @@ TEST(HostileFiles, ExrHeaderWithoutItsEndByteSaysSo) {
 TEST(HostileRun, OutputPathThatIsAFileIsRefusedFirst) {
   TempDir t;
   write_text(t.path / "out", "not a folder");
-  Result r = t.enc5("run -o out --threads 2");
+  Result r = t.rrswin("run -o out --threads 2");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "out: the output folder is an existing file")) << r.out;
   EXPECT_FALSE(contains(r.out, "filesystem error")) << r.out;
   EXPECT_FALSE(contains(r.out, "layer:")) << r.out;  // refused before the layer ran
   make_captures(t);
-  r = t.enc5("replay cap -o out");
+  r = t.rrswin("replay cap -o out");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "an existing file")) << r.out;
 }
@@ -320,7 +320,7 @@ TEST(HostileRun, UnwritableOutputFolderIsFoundBeforeTheLayerRuns) {
   TempDir t;
   // A folder below a file cannot be created whoever runs the test (root ignores modes).
   write_text(t.path / "f", "x");
-  const Result r = t.enc5("run -o f/sub --threads 2");
+  const Result r = t.rrswin("run -o f/sub --threads 2");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "f/sub: cannot create the output folder")) << r.out;
   EXPECT_FALSE(fs::exists(t.path / "f" / "sub"));
@@ -328,7 +328,7 @@ TEST(HostileRun, UnwritableOutputFolderIsFoundBeforeTheLayerRuns) {
   if (::geteuid() != 0) {
     fs::create_directory(t.path / "ro");
     ::chmod(t.file("ro").c_str(), 0555);
-    const Result w = t.enc5("run -o ro --threads 2");
+    const Result w = t.rrswin("run -o ro --threads 2");
     EXPECT_EQ(w.status, 2) << w.out;
     EXPECT_TRUE(contains(w.out, "not writable")) << w.out;
     EXPECT_FALSE(contains(w.out, "layer:")) << w.out;
@@ -346,7 +346,7 @@ TEST(HostileCapture, BufferSizeTokensMustReadAndBePresent) {
     const auto b = n.find("base0x");
     const std::string base = n.substr(b, n.find('-', b) - b);
     rename_shape(t.path / "cap", "arg040", base + (*bad ? std::string("-") + bad : ""));
-    const Result r = t.enc5("replay cap -o out");
+    const Result r = t.rrswin("replay cap -o out");
     EXPECT_EQ(r.status, 2) << bad << "\n" << r.out;
     EXPECT_TRUE(contains(r.out, "size<N>")) << bad << "\n" << r.out;
   }
@@ -369,23 +369,24 @@ TEST(HostileCapture, ImageShapeTokensMustRead) {
 
 TEST(HostileRun, MisspeltSimdPathIsAnError) {
   TempDir t;
-  const Result r = shell("cd '" + t.path.string() + "' && ENC5_SIMD=bogus '" ENC5_CLI_PATH "' run -o out --threads 2");
+  const Result r = shell("cd '" + t.path.string() + "' && RRSWIN_SIMD=bogus '" RRSWIN_CLI_PATH "' run -o out --threads 2");
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_TRUE(contains(r.out, "ENC5_SIMD=bogus: expected scalar, avx2")) << r.out;
-  EXPECT_EQ(shell("cd '" + t.path.string() + "' && ENC5_SIMD=scalar '" ENC5_CLI_PATH "' run -o out --ex 8 --ey 8 --threads 2").status, 0);
+  EXPECT_TRUE(contains(r.out, "RRSWIN_SIMD=bogus: expected scalar, avx2")) << r.out;
+  EXPECT_EQ(shell("cd '" + t.path.string() + "' && RRSWIN_SIMD=scalar '" RRSWIN_CLI_PATH "' run -o out --ex 8 --ey 8 --threads 2").status,
+            0);
 }
 
 TEST(HostileRun, MakeWeightsReplacesOnlyWeightImagesWithoutForce) {
   TempDir t;
-  ASSERT_EQ(t.enc5("make-weights --seed 2 -o w.bin").status, 0);
-  Result r = t.enc5("make-weights --seed 3 -o w.bin");
+  ASSERT_EQ(t.rrswin("make-weights --seed 2 -o w.bin").status, 0);
+  Result r = t.rrswin("make-weights --seed 3 -o w.bin");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "replaced the existing file")) << r.out;
   write_text(t.path / "notes.txt", "precious");
-  r = t.enc5("make-weights -o notes.txt");
+  r = t.rrswin("make-weights -o notes.txt");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "--force")) << r.out;
   EXPECT_EQ(read_text(t.path / "notes.txt"), "precious");
-  EXPECT_EQ(t.enc5("make-weights --force -o notes.txt").status, 0);
-  EXPECT_EQ(fs::file_size(t.path / "notes.txt"), enc5::kWeightImageBytes);
+  EXPECT_EQ(t.rrswin("make-weights --force -o notes.txt").status, 0);
+  EXPECT_EQ(fs::file_size(t.path / "notes.txt"), rrswin::kWeightImageBytes);
 }

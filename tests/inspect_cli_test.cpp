@@ -1,4 +1,4 @@
-// The `enc5 inspect` and `enc5 make-weights` commands, run as a user would (ENC5_CLI_PATH).
+// The `rrswin inspect` and `rrswin make-weights` commands, run as a user would (RRSWIN_CLI_PATH).
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -32,7 +32,7 @@ class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("enc5_cli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    dir_ = fs::temp_directory_path() / ("rrswin_cli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -40,7 +40,7 @@ class Cli : public ::testing::Test {
 
   Result run(const std::string& args) {
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string cmd = std::string("'") + ENC5_CLI_PATH + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+    const std::string cmd = std::string("'") + RRSWIN_CLI_PATH + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
     const int status = std::system(cmd.c_str());
     Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
     fs::remove(out);
@@ -144,16 +144,16 @@ TEST_F(Cli, MakeWeightsIsDeterministic) {
   ASSERT_EQ(run("make-weights --seed 6 -o '" + path("c.bin") + "'").rc, 0);
   ASSERT_EQ(run("make-weights --seed 5 --stress -o '" + path("d.bin") + "'").rc, 0);
   const std::string a = slurp(path("a.bin")), b = slurp(path("b.bin")), c = slurp(path("c.bin")), d = slurp(path("d.bin"));
-  EXPECT_EQ(a.size(), enc5::kWeightImageBytes);
+  EXPECT_EQ(a.size(), rrswin::kWeightImageBytes);
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
   EXPECT_NE(a, d);
   // The same bytes as the library's generator.
-  const auto lib = enc5::make_synthetic_weights({5, false});
+  const auto lib = rrswin::make_synthetic_weights({5, false});
   EXPECT_EQ(a, std::string(lib.bytes().begin(), lib.bytes().end()));
   // Seed 1 without --stress is the embedded default image.
   ASSERT_EQ(run("make-weights -o '" + path("e.bin") + "'").rc, 0);
-  const auto& def = enc5::default_weights();
+  const auto& def = rrswin::default_weights();
   EXPECT_EQ(slurp(path("e.bin")), std::string(def.bytes().begin(), def.bytes().end()));
 }
 
@@ -238,7 +238,7 @@ TEST_F(Cli, MakeWeightsLayerWritesThatLayersImage) {
   EXPECT_FALSE(fs::exists(path("s.bin")));
 }
 
-// enc5 run --layer enc4: the golden model of enc4 through phase 62 (model/layer_golden.hpp) writes
+// rrswin run --layer enc4: the golden model of enc4 through phase 62 (model/layer_golden.hpp) writes
 // the arena and the merged output at the sizes of the plane-arena layout (5 planes x 32 bytes per
 // token; the merged output at the halved extents), the same bytes every run.
 TEST_F(Cli, RunLayerEnc4WritesArenaAndMergedOutput) {
@@ -251,8 +251,8 @@ TEST_F(Cli, RunLayerEnc4WritesArenaAndMergedOutput) {
   EXPECT_TRUE(has(slurp(path("a/trace.txt")), "stage p61d")) << slurp(path("a/trace.txt")).substr(0, 400);
   EXPECT_TRUE(has(slurp(path("a/trace.txt")), "stage e62.sum"));
   // E62's surfaces: +112/+120 at the token grid, +128 at the halved grid (RGBA HALF EXR).
-  const enc5::Texture s112 = enc5::texture_from_exr(path("a/surface112.exr"));
-  const enc5::Texture s128 = enc5::texture_from_exr(path("a/surface128.exr"));
+  const rrswin::Texture s112 = rrswin::texture_from_exr(path("a/surface112.exr"));
+  const rrswin::Texture s128 = rrswin::texture_from_exr(path("a/surface128.exr"));
   EXPECT_EQ(s112.width, 16);
   EXPECT_EQ(s112.height, 8);
   EXPECT_EQ(s128.width, 8);
@@ -274,7 +274,7 @@ TEST_F(Cli, RunLayerEnc4WritesArenaAndMergedOutput) {
   ASSERT_EQ(run("run --layer enc4 --ex 16 --ey 8 --engine golden -o " + path("g")).rc, 0);
   for (const char* n : {"arena.bin", "merged.bin", "surface112.exr", "surface120.exr", "surface128.exr"})
     EXPECT_EQ(slurp(path("a/") + n), slurp(path("g/") + n)) << n;
-  // enc5 diff --layer enc4: the five outputs of two run folders (0 identical, 1 different, 2 usage).
+  // rrswin diff --layer enc4: the five outputs of two run folders (0 identical, 1 different, 2 usage).
   const Result same = run("diff --layer enc4 " + path("a") + " " + path("g"));
   EXPECT_EQ(same.rc, 0) << same.out << same.err;
   EXPECT_TRUE(has(same.out, "IDENTICAL: 5 compared")) << same.out;
@@ -303,7 +303,7 @@ TEST_F(Cli, RunLayerEnc3WritesArenaMergedOutputAndSurfaces) {
   const std::string t = slurp(path("a/trace.txt"));
   for (const char* st : {"stage w9", "stage e9.p", "stage p14d", "stage e14.inv", "stage p47d", "stage p48d", "stage e48.sum"})
     EXPECT_TRUE(has(t, st)) << st;
-  const enc5::Texture s128 = enc5::texture_from_exr(path("a/surface128.exr"));
+  const rrswin::Texture s128 = rrswin::texture_from_exr(path("a/surface128.exr"));
   EXPECT_EQ(s128.width, 8);
   EXPECT_EQ(s128.height, 4);
   ASSERT_EQ(run("run --layer enc3 --ex 16 --ey 8 --engine golden -o " + path("g")).rc, 0);

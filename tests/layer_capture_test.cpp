@@ -15,8 +15,8 @@
 #include "layout/arena.hpp"
 #include "test_util.hpp"
 
-using namespace enc5;
-using namespace enc5::ptx;
+using namespace rrswin;
+using namespace rrswin::ptx;
 using namespace test_util;
 namespace fs = std::filesystem;
 
@@ -216,31 +216,31 @@ TEST(LayerCapture, HostileNumbersAreInputErrors) {
 
 TEST(LayerCapture, CliReplayWritesLaunchDumpNaming) {
   TempDir d;
-  const Result cap = d.enc5("capture --layer enc4 --synthetic --ex 21 --ey 13 --seed 7 -o cap");
+  const Result cap = d.rrswin("capture --layer enc4 --synthetic --ex 21 --ey 13 --seed 7 -o cap");
   ASSERT_EQ(cap.status, 0) << cap.out;
-  const Result rep = d.enc5("replay --layer enc4 cap -o out");
+  const Result rep = d.rrswin("replay --layer enc4 cap -o out");
   ASSERT_EQ(rep.status, 0) << rep.out;
   EXPECT_TRUE(fs::exists(find_file(d.path / "out", "arg048-buffer")));
   EXPECT_TRUE(fs::exists(find_file(d.path / "out", "arg128-surface-10x6-fmt16")));
-  const Result gold = d.enc5("replay --layer enc4 cap --engine golden -o gold");
+  const Result gold = d.rrswin("replay --layer enc4 cap --engine golden -o gold");
   ASSERT_EQ(gold.status, 0) << gold.out;
-  const Result diff = d.enc5("diff out gold");
+  const Result diff = d.rrswin("diff out gold");
   EXPECT_EQ(diff.status, 0) << diff.out;
   EXPECT_TRUE(contains(diff.out, "IDENTICAL: 8 compared")) << diff.out;
   // A damaged capture: a clear error naming the file, nothing written.
   { std::ofstream(d.file("cap") + "/args.bin", std::ios::binary | std::ios::trunc) << "short"; }
-  const Result bad = d.enc5("replay --layer enc4 cap -o bad");
+  const Result bad = d.rrswin("replay --layer enc4 cap -o bad");
   EXPECT_NE(bad.status, 0);
   EXPECT_TRUE(contains(bad.out, "args.bin")) << bad.out;
   EXPECT_FALSE(fs::exists(d.path / "bad"));
   // A capture of enc4's kernel replayed as enc3: refused by the kernel name.
-  ASSERT_EQ(d.enc5("capture --layer enc4 --synthetic --ex 21 --ey 13 -o cap4").status, 0);
-  const Result enc3 = d.enc5("replay --layer enc3 cap4 -o bad3");
+  ASSERT_EQ(d.rrswin("capture --layer enc4 --synthetic --ex 21 --ey 13 -o cap4").status, 0);
+  const Result enc3 = d.rrswin("replay --layer enc3 cap4 -o bad3");
   EXPECT_EQ(enc3.status, 2) << enc3.out;
   EXPECT_TRUE(contains(enc3.out, "not cuda_dldn_engine_swin_enc3_kernel")) << enc3.out;
   // enc3's own capture replays (C = 128: four planes in the arenas).
-  ASSERT_EQ(d.enc5("capture --layer enc3 --synthetic --ex 21 --ey 13 -o cap3").status, 0);
-  const Result r3 = d.enc5("replay --layer enc3 cap3 -o out3");
+  ASSERT_EQ(d.rrswin("capture --layer enc3 --synthetic --ex 21 --ey 13 -o cap3").status, 0);
+  const Result r3 = d.rrswin("replay --layer enc3 cap3 -o out3");
   EXPECT_EQ(r3.status, 0) << r3.out;
   EXPECT_TRUE(fs::exists(find_file(d.path / "out3", "arg048-buffer-base0x7f0200000000-size34944-fmt0")));
 }
@@ -302,9 +302,9 @@ TEST(LayerSettle, EveryPairOfValuesDiffersOnTheBorderLaunch) {
 
 TEST(LayerSettle, CliOracleAndResults) {
   TempDir d;
-  ASSERT_EQ(d.enc5("capture --layer enc4 --synthetic --ex 21 --ey 13 --block-offset 3,5 -o cap").status, 0);
-  ASSERT_EQ(d.enc5("replay --layer enc4 cap --layer-reading e62-alpha=zero -o orig").status, 0);
-  const Result ok = d.enc5("settle --layer enc4 cap --results orig");
+  ASSERT_EQ(d.rrswin("capture --layer enc4 --synthetic --ex 21 --ey 13 --block-offset 3,5 -o cap").status, 0);
+  ASSERT_EQ(d.rrswin("replay --layer enc4 cap --layer-reading e62-alpha=zero -o orig").status, 0);
+  const Result ok = d.rrswin("settle --layer enc4 cap --results orig");
   EXPECT_EQ(ok.status, 0) << ok.out;
   EXPECT_TRUE(contains(ok.out, "e62-alpha              zero       settled")) << ok.out;
   EXPECT_TRUE(contains(ok.out, "best: 0 differing bytes")) << ok.out;
@@ -314,14 +314,14 @@ TEST(LayerSettle, CliOracleAndResults) {
     f << ".version 8.0\n.target sm_89\n.address_size 64\n"
          ".visible .entry cuda_dldn_engine_swin_enc4_kernel(.param .align 8 .b8 p[144])\n{\n  ret;\n}\n";
   }
-  const Result none = d.enc5("settle --layer enc4 --oracle empty.ptx cap");
+  const Result none = d.rrswin("settle --layer enc4 --oracle empty.ptx cap");
   EXPECT_EQ(none.status, 1) << none.out;
   EXPECT_TRUE(contains(none.out, "no setting reproduces the original")) << none.out;
-  const Result bad = d.enc5("settle --layer enc4 cap");
+  const Result bad = d.rrswin("settle --layer enc4 cap");
   EXPECT_EQ(bad.status, 2) << bad.out;
   EXPECT_TRUE(contains(bad.out, "--results DIR, --oracle FILE.ptx, or a launch-dump folder")) << bad.out;
   fs::remove(find_file(d.path / "orig", "arg120-surface"));
-  const Result missing = d.enc5("settle --layer enc4 cap --results orig");
+  const Result missing = d.rrswin("settle --layer enc4 cap --results orig");
   EXPECT_NE(missing.status, 0) << missing.out;
   EXPECT_TRUE(contains(missing.out, "arg120-surface")) << missing.out;
 }
@@ -331,30 +331,30 @@ TEST(LayerSettle, CliOracleAndResults) {
 // texture, the block offsets from --block-offset; settle takes the dump's own files as the results.
 TEST(LayerCapture, LaunchDumpFoldersReplayAndSettle) {
   TempDir d;
-  ASSERT_EQ(d.enc5("capture --layer enc4 --synthetic --ex 21 --ey 13 --block-offset 3,5 -o cap").status, 0);
-  ASSERT_EQ(d.enc5("replay --layer enc4 cap --layer-reading e62-alpha=zero -o dumps").status, 0);
-  const Result again = d.enc5("replay --layer enc4 dumps --block-offset 3,5 --layer-reading e62-alpha=zero -o again");
+  ASSERT_EQ(d.rrswin("capture --layer enc4 --synthetic --ex 21 --ey 13 --block-offset 3,5 -o cap").status, 0);
+  ASSERT_EQ(d.rrswin("replay --layer enc4 cap --layer-reading e62-alpha=zero -o dumps").status, 0);
+  const Result again = d.rrswin("replay --layer enc4 dumps --block-offset 3,5 --layer-reading e62-alpha=zero -o again");
   ASSERT_EQ(again.status, 0) << again.out;
   EXPECT_TRUE(contains(again.out, "21 x 13 tokens, block offset (3, 5)")) << again.out;
-  const Result same = d.enc5("diff dumps again");
+  const Result same = d.rrswin("diff dumps again");
   EXPECT_TRUE(contains(same.out, "IDENTICAL: 8 compared")) << same.out;
-  const Result settle = d.enc5("settle --layer enc4 dumps --block-offset 3,5");
+  const Result settle = d.rrswin("settle --layer enc4 dumps --block-offset 3,5");
   EXPECT_EQ(settle.status, 0) << settle.out;
   EXPECT_TRUE(contains(settle.out, "e62-alpha              zero       settled")) << settle.out;
   // The wrong block offsets: nothing reproduces the dump.
-  EXPECT_EQ(d.enc5("settle --layer enc4 dumps").status, 1);
+  EXPECT_EQ(d.rrswin("settle --layer enc4 dumps").status, 1);
   // The reader's errors: a launch that is not there, a second file for one argument, no texture.
-  const Result launch = d.enc5("replay --layer enc4 dumps --launch 7 -o x");
+  const Result launch = d.rrswin("replay --layer enc4 dumps --launch 7 -o x");
   EXPECT_EQ(launch.status, 2) << launch.out;
   EXPECT_TRUE(contains(launch.out, "holds launch 0")) << launch.out;
   const fs::path tex = find_file(d.path / "dumps", "arg088-texture");
   fs::copy_file(tex, d.path / "dumps" / "launch-000-cuda_dldn_engine_swin_enc4_kernel-arg088-texture-21x13-wrap-fmt16.bin");
-  const Result twice = d.enc5("replay --layer enc4 dumps -o x");
+  const Result twice = d.rrswin("replay --layer enc4 dumps -o x");
   EXPECT_NE(twice.status, 0) << twice.out;
   EXPECT_TRUE(contains(twice.out, "one dump per launch and argument")) << twice.out;
   fs::remove(d.path / "dumps" / "launch-000-cuda_dldn_engine_swin_enc4_kernel-arg088-texture-21x13-wrap-fmt16.bin");
   fs::remove(tex);
-  const Result notex = d.enc5("replay --layer enc4 dumps -o x");
+  const Result notex = d.rrswin("replay --layer enc4 dumps -o x");
   EXPECT_NE(notex.status, 0) << notex.out;
   EXPECT_TRUE(contains(notex.out, "texture dump")) << notex.out;
   EXPECT_FALSE(fs::exists(d.path / "x"));

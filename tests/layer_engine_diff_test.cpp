@@ -18,7 +18,7 @@
 #include "model/layer_golden.hpp"
 #include "numerics/profile.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 struct Outputs {
@@ -139,4 +139,4 @@ TEST(LayerEngineDiff, MergeLayersAtSeveralThreadsWithTheOddQuadWriter) {
 }
 
 }  // namespace
-}  // namespace enc5
+}  // namespace rrswin

@@ -24,12 +24,12 @@
 
 namespace {
 
-using enc5::LayerId;
-using enc5::Phase;
+using rrswin::LayerId;
+using rrswin::Phase;
 
 TEST(LayerGolden, Enc4Phases1To60AreEnc5s) {
-  const auto& e4 = enc5::layer_program(LayerId::enc4).phases;
-  const auto& e5 = enc5::phase_program();
+  const auto& e4 = rrswin::layer_program(LayerId::enc4).phases;
+  const auto& e5 = rrswin::phase_program();
   for (int i = 0; i < 60; ++i) {
     const Phase& a = e4[i];
     const Phase& b = e5[i];
@@ -75,32 +75,32 @@ struct Merged {
   std::vector<std::uint8_t> arena, merged;
 };
 
-Merged run_identity(int quarter, enc5::MergeGatherOrder order, LayerId id = LayerId::enc4) {
-  const enc5::LayerSpec& s = enc5::layer_spec(id);
-  const enc5::WeightMap m = enc5::weight_map(s);
-  std::vector<std::uint8_t> w(enc5::default_layer_weights(id).bytes().begin(), enc5::default_layer_weights(id).bytes().end());
+Merged run_identity(int quarter, rrswin::MergeGatherOrder order, LayerId id = LayerId::enc4) {
+  const rrswin::LayerSpec& s = rrswin::layer_spec(id);
+  const rrswin::WeightMap m = rrswin::weight_map(s);
+  std::vector<std::uint8_t> w(rrswin::default_layer_weights(id).bytes().begin(), rrswin::default_layer_weights(id).bytes().end());
   std::fill(w.begin() + m.merge_weights(), w.begin() + m.final_weights(), 0);  // Wm and bm = 0
   for (int n = 0; n < s.channels; ++n) w.at(merge_b_offset(m.merge_weights(), s.channels, s.channels * quarter + n, n)) = 0x38;  // 1.0
-  const enc5::WeightImage image(std::move(w), id, "identity");
-  const enc5::SyntheticFrame in = enc5::make_synthetic_frame(16, 16, 3, false, s.k_slices());
-  enc5::MergeFrame f;
+  const rrswin::WeightImage image(std::move(w), id, "identity");
+  const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(16, 16, 3, false, s.k_slices());
+  rrswin::MergeFrame f;
   f.ex = 16;
   f.ey = 16;
   f.input_arena = in.input_arena;
   f.weights = &image;
-  enc5::Readings r;
-  r.arena_order = enc5::ArenaOrder::natural;  // each token its own words in both arenas
-  enc5::LayerReadings lr;
+  rrswin::Readings r;
+  r.arena_order = rrswin::ArenaOrder::natural;  // each token its own words in both arenas
+  rrswin::LayerReadings lr;
   lr.merge_gather_order = order;
-  lr.merge_output_layout = enc5::MergeOutputLayout::token_words;
-  enc5::run_merge_frame_golden(f, enc5::profile_ada(), r, lr);
+  lr.merge_output_layout = rrswin::MergeOutputLayout::token_words;
+  rrswin::run_merge_frame_golden(f, rrswin::profile_ada(), r, lr);
   return {f.output_arena, f.merged_output};
 }
 
 // The merged output's planes 0..C/32-1 copy the arena's words of token (2X + dx, 2Y + dy); enc3's
 // fifth plane (merged channels 128..159, no 1.0 in their weights) is +0.
 void expect_copy(const Merged& got, int dx, int dy, int planes = 5) {
-  const enc5::layout::PlaneArena full{16, 16, planes}, half{8, 8};
+  const rrswin::layout::PlaneArena full{16, 16, planes}, half{8, 8};
   ASSERT_EQ(got.arena.size(), full.total_bytes());
   ASSERT_EQ(got.merged.size(), half.total_bytes());
   int compared = 0;
@@ -121,16 +121,16 @@ void expect_copy(const Merged& got, int dx, int dy, int planes = 5) {
 TEST(LayerGolden, Enc4MergeWithIdentityWeightsCopiesTheGatheredTokens) {
   // Quarter 0 is token (0,0) of the patch in both orders; quarter 1 is (0,1) under swin (Swin's
   // x1 = x[1::2, 0::2], the next row) and (1,0) under raster.
-  expect_copy(run_identity(0, enc5::MergeGatherOrder::swin), 0, 0);
-  expect_copy(run_identity(1, enc5::MergeGatherOrder::swin), 0, 1);
-  expect_copy(run_identity(1, enc5::MergeGatherOrder::raster), 1, 0);
+  expect_copy(run_identity(0, rrswin::MergeGatherOrder::swin), 0, 0);
+  expect_copy(run_identity(1, rrswin::MergeGatherOrder::swin), 0, 1);
+  expect_copy(run_identity(1, rrswin::MergeGatherOrder::raster), 1, 0);
 }
 
 TEST(LayerGolden, Enc3MergeWithIdentityWeightsCopiesTheGatheredTokens) {
   // K = 4C = 512 (DOC3 §2 P47: 16 k-steps, B at 231424 + 512 (r + j), j = 0..31).
-  expect_copy(run_identity(0, enc5::MergeGatherOrder::swin, LayerId::enc3), 0, 0, 4);
-  expect_copy(run_identity(3, enc5::MergeGatherOrder::swin, LayerId::enc3), 1, 1, 4);
-  expect_copy(run_identity(2, enc5::MergeGatherOrder::raster, LayerId::enc3), 0, 1, 4);
+  expect_copy(run_identity(0, rrswin::MergeGatherOrder::swin, LayerId::enc3), 0, 0, 4);
+  expect_copy(run_identity(3, rrswin::MergeGatherOrder::swin, LayerId::enc3), 1, 1, 4);
+  expect_copy(run_identity(2, rrswin::MergeGatherOrder::raster, LayerId::enc3), 0, 1, 4);
 }
 
 // enc3 end to end at C = 128 with its output projections, down-projections and the tables T1, T3
@@ -140,25 +140,25 @@ TEST(LayerGolden, Enc3MergeWithIdentityWeightsCopiesTheGatheredTokens) {
 // checks the prologue's 4-plane gather, the chains over 4 heads and 16 chunks and E46's 4-plane
 // scatter against the input alone, independently of every weight the zeroed paths multiply.
 TEST(LayerGolden, Enc3WithZeroProjectionsWritesItsInputArena) {
-  const enc5::LayerSpec& s = enc5::layer_spec(LayerId::enc3);
-  const enc5::WeightMap m = enc5::weight_map(s);
-  std::vector<std::uint8_t> w(enc5::default_layer_weights(LayerId::enc3).bytes().begin(),
-                              enc5::default_layer_weights(LayerId::enc3).bytes().end());
+  const rrswin::LayerSpec& s = rrswin::layer_spec(LayerId::enc3);
+  const rrswin::WeightMap m = rrswin::weight_map(s);
+  std::vector<std::uint8_t> w(rrswin::default_layer_weights(LayerId::enc3).bytes().begin(),
+                              rrswin::default_layer_weights(LayerId::enc3).bytes().end());
   auto zero = [&w](std::uint32_t a, std::uint32_t b) { std::fill(w.begin() + a, w.begin() + b, 0); };
   for (int h = 0; h < s.heads; ++h) zero(m.wo(h), m.wo(h) + 32 * m.c);
   for (int c = 0; c < s.chunks; ++c) zero(m.w2(c), m.w2(c) + 32 * m.c);
   zero(m.t1(), m.t1() + 2 * m.c);
   zero(m.t3(), m.t3() + 2 * m.c);
-  const enc5::WeightImage image(std::move(w), LayerId::enc3, "zero projections");
-  const enc5::SyntheticFrame in = enc5::make_synthetic_frame(19, 11, 4, false, 4);
-  enc5::MergeFrame f;
+  const rrswin::WeightImage image(std::move(w), LayerId::enc3, "zero projections");
+  const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(19, 11, 4, false, 4);
+  rrswin::MergeFrame f;
   f.ex = 19;
   f.ey = 11;
   f.ox = 2;
   f.input_arena = in.input_arena;
   f.weights = &image;
-  enc5::golden::LayerStats stats;
-  enc5::run_merge_frame_golden(f, enc5::profile_ada(), enc5::Readings{}, enc5::LayerReadings{}, &stats);
+  rrswin::golden::LayerStats stats;
+  rrswin::run_merge_frame_golden(f, rrswin::profile_ada(), rrswin::Readings{}, rrswin::LayerReadings{}, &stats);
   ASSERT_EQ(f.output_arena.size(), 4u * 19 * 11 * 32);
   ASSERT_EQ(f.merged_output.size(), 5u * 9 * 5 * 32);
   for (std::size_t i = 0; i < f.output_arena.size(); ++i) {
@@ -177,55 +177,55 @@ TEST(LayerGolden, Enc3WithZeroProjectionsWritesItsInputArena) {
 //     ((4096+1) -> 4096, + 2 -> 4096, + 4 = 4100, + 8 = 4108) gives 4220 too.
 // A row of 128 ones sums to 128 = 0x5800 in every tree.
 TEST(LayerGolden, Enc3SumTreesOf16TermsWorkedByHand) {
-  using enc5::SumTree;
-  std::vector<enc5::f16_t> row(128, 0x3C00);
+  using rrswin::SumTree;
+  std::vector<rrswin::f16_t> row(128, 0x3C00);
   for (SumTree t : {SumTree::sequential, SumTree::even_odd_quads, SumTree::planes, SumTree::pairwise})
-    EXPECT_EQ(enc5::golden::rms_sum_of_squares(row.data(), t, 128), 0x5800);
+    EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), t, 128), 0x5800);
   row[0] = 0x5400;  // 64
-  EXPECT_EQ(enc5::golden::rms_sum_of_squares(row.data(), SumTree::sequential, 128), 0x6C1C);
-  EXPECT_EQ(enc5::golden::rms_sum_of_squares(row.data(), SumTree::even_odd_quads, 128), 0x6C1F);
-  EXPECT_EQ(enc5::golden::rms_sum_of_squares(row.data(), SumTree::planes, 128), 0x6C1F);
-  EXPECT_EQ(enc5::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 128), 0x6C1F);
-  EXPECT_THROW(enc5::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 96), std::invalid_argument);
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::sequential, 128), 0x6C1C);
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::even_odd_quads, 128), 0x6C1F);
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::planes, 128), 0x6C1F);
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 128), 0x6C1F);
+  EXPECT_THROW(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 96), std::invalid_argument);
 }
 
 // enc4's arena (param+48) is enc5's for the same phase 1..60 weights: the image's first 428544 bytes
 // are the same regions in both layers (LayerTemplate tests), so an enc5 image stitched from them
 // (and any W61/b61) run by enc5's own frame driver must write the same arena, byte for byte.
 TEST(LayerGolden, Enc4ArenaIsEnc5sForTheSamePhases1To60) {
-  const enc5::WeightImage& w4 = enc5::default_layer_weights(LayerId::enc4);
-  std::vector<std::uint8_t> b5(enc5::default_weights().bytes().begin(), enc5::default_weights().bytes().end());
+  const rrswin::WeightImage& w4 = rrswin::default_layer_weights(LayerId::enc4);
+  std::vector<std::uint8_t> b5(rrswin::default_weights().bytes().begin(), rrswin::default_weights().bytes().end());
   std::copy(w4.bytes().begin(), w4.bytes().begin() + 428544, b5.begin());
-  const enc5::WeightImage w5(std::move(b5), "stitched");
-  const enc5::SyntheticFrame in = enc5::make_synthetic_frame(16, 8, 5, false);
+  const rrswin::WeightImage w5(std::move(b5), "stitched");
+  const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(16, 8, 5, false);
 
-  enc5::MergeFrame f;
+  rrswin::MergeFrame f;
   f.ex = 16;
   f.ey = 8;
   f.input_arena = in.input_arena;
   f.weights = &w4;
-  enc5::run_merge_frame_golden(f, enc5::profile_ada(), enc5::Readings{}, enc5::LayerReadings{});
+  rrswin::run_merge_frame_golden(f, rrswin::profile_ada(), rrswin::Readings{}, rrswin::LayerReadings{});
 
   std::vector<std::uint8_t> arena5(f.output_arena.size(), 0);
-  enc5::Surface surface = enc5::Surface::make(16, 8);
-  enc5::LaunchParams p = enc5::frame_launch(16, 8, in.input_arena, w5, arena5, in.texture, surface);
-  enc5::RunOptions o;
-  o.engine = enc5::Engine::fast;  // bit-identical to golden (engine_diff_test)
-  enc5::run_frame(p, o);
+  rrswin::Surface surface = rrswin::Surface::make(16, 8);
+  rrswin::LaunchParams p = rrswin::frame_launch(16, 8, in.input_arena, w5, arena5, in.texture, surface);
+  rrswin::RunOptions o;
+  o.engine = rrswin::Engine::fast;  // bit-identical to golden (engine_diff_test)
+  rrswin::run_frame(p, o);
   EXPECT_TRUE(f.output_arena == arena5);
   EXPECT_EQ(f.merged_output.size(), 5u * 4 * 8 * 32);
 }
 
 TEST(LayerGolden, LayerReadingsParse) {
-  enc5::LayerReadings lr;
+  rrswin::LayerReadings lr;
   std::string err;
-  EXPECT_TRUE(enc5::set_layer_reading(lr, "merge-gather-order=raster", &err));
-  EXPECT_EQ(lr.merge_gather_order, enc5::MergeGatherOrder::raster);
-  EXPECT_TRUE(enc5::set_layer_reading(lr, "merge-output-layout=token-words", &err));
-  EXPECT_FALSE(enc5::set_layer_reading(lr, "merge-output-layout=bogus", &err));
+  EXPECT_TRUE(rrswin::set_layer_reading(lr, "merge-gather-order=raster", &err));
+  EXPECT_EQ(lr.merge_gather_order, rrswin::MergeGatherOrder::raster);
+  EXPECT_TRUE(rrswin::set_layer_reading(lr, "merge-output-layout=token-words", &err));
+  EXPECT_FALSE(rrswin::set_layer_reading(lr, "merge-output-layout=bogus", &err));
   EXPECT_NE(err.find("bogus"), std::string::npos);
-  EXPECT_FALSE(enc5::set_layer_reading(lr, "nope=1", &err));
-  EXPECT_EQ(enc5::layer_reading_registry().size(), 8u);  // merge-gather-order, merge-output-layout, e62-* (6)
+  EXPECT_FALSE(rrswin::set_layer_reading(lr, "nope=1", &err));
+  EXPECT_EQ(rrswin::layer_reading_registry().size(), 8u);  // merge-gather-order, merge-output-layout, e62-* (6)
 }
 
 }  // namespace

@@ -24,10 +24,10 @@
 
 namespace {
 
-using enc5::LayerId;
-using enc5::OperandSource;
-using enc5::Phase;
-using enc5::PhaseKind;
+using rrswin::LayerId;
+using rrswin::OperandSource;
+using rrswin::Phase;
+using rrswin::PhaseKind;
 
 // One printed row of DOC4 §2 / DOC3 §2: #, stmt range, M, N, K (the tool's), mma, chains, klens,
 // "=?" (N = banded), weight bytes, C bias bytes ("–" = 0..0), epi.
@@ -159,7 +159,7 @@ const DocRow kEnc3Rows[] = {
 };
 
 void expect_rows(LayerId id, const DocRow* rows, std::size_t count) {
-  const enc5::LayerProgram& prog = enc5::layer_program(id);
+  const rrswin::LayerProgram& prog = rrswin::layer_program(id);
   ASSERT_EQ(prog.phases.size(), count);
   for (std::size_t i = 0; i < count; ++i) {
     const DocRow& r = rows[i];
@@ -197,7 +197,7 @@ void expect_rows(LayerId id, const DocRow* rows, std::size_t count) {
 // dropped. Computed from the program's columns plus the four 160- or 128-column tables (g1, T1, g2,
 // T3: C/8 v2.u16 loads each).
 int distinct_tool_offsets(LayerId id) {
-  const enc5::LayerProgram& prog = enc5::layer_program(id);
+  const rrswin::LayerProgram& prog = rrswin::layer_program(id);
   int n = 4 * 2 * (prog.spec->channels / 8);
   for (const Phase& p : prog.phases) {
     if (p.b == OperandSource::weights) n += 4 * static_cast<int>((p.weight_end - 12 - p.weight_begin) / 512 + 1);
@@ -211,8 +211,8 @@ int distinct_tool_offsets(LayerId id) {
 }
 
 TEST(LayerTemplate, Enc5IsTheExistingPhaseTableFieldByField) {
-  const enc5::LayerProgram& t = enc5::layer_program(LayerId::enc5);
-  const auto& e = enc5::phase_program();
+  const rrswin::LayerProgram& t = rrswin::layer_program(LayerId::enc5);
+  const auto& e = rrswin::phase_program();
   ASSERT_EQ(t.phases.size(), e.size());
   for (std::size_t i = 0; i < e.size(); ++i) {
     const Phase& a = t.phases[i];
@@ -251,26 +251,26 @@ TEST(LayerTemplate, Enc5IsTheExistingPhaseTableFieldByField) {
     EXPECT_EQ(a.a_label, b.a_label);
     EXPECT_EQ(a.b_label, b.b_label);
     EXPECT_EQ(a.c_label, b.c_label);
-    const enc5::LayerSpec& s = *t.spec;
+    const rrswin::LayerSpec& s = *t.spec;
     for (int z = 0; z < 8; ++z) {
-      EXPECT_EQ(enc5::layer_weight_extent(s, a, z).begin, enc5::weight_extent(b, z).begin);
-      EXPECT_EQ(enc5::layer_weight_extent(s, a, z).end, enc5::weight_extent(b, z).end);
-      EXPECT_EQ(enc5::layer_bias_extent(s, a, z).begin, enc5::bias_extent(b, z).begin);
-      EXPECT_EQ(enc5::layer_bias_extent(s, a, z).end, enc5::bias_extent(b, z).end);
+      EXPECT_EQ(rrswin::layer_weight_extent(s, a, z).begin, rrswin::weight_extent(b, z).begin);
+      EXPECT_EQ(rrswin::layer_weight_extent(s, a, z).end, rrswin::weight_extent(b, z).end);
+      EXPECT_EQ(rrswin::layer_bias_extent(s, a, z).begin, rrswin::bias_extent(b, z).begin);
+      EXPECT_EQ(rrswin::layer_bias_extent(s, a, z).end, rrswin::bias_extent(b, z).end);
     }
   }
-  EXPECT_EQ(t.mma_total, enc5::kMmaTotal);
-  EXPECT_EQ(t.spec->phase_count(), enc5::kPhaseCount);
-  EXPECT_EQ(t.spec->first_mma_statement, enc5::kFirstMmaStatement);
+  EXPECT_EQ(t.mma_total, rrswin::kMmaTotal);
+  EXPECT_EQ(t.spec->phase_count(), rrswin::kPhaseCount);
+  EXPECT_EQ(t.spec->first_mma_statement, rrswin::kFirstMmaStatement);
 }
 
 TEST(LayerTemplate, Enc5IsTheExistingWeightMapFieldByField) {
-  const enc5::LayerSpec& s = enc5::layer_spec(LayerId::enc5);
-  const enc5::WeightMap m = enc5::weight_map(s);
-  namespace w = enc5::wmap;
+  const rrswin::LayerSpec& s = rrswin::layer_spec(LayerId::enc5);
+  const rrswin::WeightMap m = rrswin::weight_map(s);
+  namespace w = rrswin::wmap;
   EXPECT_EQ(m.g1(), w::g1);
-  EXPECT_EQ(m.slot_bytes(), enc5::kHeadSlotBytes);
-  EXPECT_EQ(m.chunk_stride(), enc5::kMlpChunkStride);
+  EXPECT_EQ(m.slot_bytes(), rrswin::kHeadSlotBytes);
+  EXPECT_EQ(m.chunk_stride(), rrswin::kMlpChunkStride);
   for (int h = 0; h < 8; ++h) {
     EXPECT_EQ(m.head_base(h), w::head_base(h));
     EXPECT_EQ(m.wq(h), w::wq(h));
@@ -288,11 +288,11 @@ TEST(LayerTemplate, Enc5IsTheExistingWeightMapFieldByField) {
   }
   EXPECT_EQ(m.final_weights(), w::w61);
   EXPECT_EQ(m.final_bias(), w::b61);
-  EXPECT_EQ(m.image_bytes(), enc5::kWeightImageBytes);
-  EXPECT_EQ(m.tool_extent(), enc5::kSpecToolImageBytes);
+  EXPECT_EQ(m.image_bytes(), rrswin::kWeightImageBytes);
+  EXPECT_EQ(m.tool_extent(), rrswin::kSpecToolImageBytes);
 
-  const auto a = enc5::layer_weight_regions(s);
-  const auto b = enc5::weight_regions();
+  const auto a = rrswin::layer_weight_regions(s);
+  const auto b = rrswin::weight_regions();
   ASSERT_EQ(a.size(), b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     SCOPED_TRACE(b[i].name);
@@ -307,9 +307,9 @@ TEST(LayerTemplate, Enc5IsTheExistingWeightMapFieldByField) {
 
 // The issue's formulas, with the numbers typed from each layer's docs.
 TEST(LayerTemplate, WeightFormulasReproduceTheDocumentedOffsets) {
-  const enc5::WeightMap e5 = enc5::weight_map(enc5::layer_spec(LayerId::enc5));
-  const enc5::WeightMap e4 = enc5::weight_map(enc5::layer_spec(LayerId::enc4));
-  const enc5::WeightMap e3 = enc5::weight_map(enc5::layer_spec(LayerId::enc3));
+  const rrswin::WeightMap e5 = rrswin::weight_map(rrswin::layer_spec(LayerId::enc5));
+  const rrswin::WeightMap e4 = rrswin::weight_map(rrswin::layer_spec(LayerId::enc4));
+  const rrswin::WeightMap e3 = rrswin::weight_map(rrswin::layer_spec(LayerId::enc3));
   // Per-head slot 96C + 12288 (facts E4: 27648; DESC3 layer() "its own 24576-byte slice").
   EXPECT_EQ(e5.slot_bytes(), 27648u);
   EXPECT_EQ(e4.slot_bytes(), 27648u);
@@ -351,9 +351,9 @@ TEST(LayerTemplate, Enc4ReproducesEveryRowOfDoc4) { expect_rows(LayerId::enc4, k
 TEST(LayerTemplate, Enc3ReproducesEveryRowOfDoc3) { expect_rows(LayerId::enc3, kEnc3Rows, std::size(kEnc3Rows)); }
 
 TEST(LayerTemplate, CountsAndSizesTheDocsState) {
-  const enc5::LayerProgram& p4 = enc5::layer_program(LayerId::enc4);
-  const enc5::LayerProgram& p3 = enc5::layer_program(LayerId::enc3);
-  const enc5::LayerProgram& p5 = enc5::layer_program(LayerId::enc5);
+  const rrswin::LayerProgram& p4 = rrswin::layer_program(LayerId::enc4);
+  const rrswin::LayerProgram& p3 = rrswin::layer_program(LayerId::enc3);
+  const rrswin::LayerProgram& p5 = rrswin::layer_program(LayerId::enc5);
   // DOC4 title + §2: 62 phases, 1386 mma (issue 21); DOC3: 48 phases, 936 mma; spec: 61 / 1306.
   EXPECT_EQ(p4.phases.size(), 62u);
   EXPECT_EQ(p4.mma_total, 1386);
@@ -364,7 +364,7 @@ TEST(LayerTemplate, CountsAndSizesTheDocsState) {
   // DOC3 §2: 315728, 315732 bytes, 1654. Those are the tool's extents; with lane t = 3's u32 of the
   // last record (the reading weight-image-size, readings §4) the image is 16 + 12 bytes longer:
   // DESC4 layer() measured enc4's arg040 block as 533856 bytes.
-  const enc5::WeightMap m4 = enc5::weight_map(*p4.spec), m3 = enc5::weight_map(*p3.spec);
+  const rrswin::WeightMap m4 = rrswin::weight_map(*p4.spec), m3 = rrswin::weight_map(*p3.spec);
   EXPECT_EQ(p4.phases.back().bias_end, 533840u);
   EXPECT_EQ(m4.tool_extent(), 533844u);
   EXPECT_EQ(m4.image_bytes(), 533856u);
@@ -376,10 +376,10 @@ TEST(LayerTemplate, CountsAndSizesTheDocsState) {
 }
 
 TEST(LayerTemplate, LaunchAbiAsDocumented) {
-  const enc5::LaunchAbi& a5 = enc5::layer_spec(LayerId::enc5).abi;
-  const enc5::LaunchAbi& a4 = enc5::layer_spec(LayerId::enc4).abi;
-  const enc5::LaunchAbi& a3 = enc5::layer_spec(LayerId::enc3).abi;
-  for (const enc5::LaunchAbi* a : {&a5, &a4, &a3}) {
+  const rrswin::LaunchAbi& a5 = rrswin::layer_spec(LayerId::enc5).abi;
+  const rrswin::LaunchAbi& a4 = rrswin::layer_spec(LayerId::enc4).abi;
+  const rrswin::LaunchAbi& a3 = rrswin::layer_spec(LayerId::enc3).abi;
+  for (const rrswin::LaunchAbi* a : {&a5, &a4, &a3}) {
     EXPECT_EQ(a->param_block_bytes, 144);  // facts A4, DESC3, DESC4
     EXPECT_EQ(a->extents, 0);
     EXPECT_EQ(a->input, 8);
@@ -410,7 +410,7 @@ TEST(LayerTemplate, LaunchAbiAsDocumented) {
   // slots (DOC4 P13..P20 read slots 0..7) need eight attention warps (readings §7
   // "layer-launch-geometry").
   EXPECT_EQ(a4.block, (std::array<int, 3>{32, 1, 8}));
-  EXPECT_EQ(enc5::layer_spec(LayerId::enc4).heads * 32, a4.block[0] * a4.block[2]);
+  EXPECT_EQ(rrswin::layer_spec(LayerId::enc4).heads * 32, a4.block[0] * a4.block[2]);
   // enc3 (DESC3 layer(), measured): grid (21,13,1) of (32,1,4), 12800 bytes, texture 160 x 92.
   EXPECT_EQ(a3.merged_output, 56);
   EXPECT_EQ(a3.surfaces, (std::array<int, 3>{112, 120, 128}));
@@ -426,7 +426,7 @@ TEST(LayerTemplate, LaunchAbiAsDocumented) {
   EXPECT_EQ(a4.ex / 2, a5.ex);
   EXPECT_EQ(a4.ey / 2, a5.ey);
   // Every grid covers its token grid with 8 x 8 windows.
-  for (const enc5::LaunchAbi* a : {&a5, &a4, &a3}) {
+  for (const rrswin::LaunchAbi* a : {&a5, &a4, &a3}) {
     EXPECT_GE(8 * a->grid[0], a->ex);
     EXPECT_GE(8 * a->grid[1], a->ey);
   }
@@ -438,56 +438,56 @@ TEST(LayerTemplate, MergeLoopReadsTheWholeHoleTheDocsCallUnread) {
   // 640*r + 512*j, r stepping by 128 while <= 159) with r = 32*z reads it end to end: the reading
   // merge-loop (readings §7).
   for (LayerId id : {LayerId::enc4, LayerId::enc3}) {
-    const enc5::LayerSpec& s = enc5::layer_spec(id);
-    const Phase& merge = enc5::layer_program(id).phase(s.merge_phase());
+    const rrswin::LayerSpec& s = rrswin::layer_spec(id);
+    const Phase& merge = rrswin::layer_program(id).phase(s.merge_phase());
     EXPECT_EQ(merge.kind, PhaseKind::merge);
-    const enc5::ByteRange w = enc5::layer_weight_extent(s, merge);
+    const rrswin::ByteRange w = rrswin::layer_weight_extent(s, merge);
     EXPECT_EQ(w.begin, merge.weight_begin);
     EXPECT_EQ(w.end, merge.bias_begin);
-    const enc5::ByteRange b = enc5::layer_bias_extent(s, merge);
+    const rrswin::ByteRange b = rrswin::layer_bias_extent(s, merge);
     EXPECT_EQ(b.begin, merge.bias_begin);
-    EXPECT_EQ(b.end, enc5::weight_map(s).final_weights());
+    EXPECT_EQ(b.end, rrswin::weight_map(s).final_weights());
   }
   EXPECT_EQ(530944u - 448524u, 82420u);
   EXPECT_EQ(313344u - 247308u, 66036u);
 }
 
 TEST(LayerTemplate, RegionsTileEveryImage) {
-  for (LayerId id : enc5::layer_ids()) {
-    const enc5::LayerSpec& s = enc5::layer_spec(id);
+  for (LayerId id : rrswin::layer_ids()) {
+    const rrswin::LayerSpec& s = rrswin::layer_spec(id);
     SCOPED_TRACE(std::string(s.name));
-    const auto regions = enc5::layer_weight_regions(s);
+    const auto regions = rrswin::layer_weight_regions(s);
     std::uint32_t at = 0;
     std::set<std::string> names;
-    for (const enc5::Region& r : regions) {
+    for (const rrswin::Region& r : regions) {
       EXPECT_EQ(r.begin, at) << r.name;
       EXPECT_GT(r.end, r.begin) << r.name;
       at = r.end;
       EXPECT_TRUE(names.insert(r.name).second) << r.name;
     }
-    EXPECT_EQ(at, enc5::weight_map(s).image_bytes());
+    EXPECT_EQ(at, rrswin::weight_map(s).image_bytes());
     // Every byte any phase reads lies in a region of the right kind.
-    const enc5::LayerProgram& prog = enc5::layer_program(id);
+    const rrswin::LayerProgram& prog = rrswin::layer_program(id);
     for (const Phase& p : prog.phases)
       for (int z = 0; z < (p.relative_to_slot ? s.heads : 1); ++z) {
-        EXPECT_LE(enc5::layer_weight_extent(s, p, z).end, at);
-        EXPECT_LE(enc5::layer_bias_extent(s, p, z).end, at);
+        EXPECT_LE(rrswin::layer_weight_extent(s, p, z).end, at);
+        EXPECT_LE(rrswin::layer_bias_extent(s, p, z).end, at);
       }
   }
 }
 
 TEST(LayerTemplate, NamesParseAndOutOfRangePhasesThrow) {
   LayerId id{};
-  EXPECT_TRUE(enc5::parse_layer("enc4", &id));
+  EXPECT_TRUE(rrswin::parse_layer("enc4", &id));
   EXPECT_EQ(id, LayerId::enc4);
-  EXPECT_TRUE(enc5::parse_layer("enc3", &id));
+  EXPECT_TRUE(rrswin::parse_layer("enc3", &id));
   EXPECT_EQ(id, LayerId::enc3);
-  EXPECT_FALSE(enc5::parse_layer("enc6", &id));
-  EXPECT_THROW(enc5::layer_program(LayerId::enc4).phase(63), std::out_of_range);
-  EXPECT_THROW(enc5::layer_program(LayerId::enc3).phase(0), std::out_of_range);
-  EXPECT_EQ(enc5::layer_spec(LayerId::enc3).merge_phase(), 47);
-  EXPECT_EQ(enc5::layer_spec(LayerId::enc4).merge_phase(), 61);
-  EXPECT_EQ(enc5::layer_spec(LayerId::enc5).merge_phase(), 0);
+  EXPECT_FALSE(rrswin::parse_layer("enc6", &id));
+  EXPECT_THROW(rrswin::layer_program(LayerId::enc4).phase(63), std::out_of_range);
+  EXPECT_THROW(rrswin::layer_program(LayerId::enc3).phase(0), std::out_of_range);
+  EXPECT_EQ(rrswin::layer_spec(LayerId::enc3).merge_phase(), 47);
+  EXPECT_EQ(rrswin::layer_spec(LayerId::enc4).merge_phase(), 61);
+  EXPECT_EQ(rrswin::layer_spec(LayerId::enc5).merge_phase(), 0);
 }
 
 // The synthetic images of the other layers (model/weight_image.hpp make_layer_synthetic_weights):
@@ -495,29 +495,29 @@ TEST(LayerTemplate, NamesParseAndOutOfRangePhasesThrow) {
 // (gains ~ sqrt(C), weights ~ 1/sqrt(fan-in); the sigmas typed here from that design), no NaN or
 // infinity; enc5's is the pinned enc5 image.
 TEST(LayerTemplate, SyntheticImagesPerLayer) {
-  EXPECT_EQ(enc5::make_layer_synthetic_weights(LayerId::enc5, {7, true}).bytes().size(), enc5::kWeightImageBytes);
+  EXPECT_EQ(rrswin::make_layer_synthetic_weights(LayerId::enc5, {7, true}).bytes().size(), rrswin::kWeightImageBytes);
   {
-    const auto a = enc5::make_layer_synthetic_weights(LayerId::enc5, {7, true});
-    const auto b = enc5::make_synthetic_weights({7, true});
+    const auto a = rrswin::make_layer_synthetic_weights(LayerId::enc5, {7, true});
+    const auto b = rrswin::make_synthetic_weights({7, true});
     EXPECT_TRUE(std::equal(a.bytes().begin(), a.bytes().end(), b.bytes().begin(), b.bytes().end()));
   }
-  EXPECT_THROW(enc5::make_layer_synthetic_weights(LayerId::enc4, {1, true}), std::invalid_argument);
+  EXPECT_THROW(rrswin::make_layer_synthetic_weights(LayerId::enc4, {1, true}), std::invalid_argument);
   struct Case {
     LayerId id;
     double c, heads;
     std::size_t bytes;
   };
   for (const Case& k : {Case{LayerId::enc4, 160, 8, 533856u}, Case{LayerId::enc3, 128, 4, 315744u}}) {
-    const enc5::WeightImage& w = enc5::default_layer_weights(k.id);
-    SCOPED_TRACE(std::string(enc5::to_string(k.id)));
+    const rrswin::WeightImage& w = rrswin::default_layer_weights(k.id);
+    SCOPED_TRACE(std::string(rrswin::to_string(k.id)));
     EXPECT_EQ(w.layer(), k.id);
     EXPECT_EQ(w.bytes().size(), k.bytes);
-    const auto other = enc5::make_layer_synthetic_weights(k.id, {2, false});
+    const auto other = rrswin::make_layer_synthetic_weights(k.id, {2, false});
     EXPECT_FALSE(std::equal(w.bytes().begin(), w.bytes().end(), other.bytes().begin(), other.bytes().end()));
-    const auto stats = enc5::region_statistics(w);
-    EXPECT_EQ(stats.size(), enc5::layer_weight_regions(enc5::layer_spec(k.id)).size());
+    const auto stats = rrswin::region_statistics(w);
+    EXPECT_EQ(stats.size(), rrswin::layer_weight_regions(rrswin::layer_spec(k.id)).size());
     for (const auto& s : stats) {
-      using R = enc5::Region::Role;
+      using R = rrswin::Region::Role;
       EXPECT_EQ(s.nan, 0u) << s.region.name;
       EXPECT_EQ(s.inf, 0u) << s.region.name;
       double sigma = 0;
@@ -544,7 +544,7 @@ TEST(LayerTemplate, SyntheticImagesPerLayer) {
   }
   // A file of the wrong size for its layer names both sizes (the reading layer-image-size).
   try {
-    enc5::WeightImage(std::vector<std::uint8_t>(533844, 0), LayerId::enc4, "cut.bin");
+    rrswin::WeightImage(std::vector<std::uint8_t>(533844, 0), LayerId::enc4, "cut.bin");
     ADD_FAILURE() << "no error";
   } catch (const std::exception& e) {
     const std::string m = e.what();
@@ -564,18 +564,18 @@ TEST(LayerTemplate, SyntheticImagesPerLayer) {
 // past the span (the bug that once made enc3's outputs NaN while fast still equalled golden).
 TEST(LayerTemplate, BandedUpProjectionReadsTheDocumentedTiles) {
   for (const LayerId id : {LayerId::enc3, LayerId::enc4, LayerId::enc5}) {
-    const enc5::LayerSpec& s = enc5::layer_spec(id);
-    const enc5::LayerProgram& prog = enc5::layer_program(id);
+    const rrswin::LayerSpec& s = rrswin::layer_spec(id);
+    const rrswin::LayerProgram& prog = rrswin::layer_program(id);
     const Phase& up = prog.phase(s.first_mlp());
     SCOPED_TRACE(std::string(s.name) + " phase " + std::to_string(up.number));
     const std::uint32_t span_end = up.weight_end - 12 + 512;  // lane 0's last u32 is +12 of the last tile
     ASSERT_EQ((span_end - up.weight_begin) % 512, 0u);
     EXPECT_EQ((span_end - up.weight_begin) / 512, static_cast<std::uint32_t>(2 * s.k_slices()));
-    std::vector<std::uint8_t> bytes(enc5::weight_map(s).image_bytes(), 0);
+    std::vector<std::uint8_t> bytes(rrswin::weight_map(s).image_bytes(), 0);
     std::fill(bytes.begin() + up.weight_begin, bytes.begin() + span_end, 0x38);
-    const enc5::WeightImage w(std::move(bytes), id, "banded-span");
+    const rrswin::WeightImage w(std::move(bytes), id, "banded-span");
     for (int slice = 0; slice < s.k_slices(); ++slice) {
-      const enc5::golden::BTile t = enc5::golden::load_b_banded(w, up.weight_begin, slice, 32, s.k_slices());
+      const rrswin::golden::BTile t = rrswin::golden::load_b_banded(w, up.weight_begin, slice, 32, s.k_slices());
       EXPECT_EQ(std::count(t.v.begin(), t.v.end(), 0x38), 32 * 32) << "slice " << slice;
     }
   }

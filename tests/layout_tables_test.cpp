@@ -10,8 +10,8 @@
 
 namespace {
 
-using enc5::layout::waddr;
-using enc5::layout::waddr_banded;
+using rrswin::layout::waddr;
+using rrswin::layout::waddr_banded;
 
 // facts §0.4, typed here: B register b (0/1) byte j of lane (g,t) holds column g of its n-tile and
 // pair-order k = 2t + (j&1) + 16((j>>1)&1) + 8b.
@@ -88,8 +88,8 @@ TEST(WeightTile, BandedChainsFollowSpecPhase21) {
 }
 
 TEST(Tables, ColumnTableIsPairOrderTwoBytesPerColumn) {
-  using enc5::layout::column_table_offset;
-  using enc5::layout::seed_word_offset;
+  using rrswin::layout::column_table_offset;
+  using rrswin::layout::seed_word_offset;
   // facts E3: table + 2*col; the lane with thread index t reads the u32 at table + 16nt + 4t,
   // whose low half is column 8nt + 2t and high half column 8nt + 2t + 1.
   for (std::uint32_t table : {0u, 221504u, 221824u, 232448u}) {
@@ -113,8 +113,8 @@ TEST(Tables, ColumnTableIsPairOrderTwoBytesPerColumn) {
 }
 
 TEST(Tables, RecordBiasSeedsBothRowsPerNTile) {
-  using enc5::layout::record_bias_offset;
-  using enc5::layout::seed_word_offset;
+  using rrswin::layout::record_bias_offset;
+  using rrswin::layout::seed_word_offset;
   // spec §3/E20: phase 21's C = 4 u32 loads at W + 4t + 227264 + 16i (i = n-tile 0..3).
   for (int i = 0; i < 4; ++i) EXPECT_EQ(seed_word_offset(227264, i, 0), 227264u + 16u * i);
   std::set<std::uint32_t> seen;
@@ -134,8 +134,8 @@ TEST(Tables, RecordBiasSeedsBothRowsPerNTile) {
 }
 
 TEST(Tables, ScoreBiasIsABijectionWithSpecOffsets) {
-  using enc5::layout::score_bias_offset;
-  using enc5::layout::score_bias_word_offset;
+  using rrswin::layout::score_bias_offset;
+  using rrswin::layout::score_bias_word_offset;
   const std::uint32_t base = 10560;  // slot 0 + 10560 (spec §3/E10)
   std::vector<int> hits(12288, 0);
   for (int r = 0; r < 64; ++r)

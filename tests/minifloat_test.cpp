@@ -16,7 +16,7 @@
 #include "numerics/profile.hpp"
 #include "ptx/ptx.hpp"
 #include "ptx_test_util.hpp"
-#if defined(ENC5_HAVE_CUDA_FP8_REF)
+#if defined(RRSWIN_HAVE_CUDA_FP8_REF)
 #include "reference/cuda_fp8_ref.hpp"
 #endif
 
@@ -35,43 +35,43 @@ std::vector<std::uint32_t> f32_patterns() {
 }  // namespace
 
 TEST(Minifloat, Fp8AndBf16MatchNvidiaHostCode) {
-#if !defined(ENC5_HAVE_CUDA_FP8_REF)
-  ENC5_SKIP_UNLESS_CI() << "cuda_fp8.hpp not found: the fp8/bf16 reference is missing";
+#if !defined(RRSWIN_HAVE_CUDA_FP8_REF)
+  RRSWIN_SKIP_UNLESS_CI() << "cuda_fp8.hpp not found: the fp8/bf16 reference is missing";
 #else
   // NVIDIA's host code gives 0x7F for every NaN; the ada profile follows it (numerics/e4m3).
-  const enc5::Profile& ada = enc5::profile_ada();
+  const rrswin::Profile& ada = rrswin::profile_ada();
   std::uint64_t n = 0;
   for (std::uint32_t b : f32_patterns()) {
     const float x = std::bit_cast<float>(b);
-    ASSERT_EQ(enc5::f32_to_e4m3(x, ada), enc5::ref::nv_cvt_float_to_e4m3_satfinite(x)) << std::hex << b;
-    ASSERT_EQ(enc5::f32_to_e5m2(x, ada), enc5::ref::nv_cvt_float_to_e5m2_satfinite(x)) << std::hex << b;
+    ASSERT_EQ(rrswin::f32_to_e4m3(x, ada), rrswin::ref::nv_cvt_float_to_e4m3_satfinite(x)) << std::hex << b;
+    ASSERT_EQ(rrswin::f32_to_e5m2(x, ada), rrswin::ref::nv_cvt_float_to_e5m2_satfinite(x)) << std::hex << b;
     if (!std::isnan(x)) {
-      ASSERT_EQ(enc5::f32_to_bf16(x), enc5::ref::nv_float2bfloat16_rn(x)) << std::hex << b;
+      ASSERT_EQ(rrswin::f32_to_bf16(x), rrswin::ref::nv_float2bfloat16_rn(x)) << std::hex << b;
     } else {
-      ASSERT_EQ(enc5::f32_to_bf16(x), 0x7FFF) << std::hex << b;  // the canonical bf16 NaN
+      ASSERT_EQ(rrswin::f32_to_bf16(x), 0x7FFF) << std::hex << b;  // the canonical bf16 NaN
     }
     ++n;
   }
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
-    ASSERT_EQ(enc5::f16_to_e5m2(static_cast<std::uint16_t>(h), ada),
-              enc5::ref::nv_cvt_half_to_e5m2_satfinite(static_cast<std::uint16_t>(h)))
+    ASSERT_EQ(rrswin::f16_to_e5m2(static_cast<std::uint16_t>(h), ada),
+              rrswin::ref::nv_cvt_half_to_e5m2_satfinite(static_cast<std::uint16_t>(h)))
         << std::hex << h;
-    const float f = enc5::bf16_to_f32(static_cast<std::uint16_t>(h)), r = enc5::ref::nv_bfloat162float(static_cast<std::uint16_t>(h));
+    const float f = rrswin::bf16_to_f32(static_cast<std::uint16_t>(h)), r = rrswin::ref::nv_bfloat162float(static_cast<std::uint16_t>(h));
     if (!std::isnan(r)) {
       ASSERT_EQ(std::bit_cast<std::uint32_t>(f), std::bit_cast<std::uint32_t>(r)) << std::hex << h;
     }
   }
   for (std::uint32_t c = 0; c < 256; ++c) {
-    const std::uint16_t want = enc5::ref::nv_cvt_e5m2_to_half(static_cast<std::uint8_t>(c));
+    const std::uint16_t want = rrswin::ref::nv_cvt_e5m2_to_half(static_cast<std::uint8_t>(c));
     const bool nan = (want & 0x7C00) == 0x7C00 && (want & 0x3FF);
-    EXPECT_EQ(enc5::e5m2_to_f16(static_cast<std::uint8_t>(c)), nan ? 0x7FFF : want) << c;
+    EXPECT_EQ(rrswin::e5m2_to_f16(static_cast<std::uint8_t>(c)), nan ? 0x7FFF : want) << c;
   }
   EXPECT_GT(n, 7000u);
 #endif
 }
 
 TEST(Minifloat, PtxCvtRoutesToTheConversions) {
-  using namespace enc5::ptx;
+  using namespace rrswin::ptx;
   const std::string text =
       ".version 8.0\n.target sm_89\n.address_size 64\n.visible .entry k(.param .u64 pout, .param .u64 pin)\n{\n"
       "  .reg .b64 %rd<8>;\n  .reg .b32 %r<8>;\n  .reg .f32 %f<4>;\n  .reg .b16 %h<8>;\n"
@@ -88,18 +88,19 @@ TEST(Minifloat, PtxCvtRoutesToTheConversions) {
   in[0] = 60000.0f;
   in[1] = -1e-9f;
   std::vector<std::uint32_t> out(128, 0);
-  enc5::ptx::test::run_out_in(*m, out, in);
-  const enc5::Profile& ada = enc5::profile_ada();
+  rrswin::ptx::test::run_out_in(*m, out, in);
+  const rrswin::Profile& ada = rrswin::profile_ada();
   for (int l = 0; l < 32; ++l) {
     const float x = in[2 * l], y = in[2 * l + 1];
-    const std::uint32_t e5 = enc5::f32_to_e5m2(y, ada) | (enc5::f32_to_e5m2(x, ada) << 8);
-    const std::uint32_t e4 = enc5::f32_to_e4m3(y, ada) | (enc5::f32_to_e4m3(x, ada) << 8);
+    const std::uint32_t e5 = rrswin::f32_to_e5m2(y, ada) | (rrswin::f32_to_e5m2(x, ada) << 8);
+    const std::uint32_t e4 = rrswin::f32_to_e4m3(y, ada) | (rrswin::f32_to_e4m3(x, ada) << 8);
     EXPECT_EQ(out[2 * l], e5 | (e4 << 16)) << l;
-    EXPECT_EQ(out[2 * l + 1], static_cast<std::uint32_t>(enc5::f32_to_bf16(y)) | (static_cast<std::uint32_t>(enc5::f32_to_bf16(x)) << 16))
+    EXPECT_EQ(out[2 * l + 1],
+              static_cast<std::uint32_t>(rrswin::f32_to_bf16(y)) | (static_cast<std::uint32_t>(rrswin::f32_to_bf16(x)) << 16))
         << l;
-    EXPECT_EQ(out[64 + 2 * l], std::bit_cast<std::uint32_t>(enc5::bf16_to_f32(enc5::f32_to_bf16(x)))) << l;
-    EXPECT_EQ(out[64 + 2 * l + 1], static_cast<std::uint32_t>(enc5::e5m2_to_f16(static_cast<std::uint8_t>(e5))) |
-                                       (static_cast<std::uint32_t>(enc5::e5m2_to_f16(static_cast<std::uint8_t>(e5 >> 8))) << 16))
+    EXPECT_EQ(out[64 + 2 * l], std::bit_cast<std::uint32_t>(rrswin::bf16_to_f32(rrswin::f32_to_bf16(x)))) << l;
+    EXPECT_EQ(out[64 + 2 * l + 1], static_cast<std::uint32_t>(rrswin::e5m2_to_f16(static_cast<std::uint8_t>(e5))) |
+                                       (static_cast<std::uint32_t>(rrswin::e5m2_to_f16(static_cast<std::uint8_t>(e5 >> 8))) << 16))
         << l;
   }
 }

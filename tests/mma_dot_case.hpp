@@ -13,16 +13,16 @@
 namespace mma_case {
 
 struct Dot {
-  enc5::e4m3_t a[32] = {};
-  enc5::e4m3_t b[32] = {};
-  enc5::f16_t c = 0;
+  rrswin::e4m3_t a[32] = {};
+  rrswin::e4m3_t b[32] = {};
+  rrswin::f16_t c = 0;
 };
-inline enc5::f16_t run(const enc5::Profile& p, const Dot& d) { return enc5::mma_dot(p, d.a, d.b, d.c); }
-inline enc5::Profile with(const enc5::Profile& p, const char* assignment) {
-  enc5::Readings r;
+inline rrswin::f16_t run(const rrswin::Profile& p, const Dot& d) { return rrswin::mma_dot(p, d.a, d.b, d.c); }
+inline rrswin::Profile with(const rrswin::Profile& p, const char* assignment) {
+  rrswin::Readings r;
   std::string err;
-  EXPECT_TRUE(enc5::set_reading(r, assignment, &err)) << err;
-  return enc5::with_readings(p, r);
+  EXPECT_TRUE(rrswin::set_reading(r, assignment, &err)) << err;
+  return rrswin::with_readings(p, r);
 }
 
 }  // namespace mma_case

@@ -1,5 +1,5 @@
 // mma.m16n8k32.row.col.f16.e4m3.e4m3.f16 (numerics/mma.cpp) against:
-//   * `ada`:   the 3000 Ada GPU measurements (ENC5_SHARED_DIR/data/ada-mma-e4m3-f16/), and a
+//   * `ada`:   the 3000 Ada GPU measurements (RRSWIN_SHARED_DIR/data/ada-mma-e4m3-f16/), and a
 //              parameterised copy of numerics.md's pseudo-code written here in long double
 //              (which also shows that the ruled-out variants miss measured cases);
 //   * `zluda`: an oracle written here in long double (exact for these magnitudes: at most 46
@@ -24,17 +24,17 @@
 #include "numerics/mma.hpp"
 #include "numerics/profile.hpp"
 
-using enc5::e4m3_t;
-using enc5::f16_t;
-using enc5_test::AdaMmaCase;
-using enc5_test::round_ld;
-using enc5_test::scaled;
-using enc5_test::test_e4m3_value;
+using rrswin::e4m3_t;
+using rrswin::f16_t;
+using rrswin_test::AdaMmaCase;
+using rrswin_test::round_ld;
+using rrswin_test::scaled;
+using rrswin_test::test_e4m3_value;
 
 namespace {
 
-const enc5::Profile& ada() { return enc5::profile_ada(); }
-const enc5::Profile& zluda() { return enc5::profile_zluda(); }
+const rrswin::Profile& ada() { return rrswin::profile_ada(); }
+const rrswin::Profile& zluda() { return rrswin::profile_zluda(); }
 
 // ---- the test's own exact rounding (independent of mma.cpp; round_ld in ada_mma_data.hpp) ---
 
@@ -43,7 +43,7 @@ f16_t oracle_f16(long double x) {
   if (std::isnan(x)) return 0x7FFF;
   const long double r = round_ld(x, 11, -14);
   if (std::fabs(r) > 65504.0L) return std::signbit(r) ? 0xFC00 : 0x7C00;
-  return enc5_test::f16_bits(static_cast<_Float16>(r));  // r is an f16 value: exact conversion
+  return rrswin_test::f16_bits(static_cast<_Float16>(r));  // r is an f16 value: exact conversion
 }
 long double oracle_f32(long double x) { return round_ld(x, 24, -126); }
 
@@ -240,7 +240,7 @@ class AdaMeasurements : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string why;
-    if (!enc5_test::load_ada_mma_cases(cases_, why)) ENC5_SKIP_UNLESS_CI() << why;
+    if (!rrswin_test::load_ada_mma_cases(cases_, why)) RRSWIN_SKIP_UNLESS_CI() << why;
   }
   std::vector<AdaMmaCase> cases_;
 };
@@ -251,7 +251,7 @@ TEST_F(AdaMeasurements, AdaProfileMatchesEveryMeasuredCase) {
   int matches = 0;
   for (std::size_t i = 0; i < cases_.size(); ++i) {
     const AdaMmaCase& cs = cases_[i];
-    const f16_t d = enc5::mma_dot(ada(), cs.a, cs.b, cs.c);
+    const f16_t d = rrswin::mma_dot(ada(), cs.a, cs.b, cs.c);
     EXPECT_EQ(hex4(d), hex4(cs.d)) << "case " << i + 1;
     matches += d == cs.d;
   }
@@ -262,7 +262,7 @@ TEST_F(AdaMeasurements, AdaProfileMatchesEveryMeasuredCase) {
 // The zluda model is a different accumulation: it must NOT reproduce all of the Ada cases.
 TEST_F(AdaMeasurements, ZludaProfileDiffersFromAda) {
   int differ = 0;
-  for (const AdaMmaCase& cs : cases_) differ += enc5::mma_dot(zluda(), cs.a, cs.b, cs.c) != cs.d;
+  for (const AdaMmaCase& cs : cases_) differ += rrswin::mma_dot(zluda(), cs.a, cs.b, cs.c) != cs.d;
   std::printf("[ zluda   ] differs from the Ada measurement in %d of %zu cases\n", differ, cases_.size());
   EXPECT_GT(differ, 0);
 }
@@ -359,7 +359,7 @@ TEST(MmaRandom, ZludaMatchesExactOracle) {
   f16_t c;
   for (long i = 0; i < n; ++i) {
     gen.fill(a, b, c);
-    const f16_t want = oracle_zluda(a, b, c), got = enc5::mma_dot(zluda(), a, b, c);
+    const f16_t want = oracle_zluda(a, b, c), got = rrswin::mma_dot(zluda(), a, b, c);
     ++checked;
     if (got != want && ++fails <= 10) ADD_FAILURE() << "case " << i << ": got " << hex4(got) << " want " << hex4(want);
     inf += (want & 0x7FFF) == 0x7C00;
@@ -393,7 +393,7 @@ TEST(MmaRandom, AdaMatchesTestCopyOfPseudoCode) {
   f16_t c;
   for (long i = 0; i < n; ++i) {
     gen.fill(a, b, c);
-    const f16_t want = oracle_ada(AdaVariant{}, a, b, c), got = enc5::mma_dot(ada(), a, b, c);
+    const f16_t want = oracle_ada(AdaVariant{}, a, b, c), got = rrswin::mma_dot(ada(), a, b, c);
     if (got != want && ++fails <= 10) ADD_FAILURE() << "case " << i << ": got " << hex4(got) << " want " << hex4(want);
   }
   std::printf("[ ada     ] %ld random cases against the test's copy of the pseudo-code, %ld mismatches\n", n, fails);
@@ -416,7 +416,7 @@ struct Case {
     c = v;
     return *this;
   }
-  f16_t run(const enc5::Profile& pr) const { return enc5::mma_dot(pr, a, b, c); }
+  f16_t run(const rrswin::Profile& pr) const { return rrswin::mma_dot(pr, a, b, c); }
 };
 // codes: 0x38 = 1, 0xB8 = -1, 0x28 = 2^-2, 0x30 = 2^-1, 0x18 = 2^-4, 0x01 = 2^-9, 0x3F = 1.875,
 // 0x50 = 8, 0x7E = 448, 0xFE = -448
@@ -499,7 +499,7 @@ TEST(MmaHand, ExtremeProducts) {
     alt.p(k, 0x7E, k % 2 ? 0xFE : 0x7E);
     halves.p(k, 0x7E, k < 16 ? 0x7E : 0xFE);
   }
-  for (const enc5::Profile* pr : {&ada(), &zluda()}) {
+  for (const rrswin::Profile* pr : {&ada(), &zluda()}) {
     EXPECT_EQ(pos.run(*pr), 0x7C00) << pr->name;
     EXPECT_EQ(neg.run(*pr), 0xFC00) << pr->name;
     EXPECT_EQ(alt.run(*pr), 0x0000) << pr->name;
@@ -513,7 +513,7 @@ TEST(MmaHand, ExtremeProducts) {
 
 // NaN codes anywhere (even times zero) and NaN C give the canonical 0x7FFF; Inf C passes through.
 TEST(MmaHand, NanAndInf) {
-  for (const enc5::Profile* pr : {&ada(), &zluda()}) {
+  for (const rrswin::Profile* pr : {&ada(), &zluda()}) {
     EXPECT_EQ(Case().p(5, 0x7F, 0x00).run(*pr), 0x7FFF) << pr->name;
     EXPECT_EQ(Case().p(31, 0x38, 0xFF).run(*pr), 0x7FFF) << pr->name;
     EXPECT_EQ(Case().p(0, 0x38, 0x38).with_c(0x7E00).run(*pr), 0x7FFF) << pr->name;
@@ -528,7 +528,7 @@ TEST(MmaHand, NanAndInf) {
 TEST(MmaHand, ZeroSign) {
   Case all_neg_zero;
   for (int k = 0; k < 32; ++k) all_neg_zero.p(k, k % 3 ? 0x00 : 0x38, 0x80);  // (+0 or 1) * -0 = -0
-  for (const enc5::Profile* pr : {&ada(), &zluda()}) {
+  for (const rrswin::Profile* pr : {&ada(), &zluda()}) {
     EXPECT_EQ(Case(all_neg_zero).with_c(0x8000).run(*pr), 0x8000) << pr->name;
     EXPECT_EQ(Case(all_neg_zero).with_c(0x0000).run(*pr), 0x0000) << pr->name;
     EXPECT_EQ(Case().with_c(0x8000).run(*pr), 0x0000) << pr->name;  // +0 * +0 products
@@ -546,31 +546,32 @@ TEST(MmaHand, ZeroSign) {
 namespace {
 
 // Packs ISA-order matrices into fragments with the forward maps of layout/fragment.hpp.
-enc5::MmaFragA pack_a(const enc5::MmaA& m) {
-  enc5::MmaFragA f{};
+rrswin::MmaFragA pack_a(const rrswin::MmaA& m) {
+  rrswin::MmaFragA f{};
   for (int l = 0; l < 32; ++l)
     for (int r = 0; r < 4; ++r)
       for (int j = 0; j < 4; ++j) {
-        const auto e = enc5::layout::a_element_isa(l, r, j);
+        const auto e = rrswin::layout::a_element_isa(l, r, j);
         f.reg[l][r] |= static_cast<std::uint32_t>(m.v[e.row][e.k]) << (8 * j);
       }
   return f;
 }
-enc5::MmaFragB pack_b(const enc5::MmaB& m) {
-  enc5::MmaFragB f{};
+rrswin::MmaFragB pack_b(const rrswin::MmaB& m) {
+  rrswin::MmaFragB f{};
   for (int l = 0; l < 32; ++l)
     for (int r = 0; r < 2; ++r)
       for (int j = 0; j < 4; ++j) {
-        const auto e = enc5::layout::b_element_isa(l, r, j);
+        const auto e = rrswin::layout::b_element_isa(l, r, j);
         f.reg[l][r] |= static_cast<std::uint32_t>(m.v[e.k][e.col]) << (8 * j);
       }
   return f;
 }
 // C/D straight from numerics.md: reg0 = {lo D[g][2t], hi D[g][2t+1]}, reg1 = row g+8.
-enc5::MmaFragC pack_c(const enc5::MmaC& m) {
-  enc5::MmaFragC f{};
+rrswin::MmaFragC pack_c(const rrswin::MmaC& m) {
+  rrswin::MmaFragC f{};
   for (int l = 0; l < 32; ++l)
-    for (int r = 0; r < 2; ++r) f.reg[l][r] = enc5::f16x2_pack(m.v[(l >> 2) + 8 * r][2 * (l & 3)], m.v[(l >> 2) + 8 * r][2 * (l & 3) + 1]);
+    for (int r = 0; r < 2; ++r)
+      f.reg[l][r] = rrswin::f16x2_pack(m.v[(l >> 2) + 8 * r][2 * (l & 3)], m.v[(l >> 2) + 8 * r][2 * (l & 3) + 1]);
   return f;
 }
 
@@ -582,7 +583,7 @@ enc5::MmaFragC pack_c(const enc5::MmaC& m) {
 // matrix form sees the same data relabelled to the ISA k order with isa_k_from_pair_k.
 TEST(MmaForms, ChainedFragmentFormEqualsMatrixForm) {
   Gen gen(0x5EED2003);
-  for (const enc5::Profile* pr : {&ada(), &zluda()}) {
+  for (const rrswin::Profile* pr : {&ada(), &zluda()}) {
     for (int trial = 0; trial < 20; ++trial) {
       e4m3_t logical_a[16][160], logical_b[160][8];
       const int lo = static_cast<int>(gen.u(10));
@@ -590,35 +591,35 @@ TEST(MmaForms, ChainedFragmentFormEqualsMatrixForm) {
         for (auto& x : row) x = gen.code_in(lo, lo + 4);
       for (auto& row : logical_b)
         for (auto& x : row) x = gen.code_in(lo, lo + 4);
-      enc5::MmaC c{};
+      rrswin::MmaC c{};
       for (auto& row : c.v)
         for (auto& x : row) x = gen.any_finite_f16();
-      enc5::MmaC d_matrix = c;
-      enc5::MmaFragC d_frag = pack_c(c);
+      rrswin::MmaC d_matrix = c;
+      rrswin::MmaFragC d_frag = pack_c(c);
       for (int ks = 0; ks < 5; ++ks) {
-        enc5::MmaA ma{};
-        enc5::MmaB mb{};
-        enc5::MmaFragA fa{};
-        enc5::MmaFragB fb{};
+        rrswin::MmaA ma{};
+        rrswin::MmaB mb{};
+        rrswin::MmaFragA fa{};
+        rrswin::MmaFragB fb{};
         for (int row = 0; row < 16; ++row)
           for (int kp = 0; kp < 32; ++kp) {
             const e4m3_t v = logical_a[row][32 * ks + kp];
-            ma.v[row][enc5::layout::isa_k_from_pair_k(kp)] = v;
-            const auto loc = enc5::layout::a_location_pair(row, kp);
+            ma.v[row][rrswin::layout::isa_k_from_pair_k(kp)] = v;
+            const auto loc = rrswin::layout::a_location_pair(row, kp);
             fa.reg[loc.lane][loc.reg] |= static_cast<std::uint32_t>(v) << (8 * loc.byte);
           }
         for (int kp = 0; kp < 32; ++kp)
           for (int col = 0; col < 8; ++col) {
             const e4m3_t v = logical_b[32 * ks + kp][col];
-            mb.v[enc5::layout::isa_k_from_pair_k(kp)][col] = v;
-            const auto loc = enc5::layout::b_location_pair(kp, col);
+            mb.v[rrswin::layout::isa_k_from_pair_k(kp)][col] = v;
+            const auto loc = rrswin::layout::b_location_pair(kp, col);
             fb.reg[loc.lane][loc.reg] |= static_cast<std::uint32_t>(v) << (8 * loc.byte);
           }
         // the ISA-packed fragments of the relabelled matrices are the same registers
         ASSERT_EQ(pack_a(ma).reg, fa.reg);
         ASSERT_EQ(pack_b(mb).reg, fb.reg);
-        d_matrix = enc5::mma_m16n8k32(*pr, ma, mb, d_matrix);
-        d_frag = enc5::mma_m16n8k32(*pr, fa, fb, d_frag);
+        d_matrix = rrswin::mma_m16n8k32(*pr, ma, mb, d_matrix);
+        d_frag = rrswin::mma_m16n8k32(*pr, fa, fb, d_frag);
       }
       ASSERT_EQ(pack_c(d_matrix).reg, d_frag.reg) << pr->name << " trial " << trial;
       // and element (row, col) of the matrix form is mma_dot chained by hand
@@ -628,10 +629,10 @@ TEST(MmaForms, ChainedFragmentFormEqualsMatrixForm) {
           for (int ks = 0; ks < 5; ++ks) {
             e4m3_t a[32], b[32];
             for (int kp = 0; kp < 32; ++kp) {
-              a[enc5::layout::isa_k_from_pair_k(kp)] = logical_a[row][32 * ks + kp];
-              b[enc5::layout::isa_k_from_pair_k(kp)] = logical_b[32 * ks + kp][col];
+              a[rrswin::layout::isa_k_from_pair_k(kp)] = logical_a[row][32 * ks + kp];
+              b[rrswin::layout::isa_k_from_pair_k(kp)] = logical_b[32 * ks + kp][col];
             }
-            acc = enc5::mma_dot(*pr, a, b, acc);
+            acc = rrswin::mma_dot(*pr, a, b, acc);
           }
           ASSERT_EQ(acc, d_matrix.v[row][col]);
         }

@@ -1,4 +1,4 @@
-// The newcomer's path (issue 12): `enc5 --version`, `enc5 run`'s preparation and layer times,
+// The newcomer's path (issue 12): `rrswin --version`, `rrswin run`'s preparation and layer times,
 // previews big enough to see, a re-run that leaves no stale output of the previous run, and
 // CI=true turning a skip for a missing reference into a failure.
 #include <gtest/gtest.h>
@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 // Width and height from a PNG's IHDR chunk (bytes 16..23, big endian).
 std::pair<std::uint32_t, std::uint32_t> png_size(const fs::path& p) {
-  const auto b = enc5::read_file_bytes(p.string());
+  const auto b = rrswin::read_file_bytes(p.string());
   auto be = [&](std::size_t i) {
     return std::uint32_t{b[i]} << 24 | std::uint32_t{b[i + 1]} << 16 | std::uint32_t{b[i + 2]} << 8 | b[i + 3];
   };
@@ -29,14 +29,14 @@ std::pair<std::uint32_t, std::uint32_t> png_size(const fs::path& p) {
 
 TEST(Newcomer, VersionIsPrinted) {
   TempDir t;
-  const Result r = t.enc5("--version");
+  const Result r = t.rrswin("--version");
   EXPECT_EQ(r.status, 0) << r.out;
-  EXPECT_TRUE(contains(r.out, "enc5 0.1.0")) << r.out;
+  EXPECT_TRUE(contains(r.out, "rrswin 0.1.0")) << r.out;
 }
 
 TEST(Newcomer, RunPrintsPreparationAndLayerApart) {
   TempDir t;
-  const Result r = t.enc5("run -o out --ex 16 --ey 8 --threads 2");
+  const Result r = t.rrswin("run -o out --ex 16 --ey 8 --threads 2");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "preparation: ")) << r.out;
   EXPECT_TRUE(contains(r.out, "layer: 2 blocks in ")) << r.out;
@@ -44,25 +44,25 @@ TEST(Newcomer, RunPrintsPreparationAndLayerApart) {
 
 TEST(Newcomer, PreviewsAreScaledUpAndStaleOnesRemoved) {
   TempDir t;
-  Result r = t.enc5("run -o out --preview --trace w1 --block 0,0 --threads 2");
+  Result r = t.rrswin("run -o out --preview --trace w1 --block 0,0 --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(png_size(t.path / "out" / "surface.png"), (std::pair<std::uint32_t, std::uint32_t>{320, 184}));  // 40 x 23, x8
   EXPECT_EQ(png_size(t.path / "out" / "arena_plane3.png"), (std::pair<std::uint32_t, std::uint32_t>{320, 184}));
   // The same folder again without --preview and --trace: the previous previews and trace go.
-  r = t.enc5("run -o out --seed 2 --threads 2");
+  r = t.rrswin("run -o out --seed 2 --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "removed out/surface.png (a previous run's output)")) << r.out;
   for (const char* f : {"surface.png", "arena_plane0.png", "arena_plane4.png", "trace.bin", "trace.txt"})
     EXPECT_FALSE(fs::exists(t.path / "out" / f)) << f;
   EXPECT_TRUE(fs::exists(t.path / "out" / "arena.bin"));
   // Inputs in the folder are never removed, even when this run did not write them.
-  ASSERT_EQ(t.enc5("run -o out --save-inputs --threads 2").status, 0);
-  r = t.enc5("run -o out --input out/input_arena.bin --threads 2");
+  ASSERT_EQ(t.rrswin("run -o out --save-inputs --threads 2").status, 0);
+  r = t.rrswin("run -o out --input out/input_arena.bin --threads 2");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(fs::exists(t.path / "out" / "input_arena.bin"));
 }
 
-// ENC5_SKIP_UNLESS_CI (tests/ci_skip.hpp): this very binary, with ../shared pointed elsewhere,
+// RRSWIN_SKIP_UNLESS_CI (tests/ci_skip.hpp): this very binary, with ../shared pointed elsewhere,
 // skips the measurement tests, and fails them when CI=true.
 TEST(Newcomer, MissingSharedSkipsOutsideCiAndFailsInCi) {
   char self[4096];
@@ -70,7 +70,7 @@ TEST(Newcomer, MissingSharedSkipsOutsideCiAndFailsInCi) {
   ASSERT_GT(n, 0);
   self[n] = 0;
   const std::string cmd =
-      std::string("ENC5_SHARED_DIR=/nonexistent '") + self + "' --gtest_filter=AdaMeasurements.AdaProfileMatchesEveryMeasuredCase";
+      std::string("RRSWIN_SHARED_DIR=/nonexistent '") + self + "' --gtest_filter=AdaMeasurements.AdaProfileMatchesEveryMeasuredCase";
   Result r = shell("env -u CI " + cmd);
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "SKIPPED")) << r.out;

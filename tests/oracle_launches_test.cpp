@@ -1,4 +1,4 @@
-// The launch set of `enc5 settle --oracle` (assets/oracle_launches.hpp, issue 20 §5) decides every
+// The launch set of `rrswin settle --oracle` (assets/oracle_launches.hpp, issue 20 §5) decides every
 // reading: for every reading settle searches, and for the profiles, every PAIR of values gives
 // different output bytes (arena and surface) on at least one launch of the set, the other readings
 // at their defaults. Runs the fast engine (bit-identical to golden: engine_diff_test.cpp).
@@ -19,7 +19,7 @@
 #include "model/readings.hpp"
 #include "numerics/f16.hpp"
 
-using namespace enc5;
+using namespace rrswin;
 
 namespace {
 

@@ -14,8 +14,8 @@
 
 namespace {
 
-using enc5::OperandSource;
-using enc5::Phase;
+using rrswin::OperandSource;
+using rrswin::Phase;
 
 // One printed row of spec §2.1. weight/bias 0..0 = "(none)" / "–".
 struct SpecRow {
@@ -60,20 +60,20 @@ const SpecRow kSpecRows[] = {
 };
 
 TEST(PhaseProgram, HasSixtyOnePhasesInOrder) {
-  const auto& prog = enc5::phase_program();
+  const auto& prog = rrswin::phase_program();
   ASSERT_EQ(prog.size(), 61u);
   for (int p = 1; p <= 61; ++p) {
     EXPECT_EQ(prog[p - 1].number, p);
-    EXPECT_EQ(&enc5::phase(p), &prog[p - 1]);
+    EXPECT_EQ(&rrswin::phase(p), &prog[p - 1]);
   }
-  EXPECT_THROW(enc5::phase(0), std::out_of_range);
-  EXPECT_THROW(enc5::phase(62), std::out_of_range);
+  EXPECT_THROW(rrswin::phase(0), std::out_of_range);
+  EXPECT_THROW(rrswin::phase(62), std::out_of_range);
 }
 
 TEST(PhaseProgram, ReproducesEveryPrintedRowOfSpecTable) {
   for (const SpecRow& r : kSpecRows) {
     SCOPED_TRACE("phase " + std::to_string(r.number));
-    const Phase& p = enc5::phase(r.number);
+    const Phase& p = rrswin::phase(r.number);
     EXPECT_EQ(std::string(p.stmt_range), r.stmts);
     EXPECT_EQ(p.tool.m, r.m);
     EXPECT_EQ(p.tool.n, r.n);
@@ -103,23 +103,23 @@ unsigned even_weight_doc5(int n) { return 237952u + 10240u * static_cast<unsigne
 TEST(PhaseProgram, MlpStrideIs10304NotDoc5s10240) {
   // The table's rows are spec §2.1's printed ones (23, 24, 25, 59, 60 are printed; the rest is
   // elided), and DOC5's 10240 formula misses them: the table, not this file's helpers, is tested.
-  EXPECT_EQ(enc5::phase(25).weight_begin, 243072u);
-  EXPECT_EQ(enc5::phase(59).weight_begin, 418240u);
-  EXPECT_EQ(enc5::phase(59).bias_begin, 423360u);  // C of phase 59
-  EXPECT_EQ(enc5::phase(60).weight_begin, 423424u);
-  EXPECT_NE(odd_weight_doc5(25), enc5::phase(25).weight_begin);  // DOC5's formula as written is off already at 25
-  EXPECT_NE(odd_weight_doc5(59), enc5::phase(59).weight_begin);
-  EXPECT_NE(odd_bias_doc5(59), enc5::phase(59).bias_begin);
-  EXPECT_NE(even_weight_doc5(60), enc5::phase(60).weight_begin);
+  EXPECT_EQ(rrswin::phase(25).weight_begin, 243072u);
+  EXPECT_EQ(rrswin::phase(59).weight_begin, 418240u);
+  EXPECT_EQ(rrswin::phase(59).bias_begin, 423360u);  // C of phase 59
+  EXPECT_EQ(rrswin::phase(60).weight_begin, 423424u);
+  EXPECT_NE(odd_weight_doc5(25), rrswin::phase(25).weight_begin);  // DOC5's formula as written is off already at 25
+  EXPECT_NE(odd_weight_doc5(59), rrswin::phase(59).weight_begin);
+  EXPECT_NE(odd_bias_doc5(59), rrswin::phase(59).bias_begin);
+  EXPECT_NE(even_weight_doc5(60), rrswin::phase(60).weight_begin);
   // Even the charitable reading (phase 23's base, stride 10240) misses row 59.
-  EXPECT_NE(enc5::phase(23).weight_begin + 10240u * 18u, enc5::phase(59).weight_begin);
-  EXPECT_EQ(enc5::kMlpChunkStride, 10304u);
+  EXPECT_NE(rrswin::phase(23).weight_begin + 10240u * 18u, rrswin::phase(59).weight_begin);
+  EXPECT_EQ(rrswin::kMlpChunkStride, 10304u);
 
   // Every elided row 26..58 follows the 10304 stride; the statements repeat every 304 (the pair
   // 23/24 spans 20 + 172 + 20 + 92 statements: rows 23 -> 25 -> 59 of spec §2.1).
   for (int n = 26; n <= 58; ++n) {
     SCOPED_TRACE("phase " + std::to_string(n));
-    const Phase& p = enc5::phase(n);
+    const Phase& p = rrswin::phase(n);
     EXPECT_EQ(p.mma, 20);
     if (n % 2) {
       EXPECT_EQ(p.weight_begin, odd_weight_10304(n));
@@ -150,7 +150,7 @@ TEST(PhaseProgram, MlpStrideIs10304NotDoc5s10240) {
 
 // spec §0: an epilogue is everything between one phase's last mma and the next phase's first.
 TEST(PhaseProgram, StatementRangesChainThroughEpilogues) {
-  const auto& prog = enc5::phase_program();
+  const auto& prog = rrswin::phase_program();
   EXPECT_EQ(prog[0].stmt_first, 7554);  // facts A1: mma region s7554..s20065
   EXPECT_EQ(prog[60].stmt_last, 20065);
   EXPECT_EQ(prog[60].stmt_last + prog[60].epilogue_statements, 20299);  // spec E61: ret at s20299
@@ -171,7 +171,7 @@ TEST(PhaseProgram, CorrectedShapesMatchMmaCounts) {
   for (const Expect& e : rows) {
     for (int p = e.first; p <= e.last; p += e.step) {
       SCOPED_TRACE("phase " + std::to_string(p));
-      const Phase& ph = enc5::phase(p);
+      const Phase& ph = rrswin::phase(p);
       EXPECT_EQ(ph.real.m, e.m);
       EXPECT_EQ(ph.real.n, e.n);
       EXPECT_EQ(ph.real.k, e.k);
@@ -186,11 +186,11 @@ TEST(PhaseProgram, CorrectedShapesMatchMmaCounts) {
   }
   EXPECT_EQ(covered, 61);
   EXPECT_EQ(total, 1306);
-  EXPECT_EQ(enc5::kMmaTotal, 1306);
+  EXPECT_EQ(rrswin::kMmaTotal, 1306);
   // facts A1 count check, group by group of the table: 10x24 + 48 + 48 + 8x20 + 40x20 + 10.
   auto mma_of = [](int first, int last) {
     int n = 0;
-    for (int p = first; p <= last; ++p) n += enc5::phase(p).mma;
+    for (int p = first; p <= last; ++p) n += rrswin::phase(p).mma;
     return n;
   };
   EXPECT_EQ(mma_of(1, 10), 10 * 24);
@@ -208,7 +208,7 @@ TEST(PhaseProgram, ToolShapesFailExactlyForBandedPhases) {
   std::set<int> expected_fail = {12, 61};
   for (int p = 21; p <= 59; p += 2) expected_fail.insert(p);
   std::set<int> failing;
-  for (const Phase& p : enc5::phase_program()) {
+  for (const Phase& p : rrswin::phase_program()) {
     const int product = (p.tool.m / 16) * (p.tool.n / 8) * (p.tool.k / 32);
     if (product != p.mma) failing.insert(p.number);
     EXPECT_EQ(p.band, expected_fail.count(p.number) == 1) << "phase " << p.number;
@@ -216,18 +216,18 @@ TEST(PhaseProgram, ToolShapesFailExactlyForBandedPhases) {
   EXPECT_EQ(failing, expected_fail);
   EXPECT_EQ(failing.size(), 22u);
   // The spec's worked products: 432 (P12), 500 (odd MLP), 250 (P61).
-  const Phase& p12 = enc5::phase(12);
+  const Phase& p12 = rrswin::phase(12);
   EXPECT_EQ((p12.tool.m / 16) * (p12.tool.n / 8) * (p12.tool.k / 32), 432);
-  const Phase& p21 = enc5::phase(21);
+  const Phase& p21 = rrswin::phase(21);
   EXPECT_EQ((p21.tool.m / 16) * (p21.tool.n / 8) * (p21.tool.k / 32), 500);
-  const Phase& p61 = enc5::phase(61);
+  const Phase& p61 = rrswin::phase(61);
   EXPECT_EQ((p61.tool.m / 16) * (p61.tool.n / 8) * (p61.tool.k / 32), 250);
 }
 
 // facts C1: operand sources and chaining.
 TEST(PhaseProgram, OperandSourcesAndChains) {
   for (int p = 1; p <= 10; ++p) {
-    const Phase& ph = enc5::phase(p);
+    const Phase& ph = rrswin::phase(p);
     EXPECT_EQ(ph.a, OperandSource::staged_input);
     EXPECT_EQ(ph.b, OperandSource::weights);
     EXPECT_EQ(ph.c, p <= 2 ? OperandSource::zero : OperandSource::previous_d);
@@ -235,15 +235,15 @@ TEST(PhaseProgram, OperandSourcesAndChains) {
     EXPECT_TRUE(ph.relative_to_slot);
     EXPECT_EQ(ph.warps, 8);
   }
-  EXPECT_EQ(enc5::phase(11).c, OperandSource::weights);
-  EXPECT_EQ(enc5::phase(11).b, OperandSource::registers);
-  EXPECT_TRUE(enc5::phase(11).relative_to_slot);
-  EXPECT_EQ(enc5::phase(12).c, OperandSource::zero);
-  EXPECT_EQ(enc5::phase(12).b, OperandSource::registers);
-  EXPECT_FALSE(enc5::phase(12).relative_to_slot);
-  EXPECT_EQ(enc5::phase(12).warps, 8);
+  EXPECT_EQ(rrswin::phase(11).c, OperandSource::weights);
+  EXPECT_EQ(rrswin::phase(11).b, OperandSource::registers);
+  EXPECT_TRUE(rrswin::phase(11).relative_to_slot);
+  EXPECT_EQ(rrswin::phase(12).c, OperandSource::zero);
+  EXPECT_EQ(rrswin::phase(12).b, OperandSource::registers);
+  EXPECT_FALSE(rrswin::phase(12).relative_to_slot);
+  EXPECT_EQ(rrswin::phase(12).warps, 8);
   for (int p = 13; p <= 20; ++p) {
-    const Phase& ph = enc5::phase(p);
+    const Phase& ph = rrswin::phase(p);
     EXPECT_EQ(ph.a, OperandSource::shared_heads);
     EXPECT_EQ(ph.head, p - 13);
     EXPECT_EQ(ph.c, p == 13 ? OperandSource::registers : OperandSource::previous_d);
@@ -251,42 +251,42 @@ TEST(PhaseProgram, OperandSourcesAndChains) {
     EXPECT_EQ(ph.warps, 4);
   }
   for (int p = 21; p <= 60; ++p) {
-    const Phase& ph = enc5::phase(p);
+    const Phase& ph = rrswin::phase(p);
     EXPECT_EQ(ph.chunk, (p - 21) / 2);
     EXPECT_EQ(ph.head, -1);
     if (p % 2) {
-      EXPECT_EQ(ph.kind, enc5::PhaseKind::mlp_up);
+      EXPECT_EQ(ph.kind, rrswin::PhaseKind::mlp_up);
       EXPECT_EQ(ph.c, OperandSource::weights);
     } else {
-      EXPECT_EQ(ph.kind, enc5::PhaseKind::mlp_down);
+      EXPECT_EQ(ph.kind, rrswin::PhaseKind::mlp_down);
       EXPECT_EQ(ph.c, p == 22 ? OperandSource::registers : OperandSource::previous_d);
       EXPECT_EQ(ph.c_chain_from, p == 22 ? 0 : p - 2);
     }
   }
-  EXPECT_EQ(enc5::phase(61).c, OperandSource::weights);
-  EXPECT_EQ(enc5::phase(61).chunk, -1);
+  EXPECT_EQ(rrswin::phase(61).c, OperandSource::weights);
+  EXPECT_EQ(rrswin::phase(61).chunk, -1);
 }
 
 // The bytes really read (all lanes): phases 1..10 two 512-byte tiles of the slot; every other
 // weight/bias read covers exactly one region of the map; together with the four column tables
 // (g1, T1, g2, T3) they cover the whole image once.
 TEST(PhaseProgram, ExtentsCoverTheImageExactlyOnce) {
-  using enc5::ByteRange;
-  EXPECT_EQ(enc5::weight_extent(enc5::phase(1), 0).begin, 320u);
-  EXPECT_EQ(enc5::weight_extent(enc5::phase(1), 0).end, 1344u);
-  EXPECT_EQ(enc5::weight_extent(enc5::phase(2), 3).begin, 3u * 27648u + 5440u);
-  EXPECT_EQ(enc5::bias_extent(enc5::phase(11), 7).begin, 7u * 27648u + 10560u);
-  EXPECT_EQ(enc5::bias_extent(enc5::phase(11), 7).size(), 12288u);
-  EXPECT_EQ(enc5::weight_extent(enc5::phase(12)).size(), 0u);
-  EXPECT_EQ(enc5::bias_extent(enc5::phase(61)).end, 431136u);  // facts E1
-  EXPECT_EQ(enc5::bias_extent(enc5::phase(21)).end, 227328u);
+  using rrswin::ByteRange;
+  EXPECT_EQ(rrswin::weight_extent(rrswin::phase(1), 0).begin, 320u);
+  EXPECT_EQ(rrswin::weight_extent(rrswin::phase(1), 0).end, 1344u);
+  EXPECT_EQ(rrswin::weight_extent(rrswin::phase(2), 3).begin, 3u * 27648u + 5440u);
+  EXPECT_EQ(rrswin::bias_extent(rrswin::phase(11), 7).begin, 7u * 27648u + 10560u);
+  EXPECT_EQ(rrswin::bias_extent(rrswin::phase(11), 7).size(), 12288u);
+  EXPECT_EQ(rrswin::weight_extent(rrswin::phase(12)).size(), 0u);
+  EXPECT_EQ(rrswin::bias_extent(rrswin::phase(61)).end, 431136u);  // facts E1
+  EXPECT_EQ(rrswin::bias_extent(rrswin::phase(21)).end, 227328u);
 
   std::vector<ByteRange> ranges;
-  for (const Phase& p : enc5::phase_program()) {
+  for (const Phase& p : rrswin::phase_program()) {
     const int slots = p.relative_to_slot ? 8 : 1;
     for (int z = 0; z < slots; ++z) {
-      if (const ByteRange r = enc5::weight_extent(p, z); r.size()) ranges.push_back(r);
-      if (const ByteRange r = enc5::bias_extent(p, z); r.size()) ranges.push_back(r);
+      if (const ByteRange r = rrswin::weight_extent(p, z); r.size()) ranges.push_back(r);
+      if (const ByteRange r = rrswin::bias_extent(p, z); r.size()) ranges.push_back(r);
     }
   }
   // The per-column tables, read with W + 4t + imm (spec §4.1): 160 f16 each.
@@ -298,36 +298,36 @@ TEST(PhaseProgram, ExtentsCoverTheImageExactlyOnce) {
     at = r.end;
   }
   EXPECT_EQ(at, 431136u);
-  EXPECT_EQ(at, enc5::kWeightImageBytes);
+  EXPECT_EQ(at, rrswin::kWeightImageBytes);
 
   // The spec tool's extent (§2.3): largest printed end + 4 = 431124.
   std::uint32_t tool_max = 0;
-  for (const Phase& p : enc5::phase_program()) tool_max = std::max({tool_max, p.weight_end, p.bias_end});
+  for (const Phase& p : rrswin::phase_program()) tool_max = std::max({tool_max, p.weight_end, p.bias_end});
   EXPECT_EQ(tool_max + 4u, 431124u);
-  EXPECT_EQ(enc5::kSpecToolImageBytes, 431124u);
+  EXPECT_EQ(rrswin::kSpecToolImageBytes, 431124u);
 }
 
 TEST(PhaseProgram, HeadSlotsAreEightTimes27648) {
   // facts A2/H1: eight warps = eight heads; phases 13..20 read Wo of slots 0..7 at 22848 + 27648j.
-  EXPECT_EQ(enc5::kHeadSlotBytes, 27648u);
-  for (int j = 0; j < 8; ++j) EXPECT_EQ(enc5::phase(13 + j).weight_begin, 22848u + 27648u * j);
-  EXPECT_EQ(enc5::phase(20).weight_begin + 5120u, 221504u);  // slot 7's Wo ends where T1 starts
+  EXPECT_EQ(rrswin::kHeadSlotBytes, 27648u);
+  for (int j = 0; j < 8; ++j) EXPECT_EQ(rrswin::phase(13 + j).weight_begin, 22848u + 27648u * j);
+  EXPECT_EQ(rrswin::phase(20).weight_begin + 5120u, 221504u);  // slot 7's Wo ends where T1 starts
 }
 
 TEST(PhaseProgram, AKOffsetAndLookupsByHeadAndChunk) {
   // facts C2: phases 1..10 read staged k-slice (p-1)/2: A from k = 0, 0, 32, 32, ..., 128, 128.
   const int expected_k0[11] = {0, 0, 0, 32, 32, 64, 64, 96, 96, 128, 128};
-  for (int p = 1; p <= 10; ++p) EXPECT_EQ(enc5::phase(p).a_k0, expected_k0[p]) << "phase " << p;
-  for (int p = 11; p <= 61; ++p) EXPECT_EQ(enc5::phase(p).a_k0, 0) << "phase " << p;
+  for (int p = 1; p <= 10; ++p) EXPECT_EQ(rrswin::phase(p).a_k0, expected_k0[p]) << "phase " << p;
+  for (int p = 11; p <= 61; ++p) EXPECT_EQ(rrswin::phase(p).a_k0, 0) << "phase " << p;
   // The lookups find spec §2.2's numbering: 13 + head, 21 + 2 chunk, 22 + 2 chunk.
-  for (int h = 0; h < 8; ++h) EXPECT_EQ(enc5::out_projection_phase(h).number, 13 + h);
+  for (int h = 0; h < 8; ++h) EXPECT_EQ(rrswin::out_projection_phase(h).number, 13 + h);
   for (int c = 0; c < 20; ++c) {
-    EXPECT_EQ(enc5::mlp_up_phase(c).number, 21 + 2 * c);
-    EXPECT_EQ(enc5::mlp_down_phase(c).number, 22 + 2 * c);
+    EXPECT_EQ(rrswin::mlp_up_phase(c).number, 21 + 2 * c);
+    EXPECT_EQ(rrswin::mlp_down_phase(c).number, 22 + 2 * c);
   }
-  EXPECT_THROW(enc5::out_projection_phase(8), std::out_of_range);
-  EXPECT_THROW(enc5::mlp_up_phase(-1), std::out_of_range);
-  EXPECT_THROW(enc5::mlp_down_phase(20), std::out_of_range);
+  EXPECT_THROW(rrswin::out_projection_phase(8), std::out_of_range);
+  EXPECT_THROW(rrswin::mlp_up_phase(-1), std::out_of_range);
+  EXPECT_THROW(rrswin::mlp_down_phase(20), std::out_of_range);
 }
 
 }  // namespace

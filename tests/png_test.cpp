@@ -10,7 +10,7 @@
 #include "io/png.hpp"
 #include "test_util.hpp"
 
-using namespace enc5;
+using namespace rrswin;
 using namespace test_util;
 
 TEST(CapturePng, ChecksumsMatchPublishedValues) {
@@ -28,8 +28,8 @@ TEST(CapturePng, DecodesWithPythonZlib) {
     std::vector<std::uint8_t> px(static_cast<std::size_t>(w) * h * ch);
     for (std::size_t i = 0; i < px.size(); ++i) px[i] = static_cast<std::uint8_t>(i * 7 + i / 13);
     const std::string path = t.file("img.png");
-    enc5::write_file_atomic(path, encode_png(w, h, ch, px));
-    enc5::write_file_atomic(t.file("expect.bin"), px);
+    rrswin::write_file_atomic(path, encode_png(w, h, ch, px));
+    rrswin::write_file_atomic(t.file("expect.bin"), px);
     const std::string py = R"(
 import struct, sys, zlib
 b = open(sys.argv[1], 'rb').read(); want = open(sys.argv[2], 'rb').read()
@@ -51,7 +51,7 @@ assert all(raw[y*(row+1)] == 0 for y in range(h))
 assert out == want
 print('ok', w, h, ch)
 )";
-    enc5::write_text_atomic(t.file("check.py"), py);
+    rrswin::write_text_atomic(t.file("check.py"), py);
     const Result r = shell("python3 '" + t.file("check.py") + "' '" + path + "' '" + t.file("expect.bin") + "'");
     EXPECT_EQ(r.status, 0) << r.out;
     EXPECT_TRUE(contains(r.out, "ok " + std::to_string(w))) << r.out;

@@ -1,4 +1,4 @@
-// `enc5 run --preview`: the tone map against values worked by hand from its formula (Reinhard
+// `rrswin run --preview`: the tone map against values worked by hand from its formula (Reinhard
 // x/(1+x), then the sRGB curve), and the arena heat map on a constructed arena.
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "layout/arena.hpp"
 #include "test_util.hpp"
 
-using namespace enc5;
+using namespace rrswin;
 
 namespace {
 
@@ -74,7 +74,7 @@ TEST(Preview, ArenaHeatMapIsMeanMagnitudePerPixel) {
 
 TEST(Preview, RunPreviewWritesSurfaceAndPlanePictures) {
   test_util::TempDir dir;
-  const auto r = dir.enc5("run --ex 12 --ey 9 --preview -o res");
+  const auto r = dir.rrswin("run --ex 12 --ey 9 --preview -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* name :
        {"surface.png", "arena_plane0.png", "arena_plane1.png", "arena_plane2.png", "arena_plane3.png", "arena_plane4.png"}) {

@@ -1,4 +1,4 @@
-// `enc5 ptx run | trace | stats` (cli/cmd_ptx.cpp): the parameter block, grid and output files of
+// `rrswin ptx run | trace | stats` (cli/cmd_ptx.cpp): the parameter block, grid and output files of
 // enc5's launch (through tests/ptx/kernels.cu's enc5_abi_probe), traces, the seed-pair check, and
 // command-line errors.
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@ using test_util::TempDir;
 
 namespace {
 
-std::string kernels() { return std::string(ENC5_TESTS_DIR) + "/ptx/kernels.ptx"; }
+std::string kernels() { return std::string(RRSWIN_TESTS_DIR) + "/ptx/kernels.ptx"; }
 
 std::vector<std::uint8_t> slurp(const std::string& p) {
   std::ifstream f(p, std::ios::binary);
@@ -28,19 +28,19 @@ TEST(PtxCli, RunBuildsEnc5LaunchFromRunInputs) {
   // Odd extents and non-zero block offsets: grid ceil((13+3)/8) x ceil((7+5)/8) = 2 x 2.
   TempDir t;
   const std::string geo = "--ex 13 --ey 7 --block-offset 3,5 --seed 4";
-  auto r = t.enc5("run " + geo + " --save-inputs -o in");
+  auto r = t.rrswin("run " + geo + " --save-inputs -o in");
   ASSERT_EQ(r.status, 0) << r.out;
-  r = t.enc5("ptx run '" + kernels() + "' --entry enc5_abi_probe " + geo + " --threads 2 -o out");
+  r = t.rrswin("ptx run '" + kernels() + "' --entry enc5_abi_probe " + geo + " --threads 2 -o out");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "grid 2x2")) << r.out;
   EXPECT_TRUE(contains(r.out, "4 CTAs")) << r.out;
-  const auto input = enc5::read_plane_arena(t.file("in/input_arena.bin"), 13, 7);
+  const auto input = rrswin::read_plane_arena(t.file("in/input_arena.bin"), 13, 7);
   const auto weights = slurp(t.file("in/weights.bin"));
-  const auto arena = enc5::read_plane_arena(t.file("out/arena.bin"), 13, 7);
+  const auto arena = rrswin::read_plane_arena(t.file("out/arena.bin"), 13, 7);
   ASSERT_EQ(arena.size(), input.size());
   for (std::size_t i = 0; i < arena.size(); ++i) ASSERT_EQ(arena[i], input[i] ^ weights[i % 16]) << i;
-  const enc5::Texture tex = enc5::texture_from_exr(t.file("in/texture.exr"));
-  const enc5::Texture surf = enc5::texture_from_exr(t.file("out/surface.exr"));
+  const rrswin::Texture tex = rrswin::texture_from_exr(t.file("in/texture.exr"));
+  const rrswin::Texture surf = rrswin::texture_from_exr(t.file("out/surface.exr"));
   ASSERT_EQ(surf.width, 13);
   ASSERT_EQ(surf.height, 7);
   for (int y = 0; y < 7; ++y)
@@ -50,24 +50,24 @@ TEST(PtxCli, RunBuildsEnc5LaunchFromRunInputs) {
 
 TEST(PtxCli, RunOnACaptureWritesAReplayFolder) {
   TempDir t;
-  auto r = t.enc5("capture --synthetic --form replay --ex 9 --ey 9 -o cap");
+  auto r = t.rrswin("capture --synthetic --form replay --ex 9 --ey 9 -o cap");
   ASSERT_EQ(r.status, 0) << r.out;
-  r = t.enc5("ptx run '" + kernels() + "' --entry enc5_abi_probe --capture cap -o rep");
+  r = t.rrswin("ptx run '" + kernels() + "' --entry enc5_abi_probe --capture cap -o rep");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "arg048")) << r.out;
   EXPECT_TRUE(contains(r.out, "arg112")) << r.out;
-  r = t.enc5("ptx run '" + kernels() + "' --entry enc5_abi_probe --capture cap --ex 5 -o rep2");
+  r = t.rrswin("ptx run '" + kernels() + "' --entry enc5_abi_probe --capture cap --ex 5 -o rep2");
   EXPECT_EQ(r.status, 2) << r.out;
 }
 
 TEST(PtxCli, TraceStatsAndErrors) {
   TempDir t;
   // seed_ops' statement 5 is `shl.b32 %r30, %r29, 5` (ctaid.x << 5): in CTA 0 every lane has 0.
-  auto r = t.enc5("ptx trace '" + kernels() + "' --entry seed_ops --at s5 --reg %r30,%r28 --block 0,0 -o tr");
+  auto r = t.rrswin("ptx trace '" + kernels() + "' --entry seed_ops --at s5 --reg %r30,%r28 --block 0,0 -o tr");
   // seed_ops takes 32 parameter bytes, not enc5's 144: the launch is refused, naming both.
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "takes 32 parameter bytes; enc5's launch passes 144")) << r.out;
-  r = t.enc5("ptx trace '" + kernels() + "' --entry enc5_abi_probe --ex 16 --ey 8 --at s3 --reg %r17,%r1 --block 1,0 -o tr");
+  r = t.rrswin("ptx trace '" + kernels() + "' --entry enc5_abi_probe --ex 16 --ey 8 --at s3 --reg %r17,%r1 --block 1,0 -o tr");
   ASSERT_EQ(r.status, 0) << r.out;
   const std::string txt(reinterpret_cast<const char*>(slurp(t.file("tr/trace.txt")).data()), slurp(t.file("tr/trace.txt")).size());
   // s3 = shl.b32 %r17, %r1, 5 (tid.z << 5): 8 warps, one event each, %r17 = 32 z in every lane.
@@ -75,24 +75,24 @@ TEST(PtxCli, TraceStatsAndErrors) {
   EXPECT_TRUE(contains(txt, "  %r17: 000000e0 000000e0")) << txt;
   EXPECT_TRUE(contains(txt, "  %r1: 00000007 00000007")) << txt;  // %tid.z (s2); %tid.x is only read at s4
   EXPECT_EQ(slurp(t.file("tr/trace.bin")).size(), 8u + 12 + (4 + 4 + 4) + (4 + 4 + 3) + 8 * (16 + 2 * 32 * 8));
-  r = t.enc5("ptx stats '" + kernels() + "' --entry enc5_abi_probe");
+  r = t.rrswin("ptx stats '" + kernels() + "' --entry enc5_abi_probe");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "parameters: 144 bytes")) << r.out;
   EXPECT_TRUE(contains(r.out, "tex.base.2d.v4.f16.s32")) << r.out;
-  r = t.enc5("ptx stats '" + kernels() + "' --entry seed_ops --check-seed-pairs");
+  r = t.rrswin("ptx stats '" + kernels() + "' --entry seed_ops --check-seed-pairs");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(contains(r.out, "s7511 = L11833: MISMATCH (the entry has 41 statements)")) << r.out;
-  r = t.enc5("ptx run '" + kernels() + "' -o x");
+  r = t.rrswin("ptx run '" + kernels() + "' -o x");
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(contains(r.out, "choose one with --entry")) << r.out;
-  r = t.enc5("ptx run nosuch.ptx --entry k -o x");
+  r = t.rrswin("ptx run nosuch.ptx --entry k -o x");
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(contains(r.out, "nosuch.ptx: cannot open")) << r.out;
-  r = t.enc5("ptx frob x.ptx");
+  r = t.rrswin("ptx frob x.ptx");
   EXPECT_EQ(r.status, 2);
-  r = t.enc5("ptx trace '" + kernels() + "' --entry enc5_abi_probe --at q5 --reg %r1 --block 0,0");
+  r = t.rrswin("ptx trace '" + kernels() + "' --entry enc5_abi_probe --at q5 --reg %r1 --block 0,0");
   EXPECT_EQ(r.status, 2);
-  r = t.enc5("ptx trace '" + kernels() + "' --entry enc5_abi_probe --at s3 --reg %nosuch --block 0,0");
+  r = t.rrswin("ptx trace '" + kernels() + "' --entry enc5_abi_probe --at s3 --reg %nosuch --block 0,0");
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(contains(r.out, "declares no register %nosuch")) << r.out;
 }
@@ -121,7 +121,7 @@ TEST(PtxCli, SeedPairCheckOnAFileReproducingThePairs) {
   }
   text += "  ret;\n}\n";
   std::ofstream(t.file("pairs.ptx")) << text;
-  auto r = t.enc5("ptx stats pairs.ptx --check-seed-pairs");
+  auto r = t.rrswin("ptx stats pairs.ptx --check-seed-pairs");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "all 6 pairs agree")) << r.out;
 }
@@ -132,18 +132,18 @@ namespace {
 
 TEST(PtxCli, SettleOracleOptionsAndBench) {
   TempDir t;
-  auto r = t.enc5("settle --oracle nosuch.ptx");
+  auto r = t.rrswin("settle --oracle nosuch.ptx");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "nosuch.ptx: cannot open")) << r.out;
-  r = t.enc5("settle somecap --oracle '" + kernels() + "'");
+  r = t.rrswin("settle somecap --oracle '" + kernels() + "'");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "not both")) << r.out;
-  r = t.enc5("settle --oracle '" + kernels() + "'");
+  r = t.rrswin("settle --oracle '" + kernels() + "'");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "choose one with --entry")) << r.out;
-  r = t.enc5("settle --oracle '" + kernels() + "' --entry enc5_abi_probe --oracle-profile volta");  // not a profile
+  r = t.rrswin("settle --oracle '" + kernels() + "' --entry enc5_abi_probe --oracle-profile volta");  // not a profile
   EXPECT_EQ(r.status, 2) << r.out;
-  r = t.enc5("ptx bench '" + kernels() + "' --entry enc5_abi_probe --ex 8 --ey 8 --repeat 1");
+  r = t.rrswin("ptx bench '" + kernels() + "' --entry enc5_abi_probe --ex 8 --ey 8 --repeat 1");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "lane-instructions/s")) << r.out;
 }

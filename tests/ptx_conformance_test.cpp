@@ -24,11 +24,11 @@
 #include "ptx_test_util.hpp"
 #include "reference/f16_oracle.hpp"
 #include "test_util.hpp"
-#if defined(ENC5_HAVE_MPFR)
+#if defined(RRSWIN_HAVE_MPFR)
 #include "reference/mpfr_oracle.hpp"
 #endif
 
-using namespace enc5::ptx;
+using namespace rrswin::ptx;
 
 namespace {
 
@@ -340,15 +340,15 @@ TEST(PtxConformance, TestpEveryKindF32AndF64) {
 // f32 / f64 arithmetic in every rounding direction, .ftz and .sat (PTX ISA 9.7.3, 9.7.4), and the
 // conversions with a rounding direction (9.7.9.21); MPFR is the oracle (tests/reference).
 
-#if !defined(ENC5_HAVE_MPFR)
+#if !defined(RRSWIN_HAVE_MPFR)
 TEST(PtxConformance, F32F64ArithmeticInEveryRoundingDirection) {
-  ENC5_SKIP_UNLESS_CI() << "MPFR (libmpfr-dev) not found: the f32/f64 oracle is missing";
+  RRSWIN_SKIP_UNLESS_CI() << "MPFR (libmpfr-dev) not found: the f32/f64 oracle is missing";
 }
 #else
 namespace {
 
-using enc5::Round;
-using enc5_test::Oracle;
+using rrswin::Round;
+using rrswin_test::Oracle;
 
 const char* kRoundName[] = {"rn", "rz", "rm", "rp"};
 constexpr Round kRounds[] = {Round::rn, Round::rz, Round::rm, Round::rp};
@@ -609,7 +609,7 @@ TEST(PtxLimits, WorkBoundEndsAHostileLoopNamingTheOption) {
 namespace {
 
 // One f32 coordinate pair per lane in `in` (x at 2l, y at 2l+1); four f16 results per lane in out.
-std::vector<std::uint16_t> run_tex(const enc5::Texture& tex, TextureSampler smp, const std::vector<float>& coords) {
+std::vector<std::uint16_t> run_tex(const rrswin::Texture& tex, TextureSampler smp, const std::vector<float>& coords) {
   const std::string text =
       kHead +
       ".visible .entry k(.param .u64 pout, .param .u64 pin, .param .u64 ptex)\n{\n"
@@ -639,7 +639,7 @@ std::vector<std::uint16_t> run_tex(const enc5::Texture& tex, TextureSampler smp,
 
 // The reading's definition, written out independently: the four texels around x_B, y_B with
 // clamped integer coordinates, weights rounded to 1/256, the exact sum rounded once to f16.
-std::uint16_t linear_oracle(const enc5::Texture& t, int c, double x, double y) {
+std::uint16_t linear_oracle(const rrswin::Texture& t, int c, double x, double y) {
   const double xb = x - 0.5, yb = y - 0.5;
   const int i = static_cast<int>(std::floor(xb)), j = static_cast<int>(std::floor(yb));
   const long a = std::lround((xb - std::floor(xb)) * 256.0), b = std::lround((yb - std::floor(yb)) * 256.0);
@@ -652,7 +652,7 @@ std::uint16_t linear_oracle(const enc5::Texture& t, int c, double x, double y) {
   const long wts[4] = {(256 - a) * (256 - b), a * (256 - b), (256 - a) * b, a * b};
   __int128 sum = 0;  // in units of 2^-48: f16 units48 (2^-48) x weights (2^-16) x 2^16
   for (int k = 0; k < 4; ++k) {
-    const __int128 u = static_cast<__int128>(enc5::oracle::f16_units48()[q[k] & 0x7FFF]);
+    const __int128 u = static_cast<__int128>(rrswin::oracle::f16_units48()[q[k] & 0x7FFF]);
     sum += ((q[k] & 0x8000) ? -u : u) * wts[k];
   }
   // units48 are multiples of 2^24 (f16 values are multiples of 2^-24), so the 2^-16 of the
@@ -666,16 +666,16 @@ std::uint16_t linear_oracle(const enc5::Texture& t, int c, double x, double y) {
   const bool neg = sum < 0;
   const unsigned __int128 mag = static_cast<unsigned __int128>(neg ? -sum : sum);
   EXPECT_EQ(mag & 0xFFFF, 0u);
-  return enc5::oracle::round_units48(neg, mag >> 16);
+  return rrswin::oracle::round_units48(neg, mag >> 16);
 }
 
 }  // namespace
 
 TEST(PtxRrForms, TexFloatCoordinatesPointAndLinear) {
-  enc5::Texture tex;
+  rrswin::Texture tex;
   tex.width = 5;
   tex.height = 3;
-  tex.mode = enc5::AddressMode::clamp;
+  tex.mode = rrswin::AddressMode::clamp;
   std::uint32_t seed = 12345;
   for (int k = 0; k < tex.width * tex.height * 4; ++k) {
     seed = seed * 1664525u + 1013904223u;
@@ -726,7 +726,7 @@ TEST(PtxRrForms, FormattedSurfaceStoreAndIntegerToHalf) {
                            "  mul.lo.s32 %r2, %r1, 9000;\n  cvt.rn.f16.s32 %h0, %r2;\n"
                            "  mul.wide.u32 %rd3, %r0, 2;\n  add.s64 %rd3, %rd2, %rd3;\n  st.global.b16 [%rd3], %h0;\n  ret;\n}\n";
   auto m = parse_module(text, "sust.ptx");
-  enc5::Surface surf = enc5::Surface::make(8, 32);
+  rrswin::Surface surf = rrswin::Surface::make(8, 32);
   std::vector<std::uint16_t> out(32, 0);
   Device dev;
   const u64 hs = dev.bind_surface(&surf);
@@ -743,10 +743,10 @@ TEST(PtxRrForms, FormattedSurfaceStoreAndIntegerToHalf) {
     const std::uint8_t* p = surf.bytes.data() + static_cast<std::size_t>(l) * surf.pitch + static_cast<std::size_t>(x < 0 ? 0 : x) * 8;
     auto at = [&](int c) { return static_cast<std::uint16_t>(p[2 * c] | (p[2 * c + 1] << 8)); };
     // cvt.rn.f16.s32: the exact integer rounded once.
-    EXPECT_EQ(out[l], enc5::oracle::round_double(static_cast<double>(x * 9000))) << l;
+    EXPECT_EQ(out[l], rrswin::oracle::round_double(static_cast<double>(x * 9000))) << l;
     if (x < 0 || x >= 8) continue;  // .zero: dropped (the row's bytes stay 0, checked below)
-    EXPECT_EQ(at(0), enc5::oracle::round_double(f0)) << l;
-    EXPECT_EQ(at(1), enc5::oracle::round_double(f1)) << l;
+    EXPECT_EQ(at(0), rrswin::oracle::round_double(f0)) << l;
+    EXPECT_EQ(at(1), rrswin::oracle::round_double(f1)) << l;
     EXPECT_EQ(at(2), 0x7FFF) << l;  // NaN -> canonical f16 NaN (cvt.rn.f16.f32)
     EXPECT_EQ(at(3), 0x7C00) << l;  // 65536 -> +Inf
   }
@@ -1072,7 +1072,7 @@ TEST(PtxConformance, CpAsyncPrefetchAndCacheHints) {
     for (int k = 0; k < 16; ++k) EXPECT_EQ(out[16 * l + k], k < (l & 15) ? in[16 * l + k] : 0) << l << " " << k;
 }
 
-// A few conformance rows through `enc5 ptx launch` (the user's way in): the two silent wrong
+// A few conformance rows through `rrswin ptx launch` (the user's way in): the two silent wrong
 // results of issue 20 and a directed-rounding conversion, and the model-dependent report.
 TEST(PtxConformance, ThroughEnc5PtxLaunch) {
   test_util::TempDir t;
@@ -1088,7 +1088,7 @@ TEST(PtxConformance, ThroughEnc5PtxLaunch) {
                f);
     std::fclose(f);
   }
-  const test_util::Result r = t.enc5(
+  const test_util::Result r = t.rrswin(
       "ptx launch k.ptx --entry k --grid 1,1,1 --block 1,1,1 --buffer out:16 --param ptr:out --param u32:0x80 --param u32:16777217 -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("model-dependent: sin.approx.f32"), std::string::npos) << r.out;
@@ -1154,7 +1154,7 @@ TEST(PtxConformance, SetAndSetpOnHalvesAndBf16) {
     const std::string c = cs;
     for (int bf = 0; bf < 2; ++bf) {
       const std::string x2 = bf ? "bf16x2" : "f16x2", one = bf ? "bf16" : "f16";
-      const auto val = [bf](u64 h) { return bf ? bf16_value(h) : enc5::oracle::f16_value(static_cast<std::uint16_t>(h)); };
+      const auto val = [bf](u64 h) { return bf ? bf16_value(h) : rrswin::oracle::f16_value(static_cast<std::uint16_t>(h)); };
       const auto lo_r = [=](const Inputs& x) { return cmp_ref(c, val(x.a & 0xFFFF), val(x.b & 0xFFFF)); };
       const auto hi_r = [=](const Inputs& x) { return cmp_ref(c, val((x.a >> 16) & 0xFFFF), val((x.b >> 16) & 0xFFFF)); };
       const std::vector<Inputs> in = half_pair_inputs(bf ? bf16s : f16s);
@@ -1190,7 +1190,7 @@ TEST(PtxConformance, SetAndSetpOnHalvesAndBf16) {
            in, [=](const Inputs& x) -> u64 { return lo_r(x) ? onev : 0; }});
       if (!bf) {
         // .ftz: a subnormal f16 input compares as a zero of its sign.
-        const auto fz = [](u64 h) { return enc5::oracle::f16_value(static_cast<std::uint16_t>((h & 0x7C00) == 0 ? h & 0x8000 : h)); };
+        const auto fz = [](u64 h) { return rrswin::oracle::f16_value(static_cast<std::uint16_t>((h & 0x7C00) == 0 ? h & 0x8000 : h)); };
         rows.push_back({"setp.ftz.f16x2",
                         load + "  setp." + c +
                             ".ftz.f16x2 %q1|%q2, %x0, %x1;\n  selp.u64 %y1, 1, 0, %q1;\n  selp.u64 %y2, 2, 0, %q2;\n  or.b64 %d, %y1, %y2;",
@@ -1256,7 +1256,7 @@ TEST(PtxConformance, SetAndSetpOnHalvesAndBf16) {
 namespace {
 
 u64 relu16(u64 h, bool bf) {
-  const bool nan = bf ? ((h & 0x7F80) == 0x7F80 && (h & 0x7F)) : enc5::oracle::is_nan(static_cast<std::uint16_t>(h));
+  const bool nan = bf ? ((h & 0x7F80) == 0x7F80 && (h & 0x7F)) : rrswin::oracle::is_nan(static_cast<std::uint16_t>(h));
   if (nan) return 0x7FFF;
   return (h & 0x8000) ? 0 : h;
 }
@@ -1275,12 +1275,12 @@ u64 bf16_round_ref(std::uint32_t fb) {
 }
 u64 max_ref(u64 a, u64 b, bool is_max, bool nan_mode) {
   const auto fa = static_cast<std::uint16_t>(a), fb = static_cast<std::uint16_t>(b);
-  const bool na = enc5::oracle::is_nan(fa), nb = enc5::oracle::is_nan(fb);
+  const bool na = rrswin::oracle::is_nan(fa), nb = rrswin::oracle::is_nan(fb);
   if (na && nb) return 0x7FFF;
   if (nan_mode && (na || nb)) return 0x7FFF;
   if (na) return b;
   if (nb) return a;
-  const double x = enc5::oracle::f16_value(fa), y = enc5::oracle::f16_value(fb);
+  const double x = rrswin::oracle::f16_value(fa), y = rrswin::oracle::f16_value(fb);
   if (x == y && x == 0) return is_max ? ((a & b & 0x8000) ? a : 0) : (((a | b) & 0x8000) ? 0x8000 : a);
   return is_max ? (x >= y ? a : b) : (x <= y ? a : b);
 }
@@ -1294,7 +1294,7 @@ TEST(PtxConformance, ReluAndSatOnHalfResults) {
   std::vector<Inputs> in;
   for (int l = 0; l < 32; ++l) in.push_back({f32s[l % 24], f32s[(l * 7 + 5) % 24], 0});
   const auto r16 = [](u64 x) {
-    return static_cast<u64>(enc5::oracle::round_double(static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(x)))));
+    return static_cast<u64>(rrswin::oracle::round_double(static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(x)))));
   };
   const std::string load = "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  mov.b32 %f0, %x0;\n  mov.b32 %f1, %x1;\n";
   std::vector<Row> rows = {
@@ -1303,7 +1303,7 @@ TEST(PtxConformance, ReluAndSatOnHalfResults) {
       {"cvt.rn.sat.f16.f32", load + "  cvt.rn.sat.f16.f32 %h0, %f0;\n  cvt.u64.u16 %d, %h0;", in,
        [&](const Inputs& x) -> u64 {
          const u64 h = r16(x.a);
-         if (enc5::oracle::is_nan(static_cast<std::uint16_t>(h)) || (h & 0x8000)) return 0;
+         if (rrswin::oracle::is_nan(static_cast<std::uint16_t>(h)) || (h & 0x8000)) return 0;
          return h > 0x3C00 ? 0x3C00 : h;
        }},
       {"cvt.rn.relu.f16x2.f32 (a -> upper half)", load + "  cvt.rn.relu.f16x2.f32 %x2, %f0, %f1;\n  cvt.u64.u32 %d, %x2;", in,
@@ -1327,8 +1327,8 @@ TEST(PtxConformance, ReluAndSatOnHalfResults) {
       "  cvt.u32.u64 %x0, %a;\n  cvt.u32.u64 %x1, %b;\n  cvt.u32.u64 %x2, %c;\n  cvt.u16.u32 %h0, %x0;\n  cvt.u16.u32 %h1, %x1;\n  cvt.u16.u32 %h2, %x2;\n";
   const auto half = [](u64 x, int k) { return (x >> (16 * k)) & 0xFFFF; };
   const auto fma_ref = [&](const Inputs& x, int k) {
-    return static_cast<u64>(enc5::oracle::fma(static_cast<std::uint16_t>(half(x.a, k)), static_cast<std::uint16_t>(half(x.b, k)),
-                                              static_cast<std::uint16_t>(half(x.c, k))));
+    return static_cast<u64>(rrswin::oracle::fma(static_cast<std::uint16_t>(half(x.a, k)), static_cast<std::uint16_t>(half(x.b, k)),
+                                                static_cast<std::uint16_t>(half(x.c, k))));
   };
   rows.push_back({"fma.rn.relu.f16", hload + "  fma.rn.relu.f16 %h3, %h0, %h1, %h2;\n  cvt.u64.u16 %d, %h3;", hin,
                   [&](const Inputs& x) { return relu16(fma_ref(x, 0), false); }});
@@ -1478,7 +1478,7 @@ TEST(PtxConformance, LdmatrixAndStmatrix) {
 // bf16 / bf16x2 arithmetic (PTX ISA half arithmetic: add/sub/mul.rn, min/max, neg/abs). Expected:
 // MPFR at bf16's precision (8 bits) and exponent range (subnormals down to 2^-133), NaN results
 // the canonical 0x7FFF; min/max, neg and abs by the ISA's rules written here.
-#if defined(ENC5_HAVE_MPFR)
+#if defined(RRSWIN_HAVE_MPFR)
 namespace {
 
 u64 bf16_mpfr(int op, u64 a, u64 b, u64 c = 0) {

@@ -1,4 +1,4 @@
-// `enc5 ptx launch` (issue 20 §1, bridge/launch.hpp): any entry with buffers, typed parameters,
+// `rrswin ptx launch` (issue 20 §1, bridge/launch.hpp): any entry with buffers, typed parameters,
 // textures, surfaces and dynamic shared memory from the command line. The parameter block is checked
 // byte by byte with a kernel that echoes every parameter (tests/ptx/launch.ptx params_echo, expected
 // bytes written here by hand); the nvcc kernel int_mix is compared with the C++ API run on a block
@@ -21,10 +21,10 @@ using namespace test_util;
 
 namespace {
 
-std::string launch_ptx() { return std::string(ENC5_TESTS_DIR) + "/ptx/launch.ptx"; }
-std::string kernels_ptx() { return std::string(ENC5_TESTS_DIR) + "/ptx/kernels.ptx"; }
+std::string launch_ptx() { return std::string(RRSWIN_TESTS_DIR) + "/ptx/launch.ptx"; }
+std::string kernels_ptx() { return std::string(RRSWIN_TESTS_DIR) + "/ptx/kernels.ptx"; }
 
-std::vector<std::uint8_t> slurp(const fs::path& p) { return enc5::read_file_bytes(p.string()); }
+std::vector<std::uint8_t> slurp(const fs::path& p) { return rrswin::read_file_bytes(p.string()); }
 
 template <class T>
 T at(const std::vector<std::uint8_t>& b, std::size_t off) {
@@ -37,10 +37,10 @@ T at(const std::vector<std::uint8_t>& b, std::size_t off) {
 
 TEST(PtxLaunch, ParameterBlockFromTypedValuesInDeclaredOrder) {
   TempDir t;
-  const Result r = t.enc5("ptx launch '" + launch_ptx() +
-                          "' --entry params_echo --grid 1 --block 32 --buffer out:48 --param ptr:out --param u8:255 --param u16:0xBEEF"
-                          " --param u32:4000000000 --param u64:0x0123456789ABCDEF --param s8:-5 --param f16:1.5 --param f32:-2.25"
-                          " --param f64:0.1 --param b8:-1 -o res");
+  const Result r = t.rrswin("ptx launch '" + launch_ptx() +
+                            "' --entry params_echo --grid 1 --block 32 --buffer out:48 --param ptr:out --param u8:255 --param u16:0xBEEF"
+                            " --param u32:4000000000 --param u64:0x0123456789ABCDEF --param s8:-5 --param f16:1.5 --param f32:-2.25"
+                            " --param f64:0.1 --param b8:-1 -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto out = slurp(t.path / "res" / "out.bin");
   ASSERT_EQ(out.size(), 48u);
@@ -57,7 +57,7 @@ TEST(PtxLaunch, ParameterBlockFromTypedValuesInDeclaredOrder) {
 }
 
 TEST(PtxLaunch, DecimalsRoundOnceToNearestEven) {
-  using enc5::ptx::parse_param_arg;
+  using rrswin::ptx::parse_param_arg;
   // f16: 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even gives 1 (0x3C00); a decimal just
   // above the midpoint (1.00048828125000000001) must round up to 0x3C01 although its nearest double
   // is the midpoint itself.
@@ -85,13 +85,13 @@ TEST(PtxLaunch, NvccKernelMatchesTheApiRunOnAHandBuiltBlock) {
   std::vector<std::uint8_t> bytes(4 * n);
   std::memcpy(bytes.data(), in.data(), bytes.size());
   put(t.path / "in.bin", bytes);
-  const Result r = t.enc5("ptx launch '" + kernels_ptx() +
-                          "' --entry int_mix --grid 4 --block 256 --buffer in=in.bin --buffer out:4000 --param ptr:in --param ptr:out"
-                          " --param s32:1000 --threads 2 -o res");
+  const Result r = t.rrswin("ptx launch '" + kernels_ptx() +
+                            "' --entry int_mix --grid 4 --block 256 --buffer in=in.bin --buffer out:4000 --param ptr:in --param ptr:out"
+                            " --param s32:1000 --threads 2 -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   // The reference: ptx::run with the block laid out here (u64, u64, u32 at +0, +8, +16).
-  const auto m = enc5::ptx::load_module(kernels_ptx());
-  enc5::ptx::Device dev;
+  const auto m = rrswin::ptx::load_module(kernels_ptx());
+  rrswin::ptx::Device dev;
   std::vector<std::uint8_t> out(4 * n, 0);
   const std::uint64_t a_in = dev.add_global_readonly("in", bytes), a_out = dev.add_global("out", out);
   std::vector<std::uint8_t> block(20, 0);
@@ -99,9 +99,9 @@ TEST(PtxLaunch, NvccKernelMatchesTheApiRunOnAHandBuiltBlock) {
   std::memcpy(block.data() + 8, &a_out, 8);
   const std::int32_t nn = n;
   std::memcpy(block.data() + 16, &nn, 4);
-  enc5::ptx::RunOptions o;
+  rrswin::ptx::RunOptions o;
   o.threads = 1;
-  enc5::ptx::run(*m, "int_mix", {4, 1, 1}, {256, 1, 1}, block, dev, o);
+  rrswin::ptx::run(*m, "int_mix", {4, 1, 1}, {256, 1, 1}, block, dev, o);
   EXPECT_EQ(slurp(t.path / "res" / "out.bin"), out);
   EXPECT_EQ(slurp(t.path / "res" / "in.bin"), bytes);  // every buffer is written back
 }
@@ -113,12 +113,12 @@ TEST(PtxLaunch, DynamicSharedMemory) {
   put(t.path / "in.bin", in);
   const std::string base = "ptx launch '" + launch_ptx() +
                            "' --entry dyn_reverse --grid 1 --block 256 --buffer in=in.bin --buffer out:1024 --param ptr:in --param ptr:out";
-  Result r = t.enc5(base + " --shared 1024 -o res");
+  Result r = t.rrswin(base + " --shared 1024 -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto out = slurp(t.path / "res" / "out.bin");
   for (int i = 0; i < 256; ++i) EXPECT_EQ(at<std::uint32_t>(out, 4 * i), at<std::uint32_t>(in, 4 * (255 - i))) << i;
   // Too little dynamic shared memory: the run fails on the first access beyond it, and nothing is written.
-  r = t.enc5(base + " --shared 512 -o res2");
+  r = t.rrswin(base + " --shared 512 -o res2");
   EXPECT_NE(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "shared")) << r.out;
   EXPECT_FALSE(fs::exists(t.path / "res2"));
@@ -130,13 +130,14 @@ TEST(PtxLaunch, TextureAndSurfaceObjects) {
   std::vector<std::uint8_t> tex(4 * 2 * 8);
   for (std::size_t i = 0; i < tex.size(); ++i) tex[i] = static_cast<std::uint8_t>(0x31 + i);
   put(t.path / "tex.bin", tex);
-  Result r = t.enc5("ptx launch '" + launch_ptx() +
-                    "' --entry tex_copy --grid 2 --block 4 --texture img=tex.bin@4x2 --surface s=4x2 --param ptr:img --param ptr:s -o res");
+  Result r =
+      t.rrswin("ptx launch '" + launch_ptx() +
+               "' --entry tex_copy --grid 2 --block 4 --texture img=tex.bin@4x2 --surface s=4x2 --param ptr:img --param ptr:s -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(slurp(t.path / "res" / "s.bin"), tex);
   EXPECT_FALSE(fs::exists(t.path / "res" / "img.bin"));  // textures are read-only: not written back
   // A pitched surface keeps its padding bytes.
-  r = t.enc5(
+  r = t.rrswin(
       "ptx launch '" + launch_ptx() +
       "' --entry tex_copy --grid 2 --block 4 --texture img=tex.bin@4x2 --surface s=4x2-pitch40 --param ptr:img --param ptr:s -o res2");
   ASSERT_EQ(r.status, 0) << r.out;
@@ -195,15 +196,16 @@ TEST(PtxLaunch, HostileValuesEndInClearErrors) {
       {ok + "--param s32:1 --entry nope", "--entry 'nope': the file has no such entry"},
   };
   for (const Case& c : cases) {
-    const Result r = t.enc5(k + c.args + " -o res");
+    const Result r = t.rrswin(k + c.args + " -o res");
     EXPECT_NE(r.status, 0) << c.args << "\n" << r.out;
     EXPECT_TRUE(contains(r.out, c.message)) << c.args << "\n" << r.out;
     EXPECT_FALSE(fs::exists(t.path / "res")) << c.args;
   }
   // A parameter of another size, and an aggregate no scalar fills.
-  Result r = t.enc5(k + ok + "--param u64:1 -o res");
+  Result r = t.rrswin(k + ok + "--param u64:1 -o res");
   EXPECT_TRUE(contains(r.out, "parameter 3 of int_mix, int_mix_param_2, is 4 bytes; u64 is 8")) << r.out;
-  r = t.enc5("ptx launch '" + launch_ptx() + "' --entry by_value --grid 1 --block 1 --buffer out:16 --param ptr:out --param u64:0 -o res");
+  r = t.rrswin("ptx launch '" + launch_ptx() +
+               "' --entry by_value --grid 1 --block 1 --buffer out:16 --param ptr:out --param u64:0 -o res");
   EXPECT_NE(r.status, 0);
   EXPECT_TRUE(contains(r.out, "agg, is 16 bytes; u64 is 8")) << r.out;
   EXPECT_FALSE(fs::exists(t.path / "res"));
@@ -211,16 +213,16 @@ TEST(PtxLaunch, HostileValuesEndInClearErrors) {
 
 TEST(PtxLaunch, HelpDocumentsTheSpelling) {
   TempDir t;
-  const Result r = t.enc5("ptx launch --help");
+  const Result r = t.rrswin("ptx launch --help");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_TRUE(contains(r.out, "usage: enc5 ptx launch FILE.ptx --entry NAME --grid X,Y,Z --block X,Y,Z [--shared BYTES]")) << r.out;
+  EXPECT_TRUE(contains(r.out, "usage: rrswin ptx launch FILE.ptx --entry NAME --grid X,Y,Z --block X,Y,Z [--shared BYTES]")) << r.out;
   for (const char* o : {"--buffer NAME=FILE", "--buffer NAME:BYTES", "--param TYPE:VALUE", "ptr:NAME", "--texture NAME=FILE",
                         "--surface NAME=", "--profile", "--threads N", "-o, --out DIR"})
     EXPECT_TRUE(contains(r.out, o)) << o;
 }
 
-// `enc5 ptx run --capture` of another kernel's replay capture (bridge/kernel_capture.hpp): the
-// launch as captured, the outputs in launch-dump naming, which `enc5 diff` compares with a dump.
+// `rrswin ptx run --capture` of another kernel's replay capture (bridge/kernel_capture.hpp): the
+// launch as captured, the outputs in launch-dump naming, which `rrswin diff` compares with a dump.
 namespace {
 
 void write_text(const fs::path& p, const std::string& s) { put(p, std::vector<std::uint8_t>(s.begin(), s.end())); }
@@ -256,7 +258,7 @@ std::vector<std::uint8_t> int_mix_capture(const fs::path& dir, const std::string
 TEST(PtxLaunch, CaptureOfAnotherKernelRunsAndDiffs) {
   TempDir t;
   const auto in = int_mix_capture(t.path / "cap");
-  Result r = t.enc5("ptx run '" + kernels_ptx() + "' --capture cap -o out --threads 2");
+  Result r = t.rrswin("ptx run '" + kernels_ptx() + "' --capture cap -o out --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   const fs::path out_file = t.path / "out" / "launch-000-int_mix-arg008-buffer-base0x7f0000100000-size4000-fmt0.bin";
   const fs::path in_file = t.path / "out" / "launch-000-int_mix-arg000-buffer-base0x7f0000000000-size4000-fmt0.bin";
@@ -264,20 +266,20 @@ TEST(PtxLaunch, CaptureOfAnotherKernelRunsAndDiffs) {
   EXPECT_EQ(slurp(in_file), in);
   // The same launch through `ptx launch`.
   put(t.path / "in.bin", in);
-  r = t.enc5(
+  r = t.rrswin(
       "ptx launch '" + kernels_ptx() +
       "' --entry int_mix --grid 4 --block 256 --buffer in=in.bin --buffer out:4000 --param ptr:in --param ptr:out --param s32:1000 -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(slurp(out_file), slurp(t.path / "res" / "out.bin"));
-  // enc5 diff against a "GPU dump" of the launch: identical, then one byte off.
+  // rrswin diff against a "GPU dump" of the launch: identical, then one byte off.
   fs::create_directories(t.path / "gpu");
   for (const auto& e : fs::directory_iterator(t.path / "out")) fs::copy_file(e.path(), t.path / "gpu" / e.path().filename());
-  r = t.enc5("diff gpu out");
+  r = t.rrswin("diff gpu out");
   EXPECT_EQ(r.status, 0) << r.out;
   auto bytes = slurp(out_file);
   bytes[100] ^= 1;
   put(t.path / "gpu" / out_file.filename(), bytes);
-  r = t.enc5("diff gpu out");
+  r = t.rrswin("diff gpu out");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(contains(r.out, "arg008")) << r.out;
 }
@@ -292,7 +294,7 @@ TEST(PtxLaunch, CaptureOfAnotherKernelWithTextureAndSurface) {
   put(cap / "surf.bin", std::vector<std::uint8_t>(2 * 40, 0xAA));
   write_text(cap / "manifest.txt", "kernel tex_copy\nlaunch 2 1 1 4 1 1 0\ntexture 0 4 2 16 clamp tex.bin\nsurface 8 4 2 16 40 surf.bin\n");
   put(cap / "args.bin", std::vector<std::uint8_t>(16, 0));
-  const Result r = t.enc5("ptx run '" + launch_ptx() + "' --capture cap -o out");
+  const Result r = t.rrswin("ptx run '" + launch_ptx() + "' --capture cap -o out");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto s = slurp(t.path / "out" / "launch-000-tex_copy-arg008-surface-4x2-pitch40-fmt16.bin");
   ASSERT_EQ(s.size(), 80u);
@@ -337,14 +339,14 @@ TEST(PtxLaunch, HostileCapturesOfAnotherKernel) {
          fs::remove(d / "alloc-1.bin");
          fs::create_symlink("/etc/passwd", d / "alloc-1.bin");
        },
-       "not a symbolic link (enc5 follows no link"},
+       "not a symbolic link (rrswin follows no link"},
       {"", [](const fs::path& d) { put(d / "alloc-1.bin", std::vector<std::uint8_t>(10, 0)); }, "4000 bytes (the manifest's alloc size)"},
   };
   for (const Case& c : cases) {
     TempDir t;
     int_mix_capture(t.path / "cap", c.extra_manifest);
     if (c.damage) c.damage(t.path / "cap");
-    const Result r = t.enc5("ptx run '" + kernels_ptx() + "' --capture cap -o out");
+    const Result r = t.rrswin("ptx run '" + kernels_ptx() + "' --capture cap -o out");
     EXPECT_NE(r.status, 0) << c.message << "\n" << r.out;
     EXPECT_TRUE(contains(r.out, c.message)) << c.message << "\n" << r.out;
     EXPECT_FALSE(fs::exists(t.path / "out")) << c.message;

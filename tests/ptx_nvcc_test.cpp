@@ -22,11 +22,11 @@
 #include "ptx/ptx.hpp"
 #include "test_util.hpp"
 
-using namespace enc5::ptx;
+using namespace rrswin::ptx;
 
 namespace {
 
-std::string kernels_path() { return std::string(ENC5_TESTS_DIR) + "/ptx/kernels.ptx"; }
+std::string kernels_path() { return std::string(RRSWIN_TESTS_DIR) + "/ptx/kernels.ptx"; }
 
 std::string read(const std::string& p) {
   std::ifstream f(p, std::ios::binary);
@@ -161,42 +161,42 @@ TEST(PtxNvcc, SeedInstructionsAsInlineAsm) {
         if (((x >> (8 * k)) & 0x7F) == 0x7F) x &= ~(1u << (8 * k));  // no e4m3 NaN codes
     in[i] = x;
   }
-  enc5::Texture tex;
+  rrswin::Texture tex;
   tex.width = 4;
   tex.height = 5;
-  for (int i = 0; i < 4 * 5 * 4; ++i) tex.rgba.push_back(static_cast<enc5::f16_t>(0x4000 + 3 * i));
-  enc5::Surface surf = enc5::Surface::make(blocks * 32 - 5, 1);  // the last 5 stores are dropped (.zero)
+  for (int i = 0; i < 4 * 5 * 4; ++i) tex.rgba.push_back(static_cast<rrswin::f16_t>(0x4000 + 3 * i));
+  rrswin::Surface surf = rrswin::Surface::make(blocks * 32 - 5, 1);  // the last 5 stores are dropped (.zero)
   Device dev;
   const auto a = dev.add_global_readonly("in", bytes(in));
   const auto o = dev.add_global("out", bytes(out));
   Params p;
   p.add(a).add(o).add(dev.bind_texture(&tex)).add(dev.bind_surface(&surf));
-  for (const enc5::Profile* prof : {&enc5::profile_ada(), &enc5::profile_zluda()}) {
+  for (const rrswin::Profile* prof : {&rrswin::profile_ada(), &rrswin::profile_zluda()}) {
     RunOptions opt;
     opt.profile = prof;
     run(kernels(), "seed_ops", {blocks, 1, 1}, {32, 1, 1}, p.b, dev, opt);
     for (int b = 0; b < blocks; ++b) {
-      enc5::MmaFragA fa;
-      enc5::MmaFragB fb;
-      enc5::MmaFragC fc;
+      rrswin::MmaFragA fa;
+      rrswin::MmaFragB fb;
+      rrswin::MmaFragC fc;
       for (int l = 0; l < 32; ++l) {
         const std::uint32_t* w = &in[(b * 32 + l) * 8];
         fa.reg[l] = {w[0], w[1], w[2], w[3]};
         fb.reg[l] = {w[4], w[5]};
         fc.reg[l] = {w[6], w[7]};
       }
-      const enc5::MmaFragC d = enc5::mma_m16n8k32(*prof, fa, fb, fc);
-      enc5::WarpReg d0;
+      const rrswin::MmaFragC d = rrswin::mma_m16n8k32(*prof, fa, fb, fc);
+      rrswin::WarpReg d0;
       for (int l = 0; l < 32; ++l) d0[l] = d.reg[l][0];
-      const enc5::WarpReg t = enc5::movmatrix_trans(d0);
-      const enc5::WarpReg s = enc5::shfl_bfly(t, 3);
+      const rrswin::WarpReg t = rrswin::movmatrix_trans(d0);
+      const rrswin::WarpReg s = rrswin::shfl_bfly(t, 3);
       for (int l = 0; l < 32; ++l) {
         const std::uint32_t* r = &out[(b * 32 + l) * 8];
         ASSERT_EQ(r[0], d.reg[l][0]);
         ASSERT_EQ(r[1], d.reg[l][1]);
         ASSERT_EQ(r[2], t[l]);
         ASSERT_EQ(r[3], s[l]);
-        ASSERT_EQ(r[4], enc5::cvt_e4m3x2_f16x2(d.reg[l][1], *prof));
+        ASSERT_EQ(r[4], rrswin::cvt_e4m3x2_f16x2(d.reg[l][1], *prof));
         const auto texel = tex.fetch(l % 6 - 1, l / 6 - 1);
         ASSERT_EQ(r[5], texel[0] | (static_cast<std::uint32_t>(texel[1]) << 16));
         ASSERT_EQ(r[6], texel[2] | (static_cast<std::uint32_t>(texel[3]) << 16));
@@ -247,7 +247,7 @@ TEST(PtxNvcc, DeviceFunctionCallsAreInlined) {
 TEST(PtxNvcc, CheckedInPtxMatchesNvcc) {
   if (test_util::shell("command -v nvcc").status != 0) GTEST_SKIP() << "nvcc not installed: the checked-in kernels.ptx is used as is";
   test_util::TempDir tmp;
-  const std::string cu = std::string(ENC5_TESTS_DIR) + "/ptx/kernels.cu";
+  const std::string cu = std::string(RRSWIN_TESTS_DIR) + "/ptx/kernels.cu";
   const auto r = test_util::shell("nvcc -arch=sm_89 -ptx -O3 '" + cu + "' -o '" + tmp.file("k.ptx") + "'");
   ASSERT_EQ(r.status, 0) << r.out;
   auto split = [](const std::string& text, std::string& version) {

@@ -1,4 +1,4 @@
-// `enc5 ptx stats`' counts (ptx::entry_stats): every model-dependent instruction (every .approx form,
+// `rrswin ptx stats`' counts (ptx::entry_stats): every model-dependent instruction (every .approx form,
 // the same criterion as the run's RunStats::model_dependent), the FP8 and the integer mma. The
 // expected counts are the instructions of the PTX written here.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 
 #include "ptx/ptx.hpp"
 
-using namespace enc5::ptx;
+using namespace rrswin::ptx;
 
 namespace {
 

@@ -28,11 +28,11 @@
 #include "ptx/ptx.hpp"
 #include "ptx_test_util.hpp"
 #include "reference/f16_oracle.hpp"
-#if defined(ENC5_HAVE_CUDA_FP8_REF)
+#if defined(RRSWIN_HAVE_CUDA_FP8_REF)
 #include "reference/cuda_fp8_ref.hpp"
 #endif
 
-using namespace enc5::ptx;
+using namespace rrswin::ptx;
 
 namespace {
 
@@ -54,7 +54,7 @@ struct Out {
 };
 
 Out run_kernel(const std::string& ptx, std::vector<std::uint32_t> in, std::size_t out_words, Dim3 grid = {1, 1, 1}, Dim3 block = {32, 1, 1},
-               const enc5::Profile* profile = nullptr, Device* dev_in = nullptr, int threads = 1) {
+               const rrswin::Profile* profile = nullptr, Device* dev_in = nullptr, int threads = 1) {
   auto m = parse_module(ptx, "test.ptx");
   Out o;
   o.out.assign(out_words, 0xDEADBEEFu);
@@ -241,7 +241,7 @@ TEST(PtxF16, PackedAndScalarOpsMatchOracle) {
   in[2] = 0x7E007C00;
   in[258] = 0xFC003C00;  // NaN and Inf - Inf
   const Out o = run_kernel(kernel(body), in, 11 * 256, {kBlocks, 1, 1});
-  using namespace enc5;
+  using namespace rrswin;
   for (int t = 0; t < 256; ++t) {
     const std::uint32_t a = in[t], b = in[256 + t], c = in[512 + t];
     auto halves = [&](auto f) -> std::uint32_t {
@@ -287,28 +287,28 @@ TEST(PtxCvt, E4m3BothDirectionsAndF16Conversions) {
   std::vector<std::uint32_t> in(65536);
   std::mt19937 g(3);
   for (std::uint32_t i = 0; i < 65536; ++i) in[i] = i | (g() & 0xFFFF0000u);
-  for (const enc5::Profile* p : {&enc5::profile_ada(), &enc5::profile_zluda()}) {
+  for (const rrswin::Profile* p : {&rrswin::profile_ada(), &rrswin::profile_zluda()}) {
     const Out o = run_kernel(kernel(body), in, 5 * 65536, {256, 1, 1}, {256, 1, 1}, p, nullptr, 2);
     for (std::uint32_t i = 0; i < 65536; ++i) {
       const std::uint32_t x = in[i];
-      ASSERT_EQ(o.out[i], enc5::cvt_e4m3x2_f16x2(x, *p)) << std::hex << x;
-#if defined(ENC5_HAVE_CUDA_FP8_REF)
-      if (p == &enc5::profile_ada()) {
-        ASSERT_EQ(o.out[i], enc5::ref::nv_cvt_f16x2_to_e4m3x2_satfinite(x)) << std::hex << x;
+      ASSERT_EQ(o.out[i], rrswin::cvt_e4m3x2_f16x2(x, *p)) << std::hex << x;
+#if defined(RRSWIN_HAVE_CUDA_FP8_REF)
+      if (p == &rrswin::profile_ada()) {
+        ASSERT_EQ(o.out[i], rrswin::ref::nv_cvt_f16x2_to_e4m3x2_satfinite(x)) << std::hex << x;
       }
-      ASSERT_EQ(o.out[65536 + i], enc5::ref::nv_cvt_e4m3x2_to_f16x2(static_cast<std::uint16_t>(x))) << std::hex << x;
+      ASSERT_EQ(o.out[65536 + i], rrswin::ref::nv_cvt_e4m3x2_to_f16x2(static_cast<std::uint16_t>(x))) << std::hex << x;
 #endif
-      ASSERT_EQ(o.out[65536 + i], enc5::cvt_f16x2_e4m3x2(static_cast<std::uint16_t>(x)));
+      ASSERT_EQ(o.out[65536 + i], rrswin::cvt_f16x2_e4m3x2(static_cast<std::uint16_t>(x)));
       // cvt.f32.f16 is exact: compare with the oracle's decoded value.
       const std::uint16_t h = static_cast<std::uint16_t>(x);
       if ((h & 0x7C00) != 0x7C00) {
-        const double want = (h & 0x8000 ? -1 : 1) * enc5::oracle::f16_value(h & 0x7FFF);
+        const double want = (h & 0x8000 ? -1 : 1) * rrswin::oracle::f16_value(h & 0x7FFF);
         ASSERT_EQ(std::bit_cast<float>(o.out[2 * 65536 + i]), static_cast<float>(want)) << std::hex << h;
       }
       const float f = std::bit_cast<float>(x);
       if (std::isfinite(f) && std::fabs(f) < 1e30f) {
-        ASSERT_EQ(o.out[3 * 65536 + i], enc5::oracle::round_double(static_cast<double>(f))) << std::hex << x;
-        ASSERT_EQ(o.out[4 * 65536 + i], enc5::oracle::round_double(static_cast<double>(f) * std::bit_cast<double>(0x3FF0000000000001ull)))
+        ASSERT_EQ(o.out[3 * 65536 + i], rrswin::oracle::round_double(static_cast<double>(f))) << std::hex << x;
+        ASSERT_EQ(o.out[4 * 65536 + i], rrswin::oracle::round_double(static_cast<double>(f) * std::bit_cast<double>(0x3FF0000000000001ull)))
             << std::hex << x;
       }
     }
@@ -366,7 +366,7 @@ TEST(PtxApprox, WrappedApproxOpsCallNumerics) {
     in[1024 + i] = std::bit_cast<std::uint32_t>(std::ldexp(static_cast<float>(g() % 20000) / 1000.0f - 10.0f, static_cast<int>(g() % 3)));
   }
   const Out o = run_kernel(kernel(body), in, 4 * 1024, {4, 1, 1}, {256, 1, 1});
-  using namespace enc5;
+  using namespace rrswin;
   for (int i = 0; i < 1024; ++i) {
     const f16_t h = static_cast<f16_t>(in[i]);
     const float x = f16_to_f32(h), y = std::bit_cast<float>(in[1024 + i]);
@@ -408,20 +408,20 @@ TEST(PtxCollective, MmaFragmentsMatchNumericsBothProfiles) {
     for (int l = 0; l < 32; ++l)
       for (int k = 6; k < 8; ++k)
         in[static_cast<std::size_t>(c) * 256 + l * 8 + k] = ((g() & 0x3FF) | 0x3000) | (((g() & 0x3FF) | 0xB400) << 16);
-  for (const enc5::Profile* p : {&enc5::profile_ada(), &enc5::profile_zluda()}) {
+  for (const rrswin::Profile* p : {&rrswin::profile_ada(), &rrswin::profile_zluda()}) {
     const Out o = run_kernel(kernel(kMmaBody), in, static_cast<std::size_t>(n) * 64, {static_cast<std::uint32_t>(n), 1, 1}, {32, 1, 1}, p);
     EXPECT_EQ(o.st.mma, static_cast<std::uint64_t>(n));
     for (int c = 0; c < n; ++c) {
-      enc5::MmaFragA fa;
-      enc5::MmaFragB fb;
-      enc5::MmaFragC fc;
+      rrswin::MmaFragA fa;
+      rrswin::MmaFragB fb;
+      rrswin::MmaFragC fc;
       for (int l = 0; l < 32; ++l) {
         const std::uint32_t* w = &in[static_cast<std::size_t>(c) * 256 + l * 8];
         for (int k = 0; k < 4; ++k) fa.reg[l][k] = w[k];
         fb.reg[l] = {w[4], w[5]};
         fc.reg[l] = {w[6], w[7]};
       }
-      const enc5::MmaFragC want = enc5::mma_m16n8k32(*p, fa, fb, fc);
+      const rrswin::MmaFragC want = rrswin::mma_m16n8k32(*p, fa, fb, fc);
       for (int l = 0; l < 32; ++l)
         for (int k = 0; k < 2; ++k)
           ASSERT_EQ(o.out[static_cast<std::size_t>(c) * 64 + l * 2 + k], want.reg[l][k]) << p->name << " case " << c << " lane " << l;
@@ -430,10 +430,10 @@ TEST(PtxCollective, MmaFragmentsMatchNumericsBothProfiles) {
 }
 
 TEST(PtxCollective, MmaReproducesAdaMeasurements) {
-  std::vector<enc5_test::AdaMmaCase> cases;
+  std::vector<rrswin_test::AdaMmaCase> cases;
   std::string why;
-  if (!enc5_test::load_ada_mma_cases(cases, why)) ENC5_SKIP_UNLESS_CI() << why;
-  if (std::getenv("ENC5_TEST_SCALE") && std::string(std::getenv("ENC5_TEST_SCALE")) == "small")
+  if (!rrswin_test::load_ada_mma_cases(cases, why)) RRSWIN_SKIP_UNLESS_CI() << why;
+  if (std::getenv("RRSWIN_TEST_SCALE") && std::string(std::getenv("RRSWIN_TEST_SCALE")) == "small")
     cases.resize(std::min<std::size_t>(cases.size(), 200));
   // A's row 0 and B's column 0 live in lanes 0..3 (g = 0): A reg0 = A[0][4t..], reg2 = A[0][16+4t..],
   // B reg0 = B[4t..][0], reg1 = B[16+4t..][0]; C/D element [0][0] is lane 0's reg0 low half.
@@ -450,7 +450,7 @@ TEST(PtxCollective, MmaReproducesAdaMeasurements) {
       if (t == 0) w[6] = cases[c].c;
     }
   const Out o =
-      run_kernel(kernel(kMmaBody), in, n * 64, {static_cast<std::uint32_t>(n), 1, 1}, {32, 1, 1}, &enc5::profile_ada(), nullptr, 2);
+      run_kernel(kernel(kMmaBody), in, n * 64, {static_cast<std::uint32_t>(n), 1, 1}, {32, 1, 1}, &rrswin::profile_ada(), nullptr, 2);
   for (std::size_t c = 0; c < n; ++c) ASSERT_EQ(o.out[c * 64] & 0xFFFF, cases[c].d) << "measured case " << c;
 }
 
@@ -466,9 +466,9 @@ TEST(PtxCollective, MovmatrixAndShuffles) {
       "  movmatrix.sync.trans.aligned.m8n8.b16 %r3, %r1;\n  st.global.u32 [%rd4+896], %r3;\n";
   auto in = random_words(32, 13);
   const Out o = run_kernel(kernel(body), in, 8 * 32);
-  enc5::WarpReg a;
+  rrswin::WarpReg a;
   for (int l = 0; l < 32; ++l) a[l] = in[l];
-  const enc5::WarpReg mt = enc5::movmatrix_trans(a), bf = enc5::shfl_bfly(a, 5);
+  const rrswin::WarpReg mt = rrswin::movmatrix_trans(a), bf = rrswin::shfl_bfly(a, 5);
   for (int l = 0; l < 32; ++l) {
     EXPECT_EQ(o.out[l], mt[l]);
     EXPECT_EQ(o.out[224 + l], mt[l]);
@@ -487,12 +487,12 @@ TEST(PtxCollective, MovmatrixAndShuffles) {
 }
 
 TEST(PtxTexture, TexFetchAndSurfaceStore) {
-  enc5::Texture tex;
+  rrswin::Texture tex;
   tex.width = 5;
   tex.height = 3;
-  tex.mode = enc5::AddressMode::clamp;
-  for (int i = 0; i < 5 * 3 * 4; ++i) tex.rgba.push_back(static_cast<enc5::f16_t>(0x3C00 + i));
-  enc5::Surface surf = enc5::Surface::make(4, 2);
+  tex.mode = rrswin::AddressMode::clamp;
+  for (int i = 0; i < 5 * 3 * 4; ++i) tex.rgba.push_back(static_cast<rrswin::f16_t>(0x3C00 + i));
+  rrswin::Surface surf = rrswin::Surface::make(4, 2);
   Device dev;
   const std::uint64_t th = dev.bind_texture(&tex), sh = dev.bind_surface(&surf);
   // in[0..1] = handles; each lane fetches texel (lane%7 - 1, lane/7 - 1) (clamped) and stores it

@@ -8,7 +8,7 @@
 
 #include "ptx/ptx.hpp"
 
-namespace enc5::ptx::test {
+namespace rrswin::ptx::test {
 
 inline RunOptions one_thread() {
   RunOptions o;
@@ -29,4 +29,4 @@ RunStats run_out_in(const Module& m, std::vector<O>& out, const std::vector<I>& 
   return run(m, "k", grid, block, params, dev, opt);
 }
 
-}  // namespace enc5::ptx::test
+}  // namespace rrswin::ptx::test

@@ -11,7 +11,7 @@
 #include "ptx/ptx.hpp"
 #include "ptx_test_util.hpp"
 
-using namespace enc5::ptx;
+using namespace rrswin::ptx;
 
 namespace {
 
@@ -71,11 +71,11 @@ TEST(PtxVector, LoadMoveComponentsAndStoreWholeVectors) {
 }
 
 TEST(PtxVector, WholeVectorsAsTexDestinationAndCoordinates) {
-  enc5::Texture tex;
+  rrswin::Texture tex;
   tex.width = 5;
   tex.height = 3;
-  tex.mode = enc5::AddressMode::clamp;
-  for (int i = 0; i < 5 * 3 * 4; ++i) tex.rgba.push_back(static_cast<enc5::f16_t>(0x3C00 + i));
+  tex.mode = rrswin::AddressMode::clamp;
+  for (int i = 0; i < 5 * 3 * 4; ++i) tex.rgba.push_back(static_cast<rrswin::f16_t>(0x3C00 + i));
   Device dev;
   const std::uint64_t th = dev.bind_texture(&tex);
   // Lane l fetches texel (l % 5, l / 5 clamped to 2) into a .v4 .b16 and stores it as two words.

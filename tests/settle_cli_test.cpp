@@ -1,4 +1,4 @@
-// `enc5 settle` recovers the readings and profile of synthetic captures made with non-default
+// `rrswin settle` recovers the readings and profile of synthetic captures made with non-default
 // choices, and says which readings the capture cannot decide.
 #include <gtest/gtest.h>
 
@@ -8,18 +8,18 @@ using namespace test_util;
 
 TEST(SettleCli, RecoversNonDefaultReadingsAndZluda) {
   TempDir t;
-  ASSERT_EQ(t.enc5("capture --synthetic -o cap --ex 16 --ey 16 --profile zluda --reading arena-order=natural "
-                   "--reading e61-border=clamp --threads 2")
+  ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 16 --ey 16 --profile zluda --reading arena-order=natural "
+                     "--reading e61-border=clamp --threads 2")
                 .status,
             0);
-  Result r = t.enc5("settle cap --threads 2");
+  Result r = t.rrswin("settle cap --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "best: profile=zluda")) << r.out;
   EXPECT_TRUE(contains(r.out, "arena-order=natural")) << r.out;
   EXPECT_TRUE(contains(r.out, "e61-border=clamp")) << r.out;
   EXPECT_TRUE(contains(r.out, "reproduces arena and surface exactly")) << r.out;
   if (have_python()) {
-    r = shell("'" ENC5_CLI_PATH "' settle '" + t.file("cap") +
+    r = shell("'" RRSWIN_CLI_PATH "' settle '" + t.file("cap") +
               "' --json --threads 2 | python3 -c '"
               "import json,sys; d=json.load(sys.stdin); b=d[\"best\"]; "
               "assert d[\"exact\"] and b[\"profile\"]==\"zluda\" and b[\"arena-order\"]==\"natural\" and b[\"e61-border\"]==\"clamp\", b; "
@@ -31,11 +31,11 @@ TEST(SettleCli, RecoversNonDefaultReadingsAndZluda) {
 
 TEST(SettleCli, RecoversPrologueAndStressReadingsFromAReplayCapture) {
   TempDir t;
-  ASSERT_EQ(t.enc5("capture --synthetic --form replay -o rc --ex 16 --ey 16 --stress --seed 5 --reading prologue-fill=mirror "
-                   "--reading e61-logits=nine '--reading=e60-lane-guard=laneid>15' --threads 2")
+  ASSERT_EQ(t.rrswin("capture --synthetic --form replay -o rc --ex 16 --ey 16 --stress --seed 5 --reading prologue-fill=mirror "
+                     "--reading e61-logits=nine '--reading=e60-lane-guard=laneid>15' --threads 2")
                 .status,
             0);
-  const Result r = t.enc5("settle rc --threads 2");
+  const Result r = t.rrswin("settle rc --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "prologue-fill=mirror")) << r.out;
   EXPECT_TRUE(contains(r.out, "e61-logits=nine")) << r.out;
@@ -43,10 +43,10 @@ TEST(SettleCli, RecoversPrologueAndStressReadingsFromAReplayCapture) {
 
 TEST(SettleCli, NeedsResults) {
   TempDir t;
-  ASSERT_EQ(t.enc5("capture --synthetic --form replay -o rc --ex 8 --ey 8").status, 0);
+  ASSERT_EQ(t.rrswin("capture --synthetic --form replay -o rc --ex 8 --ey 8").status, 0);
   fs::remove_all(t.file("rc/results"));
-  const Result r = t.enc5("settle rc");
+  const Result r = t.rrswin("settle rc");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "no results")) << r.out;
-  EXPECT_EQ(t.enc5("settle --help").status, 0);
+  EXPECT_EQ(t.rrswin("settle --help").status, 0);
 }

@@ -14,8 +14,8 @@
 
 namespace {
 
-using enc5::Region;
-using enc5::WeightImage;
+using rrswin::Region;
+using rrswin::WeightImage;
 
 std::uint64_t fnv1a64(std::span<const std::uint8_t> bytes) {
   std::uint64_t h = 0xCBF29CE484222325ull;
@@ -43,7 +43,7 @@ struct Census {
 Census census(const WeightImage& w) {
   Census c;
   const auto b = w.bytes();
-  for (const Region& r : enc5::weight_regions()) {
+  for (const Region& r : rrswin::weight_regions()) {
     if (r.type == Region::Type::e4m3) {
       for (std::uint32_t o = r.begin; o < r.end; ++o) {
         c.e4m3_pos448 += b[o] == 0x7E;
@@ -77,14 +77,14 @@ Census census(const WeightImage& w) {
 }
 
 TEST(SyntheticWeights, DeterministicPerSeed) {
-  const WeightImage a = enc5::make_synthetic_weights({7, false});
-  const WeightImage b = enc5::make_synthetic_weights({7, false});
-  const WeightImage c = enc5::make_synthetic_weights({8, false});
-  ASSERT_EQ(a.bytes().size(), enc5::kWeightImageBytes);
+  const WeightImage a = rrswin::make_synthetic_weights({7, false});
+  const WeightImage b = rrswin::make_synthetic_weights({7, false});
+  const WeightImage c = rrswin::make_synthetic_weights({8, false});
+  ASSERT_EQ(a.bytes().size(), rrswin::kWeightImageBytes);
   EXPECT_TRUE(std::equal(a.bytes().begin(), a.bytes().end(), b.bytes().begin()));
   EXPECT_FALSE(std::equal(a.bytes().begin(), a.bytes().end(), c.bytes().begin()));
-  const WeightImage s1 = enc5::make_synthetic_weights({7, true});
-  const WeightImage s2 = enc5::make_synthetic_weights({7, true});
+  const WeightImage s1 = rrswin::make_synthetic_weights({7, true});
+  const WeightImage s2 = rrswin::make_synthetic_weights({7, true});
   EXPECT_TRUE(std::equal(s1.bytes().begin(), s1.bytes().end(), s2.bytes().begin()));
 }
 
@@ -92,24 +92,24 @@ TEST(SyntheticWeights, DeterministicPerSeed) {
 // hashes must hold on every platform and compiler. If the design changes on purpose, update them
 // and say so in docs/readings.md §4.
 TEST(SyntheticWeights, BytesArePinned) {
-  EXPECT_EQ(fnv1a64(enc5::make_synthetic_weights({1, false}).bytes()), 0xeb6d20e9317a6029ull);
-  EXPECT_EQ(fnv1a64(enc5::make_synthetic_weights({1, true}).bytes()), 0x0a4f18414e4ed13dull);
+  EXPECT_EQ(fnv1a64(rrswin::make_synthetic_weights({1, false}).bytes()), 0xeb6d20e9317a6029ull);
+  EXPECT_EQ(fnv1a64(rrswin::make_synthetic_weights({1, true}).bytes()), 0x0a4f18414e4ed13dull);
 }
 
 TEST(SyntheticWeights, DefaultIsSeedOneAndCachedThreadSafely) {
   const WeightImage* seen[4] = {};
   std::vector<std::thread> threads;
-  for (int i = 0; i < 4; ++i) threads.emplace_back([&seen, i] { seen[i] = &enc5::default_weights(); });
+  for (int i = 0; i < 4; ++i) threads.emplace_back([&seen, i] { seen[i] = &rrswin::default_weights(); });
   for (auto& t : threads) t.join();
   for (int i = 1; i < 4; ++i) EXPECT_EQ(seen[i], seen[0]);
-  const WeightImage one = enc5::make_synthetic_weights({1, false});
-  EXPECT_TRUE(std::equal(one.bytes().begin(), one.bytes().end(), enc5::default_weights().bytes().begin()));
+  const WeightImage one = rrswin::make_synthetic_weights({1, false});
+  EXPECT_TRUE(std::equal(one.bytes().begin(), one.bytes().end(), rrswin::default_weights().bytes().begin()));
 }
 
 TEST(SyntheticWeights, NoNaNOrInfinityAnywhere) {
   for (std::uint64_t seed : {1ull, 2ull, 0xFFFFFFFFFFFFFFFFull}) {
     for (bool stress : {false, true}) {
-      for (const auto& s : enc5::region_statistics(enc5::make_synthetic_weights({seed, stress}))) {
+      for (const auto& s : rrswin::region_statistics(rrswin::make_synthetic_weights({seed, stress}))) {
         EXPECT_EQ(s.nan, 0u) << s.region.name << " seed " << seed << " stress " << stress;
         EXPECT_EQ(s.inf, 0u) << s.region.name;
       }
@@ -120,7 +120,7 @@ TEST(SyntheticWeights, NoNaNOrInfinityAnywhere) {
 // docs/readings.md §4 "synthetic weights": e4m3 weights ~ N(0, sigma^2), gains ~ sqrt(160).
 TEST(SyntheticWeights, DefaultRangesArePlausible) {
   const double sqrt160 = std::sqrt(160.0);
-  for (const auto& s : enc5::region_statistics(enc5::default_weights())) {
+  for (const auto& s : rrswin::region_statistics(rrswin::default_weights())) {
     double sigma = 0;
     switch (s.region.role) {
       case Region::Role::wq: sigma = 0.5 / sqrt160; break;
@@ -141,7 +141,7 @@ TEST(SyntheticWeights, DefaultRangesArePlausible) {
         EXPECT_LT(s.max, 1.4 * sqrt160);
         continue;
       case Region::Role::wm:
-      case Region::Role::bm: ADD_FAILURE() << s.region.name << ": enc5 has no patch merge"; continue;
+      case Region::Role::bm: ADD_FAILURE() << s.region.name << ": rrswin has no patch merge"; continue;
     }
     // E|x| = sigma * sqrt(2/pi) for a normal; small regions (b61: 16 values) get a wide margin.
     const double tol = s.count >= 1000 ? 0.15 : 0.6;
@@ -154,8 +154,8 @@ TEST(SyntheticWeights, DefaultRangesArePlausible) {
 TEST(SyntheticWeights, StressHasEveryBranchDriverAndDefaultHasNone) {
   for (std::uint64_t seed : {1ull, 99ull}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    const Census d = census(enc5::make_synthetic_weights({seed, false}));
-    const Census s = census(enc5::make_synthetic_weights({seed, true}));
+    const Census d = census(rrswin::make_synthetic_weights({seed, false}));
+    const Census s = census(rrswin::make_synthetic_weights({seed, true}));
     // e4m3 saturation: +-448 codes (0x7E / 0xFE) — none by default, both signs under stress.
     EXPECT_EQ(d.e4m3_pos448 + d.e4m3_neg448, 0u);
     EXPECT_GE(s.e4m3_pos448, 32u);
@@ -183,9 +183,9 @@ TEST(SyntheticWeights, StressHasEveryBranchDriverAndDefaultHasNone) {
 }
 
 TEST(SyntheticWeights, StressPlacesItsValuesAtTheDocumentedPositions) {
-  const WeightImage s = enc5::make_synthetic_weights({1, true});
-  namespace L = enc5::layout;
-  namespace w = enc5::wmap;
+  const WeightImage s = rrswin::make_synthetic_weights({1, true});
+  namespace L = rrswin::layout;
+  namespace w = rrswin::wmap;
   // Head 1: diagonal +64, halo keys -64 (0x5400 = 64, 0xD400 = -64).
   for (int r = 0; r < 64; ++r) {
     EXPECT_EQ(s.f16_at(L::score_bias_offset(w::score_bias(1), r, r)), 0x5400);
@@ -199,8 +199,8 @@ TEST(SyntheticWeights, StressPlacesItsValuesAtTheDocumentedPositions) {
   EXPECT_EQ(s.f16_at(L::column_table_offset(w::t3, 5)), 0x60B0);
   EXPECT_EQ(s.f16_at(L::column_table_offset(w::t3, 6)), 0xE0B0);
   // Regions the stress design does not touch are identical to the default image.
-  const WeightImage d = enc5::make_synthetic_weights({1, false});
-  for (const Region& r : enc5::weight_regions()) {
+  const WeightImage d = rrswin::make_synthetic_weights({1, false});
+  for (const Region& r : rrswin::weight_regions()) {
     const bool touched = (r.role == Region::Role::wv && r.index == 2) || (r.role == Region::Role::wo && r.index == 2) ||
                          (r.role == Region::Role::score_bias && (r.index == 1 || r.index == 3)) ||
                          (r.role == Region::Role::b1 && (r.index == 0 || r.index == 3)) ||

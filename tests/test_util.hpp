@@ -37,7 +37,7 @@ inline Result shell(const std::string& cmd) {
 struct TempDir {
   fs::path path;
   TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "enc5_test_XXXXXX").string();
+    std::string tmpl = (fs::temp_directory_path() / "rrswin_test_XXXXXX").string();
     if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
     path = tmpl;
   }
@@ -46,7 +46,7 @@ struct TempDir {
     fs::remove_all(path, ec);
   }
   std::string file(const std::string& name) const { return (path / name).string(); }
-  Result enc5(const std::string& args) const { return shell("cd '" + path.string() + "' && '" ENC5_CLI_PATH "' " + args); }
+  Result rrswin(const std::string& args) const { return shell("cd '" + path.string() + "' && '" RRSWIN_CLI_PATH "' " + args); }
 };
 
 inline bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }

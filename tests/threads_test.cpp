@@ -1,4 +1,4 @@
-// The threaded parts of enc5, driven hard enough for ThreadSanitizer (preset tsan, CI: .ci/run):
+// The threaded parts of rrswin, driven hard enough for ThreadSanitizer (preset tsan, CI: .ci/run):
 // run_frame's worker pool and its progress callback, the fast engine's inner head threads, the
 // prepared-weights cache shared by concurrent frames with different weight images, and the
 // embedded default image's one-time construction. Each test also checks the bytes, so it runs
@@ -20,17 +20,17 @@ namespace {
 
 struct Frame {
   std::vector<std::uint8_t> arena;
-  enc5::Surface surface;
+  rrswin::Surface surface;
 };
 
-Frame run(const enc5::SyntheticFrame& f, const enc5::WeightImage& w, int threads, enc5::Engine e = enc5::Engine::fast,
+Frame run(const rrswin::SyntheticFrame& f, const rrswin::WeightImage& w, int threads, rrswin::Engine e = rrswin::Engine::fast,
           std::atomic<std::int64_t>* progress_calls = nullptr) {
   Frame r;
   r.arena.assign(f.input_arena.size(), 0);
-  r.surface = enc5::Surface::make(f.ex, f.ey);
-  enc5::LaunchParams p = enc5::frame_launch(static_cast<std::uint32_t>(f.ex), static_cast<std::uint32_t>(f.ey), f.input_arena, w, r.arena,
-                                            f.texture, r.surface);
-  enc5::RunOptions o;
+  r.surface = rrswin::Surface::make(f.ex, f.ey);
+  rrswin::LaunchParams p = rrswin::frame_launch(static_cast<std::uint32_t>(f.ex), static_cast<std::uint32_t>(f.ey), f.input_arena, w,
+                                                r.arena, f.texture, r.surface);
+  rrswin::RunOptions o;
   o.engine = e;
   o.threads = threads;
   std::int64_t last = -1;  // touched only inside the callback: run_frame never calls it twice at once
@@ -41,7 +41,7 @@ Frame run(const enc5::SyntheticFrame& f, const enc5::WeightImage& w, int threads
       last = done;
       ++*progress_calls;
     };
-  enc5::run_frame(p, o);
+  rrswin::run_frame(p, o);
   return r;
 }
 
@@ -49,10 +49,10 @@ Frame run(const enc5::SyntheticFrame& f, const enc5::WeightImage& w, int threads
 
 // Worker pool + progress callback: more threads than cores, bytes equal to one thread's.
 TEST(Threads, PoolAndProgressGiveTheSingleThreadBytes) {
-  const enc5::SyntheticFrame f = enc5::make_synthetic_frame(24, 17, 11, false);
-  const Frame one = run(f, enc5::default_weights(), 1);
+  const rrswin::SyntheticFrame f = rrswin::make_synthetic_frame(24, 17, 11, false);
+  const Frame one = run(f, rrswin::default_weights(), 1);
   std::atomic<std::int64_t> calls{0};
-  const Frame many = run(f, enc5::default_weights(), 5, enc5::Engine::fast, &calls);
+  const Frame many = run(f, rrswin::default_weights(), 5, rrswin::Engine::fast, &calls);
   EXPECT_EQ(one.arena, many.arena);
   EXPECT_EQ(one.surface.bytes, many.surface.bytes);
   EXPECT_GT(calls.load(), 0);
@@ -60,9 +60,9 @@ TEST(Threads, PoolAndProgressGiveTheSingleThreadBytes) {
 
 // Fewer blocks than threads: the fast engine splits each block's heads over inner threads.
 TEST(Threads, InnerHeadThreadsGiveTheSingleThreadBytes) {
-  const enc5::SyntheticFrame f = enc5::make_synthetic_frame(8, 8, 12, false);
-  const Frame one = run(f, enc5::default_weights(), 1);
-  const Frame inner = run(f, enc5::default_weights(), 4);
+  const rrswin::SyntheticFrame f = rrswin::make_synthetic_frame(8, 8, 12, false);
+  const Frame one = run(f, rrswin::default_weights(), 1);
+  const Frame inner = run(f, rrswin::default_weights(), 4);
   EXPECT_EQ(one.arena, inner.arena);
   EXPECT_EQ(one.surface.bytes, inner.surface.bytes);
 }
@@ -71,11 +71,11 @@ TEST(Threads, InnerHeadThreadsGiveTheSingleThreadBytes) {
 // on threads / (blocks % threads) inner threads (api/frame.cpp). Every thread count gives the
 // single-thread bytes, and the progress callback still sees every block.
 TEST(Threads, TailBlocksOnInnerThreadsGiveTheSingleThreadBytes) {
-  const enc5::SyntheticFrame f = enc5::make_synthetic_frame(24, 17, 13, false);
-  const Frame one = run(f, enc5::default_weights(), 1);
+  const rrswin::SyntheticFrame f = rrswin::make_synthetic_frame(24, 17, 13, false);
+  const Frame one = run(f, rrswin::default_weights(), 1);
   for (int threads : {2, 3, 4}) {
     std::atomic<std::int64_t> calls{0};
-    const Frame many = run(f, enc5::default_weights(), threads, enc5::Engine::fast, &calls);
+    const Frame many = run(f, rrswin::default_weights(), threads, rrswin::Engine::fast, &calls);
     EXPECT_EQ(one.arena, many.arena) << threads << " threads";
     EXPECT_EQ(one.surface.bytes, many.surface.bytes) << threads << " threads";
     EXPECT_GT(calls.load(), 0);
@@ -86,9 +86,9 @@ TEST(Threads, TailBlocksOnInnerThreadsGiveTheSingleThreadBytes) {
 // the last few images): each must get its own image's results, equal to a one-thread run made
 // before any concurrency (fast = golden is engine_diff_test's; golden here would cost seconds).
 TEST(Threads, PreparedWeightsCacheUnderConcurrentFrames) {
-  const enc5::SyntheticFrame f = enc5::make_synthetic_frame(9, 8, 13, false);
-  std::vector<enc5::WeightImage> images;
-  for (std::uint64_t s = 2; s < 7; ++s) images.push_back(enc5::make_synthetic_weights({.seed = s}));  // more than the cache holds
+  const rrswin::SyntheticFrame f = rrswin::make_synthetic_frame(9, 8, 13, false);
+  std::vector<rrswin::WeightImage> images;
+  for (std::uint64_t s = 2; s < 7; ++s) images.push_back(rrswin::make_synthetic_weights({.seed = s}));  // more than the cache holds
   std::vector<Frame> golden;
   for (const auto& w : images) golden.push_back(run(f, w, 1));
   std::vector<std::thread> threads;
@@ -96,7 +96,7 @@ TEST(Threads, PreparedWeightsCacheUnderConcurrentFrames) {
   for (std::size_t i = 0; i < ok.size(); ++i)
     threads.emplace_back([&, i] {
       const std::size_t k = (i * 5) % images.size();
-      (void)enc5::engine::prepare_weights(images[(k + 1) % images.size()]);  // churn the cache
+      (void)rrswin::engine::prepare_weights(images[(k + 1) % images.size()]);  // churn the cache
       const Frame r = run(f, images[k], 2);
       ok[i] = r.arena == golden[k].arena && r.surface.bytes == golden[k].surface.bytes;
     });
@@ -106,9 +106,9 @@ TEST(Threads, PreparedWeightsCacheUnderConcurrentFrames) {
 
 // The embedded default image is built once, whoever asks first.
 TEST(Threads, DefaultWeightsBuiltOnce) {
-  std::vector<const enc5::WeightImage*> seen(6, nullptr);
+  std::vector<const rrswin::WeightImage*> seen(6, nullptr);
   std::vector<std::thread> threads;
-  for (std::size_t i = 0; i < seen.size(); ++i) threads.emplace_back([&, i] { seen[i] = &enc5::default_weights(); });
+  for (std::size_t i = 0; i < seen.size(); ++i) threads.emplace_back([&, i] { seen[i] = &rrswin::default_weights(); });
   for (auto& t : threads) t.join();
   for (const auto* p : seen) EXPECT_EQ(p, seen[0]);
 }

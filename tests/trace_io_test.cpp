@@ -13,7 +13,7 @@
 #include "io/trace_io.hpp"
 
 namespace fs = std::filesystem;
-using namespace enc5;
+using namespace rrswin;
 
 namespace {
 
@@ -93,7 +93,7 @@ void expect_error(const std::vector<std::uint8_t>& b, std::uint64_t offset, cons
 TEST(TraceIo, BinaryRoundTrip) {
   const Trace t = sample_trace();
   expect_same(decode_trace(encode_trace(t), "mem"), t);
-  const fs::path dir = fs::temp_directory_path() / ("enc5_trace_io_test_" + std::to_string(::getpid()));
+  const fs::path dir = fs::temp_directory_path() / ("rrswin_trace_io_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   write_trace_binary((dir / "t.bin").string(), t);
   expect_same(read_trace((dir / "t.bin").string()), t);
@@ -173,7 +173,7 @@ TEST(TraceIo, MalformedFiles) {
 
 TEST(TraceIo, TextFormDecodesByKind) {
   const std::string text = format_trace_text(sample_trace());
-  EXPECT_NE(text.find("# enc5 trace: block (4, 2), 4 stages"), std::string::npos) << text.substr(0, 200);
+  EXPECT_NE(text.find("# rrswin trace: block (4, 2), 4 stages"), std::string::npos) << text.substr(0, 200);
   EXPECT_NE(text.find("## stage w1: 2 warps x 32 lanes x 3 regs, f16x2"), std::string::npos);
   EXPECT_NE(text.find("# phase 1 D: 48 regs"), std::string::npos);
   EXPECT_NE(text.find("w0 l00: 3c00bc00(-1, 1) 7e00fc00(-inf, nan) "), std::string::npos);

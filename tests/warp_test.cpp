@@ -8,7 +8,7 @@
 
 namespace {
 
-using enc5::WarpReg;
+using rrswin::WarpReg;
 
 WarpReg random_reg(std::mt19937_64& rng) {
   WarpReg r{};
@@ -21,9 +21,9 @@ TEST(Warp, ShflBflyAllMasks) {
   std::mt19937_64 rng(0x5f1);
   const WarpReg a = random_reg(rng);
   for (unsigned mask : {0u, 1u, 2u, 4u, 8u, 16u, 3u, 31u}) {
-    const WarpReg d = enc5::shfl_bfly(a, mask);
+    const WarpReg d = rrswin::shfl_bfly(a, mask);
     for (unsigned lane = 0; lane < 32; ++lane) EXPECT_EQ(d[lane], a[lane ^ mask]) << "mask " << mask << " lane " << lane;
-    EXPECT_EQ(enc5::shfl_bfly(d, mask), a) << "a butterfly is its own inverse";
+    EXPECT_EQ(rrswin::shfl_bfly(d, mask), a) << "a butterfly is its own inverse";
   }
   // The kernel's reduction pattern (facts D9): after xor 1 then 2, the 4 lanes of a quad all
   // hold the sum of the quad.
@@ -31,7 +31,7 @@ TEST(Warp, ShflBflyAllMasks) {
   for (unsigned lane = 0; lane < 32; ++lane) v[lane] = lane + 1;
   WarpReg s = v;
   for (unsigned b : {1u, 2u}) {
-    const WarpReg o = enc5::shfl_bfly(s, b);
+    const WarpReg o = rrswin::shfl_bfly(s, b);
     for (unsigned lane = 0; lane < 32; ++lane) s[lane] += o[lane];
   }
   for (unsigned lane = 0; lane < 32; ++lane) {
@@ -51,7 +51,7 @@ TEST(Warp, MovmatrixIsTheTranspose) {
     WarpReg a{};
     for (unsigned lane = 0; lane < 32; ++lane)
       a[lane] = m[lane / 4][2 * (lane % 4)] | (static_cast<std::uint32_t>(m[lane / 4][2 * (lane % 4) + 1]) << 16);
-    const WarpReg d = enc5::movmatrix_trans(a);
+    const WarpReg d = rrswin::movmatrix_trans(a);
     std::uint16_t out[8][8];
     for (unsigned lane = 0; lane < 32; ++lane) {
       out[lane / 4][2 * (lane % 4)] = static_cast<std::uint16_t>(d[lane] & 0xFFFF);
@@ -59,12 +59,12 @@ TEST(Warp, MovmatrixIsTheTranspose) {
     }
     for (int r = 0; r < 8; ++r)
       for (int c = 0; c < 8; ++c) ASSERT_EQ(out[r][c], m[c][r]) << "r " << r << " c " << c;
-    EXPECT_EQ(enc5::movmatrix_trans(d), a) << "transposing twice is the identity";
+    EXPECT_EQ(rrswin::movmatrix_trans(d), a) << "transposing twice is the identity";
   }
   // The wording of numerics.md, lane by lane: L receives M[2(L%4)][L/4] (low), M[2(L%4)+1][L/4] (high).
   WarpReg a{};
   for (unsigned lane = 0; lane < 32; ++lane) a[lane] = (lane * 2) | ((lane * 2 + 1) << 16);  // M[r][c] = 8r + c
-  const WarpReg d = enc5::movmatrix_trans(a);
+  const WarpReg d = rrswin::movmatrix_trans(a);
   for (unsigned lane = 0; lane < 32; ++lane) {
     const unsigned lo = 8 * (2 * (lane % 4)) + lane / 4, hi = 8 * (2 * (lane % 4) + 1) + lane / 4;
     EXPECT_EQ(d[lane], lo | (hi << 16)) << "lane " << lane;

@@ -14,10 +14,10 @@
 
 namespace {
 
-using enc5::Region;
+using rrswin::Region;
 
 TEST(WeightMap, OffsetsAsTheSpecAndFactsPrintThem) {
-  namespace w = enc5::wmap;
+  namespace w = rrswin::wmap;
   EXPECT_EQ(w::g1, 0u);
   EXPECT_EQ(w::wq(0), 320u);            // spec §2.1 phase 1
   EXPECT_EQ(w::wv(0), 5440u);           // phase 2
@@ -44,11 +44,11 @@ TEST(WeightMap, OffsetsAsTheSpecAndFactsPrintThem) {
   EXPECT_EQ(w::w2(19), 423424u);  // phase 60
   EXPECT_EQ(w::w61, 428544u);     // phase 61
   EXPECT_EQ(w::b61, 431104u);
-  EXPECT_EQ(enc5::kWeightImageBytes, 431136u);
+  EXPECT_EQ(rrswin::kWeightImageBytes, 431136u);
 }
 
 TEST(WeightMap, RegionsTileTheImageExactly) {
-  const auto regions = enc5::weight_regions();
+  const auto regions = rrswin::weight_regions();
   ASSERT_EQ(regions.size(), 1u + 8u * 4u + 2u + 20u * 3u + 1u + 2u);  // 98
   std::uint32_t at = 0;
   std::set<std::string> names;
@@ -80,13 +80,13 @@ TEST(WeightMap, RegionsTileTheImageExactly) {
       case Region::Role::w61: EXPECT_EQ(r.size(), 2560u) << r.name; break;
       case Region::Role::b61: EXPECT_EQ(r.size(), 32u) << r.name; break;
       case Region::Role::wm:
-      case Region::Role::bm: ADD_FAILURE() << r.name << ": enc5 has no patch merge"; break;
+      case Region::Role::bm: ADD_FAILURE() << r.name << ": rrswin has no patch merge"; break;
     }
   }
 }
 
 std::string temp_path(const std::string& tag) {
-  return (std::filesystem::temp_directory_path() / ("enc5_wi_" + tag + "_" + std::to_string(::getpid()) + ".bin")).string();
+  return (std::filesystem::temp_directory_path() / ("rrswin_wi_" + tag + "_" + std::to_string(::getpid()) + ".bin")).string();
 }
 
 void write_bytes(const std::string& path, std::size_t n) {
@@ -96,9 +96,9 @@ void write_bytes(const std::string& path, std::size_t n) {
 }
 
 TEST(WeightImage, AcceptsExactly431136Bytes) {
-  EXPECT_NO_THROW(enc5::WeightImage(std::vector<std::uint8_t>(431136, 0)));
+  EXPECT_NO_THROW(rrswin::WeightImage(std::vector<std::uint8_t>(431136, 0)));
   for (std::size_t n : {std::size_t{0}, std::size_t{431123}, std::size_t{431137}, std::size_t{862272}}) {
-    EXPECT_THROW(enc5::WeightImage(std::vector<std::uint8_t>(n, 0)), enc5::InputError) << n;
+    EXPECT_THROW(rrswin::WeightImage(std::vector<std::uint8_t>(n, 0)), rrswin::InputError) << n;
   }
 }
 
@@ -106,9 +106,9 @@ TEST(WeightImage, The431124ByteToolExtentIsRejectedWithAnExplanation) {
   const std::string path = temp_path("short");
   write_bytes(path, 431124);
   try {
-    (void)enc5::load_weight_image(path);
+    (void)rrswin::load_weight_image(path);
     FAIL() << "a 431124-byte file was accepted";
-  } catch (const enc5::InputError& e) {
+  } catch (const rrswin::InputError& e) {
     const std::string what = e.what();
     EXPECT_EQ(e.file(), path);
     EXPECT_EQ(e.offset(), 431124u);
@@ -125,9 +125,9 @@ TEST(WeightImage, OtherWrongSizesNameFileOffsetAndSizes) {
   const std::string path = temp_path("long");
   write_bytes(path, 431140);
   try {
-    (void)enc5::load_weight_image(path);
+    (void)rrswin::load_weight_image(path);
     FAIL() << "a 431140-byte file was accepted";
-  } catch (const enc5::InputError& e) {
+  } catch (const rrswin::InputError& e) {
     const std::string what = e.what();
     EXPECT_EQ(e.offset(), 431136u);  // the first byte beyond the image
     EXPECT_NE(what.find(path), std::string::npos);
@@ -135,7 +135,7 @@ TEST(WeightImage, OtherWrongSizesNameFileOffsetAndSizes) {
     EXPECT_NE(what.find("4 bytes too many"), std::string::npos) << what;
   }
   std::remove(path.c_str());
-  EXPECT_THROW((void)enc5::load_weight_image(temp_path("missing")), enc5::InputError);
+  EXPECT_THROW((void)rrswin::load_weight_image(temp_path("missing")), rrswin::InputError);
 }
 
 TEST(WeightImage, LoadRoundTripAndLittleEndianF16) {
@@ -149,7 +149,7 @@ TEST(WeightImage, LoadRoundTripAndLittleEndianF16) {
     std::ofstream out(path, std::ios::binary);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
-  const enc5::WeightImage w = enc5::load_weight_image(path);
+  const rrswin::WeightImage w = rrswin::load_weight_image(path);
   EXPECT_EQ(w.bytes().size(), 431136u);
   EXPECT_EQ(w.f16_at(221504), 0x3C00);
   EXPECT_EQ(w.f16_at(431134), 0x1234);
@@ -160,7 +160,7 @@ TEST(WeightImage, LoadRoundTripAndLittleEndianF16) {
 TEST(RegionStatistics, CountsCodesAndClasses) {
   std::vector<std::uint8_t> b(431136, 0);
   // Wq[0] (e4m3): a few chosen codes, the rest 0x00.
-  const std::uint32_t wq = enc5::wmap::wq(0);
+  const std::uint32_t wq = rrswin::wmap::wq(0);
   b[wq + 0] = 0x7E;  // +448
   b[wq + 1] = 0xFE;  // -448
   b[wq + 2] = 0x7F;  // NaN
@@ -172,15 +172,15 @@ TEST(RegionStatistics, CountsCodesAndClasses) {
     b[o] = h & 0xFF;
     b[o + 1] = h >> 8;
   };
-  put(enc5::wmap::t1 + 0, 0x7C00);
-  put(enc5::wmap::t1 + 2, 0x7E00);
-  put(enc5::wmap::t1 + 4, 0x0001);
-  put(enc5::wmap::t1 + 6, 0x3C00);
-  put(enc5::wmap::t1 + 8, 0xC000);
-  const auto stats = enc5::region_statistics(enc5::WeightImage(std::move(b)));
-  ASSERT_EQ(stats.size(), enc5::weight_regions().size());
-  const enc5::RegionStats* q = nullptr;
-  const enc5::RegionStats* t1 = nullptr;
+  put(rrswin::wmap::t1 + 0, 0x7C00);
+  put(rrswin::wmap::t1 + 2, 0x7E00);
+  put(rrswin::wmap::t1 + 4, 0x0001);
+  put(rrswin::wmap::t1 + 6, 0x3C00);
+  put(rrswin::wmap::t1 + 8, 0xC000);
+  const auto stats = rrswin::region_statistics(rrswin::WeightImage(std::move(b)));
+  ASSERT_EQ(stats.size(), rrswin::weight_regions().size());
+  const rrswin::RegionStats* q = nullptr;
+  const rrswin::RegionStats* t1 = nullptr;
   for (const auto& s : stats) {
     if (s.region.name == "Wq[0]") q = &s;
     if (s.region.name == "T1") t1 = &s;

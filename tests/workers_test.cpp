@@ -13,8 +13,8 @@
 
 #include "engine/workers.hpp"
 
-using enc5::engine::parallel_for;
-using enc5::engine::ProgressCounter;
+using rrswin::engine::parallel_for;
+using rrswin::engine::ProgressCounter;
 
 TEST(Workers, EveryTaskRunsOnceOnAWorkerInRange) {
   for (int workers : {1, 2, 3, 8}) {

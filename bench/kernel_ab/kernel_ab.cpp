@@ -20,14 +20,14 @@
 #include "engine/simd.hpp"
 #include "numerics/profile.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 KernelSet kernel_sets_a();
 KernelSet kernel_sets_b();
-}  // namespace enc5::engine
+}  // namespace rrswin::engine
 
 namespace {
 
-using namespace enc5;
+using namespace rrswin;
 
 int usage(const char* why) {
   std::fprintf(stderr,

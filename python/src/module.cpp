@@ -1,4 +1,4 @@
-// enc5._enc5: the compiled half of the Python package `enc5` (python/enc5/__init__.py is the public
+// rrswin._rrswin: the compiled half of the Python package `rrswin` (python/rrswin/__init__.py is the public
 // half). This file is deliberately thin: every argument arrives here already validated and
 // converted by the Python layer (dtype, C order, shapes), because numpy makes clear error messages
 // easy to write there. Float16 data crosses this boundary as uint16 bit patterns (numpy's float16
@@ -54,7 +54,7 @@
 namespace nb = nanobind;
 using namespace nb::literals;
 
-namespace enc5::python {
+namespace rrswin::python {
 namespace {
 
 // Read-only input and writable output arrays: 1-D views of C-contiguous CPU memory. Every array
@@ -102,7 +102,7 @@ nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& v, std::initializer_list<std
 
 // ---- the vectorised single-instruction evaluator ------------------------------------------------
 
-// The operations by short name: numerics/op_table.hpp's rows, the same table `enc5 eval` reads.
+// The operations by short name: numerics/op_table.hpp's rows, the same table `rrswin eval` reads.
 template <class Fn, std::size_t N>
 Fn op_of(const NamedOp<Fn> (&table)[N], const std::string& op, const char* kind) {
   if (const NamedOp<Fn>* row = op_named(table, op)) return row->fn;
@@ -532,7 +532,7 @@ void bind_run(nb::module_& m) {
       "trace_block"_a, "want_stats"_a);
 }
 
-// ---- the PTX interpreter: any launch (bridge/launch.hpp; python/enc5/ptx.py checks the arguments) ----
+// ---- the PTX interpreter: any launch (bridge/launch.hpp; python/rrswin/ptx.py checks the arguments) ----
 
 void bind_ptx(nb::module_& m) {
   // Arrays arrive as flat uint8 / uint16 views; the returned dict maps each buffer's and surface's
@@ -544,7 +544,7 @@ void bind_ptx(nb::module_& m) {
          const std::vector<std::string>& params, std::vector<std::tuple<std::string, In<std::uint16_t>, int, int, std::string>> textures,
          std::vector<std::tuple<std::string, In<std::uint8_t>, int, int, std::size_t>> surfaces, const std::string& profile, int threads,
          std::optional<std::uint64_t> max_instructions, const std::vector<std::string>& readings) {
-        using namespace enc5::ptx;
+        using namespace rrswin::ptx;
         const auto module = text ? parse_module(*text, path) : load_module(path);
         LaunchSpec s;
         s.entry = entry;
@@ -584,12 +584,12 @@ void bind_ptx(nb::module_& m) {
           t.surface.bytes.assign(a.data(), a.data() + a.size());
           s.surfaces.push_back(std::move(t));
         }
-        enc5::ptx::RunOptions o;
+        rrswin::ptx::RunOptions o;
         o.profile = &profile_named(profile);
         o.threads = threads;
         if (max_instructions) o.max_warp_instructions = *max_instructions;  // else the interpreter's default bound
         for (const std::string& r : readings) set_reading(o, r);            // "name=value" (ptx.hpp kReadings)
-        enc5::ptx::RunStats st;
+        rrswin::ptx::RunStats st;
         {
           nb::gil_scoped_release release;
           st = run_launch(*module, s, o);
@@ -785,18 +785,18 @@ void bind_layers(nb::module_& m) {
 }
 
 }  // namespace
-}  // namespace enc5::python
+}  // namespace rrswin::python
 
-NB_MODULE(_enc5, m) {
-  m.doc() = "enc5's compiled core; use the package `enc5`, which validates arguments";
+NB_MODULE(_rrswin, m) {
+  m.doc() = "enc5's compiled core; use the package `rrswin`, which validates arguments";
   // Bad input files (wrong size, unreadable) carry the file, offset, expected and found values.
-  nb::exception<enc5::InputError>(m, "InputError", PyExc_ValueError);
-  enc5::python::bind_numerics(m);
-  enc5::python::bind_weights(m);
-  enc5::python::bind_run(m);
+  nb::exception<rrswin::InputError>(m, "InputError", PyExc_ValueError);
+  rrswin::python::bind_numerics(m);
+  rrswin::python::bind_weights(m);
+  rrswin::python::bind_run(m);
   // The PTX interpreter's errors (a launch given wrongly, malformed PTX, a run-time fault) name the
   // option or file and line: ValueError, like InputError.
-  nb::exception<enc5::ptx::PtxError>(m, "PtxError", PyExc_ValueError);
-  enc5::python::bind_ptx(m);
-  enc5::python::bind_layers(m);
+  nb::exception<rrswin::ptx::PtxError>(m, "PtxError", PyExc_ValueError);
+  rrswin::python::bind_ptx(m);
+  rrswin::python::bind_layers(m);
 }

@@ -22,7 +22,7 @@
 #include "layout/arena.hpp"
 #include "model/layer.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 namespace {
 
@@ -107,7 +107,7 @@ std::optional<std::string> grid_problem(std::uint32_t ex, std::uint32_t ey, std:
   return "grid " + std::to_string(gx) + " × " + std::to_string(gy) + " (" + std::to_string(gx * gy) +
          " blocks) for the frame ex×ey = " + std::to_string(ex) + "×" + std::to_string(ey) + " at block offset (" + std::to_string(ox) +
          ", " + std::to_string(oy) + "), which " + std::to_string(c.x) + " × " + std::to_string(c.y) +
-         " blocks cover; enc5 accepts at most " + std::to_string(mx) + " × " + std::to_string(my) +
+         " blocks cover; rrswin accepts at most " + std::to_string(mx) + " × " + std::to_string(my) +
          " (2 × covering + 8 per axis: blocks beyond the frame write nothing, so a larger grid is a damaged capture)";
 }
 
@@ -144,7 +144,7 @@ FastEngine fast_engine(const LaunchParams& params, const RunOptions& options) {
   FastEngine f;
   if (options.engine != Engine::fast) return f;
   if (options.simd.empty()) {
-    f.simd = engine::default_simd_path();  // throws on a misspelt ENC5_SIMD
+    f.simd = engine::default_simd_path();  // throws on a misspelt RRSWIN_SIMD
   } else {
     const auto asked = engine::parse_simd_path(options.simd);
     if (!asked) throw std::invalid_argument("run_frame: unknown SIMD path '" + std::string(options.simd) + "' (scalar, avx2, avx512)");
@@ -264,4 +264,4 @@ std::vector<Trace> trace_every_block(const LaunchParams& params, const RunOption
   return traces;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

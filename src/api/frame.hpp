@@ -20,7 +20,7 @@
 #include "numerics/profile.hpp"
 #include "numerics/types.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 namespace golden {
 struct LayerStats;  // model/layer.hpp: counters of the nonlinear branches
@@ -31,7 +31,7 @@ struct LayerStats;  // model/layer.hpp: counters of the nonlinear branches
 // value is refused in one place with one message.
 inline constexpr std::uint32_t kMaxGridExtent = 1u << 20;
 
-// Mirrors the 144-byte parameter block; only the fields enc5 reads (facts A4 / spec U1).
+// Mirrors the 144-byte parameter block; only the fields rrswin reads (facts A4 / spec U1).
 struct LaunchParams {
   std::uint32_t ex = 0, ey = 0;                          // +0: token-grid extents
   std::span<const std::uint8_t> input_arena;             // +8: previous layer's plane arena (e4m3)
@@ -54,7 +54,7 @@ struct RunOptions {
   Readings readings;                 // defaults = the documented default readings
   Engine engine = Engine::fast;      // bit-identical to golden (tests/engine_diff_test.cpp)
   // Engine::fast only: its SIMD path, "scalar", "avx2", "avx512" or "avx512vnni" (must be supported by the CPU);
-  // empty = the CPU's widest, lowered by the environment variable ENC5_SIMD when set.
+  // empty = the CPU's widest, lowered by the environment variable RRSWIN_SIMD when set.
   std::string_view simd;
   int threads = 0;                      // 0 = all hardware threads
   const TraceRequest* trace = nullptr;  // record one block's stages into *trace_out
@@ -94,4 +94,4 @@ void run_frame(const LaunchParams& params, const RunOptions& options);
 std::vector<Trace> trace_every_block(const LaunchParams& params, const RunOptions& options, const std::vector<std::string>& stages,
                                      int last_phase);
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -1,4 +1,4 @@
-// The launch set of `enc5 settle --oracle` (assets/oracle_launches.hpp).
+// The launch set of `rrswin settle --oracle` (assets/oracle_launches.hpp).
 #include "assets/oracle_launches.hpp"
 
 #include <cstring>
@@ -10,7 +10,7 @@
 #include "layout/tables.hpp"
 #include "model/phase_program.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 std::vector<std::uint8_t> sum_tree_arena(int ex, int ey, std::uint64_t seed) {
   if (ex <= 0 || ey <= 0) throw std::invalid_argument("sum_tree_arena: extents must be positive");
@@ -80,4 +80,4 @@ std::vector<OracleLaunch> oracle_launches() {
   return v;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

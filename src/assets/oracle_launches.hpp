@@ -1,4 +1,4 @@
-// The launches `enc5 settle --oracle FILE.ptx` interprets the original kernel on (issue 20 §5;
+// The launches `rrswin settle --oracle FILE.ptx` interprets the original kernel on (issue 20 §5;
 // docs/readings.md §6): inputs on which every pair of values of every searched reading, and every
 // pair of profiles, gives different output bytes on at least one launch
 // (tests/oracle_launches_test.cpp checks exactly that with the fast engine, bit-identical to golden).
@@ -20,7 +20,7 @@
 #include "model/weight_image.hpp"
 #include "numerics/types.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 struct OracleLaunch {
   std::string name;  // what settle prints, e.g. "demo frame 40x23"
@@ -50,4 +50,4 @@ std::vector<std::uint8_t> sum_tree_arena(int ex, int ey, std::uint64_t seed);
 // 0..9 set to `logits` (columns 10..15 keep their values: E61 reads 0..9, facts C14.1).
 WeightImage with_constant_logits(const WeightImage& w, const std::array<f16_t, 10>& logits);
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -4,7 +4,7 @@
 
 #include "layout/arena.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 namespace {
 
@@ -78,4 +78,4 @@ SyntheticFrame make_synthetic_frame(int ex, int ey, std::uint64_t seed, bool str
   return f;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -10,7 +10,7 @@
 
 #include "model/texture_surface.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 struct SyntheticFrame {
   int ex = 0, ey = 0;
@@ -33,4 +33,4 @@ struct SplitMix64 {
 
 SyntheticFrame make_synthetic_frame(int ex, int ey, std::uint64_t seed, bool stress, int planes = 5);
 
-}  // namespace enc5
+}  // namespace rrswin

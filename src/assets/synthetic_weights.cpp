@@ -19,7 +19,7 @@
 #include "layout/weight_tile.hpp"
 #include "model/layer_program.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 std::uint64_t splitmix64(std::uint64_t& state) {
@@ -276,4 +276,4 @@ const WeightImage& default_weights() {
   return image;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

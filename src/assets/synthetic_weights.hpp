@@ -5,7 +5,7 @@
 
 #include "model/weight_image.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 struct SyntheticOptions {
   std::uint64_t seed = 1;
@@ -24,4 +24,4 @@ WeightImage make_layer_synthetic_weights(LayerId layer, const SyntheticOptions& 
 // The embedded default image of a layer (seed 1, not stress); default_weights() for enc5.
 const WeightImage& default_layer_weights(LayerId layer);
 
-}  // namespace enc5
+}  // namespace rrswin

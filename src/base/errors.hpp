@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace enc5 {
+namespace rrswin {
 
 // Text from a file made printable for a message: a NUL or another control byte becomes \xNN, so
 // that a message about a name holding one is neither cut nor garbled (bytes >= 0x80, UTF-8, pass).
@@ -39,4 +39,4 @@ class InputError : public std::runtime_error {
   std::uint64_t offset_;
 };
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -4,7 +4,7 @@
 #pragma once
 #include <cstdint>
 
-namespace enc5 {
+namespace rrswin {
 
 // The n-byte (n <= 8) little-endian number at p.
 constexpr std::uint64_t load_le(const std::uint8_t* p, int n) {
@@ -21,4 +21,4 @@ constexpr std::uint64_t load_le64(const std::uint8_t* p) { return load_le(p, 8);
 constexpr void store_le32(std::uint8_t* p, std::uint32_t v) { store_le(p, v, 4); }
 constexpr void store_le64(std::uint8_t* p, std::uint64_t v) { store_le(p, v, 8); }
 
-}  // namespace enc5
+}  // namespace rrswin

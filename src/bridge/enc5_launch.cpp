@@ -5,7 +5,7 @@
 
 #include "ptx/ir.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 std::vector<std::uint8_t> enc5_param_block(const Enc5Args& a) {
   std::vector<std::uint8_t> b(abi::kParamBlockBytes, 0);
@@ -84,4 +84,4 @@ capture::ReplayOutputs run_enc5_capture(const Module& m, std::string_view entry,
   return r;
 }
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

@@ -10,7 +10,7 @@
 #include "capture/capture.hpp"
 #include "ptx/ptx.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 inline constexpr const char* kEnc5Entry = abi::kKernelName;  // model/launch_abi.hpp
 inline constexpr Dim3 kEnc5Block{abi::kBlockX, abi::kBlockY, abi::kBlockZ};
@@ -33,4 +33,4 @@ RunStats run_enc5_frame(const Module& m, std::string_view entry, const LaunchPar
 capture::ReplayOutputs run_enc5_capture(const Module& m, std::string_view entry, const capture::LaunchCapture& c, const RunOptions& o,
                                         RunStats* stats = nullptr);
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

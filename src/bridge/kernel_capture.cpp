@@ -12,7 +12,7 @@
 #include "io/links.hpp"
 #include "io/numbers.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 namespace {
 
@@ -290,4 +290,4 @@ std::vector<std::pair<std::string, std::vector<std::uint8_t>>> kernel_capture_ou
   return out;
 }
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

@@ -1,9 +1,9 @@
 // A replay capture of ANY kernel's launch (facts F6: manifest.txt, args.bin, alloc-N.bin, texture and
 // surface files; the grammar of docs/captures.md "Replay captures" with any parameter offsets and
 // any launch shape), run by the PTX interpreter and written back in launch-dump naming (facts F5),
-// so that `enc5 diff` compares it with a GPU's dump of the same launch (issue 20 §1). enc5's own
+// so that `rrswin diff` compares it with a GPU's dump of the same launch (issue 20 §1). enc5's own
 // captures keep their reader (capture/capture.hpp) and launch (bridge/enc5_launch.hpp);
-// `enc5 ptx run --capture` takes this one for a capture of another kernel. docs/ptx.md
+// `rrswin ptx run --capture` takes this one for a capture of another kernel. docs/ptx.md
 // "Captures of any kernel".
 #pragma once
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include "capture/capture.hpp"
 #include "ptx/ptx.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 struct KernelCapture {
   std::string source;  // the folder
@@ -62,4 +62,4 @@ RunStats run_kernel_capture(const Module& m, const std::string& entry, KernelCap
 // names them when the manifest has no kernel line.
 std::vector<std::pair<std::string, std::vector<std::uint8_t>>> kernel_capture_outputs(const KernelCapture& c, const std::string& kernel);
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

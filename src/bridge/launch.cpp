@@ -16,7 +16,7 @@
 #include "io/numbers.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 namespace {
 
@@ -315,4 +315,4 @@ RunStats run_launch(const Module& m, LaunchSpec& s, const RunOptions& options) {
   return run(m, s.entry, s.grid, s.block, block, dev, o);
 }
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

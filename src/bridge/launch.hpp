@@ -1,8 +1,8 @@
 // A launch of any entry on the PTX interpreter (issue 20 §1): named global buffers, texture and
 // surface objects, the parameter block built in the entry's declared order from typed values, the
-// grid, the block and the dynamic shared memory. One module for every way in: `enc5 ptx launch`
-// (the CLI), `enc5 ptx run --capture` of any kernel's capture (bridge/launch_capture.hpp) and Python's
-// `enc5.ptx_launch`. docs/ptx.md "Launching any kernel" describes the rules. A layer above src/ptx
+// grid, the block and the dynamic shared memory. One module for every way in: `rrswin ptx launch`
+// (the CLI), `rrswin ptx run --capture` of any kernel's capture (bridge/launch_capture.hpp) and Python's
+// `rrswin.ptx_launch`. docs/ptx.md "Launching any kernel" describes the rules. A layer above src/ptx
 // (it uses io/checked_size.hpp), beside enc5's own launch (bridge/enc5_launch.hpp).
 //
 // Every number here comes from a user (a command line, a capture, a Python call) and is treated as
@@ -16,7 +16,7 @@
 #include "model/texture_surface.hpp"
 #include "ptx/ptx.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 // A launch that cannot run as given; the message names the option and the value.
 class LaunchError : public PtxError {
@@ -108,4 +108,4 @@ std::vector<std::uint8_t> build_param_block(const std::vector<ParamInfo>& params
 // Throws LaunchError (the launch as given) or PtxError (the run).
 RunStats run_launch(const Module& m, LaunchSpec& spec, const RunOptions& options);
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

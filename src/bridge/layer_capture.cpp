@@ -15,7 +15,7 @@
 #include "model/launch_abi.hpp"
 #include "model/layer_program.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 namespace {
 
 constexpr auto kMinExtent = static_cast<std::uint32_t>(kLayerExtentMin), kMaxExtent = static_cast<std::uint32_t>(kLayerExtentMax),
@@ -328,4 +328,4 @@ std::vector<std::pair<std::string, std::vector<std::uint8_t>>> replay_capture_fi
   return files;
 }
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

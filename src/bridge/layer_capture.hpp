@@ -2,9 +2,9 @@
 // replay capture of the layer's kernel, read with the grammar every kernel's capture has
 // (bridge/kernel_capture.hpp, facts F6), its parameter block read by the layer's launch ABI
 // (model/layer_spec.hpp LaunchAbi: DOC4 §1.1, DESC4 layer()), run by the golden model or the fast
-// engine, and written back in launch-dump naming: the same files `enc5 ptx run FILE.ptx --capture
+// engine, and written back in launch-dump naming: the same files `rrswin ptx run FILE.ptx --capture
 // DIR` writes when it interprets the original kernel (corpus file 0017) on the same capture, so
-// `enc5 diff` compares the model with the original on any launch (docs/captures.md "Captures of
+// `rrswin diff` compares the model with the original on any launch (docs/captures.md "Captures of
 // the merge layers").
 #pragma once
 #include <cstddef>
@@ -18,9 +18,9 @@
 #include "model/layer_spec.hpp"
 #include "numerics/profile.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
-// The ranges of a merge layer's launch fields (as `enc5 run --layer`): extents 2..4096 tokens,
+// The ranges of a merge layer's launch fields (as `rrswin run --layer`): extents 2..4096 tokens,
 // block origin offsets 0..7.
 inline constexpr int kLayerExtentMin = 2, kLayerExtentMax = 4096, kLayerOriginMax = 7;
 
@@ -78,7 +78,7 @@ struct SyntheticLayerCapture {
 };
 KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture& o);
 // The files of a replay capture (manifest.txt, args.bin, alloc-N.bin, one file per texture or
-// surface), in the grammar load_kernel_capture reads: what `enc5 capture --layer` writes.
+// surface), in the grammar load_kernel_capture reads: what `rrswin capture --layer` writes.
 std::vector<std::pair<std::string, std::vector<std::uint8_t>>> replay_capture_files(const KernelCapture& c);
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

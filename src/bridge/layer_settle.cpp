@@ -1,4 +1,4 @@
-// `enc5 settle --layer enc4` (bridge/layer_settle.hpp).
+// `rrswin settle --layer enc4` (bridge/layer_settle.hpp).
 #include "bridge/layer_settle.hpp"
 
 #include <cstring>
@@ -9,7 +9,7 @@
 #include "base/errors.hpp"
 #include "io/links.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 namespace {
 
 namespace fs = std::filesystem;
@@ -153,4 +153,4 @@ LayerSettleResult settle_layer(const std::vector<LayerSettleLaunch>& launches, L
   return r;
 }
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

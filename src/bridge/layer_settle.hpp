@@ -1,4 +1,4 @@
-// `enc5 settle --layer enc4`: which values of the merge layers' readings (model/layer_golden.hpp,
+// `rrswin settle --layer enc4`: which values of the merge layers' readings (model/layer_golden.hpp,
 // docs/readings.md §7: merge-*, e62-*) reproduce the original kernel's results on replay captures
 // of its launches. The results come from a GPU's dump of the launch or from the PTX interpreter
 // running the original kernel (corpus file 0017) on the same captures (`--oracle`). The search is
@@ -11,7 +11,7 @@
 
 #include "bridge/layer_capture.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 // One launch: the capture (the state before it) and the original's results (the same capture
 // after the launch: allocations and surfaces).
@@ -20,8 +20,8 @@ struct LayerSettleLaunch {
   KernelCapture before, after;
 };
 
-// Reads the original's results for `before` from a folder in launch-dump naming (what `enc5 ptx
-// run --capture` and `enc5 replay --layer` write, or a GPU's dump of the launch): for every pointer
+// Reads the original's results for `before` from a folder in launch-dump naming (what `rrswin ptx
+// run --capture` and `rrswin replay --layer` write, or a GPU's dump of the launch): for every pointer
 // and image of the capture, the one file whose argNNN and kind match, of the captured size.
 // Throws InputError naming the folder or file and what was expected versus found.
 KernelCapture results_from_dumps(const KernelCapture& before, const std::string& dir);
@@ -57,4 +57,4 @@ struct LayerSettleResult {
 // best is scored (LayerReadingScore).
 LayerSettleResult settle_layer(const std::vector<LayerSettleLaunch>& launches, LayerId layer, const LayerSettleOptions& o);
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

@@ -1,5 +1,5 @@
 // Reading and writing d4r's captures (facts §F5 launch dumps, §F6 replay dumps). Everything the
-// facts leave unstated is decided here once and documented in docs/captures.md; a file enc5 cannot
+// facts leave unstated is decided here once and documented in docs/captures.md; a file rrswin cannot
 // read is an InputError naming the file and byte offset.
 //
 // This file: the checks every capture passes (image geometry, windows, files inside the folder),
@@ -20,7 +20,7 @@
 #include "io/output_set.hpp"
 #include "model/weight_image.hpp"
 
-namespace enc5::capture {
+namespace rrswin::capture {
 namespace detail {
 
 // The image limits (docs/captures.md): width and height in 1..kMaxImageSide texels, pitch at least
@@ -117,7 +117,7 @@ void validate(const LaunchCapture& c) {
 // A file a capture names (manifest.txt's texture and surface lines, alloc-N.bin, a dump in the
 // folder, results/…): a relative name inside the capture folder, no '..', no NUL byte, and no
 // symbolic link on the way (docs/captures.md "Files stay inside the capture"; io/links.hpp), so that
-// a hostile capture cannot make enc5 read /etc/passwd or another user's files. `from`/`offset` name
+// a hostile capture cannot make rrswin read /etc/passwd or another user's files. `from`/`offset` name
 // where the name was read.
 std::string capture_file(const fs::path& dir, const std::string& name, const std::string& from, std::uint64_t offset) {
   const fs::path rel(name);
@@ -195,7 +195,7 @@ std::vector<LaunchCapture> load_captures(const std::string& path, const LoadOpti
   for (const auto& e : fs::directory_iterator(dir)) {
     // A member that is a link to a capture elsewhere is refused by name (io/links.hpp); a killed
     // run's staging folder (io/output_set.hpp) is no member.
-    if (e.path().filename().string().rfind(".enc5-partial-", 0) == 0) continue;
+    if (e.path().filename().string().rfind(".rrswin-partial-", 0) == 0) continue;
     refuse_link(e.path().string());
     if (e.is_directory()) subs.push_back(e.path());
   }
@@ -344,4 +344,4 @@ std::vector<std::string> write_replay_outputs(const std::string& dir, const Laun
   return out.commit();
 }
 
-}  // namespace enc5::capture
+}  // namespace rrswin::capture

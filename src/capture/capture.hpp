@@ -1,5 +1,5 @@
 // Captures of the original kernel taken by d4r (facts §F5 launch dumps, §F6 replay dumps), read
-// into one shape enc5 can run, and written back in the same naming. The formats as enc5 reads and
+// into one shape rrswin can run, and written back in the same naming. The formats as rrswin reads and
 // writes them, and every decision the facts leave open, are in docs/captures.md.
 #pragma once
 #include <cstdint>
@@ -11,16 +11,16 @@
 #include "model/launch_abi.hpp"
 #include "model/weight_image.hpp"
 
-namespace enc5 {
+namespace rrswin {
 class OutputSet;  // io/output_set.hpp
 }
 
-namespace enc5::capture {
+namespace rrswin::capture {
 
 struct DebugStage;  // capture/debug_stage.hpp
 
 inline constexpr const char* kEnc5Kernel = abi::kKernelName;
-// The parameter-block offsets enc5 reads (facts A4, model/launch_abi.hpp) and d4r names its dumps
+// The parameter-block offsets rrswin reads (facts A4, model/launch_abi.hpp) and d4r names its dumps
 // by (facts F5).
 inline constexpr int kArgInput = static_cast<int>(abi::kParamInput), kArgWeights = static_cast<int>(abi::kParamWeights),
                      kArgOutput = static_cast<int>(abi::kParamOutput), kArgTexture = static_cast<int>(abi::kParamTexture),
@@ -133,18 +133,18 @@ std::optional<std::uint64_t> shape_base(const std::string& shape);
 
 // Reads a raw RGBA16F texture or surface dump: `shape` <W>x<H>[-pitch<P>][-mode] as in launch-dump
 // names, `fmt` its CUarray_format code; the one parser and check of image dumps (launch dumps,
-// replay captures' texture/surface files and `enc5 run --texture-raw` all use it). Throws
+// replay captures' texture/surface files and `rrswin run --texture-raw` all use it). Throws
 // InputError naming the file, the offset, expected and found.
 ImageArg load_image_arg(const std::string& file, const std::string& shape, int fmt, const char* what);
 // The geometry (width, height, pitch, mode) of an image shape string, with its limits, read by the
-// same parser (`enc5 diff` sizes its tables by it); throws InputError naming `file`.
+// same parser (`rrswin diff` sizes its tables by it); throws InputError naming `file`.
 ImageArg image_geometry(const std::string& file, const std::string& shape, bool texture);
 // The off<N> token of a buffer shape (0 when absent), read by the launch-dump parser: a base, size
 // or off token whose number does not read is an InputError naming `file`.
 std::uint64_t buffer_offset(const std::string& file, const std::string& shape);
 // The texture E61 samples and the surface it writes must cover the ex×ey frame; else InputError.
 void check_covers_frame(const std::string& file, int width, int height, std::uint32_t ex, std::uint32_t ey, const char* what);
-// What enc5 runs on besides the arenas: the weight image (cut at the argument's offset) and the texture.
+// What rrswin runs on besides the arenas: the weight image (cut at the argument's offset) and the texture.
 struct LaunchInputs {
   WeightImage weights;
   Texture texture;
@@ -152,26 +152,26 @@ struct LaunchInputs {
 LaunchInputs launch_inputs(const LaunchCapture& c);
 // An address mode as shapes and manifests spell it: clamp, border, wrap, mirror.
 const char* address_mode_name(AddressMode m);
-// Canonical shape strings (what enc5 writes; docs/captures.md).
+// Canonical shape strings (what rrswin writes; docs/captures.md).
 std::string buffer_shape(std::uint64_t base, std::size_t size, std::uint64_t offset);
 std::string image_shape(const ImageArg& a, bool texture);
 
-// Runs enc5 on the captured inputs. The arena window starts from zeros (as `enc5 run`); bytes of
+// Runs enc5 on the captured inputs. The arena window starts from zeros (as `rrswin run`); bytes of
 // the allocation outside the window and surface texels outside ex x ey are carried over from the
 // capture, since the kernel never writes them.
 ReplayOutputs replay_launch(const LaunchCapture& c, const RunOptions& options);
-// The pieces replay_launch starts from (shared with the PTX interpreter's `enc5 ptx run --capture`):
+// The pieces replay_launch starts from (shared with the PTX interpreter's `rrswin ptx run --capture`):
 // the texture object's texels, the surface with its ex x ey texels zeroed, the output allocation
 // with its arena window zeroed.
 Texture texture_of(const ImageArg& texture);
 Surface surface_before_launch(const LaunchCapture& c);
 std::vector<std::uint8_t> output_before_launch(const LaunchCapture& c);
 // Writes a complete replay folder in launch-dump naming into dir (dir/subdir for a capture of a
-// sequence): the arg048 buffer and arg112 surface enc5 computed, then the launch's read-only
+// sequence): the arg048 buffer and arg112 surface rrswin computed, then the launch's read-only
 // arguments (arg008, arg040, arg088 and, for launch dumps, every other file of the launch) under
 // the capture's own names, as hard links where the file system allows and byte copies otherwise,
-// so that d4r's comparison of the capture with the folder passes exactly when enc5 reproduces the
-// launch (facts F5; docs/captures.md "What enc5 replay writes"). A read-only buffer that overlaps
+// so that d4r's comparison of the capture with the folder passes exactly when rrswin reproduces the
+// launch (facts F5; docs/captures.md "What rrswin replay writes"). A read-only buffer that overlaps
 // the output allocation's addresses is written as a copy holding enc5's bytes there. Returns the
 // paths, the two outputs first.
 // The first form writes into a command's output set (io/output_set.hpp: all of a command's outputs
@@ -200,4 +200,4 @@ struct SyntheticCaptureOptions {
 // Form replay: manifest.txt, args.bin, alloc-N.bin, texture-088.bin, surface-112.bin (pre-launch).
 std::vector<std::string> write_synthetic_capture(const std::string& dir, Form form, const SyntheticCaptureOptions& o);
 
-}  // namespace enc5::capture
+}  // namespace rrswin::capture

@@ -11,7 +11,7 @@
 
 #include "capture/capture.hpp"
 
-namespace enc5::capture::detail {
+namespace rrswin::capture::detail {
 
 namespace fs = std::filesystem;
 
@@ -38,4 +38,4 @@ struct DumpFile {
 std::vector<DumpFile> dump_files(const fs::path& dir);
 std::vector<LaunchCapture> load_launch_dumps(const fs::path& dir, const std::vector<DumpFile>& files, const LoadOptions& opt);
 
-}  // namespace enc5::capture::detail
+}  // namespace rrswin::capture::detail

@@ -17,7 +17,7 @@
 #include "model/trace.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5::capture {
+namespace rrswin::capture {
 namespace {
 
 namespace fs = std::filesystem;
@@ -318,7 +318,7 @@ std::string describe(const StageDiff& d) {
   s += "  first: phase " + std::to_string(d.phase) + ", block (" + std::to_string(d.block_x) + ", " + std::to_string(d.block_y) +
        ") [debug block " + std::to_string(d.block_index) + "], warp " + std::to_string(d.warp) + ", lane " + std::to_string(d.lane) +
        ", register " + std::to_string(d.reg) + " (" + d.where + ")\n";
-  s += "    capture " + reg_text(d.a) + "\n    enc5    " + reg_text(d.b) + "\n";
+  s += "    capture " + reg_text(d.a) + "\n    rrswin  " + reg_text(d.b) + "\n";
   s += "  differing registers per block:";
   for (std::size_t b = 0; b < d.per_block.size(); ++b)
     if (d.per_block[b])
@@ -335,7 +335,7 @@ std::string to_json(const StageDiff& d) {
     char b[256];
     std::snprintf(
         b, sizeof b,
-        "{\"phase\": %d, \"block\": [%d, %d], \"debug_block\": %d, \"warp\": %d, \"lane\": %d, \"reg\": %d, \"capture\": %u, \"enc5\": %u, ",
+        "{\"phase\": %d, \"block\": [%d, %d], \"debug_block\": %d, \"warp\": %d, \"lane\": %d, \"reg\": %d, \"capture\": %u, \"rrswin\": %u, ",
         d.phase, d.block_x, d.block_y, d.block_index, d.warp, d.lane, d.reg, d.a, d.b);
     s += b + std::string("\"where\": ") + json_escape(d.where) + "}";
   } else {
@@ -346,4 +346,4 @@ std::string to_json(const StageDiff& d) {
   return s + "]}";
 }
 
-}  // namespace enc5::capture
+}  // namespace rrswin::capture

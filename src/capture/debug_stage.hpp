@@ -1,6 +1,6 @@
 // d4r's debug-oracle stages (facts F1, F2): a capture taken with D4R_RRSWIN_DEBUG=w<n> holds one
 // phase's registers of warp 0 of every block in a window of the output arena's allocation, at the
-// arena pointer (param+48) + the debug base (D4R_RRSWIN_DEBUG_BASE, default 4,000,000). enc5 reads
+// arena pointer (param+48) + the debug base (D4R_RRSWIN_DEBUG_BASE, default 4,000,000). rrswin reads
 // that window (hostile bytes: every offset overflow-checked, the window bounded), computes the same
 // stage with the golden model's traces (model/trace.hpp, already in d4r's register orders), and
 // compares them. docs/captures.md "Debug-oracle stages" describes the layout and the decisions.
@@ -14,7 +14,7 @@
 #include "api/frame.hpp"
 #include "capture/capture.hpp"
 
-namespace enc5::capture {
+namespace rrswin::capture {
 
 // facts F1: D4R_RRSWIN_DEBUG_BASE's default (HIP5's "46,000,000" comment is stale).
 inline constexpr std::uint64_t kDefaultDebugBase = 4000000;
@@ -104,4 +104,4 @@ struct StageChoice {
   std::uint64_t debug_base = kDefaultDebugBase;
 };
 
-}  // namespace enc5::capture
+}  // namespace rrswin::capture

@@ -7,7 +7,7 @@
 #include "io/files.hpp"
 #include "io/png.hpp"
 
-namespace enc5::capture {
+namespace rrswin::capture {
 namespace {
 
 std::string fmt(const char* f, auto... args) {
@@ -250,4 +250,4 @@ bool write_heatmap(const std::string& path, const FileDiff& d) {
   return true;
 }
 
-}  // namespace enc5::capture
+}  // namespace rrswin::capture

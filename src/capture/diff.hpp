@@ -1,6 +1,6 @@
 // Comparing outputs byte by byte, with the layout in mind: a plane arena (per plane q and pixel,
 // e4m3 code distance; docs/formats.md "Plane arena") or an RGBA16F surface (per pixel and
-// channel, f16 ulp), plus heat maps. Used by `enc5 diff` and `enc5 settle`.
+// channel, f16 ulp), plus heat maps. Used by `rrswin diff` and `rrswin settle`.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace enc5::capture {
+namespace rrswin::capture {
 
 enum class DiffKind { arena, surface, bytes };
 
@@ -50,4 +50,4 @@ std::string json_escape(const std::string& s);
 // brighter = more bytes / larger distance). Returns false when the diff has no pixel map.
 bool write_heatmap(const std::string& path, const FileDiff& d);
 
-}  // namespace enc5::capture
+}  // namespace rrswin::capture

@@ -11,12 +11,12 @@
 #include "io/arena_io.hpp"
 #include "io/numbers.hpp"
 
-namespace enc5::capture {
+namespace rrswin::capture {
 namespace detail {
 
 bool parse_u64(std::string_view s, std::uint64_t& v, int base) {
   // The one number parser (io/numbers.hpp); here only the yes/no, the caller names the token.
-  const auto r = enc5::parse_u64(s, base == 16 ? NumberBase::hex : NumberBase::dec);
+  const auto r = rrswin::parse_u64(s, base == 16 ? NumberBase::hex : NumberBase::dec);
   if (r) v = *r;
   return r.has_value();
 }
@@ -158,4 +158,4 @@ std::optional<std::uint64_t> shape_base(const std::string& shape) {
   return std::nullopt;
 }
 
-}  // namespace enc5::capture
+}  // namespace rrswin::capture

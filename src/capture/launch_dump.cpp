@@ -14,7 +14,7 @@
 #include "io/files.hpp"
 #include "io/links.hpp"
 
-namespace enc5::capture::detail {
+namespace rrswin::capture::detail {
 namespace {
 
 // Buffer shape (docs/captures.md): '-'-separated tokens; base0x<hex> (device address of the
@@ -79,7 +79,7 @@ LaunchFiles matching_launches(const fs::path& dir, const std::vector<DumpFile>& 
     std::string found;
     for (std::size_t i = 0; i < other.size() && i < 4; ++i) found += (i ? ", " : "") + other[i];
     throw std::runtime_error(dir.string() + ": no launch of a kernel matching '" + opt.kernel_filter + "' (found " + found +
-                             "); enc5 replays only " + kEnc5Kernel + " (--kernel SUBSTRING selects another name)");
+                             "); rrswin replays only " + kEnc5Kernel + " (--kernel SUBSTRING selects another name)");
   }
   return by_launch;
 }
@@ -175,9 +175,9 @@ std::vector<DumpFile> dump_files(const fs::path& dir) {
   return files;
 }
 
-}  // namespace enc5::capture::detail
+}  // namespace rrswin::capture::detail
 
-namespace enc5::capture {
+namespace rrswin::capture {
 
 std::vector<DumpedLaunch> load_dumped_launches(const std::string& dir, const std::string& kernel_substring) {
   using namespace detail;
@@ -217,4 +217,4 @@ std::vector<DumpedLaunch> load_dumped_launches(const std::string& dir, const std
 
 std::uint64_t buffer_offset(const std::string& file, const std::string& shape) { return detail::buffer_tokens(file, shape).offset; }
 
-}  // namespace enc5::capture
+}  // namespace rrswin::capture

@@ -17,7 +17,7 @@
 #include "io/links.hpp"
 #include "io/numbers.hpp"
 
-namespace enc5::capture {
+namespace rrswin::capture {
 
 using namespace detail;
 
@@ -86,7 +86,7 @@ struct Manifest {
 
 void Manifest::launch(const Line& l, LaunchCapture& c) {
   if (l.words.size() != 8) throw bad(l, "'launch gx gy gz bx by bz shared' (decimal)");
-  if (have_launch) throw bad(l, "one launch line (enc5 replays one launch per capture folder)");
+  if (have_launch) throw bad(l, "one launch line (rrswin replays one launch per capture folder)");
   const auto gx = num(l, 1, "gx"), gy = num(l, 2, "gy");
   if (gx == 0 || gy == 0 || gx > 0xFFFFFFFFu || gy > 0xFFFFFFFFu)
     throw InputError(path, l.offset, "a grid gx, gy in 1..2^32-1 (CUDA's gridDim)", "grid " + l.words[1] + " × " + l.words[2]);
@@ -96,7 +96,7 @@ void Manifest::launch(const Line& l, LaunchCapture& c) {
   c.grid_offset = l.offset;
   const auto gz = num(l, 3, "gz"), bx = num(l, 4, "bx"), by = num(l, 5, "by"), bz = num(l, 6, "bz");
   num(l, 7, "shared");
-  // facts A2: enc5 runs 32x1x8 threads per block on a 2D grid; another shape is another kernel.
+  // facts A2: rrswin runs 32x1x8 threads per block on a 2D grid; another shape is another kernel.
   if (gz != 1 || bx != 32 || by != 1 || bz != 8)
     throw InputError(path, l.offset, "enc5's launch shape: gz 1, block 32 1 8 (facts A2)",
                      "gz " + l.words[3] + ", block " + l.words[4] + " " + l.words[5] + " " + l.words[6] + " (a launch of another kernel?)");
@@ -130,9 +130,9 @@ void Manifest::image(const Line& l, const fs::path& dir, LaunchCapture& c) {
   const std::uint64_t arg = tex ? kArgTexture : kArgSurface;
   num(l, 1, "off (the " + l.words[0] + "'s parameter-block offset, facts A4)", arg, arg);
   ImageArg a;
-  // enc5 reads RGBA16F only (CU_AD_FORMAT_HALF = 16, docs/captures.md "fmt codes"): refused here, on
+  // rrswin reads RGBA16F only (CU_AD_FORMAT_HALF = 16, docs/captures.md "fmt codes"): refused here, on
   // the manifest's line, not later against the texel file.
-  a.fmt = static_cast<int>(num(l, 4, "fmt (CUarray_format; enc5 reads 16 = CU_AD_FORMAT_HALF, RGBA16F)", kFmtHalf, kFmtHalf));
+  a.fmt = static_cast<int>(num(l, 4, "fmt (CUarray_format; rrswin reads 16 = CU_AD_FORMAT_HALF, RGBA16F)", kFmtHalf, kFmtHalf));
   std::optional<std::uint64_t> pitch;
   if (tex) {
     if (!parse_mode(l.words[5], a.mode)) throw bad(l, e);
@@ -270,4 +270,4 @@ LaunchCapture load_replay_capture(const std::string& dir_s) {
   return c;
 }
 
-}  // namespace enc5::capture
+}  // namespace rrswin::capture

@@ -7,7 +7,7 @@
 #include "model/readings.hpp"
 #include "numerics/profile.hpp"
 
-namespace enc5::capture {
+namespace rrswin::capture {
 
 ReadingGroup reading_group(const std::string& name) {
   // E61 (facts C14) reads phase 61's results and the texture and writes only the surface.
@@ -290,4 +290,4 @@ SettleResult settle(const LaunchCapture& c, const SettleOptions& o) {
   return res;
 }
 
-}  // namespace enc5::capture
+}  // namespace rrswin::capture

@@ -1,4 +1,4 @@
-// `enc5 settle`: which readings (docs/readings.md §1) and profile reproduce a capture of the
+// `rrswin settle`: which readings (docs/readings.md §1) and profile reproduce a capture of the
 // original's outputs. The search is grouped by the output a reading can affect and runs
 // coordinate-wise with the fast engine; docs/captures.md "Settling readings" explains it.
 #pragma once
@@ -12,7 +12,7 @@
 #include "capture/debug_stage.hpp"
 #include "capture/diff.hpp"
 
-namespace enc5::capture {
+namespace rrswin::capture {
 
 // Which outputs a reading can change (the search's grouping).
 enum class ReadingGroup { arena_only, surface_only, both };
@@ -73,4 +73,4 @@ struct SettleOptions {
 // capture must hold that stage's window.
 SettleResult settle(const LaunchCapture& c, const SettleOptions& o);
 
-}  // namespace enc5::capture
+}  // namespace rrswin::capture

@@ -1,5 +1,5 @@
 // Synthetic captures: enc5's own run written in d4r's launch-dump or replay-capture form
-// (docs/captures.md "enc5 capture --synthetic").
+// (docs/captures.md "rrswin capture --synthetic").
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -17,7 +17,7 @@
 #include "io/output_set.hpp"
 #include "model/weight_image.hpp"
 
-namespace enc5::capture {
+namespace rrswin::capture {
 
 using namespace detail;
 
@@ -106,7 +106,7 @@ void put_replay_capture(OutputSet& set, const LaunchCapture& c, const ReplayOutp
   const GridExtent cover = covering_grid(static_cast<std::uint32_t>(o.ex), static_cast<std::uint32_t>(o.ey),
                                          static_cast<std::uint32_t>(o.ox), static_cast<std::uint32_t>(o.oy));
   const auto gx = static_cast<std::uint32_t>(cover.x), gy = static_cast<std::uint32_t>(cover.y);
-  std::string m = "# enc5 synthetic replay capture (docs/captures.md)\n";
+  std::string m = "# rrswin synthetic replay capture (docs/captures.md)\n";
   m += std::string("kernel ") + c.kernel + "\n";
   m += "launch " + std::to_string(gx) + " " + std::to_string(gy) + " 1 32 1 8 0\n";
   m += "alloc 0 " + hex(kBaseIn) + " " + std::to_string(c.input.bytes.size()) + "\n";
@@ -151,7 +151,7 @@ std::vector<std::string> write_synthetic_capture(const std::string& dir, Form fo
   ro.engine = o.engine;
   ro.threads = o.threads;
   ReplayOutputs r = replay_launch(c, ro);
-  // The debug oracle's stores of warp 0 of every block (facts F1), from enc5's own trace.
+  // The debug oracle's stores of warp 0 of every block (facts F1), from rrswin's own trace.
   if (o.stage) store_stage_payload(r.output_alloc, o.window_before, compute_stage_payload(c, *o.stage, o.debug_base, ro), dir);
   if (form == Form::launch_dump)
     put_dumps(set, "", c, r, true);
@@ -160,4 +160,4 @@ std::vector<std::string> write_synthetic_capture(const std::string& dir, Form fo
   return set.commit();
 }
 
-}  // namespace enc5::capture
+}  // namespace rrswin::capture

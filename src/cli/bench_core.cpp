@@ -12,14 +12,14 @@
 #include "engine/simd.hpp"
 #include "model/weight_image.hpp"
 
-#ifdef ENC5_HAVE_BLAS
+#ifdef RRSWIN_HAVE_BLAS
 #include <cblas.h>  // the prototype only: the library is loaded at run time (blas() below)
 #include <dlfcn.h>
 
 #include <cstdlib>
 #endif
 
-namespace enc5::bench {
+namespace rrswin::bench {
 
 namespace {
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
@@ -146,11 +146,11 @@ FmaPeaks fma_peaks(int threads, double seconds) {
   return p;
 }
 
-#ifdef ENC5_HAVE_BLAS
+#ifdef RRSWIN_HAVE_BLAS
 namespace {
 // OpenBLAS is opened on first use, not linked: a linked OpenBLAS starts its thread pool when the
 // process starts, one worker per core, and the workers spin in sched_yield while the process is
-// young (docs/performance.md "Eighth pass": the demo, `enc5 run`, spent 0.078 s of system time in
+// young (docs/performance.md "Eighth pass": the demo, `rrswin run`, spent 0.078 s of system time in
 // them, on 2 cores beside the engine's threads; 0.011 s without them).
 // OPENBLAS_NUM_THREADS=1 before the library starts makes the pool empty (the reference runs one
 // sgemm per thread of its own); a value the user set is kept. Called from the bench's main thread
@@ -166,14 +166,14 @@ const Blas& blas() {
     setenv("OPENBLAS_NUM_THREADS", "1", 0);
     void* h = nullptr;
     const char* opened = nullptr;
-    for (const char* name : {ENC5_BLAS_PATH, "libopenblas.so.0"})
+    for (const char* name : {RRSWIN_BLAS_PATH, "libopenblas.so.0"})
       if ((h = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) {
         opened = name;
         break;
       }
     if (h == nullptr) {
       const char* e = dlerror();
-      r.error = std::string("could not load ") + ENC5_BLAS_PATH + " or libopenblas.so.0" + (e ? std::string(": ") + e : "");
+      r.error = std::string("could not load ") + RRSWIN_BLAS_PATH + " or libopenblas.so.0" + (e ? std::string(": ") + e : "");
       return r;
     }
     r.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(h, "cblas_sgemm"));
@@ -187,7 +187,7 @@ const Blas& blas() {
 #endif
 
 bool blas_available() {
-#ifdef ENC5_HAVE_BLAS
+#ifdef RRSWIN_HAVE_BLAS
   return blas().sgemm != nullptr;
 #else
   return false;
@@ -195,15 +195,15 @@ bool blas_available() {
 }
 
 std::string blas_unavailable_reason() {
-#ifdef ENC5_HAVE_BLAS
+#ifdef RRSWIN_HAVE_BLAS
   return blas().error;
 #else
-  return "configured with -DENC5_BENCH_BLAS=OFF";
+  return "configured with -DRRSWIN_BENCH_BLAS=OFF";
 #endif
 }
 
 std::string blas_name() {
-#ifdef ENC5_HAVE_BLAS
+#ifdef RRSWIN_HAVE_BLAS
   return blas().set_num_threads ? "OpenBLAS sgemm" : "CBLAS sgemm";
 #else
   return "none";
@@ -211,7 +211,7 @@ std::string blas_name() {
 }
 
 double blas_frame_seconds(const Geometry& g, int threads, int reps) {
-#ifdef ENC5_HAVE_BLAS
+#ifdef RRSWIN_HAVE_BLAS
   // The layer's GEMMs per block in f32 (no epilogues, no requantisation, no chained f16 rounding):
   // QV: 96x(8 heads x 64)x160; per head score 64x96x32 and PV 64x32x96; out-projection
   // 64x160x256; MLP up 64x640x160 and down 64x160x640; phase 61 64x16x160. Blocks are spread over
@@ -265,4 +265,4 @@ double blas_frame_seconds(const Geometry& g, int threads, int reps) {
 #endif
 }
 
-}  // namespace enc5::bench
+}  // namespace rrswin::bench

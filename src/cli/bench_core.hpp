@@ -1,4 +1,4 @@
-// Measurements shared by `enc5 bench` (cmd_bench.cpp) and the Google Benchmark targets (bench/):
+// Measurements shared by `rrswin bench` (cmd_bench.cpp) and the Google Benchmark targets (bench/):
 // the layer per frame on the geometries, the per-phase-group breakdown, and the two
 // references (the machine's binary64 FMA peak, the layer's GEMMs in f32 through a BLAS).
 #pragma once
@@ -10,7 +10,7 @@
 #include "assets/synthetic_inputs.hpp"
 #include "engine/engine.hpp"
 
-namespace enc5::bench {
+namespace rrswin::bench {
 
 struct Geometry {
   std::string name;
@@ -56,4 +56,4 @@ std::string blas_unavailable_reason();  // when !blas_available()
 std::string blas_name();
 double blas_frame_seconds(const Geometry& g, int threads, int reps);
 
-}  // namespace enc5::bench
+}  // namespace rrswin::bench

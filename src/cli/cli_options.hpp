@@ -1,4 +1,4 @@
-// Small command-line helpers shared by `enc5 run`, `replay`, `capture`, `diff` and `settle`: one
+// Small command-line helpers shared by `rrswin run`, `replay`, `capture`, `diff` and `settle`: one
 // option loop (--name VALUE or --name=VALUE), integer parsing with ranges, the ranges of the
 // launch's fields, and the common run options.
 #pragma once
@@ -15,9 +15,9 @@
 #include "model/readings.hpp"
 #include "numerics/profile.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 
-// A wrong command line: the commands print it with "(enc5 CMD --help)" and exit 2.
+// A wrong command line: the commands print it with "(rrswin CMD --help)" and exit 2.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -106,7 +106,7 @@ struct RunChoice {
     Readings out;
     for (const std::string& r : readings) {
       std::string err;
-      if (!set_reading(out, r, &err)) throw UsageError("--reading " + r + ": " + err + " (enc5 readings lists them)");
+      if (!set_reading(out, r, &err)) throw UsageError("--reading " + r + ": " + err + " (rrswin readings lists them)");
     }
     return out;
   }
@@ -159,4 +159,4 @@ inline bool handle_stage_option(OptionCursor& c, capture::StageChoice& s) {
 // Progress lines go to stderr only when it is a terminal (silence when piped or captured).
 inline bool progress_enabled() { return isatty(2) != 0; }
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

@@ -1,4 +1,4 @@
-// enc5 bench: the golden model and the fast engine side by side on the geometries, per
+// rrswin bench: the golden model and the fast engine side by side on the geometries, per
 // profile and SIMD path, with a per-phase-group breakdown and two references measured in the same
 // run: the machine's binary64 FMA peak (the exact-arithmetic limit) and the layer's GEMMs in f32
 // through a BLAS (what a user would pick instead). docs/performance.md records a run.
@@ -17,18 +17,18 @@
 #include "engine/simd.hpp"
 #include "numerics/profile.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 
 namespace {
 
 void help() {
   std::printf(
-      "usage: enc5 bench [--geometry small|real|1080p|4k]... [--profile ada|zluda|hopper|blackwell]... [--simd scalar|avx2|avx512|avx512vnni]...\n"
+      "usage: rrswin bench [--geometry small|real|1080p|4k]... [--profile ada|zluda|hopper|blackwell]... [--simd scalar|avx2|avx512|avx512vnni]...\n"
       "                  [--threads N] [--reps N] [--golden-reps N] [--no-golden] [--no-reference]\n\n"
       "Times whole frames (synthetic inputs, default weights) with the golden model and the fast engine.\n"
       "The golden model runs on the small geometry (one block) only; its time for the larger geometries\n"
       "is that per-block time times the number of blocks divided by the threads (marked '~').\n"
-      "Defaults: every geometry, every profile, every SIMD path this CPU has (up to ENC5_SIMD's when it is set),\n"
+      "Defaults: every geometry, every profile, every SIMD path this CPU has (up to RRSWIN_SIMD's when it is set),\n"
       "all hardware threads.\n"
       "cpu ms/blk: the process's CPU time (all threads) per block, minimum of the reps: on a shared\n"
       "machine it leaves out the time other processes held the cores.\n"
@@ -100,7 +100,7 @@ BenchPlan plan_of(const BenchOptions& o) {
   for (const auto& n : o.simd_names)
     if (!engine::parse_simd_path(n) || !engine::simd_supported(*engine::parse_simd_path(n)))
       throw std::invalid_argument("SIMD path " + n + " is unknown or not supported by this CPU");
-  // Without --simd: every path this CPU has, up to ENC5_SIMD's when it is set (it forces a lower
+  // Without --simd: every path this CPU has, up to RRSWIN_SIMD's when it is set (it forces a lower
   // path everywhere else, engine/simd.hpp default_simd_path).
   const auto cap = static_cast<int>(engine::default_simd_path());
   for (engine::SimdPath p : engine::supported_simd_paths())
@@ -221,7 +221,7 @@ int cmd_bench(const Args& args) {
     return 0;
   }
   const BenchPlan pl = plan_of(o);
-  std::printf("enc5 bench: %s, %d hardware threads, running on %d; SIMD paths:", cpu_model().c_str(), pl.hw, pl.nthreads);
+  std::printf("rrswin bench: %s, %d hardware threads, running on %d; SIMD paths:", cpu_model().c_str(), pl.hw, pl.nthreads);
   for (auto p : engine::supported_simd_paths()) std::printf(" %s", std::string(engine::to_string(p)).c_str());
   std::printf(" (best %s); %d reps, minimum\n", std::string(engine::to_string(engine::best_simd_path())).c_str(), o.reps);
   std::printf("multiply-adds per block: %.2f M\n\n", bench::macs_per_block() / 1e6);
@@ -249,4 +249,4 @@ int cmd_bench(const Args& args) {
   return 0;
 }
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

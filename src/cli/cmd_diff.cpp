@@ -1,4 +1,4 @@
-// `enc5 diff A B`: compares two captures / output folders argument by argument, keyed as d4r's
+// `rrswin diff A B`: compares two captures / output folders argument by argument, keyed as d4r's
 // comparison script keys launch dumps (facts F5: kernel, arg offset, kind, shape without base0x…,
 // fmt, occurrence), or two single files (arena .bin, surface .exr / .bin).
 #include <algorithm>
@@ -23,20 +23,20 @@
 #include "io/output_set.hpp"
 #include "model/layer_spec.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 namespace {
 
-using namespace enc5::capture;
+using namespace rrswin::capture;
 namespace fs = std::filesystem;
 
-constexpr const char* kDiffHelp = R"(usage: enc5 diff A B [OPTIONS]
+constexpr const char* kDiffHelp = R"(usage: rrswin diff A B [OPTIONS]
 
 Compares two captures or output folders argument by argument, or two single files.
 
 Folders: every launch-NNN-<kernel>-argNNN-<kind>-<shape>-fmtN.bin file (facts F5) is keyed by
 (kernel, arg offset, kind, shape without base0x..., fmt, occurrence), as d4r's comparison script
 does, so launch numbers and device addresses may differ. Files on one side only are listed; they
-count as differences only with --strict (as d4r's comparison counts them; enc5 replay
+count as differences only with --strict (as d4r's comparison counts them; rrswin replay
 folders hold every argument).
 Files: an arena .bin, a surface .exr, or a launch-dump .bin (its name gives the layout).
 
@@ -51,19 +51,19 @@ options:
   --ex N --ey N         arena extents when no surface shape gives them (default: the arg112
                         surface of the same launch, else 40 x 23)
   --strict              files present on one side only count as differences
-  --layer enc4|enc3     A and B are two `enc5 run --layer L` folders: compares arena.bin (at
+  --layer enc4|enc3     A and B are two `rrswin run --layer L` folders: compares arena.bin (at
                         --ex/--ey, else surface112.exr's shape; enc3's 4-plane arena byte
                         by byte), merged.bin (at the halved extents), surface112.exr,
                         surface120.exr and surface128.exr
   -h, --help            this text
 
-enc5 diff CAPTURE --stage NAME [--debug-base N] [--profile P] [--reading NAME=VALUE ...]
+rrswin diff CAPTURE --stage NAME [--debug-base N] [--profile P] [--reading NAME=VALUE ...]
   A capture taken with d4r's debug oracle (D4R_RRSWIN_DEBUG=NAME, facts F1/F2) holds stage NAME
   (w1..w12, p13c, p13d) of warp 0 of every block at the arena pointer + the debug base (default
   4000000). Compares it with enc5's golden trace of the same stage on the capture's inputs and
   reports the registers differing, the first differing phase, block, warp, lane and register
   (with its row and columns), the largest f16 ulp distance and the count per block.
-  --launch N, --kernel S, --block-offset X,Y, --threads N as for enc5 replay.
+  --launch N, --kernel S, --block-offset X,Y, --threads N as for rrswin replay.
 
 Exit status: 0 identical, 1 different, 2 errors.
 )";
@@ -265,7 +265,7 @@ Comparison diff_folders(const fs::path& A, const fs::path& B, Geometry g) {
 
 FileDiff diff_files(const fs::path& A, const fs::path& B, Geometry g);
 
-// Two `enc5 run --layer enc4|enc3` folders (cli/cmd_run_layer.cpp): the five outputs by name. A file on
+// Two `rrswin run --layer enc4|enc3` folders (cli/cmd_run_layer.cpp): the five outputs by name. A file on
 // one side only is listed as for launch dumps; a link is refused (io/links.hpp).
 Comparison diff_layer_folders(const fs::path& A, const fs::path& B, Geometry g) {
   Comparison out;
@@ -294,7 +294,7 @@ Comparison diff_layer_folders(const fs::path& A, const fs::path& B, Geometry g) 
       out.only_b.push_back(f.first);
   }
   if (out.diffs.empty())
-    throw InputError(A.string(), 0, "an `enc5 run --layer enc4|enc3` folder (arena.bin, merged.bin, surface112/120/128.exr) matching B's",
+    throw InputError(A.string(), 0, "an `rrswin run --layer enc4|enc3` folder (arena.bin, merged.bin, surface112/120/128.exr) matching B's",
                      "no common file");
   return out;
 }
@@ -404,7 +404,7 @@ int cmd_diff(const Args& args) {
     if (!fs::exists(p)) throw InputError(p.string(), 0, "a capture folder or a file", "nothing (no such file or folder)");
   if (fs::is_directory(A) != fs::is_directory(B)) throw UsageError("A and B must both be folders or both be files");
   Comparison c;
-  if (a.layer && !fs::is_directory(A)) throw UsageError("--layer compares two folders of enc5 run --layer enc4|enc3");
+  if (a.layer && !fs::is_directory(A)) throw UsageError("--layer compares two folders of rrswin run --layer enc4|enc3");
   if (a.layer)
     c = diff_layer_folders(A, B, a.g);
   else if (fs::is_directory(A))
@@ -414,4 +414,4 @@ int cmd_diff(const Args& args) {
   return report(c, a);
 }
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

@@ -1,8 +1,8 @@
-// enc5 eval: evaluates one instruction of numerics.md on hex operands and prints the result in hex.
+// rrswin eval: evaluates one instruction of numerics.md on hex operands and prints the result in hex.
 //
-//   enc5 eval INSTRUCTION OPERAND... [--profile ada|zluda|hopper|blackwell] [--reading mma-NAME=VALUE]...
-//   enc5 eval --batch INSTRUCTION [--profile ...] [--reading ...]    (one case per stdin line)
-//   enc5 eval --list | --help
+//   rrswin eval INSTRUCTION OPERAND... [--profile ada|zluda|hopper|blackwell] [--reading mma-NAME=VALUE]...
+//   rrswin eval --batch INSTRUCTION [--profile ...] [--reading ...]    (one case per stdin line)
+//   rrswin eval --list | --help
 //
 // Format, the same for every instruction (so scripts can treat all of them alike):
 //   * an operand is the raw bits of its PTX register as hexadecimal, "0x" optional, any case,
@@ -32,7 +32,7 @@
 #include "numerics/profile.hpp"
 #include "numerics/warp.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 namespace {
 
 using Operands = std::vector<std::uint64_t>;
@@ -264,10 +264,10 @@ std::vector<std::string_view> split_words(std::string_view line) {
 
 void print_help(std::FILE* to) {
   std::fprintf(to,
-               "usage: enc5 eval INSTRUCTION OPERAND... [--profile ada|zluda|hopper|blackwell] [--reading mma-NAME=VALUE]...\n"
-               "       enc5 eval --batch INSTRUCTION [--profile ada|zluda|hopper|blackwell] [--reading mma-NAME=VALUE]...\n"
-               "       enc5 eval --list | --help\n\n"
-               "Evaluates one PTX instruction of the enc5 kernel exactly as enc5 models it (docs: numerics.md).\n"
+               "usage: rrswin eval INSTRUCTION OPERAND... [--profile ada|zluda|hopper|blackwell] [--reading mma-NAME=VALUE]...\n"
+               "       rrswin eval --batch INSTRUCTION [--profile ada|zluda|hopper|blackwell] [--reading mma-NAME=VALUE]...\n"
+               "       rrswin eval --list | --help\n\n"
+               "Evaluates one PTX instruction of the enc5 kernel exactly as rrswin models it (docs: numerics.md).\n"
                "Operands are the raw register bits in hex (\"0x\" optional, leading zeros allowed, at most the\n"
                "register's width). The result is printed as \"0x\" + register-width/4 lower-case hex digits;\n"
                "per-lane instructions print lanes 0..31 on one line, separated by spaces.\n\n"
@@ -278,7 +278,7 @@ void print_help(std::FILE* to) {
                "               accumulation and the e4m3 conversion of a negative NaN\n"
                "  --reading NAME=VALUE\n"
                "               an instruction-level reading (mma-zero-sign, mma-nan-operand,\n"
-               "               mma-nan-payload, mma-overflow; enc5 readings lists their values); repeatable\n"
+               "               mma-nan-payload, mma-overflow; rrswin readings lists their values); repeatable\n"
                "  --batch      read one case per line from stdin (the operands only, separated by spaces,\n"
                "               tabs or commas) and print one result line per input line; the first bad line\n"
                "               stops the run with its line number on stderr\n"
@@ -289,13 +289,13 @@ void print_help(std::FILE* to) {
                  std::string(i.result_doc).c_str());
   std::fprintf(to,
                "\nexamples:\n"
-               "  enc5 eval cvt.rn.satfinite.e4m3x2.f16x2 0x3c00bc00          prints 0x38b8\n"
-               "  enc5 eval add.rn.f16 0x3c00 0x3c00                         prints 0x4000\n"
-               "  enc5 eval --batch mma.m16n8k32.row.col.f16.e4m3.e4m3.f16 < cases.txt\n");
+               "  rrswin eval cvt.rn.satfinite.e4m3x2.f16x2 0x3c00bc00          prints 0x38b8\n"
+               "  rrswin eval add.rn.f16 0x3c00 0x3c00                         prints 0x4000\n"
+               "  rrswin eval --batch mma.m16n8k32.row.col.f16.e4m3.e4m3.f16 < cases.txt\n");
 }
 
 int usage_error(const std::string& msg) {
-  std::fprintf(stderr, "enc5 eval: %s\n(enc5 eval --help lists the instructions and their operands)\n", msg.c_str());
+  std::fprintf(stderr, "rrswin eval: %s\n(rrswin eval --help lists the instructions and their operands)\n", msg.c_str());
   return 2;
 }
 
@@ -340,7 +340,7 @@ int cmd_eval(const Args& args) {
       std::string err;
       if (!is_instruction_reading(assignment.substr(0, assignment.find('='))))
         return usage_error("--reading " + std::string(assignment) +
-                           ": eval takes only the instruction-level readings (mma-*; enc5 readings)");
+                           ": eval takes only the instruction-level readings (mma-*; rrswin readings)");
       if (!set_reading(readings, assignment, &err)) return usage_error("--reading " + std::string(assignment) + ": " + err);
     } else if (a.starts_with("--")) {
       return usage_error("unknown option '" + std::string(a) + "'");
@@ -352,7 +352,7 @@ int cmd_eval(const Args& args) {
   profile = &effective;
   if (positional.empty()) return usage_error("expected an INSTRUCTION");
   const Instruction* ins = find_instruction(positional[0]);
-  if (ins == nullptr) return usage_error("unknown instruction '" + std::string(positional[0]) + "' (enc5 eval --list)");
+  if (ins == nullptr) return usage_error("unknown instruction '" + std::string(positional[0]) + "' (rrswin eval --list)");
   positional.erase(positional.begin());
 
   if (!batch) {
@@ -400,4 +400,4 @@ std::vector<std::string> eval_instruction_names() {
   return v;
 }
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

@@ -1,4 +1,4 @@
-// enc5 inspect [FILE] [--json]: the phase table (spec §2.1 tool view + §2.2 corrected shapes), the
+// rrswin inspect [FILE] [--json]: the phase table (spec §2.1 tool view + §2.2 corrected shapes), the
 // weight-image map (facts E4) and per-region statistics of FILE, or of the embedded default image
 // (default_weights(), seed 1) when no FILE is given.
 #include <cmath>
@@ -14,7 +14,7 @@
 #include "model/phase_program.hpp"
 #include "model/weight_image.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 namespace {
 
 std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
@@ -248,7 +248,7 @@ std::string to_json(const std::string& source, const WeightImage& w, const std::
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: enc5 inspect [FILE] [--layer enc3|enc4|enc5] [--json]\n"
+               "usage: rrswin inspect [FILE] [--layer enc3|enc4|enc5] [--json]\n"
                "  Prints the phase table (spec §2.1 tool view and §2.2 corrected shapes), the weight-image\n"
                "  map and per-region statistics of FILE (a %zu-byte weight image), or of the embedded\n"
                "  default image (synthetic, seed 1) when no FILE is given. --json: the same as JSON.\n"
@@ -272,19 +272,19 @@ int cmd_inspect(const Args& args) {
       json = true;
     } else if (a == "--layer") {
       if (i + 1 >= args.size() || !parse_layer(args[i + 1], &layer)) {
-        std::fprintf(stderr, "enc5 inspect: --layer needs enc3, enc4 or enc5%s%s%s\n", i + 1 < args.size() ? " (not '" : "",
+        std::fprintf(stderr, "rrswin inspect: --layer needs enc3, enc4 or enc5%s%s%s\n", i + 1 < args.size() ? " (not '" : "",
                      i + 1 < args.size() ? args[i + 1].c_str() : "", i + 1 < args.size() ? "')" : "");
         return 2;
       }
       ++i;
     } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "enc5 inspect: unknown option '%s'\n", a.c_str());
+      std::fprintf(stderr, "rrswin inspect: unknown option '%s'\n", a.c_str());
       usage(stderr);
       return 2;
     } else if (file.empty()) {
       file = a;
     } else {
-      std::fprintf(stderr, "enc5 inspect: more than one FILE ('%s', '%s')\n", file.c_str(), a.c_str());
+      std::fprintf(stderr, "rrswin inspect: more than one FILE ('%s', '%s')\n", file.c_str(), a.c_str());
       return 2;
     }
   }
@@ -298,7 +298,7 @@ int cmd_inspect(const Args& args) {
   if (json) {
     out = to_json(source, w, stats, prog);
   } else {
-    out = fmt("enc5 inspect: %s, %zu bytes, fnv1a64 %016llx\n\n", source.c_str(), w.bytes().size(),
+    out = fmt("rrswin inspect: %s, %zu bytes, fnv1a64 %016llx\n\n", source.c_str(), w.bytes().size(),
               static_cast<unsigned long long>(fnv1a64(w.bytes())));
     print_phases(out, prog);
     print_map(out, *prog.spec);
@@ -308,4 +308,4 @@ int cmd_inspect(const Args& args) {
   return 0;
 }
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

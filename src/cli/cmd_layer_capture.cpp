@@ -1,7 +1,7 @@
-// enc5 replay/capture/settle --layer enc4|enc3: replay captures of the merge layers
+// rrswin replay/capture/settle --layer enc4|enc3: replay captures of the merge layers
 // (bridge/layer_capture.hpp; docs/captures.md "Captures of the merge layers"). A replay writes the
-// capture's arguments after the model's launch in launch-dump naming, exactly the files `enc5 ptx
-// run FILE.ptx --capture CAP` writes for the original kernel, so `enc5 diff` compares the two.
+// capture's arguments after the model's launch in launch-dump naming, exactly the files `rrswin ptx
+// run FILE.ptx --capture CAP` writes for the original kernel, so `rrswin diff` compares the two.
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -14,10 +14,10 @@
 #include "model/layer_program.hpp"
 #include "ptx/ptx.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 namespace {
 
-constexpr const char* kReplayHelp = R"(usage: enc5 replay --layer enc4|enc3 CAPTURE -o DIR [--engine fast|golden] [--profile P]
+constexpr const char* kReplayHelp = R"(usage: rrswin replay --layer enc4|enc3 CAPTURE -o DIR [--engine fast|golden] [--profile P]
                     [--reading NAME=VALUE] [--layer-reading NAME=VALUE] [--ex N --ey N] [--block-offset X,Y] [--launch N]
   Runs the merge layer (the golden model or the fast engine: the same bytes) on a replay capture
   of its kernel, cuda_dldn_engine_swin_enc4_kernel or …_enc3_kernel (manifest.txt, args.bin,
@@ -25,31 +25,31 @@ constexpr const char* kReplayHelp = R"(usage: enc5 replay --layer enc4|enc3 CAPT
   layer's launch ABI (DOC4/DOC3 §1.1: extents +0, input +8, weights +40, arena +48, merged output
   +56, block origin +80, texture +88, surfaces +112/+120/+128). Writes every argument after the
   launch in launch-dump naming (launch-000-<kernel>-argNNN-<kind>-<shape>-fmtN.bin): what
-  `enc5 ptx run 0017-….ptx --capture CAPTURE -o DIR2` (enc3: 0016) writes for the original kernel,
-  so `enc5 diff DIR DIR2` compares them. The output windows start from zeros (as enc5's replay);
-  every other byte stays as captured. --layer-reading: the merge layers' readings (enc5 readings
+  `rrswin ptx run 0017-….ptx --capture CAPTURE -o DIR2` (enc3: 0016) writes for the original kernel,
+  so `rrswin diff DIR DIR2` compares them. The output windows start from zeros (as enc5's replay);
+  every other byte stays as captured. --layer-reading: the merge layers' readings (rrswin readings
   --layer enc4). CAPTURE may also be a folder of d4r's launch dumps of the kernel (facts F5: no
   parameter block, so the extents are the texture's unless --ex/--ey, the block offsets
   --block-offset, default 0,0; --launch N picks one of several launches).
 )";
 
 constexpr const char* kCaptureHelp =
-    R"(usage: enc5 capture --layer enc4|enc3 --synthetic -o DIR [--seed N] [--ex N --ey N] [--block-offset X,Y]
+    R"(usage: rrswin capture --layer enc4|enc3 --synthetic -o DIR [--seed N] [--ex N --ey N] [--block-offset X,Y]
   Writes a synthetic replay capture of the merge layer's kernel (the state before the launch,
   facts F6): manifest.txt, args.bin (the 144-byte parameter block), alloc-0..3.bin (the input
   arena from --seed, the layer's embedded synthetic weights, the zeroed arena and merged output),
   texture-088.bin (--seed) and surface-112/120/128.bin (zeroed), for the token grid --ex x --ey
   (default the layer's: enc4 80 x 46, DESC4; enc3 160 x 92, DESC3) and the grid covering it.
-  `enc5 replay --layer L` runs enc5's model of it; `enc5 ptx run 0017-….ptx --capture DIR` (enc3:
+  `rrswin replay --layer L` runs enc5's model of it; `rrswin ptx run 0017-….ptx --capture DIR` (enc3:
   0016) the original kernel.
 )";
 
 constexpr const char* kSettleHelp =
-    R"(usage: enc5 settle --layer enc4|enc3 (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR | DUMPS)
+    R"(usage: rrswin settle --layer enc4|enc3 (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR | DUMPS)
                     [--profile P] [--reading NAME=VALUE] [--threads N] [--ex N --ey N] [--block-offset X,Y] [--launch N]
-  Which values of the merge layers' readings (enc5 readings --layer enc4: merge-*, e62-*) reproduce
+  Which values of the merge layers' readings (rrswin readings --layer enc4: merge-*, e62-*) reproduce
   the original kernel. --results DIR: the original's results for the replay capture CAPTURE, in
-  launch-dump naming (a GPU's dump of the launch, or `enc5 ptx run … --capture CAPTURE -o DIR`).
+  launch-dump naming (a GPU's dump of the launch, or `rrswin ptx run … --capture CAPTURE -o DIR`).
   --oracle FILE.ptx: the PTX interpreter runs the original kernel (corpus file 0017 for enc4, 0016
   for enc3) on CAPTURE, or, without one, on two synthetic captures (the layer's token grid, seed 1;
   21 x 13 tokens at block offsets 3,5, seed 2: the frame's border inside blocks). DUMPS: a folder
@@ -164,7 +164,7 @@ int replay_layer(const Args& args, LayerId layer) {
     throw UsageError("the capture " + in + " is of kernel '" + cap.kernel + "', not " + entry + " (--layer " +
                      std::string(to_string(layer)) + ")");
   const ptx::LayerLaunch L = ptx::replay_layer_capture(cap, layer, o);
-  std::printf("enc5 replay --layer %s: %s (%u x %u tokens, block offset (%u, %u), grid %u x %u), %s, profile %s\n",
+  std::printf("rrswin replay --layer %s: %s (%u x %u tokens, block offset (%u, %u), grid %u x %u), %s, profile %s\n",
               std::string(to_string(layer)).c_str(), in.c_str(), L.ex, L.ey, L.ox, L.oy, cap.grid.x, cap.grid.y,
               o.golden ? "golden model" : "fast engine", choice.profile.c_str());
   write_all(out, ptx::kernel_capture_outputs(cap, entry));
@@ -263,7 +263,7 @@ int settle_layer_cmd(const Args& args, LayerId layer) {
   o.profile = find_profile(choice.profile);
   o.readings = choice.parsed_readings();
   const ptx::LayerSettleResult r = ptx::settle_layer(launches, layer, o);
-  std::printf("enc5 settle --layer %s: %zu launch%s, %d model runs, profile %s\n", std::string(to_string(layer)).c_str(), launches.size(),
+  std::printf("rrswin settle --layer %s: %zu launch%s, %d model runs, profile %s\n", std::string(to_string(layer)).c_str(), launches.size(),
               launches.size() == 1 ? "" : "es", r.runs, choice.profile.c_str());
   for (const auto& s : r.readings) {
     std::printf("  %-22s %-10s %s:", s.name.c_str(), s.best.c_str(), s.settled ? "settled" : "undecided");
@@ -279,7 +279,7 @@ int with_usage(const char* cmd, int (*f)(const Args&, LayerId), const Args& args
   try {
     return f(args, layer);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "enc5 %s: %s (enc5 %s --layer %s --help)\n", cmd, e.what(), cmd, std::string(to_string(layer)).c_str());
+    std::fprintf(stderr, "rrswin %s: %s (rrswin %s --layer %s --help)\n", cmd, e.what(), cmd, std::string(to_string(layer)).c_str());
     return 2;
   }
 }
@@ -296,11 +296,11 @@ bool layer_capture_command(const char* cmd, const Args& args, Args* enc5_args, i
       return true;
     }
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "enc5 %s: %s\n", cmd, e.what());
+    std::fprintf(stderr, "rrswin %s: %s\n", cmd, e.what());
     *exit_code = 2;
     return true;
   }
-  *enc5_args = args;  // enc5 itself: the command's own parser, without "--layer enc5"
+  *enc5_args = args;  // rrswin itself: the command's own parser, without "--layer enc5"
   for (std::size_t i = 0; i + 1 < enc5_args->size(); ++i)
     if ((*enc5_args)[i] == "--layer") {
       enc5_args->erase(enc5_args->begin() + static_cast<std::ptrdiff_t>(i), enc5_args->begin() + static_cast<std::ptrdiff_t>(i) + 2);
@@ -309,4 +309,4 @@ bool layer_capture_command(const char* cmd, const Args& args, Args* enc5_args, i
   return false;
 }
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

@@ -1,4 +1,4 @@
-// enc5 make-weights --seed N [--stress] -o FILE: a deterministic synthetic weight image
+// rrswin make-weights --seed N [--stress] -o FILE: a deterministic synthetic weight image
 // (assets/synthetic_weights.cpp), written atomically so that a failed run leaves no partial file.
 #include <cstdio>
 #include <filesystem>
@@ -11,12 +11,12 @@
 #include "model/layer_program.hpp"
 #include "model/weight_image.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 namespace {
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: enc5 make-weights [--seed N] [--stress] [--layer enc3|enc4|enc5] [--force] -o FILE\n"
+               "usage: rrswin make-weights [--seed N] [--stress] [--layer enc3|enc4|enc5] [--force] -o FILE\n"
                "  Writes a deterministic synthetic weight image of %zu bytes (same seed, same bytes on\n"
                "  every platform). --seed N: unsigned 64-bit seed (default 1, the embedded default image).\n"
                "  --stress: overlay the stress design that drives every nonlinear branch of the layer\n"
@@ -57,14 +57,14 @@ Options parse_options(const Args& args) {
       o.force = true;
     } else if (a == "--layer") {
       if (i + 1 >= args.size() || !parse_layer(args[i + 1], &o.layer)) {
-        std::fprintf(stderr, "enc5 make-weights: --layer needs enc3, enc4 or enc5%s%s%s\n", i + 1 < args.size() ? " (not '" : "",
+        std::fprintf(stderr, "rrswin make-weights: --layer needs enc3, enc4 or enc5%s%s%s\n", i + 1 < args.size() ? " (not '" : "",
                      i + 1 < args.size() ? args[i + 1].c_str() : "", i + 1 < args.size() ? "')" : "");
         return fail(false);
       }
       ++i;
     } else if (a == "--seed" || a == "-o" || a == "--output") {
       if (i + 1 >= args.size()) {
-        std::fprintf(stderr, "enc5 make-weights: %s needs a value\n", a.c_str());
+        std::fprintf(stderr, "rrswin make-weights: %s needs a value\n", a.c_str());
         return fail(true);
       }
       const std::string& v = args[++i];
@@ -73,16 +73,16 @@ Options parse_options(const Args& args) {
       else
         o.out = v;
     } else {
-      std::fprintf(stderr, "enc5 make-weights: unknown argument '%s'\n", a.c_str());
+      std::fprintf(stderr, "rrswin make-weights: unknown argument '%s'\n", a.c_str());
       return fail(true);
     }
   }
   if (o.synthetic.stress && o.layer != LayerId::enc5) {
-    std::fprintf(stderr, "enc5 make-weights: --stress exists for enc5 only (docs/readings.md §4 'stress design')\n");
+    std::fprintf(stderr, "rrswin make-weights: --stress exists for enc5 only (docs/readings.md §4 'stress design')\n");
     return fail(false);
   }
   if (o.out.empty()) {
-    std::fprintf(stderr, "enc5 make-weights: no output file (-o FILE)\n");
+    std::fprintf(stderr, "rrswin make-weights: no output file (-o FILE)\n");
     return fail(true);
   }
   return o;
@@ -97,11 +97,11 @@ bool may_write(const Options& o, std::size_t image_bytes, std::string* replaced)
   const bool is_file = std::filesystem::is_regular_file(o.out, ec);
   const auto size = is_file ? std::filesystem::file_size(o.out, ec) : 0;
   if (!is_file) {
-    std::fprintf(stderr, "enc5 make-weights: %s exists and is not a file\n", o.out.c_str());
+    std::fprintf(stderr, "rrswin make-weights: %s exists and is not a file\n", o.out.c_str());
     return false;
   }
   if (size != image_bytes && !o.force) {
-    std::fprintf(stderr, "enc5 make-weights: %s exists and is not a weight image (%llu bytes, not %zu): add --force to replace it\n",
+    std::fprintf(stderr, "rrswin make-weights: %s exists and is not a weight image (%llu bytes, not %zu): add --force to replace it\n",
                  o.out.c_str(), static_cast<unsigned long long>(size), image_bytes);
     return false;
   }
@@ -124,9 +124,9 @@ int cmd_make_weights(const Args& args) {
     what = ", " + std::string(to_string(o.layer)) + ": " + std::to_string(prog.phases.size()) + " phases, " +
            std::to_string(prog.mma_total) + " mma";
   }
-  std::fprintf(stderr, "enc5 make-weights: wrote %s (%zu bytes, seed %llu%s%s)%s\n", o.out.c_str(), w.bytes().size(),
+  std::fprintf(stderr, "rrswin make-weights: wrote %s (%zu bytes, seed %llu%s%s)%s\n", o.out.c_str(), w.bytes().size(),
                static_cast<unsigned long long>(o.synthetic.seed), o.synthetic.stress ? ", stress" : "", what.c_str(), replaced.c_str());
   return 0;
 }
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

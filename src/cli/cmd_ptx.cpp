@@ -1,6 +1,6 @@
-// `enc5 ptx run | trace | stats`: the PTX interpreter (src/ptx, docs/ptx.md) on the original
+// `rrswin ptx run | trace | stats`: the PTX interpreter (src/ptx, docs/ptx.md) on the original
 // kernel's PTX (the corpus file) or on any PTX with enc5's 144-byte parameter block, with the
-// inputs `enc5 run` takes or a replay capture's arguments.
+// inputs `rrswin run` takes or a replay capture's arguments.
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -29,18 +29,18 @@
 #include "layout/arena.hpp"
 #include "ptx/ptx.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
 constexpr const char* kPtxHelp =
-    R"(usage: enc5 ptx launch FILE.ptx --entry NAME --grid X,Y,Z --block X,Y,Z ... -o DIR  (enc5 ptx launch --help)
-       enc5 ptx run   FILE.ptx [--entry NAME] [INPUTS | --capture CAP] -o DIR [--profile P] [--threads N]
-       enc5 ptx trace FILE.ptx [--entry NAME] --at sNNNN|LNNNNN --reg %%rX[,%%rY...] --block X,Y
+    R"(usage: rrswin ptx launch FILE.ptx --entry NAME --grid X,Y,Z --block X,Y,Z ... -o DIR  (rrswin ptx launch --help)
+       rrswin ptx run   FILE.ptx [--entry NAME] [INPUTS | --capture CAP] -o DIR [--profile P] [--threads N]
+       rrswin ptx trace FILE.ptx [--entry NAME] --at sNNNN|LNNNNN --reg %%rX[,%%rY...] --block X,Y
                       [INPUTS | --capture CAP] [-o DIR] [--profile P]
-       enc5 ptx stats FILE.ptx [--entry NAME] [--check-seed-pairs]
-       enc5 ptx bench FILE.ptx [--entry NAME] [INPUTS] [--repeat N] [--profile P] [--threads N]
+       rrswin ptx stats FILE.ptx [--entry NAME] [--check-seed-pairs]
+       rrswin ptx bench FILE.ptx [--entry NAME] [INPUTS] [--repeat N] [--profile P] [--threads N]
 
 launch runs any entry with the buffers, parameters, textures and surfaces given on the command line.
 The other commands run enc5's launch:
@@ -50,13 +50,13 @@ a warp, warps of a CTA until bar.sync, CTAs on threads; NVIDIA's arithmetic from
 the profile. For enc5's entry (default %s, or the file's only entry) it builds the 144-byte
 parameter block (facts A4) and runs the grid ceil((ex+ox)/8) x ceil((ey+oy)/8) of (32,1,8) blocks.
 
-run: writes what `enc5 run` writes (arena.bin, surface.exr) from the same inputs, so `enc5 diff`
+run: writes what `rrswin run` writes (arena.bin, surface.exr) from the same inputs, so `rrswin diff`
   compares the interpreted kernel with enc5's model directly; with --capture CAP it runs a
-  capture's arguments and writes what `enc5 replay` writes (a replay folder in launch-dump naming,
-  which `enc5 settle` and `enc5 diff` take as a capture of this kernel). A replay capture of
+  capture's arguments and writes what `rrswin replay` writes (a replay folder in launch-dump naming,
+  which `rrswin settle` and `rrswin diff` take as a capture of this kernel). A replay capture of
   another kernel (a manifest `kernel` line without swin_enc5) runs as captured, any entry, and
   DIR gets its arguments after the launch in launch-dump naming (docs/ptx.md "Captures of any
-  kernel"), for `enc5 diff` with a GPU's dump.
+  kernel"), for `rrswin diff` with a GPU's dump.
 trace: the registers after statement sNNNN (the seed's numbering: statements of the entry body, a
   braced block and a multi-line instruction one each, numbered at their first line) or file line
   LNNNNN executes, per warp and lane, each time, in CTA X,Y. Text on stdout, or trace.txt and
@@ -69,14 +69,14 @@ stats: instruction histogram, registers by type, shared/local/param bytes, mma c
 bench: runs the launch --repeat times (default 3) and reports the best wall time, lane-instructions
   per second and mma per second (docs/performance.md "PTX interpreter").
 
-INPUTS (as enc5 run):
+INPUTS (as rrswin run):
 %s
 options:
   --entry NAME          the entry to run
-  --capture CAP         a replay capture or launch-dump folder (enc5 replay reads the same)
+  --capture CAP         a replay capture or launch-dump folder (rrswin replay reads the same)
   -o, --out DIR         output folder
   --profile ada|zluda|hopper|blackwell
-                        instruction semantics (default ada; as enc5 run)
+                        instruction semantics (default ada; as rrswin run)
   --threads N           CTAs in parallel (default 0 = all hardware threads); output is identical
   --reading ptx-relu-negative-zero=plus-zero|keep
                         the interpreter's reading of .relu on a -0 f16/bf16 result (default plus-zero;
@@ -253,8 +253,8 @@ Outcome execute(const ptx::Module& m, const std::string& entry, const PtxArgs& a
     r.cap = std::move(launches.front());
     r.ex = static_cast<int>(r.cap.ex);
     r.ey = static_cast<int>(r.cap.ey);
-    std::printf("enc5 ptx %s: %s, entry %s, capture %s (ex %u, ey %u, block offset (%u, %u)), profile %s\n", a.sub.c_str(), a.file.c_str(),
-                entry.c_str(), a.capture.c_str(), r.cap.ex, r.cap.ey, r.cap.ox, r.cap.oy, a.profile.c_str());
+    std::printf("rrswin ptx %s: %s, entry %s, capture %s (ex %u, ey %u, block offset (%u, %u)), profile %s\n", a.sub.c_str(),
+                a.file.c_str(), entry.c_str(), a.capture.c_str(), r.cap.ex, r.cap.ey, r.cap.ox, r.cap.oy, a.profile.c_str());
     std::fflush(stdout);
     r.replay = ptx::run_enc5_capture(m, entry, r.cap, o, &st);
   } else {
@@ -269,7 +269,7 @@ Outcome execute(const ptx::Module& m, const std::string& entry, const PtxArgs& a
     p.block_offset_y = static_cast<std::uint16_t>(a.oy);
     const ptx::Dim3 g = ptx::enc5_grid(p.ex, p.ey, p.block_offset_x, p.block_offset_y);
     std::printf(
-        "enc5 ptx %s: %s, entry %s, ex %d, ey %d, grid %ux%u, block offset (%d, %d), profile %s\n  weights: %s\n  input:   %s\n  texture: %s\n",
+        "rrswin ptx %s: %s, entry %s, ex %d, ey %d, grid %ux%u, block offset (%d, %d), profile %s\n  weights: %s\n  input:   %s\n  texture: %s\n",
         a.sub.c_str(), a.file.c_str(), entry.c_str(), a.ex, a.ey, g.x, g.y, a.ox, a.oy, a.profile.c_str(), in.weights_what.c_str(),
         in.input_what.c_str(), in.texture_what.c_str());
     std::fflush(stdout);
@@ -299,7 +299,7 @@ int cmd_run_kernel_capture(const PtxArgs& a) {
     if (entry.empty()) throw UsageError("the capture's kernel '" + c.kernel + "' is no entry of " + a.file + ": choose one with --entry");
   }
   OutputSet set(a.out_dir);  // every output or none (io/output_set.hpp)
-  std::printf("enc5 ptx run: %s, entry %s, capture %s (kernel %s, grid %u,%u,%u, block %u,%u,%u, %zu allocations), profile %s\n",
+  std::printf("rrswin ptx run: %s, entry %s, capture %s (kernel %s, grid %u,%u,%u, block %u,%u,%u, %zu allocations), profile %s\n",
               a.file.c_str(), entry.c_str(), a.capture.c_str(), c.kernel.empty() ? "not named" : c.kernel.c_str(), c.grid.x, c.grid.y,
               c.grid.z, c.block.x, c.block.y, c.block.z, c.allocs.size(), a.profile.c_str());
   std::fflush(stdout);
@@ -330,7 +330,7 @@ int cmd_run_ptx(const PtxArgs& a) {
 // Trace text: one block per event, a line per register with its 32 lane values (hex, by width).
 std::string trace_text(const ptx::TraceResult& t, const std::string& file, const std::string& at, int bx, int by) {
   std::ostringstream o;
-  o << "# enc5 ptx trace of " << file << " at " << at << " (line " << t.line << "), CTA (" << bx << "," << by << ",0)\n";
+  o << "# rrswin ptx trace of " << file << " at " << at << " (line " << t.line << "), CTA (" << bx << "," << by << ",0)\n";
   o << "# per event: warp, occurrence in that warp, active lanes; then each register's lanes 0..31 (hex)\n";
   for (const auto& e : t.events) {
     char head[96];
@@ -460,7 +460,7 @@ int cmd_bench_ptx(const PtxArgs& a) {
   p.block_offset_y = static_cast<std::uint16_t>(a.oy);
   const ptx::RunOptions o = run_options(a);
   const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::printf("enc5 ptx bench: %s, entry %s, ex %d, ey %d, profile %s, %d thread%s, %d runs\n", a.file.c_str(), entry.c_str(), a.ex, a.ey,
+  std::printf("rrswin ptx bench: %s, entry %s, ex %d, ey %d, profile %s, %d thread%s, %d runs\n", a.file.c_str(), entry.c_str(), a.ex, a.ey,
               a.profile.c_str(), threads, threads == 1 ? "" : "s", a.repeat);
   double best = 1e300, best_cpu = 1e300;
   ptx::RunStats st;
@@ -483,9 +483,9 @@ int cmd_bench_ptx(const PtxArgs& a) {
   return 0;
 }
 
-// ---- enc5 ptx launch: any entry with the launch given on the command line (bridge/launch.hpp) ----
+// ---- rrswin ptx launch: any entry with the launch given on the command line (bridge/launch.hpp) ----
 
-constexpr const char* kLaunchHelp = R"(usage: enc5 ptx launch FILE.ptx --entry NAME --grid X,Y,Z --block X,Y,Z [--shared BYTES]
+constexpr const char* kLaunchHelp = R"(usage: rrswin ptx launch FILE.ptx --entry NAME --grid X,Y,Z --block X,Y,Z [--shared BYTES]
            [--buffer NAME=FILE | --buffer NAME:BYTES]... [--param TYPE:VALUE | --param ptr:NAME]...
            [--texture NAME=FILE ...] [--surface NAME=...] [--profile P] [--threads N] -o DIR
 
@@ -527,7 +527,7 @@ message naming the option and the value, and writes nothing.
 
 NAME (buffers, textures, surfaces): 1-100 letters, digits, '_', '.', '-'; unique; each passed to the
 kernel by a --param ptr:NAME. Example (tests/ptx/kernels.ptx, out[i] = f(in[i]) for i < n):
-  enc5 ptx launch kernels.ptx --entry int_mix --grid 4 --block 256 --buffer in=in.bin
+  rrswin ptx launch kernels.ptx --entry int_mix --grid 4 --block 256 --buffer in=in.bin
       --buffer out:4000 --param ptr:in --param ptr:out --param s32:1000 -o res    # res/in.bin, res/out.bin
 )";
 
@@ -570,7 +570,7 @@ LaunchArgs parse_launch(const Args& args) {
       a.surfaces.push_back(cur.take());
     } else if (take_interpreter_option(opt, cur, a)) {
     } else {
-      throw UsageError("unknown option '" + opt + "' (enc5 ptx launch --help lists them)");
+      throw UsageError("unknown option '" + opt + "' (rrswin ptx launch --help lists them)");
     }
   }
   if (a.help) return a;
@@ -765,8 +765,8 @@ int cmd_launch_ptx(const LaunchArgs& a) {
   o.threads = a.threads;
   o.max_warp_instructions = static_cast<std::uint64_t>(a.max_instructions);
   for (const std::string& r : a.readings) ptx::set_reading(o, r);
-  std::printf("enc5 ptx launch: %s, entry %s, grid %u,%u,%u, block %u,%u,%u, shared %llu, profile %s\n", a.file.c_str(), spec.entry.c_str(),
-              spec.grid.x, spec.grid.y, spec.grid.z, spec.block.x, spec.block.y, spec.block.z,
+  std::printf("rrswin ptx launch: %s, entry %s, grid %u,%u,%u, block %u,%u,%u, shared %llu, profile %s\n", a.file.c_str(),
+              spec.entry.c_str(), spec.grid.x, spec.grid.y, spec.grid.z, spec.block.x, spec.block.y, spec.block.z,
               static_cast<unsigned long long>(spec.dynamic_shared), a.profile.c_str());
   std::fflush(stdout);
   const auto t0 = std::chrono::steady_clock::now();
@@ -801,4 +801,4 @@ int cmd_ptx(const Args& args) {
   return cmd_stats_ptx(a);
 }
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

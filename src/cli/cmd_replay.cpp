@@ -1,4 +1,4 @@
-// `enc5 replay` (run enc5 on captures of the original kernel, facts §F5/§F6) and `enc5 capture`
+// `rrswin replay` (run enc5 on captures of the original kernel, facts §F5/§F6) and `rrswin capture`
 // (write enc5's own runs in those formats). Formats and decisions: docs/captures.md.
 #include <algorithm>
 #include <cctype>
@@ -17,18 +17,18 @@
 #include "io/files.hpp"
 #include "io/output_set.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 namespace {
 
-using namespace enc5::capture;
+using namespace rrswin::capture;
 namespace fs = std::filesystem;
 
-constexpr const char* kReplayHelp = R"(usage: enc5 replay CAPTURE -o DIR [OPTIONS]
+constexpr const char* kReplayHelp = R"(usage: rrswin replay CAPTURE -o DIR [OPTIONS]
 
 Runs enc5 on the inputs of captured launches of cuda_dldn_engine_swin_enc5_kernel and writes a
 complete replay folder in d4r's launch-dump naming (facts F5), so that d4r's comparison (keys:
 kernel, arg offset, kind, shape without base0x..., fmt, occurrence) of the capture with it passes
-exactly when enc5 reproduces the launch:
+exactly when rrswin reproduces the launch:
   launch-NNN-<kernel>-arg048-buffer-<shape>-fmt0.bin     the output arena's allocation (enc5's)
   launch-NNN-<kernel>-arg112-surface-<shape>-fmt16.bin   the RGBA16F surface memory (enc5's)
   the read-only arguments arg008, arg040, arg088 (and any other file of the launch), named as in
@@ -38,32 +38,32 @@ CAPTURE is a folder of launch dumps (one or several launches; only kernels match
 a replay capture (manifest.txt, args.bin, alloc-N.bin), or a folder of several captures (each
 one's outputs go to the same-named sub-folder of DIR). With more than one launch a throughput
 summary ends the output. When the capture holds the original's
-results, each launch also says whether enc5 reproduced them (see enc5 diff for the details).
+results, each launch also says whether rrswin reproduced them (see rrswin diff for the details).
 
 options:
   -o, --out DIR             output folder (created if missing; required)
   --profile ada|zluda|hopper|blackwell
-                            instruction semantics (default ada; as enc5 run)
-  --reading NAME=VALUE      a reading of an open spec question (repeatable; enc5 readings)
+                            instruction semantics (default ada; as rrswin run)
+  --reading NAME=VALUE      a reading of an open spec question (repeatable; rrswin readings)
   --engine golden|fast      implementation (default fast; bit-identical to golden)
   --threads N               worker threads (default 0 = all)
   --kernel SUBSTRING        which launches of a dump folder to replay (default swin_enc5)
   --ex N --ey N             extents of launch dumps (default: the surface's width and height)
   --block-offset X,Y        block offsets ox, oy of launch dumps (default 0,0)
   --stage NAME              the capture was taken with d4r's debug oracle (D4R_RRSWIN_DEBUG=
-                            NAME, facts F1): enc5 stores its own trace of that stage into the
+                            NAME, facts F1): rrswin stores its own trace of that stage into the
                             replayed output allocation as the oracle does, so d4r's comparison
                             compares the stage too, and the verdict includes it
   --debug-base N            D4R_RRSWIN_DEBUG_BASE of the capture (default 4000000)
   --json                    one JSON object per launch and a summary, on stdout
-  --layer enc4              a replay capture of enc4's kernel instead (enc5 replay --layer enc4 --help)
+  --layer enc4              a replay capture of enc4's kernel instead (rrswin replay --layer enc4 --help)
   -h, --help                this text
 
 Exit status: 0 when every launch ran (and reproduced the results the capture holds, if any),
 1 when a result differs, 2 on errors (unreadable capture: the message names file and offset).
 )";
 
-constexpr const char* kCaptureHelp = R"(usage: enc5 capture --synthetic -o DIR [OPTIONS]
+constexpr const char* kCaptureHelp = R"(usage: rrswin capture --synthetic -o DIR [OPTIONS]
 
 Writes a synthetic capture: enc5's own run (synthetic weights, input arena and texture) in the
 formats d4r captures the original in (docs/captures.md):
@@ -74,10 +74,10 @@ formats d4r captures the original in (docs/captures.md):
                   arg048/arg112 files after it
 
 options:
-  --synthetic               required: the only source of captures enc5 makes itself
+  --synthetic               required: the only source of captures rrswin makes itself
   -o, --out DIR             output folder (created if missing; required)
   --form launch|replay      see above (default launch)
-  --seed N, --stress        the synthetic assets (as enc5 run; default seed 1)
+  --seed N, --stress        the synthetic assets (as rrswin run; default seed 1)
   --ex N --ey N             extents (default 40, 23)
   --block-offset X,Y        block offsets ox, oy (default 0,0)
   --window BEFORE,AFTER     put the output arena inside a larger allocation, BEFORE and AFTER
@@ -85,11 +85,11 @@ options:
   --launch N                launch number NNN in the file names (default 1)
   --stage NAME              a debug-oracle capture (facts F1/F2): the output allocation also
                             holds stage NAME (w1..w12, p13c, p13d) of warp 0 of every block,
-                            from enc5's trace, at the arena pointer + the debug base
+                            from rrswin's trace, at the arena pointer + the debug base
   --debug-base N            D4R_RRSWIN_DEBUG_BASE (default 4000000)
   --profile ada|zluda|hopper|blackwell, --reading NAME=VALUE, --engine golden|fast, --threads N
-                            the run whose outputs the capture holds (as enc5 run)
-  --layer enc4              a synthetic replay capture of enc4's kernel (enc5 capture --layer enc4 --help)
+                            the run whose outputs the capture holds (as rrswin run)
+  --layer enc4              a synthetic replay capture of enc4's kernel (rrswin capture --layer enc4 --help)
   -h, --help                this text
 
 Exit status: 0 written, 2 on errors (a wrong command line or an unwritable folder).
@@ -276,7 +276,7 @@ int capture_main(const Args& args) {
       throw UsageError("unknown option '" + cur.name + "'");
     }
   }
-  if (!synthetic) throw UsageError("enc5 capture makes synthetic captures only: add --synthetic (real ones come from d4r, facts F5/F6)");
+  if (!synthetic) throw UsageError("rrswin capture makes synthetic captures only: add --synthetic (real ones come from d4r, facts F5/F6)");
   if (out.empty()) throw UsageError("no output folder: add -o DIR");
   const RunOptions ro = run.options();
   o.profile = ro.profile;
@@ -307,4 +307,4 @@ int cmd_capture(const Args& args) {
   return layer_capture_command("capture", args, &rest, &rc) ? rc : capture_main(rest);
 }
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

@@ -1,4 +1,4 @@
-// `enc5 run` and `enc5 readings`.
+// `rrswin run` and `rrswin readings`.
 //
 // run: one launch of the layer (facts A2/A4) on a frame. With no files it runs the embedded demo
 // frame: the default synthetic weight image and a synthetic input arena and texture at the real
@@ -45,12 +45,12 @@
 #include "numerics/f16.hpp"
 #include "numerics/profile.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kRunHelpFormat = R"(usage: enc5 run [OPTIONS]
+constexpr const char* kRunHelpFormat = R"(usage: rrswin run [OPTIONS]
 
 Runs enc5 (cuda_dldn_engine_swin_enc5_kernel) on one frame and writes this layer's plane arena and
 its RGBA16F surface. With no input files it runs the embedded demo frame: the default synthetic
@@ -68,13 +68,13 @@ options:
 %s  --from-dump DIR           every input of one launch from a d4r dump folder (launch dumps,
                             facts F5, or a replay capture, F6): input arena, weights, texture,
                             extents (the surface's size) and block offsets, read and checked
-                            exactly as enc5 replay reads them; --ex/--ey/--block-offset override
+                            exactly as rrswin replay reads them; --ex/--ey/--block-offset override
   --launch N                with --from-dump: the launch to run (default: the first)
   --profile ada|zluda|hopper|blackwell
                             instruction semantics: ada (default) = an NVIDIA Ada GPU (sm_89),
                             zluda = d4r's ZLUDA on AMD RDNA4, hopper = NVIDIA H100/H200 (sm_90)
                             and B200 (sm_100), blackwell = RTX 50 (sm_120; a model, unmeasured)
-  --reading NAME=VALUE      set a reading of an open spec question (repeatable; `enc5 readings`)
+  --reading NAME=VALUE      set a reading of an open spec question (repeatable; `rrswin readings`)
   --engine golden|fast      implementation to run (default fast; bit-identical to golden)
   --threads N               worker threads (default 0 = all hardware threads)
   --trace STAGE[,STAGE...]|all
@@ -109,7 +109,7 @@ std::vector<std::string> split_commas(std::string_view s) {
   return out;
 }
 
-// The frame inputs (--weights ... --seed) are cli/frame_inputs.hpp's, shared with `enc5 ptx run`.
+// The frame inputs (--weights ... --seed) are cli/frame_inputs.hpp's, shared with `rrswin ptx run`.
 struct RunArgs : FrameInputOptions {
   std::string out_dir = "out";
   RunChoice run;  // --profile, --reading, --engine, --threads (cli_options.hpp)
@@ -158,7 +158,7 @@ RunArgs parse_run_args(const Args& args) {
     } else if (opt == "--launch") {
       a.dump_launch = parse_int(opt, cur.take(), 0, 0xFFFFFFFFll);
     } else {
-      throw UsageError("unknown option '" + cur.args[cur.i - 1] + "' (enc5 run --help lists them)");
+      throw UsageError("unknown option '" + cur.args[cur.i - 1] + "' (rrswin run --help lists them)");
     }
   }
   if (!a.trace_stages.empty() && !a.have_block) throw UsageError("--trace needs --block X,Y (the block to record)");
@@ -232,7 +232,7 @@ void report_written(OutputSet& set, const std::string& name, const std::string& 
   std::printf("wrote %s (%llu bytes): %s\n", set.final_path(name).c_str(), static_cast<unsigned long long>(ec ? 0 : size), summary.c_str());
 }
 
-// --from-dump: every input of one launch, read by the capture reader exactly as enc5 replay reads
+// --from-dump: every input of one launch, read by the capture reader exactly as rrswin replay reads
 // it; the launch's extents and block offsets replace a's unless given on the command line.
 FrameInputs inputs_from_dump(RunArgs& a) {
   capture::LoadOptions load;
@@ -329,8 +329,8 @@ FrameRun run_layer(RunArgs& a) {
     o.trace_out = &f.trace;
   }
 
-  std::printf("enc5 run: ex %d, ey %d, grid %dx%d, block offset (%d, %d), profile %s, engine %s\n", a.ex, a.ey, grid_x, grid_y, a.ox, a.oy,
-              a.run.profile.c_str(), a.run.engine.c_str());
+  std::printf("rrswin run: ex %d, ey %d, grid %dx%d, block offset (%d, %d), profile %s, engine %s\n", a.ex, a.ey, grid_x, grid_y, a.ox,
+              a.oy, a.run.profile.c_str(), a.run.engine.c_str());
   std::printf("  weights: %s\n  input:   %s\n  texture: %s (%dx%d)\n", f.assets.weights_what.c_str(), f.assets.input_what.c_str(),
               f.assets.texture_what.c_str(), f.assets.texture.width, f.assets.texture.height);
   std::fflush(stdout);
@@ -340,7 +340,7 @@ FrameRun run_layer(RunArgs& a) {
   const auto t_prep = std::chrono::steady_clock::now();
   if (o.engine == Engine::fast) engine::prepare_weights(f.assets.weights());
   const auto t0 = std::chrono::steady_clock::now();
-  ProgressLine progress("enc5 run");
+  ProgressLine progress("rrswin run");
   o.progress = progress.callback();
   run_frame(p, o);
   progress.finish();
@@ -446,16 +446,16 @@ std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
-constexpr const char* kReadingsHelp = R"(usage: enc5 readings [--json] [--layer enc3|enc4|enc5]
+constexpr const char* kReadingsHelp = R"(usage: rrswin readings [--json] [--layer enc3|enc4|enc5]
 
-Lists every reading: a named answer to an open question of the spec, which `enc5 run --reading
+Lists every reading: a named answer to an open question of the spec, which `rrswin run --reading
 NAME=VALUE` can change. For each: the name, the allowed values (the default first), the default,
 the question, where the spec asks it, and what capture of the original would settle it.
 The mma-* readings are instruction-level (the FP8 mma's corners: zero sign, NaN operands, NaN
 payload, overflow): their default `profile` keeps the profile's own value, listed at the end with
-the machine each profile stands for; `enc5 eval --reading` takes them too.
+the machine each profile stands for; `rrswin eval --reading` takes them too.
   --json      one JSON array of objects {name, values, default, question, where, settle}
-  --layer L   enc4 or enc3: the merge layers' readings (merge-*, e62-*: `enc5 run --layer enc4
+  --layer L   enc4 or enc3: the merge layers' readings (merge-*, e62-*: `rrswin run --layer enc4
               --layer-reading NAME=VALUE`, docs/readings.md §7) instead of enc5's; enc5 (default)
 )";
 
@@ -466,8 +466,8 @@ static int run_sequence(const RunArgs& a) {
   std::vector<fs::path> frames;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(a.sequence_dir, ec)) {
-    if (e.path().filename().string().rfind(".enc5-partial-", 0) == 0) continue;  // a killed run's staging folder
-    refuse_link(e.path().string());                                              // no link inside a sequence is followed (io/links.hpp)
+    if (e.path().filename().string().rfind(".rrswin-partial-", 0) == 0) continue;  // a killed run's staging folder
+    refuse_link(e.path().string());                                                // no link inside a sequence is followed (io/links.hpp)
     if (e.is_directory() && fs::exists(e.path() / "input_arena.bin")) frames.push_back(e.path());
   }
   if (ec) throw InputError(a.sequence_dir, 0, "a readable folder of frame folders", ec.message());
@@ -508,7 +508,7 @@ int cmd_run(const Args& args) {
     if (args[i] == "--layer") {
       LayerId layer{};
       if (!parse_layer(args[i + 1], &layer)) {
-        std::fprintf(stderr, "enc5 run: --layer: expected enc3, enc4 or enc5, got '%s'\n", args[i + 1].c_str());
+        std::fprintf(stderr, "rrswin run: --layer: expected enc3, enc4 or enc5, got '%s'\n", args[i + 1].c_str());
         return 2;
       }
       if (layer != LayerId::enc5) return cmd_run_layer(args, layer);
@@ -562,8 +562,8 @@ int print_layer_readings(LayerId layer, bool json) {
   const auto& registry = layer_reading_registry();
   if (!json)
     std::printf(
-        "%zu readings of %s (enc5 run --layer %s --layer-reading NAME=VALUE changes one; the default is marked *;\n"
-        "enc5's readings apply to its phases 1..60 too: enc5 readings)\n",
+        "%zu readings of %s (rrswin run --layer %s --layer-reading NAME=VALUE changes one; the default is marked *;\n"
+        "enc5's readings apply to its phases 1..60 too: rrswin readings)\n",
         registry.size(), std::string(to_string(layer)).c_str(), std::string(to_string(layer)).c_str());
   print_registry(registry, json);
   return 0;
@@ -584,17 +584,17 @@ int cmd_readings(const Args& args) {
     } else if (s == "--layer" || s.rfind("--layer=", 0) == 0) {
       const std::string v = s == "--layer" ? (i + 1 < args.size() ? args[++i] : "") : s.substr(8);
       if (!parse_layer(v, &layer)) {
-        std::fprintf(stderr, "enc5 readings: --layer: expected enc3, enc4 or enc5, got '%s'\n", v.c_str());
+        std::fprintf(stderr, "rrswin readings: --layer: expected enc3, enc4 or enc5, got '%s'\n", v.c_str());
         return 2;
       }
     } else {
-      std::fprintf(stderr, "enc5 readings: unknown option '%s' (--json, --layer)\n", s.c_str());
+      std::fprintf(stderr, "rrswin readings: unknown option '%s' (--json, --layer)\n", s.c_str());
       return 2;
     }
   }
   if (layer != LayerId::enc5) return print_layer_readings(layer, json);
   const auto& registry = reading_registry();
-  if (!json) std::printf("%zu readings (enc5 run --reading NAME=VALUE changes one; the default is marked *)\n", registry.size());
+  if (!json) std::printf("%zu readings (rrswin run --reading NAME=VALUE changes one; the default is marked *)\n", registry.size());
   print_registry(registry, json);
   if (json) return 0;
   // The instruction-level readings' value "profile" means the profile's own (numerics/profile.cpp).
@@ -606,8 +606,8 @@ int cmd_readings(const Args& args) {
       if (is_instruction_reading(r.name)) std::printf(" %s=%s", r.name.c_str(), profile_reading_value(*p, r.name).c_str());
     std::printf("\n");
   }
-  std::printf("\nthe merge layers' readings (enc4, enc3: merge-*, e62-*): enc5 readings --layer enc4\n");
+  std::printf("\nthe merge layers' readings (enc4, enc3: merge-*, e62-*): rrswin readings --layer enc4\n");
   return 0;
 }
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

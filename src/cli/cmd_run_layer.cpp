@@ -1,4 +1,4 @@
-// enc5 run --layer enc4|enc3: the model of another layer of the template (model/layer_golden.hpp,
+// rrswin run --layer enc4|enc3: the model of another layer of the template (model/layer_golden.hpp,
 // engine/layer_engine.hpp) on embedded synthetic assets or given files. What it writes: the plane
 // arena (param+48, arena.bin), the patch merge's output (param+56, merged.bin, a plane arena at the
 // halved extents: the next layer's input) and the final epilogue's three surfaces
@@ -26,10 +26,11 @@
 #include "model/layer_golden.hpp"
 #include "model/layer_program.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 namespace {
 
-constexpr const char* kHelp = R"(usage: enc5 run --layer enc4|enc3 [-o DIR] [--weights FILE] [--input FILE] [--texture FILE.exr] [--seed N]
+constexpr const char* kHelp =
+    R"(usage: rrswin run --layer enc4|enc3 [-o DIR] [--weights FILE] [--input FILE] [--texture FILE.exr] [--seed N]
                  [--ex N --ey N] [--block-offset X,Y] [--engine fast|golden] [--threads N] [--profile P]
                  [--reading NAME=VALUE] [--layer-reading NAME=VALUE] [--trace STAGES --block X,Y]
   Runs a merge layer of the template (docs/readings.md §7): enc4 (62 phases, 1386 mma: enc5's
@@ -146,7 +147,7 @@ void write_layer_outputs(const LayerRunArgs& a, const MergeFrame& f, const Trace
   const int fe = prog.spec->final_phase();
   const abi::GridExtent grid = abi::covering_grid(static_cast<std::uint32_t>(a.ex), static_cast<std::uint32_t>(a.ey),
                                                   static_cast<std::uint32_t>(a.ox), static_cast<std::uint32_t>(a.oy));
-  std::printf("enc5 run --layer %s: %zu phases, %d mma, weight image %zu bytes; %d x %d tokens, %d x %d blocks\n",
+  std::printf("rrswin run --layer %s: %zu phases, %d mma, weight image %zu bytes; %d x %d tokens, %d x %d blocks\n",
               std::string(to_string(layer)).c_str(), prog.phases.size(), prog.mma_total, w.bytes().size(), a.ex, a.ey,
               static_cast<int>(grid.x), static_cast<int>(grid.y));
   std::printf("  wrote %s/arena.bin (%zu bytes, param+48) and %s/merged.bin (%zu bytes, param+56, %d x %d)%s\n", a.out.c_str(),
@@ -167,7 +168,7 @@ int cmd_run_layer(const Args& args, LayerId layer) {
       return 0;
     }
     const LayerSpec& s = layer_spec(layer);
-    if (!s.merge) throw UsageError(std::string(s.name) + " is not a merge layer (enc5 run without --layer runs enc5)");
+    if (!s.merge) throw UsageError(std::string(s.name) + " is not a merge layer (rrswin run without --layer runs enc5)");
     LayerReadings lr;
     for (const std::string& r : a.layer_readings) {
       std::string err;
@@ -205,9 +206,9 @@ int cmd_run_layer(const Args& args, LayerId layer) {
     write_layer_outputs(a, f, trace, w, layer);
     return 0;
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "enc5 run: %s (enc5 run --layer %s --help)\n", e.what(), std::string(to_string(layer)).c_str());
+    std::fprintf(stderr, "rrswin run: %s (rrswin run --layer %s --help)\n", e.what(), std::string(to_string(layer)).c_str());
     return 2;
   }
 }
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

@@ -1,4 +1,4 @@
-// `enc5 settle CAPTURE`: searches the readings and profiles for the combination that reproduces
+// `rrswin settle CAPTURE`: searches the readings and profiles for the combination that reproduces
 // the original's outputs held by a capture (capture/settle.hpp; docs/captures.md).
 #include <algorithm>
 #include <chrono>
@@ -18,16 +18,16 @@
 #include "model/readings.hpp"
 #include "ptx/ptx.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 namespace {
 
-using namespace enc5::capture;
+using namespace rrswin::capture;
 namespace fs = std::filesystem;
 
-constexpr const char* kSettleHelp = R"(usage: enc5 settle CAPTURE [OPTIONS]
-       enc5 settle --oracle FILE.ptx [--entry NAME] [--oracle-profile ada|zluda|hopper|blackwell] [OPTIONS]
+constexpr const char* kSettleHelp = R"(usage: rrswin settle CAPTURE [OPTIONS]
+       rrswin settle --oracle FILE.ptx [--entry NAME] [--oracle-profile ada|zluda|hopper|blackwell] [OPTIONS]
 
-Finds which readings (enc5 readings) and profile (ada | zluda | hopper | blackwell) reproduce the original's outputs
+Finds which readings (rrswin readings) and profile (ada | zluda | hopper | blackwell) reproduce the original's outputs
 that CAPTURE holds: the arg048 output arena and the arg112 surface of a launch-dump folder (facts
 F5), or a replay capture's results/ folder (docs/captures.md).
 
@@ -40,7 +40,7 @@ Finally every single-value change of the best is run: values that score the same
 apart by this capture and are reported as not settled. The instruction-level mma-* readings (the
 mma's NaN / Inf / overflow / zero-sign corners) are not searched: they stay at `profile`.
 
-CAPTURE may be an interpreter run: `enc5 ptx run FILE.ptx --capture CAP -o DIR` writes DIR as a
+CAPTURE may be an interpreter run: `rrswin ptx run FILE.ptx --capture CAP -o DIR` writes DIR as a
 launch-dump folder holding the interpreted kernel's outputs. --oracle FILE.ptx makes those runs
 itself: the kernel's PTX (the corpus's original enc5 entry) run by the PTX interpreter under
 --oracle-profile (default ada) on five launches (the demo frame 40x23; the stress assets; a border
@@ -298,7 +298,7 @@ int settle_one(const LaunchCapture& cap, SettleOptions so, bool json, Undecided*
         r.alternatives_complete ? "true" : "false");
   } else {
     std::printf(
-        "enc5 settle: %s, launch %u (%s), ex %u, ey %u%s\n", c->source.c_str(), c->launch, c->kernel.c_str(), c->ex, c->ey,
+        "rrswin settle: %s, launch %u (%s), ex %u, ey %u%s\n", c->source.c_str(), c->launch, c->kernel.c_str(), c->ex, c->ey,
         so.stage ? (std::string(", debug stage ") + so.stage->name + " at debug base " + std::to_string(so.debug_base)).c_str() : "");
     std::printf("search (%d runs, %.1f s%s):\n", r.runs, r.seconds,
                 r.budget_exhausted
@@ -327,7 +327,7 @@ int settle_one(const LaunchCapture& cap, SettleOptions so, bool json, Undecided*
       else
         std::printf("  arena identical: everything up to E60 agrees\n");
       if (!r.surface.identical()) std::printf("  surface (E61):\n%s", describe(r.surface).c_str());
-      std::printf("(enc5 replay CAPTURE -o DIR with these readings, then enc5 diff, shows the rest)\n");
+      std::printf("(rrswin replay CAPTURE -o DIR with these readings, then rrswin diff, shows the rest)\n");
     }
   }
   return r.score.exact() ? 0 : 1;
@@ -341,4 +341,4 @@ int cmd_settle(const Args& args) {
   return layer_capture_command("settle", args, &rest, &rc) ? rc : settle_main(rest);
 }
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

@@ -1,4 +1,4 @@
-// One function per `enc5` subcommand; each returns the process exit status.
+// One function per `rrswin` subcommand; each returns the process exit status.
 #pragma once
 #include <iosfwd>
 #include <string>
@@ -7,11 +7,11 @@
 
 #include "model/layer_spec.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 
 using Args = std::vector<std::string>;  // the arguments after the subcommand name
 
-// The exit status of every command (enc5 --help says it; main.cpp turns every error into kExitError):
+// The exit status of every command (rrswin --help says it; main.cpp turns every error into kExitError):
 // 0 done (and identical / reproduced, where the command compares), 1 done, and the outputs differ
 // (diff, replay, settle: a verdict, not a failure), 2 an error (a wrong command line, an input that
 // cannot be read, anything that stopped the command: nothing of its outputs was written).
@@ -33,9 +33,9 @@ int cmd_diff(const Args& args);    // cli/cmd_diff.cpp
 int cmd_settle(const Args& args);  // cli/cmd_settle.cpp
 int cmd_ptx(const Args& args);     // cli/cmd_ptx.cpp
 
-// `enc5 eval --batch` on streams (cli/cmd_eval.cpp; also the fuzz harness fuzz/fuzz_eval_batch.cpp):
+// `rrswin eval --batch` on streams (cli/cmd_eval.cpp; also the fuzz harness fuzz/fuzz_eval_batch.cpp):
 // one case per line of `in`, results to `out`; 0, or 2 with `error` naming the line.
 int eval_batch(std::string_view instruction, std::string_view profile, std::istream& in, std::ostream& out, std::string& error);
 std::vector<std::string> eval_instruction_names();
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

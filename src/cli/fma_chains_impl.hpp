@@ -6,7 +6,7 @@
 
 #include "cli/fma_peak.hpp"
 
-namespace enc5::bench {
+namespace rrswin::bench {
 namespace {
 
 // kFmaChains (12) independent chains of one FMA each per iteration (fma_peak.hpp says why 12).
@@ -25,4 +25,4 @@ V chains(std::int64_t iters) {
 }
 
 }  // namespace
-}  // namespace enc5::bench
+}  // namespace rrswin::bench

@@ -4,7 +4,7 @@
 #include "cli/fma_chains_impl.hpp"
 #include "cli/fma_peak.hpp"
 
-namespace enc5::bench {
+namespace rrswin::bench {
 
 namespace {
 
@@ -31,4 +31,4 @@ double f32_fma_loop_avx2(std::int64_t iters) {
   return s;
 }
 
-}  // namespace enc5::bench
+}  // namespace rrswin::bench

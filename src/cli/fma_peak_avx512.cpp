@@ -4,7 +4,7 @@
 #include "cli/fma_chains_impl.hpp"
 #include "cli/fma_peak.hpp"
 
-namespace enc5::bench {
+namespace rrswin::bench {
 
 namespace {
 
@@ -21,4 +21,4 @@ double f64_fma_loop_avx512(std::int64_t iters) { return _mm512_reduce_add_pd(cha
 
 double f32_fma_loop_avx512(std::int64_t iters) { return _mm512_reduce_add_ps(chains<__m512, set1_ps, fma_ps, add_ps>(iters)); }
 
-}  // namespace enc5::bench
+}  // namespace rrswin::bench

@@ -1,4 +1,4 @@
-// The frame inputs shared by `enc5 run` and `enc5 ptx run` (cli/frame_inputs.hpp).
+// The frame inputs shared by `rrswin run` and `rrswin ptx run` (cli/frame_inputs.hpp).
 #include "cli/frame_inputs.hpp"
 
 #include <filesystem>
@@ -13,7 +13,7 @@
 #include "io/frame_io.hpp"
 #include "io/weight_file.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 
 bool FrameInputOptions::handle_input(OptionCursor& cur) {
   const std::string& opt = cur.name;
@@ -49,12 +49,12 @@ bool FrameInputOptions::handle_input(OptionCursor& cur) {
   return true;
 }
 
-const WeightImage& FrameInputs::weights() const { return default_weights ? enc5::default_weights() : loaded_weights; }
+const WeightImage& FrameInputs::weights() const { return default_weights ? rrswin::default_weights() : loaded_weights; }
 
 namespace {
 
 // --texture-raw: read by the capture reader's own parser and checks (capture::load_image_arg,
-// texture_of), so a raw dump gets exactly the validation enc5 replay gives it.
+// texture_of), so a raw dump gets exactly the validation rrswin replay gives it.
 Texture raw_texture(const FrameInputOptions& a) {
   std::string shape = a.texture_shape;
   int fmt = capture::kFmtHalf;
@@ -106,4 +106,4 @@ FrameInputs load_frame_inputs(const FrameInputOptions& a) {
   return f;
 }
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

@@ -1,6 +1,6 @@
-// The frame inputs of a launch as `enc5 run` takes them (weights, input arena, texture, extents,
-// block offsets, synthetic seed/stress): one option parser and one loader, shared by `enc5 run`
-// and `enc5 ptx run` so that both run exactly the same inputs.
+// The frame inputs of a launch as `rrswin run` takes them (weights, input arena, texture, extents,
+// block offsets, synthetic seed/stress): one option parser and one loader, shared by `rrswin run`
+// and `rrswin ptx run` so that both run exactly the same inputs.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -10,7 +10,7 @@
 #include "model/texture_surface.hpp"
 #include "model/weight_image.hpp"
 
-namespace enc5::cli {
+namespace rrswin::cli {
 
 struct FrameInputOptions {
   std::string weights_file, input_file, texture_file;
@@ -32,7 +32,7 @@ inline constexpr const char* kFrameInputHelp =
                             (default: synthetic, ex x ey)
   --texture-raw FILE        a raw RGBA16F texture dump (d4r's ...-arg088-texture-...-fmt16.bin:
                             rows of pitch bytes, 4 little-endian f16 per texel), read and checked
-                            exactly as enc5 replay reads a capture's texture
+                            exactly as rrswin replay reads a capture's texture
   --texture-shape WxH[-pitchP][-MODE]
                             its shape (pitch default 8*W; MODE clamp|border|wrap|mirror); not
                             needed when FILE carries a launch-dump name
@@ -53,4 +53,4 @@ struct FrameInputs {
 };
 FrameInputs load_frame_inputs(const FrameInputOptions& a);
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

@@ -9,7 +9,7 @@
 
 #include <unistd.h>
 
-namespace enc5::cli {
+namespace rrswin::cli {
 
 class ProgressLine {
  public:
@@ -49,4 +49,4 @@ class ProgressLine {
   Clock::time_point start_ = Clock::now(), last_{};
 };
 
-}  // namespace enc5::cli
+}  // namespace rrswin::cli

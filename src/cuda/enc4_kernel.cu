@@ -16,7 +16,7 @@
 #include "cuda/swin_parts.cuh"
 #include "model/layer_golden.hpp"
 
-namespace enc5::cuda {
+namespace rrswin::cuda {
 namespace {
 
 constexpr LayerReadings kLR{};
@@ -147,9 +147,9 @@ __device__ __forceinline__ void e62(const Args4& p, const Block& b, int T, const
 }
 
 }  // namespace
-}  // namespace enc5::cuda
+}  // namespace rrswin::cuda
 
-using namespace enc5::cuda;
+using namespace rrswin::cuda;
 
 extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc4_kernel(const Enc4Params params) {
   __shared__ __align__(16) std::uint8_t smem[kEnc4SharedBytes];
@@ -184,5 +184,5 @@ extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc4_
   if (b.z < 4) e61_records(b, L, rec);
   __syncthreads();
   const int T = b.lane + 32 * b.z;
-  if (T < enc5::golden::kE61Threads) e62(p, b, T, rec);
+  if (T < rrswin::golden::kE61Threads) e62(p, b, T, rec);
 }

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace enc5::cuda {
+namespace rrswin::cuda {
 
 struct alignas(8) Enc4Params {
   std::uint32_t ex, ey;             // +0: token-grid extents
@@ -41,4 +41,4 @@ inline constexpr int kEnc4MergeKSteps = 20;  // K = 4C = 640
 inline constexpr std::uint32_t kEnc4W62 = 531264, kEnc4B62 = 533824;
 inline constexpr int kEnc4SharedBytes = 16384;  // DOC4 §1.4
 
-}  // namespace enc5::cuda
+}  // namespace rrswin::cuda

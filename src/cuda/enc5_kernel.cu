@@ -21,13 +21,13 @@
 // interpreter (tests/cuda_kernel_test.cpp).
 #include "cuda/swin_parts.cuh"
 
-using namespace enc5::cuda;
+using namespace rrswin::cuda;
 
 extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc5_kernel(const Enc5Params params) {
   __shared__ __align__(16) std::uint8_t smem[kSharedBytes];
   const Args p{params.input_arena, params.weights, params.output_arena, params.texture, params.surface};
   Block b = block_of(params);
-#if defined(ENC5_CUDA_TRACE)
+#if defined(RRSWIN_CUDA_TRACE)
   {
     const unsigned char* raw = reinterpret_cast<const unsigned char*>(&params);
     const unsigned* block = reinterpret_cast<const unsigned*>(raw + kTraceBlockParamOffset);
@@ -48,5 +48,5 @@ extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc5_
   if (b.z < 4) e61_records(b, L, rec);
   __syncthreads();  // s20100
   const int T = b.lane + 32 * b.z;
-  if (T < enc5::golden::kE61Threads) e61_pixel(p, b, T, rec);
+  if (T < rrswin::golden::kE61Threads) e61_pixel(p, b, T, rec);
 }

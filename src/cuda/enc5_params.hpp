@@ -8,7 +8,7 @@
 #include "model/launch_abi.hpp"
 #include "model/readings.hpp"
 
-namespace enc5::cuda {
+namespace rrswin::cuda {
 
 struct alignas(8) Enc5Params {
   std::uint32_t ex, ey;             // +0: token-grid extents
@@ -44,4 +44,4 @@ inline constexpr Readings kKernelReadings{};
 inline constexpr int kBlockX = abi::kBlockX, kBlockY = abi::kBlockY, kBlockZ = abi::kBlockZ;
 inline constexpr int kSharedBytes = 16384;  // facts A8: the original's one shared array
 
-}  // namespace enc5::cuda
+}  // namespace rrswin::cuda

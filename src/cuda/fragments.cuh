@@ -10,7 +10,7 @@
 #include "layout/fragment.hpp"
 #include "layout/weight_tile.hpp"
 
-namespace enc5::cuda {
+namespace rrswin::cuda {
 
 using ptx::u16;
 using ptx::u32;
@@ -21,7 +21,7 @@ using ptx::u32;
 // The n-tile (within one 32-wide k-slice) whose column pair (2t, 2t+1) fills bytes 2jp, 2jp+1 of
 // an A register o (h = o >> 1) or B register b (h = b) in pair order: pair_k(t, 2jp, h) =
 // 8 (2jp + h) + 2t, so the D columns 2t, 2t+1 of that n-tile are exactly the two bytes.
-ENC5_HD constexpr int repack_nt(int h, int jp) { return layout::pair_k(0, 2 * jp, h) >> 3; }
+RRSWIN_HD constexpr int repack_nt(int h, int jp) { return layout::pair_k(0, 2 * jp, h) >> 3; }
 
 namespace detail {
 constexpr bool repack_matches_layout() {
@@ -39,7 +39,7 @@ constexpr bool repack_matches_layout() {
 }
 // The lane's 16 bytes of a 512-byte B tile: n-tile 2*tile at +0 (registers b = 0, 1 at +0, +4),
 // n-tile 2*tile+1 at +8; bytes j in order (facts E2, layout/weight_tile.hpp).
-ENC5_HD constexpr std::uint32_t lane_b_offset(int lane) { return layout::waddr_in_tile(layout::pair_k(lane & 3, 0, 0), lane >> 2); }
+RRSWIN_HD constexpr std::uint32_t lane_b_offset(int lane) { return layout::waddr_in_tile(layout::pair_k(lane & 3, 0, 0), lane >> 2); }
 constexpr bool b_load_matches_layout() {
   for (int lane = 0; lane < 32; ++lane)
     for (int half = 0; half < 2; ++half)
@@ -92,4 +92,4 @@ __device__ __forceinline__ void mma_acc(u32 (&d)[2], const u32 (&a)[4], const u3
   d[1] = r[1];
 }
 
-}  // namespace enc5::cuda
+}  // namespace rrswin::cuda

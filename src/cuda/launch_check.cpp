@@ -2,7 +2,7 @@
 
 #include "cuda/enc5_params.hpp"
 
-namespace enc5::cuda {
+namespace rrswin::cuda {
 
 std::string unsupported_reading(const Readings& r) {
   for (const ReadingInfo& info : reading_registry()) {
@@ -21,4 +21,4 @@ std::string profile_for_compute_capability(int major, int minor) {
   return {};
 }
 
-}  // namespace enc5::cuda
+}  // namespace rrswin::cuda

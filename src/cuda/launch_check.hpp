@@ -5,7 +5,7 @@
 
 #include "model/readings.hpp"
 
-namespace enc5::cuda {
+namespace rrswin::cuda {
 
 // "" when every reading of `r` is the kernel's (kKernelReadings); otherwise a message naming the
 // first reading that differs, its value and the kernel's, e.g.
@@ -16,4 +16,4 @@ std::string unsupported_reading(const Readings& r);
 // "hopper" for 9.x and 10.x, "blackwell" for 12.0, "" for others (the caller reports which).
 std::string profile_for_compute_capability(int major, int minor);
 
-}  // namespace enc5::cuda
+}  // namespace rrswin::cuda

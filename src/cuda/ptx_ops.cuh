@@ -7,7 +7,7 @@
 #pragma once
 #include <cstdint>
 
-namespace enc5::cuda::ptx {
+namespace rrswin::cuda::ptx {
 
 using u16 = std::uint16_t;
 using u32 = std::uint32_t;
@@ -189,4 +189,4 @@ __device__ __forceinline__ void surf_store(unsigned long long surf, int x_bytes,
                : "memory");
 }
 
-}  // namespace enc5::cuda::ptx
+}  // namespace rrswin::cuda::ptx

@@ -17,7 +17,7 @@
 #include "model/sum_tree.hpp"
 #include "model/weight_image.hpp"
 
-namespace enc5::cuda {
+namespace rrswin::cuda {
 namespace {
 
 constexpr Readings kR = kKernelReadings;
@@ -79,23 +79,23 @@ __device__ __forceinline__ Block block_of(const Params& params) {
   return b;
 }
 
-// The trace build (ENC5_CUDA_TRACE) stores stage values in the golden model's register order
-// (cuda/trace_stages.hpp); in the production build ENC5_TRACE is nothing.
-#if defined(ENC5_CUDA_TRACE)
+// The trace build (RRSWIN_CUDA_TRACE) stores stage values in the golden model's register order
+// (cuda/trace_stages.hpp); in the production build RRSWIN_TRACE is nothing.
+#if defined(RRSWIN_CUDA_TRACE)
 template <int Stage>
 __device__ __forceinline__ void trace_put(const Block& b, int reg, u32 v) {
   constexpr int kOffset = trace_stage_offset(Stage), kRegs = trace_stage(Stage).regs;
   if (b.trace) b.trace[kOffset + (32 * b.z + b.lane) * kRegs + reg] = v;
 }
-#define ENC5_TRACE(stage, reg, value) trace_put<(stage)>(b, (reg), (value))
+#define RRSWIN_TRACE(stage, reg, value) trace_put<(stage)>(b, (reg), (value))
 #else
-#define ENC5_TRACE(stage, reg, value) ((void)0)
+#define RRSWIN_TRACE(stage, reg, value) ((void)0)
 #endif
 // A D tile of n-tiles nt, rows 16mi.. as the golden record_tile: reg = base + 2nt + rh.
-#define ENC5_TRACE_TILE(stage, base, d, nts)                                                                    \
+#define RRSWIN_TRACE_TILE(stage, base, d, nts)                                                                  \
   do {                                                                                                          \
     _Pragma("unroll") for (int nt_ = 0; nt_ < (nts); ++nt_) _Pragma("unroll") for (int rh_ = 0; rh_ < 2; ++rh_) \
-        ENC5_TRACE((stage), (base) + 2 * nt_ + rh_, (d)[nt_][rh_]);                                             \
+        RRSWIN_TRACE((stage), (base) + 2 * nt_ + rh_, (d)[nt_][rh_]);                                           \
   } while (0)
 
 __device__ __forceinline__ u32 ld_u32(const std::uint8_t* base, std::uint32_t off) { return *reinterpret_cast<const u32*>(base + off); }
@@ -202,10 +202,10 @@ __device__ __forceinline__ void qv_chains(const Args& p, const Block& b, const s
       // stages w1, w2 (phases 1, 2) and w9, w10 (phases 9, 10)
 #pragma unroll
       for (int mi = 0; mi < 6; ++mi) {
-        if (ks == 0 && chain == 0) ENC5_TRACE_TILE(kTraceW1, 8 * mi, D[mi], 4);
-        if (ks == 0 && chain == 1) ENC5_TRACE_TILE(kTraceW2, 8 * mi, D[mi], 4);
-        if (ks == 4 && chain == 0) ENC5_TRACE_TILE(kTraceW9, 8 * mi, D[mi], 4);
-        if (ks == 4 && chain == 1) ENC5_TRACE_TILE(kTraceW10, 8 * mi, D[mi], 4);
+        if (ks == 0 && chain == 0) RRSWIN_TRACE_TILE(kTraceW1, 8 * mi, D[mi], 4);
+        if (ks == 0 && chain == 1) RRSWIN_TRACE_TILE(kTraceW2, 8 * mi, D[mi], 4);
+        if (ks == 4 && chain == 0) RRSWIN_TRACE_TILE(kTraceW9, 8 * mi, D[mi], 4);
+        if (ks == 4 && chain == 1) RRSWIN_TRACE_TILE(kTraceW10, 8 * mi, D[mi], 4);
       }
     }
   }
@@ -299,18 +299,18 @@ __device__ __forceinline__ void attention(const Args& p, const Block& b, const s
   for (int mi = 0; mi < 4; ++mi) {
     u32 S[12][2];
     score_phase(p, b, mi, aq[mi], bq, S);
-    ENC5_TRACE_TILE(kTraceW11, 24 * mi, S, 12);
+    RRSWIN_TRACE_TILE(kTraceW11, 24 * mi, S, 12);
 #pragma unroll
     for (int nb = 0; nb < 12; ++nb)
 #pragma unroll
       for (int rh = 0; rh < 2; ++rh) S[nb][rh] = e11_expval(S[nb][rh]);
-    ENC5_TRACE_TILE(kTraceE11e, 24 * mi, S, 12);
+    RRSWIN_TRACE_TILE(kTraceE11e, 24 * mi, S, 12);
     e11_row(S, 0);
     e11_row(S, 1);
-    ENC5_TRACE_TILE(kTraceE11p, 24 * mi, S, 12);
+    RRSWIN_TRACE_TILE(kTraceE11p, 24 * mi, S, 12);
     u32 O[4][2];
     pv_phase(S, vt, O);
-    ENC5_TRACE_TILE(kTraceW12, 8 * mi, O, 4);
+    RRSWIN_TRACE_TILE(kTraceW12, 8 * mi, O, 4);
     repack_a(O, 0, ao[mi]);  // E12 steps 1..2: q8(D12)
   }
 }
@@ -355,7 +355,7 @@ __device__ __forceinline__ void out_projection(const Args& p, const Block& b, co
     D[nt][0] = ptx::add_f16x2(t1, x[nt][0]);
     D[nt][1] = ptx::add_f16x2(t1, x[nt][1]);
   }
-  ENC5_TRACE_TILE(kTraceP13c, 0, D, 20);
+  RRSWIN_TRACE_TILE(kTraceP13c, 0, D, 20);
 #pragma unroll 1
   for (int j = 0; j < 8; ++j) {
     const uint4 v = *reinterpret_cast<const uint4*>(smem + 2048 * j + 512 * b.z + 16 * b.lane);
@@ -366,8 +366,8 @@ __device__ __forceinline__ void out_projection(const Args& p, const Block& b, co
       mma_acc(D[2 * tile], a, bp.lo);
       mma_acc(D[2 * tile + 1], a, bp.hi);
     }
-    if (j == 0) ENC5_TRACE_TILE(kTraceP13d, 0, D, 20);
-    if (j == 7) ENC5_TRACE_TILE(kTraceP20d, 0, D, 20);
+    if (j == 0) RRSWIN_TRACE_TILE(kTraceP13d, 0, D, 20);
+    if (j == 7) RRSWIN_TRACE_TILE(kTraceP20d, 0, D, 20);
   }
 }
 
@@ -382,7 +382,7 @@ __device__ __forceinline__ void e20_norm(const Args& p, const Block& b, u32 (&D)
   {
     u32 n[20][2];
     rms_scale(p.weights, wmap::g2, b, D, inv, n);
-    ENC5_TRACE_TILE(kTraceE20n, 0, n, 20);
+    RRSWIN_TRACE_TILE(kTraceE20n, 0, n, 20);
 #pragma unroll
     for (int s = 0; s < 5; ++s) repack_a(n, s, nq[s]);
   }
@@ -422,11 +422,11 @@ __device__ __forceinline__ void mlp_chunk(const Args& p, const Block& b, int c, 
       mma_acc(H[2 * half], nq[s], bp.lo);
       mma_acc(H[2 * half + 1], nq[s], bp.hi);
     }
-  if (c == 0) ENC5_TRACE_TILE(kTraceP21d, 0, H, 4);
+  if (c == 0) RRSWIN_TRACE_TILE(kTraceP21d, 0, H, 4);
 #pragma unroll
   for (int nt = 0; nt < 4; ++nt) H[nt][0] = activation(H[nt][0]), H[nt][1] = activation(H[nt][1]);
-  if (c == 0) ENC5_TRACE_TILE(kTraceE21act, 0, H, 4);
-  if (c == 0) ENC5_TRACE_TILE(kTraceP22c, 0, D, 20);
+  if (c == 0) RRSWIN_TRACE_TILE(kTraceE21act, 0, H, 4);
+  if (c == 0) RRSWIN_TRACE_TILE(kTraceP22c, 0, D, 20);
   u32 a[4];
   repack_a(H, 0, a);
 #pragma unroll
@@ -435,8 +435,8 @@ __device__ __forceinline__ void mlp_chunk(const Args& p, const Block& b, int c, 
     mma_acc(D[2 * tile], a, bp.lo);
     mma_acc(D[2 * tile + 1], a, bp.hi);
   }
-  if (c == 0) ENC5_TRACE_TILE(kTraceP22d, 0, D, 20);
-  if (c == 19) ENC5_TRACE_TILE(kTraceP60d, 0, D, 20);
+  if (c == 0) RRSWIN_TRACE_TILE(kTraceP22d, 0, D, 20);
+  if (c == 19) RRSWIN_TRACE_TILE(kTraceP60d, 0, D, 20);
 }
 
 // ---- E60 (golden arena_scatter.cpp), facts C13 ----
@@ -449,7 +449,7 @@ __device__ __forceinline__ void e60_scatter(const Args& p, const Block& b, const
     repack_a(D, q, a61[q]);
 #pragma unroll
     for (int o = 0; o < 4; ++o) {
-      ENC5_TRACE(kTraceE60words, 4 * q + o, a61[q][o]);
+      RRSWIN_TRACE(kTraceE60words, 4 * q + o, a61[q][o]);
       const golden::ArenaSlot slot = golden::arena_slot(kR.arena_order, o, b.t);
       const int x = b.x0 + b.g, y = b.y0 + 2 * b.z + slot.row_half;
       if (pa.in_frame(x, y)) *reinterpret_cast<u32*>(p.output_arena + 4 * pa.word_index(q, x, y, slot.word)) = a61[q][o];
@@ -483,7 +483,7 @@ __device__ __forceinline__ void phase61(const Args& p, const Block& b, const u32
     mma_acc(L[0], a61[s], bp.lo);
     mma_acc(L[1], a61[s], bp.hi);
   }
-  ENC5_TRACE_TILE(kTraceP61d, 0, L, 2);
+  RRSWIN_TRACE_TILE(kTraceP61d, 0, L, 2);
 }
 
 // E61(a) (facts C14.1): record r = token row r, 6 words; word t from n-tile 0, word t + 4 from
@@ -553,4 +553,4 @@ __device__ __forceinline__ void e61_pixel(const Args& p, const Block& b, int T, 
 }
 
 }  // namespace
-}  // namespace enc5::cuda
+}  // namespace rrswin::cuda

@@ -1,4 +1,4 @@
-// The phase-boundary stages the trace build of the CUDA kernel records (ENC5_CUDA_TRACE, the PTX
+// The phase-boundary stages the trace build of the CUDA kernel records (RRSWIN_CUDA_TRACE, the PTX
 // src/cuda/generated/enc5_kernel_trace.sm_89.ptx): a subset of the golden model's trace stages
 // (model/trace.hpp, docs/formats.md "Traces") with the same names, warps, registers and register
 // order, so that a test compares them value for value. The trace build reads a u32 buffer
@@ -10,7 +10,7 @@
 #include "base/hd.hpp"
 #include "model/trace.hpp"
 
-namespace enc5::cuda {
+namespace rrswin::cuda {
 
 struct TraceStageInfo {
   const char* name;
@@ -42,7 +42,7 @@ enum TraceStageId : int {
 
 // Stage `id`'s name and shape (a switch, not a table, so that device code folds it to constants);
 // the shapes are the golden model's (model/trace.hpp stage_shape at enc5's C = 160, H = 8).
-ENC5_HD constexpr TraceStageInfo trace_stage(int id) {
+RRSWIN_HD constexpr TraceStageInfo trace_stage(int id) {
   auto at = [](const char* name, StageKind k) {
     const StageShape s = stage_shape(k, 160, 8);
     return TraceStageInfo{name, s.warps, s.regs};
@@ -72,7 +72,7 @@ ENC5_HD constexpr TraceStageInfo trace_stage(int id) {
 }
 
 // First u32 of stage `id` in the trace buffer; values are [warp][lane][reg] as TraceStage::at.
-ENC5_HD constexpr int trace_stage_offset(int id) {
+RRSWIN_HD constexpr int trace_stage_offset(int id) {
   int off = 0;
   for (int i = 0; i < id; ++i) off += trace_stage(i).warps * 32 * trace_stage(i).regs;
   return off;
@@ -83,4 +83,4 @@ inline constexpr int kTraceWords = trace_stage_offset(kTraceStageCount);
 inline constexpr std::size_t kTraceBufferParamOffset = 16;  // u64 pointer to kTraceWords u32
 inline constexpr std::size_t kTraceBlockParamOffset = 24;   // u32 ctaid.x, u32 ctaid.y
 
-}  // namespace enc5::cuda
+}  // namespace rrswin::cuda

@@ -7,7 +7,7 @@
 #pragma once
 #include <immintrin.h>
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 namespace avx2_asm {
 
@@ -16,4 +16,4 @@ inline void max_into(__m256i& m, __m256i t) { __asm__("vpmaxsw %1, %0, %0" : "+x
 
 }  // namespace avx2_asm
 }  // namespace
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -29,7 +29,7 @@
 #include "model/texture_surface.hpp"
 #include "numerics/e4m3.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 
 namespace {
 
@@ -533,4 +533,4 @@ golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, con
   return b.S.a61;
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

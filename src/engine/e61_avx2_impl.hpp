@@ -16,7 +16,7 @@
 #include "numerics/approx.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 namespace e61_avx2 {
 
@@ -164,4 +164,4 @@ void mul_ftz_x8_avx2(const float* a, const float* b, float* r) {
   _mm256_storeu_ps(r, e61_avx2::mul_ftz8(_mm256_loadu_ps(a), _mm256_loadu_ps(b)));
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -11,7 +11,7 @@
 
 #include "model/e61_pixel_impl.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 
 // Ops: H = W f16 lanes, F = W binary32 lanes, constructed from the tabulated e61_exp.
@@ -55,4 +55,4 @@ void e61_pixels_lanes(const Readings& rd, const golden::E61Inputs* in, int n, co
 }
 
 }  // namespace
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -9,7 +9,7 @@
 #include "engine/gemm.hpp"
 #include "model/layer.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 
 // The weight image's B operands, seeds and tables in the kernels' form. Independent of the
 // profile and of the readings.
@@ -18,7 +18,7 @@ struct PreparedWeights;
 // bytes), so repeated frames with the same weights pay nothing.
 std::shared_ptr<const PreparedWeights> prepare_weights(const WeightImage& w);
 
-// Per-phase-group timing for `enc5 bench` (single-threaded use only): when set, run_block adds
+// Per-phase-group timing for `rrswin bench` (single-threaded use only): when set, run_block adds
 // the seconds it spends in each group.
 enum PhaseGroup {
   kGroupPrologue,
@@ -50,4 +50,4 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
 golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io,
                                     int inner_threads = 1);
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -15,7 +15,7 @@
 #include "model/constants.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 namespace epilogue_avx2 {
 
@@ -104,4 +104,4 @@ void q8_run_avx2(const f16_t* h, e4m3_t* out, std::size_t n, bool nan_keeps_sign
   }
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

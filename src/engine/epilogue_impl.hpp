@@ -26,7 +26,7 @@
 #include "model/q8_stats.hpp"
 #include "model/sum_tree.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 
 // The cross-lane fold of the golden trees (model/sum_tree.hpp fold_lanes) on the 8-column vector
@@ -38,7 +38,7 @@ struct Pair {
 inline f16_t fold_lanes(V8 S) {
   const Pair s[4] = {{S[0], S[1]}, {S[2], S[3]}, {S[4], S[5]}, {S[6], S[7]}};
   auto add = [](Pair a, Pair b) { return Pair{from_h(to_h(a.lo + b.lo)), from_h(to_h(a.hi + b.hi))}; };
-  return enc5::fold_lanes(s, add, [](Pair v) { return to_h(v.lo + v.hi); });
+  return rrswin::fold_lanes(s, add, [](Pair v) { return to_h(v.lo + v.hi); });
 }
 
 // Counts of a q8 (golden::quantise's statistics, model/q8_stats.hpp) for one f16.
@@ -174,4 +174,4 @@ void add_rows(const AddRowsArgs& g) {
 }
 
 }  // namespace
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -10,7 +10,7 @@
 #include "numerics/f16.hpp"
 #include "numerics/types.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 
 inline std::uint32_t bits_of(float f) {
@@ -78,4 +78,4 @@ inline f16_t d2h(double x) {
 }
 
 }  // namespace
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

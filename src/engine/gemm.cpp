@@ -10,7 +10,7 @@
 #include "layout/fragment.hpp"
 #include "numerics/mma.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 
 const CodeTable& code_table() {
   static const CodeTable t = [] {
@@ -413,4 +413,4 @@ KStepKernel kstep_kernel(const Profile& p, SimdPath path, const KernelSet& kern,
   return path == SimdPath::avx512vnni && !g.aw16 ? kernels(SimdPath::avx512).ada : kern.ada;
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -14,7 +14,7 @@
 #include "numerics/profile.hpp"
 #include "numerics/types.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 
 // e(0) stands below every real exponent (>= -12 for products, -14 for f16) so that zero terms
 // never raise a block maximum.
@@ -121,4 +121,4 @@ KStepArgs kstep_args(const Profile& p, SimdPath path, const AOperand& a, int a_k
                      f16_t* d, int ldd);
 KStepKernel kstep_kernel(const Profile& p, SimdPath path, const KernelSet& kern, const KStepArgs& g);
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -8,11 +8,11 @@
 #include "model/layer.hpp"  // golden::E61PixelsFn
 #include "numerics/types.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 
 // The SIMD paths of the kernels, lowest first (selected at run time, see simd.hpp).
 // avx512vnni: the avx512 path with the `zluda` kernel on AVX512-VNNI integer dot products
-// (kernels_avx512vnni.cpp); ENC5_SIMD=avx512 turns it off.
+// (kernels_avx512vnni.cpp); RRSWIN_SIMD=avx512 turns it off.
 enum class SimdPath { scalar, avx2, avx512, avx512vnni };
 
 // `ksteps` chained k-steps on `rows` rows: d[r * ldd + n] (C on entry, D on return) for n < N (a
@@ -180,4 +180,4 @@ void mul_ftz_x8_avx2(const float* a, const float* b, float* r);
 bool ada_forms_a_avx512(const e4m3_t* codes, int K, const std::int16_t* isa_source, std::int16_t* words, std::int16_t* exps);
 bool ada_pairs_b_avx512(const e4m3_t* even, const e4m3_t* odd, int N, std::int16_t* words, std::int16_t* exps);
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -1,7 +1,7 @@
 // The `ada` k-step kernel on int16 lanes (AVX-512 BW + AVX512-VNNI), for the avx512vnni path:
 // every term is truncated in integer arithmetic, 16 elements x 2 k per 512-bit register (the k
 // pairs of vpdpwssd). Included by kernels_avx512vnni.cpp only; internal linkage (kernel_args.hpp
-// says why). The avx512 path keeps kernels_avx512.cpp's binary32 kernel (ENC5_SIMD=avx512).
+// says why). The avx512 path keeps kernels_avx512.cpp's binary32 kernel (RRSWIN_SIMD=avx512).
 //
 // The model (numerics.md `ada`, kernels_impl.hpp's proof of the binary32 form): per half h (ISA k
 // 0..15, then 16..31) acc = f16_RN(sum over the terms t of trunc_q(t)), q = 2^(M - 13), M = the
@@ -45,7 +45,7 @@
 
 #include "engine/kernel_args.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 
 // A's k pair (k, k+1) of one row, in both words of every dword (a vpbroadcastd from memory).
@@ -216,4 +216,4 @@ bool ada_pairs_b_avx512(const e4m3_t* even, const e4m3_t* odd, int N, std::int16
   return nan != 0;
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

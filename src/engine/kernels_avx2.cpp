@@ -11,7 +11,7 @@
 #include "engine/kernel_args.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 
 constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
@@ -237,7 +237,7 @@ inline void store_h8(f16_t* p, V8 x) {
 }
 
 }  // namespace
-}  // namespace enc5::engine
+}  // namespace rrswin::engine
 
 #include "engine/e61_avx2_impl.hpp"
 #include "engine/epilogue_avx2_impl.hpp"
@@ -249,7 +249,7 @@ inline void store_h8(f16_t* p, V8 x) {
 // After the blackwell and zluda kernels: it uses both.
 #include "engine/kernels_blackwell_int16_avx2_impl.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 // decode_run, 16 codes per step (the value via the f16 fields, as kernels_scalar.cpp explains).
 bool decode_run(const DecodeRun& d) {
@@ -302,4 +302,4 @@ KernelSet kernels_avx2() {
   return {zluda_kstep_int16, ada_kstep, e11_rows, rms_rows, decode_run, add_rows, hopper_kstep, blackwell_kstep_int16, e61_pixels_avx2};
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -14,7 +14,7 @@
 
 #include "engine/kernel_args.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 
 constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
@@ -314,4 +314,4 @@ KernelSet kernels_avx512() {
           avx2.add_rows, hopper_kstep_avx512, avx2.blackwell, avx2.e61_pixels};
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -1,7 +1,7 @@
 // The `zluda` k-step kernel on AVX512-VNNI integer dot products (vpdpwssd: 32 int16 products
 // into 16 int32 lanes per instruction, against 8 binary64 FMAs), for the avx512vnni path; its `ada`
 // kernel is kernels_ada_int16_impl.hpp's, and every other kernel of the path is the avx512 one.
-// Selected only where CPUID reports AVX512-VNNI (simd.cpp); ENC5_SIMD=avx512 turns it off.
+// Selected only where CPUID reports AVX512-VNNI (simd.cpp); RRSWIN_SIMD=avx512 turns it off.
 //
 // Exactness (numerics.md `zluda`: D = f16_RN(f32_RN(exact(C + sum of 32 products)))). An e4m3
 // value is M 2^(sh - 9) with an integer M <= 15 and a shift 0 <= sh <= 14 (gemm.hpp:
@@ -41,7 +41,7 @@
 #include "numerics/approx.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 
 constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
@@ -356,12 +356,12 @@ inline void store_h8(f16_t* p, V8 x) {
 }
 
 }  // namespace
-}  // namespace enc5::engine
+}  // namespace rrswin::engine
 
 #include "engine/epilogue_impl.hpp"
 #include "engine/kernels_ada_int16_impl.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 
 // E11 on two score rows per 512-bit register: lanes 0..7 hold row r's columns 8i..8i+7 and lanes
@@ -653,4 +653,4 @@ KernelSet kernels_avx512vnni() {
   return k;
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -43,7 +43,7 @@
 
 #include "engine/avx2_asm.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 namespace blackwell_detail {
 
@@ -191,11 +191,11 @@ void blackwell_kstep(const KStepArgs& g) {
 }
 
 }  // namespace
-}  // namespace enc5::engine
+}  // namespace rrswin::engine
 
 #else  // portable C++ (the scalar unit)
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 namespace blackwell_detail {
 
@@ -280,6 +280,6 @@ void blackwell_kstep(const KStepArgs& g) {
 }
 
 }  // namespace
-}  // namespace enc5::engine
+}  // namespace rrswin::engine
 
 #endif

@@ -36,7 +36,7 @@
 
 #include "engine/kernel_args.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 namespace blackwell_int16 {
 
@@ -167,4 +167,4 @@ void blackwell_kstep_int16(const KStepArgs& g) {
 }
 
 }  // namespace
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

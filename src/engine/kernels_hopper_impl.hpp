@@ -41,7 +41,7 @@
 
 #include "engine/avx2_asm.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 namespace hopper_detail {
 
@@ -182,11 +182,11 @@ void hopper_kstep(const KStepArgs& g) {
 }
 
 }  // namespace
-}  // namespace enc5::engine
+}  // namespace rrswin::engine
 
 #else  // portable C++ (the scalar unit)
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 namespace hopper_detail {
 
@@ -275,6 +275,6 @@ void hopper_kstep(const KStepArgs& g) {
 }
 
 }  // namespace
-}  // namespace enc5::engine
+}  // namespace rrswin::engine
 
 #endif

@@ -38,7 +38,7 @@
 #include "engine/f16_bits.hpp"
 #include "engine/kernel_args.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 
 inline double mul_add(double a, double b, double c) {
@@ -154,4 +154,4 @@ void ada_kstep(const KStepArgs& all) {
 }
 
 }  // namespace
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

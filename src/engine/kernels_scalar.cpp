@@ -2,7 +2,7 @@
 // kernels_impl.hpp and epilogue_impl.hpp).
 #include "engine/kernels_impl.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 // epilogue_impl.hpp's vector interface on the baseline ISA: 8 floats in a struct (a 32-byte GCC
 // vector would change the ABI of these internal functions without AVX), software f16 conversions.
@@ -60,12 +60,12 @@ bool decode_run(const DecodeRun& d) {
   return nan;
 }
 }  // namespace
-}  // namespace enc5::engine
+}  // namespace rrswin::engine
 
 #include "engine/epilogue_impl.hpp"
 #include "engine/kernels_blackwell_impl.hpp"
 #include "engine/kernels_hopper_impl.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 KernelSet kernels_scalar() { return {zluda_kstep, ada_kstep, e11_rows, rms_rows, decode_run, add_rows, hopper_kstep, blackwell_kstep}; }
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

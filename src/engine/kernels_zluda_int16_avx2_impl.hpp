@@ -20,7 +20,7 @@
 
 #include "engine/kernel_args.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 namespace zluda_int16 {
 
@@ -326,4 +326,4 @@ bool int16_form_b_avx2(const e4m3_t* codes, int N, int K, std::int16_t* out, std
   return nan;
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -11,7 +11,7 @@
 #include "layout/weight_tile.hpp"
 #include "model/layer_program.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 
 // The merge phase's and the final phase's B operands and C seeds, from the same weight-map
@@ -114,4 +114,4 @@ void run_merge_frame_fast(MergeFrame& f, const Profile& profile, const Readings&
       block_loop(how.threads));
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -14,7 +14,7 @@
 #include "engine/simd.hpp"
 #include "model/layer_golden.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 
 struct LayerEngine {
   SimdPath simd = SimdPath::scalar;
@@ -25,4 +25,4 @@ struct LayerEngine {
 void run_merge_frame_fast(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, const LayerEngine& how,
                           golden::LayerStats* stats = nullptr, const TraceRequest* trace = nullptr, Trace* trace_out = nullptr);
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

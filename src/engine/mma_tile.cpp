@@ -22,7 +22,7 @@
 #include "engine/gemm.hpp"
 #include "layout/fragment.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 namespace {
 
 constexpr int kA = 32 * 4 * 4, kB = 32 * 2 * 4, kCD = 32 * 2 * 2;  // register bytes / halves of a tile
@@ -194,4 +194,4 @@ MmaFragC mma_fragment(const Profile& p, SimdPath path, const MmaFragA& a, const 
   return d;
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -8,8 +8,8 @@
 #include "numerics/mma.hpp"
 #include "numerics/profile.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 
 MmaFragC mma_fragment(const Profile& p, SimdPath path, const MmaFragA& a, const MmaFragB& b, const MmaFragC& c);
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -9,7 +9,7 @@
 #include "layout/tables.hpp"
 #include "model/phase_program.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 
 namespace {
 
@@ -88,4 +88,4 @@ std::shared_ptr<const PreparedWeights> prepare_weights(const WeightImage& w) {
   return p;
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -7,7 +7,7 @@
 #include "engine/gemm.hpp"
 #include "model/layer.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 
 struct PreparedWeights {
   // Phases 1..10 (facts C2): head h, phase p's B (32 x 32), p = 1..10 (index 0 unused).
@@ -40,4 +40,4 @@ struct EpilogueTables {
 };
 const EpilogueTables& epilogue_tables();
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

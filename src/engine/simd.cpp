@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace enc5::engine {
+namespace rrswin::engine {
 
 // F16C from CPUID leaf 1 (ECX bit 29): clang 14 (the fuzz build) knows no "f16c" string for
 // __builtin_cpu_supports; the answer is the same.
@@ -56,11 +56,11 @@ SimdPath best_simd_path() {
 
 SimdPath default_simd_path() {
   const SimdPath best = best_simd_path();
-  const char* env = std::getenv("ENC5_SIMD");
+  const char* env = std::getenv("RRSWIN_SIMD");
   if (!env || !*env) return best;
   const auto asked = parse_simd_path(env);
   // A misspelt value is an error, not the widest path: the user asked for a lower one.
-  if (!asked) throw std::invalid_argument(std::string("ENC5_SIMD=") + env + ": expected scalar, avx2, avx512 or avx512vnni (or unset)");
+  if (!asked) throw std::invalid_argument(std::string("RRSWIN_SIMD=") + env + ": expected scalar, avx2, avx512 or avx512vnni (or unset)");
   return static_cast<int>(*asked) < static_cast<int>(best) ? *asked : best;
 }
 
@@ -87,4 +87,4 @@ std::optional<SimdPath> parse_simd_path(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -8,7 +8,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5::engine {
+namespace rrswin::engine {
 
 const EpilogueTables& epilogue_tables() {
   static const auto* t = [] {
@@ -30,4 +30,4 @@ const EpilogueTables& epilogue_tables() {
   return *t;
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace enc5::engine {
+namespace rrswin::engine {
 
 ProgressCounter::ProgressCounter(std::int64_t total, std::function<void(std::int64_t, std::int64_t)> callback)
     : total_(total), callback_(std::move(callback)) {}
@@ -60,4 +60,4 @@ void parallel_for(int tasks, int workers, const std::function<void(int, int)>& t
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

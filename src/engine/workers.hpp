@@ -6,7 +6,7 @@
 #include <functional>
 #include <mutex>
 
-namespace enc5::engine {
+namespace rrswin::engine {
 
 // Runs task(t, w) for every t in [0, tasks), in increasing t order of starting, on
 // min(workers, tasks) threads: w = 0 is the calling thread, w < workers names the worker (for
@@ -38,4 +38,4 @@ class ProgressCounter {
   std::int64_t reported_ = 0;  // guarded by mutex_
 };
 
-}  // namespace enc5::engine
+}  // namespace rrswin::engine

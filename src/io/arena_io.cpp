@@ -10,7 +10,7 @@
 #include "layout/arena.hpp"
 #include "numerics/e4m3.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 std::string size_formula(int ex, int ey) {
@@ -102,4 +102,4 @@ std::string format_plane_summary(const std::vector<PlaneSummary>& planes) {
   return text;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

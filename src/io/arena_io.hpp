@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace enc5 {
+namespace rrswin {
 
 // 5 * ey * ex * 32. Throws std::invalid_argument for non-positive extents.
 std::size_t plane_arena_bytes(int ex, int ey);
@@ -37,4 +37,4 @@ std::vector<PlaneSummary> summarize_plane_arena(std::span<const std::uint8_t> by
 // One line per plane, e.g. "plane 0: 7360 codes, 12 NaN, 301 zero, 0 at +448, 0 at -448, min -3.5, max 4".
 std::string format_plane_summary(const std::vector<PlaneSummary>& planes);
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -12,7 +12,7 @@
 #include "base/errors.hpp"
 #include "base/little_endian.hpp"
 
-namespace enc5::io_detail {
+namespace rrswin::io_detail {
 
 class ByteReader {
  public:
@@ -122,4 +122,4 @@ inline void put_cstring(std::vector<std::uint8_t>& out, const std::string& s) {
   out.push_back(0);
 }
 
-}  // namespace enc5::io_detail
+}  // namespace rrswin::io_detail

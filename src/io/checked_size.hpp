@@ -1,5 +1,5 @@
 // Overflow-checked size arithmetic for numbers that come from files, file names and command lines
-// (widths, heights, pitches, extents, offsets). Every byte count enc5 derives from such a number
+// (widths, heights, pitches, extents, offsets). Every byte count rrswin derives from such a number
 // goes through here, so that a product that wraps (pitch 2^59 x height 32 = 0 in 64 bits) or a
 // size no machine can hold is refused with the numbers and the limit, before anything is
 // allocated or indexed.
@@ -13,9 +13,9 @@
 
 #include "base/errors.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
-// The most bytes enc5 allocates for one buffer, texture or surface (16 GiB): the real frame's plane
+// The most bytes rrswin allocates for one buffer, texture or surface (16 GiB): the real frame's plane
 // arena is 147,200 bytes and a 4K frame's about 21 MB, so anything near this is a damaged number.
 inline constexpr std::uint64_t kMaxBufferBytes = 1ull << 34;
 
@@ -90,4 +90,4 @@ inline std::uint64_t checked_end_in(const std::string& file, std::uint64_t offse
   return *e;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

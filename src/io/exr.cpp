@@ -8,7 +8,7 @@
 #include "io/byte_reader.hpp"
 #include "io/files.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 using io_detail::ByteReader;
@@ -158,7 +158,7 @@ void read_attribute_value(ByteReader& r, const Attribute& a, Header& h) {
     expect_size(r, a.size_at, a.name, a.size, 1);
     h.compression = r.u8("the compression");
     if (h.compression != kNoCompression)
-      r.fail(a.value_at, "NO_COMPRESSION (0); enc5 reads uncompressed files only (re-save without compression)",
+      r.fail(a.value_at, "NO_COMPRESSION (0); rrswin reads uncompressed files only (re-save without compression)",
              std::string(compression_name(h.compression)) + " (" + std::to_string(h.compression) + ")");
     h.have_compression = true;
   } else if (a.name == "dataWindow") {
@@ -364,4 +364,4 @@ RgbaHalfImage read_exr_rgba_half(const std::string& path) {
   return decode_exr_rgba_half(bytes, path);
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -22,7 +22,7 @@
 
 #include "numerics/types.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 struct RgbaHalfImage {
   int width = 0, height = 0;
@@ -39,4 +39,4 @@ void write_exr_rgba_half(const std::string& path, int width, int height, const f
 RgbaHalfImage decode_exr_rgba_half(std::span<const std::uint8_t> bytes, const std::string& name);
 RgbaHalfImage read_exr_rgba_half(const std::string& path);
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -14,7 +14,7 @@
 #include "io/checked_size.hpp"
 #include "io/links.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 namespace {
 constexpr std::uint64_t kMaxStreamBytes = 1ull << 30;
@@ -81,7 +81,7 @@ void refuse_link(const std::string& path) {
   if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return;
   std::error_code ec;
   const std::string target = std::filesystem::read_symlink(path, ec).string();
-  throw InputError(path, 0, "a file or folder that is not a symbolic link (enc5 follows no link inside a capture or a sequence)",
+  throw InputError(path, 0, "a file or folder that is not a symbolic link (rrswin follows no link inside a capture or a sequence)",
                    "a symbolic link" + (ec ? std::string() : " to " + target));
 }
 
@@ -148,7 +148,7 @@ void check_output_dir(const std::string& dir) {
   if (probe_dir.empty()) probe_dir = ".";
   if (!fs::is_directory(probe_dir, ec))
     throw std::runtime_error(dir + ": cannot create the output folder (" + probe_dir.string() + " is not a folder)");
-  const std::string probe = (probe_dir / (".enc5-probe." + std::to_string(::getpid()))).string();
+  const std::string probe = (probe_dir / (".rrswin-probe." + std::to_string(::getpid()))).string();
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
     throw std::runtime_error(dir + ": " +
@@ -163,4 +163,4 @@ void write_text_atomic(const std::string& path, const std::string& text) {
   write_file_atomic(path, std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace enc5 {
+namespace rrswin {
 
 // Reads a whole file; throws InputError (offset 0) when it cannot be opened or read, names a
 // directory as such, refuses files over kMaxBufferBytes (io/checked_size.hpp), and reads pipes and
@@ -20,4 +20,4 @@ void write_text_atomic(const std::string& path, const std::string& text);
 // not writable. Creates nothing.
 void check_output_dir(const std::string& dir);
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -4,7 +4,7 @@
 
 #include "io/exr.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 Texture texture_from_exr(const std::string& path, AddressMode mode) {
   RgbaHalfImage img = read_exr_rgba_half(path);
@@ -43,4 +43,4 @@ void write_surface_exr(const std::string& path, const Surface& s) {
   write_exr_rgba_half(path, s.width, s.height, rgba.data());
 }
 
-}  // namespace enc5
+}  // namespace rrswin

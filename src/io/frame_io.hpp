@@ -6,7 +6,7 @@
 
 #include "model/texture_surface.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 // An RGBA HALF OpenEXR file as a Texture with the given address mode (clamp by default; the
 // kernel clamps its own coordinates, so the mode only matters for out-of-range fetches).
@@ -19,4 +19,4 @@ void write_texture_exr(const std::string& path, const Texture& tex);  // atomic
 std::vector<f16_t> surface_rgba(const Surface& s);
 void write_surface_exr(const std::string& path, const Surface& s);  // atomic
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -1,14 +1,14 @@
 // Symbolic links (docs/captures.md "Files stay inside the capture", docs/formats.md "Outputs"): no
 // link inside a capture or a sequence is followed — it is refused, naming it — and no output folder
 // ever receives one. This header is the one place that rule lives; every reader of captures and
-// sequences (capture/, `enc5 diff`, `enc5 run --sequence`, `enc5 ptx run --capture`) and every
+// sequences (capture/, `rrswin diff`, `rrswin run --sequence`, `rrswin ptx run --capture`) and every
 // writer that carries a capture's files into an output folder uses it.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace enc5 {
+namespace rrswin {
 
 // Throws InputError naming `path` and the link's target when `path` itself is a symbolic link
 // (lstat: the last component; the folders above are the caller's to check). Nothing when it
@@ -25,4 +25,4 @@ std::vector<std::uint8_t> read_file_no_link(const std::string& path);
 // partial file. Never creates a symbolic link.
 void link_or_copy_file(const std::string& src, const std::string& dst);
 
-}  // namespace enc5
+}  // namespace rrswin

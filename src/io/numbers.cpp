@@ -3,7 +3,7 @@
 #include <charconv>
 #include <initializer_list>
 
-namespace enc5 {
+namespace rrswin {
 
 std::optional<std::uint64_t> parse_u64(std::string_view s, NumberBase base) {
   int radix = 10;
@@ -89,4 +89,4 @@ std::uint64_t checked_u64_in(const std::string& file, std::uint64_t offset, std:
   return *v;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -12,7 +12,7 @@
 
 #include "base/errors.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 // How a number may be written: decimal digits, hex digits (no prefix: the caller's token holds it,
 // e.g. base0x…), or decimal unless it starts with 0x/0X (manifest fields, seeds).
@@ -43,4 +43,4 @@ std::int64_t checked_i64(std::string_view what, std::string_view text, std::int6
 std::uint64_t checked_u64_in(const std::string& file, std::uint64_t offset, std::string_view what, std::string_view text, std::uint64_t lo,
                              std::uint64_t hi, NumberBase base = NumberBase::dec);
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -8,7 +8,7 @@
 #include "io/files.hpp"
 #include "io/links.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 namespace fs = std::filesystem;
 
@@ -46,7 +46,7 @@ std::string OutputSet::path(const std::string& name) {
   if (committed_) throw std::logic_error("OutputSet::path after commit");
   if (stage_.empty()) {
     create_folders(dir_, created_);
-    stage_ = (fs::path(dir_) / (".enc5-partial-" + std::to_string(::getpid()))).string();
+    stage_ = (fs::path(dir_) / (".rrswin-partial-" + std::to_string(::getpid()))).string();
     std::error_code ec;
     fs::remove_all(stage_, ec);  // a killed run's leftovers under the same pid
     if (!fs::create_directory(stage_, ec)) throw std::runtime_error(stage_ + ": cannot create the staging folder (" + ec.message() + ")");
@@ -85,4 +85,4 @@ std::vector<std::string> OutputSet::commit() {
   return out;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

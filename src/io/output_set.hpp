@@ -1,5 +1,5 @@
 // A command's outputs, all or nothing (docs/formats.md "Outputs: all or nothing"). Every output is
-// written into a hidden staging folder, `.enc5-partial-<pid>` inside the output folder (so the final
+// written into a hidden staging folder, `.rrswin-partial-<pid>` inside the output folder (so the final
 // move is a rename on one file system), and commit() moves each into place. A command that fails
 // before commit() leaves the output folder as it was: the destructor removes the staging folder and
 // every folder the set created. Each file is also written atomically (io/files.hpp).
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace enc5 {
+namespace rrswin {
 
 class OutputSet {
  public:
@@ -40,4 +40,4 @@ class OutputSet {
   bool committed_ = false;
 };
 
-}  // namespace enc5
+}  // namespace rrswin

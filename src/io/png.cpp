@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 void be32(std::vector<std::uint8_t>& out, std::uint32_t v) {
@@ -90,4 +90,4 @@ std::vector<std::uint8_t> encode_png(int width, int height, int channels, std::s
   return out;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

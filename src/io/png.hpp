@@ -6,11 +6,11 @@
 #include <span>
 #include <vector>
 
-namespace enc5 {
+namespace rrswin {
 
 std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t crc = 0);
 std::uint32_t adler32(std::span<const std::uint8_t> bytes);
 // channels 1 (grey) or 3 (RGB); pixels row-major, width*height*channels bytes.
 std::vector<std::uint8_t> encode_png(int width, int height, int channels, std::span<const std::uint8_t> pixels);
 
-}  // namespace enc5
+}  // namespace rrswin

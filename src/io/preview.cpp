@@ -10,7 +10,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 // Each pixel as a scale x scale square (nearest neighbour), then the PNG.
@@ -74,4 +74,4 @@ std::vector<std::uint8_t> arena_plane_heatmap_png(std::span<const std::uint8_t> 
   return encode_png_scaled(ex, ey, 1, grey, scale);
 }
 
-}  // namespace enc5
+}  // namespace rrswin

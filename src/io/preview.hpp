@@ -1,5 +1,5 @@
 // Pictures for people: a tone-mapped PNG of the RGBA16F surface and a heat map of each plane of a
-// plane arena (`enc5 run --preview`). Display only; nothing here feeds back into the layer.
+// plane arena (`rrswin run --preview`). Display only; nothing here feeds back into the layer.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -7,7 +7,7 @@
 
 #include "model/texture_surface.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 // 8-bit sRGB display value of one linear channel: Reinhard tone map x / (1 + x) of max(x, 0)
 // (NaN -> 0, +Inf -> 1), then the sRGB transfer curve, rounded to nearest.
@@ -21,7 +21,7 @@ std::vector<std::uint8_t> surface_preview_png(const Surface& surface, int scale 
 // e4m3 codes (NaN codes count as 448), scaled so the plane's largest mean is white.
 std::vector<std::uint8_t> arena_plane_heatmap_png(std::span<const std::uint8_t> arena, int ex, int ey, int plane, int scale = 1);
 
-// The scale `enc5 run --preview` uses: up to 8, so that the larger side is at most 512 pixels.
+// The scale `rrswin run --preview` uses: up to 8, so that the larger side is at most 512 pixels.
 int preview_scale(int width, int height);
 
-}  // namespace enc5
+}  // namespace rrswin

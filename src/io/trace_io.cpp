@@ -11,7 +11,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 constexpr char kMagic[8] = {'E', 'N', 'C', '5', 'T', 'R', 'C', '1'};
@@ -180,7 +180,7 @@ Trace read_trace(const std::string& path) {
 std::string format_trace_text(const Trace& trace) {
   std::string out;
   char b[160];
-  std::snprintf(b, sizeof b, "# enc5 trace: block (%d, %d), %zu stages\n", trace.block_x, trace.block_y, trace.stages.size());
+  std::snprintf(b, sizeof b, "# rrswin trace: block (%d, %d), %zu stages\n", trace.block_x, trace.block_y, trace.stages.size());
   out += b;
   out += "# one line per (warp w, lane l): each register in hex, then its decoded value(s)\n";
   for (const TraceStage& s : trace.stages) {
@@ -209,4 +209,4 @@ std::string format_trace_text(const Trace& trace) {
 
 void write_trace_text(const std::string& path, const Trace& trace) { write_text_atomic(path, format_trace_text(trace)); }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -22,7 +22,7 @@
 
 #include "model/trace.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 inline constexpr std::uint32_t kTraceFormatVersion = 1;
 
@@ -41,4 +41,4 @@ void write_trace_text(const std::string& path, const Trace& trace);  // atomic
 
 const char* trace_kind_name(TraceStage::Kind k);  // "f16x2", "e4m3x4", "f32", "u32"
 
-}  // namespace enc5
+}  // namespace rrswin

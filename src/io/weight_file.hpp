@@ -5,11 +5,11 @@
 
 #include "model/weight_image.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
-// Reads and validates a file; throws enc5::InputError naming the file, offset, expected, found.
+// Reads and validates a file; throws rrswin::InputError naming the file, offset, expected, found.
 WeightImage load_weight_image(const std::string& path);
 // The same for a layer of the template (its image size, model/layer_spec.hpp).
 WeightImage load_weight_image(const std::string& path, LayerId layer);
 
-}  // namespace enc5
+}  // namespace rrswin

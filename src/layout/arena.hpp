@@ -9,7 +9,7 @@
 
 #include "base/hd.hpp"
 
-namespace enc5::layout {
+namespace rrswin::layout {
 
 struct PlaneArena {
   int ex = 0;
@@ -18,14 +18,14 @@ struct PlaneArena {
   static constexpr int kWordsPerPixel = 8;
   int planes = kPlanes;  // C/32
 
-  ENC5_HD constexpr std::size_t plane_words() const { return static_cast<std::size_t>(8) * ex * ey; }
-  ENC5_HD constexpr std::size_t total_words() const { return static_cast<std::size_t>(planes) * plane_words(); }
-  ENC5_HD constexpr std::size_t total_bytes() const { return 4 * total_words(); }
-  ENC5_HD constexpr bool in_frame(int x, int y) const { return x >= 0 && y >= 0 && x < ex && y < ey; }
+  RRSWIN_HD constexpr std::size_t plane_words() const { return static_cast<std::size_t>(8) * ex * ey; }
+  RRSWIN_HD constexpr std::size_t total_words() const { return static_cast<std::size_t>(planes) * plane_words(); }
+  RRSWIN_HD constexpr std::size_t total_bytes() const { return 4 * total_words(); }
+  RRSWIN_HD constexpr bool in_frame(int x, int y) const { return x >= 0 && y >= 0 && x < ex && y < ey; }
   // Word index of word d (0..7) of pixel (x, y) in plane q. Precondition: in_frame(x, y).
-  ENC5_HD constexpr std::size_t word_index(int q, int x, int y, int d) const {
+  RRSWIN_HD constexpr std::size_t word_index(int q, int x, int y, int d) const {
     return q * plane_words() + static_cast<std::size_t>(8) * ex * y + 8 * static_cast<std::size_t>(x) + d;
   }
 };
 
-}  // namespace enc5::layout
+}  // namespace rrswin::layout

@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace enc5::layout {
+namespace rrswin::layout {
 namespace {
 
 void check(int v, int lo, int hi_exclusive, const char* what) { mma_fragment::check_index(v, lo, hi_exclusive, what); }
@@ -96,4 +96,4 @@ LaneRegByte cd_location(int row, int col) {
   return {4 * (row & 7) + (col >> 1), row >> 3, col & 1};
 }
 
-}  // namespace enc5::layout
+}  // namespace rrswin::layout

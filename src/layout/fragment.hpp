@@ -14,7 +14,7 @@
 #include "base/hd.hpp"
 #include "numerics/mma_fragment.hpp"
 
-namespace enc5::layout {
+namespace rrswin::layout {
 
 // The ISA's maps belong to the instruction (numerics/mma_fragment.hpp); layout uses them under
 // its own names, next to the pair order built from the same fields.
@@ -30,7 +30,7 @@ using mma_fragment::RowK;
 // The pair-order k of byte j (0..3) of a register with k-half bit h (A: reg >> 1, B: reg) in the
 // lane with thread-in-group t. Unchecked and constexpr, like isa_k: the checked functions below and
 // the CUDA kernel's fragment packs (src/cuda/fragments.cuh) are built on both.
-ENC5_HD constexpr int pair_k(int t, int j, int h) { return 2 * t + (j & 1) + 16 * ((j >> 1) & 1) + 8 * h; }
+RRSWIN_HD constexpr int pair_k(int t, int j, int h) { return 2 * t + (j & 1) + 16 * ((j >> 1) & 1) + 8 * h; }
 
 // A: 4 registers x 4 bytes per lane.
 RowK a_element_pair(int lane, int reg, int byte);
@@ -58,4 +58,4 @@ LaneRegByte a_location_pair(int row, int k_pair);
 LaneRegByte b_location_pair(int k_pair, int col);
 LaneRegByte cd_location(int row, int col);  // byte = f16 half (0/1)
 
-}  // namespace enc5::layout
+}  // namespace rrswin::layout

@@ -10,18 +10,18 @@
 
 #include "base/hd.hpp"
 
-namespace enc5::layout {
+namespace rrswin::layout {
 
 // The part of the address inside one 512-byte tile: lane L = 4g + t with g = n&7, t = (k>>1)&3
 // (16 bytes per lane), n-tile half (n>>3)&1 at +8, B register b = (k>>3)&1 at +4, byte
 // j = (k&1) + 2((k>>4)&1) — the inverse of facts §0.4's k = 2t + (j&1) + 16((j>>1)&1) + 8b.
-ENC5_HD constexpr std::uint32_t waddr_in_tile(int k, int n) {
+RRSWIN_HD constexpr std::uint32_t waddr_in_tile(int k, int n) {
   return 64u * static_cast<std::uint32_t>(n & 7) + 16u * static_cast<std::uint32_t>((k >> 1) & 3) +
          8u * static_cast<std::uint32_t>((n >> 3) & 1) + 4u * static_cast<std::uint32_t>((k >> 3) & 1) +
          2u * static_cast<std::uint32_t>((k >> 4) & 1) + static_cast<std::uint32_t>(k & 1);
 }
 
-ENC5_HD constexpr std::uint32_t waddr(std::uint32_t base, int k, int n) {
+RRSWIN_HD constexpr std::uint32_t waddr(std::uint32_t base, int k, int n) {
   return base + 512u * static_cast<std::uint32_t>(n >> 4) + waddr_in_tile(k, n);
 }
 
@@ -32,8 +32,8 @@ ENC5_HD constexpr std::uint32_t waddr(std::uint32_t base, int k, int n) {
 // §2.2's phase-21 chain at 222144 + 512s.) `slices` = C/32 for another layer of the template:
 // enc3's odd phases (C = 128) read tile 4(n>>4) + s (DOC3 §2 P15: chain 0 (A_s, B_2s), chain 2
 // (A_s, B_8+2s), B_2j and B_2j+1 in the 512-byte load j).
-ENC5_HD constexpr std::uint32_t waddr_banded(std::uint32_t base, int slice, int k, int n, int slices = 5) {
+RRSWIN_HD constexpr std::uint32_t waddr_banded(std::uint32_t base, int slice, int k, int n, int slices = 5) {
   return base + 512u * static_cast<std::uint32_t>(slices * (n >> 4) + slice) + waddr_in_tile(k, n);
 }
 
-}  // namespace enc5::layout
+}  // namespace rrswin::layout

@@ -6,7 +6,7 @@
 #include "layout/fragment.hpp"
 #include "model/layer.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 bool e60_lane_dropped(const Readings& r, int lane) { return r.e60_lane_guard == E60LaneGuard::laneid_gt_15 && lane > 15; }
 
@@ -63,4 +63,4 @@ void e60_store(const BlockContext& ctx, const E4Mat& a, std::span<std::uint8_t> 
     }
 }
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

@@ -11,7 +11,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 namespace {
 
@@ -190,4 +190,4 @@ std::vector<HeadOut> attention(const BlockContext& ctx, const E4Mat& h1) {
   return heads;
 }
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

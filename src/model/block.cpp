@@ -1,7 +1,7 @@
 // One block of the kernel, part after part in the kernel's order (facts C0).
 #include "model/layer.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 void run_block(const BlockContext& ctx, const BlockIo& io) {
   const PrologueOut pro = prologue(ctx, io.input_arena);      // facts B
@@ -17,4 +17,4 @@ void run_block(const BlockContext& ctx, const BlockIo& io) {
   e61(ctx, d61, *io.texture, *io.surface);                     // E61
 }
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

@@ -6,7 +6,7 @@
 
 #include "numerics/types.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 // E11 steps 1..5 (facts C4; DOC5 E11(a) s8080..s8103): the cubic exponent of a score x:
 // m = clamp(x * kE11Scale, -kE11Clamp, +kE11Clamp), tt = m*(-m) + kE11Quadratic,
@@ -48,4 +48,4 @@ inline constexpr f16_t kE62Quarter = 0x3400;  // 0.25
 inline constexpr int kE62ShflDeltaX = 1;
 inline constexpr int kE62ShflDeltaY = 8;
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

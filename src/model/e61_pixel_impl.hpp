@@ -16,7 +16,7 @@
 #pragma once
 #include "model/layer.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 template <class Ops>
 struct E61Values {
@@ -86,4 +86,4 @@ E61Values<Ops> e61_softmax_stencil(const Readings& rd, const Ops& op, const type
   return px;
 }
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

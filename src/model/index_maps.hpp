@@ -1,12 +1,12 @@
 // The reading-dependent index maps of the layer, written once for the golden model, the fast
-// engine and the CUDA kernel (ENC5_HD): which pixel a token row is (facts A6, B6), where a
+// engine and the CUDA kernel (RRSWIN_HD): which pixel a token row is (facts A6, B6), where a
 // fragment register goes in a plane arena (facts C13.4), and which texel an E61 tap reads (facts
 // C14.5/.6). Pure integer functions of the reading and the coordinates.
 #pragma once
 #include "base/hd.hpp"
 #include "model/readings.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 struct PixelXY {
   int x, y;
@@ -15,7 +15,7 @@ struct PixelXY {
 // The pixel of token row r (0..95) of the block with origin (x0, y0): window rows by facts A6,
 // halo rows 64..95 by the reading prologue-halo (facts B6 leaves them open). Each halo strip is
 // 8 pixels, so m-tile 4 = strips 0 (row g) and 1 (row g+8), m-tile 5 = strips 2 and 3.
-ENC5_HD constexpr PixelXY token_pixel_of(PrologueHalo halo, int x0, int y0, int row) {
+RRSWIN_HD constexpr PixelXY token_pixel_of(PrologueHalo halo, int x0, int y0, int row) {
   if (row < 64) return {x0 + (row & 7), y0 + (row >> 3)};
   const int h = row - 64, strip = h >> 3, i = h & 7;
   switch (halo) {
@@ -47,13 +47,13 @@ struct ArenaSlot {
   int row_half;
   int word;
 };
-ENC5_HD constexpr ArenaSlot arena_slot(ArenaOrder order, int reg, int t) {
+RRSWIN_HD constexpr ArenaSlot arena_slot(ArenaOrder order, int reg, int t) {
   if (order == ArenaOrder::fragment) return {reg >> 1, t | (4 * (reg & 1))};
   return {reg & 1, t | (4 * (reg >> 1))};
 }
 
 // E61's neighbour coordinate rule at the frame border (reading e61-border; facts C14.5 / Errata 3).
-ENC5_HD constexpr int e61_border_fix(E61Border border, int v, int n) {
+RRSWIN_HD constexpr int e61_border_fix(E61Border border, int v, int n) {
   switch (border) {
     case E61Border::reflect101:  // -1 -> 1, n -> n-2
       return v < 0 ? -v : v >= n ? 2 * n - 2 - v : v;
@@ -72,22 +72,22 @@ ENC5_HD constexpr int e61_border_fix(E61Border border, int v, int n) {
 // latter only where the reading e61-record-guard lets it (t_le_1: t <= 1; none: every t, so lanes
 // t = 2, 3 write into the next record).
 inline constexpr int kE61RecordWords = 6;
-ENC5_HD constexpr int e61_record_word(int row, int t, int n_tile) { return kE61RecordWords * row + t + 4 * n_tile; }
-ENC5_HD constexpr bool e61_record_stored(E61RecordGuard guard, int t, int n_tile) {
+RRSWIN_HD constexpr int e61_record_word(int row, int t, int n_tile) { return kE61RecordWords * row + t + 4 * n_tile; }
+RRSWIN_HD constexpr bool e61_record_stored(E61RecordGuard guard, int t, int n_tile) {
   return n_tile == 0 || guard == E61RecordGuard::none || t <= 1;
 }
 // E61(b)..(e): thread T = 32 warp + lane, T < kE61Threads, finishes pixel (x0 + (T&7), y0 + (T>>3))
 // (facts A7) from record T.
 inline constexpr int kE61Threads = 64;
-ENC5_HD constexpr PixelXY e61_pixel_of_thread(int x0, int y0, int T) { return {x0 + (T & 7), y0 + (T >> 3)}; }
+RRSWIN_HD constexpr PixelXY e61_pixel_of_thread(int x0, int y0, int T) { return {x0 + (T & 7), y0 + (T >> 3)}; }
 
 // Tap i (0..8) of pixel (X, Y), in the order weight i multiplies it: facts C14.6 (inferred from
 // DOC0 E22(d)): raster w_i <-> (dx, dy) = (i%3 - 1, i/3 - 1); column-major swaps them.
-ENC5_HD constexpr PixelXY e61_tap(E61Border border, E61TapMap map, int X, int Y, int ex, int ey, int i) {
+RRSWIN_HD constexpr PixelXY e61_tap(E61Border border, E61TapMap map, int X, int Y, int ex, int ey, int i) {
   const int a = i % 3 - 1, b = i / 3 - 1;
   const int dx = map == E61TapMap::raster ? a : b;
   const int dy = map == E61TapMap::raster ? b : a;
   return {e61_border_fix(border, X + dx, ex), e61_border_fix(border, Y + dy, ey)};
 }
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

@@ -12,7 +12,7 @@
 #include "numerics/approx.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 F16Mat logits_phase(const BlockContext& ctx, const E4Mat& a, const Phase& ph, const std::string& stage) {
   // facts C12: 2 chains (n-tiles 0, 1) x C/32 k-steps (k-slice s of q8(D60)); B at
@@ -169,4 +169,4 @@ void e61(const BlockContext& ctx, const F16Mat& d61, const Texture& tex, Surface
   }
 }
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

@@ -15,7 +15,7 @@
 #include "numerics/f32.hpp"
 #include "numerics/warp.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 f16_t e62_sigmoid(f16_t v) {
   // DOC1 E32(c): cvt.f32.f16, mul.ftz.f32 by 0fBFB8AA3B, ex2.approx.ftz.f32, add.ftz.f32
@@ -126,4 +126,4 @@ void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, cons
   }
 }
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

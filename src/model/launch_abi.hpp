@@ -1,20 +1,20 @@
 // enc5's launch as the original kernel defines it (facts A1, A2, A4, A5), written once for every
 // side that launches it or reads a launch: the frame API (api/frame.hpp), the CUDA port and its
-// launcher (cuda/enc5_params.hpp, cuda/enc5_gpu.cpp), the PTX interpreter's launch
+// launcher (cuda/enc5_params.hpp, cuda/rrswin_gpu.cpp), the PTX interpreter's launch
 // (bridge/enc5_launch.cpp), d4r's captures (capture/capture.hpp) and the layer template's enc5 row
-// (model/layer_spec.cpp). Plain constexpr data and ENC5_HD functions, so the kernel reads it too.
+// (model/layer_spec.cpp). Plain constexpr data and RRSWIN_HD functions, so the kernel reads it too.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
 #include "base/hd.hpp"
 
-namespace enc5::abi {
+namespace rrswin::abi {
 
 // The entry point (facts A1).
 inline constexpr const char* kKernelName = "cuda_dldn_engine_swin_enc5_kernel";
 
-// The 144-byte parameter block (facts A4): the byte offset of every field enc5 reads; every other
+// The 144-byte parameter block (facts A4): the byte offset of every field rrswin reads; every other
 // byte is not read.
 inline constexpr std::size_t kParamBlockBytes = 144;
 inline constexpr std::size_t kParamEx = 0, kParamEy = 4;    // u32 token-grid extents
@@ -34,9 +34,9 @@ inline constexpr int kTilePixels = 8;
 struct GridExtent {
   std::int64_t x = 0, y = 0;
 };
-ENC5_HD constexpr GridExtent covering_grid(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy) {
+RRSWIN_HD constexpr GridExtent covering_grid(std::uint32_t ex, std::uint32_t ey, std::uint32_t ox, std::uint32_t oy) {
   return {(static_cast<std::int64_t>(ex) + ox + kTilePixels - 1) / kTilePixels,
           (static_cast<std::int64_t>(ey) + oy + kTilePixels - 1) / kTilePixels};
 }
 
-}  // namespace enc5::abi
+}  // namespace rrswin::abi

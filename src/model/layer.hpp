@@ -27,7 +27,7 @@
 #include "numerics/profile.hpp"
 #include "numerics/types.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 // enc5's sizes (facts C0). The golden parts take another layer's from BlockContext::layer() (the
 // template, model/layer_spec.hpp: enc4's are these, enc3's C = 128, 4 heads, 16 chunks).
@@ -116,12 +116,12 @@ struct BlockContext {
   const LayerSpec& layer() const { return layer_spec(weights ? weights->layer() : LayerId::enc5); }
   const LayerProgram& program() const { return layer_program(layer().id); }
   const Phase& phase(int number) const { return program().phase(number); }
-  WeightMap weight_map() const { return enc5::weight_map(layer()); }
+  WeightMap weight_map() const { return rrswin::weight_map(layer()); }
 };
 
 // ---- shared pieces (layer_common.cpp) ----
 // Concatenates text and integers (stage names and descriptions): model/text.hpp.
-using enc5::cat;
+using rrswin::cat;
 
 // One k-step of one output element: D = mma(C + sum_k a[k] b[k]) with a, b in LOGICAL (pair)
 // k order; they are permuted into the ISA's k order (layout::isa_k_from_pair_k) before the
@@ -303,4 +303,4 @@ struct BlockIo {
 // With ctx.last_phase > 0 the block stops after that phase (see BlockContext) and writes nothing.
 void run_block(const BlockContext& ctx, const BlockIo& io);
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

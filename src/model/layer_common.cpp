@@ -10,7 +10,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/mma.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 void LayerStats::add(const LayerStats& o) {
   e11_clamp_low += o.e11_clamp_low;
@@ -119,4 +119,4 @@ void record_tile(TraceStage& st, int warp, const F16Mat& m, int row0, int reg_ba
   }
 }
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

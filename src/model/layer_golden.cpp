@@ -16,7 +16,7 @@
 #include "model/launch_abi.hpp"
 #include "model/layer_program.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 const std::vector<LayerReadingInfo>& layer_reading_registry() {
   static const std::vector<LayerReadingInfo> r = {
@@ -296,4 +296,4 @@ void run_merge_frame_with(MergeFrame& f, const Profile& profile, const Readings&
   for (const golden::LayerStats& b : block_stats) stats->add(b);
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -20,10 +20,10 @@
 #include "model/layer.hpp"
 #include "model/layer_spec.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
-// The readings of the merge layers (docs/readings.md §7), apart from enc5's Readings: they change
-// nothing enc5 computes, so enc5's settle never searches them.
+// The readings of the merge layers (docs/readings.md §7), apart from rrswin's Readings: they change
+// nothing rrswin computes, so enc5's settle never searches them.
 // Which token of a 2x2 patch fills which quarter of the merge's K = 4C (merge-gather-order).
 enum class MergeGatherOrder {
   swin,    // quarter 0..3 = (dx, dy) (0,0), (0,1), (1,0), (1,1): Swin's PatchMerging x0..x3
@@ -160,4 +160,4 @@ using MergeBlockLoop = std::function<void(int blocks, const std::function<void(i
 void run_merge_frame_with(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
                           const TraceRequest* trace, Trace* trace_out, const MergeBlockRunner& run, const MergeBlockLoop& loop = {});
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -8,7 +8,7 @@
 
 #include "model/text.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 // The tool's convention for a block of loads (spec §2.1, DOC4/DOC3 §2 alike): v4 loads at imm,
@@ -271,4 +271,4 @@ std::vector<Region> layer_weight_regions(const LayerSpec& s) {
   return r;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

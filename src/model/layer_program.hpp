@@ -14,7 +14,7 @@
 #include "model/phase_program.hpp"
 #include "model/weight_image.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 struct LayerProgram {
   const LayerSpec* spec = nullptr;
@@ -41,4 +41,4 @@ ByteRange layer_bias_extent(const LayerSpec& s, const Phase& p, int z = 0);
 // "Wm"/"bm" (Region::Role::wm / bm); the final phase's are W<final>/b<final> (roles w61/b61).
 std::vector<Region> layer_weight_regions(const LayerSpec& s);
 
-}  // namespace enc5
+}  // namespace rrswin

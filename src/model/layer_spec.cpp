@@ -6,7 +6,7 @@
 
 #include "model/launch_abi.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 constexpr LayerSpec kEnc5{
@@ -161,4 +161,4 @@ std::string_view to_string(FinalEpilogueKind k) {
   return "?";
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace enc5 {
+namespace rrswin {
 
 enum class LayerId { enc3, enc4, enc5 };
 
@@ -139,4 +139,4 @@ bool parse_layer(std::string_view name, LayerId* id);
 std::string_view to_string(LayerId id);
 std::string_view to_string(FinalEpilogueKind k);
 
-}  // namespace enc5
+}  // namespace rrswin

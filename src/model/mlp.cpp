@@ -10,7 +10,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 f16_t activation(f16_t y0, LayerStats* stats) {
   // facts C10 (verified enc0 act_pair; DOC5 s13653..s13661), each op one f16 rounding, SIGNED y
@@ -112,4 +112,4 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm) {
   return out;
 }
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

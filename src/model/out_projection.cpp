@@ -9,7 +9,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 namespace {
 
@@ -70,4 +70,4 @@ OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const 
   return out;
 }
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

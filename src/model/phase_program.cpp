@@ -11,7 +11,7 @@
 
 #include "model/layer_program.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 const std::array<Phase, kPhaseCount>& storage() {
@@ -78,4 +78,4 @@ std::string_view to_string(OperandSource s) {
   return "?";
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace enc5 {
+namespace rrswin {
 
 enum class PhaseKind {
   qv_chain,        // 1..10: per head, chain A (Q, odd) / chain B (V, even), 96x32, one k-step each
@@ -71,7 +71,7 @@ struct Phase {
   int epilogue_statements;      // the spec's "epi" column: statements of epilogue E<number>
   int stmt_first, stmt_last;    // the phase's mma statements s<first>..s<last> (one per mma)
   std::string_view stmt_range;  // the same as the spec prints it, e.g. "s7554-s7577"
-  // Short human-readable descriptions of the three operands (for `enc5 inspect`).
+  // Short human-readable descriptions of the three operands (for `rrswin inspect`).
   std::string_view a_label, b_label, c_label;
 };
 
@@ -100,4 +100,4 @@ ByteRange bias_extent(const Phase& p, int z = 0);
 std::string_view to_string(PhaseKind k);
 std::string_view to_string(OperandSource s);
 
-}  // namespace enc5
+}  // namespace rrswin

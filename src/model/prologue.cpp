@@ -12,7 +12,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 std::array<int, 2> token_pixel(const BlockContext& ctx, int row) {
   const PixelXY p = token_pixel_of(ctx.readings->prologue_halo, ctx.x0, ctx.y0, row);
@@ -127,4 +127,4 @@ PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> inpu
   return out;
 }
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

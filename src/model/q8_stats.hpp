@@ -6,7 +6,7 @@
 #pragma once
 #include "numerics/types.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 static inline bool q8_counts_subnormal(f16_t h) {
   const unsigned mag = h & 0x7FFFu;
@@ -19,4 +19,4 @@ static inline bool q8_counts_saturated(f16_t h) {
 // E11's "p != 0 but q8(p) == 0" (LayerStats::p_quantised_zero).
 static inline bool q8_counts_quantised_zero(f16_t p, e4m3_t q) { return (p & 0x7FFFu) != 0 && (q & 0x7Fu) == 0; }
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

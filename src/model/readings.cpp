@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 struct Entry {
@@ -248,4 +248,4 @@ std::string reading_value(const Readings& r, std::string_view name) {
   return e->info.values.at(static_cast<std::size_t>(e->get(r)));
 }
 
-}  // namespace enc5
+}  // namespace rrswin

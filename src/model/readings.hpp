@@ -1,7 +1,7 @@
 // The named readings of the spec's open questions (facts §I, the unsettled [conflict] items of §H,
 // the Errata, and the ones found while writing the golden model). Each reading is a typed field
 // with the default the docs argue for (docs/readings.md §1), and a registry entry so that
-// `enc5 run --reading NAME=VALUE` can change it at run time and `enc5 readings` can list it.
+// `rrswin run --reading NAME=VALUE` can change it at run time and `rrswin readings` can list it.
 // The model consults each field in exactly one place: where its question lives.
 #pragma once
 #include <string>
@@ -10,7 +10,7 @@
 
 #include "numerics/profile.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 // facts C13.4 / Errata 1: which fragment register goes to which arena word (E60).
 enum class ArenaOrder { fragment, natural };
@@ -107,9 +107,9 @@ struct Readings {
 };
 
 // The profile with the mma-* readings of r applied to its corners (a copy; its name stays). Every
-// entry point that takes a profile and readings (run_frame, enc5 eval) runs the result.
+// entry point that takes a profile and readings (run_frame, rrswin eval) runs the result.
 Profile with_readings(const Profile& p, const Readings& r);
-// Whether a reading is an instruction-level one (the mma-* corners): `enc5 settle` does not search
+// Whether a reading is an instruction-level one (the mma-* corners): `rrswin settle` does not search
 // them (they change results only on NaN, infinite, overflowing or signed-zero data).
 bool is_instruction_reading(std::string_view name);
 // The value an instruction-level reading has in profile p (its registry spelling, never
@@ -136,4 +136,4 @@ bool set_reading(Readings& r, std::string_view assignment, std::string* error);
 // The current value of a reading as its registry spelling ("" for an unknown name).
 std::string reading_value(const Readings& r, std::string_view name);
 
-}  // namespace enc5
+}  // namespace rrswin

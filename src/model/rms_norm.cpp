@@ -10,7 +10,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5::golden {
+namespace rrswin::golden {
 
 namespace {
 
@@ -108,4 +108,4 @@ void record_norm_stages(const BlockContext& ctx, const E20Out& norm) {
     for (int z = 0; z < 4; ++z) record_tile(*st, z, norm.n, 16 * z, 0, C / 8);
 }
 
-}  // namespace enc5::golden
+}  // namespace rrswin::golden

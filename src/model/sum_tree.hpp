@@ -3,19 +3,19 @@
 // (facts C4 step 6) and the cross-lane fold both end with (butterflies xor 1, xor 2, then the two
 // f16 halves: facts C4 steps 7/8, C8.3). The golden model instantiates them with the numerics
 // core's f16x2 add, the fast engine with its vector adds (bit-identical per node), the CUDA port
-// (ENC5_HD) with add.f16x2 and shfl.sync.bfly. The engine's
+// (RRSWIN_HD) with add.f16x2 and shfl.sync.bfly. The engine's
 // per-ISA translation units instantiate them with their own lambdas, so every instantiation there
 // has internal linkage (engine/kernel_args.hpp).
 #pragma once
 #include "base/hd.hpp"
 #include "model/readings.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 // E11 step 6 (facts C4): lane t holds the f16x2 pairs of n-tiles i = 0..11 of a score row; even
 // n-tiles ((0+2)+(4+6))+(8+10), odd alike, then even + odd.
 template <class T, class Add>
-ENC5_HD T e11_in_lane(const T (&E)[12], Add add) {
+RRSWIN_HD T e11_in_lane(const T (&E)[12], Add add) {
   const T even = add(add(add(E[0], E[2]), add(E[4], E[6])), add(E[8], E[10]));
   const T odd = add(add(add(E[1], E[3]), add(E[5], E[7])), add(E[9], E[11]));
   return add(even, odd);
@@ -25,7 +25,7 @@ ENC5_HD T e11_in_lane(const T (&E)[12], Add add) {
 // as one lane runs it: butterflies xor 1 then xor 2 (`partner(v, m)` = lane t^m's v), then
 // `halves` adds the f16x2's two halves (add.f16).
 template <class T, class Add, class Partner, class Halves>
-ENC5_HD auto fold_butterflies(T s, Add add, Partner partner, Halves halves) {
+RRSWIN_HD auto fold_butterflies(T s, Add add, Partner partner, Halves halves) {
   const T u = add(s, partner(s, 1));
   return halves(add(u, partner(u, 2)));
 }
@@ -53,7 +53,7 @@ auto fold_lanes(const T (&s)[4], Add add, Halves halves) {
 // add.f16x2 per node, 19 adds. Its shape is undocumented, so it is the reading SumTree
 // (model/readings.hpp).
 template <class T, class Add>
-ENC5_HD T reduce_in_lane(const T (&x)[20], SumTree tree, Add add) {
+RRSWIN_HD T reduce_in_lane(const T (&x)[20], SumTree tree, Add add) {
   switch (tree) {
     case SumTree::even_odd_quads: {
       // The 20-term analogue of SWM's tree_norm2 (facts C8.2): even n-tiles in quads, then the
@@ -104,7 +104,7 @@ ENC5_HD T reduce_in_lane(const T (&x)[20], SumTree tree, Add add) {
 // the same of b, then a + b (node for node even_odd_quads again); sequential; pairwise (16 is a
 // power of two: a balanced tree).
 template <class T, class Add>
-ENC5_HD T reduce_in_lane(const T (&x)[16], SumTree tree, Add add) {
+RRSWIN_HD T reduce_in_lane(const T (&x)[16], SumTree tree, Add add) {
   switch (tree) {
     case SumTree::even_odd_quads: {
       auto q = [&](int a, int b, int c, int d) { return add(add(x[a], x[b]), add(x[c], x[d])); };
@@ -132,4 +132,4 @@ ENC5_HD T reduce_in_lane(const T (&x)[16], SumTree tree, Add add) {
   return level[0];
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -4,7 +4,7 @@
 #include <string>
 #include <type_traits>
 
-namespace enc5 {
+namespace rrswin {
 
 // Concatenates text and integers by appending (GCC 12's -Wrestrict misfires on chains of
 // std::string operator+).
@@ -21,4 +21,4 @@ std::string cat(const Parts&... parts) {
   return s;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace enc5 {
+namespace rrswin {
 
 std::array<f16_t, 4> Texture::fetch(int x, int y) const {
   // Unfiltered fetch of texel (x, y) at level 0; out-of-range coordinates follow the address mode.
@@ -53,4 +53,4 @@ void Surface::store_b16x4(int x_bytes, int y, const std::array<f16_t, 4>& v) {
   }
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -8,7 +8,7 @@
 
 #include "numerics/types.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 // tex.base.2d.v4.f16.s32: an unfiltered fetch of texel (x, y), level 0 (numerics.md).
 enum class AddressMode { clamp, border_zero, wrap, mirror };
@@ -29,4 +29,4 @@ struct Surface {
   void store_b16x4(int x_bytes, int y, const std::array<f16_t, 4>& v);
 };
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -5,7 +5,7 @@
 #include "model/layer_spec.hpp"
 #include "model/text.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 std::vector<StageRow> trace_stage_table(const LayerSpec& l) {
   std::vector<StageRow> t;
@@ -49,4 +49,4 @@ std::vector<StageRow> trace_stage_table(const LayerSpec& l) {
   return t;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

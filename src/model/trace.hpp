@@ -8,7 +8,7 @@
 
 #include "base/hd.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 struct LayerSpec;
 
@@ -36,7 +36,7 @@ enum class StageKind {
 struct StageShape {
   int warps, regs;
 };
-ENC5_HD constexpr StageShape stage_shape(StageKind k, int channels, int heads, int merged_out = 0) {
+RRSWIN_HD constexpr StageShape stage_shape(StageKind k, int channels, int heads, int merged_out = 0) {
   switch (k) {
     case StageKind::prologue_a: return {1, 4 * 6 * (channels / 32)};
     case StageKind::stem_d: return {heads, 6 * 4 * 2};
@@ -97,4 +97,4 @@ struct Trace {
   std::vector<TraceStage> stages;  // in the kernel's order
 };
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -10,7 +10,7 @@
 #include "base/errors.hpp"
 #include "model/layer_program.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 // Exact decoders, kept local so that the statistics of an image do not depend on the numerics
@@ -172,4 +172,4 @@ std::vector<RegionStats> region_statistics(const WeightImage& w) {
   return out;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

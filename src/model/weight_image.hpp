@@ -11,7 +11,7 @@
 #include "model/layer_spec.hpp"
 #include "numerics/types.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 // 431104 + 16 (b61 n-tile 1 record) + 16 = 431136: lane t = 3's u32 of the last record ends
 // there (facts E1). The spec's 431124 (§2.3) drops the per-lane term. See the reading
@@ -23,19 +23,19 @@ inline constexpr std::size_t kSpecToolImageBytes = 431124;
 
 namespace wmap {
 inline constexpr std::uint32_t g1 = 0;  // prologue norm gain, 160 f16
-ENC5_HD constexpr std::uint32_t head_base(int h) { return 320 + 27648u * h; }
-ENC5_HD constexpr std::uint32_t wq(int h) { return head_base(h); }                  // 5 k-steps x 1024
-ENC5_HD constexpr std::uint32_t wv(int h) { return head_base(h) + 5120; }           // 5 k-steps x 1024
-ENC5_HD constexpr std::uint32_t score_bias(int h) { return head_base(h) + 10240; }  // 24 x 512
-ENC5_HD constexpr std::uint32_t wo(int h) { return head_base(h) + 22528; }          // 10 tiles, 32x160
-inline constexpr std::uint32_t t1 = 221504;                                         // "bo", 160 f16
-inline constexpr std::uint32_t g2 = 221824;                                         // E20 gain, 160 f16
-ENC5_HD constexpr std::uint32_t w1(int c) { return c == 0 ? 222144u : 232768u + 10304u * (c - 1); }
-ENC5_HD constexpr std::uint32_t b1(int c) { return w1(c) + 5120; }  // 32 f16 records
-ENC5_HD constexpr std::uint32_t w2(int c) { return w1(c) + 5184; }  // 10 tiles, 32x160
-inline constexpr std::uint32_t t3 = 232448;                         // "b2", 160 f16
-inline constexpr std::uint32_t w61 = 428544;                        // 5 tiles
-inline constexpr std::uint32_t b61 = 431104;                        // 2 records
+RRSWIN_HD constexpr std::uint32_t head_base(int h) { return 320 + 27648u * h; }
+RRSWIN_HD constexpr std::uint32_t wq(int h) { return head_base(h); }                  // 5 k-steps x 1024
+RRSWIN_HD constexpr std::uint32_t wv(int h) { return head_base(h) + 5120; }           // 5 k-steps x 1024
+RRSWIN_HD constexpr std::uint32_t score_bias(int h) { return head_base(h) + 10240; }  // 24 x 512
+RRSWIN_HD constexpr std::uint32_t wo(int h) { return head_base(h) + 22528; }          // 10 tiles, 32x160
+inline constexpr std::uint32_t t1 = 221504;                                           // "bo", 160 f16
+inline constexpr std::uint32_t g2 = 221824;                                           // E20 gain, 160 f16
+RRSWIN_HD constexpr std::uint32_t w1(int c) { return c == 0 ? 222144u : 232768u + 10304u * (c - 1); }
+RRSWIN_HD constexpr std::uint32_t b1(int c) { return w1(c) + 5120; }  // 32 f16 records
+RRSWIN_HD constexpr std::uint32_t w2(int c) { return w1(c) + 5184; }  // 10 tiles, 32x160
+inline constexpr std::uint32_t t3 = 232448;                           // "b2", 160 f16
+inline constexpr std::uint32_t w61 = 428544;                          // 5 tiles
+inline constexpr std::uint32_t b61 = 431104;                          // 2 records
 }  // namespace wmap
 
 struct Region {
@@ -58,7 +58,7 @@ std::vector<Region> weight_regions();
 class WeightImage {
  public:
   WeightImage() = default;
-  // Throws enc5::InputError (file = `name`) if the size is not kWeightImageBytes.
+  // Throws rrswin::InputError (file = `name`) if the size is not kWeightImageBytes.
   explicit WeightImage(std::vector<std::uint8_t> bytes, const std::string& name = "<weight image>");
   // An image of another layer of the template (model/layer_spec.hpp): its size must be that layer's
   // WeightMap::image_bytes() (enc4 533856, enc3 315744); enc5 is the constructor above.
@@ -88,4 +88,4 @@ struct RegionStats {
 // Over the regions of w's layer (weight_regions() for enc5, layer_weight_regions() otherwise).
 std::vector<RegionStats> region_statistics(const WeightImage& w);
 
-}  // namespace enc5
+}  // namespace rrswin

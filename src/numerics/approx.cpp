@@ -29,7 +29,7 @@
 static_assert(FLT_EVAL_METHOD == 0, "binary32 arithmetic must be evaluated in binary32");
 static_assert(std::numeric_limits<float>::is_iec559 && std::numeric_limits<double>::is_iec559);
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 using detail::u128;
@@ -184,7 +184,7 @@ float add_ftz_f32(float a, float b) {
 f16_t rcp_f16(f16_t h) { return f32_to_f16(rcp_approx_ftz_f32(f16_to_f32(h))); }
 f16_t rsqrt_f16(f16_t h) { return f32_to_f16(rsqrt_approx_ftz_f32(f16_to_f32(h))); }
 
-}  // namespace enc5
+}  // namespace rrswin
 
 // ---------------------------------------------------------------------------------------------
 // The other .approx instructions: correctly rounded models (approx.hpp). libquadmath's binary128
@@ -199,7 +199,7 @@ __float128 tanhq(__float128);
 __float128 sqrtq(__float128);
 }
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 template <class L, class Q>
@@ -283,4 +283,4 @@ double rsqrt_approx_f64(double x, bool ftz) {
   return ftz ? flush64(r) : r;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -1,5 +1,5 @@
 // The .approx.ftz.f32 instructions (numerics.md "Approximate f32 instructions").
-// No bit-exact public model exists for NVIDIA's or AMD's units. enc5 computes the correctly
+// No bit-exact public model exists for NVIDIA's or AMD's units. rrswin computes the correctly
 // rounded f32 result (after .ftz on input and output). Wrapped as cvt.f32.f16 -> op ->
 // cvt.rn.f16.f32, rcp and rsqrt are provably exact this way for any hardware meeting the documented
 // bounds (test: approx_test.cpp). ex2 and div in E61 are applied to unrounded f32 values and are
@@ -7,7 +7,7 @@
 #pragma once
 #include "numerics/types.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 float ftz_f32(float x);  // subnormal -> signed zero
 
@@ -38,4 +38,4 @@ double rsqrt_approx_f64(double x, bool ftz);  // rsqrt.approx{.ftz}.f64
 f16_t rcp_f16(f16_t h);
 f16_t rsqrt_f16(f16_t h);
 
-}  // namespace enc5
+}  // namespace rrswin

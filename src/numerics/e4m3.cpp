@@ -9,7 +9,7 @@
 #include "numerics/f16.hpp"
 #include "numerics/round_detail.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 // Magnitude of code c (sign dropped) as an integer multiple of 2^-9, per numerics.md "Formats":
@@ -91,4 +91,4 @@ std::uint16_t cvt_e4m3x2_f16x2(f16x2_t v, const Profile& p) {
   return static_cast<std::uint16_t>(lo | (hi << 8));
 }
 
-}  // namespace enc5
+}  // namespace rrswin

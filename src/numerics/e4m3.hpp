@@ -3,7 +3,7 @@
 #include "numerics/profile.hpp"
 #include "numerics/types.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 inline constexpr e4m3_t kE4m3MaxFinite = 0x7E;  // 448
 
@@ -23,4 +23,4 @@ std::uint16_t cvt_e4m3x2_f16x2(f16x2_t v, const Profile& p);
 // "q8" of the spec: f16 -> e4m3 satfinite -> back to f16 (the value an mma operand sees).
 inline f16_t q8(f16_t h, const Profile& p) { return e4m3_to_f16(f16_to_e4m3(h, p)); }
 
-}  // namespace enc5
+}  // namespace rrswin

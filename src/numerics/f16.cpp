@@ -15,7 +15,7 @@
 
 static_assert(FLT_EVAL_METHOD == 0, "binary32 arithmetic must be evaluated in binary32");
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 constexpr f16_t kSign = 0x8000;
@@ -103,7 +103,7 @@ inline f16_t f64_to_f16(double x) {
 //    innocuous?", SIGNUM Newsletter 30(3), 1995); a subnormal f16 result (|sum| < 2^-14) is a
 //    multiple of 2^-24 below 2^-14, exact in both formats. x + (-x) gives +0 and (-0) + (-0) gives
 //    -0 in binary32 as IEEE RN requires for f16. Checked exhaustively against the exact binary64
-//    form f64_to_f16(f16_to_f64(a) op f16_to_f64(b)) (tests/f16_test.cpp, ENC5_EXHAUSTIVE=1: all
+//    form f64_to_f16(f16_to_f64(a) op f16_to_f64(b)) (tests/f16_test.cpp, RRSWIN_EXHAUSTIVE=1: all
 //    2^32 operand pairs), and on a subset in every run of the suite.
 // Inf - Inf and 0 * Inf give a binary32 NaN, which f32_to_f16 maps to 0x7FFF, as do NaN operands.
 inline f16_t f16_add(f16_t a, f16_t b) { return f32_to_f16(f16_to_f32(a) + f16_to_f32(b)); }
@@ -237,9 +237,9 @@ f16x2_t f16x2_max_xorsign_abs(f16x2_t a, f16x2_t b) {
   return f16x2_pack(f16_max_xorsign_abs(f16x2_lo(a), f16x2_lo(b)), f16_max_xorsign_abs(f16x2_hi(a), f16x2_hi(b)));
 }
 
-}  // namespace enc5
+}  // namespace rrswin
 
-namespace enc5 {
+namespace rrswin {
 
 // Exact: a finite f16 is an integer number of units 2^-24 below 2^40; each weight product is an
 // integer below 2^16 + 1 in units of 2^-16, so each term is below 2^57 units of 2^-40 and the
@@ -273,4 +273,4 @@ f16_t f16_bilinear(f16_t t00, f16_t t10, f16_t t01, f16_t t11, unsigned a, unsig
   return detail::round_to_f16(neg, static_cast<std::uint64_t>(neg ? -sum : sum), -40);
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -4,7 +4,7 @@
 #pragma once
 #include "numerics/types.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 inline constexpr f16_t kF16CanonicalNaN = 0x7FFF;
 
@@ -60,4 +60,4 @@ f16x2_t f16x2_neg(f16x2_t a);
 f16x2_t f16x2_abs(f16x2_t a);
 f16x2_t f16x2_relu(f16x2_t a, ReluNegativeZero z = ReluNegativeZero::plus_zero);
 
-}  // namespace enc5
+}  // namespace rrswin

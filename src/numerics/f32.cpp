@@ -7,7 +7,7 @@
 // the result written to, volatile objects between the two calls, so the compiler (which builds
 // this file without -frounding-math) cannot move the operation across the mode change. Round to
 // nearest runs without a mode change: the process keeps the C default (to nearest), nothing in
-// enc5 changes it except this file, which restores it. The binary32 operations are evaluated in
+// rrswin changes it except this file, which restores it. The binary32 operations are evaluated in
 // binary32 (FLT_EVAL_METHOD == 0), never through a wider type (that would round twice).
 // Verified against MPFR in every direction, subnormals and specials included (tests/f32_test.cpp).
 #include "numerics/f32.hpp"
@@ -20,7 +20,7 @@
 
 static_assert(FLT_EVAL_METHOD == 0, "binary32 arithmetic must be evaluated in binary32");
 
-namespace enc5 {
+namespace rrswin {
 
 namespace {
 
@@ -206,4 +206,4 @@ float f64_to_f32(double x, Round r) {
 float f32_round_integral(float x, Round r) { return canonical(round_integral(x, r)); }
 double f64_round_integral(double x, Round r) { return canonical(round_integral(x, r)); }
 
-}  // namespace enc5
+}  // namespace rrswin

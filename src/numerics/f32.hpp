@@ -8,7 +8,7 @@
 #pragma once
 #include <cstdint>
 
-namespace enc5 {
+namespace rrswin {
 
 // The rounding direction of an f32/f64 instruction (.rn when it has none).
 enum class Round : std::uint8_t { rn, rz, rm, rp };
@@ -67,4 +67,4 @@ float f64_to_f32(double x, Round r);
 float f32_round_integral(float x, Round r);
 double f64_round_integral(double x, Round r);
 
-}  // namespace enc5
+}  // namespace rrswin

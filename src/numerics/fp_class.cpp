@@ -4,7 +4,7 @@
 // relation without a host float comparison.
 #include "numerics/fp_class.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 namespace {
 
@@ -83,4 +83,4 @@ bool f32_slct_selects_a(std::uint32_t c, bool ftz) { return (F32::relation(c, 0,
 bool f32_testp(std::uint32_t a, FpTest t) { return F32::testp(a, t); }
 bool f64_testp(std::uint64_t a, FpTest t) { return F64::testp(a, t); }
 
-}  // namespace enc5
+}  // namespace rrswin

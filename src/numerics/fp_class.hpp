@@ -9,7 +9,7 @@
 #pragma once
 #include <cstdint>
 
-namespace enc5 {
+namespace rrswin {
 
 // The relation of a to b: exactly one of these (IEEE 754 §5.11: less, equal, greater, unordered).
 inline constexpr std::uint8_t kFpLess = 1, kFpEqual = 2, kFpGreater = 4, kFpUnordered = 8;
@@ -36,4 +36,4 @@ enum class FpTest : std::uint8_t { finite, infinite, number, notanumber, normal,
 bool f32_testp(std::uint32_t a, FpTest t);
 bool f64_testp(std::uint64_t a, FpTest t);
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -6,7 +6,7 @@
 
 #include "numerics/round_detail.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 namespace {
 
@@ -154,4 +154,4 @@ std::uint16_t bf16_max_xorsign_abs(std::uint16_t a, std::uint16_t b) { return bf
 std::uint32_t bf16x2_min_xorsign_abs(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_min_xorsign_abs); }
 std::uint32_t bf16x2_max_xorsign_abs(std::uint32_t a, std::uint32_t b) { return per_half(a, b, bf16_max_xorsign_abs); }
 
-}  // namespace enc5
+}  // namespace rrswin

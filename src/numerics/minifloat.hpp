@@ -9,7 +9,7 @@
 #include "numerics/profile.hpp"
 #include "numerics/types.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 std::uint8_t f32_to_e4m3(float x, const Profile& p);  // cvt.rn.satfinite.e4m3x2.f32, one byte
 std::uint8_t f32_to_e5m2(float x, const Profile& p);  // cvt.rn.satfinite.e5m2x2.f32, one byte
@@ -41,4 +41,4 @@ std::uint32_t bf16x2_min_xorsign_abs(std::uint32_t a, std::uint32_t b);
 std::uint32_t bf16x2_max_xorsign_abs(std::uint32_t a, std::uint32_t b);
 std::uint32_t bf16x2_max(std::uint32_t a, std::uint32_t b);  // .relu: negative (-0 too) -> +0, NaN -> 0x7FFF (as f16_relu)
 
-}  // namespace enc5
+}  // namespace rrswin

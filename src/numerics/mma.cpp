@@ -35,7 +35,7 @@
 #include "numerics/f16.hpp"
 #include "numerics/mma_fragment.hpp"
 
-namespace enc5 {
+namespace rrswin {
 namespace {
 
 // NVIDIA's canonical f16 NaN (numerics.md "f16 arithmetic"), the one the f16 operations return too.
@@ -428,4 +428,4 @@ MmaFragC mma_m16n8k32(const Profile& p, const MmaFragA& a, const MmaFragB& b, co
   return d;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

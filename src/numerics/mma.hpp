@@ -6,7 +6,7 @@
 #include "numerics/profile.hpp"
 #include "numerics/types.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 // One output element: a[k], b[k] for k = 0..31 in the ISA's k order (PTX ISA fragment layout:
 // k 0..15 is the first half the `ada` model accumulates), c the f16 accumulator input.
@@ -37,4 +37,4 @@ struct MmaFragC {
 };
 MmaFragC mma_m16n8k32(const Profile& p, const MmaFragA& a, const MmaFragB& b, const MmaFragC& c);
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace enc5::mma_fragment {
+namespace rrswin::mma_fragment {
 
 void check_index(int v, int lo, int hi_exclusive, const char* what) {
   if (v < lo || v >= hi_exclusive)
@@ -33,4 +33,4 @@ RowCol cd_element(int lane, int reg, int half) {
   return {(lane >> 2) + 8 * reg, 2 * (lane & 3) + half};
 }
 
-}  // namespace enc5::mma_fragment
+}  // namespace rrswin::mma_fragment

@@ -2,21 +2,21 @@
 // numerics.md "mma", facts §0.4): which matrix element each byte / f16 half of a lane's fragment
 // registers holds. It is part of the instruction's definition, so it lives with the mma
 // (numerics/mma.hpp's fragment form is built on it); the kernel's own "pair order" labelling and
-// the inverse maps are layout's (layout/fragment.hpp, which re-exports these under enc5::layout).
+// the inverse maps are layout's (layout/fragment.hpp, which re-exports these under rrswin::layout).
 // g = lane >> 2, t = lane & 3.
 #pragma once
 
 #include "base/hd.hpp"
 
-namespace enc5::mma_fragment {
+namespace rrswin::mma_fragment {
 
 // The ISA k of byte j (0..3) of a register with k-half bit h (A: reg >> 1, B: reg) in the lane
 // with thread-in-group t. Unchecked and constexpr: the checked functions below and the CUDA
 // kernel's fragment packs (src/cuda/fragments.cuh) are built on it.
-ENC5_HD constexpr int isa_k(int t, int j, int h) { return 4 * t + j + 16 * h; }
+RRSWIN_HD constexpr int isa_k(int t, int j, int h) { return 4 * t + j + 16 * h; }
 // The row of A register `reg` (0..3) relative to the m-tile, for group g (facts §0.4: reg&1
 // selects row g+8); the same holds for the C/D register index.
-ENC5_HD constexpr int a_row(int g, int reg) { return g + 8 * (reg & 1); }
+RRSWIN_HD constexpr int a_row(int g, int reg) { return g + 8 * (reg & 1); }
 
 struct RowK {
   int row;
@@ -43,4 +43,4 @@ RowCol cd_element(int lane, int reg, int half);
 // Throws std::out_of_range naming `what` unless lo <= v < hi_exclusive (shared with layout's maps).
 void check_index(int v, int lo, int hi_exclusive, const char* what);
 
-}  // namespace enc5::mma_fragment
+}  // namespace rrswin::mma_fragment

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace enc5 {
+namespace rrswin {
 
 namespace {
 
@@ -50,4 +50,4 @@ MmaIntRegs mma_int(const MmaIntForm& f, const MmaIntRegs& a, const MmaIntRegs& b
   return d;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -1,7 +1,7 @@
 // The integer mma (PTX ISA 9.7.14.5.14 "mma", "Integer operations"): D = A * B + C with .s8/.u8
 // multiplicands and .s32 accumulators, exact by definition. ".satfinite ... on overflow, the
 // accumulated value is limited to the range MIN_INT32..MAX_INT32 ... If .satfinite is not
-// specified, the accumulated value is wrapped instead." enc5 computes each element's sum exactly
+// specified, the accumulated value is wrapped instead." rrswin computes each element's sum exactly
 // (64-bit) and then clamps or wraps it once (docs/readings.md "ptx-mma-int-satfinite": whether the
 // hardware saturates partial sums is not documented; for |c| < 2^31 - 2^19 no partial sum can
 // overflow, so the readings agree there). The fragment layouts are the ISA's (9.7.14.5.x "Matrix
@@ -17,7 +17,7 @@
 #pragma once
 #include <cstdint>
 
-namespace enc5 {
+namespace rrswin {
 
 enum class MmaIntShape : std::uint8_t { m8n8k16, m16n8k16, m16n8k32 };
 
@@ -39,4 +39,4 @@ struct MmaIntRegs {
 };
 MmaIntRegs mma_int(const MmaIntForm& f, const MmaIntRegs& a, const MmaIntRegs& b, const MmaIntRegs& c);
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -1,6 +1,6 @@
 // The element-wise operations of numerics.md by name: one row per operation, the PTX instruction
-// name `enc5 eval` takes and the short name the Python module's f16_unary/f16_binary/f32_unary/
-// f32_binary take, beside the numerics function that defines it. `enc5 eval` (cli/cmd_eval.cpp)
+// name `rrswin eval` takes and the short name the Python module's f16_unary/f16_binary/f32_unary/
+// f32_binary take, beside the numerics function that defines it. `rrswin eval` (cli/cmd_eval.cpp)
 // and the Python module (python/src/module.cpp) both read these tables, so a new operation is one
 // row here (issue 19 §2: the instruction-name -> numerics mapping once).
 //
@@ -14,14 +14,14 @@
 #include "numerics/approx.hpp"
 #include "numerics/f16.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 template <class Fn>
 struct NamedOp {
   std::string_view ptx;   // PTX name without .sync.aligned ("" = not a single instruction)
   std::string_view name;  // Python's short name
   Fn fn;
-  std::string_view doc;  // operand note for `enc5 eval --help` ("" = the default for its kind)
+  std::string_view doc;  // operand note for `rrswin eval --help` ("" = the default for its kind)
 };
 
 using F16UnaryFn = f16_t (*)(f16_t);
@@ -70,4 +70,4 @@ const NamedOp<Fn>* op_named(const NamedOp<Fn> (&table)[N], std::string_view name
   return nullptr;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -1,7 +1,7 @@
 // The semantics profiles of numerics.md ("Three profiles of semantics matter to users").
 #include "numerics/profile.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 const Profile& profile_ada() {
   // What an NVIDIA Ada GPU computes (the default). The e4m3 NaN byte follows NVIDIA's host
@@ -68,4 +68,4 @@ const Profile* find_profile(std::string_view name) {
   return nullptr;
 }
 
-}  // namespace enc5
+}  // namespace rrswin

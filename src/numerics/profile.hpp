@@ -8,7 +8,7 @@
 
 #include "numerics/types.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 enum class MmaAccumulation {
   // numerics.md "ada": two 16-term halves in the ISA's k order, each term truncated to the
@@ -26,7 +26,7 @@ enum class MmaAccumulation {
 
 // The corners of the mma that no published measurement covers (numerics.md: "Not covered by the
 // data: Inf/NaN operands, overflow, the sign of a zero result"). Each is a named reading
-// (docs/readings.md §3, `enc5 readings`: mma-zero-sign, mma-nan-operand, mma-nan-payload,
+// (docs/readings.md §3, `rrswin readings`: mma-zero-sign, mma-nan-operand, mma-nan-payload,
 // mma-overflow); `--reading NAME=VALUE` replaces a profile's value (model/readings.hpp:
 // with_readings). The defaults are the same in every profile.
 // The sign of an exact zero result of a tensor-core sum.
@@ -64,7 +64,7 @@ struct Profile {
   // d4r's codec / AMD keep the sign (0xFF for a negative NaN). numerics.md "Conversions".
   bool e4m3_nan_keeps_sign;
   MmaCorners corners;
-  // Which machine the profile stands for (printed by --help and `enc5 readings`), and whether
+  // Which machine the profile stands for (printed by --help and `rrswin readings`), and whether
   // published hardware measurements back its mma model.
   std::string_view stands_for;
   bool measured;
@@ -81,4 +81,4 @@ std::string_view profile_names();
 // nullptr when the name is not one of all_profiles().
 const Profile* find_profile(std::string_view name);
 
-}  // namespace enc5
+}  // namespace rrswin

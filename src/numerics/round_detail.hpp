@@ -13,7 +13,7 @@
 #pragma once
 #include <cstdint>
 
-namespace enc5::detail {
+namespace rrswin::detail {
 
 __extension__ typedef unsigned __int128 u128;
 
@@ -63,4 +63,4 @@ inline std::uint16_t round_to_f16(bool negative, u128 m, int e) {
   return static_cast<std::uint16_t>(sign | (mag >= 0x7C00 ? 0x7C00 : mag));
 }
 
-}  // namespace enc5::detail
+}  // namespace rrswin::detail

@@ -7,7 +7,7 @@
 
 #include "numerics/f32.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 namespace {
 
@@ -37,4 +37,4 @@ TexLinearTexel tex_linear_texel(float x) {
   return {static_cast<std::int32_t>(i), static_cast<std::uint32_t>(round_half_even(frac * 256.0))};
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -7,7 +7,7 @@
 #pragma once
 #include <cstdint>
 
-namespace enc5 {
+namespace rrswin {
 
 // A normalised coordinate scaled to texels: x * size, one f32 multiplication rounded to nearest.
 float tex_unnormalize(float x, std::uint32_t size);
@@ -25,4 +25,4 @@ struct TexLinearTexel {
 };
 TexLinearTexel tex_linear_texel(float x);
 
-}  // namespace enc5
+}  // namespace rrswin

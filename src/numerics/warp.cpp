@@ -1,7 +1,7 @@
 // Warp-level data movement (numerics.md "Warp-level data movement"; facts D9, D13).
 #include "numerics/warp.hpp"
 
-namespace enc5 {
+namespace rrswin {
 
 // shfl.sync.bfly.b32 d, a, b, 0x1f, -1. PTX ISA shfl.sync pseudocode: bval = b[4:0]; with c = 0x1f
 // the segment mask is 0 and maxLane = 31, so j = lane ^ bval is always a valid source lane and
@@ -61,4 +61,4 @@ ShflSource shfl_source(ShflKind kind, unsigned lane, std::uint32_t b, std::uint3
   return {static_cast<unsigned>(j), valid};
 }
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -3,7 +3,7 @@
 #include <array>
 #include <cstdint>
 
-namespace enc5 {
+namespace rrswin {
 
 using WarpReg = std::array<std::uint32_t, 32>;  // one b32 register, all 32 lanes
 
@@ -24,4 +24,4 @@ struct ShflSource {
 };
 ShflSource shfl_source(ShflKind kind, unsigned lane, std::uint32_t b, std::uint32_t c);
 
-}  // namespace enc5
+}  // namespace rrswin

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 namespace {
 
@@ -217,4 +217,4 @@ void compute_zero_init(Function& f) {
   }
   f.has_zero_init = true;
 }
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

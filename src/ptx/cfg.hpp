@@ -2,7 +2,7 @@
 #pragma once
 #include "ptx/ir.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 // Sets Inst::ipdom of every bra to the first instruction of its block's immediate post-dominator
 // (kNoIndex when that is the exit), over the basic blocks of f.code.
@@ -10,4 +10,4 @@ void compute_reconvergence(Function& f);
 // Sets Function::zero_init to the registers that some path may read before writing them (cfg.cpp).
 void compute_zero_init(Function& f);
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

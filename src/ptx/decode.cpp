@@ -5,7 +5,7 @@
 #include "ptx/inline.hpp"
 #include "ptx/parser.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 // The instruction set (parser.hpp, Parser::Family): the FAMILY rows of instructions.def, each with
 // the Ops of the OP rows below it. The decoders check the combinations of modifiers and types; the
@@ -17,13 +17,13 @@ const std::vector<Parser::Family>& Parser::families() {
     auto also = [&t](std::initializer_list<Op> ops) {
       for (const Op op : ops) t.back().yields.set(static_cast<std::size_t>(op));
     };
-#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)  \
-  t.push_back({mnemonic, modifiers, &Parser::decoder, {}}); \
+#define RRSWIN_PTX_FAMILY(mnemonic, modifiers, decoder, ...) \
+  t.push_back({mnemonic, modifiers, &Parser::decoder, {}});  \
   also({__VA_ARGS__});
-#define ENC5_PTX_OP(op, execute, preds) also({Op::op});
+#define RRSWIN_PTX_OP(op, execute, preds) also({Op::op});
 #include "ptx/instructions.def"
-#undef ENC5_PTX_FAMILY
-#undef ENC5_PTX_OP
+#undef RRSWIN_PTX_FAMILY
+#undef RRSWIN_PTX_OP
     return t;
   }();
   return table;
@@ -31,11 +31,11 @@ const std::vector<Parser::Family>& Parser::families() {
 
 const char* op_name(Op op) {
   static constexpr const char* kNames[] = {
-#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
-#define ENC5_PTX_OP(op, execute, preds) #op,
+#define RRSWIN_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
+#define RRSWIN_PTX_OP(op, execute, preds) #op,
 #include "ptx/instructions.def"
-#undef ENC5_PTX_FAMILY
-#undef ENC5_PTX_OP
+#undef RRSWIN_PTX_FAMILY
+#undef RRSWIN_PTX_OP
   };
   static_assert(std::size(kNames) == kOpCount, "one name per Op (instructions.def)");
   return kNames[static_cast<std::size_t>(op)];
@@ -353,4 +353,4 @@ void Parser::dec_call(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   inline_call(*fn_, *callee, cs);
 }
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

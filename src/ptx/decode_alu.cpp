@@ -2,7 +2,7 @@
 // decode.cpp).
 #include "ptx/parser.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 // mov.v2/.v4.TYPE d, a (PTX ISA "mov", "Vector Operands"): d and a vector registers or brace lists
 // of as many components; every component moved at once (a swap {a, b} <- {b, a} reads both first).
@@ -556,4 +556,4 @@ void Parser::dec_mul24(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   if (m.hi) return dec_mul24_hi(in, m, ops);
   dec_mul(in, m, ops);
 }
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

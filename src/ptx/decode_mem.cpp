@@ -1,7 +1,7 @@
 // The decoders of the conversion and memory families (instructions.def, decode.cpp).
 #include "ptx/parser.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 void Parser::dec_cvt_pack(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   const std::string_view opname = m.name;
@@ -389,4 +389,4 @@ void Parser::dec_cp(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   emit(in, {}, sv);
   return;
 }
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

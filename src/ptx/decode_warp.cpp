@@ -2,7 +2,7 @@
 #include "numerics/mma_int.hpp"
 #include "ptx/parser.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 // mma.sync.aligned.{m8n8k16,m16n8k16,m16n8k32}.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32 (PTX ISA
 // "mma", integer): Inst::sub = shape | a signed << 2 | b signed << 3 | satfinite << 4.
@@ -306,4 +306,4 @@ void Parser::dec_bar(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   emit(in, {}, s);
   return;
 }
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

@@ -10,7 +10,7 @@
 
 #include "ptx/exec.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 Device::Device() : impl_(std::make_unique<Impl>()) {}
 Device::~Device() = default;
@@ -218,20 +218,20 @@ void Cta::record_trace(Warp& w, std::uint32_t am) {
 // Parser::families, decode.cpp): each Op's operation. bra, exit, trap and bar are the scheduler's
 // (run_warp); call is inlined by the decoder and never executes.
 const std::array<Cta::ExecFn, kOpCount> Cta::kExec = {
-#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
-#define ENC5_PTX_OP(op, execute, preds) &Cta::execute,
+#define RRSWIN_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
+#define RRSWIN_PTX_OP(op, execute, preds) &Cta::execute,
 #include "ptx/instructions.def"
-#undef ENC5_PTX_FAMILY
-#undef ENC5_PTX_OP
+#undef RRSWIN_PTX_FAMILY
+#undef RRSWIN_PTX_OP
 };
 // std::array would zero-fill a short list: count the rows.
 static_assert([] {
   std::size_t n = 0;
-#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
-#define ENC5_PTX_OP(op, execute, preds) ++n;
+#define RRSWIN_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
+#define RRSWIN_PTX_OP(op, execute, preds) ++n;
 #include "ptx/instructions.def"
-#undef ENC5_PTX_FAMILY
-#undef ENC5_PTX_OP
+#undef RRSWIN_PTX_FAMILY
+#undef RRSWIN_PTX_OP
   return n;
 }() == kOpCount);
 
@@ -628,4 +628,4 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
   return total;
 }
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

@@ -21,7 +21,7 @@
 #include "numerics/profile.hpp"
 #include "ptx/ir.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 struct Device::Impl {
   struct Alloc {
@@ -229,4 +229,4 @@ class Cta {
 #define LANES for (int l = 0; l < 32; ++l)
 
 }  // namespace detail
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

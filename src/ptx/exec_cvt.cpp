@@ -9,7 +9,7 @@
 #include "numerics/minifloat.hpp"
 #include "ptx/exec.hpp"
 
-namespace enc5::ptx::detail {
+namespace rrswin::ptx::detail {
 
 namespace {
 
@@ -144,4 +144,4 @@ void Cta::exec_cvt_minifloat(Warp& w, const Inst& in, const std::uint32_t* d, co
   put(R(w, d[0]), v, am);
 }
 
-}  // namespace enc5::ptx::detail
+}  // namespace rrswin::ptx::detail

@@ -13,7 +13,7 @@
 
 static_assert(FLT_EVAL_METHOD == 0, "binary32 arithmetic must be evaluated in binary32");
 
-namespace enc5::ptx::detail {
+namespace rrswin::ptx::detail {
 
 // The float families by type (the decoder has checked which operations each type takes).
 void Cta::exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am) {
@@ -227,4 +227,4 @@ void Cta::exec_f64(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
   put(R(w, d[0]), v, am);
 }
 
-}  // namespace enc5::ptx::detail
+}  // namespace rrswin::ptx::detail

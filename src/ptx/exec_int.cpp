@@ -9,7 +9,7 @@
 #include "numerics/minifloat.hpp"
 #include "ptx/exec.hpp"
 
-namespace enc5::ptx::detail {
+namespace rrswin::ptx::detail {
 
 namespace {
 
@@ -267,7 +267,7 @@ void Cta::exec_int_misc(Warp& w, const Inst& in, const std::uint32_t* d, const s
       break;
     case Op::div:
     case Op::rem:
-      // Division by zero is unspecified in PTX: enc5 gives all ones (quotient) and the dividend
+      // Division by zero is unspecified in PTX: rrswin gives all ones (quotient) and the dividend
       // (remainder); the most negative value / -1 gives itself (remainder 0). docs/ptx.md.
       LANES {
         if (sg) {
@@ -659,4 +659,4 @@ void Cta::exec_select(Warp& w, const Inst& in, const std::uint32_t* d, const std
   put(R(w, d[0]), v, am);
 }
 
-}  // namespace enc5::ptx::detail
+}  // namespace rrswin::ptx::detail

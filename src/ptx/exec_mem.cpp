@@ -13,7 +13,7 @@
 #include "numerics/texcoord.hpp"
 #include "ptx/exec.hpp"
 
-namespace enc5::ptx::detail {
+namespace rrswin::ptx::detail {
 
 namespace {
 
@@ -290,4 +290,4 @@ void Cta::exec_atom(Warp& w, const Inst& in, const std::uint32_t* d, const std::
   }
 }
 
-}  // namespace enc5::ptx::detail
+}  // namespace rrswin::ptx::detail

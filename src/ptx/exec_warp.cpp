@@ -12,7 +12,7 @@
 #include "numerics/warp.hpp"
 #include "ptx/exec.hpp"
 
-namespace enc5::ptx::detail {
+namespace rrswin::ptx::detail {
 
 namespace {
 
@@ -205,4 +205,4 @@ void Cta::exec_shfl(Warp& w, const Inst& in, const std::uint32_t* d, const std::
   if (in.nd > 1) put_pred(w, d[1], pv, am);
 }
 
-}  // namespace enc5::ptx::detail
+}  // namespace rrswin::ptx::detail

@@ -3,7 +3,7 @@
 // calls inlined) before.
 #include "ptx/inline.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 namespace {
 
@@ -102,4 +102,4 @@ void inline_call(Function& fn, const Function& callee, const CallSite& site) {
   }
 }
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

@@ -8,7 +8,7 @@
 
 #include "ptx/ir.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 struct CallSite {
   const std::string* file = nullptr;  // for messages: file:line
@@ -25,4 +25,4 @@ struct CallSite {
 // (kMaxLocalBytes, kMaxRegisters) is exceeded.
 void inline_call(Function& caller, const Function& callee, const CallSite& site);
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

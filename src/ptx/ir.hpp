@@ -12,7 +12,7 @@
 
 #include "ptx/ptx.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 enum class Type : std::uint8_t {
   none,
@@ -43,22 +43,22 @@ bool type_is_signed(Type t);
 bool type_is_float(Type t);
 const char* type_name(Type t);
 
-// The decoded operations: one per ENC5_PTX_OP row of the instruction table (instructions.def),
+// The decoded operations: one per RRSWIN_PTX_OP row of the instruction table (instructions.def),
 // in its order.
 enum class Op : std::uint8_t {
-#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
-#define ENC5_PTX_OP(op, execute, preds) op,
+#define RRSWIN_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
+#define RRSWIN_PTX_OP(op, execute, preds) op,
 #include "ptx/instructions.def"
-#undef ENC5_PTX_FAMILY
-#undef ENC5_PTX_OP
+#undef RRSWIN_PTX_FAMILY
+#undef RRSWIN_PTX_OP
 };
 
 inline constexpr std::size_t kOpCount = 0
-#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
-#define ENC5_PTX_OP(op, execute, preds) +1
+#define RRSWIN_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
+#define RRSWIN_PTX_OP(op, execute, preds) +1
 #include "ptx/instructions.def"
-#undef ENC5_PTX_FAMILY
-#undef ENC5_PTX_OP
+#undef RRSWIN_PTX_FAMILY
+#undef RRSWIN_PTX_OP
     ;
 static_assert(kOpCount <= 256, "Op is a byte");
 
@@ -110,7 +110,7 @@ struct Inst {
 
 // Whether an instruction's result is model-dependent: every .approx form (NVIDIA publishes bounds,
 // not bits; numerics/approx models each as the correctly rounded result). One criterion for the
-// run's RunStats::model_dependent and `enc5 ptx stats` (EntryStats::model_dependent).
+// run's RunStats::model_dependent and `rrswin ptx stats` (EntryStats::model_dependent).
 inline bool is_model_dependent(const Inst& in) { return (in.flags & kApprox) != 0; }
 
 // Which operands of a decoded instruction (destinations first, then sources; k counts both) are
@@ -135,11 +135,11 @@ inline bool bar_preds(const Inst& in, unsigned k) { return in.sub != 0 && (k + 1
 inline bool is_pred_operand(const Inst& in, unsigned k) {
   using Rule = bool (*)(const Inst&, unsigned);
   static constexpr Rule kRules[] = {
-#define ENC5_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
-#define ENC5_PTX_OP(op, execute, preds) &pred_operands::preds,
+#define RRSWIN_PTX_FAMILY(mnemonic, modifiers, decoder, ...)
+#define RRSWIN_PTX_OP(op, execute, preds) &pred_operands::preds,
 #include "ptx/instructions.def"
-#undef ENC5_PTX_FAMILY
-#undef ENC5_PTX_OP
+#undef RRSWIN_PTX_FAMILY
+#undef RRSWIN_PTX_OP
   };
   static_assert(std::size(kRules) == kOpCount, "one predicate rule per Op (instructions.def)");
   return kRules[static_cast<std::size_t>(in.op)](in, k);
@@ -255,4 +255,4 @@ inline constexpr std::uint32_t kMaxRegisters = 1u << 16;      // a function's re
 inline constexpr std::uint64_t kMaxCtas = 1ull << 24;         // CTAs of one launch
 inline constexpr std::uint64_t kTextureHandle = 0xC0ull << 56, kSurfaceHandle = 0xC1ull << 56;
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

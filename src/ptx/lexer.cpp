@@ -6,7 +6,7 @@
 
 #include "ptx/ptx.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 namespace {
 
@@ -94,4 +94,4 @@ std::vector<Tok> lex(std::string_view s, const std::string& file) {
   return out;
 }
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 struct Tok {
   enum Kind { word, num, str, punct, end } kind = end;
@@ -19,4 +19,4 @@ struct Tok {
 // The tokens of s (the text of `file`, for messages), ending in one Tok::end.
 std::vector<Tok> lex(std::string_view s, const std::string& file);
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

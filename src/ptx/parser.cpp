@@ -11,7 +11,7 @@
 #include "ptx/cfg.hpp"
 #include "ptx/parser.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 int type_bits(Type t) {
   switch (t) {
@@ -1115,4 +1115,4 @@ std::shared_ptr<const Module> load_module(const std::string& path) {
   return parse_module(text, path);
 }
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

@@ -18,7 +18,7 @@
 #include "ptx/ir.hpp"
 #include "ptx/lexer.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 Type parse_type(std::string_view s);  // "u32" -> Type::u32; Type::none when s is no type
 Type bit_type(int bits);              // b8, b16, b32 or b64
@@ -260,4 +260,4 @@ class Parser {
   void dec_call(Inst& in, const Mods& m, std::vector<ROp>& ops);
 };
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

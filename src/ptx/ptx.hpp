@@ -17,12 +17,12 @@
 #include "numerics/profile.hpp"
 #include "numerics/types.hpp"
 
-namespace enc5 {
+namespace rrswin {
 struct Texture;
 struct Surface;
-}  // namespace enc5
+}  // namespace rrswin
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 // Every error of the interpreter (parse, decode, run): the message names the file and line, and at
 // run time the CTA, warp and lane.
@@ -162,7 +162,7 @@ struct RunStats {
 };
 
 // The interpreter's switchable readings (docs/readings.md), one row each: the name and its
-// values, the first the default (`enc5 ptx ... --reading NAME=VALUE`).
+// values, the first the default (`rrswin ptx ... --reading NAME=VALUE`).
 struct InterpreterReading {
   const char* name;
   const char* values;  // space-separated, the default first
@@ -180,4 +180,4 @@ void set_reading(RunOptions& o, std::string_view name_value);
 RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std::span<const std::uint8_t> params, Device& device,
              const RunOptions& options);
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

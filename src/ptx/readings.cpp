@@ -3,7 +3,7 @@
 
 #include "ptx/ptx.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 void set_reading(RunOptions& o, std::string_view name_value) {
   const std::size_t eq = name_value.find('=');
@@ -17,4 +17,4 @@ void set_reading(RunOptions& o, std::string_view name_value) {
   throw PtxError("--reading '" + std::string(name_value) + "': the interpreter's readings are " + accepted + " (docs/readings.md)");
 }
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

@@ -4,7 +4,7 @@
 // top-level items; a multi-line instruction is one item already (it ends at its ';').
 #include "ptx/ptx.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 std::vector<std::uint32_t> number_statements(std::span<const BodyItem> items) {
   std::vector<std::uint32_t> lines;
@@ -13,4 +13,4 @@ std::vector<std::uint32_t> number_statements(std::span<const BodyItem> items) {
   return lines;
 }
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

@@ -1,8 +1,8 @@
-// enc5 ptx stats: what an entry holds (instruction histogram, registers, memory, mma counts, the
+// rrswin ptx stats: what an entry holds (instruction histogram, registers, memory, mma counts, the
 // model-dependent instructions).
 #include "ptx/ir.hpp"
 
-namespace enc5::ptx {
+namespace rrswin::ptx {
 
 namespace {
 const Function& entry_of(const Module& m, std::string_view entry) {
@@ -50,4 +50,4 @@ EntryStats entry_stats(const Module& m, std::string_view entry) {
   return s;
 }
 
-}  // namespace enc5::ptx
+}  // namespace rrswin::ptx

@@ -97,8 +97,8 @@ extern "C" __global__ void seed_ops(const std::uint32_t* __restrict__ in, std::u
 // enc5's launch ABI (facts A2/A4): the 144-byte parameter block and the (32,1,8) blocks of the
 // grid ceil((ex+ox)/8) x ceil((ey+oy)/8). The output arena gets the input arena XOR the weight
 // image's first 16 bytes; each block's 8x8 window of surface pixels gets the texture's texels
-// (through tex.base.2d / sust.b.2d as E61 does). `enc5 ptx run --entry enc5_abi_probe` on it
-// checks that the CLI builds the block, the grid and the outputs as `enc5 run` does.
+// (through tex.base.2d / sust.b.2d as E61 does). `rrswin ptx run --entry enc5_abi_probe` on it
+// checks that the CLI builds the block, the grid and the outputs as `rrswin run` does.
 struct Enc5Params {
   std::uint32_t ex, ey;       // +0
   const std::uint8_t* input;  // +8

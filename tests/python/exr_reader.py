@@ -1,5 +1,5 @@
 """A minimal OpenEXR reader for the tests: single-part scan-line files, NO_COMPRESSION, HALF
-channels (what `enc5 run` writes, docs/formats.md "Texture and surface"). Written from the file
+channels (what `rrswin run` writes, docs/formats.md "Texture and surface"). Written from the file
 layout description: magic, version, header attributes (name, type, size, value) up to an empty
 name, the line offset table, then chunks (int32 y, int32 byte count, the line's channels in
 alphabetical order)."""

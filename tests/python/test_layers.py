@@ -1,13 +1,13 @@
-"""The layer template in Python (enc5.layers): the numbers d4r's docs state (docs/readings.md §7,
-typed here), the synthetic images equal `enc5 make-weights --layer` files, and enc4's and enc3's
-runs equal `enc5 run --layer enc4|enc3` byte for byte."""
+"""The layer template in Python (rrswin.layers): the numbers d4r's docs state (docs/readings.md §7,
+typed here), the synthetic images equal `rrswin make-weights --layer` files, and enc4's and enc3's
+runs equal `rrswin run --layer enc4|enc3` byte for byte."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-import enc5
+import rrswin
 
 
 @pytest.mark.parametrize("name,phases,mma,image,tool,shared", [
@@ -16,80 +16,80 @@ import enc5
     ("enc5", 61, 1306, 431136, 431124, 16384),   # spec §2.1/§2.3, facts E1/A8
 ])
 def test_layer_spec_numbers(name, phases, mma, image, tool, shared):
-    s = enc5.layer_spec(name)
+    s = rrswin.layer_spec(name)
     assert (s["phases"], s["mma"], s["image_bytes"], s["tool_extent"], s["shared_bytes"]) == (phases, mma, image, tool, shared)
-    table = enc5.layer_phases(name)
+    table = rrswin.layer_phases(name)
     assert len(table) == phases and sum(p["mma"] for p in table) == mma
-    regions = enc5.layer_weight_regions(name)
+    regions = rrswin.layer_weight_regions(name)
     assert regions[0]["begin"] == 0 and regions[-1]["end"] == image
     assert all(a["end"] == b["begin"] for a, b in zip(regions, regions[1:]))
 
 
 def test_enc3_launch_and_rows():
-    s = enc5.layer_spec("enc3")
+    s = rrswin.layer_spec("enc3")
     assert s["grid"] == (21, 13, 1) and s["block"] == (32, 1, 4)  # DESC3 layer()
-    p47 = enc5.layer_phases("enc3")[46]
+    p47 = rrswin.layer_phases("enc3")[46]
     assert p47["statements"] == "s16664-s16727" and p47["weight"] == (231424, 247308) and p47["bias"] == (313344, 313392)
     with pytest.raises(ValueError):
-        enc5.layer_spec("enc6")
+        rrswin.layer_spec("enc6")
 
 
 def test_synthetic_layer_weights_equal_make_weights_file(cli, tmp_path):
     path = tmp_path / "w4.bin"
     cli("make-weights", "--layer", "enc4", "--seed", "3", "-o", str(path))
-    assert path.read_bytes() == enc5.synthetic_layer_weights("enc4", 3).tobytes()
+    assert path.read_bytes() == rrswin.synthetic_layer_weights("enc4", 3).tobytes()
 
 
 def test_run_enc4_equals_the_cli(cli, tmp_path):
-    arena_in, _, _, _ = enc5._enc5.synthetic_frame(16, 8, 1, False)
-    arena, merged = enc5.run_enc4(arena_in, ex=16, ey=8)
+    arena_in, _, _, _ = rrswin._rrswin.synthetic_frame(16, 8, 1, False)
+    arena, merged = rrswin.run_enc4(arena_in, ex=16, ey=8)
     cli("run", "--layer", "enc4", "--ex", "16", "--ey", "8", "-o", str(tmp_path / "o"))
     assert arena.tobytes() == (tmp_path / "o" / "arena.bin").read_bytes()
     assert merged.tobytes() == (tmp_path / "o" / "merged.bin").read_bytes()
-    _, other = enc5.run_enc4(arena_in, ex=16, ey=8, layer_readings={"merge-gather-order": "raster"})
+    _, other = rrswin.run_enc4(arena_in, ex=16, ey=8, layer_readings={"merge-gather-order": "raster"})
     assert other.tobytes() != merged.tobytes()
     with pytest.raises(ValueError):
-        enc5.run_enc4(arena_in[:-1], ex=16, ey=8)
+        rrswin.run_enc4(arena_in[:-1], ex=16, ey=8)
     with pytest.raises(ValueError):
-        enc5.run_enc4(arena_in, ex=16, ey=8, layer_readings={"merge-gather-order": "bogus"})
+        rrswin.run_enc4(arena_in, ex=16, ey=8, layer_readings={"merge-gather-order": "bogus"})
 
 
 def test_run_layer_enc4_surfaces():
     # E62 (docs/readings.md §7): the three surfaces, fast = golden byte for byte, and +128 = the
     # f16 sum over each 2x2 quad of 0.25 * +112 (the default e62-quad-value = difference), summed
     # here with numpy's float16 in the shfl order ((a + right) + (below + below right)).
-    arena_in, tex, w, h = enc5._enc5.synthetic_frame(16, 8, 1, False)
+    arena_in, tex, w, h = rrswin._rrswin.synthetic_frame(16, 8, 1, False)
     texture = tex.view(np.float16).reshape(h, w, 4)
-    fast = enc5.run_layer("enc4", arena_in, texture)
-    gold = enc5.run_layer("enc4", arena_in, texture, engine="golden")
+    fast = rrswin.run_layer("enc4", arena_in, texture)
+    gold = rrswin.run_layer("enc4", arena_in, texture, engine="golden")
     for name in ("arena", "merged", "surface112", "surface120", "surface128"):
         assert fast[name].tobytes() == gold[name].tobytes(), name
     assert fast["surface112"].shape == (8, 16, 4) and fast["surface128"].shape == (4, 8, 4)
-    arena, merged = enc5.run_enc4(arena_in, ex=16, ey=8)
+    arena, merged = rrswin.run_enc4(arena_in, ex=16, ey=8)
     assert arena.tobytes() == fast["arena"].tobytes() and merged.tobytes() == fast["merged"].tobytes()
     q = fast["surface112"][..., :3] * np.float16(0.25)
     want = (q[0::2, 0::2] + q[0::2, 1::2]) + (q[1::2, 0::2] + q[1::2, 1::2])
     assert np.array_equal(fast["surface128"][..., :3], want)  # as values: +0 == -0
     assert not fast["surface128"][..., 3].any()  # mov.u16 0
-    other = enc5.run_layer("enc4", arena_in, texture, layer_readings={"e62-quad-value": "product"})
+    other = rrswin.run_layer("enc4", arena_in, texture, layer_readings={"e62-quad-value": "product"})
     assert other["surface128"].tobytes() != fast["surface128"].tobytes()
     assert other["surface112"].tobytes() == fast["surface112"].tobytes()
     with pytest.raises(ValueError):
-        enc5.run_layer("enc3", arena_in, texture)  # a 5-plane arena: enc3 reads 4
+        rrswin.run_layer("enc3", arena_in, texture)  # a 5-plane arena: enc3 reads 4
     with pytest.raises(ValueError):
-        enc5.run_layer("enc4", arena_in, texture[:, :8])
+        rrswin.run_layer("enc4", arena_in, texture[:, :8])
 
 
 def test_run_layer_enc3_equals_the_cli(cli, tmp_path):
     # enc3 (C = 128): a 4-plane input arena (layer_spec's input_planes), the same bytes as
-    # `enc5 run --layer enc3` on the same synthetic assets, fast = golden at 1 and 2 threads.
-    s = enc5.layer_spec("enc3")
+    # `rrswin run --layer enc3` on the same synthetic assets, fast = golden at 1 and 2 threads.
+    s = rrswin.layer_spec("enc3")
     assert s["input_planes"] == 4 and s["channels"] == 128 and s["heads"] == 4 and s["chunks"] == 16
-    arena_in, tex, w, h = enc5._enc5.synthetic_frame(16, 8, 1, False, 4)
+    arena_in, tex, w, h = rrswin._rrswin.synthetic_frame(16, 8, 1, False, 4)
     assert arena_in.size == 4 * 16 * 8 * 32
     texture = tex.view(np.float16).reshape(h, w, 4)
-    fast = enc5.run_layer("enc3", arena_in, texture, threads=2)
-    gold = enc5.run_layer("enc3", arena_in, texture, engine="golden")
+    fast = rrswin.run_layer("enc3", arena_in, texture, threads=2)
+    gold = rrswin.run_layer("enc3", arena_in, texture, engine="golden")
     cli("run", "--layer", "enc3", "--ex", "16", "--ey", "8", "-o", str(tmp_path / "o"))
     for name in ("arena", "merged"):
         assert fast[name].tobytes() == gold[name].tobytes(), name
@@ -99,4 +99,4 @@ def test_run_layer_enc3_equals_the_cli(cli, tmp_path):
     assert fast["arena"].size == 4 * 16 * 8 * 32 and fast["merged"].size == 5 * 8 * 4 * 32
     assert fast["surface128"].shape == (4, 8, 4)
     with pytest.raises(ValueError):
-        enc5.run_layer("enc4", arena_in, texture, engine="slow")
+        rrswin.run_layer("enc4", arena_in, texture, engine="slow")

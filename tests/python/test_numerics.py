@@ -1,4 +1,4 @@
-"""The vectorised evaluator against the C++ tool: for every instruction of `enc5 eval`, the module's
+"""The vectorised evaluator against the C++ tool: for every instruction of `rrswin eval`, the module's
 result bits equal the tool's on the same cases (exhaustive where the operand space is 16 bits or
 less, else random bit patterns mixed with special values, midpoints and cancellations), in both
 profiles where the profile matters. Also: dtypes, shapes, broadcasting, scalars and errors."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import enc5
+import rrswin
 
 SEED = 20261129
 PROFILES = ("ada", "zluda", "hopper", "blackwell")
@@ -88,8 +88,8 @@ def bits16(values) -> np.ndarray:
 
 # ---- f16 arithmetic ---------------------------------------------------------------------------------
 
-BINARY = [("add.rn.f16", enc5.f16_add), ("sub.rn.f16", enc5.f16_sub), ("mul.rn.f16", enc5.f16_mul),
-          ("max.f16", enc5.f16_max), ("min.f16", enc5.f16_min)]
+BINARY = [("add.rn.f16", rrswin.f16_add), ("sub.rn.f16", rrswin.f16_sub), ("mul.rn.f16", rrswin.f16_mul),
+          ("max.f16", rrswin.f16_max), ("min.f16", rrswin.f16_min)]
 
 
 @pytest.mark.parametrize("instruction,fn", BINARY, ids=[b[0] for b in BINARY])
@@ -110,18 +110,18 @@ def test_f16_fma_vs_tool(cli):
     c = np.where(near & np.isfinite(prod), bits16(-prod), c).astype(np.uint16)
     lines = [f"{x:04x} {y:04x} {z:04x}" for x, y, z in zip(a, b, c)]
     assert_bits("fma.rn.f16", lines, parse(cli.batch("fma.rn.f16", lines), np.uint16),
-                bits16(enc5.f16_fma(h16(a), h16(b), h16(c))))
+                bits16(rrswin.f16_fma(h16(a), h16(b), h16(c))))
 
 
-@pytest.mark.parametrize("instruction,fn", [("neg.f16", enc5.f16_neg), ("abs.f16", enc5.f16_abs)])
+@pytest.mark.parametrize("instruction,fn", [("neg.f16", rrswin.f16_neg), ("abs.f16", rrswin.f16_abs)])
 def test_f16_unary_exhaustive_vs_tool(cli, instruction, fn):
     a = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
     lines = [f"{x:04x}" for x in a]
     assert_bits(instruction, lines, parse(cli.batch(instruction, lines), np.uint16), bits16(fn(h16(a))))
 
 
-PACKED = [("add.rn.f16x2", enc5.f16_add), ("sub.rn.f16x2", enc5.f16_sub), ("mul.rn.f16x2", enc5.f16_mul),
-          ("max.f16x2", enc5.f16_max), ("min.f16x2", enc5.f16_min)]
+PACKED = [("add.rn.f16x2", rrswin.f16_add), ("sub.rn.f16x2", rrswin.f16_sub), ("mul.rn.f16x2", rrswin.f16_mul),
+          ("max.f16x2", rrswin.f16_max), ("min.f16x2", rrswin.f16_min)]
 
 
 @pytest.mark.parametrize("instruction,fn", PACKED, ids=[p[0] for p in PACKED])
@@ -140,10 +140,10 @@ def test_packed_fma_and_unary_f16x2(cli):
     rng = np.random.default_rng(SEED + 3)
     a, b, c = (f16_bits(rng, 4000).view(np.uint32) for _ in range(3))
     lines = [f"{x:08x} {y:08x} {z:08x}" for x, y, z in zip(a, b, c)]
-    found = enc5.f16_fma(a.view(np.float16), b.view(np.float16), c.view(np.float16)).view(np.uint32)
+    found = rrswin.f16_fma(a.view(np.float16), b.view(np.float16), c.view(np.float16)).view(np.uint32)
     assert_bits("fma.rn.f16x2", lines, parse(cli.batch("fma.rn.f16x2", lines), np.uint32), found)
     lines = [f"{x:08x}" for x in a]
-    for ins, fn in (("neg.f16x2", enc5.f16_neg), ("abs.f16x2", enc5.f16_abs)):
+    for ins, fn in (("neg.f16x2", rrswin.f16_neg), ("abs.f16x2", rrswin.f16_abs)):
         assert_bits(ins, lines, parse(cli.batch(ins, lines), np.uint32), fn(a.view(np.float16)).view(np.uint32))
 
 
@@ -152,7 +152,7 @@ def test_wrapped_rcp_rsqrt_exhaustive_vs_tool_chain(cli):
     # the tool evaluates the three instructions one after another.
     a = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
     f32 = cli.batch("cvt.f32.f16", [f"{x:04x}" for x in a])
-    for op, fn in (("rcp", enc5.rcp_f16), ("rsqrt", enc5.rsqrt_f16)):
+    for op, fn in (("rcp", rrswin.rcp_f16), ("rsqrt", rrswin.rsqrt_f16)):
         mid = cli.batch(f"{op}.approx.ftz.f32", f32)
         expected = parse(cli.batch("cvt.rn.f16.f32", mid), np.uint16)
         assert_bits(f"{op}_f16", [f"{x:04x}" for x in a], expected, bits16(fn(h16(a))))
@@ -163,7 +163,7 @@ def test_wrapped_rcp_rsqrt_exhaustive_vs_tool_chain(cli):
 def test_e4m3_to_f16_exhaustive_vs_tool(cli):
     pairs = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)  # every pair of codes
     lines = [f"{x:04x}" for x in pairs]
-    found = enc5.e4m3_to_f16(pairs.view(np.uint8)).view(np.uint32)  # byte 0 -> low half
+    found = rrswin.e4m3_to_f16(pairs.view(np.uint8)).view(np.uint32)  # byte 0 -> low half
     assert_bits("cvt.rn.f16x2.e4m3x2", lines, parse(cli.batch("cvt.rn.f16x2.e4m3x2", lines), np.uint32), found)
 
 
@@ -172,14 +172,14 @@ def test_f16_to_e4m3_exhaustive_vs_tool(cli, profile):
     lo = np.arange(1 << 15, dtype=np.uint32)
     packed = (lo | ((lo + (1 << 15)) << 16)).astype(np.uint32)  # every f16 once, in some half
     lines = [f"{x:08x}" for x in packed]
-    found = enc5.cvt_f16_to_e4m3(packed.view(np.float16), profile=profile).view(np.uint16)
+    found = rrswin.cvt_f16_to_e4m3(packed.view(np.float16), profile=profile).view(np.uint16)
     expected = parse(cli.batch("cvt.rn.satfinite.e4m3x2.f16x2", lines, profile), np.uint16)
     assert_bits(f"cvt.rn.satfinite.e4m3x2.f16x2 ({profile})", lines, expected, found)
 
 
 def test_profiles_differ_only_in_negative_nan_encoding():
     every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
-    ada, zluda = enc5.cvt_f16_to_e4m3(every, "ada"), enc5.cvt_f16_to_e4m3(every, profile="zluda")
+    ada, zluda = rrswin.cvt_f16_to_e4m3(every, "ada"), rrswin.cvt_f16_to_e4m3(every, profile="zluda")
     differ = np.nonzero(ada != zluda)[0]
     assert differ.size > 0
     assert np.all((differ >= 0xFC01) & (differ <= 0xFFFF))  # negative NaNs only
@@ -188,14 +188,14 @@ def test_profiles_differ_only_in_negative_nan_encoding():
 
 def test_q8_is_encode_then_decode():
     every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
-    np.testing.assert_array_equal(bits16(enc5.q8(every)), bits16(enc5.e4m3_to_f16(enc5.cvt_f16_to_e4m3(every))))
-    assert enc5.f16_to_e4m3 is enc5.cvt_f16_to_e4m3
+    np.testing.assert_array_equal(bits16(rrswin.q8(every)), bits16(rrswin.e4m3_to_f16(rrswin.cvt_f16_to_e4m3(every))))
+    assert rrswin.f16_to_e4m3 is rrswin.cvt_f16_to_e4m3
 
 
 def test_f16_to_f32_exhaustive_vs_tool(cli):
     a = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
     lines = [f"{x:04x}" for x in a]
-    found = enc5.f16_to_f32(h16(a)).view(np.uint32)
+    found = rrswin.f16_to_f32(h16(a)).view(np.uint32)
     assert found.dtype == np.uint32
     assert_bits("cvt.f32.f16", lines, parse(cli.batch("cvt.f32.f16", lines), np.uint32), found)
 
@@ -203,23 +203,23 @@ def test_f16_to_f32_exhaustive_vs_tool(cli):
 def test_f32_to_f16_vs_tool(cli):
     a = f32_bits(np.random.default_rng(SEED + 4), 20000)
     lines = [f"{x:08x}" for x in a]
-    found = bits16(enc5.f32_to_f16(a.view(np.float32)))
+    found = bits16(rrswin.f32_to_f16(a.view(np.float32)))
     assert_bits("cvt.rn.f16.f32", lines, parse(cli.batch("cvt.rn.f16.f32", lines), np.uint16), found)
 
 
 def test_f64_to_f16_vs_tool(cli):
     a = f64_bits(np.random.default_rng(SEED + 5), 20000)
     lines = [f"{int(x):016x}" for x in a]
-    found = bits16(enc5.f64_to_f16(a.view(np.float64)))
+    found = bits16(rrswin.f64_to_f16(a.view(np.float64)))
     assert_bits("cvt.rn.f16.f64", lines, parse(cli.batch("cvt.rn.f16.f64", lines), np.uint16), found)
 
 
 # ---- approximate f32 instructions -------------------------------------------------------------------
 
-F32_UNARY = [("rcp.approx.ftz.f32", enc5.rcp_approx_f32), ("rsqrt.approx.ftz.f32", enc5.rsqrt_approx_f32),
-             ("ex2.approx.ftz.f32", enc5.ex2_approx_f32)]
-F32_BINARY = [("div.approx.ftz.f32", enc5.div_approx_f32), ("add.ftz.f32", enc5.add_ftz_f32),
-              ("mul.ftz.f32", enc5.mul_ftz_f32)]
+F32_UNARY = [("rcp.approx.ftz.f32", rrswin.rcp_approx_f32), ("rsqrt.approx.ftz.f32", rrswin.rsqrt_approx_f32),
+             ("ex2.approx.ftz.f32", rrswin.ex2_approx_f32)]
+F32_BINARY = [("div.approx.ftz.f32", rrswin.div_approx_f32), ("add.ftz.f32", rrswin.add_ftz_f32),
+              ("mul.ftz.f32", rrswin.mul_ftz_f32)]
 
 
 @pytest.mark.parametrize("instruction,fn", F32_UNARY, ids=[u[0] for u in F32_UNARY])
@@ -244,7 +244,7 @@ def test_f32_binary_vs_tool(cli, instruction, fn):
 
 def test_ftz_flushes_subnormals_only():
     x = np.array([0x00000001, 0x807FFFFF, 0x00800000, 0x3F800000, 0x7FC00000], np.uint32).view(np.float32)
-    np.testing.assert_array_equal(enc5.ftz_f32(x).view(np.uint32),
+    np.testing.assert_array_equal(rrswin.ftz_f32(x).view(np.uint32),
                                   np.array([0, 0x80000000, 0x00800000, 0x3F800000, 0x7FC00000], np.uint32))
 
 
@@ -271,14 +271,14 @@ def test_mma_dot_vs_tool(cli, profile):
     lines = [" ".join(f"{v:02x}" for v in a[i]) + " " + " ".join(f"{v:02x}" for v in b[i]) + f" {c[i]:04x}"
              for i in range(len(c))]
     expected = parse(cli.batch("mma.m16n8k32.row.col.f16.e4m3.e4m3.f16", lines, profile), np.uint16)
-    found = enc5.mma_dot(a, b, h16(c), profile=profile)
+    found = rrswin.mma_dot(a, b, h16(c), profile=profile)
     assert found.dtype == np.float16 and found.shape == (3000,)
     assert_bits(f"mma ({profile})", lines, expected, bits16(found))
 
 
 def test_mma_profiles_differ():
     a, b, c = mma_cases(np.random.default_rng(SEED + 9), 2000)
-    ada, zluda, hopper, blackwell = (bits16(enc5.mma_dot(a, b, h16(c), p)) for p in PROFILES)
+    ada, zluda, hopper, blackwell = (bits16(rrswin.mma_dot(a, b, h16(c), p)) for p in PROFILES)
     assert np.any(ada != zluda) and np.any(hopper != ada) and np.any(hopper != zluda)
     assert np.any(blackwell != ada) and np.any(blackwell != hopper)
     # blackwell and zluda agree on these (25 kept bits below the largest term against an exact sum
@@ -288,8 +288,8 @@ def test_mma_profiles_differ():
     b = np.zeros(32, np.uint8)
     a[0], b[0], a[1], b[1], a[20], b[20] = 0x78, 0x58, 0x40, 0x38, 0x08, 0x04
     zero = np.array(0, np.uint16).view(np.float16)
-    assert int(np.asarray(enc5.mma_dot(a, b, zero, "blackwell")).view(np.uint16)) == 0x6C01
-    assert int(np.asarray(enc5.mma_dot(a, b, zero, "zluda")).view(np.uint16)) == 0x6C00
+    assert int(np.asarray(rrswin.mma_dot(a, b, zero, "blackwell")).view(np.uint16)) == 0x6C01
+    assert int(np.asarray(rrswin.mma_dot(a, b, zero, "zluda")).view(np.uint16)) == 0x6C00
 
 
 def test_hopper_zero_sign_and_e4m3_encoding():
@@ -297,13 +297,13 @@ def test_hopper_zero_sign_and_e4m3_encoding():
     a = np.zeros(32, np.uint8)
     b = np.full(32, 0xB8, np.uint8)
     c = np.array(0x8000, np.uint16).view(np.float16)
-    assert int(np.asarray(enc5.mma_dot(a, b, c, "ada")).view(np.uint16)) == 0x8000
-    assert int(np.asarray(enc5.mma_dot(a, b, c, "hopper")).view(np.uint16)) == 0x0000
+    assert int(np.asarray(rrswin.mma_dot(a, b, c, "ada")).view(np.uint16)) == 0x8000
+    assert int(np.asarray(rrswin.mma_dot(a, b, c, "hopper")).view(np.uint16)) == 0x0000
     # blackwell: +0 too (MMA-Sim's model: a zero sum is +0; its profile's mma-zero-sign=plus)
-    assert int(np.asarray(enc5.mma_dot(a, b, c, "blackwell")).view(np.uint16)) == 0x0000
+    assert int(np.asarray(rrswin.mma_dot(a, b, c, "blackwell")).view(np.uint16)) == 0x0000
     # hopper encodes e4m3 like ada (NVIDIA's host rule for a negative NaN)
     every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
-    np.testing.assert_array_equal(enc5.cvt_f16_to_e4m3(every, "hopper"), enc5.cvt_f16_to_e4m3(every, "ada"))
+    np.testing.assert_array_equal(rrswin.cvt_f16_to_e4m3(every, "hopper"), rrswin.cvt_f16_to_e4m3(every, "ada"))
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -312,13 +312,13 @@ def test_mma_matrix_form_is_its_dot_products(profile):
     a = rng.integers(0, 0x70, (3, 16, 32)).astype(np.uint8)
     b = rng.integers(0, 0x70, (3, 32, 8)).astype(np.uint8)
     c = h16(f16_bits(rng, 3 * 128).reshape(3, 16, 8))
-    d = enc5.mma_m16n8k32(a, b, c, profile=profile)
+    d = rrswin.mma_m16n8k32(a, b, c, profile=profile)
     assert d.shape == (3, 16, 8) and d.dtype == np.float16
     # D[m][n] = dot(A row m, B column n, C[m][n]): broadcast rows against columns.
-    dots = enc5.mma_dot(a[:, :, None, :], np.swapaxes(b, 1, 2)[:, None, :, :], c, profile=profile)
+    dots = rrswin.mma_dot(a[:, :, None, :], np.swapaxes(b, 1, 2)[:, None, :, :], c, profile=profile)
     np.testing.assert_array_equal(bits16(d), bits16(dots))
     # A single matrix (no batch dimension) and a broadcast C.
-    np.testing.assert_array_equal(bits16(enc5.mma_m16n8k32(a[0], b[0], c[0], profile)), bits16(d[0]))
+    np.testing.assert_array_equal(bits16(rrswin.mma_m16n8k32(a[0], b[0], c[0], profile)), bits16(d[0]))
 
 
 # ---- warp-level data movement -----------------------------------------------------------------------
@@ -329,9 +329,9 @@ def test_shfl_bfly_vs_tool(cli):
     mask = rng.integers(0, 32, 300).astype(np.uint32)
     lines = [" ".join(f"{v:08x}" for v in a[i]) + f" {mask[i]:x}" for i in range(300)]
     expected = np.array([[int(v, 16) for v in r.split()] for r in cli.batch("shfl.bfly.b32", lines)], np.uint32)
-    assert_bits("shfl.bfly.b32", lines, expected, enc5.shfl_bfly(a, mask))
+    assert_bits("shfl.bfly.b32", lines, expected, rrswin.shfl_bfly(a, mask))
     # A scalar mask broadcasts over the rows.
-    np.testing.assert_array_equal(enc5.shfl_bfly(a, 5), enc5.shfl_bfly(a, np.full(300, 5, np.uint32)))
+    np.testing.assert_array_equal(rrswin.shfl_bfly(a, 5), rrswin.shfl_bfly(a, np.full(300, 5, np.uint32)))
 
 
 def test_movmatrix_vs_tool(cli):
@@ -340,59 +340,59 @@ def test_movmatrix_vs_tool(cli):
     lines = [" ".join(f"{v:08x}" for v in a[i]) for i in range(300)]
     expected = np.array([[int(v, 16) for v in r.split()] for r in cli.batch("movmatrix.m8n8.trans.b16", lines)],
                         np.uint32)
-    found = enc5.movmatrix_trans(a)
+    found = rrswin.movmatrix_trans(a)
     assert_bits("movmatrix.m8n8.trans.b16", lines, expected, found)
-    np.testing.assert_array_equal(enc5.movmatrix_trans(found), a)  # a transpose twice is the identity
+    np.testing.assert_array_equal(rrswin.movmatrix_trans(found), a)  # a transpose twice is the identity
 
 
 # ---- dtypes, shapes, scalars, errors ----------------------------------------------------------------
 
 def test_result_dtypes_and_shapes():
     x = np.ones((2, 3), np.float16)
-    assert enc5.f16_add(x, x).dtype == np.float16 and enc5.f16_add(x, x).shape == (2, 3)
-    assert enc5.cvt_f16_to_e4m3(x).dtype == np.uint8
-    assert enc5.e4m3_to_f16(np.zeros((4, 1), np.uint8)).shape == (4, 1)
-    assert enc5.f16_to_f32(x).dtype == np.float32
-    assert enc5.f16_fma(x, np.float16(2), np.zeros(3, np.float16)).shape == (2, 3)  # broadcasting
-    assert enc5.f16_add(np.zeros((0,), np.float16), np.zeros((0,), np.float16)).shape == (0,)
+    assert rrswin.f16_add(x, x).dtype == np.float16 and rrswin.f16_add(x, x).shape == (2, 3)
+    assert rrswin.cvt_f16_to_e4m3(x).dtype == np.uint8
+    assert rrswin.e4m3_to_f16(np.zeros((4, 1), np.uint8)).shape == (4, 1)
+    assert rrswin.f16_to_f32(x).dtype == np.float32
+    assert rrswin.f16_fma(x, np.float16(2), np.zeros(3, np.float16)).shape == (2, 3)  # broadcasting
+    assert rrswin.f16_add(np.zeros((0,), np.float16), np.zeros((0,), np.float16)).shape == (0,)
     # 0-d in, numpy scalar out, like a ufunc.
-    r = enc5.f16_add(np.float16(1), np.float16(2))
+    r = rrswin.f16_add(np.float16(1), np.float16(2))
     assert isinstance(r, np.float16) and r == 3
-    assert isinstance(enc5.cvt_f16_to_e4m3(np.float16(1.0)), np.uint8)
-    assert int(enc5.cvt_f16_to_e4m3(np.float16(1.0))) == 0x38
+    assert isinstance(rrswin.cvt_f16_to_e4m3(np.float16(1.0)), np.uint8)
+    assert int(rrswin.cvt_f16_to_e4m3(np.float16(1.0))) == 0x38
     # Plain Python numbers are converted.
-    assert enc5.f16_add(1.0, 2) == 3 and enc5.e4m3_to_f16([0x38])[0] == 1
+    assert rrswin.f16_add(1.0, 2) == 3 and rrswin.e4m3_to_f16([0x38])[0] == 1
     # Non-contiguous views work.
     big = np.arange(64, dtype=np.float16).reshape(8, 8)
-    np.testing.assert_array_equal(bits16(enc5.f16_neg(big[:, ::2])), bits16(-big[:, ::2]))
+    np.testing.assert_array_equal(bits16(rrswin.f16_neg(big[:, ::2])), bits16(-big[:, ::2]))
 
 
 def test_documented_examples():
-    np.testing.assert_array_equal(enc5.cvt_f16_to_e4m3(np.float16([1.0, 500.0])), [0x38, 0x7E])
-    assert bits16(enc5.f16_add(np.float16(1), np.float16(1))) == 0x4000
+    np.testing.assert_array_equal(rrswin.cvt_f16_to_e4m3(np.float16([1.0, 500.0])), [0x38, 0x7E])
+    assert bits16(rrswin.f16_add(np.float16(1), np.float16(1))) == 0x4000
 
 
 ERRORS = [
-    (lambda: enc5.f16_add(np.float32([1]), np.float16([1])), TypeError, "a: expected dtype float16, found dtype float32"),
-    (lambda: enc5.f16_add(np.float16([1]), np.uint16([1])), TypeError, "b: expected dtype float16, found dtype uint16"),
-    (lambda: enc5.e4m3_to_f16(np.int8([1])), TypeError, "codes: expected dtype uint8, found dtype int8"),
-    (lambda: enc5.e4m3_to_f16([256]), ValueError, "codes: expected values in [0, 255]"),
-    (lambda: enc5.e4m3_to_f16([1.5]), TypeError, "codes: expected integers"),
-    (lambda: enc5.e4m3_to_f16("ab"), TypeError, "codes: expected a numpy array of dtype uint8, found str"),
-    (lambda: enc5.cvt_f16_to_e4m3(np.float16(1), profile="x"), ValueError, "profile: expected one of 'ada', 'zluda'"),
-    (lambda: enc5.cvt_f16_to_e4m3(np.float16(1), profile=1), TypeError, "profile: expected a string"),
-    (lambda: enc5.f16_sub(np.zeros(2, np.float16), np.zeros(3, np.float16)), ValueError, "a (2,), b (3,)"),
-    (lambda: enc5.mma_dot(np.zeros((2, 31), np.uint8), np.zeros((2, 32), np.uint8), np.zeros(2, np.float16)),
+    (lambda: rrswin.f16_add(np.float32([1]), np.float16([1])), TypeError, "a: expected dtype float16, found dtype float32"),
+    (lambda: rrswin.f16_add(np.float16([1]), np.uint16([1])), TypeError, "b: expected dtype float16, found dtype uint16"),
+    (lambda: rrswin.e4m3_to_f16(np.int8([1])), TypeError, "codes: expected dtype uint8, found dtype int8"),
+    (lambda: rrswin.e4m3_to_f16([256]), ValueError, "codes: expected values in [0, 255]"),
+    (lambda: rrswin.e4m3_to_f16([1.5]), TypeError, "codes: expected integers"),
+    (lambda: rrswin.e4m3_to_f16("ab"), TypeError, "codes: expected a numpy array of dtype uint8, found str"),
+    (lambda: rrswin.cvt_f16_to_e4m3(np.float16(1), profile="x"), ValueError, "profile: expected one of 'ada', 'zluda'"),
+    (lambda: rrswin.cvt_f16_to_e4m3(np.float16(1), profile=1), TypeError, "profile: expected a string"),
+    (lambda: rrswin.f16_sub(np.zeros(2, np.float16), np.zeros(3, np.float16)), ValueError, "a (2,), b (3,)"),
+    (lambda: rrswin.mma_dot(np.zeros((2, 31), np.uint8), np.zeros((2, 32), np.uint8), np.zeros(2, np.float16)),
      ValueError, "a: expected shape (..., 32)"),
-    (lambda: enc5.mma_dot(np.zeros((2, 32), np.uint8), np.zeros((2, 32), np.float16), np.zeros(2, np.float16)),
+    (lambda: rrswin.mma_dot(np.zeros((2, 32), np.uint8), np.zeros((2, 32), np.float16), np.zeros(2, np.float16)),
      TypeError, "b: expected dtype uint8, found dtype float16"),
-    (lambda: enc5.mma_dot(np.zeros((2, 32), np.uint8), np.zeros((2, 32), np.uint8), np.zeros(3, np.float16)),
+    (lambda: rrswin.mma_dot(np.zeros((2, 32), np.uint8), np.zeros((2, 32), np.uint8), np.zeros(3, np.float16)),
      ValueError, "leading shapes do not broadcast"),
-    (lambda: enc5.mma_m16n8k32(np.zeros((16, 32), np.uint8), np.zeros((8, 32), np.uint8),
+    (lambda: rrswin.mma_m16n8k32(np.zeros((16, 32), np.uint8), np.zeros((8, 32), np.uint8),
                                np.zeros((16, 8), np.float16)), ValueError, "b: expected shape (..., 32, 8)"),
-    (lambda: enc5.shfl_bfly(np.zeros(32, np.uint32), 32), ValueError, "lane_mask: expected values in [0, 31]"),
-    (lambda: enc5.shfl_bfly(np.zeros(31, np.uint32), 1), ValueError, "a: expected shape (..., 32)"),
-    (lambda: enc5.f32_to_f16(np.float64([1])), TypeError, "x: expected dtype float32, found dtype float64"),
+    (lambda: rrswin.shfl_bfly(np.zeros(32, np.uint32), 32), ValueError, "lane_mask: expected values in [0, 31]"),
+    (lambda: rrswin.shfl_bfly(np.zeros(31, np.uint32), 1), ValueError, "a: expected shape (..., 32)"),
+    (lambda: rrswin.f32_to_f16(np.float64([1])), TypeError, "x: expected dtype float32, found dtype float64"),
 ]
 
 
@@ -406,11 +406,11 @@ def test_errors_name_argument_expected_and_found(call, exc, message):
 def test_private_core_refuses_mismatched_sizes():
     # The compiled functions re-check sizes so that a direct call cannot read out of bounds.
     with pytest.raises(ValueError, match="out: expected 2 elements, found 3"):
-        enc5._enc5.f16_unary("neg", np.zeros(2, np.uint16), np.zeros(3, np.uint16))
+        rrswin._rrswin.f16_unary("neg", np.zeros(2, np.uint16), np.zeros(3, np.uint16))
     with pytest.raises(ValueError, match="a: expected 64 elements"):
-        enc5._enc5.mma_dot(np.zeros(10, np.uint8), np.zeros(64, np.uint8), np.zeros(2, np.uint16),
+        rrswin._rrswin.mma_dot(np.zeros(10, np.uint8), np.zeros(64, np.uint8), np.zeros(2, np.uint16),
                            np.zeros(2, np.uint16), "ada")
     with pytest.raises(TypeError):  # no silent cast of a wrong dtype
-        enc5._enc5.e4m3_to_f16(np.zeros(2, np.float32), np.zeros(2, np.uint16))
+        rrswin._rrswin.e4m3_to_f16(np.zeros(2, np.float32), np.zeros(2, np.uint16))
     with pytest.raises(TypeError):  # no silent copy of a non-contiguous output
-        enc5._enc5.e4m3_to_f16(np.zeros(2, np.uint8), np.zeros(4, np.uint16)[::2])
+        rrswin._rrswin.e4m3_to_f16(np.zeros(2, np.uint8), np.zeros(4, np.uint16)[::2])

@@ -2,7 +2,7 @@
 
 #include <cuda_fp8.h>
 
-namespace enc5::ref {
+namespace rrswin::ref {
 
 std::uint16_t nv_cvt_f16x2_to_e4m3x2_satfinite(std::uint32_t f16x2_bits) {
   __half2_raw in;
@@ -34,4 +34,4 @@ float nv_bfloat162float(std::uint16_t b) {
   return __bfloat162float(__nv_bfloat16(r));
 }
 
-}  // namespace enc5::ref
+}  // namespace rrswin::ref

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <string>
 
-namespace enc5::oracle {
+namespace rrswin::oracle {
 
 __extension__ typedef unsigned __int128 u128;
 __extension__ typedef __int128 i128;
@@ -124,11 +124,11 @@ inline std::uint16_t mul(std::uint16_t a, std::uint16_t b) {
   return fma(a, b, 0x8000);
 }
 
-// Test scale: ENC5_TEST_SCALE=small (the sanitizer preset) divides big loops by 100.
+// Test scale: RRSWIN_TEST_SCALE=small (the sanitizer preset) divides big loops by 100.
 inline bool small_scale() {
-  const char* s = std::getenv("ENC5_TEST_SCALE");
+  const char* s = std::getenv("RRSWIN_TEST_SCALE");
   return s != nullptr && std::string(s) == "small";
 }
 inline long long scaled(long long n) { return small_scale() ? std::max<long long>(n / 100, 1) : n; }
 
-}  // namespace enc5::oracle
+}  // namespace rrswin::oracle

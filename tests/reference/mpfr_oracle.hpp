@@ -10,14 +10,14 @@
 
 #include "numerics/f32.hpp"
 
-namespace enc5_test {
+namespace rrswin_test {
 
-inline mpfr_rnd_t mpfr_mode(enc5::Round r) {
+inline mpfr_rnd_t mpfr_mode(rrswin::Round r) {
   switch (r) {
-    case enc5::Round::rz: return MPFR_RNDZ;
-    case enc5::Round::rm: return MPFR_RNDD;
-    case enc5::Round::rp: return MPFR_RNDU;
-    case enc5::Round::rn: break;
+    case rrswin::Round::rz: return MPFR_RNDZ;
+    case rrswin::Round::rm: return MPFR_RNDD;
+    case rrswin::Round::rp: return MPFR_RNDU;
+    case rrswin::Round::rn: break;
   }
   return MPFR_RNDN;
 }
@@ -48,11 +48,11 @@ struct Oracle {
     else
       mpfr_set_d(m, v, MPFR_RNDN);
   }
-  T get(int t, enc5::Round r) {
+  T get(int t, rrswin::Round r) {
     mpfr_subnormalize(z, t, mpfr_mode(r));
     if (mpfr_nan_p(z))
-      return sizeof(T) == 4 ? static_cast<T>(std::bit_cast<float>(enc5::kF32CanonicalNaN))
-                            : static_cast<T>(std::bit_cast<double>(enc5::kF64CanonicalNaN));
+      return sizeof(T) == 4 ? static_cast<T>(std::bit_cast<float>(rrswin::kF32CanonicalNaN))
+                            : static_cast<T>(std::bit_cast<double>(rrswin::kF64CanonicalNaN));
     if constexpr (sizeof(T) == 4)
       return mpfr_get_flt(z, MPFR_RNDN);
     else
@@ -63,7 +63,7 @@ struct Oracle {
     mpfr_set_emin(kEmin);
     mpfr_set_emax(kEmax);
   }
-  T bin(int op, T a, T b, enc5::Round r) {
+  T bin(int op, T a, T b, rrswin::Round r) {
     range();
     set(x, a);
     set(y, b);
@@ -77,21 +77,21 @@ struct Oracle {
     }
     return get(t, r);
   }
-  T fma(T a, T b, T c, enc5::Round r) {
+  T fma(T a, T b, T c, rrswin::Round r) {
     range();
     set(x, a);
     set(y, b);
     set(w, c);
     return get(mpfr_fma(z, x, y, w, mpfr_mode(r)), r);
   }
-  T sqrt(T a, enc5::Round r) {
+  T sqrt(T a, rrswin::Round r) {
     range();
     set(x, a);
     return get(mpfr_sqrt(z, x, mpfr_mode(r)), r);
   }
   // A double rounded into this format (cvt.rnd.f32.f64): rounded at full range, then brought into
   // the format's range (mpfr_check_range), then subnormalised.
-  T from_f64(double e, enc5::Round r) {
+  T from_f64(double e, rrswin::Round r) {
     mpfr_set_emin(mpfr_get_emin_min());
     mpfr_set_emax(mpfr_get_emax_max());
     mpfr_t t;
@@ -104,11 +104,11 @@ struct Oracle {
     return get(tern, r);
   }
   // An integer rounded into this format.
-  T from_int(std::int64_t i, bool is_signed, enc5::Round r) {
+  T from_int(std::int64_t i, bool is_signed, rrswin::Round r) {
     range();
     const int t = is_signed ? mpfr_set_sj(z, i, mpfr_mode(r)) : mpfr_set_uj(z, static_cast<std::uint64_t>(i), mpfr_mode(r));
     return get(t, r);
   }
 };
 
-}  // namespace enc5_test
+}  // namespace rrswin_test

@@ -10,7 +10,7 @@
 
 #include <exception>
 
-namespace enc5::ref {
+namespace rrswin::ref {
 
 bool openexr_read_rgba_half(const std::string& path, ExrRefImage* out, std::string* error) {
   try {
@@ -73,4 +73,4 @@ bool openexr_write_rgba_half(const std::string& path, int width, int height, con
   }
 }
 
-}  // namespace enc5::ref
+}  // namespace rrswin::ref

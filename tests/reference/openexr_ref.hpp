@@ -1,12 +1,12 @@
 // The OpenEXR library itself (Debian's libopenexr-dev), the independent reference for io/exr: it
 // must read enc5's files bit for bit, and enc5 must read the files it writes. Compiled only when
-// the library is found (ENC5_HAVE_OPENEXR_REF); the interface below needs none of its headers.
+// the library is found (RRSWIN_HAVE_OPENEXR_REF); the interface below needs none of its headers.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace enc5::ref {
+namespace rrswin::ref {
 
 struct ExrRefImage {
   int width = 0, height = 0;
@@ -30,4 +30,4 @@ struct ExrRefWriteOptions {
 bool openexr_write_rgba_half(const std::string& path, int width, int height, const std::uint16_t* rgba, const ExrRefWriteOptions& opt,
                              std::string* error);
 
-}  // namespace enc5::ref
+}  // namespace rrswin::ref

@@ -1,6 +1,6 @@
-"""The single-instruction evaluator of `enc5 eval`, vectorised over numpy arrays.
+"""The single-instruction evaluator of `rrswin eval`, vectorised over numpy arrays.
 
-Every function applies one instruction of numerics.md elementwise, exactly as enc5 models it (the
+Every function applies one instruction of numerics.md elementwise, exactly as rrswin models it (the
 same C++ code the layer runs). Values are numpy arrays of the register's type: f16 as
 ``np.float16`` (numpy's float16 is IEEE binary16, so its bits are the register's bits), e4m3 codes
 as ``np.uint8``, f32 as ``np.float32``, b32 warp registers as ``np.uint32``. Array arguments
@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks as C
-from . import _enc5
+from . import _rrswin
 
 PROFILES = ("ada", "zluda", "hopper", "blackwell")
 
@@ -37,14 +37,14 @@ def _f16(x, name):
 def _f16_unary(op, x):
     a = _f16(x, "a")
     out = np.empty(a.shape, np.float16)
-    _enc5.f16_unary(op, a.view(np.uint16).reshape(-1), out.view(np.uint16).reshape(-1))
+    _rrswin.f16_unary(op, a.view(np.uint16).reshape(-1), out.view(np.uint16).reshape(-1))
     return C.scalar_or_array(out)
 
 
 def _f16_binary(op, x, y):
     a, b = C.broadcast({"a": _f16(x, "a"), "b": _f16(y, "b")})
     out = np.empty(a.shape, np.float16)
-    _enc5.f16_binary(op, a.view(np.uint16).reshape(-1), b.view(np.uint16).reshape(-1), out.view(np.uint16).reshape(-1))
+    _rrswin.f16_binary(op, a.view(np.uint16).reshape(-1), b.view(np.uint16).reshape(-1), out.view(np.uint16).reshape(-1))
     return C.scalar_or_array(out)
 
 
@@ -79,7 +79,7 @@ def f16_fma(a, b, c):
     """fma.rn.f16: a * b + c with a single rounding."""
     x, y, z = C.broadcast({"a": _f16(a, "a"), "b": _f16(b, "b"), "c": _f16(c, "c")})
     out = np.empty(x.shape, np.float16)
-    _enc5.f16_fma(*(v.view(np.uint16).reshape(-1) for v in (x, y, z, out)))
+    _rrswin.f16_fma(*(v.view(np.uint16).reshape(-1) for v in (x, y, z, out)))
     return C.scalar_or_array(out)
 
 
@@ -112,7 +112,7 @@ def e4m3_to_f16(codes):
     give the f16 NaN 0x7FFF)."""
     a = C.array(codes, "codes", np.uint8)
     out = np.empty(a.shape, np.float16)
-    _enc5.e4m3_to_f16(a.reshape(-1), out.view(np.uint16).reshape(-1))
+    _rrswin.e4m3_to_f16(a.reshape(-1), out.view(np.uint16).reshape(-1))
     return C.scalar_or_array(out)
 
 
@@ -123,7 +123,7 @@ def cvt_f16_to_e4m3(x, profile: str = "ada"):
     p = _profile(profile)
     a = _f16(x, "x")
     out = np.empty(a.shape, np.uint8)
-    _enc5.f16_to_e4m3(a.view(np.uint16).reshape(-1), out.reshape(-1), p)
+    _rrswin.f16_to_e4m3(a.view(np.uint16).reshape(-1), out.reshape(-1), p)
     return C.scalar_or_array(out)
 
 
@@ -139,7 +139,7 @@ def f16_to_f32(x):
     """cvt.f32.f16 (exact)."""
     a = _f16(x, "x")
     out = np.empty(a.shape, np.float32)
-    _enc5.f16_to_f32(a.view(np.uint16).reshape(-1), out.reshape(-1))
+    _rrswin.f16_to_f32(a.view(np.uint16).reshape(-1), out.reshape(-1))
     return C.scalar_or_array(out)
 
 
@@ -147,7 +147,7 @@ def f32_to_f16(x):
     """cvt.rn.f16.f32."""
     a = C.array(x, "x", np.float32)
     out = np.empty(a.shape, np.float16)
-    _enc5.f32_to_f16(a.reshape(-1), out.view(np.uint16).reshape(-1))
+    _rrswin.f32_to_f16(a.reshape(-1), out.view(np.uint16).reshape(-1))
     return C.scalar_or_array(out)
 
 
@@ -155,7 +155,7 @@ def f64_to_f16(x):
     """cvt.rn.f16.f64: rounded once, directly (not through f32)."""
     a = C.array(x, "x", np.float64)
     out = np.empty(a.shape, np.float16)
-    _enc5.f64_to_f16(a.reshape(-1), out.view(np.uint16).reshape(-1))
+    _rrswin.f64_to_f16(a.reshape(-1), out.view(np.uint16).reshape(-1))
     return C.scalar_or_array(out)
 
 
@@ -164,14 +164,14 @@ def f64_to_f16(x):
 def _f32_unary(op, x):
     a = C.array(x, "x", np.float32)
     out = np.empty(a.shape, np.float32)
-    _enc5.f32_unary(op, a.reshape(-1), out.reshape(-1))
+    _rrswin.f32_unary(op, a.reshape(-1), out.reshape(-1))
     return C.scalar_or_array(out)
 
 
 def _f32_binary(op, x, y):
     a, b = C.broadcast({"a": C.array(x, "a", np.float32), "b": C.array(y, "b", np.float32)})
     out = np.empty(a.shape, np.float32)
-    _enc5.f32_binary(op, a.reshape(-1), b.reshape(-1), out.reshape(-1))
+    _rrswin.f32_binary(op, a.reshape(-1), b.reshape(-1), out.reshape(-1))
     return C.scalar_or_array(out)
 
 
@@ -191,7 +191,7 @@ def rsqrt_approx_f32(x):
 
 
 def ex2_approx_f32(x):
-    """ex2.approx.ftz.f32: 2^x, correctly rounded (the model enc5 uses; the hardware's is unknown)."""
+    """ex2.approx.ftz.f32: 2^x, correctly rounded (the model rrswin uses; the hardware's is unknown)."""
     return _f32_unary("ex2", x)
 
 
@@ -233,7 +233,7 @@ def mma_dot(a, b, c, profile: str = "ada"):
     b = C.contiguous(np.broadcast_to(b, lead + (32,)))
     c = C.contiguous(np.broadcast_to(c, lead))
     out = np.empty(lead, np.float16)
-    _enc5.mma_dot(a.reshape(-1), b.reshape(-1), c.view(np.uint16).reshape(-1), out.view(np.uint16).reshape(-1), p)
+    _rrswin.mma_dot(a.reshape(-1), b.reshape(-1), c.view(np.uint16).reshape(-1), out.view(np.uint16).reshape(-1), p)
     return C.scalar_or_array(out)
 
 
@@ -257,7 +257,7 @@ def mma_m16n8k32(a, b, c, profile: str = "ada"):
     b = C.contiguous(np.broadcast_to(b, lead + (32, 8)))
     c = C.contiguous(np.broadcast_to(c, lead + (16, 8)))
     out = np.empty(lead + (16, 8), np.float16)
-    _enc5.mma_m16n8k32(a.reshape(-1), b.reshape(-1), c.view(np.uint16).reshape(-1),
+    _rrswin.mma_m16n8k32(a.reshape(-1), b.reshape(-1), c.view(np.uint16).reshape(-1),
                        out.view(np.uint16).reshape(-1), p)
     return out
 
@@ -282,7 +282,7 @@ def shfl_bfly(a, lane_mask):
     a = C.contiguous(np.broadcast_to(a, lead + (32,)))
     mask = C.contiguous(np.broadcast_to(mask, lead))
     out = np.empty(lead + (32,), np.uint32)
-    _enc5.shfl_bfly(a.reshape(-1), mask.reshape(-1), out.reshape(-1))
+    _rrswin.shfl_bfly(a.reshape(-1), mask.reshape(-1), out.reshape(-1))
     return out
 
 
@@ -293,5 +293,5 @@ def movmatrix_trans(a):
     a = C.array(a, "a", np.uint32)
     C.last_dims(a, "a", (32,), "one b32 register of 32 lanes")
     out = np.empty(a.shape, np.uint32)
-    _enc5.movmatrix_trans(a.reshape(-1), out.reshape(-1))
+    _rrswin.movmatrix_trans(a.reshape(-1), out.reshape(-1))
     return out

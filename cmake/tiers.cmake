@@ -1,11 +1,11 @@
-# The layers of src/, bottom to top: the one table both the build (CMakeLists.txt: one library per
-# layer, linking the layers it uses) and the include check (cmake/check_layers.cmake, run by every
-# build) read. "name:used,used" lists the layers a layer uses directly; a layer may include the
-# headers of those and of everything below them (the transitive closure), nothing else. A layer uses
-# only layers listed above it, so the order is also the build's link order. README.md's "Layout of
+# The tiers of src/, bottom to top: the one table both the build (CMakeLists.txt: one library per
+# tier, linking the tiers it uses) and the include check (cmake/check_tiers.cmake, run by every
+# build) read. "name:used,used" lists the tiers a tier uses directly; a tier may include the
+# headers of those and of everything below them (the transitive closure), nothing else. A tier uses
+# only tiers listed above it, so the order is also the build's link order. README.md's "Layout of
 # the code" table lists the folders in this order.
-set(ENC5_LAYERS
-  "base:"                        # ENC5_HD, InputError: what every layer may need
+set(RRSWIN_TIERS
+  "base:"                        # RRSWIN_HD, InputError: what every tier may need
   "numerics:base"                # one function per PTX instruction, the profiles, mma fragment maps
   "layout:numerics"              # layouts as data
   "model:layout"                 # phase program, weight image, readings, the golden model
@@ -15,14 +15,14 @@ set(ENC5_LAYERS
   "api:engine"                   # LaunchParams, run_frame
   "capture:api,io,assets"        # d4r's launch dumps and replay captures
   "ptx:engine"                   # the generic PTX interpreter (texture/surface objects only; its mma runs the engine's SIMD kernels, engine/mma_tile)
-  "cuda:api,io,assets"           # the CUDA port's host code and enc5-gpu
+  "cuda:api,io,assets"           # the CUDA port's host code and rrswin-gpu
   "bridge:ptx,capture"           # launches run by the PTX interpreter: enc5's, and any kernel's
-  "cli:bridge,cuda"              # the enc5 command
+  "cli:bridge,cuda"              # the rrswin command
 )
 
-# Splits one row of ENC5_LAYERS: sets ${name_var} to the layer and ${uses_var} to the list of the
-# layers it uses (empty for none).
-function(enc5_layer_row row name_var uses_var)
+# Splits one row of RRSWIN_TIERS: sets ${name_var} to the tier and ${uses_var} to the list of the
+# tiers it uses (empty for none).
+function(rrswin_tier_row row name_var uses_var)
   string(REPLACE ":" ";" parts "${row}")
   list(GET parts 0 name)
   list(LENGTH parts n)

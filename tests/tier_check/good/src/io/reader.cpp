@@ -1,4 +1,4 @@
-// Fixture of tests/layer_check/run.cmake: includes the layer order allows (own folder, below).
+// Fixture of tests/tier_check/run.cmake: includes the tier order allows (own folder, below).
 #include "io/reader.hpp"
 
 #include "base/errors.hpp"

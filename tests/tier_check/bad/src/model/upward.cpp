@@ -1,4 +1,4 @@
-// Fixture of tests/layer_check/run.cmake: the model layer including io (above it), on line 5, the
+// Fixture of tests/tier_check/run.cmake: the model tier including io (above it), on line 5, the
 // violation issue 19 found in model/weight_image.cpp.
 #include "model/weight_image.hpp"
 

@@ -2,8 +2,8 @@
 C-contiguous arrays of exactly the dtype the compiled core expects, or raises a TypeError /
 ValueError that names the argument, what was expected and what was found.
 
-Why strict dtypes: enc5 is bit-exact, and a silent numpy cast (float32 -> float16, int64 -> uint8)
-would round or wrap the caller's values before enc5 ever saw them. A numpy array or scalar must
+Why strict dtypes: rrswin is bit-exact, and a silent numpy cast (float32 -> float16, int64 -> uint8)
+would round or wrap the caller's values before rrswin ever saw them. A numpy array or scalar must
 therefore already have the expected dtype. Plain Python numbers and lists are converted (numpy's
 own rules: Python floats round to nearest when float16 is expected), but integers out of range
 and floats where integers are expected are refused.
@@ -22,8 +22,8 @@ _HINTS = {
     ("uint8", "int8"): "; to pass e4m3 codes held as int8 use a.view(np.uint8)",
     ("float32", "uint32"): "; to pass f32 bit patterns use a.view(np.float32)",
     ("float32", "float64"): "; round explicitly with a.astype(np.float32) if that is intended",
-    ("float16", "float32"): "; round explicitly with a.astype(np.float16), or use enc5.f32_to_f16",
-    ("float16", "float64"): "; round explicitly with a.astype(np.float16), or use enc5.f64_to_f16",
+    ("float16", "float32"): "; round explicitly with a.astype(np.float16), or use rrswin.f32_to_f16",
+    ("float16", "float64"): "; round explicitly with a.astype(np.float16), or use rrswin.f64_to_f16",
 }
 
 

@@ -1,21 +1,21 @@
-"""enc5 from Python: an open, bit-exact CPU implementation of DLSS-RR's
+"""rrswin from Python: an open, bit-exact CPU implementation of DLSS-RR's
 cuda_dldn_engine_swin_enc5_kernel, on numpy arrays.
 
-    import enc5
-    frame = enc5.demo_frame()                       # synthetic inputs at ex=40, ey=23
-    arena, surface = enc5.run(frame.input_arena, frame.texture)   # default weights
+    import rrswin
+    frame = rrswin.demo_frame()                       # synthetic inputs at ex=40, ey=23
+    arena, surface = rrswin.run(frame.input_arena, frame.texture)   # default weights
     surface.shape, surface.dtype                    # (23, 40, 4) float16
 
-    enc5.cvt_f16_to_e4m3(np.float16([1.0, 500.0]))  # array([ 56, 126], dtype=uint8)
-    enc5.mma_dot(a, b, c, profile="zluda")          # a, b uint8 (N, 32); c float16 (N,)
-    enc5.ptx_launch("k.ptx", entry="k", grid=4, block=256, buffers={"out": 4096}, params=["ptr:out"])
+    rrswin.cvt_f16_to_e4m3(np.float16([1.0, 500.0]))  # array([ 56, 126], dtype=uint8)
+    rrswin.mma_dot(a, b, c, profile="zluda")          # a, b uint8 (N, 32); c float16 (N,)
+    rrswin.ptx_launch("k.ptx", entry="k", grid=4, block=256, buffers={"out": 4096}, params=["ptr:out"])
 
-Everything is the C++ library's code (the same bytes as the `enc5` tool). Arguments are checked:
+Everything is the C++ library's code (the same bytes as the `rrswin` tool). Arguments are checked:
 a wrong dtype raises TypeError and a wrong shape or value ValueError, each naming the argument,
 what was expected and what was found. docs/python.md has the whole API.
 """
 
-from . import _enc5
+from . import _rrswin
 from .frame import (
     DEMO_EX,
     DEMO_EY,

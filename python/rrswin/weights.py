@@ -12,10 +12,10 @@ import os
 import numpy as np
 
 from . import _checks as C
-from . import _enc5
+from . import _rrswin
 
-WEIGHT_IMAGE_BYTES: int = _enc5.WEIGHT_IMAGE_BYTES
-InputError = _enc5.InputError
+WEIGHT_IMAGE_BYTES: int = _rrswin.WEIGHT_IMAGE_BYTES
+InputError = _rrswin.InputError
 
 
 def weight_regions() -> list[dict]:
@@ -24,14 +24,14 @@ def weight_regions() -> list[dict]:
     Each dict: name ('Wq[3]', 'T1', ...), begin, end, size (bytes), type ('e4m3' or 'f16'), role
     ('g1', 'wq', 'wv', 'score_bias', 'wo', 't1', 'g2', 'w1', 'b1', 'w2', 't3', 'w61', 'b61'),
     index (the head or chunk, else -1) and elements."""
-    return _enc5.weight_regions()
+    return _rrswin.weight_regions()
 
 
 class WeightImage:
     """A validated weight image.
 
     ``WeightImage(source)`` accepts a path (str or os.PathLike), bytes-like data (bytes, bytearray,
-    memoryview) or a 1-D numpy uint8 array; a wrong size raises enc5.InputError (a ValueError)
+    memoryview) or a 1-D numpy uint8 array; a wrong size raises rrswin.InputError (a ValueError)
     naming the expected and found sizes, a missing file FileNotFoundError."""
 
     __slots__ = ("_core",)
@@ -39,7 +39,7 @@ class WeightImage:
     def __init__(self, source):
         if isinstance(source, WeightImage):
             self._core = source._core
-        elif isinstance(source, _enc5.WeightImageCore):
+        elif isinstance(source, _rrswin.WeightImageCore):
             self._core = source
         elif isinstance(source, (str, os.PathLike)):
             path = os.fspath(source)
@@ -47,16 +47,16 @@ class WeightImage:
                 path = os.fsdecode(path)
             if not os.path.exists(path):
                 raise FileNotFoundError(f"weight image: no such file: {path!r}")
-            self._core = _enc5.WeightImageCore.load(path)
+            self._core = _rrswin.WeightImageCore.load(path)
         elif isinstance(source, (bytes, bytearray, memoryview)):
             data = np.frombuffer(memoryview(source).cast("B"), np.uint8)
-            self._core = _enc5.WeightImageCore.from_array(data, f"<{type(source).__name__}>")
+            self._core = _rrswin.WeightImageCore.from_array(data, f"<{type(source).__name__}>")
         elif isinstance(source, np.ndarray):
             a = C.array(source, "weights", np.uint8)
             if a.ndim != 1:
                 raise ValueError(f"weights: expected a 1-D array of {WEIGHT_IMAGE_BYTES} bytes, found shape "
                                  f"{C.shape_str(a.shape)}")
-            self._core = _enc5.WeightImageCore.from_array(a, "<numpy array>")
+            self._core = _rrswin.WeightImageCore.from_array(a, "<numpy array>")
         else:
             raise TypeError("weights: expected a path, bytes-like data, a 1-D numpy uint8 array or a WeightImage, "
                             f"found {type(source).__name__}")
@@ -78,16 +78,16 @@ class WeightImage:
 
     @classmethod
     def synthetic(cls, seed: int = 1, stress: bool = False) -> "WeightImage":
-        """The deterministic synthetic image of `enc5 make-weights --seed SEED [--stress]` (same bytes on
+        """The deterministic synthetic image of `rrswin make-weights --seed SEED [--stress]` (same bytes on
         every platform). stress=True drives every nonlinear branch of the layer."""
         seed = C.integer(seed, "seed", 0, 2**64 - 1)
         if not isinstance(stress, bool):
             raise TypeError(f"stress: expected bool, found {type(stress).__name__}")
-        return cls(_enc5.WeightImageCore.synthetic(seed, stress))
+        return cls(_rrswin.WeightImageCore.synthetic(seed, stress))
 
     @classmethod
     def default(cls) -> "WeightImage":
-        """The embedded default image (synthetic, seed 1) that the demo and `enc5 run` use."""
+        """The embedded default image (synthetic, seed 1) that the demo and `rrswin run` use."""
         return cls(_default_core())
 
     @property
@@ -109,7 +109,7 @@ class WeightImage:
     __hash__ = None  # equality compares 431136 bytes; hashing them is not worth offering
 
     def __repr__(self) -> str:
-        return f"<enc5.WeightImage {len(self)} bytes>"
+        return f"<rrswin.WeightImage {len(self)} bytes>"
 
     def regions(self) -> list[dict]:
         """The region map (the same for every image): see weight_regions()."""
@@ -127,7 +127,7 @@ class WeightImage:
         raise KeyError(f"no weight region named {name!r} (weight_regions() lists them, e.g. 'g1', 'Wq[0]', 'T1')")
 
     def statistics(self) -> list[dict]:
-        """Per-region statistics (what `enc5 inspect` prints), one dict per region in address order:
+        """Per-region statistics (what `rrswin inspect` prints), one dict per region in address order:
         the region fields plus count, nan, inf, zero, subnormal, saturated, min, max, mean_abs
         (over finite values) and histogram (256 uint64 code counts for e4m3 regions, else None)."""
         return self._core.statistics()
@@ -139,7 +139,7 @@ _default = None
 def _default_core():
     global _default
     if _default is None:  # built once per process: the image is immutable
-        _default = _enc5.WeightImageCore.default()
+        _default = _rrswin.WeightImageCore.default()
     return _default
 
 
@@ -149,7 +149,7 @@ def default_weights() -> WeightImage:
 
 
 def synthetic_weights(seed: int = 1, stress: bool = False) -> WeightImage:
-    """Same as WeightImage.synthetic(seed, stress): the bytes of `enc5 make-weights`."""
+    """Same as WeightImage.synthetic(seed, stress): the bytes of `rrswin make-weights`."""
     return WeightImage.synthetic(seed, stress)
 
 

@@ -1,11 +1,11 @@
-// enc5-gpu: runs the CUDA kernel (src/cuda/enc5_kernel.cu) on a GPU through the CUDA driver API,
+// rrswin-gpu: runs the CUDA kernel (src/cuda/enc5_kernel.cu) on a GPU through the CUDA driver API,
 // from the PTX or cubin that CMake builds (or the checked-in PTX), and writes its outputs in the
-// files `enc5 run` writes, so that `enc5 diff` compares it with the golden model. Used by
+// files `rrswin run` writes, so that `rrswin diff` compares it with the golden model. Used by
 // scripts/gpu-check.sh; plain C++ (no nvcc needed to build it).
 //
-//   enc5-gpu info
-//   enc5-gpu mma-check [--tiles N] [--seed S] [--profile P]
-//   enc5-gpu run --module FILE --frame DIR --ex N --ey N [--block-offset X,Y] [--reading NAME=VALUE]...
+//   rrswin-gpu info
+//   rrswin-gpu mma-check [--tiles N] [--seed S] [--profile P]
+//   rrswin-gpu run --module FILE --frame DIR --ex N --ey N [--block-offset X,Y] [--reading NAME=VALUE]...
 //                [--repeat N] -o OUT
 #include <cuda.h>
 
@@ -107,9 +107,9 @@ long long parse_int(const std::string& opt, const std::string& s, long long lo, 
 // ---- info ----
 int cmd_info() {
   Context c;
-  const std::string prof = enc5::cuda::profile_for_compute_capability(c.major, c.minor);
+  const std::string prof = rrswin::cuda::profile_for_compute_capability(c.major, c.minor);
   std::printf("device: %s, compute capability %d.%d (sm_%d%d)\n", c.name.c_str(), c.major, c.minor, c.major, c.minor);
-  std::printf("profile: %s\n", prof.empty() ? "none (no enc5 profile models this device)" : prof.c_str());
+  std::printf("profile: %s\n", prof.empty() ? "none (no rrswin profile models this device)" : prof.c_str());
   return 0;
 }
 
@@ -119,7 +119,7 @@ constexpr const char* kMmaHarnessPtx = R"(
 .version 8.7
 .target sm_89
 .address_size 64
-.visible .entry enc5_mma_harness(.param .u64 in_p, .param .u64 out_p)
+.visible .entry rrswin_mma_harness(.param .u64 in_p, .param .u64 out_p)
 {
   .reg .b32 %r<16>;
   .reg .b64 %rd<8>;
@@ -205,7 +205,7 @@ std::vector<std::uint32_t> random_mma_tiles(int tiles, std::uint64_t seed) {
 std::vector<std::uint32_t> device_mma(const std::vector<std::uint32_t>& in, int tiles) {
   CUmodule mod = load_module(kMmaHarnessPtx);
   CUfunction fn;
-  CU(cuModuleGetFunction(&fn, mod, "enc5_mma_harness"));
+  CU(cuModuleGetFunction(&fn, mod, "rrswin_mma_harness"));
   CUdeviceptr din, dout;
   CU(cuMemAlloc(&din, in.size() * 4));
   CU(cuMemAlloc(&dout, static_cast<std::size_t>(tiles) * 32 * 8));
@@ -222,20 +222,20 @@ std::vector<std::uint32_t> device_mma(const std::vector<std::uint32_t>& in, int 
 }
 
 // Elements where the device's D differs from the profile's mma_m16n8k32 (the first 5 printed).
-std::uint64_t mma_mismatches(const enc5::Profile& prof, const std::vector<std::uint32_t>& in, const std::vector<std::uint32_t>& out,
+std::uint64_t mma_mismatches(const rrswin::Profile& prof, const std::vector<std::uint32_t>& in, const std::vector<std::uint32_t>& out,
                              int tiles) {
   std::uint64_t mismatches = 0;
   for (int tile = 0; tile < tiles; ++tile) {
-    enc5::MmaFragA a;
-    enc5::MmaFragB b;
-    enc5::MmaFragC cc;
+    rrswin::MmaFragA a;
+    rrswin::MmaFragB b;
+    rrswin::MmaFragC cc;
     for (int lane = 0; lane < 32; ++lane) {
       const std::uint32_t* w = &in[(static_cast<std::size_t>(tile) * 32 + lane) * 8];
       for (int r = 0; r < 4; ++r) a.reg[lane][r] = w[r];
       b.reg[lane] = {w[4], w[5]};
       cc.reg[lane] = {w[6], w[7]};
     }
-    const enc5::MmaFragC want = enc5::mma_m16n8k32(prof, a, b, cc);
+    const rrswin::MmaFragC want = rrswin::mma_m16n8k32(prof, a, b, cc);
     for (int lane = 0; lane < 32; ++lane)
       for (int r = 0; r < 2; ++r) {
         const std::uint32_t got = out[(static_cast<std::size_t>(tile) * 32 + lane) * 2 + r];
@@ -255,12 +255,12 @@ std::uint64_t mma_mismatches(const enc5::Profile& prof, const std::vector<std::u
 int cmd_mma_check(int argc, char** argv) {
   MmaCheckOptions o = parse_mma_check(argc, argv);
   Context c;
-  if (o.profile_name.empty()) o.profile_name = enc5::cuda::profile_for_compute_capability(c.major, c.minor);
-  const enc5::Profile* prof = enc5::find_profile(o.profile_name);
+  if (o.profile_name.empty()) o.profile_name = rrswin::cuda::profile_for_compute_capability(c.major, c.minor);
+  const rrswin::Profile* prof = rrswin::find_profile(o.profile_name);
   if (!prof) {
-    std::printf("mma-check: sm_%d%d has no enc5 profile ('%s' is not one of this build's); results are reported against ada\n", c.major,
+    std::printf("mma-check: sm_%d%d has no rrswin profile ('%s' is not one of this build's); results are reported against ada\n", c.major,
                 c.minor, o.profile_name.c_str());
-    prof = &enc5::profile_ada();
+    prof = &rrswin::profile_ada();
   }
   const std::vector<std::uint32_t> in = random_mma_tiles(o.tiles, o.seed);
   const std::vector<std::uint32_t> out = device_mma(in, o.tiles);
@@ -275,7 +275,7 @@ int cmd_mma_check(int argc, char** argv) {
 struct RunOptions {
   std::string module_path, frame_dir, out_dir;
   int ex = 0, ey = 0, ox = 0, oy = 0, repeat = 1;
-  enc5::Readings readings;
+  rrswin::Readings readings;
 };
 
 RunOptions parse_run(int argc, char** argv) {
@@ -306,13 +306,13 @@ RunOptions parse_run(int argc, char** argv) {
       o.oy = static_cast<int>(parse_int(a, v.substr(comma + 1), 0, 65535));
     } else if (a == "--reading") {
       std::string err;
-      if (!enc5::set_reading(o.readings, value(), &err)) throw Error("--reading: " + err);
+      if (!rrswin::set_reading(o.readings, value(), &err)) throw Error("--reading: " + err);
     } else
       throw Error("run: unknown option " + a);
   }
   if (o.module_path.empty() || o.frame_dir.empty() || o.out_dir.empty() || o.ex == 0 || o.ey == 0)
     throw Error("run needs --module, --frame, --ex, --ey and -o");
-  if (const std::string why = enc5::cuda::unsupported_reading(o.readings); !why.empty()) throw Error(why);
+  if (const std::string why = rrswin::cuda::unsupported_reading(o.readings); !why.empty()) throw Error(why);
   return o;
 }
 
@@ -339,7 +339,7 @@ CUarray rgba16f_array(int w, int h, const void* host, bool surface) {
 }
 
 // The layer's device resources for one frame: arenas, weights, the texture (point sampling,
-// unnormalised integer coordinates, clamp) and the zero-filled ex x ey surface (like enc5 run's).
+// unnormalised integer coordinates, clamp) and the zero-filled ex x ey surface (like rrswin run's).
 struct DeviceFrame {
   CUdeviceptr din = 0, dout = 0, dw = 0;
   CUarray tex_array = nullptr, surf_array = nullptr;
@@ -347,7 +347,7 @@ struct DeviceFrame {
   CUsurfObject surfobj = 0;
   std::size_t arena_bytes = 0;
 
-  DeviceFrame(const std::vector<std::uint8_t>& input, const enc5::WeightImage& weights, const enc5::Texture& tex, int ex, int ey)
+  DeviceFrame(const std::vector<std::uint8_t>& input, const rrswin::WeightImage& weights, const rrswin::Texture& tex, int ex, int ey)
       : arena_bytes(input.size()) {
     CU(cuMemAlloc(&din, arena_bytes));
     CU(cuMemAlloc(&dout, arena_bytes));
@@ -380,8 +380,8 @@ struct DeviceFrame {
   DeviceFrame(const DeviceFrame&) = delete;
   DeviceFrame& operator=(const DeviceFrame&) = delete;
 
-  enc5::cuda::Enc5Params params(const RunOptions& o) const {
-    enc5::cuda::Enc5Params p{};
+  rrswin::cuda::Enc5Params params(const RunOptions& o) const {
+    rrswin::cuda::Enc5Params p{};
     p.ex = static_cast<std::uint32_t>(o.ex);
     p.ey = static_cast<std::uint32_t>(o.ey);
     p.input_arena = reinterpret_cast<const std::uint8_t*>(static_cast<std::uintptr_t>(din));
@@ -398,8 +398,8 @@ struct DeviceFrame {
     CU(cuMemcpyDtoH(output.data(), dout, arena_bytes));
     return output;
   }
-  enc5::Surface surface(int ex, int ey) const {
-    enc5::Surface surf = enc5::Surface::make(ex, ey);
+  rrswin::Surface surface(int ex, int ey) const {
+    rrswin::Surface surf = rrswin::Surface::make(ex, ey);
     CUDA_MEMCPY2D cp{};
     cp.srcMemoryType = CU_MEMORYTYPE_ARRAY;
     cp.srcArray = surf_array;
@@ -415,10 +415,10 @@ struct DeviceFrame {
 
 // One launch for the outputs (checked), then `repeat` timed launches (the same outputs again);
 // the mean milliseconds of the timed ones.
-float launch_timed(CUfunction fn, unsigned gx, unsigned gy, enc5::cuda::Enc5Params& p, int repeat) {
+float launch_timed(CUfunction fn, unsigned gx, unsigned gy, rrswin::cuda::Enc5Params& p, int repeat) {
   void* args[] = {&p};
   auto launch = [&] {
-    CU(cuLaunchKernel(fn, gx, gy, 1, enc5::cuda::kBlockX, enc5::cuda::kBlockY, enc5::cuda::kBlockZ, 0, nullptr, args, nullptr));
+    CU(cuLaunchKernel(fn, gx, gy, 1, rrswin::cuda::kBlockX, rrswin::cuda::kBlockY, rrswin::cuda::kBlockZ, 0, nullptr, args, nullptr));
   };
   CUevent e0, e1;
   CU(cuEventCreate(&e0, CU_EVENT_DEFAULT));
@@ -439,29 +439,29 @@ float launch_timed(CUfunction fn, unsigned gx, unsigned gy, enc5::cuda::Enc5Para
 int cmd_run(int argc, char** argv) {
   const RunOptions o = parse_run(argc, argv);
   const fs::path fd(o.frame_dir);
-  const std::vector<std::uint8_t> input = enc5::read_plane_arena((fd / "input_arena.bin").string(), o.ex, o.ey);
-  const enc5::Texture tex = enc5::texture_from_exr((fd / "texture.exr").string());
-  const enc5::WeightImage weights =
-      fs::exists(fd / "weights.bin") ? enc5::load_weight_image((fd / "weights.bin").string()) : enc5::default_weights();
+  const std::vector<std::uint8_t> input = rrswin::read_plane_arena((fd / "input_arena.bin").string(), o.ex, o.ey);
+  const rrswin::Texture tex = rrswin::texture_from_exr((fd / "texture.exr").string());
+  const rrswin::WeightImage weights =
+      fs::exists(fd / "weights.bin") ? rrswin::load_weight_image((fd / "weights.bin").string()) : rrswin::default_weights();
   if (tex.width < o.ex || tex.height < o.ey) throw Error("texture.exr is smaller than the frame");
 
   Context c;
   CUmodule mod = load_module(read_file(o.module_path));
   CUfunction fn;
-  CU(cuModuleGetFunction(&fn, mod, enc5::abi::kKernelName));
+  CU(cuModuleGetFunction(&fn, mod, rrswin::abi::kKernelName));
   int regs = 0, local = 0;
   cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
   cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
   {
     DeviceFrame dev(input, weights, tex, o.ex, o.ey);
-    enc5::cuda::Enc5Params p = dev.params(o);
-    const enc5::abi::GridExtent grid = enc5::abi::covering_grid(static_cast<std::uint32_t>(o.ex), static_cast<std::uint32_t>(o.ey),
-                                                                static_cast<std::uint32_t>(o.ox), static_cast<std::uint32_t>(o.oy));
+    rrswin::cuda::Enc5Params p = dev.params(o);
+    const rrswin::abi::GridExtent grid = rrswin::abi::covering_grid(static_cast<std::uint32_t>(o.ex), static_cast<std::uint32_t>(o.ey),
+                                                                    static_cast<std::uint32_t>(o.ox), static_cast<std::uint32_t>(o.oy));
     const auto gx = static_cast<unsigned>(grid.x), gy = static_cast<unsigned>(grid.y);
     const float ms = launch_timed(fn, gx, gy, p, o.repeat);
     fs::create_directories(o.out_dir);
-    enc5::write_plane_arena((fs::path(o.out_dir) / "arena.bin").string(), dev.output_arena(), o.ex, o.ey);
-    enc5::write_surface_exr((fs::path(o.out_dir) / "surface.exr").string(), dev.surface(o.ex, o.ey));
+    rrswin::write_plane_arena((fs::path(o.out_dir) / "arena.bin").string(), dev.output_arena(), o.ex, o.ey);
+    rrswin::write_surface_exr((fs::path(o.out_dir) / "surface.exr").string(), dev.surface(o.ex, o.ey));
     std::printf("run: %s sm_%d%d, grid %ux%u x (32,1,8), %d registers, %d bytes local; %.4f ms per frame (mean of %d launches)\n",
                 c.name.c_str(), c.major, c.minor, gx, gy, regs, local, ms, o.repeat);
   }
@@ -478,13 +478,13 @@ int main(int argc, char** argv) {
     if (cmd == "mma-check") return cmd_mma_check(argc - 2, argv + 2);
     if (cmd == "run") return cmd_run(argc - 2, argv + 2);
     std::fprintf(stderr,
-                 "usage: enc5-gpu info\n"
-                 "       enc5-gpu mma-check [--tiles N] [--seed S] [--profile P]\n"
-                 "       enc5-gpu run --module FILE.ptx|.cubin --frame DIR --ex N --ey N [--block-offset X,Y]\n"
+                 "usage: rrswin-gpu info\n"
+                 "       rrswin-gpu mma-check [--tiles N] [--seed S] [--profile P]\n"
+                 "       rrswin-gpu run --module FILE.ptx|.cubin --frame DIR --ex N --ey N [--block-offset X,Y]\n"
                  "                    [--reading NAME=VALUE]... [--repeat N] -o OUT\n");
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "enc5-gpu: %s\n", e.what());
+    std::fprintf(stderr, "rrswin-gpu: %s\n", e.what());
     return 1;
   }
 }

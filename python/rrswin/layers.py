@@ -2,7 +2,7 @@
 data, and the merge layers' model through their final epilogue (enc4's E62, enc3's E48: run_layer;
 run_enc4 without a texture).
 
-    >>> enc5.layer_spec("enc4")["mma"]
+    >>> rrswin.layer_spec("enc4")["mma"]
     1386
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks as C
-from . import _enc5
+from . import _rrswin
 
 LAYERS = ("enc3", "enc4", "enc5")
 
@@ -20,28 +20,28 @@ def layer_spec(name: str = "enc5") -> dict:
     """The layer's description: channels, heads, chunks, merge, phases, mma, image_bytes (with lane
     t = 3's 12 bytes), tool_extent (d4r's number), shared_bytes, grid, block, tokens, the merged
     output's and the surfaces' parameter offsets."""
-    return _enc5.layer_spec(name)
+    return _rrswin.layer_spec(name)
 
 
 def layer_phases(name: str = "enc5") -> list[dict]:
     """The layer's phase table, one dict per phase (number, kind, statements, tool and real shapes,
     mma, band, weight and bias byte ranges as the tool prints them, epi, warps, operand labels)."""
-    return _enc5.layer_phases(name)
+    return _rrswin.layer_phases(name)
 
 
 def layer_weight_regions(name: str = "enc5") -> list[dict]:
     """The layer's weight-image regions in address order (they tile [0, image_bytes))."""
-    return _enc5.layer_weight_regions(name)
+    return _rrswin.layer_weight_regions(name)
 
 
 def layer_readings() -> list[dict]:
     """The merge layers' readings (merge-gather-order, merge-output-layout, e62-*), default first."""
-    return _enc5.layer_readings()
+    return _rrswin.layer_readings()
 
 
 def synthetic_layer_weights(name: str, seed: int = 1) -> np.ndarray:
     """A synthetic weight image of the layer (enc5's design scaled to it) as a uint8 array."""
-    return _enc5.synthetic_layer_weights(C.choice(name, "name", LAYERS), C.integer(seed, "seed", 0, 2**64 - 1))
+    return _rrswin.synthetic_layer_weights(C.choice(name, "name", LAYERS), C.integer(seed, "seed", 0, 2**64 - 1))
 
 
 def run_enc4(input_arena, weights=None, *, ex: int = 80, ey: int = 46, block_offset=(0, 0), profile: str = "ada",
@@ -58,7 +58,7 @@ def run_enc4(input_arena, weights=None, *, ex: int = 80, ey: int = 46, block_off
 def run_layer(layer: str, input_arena, texture, weights=None, *, ex: int | None = None, ey: int | None = None,
               block_offset=(0, 0), engine: str = "fast", profile: str = "ada", readings: dict | None = None,
               layer_readings: dict | None = None, threads: int = 1) -> dict:
-    """One launch of a merge layer of the template (layer = 'enc4' or 'enc3'; enc5 is `enc5.run`).
+    """One launch of a merge layer of the template (layer = 'enc4' or 'enc3'; enc5 is `rrswin.run`).
     input_arena: the previous layer's plane arena, layer_spec(layer)["input_planes"] planes (enc4 5,
     enc3 4) x ey x ex x 32 bytes. texture: float16 (ey, ex, 4) RGBA at the token grid (param+88).
     Returns a dict: arena (param+48, the same planes), merged (param+56, 5 planes at the halved
@@ -67,7 +67,7 @@ def run_layer(layer: str, input_arena, texture, weights=None, *, ex: int | None 
     every `threads`. layer_readings: the merge layers' readings (layer_readings())."""
     layer = C.choice(layer, "layer", LAYERS)
     if layer == "enc5":
-        raise ValueError("layer: enc5 is run by enc5.run")
+        raise ValueError("layer: enc5 is run by rrswin.run")
     t = np.asarray(texture)
     if t.dtype != np.float16 or t.ndim != 3 or t.shape[2] != 4:
         raise ValueError(f"texture: expected a float16 (ey, ex, 4) array, found {t.dtype} {t.shape}")
@@ -92,5 +92,5 @@ def _run_merge_layer(layer, input_arena, weights, texture, ex, ey, block_offset,
     a = np.ascontiguousarray(np.asarray(input_arena, dtype=np.uint8).reshape(-1))
     w = synthetic_layer_weights(layer, 1) if weights is None else np.ascontiguousarray(
         np.asarray(weights, dtype=np.uint8).reshape(-1))
-    return _enc5.run_merge_layer(layer, a, w, texture, ex, ey, ox, oy, engine, profile, dict(readings or {}),
+    return _rrswin.run_merge_layer(layer, a, w, texture, ex, ey, ox, oy, engine, profile, dict(readings or {}),
                                  dict(layer_readings or {}), threads)

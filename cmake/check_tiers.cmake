@@ -1,29 +1,29 @@
-# Refuses an #include against the layer order of cmake/layers.cmake (issue 19 §1). Every header is
+# Refuses an #include against the tier order of cmake/tiers.cmake (issue 19 §1). Every header is
 # reachable through the one include root src/, so linking alone cannot stop a wrong include: this
-# script reads every quoted #include of every file under ROOT/src/<layer>/ and fails, naming the
-# file, the line and both layers, when the included folder is not the file's own layer or one it
+# script reads every quoted #include of every file under ROOT/src/<tier>/ and fails, naming the
+# file, the line and both tiers, when the included folder is not the file's own tier or one it
 # uses (directly or below). A folder of src/ that the table does not name fails too.
-#   cmake -DROOT=<folder holding src/> [-DSTAMP=<file written on success>] -P cmake/check_layers.cmake
+#   cmake -DROOT=<folder holding src/> [-DSTAMP=<file written on success>] -P cmake/check_tiers.cmake
 cmake_minimum_required(VERSION 3.22)
 if(NOT ROOT)
-  message(FATAL_ERROR "check_layers: pass -DROOT=<folder holding src/>")
+  message(FATAL_ERROR "check_tiers: pass -DROOT=<folder holding src/>")
 endif()
-include(${CMAKE_CURRENT_LIST_DIR}/layers.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/tiers.cmake)
 
-# The closure: ENC5_BELOW_<layer> = every layer it may include. The table lists users after what
-# they use, so one pass in order suffices, and a use of a layer not yet listed is an error.
+# The closure: RRSWIN_BELOW_<tier> = every tier it may include. The table lists users after what
+# they use, so one pass in order suffices, and a use of a tier not yet listed is an error.
 set(known)
-foreach(row IN LISTS ENC5_LAYERS)
-  enc5_layer_row("${row}" name uses)
+foreach(row IN LISTS RRSWIN_TIERS)
+  rrswin_tier_row("${row}" name uses)
   set(below)
   foreach(u IN LISTS uses)
     if(NOT u IN_LIST known)
-      message(FATAL_ERROR "cmake/layers.cmake: layer ${name} uses ${u}, which is not listed above it")
+      message(FATAL_ERROR "cmake/tiers.cmake: tier ${name} uses ${u}, which is not listed above it")
     endif()
-    list(APPEND below ${u} ${ENC5_BELOW_${u}})
+    list(APPEND below ${u} ${RRSWIN_BELOW_${u}})
   endforeach()
   list(REMOVE_DUPLICATES below)
-  set(ENC5_BELOW_${name} ${below})
+  set(RRSWIN_BELOW_${name} ${below})
   list(APPEND known ${name})
 endforeach()
 
@@ -32,13 +32,13 @@ file(GLOB_RECURSE files RELATIVE "${ROOT}/src" "${ROOT}/src/*.cpp" "${ROOT}/src/
 list(SORT files)
 set(errors)
 foreach(f IN LISTS files)
-  string(REGEX MATCH "^[^/]+" layer "${f}")
-  if(layer STREQUAL f)
-    list(APPEND errors "src/${f}: a file directly in src/, outside every layer (cmake/layers.cmake)")
+  string(REGEX MATCH "^[^/]+" tier "${f}")
+  if(tier STREQUAL f)
+    list(APPEND errors "src/${f}: a file directly in src/, outside every tier (cmake/tiers.cmake)")
     continue()
   endif()
-  if(NOT layer IN_LIST known)
-    list(APPEND errors "src/${f}: folder src/${layer}/ is not a layer of cmake/layers.cmake (add it there, in its place)")
+  if(NOT tier IN_LIST known)
+    list(APPEND errors "src/${f}: folder src/${tier}/ is not a tier of cmake/tiers.cmake (add it there, in its place)")
     continue()
   endif()
   file(STRINGS "${ROOT}/src/${f}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"[^\"]+\"")
@@ -51,10 +51,10 @@ foreach(f IN LISTS files)
     set(problem)
     if(target STREQUAL "..")
       set(problem "a relative path out of its folder: include through the root, src/")
-    elseif(target IN_LIST known AND NOT target STREQUAL layer AND NOT target IN_LIST ENC5_BELOW_${layer})
-      set(problem "layer ${layer} may not include layer ${target} (${layer} uses: ${ENC5_BELOW_${layer}})")
-      if(NOT ENC5_BELOW_${layer})
-        set(problem "layer ${layer} may not include layer ${target} (${layer} uses no other layer)")
+    elseif(target IN_LIST known AND NOT target STREQUAL tier AND NOT target IN_LIST RRSWIN_BELOW_${tier})
+      set(problem "tier ${tier} may not include tier ${target} (${tier} uses: ${RRSWIN_BELOW_${tier}})")
+      if(NOT RRSWIN_BELOW_${tier})
+        set(problem "tier ${tier} may not include tier ${target} (${tier} uses no other tier)")
       endif()
     endif()
     if(problem)
@@ -74,8 +74,8 @@ endforeach()
 if(errors)
   list(LENGTH errors count)
   string(REPLACE ";" "\n  " text "${errors}")
-  message(FATAL_ERROR "layer check: ${count} problem(s) with the layer order of cmake/layers.cmake:\n  ${text}\n")
+  message(FATAL_ERROR "tier check: ${count} problem(s) with the tier order of cmake/tiers.cmake:\n  ${text}\n")
 endif()
 if(STAMP)
-  file(WRITE "${STAMP}" "layer check passed\n")
+  file(WRITE "${STAMP}" "tier check passed\n")
 endif()

@@ -1,15 +1,15 @@
 """The PTX interpreter from Python: any entry of any PTX file, with numpy buffers.
 
-    import numpy as np, enc5
-    out = enc5.ptx_launch("kernels.ptx", entry="int_mix", grid=4, block=256,
+    import numpy as np, rrswin
+    out = rrswin.ptx_launch("kernels.ptx", entry="int_mix", grid=4, block=256,
                           buffers={"in": np.arange(1000, dtype=np.uint32), "out": 4000},
                           params=["ptr:in", "ptr:out", ("s32", 1000)])
     out["out"]          # uint8 array of 4000 bytes (an int buffer) ...
     out["in"]           # ... and uint32 (1000,): an array buffer comes back with its dtype and shape
 
-The same launch as `enc5 ptx launch` (docs/ptx.md "Launching any kernel"): the same checks and
+The same launch as `rrswin ptx launch` (docs/ptx.md "Launching any kernel"): the same checks and
 the same messages, which name the argument (`params[2] 's32:99999999999': the value is outside
-s32's range ...`); a wrong launch raises ValueError (enc5.PtxError), a wrong Python type TypeError.
+s32's range ...`); a wrong launch raises ValueError (rrswin.PtxError), a wrong Python type TypeError.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from . import _enc5
+from . import _rrswin
 from .frame import TEXTURE_MODES
 from .numerics import PROFILES
 
-PtxError = _enc5.PtxError
+PtxError = _rrswin.PtxError
 
 
 def _dim3(x, name: str) -> list[int]:
@@ -168,7 +168,7 @@ def ptx_launch(ptx, *, entry: str | None = None, grid, block, buffers: Mapping |
 
     rstrings = _readings(readings)
     pstrings = [_param(p, i) for i, p in enumerate(params)]
-    out, stats = _enc5.ptx_launch(path, text, entry, _dim3(grid, "grid"), _dim3(block, "block"), int(shared), bufs, pstrings,
+    out, stats = _rrswin.ptx_launch(path, text, entry, _dim3(grid, "grid"), _dim3(block, "block"), int(shared), bufs, pstrings,
                                   texs, surfs, profile, int(threads), None if max_instructions is None else int(max_instructions),
                                   rstrings)
     result = {}

@@ -3,7 +3,7 @@
 Shapes (ex, ey = the token grid's extents):
   input / output arena  uint8 (5, ey, ex, 32): plane q, pixel row y, pixel x, the pixel's 8 words
                         of 4 bytes (32 e4m3 codes) in arena order; or flat (5*ey*ex*32,), the
-                        layout `enc5 run` reads and writes (docs/formats.md "Plane arena").
+                        layout `rrswin run` reads and writes (docs/formats.md "Plane arena").
   texture               float16 (height, width, 4), RGBA, height >= ey, width >= ex.
   surface               float16 (ey, ex, 4), RGBA, the bytes E61 stores.
 """
@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _checks as C
-from . import _enc5
+from . import _rrswin
 from .numerics import PROFILES
 from .weights import WeightImage, default_weights
 
@@ -32,12 +32,12 @@ def readings() -> list[dict]:
     """The registry of named readings of open spec questions, in the kernel's order: dicts with
     name, values (the allowed ones), default, question, where (spec reference) and settle
     (the capture of the original that would settle it). Pass {name: value} to run(readings=...)."""
-    return _enc5.readings()
+    return _rrswin.readings()
 
 
 def default_readings() -> dict[str, str]:
     """{name: default value} of every reading."""
-    return {r["name"]: r["default"] for r in _enc5.readings()}
+    return {r["name"]: r["default"] for r in _rrswin.readings()}
 
 
 def _readings_arg(value) -> dict[str, str]:
@@ -64,20 +64,20 @@ class SyntheticFrame(NamedTuple):
 
 
 def synthetic_frame(ex: int = DEMO_EX, ey: int = DEMO_EY, seed: int = 1, stress: bool = False) -> SyntheticFrame:
-    """The synthetic inputs `enc5 run` uses without files (same bytes for the same ex, ey, seed,
+    """The synthetic inputs `rrswin run` uses without files (same bytes for the same ex, ey, seed,
     stress). stress=True mixes in the extremes that drive every nonlinear branch of the layer."""
     ex = C.integer(ex, "ex", 1, 1 << 20)
     ey = C.integer(ey, "ey", 1, 1 << 20)
     seed = C.integer(seed, "seed", 0, 2**64 - 1)
     if not isinstance(stress, bool):
         raise TypeError(f"stress: expected bool, found {type(stress).__name__}")
-    arena, tex, w, h = _enc5.synthetic_frame(ex, ey, seed, stress)
+    arena, tex, w, h = _rrswin.synthetic_frame(ex, ey, seed, stress)
     return SyntheticFrame(arena.reshape(5, ey, ex, 32), tex.view(np.float16).reshape(h, w, 4))
 
 
 def demo_frame() -> SyntheticFrame:
     """The demo frame's inputs: synthetic, seed 1, at the real geometry ex = 40, ey = 23 (run it with
-    the default weights, as `enc5 run` does without files)."""
+    the default weights, as `rrswin run` does without files)."""
     return synthetic_frame(DEMO_EX, DEMO_EY, 1, False)
 
 
@@ -113,7 +113,7 @@ class TraceStage:
 
     def decoded(self) -> np.ndarray:
         """The registers as their kind says: float16 (warps, lanes, regs, 2) for 'f16x2', uint8 codes
-        (warps, lanes, regs, 4) for 'e4m3x4' (enc5.e4m3_to_f16 gives their values), float32
+        (warps, lanes, regs, 4) for 'e4m3x4' (rrswin.e4m3_to_f16 gives their values), float32
         (warps, lanes, regs) for 'f32', the uint32 values themselves for 'u32'. Views, no copies."""
         shape = self.values.shape
         if self.kind == "f16x2":
@@ -154,7 +154,7 @@ class Trace:
 # ---- run ------------------------------------------------------------------------------------------
 
 class RunResult(tuple):
-    """(arena, surface), so that ``arena, surface = enc5.run(...)`` works, with two more attributes:
+    """(arena, surface), so that ``arena, surface = rrswin.run(...)`` works, with two more attributes:
     ``trace`` (a Trace when run(trace=...) asked for one, else None) and ``stats`` (the branch
     counters summed over all blocks when run(stats=True), else None)."""
 
@@ -265,7 +265,7 @@ def run(input_arena, texture, weights=None, *, ex: int | None = None, ey: int | 
     if not isinstance(stats, bool):
         raise TypeError(f"stats: expected bool, found {type(stats).__name__}")
 
-    r = _enc5.run(arena.reshape(-1), tex.view(np.uint16).reshape(-1), tex.shape[1], tex.shape[0], w._core,
+    r = _rrswin.run(arena.reshape(-1), tex.view(np.uint16).reshape(-1), tex.shape[1], tex.shape[0], w._core,
                   ex, ey, ox, oy, gx, gy, engine, profile, texture_mode, rd, threads, stages, (tbx, tby), stats)
     out_arena = r["arena"].reshape(arena.shape)
     surface = r["surface"].view(np.float16).reshape(ey, ex, 4)
