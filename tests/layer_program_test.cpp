@@ -537,6 +537,11 @@ TEST(LayerTemplate, SyntheticImagesPerLayer) {
         case R::b1:
         case R::bm:
         case R::b61: sigma = 0.1; break;
+        case R::unread:  // the fronts: none in enc4 / enc3
+        case R::we:
+        case R::be:
+        case R::wx:
+        case R::bx: ADD_FAILURE() << s.region.name; continue;
       }
       const double tol = s.count >= 1000 ? 0.15 : 0.6;
       EXPECT_NEAR(s.mean_abs, sigma * std::sqrt(2 / M_PI), tol * sigma) << s.region.name;

@@ -141,7 +141,12 @@ TEST(SyntheticWeights, DefaultRangesArePlausible) {
         EXPECT_LT(s.max, 1.4 * sqrt160);
         continue;
       case Region::Role::wm:
-      case Region::Role::bm: ADD_FAILURE() << s.region.name << ": rrswin has no patch merge"; continue;
+      case Region::Role::bm: ADD_FAILURE() << s.region.name << ": enc5 has no patch merge"; continue;
+      case Region::Role::unread:
+      case Region::Role::we:
+      case Region::Role::be:
+      case Region::Role::wx:
+      case Region::Role::bx: ADD_FAILURE() << s.region.name << ": enc5 has no front"; continue;
     }
     // E|x| = sigma * sqrt(2/pi) for a normal; small regions (b61: 16 values) get a wide margin.
     const double tol = s.count >= 1000 ? 0.15 : 0.6;

@@ -13,7 +13,7 @@ import numpy as np
 from . import _checks as C
 from . import _rrswin
 
-LAYERS = ("enc3", "enc4", "enc5")
+LAYERS = tuple(_rrswin.layer_names())  # the network in order, enc0..enc5, dec4..dec0 (model/layers.def)
 
 
 def layer_spec(name: str = "enc5") -> dict:

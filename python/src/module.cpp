@@ -285,6 +285,11 @@ const char* role_name(Region::Role r) {
     case Region::Role::b61: return "b61";
     case Region::Role::wm: return "wm";
     case Region::Role::bm: return "bm";
+    case Region::Role::unread: return "unread";
+    case Region::Role::we: return "we";
+    case Region::Role::be: return "be";
+    case Region::Role::wx: return "wx";
+    case Region::Role::bx: return "bx";
   }
   return "?";
 }
@@ -621,7 +626,8 @@ void bind_ptx(nb::module_& m) {
 
 LayerId layer_id(const std::string& name) {
   LayerId id{};
-  if (!parse_layer(name, &id)) throw nb::value_error(("layer: expected 'enc3', 'enc4' or 'enc5', got '" + name + "'").c_str());
+  if (!parse_layer(name, &id))
+    throw nb::value_error(("layer: expected one of " + std::string(layer_names()) + ", got '" + name + "'").c_str());
   return id;
 }
 
@@ -635,9 +641,12 @@ nb::dict layer_spec_dict(const std::string& name) {
   d["channels"] = s.channels;
   d["heads"] = s.heads;
   d["chunks"] = s.chunks;
-  d["merge"] = s.merge;
+  d["merge"] = s.merge();
   d["merge_out"] = s.merge_out;
   d["final_epilogue"] = std::string(to_string(s.final_epilogue));
+  d["runnable"] = s.runnable;
+  d["head_form"] = std::string(to_string(s.head_form));
+  d["front"] = std::string(to_string(s.front.kind));
   d["phases"] = static_cast<int>(prog.phases.size());
   d["mma"] = prog.mma_total;
   d["merge_phase"] = s.merge_phase();
@@ -702,7 +711,9 @@ nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena,
                          const std::string& profile, const std::map<std::string, std::string>& readings,
                          const std::map<std::string, std::string>& layer_readings, int threads) {
   const LayerId id = layer_id(layer);
-  if (!layer_spec(id).merge) throw nb::value_error(("layer: '" + layer + "' is not a merge layer (enc4, enc3)").c_str());
+  if (!layer_spec(id).runnable)
+    throw nb::value_error(("layer: '" + layer + "' does not run yet (rrswin runs " + std::string(runnable_layer_names()) + ")").c_str());
+  if (!layer_spec(id).merge()) throw nb::value_error(("layer: '" + layer + "' is not a merge layer (enc4, enc3)").c_str());
   const Profile* p = find_profile(profile);
   if (!p) throw nb::value_error(("profile: expected " + std::string(profile_names()) + ", got '" + profile + "'").c_str());
   if (engine != "golden" && engine != "fast") throw nb::value_error(("engine: expected 'golden' or 'fast', got '" + engine + "'").c_str());
@@ -759,6 +770,14 @@ nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena,
 }
 
 void bind_layers(nb::module_& m) {
+  m.def(
+      "layer_names",
+      [] {
+        nb::list l;
+        for (LayerId id : layer_ids()) l.append(std::string(to_string(id)));
+        return l;
+      },
+      "the network's layers in network order (model/layers.def)");
   m.def("layer_spec", &layer_spec_dict, "name"_a);
   m.def("layer_phases", &layer_phases_list, "name"_a);
   m.def(

@@ -9,8 +9,11 @@
 // The value ranges assume a block input of unit RMS and follow from the norms having no 1/N
 // (facts C8, B4; spec §3/E20): the gains hold sqrt(160), so that the normalised operands have unit
 // RMS, as an RMSNorm with the 1/N folded into its gain would.
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -161,8 +164,13 @@ void fill_default(Builder& b, const LayerSpec& s) {
       case R::b61: b.fill(r, 0.0, 0.1); break;          // small biases
       case R::w1: b.fill(r, 0.0, 1.0 / sqrt_c); break;  // fan-in C
       case R::w2:
-      case R::wm: b.fill(r, 0.0, 1.0 / fan_4c); break;   // fan-in 4C (chunks x 32; the 2x2 merge)
-      case R::w61: b.fill(r, 0.0, 1.0 / sqrt_c); break;  // fan-in C
+      case R::wm: b.fill(r, 0.0, 1.0 / fan_4c); break;                                     // fan-in 4C (chunks x 32; the 2x2 merge)
+      case R::w61: b.fill(r, 0.0, 1.0 / sqrt_c); break;                                    // fan-in C
+      case R::unread: break;                                                               // no mma reads them: zeros
+      case R::we: b.fill(r, 0.0, 1.0 / std::sqrt(32.0)); break;                            // fan-in 32
+      case R::wx: b.fill(r, 0.0, 1.0 / std::sqrt(static_cast<double>(s.front.k))); break;  // fan-in K
+      case R::be:
+      case R::bx: b.fill(r, 0.0, 0.1); break;
     }
   }
 }
@@ -259,16 +267,16 @@ WeightImage make_layer_synthetic_weights(LayerId layer, const SyntheticOptions& 
 }
 
 const WeightImage& default_layer_weights(LayerId layer) {
-  // Each built on first use only (thread-safe static initialisation).
-  if (layer == LayerId::enc4) {
-    static const WeightImage enc4 = make_layer_synthetic_weights(LayerId::enc4, SyntheticOptions{1, false});
-    return enc4;
-  }
-  if (layer == LayerId::enc3) {
-    static const WeightImage enc3 = make_layer_synthetic_weights(LayerId::enc3, SyntheticOptions{1, false});
-    return enc3;
-  }
-  return default_weights();
+  if (layer == LayerId::enc5) return default_weights();
+  // Each layer's image built on first use only (once per layer, thread-safe), then kept.
+  struct Cache {
+    std::array<std::once_flag, kLayerCount> once;
+    std::array<std::optional<WeightImage>, kLayerCount> image;
+  };
+  static Cache cache;
+  const std::size_t i = static_cast<std::size_t>(layer);
+  std::call_once(cache.once.at(i), [&] { cache.image[i] = make_layer_synthetic_weights(layer, SyntheticOptions{1, false}); });
+  return *cache.image[i];
 }
 
 const WeightImage& default_weights() {

@@ -99,7 +99,8 @@ Dim3 grid_of(int ex, int ey, int ox, int oy) {
 
 LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
   const LayerSpec& s = layer_spec(layer);
-  if (!s.merge) throw std::invalid_argument("read_layer_launch: " + std::string(s.name) + " is no merge layer (enc5 has its own captures)");
+  if (!s.merge())
+    throw std::invalid_argument("read_layer_launch: " + std::string(s.name) + " is no merge layer (enc5 has its own captures)");
   const LaunchAbi& abi = s.abi;
   if (c.args.size() != static_cast<std::size_t>(abi.param_block_bytes))
     throw InputError(args_file(c), std::min<std::size_t>(c.args.size(), abi.param_block_bytes),
@@ -245,7 +246,7 @@ KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId la
 
 KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture& o) {
   const LayerSpec& s = layer_spec(layer);
-  if (!s.merge) throw std::invalid_argument("synthetic_layer_capture: " + std::string(s.name) + " is no merge layer");
+  if (!s.merge()) throw std::invalid_argument("synthetic_layer_capture: " + std::string(s.name) + " is no merge layer");
   const int ex = o.ex > 0 ? o.ex : s.abi.ex, ey = o.ey > 0 ? o.ey : s.abi.ey;
   SyntheticFrame frame = make_synthetic_frame(ex, ey, o.seed, false, s.k_slices());
   KernelCapture c;

@@ -12,6 +12,7 @@
 #include "capture/capture.hpp"
 #include "capture/debug_stage.hpp"
 #include "io/numbers.hpp"
+#include "model/layer_spec.hpp"
 #include "model/readings.hpp"
 #include "numerics/profile.hpp"
 
@@ -21,6 +22,17 @@ namespace rrswin::cli {
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// --layer's value: one of the network's layers (model/layers.def), else a UsageError that lists them;
+// with `runnable`, a layer that does not run yet is refused too (naming the layers that do).
+inline LayerId layer_option(const std::string& value, bool runnable = true) {
+  LayerId id{};
+  if (!parse_layer(value, &id)) throw UsageError("--layer: expected one of " + std::string(layer_names()) + ", got '" + value + "'");
+  if (runnable && !layer_spec(id).runnable)
+    throw UsageError("--layer " + value + ": " + std::string(value) + " does not run yet: rrswin runs " +
+                     std::string(runnable_layer_names()) + " (rrswin inspect --layer " + value + " prints its tables)");
+  return id;
+}
 
 // The ranges of the launch's fields on every command line. Extents: api/frame.hpp kMaxGridExtent (what
 // run_frame accepts); block offsets: the u16 fields at param+80/+82 (facts A4); threads and seeds:

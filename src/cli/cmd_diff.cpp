@@ -196,10 +196,9 @@ DiffArgs parse_diff_args(const Args& args) {
       d.g.ey = static_cast<int>(parse_int(cur.name, cur.take(), kExtentMin, kExtentMax));
     } else if (handle_stage_option(cur, d.stage)) {
     } else if (cur.name == "--layer") {
-      LayerId id{};
       const std::string v = cur.take();
-      if (!parse_layer(v, &id) || id == LayerId::enc5)
-        throw UsageError("--layer: expected enc4 or enc3 (enc5's folders need no --layer), got '" + v + "'");
+      const LayerId id = layer_option(v);
+      if (id == LayerId::enc5) throw UsageError("--layer: expected enc4 or enc3 (enc5's folders need no --layer), got '" + v + "'");
       d.layer = id;
     } else if (cur.name == "--launch") {
       d.launch = parse_int(cur.name, cur.take(), 0, 999999);

@@ -55,15 +55,19 @@ std::string owner_column(const Phase& p) {
 void print_phases(std::string& o, const LayerProgram& prog) {
   const LayerSpec& s = *prog.spec;
   const WeightMap m = weight_map(s);
-  const std::string src = s.id == LayerId::enc5 ? "spec §2.1" : s.id == LayerId::enc4 ? "DOC4 §2" : "DOC3 §2";
-  o +=
-      fmt("Phase table of %.*s (%.*s)\n", static_cast<int>(s.name.size()), s.name.data(), static_cast<int>(s.entry.size()), s.entry.data());
+  const std::string src(s.doc);
+  o += fmt("Phase table of %.*s (%.*s, corpus %.*s)%s\n", static_cast<int>(s.name.size()), s.name.data(), static_cast<int>(s.entry.size()),
+           s.entry.data(), static_cast<int>(s.corpus.size()), s.corpus.data(),
+           s.runnable ? "" : ": tables only, the layer does not run yet");
+  const std::string slots = s.serial_heads()
+                                ? std::string("serial heads: each head's phases read its own slot")
+                                : fmt("phases %d..%d relative to the head slot W + %u*z", s.first_stem(), s.score_phase(), m.slot_bytes());
   o +=
       fmt("  left of '|': the spec tool's view (%s: rr_layer_spec.py's M N K, grid, and byte ranges\n"
-          "  as the tool prints them: first immediate .. last u32 of lane 0; phases 1..%d relative to the\n"
-          "  head slot W + %u*z). Right of '|': the corrected shape (spec §2.2) as m-tiles x n-tiles x\n"
-          "  k-steps, warps, head (h) or MLP chunk (c), and the A / B / C operand sources.\n",
-          src.c_str(), s.score_phase(), m.slot_bytes());
+          "  as the tool prints them: first immediate .. last u32 of lane 0; %s). Right of '|': the\n"
+          "  corrected shape (spec §2.2) as m-tiles x n-tiles x k-steps, warps, head (h) or MLP chunk (c),\n"
+          "  and the A / B / C operand sources. '?': no document states it.\n",
+          src.c_str(), slots.c_str());
   o += fmt("  %2s  %-15s %4s %4s %4s %4s  %-4s  %-15s %-15s %5s | %-10s %-15s %5s %-4s  %-19s %-16s %s\n", "#", "statements", "M", "N", "K",
            "mma", "grid", "weight bytes", "bias bytes", "epi", "real MxNxK", "tiles = mma", "warps", "h/c", "A", "B", "C");
   int total = 0, agree = 0;
@@ -73,9 +77,10 @@ void print_phases(std::string& o, const LayerProgram& prog) {
     agree += tool_ok;
     const std::string real = fmt("%dx%dx%d", p.real.m, p.real.n, p.real.k);
     const std::string tiles = fmt("%dx%dx%d = %d mma", p.m_tiles, p.n_tiles, p.k_steps, p.mma);
-    o += fmt("  %2d  %-15s %4d %4d %4d %4d  %-4s  %-15s %-15s %5d | %-10s %-15s %5d %-4s  %-19.*s %-16.*s %.*s\n", p.number,
+    const std::string epi = p.epilogue_statements >= 0 ? fmt("%d", p.epilogue_statements) : "?";
+    o += fmt("  %2d  %-15s %4d %4d %4d %4d  %-4s  %-15s %-15s %5s | %-10s %-15s %5d %-4s  %-19.*s %-16.*s %.*s\n", p.number,
              std::string(p.stmt_range).c_str(), p.tool.m, p.tool.n, p.tool.k, p.mma, p.band ? "band" : "full", weight_column(p).c_str(),
-             bias_column(p).c_str(), p.epilogue_statements, real.c_str(), tiles.c_str(), p.warps, owner_column(p).c_str(),
+             bias_column(p).c_str(), epi.c_str(), real.c_str(), tiles.c_str(), p.warps, owner_column(p).c_str(),
              static_cast<int>(p.a_label.size()), p.a_label.data(), static_cast<int>(p.b_label.size()), p.b_label.data(),
              static_cast<int>(p.c_label.size()), p.c_label.data());
   }
@@ -88,7 +93,7 @@ void print_phases(std::string& o, const LayerProgram& prog) {
       fmt("  C sources: 0 = %%r11547; D(p-k) = that phase's D registers; 'f16(T + ..)' = built in the previous\n"
           "  epilogue from a %d-column table (T1 at %u, T3 at %u) and a residual (facts C6, C10).\n",
           s.channels, m.t1(), m.t3());
-  if (s.merge)
+  if (s.merge())
     o +=
         fmt("  Phase %d (the patch merge) runs in a loop of 32-column passes over the %d merged channels\n"
             "  (docs/readings.md §7 merge-loop); its byte ranges are the first pass's, the map below the loop's.\n",
@@ -108,9 +113,19 @@ void print_map(std::string& o, const LayerSpec& s) {
   const int C = s.channels;
   o += fmt("Weight image map (facts E4%s): %u bytes, %zu regions, offsets absolute in W\n",
            s.id == LayerId::enc5 ? "" : "; the formulas in C and H, docs/readings.md §7", m.image_bytes(), regions.size());
-  o += fmt("  %-18s %-6s f16 x%d, prologue norm gain\n", rt(find(Region::Role::g1, -1)).c_str(), "g1", C);
-  o += fmt("  head slots (%u bytes each, slot z = %u*z; read by warp z in phases 1..%d, Wo_h by phase %d+h)\n", m.slot_bytes(),
-           m.slot_bytes(), s.score_phase(), s.first_projection());
+  for (const Region& r : regions)
+    if (r.role == Region::Role::unread || r.role == Region::Role::we || r.role == Region::Role::be || r.role == Region::Role::wx ||
+        r.role == Region::Role::bx)
+      o += fmt("  %-18s %-6s %s, the front (%.*s)\n", rt(r).c_str(), r.name.c_str(), r.type == Region::Type::f16 ? "f16" : "e4m3",
+               static_cast<int>(to_string(s.front.kind).size()), to_string(s.front.kind).data());
+  o += fmt("  %-18s %-6s f16 x%d, %s norm gain\n", rt(find(Region::Role::g1, -1)).c_str(), "g1", C,
+           s.front.kind == FrontKind::patch_expand ? "E1's input" : "prologue");
+  if (s.serial_heads())
+    o += fmt("  head slots (%u bytes each; head h's phases %d+%d h..%d+%d h read slot h, serially in one warp)\n", m.slot_bytes(),
+             s.first_stem(), s.head_block(), s.projection_phase(0), s.head_block());
+  else
+    o += fmt("  head slots (%u bytes each, slot z = %u*z; read by warp z in phases %d..%d, Wo_h by phase %d+h)\n", m.slot_bytes(),
+             m.slot_bytes(), s.first_stem(), s.score_phase(), s.first_projection());
   o += fmt("  %4s %-8s %-18s %-18s %-20s %s\n", "head", "slot", fmt("Wq e4m3 %dx1024", C / 32).c_str(),
            fmt("Wv e4m3 %dx1024", C / 32).c_str(), "score_bias f16 64x96", fmt("Wo e4m3 32x%d", C).c_str());
   for (int h = 0; h < s.heads; ++h)
@@ -127,25 +142,27 @@ void print_map(std::string& o, const LayerSpec& s) {
     if (c == 0)
       o += fmt("  %5s %-18s T3 f16 x%d, phase %d's C table (\"b2\")\n", "", rt(find(Region::Role::t3, -1)).c_str(), C, s.first_mlp() + 1);
   }
-  if (s.merge) {
+  if (s.merge()) {
     o += fmt("  %-18s %-6s e4m3 %dx%d (%d columns of 4C = %d bytes), phase %d's B\n", rt(find(Region::Role::wm, -1)).c_str(), "Wm", 4 * C,
              s.merge_out, s.merge_out, 4 * C, s.merge_phase());
     o += fmt("  %-18s %-6s f16 x%d, phase %d's C\n", rt(find(Region::Role::bm, -1)).c_str(), "bm", s.merge_out, s.merge_phase());
   }
   const int fp = s.final_phase();
-  o += fmt("  %-18s %-6s e4m3 %dx16 (%d tiles), phase %d's B\n", rt(find(Region::Role::w61, -1)).c_str(), fmt("W%d", fp).c_str(), C, C / 32,
-           fp);
-  o += fmt("  %-18s %-6s f16 x16 (2 records), phase %d's C\n\n", rt(find(Region::Role::b61, -1)).c_str(), fmt("b%d", fp).c_str(), fp);
+  if (s.final_gemm) {
+    o += fmt("  %-18s %-6s e4m3 %dx16 (%d tiles), phase %d's B\n", rt(find(Region::Role::w61, -1)).c_str(), fmt("W%d", fp).c_str(), C,
+             C / 32, fp);
+    o += fmt("  %-18s %-6s f16 x16 (2 records), phase %d's C\n\n", rt(find(Region::Role::b61, -1)).c_str(), fmt("b%d", fp).c_str(), fp);
+  } else {
+    o += fmt("  (no final phase: the final epilogue reads phase %d, the last down-projection)\n\n", s.last_mlp());
+  }
   if (s.id != LayerId::enc5) {
     const LaunchAbi& a = s.abi;
     o +=
         fmt("Launch (docs/readings.md §7): grid (%d,%d,%d) x block (%d,%d,%d) at %d x %d tokens, %d bytes of shared\n"
-            "  memory; param +0 extents, +%d input arena, +%d W, +%d output arena, +%d merged output (halved\n"
-            "  extents), +%d origin, +%d texture, surfaces +%d/+%d/+%d. Geometry: %.*s.\n"
-            "  d4r's tool extent of the image: %u bytes (without lane t = 3's 12 bytes of the last record).\n\n",
-            a.grid[0], a.grid[1], a.grid[2], a.block[0], a.block[1], a.block[2], a.ex, a.ey, a.shared_bytes, a.input, a.weights, a.arena,
-            a.merged_output, a.origin, a.texture, a.surfaces[0], a.surfaces[1], a.surfaces[2], static_cast<int>(a.geometry_source.size()),
-            a.geometry_source.data(), m.tool_extent());
+            "  memory, a %d-byte parameter block: %s.\n  Geometry: %.*s.\n"
+            "  d4r's tool extent of the image: %u bytes (without lane t = 3's 12 bytes of the last load).\n\n",
+            a.grid[0], a.grid[1], a.grid[2], a.block[0], a.block[1], a.block[2], a.ex, a.ey, a.shared_bytes, a.param_block_bytes,
+            launch_parameters_text(a).c_str(), static_cast<int>(a.geometry_source.size()), a.geometry_source.data(), m.tool_extent());
   }
 }
 
@@ -248,13 +265,13 @@ std::string to_json(const std::string& source, const WeightImage& w, const std::
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: rrswin inspect [FILE] [--layer enc3|enc4|enc5] [--json]\n"
+               "usage: rrswin inspect [FILE] [--layer LAYER] [--json]\n"
                "  Prints the phase table (spec §2.1 tool view and §2.2 corrected shapes), the weight-image\n"
-               "  map and per-region statistics of FILE (a %zu-byte weight image), or of the embedded\n"
+               "  map and per-region statistics of FILE (a weight image of the layer), or of the embedded\n"
                "  default image (synthetic, seed 1) when no FILE is given. --json: the same as JSON.\n"
-               "  --layer: another layer of the template (docs/readings.md §7): enc4 (62 phases, 1386 mma,\n"
-               "  a %u-byte image) or enc3 (48 phases, 936 mma, %u bytes); default enc5.\n",
-               kWeightImageBytes, weight_map(layer_spec(LayerId::enc4)).image_bytes(), weight_map(layer_spec(LayerId::enc3)).image_bytes());
+               "  --layer: any layer of the network (%s; default enc5), runnable or not:\n"
+               "  its phase table, weight map and launch as d4r's docs give them (rrswin layers lists them).\n",
+               std::string(layer_names()).c_str());
 }
 
 }  // namespace
@@ -272,8 +289,8 @@ int cmd_inspect(const Args& args) {
       json = true;
     } else if (a == "--layer") {
       if (i + 1 >= args.size() || !parse_layer(args[i + 1], &layer)) {
-        std::fprintf(stderr, "rrswin inspect: --layer needs enc3, enc4 or enc5%s%s%s\n", i + 1 < args.size() ? " (not '" : "",
-                     i + 1 < args.size() ? args[i + 1].c_str() : "", i + 1 < args.size() ? "')" : "");
+        std::fprintf(stderr, "rrswin inspect: --layer needs one of %s%s%s%s\n", std::string(layer_names()).c_str(),
+                     i + 1 < args.size() ? " (not '" : "", i + 1 < args.size() ? args[i + 1].c_str() : "", i + 1 < args.size() ? "')" : "");
         return 2;
       }
       ++i;

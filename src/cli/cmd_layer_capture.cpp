@@ -62,9 +62,7 @@ constexpr const char* kSettleHelp =
 LayerId merge_layer(const Args& args, const char* cmd) {
   for (std::size_t i = 0; i + 1 < args.size(); ++i)
     if (args[i] == "--layer") {
-      LayerId l{};
-      if (!parse_layer(args[i + 1], &l)) throw UsageError("--layer: expected enc3, enc4 or enc5, got '" + args[i + 1] + "'");
-      return l;
+      return layer_option(args[i + 1]);
     }
   return LayerId::enc5;
 }

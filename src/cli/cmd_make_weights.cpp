@@ -57,8 +57,8 @@ Options parse_options(const Args& args) {
       o.force = true;
     } else if (a == "--layer") {
       if (i + 1 >= args.size() || !parse_layer(args[i + 1], &o.layer)) {
-        std::fprintf(stderr, "rrswin make-weights: --layer needs enc3, enc4 or enc5%s%s%s\n", i + 1 < args.size() ? " (not '" : "",
-                     i + 1 < args.size() ? args[i + 1].c_str() : "", i + 1 < args.size() ? "')" : "");
+        std::fprintf(stderr, "rrswin make-weights: --layer needs one of %s%s%s%s\n", std::string(layer_names()).c_str(),
+                     i + 1 < args.size() ? " (not '" : "", i + 1 < args.size() ? args[i + 1].c_str() : "", i + 1 < args.size() ? "')" : "");
         return fail(false);
       }
       ++i;

@@ -507,8 +507,10 @@ int cmd_run(const Args& args) {
   for (std::size_t i = 0; i + 1 < args.size(); ++i)
     if (args[i] == "--layer") {
       LayerId layer{};
-      if (!parse_layer(args[i + 1], &layer)) {
-        std::fprintf(stderr, "rrswin run: --layer: expected enc3, enc4 or enc5, got '%s'\n", args[i + 1].c_str());
+      try {
+        layer = layer_option(args[i + 1]);
+      } catch (const UsageError& e) {
+        std::fprintf(stderr, "rrswin run: %s\n", e.what());
         return 2;
       }
       if (layer != LayerId::enc5) return cmd_run_layer(args, layer);
@@ -583,8 +585,10 @@ int cmd_readings(const Args& args) {
       return 0;
     } else if (s == "--layer" || s.rfind("--layer=", 0) == 0) {
       const std::string v = s == "--layer" ? (i + 1 < args.size() ? args[++i] : "") : s.substr(8);
-      if (!parse_layer(v, &layer)) {
-        std::fprintf(stderr, "rrswin readings: --layer: expected enc3, enc4 or enc5, got '%s'\n", v.c_str());
+      try {
+        layer = layer_option(v);
+      } catch (const UsageError& e) {
+        std::fprintf(stderr, "rrswin readings: %s\n", e.what());
         return 2;
       }
     } else {

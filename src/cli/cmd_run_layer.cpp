@@ -168,7 +168,7 @@ int cmd_run_layer(const Args& args, LayerId layer) {
       return 0;
     }
     const LayerSpec& s = layer_spec(layer);
-    if (!s.merge) throw UsageError(std::string(s.name) + " is not a merge layer (rrswin run without --layer runs enc5)");
+    if (!s.merge()) throw UsageError(std::string(s.name) + " is not a merge layer (rrswin run without --layer runs enc5)");
     LayerReadings lr;
     for (const std::string& r : a.layer_readings) {
       std::string err;

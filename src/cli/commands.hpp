@@ -19,6 +19,7 @@ inline constexpr int kExitOk = 0, kExitDifferent = 1, kExitError = 2;
 
 int cmd_eval(const Args& args);                      // cli/cmd_eval.cpp
 int cmd_inspect(const Args& args);                   // cli/cmd_inspect.cpp
+int cmd_layers(const Args& args);                    // cli/cmd_layers.cpp
 int cmd_make_weights(const Args& args);              // cli/cmd_make_weights.cpp
 int cmd_run(const Args& args);                       // cli/cmd_run.cpp
 int cmd_readings(const Args& args);                  // cli/cmd_run.cpp

@@ -21,6 +21,7 @@ struct Command {
 
 constexpr Command kCommands[] = {
     {"run", rrswin::cli::cmd_run, "run the layer on a frame (the embedded demo frame when given no files)"},
+    {"layers", rrswin::cli::cmd_layers, "list the network's eleven layers: shapes, launches, data-flow edges, which run"},
     {"inspect", rrswin::cli::cmd_inspect, "print the phase table, the weight-image map and per-region statistics"},
     {"eval", rrswin::cli::cmd_eval, "evaluate one PTX instruction on hex operands (--batch: one case per line)"},
     {"make-weights", rrswin::cli::cmd_make_weights, "write a deterministic synthetic weight image"},

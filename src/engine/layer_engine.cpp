@@ -81,7 +81,8 @@ MergeBlockLoop block_loop(int threads) {
 
 void run_merge_frame_fast(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, const LayerEngine& how,
                           golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out) {
-  if (!f.weights || !layer_spec(f.weights->layer()).merge)
+  if (f.weights) require_runnable(f.weights->layer());
+  if (!f.weights || !layer_spec(f.weights->layer()).merge())
     throw std::invalid_argument("run_merge_frame_fast: the weights are not an image of a merge layer (enc4, enc3)");
   const LayerSpec& s = layer_spec(f.weights->layer());
   if (s.id == LayerId::enc3) {

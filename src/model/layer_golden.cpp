@@ -194,7 +194,7 @@ void merge_store(const BlockContext& ctx, const LayerReadings& lr, const F16Mat&
 F16Mat run_merge_block(const BlockContext& ctx, const LayerReadings& lr, const MergeBlockIo& io) {
   if (ctx.last_phase) throw std::invalid_argument("run_merge_block: last_phase is not supported");
   const LayerSpec& s = ctx.layer();
-  if (!s.merge) throw std::invalid_argument(cat("run_merge_block: ", s.name, " has no patch merge"));
+  if (!s.merge()) throw std::invalid_argument(cat("run_merge_block: ", s.name, " has no patch merge"));
   // The phases up to the last down-projection and its arena scatter: enc5's parts at the layer's
   // C, heads and chunks (enc4: the same statements and offsets as enc5's, DOC4 §2; enc3: DOC3 §2).
   const PrologueOut pro = prologue(ctx, io.input_arena);
@@ -226,7 +226,8 @@ namespace {
 
 // The frame's checks and outputs: the layer, the input arena's and the texture's sizes.
 const LayerSpec& prepare_merge_frame(MergeFrame& f, golden::E62Surfaces& surfaces) {
-  if (!f.weights || !layer_spec(f.weights->layer()).merge)
+  if (f.weights) require_runnable(f.weights->layer());
+  if (!f.weights || !layer_spec(f.weights->layer()).merge())
     throw std::invalid_argument("run_merge_frame: the weights are not an image of a merge layer (enc4, enc3)");
   const LayerSpec& s = layer_spec(f.weights->layer());
   const layout::PlaneArena in{f.ex, f.ey, s.k_slices()}, half{f.ex >> 1, f.ey >> 1, s.merge_out / 32};

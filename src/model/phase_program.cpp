@@ -61,6 +61,8 @@ std::string_view to_string(PhaseKind k) {
     case PhaseKind::mlp_down: return "mlp_down";
     case PhaseKind::logits: return "logits";
     case PhaseKind::merge: return "merge";
+    case PhaseKind::embedding: return "embedding";
+    case PhaseKind::patch_expand: return "patch_expand";
   }
   return "?";
 }
@@ -74,6 +76,7 @@ std::string_view to_string(OperandSource s) {
     case OperandSource::registers: return "registers";
     case OperandSource::shared_heads: return "shared_heads";
     case OperandSource::shared_merge: return "shared_merge";
+    case OperandSource::layer_input: return "layer_input";
   }
   return "?";
 }

@@ -18,6 +18,10 @@ enum class PhaseKind {
   // Layers with a patch merge only (model/layer_program.hpp; enc4's 61, enc3's 47): 16x32x4C per
   // warp and pass of a loop over 32-column blocks (DOC4 §3/E60(e), DOC3 §3/E46(e)).
   merge,
+  // The fronts (model/layer_spec.hpp Front): enc0's input embedding, two 96x32x32 GEMMs with
+  // biases; the decoders' patch expand, 48 x N x K per warp with one seed per n-tile.
+  embedding,
+  patch_expand,
 };
 
 enum class OperandSource {
@@ -29,6 +33,7 @@ enum class OperandSource {
   shared_heads,  // A: head (p-13)'s m-tile z, staged by E12
   shared_merge,  // A: the 2x2-merged tokens of the layer's requantised output, staged in shared
                  // memory by the last down-projection's epilogue (merge layers only)
+  layer_input,   // A: the layer's input (+8) as the prologue loads it (the fronts' first GEMM)
 };
 
 struct Shape {

@@ -33,7 +33,7 @@ std::vector<StageRow> trace_stage_table(const LayerSpec& l) {
     add(cat("p", up + 1, "d"), StageKind::row_tile);
   }
   add(cat("e", l.last_mlp(), ".words"), StageKind::arena_words);
-  if (l.merge) {
+  if (l.merge()) {
     add(cat("p", l.merge_phase(), "d"), StageKind::merge_d);
     add(cat("p", fe, "d"), StageKind::final_d);
     add(cat("e", fe, ".gate"), StageKind::final_pair);

@@ -41,8 +41,10 @@ inline constexpr std::uint32_t b61 = 431104;                          // 2 recor
 struct Region {
   // What a region holds (facts E4); `index` is the head (Wq..Wo) or the chunk (W1, b1, W2), else -1.
   // wm/bm: the patch merge's weights and bias (merge layers, model/layer_program.hpp); w61/b61:
-  // the final phase's (enc5's phase 61, enc4's 62, enc3's 48).
-  enum class Role { g1, wq, wv, score_bias, wo, t1, g2, w1, b1, w2, t3, w61, b61, wm, bm };
+  // the final phase's (enc5's phase 61, enc4's 62, enc3's 48). The fronts' (index = GEMM or warp):
+  // unread (enc0's bytes before the embedding), we/be (enc0's embedding weights / biases), wx/bx
+  // (the decoders' patch-expand weights / seeds, per warp).
+  enum class Role { g1, wq, wv, score_bias, wo, t1, g2, w1, b1, w2, t3, w61, b61, wm, bm, unread, we, be, wx, bx };
   enum class Type { e4m3, f16 };
   std::string name;          // e.g. "Wq[3]", "score_bias[0]", "T1"
   std::uint32_t begin, end;  // [begin, end)
