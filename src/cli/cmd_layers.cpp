@@ -79,16 +79,17 @@ int cmd_layers(const Args& args) {
     std::snprintf(line, sizeof line,
                   "%-5s corpus %04d  C %3d, %d heads (%s), %2d rows per warp after the heads, %4d x %-3d tokens  %2zu phases %4d mma  "
                   "image %6u bytes  %s\n",
-                  std::string(s.name).c_str(), corpus_number(id), s.channels, s.heads, s.serial_heads() ? "serial in one warp" : "a warp each",
-                  s.rows_per_warp, a.ex, a.ey, p.phases.size(), p.mma_total, weight_map(s).image_bytes(),
-                  s.runnable ? "runs" : "not yet run (tables only)");
+                  std::string(s.name).c_str(), corpus_number(id), s.channels, s.heads,
+                  s.serial_heads() ? "serial in one warp" : "a warp each", s.rows_per_warp, a.ex, a.ey, p.phases.size(), p.mma_total,
+                  weight_map(s).image_bytes(), s.runnable ? "runs" : "not yet run (tables only)");
     o += line;
     char merge_to[32] = "";
     if (s.merge()) std::snprintf(merge_to, sizeof merge_to, " to %d", s.merge_out);
-    std::snprintf(line, sizeof line, "      front %s, merge %s%s, final %s; grid (%d,%d,%d) x block (%d,%d,%d), %d bytes shared, %d-byte params\n",
-                  std::string(to_string(s.front.kind)).c_str(), std::string(to_string(s.merge_kind)).c_str(),
-                  merge_to, std::string(to_string(s.final_epilogue)).c_str(), a.grid[0],
-                  a.grid[1], a.grid[2], a.block[0], a.block[1], a.block[2], a.shared_bytes, a.param_block_bytes);
+    std::snprintf(line, sizeof line,
+                  "      front %s, merge %s%s, final %s; grid (%d,%d,%d) x block (%d,%d,%d), %d bytes shared, %d-byte params\n",
+                  std::string(to_string(s.front.kind)).c_str(), std::string(to_string(s.merge_kind)).c_str(), merge_to,
+                  std::string(to_string(s.final_epilogue)).c_str(), a.grid[0], a.grid[1], a.grid[2], a.block[0], a.block[1], a.block[2],
+                  a.shared_bytes, a.param_block_bytes);
     o += line;
     o += "      parameters: ";
     o += launch_parameters_text(a);
