@@ -24,7 +24,7 @@ struct DocTotal {
 // none: enc0) and the images the docs state or the template's formula gives (enc3/enc4/enc5 as
 // before; the tool extents of dec1/dec2/dec0 are 12 bytes (dec0: 496) shorter).
 constexpr DocTotal kTotals[] = {
-    {"enc0", 536, 22, 54560},   {"enc1", 1072, 32, 96480},  {"enc2", 630, 38, 212256}, {"enc3", 936, 48, 315744},
+    {"enc0", 536, 22, 54560},   {"enc1", 1072, 32, 96480},  {"enc2", 630, 38, 212256},  {"enc3", 936, 48, 315744},
     {"enc4", 1386, 62, 533856}, {"enc5", 1306, 61, 431136}, {"dec4", 1606, 62, 534816}, {"dec3", 1112, 48, 316448},
     {"dec2", 726, 38, 212768},  {"dec1", 632, 26, 96800},   {"dec0", 544, 19, 47872},
 };
@@ -70,8 +70,8 @@ TEST(LayersCli, UnknownAndNotYetRunnableLayersAreClearErrors) {
   EXPECT_EQ(unknown.status, 2);
   EXPECT_TRUE(contains(unknown.out, "enc6")) << unknown.out;
   EXPECT_TRUE(contains(unknown.out, "enc0, enc1, enc2, enc3, enc4, enc5, dec4, dec3, dec2, dec1, dec0")) << unknown.out;
-  for (const char* cmd : {"run -o out --layer dec2", "readings --layer dec2", "capture --synthetic -o cap --layer dec2",
-                          "replay cap -o out --layer dec2"}) {
+  for (const char* cmd :
+       {"run -o out --layer dec2", "readings --layer dec2", "capture --synthetic -o cap --layer dec2", "replay cap -o out --layer dec2"}) {
     SCOPED_TRACE(cmd);
     const Result r = t.rrswin(cmd);
     EXPECT_EQ(r.status, 2);
