@@ -75,7 +75,7 @@ std::string error_of(const KernelCapture& c) {
 
 // enc4 and enc3 (C = 128: four planes in and out).
 TEST(LayerCapture, ReplayEqualsTheFrameDriverInTheCapturedWindows) {
-  for (const LayerId layer : {LayerId::enc4, LayerId::enc3}) {
+  for (const LayerId layer : {LayerId::enc4, LayerId::enc3, LayerId::enc2}) {
     SCOPED_TRACE(std::string(to_string(layer)));
     KernelCapture c = small_capture(3, 5, layer);
     move_window(c, 48, 96, 0xA5);  // the output arena 96 bytes into its allocation, sentinels around it
@@ -274,7 +274,7 @@ TEST(LayerSettle, FindsTheReadingsTheResultsWereMadeWith) {
 }
 
 TEST(LayerSettle, EveryPairOfValuesDiffersOnTheBorderLaunch) {
-  for (const LayerId layer : {LayerId::enc4, LayerId::enc3}) {
+  for (const LayerId layer : {LayerId::enc4, LayerId::enc3, LayerId::enc2}) {
     SCOPED_TRACE(std::string(to_string(layer)));
     const LayerSettleLaunch border = oracle_layer_launches(layer)[1];
     int pairs = 0;

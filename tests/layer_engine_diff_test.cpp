@@ -104,19 +104,31 @@ TEST(LayerEngineDiff, Enc4FastEqualsGoldenWithNaNCodesAndOtherReadings) {
   }
 }
 
-TEST(LayerEngineDiff, Enc3FastEqualsGoldenForEveryProfilePathAndThreadCount) {
-  const WeightImage& w = default_layer_weights(LayerId::enc3);
-  const SyntheticFrame in = make_synthetic_frame(13, 9, 7, false, layer_spec(LayerId::enc3).k_slices());
-  for (const Profile* p : all_profiles()) {
-    const Outputs g = run(w, in, 13, 9, 3, 1, *p, Readings{}, LayerReadings{}, nullptr);
-    EXPECT_GT(g.stats.pixels_written, 0u);
-    for (engine::SimdPath path : engine::supported_simd_paths()) {
-      if (p != &profile_ada() && path != engine::best_simd_path()) continue;  // ada on every path, the others on the widest
-      for (int threads : {1, 3}) {
-        if (threads > 1 && p != &profile_ada()) continue;
-        const Outputs e = run(w, in, 13, 9, 3, 1, *p, Readings{}, LayerReadings{}, &path, threads);
-        expect_same(g, e,
-                    std::string(p->name) + " / " + std::string(engine::to_string(path)) + " / " + std::to_string(threads) + " threads");
+// Every runnable merge layer other than enc4 (whose own tests are above): enc3, enc2.
+std::vector<LayerId> other_merge_layers() {
+  std::vector<LayerId> v;
+  for (LayerId id : layer_ids())
+    if (layer_spec(id).runnable && layer_spec(id).merge() && id != LayerId::enc4) v.push_back(id);
+  return v;
+}
+
+TEST(LayerEngineDiff, MergeLayersFastEqualsGoldenForEveryProfilePathAndThreadCount) {
+  ASSERT_GE(other_merge_layers().size(), 2u);  // enc3 and enc2 at least
+  for (LayerId id : other_merge_layers()) {
+    SCOPED_TRACE(std::string(to_string(id)));
+    const WeightImage& w = default_layer_weights(id);
+    const SyntheticFrame in = make_synthetic_frame(13, 9, 7, false, layer_spec(id).k_slices());
+    for (const Profile* p : all_profiles()) {
+      const Outputs g = run(w, in, 13, 9, 3, 1, *p, Readings{}, LayerReadings{}, nullptr);
+      EXPECT_GT(g.stats.pixels_written, 0u);
+      for (engine::SimdPath path : engine::supported_simd_paths()) {
+        if (p != &profile_ada() && path != engine::best_simd_path()) continue;  // ada on every path, the others on the widest
+        for (int threads : {1, 3}) {
+          if (threads > 1 && p != &profile_ada()) continue;
+          const Outputs e = run(w, in, 13, 9, 3, 1, *p, Readings{}, LayerReadings{}, &path, threads);
+          expect_same(g, e,
+                      std::string(p->name) + " / " + std::string(engine::to_string(path)) + " / " + std::to_string(threads) + " threads");
+        }
       }
     }
   }
@@ -128,7 +140,9 @@ TEST(LayerEngineDiff, MergeLayersAtSeveralThreadsWithTheOddQuadWriter) {
   LayerReadings lr;
   lr.e62_quad_writer = E62QuadWriter::odd;
   const engine::SimdPath path = engine::best_simd_path();
-  for (LayerId id : {LayerId::enc4, LayerId::enc3}) {
+  std::vector<LayerId> layers = other_merge_layers();
+  layers.push_back(LayerId::enc4);
+  for (LayerId id : layers) {
     const SyntheticFrame in = make_synthetic_frame(20, 12, 3, true, layer_spec(id).k_slices());
     for (int o : {1, 2}) {
       const Outputs g = run(default_layer_weights(id), in, 20, 12, o, o, profile_ada(), Readings{}, lr, nullptr);

@@ -98,13 +98,14 @@ Merged run_identity(int quarter, rrswin::MergeGatherOrder order, LayerId id = La
 }
 
 // The merged output's planes 0..C/32-1 copy the arena's words of token (2X + dx, 2Y + dy); enc3's
-// fifth plane (merged channels 128..159, no 1.0 in their weights) is +0.
-void expect_copy(const Merged& got, int dx, int dy, int planes = 5) {
-  const rrswin::layout::PlaneArena full{16, 16, planes}, half{8, 8};
+// fifth plane (merged channels 128..159, no 1.0 in their weights) is +0, and so is enc2's fourth
+// (merged channels 96..127).
+void expect_copy(const Merged& got, int dx, int dy, int planes = 5, int merged_planes = 5) {
+  const rrswin::layout::PlaneArena full{16, 16, planes}, half{8, 8, merged_planes};
   ASSERT_EQ(got.arena.size(), full.total_bytes());
   ASSERT_EQ(got.merged.size(), half.total_bytes());
   int compared = 0;
-  for (int q = 0; q < 5; ++q)
+  for (int q = 0; q < merged_planes; ++q)
     for (int Y = 0; Y < 8; ++Y)
       for (int X = 0; X < 8; ++X)
         for (int d = 0; d < 8; ++d)
@@ -115,7 +116,7 @@ void expect_copy(const Merged& got, int dx, int dy, int planes = 5) {
             ASSERT_EQ(z, a) << "plane " << q << " token " << X << "," << Y << " word " << d << " byte " << b;
             ++compared;
           }
-  EXPECT_EQ(compared, 5 * 64 * 32);
+  EXPECT_EQ(compared, merged_planes * 64 * 32);
 }
 
 TEST(LayerGolden, Enc4MergeWithIdentityWeightsCopiesTheGatheredTokens) {
@@ -133,39 +134,51 @@ TEST(LayerGolden, Enc3MergeWithIdentityWeightsCopiesTheGatheredTokens) {
   expect_copy(run_identity(2, rrswin::MergeGatherOrder::raster, LayerId::enc3), 0, 1, 4);
 }
 
-// enc3 end to end at C = 128 with its output projections, down-projections and the tables T1, T3
-// set to zero: D14 = C11 = f16(0 + x) and D46 = f16(0 + D14) (DOC3 §3/E10(e), E15(b): the residual
-// path), so the arena E46 writes (4 planes, param+48) is the decoded-and-requantised input, i.e.
-// the input arena itself (e4m3 -> f16 -> e4m3 is exact; -0 becomes +0), pixel for pixel. This
-// checks the prologue's 4-plane gather, the chains over 4 heads and 16 chunks and E46's 4-plane
-// scatter against the input alone, independently of every weight the zeroed paths multiply.
-TEST(LayerGolden, Enc3WithZeroProjectionsWritesItsInputArena) {
-  const rrswin::LayerSpec& s = rrswin::layer_spec(LayerId::enc3);
-  const rrswin::WeightMap m = rrswin::weight_map(s);
-  std::vector<std::uint8_t> w(rrswin::default_layer_weights(LayerId::enc3).bytes().begin(),
-                              rrswin::default_layer_weights(LayerId::enc3).bytes().end());
-  auto zero = [&w](std::uint32_t a, std::uint32_t b) { std::fill(w.begin() + a, w.begin() + b, 0); };
-  for (int h = 0; h < s.heads; ++h) zero(m.wo(h), m.wo(h) + 32 * m.c);
-  for (int c = 0; c < s.chunks; ++c) zero(m.w2(c), m.w2(c) + 32 * m.c);
-  zero(m.t1(), m.t1() + 2 * m.c);
-  zero(m.t3(), m.t3() + 2 * m.c);
-  const rrswin::WeightImage image(std::move(w), LayerId::enc3, "zero projections");
-  const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(19, 11, 4, false, 4);
-  rrswin::MergeFrame f;
-  f.ex = 19;
-  f.ey = 11;
-  f.ox = 2;
-  f.input_arena = in.input_arena;
-  f.weights = &image;
-  rrswin::golden::LayerStats stats;
-  rrswin::run_merge_frame_golden(f, rrswin::profile_ada(), rrswin::Readings{}, rrswin::LayerReadings{}, &stats);
-  ASSERT_EQ(f.output_arena.size(), 4u * 19 * 11 * 32);
-  ASSERT_EQ(f.merged_output.size(), 5u * 9 * 5 * 32);
-  for (std::size_t i = 0; i < f.output_arena.size(); ++i) {
-    const std::uint8_t a = in.input_arena[i] == 0x80 ? 0x00 : in.input_arena[i];
-    ASSERT_EQ(f.output_arena[i], a) << "byte " << i;
+TEST(LayerGolden, Enc2MergeWithIdentityWeightsCopiesTheGatheredTokens) {
+  // K = 4C = 384 in one 32-column pass per warp, 4 warps x 32 = 128 merged channels (DOC-e2 §2.2 P37
+  // 16x32x384; §3/E36(e) r0 = 32 z, loop bound 128).
+  expect_copy(run_identity(0, rrswin::MergeGatherOrder::swin, LayerId::enc2), 0, 0, 3, 4);
+  expect_copy(run_identity(1, rrswin::MergeGatherOrder::swin, LayerId::enc2), 0, 1, 3, 4);
+  expect_copy(run_identity(1, rrswin::MergeGatherOrder::raster, LayerId::enc2), 1, 0, 3, 4);
+}
+
+// enc3 (C = 128) and enc2 (C = 96) end to end with their output projections, down-projections and
+// the tables T1, T3 set to zero: the last projection's D = C = f16(0 + x) and the last
+// down-projection's D = f16(0 + that) (DOC3 §3/E10(e), E15(b); DOC-e2 §3/E8(d), E13(b): the residual
+// path), so the arena the scatter writes (C/32 planes, param+48) is the decoded-and-requantised
+// input, i.e. the input arena itself (e4m3 -> f16 -> e4m3 is exact; -0 becomes +0), pixel for pixel.
+// This checks the prologue's C/32-plane gather, the chains over the heads and chunks and the
+// scatter's planes against the input alone, independently of every weight the zeroed paths multiply.
+TEST(LayerGolden, WithZeroProjectionsTheArenaIsTheInputArena) {
+  for (const LayerId id : {LayerId::enc3, LayerId::enc2}) {
+    const rrswin::LayerSpec& s = rrswin::layer_spec(id);
+    SCOPED_TRACE(std::string(s.name));
+    const rrswin::WeightMap m = rrswin::weight_map(s);
+    std::vector<std::uint8_t> w(rrswin::default_layer_weights(id).bytes().begin(), rrswin::default_layer_weights(id).bytes().end());
+    auto zero = [&w](std::uint32_t a, std::uint32_t b) { std::fill(w.begin() + a, w.begin() + b, 0); };
+    for (int h = 0; h < s.heads; ++h) zero(m.wo(h), m.wo(h) + 32 * m.c);
+    for (int c = 0; c < s.chunks; ++c) zero(m.w2(c), m.w2(c) + 32 * m.c);
+    zero(m.t1(), m.t1() + 2 * m.c);
+    zero(m.t3(), m.t3() + 2 * m.c);
+    const rrswin::WeightImage image(std::move(w), id, "zero projections");
+    const int planes = s.channels / 32;  // enc3 4 (DOC3 §3/E46), enc2 3 (DOC-e2 §3/E36: 12 stores = 3 planes)
+    const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(19, 11, 4, false, planes);
+    rrswin::MergeFrame f;
+    f.ex = 19;
+    f.ey = 11;
+    f.ox = 2;
+    f.input_arena = in.input_arena;
+    f.weights = &image;
+    rrswin::golden::LayerStats stats;
+    rrswin::run_merge_frame_golden(f, rrswin::profile_ada(), rrswin::Readings{}, rrswin::LayerReadings{}, &stats);
+    ASSERT_EQ(f.output_arena.size(), static_cast<std::size_t>(planes) * 19 * 11 * 32);
+    ASSERT_EQ(f.merged_output.size(), static_cast<std::size_t>(s.merge_out / 32) * 9 * 5 * 32);
+    for (std::size_t i = 0; i < f.output_arena.size(); ++i) {
+      const std::uint8_t a = in.input_arena[i] == 0x80 ? 0x00 : in.input_arena[i];
+      ASSERT_EQ(f.output_arena[i], a) << "byte " << i;
+    }
+    EXPECT_EQ(stats.arena_stores, 8u * planes * 19 * 11);  // a pixel's 8 words in each plane, one st.global.u32 each
   }
-  EXPECT_EQ(stats.arena_stores, 8u * 4 * 19 * 11);  // a pixel's 8 words in each of the 4 planes, one st.global.u32 each
 }
 
 // enc3's RMS sums at C = 128 (the reading enc3-sum-trees): 16 squares per lane and row half. A row
@@ -186,7 +199,29 @@ TEST(LayerGolden, Enc3SumTreesOf16TermsWorkedByHand) {
   EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::even_odd_quads, 128), 0x6C1F);
   EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::planes, 128), 0x6C1F);
   EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 128), 0x6C1F);
-  EXPECT_THROW(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 96), std::invalid_argument);
+  EXPECT_THROW(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 64), std::invalid_argument);
+}
+
+// enc2's RMS sums at C = 96 (the reading enc2-sum-trees): 12 squares per lane and row half. A row of
+// ones but channel 0 = 64 (square 4096, where the f16 spacing is 4): worked by hand,
+//   sequential: lane 0's low half 4096 + 1 + ... = 4096 (each +1 rounds away); the other lanes'
+//     low halves and every high half hold 12; the fold (4096 + 12) + (12 + 12) = 4132, high halves
+//     48, 4132 + 48 = 4180 = 0x6C15;
+//   even_odd_quads: even ((4096+1)+(1+1)) = 4098 -> 4096 (tie to even), + (1+1) = 4098 -> 4096;
+//     odd 4 + 2 = 6; 4096 + 6 = 4102 -> 4104 (tie to even); fold 4104 + 12 + 24 = 4140, + 48 = 4188
+//     = 0x6C17; planes is the same tree; pairwise (4097 -> 4096, 2, 2, 2, 2, 2 -> 4098 -> 4096, 4,
+//     4 -> 4100, 4 -> 4104) gives 4188 too.
+// A row of 96 ones sums to 96 = 0x5600 in every tree.
+TEST(LayerGolden, Enc2SumTreesOf12TermsWorkedByHand) {
+  using rrswin::SumTree;
+  std::vector<rrswin::f16_t> row(96, 0x3C00);
+  for (SumTree t : {SumTree::sequential, SumTree::even_odd_quads, SumTree::planes, SumTree::pairwise})
+    EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), t, 96), 0x5600);
+  row[0] = 0x5400;  // 64
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::sequential, 96), 0x6C15);
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::even_odd_quads, 96), 0x6C17);
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::planes, 96), 0x6C17);
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 96), 0x6C17);
 }
 
 // enc4's arena (param+48) is enc5's for the same phase 1..60 weights: the image's first 428544 bytes

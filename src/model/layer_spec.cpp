@@ -138,6 +138,7 @@ constexpr LayerSpec enc2_row{
     .entry = "cuda_dldn_engine_swin_enc2_kernel",
     .corpus = "0015-PREPASS_ENTRYPOINT_NAME.ptx",
     .doc = "DOC-e2 §2.2",
+    .runnable = true,
     .channels = 96,
     .heads = 4,
     .chunks = 12,

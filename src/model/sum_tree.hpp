@@ -132,4 +132,45 @@ RRSWIN_HD T reduce_in_lane(const T (&x)[16], SumTree tree, Add add) {
   return level[0];
 }
 
+// The 12-term form, for a layer at C = 96 (enc2's E12 and prologue norm: 12 n-tiles per lane;
+// DOC-e2 §3/E12 counts 26 add.f16x2 = 2 rows x (11 in-lane + 2 butterfly adds), its sub-table's
+// "21 add.f16x2" for the in-lane part being 22). The shape is not printed: each SumTree value names
+// its 12-term analogue (the reading enc2-sum-trees, docs/readings.md §8): even_odd_quads = even
+// n-tiles q(0,2,4,6) + (8+10), odd alike, even + odd; planes = per plane p a_p = x[4p] + x[4p+2],
+// b_p the odd pair, (a0+a1)+a2 and the same of b, then a + b (node for node even_odd_quads
+// again); sequential; pairwise (adjacent pairs, an odd one out carried up, as the 20-term form).
+template <class T, class Add>
+RRSWIN_HD T reduce_in_lane(const T (&x)[12], SumTree tree, Add add) {
+  switch (tree) {
+    case SumTree::even_odd_quads: {
+      auto q = [&](int a, int b, int c, int d) { return add(add(x[a], x[b]), add(x[c], x[d])); };
+      return add(add(q(0, 2, 4, 6), add(x[8], x[10])), add(q(1, 3, 5, 7), add(x[9], x[11])));
+    }
+    case SumTree::planes: {
+      T a[3], b[3];
+      for (int p = 0; p < 3; ++p) {
+        a[p] = add(x[4 * p], x[4 * p + 2]);
+        b[p] = add(x[4 * p + 1], x[4 * p + 3]);
+      }
+      return add(add(add(a[0], a[1]), a[2]), add(add(b[0], b[1]), b[2]));
+    }
+    case SumTree::sequential: {
+      T s = x[0];
+      for (int i = 1; i < 12; ++i) s = add(s, x[i]);
+      return s;
+    }
+    case SumTree::pairwise: break;
+  }
+  T level[12];
+  for (int i = 0; i < 12; ++i) level[i] = x[i];
+  int n = 12;
+  while (n > 1) {
+    int m = 0;
+    for (int i = 0; i + 1 < n; i += 2) level[m++] = add(level[i], level[i + 1]);
+    if (n % 2) level[m++] = level[n - 1];
+    n = m;
+  }
+  return level[0];
+}
+
 }  // namespace rrswin
