@@ -14,6 +14,11 @@ import rrswin
     ("enc4", 62, 1386, 533856, 533844, 16384),   # DOC4 §2, §1.4; DESC4 arg040 533856
     ("enc3", 48, 936, 315744, 315732, 12800),    # DOC3 §2, §1.4
     ("enc5", 61, 1306, 431136, 431124, 16384),   # spec §2.1/§2.3, facts E1/A8
+    ("enc2", 38, 630, 212256, 212244, 9600),     # DOC-e2 §2.2, §6 U5; DESC-e2 _LAUNCH
+    ("enc1", 32, 1072, 96480, 96468, 0),         # DOC-e1 §2.1/§2.2; REC-e1: no .shared
+    ("dec2", 38, 726, 212768, 212756, 9600),     # DOC-d2 §5, §1.1
+    ("dec1", 26, 632, 96800, 96788, 6400),       # DOC-d1 §5, §1.1; DESC-d1 arg040 96800
+    ("dec0", 19, 544, 47872, 47376, 3200),       # DOC-d0 §2.1/§2.3 (47376 = the tool's extent), §0
 ])
 def test_layer_spec_numbers(name, phases, mma, image, tool, shared):
     s = rrswin.layer_spec(name)
@@ -80,23 +85,27 @@ def test_run_layer_enc4_surfaces():
         rrswin.run_layer("enc4", arena_in, texture[:, :8])
 
 
-def test_run_layer_enc3_equals_the_cli(cli, tmp_path):
-    # enc3 (C = 128): a 4-plane input arena (layer_spec's input_planes), the same bytes as
-    # `rrswin run --layer enc3` on the same synthetic assets, fast = golden at 1 and 2 threads.
-    s = rrswin.layer_spec("enc3")
-    assert s["input_planes"] == 4 and s["channels"] == 128 and s["heads"] == 4 and s["chunks"] == 16
-    arena_in, tex, w, h = rrswin._rrswin.synthetic_frame(16, 8, 1, False, 4)
-    assert arena_in.size == 4 * 16 * 8 * 32
+@pytest.mark.parametrize("name,planes,channels,heads,chunks,merged_planes", [
+    ("enc3", 4, 128, 4, 16, 5),  # DOC3: C = 128, merge to 160
+    ("enc2", 3, 96, 4, 12, 4),   # DOC-e2: C = 96, merge to 128
+])
+def test_run_layer_equals_the_cli(cli, tmp_path, name, planes, channels, heads, chunks, merged_planes):
+    # A merge layer at C != 160: a C/32-plane input arena (layer_spec's input_planes), the same bytes
+    # as `rrswin run --layer` on the same synthetic assets, fast = golden at 1 and 2 threads.
+    s = rrswin.layer_spec(name)
+    assert s["input_planes"] == planes and s["channels"] == channels and s["heads"] == heads and s["chunks"] == chunks
+    arena_in, tex, w, h = rrswin._rrswin.synthetic_frame(16, 8, 1, False, planes)
+    assert arena_in.size == planes * 16 * 8 * 32
     texture = tex.view(np.float16).reshape(h, w, 4)
-    fast = rrswin.run_layer("enc3", arena_in, texture, threads=2)
-    gold = rrswin.run_layer("enc3", arena_in, texture, engine="golden")
-    cli("run", "--layer", "enc3", "--ex", "16", "--ey", "8", "-o", str(tmp_path / "o"))
-    for name in ("arena", "merged"):
-        assert fast[name].tobytes() == gold[name].tobytes(), name
-        assert fast[name].tobytes() == (tmp_path / "o" / f"{name}.bin").read_bytes(), name
-    for name in ("surface112", "surface120", "surface128"):
-        assert fast[name].tobytes() == gold[name].tobytes(), name
-    assert fast["arena"].size == 4 * 16 * 8 * 32 and fast["merged"].size == 5 * 8 * 4 * 32
+    fast = rrswin.run_layer(name, arena_in, texture, threads=2)
+    gold = rrswin.run_layer(name, arena_in, texture, engine="golden")
+    cli("run", "--layer", name, "--ex", "16", "--ey", "8", "-o", str(tmp_path / "o"))
+    for k in ("arena", "merged"):
+        assert fast[k].tobytes() == gold[k].tobytes(), k
+        assert fast[k].tobytes() == (tmp_path / "o" / f"{k}.bin").read_bytes(), k
+    for k in ("surface112", "surface120", "surface128"):
+        assert fast[k].tobytes() == gold[k].tobytes(), k
+    assert fast["arena"].size == planes * 16 * 8 * 32 and fast["merged"].size == merged_planes * 8 * 4 * 32
     assert fast["surface128"].shape == (4, 8, 4)
     with pytest.raises(ValueError):
         rrswin.run_layer("enc4", arena_in, texture, engine="slow")
