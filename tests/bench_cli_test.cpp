@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "engine/simd.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -33,6 +34,21 @@ TEST(BenchCli, BlasReferenceIsOpenedWhenItRuns) {
 #else
   EXPECT_TRUE(contains(r.out, "BLAS reference skipped: configured with -DRRSWIN_BENCH_BLAS=OFF")) << r.out;
 #endif
+}
+
+// `rrswin bench --layer L` (issue 33): the layer at its real token grid beside enc5 (the baseline of
+// "vs enc5", measured in the same run), with the parts that ran; an unknown or not-yet-runnable layer
+// is a usage error.
+TEST(BenchCli, LayerTableHasEnc5AsItsBaseline) {
+  const std::string best(rrswin::engine::to_string(rrswin::engine::best_simd_path()));
+  const Result r = shell("'" RRSWIN_CLI_PATH "' bench --layer enc3 --profile zluda --simd " + best + " --reps 1 --no-reference");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "vs enc5")) << r.out;
+  EXPECT_TRUE(contains(r.out, "enc5      40x23     15")) << r.out;  // facts A3: 40 x 23 tokens, 5 x 3 blocks
+  EXPECT_TRUE(contains(r.out, "enc3     160x92    240")) << r.out;  // DESC3: 160 x 92, 20 x 12 blocks at no offset
+  EXPECT_TRUE(contains(r.out, "golden parts + engine GEMMs")) << r.out;
+  EXPECT_EQ(shell("'" RRSWIN_CLI_PATH "' bench --layer dec2").status, 2);
+  EXPECT_EQ(shell("'" RRSWIN_CLI_PATH "' bench --layer enc9").status, 2);
 }
 
 }  // namespace

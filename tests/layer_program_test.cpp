@@ -585,3 +585,14 @@ TEST(LayerTemplate, BandedUpProjectionReadsTheDocumentedTiles) {
     }
   }
 }
+
+// The multiply-adds of one block (model/layer_program.hpp macs_per_block), worked by hand from the
+// phase shapes and the warps that run them: enc5 8 x (10 x 96x32x32 + 64x96x32 + 64x32x96) + 8 x
+// 64x160x32 + 20 x 2 x 64x32x160 + 64x16x160 = 26,902,528 (the 26.9 M); enc4 adds the merge
+// 16 x 160 x 640 = 1,638,400; enc3 4 x 8 x 96x32x32 + 4 x 64x96x32 x 2 + 64x128x32 x 4 + 16 x 2 x
+// 64x32x128 + 16 x 160 x 512 + 64x16x128 = 15,597,568.
+TEST(LayerTemplate, MacsPerBlockWorkedByHand) {
+  EXPECT_EQ(rrswin::macs_per_block(rrswin::layer_program(LayerId::enc5)), 26902528.0);
+  EXPECT_EQ(rrswin::macs_per_block(rrswin::layer_program(LayerId::enc4)), 28540928.0);
+  EXPECT_EQ(rrswin::macs_per_block(rrswin::layer_program(LayerId::enc3)), 15597568.0);
+}

@@ -10,6 +10,7 @@
 #include "assets/synthetic_weights.hpp"
 #include "cli/fma_peak.hpp"
 #include "engine/simd.hpp"
+#include "model/layer_program.hpp"
 #include "model/weight_image.hpp"
 
 #ifdef RRSWIN_HAVE_BLAS
@@ -42,12 +43,7 @@ int blocks(const Geometry& g) {
   return static_cast<int>(cover.x * cover.y);
 }
 
-double macs_per_block() {
-  // phases 1..10: 8 heads x 10 x 96x32x32; 11: 8 x 64x96x32; 12: 8 x 64x32x96; 13..20: 8 x
-  // 64x160x32; 21..60: 20 x (64x32x160 + 64x160x32); 61: 64x16x160.
-  return 8.0 * 10 * 96 * 32 * 32 + 8.0 * 64 * 96 * 32 + 8.0 * 64 * 32 * 96 + 8.0 * 64 * 160 * 32 + 20.0 * 2 * 64 * 32 * 160 +
-         64.0 * 16 * 160;
-}
+double macs_per_block() { return macs_per_block(layer_program(LayerId::enc5)); }
 
 Frame::Frame(const Geometry& g) : input(make_synthetic_frame(g.ex, g.ey, 1, false)) {
   arena.assign(input.input_arena.size(), 0);

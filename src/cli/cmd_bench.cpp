@@ -3,18 +3,23 @@
 // run: the machine's binary64 FMA peak (the exact-arithmetic limit) and the layer's GEMMs in f32
 // through a BLAS (what a user would pick instead). docs/performance.md records a run.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "assets/synthetic_weights.hpp"
 #include "cli/bench_core.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
+#include "engine/layer_engine.hpp"
 #include "engine/simd.hpp"
+#include "model/layer_program.hpp"
 #include "numerics/profile.hpp"
 
 namespace rrswin::cli {
@@ -35,7 +40,12 @@ void help() {
       "vs f64lim: ms/frame over the binary64 FMA limit (the frame's multiply-adds at the FMA peak measured\n"
       "in the same run); vs ada: over the `ada` line of the same geometry and path; ms/wave: ms/frame over\n"
       "ceil(blocks / threads) (equal across geometries when the frame scales linearly in blocks per thread);\n"
-      "fixed share (breakdown): prologue + E11 + E20 + E60+61+E61 over the block's total.\n");
+      "fixed share (breakdown): prologue + E11 + E20 + E60+61+E61 over the block's total.\n\n"
+      "rrswin bench --layer L|all [--profile P]... [--simd S]... [--threads N] [--reps N]\n"
+      "  Every runnable layer (all) or L at its real token grid (rrswin layers), the fast engine per\n"
+      "  profile and SIMD path: ms/frame, GMAC/s (the layer's e4m3 multiply-adds), vs enc5 (GMAC/s over\n"
+      "  enc5's on the same profile and path in this run), vs f64lim, and which parts ran: the fused\n"
+      "  engine (enc5's dimensions) or golden's parts with the engine's GEMMs (every other layer).\n");
 }
 
 std::string cpu_model() {
@@ -47,7 +57,7 @@ std::string cpu_model() {
 }
 
 struct BenchOptions {
-  std::vector<std::string> geo_names, simd_names, profiles;
+  std::vector<std::string> geo_names, simd_names, profiles, layers;
   int threads = 0, reps = 5, golden_reps = 1;
   bool golden = true, reference = true, help = false;
 };
@@ -78,7 +88,15 @@ BenchOptions parse_bench(const Args& args) {
       o.golden = false;
     else if (a == "--no-reference")
       o.reference = false;
-    else
+    else if (a == "--layer") {
+      const std::string v = value();
+      if (v == "all") {
+        for (LayerId id : layer_ids())
+          if (layer_spec(id).runnable) o.layers.emplace_back(to_string(id));
+      } else {
+        o.layers.emplace_back(to_string(layer_option(v)));
+      }
+    } else
       throw UsageError("unknown option '" + a + "'");
   }
   return o;
@@ -212,6 +230,78 @@ void bench_breakdown(const BenchOptions& o, const BenchPlan& pl) {
   std::printf("\n");
 }
 
+// One runnable layer's frame at its real token grid, ready to run with the fast engine.
+struct LayerFrame {
+  LayerId id;
+  int ex, ey;
+  SyntheticFrame input;
+  MergeFrame merge;                  // the merge layers
+  std::unique_ptr<bench::Frame> e5;  // enc5
+  explicit LayerFrame(LayerId l) : id(l), ex(layer_spec(l).abi.ex), ey(layer_spec(l).abi.ey) {
+    const LayerSpec& s = layer_spec(l);
+    if (l == LayerId::enc5) {
+      e5 = std::make_unique<bench::Frame>(bench::Geometry{"real", ex, ey});
+      return;
+    }
+    input = make_synthetic_frame(ex, ey, 1, false, s.k_slices());
+    merge.ex = ex;
+    merge.ey = ey;
+    merge.input_arena = input.input_arena;
+    merge.weights = &default_layer_weights(l);
+    merge.texture = &input.texture;
+  }
+  // Minimum wall-clock seconds of `reps` runs after one warm-up.
+  double time(const Profile& p, engine::SimdPath path, int threads, int reps) {
+    if (e5) return bench::time_frame(*e5, Engine::fast, p, engine::to_string(path), threads, reps);
+    double best = 1e300;
+    for (int r = 0; r <= reps; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      engine::run_merge_frame_fast(merge, p, Readings{}, LayerReadings{}, {path, threads});
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (r > 0) best = std::min(best, s);
+    }
+    return best;
+  }
+};
+
+// The layer table (issue 33): every selected layer per profile and path, against enc5's GMAC/s of the
+// same profile and path measured in the same run.
+int bench_layers(const BenchOptions& o, const BenchPlan& pl) {
+  const bench::FmaPeaks peaks = o.reference ? bench::fma_peaks(pl.nthreads, 0.5) : bench::FmaPeaks{};
+  std::vector<LayerId> ids;
+  for (const std::string& n : o.layers) ids.push_back(layer_option(n));
+  if (std::find(ids.begin(), ids.end(), LayerId::enc5) == ids.end()) ids.insert(ids.begin(), LayerId::enc5);  // the baseline
+  std::stable_sort(ids.begin(), ids.end(), [](LayerId a, LayerId b) { return (a == LayerId::enc5) > (b == LayerId::enc5); });
+  std::printf("%-5s %9s %6s %8s  %-9s %-10s %11s %9s %8s %10s  %s\n", "layer", "tokens", "blocks", "GMAC", "prof", "simd", "ms/frame",
+              "GMAC/s", "vs enc5", "vs f64lim", "parts");
+  std::vector<double> enc5_rate(pl.profs.size() * pl.paths.size(), 0);
+  for (LayerId id : ids) {
+    const LayerSpec& s = layer_spec(id);
+    LayerFrame f(id);
+    const int blocks = ((f.ex + 7) / 8) * ((f.ey + 7) / 8);
+    const double gmac = blocks * macs_per_block(layer_program(id)) / 1e9;
+    const bool fused = s.channels == 160 && s.heads == 8;  // engine/layer_engine.cpp: enc5's dimensions
+    char tokens[32];
+    std::snprintf(tokens, sizeof tokens, "%dx%d", f.ex, f.ey);
+    for (std::size_t pi = 0; pi < pl.profs.size(); ++pi)
+      for (std::size_t qi = 0; qi < pl.paths.size(); ++qi) {
+        const double sec = f.time(*pl.profs[pi], pl.paths[qi], pl.nthreads, o.reps);
+        const double rate = gmac / sec;
+        double& base = enc5_rate[pi * pl.paths.size() + qi];
+        if (id == LayerId::enc5) base = rate;
+        char vs5[16] = "", vslim[16] = "";
+        if (base > 0) std::snprintf(vs5, sizeof vs5, "%.2fx", rate / base);
+        if (peaks.f64 > 0) std::snprintf(vslim, sizeof vslim, "%.2fx", sec / (gmac * 1e9 / peaks.f64));
+        std::printf("%-5s %9s %6d %8.3f  %-9s %-10s %11.3f %9.2f %8s %10s  %s\n", std::string(s.name).c_str(), tokens, blocks, gmac,
+                    std::string(pl.profs[pi]->name).c_str(), std::string(engine::to_string(pl.paths[qi])).c_str(), 1e3 * sec, rate, vs5,
+                    vslim, fused ? "fused engine" : "golden parts + engine GEMMs");
+      }
+  }
+  if (peaks.f64 > 0)
+    std::printf("\nFMA peaks on %d threads: binary64 %.1f G/s, binary32 %.1f G/s\n", pl.nthreads, peaks.f64 / 1e9, peaks.f32 / 1e9);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_bench(const Args& args) {
@@ -221,6 +311,10 @@ int cmd_bench(const Args& args) {
     return 0;
   }
   const BenchPlan pl = plan_of(o);
+  if (!o.layers.empty()) {
+    std::printf("rrswin bench --layer: %s, running on %d threads; %d reps, minimum\n", cpu_model().c_str(), pl.nthreads, o.reps);
+    return bench_layers(o, pl);
+  }
   std::printf("rrswin bench: %s, %d hardware threads, running on %d; SIMD paths:", cpu_model().c_str(), pl.hw, pl.nthreads);
   for (auto p : engine::supported_simd_paths()) std::printf(" %s", std::string(engine::to_string(p)).c_str());
   std::printf(" (best %s); %d reps, minimum\n", std::string(engine::to_string(engine::best_simd_path())).c_str(), o.reps);

@@ -327,6 +327,15 @@ const LayerProgram& layer_program(LayerId id) {
   return all.p.at(static_cast<std::size_t>(id));
 }
 
+double macs_per_block(const LayerProgram& prog) {
+  double macs = 0;
+  for (const Phase& p : prog.phases) {
+    const double mk = static_cast<double>(p.real.m) * p.real.k;
+    macs += p.kind == PhaseKind::merge ? mk * prog.spec->merge_out : mk * p.real.n * p.warps;
+  }
+  return macs;
+}
+
 ByteRange layer_weight_extent(const LayerSpec& s, const Phase& p, int z) {
   if (p.b != OperandSource::weights) return {0, 0};
   const WeightMap m = weight_map(s);

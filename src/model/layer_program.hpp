@@ -36,6 +36,10 @@ const LayerProgram& layer_program(LayerId id);
 ByteRange layer_weight_extent(const LayerSpec& s, const Phase& p, int z = 0);
 ByteRange layer_bias_extent(const LayerSpec& s, const Phase& p, int z = 0);
 
+// The e4m3 multiply-adds of one block (all its warps): each phase's real M x N x K times the warps
+// that run it, the merge's over all its merged columns (16 x merge_out x 4C). enc5: 26.9 M.
+double macs_per_block(const LayerProgram& prog);
+
 // Every named region of the layer's image in address order; they tile [0, image_bytes) exactly.
 // For enc5 equal to weight_regions() (model/weight_image.hpp). The merge layers' extra regions are
 // "Wm"/"bm" (Region::Role::wm / bm); the final phase's are W<final>/b<final> (roles w61/b61).
