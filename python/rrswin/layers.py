@@ -58,16 +58,24 @@ def run_enc4(input_arena, weights=None, *, ex: int = 80, ey: int = 46, block_off
 def run_layer(layer: str, input_arena, texture, weights=None, *, ex: int | None = None, ey: int | None = None,
               block_offset=(0, 0), engine: str = "fast", profile: str = "ada", readings: dict | None = None,
               layer_readings: dict | None = None, threads: int = 1) -> dict:
-    """One launch of a merge layer of the template (layer = 'enc4' or 'enc3'; enc5 is `rrswin.run`).
+    """One launch of a layer that runs (rrswin.layer_spec(layer)["runnable"]): enc5 or a merge layer.
     input_arena: the previous layer's plane arena, layer_spec(layer)["input_planes"] planes (enc4 5,
     enc3 4) x ey x ex x 32 bytes. texture: float16 (ey, ex, 4) RGBA at the token grid (param+88).
-    Returns a dict: arena (param+48, the same planes), merged (param+56, 5 planes at the halved
-    extents), surface112 / surface120 (float16 (ey, ex, 4)) and surface128 (float16 (ey>>1, ex>>1,
-    4)), the final epilogue's surfaces. engine 'fast' (default) or 'golden': the same bytes, for
+    Returns a dict named by parameter offset: arena (param+48, the same planes), merged (param+56,
+    merge_out/32 planes at the halved extents), surface112 / surface120 (float16 (ey, ex, 4)) and
+    surface128 (float16 (ey>>1, ex>>1, 4)), the final epilogue's surfaces; enc5 (no merge, one
+    surface) returns arena and surface112, the bytes of rrswin.run. engine 'fast' (default) or 'golden': the same bytes, for
     every `threads`. layer_readings: the merge layers' readings (layer_readings())."""
     layer = C.choice(layer, "layer", LAYERS)
     if layer == "enc5":
-        raise ValueError("layer: enc5 is run by rrswin.run")
+        # enc5 through rrswin.run (the same bytes): its arena (param+48) and its one surface (+112).
+        # `layer_readings` are the merge layers' and do not apply to it.
+        from .frame import run
+        if layer_readings:
+            raise ValueError("layer_readings: enc5 has none (they are the merge layers' readings)")
+        r = run(input_arena, texture, weights, ex=ex, ey=ey, engine=engine, profile=profile, readings=readings,
+                threads=threads, block_offset=block_offset)
+        return {"arena": r.arena, "surface112": r.surface}
     t = np.asarray(texture)
     if t.dtype != np.float16 or t.ndim != 3 or t.shape[2] != 4:
         raise ValueError(f"texture: expected a float16 (ey, ex, 4) array, found {t.dtype} {t.shape}")

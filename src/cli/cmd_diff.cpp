@@ -51,10 +51,11 @@ options:
   --ex N --ey N         arena extents when no surface shape gives them (default: the arg112
                         surface of the same launch, else 40 x 23)
   --strict              files present on one side only count as differences
-  --layer enc4|enc3     A and B are two `rrswin run --layer L` folders: compares arena.bin (at
-                        --ex/--ey, else surface112.exr's shape; enc3's 4-plane arena byte
-                        by byte), merged.bin (at the halved extents), surface112.exr,
-                        surface120.exr and surface128.exr
+  --layer L             A and B are two `rrswin run --layer L` folders of a merge layer (enc2,
+                        enc3, enc4): compares arena.bin (at --ex/--ey, else surface112.exr's
+                        shape; a C/32-plane arena byte by byte), merged.bin (at the halved
+                        extents), surface112.exr, surface120.exr and surface128.exr;
+                        --layer enc5 (the default) compares enc5's folders
   -h, --help            this text
 
 rrswin diff CAPTURE --stage NAME [--debug-base N] [--profile P] [--reading NAME=VALUE ...]
@@ -196,10 +197,8 @@ DiffArgs parse_diff_args(const Args& args) {
       d.g.ey = static_cast<int>(parse_int(cur.name, cur.take(), kExtentMin, kExtentMax));
     } else if (handle_stage_option(cur, d.stage)) {
     } else if (cur.name == "--layer") {
-      const std::string v = cur.take();
-      const LayerId id = layer_option(v);
-      if (id == LayerId::enc5) throw UsageError("--layer: expected enc4 or enc3 (enc5's folders need no --layer), got '" + v + "'");
-      d.layer = id;
+      const LayerId id = layer_option(cur.take());
+      if (id != LayerId::enc5) d.layer = id;  // enc5's folders are the default (--layer enc5 is accepted, as in every command)
     } else if (cur.name == "--launch") {
       d.launch = parse_int(cur.name, cur.take(), 0, 999999);
     } else if (cur.name == "--kernel" || cur.name == "--block-offset") {
@@ -293,7 +292,8 @@ Comparison diff_layer_folders(const fs::path& A, const fs::path& B, Geometry g) 
       out.only_b.push_back(f.first);
   }
   if (out.diffs.empty())
-    throw InputError(A.string(), 0, "an `rrswin run --layer enc4|enc3` folder (arena.bin, merged.bin, surface112/120/128.exr) matching B's",
+    throw InputError(A.string(), 0,
+                     "an `rrswin run --layer L` folder of a merge layer (arena.bin, merged.bin, surface112/120/128.exr) matching B's",
                      "no common file");
   return out;
 }
@@ -403,7 +403,7 @@ int cmd_diff(const Args& args) {
     if (!fs::exists(p)) throw InputError(p.string(), 0, "a capture folder or a file", "nothing (no such file or folder)");
   if (fs::is_directory(A) != fs::is_directory(B)) throw UsageError("A and B must both be folders or both be files");
   Comparison c;
-  if (a.layer && !fs::is_directory(A)) throw UsageError("--layer compares two folders of rrswin run --layer enc4|enc3");
+  if (a.layer && !fs::is_directory(A)) throw UsageError("--layer compares two folders of rrswin run --layer L (a merge layer)");
   if (a.layer)
     c = diff_layer_folders(A, B, a.g);
   else if (fs::is_directory(A))

@@ -109,3 +109,17 @@ def test_run_layer_equals_the_cli(cli, tmp_path, name, planes, channels, heads, 
     assert fast["surface128"].shape == (4, 8, 4)
     with pytest.raises(ValueError):
         rrswin.run_layer("enc4", arena_in, texture, engine="slow")
+
+
+def test_run_layer_enc5_is_run():
+    # One entry for every runnable layer: run_layer('enc5') is rrswin.run's bytes, named by offset.
+    arena_in, tex, w, h = rrswin._rrswin.synthetic_frame(16, 8, 1, False)
+    texture = tex.view(np.float16).reshape(h, w, 4)
+    r = rrswin.run_layer("enc5", arena_in, texture, threads=2)
+    ref = rrswin.run(arena_in, texture, engine="golden", ex=16, ey=8)
+    assert sorted(r) == ["arena", "surface112"]
+    assert r["arena"].tobytes() == ref.arena.tobytes() and r["surface112"].tobytes() == ref.surface.tobytes()
+    with pytest.raises(ValueError):
+        rrswin.run_layer("enc5", arena_in, texture, layer_readings={"e62-gate": "acc"})
+    with pytest.raises(ValueError):
+        rrswin.run_layer("dec2", arena_in, texture)  # not runnable yet: a clear error
