@@ -214,7 +214,9 @@ TEST(RunCli, HelpDocumentsEveryOption) {
   EXPECT_FALSE(fs::exists(dir.file("out")));
 }
 
-// The merge layers' readings (LayerReadings, docs/readings.md §7): rrswin readings --layer enc4|enc3.
+// The readings that apply to a merge layer (docs/readings.md §7/§8): rrswin readings --layer L lists
+// the template's readings (enc5's registry: the parts every runnable layer runs) and the merge
+// layers' (LayerReadings), each with the layers it applies to (reading_layers).
 TEST(RunCli, ReadingsListsTheMergeLayersRegistry) {
   TempDir dir;
   const Result r = dir.rrswin("readings --layer enc4");
@@ -224,7 +226,10 @@ TEST(RunCli, ReadingsListsTheMergeLayersRegistry) {
     EXPECT_TRUE(contains(r.out, info.question)) << info.name;
   }
   EXPECT_TRUE(contains(r.out, "e62-quad-writer")) << r.out;
-  EXPECT_FALSE(contains(r.out, "arena-order")) << "enc5's readings are not listed here";
+  EXPECT_TRUE(contains(r.out, "\narena-order = fragment\n")) << "the template's readings apply to enc4 too";
+  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4\n")) << r.out;        // merge-*, e62-*
+  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4, enc5\n")) << r.out;  // the template's
+  EXPECT_FALSE(contains(dir.rrswin("readings").out, "\ne62-gate = ")) << "enc5 has no E62";
   const Result j = dir.rrswin("readings --json --layer=enc3");
   ASSERT_EQ(j.status, 0) << j.out;
   for (const LayerReadingInfo& info : layer_reading_registry())

@@ -536,38 +536,68 @@ const std::string& default_of(const LayerReadingInfo& r) { return r.values.front
 // A registry as a JSON array (one object per reading) or as text (one paragraph per reading, the
 // default marked *).
 template <class Info>
-void print_registry(const std::vector<Info>& registry, bool json) {
-  if (json) {
-    std::string out = "[\n";
-    for (std::size_t i = 0; i < registry.size(); ++i) {
-      const Info& r = registry[i];
-      out += "  {\"name\": " + json_string(r.name) + ", \"values\": [";
-      for (std::size_t v = 0; v < r.values.size(); ++v) out += (v ? ", " : "") + json_string(r.values[v]);
-      out += "], \"default\": " + json_string(default_of(r)) + ", \"question\": " + json_string(r.question) +
-             ", \"where\": " + json_string(r.where) + ", \"settle\": " + json_string(r.settle) + "}";
-      out += i + 1 < registry.size() ? ",\n" : "\n";
-    }
-    out += "]\n";
-    std::fputs(out.c_str(), stdout);
-    return;
-  }
+std::string json_entry(const Info& r) {
+  std::string out = "  {\"name\": " + json_string(r.name) + ", \"values\": [";
+  for (std::size_t v = 0; v < r.values.size(); ++v) out += (v ? ", " : "") + json_string(r.values[v]);
+  out += "], \"default\": " + json_string(default_of(r)) + ", \"question\": " + json_string(r.question) +
+         ", \"where\": " + json_string(r.where) + ", \"settle\": " + json_string(r.settle) + ", \"layers\": [";
+  const std::vector<LayerId> layers = reading_layers(r.name);
+  for (std::size_t l = 0; l < layers.size(); ++l) out += (l ? ", " : "") + json_string(to_string(layers[l]));
+  return out + "]}";
+}
+
+template <class Info>
+void print_text(const std::vector<Info>& registry) {
   for (const Info& r : registry) {
     std::string values;
     for (const std::string& v : r.values) values += (values.empty() ? "" : " | ") + v + (v == default_of(r) ? "*" : "");
-    std::printf("\n%s = %s\n  values:   %s\n  question: %s\n  where:    %s\n  settle:   %s\n", r.name.c_str(), default_of(r).c_str(),
-                values.c_str(), r.question.c_str(), r.where.c_str(), r.settle.c_str());
+    std::string layers;
+    for (LayerId l : reading_layers(r.name)) layers += (layers.empty() ? "" : ", ") + std::string(to_string(l));
+    std::printf("\n%s = %s\n  values:   %s\n  question: %s\n  where:    %s\n  settle:   %s\n  layers:   %s\n", r.name.c_str(),
+                default_of(r).c_str(), values.c_str(), r.question.c_str(), r.where.c_str(), r.settle.c_str(), layers.c_str());
   }
+}
+
+// Registries as one JSON array (one object per reading) or as text (one paragraph per reading, the
+// default marked *), each entry with the layers it applies to (reading_layers).
+template <class A, class B = LayerReadingInfo>
+void print_registry(const std::vector<A>& first, bool json, const std::vector<B>& second = {}) {
+  if (!json) {
+    print_text(first);
+    print_text(second);
+    return;
+  }
+  std::vector<std::string> entries;
+  for (const A& r : first) entries.push_back(json_entry(r));
+  for (const B& r : second) entries.push_back(json_entry(r));
+  std::string out = "[\n";
+  for (std::size_t i = 0; i < entries.size(); ++i) out += entries[i] + (i + 1 < entries.size() ? ",\n" : "\n");
+  std::fputs((out + "]\n").c_str(), stdout);
 }
 
 // The merge layers' readings (model/layer_golden.hpp LayerReadings), enc4's and enc3's alike.
 int print_layer_readings(LayerId layer, bool json) {
-  const auto& registry = layer_reading_registry();
-  if (!json)
-    std::printf(
-        "%zu readings of %s (rrswin run --layer %s --layer-reading NAME=VALUE changes one; the default is marked *;\n"
-        "enc5's readings apply to its phases 1..60 too: rrswin readings)\n",
-        registry.size(), std::string(to_string(layer)).c_str(), std::string(to_string(layer)).c_str());
-  print_registry(registry, json);
+  // One list of everything that applies to the layer (reading_layers): enc5's readings (the
+  // template's parts, --reading NAME=VALUE) and the merge layers' (--layer-reading NAME=VALUE).
+  const auto applies = [layer](const std::string& name) {
+    const std::vector<LayerId> l = reading_layers(name);
+    return std::find(l.begin(), l.end(), layer) != l.end();
+  };
+  std::vector<ReadingInfo> base;
+  for (const ReadingInfo& r : reading_registry())
+    if (applies(r.name)) base.push_back(r);
+  std::vector<LayerReadingInfo> own;
+  for (const LayerReadingInfo& r : layer_reading_registry())
+    if (applies(r.name)) own.push_back(r);
+  if (json) {
+    print_registry(base, true, own);
+    return 0;
+  }
+  std::printf(
+      "%zu readings apply to %s: %zu of the template's parts (rrswin run --layer %s --reading NAME=VALUE changes one) and %zu of\n"
+      "its merge and final epilogue (--layer-reading NAME=VALUE); the default is marked *\n",
+      base.size() + own.size(), std::string(to_string(layer)).c_str(), base.size(), std::string(to_string(layer)).c_str(), own.size());
+  print_registry(base, false, own);
   return 0;
 }
 
@@ -610,7 +640,7 @@ int cmd_readings(const Args& args) {
       if (is_instruction_reading(r.name)) std::printf(" %s=%s", r.name.c_str(), profile_reading_value(*p, r.name).c_str());
     std::printf("\n");
   }
-  std::printf("\nthe merge layers' readings (enc4, enc3: merge-*, e62-*): rrswin readings --layer enc4\n");
+  std::printf("\nthe merge layers' readings (merge-*, e62-*) and which apply where: rrswin readings --layer enc4\n");
   return 0;
 }
 

@@ -110,6 +110,24 @@ bool set_layer_reading(LayerReadings& r, std::string_view assignment, std::strin
   return false;
 }
 
+std::vector<LayerId> reading_layers(std::string_view name) {
+  bool layer_reading = false, known = false;
+  for (const LayerReadingInfo& i : layer_reading_registry()) layer_reading |= i.name == name;
+  for (const ReadingInfo& i : reading_registry()) known |= i.name == name;
+  std::vector<LayerId> v;
+  if (!layer_reading && !known) return v;
+  for (LayerId id : layer_ids()) {
+    const LayerSpec& s = layer_spec(id);
+    if (!s.runnable) continue;
+    if (!layer_reading)
+      v.push_back(id);
+    else if (name.rfind("merge-", 0) == 0 ? s.merge_kind == MergeKind::shared_passes
+                                          : s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid)
+      v.push_back(id);
+  }
+  return v;
+}
+
 namespace golden {
 namespace {
 

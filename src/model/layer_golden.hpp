@@ -76,6 +76,12 @@ struct LayerReadingInfo {
   std::string question, where, settle;
 };
 const std::vector<LayerReadingInfo>& layer_reading_registry();
+// The one view of both registries (issue 32, "one readings registry"): the runnable layers whose
+// model consults the reading `name` (enc5's registry or the one above), in network order; empty for
+// an unknown name. enc5's readings live in the template's parts, which every runnable layer runs
+// (the merge layers' E62 calls enc5's E61 core, so the e61-* readings apply to them too); merge-*
+// in the shared-pass merge; e62-* in the gated final epilogue.
+std::vector<LayerId> reading_layers(std::string_view name);
 // "NAME=VALUE"; false and *error on an unknown name or value.
 bool set_layer_reading(LayerReadings& r, std::string_view assignment, std::string* error);
 
