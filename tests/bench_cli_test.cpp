@@ -1,6 +1,6 @@
 // `rrswin bench`'s BLAS reference, run as a user would (RRSWIN_CLI_PATH): OpenBLAS is opened when the
 // reference runs (src/cli/bench_core.cpp blas()), not linked into the executable, whose other
-// commands would otherwise start its spinning thread pool (docs/performance.md "Eighth pass").
+// commands would otherwise start its spinning thread pool (docs/performance.md "`rrswin bench`").
 #include <gtest/gtest.h>
 
 #include <string>

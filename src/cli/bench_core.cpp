@@ -146,7 +146,7 @@ FmaPeaks fma_peaks(int threads, double seconds) {
 namespace {
 // OpenBLAS is opened on first use, not linked: a linked OpenBLAS starts its thread pool when the
 // process starts, one worker per core, and the workers spin in sched_yield while the process is
-// young (docs/performance.md "Eighth pass": the demo, `rrswin run`, spent 0.078 s of system time in
+// young (measured: the demo, `rrswin run`, spent 0.078 s of system time in
 // them, on 2 cores beside the engine's threads; 0.011 s without them).
 // OPENBLAS_NUM_THREADS=1 before the library starts makes the pool empty (the reference runs one
 // sgemm per thread of its own); a value the user set is kept. Called from the bench's main thread

@@ -53,8 +53,8 @@ inline void count_q8(f16_t h, EpilogueCounts& n) {
 // alias anything) would otherwise make the compiler reload g's pointers after every element.
 // Without statistics, several rows at a time: a row is one long chain of dependent roundings (the
 // sum tree, the fold, the reciprocal, the products), and the second row's chain fills the first's
-// latencies (avx2, Zen 3: E11 70.9 -> 63.1 us per block; docs/performance.md "Seventh pass");
-// four rows where there are four (avx2 on Zen 4: 51.5 -> 49.3 us, the "Eleventh pass"), then
+// latencies (avx2, Zen 3: E11 70.9 -> 63.1 us per block; docs/performance.md "Zen 3 (AVX2 only)");
+// four rows where there are four (avx2 on Zen 4: 51.5 -> 49.3 us, docs/performance.md "Zen 4"), then
 // two, then one.
 void e11_rows(const E11Args& g) {
   const f16_t* const s = g.s;

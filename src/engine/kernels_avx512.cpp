@@ -308,7 +308,7 @@ KernelSet kernels_avx512() {
   // f16 vectors). So are `zluda` and `blackwell`, the AVX2 kernels on the `zluda` integer sums
   // (kernels_zluda_int16_avx2_impl.hpp, kernels_blackwell_int16_avx2_impl.hpp): on Zen 4 they ran
   // 1.5x faster than the binary64 and binary32 AVX-512 kernels this unit had (docs/performance.md
-  // "Eleventh pass").
+  // "SIMD paths").
   const KernelSet avx2 = kernels_avx2();
   return {avx2.zluda,    ada_kstep,           avx2.e11_rows,  avx2.rms_rows,  avx2.decode_run,
           avx2.add_rows, hopper_kstep_avx512, avx2.blackwell, avx2.e61_pixels};

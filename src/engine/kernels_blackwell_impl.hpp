@@ -5,8 +5,8 @@
 // only (kernel_args.hpp says why). On the avx2 and AVX-512 paths this binary32 kernel is the
 // fallback of the integer one (kernels_blackwell_int16_avx2_impl.hpp), which runs a tile's k-step
 // on the `zluda` integer sums where the window truncates nothing and calls blackwell_detail::tile
-// for the others. (An AVX-512 form of this kernel was the AVX-512 paths' until the eleventh pass:
-// on Zen 4 the integer kernel ran 1.5x faster; docs/performance.md.)
+// for the others. (An AVX-512 form of this kernel was the AVX-512 paths' until the integer kernel
+// ran 1.5x faster on Zen 4; docs/performance.md "SIMD paths".)
 //
 // The model, per k-step and output element: D = f16_RN(sum over the 32 products and C of
 // trunc_q(t)), q = 2^(maxE - 25), E(product) = e(a) + e(b) with `ada`'s e(x) = max(floor(log2|x|),
