@@ -209,27 +209,46 @@ void merge_store(const BlockContext& ctx, const LayerReadings& lr, const F16Mat&
   }
 }
 
+F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const LayerBlockIo& io) {
+  const LayerSpec& s = ctx.layer();
+  require_runnable(s.id);
+  // The template's parts at the layer's C, heads and chunks (enc5: facts C0; enc4: the same
+  // statements and offsets as enc5's, DOC4 §2; enc3 DOC3 §2; enc2 DOC-e2 §2).
+  const PrologueOut pro = prologue(ctx, io.input_arena);            // facts B
+  const std::vector<HeadOut> heads = attention(ctx, pro.h1);        // stem, score, P V and their epilogues
+  if (ctx.last_phase && ctx.last_phase <= s.pv_phase()) return {};  // a debug stage (facts F2)
+  const OutProjOut proj = out_projection(ctx, pro, heads);
+  if (ctx.last_phase) return {};
+  const E20Out norm = e20_norm(ctx, proj.d20);
+  record_norm_stages(ctx, norm);
+  const MlpOut m = mlp(ctx, proj.d20, norm);
+  const E4Mat a_last = e60_scatter(ctx, m.d60, io.output_arena);  // q8(D): the arena (and the merge's input)
+  if (s.merge()) {
+    // The staging (E60(c)/(d), E46(c)/(d), E36), the merge phase, its store (E61, E47, E37).
+    const E4Mat merged = merge_gather(lr, a_last);
+    const F16Mat dm = merge_phase(ctx, s, merged);
+    merge_store(ctx, lr, dm, io.merged_output);
+  }
+  // The final phase: A = q8 of the last down-projection's D (final-phase-a); then its epilogue.
+  F16Mat d = logits_phase(ctx, a_last, ctx.phase(s.final_phase()), cat("p", s.final_phase(), "d"));
+  const E62Surfaces& out = io.surfaces;
+  switch (s.final_epilogue) {
+    case FinalEpilogueKind::kpn_filter:
+      if (io.texture && out.s112) e61(ctx, d, *io.texture, *out.s112);
+      break;
+    case FinalEpilogueKind::kpn_filter_sigmoid:
+      if (io.texture && out.s112 && out.s120 && out.s128) e62(ctx, lr, d, *io.texture, out);
+      break;
+    default: throw std::logic_error(cat("run_layer_block: ", s.name, "'s final epilogue is not modelled"));
+  }
+  return d;
+}
+
 F16Mat run_merge_block(const BlockContext& ctx, const LayerReadings& lr, const MergeBlockIo& io) {
   if (ctx.last_phase) throw std::invalid_argument("run_merge_block: last_phase is not supported");
   const LayerSpec& s = ctx.layer();
   if (!s.merge()) throw std::invalid_argument(cat("run_merge_block: ", s.name, " has no patch merge"));
-  // The phases up to the last down-projection and its arena scatter: enc5's parts at the layer's
-  // C, heads and chunks (enc4: the same statements and offsets as enc5's, DOC4 §2; enc3: DOC3 §2).
-  const PrologueOut pro = prologue(ctx, io.input_arena);
-  const std::vector<HeadOut> heads = attention(ctx, pro.h1);
-  const OutProjOut proj = out_projection(ctx, pro, heads);
-  const E20Out norm = e20_norm(ctx, proj.d20);
-  record_norm_stages(ctx, norm);
-  const MlpOut m = mlp(ctx, proj.d20, norm);
-  const E4Mat a_last = e60_scatter(ctx, m.d60, io.output_arena);  // q8(D): the arena and the merge's input
-  // The staging (E60(c)/(d), E46(c)/(d)), the merge phase, its store (E61, E47).
-  const E4Mat merged = merge_gather(lr, a_last);
-  const F16Mat dm = merge_phase(ctx, s, merged);
-  merge_store(ctx, lr, dm, io.merged_output);
-  // The final phase: A = q8 of the last down-projection's D (final-phase-a); then its epilogue.
-  F16Mat d = logits_phase(ctx, a_last, ctx.phase(s.final_phase()), cat("p", s.final_phase(), "d"));
-  if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128) e62(ctx, lr, d, *io.texture, io.surfaces);
-  return d;
+  return run_layer_block(ctx, lr, {io.input_arena, io.output_arena, io.merged_output, io.texture, io.surfaces});
 }
 
 }  // namespace golden

@@ -123,6 +123,23 @@ struct E62Surfaces {
 };
 void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, const Texture& tex, const E62Surfaces& out);
 
+// One block of any runnable layer (the one golden block runner, issue 32): the outputs by parameter
+// offset; a layer writes those its row has (the merged output only with a merge, +120/+128 only
+// with the gated final epilogue). The final epilogue runs when the texture and its surfaces are given.
+struct LayerBlockIo {
+  std::span<const std::uint8_t> input_arena;  // param+8
+  std::span<std::uint8_t> output_arena;       // param+48
+  std::span<std::uint8_t> merged_output;      // param+56
+  const Texture* texture = nullptr;           // param+88
+  E62Surfaces surfaces;                       // param+112 (every layer's), +120, +128
+};
+// The layer's parts in order (model/layer_spec.hpp): the prologue, the attention, the projections,
+// the norm, the MLP and the arena scatter, then [the merge], the final phase and the final
+// epilogue of the layer's kind. ctx.last_phase > 0 stops after that phase (an attention phase or a
+// projection: facts F2's debug stages) and writes nothing more. Returns the final phase's D (empty
+// when stopped early).
+F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const LayerBlockIo& io);
+
 struct MergeBlockIo {                         // one block of a merge layer (enc4, enc3)
   std::span<const std::uint8_t> input_arena;  // param+8
   std::span<std::uint8_t> output_arena;       // param+48
@@ -130,9 +147,8 @@ struct MergeBlockIo {                         // one block of a merge layer (enc
   const Texture* texture = nullptr;           // param+88 (E62 runs only when given with the surfaces)
   E62Surfaces surfaces;                       // param+112 / +120 / +128
 };
-// One block of a merge layer (ctx.weights: an enc4 or enc3 image; the layer is the image's): every
-// phase and the final epilogue (when io has the texture and the surfaces). Returns the final
-// phase's D (64 x 16). ctx.last_phase is not supported (0).
+// One block of a merge layer (ctx.weights: its image; the layer is the image's): run_layer_block.
+// Returns the final phase's D (64 x 16). ctx.last_phase is not supported (0).
 F16Mat run_merge_block(const BlockContext& ctx, const LayerReadings& lr, const MergeBlockIo& io);
 
 }  // namespace golden
