@@ -87,4 +87,28 @@ TEST(LayersCli, UnknownAndNotYetRunnableLayersAreClearErrors) {
   EXPECT_TRUE(contains(i.out, "tables only, the layer does not run yet")) << i.out;
 }
 
+// Issue 38, F6 and F9, for the merge layers as for enc5: an unknown trace stage or a block outside
+// the grid is an error (exit 2, nothing written), and -o an existing file is refused before the
+// layer runs, with rrswin's own message (not a filesystem error).
+TEST(LayersCli, RunLayerTraceAndOutputFolderRules) {
+  TempDir t;
+  Result r = t.rrswin("run --layer enc4 --ex 16 --ey 8 -o a --trace bogusstage --block 0,0");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.out, "no stage named 'bogusstage'")) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(t.path / "a"));
+  r = t.rrswin("run --layer enc4 --ex 16 --ey 8 -o b --trace p13d --block 40,40");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.out, "--block 40,40 is outside the grid 2x1")) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(t.path / "b"));
+  test_util::put(t.path / "file", {1});
+  r = t.rrswin("run --layer enc3 --ex 16 --ey 8 -o file");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(contains(r.out, "file: the output folder is an existing file")) << r.out;
+  EXPECT_FALSE(contains(r.out, "filesystem error")) << r.out;
+  r = t.rrswin("run --layer enc4 --ex 16 --ey 8 -o c --trace p13d --block 1,0");
+  EXPECT_EQ(r.status, 0) << r.out;
+  for (const char* f : {"arena.bin", "merged.bin", "surface112.exr", "surface120.exr", "surface128.exr", "trace.bin", "trace.txt"})
+    EXPECT_TRUE(std::filesystem::exists(t.path / "c" / f)) << f;
+}
+
 }  // namespace

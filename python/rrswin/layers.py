@@ -8,6 +8,8 @@ run_enc4 without a texture).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from . import _checks as C
@@ -97,8 +99,11 @@ def _run_merge_layer(layer, input_arena, weights, texture, ex, ey, block_offset,
     ox, oy = C.integer_pair(block_offset, "block_offset", 0, 7)
     engine = C.choice(engine, "engine", ("fast", "golden"))
     threads = C.integer(threads, "threads", 1, 256)
-    a = np.ascontiguousarray(np.asarray(input_arena, dtype=np.uint8).reshape(-1))
-    w = synthetic_layer_weights(layer, 1) if weights is None else np.ascontiguousarray(
-        np.asarray(weights, dtype=np.uint8).reshape(-1))
+    # Strict dtypes, as rrswin.run (docs/python.md): an int64 300 is an error, not 44 (issue 38).
+    a = C.array(input_arena, "input_arena", np.uint8).reshape(-1)
+    w = synthetic_layer_weights(layer, 1) if weights is None else C.array(weights, "weights", np.uint8).reshape(-1)
+    for name, m in (("readings", readings), ("layer_readings", layer_readings)):
+        if m is not None and not isinstance(m, Mapping):
+            raise TypeError(f"{name}: expected a dict of name -> value, found {type(m).__name__}")
     return _rrswin.run_merge_layer(layer, a, w, texture, ex, ey, ox, oy, engine, profile, dict(readings or {}),
                                  dict(layer_readings or {}), threads)

@@ -124,7 +124,13 @@ def ptx_launch(ptx, *, entry: str | None = None, grid, block, buffers: Mapping |
     for name, v in (("shared", shared), ("threads", threads), ("max_instructions", 0 if max_instructions is None else max_instructions)):
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0 or v >= 2**63:
             raise ValueError(f"{name}: expected a non-negative integer, found {v!r}")
+    # The CLI's bound (--threads, cli_options.hpp kThreadsMax): a count no machine starts (issue 38, F7).
+    if threads > 4096:
+        raise ValueError(f"threads: expected 0..4096 (0 = all hardware threads), found {threads}")
 
+    for name, m in (("buffers", buffers), ("textures", textures), ("surfaces", surfaces)):
+        if m is not None and not isinstance(m, Mapping):  # docs/python.md: TypeError (issue 38)
+            raise TypeError(f"{name}: expected a dict of name -> array, found {type(m).__name__}")
     bufs, shapes = [], {}
     for name, b in (buffers or {}).items():
         if not isinstance(name, str):

@@ -23,6 +23,30 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Every stage a --trace named (but "all") must have been recorded, and "all" must have recorded
+// some: a misspelt name or a block the grid lacks would otherwise give a silently empty trace. One
+// rule for every layer (issue 38, F6).
+inline void check_trace_stages(const std::vector<std::string>& asked, const Trace& trace) {
+  for (const std::string& s : asked) {
+    if (s == "all") continue;
+    bool found = false;
+    for (const TraceStage& t : trace.stages) found = found || t.name == s;
+    if (!found) {
+      std::string known;
+      for (const TraceStage& t : trace.stages) known += (known.empty() ? "" : ", ") + t.name;
+      throw UsageError("--trace: the model recorded no stage named '" + s + "'" +
+                       (known.empty() ? std::string(" (run --trace all to list them)") : " (recorded: " + known + ")"));
+    }
+  }
+  if (trace.stages.empty()) throw std::runtime_error("--trace all: the model recorded no stage");
+}
+// --block X,Y of a trace must lie in the grid the launch runs.
+inline void check_trace_block(int block_x, int block_y, int grid_x, int grid_y) {
+  if (block_x >= grid_x || block_y >= grid_y)
+    throw UsageError("--block " + std::to_string(block_x) + "," + std::to_string(block_y) + " is outside the grid " +
+                     std::to_string(grid_x) + "x" + std::to_string(grid_y));
+}
+
 // --layer's value: one of the network's layers (model/layers.def), else a UsageError that lists them;
 // with `runnable`, a layer that does not run yet is refused too (naming the layers that do).
 inline LayerId layer_option(const std::string& value, bool runnable = true) {

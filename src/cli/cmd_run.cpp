@@ -271,22 +271,6 @@ struct FrameRun {
   Trace trace;
 };
 
-// Every stage named by --trace must have been recorded: a misspelt name would otherwise give a
-// silently empty trace.
-void check_trace_stages(const RunArgs& a, const Trace& trace) {
-  for (const std::string& s : a.trace_stages) {
-    if (s == "all") continue;
-    const bool found = std::any_of(trace.stages.begin(), trace.stages.end(), [&](const TraceStage& t) { return t.name == s; });
-    if (!found) {
-      std::string known;
-      for (const TraceStage& t : trace.stages) known += (known.empty() ? "" : ", ") + t.name;
-      throw UsageError("--trace: the model recorded no stage named '" + s + "'" +
-                       (known.empty() ? std::string(" (run --trace all to list them)") : " (recorded: " + known + ")"));
-    }
-  }
-  if (trace.stages.empty()) throw std::runtime_error("--trace all: the model recorded no stage");
-}
-
 // Runs the layer on the frame a describes (a takes a dump's extents and offsets), printing what
 // it runs and the time; nothing is written.
 FrameRun run_layer(RunArgs& a) {
@@ -319,9 +303,7 @@ FrameRun run_layer(RunArgs& a) {
   o.engine = a.run.engine == "fast" ? Engine::fast : Engine::golden;
   o.threads = a.run.threads;
   if (!a.trace_stages.empty()) {
-    if (a.block_x >= grid_x || a.block_y >= grid_y)
-      throw UsageError("--block " + std::to_string(a.block_x) + "," + std::to_string(a.block_y) + " is outside the grid " +
-                       std::to_string(grid_x) + "x" + std::to_string(grid_y));
+    check_trace_block(a.block_x, a.block_y, grid_x, grid_y);
     request.stages = a.trace_stages;
     request.block_x = a.block_x;
     request.block_y = a.block_y;
@@ -355,7 +337,7 @@ FrameRun run_layer(RunArgs& a) {
     std::printf("layer: %lld blocks in %.1f ms (%d thread%s; the other %lld of the grid's %lld cannot touch the frame and were skipped)\n",
                 touching, ms, threads, threads == 1 ? "" : "s", static_cast<long long>(grid_x) * grid_y - touching,
                 static_cast<long long>(grid_x) * grid_y);
-  if (!a.trace_stages.empty()) check_trace_stages(a, f.trace);
+  if (!a.trace_stages.empty()) check_trace_stages(a.trace_stages, f.trace);
   return f;
 }
 

@@ -19,6 +19,7 @@
 #include "engine/simd.hpp"
 #include "io/files.hpp"
 #include "io/frame_io.hpp"
+#include "io/output_set.hpp"
 #include "io/trace_io.hpp"
 #include "io/weight_file.hpp"
 #include "layout/arena.hpp"
@@ -131,18 +132,20 @@ TraceRequest trace_request(const LayerRunArgs& a) {
   return tr;
 }
 
-void write_layer_outputs(const LayerRunArgs& a, const MergeFrame& f, const Trace& trace, const WeightImage& w, LayerId layer) {
-  std::filesystem::create_directories(a.out);
-  write_file_atomic(a.out + "/arena.bin", f.output_arena);
-  write_file_atomic(a.out + "/merged.bin", f.merged_output);
-  write_surface_exr(a.out + "/surface112.exr", f.surface112);
-  write_surface_exr(a.out + "/surface120.exr", f.surface120);
-  write_surface_exr(a.out + "/surface128.exr", f.surface128);
+// Every output or none (io/output_set.hpp: staged, then moved into place; issue 38, F9).
+void write_layer_outputs(OutputSet& out, const LayerRunArgs& a, const MergeFrame& f, const Trace& trace, const WeightImage& w,
+                         LayerId layer) {
+  out.write("arena.bin", f.output_arena);
+  out.write("merged.bin", f.merged_output);
+  write_surface_exr(out.path("surface112.exr"), f.surface112);
+  write_surface_exr(out.path("surface120.exr"), f.surface120);
+  write_surface_exr(out.path("surface128.exr"), f.surface128);
   const bool traced = !a.trace_stages.empty();
   if (traced) {
-    write_trace_binary(a.out + "/trace.bin", trace);
-    write_trace_text(a.out + "/trace.txt", trace);
+    write_trace_binary(out.path("trace.bin"), trace);
+    write_trace_text(out.path("trace.txt"), trace);
   }
+  out.commit();
   const LayerProgram& prog = layer_program(layer);
   const int fe = prog.spec->final_phase();
   const abi::GridExtent grid = abi::covering_grid(static_cast<std::uint32_t>(a.ex), static_cast<std::uint32_t>(a.ey),
@@ -194,8 +197,14 @@ int cmd_run_layer(const Args& args, LayerId layer) {
     f.oy = a.oy;
     f.input_arena = input;
     f.weights = &w;
+    OutputSet out(a.out);  // checks the folder can take the outputs before the layer runs
     const TraceRequest tr = trace_request(a);
     const TraceRequest* trp = a.trace_stages.empty() ? nullptr : &tr;
+    if (trp) {
+      const abi::GridExtent grid = abi::covering_grid(static_cast<std::uint32_t>(a.ex), static_cast<std::uint32_t>(a.ey),
+                                                      static_cast<std::uint32_t>(a.ox), static_cast<std::uint32_t>(a.oy));
+      check_trace_block(a.bx, a.by, static_cast<int>(grid.x), static_cast<int>(grid.y));
+    }
     Trace trace;
     golden::LayerStats stats;
     const int threads = a.choice.threads > 0 ? a.choice.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -203,7 +212,8 @@ int cmd_run_layer(const Args& args, LayerId layer) {
       run_merge_frame_golden(f, *profile, readings, lr, &stats, trp, &trace);
     else
       engine::run_merge_frame_fast(f, *profile, readings, lr, {engine::default_simd_path(), threads}, &stats, trp, &trace);
-    write_layer_outputs(a, f, trace, w, layer);
+    if (trp) check_trace_stages(tr.stages, trace);
+    write_layer_outputs(out, a, f, trace, w, layer);
     return 0;
   } catch (const UsageError& e) {
     std::fprintf(stderr, "rrswin run: %s (rrswin run --layer %s --help)\n", e.what(), std::string(to_string(layer)).c_str());

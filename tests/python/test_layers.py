@@ -123,3 +123,18 @@ def test_run_layer_enc5_is_run():
         rrswin.run_layer("enc5", arena_in, texture, layer_readings={"e62-gate": "acc"})
     with pytest.raises(ValueError):
         rrswin.run_layer("dec2", arena_in, texture)  # not runnable yet: a clear error
+
+
+def test_run_layer_strict_dtypes_and_bounds():
+    # Issue 38: run_layer took any dtype (an int64 300 became 44) and non-dict readings raised
+    # AttributeError; ptx_launch accepted threads up to 2^63. Now TypeError / ValueError.
+    arena_in, tex, w, h = rrswin._rrswin.synthetic_frame(16, 8, 1, False, 4)
+    texture = tex.view(np.float16).reshape(h, w, 4)
+    with pytest.raises(TypeError, match="input_arena"):
+        rrswin.run_layer("enc3", arena_in.astype(np.int64), texture)
+    with pytest.raises(TypeError, match="layer_readings"):
+        rrswin.run_layer("enc3", arena_in, texture, layer_readings=[("e62-gate", "acc")])
+    with pytest.raises(TypeError, match="buffers"):
+        rrswin.ptx_launch(".version 7.0\n.target sm_89\n.address_size 64\n", entry="k", grid=1, block=32, buffers=[1, 2])
+    with pytest.raises(ValueError, match="threads"):
+        rrswin.ptx_launch(".version 7.0\n.target sm_89\n.address_size 64\n", entry="k", grid=1, block=32, threads=65536)
