@@ -97,7 +97,7 @@ for f in "${frames[@]}"; do
   ra="equal"
   rs="equal"
   "$E" diff "$gold/arena.bin" "$gpu/arena.bin" --ex "$ex" --ey "$ey" >"$WORK/$name.diff-arena.txt" 2>&1 || { ra="DIFFERENT"; fails=$((fails + 1)); }
-  "$E" diff "$gold/surface.exr" "$gpu/surface.exr" >"$WORK/$name.diff-surface.txt" 2>&1 || { rs="DIFFERENT"; fails=$((fails + 1)); }
+  "$E" diff "$gold/surface112.exr" "$gpu/surface112.exr" >"$WORK/$name.diff-surface.txt" 2>&1 || { rs="DIFFERENT"; fails=$((fails + 1)); }
   echo "  $name (${ex}x${ey}, offset $off): arena $ra, surface $rs"
   echo "| $name | ${ex}x${ey} | $off | $ra | $rs |" >>"$summary"
 done

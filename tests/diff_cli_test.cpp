@@ -55,15 +55,15 @@ TEST(DiffCli, SingleFiles) {
   Result r = t.rrswin("diff a/arena.bin b/arena.bin --ex 16 --ey 8");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(contains(r.out, "plane ")) << r.out;
-  r = t.rrswin("diff a/surface.exr b/surface.exr");
+  r = t.rrswin("diff a/surface112.exr b/surface112.exr");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(contains(r.out, "f16 ulp")) << r.out;
-  EXPECT_EQ(t.rrswin("diff a/surface.exr a/surface.exr").status, 0);
+  EXPECT_EQ(t.rrswin("diff a/surface112.exr a/surface112.exr").status, 0);
   // Errors: exit 2.
   EXPECT_EQ(t.rrswin("diff a/arena.bin missing.bin").status, 2);
   EXPECT_EQ(t.rrswin("diff a a/arena.bin").status, 2);
   rrswin::write_file_atomic(t.file("bad.exr"), std::vector<std::uint8_t>(10, 0));
-  r = t.rrswin("diff a/surface.exr bad.exr");
+  r = t.rrswin("diff a/surface112.exr bad.exr");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "bad.exr")) << r.out;
   EXPECT_EQ(t.rrswin("diff --help").status, 0);

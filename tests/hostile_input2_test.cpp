@@ -334,19 +334,19 @@ TEST(Hostile2Outputs, ReplayOfASequenceWritesAllOrNothing) {
 
 // Every command's outputs all or nothing: an output whose place is taken by a folder makes the
 // command fail after the layer ran; none of its other outputs may stay (was: arena.bin without
-// surface.exr, no trace.txt, ...).
+// surface112.exr, no trace.txt, ...).
 TEST(Hostile2Outputs, EveryCommandLeavesNoPartialSet) {
   const std::string K = std::string(RRSWIN_TESTS_DIR) + "/ptx/kernels.ptx";
   struct Case {
     std::string cmd, blocker;
   };
   const std::vector<Case> cases = {
-      {"run -o out --ex 8 --ey 8 --threads 2", "surface.exr"},
+      {"run -o out --ex 8 --ey 8 --threads 2", "surface112.exr"},
       {"run -o out --ex 8 --ey 8 --threads 2 --trace w1 --block 0,0", "trace.txt"},
       {"run -o out --ex 8 --ey 8 --threads 2 --preview", "arena_plane4.png"},
       {"run -o out --ex 8 --ey 8 --threads 2 --save-inputs", "weights.bin"},
       {"capture --synthetic --form replay -o out --ex 8 --ey 8 --threads 2", "surface-112.bin"},
-      {"ptx run '" + K + "' --entry enc5_abi_probe --ex 8 --ey 8 -o out", "surface.exr"},
+      {"ptx run '" + K + "' --entry enc5_abi_probe --ex 8 --ey 8 -o out", "surface112.exr"},
       {"ptx trace '" + K + "' --entry enc5_abi_probe --ex 16 --ey 8 --at s3 --reg %r17,%r1 --block 1,0 -o out", "trace.bin"},
   };
   for (const Case& c : cases) {

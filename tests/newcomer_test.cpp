@@ -46,13 +46,13 @@ TEST(Newcomer, PreviewsAreScaledUpAndStaleOnesRemoved) {
   TempDir t;
   Result r = t.rrswin("run -o out --preview --trace w1 --block 0,0 --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_EQ(png_size(t.path / "out" / "surface.png"), (std::pair<std::uint32_t, std::uint32_t>{320, 184}));  // 40 x 23, x8
+  EXPECT_EQ(png_size(t.path / "out" / "surface112.png"), (std::pair<std::uint32_t, std::uint32_t>{320, 184}));  // 40 x 23, x8
   EXPECT_EQ(png_size(t.path / "out" / "arena_plane3.png"), (std::pair<std::uint32_t, std::uint32_t>{320, 184}));
   // The same folder again without --preview and --trace: the previous previews and trace go.
   r = t.rrswin("run -o out --seed 2 --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_TRUE(contains(r.out, "removed out/surface.png (a previous run's output)")) << r.out;
-  for (const char* f : {"surface.png", "arena_plane0.png", "arena_plane4.png", "trace.bin", "trace.txt"})
+  EXPECT_TRUE(contains(r.out, "removed out/surface112.png (a previous run's output)")) << r.out;
+  for (const char* f : {"surface112.png", "arena_plane0.png", "arena_plane4.png", "trace.bin", "trace.txt"})
     EXPECT_FALSE(fs::exists(t.path / "out" / f)) << f;
   EXPECT_TRUE(fs::exists(t.path / "out" / "arena.bin"));
   // Inputs in the folder are never removed, even when this run did not write them.

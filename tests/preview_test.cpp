@@ -77,7 +77,7 @@ TEST(Preview, RunPreviewWritesSurfaceAndPlanePictures) {
   const auto r = dir.rrswin("run --ex 12 --ey 9 --preview -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* name :
-       {"surface.png", "arena_plane0.png", "arena_plane1.png", "arena_plane2.png", "arena_plane3.png", "arena_plane4.png"}) {
+       {"surface112.png", "arena_plane0.png", "arena_plane1.png", "arena_plane2.png", "arena_plane3.png", "arena_plane4.png"}) {
     const auto bytes = read_file_bytes(dir.file(std::string("res/") + name));
     ASSERT_GT(bytes.size(), 8u) << name;
     EXPECT_EQ(std::memcmp(bytes.data(), "\x89PNG\r\n\x1a\n", 8), 0) << name;

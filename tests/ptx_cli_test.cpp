@@ -40,7 +40,7 @@ TEST(PtxCli, RunBuildsEnc5LaunchFromRunInputs) {
   ASSERT_EQ(arena.size(), input.size());
   for (std::size_t i = 0; i < arena.size(); ++i) ASSERT_EQ(arena[i], input[i] ^ weights[i % 16]) << i;
   const rrswin::Texture tex = rrswin::texture_from_exr(t.file("in/texture.exr"));
-  const rrswin::Texture surf = rrswin::texture_from_exr(t.file("out/surface.exr"));
+  const rrswin::Texture surf = rrswin::texture_from_exr(t.file("out/surface112.exr"));
   ASSERT_EQ(surf.width, 13);
   ASSERT_EQ(surf.height, 7);
   for (int y = 0; y < 7; ++y)

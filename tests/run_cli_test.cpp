@@ -34,30 +34,30 @@ TEST(RunCli, NoArgumentsRunsTheDemoFrameTheSameEveryTime) {
   // The real geometry: ex = 40, ey = 23 (facts A3); arena 5*23*40*32 bytes (REC5: 147,200).
   ASSERT_TRUE(fs::exists(dir.file("out/arena.bin"))) << r.out;
   EXPECT_EQ(fs::file_size(dir.file("out/arena.bin")), 147200u);
-  const RgbaHalfImage s = read_exr_rgba_half(dir.file("out/surface.exr"));
+  const RgbaHalfImage s = read_exr_rgba_half(dir.file("out/surface112.exr"));
   EXPECT_EQ(s.width, 40);
   EXPECT_EQ(s.height, 23);
-  EXPECT_EQ(fs::file_size(dir.file("out/surface.exr")), encode_exr_rgba_half(40, 23, s.rgba.data()).size());
+  EXPECT_EQ(fs::file_size(dir.file("out/surface112.exr")), encode_exr_rgba_half(40, 23, s.rgba.data()).size());
   // E61 writes 0 into the fourth channel of every in-frame pixel (facts C14.7).
   for (std::size_t i = 3; i < s.rgba.size(); i += 4) ASSERT_EQ(s.rgba[i], 0) << i;
   // What it says it did: the paths, sizes, summaries and the time.
   EXPECT_TRUE(contains(r.out, "ex 40, ey 23, grid 5x3")) << r.out;
   EXPECT_TRUE(contains(r.out, "wrote out/arena.bin (147200 bytes): 147200 e4m3 codes in 5 planes")) << r.out;
-  EXPECT_TRUE(contains(r.out, "wrote out/surface.exr (")) << r.out;
+  EXPECT_TRUE(contains(r.out, "wrote out/surface112.exr (")) << r.out;
   EXPECT_TRUE(contains(r.out, "40x23 RGBA f16")) << r.out;
   EXPECT_TRUE(contains(r.out, "layer: 15 blocks in ")) << r.out;
   // Nothing else (no temporaries, no inputs unless asked for).
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir.file("out"))) names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"arena.bin", "surface.exr"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"arena.bin", "surface112.exr"}));
 
   // Running twice gives identical bytes (also with another thread count).
   const Result again = dir.rrswin("run -o again --threads 1");
   ASSERT_EQ(again.status, 0) << again.out;
   EXPECT_TRUE(contains(again.out, "(1 thread)")) << again.out;
   EXPECT_EQ(read_file_bytes(dir.file("out/arena.bin")), read_file_bytes(dir.file("again/arena.bin")));
-  EXPECT_EQ(read_file_bytes(dir.file("out/surface.exr")), read_file_bytes(dir.file("again/surface.exr")));
+  EXPECT_EQ(read_file_bytes(dir.file("out/surface112.exr")), read_file_bytes(dir.file("again/surface112.exr")));
 }
 
 TEST(RunCli, WrongSizeInputNamesFileAndSizesAndWritesNothing) {
@@ -69,7 +69,7 @@ TEST(RunCli, WrongSizeInputNamesFileAndSizesAndWritesNothing) {
   EXPECT_TRUE(contains(r.out, "147200 bytes")) << r.out;
   EXPECT_TRUE(contains(r.out, "found 1000 bytes")) << r.out;
   EXPECT_FALSE(fs::exists(dir.file("res/arena.bin")));
-  EXPECT_FALSE(fs::exists(dir.file("res/surface.exr")));
+  EXPECT_FALSE(fs::exists(dir.file("res/surface112.exr")));
   EXPECT_TRUE(!fs::exists(dir.file("res")) || fs::is_empty(dir.file("res")));
 
   // The same file is right for a smaller frame only if its size matches: ex = 1, ey = 1 wants 160.
@@ -187,7 +187,7 @@ TEST(RunCli, SavedInputsReproduceTheRun) {
   const Result b = dir.rrswin("run " + geom + " --weights a/weights.bin --input a/input_arena.bin --texture a/texture.exr -o b");
   ASSERT_EQ(b.status, 0) << b.out;
   EXPECT_EQ(read_file_bytes(dir.file("a/arena.bin")), read_file_bytes(dir.file("b/arena.bin")));
-  EXPECT_EQ(read_file_bytes(dir.file("a/surface.exr")), read_file_bytes(dir.file("b/surface.exr")));
+  EXPECT_EQ(read_file_bytes(dir.file("a/surface112.exr")), read_file_bytes(dir.file("b/surface112.exr")));
   // Another seed gives another frame (the options reach the assets).
   ASSERT_EQ(dir.rrswin("run " + geom + " --stress --seed 8 -o c").status, 0);
   EXPECT_NE(read_file_bytes(dir.file("a/arena.bin")), read_file_bytes(dir.file("c/arena.bin")));
@@ -198,7 +198,7 @@ TEST(RunCli, OtherGeometryAndOptions) {
   const Result r = dir.rrswin("run --ex 12 --ey 9 --block-offset 3,5 --profile zluda --threads 2 -o g");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(fs::file_size(dir.file("g/arena.bin")), plane_arena_bytes(12, 9));
-  const RgbaHalfImage s = read_exr_rgba_half(dir.file("g/surface.exr"));
+  const RgbaHalfImage s = read_exr_rgba_half(dir.file("g/surface112.exr"));
   EXPECT_EQ(s.width, 12);
   EXPECT_EQ(s.height, 9);
   EXPECT_TRUE(contains(r.out, "grid 2x2")) << r.out;  // ceil((12+3)/8) x ceil((9+5)/8)
@@ -209,7 +209,7 @@ TEST(RunCli, HelpDocumentsEveryOption) {
   const Result r = dir.rrswin("run --help");
   EXPECT_EQ(r.status, 0);
   for (const char* opt : {"--out", "--weights", "--input", "--texture", "--ex", "--ey", "--block-offset", "--stress", "--seed", "--profile",
-                          "--reading", "--engine", "--threads", "--trace", "--block", "--save-inputs", "arena.bin", "surface.exr"})
+                          "--reading", "--engine", "--threads", "--trace", "--block", "--save-inputs", "arena.bin", "surface112.exr"})
     EXPECT_TRUE(contains(r.out, opt)) << opt;
   EXPECT_FALSE(fs::exists(dir.file("out")));
 }
@@ -291,8 +291,8 @@ TEST(RunCli, SequenceRunsEveryFrameFolderAndSummarises) {
     EXPECT_EQ(read_file_bytes(dir.file(std::string("res/") + name + "/arena.bin")),
               read_file_bytes(dir.file(std::string("seq/") + name + "/arena.bin")))
         << name;
-    EXPECT_EQ(read_file_bytes(dir.file(std::string("res/") + name + "/surface.exr")),
-              read_file_bytes(dir.file(std::string("seq/") + name + "/surface.exr")))
+    EXPECT_EQ(read_file_bytes(dir.file(std::string("res/") + name + "/surface112.exr")),
+              read_file_bytes(dir.file(std::string("seq/") + name + "/surface112.exr")))
         << name;
   }
   // A folder without frames, and options that cannot apply to a sequence, are clear errors.

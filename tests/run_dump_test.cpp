@@ -14,7 +14,7 @@ using namespace test_util;
 
 namespace {
 
-// The surface memory (rows of 8·width bytes) of an enc5 surface.exr.
+// The surface memory (rows of 8·width bytes) of an enc5 surface112.exr.
 std::vector<unsigned char> surface_bytes(const std::string& exr) {
   const rrswin::RgbaHalfImage im = rrswin::read_exr_rgba_half(exr);
   std::vector<unsigned char> v(im.rgba.size() * 2);
@@ -37,7 +37,7 @@ TEST(RunFromDump, EveryInputOfALaunchAndRawTextures) {
   const std::size_t n = 5 * 16 * 8 * 32;
   const auto alloc = bytes_of(find_file(t.file("cap"), "arg048"));
   EXPECT_EQ(bytes_of(t.file("out/arena.bin")), std::vector<unsigned char>(alloc.begin() + 128, alloc.begin() + 128 + n));
-  EXPECT_EQ(surface_bytes(t.file("out/surface.exr")), bytes_of(find_file(t.file("cap"), "arg112")));
+  EXPECT_EQ(surface_bytes(t.file("out/surface112.exr")), bytes_of(find_file(t.file("cap"), "arg112")));
 
   // The raw texture dump by its launch-dump name, the rest as plain files: the same outputs.
   const fs::path tex = find_file(t.file("cap"), "arg088");
@@ -45,7 +45,7 @@ TEST(RunFromDump, EveryInputOfALaunchAndRawTextures) {
                "' --profile zluda --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(bytes_of(t.file("raw/arena.bin")), bytes_of(t.file("out/arena.bin")));
-  EXPECT_EQ(bytes_of(t.file("raw/surface.exr")), bytes_of(t.file("out/surface.exr")));
+  EXPECT_EQ(bytes_of(t.file("raw/surface112.exr")), bytes_of(t.file("out/surface112.exr")));
 
   // A plain file with a row pitch: --texture-shape gives its shape.
   const auto texels = bytes_of(tex);
@@ -56,7 +56,7 @@ TEST(RunFromDump, EveryInputOfALaunchAndRawTextures) {
       "run -o pitched --ex 16 --ey 8 --input out/input_arena.bin --weights out/weights.bin --texture-raw tex.raw "
       "--texture-shape 16x8-pitch144 --profile zluda --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_EQ(bytes_of(t.file("pitched/surface.exr")), bytes_of(t.file("out/surface.exr")));
+  EXPECT_EQ(bytes_of(t.file("pitched/surface112.exr")), bytes_of(t.file("out/surface112.exr")));
 }
 
 TEST(RunFromDump, MalformedShapesAndSizesAreTheReplayErrors) {

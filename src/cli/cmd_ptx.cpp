@@ -50,7 +50,7 @@ a warp, warps of a CTA until bar.sync, CTAs on threads; NVIDIA's arithmetic from
 the profile. For enc5's entry (default %s, or the file's only entry) it builds the 144-byte
 parameter block (facts A4) and runs the grid ceil((ex+ox)/8) x ceil((ey+oy)/8) of (32,1,8) blocks.
 
-run: writes what `rrswin run` writes (arena.bin, surface.exr) from the same inputs, so `rrswin diff`
+run: writes what `rrswin run` writes (arena.bin, surface112.exr) from the same inputs, so `rrswin diff`
   compares the interpreted kernel with enc5's model directly; with --capture CAP it runs a
   capture's arguments and writes what `rrswin replay` writes (a replay folder in launch-dump naming,
   which `rrswin settle` and `rrswin diff` take as a capture of this kernel). A replay capture of
@@ -322,7 +322,7 @@ int cmd_run_ptx(const PtxArgs& a) {
   }
   OutputSet set(a.out_dir);  // both outputs or none (io/output_set.hpp)
   write_plane_arena(set.path("arena.bin"), r.arena, r.ex, r.ey);
-  write_surface_exr(set.path("surface.exr"), r.surface);
+  write_surface_exr(set.path("surface112.exr"), r.surface);
   for (const auto& p : set.commit()) written(p);
   return 0;
 }

@@ -59,7 +59,7 @@ weight image and a synthetic input arena and texture at the real geometry ex = 4
 
 outputs (into the output folder, created if missing):
   arena.bin       the output plane arena, 5*ey*ex*32 bytes (docs/formats.md "Plane arena")
-  surface.exr     the surface, ex x ey RGBA HALF OpenEXR (docs/formats.md "Texture and surface")
+  surface112.exr     the surface, ex x ey RGBA HALF OpenEXR (docs/formats.md "Texture and surface")
   trace.bin, trace.txt     with --trace (docs/formats.md "Traces")
   input_arena.bin, texture.exr, weights.bin     with --save-inputs
 
@@ -80,7 +80,7 @@ options:
   --trace STAGE[,STAGE...]|all
                             record these stages of one block (needs --block)
   --block X,Y               the block (ctaid) to trace
-  --preview                 also write surface.png (tone-mapped) and arena_plane0..4.png (heat
+  --preview                 also write surface112.png (tone-mapped) and arena_plane0..4.png (heat
                             maps of the output arena's planes), each texel drawn as up to 8x8
                             pixels (nearest) so that the larger side is at most 512 pixels
   --sequence DIR            run every frame folder in DIR (sorted by name): each holds
@@ -346,8 +346,8 @@ void write_outputs(OutputSet& set, const fs::path& sub, const RunArgs& a, const 
   auto name = [&](const std::string& n) { return (sub / n).string(); };
   write_plane_arena(set.path(name("arena.bin")), f.output, a.ex, a.ey);
   report_written(set, name("arena.bin"), arena_line(f.output, a.ex, a.ey));
-  write_surface_exr(set.path(name("surface.exr")), f.surface);
-  report_written(set, name("surface.exr"), rgba_line(surface_rgba(f.surface), f.surface.width, f.surface.height));
+  write_surface_exr(set.path(name("surface112.exr")), f.surface);
+  report_written(set, name("surface112.exr"), rgba_line(surface_rgba(f.surface), f.surface.width, f.surface.height));
   if (!a.trace_stages.empty()) {
     write_trace_binary(set.path(name("trace.bin")), f.trace);
     write_trace_text(set.path(name("trace.txt")), f.trace);
@@ -358,8 +358,8 @@ void write_outputs(OutputSet& set, const fs::path& sub, const RunArgs& a, const 
   }
   if (a.preview) {
     const int scale = preview_scale(f.surface.width, f.surface.height);
-    set.write(name("surface.png"), surface_preview_png(f.surface, scale));
-    report_written(set, name("surface.png"), "tone-mapped preview of the surface (Reinhard, sRGB)");
+    set.write(name("surface112.png"), surface_preview_png(f.surface, scale));
+    report_written(set, name("surface112.png"), "tone-mapped preview of the surface (Reinhard, sRGB)");
     for (int q = 0; q < layout::PlaneArena::kPlanes; ++q) {
       const std::string heat = name("arena_plane" + std::to_string(q) + ".png");
       set.write(heat, arena_plane_heatmap_png(f.output, a.ex, a.ey, q, scale));
@@ -382,7 +382,7 @@ void write_outputs(OutputSet& set, const fs::path& sub, const RunArgs& a, const 
 void remove_stale(const RunArgs& a) {
   std::vector<std::string> stale;
   if (!a.preview) {
-    stale.push_back("surface.png");
+    stale.push_back("surface112.png");
     for (int q = 0; q < layout::PlaneArena::kPlanes; ++q) stale.push_back("arena_plane" + std::to_string(q) + ".png");
   }
   if (a.trace_stages.empty()) stale.insert(stale.end(), {"trace.bin", "trace.txt"});

@@ -461,7 +461,7 @@ int cmd_run(int argc, char** argv) {
     const float ms = launch_timed(fn, gx, gy, p, o.repeat);
     fs::create_directories(o.out_dir);
     rrswin::write_plane_arena((fs::path(o.out_dir) / "arena.bin").string(), dev.output_arena(), o.ex, o.ey);
-    rrswin::write_surface_exr((fs::path(o.out_dir) / "surface.exr").string(), dev.surface(o.ex, o.ey));
+    rrswin::write_surface_exr((fs::path(o.out_dir) / "surface112.exr").string(), dev.surface(o.ex, o.ey));
     std::printf("run: %s sm_%d%d, grid %ux%u x (32,1,8), %d registers, %d bytes local; %.4f ms per frame (mean of %d launches)\n",
                 c.name.c_str(), c.major, c.minor, gx, gy, regs, local, ms, o.repeat);
   }

@@ -33,6 +33,6 @@ def test_demo_frame_script_matches_the_tool(cli, tmp_path):
         pytest.skip("this build's rrswin has no `rrswin run`: the demo's outputs were not compared")
     cli("run", "-o", str(tmp_path / "tool"))
     assert (tmp_path / "tool" / "arena.bin").read_bytes() == got["arena"].tobytes()
-    np.testing.assert_array_equal(read_rgba_half(tmp_path / "tool" / "surface.exr").view(np.uint16),
+    np.testing.assert_array_equal(read_rgba_half(tmp_path / "tool" / "surface112.exr").view(np.uint16),
                                   got["surface"].view(np.uint16))
 

@@ -86,7 +86,7 @@ def test_run_equals_the_tool(cli, tmp_path, tool_args, kw):
     # The outputs.
     r = rrswin.run(f.input_arena.reshape(-1), f.texture, w, trace="all", trace_block=(1, 0), **kw)
     assert (tmp_path / "arena.bin").read_bytes() == r.arena.tobytes()
-    np.testing.assert_array_equal(bits(read_rgba_half(tmp_path / "surface.exr")), bits(r.surface))
+    np.testing.assert_array_equal(bits(read_rgba_half(tmp_path / "surface112.exr")), bits(r.surface))
     block, stages = read_trace_bin(tmp_path / "trace.bin")
     assert block == r.trace.block == (1, 0)
     assert [s[0] for s in stages] == r.trace.names()
