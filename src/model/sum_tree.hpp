@@ -49,6 +49,22 @@ auto fold_lanes(const T (&s)[4], Add add, Halves halves) {
   return halves(lane0.v[0]);
 }
 
+// The pairwise tree over N terms: adjacent pairs, then pairs of pairs, ...; an odd one out is
+// carried up unchanged (the SumTree value pairwise of the 20- and 12-term forms).
+template <class T, int N, class Add>
+RRSWIN_HD T pairwise_carry(const T (&x)[N], Add add) {
+  T level[N];
+  for (int i = 0; i < N; ++i) level[i] = x[i];
+  int n = N;
+  while (n > 1) {
+    int m = 0;
+    for (int i = 0; i + 1 < n; i += 2) level[m++] = add(level[i], level[i + 1]);
+    if (n % 2) level[m++] = level[n - 1];
+    n = m;
+  }
+  return level[0];
+}
+
 // The 20-term RMS norm tree: T[i] = the squares of n-tile i's column pair held by one lane, one
 // add.f16x2 per node, 19 adds. Its shape is undocumented, so it is the reading SumTree
 // (model/readings.hpp).
@@ -83,17 +99,7 @@ RRSWIN_HD T reduce_in_lane(const T (&x)[20], SumTree tree, Add add) {
     }
     case SumTree::pairwise: break;
   }
-  // pairwise: adjacent pairs, then pairs of pairs, ...; an odd one out is carried up unchanged.
-  T level[20];
-  for (int i = 0; i < 20; ++i) level[i] = x[i];
-  int n = 20;
-  while (n > 1) {
-    int m = 0;
-    for (int i = 0; i + 1 < n; i += 2) level[m++] = add(level[i], level[i + 1]);
-    if (n % 2) level[m++] = level[n - 1];
-    n = m;
-  }
-  return level[0];
+  return pairwise_carry(x, add);
 }
 
 // The 16-term form of the same tree, for a layer at C = 128 (enc3's E14 and prologue norm: 16
@@ -161,16 +167,7 @@ RRSWIN_HD T reduce_in_lane(const T (&x)[12], SumTree tree, Add add) {
     }
     case SumTree::pairwise: break;
   }
-  T level[12];
-  for (int i = 0; i < 12; ++i) level[i] = x[i];
-  int n = 12;
-  while (n > 1) {
-    int m = 0;
-    for (int i = 0; i + 1 < n; i += 2) level[m++] = add(level[i], level[i + 1]);
-    if (n % 2) level[m++] = level[n - 1];
-    n = m;
-  }
-  return level[0];
+  return pairwise_carry(x, add);
 }
 
 }  // namespace rrswin
