@@ -121,8 +121,8 @@ void print_map(std::string& o, const LayerSpec& s) {
   o += fmt("  %-18s %-6s f16 x%d, %s norm gain\n", rt(find(Region::Role::g1, -1)).c_str(), "g1", C,
            s.front.kind == FrontKind::patch_expand ? "E1's input" : "prologue");
   if (s.serial_heads())
-    o += fmt("  head slots (%u bytes each; head h's phases %d+%d h..%d+%d h read slot h, serially in one warp)\n", m.slot_bytes(),
-             s.first_stem(), s.head_block(), s.projection_phase(0), s.head_block());
+    o += fmt("  head slots (%u bytes each; head 0's phases %d..%d read slot 0, each next head's the next %d phases and slot)\n",
+             m.slot_bytes(), s.first_stem(), s.projection_phase(0), s.head_block());
   else
     o += fmt("  head slots (%u bytes each, slot z = %u*z; read by warp z in phases %d..%d, Wo_h by phase %d+h)\n", m.slot_bytes(),
              m.slot_bytes(), s.first_stem(), s.score_phase(), s.first_projection());
