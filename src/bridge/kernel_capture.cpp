@@ -67,9 +67,14 @@ class ManifestParser {
   void parse() {
     const auto mbytes = read_file_no_link(mpath_);
     const std::string text(mbytes.begin(), mbytes.end());
+    // A NUL byte is refused where it is: read as the end of a name it would make
+    // `tex.bin\0ignored` open tex.bin (as capture/replay_capture.cpp).
+    if (const auto nul = text.find('\0'); nul != std::string::npos)
+      throw InputError(mpath_, nul, "a text manifest without NUL bytes (facts F6)", "a NUL byte");
     std::size_t pos = 0;
     while (pos < text.size()) {
       line_start_ = pos;
+      ++line_number_;
       std::size_t nl = text.find('\n', pos);
       if (nl == std::string::npos) nl = text.size();
       line_ = text.substr(pos, nl - pos);
@@ -148,6 +153,8 @@ class ManifestParser {
 
   void kernel_line() {
     if (t_.size() != 2) throw bad("'kernel NAME'");
+    if (!c_.kernel.empty()) throw bad("one kernel line");
+    capture::check_kernel_name(t_[1], mpath_, line_start_, line_number_);  // it names the outputs
     c_.kernel = t_[1];
   }
   void launch_line() {
@@ -214,7 +221,7 @@ class ManifestParser {
   const std::string mpath_;
   std::string line_;
   std::vector<std::string> t_;
-  std::uint64_t line_start_ = 0;
+  std::uint64_t line_start_ = 0, line_number_ = 0;
   std::vector<PointerLine> pointer_lines_;
   std::map<std::uint64_t, std::size_t> alloc_index_;
   std::map<std::uint64_t, std::string> used_offsets_;  // offset -> what, for duplicates

@@ -40,7 +40,19 @@ struct DumpName {
   int fmt = 0;
 };
 std::optional<DumpName> parse_dump_name(const std::string& file_name);
+// Throws std::invalid_argument when a part would not keep the name one plain file name (a '/' or
+// a NUL byte; an empty kernel, kind or shape): no output named from a capture leaves its folder.
 std::string format_dump_name(const DumpName& n);
+
+// A kernel name read from a capture's manifest names output files (launch-dump naming), so it is
+// checked before it names anything (issue 38 F1, docs/captures.md "Replay captures"): the PTX
+// identifier syntax (PTX ISA "Identifiers": a letter then letters, digits, '_' or '$'; or '_', '$'
+// or '%' then at least one of those) and at most kMaxKernelNameBytes bytes, which keeps the
+// longest output name within 255 bytes. Throws InputError naming the file, the line's byte offset
+// and number, and the name found.
+inline constexpr std::size_t kMaxKernelNameBytes = 160;
+bool is_ptx_identifier(const std::string& name);
+void check_kernel_name(const std::string& name, const std::string& file, std::uint64_t offset, std::uint64_t line);
 // The shape with its base0x… token removed (d4r's comparison key ignores device addresses, F5).
 std::string strip_base(const std::string& shape);
 // d4r's comparison key without the occurrence count: kernel, arg, kind, shape sans base, fmt.

@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 
+#include "base/errors.hpp"
 #include "capture/capture.hpp"
 #include "capture/capture_detail.hpp"
 #include "io/arena_io.hpp"
@@ -111,11 +113,34 @@ std::optional<DumpName> parse_dump_name(const std::string& file_name) {
 }
 
 std::string format_dump_name(const DumpName& n) {
+  // The backstop of check_kernel_name: whatever a caller passes, the name stays one file name.
+  for (const std::string* part : {&n.kernel, &n.kind, &n.shape})
+    if (part->empty() || part->find('/') != std::string::npos || part->find('\0') != std::string::npos)
+      throw std::invalid_argument("a launch-dump name of kernel '" + printable(n.kernel) + "', kind '" + printable(n.kind) + "', shape '" +
+                                  printable(n.shape) + "' would not be one plain file name (an empty part, a '/' or a NUL byte)");
   char b[64];
   std::snprintf(b, sizeof b, "launch-%03u-", n.launch);
   char a[16];
   std::snprintf(a, sizeof a, "-arg%03d-", n.arg);
   return b + n.kernel + a + n.kind + "-" + n.shape + "-fmt" + std::to_string(n.fmt) + ".bin";
+}
+
+bool is_ptx_identifier(const std::string& name) {
+  // ASCII only, whatever the locale.
+  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  const auto follow = [&](char c) { return letter(c) || (c >= '0' && c <= '9') || c == '_' || c == '$'; };
+  if (name.empty() || !std::all_of(name.begin() + 1, name.end(), follow)) return false;
+  return letter(name[0]) || ((name[0] == '_' || name[0] == '$' || name[0] == '%') && name.size() > 1);
+}
+
+void check_kernel_name(const std::string& name, const std::string& file, std::uint64_t offset, std::uint64_t line) {
+  if (name.size() <= kMaxKernelNameBytes && is_ptx_identifier(name)) return;
+  const std::string shown = name.size() > 200 ? name.substr(0, 200) + "… (" + std::to_string(name.size()) + " bytes)" : name;
+  throw InputError(
+      file, offset,
+      "on line " + std::to_string(line) + " 'kernel NAME' with NAME a PTX identifier (a letter, then letters, digits, '_' or '$'; or " +
+          "'_', '$' or '%' and at least one more) of at most " + std::to_string(kMaxKernelNameBytes) + " bytes (it names the output files)",
+      "kernel '" + shown + "'");
 }
 
 std::string strip_base(const std::string& shape) {

@@ -27,6 +27,7 @@ namespace {
 struct Line {
   std::string text;
   std::uint64_t offset = 0;
+  std::uint64_t number = 0;  // 1-based
   std::vector<std::string> words;
 };
 
@@ -36,9 +37,11 @@ std::vector<Line> manifest_lines(const std::string& mpath, const std::string& te
   if (const auto nul = text.find('\0'); nul != std::string::npos)
     throw InputError(mpath, nul, "a text manifest without NUL bytes (facts F6)", "a NUL byte");
   std::vector<Line> lines;
+  std::uint64_t number = 0;
   for (std::size_t pos = 0; pos < text.size();) {
     Line l;
     l.offset = pos;
+    l.number = ++number;
     std::size_t nl = text.find('\n', pos);
     if (nl == std::string::npos) nl = text.size();
     l.text = text.substr(pos, nl - pos);
@@ -157,6 +160,7 @@ Manifest read_manifest(const fs::path& dir, LaunchCapture& c) {
     const std::string& d = l.words[0];
     if (d == "kernel") {
       if (l.words.size() != 2) throw m.bad(l, "'kernel NAME'");
+      check_kernel_name(l.words[1], m.path, l.offset, l.number);  // it names the outputs
       c.kernel = l.words[1];
     } else if (d == "launch") {
       m.launch(l, c);

@@ -1,0 +1,137 @@
+// Hostile inputs, third pass (issue 38): a capture's kernel name that would become a path (F1).
+// Each reproducer ends in a clear error (exit status 2 from the CLI) or a bounded run.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "base/errors.hpp"
+#include "capture/capture.hpp"
+#include "capture_edit.hpp"
+#include "test_util.hpp"
+
+using namespace test_util;
+using namespace capture_edit;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string kernels_ptx() { return std::string(RRSWIN_TESTS_DIR) + "/ptx/kernels.ptx"; }
+std::string enc5_ptx() { return std::string(RRSWIN_CUDA_GENERATED_DIR) + "/enc5_kernel.sm_89.ptx"; }
+
+void append_u64(std::vector<unsigned char>& b, std::uint64_t v) {
+  for (int k = 0; k < 8; ++k) b.push_back(static_cast<unsigned char>(v >> (8 * k)));
+}
+
+// A replay capture of tests/ptx/kernels.ptx's int_mix(in, out, n) whose manifest's kernel line is
+// `kernel_line` (after a comment line, so that the kernel line is line 2).
+void int_mix_capture(const fs::path& dir, const std::string& kernel_line) {
+  fs::create_directories(dir);
+  put(dir / "alloc-0.bin", std::vector<unsigned char>(4000, 7));
+  put(dir / "alloc-1.bin", std::vector<unsigned char>(4000, 0));
+  write_text(dir / "manifest.txt", "# int_mix(in, out, n)\n" + kernel_line +
+                                       "\nlaunch 4 1 1 256 1 1 0\nalloc 0 0x7f0000000000 4000\n"
+                                       "alloc 1 0x7f0000100000 4000\npointer 0 0 0\npointer 8 1 0\n");
+  std::vector<unsigned char> args;
+  append_u64(args, 0x7f0000000000ull);
+  append_u64(args, 0x7f0000100000ull);
+  for (const unsigned char b : {0xE8, 0x03, 0x00, 0x00}) args.push_back(b);  // n = 1000
+  put(dir / "args.bin", args);
+}
+
+// Every regular file under dir whose name contains `part`.
+std::vector<fs::path> files_named(const fs::path& dir, const std::string& part) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().filename().string().find(part) != std::string::npos) out.push_back(e.path());
+  return out;
+}
+
+}  // namespace
+
+// --- F1: a capture's kernel name becomes a path ----------------------------------------------------
+
+// `rrswin ptx run --capture` of another kernel: '/' and '..' in the kernel line used to write the
+// outputs outside -o (deep/out/launch-000-a/../../../evil-… is the test folder's evil-…), a NUL
+// collapsed every output into one file named launch-000-a and exited 0.
+TEST(HostileCapture3, KernelNameOfAnotherKernelsCaptureNamesNoPath) {
+  const std::string nul_name = std::string("a\0b", 3);
+  const std::string too_long = "k" + std::string(rrswin::capture::kMaxKernelNameBytes, 'x');  // 161 bytes
+  struct Case {
+    std::string name, found;
+  };
+  const Case cases[] = {
+      {"a/../../../evil", "kernel 'a/../../../evil'"},
+      {"..", "kernel '..'"},
+      {"../evil", "kernel '../evil'"},
+      {"/tmp/evil", "kernel '/tmp/evil'"},
+      {"int-mix", "kernel 'int-mix'"},
+      {"9lives", "kernel '9lives'"},
+      {"_", "kernel '_'"},
+      {too_long, "kernel '" + too_long + "'"},
+  };
+  for (const Case& c : cases) {
+    TempDir t;
+    int_mix_capture(t.path / "cap", "kernel " + c.name);
+    const Result r = t.rrswin("ptx run '" + kernels_ptx() + "' --entry int_mix --capture cap -o deep/out --threads 2");
+    EXPECT_EQ(r.status, 2) << c.name << "\n" << r.out;
+    EXPECT_TRUE(contains(r.out, "manifest.txt: at byte offset 22")) << r.out;  // line 2 starts after the comment
+    EXPECT_TRUE(contains(r.out, "on line 2")) << r.out;
+    EXPECT_TRUE(contains(r.out, "PTX identifier")) << r.out;
+    EXPECT_TRUE(contains(r.out, c.found)) << r.out;
+    EXPECT_TRUE(files_named(t.path, "evil").empty()) << c.name;
+    EXPECT_FALSE(fs::exists(t.path / "deep")) << c.name << ": nothing is written";
+  }
+  // A NUL byte: refused where it is (it used to make every output the file launch-000-a).
+  TempDir t;
+  int_mix_capture(t.path / "cap", "kernel " + nul_name);
+  const Result r = t.rrswin("ptx run '" + kernels_ptx() + "' --entry int_mix --capture cap -o out --threads 2");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "manifest.txt: at byte offset 30: expected a text manifest without NUL bytes")) << r.out;
+  EXPECT_FALSE(fs::exists(t.path / "out"));
+}
+
+TEST(HostileCapture3, KernelNamesOfPtxIdentifierSyntaxRunAsBefore) {
+  const std::string longest = "k" + std::string(rrswin::capture::kMaxKernelNameBytes - 1, '_');  // 160 bytes
+  for (const std::string& name : std::vector<std::string>{"int_mix", "$k$2", "%k", "_Z3fooPi", longest}) {
+    TempDir t;
+    int_mix_capture(t.path / "cap", "kernel " + name);
+    const Result r = t.rrswin("ptx run '" + kernels_ptx() + "' --entry int_mix --capture cap -o out --threads 2");
+    ASSERT_EQ(r.status, 0) << name << "\n" << r.out;
+    EXPECT_TRUE(fs::exists(t.path / "out" / ("launch-000-" + name + "-arg008-buffer-base0x7f0000100000-size4000-fmt0.bin"))) << r.out;
+  }
+}
+
+// `rrswin replay` and `rrswin ptx run --capture` of enc5's replay capture: a kernel line holding
+// swin_enc5 passed the reader's one check and named the outputs.
+TEST(HostileCapture3, KernelNameOfEnc5CaptureNamesNoPath) {
+  TempDir t;
+  ASSERT_EQ(t.rrswin("capture --synthetic --form replay -o rc --ex 16 --ey 8 --threads 2").status, 0);
+  edit_manifest(t.path / "rc", "kernel cuda_dldn_engine_swin_enc5_kernel", "kernel a/../../../evil_swin_enc5");
+  for (const std::string& cmd :
+       std::vector<std::string>{"replay rc -o deep/out --threads 2", "ptx run '" + enc5_ptx() + "' --capture rc -o deep/out --threads 2"}) {
+    const Result r = t.rrswin(cmd);
+    EXPECT_EQ(r.status, 2) << cmd << "\n" << r.out;
+    EXPECT_TRUE(contains(r.out, "rc/manifest.txt: at byte offset 53: expected on line 2 'kernel NAME'")) << cmd << "\n" << r.out;
+    EXPECT_TRUE(contains(r.out, "found kernel 'a/../../../evil_swin_enc5'")) << r.out;
+    EXPECT_TRUE(files_named(t.path, "evil").empty()) << cmd;
+    EXPECT_FALSE(fs::exists(t.path / "deep")) << cmd;
+  }
+}
+
+// The backstop: whatever a caller passes, a launch-dump name stays one plain file name.
+TEST(HostileCapture3, DumpNamesAreOnePlainFileName) {
+  using rrswin::capture::DumpName;
+  using rrswin::capture::format_dump_name;
+  EXPECT_EQ(format_dump_name(DumpName{1, "k", 8, "buffer", "base0x10-size4", 0}), "launch-001-k-arg008-buffer-base0x10-size4-fmt0.bin");
+  EXPECT_THROW(format_dump_name(DumpName{0, "a/../../x", 8, "buffer", "size4", 0}), std::invalid_argument);
+  EXPECT_THROW(format_dump_name(DumpName{0, std::string("a\0b", 3), 8, "buffer", "size4", 0}), std::invalid_argument);
+  EXPECT_THROW(format_dump_name(DumpName{0, "k", 8, "buffer", "x/y", 0}), std::invalid_argument);
+  EXPECT_THROW(format_dump_name(DumpName{0, "", 8, "buffer", "size4", 0}), std::invalid_argument);
+  EXPECT_TRUE(rrswin::capture::is_ptx_identifier("cuda_dldn_engine_swin_enc5_kernel"));
+  EXPECT_FALSE(rrswin::capture::is_ptx_identifier("$"));
+  EXPECT_FALSE(rrswin::capture::is_ptx_identifier("k.x"));
+}
