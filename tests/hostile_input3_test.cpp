@@ -1,9 +1,10 @@
-// Hostile inputs, third pass (issue 38): a capture's kernel name that would become a path (F1).
-// Each reproducer ends in a clear error (exit status 2 from the CLI) or a bounded run.
+// Hostile inputs, third pass (issue 38): a capture's kernel name that would become a path (F1),
+// call inlining that would need gigabytes (F2). Each reproducer ends in a clear error (exit status 2 from the CLI) or a bounded run.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -11,13 +12,17 @@
 #include "base/errors.hpp"
 #include "capture/capture.hpp"
 #include "capture_edit.hpp"
+#include "ptx/ptx.hpp"
 #include "test_util.hpp"
 
 using namespace test_util;
 using namespace capture_edit;
+using namespace rrswin::ptx;
 namespace fs = std::filesystem;
 
 namespace {
+
+const std::string kHead = ".version 7.8\n.target sm_89\n.address_size 64\n";
 
 std::string kernels_ptx() { return std::string(RRSWIN_TESTS_DIR) + "/ptx/kernels.ptx"; }
 std::string enc5_ptx() { return std::string(RRSWIN_CUDA_GENERATED_DIR) + "/enc5_kernel.sm_89.ptx"; }
@@ -48,6 +53,26 @@ std::vector<fs::path> files_named(const fs::path& dir, const std::string& part) 
   for (const auto& e : fs::recursive_directory_iterator(dir))
     if (e.path().filename().string().find(part) != std::string::npos) out.push_back(e.path());
   return out;
+}
+
+// nlevels functions f0 .. f<n-1>, f<i> calling f<i-1> `calls` times, and an entry k calling the last.
+std::string nested_calls(int nlevels, int calls) {
+  std::string p = kHead + ".func f0()\n{\n  membar.gl;\n  ret;\n}\n";
+  for (int i = 1; i < nlevels; ++i) {
+    p += ".func f" + std::to_string(i) + "()\n{\n";
+    for (int c = 0; c < calls; ++c) p += "  call.uni f" + std::to_string(i - 1) + ", ();\n";
+    p += "  ret;\n}\n";
+  }
+  return p + ".visible .entry k()\n{\n  call.uni f" + std::to_string(nlevels - 1) + ", ();\n  ret;\n}\n";
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 }  // namespace
@@ -134,4 +159,36 @@ TEST(HostileCapture3, DumpNamesAreOnePlainFileName) {
   EXPECT_TRUE(rrswin::capture::is_ptx_identifier("cuda_dldn_engine_swin_enc5_kernel"));
   EXPECT_FALSE(rrswin::capture::is_ptx_identifier("$"));
   EXPECT_FALSE(rrswin::capture::is_ptx_identifier("k.x"));
+}
+
+// --- F2: exponential call inlining -------------------------------------------------------------
+
+// 28 levels of two calls each (1.8 KB of PTX) asked for 2^27 copies of f0, 2.7 GB, and ended in
+// "out of memory … please report the input". Now the copy that would pass 2^20 instructions is
+// refused before it is allocated, naming the callee, the function and the limit. Sizes: f0 is 3
+// decoded instructions (membar, ret, the final exit), f(i) = 2 f(i-1) + 2 = 5 * 2^i - 2: f17 is
+// 655358, and f18's second call of it would make f18 1310716 > 2^20.
+TEST(PtxLimits, ExponentialCallInliningIsRefusedBeforeItIsAllocated) {
+  const std::string e = error_of([&] { parse_module(nested_calls(28, 2), "calls.ptx"); });
+  EXPECT_TRUE(contains(e, "calls.ptx:")) << e;
+  EXPECT_TRUE(contains(e, "call of f17: inlining its 655358 decoded instructions (its calls inlined) makes f18 1310716 instructions")) << e;
+  EXPECT_TRUE(contains(e, "above the interpreter's limit of 1048576 instructions")) << e;
+  // 17 levels (f16 = 327678 instructions, the entry 327680) are within the limit.
+  EXPECT_NO_THROW(parse_module(nested_calls(17, 2), "calls17.ptx"));
+}
+
+TEST(PtxLimits, CallsNestedDeeperThanTheLimitAreRefused) {
+  // A chain f63 -> f62 -> ... -> f0 is 63 calls deep, the entry's call of f63 the 64th: accepted.
+  EXPECT_NO_THROW(parse_module(nested_calls(64, 1), "deep.ptx"));
+  const std::string e = error_of([&] { parse_module(nested_calls(65, 1), "deeper.ptx"); });
+  EXPECT_TRUE(contains(e, "deeper.ptx:")) << e;
+  EXPECT_TRUE(contains(e, "call of f64: calls nested 65 deep, above the interpreter's limit of 64")) << e;
+  // The CLI: exit status 2, the message.
+  TempDir t;
+  write_text(t.path / "calls.ptx", nested_calls(28, 2));
+  const Result r = t.rrswin("ptx stats calls.ptx");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "calls.ptx:")) << r.out;
+  EXPECT_TRUE(contains(r.out, "per function, callees inlined")) << r.out;
+  EXPECT_FALSE(contains(r.out, "out of memory")) << r.out;
 }

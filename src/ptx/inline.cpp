@@ -3,6 +3,8 @@
 // calls inlined) before.
 #include "ptx/inline.hpp"
 
+#include <algorithm>
+
 namespace rrswin::ptx {
 
 namespace {
@@ -44,6 +46,19 @@ bool redirect_param(Inst& c, const Function& callee, const CallSite& site) {
 
 void inline_call(Function& fn, const Function& callee, const CallSite& site) {
   auto fail = [&](const std::string& m) { throw PtxError(*site.file + ":" + std::to_string(site.line) + ": " + m); };
+  // Checked before anything is copied: nested calls multiply a callee's size (f(n) calling f(n-1)
+  // twice is 2^n copies of f(0)), so the limits bound the size the copy would reach.
+  if (callee.call_depth + 1 > kMaxCallDepth)
+    fail("call of " + callee.name + ": calls nested " + std::to_string(callee.call_depth + 1) + " deep, above the interpreter's limit of " +
+         std::to_string(kMaxCallDepth) + " (docs/ptx.md \"Limits\")");
+  const std::uint64_t code_after = static_cast<std::uint64_t>(fn.code.size()) + callee.code.size();
+  const std::uint64_t operands_after = static_cast<std::uint64_t>(fn.operands.size()) + callee.operands.size();
+  if (code_after > kMaxFunctionInstructions || operands_after > kMaxFunctionOperands)
+    fail("call of " + callee.name + ": inlining its " + std::to_string(callee.code.size()) +
+         " decoded instructions (its calls inlined) makes " + fn.name + " " + std::to_string(code_after) + " instructions and " +
+         std::to_string(operands_after) + " operands, above the interpreter's limit of " + std::to_string(kMaxFunctionInstructions) +
+         " instructions and " + std::to_string(kMaxFunctionOperands) + " operands per function, callees inlined (docs/ptx.md \"Limits\")");
+  fn.call_depth = std::max(fn.call_depth, callee.call_depth + 1);
   // The callee's own call-site .param variables (from calls it inlined) move behind the caller's.
   const std::uint32_t local_shift = (fn.local_bytes + 15) / 16 * 16;
   fn.local_bytes = local_shift + callee.local_bytes;

@@ -22,7 +22,8 @@ struct CallSite {
 // site's .param variables (per-thread, local memory), its own call-site variables moved behind the
 // caller's, its ret turned into a branch to the end of the copy. Throws PtxError naming the call's
 // line when the callee addresses its parameters or local memory through a register, or a limit
-// (kMaxLocalBytes, kMaxRegisters) is exceeded.
+// (kMaxLocalBytes, kMaxRegisters; kMaxFunctionInstructions, kMaxFunctionOperands and
+// kMaxCallDepth, checked before anything is copied) is exceeded.
 void inline_call(Function& caller, const Function& callee, const CallSite& site);
 
 }  // namespace rrswin::ptx

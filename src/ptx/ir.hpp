@@ -198,6 +198,7 @@ struct Function {
   bool has_local_vars = false;  // declares .local variables (calls into it are not inlined)
   std::uint32_t local_bytes = 0;
   std::uint64_t shared_used = 0;  // end of the last static .shared variable the function names
+  std::uint32_t call_depth = 0;   // calls nested in its body after inlining (0: it calls nothing; kMaxCallDepth)
   // The register slots a CTA must zero before its warps run (cfg.hpp: compute_zero_init): the
   // others are written on every path before they are read. Unset: zero them all.
   std::vector<std::uint32_t> zero_init;
@@ -253,6 +254,11 @@ inline constexpr std::uint64_t kMaxConstBytes = 1ull << 24;   // the module's .c
 inline constexpr std::uint64_t kMaxLocalBytes = 1ull << 20;   // a thread's local memory
 inline constexpr std::uint32_t kMaxRegisters = 1u << 16;      // a function's register slots (and predicates)
 inline constexpr std::uint64_t kMaxCtas = 1ull << 24;         // CTAs of one launch
+// Call inlining (inline.cpp): nested calls multiply a callee's size by its call sites, so a few
+// lines of PTX could ask for gigabytes. Checked before each copy is allocated.
+inline constexpr std::uint64_t kMaxFunctionInstructions = 1ull << 20;  // decoded instructions of a function, callees inlined
+inline constexpr std::uint64_t kMaxFunctionOperands = 1ull << 23;      // their operand slots
+inline constexpr std::uint32_t kMaxCallDepth = 64;                     // calls nested in calls
 inline constexpr std::uint64_t kTextureHandle = 0xC0ull << 56, kSurfaceHandle = 0xC1ull << 56;
 
 }  // namespace rrswin::ptx
