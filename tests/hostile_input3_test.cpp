@@ -1,5 +1,7 @@
 // Hostile inputs, third pass (issue 38): a capture's kernel name that would become a path (F1),
-// call inlining that would need gigabytes (F2). Each reproducer ends in a clear error (exit status 2 from the CLI) or a bounded run.
+// call inlining that would need gigabytes (F2), CTA set-up outside the work bound (F3), costly
+// instructions counted as cheap ones (F4), the memory of the running CTAs never checked as a
+// whole (F5). Each reproducer ends in a clear error (exit status 2 from the CLI) or a bounded run.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -191,4 +193,169 @@ TEST(PtxLimits, CallsNestedDeeperThanTheLimitAreRefused) {
   EXPECT_TRUE(contains(r.out, "calls.ptx:")) << r.out;
   EXPECT_TRUE(contains(r.out, "per function, callees inlined")) << r.out;
   EXPECT_FALSE(contains(r.out, "out of memory")) << r.out;
+}
+
+// --- F3: each CTA's set-up is work --------------------------------------------------------------
+
+namespace {
+
+// One `ret` with `local_bytes` of .local per thread.
+std::string local_kernel(std::uint32_t local_bytes) {
+  return kHead + ".visible .entry k()\n{\n  .local .align 8 .b8 buf[" + std::to_string(local_bytes) + "];\n  ret;\n}\n";
+}
+
+}  // namespace
+
+// A kernel of one `ret` with 1 MiB of .local on a 2^24-CTA grid cleared 32 MiB per CTA (the warp's
+// 32 lanes) for one unit of work each: 512 TiB under the bound, days. Now each CTA counts its
+// set-up: 24 special registers x 32 lanes x 8 bytes (6144) + 32 x 1 MiB of local memory =
+// 33560576 bytes, ceil(/4096) = 8194 units, and its `ret` one more.
+TEST(PtxLimits, EachCtasSetUpCountsAgainstTheLaunchBound) {
+  const auto m = parse_module(local_kernel(1u << 20), "local.ptx");
+  Device dev;
+  RunOptions opt;
+  opt.threads = 2;
+  const RunStats st = run(*m, "k", {10, 1, 1}, {1, 1, 1}, {}, dev, opt);
+  EXPECT_EQ(st.work, 10u * (8194 + 1));
+  EXPECT_EQ(st.warp_instructions, 10u);
+  // The 2^24-CTA grid ends at the bound (here 10^6 units: after at most 123 CTAs), naming the option.
+  opt.max_launch_instructions = 1'000'000;
+  const std::string e = error_of([&] { run(*m, "k", {1u << 24, 1, 1}, {1, 1, 1}, {}, dev, opt); });
+  EXPECT_TRUE(contains(e, "local.ptx: the launch did more than 1000000 units of work")) << e;
+  EXPECT_TRUE(contains(e, "each CTA's set-up one per 4096 bytes it clears")) << e;
+  EXPECT_TRUE(contains(e, "--max-launch-instructions")) << e;
+  // The same bound, the same outcome, for every thread count.
+  for (const int threads : {1, 3}) {
+    opt.threads = threads;
+    opt.max_launch_instructions = 10 * 8195;
+    EXPECT_NO_THROW(run(*m, "k", {10, 1, 1}, {1, 1, 1}, {}, dev, opt)) << threads;
+    opt.max_launch_instructions = 10 * 8195 - 1;
+    EXPECT_THROW(run(*m, "k", {10, 1, 1}, {1, 1, 1}, {}, dev, opt), PtxError) << threads;
+  }
+}
+
+// The reproducer through the CLI: `rrswin ptx launch` takes --max-launch-instructions, the
+// option the error names (it used to be an unknown option of `ptx launch`).
+TEST(PtxLimits, TheSetUpBoundThroughTheCli) {
+  TempDir t;
+  write_text(t.path / "local.ptx", local_kernel(1u << 20));
+  const Result r =
+      t.rrswin("ptx launch local.ptx --entry k --grid 16777216 --block 1 --threads 2 --max-launch-instructions 1000000 -o out");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "the launch did more than 1000000 units of work")) << r.out;
+  EXPECT_TRUE(contains(r.out, "--max-launch-instructions")) << r.out;
+  EXPECT_FALSE(fs::exists(t.path / "out"));
+  const Result ok = t.rrswin("ptx launch local.ptx --entry k --grid 3 --block 1 --max-launch-instructions 24585 -o out");
+  EXPECT_EQ(ok.status, 0) << ok.out;  // 3 x (8194 + 1)
+  EXPECT_EQ(t.rrswin("ptx launch local.ptx --entry k --grid 3 --block 1 --max-launch-instructions 24584 -o out2").status, 2);
+}
+
+// --- F4: costly instructions weigh their cost ---------------------------------------------------
+
+// Loops of rsqrt.approx.f64 or sin.approx.f32 with large arguments ran 17-20 minutes under the
+// default bound, each counting one unit. Each instruction now counts its weight (ir.hpp
+// work_weight): `INST; ret` runs under a per-warp bound of weight + 1 and not under weight.
+TEST(PtxLimits, CostlyInstructionsCountTheirWeight) {
+  struct Case {
+    const char* inst;
+    std::uint64_t weight;
+  };
+  const Case cases[] = {
+      {"ex2.approx.f32 %f1, %f2;", 256},
+      {"ex2.approx.ftz.f32 %f1, %f2;", 256},
+      {"sin.approx.f32 %f1, %f2;", 128},
+      {"cos.approx.ftz.f32 %f1, %f2;", 128},
+      {"tanh.approx.f32 %f1, %f2;", 128},
+      {"lg2.approx.f32 %f1, %f2;", 64},
+      {"rsqrt.approx.f32 %f1, %f2;", 64},
+      {"rsqrt.approx.ftz.f32 %f1, %f2;", 1},
+      {"rsqrt.approx.f64 %fd1, %fd2;", 32},
+      {"rsqrt.approx.ftz.f64 %fd1, %fd2;", 32},
+      {"match.any.sync.b32 %r1, %r2, -1;", 4},
+      {"mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16 {%r1,%r2}, {%r3,%r4,%r5,%r6}, {%r7,%r8}, {%r1,%r2};", 16},
+      {"add.f32 %f1, %f2, %f2;", 1},
+      {"div.rz.f64 %fd1, %fd2, %fd2;", 1},
+  };
+  for (const Case& c : cases) {
+    const std::string src =
+        kHead + ".visible .entry k()\n{\n  .reg .f32 %f<3>;\n  .reg .f64 %fd<3>;\n  .reg .b32 %r<9>;\n  " + c.inst + "\n  ret;\n}\n";
+    const auto m = parse_module(src, "w.ptx");
+    Device dev;
+    RunOptions opt;
+    opt.threads = 1;
+    opt.max_warp_instructions = c.weight + 1;
+    RunStats st;
+    EXPECT_NO_THROW(st = run(*m, "k", {1, 1, 1}, {32, 1, 1}, {}, dev, opt)) << c.inst;
+    EXPECT_EQ(st.warp_instructions, 2u) << c.inst;
+    opt.max_warp_instructions = c.weight;
+    const std::string e = error_of([&] { run(*m, "k", {1, 1, 1}, {32, 1, 1}, {}, dev, opt); });
+    EXPECT_TRUE(contains(e, "one warp did more than " + std::to_string(c.weight) + " units of work")) << c.inst << ": " << e;
+    EXPECT_TRUE(contains(e, "--max-instructions")) << e;
+  }
+}
+
+// The launch bound counts the same weights: a loop of 1000 sin.approx.f32 (with add, setp, bra)
+// on 2 CTAs of one warp.
+TEST(PtxLimits, TheLaunchBoundCountsTheWeightsToo) {
+  const std::string src = kHead +
+                          ".visible .entry k()\n{\n  .reg .b32 %r<2>;\n  .reg .f32 %f<3>;\n  .reg .pred %p;\n"
+                          "  mov.f32 %f2, 0f7E000000;\n"
+                          "$L: sin.approx.f32 %f1, %f2;\n  add.s32 %r1, %r1, 1;\n  setp.lt.u32 %p, %r1, 1000;\n  @%p bra $L;\n  ret;\n}\n";
+  const auto m = parse_module(src, "sin.ptx");
+  Device dev;
+  RunOptions opt;
+  opt.threads = 2;
+  const RunStats st = run(*m, "k", {2, 1, 1}, {32, 1, 1}, {}, dev, opt);
+  // Per CTA: mov 1, 1000 x (128 + 3), ret 1; the set-up (24 special registers and %r1 cleared,
+  // 6400 bytes, and %p, 4 bytes) 2 units.
+  EXPECT_EQ(st.work, 2u * (1 + 1000 * 131 + 1 + 2));
+  opt.max_launch_instructions = st.work - 1;
+  const std::string e = error_of([&] { run(*m, "k", {2, 1, 1}, {32, 1, 1}, {}, dev, opt); });
+  EXPECT_TRUE(contains(e, "sin.ptx: the launch did more than " + std::to_string(st.work - 1) + " units of work")) << e;
+  EXPECT_TRUE(contains(e, "sin.approx 128")) << e;
+}
+
+// --- F5: the memory of the running CTAs ---------------------------------------------------------
+
+// Local memory x threads per CTA plus registers, times the worker threads, reached 3.6 GB and
+// ended in "std::bad_alloc". A CTA of this kernel (64 KiB of .local per thread, 1024 threads)
+// holds 32 warps x (24 special registers x 256 bytes + 32 lanes x 64 KiB) = 67305472 bytes.
+TEST(PtxLimits, TheRunningCtasMemoryIsCheckedBeforeTheLaunch) {
+  EXPECT_EQ(RunOptions{}.max_running_cta_bytes, 2ull << 30);  // the documented limit
+  const auto m = parse_module(local_kernel(64u << 10), "big.ptx");
+  Device dev;
+  RunOptions opt;
+  opt.max_running_cta_bytes = 200u << 20;  // three such CTAs fit
+  opt.threads = 16;
+  std::string e = error_of([&] { run(*m, "k", {8, 1, 1}, {1024, 1, 1}, {}, dev, opt); });
+  EXPECT_TRUE(contains(e, "big.ptx: 8 threads would run 8 CTAs of entry k at once, 65 MiB each (67305472 bytes")) << e;
+  EXPECT_TRUE(contains(e, "above the interpreter's limit of 209715200 bytes")) << e;
+  EXPECT_TRUE(contains(e, "--threads 3 or fewer fit")) << e;
+  opt.threads = 3;
+  EXPECT_EQ(run(*m, "k", {8, 1, 1}, {1024, 1, 1}, {}, dev, opt).threads, 3);
+  // The default thread count runs as many as fit.
+  opt.threads = 0;
+  const RunStats st = run(*m, "k", {8, 1, 1}, {1024, 1, 1}, {}, dev, opt);
+  EXPECT_GE(st.threads, 1);
+  EXPECT_LE(st.threads, 3);
+  EXPECT_EQ(st.ctas, 8u);
+  // One CTA over the limit is an error whatever the thread count.
+  opt.max_running_cta_bytes = 64u << 20;
+  e = error_of([&] { run(*m, "k", {1, 1, 1}, {1024, 1, 1}, {}, dev, opt); });
+  EXPECT_TRUE(contains(e, "big.ptx: a CTA of entry k would hold 67305472 bytes (65 MiB")) << e;
+  EXPECT_TRUE(contains(e, "limit of 67108864 bytes")) << e;
+}
+
+// The reproducer's shape through the CLI: 256 KiB of .local x 1024 threads is 257 MiB per CTA;
+// 16 threads would hold 4.1 GiB. Refused before anything is allocated, exit status 2.
+TEST(PtxLimits, TheRunningCtasMemoryLimitThroughTheCli) {
+  TempDir t;
+  write_text(t.path / "big.ptx", local_kernel(256u << 10));
+  const Result r = t.rrswin("ptx launch big.ptx --entry k --grid 64 --block 1024 --threads 16 -o out");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "16 threads would run 16 CTAs of entry k at once, 257 MiB each")) << r.out;
+  EXPECT_TRUE(contains(r.out, "2147483648 bytes")) << r.out;
+  EXPECT_TRUE(contains(r.out, "--threads 7 or fewer fit")) << r.out;
+  EXPECT_FALSE(contains(r.out, "bad_alloc")) << r.out;
+  EXPECT_FALSE(fs::exists(t.path / "out"));
 }

@@ -83,7 +83,7 @@ options:
                         docs/readings.md "ptx-relu-negative-zero")
   --repeat N            bench: runs (default 3)
   --max-instructions N  per warp, before a run is stopped as an endless loop (default 40000000;
-                        an mma.sync counts 16)
+                        instructions weighted by cost: an mma.sync 16, docs/ptx.md "Bound")
   --max-launch-instructions N
                         the same for all warps of the launch together (default 60000000)
   -h, --help            this text
@@ -94,6 +94,7 @@ struct InterpreterOptions {
   std::string out_dir, profile = "ada";
   int threads = 0;
   long long max_instructions = static_cast<long long>(ptx::RunOptions{}.max_warp_instructions);
+  long long max_launch_instructions = static_cast<long long>(ptx::RunOptions{}.max_launch_instructions);
   std::vector<std::string> readings;  // --reading NAME=VALUE (ptx::kReadings)
 };
 
@@ -109,6 +110,8 @@ bool take_interpreter_option(const std::string& opt, OptionCursor& cur, Interpre
     o.threads = static_cast<int>(parse_int(opt, cur.take(), 0, kThreadsMax));
   } else if (opt == "--max-instructions") {
     o.max_instructions = parse_int(opt, cur.take(), 1, 1ll << 50);
+  } else if (opt == "--max-launch-instructions") {
+    o.max_launch_instructions = parse_int(opt, cur.take(), 1, 1ll << 50);
   } else if (opt == "--reading") {
     o.readings.push_back(cur.take());
     ptx::RunOptions check;
@@ -128,7 +131,6 @@ struct PtxArgs : FrameInputOptions, InterpreterOptions {
   std::vector<std::string> regs;
   bool have_block = false;
   int bx = 0, by = 0;
-  long long max_launch_instructions = static_cast<long long>(ptx::RunOptions{}.max_launch_instructions);
   bool check_pairs = false;
   int repeat = 3;
   bool help = false;
@@ -162,8 +164,6 @@ PtxArgs parse(const Args& args) {
     } else if (opt == "--capture") {
       a.capture = cur.take();
     } else if (take_interpreter_option(opt, cur, a)) {
-    } else if (opt == "--max-launch-instructions") {
-      a.max_launch_instructions = parse_int(opt, cur.take(), 1, 1ll << 50);
     } else if (opt == "--at") {
       a.at = cur.take();
     } else if (opt == "--reg") {
@@ -522,6 +522,8 @@ message naming the option and the value, and writes nothing.
                         docs/readings.md "ptx-relu-negative-zero")
   --max-instructions N  per warp, before a run is stopped as an endless loop (default: the
                         interpreter's own bound, docs/ptx.md)
+  --max-launch-instructions N
+                        the same for all warps of the launch together (default 60000000)
   -o, --out DIR         output folder
   -h, --help            this text
 
@@ -764,6 +766,7 @@ int cmd_launch_ptx(const LaunchArgs& a) {
   o.profile = find_profile(a.profile);
   o.threads = a.threads;
   o.max_warp_instructions = static_cast<std::uint64_t>(a.max_instructions);
+  o.max_launch_instructions = static_cast<std::uint64_t>(a.max_launch_instructions);
   for (const std::string& r : a.readings) ptx::set_reading(o, r);
   std::printf("rrswin ptx launch: %s, entry %s, grid %u,%u,%u, block %u,%u,%u, shared %llu, profile %s\n", a.file.c_str(),
               spec.entry.c_str(), spec.grid.x, spec.grid.y, spec.grid.z, spec.block.x, spec.block.y, spec.block.z,

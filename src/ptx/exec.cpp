@@ -109,6 +109,10 @@ void Cta::run(Dim3 cta, RunStats& st, TraceResult* trace) {
   cta_ = cta;
   trace_ = trace;
   st_ = &st;
+  // The set-up is work too (issue 38 F3): counted, and checked against the launch bound, before
+  // the CTA clears its memory.
+  pending_work_ += trace ? s_.setup_work_traced : s_.setup_work;
+  flush_work();
   std::fill(shared_.begin(), shared_.end(), 0);
   for (std::uint32_t wi = 0; wi < warps_.size(); ++wi) start_warp(wi, cta, trace != nullptr);
   // Warps run until a barrier or their exit; when every live warp waits, the barrier opens.
@@ -149,9 +153,11 @@ void Cta::flush_work() {
   pending_work_ = 0;
   const std::uint64_t max = s_.opt.max_launch_instructions;
   if (total > max)
-    throw PtxError(s_.m.filename + ": the launch executed more than " + std::to_string(max) +
-                   " instructions in all its warps (an mma.sync counting " + std::to_string(kMmaWork) +
-                   "); raise the bound with --max-launch-instructions (RunOptions::max_launch_instructions)");
+    throw PtxError(s_.m.filename + ": the launch did more than " + std::to_string(max) +
+                   " units of work in all its warps (instructions weighted by their cost: an mma.sync " + std::to_string(kMmaWork) +
+                   ", sin.approx " + std::to_string(kWorkSinCosTanhApprox) + ", ...; each CTA's set-up one per " +
+                   std::to_string(kSetupBytesPerWork) + " bytes it clears; docs/ptx.md \"Bound\"); raise the bound with " +
+                   "--max-launch-instructions (RunOptions::max_launch_instructions)");
 }
 
 // The barrier opens: every warp that waits in bar.red gets the CTA's reduction (PTX ISA bar.red:
@@ -275,13 +281,14 @@ void Cta::run_warp(std::uint32_t wi, RunStats& st) {
     }
     const Inst& in = code[fr.pc];
     in_ = &in;
-    // The work bound (issue 18): an instruction is one unit, an mma.sync kMmaWork (its cost in
-    // the interpreter, docs/performance.md), per warp and per launch.
-    const std::uint64_t cost = in.op == Op::mma || in.op == Op::mma_int ? kMmaWork : 1;
+    // The work bound (issue 18, issue 38 F4): an instruction counts its weight (Inst::work,
+    // ir.hpp work_weight: its worst-case cost), per warp and per launch.
+    const std::uint64_t cost = in.work;
     w.executed += cost;
     if (w.executed > max_exec)
-      fail("one warp executed more than " + std::to_string(max_exec) + " instructions (an mma.sync counting " + std::to_string(kMmaWork) +
-           "): an endless loop? Raise the bound with --max-instructions (RunOptions::max_warp_instructions)");
+      fail("one warp did more than " + std::to_string(max_exec) + " units of work (instructions weighted by their cost: an mma.sync " +
+           std::to_string(kMmaWork) + ", sin.approx " + std::to_string(kWorkSinCosTanhApprox) +
+           ", ...; docs/ptx.md \"Bound\"): an endless loop? Raise the bound with --max-instructions (RunOptions::max_warp_instructions)");
     if ((pending_work_ += cost) >= kWorkBatch) flush_work();
     std::uint32_t am = mask;
     if (in.guard != kNoIndex) am &= in.guard_neg ? ~w.p[in.guard] : w.p[in.guard];
@@ -516,13 +523,61 @@ void mark_trace_point(const Module& m, const Function* f, const RunOptions& opti
   }
 }
 
+// What a CTA of the launch holds and clears: its memory while it runs (a Cta, one per worker
+// thread) and its set-up in work units, checked before anything is allocated (issue 38 F3, F5).
+struct CtaFootprint {
+  std::uint64_t bytes = 0;                              // registers, predicates, local memory of every warp; shared memory
+  std::uint64_t setup_work = 0, setup_work_traced = 0;  // kSetupBytesPerWork units
+};
+CtaFootprint cta_footprint(const Function& f, std::uint64_t nwarps, std::uint64_t shared_bytes) {
+  // Every factor is bounded (kMaxRegisters, kMaxLocalBytes, 32 warps, kMaxSharedBytes): no wrap.
+  const std::uint64_t regs = static_cast<std::uint64_t>(f.nregs) * 32 * sizeof(std::uint64_t);
+  const std::uint64_t preds = static_cast<std::uint64_t>(f.npreds) * sizeof(std::uint32_t);
+  const std::uint64_t local = static_cast<std::uint64_t>(f.local_bytes) * 32;
+  CtaFootprint c;
+  c.bytes = nwarps * (regs + preds + local) + shared_bytes;
+  // start_warp zeroes the special registers and the registers read before written (all of them
+  // when traced or not analysed), the predicates and the local memory; run() the shared memory.
+  const std::uint64_t zeroed = f.has_zero_init ? (kSpecialCount + static_cast<std::uint64_t>(f.zero_init.size())) * 32 * 8 : regs;
+  const auto units = [](std::uint64_t bytes) { return (bytes + kSetupBytesPerWork - 1) / kSetupBytesPerWork; };
+  c.setup_work = units(nwarps * (zeroed + preds + local) + shared_bytes);
+  c.setup_work_traced = units(c.bytes);
+  return c;
+}
+
+// The worker threads: RunOptions::threads (0: the hardware's), at most one per CTA, and at most
+// as many as kMaxRunningCtaBytes holds CTAs (issue 38 F5): fewer for the default, an error for
+// an explicit count.
+int worker_threads(const Module& m, const Function& f, const RunOptions& options, std::uint64_t nctas, std::uint64_t cta_bytes) {
+  const auto mib = [](std::uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
+  const std::uint64_t limit = options.max_running_cta_bytes;
+  if (cta_bytes > limit)
+    throw PtxError(m.filename + ": a CTA of entry " + f.name + " would hold " + std::to_string(cta_bytes) + " bytes (" + mib(cta_bytes) +
+                   ": registers, predicates and local memory of every warp, shared memory), above the interpreter's limit of " +
+                   std::to_string(limit) +
+                   " bytes for the CTAs running at once (RunOptions::max_running_cta_bytes, docs/ptx.md \"Limits\")");
+  const std::uint64_t fit = std::max<std::uint64_t>(1, limit / std::max<std::uint64_t>(cta_bytes, 1));
+  std::uint64_t threads =
+      options.threads > 0 ? static_cast<std::uint64_t>(options.threads) : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, nctas);
+  if (threads > fit) {
+    if (options.threads > 0)
+      throw PtxError(m.filename + ": " + std::to_string(threads) + " threads would run " + std::to_string(threads) + " CTAs of entry " +
+                     f.name + " at once, " + mib(cta_bytes) + " each (" + std::to_string(cta_bytes) +
+                     " bytes: registers, predicates and local memory of every warp, shared memory), above the interpreter's limit of " +
+                     std::to_string(limit) + " bytes (RunOptions::max_running_cta_bytes, docs/ptx.md \"Limits\"); " +
+                     (fit == 1 ? std::string("--threads 1 fits") : "--threads " + std::to_string(fit) + " or fewer fit") +
+                     " (the outputs do not depend on the thread count)");
+    threads = fit;
+  }
+  return static_cast<int>(threads);
+}
+
 // CTAs on threads (an atomic counter): the stats of all CTAs together; the error of the
 // lowest-numbered failing CTA, so that messages do not depend on the thread count.
-RunStats run_ctas(Shared& shared_run, std::uint64_t nctas, const RunOptions& options) {
+RunStats run_ctas(Shared& shared_run, std::uint64_t nctas, int threads, const RunOptions& options) {
   const Dim3 grid = shared_run.grid;
   // CTAs on threads. Each CTA writes its own outputs; the first error by CTA index is reported.
-  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(threads), nctas));
   std::atomic<std::uint64_t> next{0};
   std::mutex mu;
   std::uint64_t err_cta = ~0ull;
@@ -578,6 +633,7 @@ RunStats run_ctas(Shared& shared_run, std::uint64_t nctas, const RunOptions& opt
     total.ctas += r.ctas;
     for (const auto& [name, n] : r.model_dependent) total.model_dependent[name] += n;
   }
+  total.threads = threads;
   return total;
 }
 
@@ -616,8 +672,13 @@ RunStats run(const Module& m, std::string_view entry, Dim3 grid, Dim3 block, std
   std::atomic<std::uint64_t> launch_work{0};
   Shared shared_run{m,    *fn,   device.impl(),   mm.module_globals, mm.const_bank, params,          profile,          options,
                     grid, block, sh.shared_bytes, sh.nwarps,         sh.trace_regs, sh.trace_widths, sh.trace_is_pred, &launch_work};
+  const CtaFootprint foot = cta_footprint(*fn, sh.nwarps, sh.shared_bytes);
+  shared_run.setup_work = foot.setup_work;
+  shared_run.setup_work_traced = foot.setup_work_traced;
+  const int threads = worker_threads(m, *fn, options, nctas, foot.bytes);
 
-  RunStats total = run_ctas(shared_run, nctas, options);
+  RunStats total = run_ctas(shared_run, nctas, threads, options);
+  total.work = launch_work.load();
   if (options.trace && options.trace_out) {
     const Dim3 c = options.trace->cta;
     if (c.x >= grid.x || c.y >= grid.y || c.z >= grid.z)

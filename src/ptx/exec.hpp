@@ -109,6 +109,8 @@ struct Shared {
   std::vector<std::uint32_t> trace_widths;
   std::vector<char> trace_is_pred;
   std::atomic<std::uint64_t>* launch_work = nullptr;  // work units of the launch so far (all CTAs)
+  // A CTA's set-up in work units (kSetupBytesPerWork): untraced, and traced (every register zeroed).
+  std::uint64_t setup_work = 0, setup_work_traced = 0;
 };
 
 class Cta {

@@ -106,12 +106,40 @@ struct Inst {
   std::uint32_t line = 0;
   std::uint32_t stmt = 0;  // seed statement number (0 outside the entry's statements)
   std::uint16_t name = 0;  // index into Module::opcode_names (stats, messages)
+  std::uint16_t work = 1;  // its weight in the work bound (work_weight, set when the module is decoded)
 };
+static_assert(sizeof(Inst) <= 56, "Inst fits in 56 bytes (the work weight lives in the padding after name)");
 
 // Whether an instruction's result is model-dependent: every .approx form (NVIDIA publishes bounds,
 // not bits; numerics/approx models each as the correctly rounded result). One criterion for the
 // run's RunStats::model_dependent and `rrswin ptx stats` (EntryStats::model_dependent).
 inline bool is_model_dependent(const Inst& in) { return (in.flags & kApprox) != 0; }
+
+// The work bound (RunOptions::max_warp_instructions, max_launch_instructions; docs/ptx.md
+// "Bound"): an executed instruction counts its weight in work units. A unit is at most about
+// 0.5 µs of one core for every instruction, each weighed by its worst case over inputs (the
+// interpreter computes all 32 lanes of a warp instruction; numerics/approx's binary128 path in
+// every lane): measured per warp instruction on a 2-core Xeon, ex2.approx 123 µs, tanh.approx 53,
+// sin/cos.approx 43, lg2.approx 30, rsqrt.approx.f32 (no .ftz) 25, rsqrt.approx.f64 9.1, an
+// integer mma 4.5, an FP8 mma 2.2, match 1.1, every other instruction at most ~0.55 (an add.u32
+// 0.025). The weights round those up to powers of two.
+inline constexpr std::uint16_t kWorkEx2Approx = 256, kWorkSinCosTanhApprox = 128, kWorkLg2Approx = 64, kWorkRsqrtApproxF32 = 64,
+                               kWorkRsqrtApproxF64 = 32, kWorkMatch = 4;
+inline std::uint16_t work_weight(const Inst& in) {
+  switch (in.op) {
+    case Op::mma:
+    case Op::mma_int: return static_cast<std::uint16_t>(kMmaWork);
+    case Op::fex2: return kWorkEx2Approx;
+    case Op::fsin:
+    case Op::fcos:
+    case Op::ftanh: return kWorkSinCosTanhApprox;
+    case Op::flg2: return kWorkLg2Approx;
+    // rsqrt.approx.ftz.f32 is exact integer arithmetic (~0.5 µs); the others go through binary128.
+    case Op::frsqrt: return in.t == Type::f64 ? kWorkRsqrtApproxF64 : (in.flags & kFtz) ? 1 : kWorkRsqrtApproxF32;
+    case Op::match: return kWorkMatch;
+    default: return 1;
+  }
+}
 
 // Which operands of a decoded instruction (destinations first, then sources; k counts both) are
 // predicates, i.e. indices into the predicate file: the third column of the instruction table's

@@ -110,8 +110,10 @@ Module Parser::run() {
     }
     fail(t, "unexpected '" + std::string(t.text) + "' at module level");
   }
-  // Reconvergence points (immediate post-dominators) of every function's branches.
+  // Reconvergence points (immediate post-dominators) of every function's branches; each
+  // instruction's weight in the work bound (its callees' copies included).
   for (Function& f : mod_.functions) {
+    for (Inst& in : f.code) in.work = work_weight(in);
     compute_reconvergence(f);
     if (f.is_entry) compute_zero_init(f);
   }

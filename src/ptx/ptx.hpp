@@ -134,15 +134,27 @@ struct TraceResult {
   std::vector<TraceEvent> events;     // ordered by (warp schedule, time)
 };
 
-inline constexpr std::uint64_t kMmaWork = 16;  // an mma.sync in the work bound (~16x an ALU instruction)
+inline constexpr std::uint64_t kMmaWork = 16;  // an mma.sync in the work bound (ir.hpp work_weight)
+// A CTA's set-up in the work bound: one unit per this many bytes the CTA clears before its warps
+// run (registers, predicates and local memory of every warp, shared memory), rounded up.
+inline constexpr std::uint64_t kSetupBytesPerWork = 4096;
+// The memory of the CTAs running at once, one per worker thread (registers, predicates and local
+// memory of every warp, shared memory), checked before the launch allocates it (docs/ptx.md
+// "Limits"): a CTA over it is an error; with the default thread count (0) fewer threads run, with
+// an explicit one it is an error naming the count that fits.
+inline constexpr std::uint64_t kMaxRunningCtaBytes = 2ull << 30;
 
 struct RunOptions {
   const Profile* profile = nullptr;  // nullptr = ada
   int threads = 0;                   // CTAs run on this many threads; 0 = hardware threads
   // The work bound: a hostile kernel ends in an error within about a minute (issue 18). Work is
-  // counted in executed instructions, an mma.sync counting kMmaWork (its cost in the interpreter).
-  std::uint64_t max_warp_instructions = 40'000'000;    // per warp (~40 s of one core)
-  std::uint64_t max_launch_instructions = 60'000'000;  // per launch, all warps together (~1 min of one core)
+  // counted in executed instructions, each weighted by its worst-case cost (a unit at most ~0.5 µs
+  // of one core: an mma.sync kMmaWork, sin.approx 128, ...; ir.hpp work_weight), and each CTA's
+  // set-up (one unit per kSetupBytesPerWork bytes it clears) against the launch bound.
+  std::uint64_t max_warp_instructions = 40'000'000;    // per warp (at most ~20 s of one core, docs/ptx.md "Bound")
+  std::uint64_t max_launch_instructions = 60'000'000;  // per launch, all warps together (at most ~30 s of one core)
+  // The memory of the CTAs running at once (one per worker thread), kMaxRunningCtaBytes.
+  std::uint64_t max_running_cta_bytes = kMaxRunningCtaBytes;
   std::uint32_t dynamic_shared_bytes = 0;
   // The interpreter's readings of PTX behaviour the ISA leaves open (docs/readings.md; kReadings).
   ReluNegativeZero relu_negative_zero = ReluNegativeZero::plus_zero;  // "ptx-relu-negative-zero"
@@ -155,6 +167,8 @@ struct RunStats {
   std::uint64_t lane_instructions = 0;  // the same weighted by active lanes
   std::uint64_t mma = 0;                // warp-level mma.sync executions
   std::uint64_t ctas = 0;
+  std::uint64_t work = 0;  // work units counted against max_launch_instructions (weighted instructions, CTA set-ups)
+  int threads = 0;         // worker threads the CTAs ran on (RunOptions::threads, capped by the CTAs and kMaxRunningCtaBytes)
   // The model-dependent instructions the run executed (every .approx form: NVIDIA publishes
   // bounds, not bits; numerics/approx models each as the correctly rounded result): opcode ->
   // warp executions. Outputs derived from them could differ in the last bit on a GPU.
