@@ -359,3 +359,25 @@ TEST(PtxLimits, TheRunningCtasMemoryLimitThroughTheCli) {
   EXPECT_FALSE(contains(r.out, "bad_alloc")) << r.out;
   EXPECT_FALSE(fs::exists(t.path / "out"));
 }
+
+// F7: a worker thread that cannot start ends nothing. Under an address-space limit (ulimit -v) most
+// of 4096 requested threads cannot get their stacks; the interpreter's CTA workers take CTAs from
+// one counter, so the started ones (and the calling thread) run every CTA and the outputs equal a
+// one-thread run's (before: "terminate called without an active exception"). Not under the
+// sanitizers, whose shadow memory needs more address space than the limit leaves.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+TEST(PtxLimits, ThreadsThatCannotStartLeaveTheirWorkToTheOthers) {
+  TempDir t;
+  put(t.path / "in.bin", std::vector<unsigned char>(4000, 0x5A));
+  const std::string launch = " ptx launch '" + kernels_ptx() +
+                             "' --entry int_mix --grid 64 --block 256 --buffer in=in.bin --buffer out:4000 --param ptr:in "
+                             "--param ptr:out --param s32:1000";
+  const Result one = t.rrswin(launch + " -o one --threads 1");
+  ASSERT_EQ(one.status, 0) << one.out;
+  const Result many =
+      shell("cd '" + t.path.string() + "' && ulimit -v 400000 && '" RRSWIN_CLI_PATH "'" + launch + " -o many --threads 4096");
+  ASSERT_EQ(many.status, 0) << many.out;
+  EXPECT_FALSE(contains(many.out, "terminate")) << many.out;
+  EXPECT_EQ(bytes_of(t.path / "many" / "out.bin"), bytes_of(t.path / "one" / "out.bin"));
+}
+#endif

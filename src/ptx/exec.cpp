@@ -6,6 +6,7 @@
 #include <exception>
 #include <mutex>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "ptx/exec.hpp"
@@ -617,11 +618,20 @@ RunStats run_ctas(Shared& shared_run, std::uint64_t nctas, int threads, const Ru
       }
     }
   };
-  if (threads <= 1) {
-    worker(0);
-  } else {
+  // The workers take CTAs from one counter, so any number of them runs every CTA: a thread that
+  // cannot start (a process or memory limit, issue 38 F7) leaves its CTAs to the others, and the
+  // calling thread is worker 0. The bytes do not depend on the count.
+  int started = 1;
+  {
     std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+    pool.reserve(static_cast<std::size_t>(threads > 1 ? threads - 1 : 0));
+    try {
+      for (int t = 1; t < threads; ++t) {
+        pool.emplace_back(worker, t);
+        ++started;
+      }
+    } catch (const std::system_error&) {}
+    worker(0);
     for (auto& th : pool) th.join();
   }
   if (err_cta != ~0ull) throw PtxError(err_msg);
@@ -633,7 +643,7 @@ RunStats run_ctas(Shared& shared_run, std::uint64_t nctas, int threads, const Ru
     total.ctas += r.ctas;
     for (const auto& [name, n] : r.model_dependent) total.model_dependent[name] += n;
   }
-  total.threads = threads;
+  total.threads = started;
   return total;
 }
 
