@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/errors.hpp"
+#include "bridge/kernel_capture.hpp"
 #include "capture/capture.hpp"
 #include "capture_edit.hpp"
 #include "ptx/ptx.hpp"
@@ -381,3 +382,25 @@ TEST(PtxLimits, ThreadsThatCannotStartLeaveTheirWorkToTheOthers) {
   EXPECT_EQ(bytes_of(t.path / "many" / "out.bin"), bytes_of(t.path / "one" / "out.bin"));
 }
 #endif
+
+// F8: a texture or surface line's fields are parsed where they are read. Glued into a shape string,
+// "1-pitch64" as a width used to parse as a shape and errors blamed the image file; now each bad
+// field is manifest.txt's error at the line, naming the field's expected form.
+TEST(HostileCapture3, ImageLineFieldsAreManifestErrors) {
+  TempDir t;
+  const auto error_with = [&](const std::string& line) {
+    const fs::path d = t.path / ("c" + std::to_string(std::hash<std::string>{}(line)));
+    int_mix_capture(d, "kernel int_mix");
+    std::string m = read_text(d / "manifest.txt");
+    m += line + "\n";
+    write_text(d / "manifest.txt", m);
+    put(d / "img.bin", std::vector<unsigned char>(64 * 8, 0));
+    return error_of([&] { (void)rrswin::ptx::load_kernel_capture(d.string()); });
+  };
+  for (const std::string& line : {std::string("surface 96 1-pitch64 8 16 64 img.bin"), std::string("surface 96 8 1-pitch64 16 64 img.bin"),
+                                  std::string("texture 96 8 8 16 pitch64 img.bin"), std::string("texture 96 8 8 16 clampy img.bin")}) {
+    const std::string e = error_with(line);
+    EXPECT_TRUE(contains(e, "manifest.txt: at byte offset")) << line << ": " << e;
+    EXPECT_FALSE(contains(e, "img.bin: at")) << line << ": " << e;  // not the image file's error
+  }
+}

@@ -210,7 +210,21 @@ class ManifestParser {
     im.offset = offset(1, e, "a " + t_[0]);
     im.texture = tex;
     const std::uint64_t fmt = num(4, e);
-    const std::string shape = t_[2] + "x" + t_[3] + "-" + (tex ? t_[5] : "pitch" + std::to_string(num(5, e)));
+    // Each field parsed here, where it is read (issue 38, F8): a malformed width, height, mode or
+    // pitch is this line's error, never a token glued into a shape string the image reader would
+    // take apart again (or accept: "1-pitch64").
+    const std::uint64_t width = num(2, e), height = num(3, e);
+    std::string tail;
+    if (tex) {
+      static const char* const kModes[] = {"clamp", "border", "wrap", "mirror"};
+      bool known = false;
+      for (const char* m : kModes) known = known || t_[5] == m;
+      if (!known) throw InputError(mpath_, line_start_, "a texture address mode clamp|border|wrap|mirror", "'" + t_[5] + "'");
+      tail = t_[5];
+    } else {
+      tail = "pitch" + std::to_string(num(5, e));
+    }
+    const std::string shape = std::to_string(width) + "x" + std::to_string(height) + "-" + tail;
     im.image = capture::load_image_arg(capture_file(dir_, t_[6], mpath_, line_start_), shape,
                                        static_cast<int>(std::min<std::uint64_t>(fmt, 1000000)), tex ? "texture" : "surface");
     c_.images.push_back(std::move(im));
