@@ -263,7 +263,7 @@ Comparison diff_folders(const fs::path& A, const fs::path& B, Geometry g) {
 
 FileDiff diff_files(const fs::path& A, const fs::path& B, Geometry g);
 
-// Two `rrswin run --layer enc4|enc3` folders (cli/cmd_run_layer.cpp): the five outputs by name. A file on
+// Two `rrswin run --layer L` folders of a merge layer (cli/cmd_run_layer.cpp): the five outputs by name. A file on
 // one side only is listed as for launch dumps; a link is refused (io/links.hpp).
 Comparison diff_layer_folders(const fs::path& A, const fs::path& B, Geometry g) {
   Comparison out;

@@ -1,4 +1,4 @@
-// rrswin replay/capture/settle --layer enc4|enc3: replay captures of the merge layers
+// rrswin replay/capture/settle --layer L: replay captures of the merge layers (enc2, enc3, enc4)
 // (bridge/layer_capture.hpp; docs/captures.md "Captures of the merge layers"). A replay writes the
 // capture's arguments after the model's launch in launch-dump naming, exactly the files `rrswin ptx
 // run FILE.ptx --capture CAP` writes for the original kernel, so `rrswin diff` compares the two.
@@ -17,7 +17,7 @@
 namespace rrswin::cli {
 namespace {
 
-constexpr const char* kReplayHelp = R"(usage: rrswin replay --layer enc4|enc3 CAPTURE -o DIR [--engine fast|golden] [--profile P]
+constexpr const char* kReplayHelp = R"(usage: rrswin replay --layer enc4|enc3|enc2 CAPTURE -o DIR [--engine fast|golden] [--profile P]
                     [--reading NAME=VALUE] [--layer-reading NAME=VALUE] [--ex N --ey N] [--block-offset X,Y] [--launch N]
   Runs the merge layer (the golden model or the fast engine: the same bytes) on a replay capture
   of its kernel, cuda_dldn_engine_swin_enc4_kernel or …_enc3_kernel (manifest.txt, args.bin,
@@ -34,7 +34,7 @@ constexpr const char* kReplayHelp = R"(usage: rrswin replay --layer enc4|enc3 CA
 )";
 
 constexpr const char* kCaptureHelp =
-    R"(usage: rrswin capture --layer enc4|enc3 --synthetic -o DIR [--seed N] [--ex N --ey N] [--block-offset X,Y]
+    R"(usage: rrswin capture --layer enc4|enc3|enc2 --synthetic -o DIR [--seed N] [--ex N --ey N] [--block-offset X,Y]
   Writes a synthetic replay capture of the merge layer's kernel (the state before the launch,
   facts F6): manifest.txt, args.bin (the 144-byte parameter block), alloc-0..3.bin (the input
   arena from --seed, the layer's embedded synthetic weights, the zeroed arena and merged output),
@@ -45,7 +45,7 @@ constexpr const char* kCaptureHelp =
 )";
 
 constexpr const char* kSettleHelp =
-    R"(usage: rrswin settle --layer enc4|enc3 (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR | DUMPS)
+    R"(usage: rrswin settle --layer enc4|enc3|enc2 (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR | DUMPS)
                     [--profile P] [--reading NAME=VALUE] [--threads N] [--ex N --ey N] [--block-offset X,Y] [--launch N]
   Which values of the merge layers' readings (rrswin readings --layer enc4: merge-*, e62-*) reproduce
   the original kernel. --results DIR: the original's results for the replay capture CAPTURE, in

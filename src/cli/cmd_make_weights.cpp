@@ -16,17 +16,16 @@ namespace {
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: rrswin make-weights [--seed N] [--stress] [--layer enc3|enc4|enc5] [--force] -o FILE\n"
-               "  Writes a deterministic synthetic weight image of %zu bytes (same seed, same bytes on\n"
-               "  every platform). --seed N: unsigned 64-bit seed (default 1, the embedded default image).\n"
-               "  --stress: overlay the stress design that drives every nonlinear branch of the layer\n"
+               "usage: rrswin make-weights [--seed N] [--stress] [--layer LAYER] [--force] -o FILE\n"
+               "  Writes a deterministic synthetic weight image (same seed, same bytes on every platform;\n"
+               "  enc5's is %zu bytes). --seed N: unsigned 64-bit seed (default 1, the embedded default image).\n"
+               "  --stress: overlay the stress design that drives every nonlinear branch of enc5\n"
                "  (docs/readings.md §4). The file is written to a temporary name and renamed.\n"
-               "  An existing weight image (a %zu-byte file) is replaced, with a notice; any other\n"
-               "  existing file only with --force.\n"
-               "  --layer: the image of another layer of the template (docs/readings.md §7; default enc5):\n"
-               "  enc4 %u bytes, enc3 %u bytes, the same design scaled to the layer (no --stress).\n",
-               kWeightImageBytes, kWeightImageBytes, weight_map(layer_spec(LayerId::enc4)).image_bytes(),
-               weight_map(layer_spec(LayerId::enc3)).image_bytes());
+               "  An existing weight image (a file of the layer's image size) is replaced, with a notice; any\n"
+               "  other existing file only with --force.\n"
+               "  --layer: any layer of the network (%s; default enc5): the same design scaled to\n"
+               "  the layer's image (rrswin layers lists the sizes; no --stress).\n",
+               kWeightImageBytes, std::string(layer_names()).c_str());
 }
 
 // The command line, parsed; `exit_code` >= 0 when the command ends here (help or an error).

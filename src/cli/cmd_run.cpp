@@ -428,7 +428,7 @@ std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
-constexpr const char* kReadingsHelp = R"(usage: rrswin readings [--json] [--layer enc3|enc4|enc5]
+constexpr const char* kReadingsHelp = R"(usage: rrswin readings [--json] [--layer L]
 
 Lists every reading: a named answer to an open question of the spec, which `rrswin run --reading
 NAME=VALUE` can change. For each: the name, the allowed values (the default first), the default,
@@ -436,9 +436,10 @@ the question, where the spec asks it, and what capture of the original would set
 The mma-* readings are instruction-level (the FP8 mma's corners: zero sign, NaN operands, NaN
 payload, overflow): their default `profile` keeps the profile's own value, listed at the end with
 the machine each profile stands for; `rrswin eval --reading` takes them too.
-  --json      one JSON array of objects {name, values, default, question, where, settle}
-  --layer L   enc4 or enc3: the merge layers' readings (merge-*, e62-*: `rrswin run --layer enc4
-              --layer-reading NAME=VALUE`, docs/readings.md §7) instead of enc5's; enc5 (default)
+  --json      one JSON array of objects {name, values, default, question, where, settle, layers}
+  --layer L   every reading that applies to the runnable layer L: the template's (enc5's, --reading)
+              and, for a merge layer (enc2, enc3, enc4), the merge-* and e62-* readings
+              (`rrswin run --layer L --layer-reading NAME=VALUE`, docs/readings.md §7); default enc5
 )";
 
 }  // namespace
@@ -485,7 +486,7 @@ static int run_sequence(const RunArgs& a) {
 }
 
 int cmd_run(const Args& args) {
-  // --layer enc4|enc3: another layer of the template (cli/cmd_run_layer.cpp); enc5 stays here.
+  // --layer L: a merge layer runs through cli/cmd_run_layer.cpp; enc5 stays here.
   for (std::size_t i = 0; i + 1 < args.size(); ++i)
     if (args[i] == "--layer") {
       LayerId layer{};

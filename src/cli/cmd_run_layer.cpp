@@ -1,4 +1,4 @@
-// rrswin run --layer enc4|enc3: the model of another layer of the template (model/layer_golden.hpp,
+// rrswin run --layer L (enc4, enc3, enc2): the model of another layer of the template (model/layer_golden.hpp,
 // engine/layer_engine.hpp) on embedded synthetic assets or given files. What it writes: the plane
 // arena (param+48, arena.bin), the patch merge's output (param+56, merged.bin, a plane arena at the
 // halved extents: the next layer's input) and the final epilogue's three surfaces
@@ -31,7 +31,7 @@ namespace rrswin::cli {
 namespace {
 
 constexpr const char* kHelp =
-    R"(usage: rrswin run --layer enc4|enc3 [-o DIR] [--weights FILE] [--input FILE] [--texture FILE.exr] [--seed N]
+    R"(usage: rrswin run --layer enc4|enc3|enc2 [-o DIR] [--weights FILE] [--input FILE] [--texture FILE.exr] [--seed N]
                  [--ex N --ey N] [--block-offset X,Y] [--engine fast|golden] [--threads N] [--profile P]
                  [--reading NAME=VALUE] [--layer-reading NAME=VALUE] [--trace STAGES --block X,Y]
   Runs a merge layer of the template (docs/readings.md §7): enc4 (62 phases, 1386 mma: enc5's
