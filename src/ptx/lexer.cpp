@@ -13,6 +13,34 @@ namespace {
 bool word_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' || c == '.'; }
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; }
 
+// A directive word whose first part is a state space (or `.ptr`) followed by more '.' parts is
+// those parts, each its own word (PTX ISA 5.1: each is a directive or type of its own).
+void split_directive(Tok t, std::vector<Tok>& out, const std::string& file) {
+  static constexpr std::string_view kSpaces[] = {".reg", ".param", ".shared", ".global", ".local", ".const", ".ptr"};
+  const std::string_view w = t.text;
+  const std::size_t dot = w.find('.', 1);
+  bool space = false;
+  if (dot != std::string_view::npos) {
+    std::string_view head = w.substr(0, dot);
+    if (const std::size_t colons = head.find("::"); colons != std::string_view::npos) head = head.substr(0, colons);
+    for (std::string_view sp : kSpaces) space |= head == sp;
+  }
+  if (!space) {
+    out.push_back(t);
+    return;
+  }
+  std::size_t b = 0;
+  while (b < w.size()) {
+    std::size_t e = w.find('.', b + 1);
+    if (e == std::string_view::npos) e = w.size();
+    Tok part = t;
+    part.text = w.substr(b, e - b);
+    if (part.text.size() < 2) throw PtxError(file + ":" + std::to_string(t.line) + ": empty directive part in '" + std::string(w) + "'");
+    out.push_back(part);
+    b = e;
+  }
+}
+
 }  // namespace
 
 std::vector<Tok> lex(std::string_view s, const std::string& file) {
@@ -85,6 +113,12 @@ std::vector<Tok> lex(std::string_view s, const std::string& file) {
       fail(std::string("unexpected character '") + c + "'");
     }
     t.text = s.substr(b, i - b);
+    if (t.kind == Tok::word && t.text[0] == '.') {
+      // A state space and a type written without a space (`.param.u64 x`, `.reg.u64 t`,
+      // `.shared.u32 s`, `.param .u64 .ptr.global.align 8 p`): one directive word per '.' part.
+      split_directive(t, out, file);
+      continue;
+    }
     out.push_back(t);
   }
   Tok e;
