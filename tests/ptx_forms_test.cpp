@@ -81,4 +81,43 @@ TEST(PtxForms, SplitDirectivesKeepTheirErrors) {
   EXPECT_NE(parse_error(lane_kernel("  .reg..u32 %zz;")).find("empty directive part in '.reg..u32'"), std::string::npos);
 }
 
+// --- 2. WARP_SZ; mov between .f64 and .b64 registers --------------------------------------
+
+TEST(PtxForms, WarpSzIsTheConstant32) {
+  // %d = WARP_SZ (mov.u32) + (tid + WARP_SZ as .u64) * 1000 + (WARP_SZ * 2 via mul.lo.s32) << 20.
+  const auto out = run_lanes(lane_kernel("  mov.u32 %r1, WARP_SZ;\n  cvt.u64.u32 %rd1, %tid;\n  add.u64 %rd1, %rd1, WARP_SZ;\n"
+                                         "  mul.lo.s32 %r2, WARP_SZ, 2;\n  mul.lo.u64 %rd1, %rd1, 1000;\n"
+                                         "  cvt.u64.u32 %rd2, %r1;\n  add.u64 %d, %rd1, %rd2;\n"
+                                         "  cvt.u64.u32 %rd3, %r2;\n  shl.b64 %rd3, %rd3, 20;\n  add.u64 %d, %d, %rd3;"),
+                             {});
+  for (std::uint64_t l = 0; l < 32; ++l) EXPECT_EQ(out[l], 32 + (l + 32) * 1000 + (64ull << 20)) << "lane " << l;
+}
+
+TEST(PtxForms, WarpSzIsNotAFloatOrADestination) {
+  EXPECT_NE(parse_error(lane_kernel("  add.f32 %f1, %f1, WARP_SZ;")).find("WARP_SZ (an integer constant, 32) as a .f32 operand"),
+            std::string::npos);
+  EXPECT_NE(parse_error(lane_kernel("  mov.u32 WARP_SZ, 1;")).find("WARP_SZ"), std::string::npos);
+}
+
+TEST(PtxForms, MovBetweenF64AndB64RegistersCopiesTheBits) {
+  // A signalling NaN with payload 1, -0, the smallest subnormal, 1.5: every bit travels through
+  // mov.b64 into a .f64 register, mov.f64 back into a .b64 one and mov.b64 into a .u64 one.
+  const std::vector<std::uint64_t> in = {0x7FF0000000000001ull, 0x8000000000000000ull, 0x0000000000000001ull, 0x3FF8000000000000ull};
+  const auto out = run_lanes(lane_kernel("  mov.b64 %fd1, %a;\n  mov.f64 %fd2, %fd1;\n  mov.f64 %b1, %fd2;\n"
+                                         "  mov.b64 %fd3, %b1;\n  mov.b64 %d, %fd3;"),
+                             in);
+  for (std::size_t l = 0; l < in.size(); ++l) EXPECT_EQ(out[l], in[l]) << "lane " << l;
+  // mov.b64 between a .u64 and a .f64 register (a .b64 instruction type takes any 64-bit register,
+  // PTX ISA 9.4.1 Table 27), and a 0d literal into a .b64 register: the same bits.
+  const auto out2 = run_lanes(lane_kernel("  mov.b64 %fd1, %a;\n  mov.b64 %rd1, %fd1;\n  mov.b64 %fd2, %rd1;\n"
+                                          "  mov.b64 %d, %fd2;\n  setp.eq.u32 %p1, %tid, 5;\n  @%p1 mov.b64 %b2, 0dFFF0000000000002;\n"
+                                          "  @%p1 mov.b64 %fd3, %b2;\n  @%p1 mov.b64 %d, %fd3;"),
+                              in);
+  for (std::size_t l = 0; l < in.size(); ++l) EXPECT_EQ(out2[l], in[l]) << "lane " << l;
+  EXPECT_EQ(out2[5], 0xFFF0000000000002ull);
+  // mov.f64 with a .u64 register stays an error: a float instruction type takes only its own
+  // type or the bit type of its size (Table 27).
+  EXPECT_NE(parse_error(lane_kernel("  mov.f64 %fd1, %rd1;")).find("which a .f64 operand cannot be"), std::string::npos);
+}
+
 }  // namespace

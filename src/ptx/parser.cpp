@@ -1026,6 +1026,14 @@ std::uint32_t Parser::src(const ROp& o, Type t) {
     check_fits(o, *r, t, false);
     return r->index;
   }
+  if (o.name == "WARP_SZ") {
+    // The predefined constant WARP_SZ (PTX ISA 5.4.1 / "Special Registers" %laneid: the number
+    // of threads in a warp), 32, an integer immediate wherever a literal integer is accepted.
+    if (o.off) fail(o.line, "WARP_SZ+offset outside an address");
+    if (type_is_float(t) || t == Type::pred)
+      fail(o.line, "WARP_SZ (an integer constant, 32) as a " + std::string(type_name(t)) + " operand");
+    return constant(32);
+  }
   if (std::uint32_t s = special(o.name); s != kNoIndex) return s;
   std::uint64_t a;
   if (symbol_address(o.name, a)) {
