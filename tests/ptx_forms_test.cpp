@@ -120,4 +120,39 @@ TEST(PtxForms, MovBetweenF64AndB64RegistersCopiesTheBits) {
   EXPECT_NE(parse_error(lane_kernel("  mov.f64 %fd1, %rd1;")).find("which a .f64 operand cannot be"), std::string::npos);
 }
 
+// --- 3. div.approx.f32 without .ftz --------------------------------------------------------
+
+TEST(PtxForms, DivApproxF32KeepsSubnormalsAndIsModelDependent) {
+  struct Case {
+    std::uint32_t a, b, want;
+  };
+  const Case cases[] = {
+      {0x00000200, 0x40000000, 0x00000100},  // 2^-140 / 2 = 2^-141 (subnormal in and out; .ftz gives +0)
+      {0x00000003, 0x40000000, 0x00000002},  // 3*2^-149 / 2 = 1.5*2^-149 -> ties to even: 2*2^-149
+      {0x00800000, 0x40800000, 0x00200000},  // 2^-126 / 4 = 2^-128 (subnormal result)
+      {0x3F800000, 0x00400000, 0x7F000000},  // 1 / 2^-127 (subnormal divisor) = 2^127
+      {0x3F800000, 0x40400000, 0x3EAAAAAB},  // 1/3 rounded to nearest: 0x3EAAAAAA.AAB -> ...AB
+      {0x40400000, 0x7F000000, 0x00000000},  // |b| = 2^127 in (2^126, 2^128): +0
+      {0x40400000, 0xFF000000, 0x80000000},  // ... a zero of sign(a) ^ sign(b): -0
+      {0x7F800000, 0x7F000000, 0x7FFFFFFF},  // inf / b with |b| in (2^126, 2^128): NaN
+      {0x7FC00001, 0x3F800000, 0x7FFFFFFF},  // a NaN input: the canonical NaN
+      {0x3F800000, 0x00000000, 0x7F800000},  // 1 / +0 = +inf
+  };
+  std::vector<std::uint64_t> in;
+  for (const Case& c : cases) in.push_back(c.a | (static_cast<std::uint64_t>(c.b) << 32));
+  RunStats st;
+  const auto out = run_lanes(lane_kernel("  mov.b64 {%f1, %f2}, %a;\n  div.approx.f32 %f3, %f1, %f2;\n"
+                                         "  mov.b32 %r1, %f3;\n  cvt.u64.u32 %d, %r1;"),
+                             in, &st);
+  for (std::size_t k = 0; k < std::size(cases); ++k) EXPECT_EQ(out[k], cases[k].want) << "case " << k;
+  ASSERT_EQ(st.model_dependent.count("div.approx.f32"), 1u);
+  EXPECT_EQ(st.model_dependent.at("div.approx.f32"), 1u);  // one warp execution
+  // `rrswin ptx stats` lists it before a run.
+  auto m = parse_module(lane_kernel("  div.approx.f32 %f3, %f1, %f2;"), "forms.ptx");
+  EXPECT_EQ(entry_stats(*m, "k").model_dependent.count("div.approx.f32"), 1u);
+  // div.approx.f64 and div.full.f32 stay refused, by name.
+  EXPECT_NE(parse_error(lane_kernel("  div.approx.f64 %fd1, %fd1, %fd2;")).find("div.approx.f64 is not supported"), std::string::npos);
+  EXPECT_NE(parse_error(lane_kernel("  div.full.f32 %f1, %f1, %f2;")).find("div.full.f32 is not supported"), std::string::npos);
+}
+
 }  // namespace

@@ -124,10 +124,10 @@ void Parser::dec_binary(Inst& in, const Mods& m, std::vector<ROp>& ops) {
       if (m.cc || (m.sat && t != Type::f32)) unsupported(L, opname);
       if (m.sat && (bi.fop != Op::fadd && bi.fop != Op::fsub)) unsupported(L, opname);
       if (bi.fop == Op::fdiv) {
-        if (t == Type::f32 && m.approx && m.ftz)
-          in.flags = kApprox | kFtz;
+        if (t == Type::f32 && m.approx && m.rnd == Rnd::none && !m.sat)
+          in.flags = static_cast<std::uint8_t>(kApprox | (m.ftz ? kFtz : 0));  // div.approx{.ftz}.f32
         else if (m.approx || m.full)
-          fail(L, std::string(opname) + " is not supported (no model in src/numerics; div.approx.ftz.f32 and div.rnd are)");
+          fail(L, std::string(opname) + " is not supported (no model in src/numerics; div.approx{.ftz}.f32 and div.rnd are)");
         else if (m.rnd == Rnd::none)
           fail(L, std::string(opname) + " needs a rounding modifier (.rn, .rz, .rm, .rp)");
       }

@@ -151,6 +151,24 @@ void Cta::exec_bf16(Warp& w, const Inst& in, const std::uint32_t* d, const std::
   put(R(w, d[0]), v, am);
 }
 
+namespace {
+
+// div.approx.f32 without .ftz (PTX ISA "div": d = a * (1/b); for 2^126 < |b| < 2^128 the result
+// is 0, or NaN where a is infinite; subnormal inputs and results are kept): the .ftz form's model
+// (numerics/approx div_approx_ftz_f32, one correctly rounded quotient) without the flushing.
+// Model-dependent, like every .approx form.
+float div_approx_f32(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return f32_canonical_nan();
+  if (std::fabs(b) > 0x1p126f && !std::isinf(b)) {
+    if (std::isinf(a)) return f32_canonical_nan();
+    return std::signbit(a) != std::signbit(b) ? -0.0f : 0.0f;
+  }
+  const float q = a / b;
+  return std::isnan(q) ? f32_canonical_nan() : q;
+}
+
+}  // namespace
+
 // f32: numerics/f32 (IEEE, every direction), numerics/approx (.approx, add/mul.ftz).
 void Cta::exec_f32(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am) {
   std::uint64_t v[32];
@@ -169,7 +187,7 @@ void Cta::exec_f32(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
       case Op::fsub: r = f32_sub(x, y, rd); break;
       case Op::fmul: r = fz && in.rnd == Rnd::none ? mul_ftz_f32(x, y) : f32_mul(x, y, rd); break;
       case Op::ffma: r = f32_fma(x, y, z, rd); break;
-      case Op::fdiv: r = (in.flags & kApprox) ? div_approx_ftz_f32(x, y) : f32_div(x, y, rd); break;
+      case Op::fdiv: r = !(in.flags & kApprox) ? f32_div(x, y, rd) : fz ? div_approx_ftz_f32(x, y) : div_approx_f32(x, y); break;
       case Op::fmin: r = (in.sub2 & kXorsignAbs) ? f32_min_xorsign_abs(x, y, nan_wins) : f32_min(x, y, nan_wins); break;
       case Op::fmax: r = (in.sub2 & kXorsignAbs) ? f32_max_xorsign_abs(x, y, nan_wins) : f32_max(x, y, nan_wins); break;
       case Op::fabs: v[l] = std::bit_cast<std::uint32_t>(x) & 0x7FFFFFFFu; continue;
