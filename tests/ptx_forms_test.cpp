@@ -155,4 +155,53 @@ TEST(PtxForms, DivApproxF32KeepsSubnormalsAndIsModelDependent) {
   EXPECT_NE(parse_error(lane_kernel("  div.full.f32 %f1, %f1, %f2;")).find("div.full.f32 is not supported"), std::string::npos);
 }
 
+// --- 4. vote.sync with lanes of the membermask that exited ----------------------------------
+
+std::string run_error(const std::string& text, Dim3 block = {32, 1, 1}) {
+  try {
+    auto m = parse_module(text, "forms.ptx");
+    std::vector<std::uint64_t> out(32, 0), in(32, 0);
+    run_out_in(*m, out, in, test::one_thread(), nullptr, {1, 1, 1}, block);
+  } catch (const PtxError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Lanes >= 20 exit; the rest vote with the full membermask. out = ballot(tid odd) | all(tid < 20)
+// << 32 | any(tid == 25) << 33 | uni(tid < 20) << 34 | all(tid odd) << 35.
+const char* kVoteBody =
+    "  setp.ge.u32 %p1, %tid, 20;\n  @%p1 exit;\n"
+    "  and.b32 %r1, %tid, 1;\n  setp.ne.u32 %p2, %r1, 0;\n  vote.sync.ballot.b32 %r2, %p2, 0xffffffff;\n"
+    "  setp.lt.u32 %p3, %tid, 20;\n  vote.sync.all.pred %p4, %p3, 0xffffffff;\n"
+    "  setp.eq.u32 %p5, %tid, 25;\n  vote.sync.any.pred %p6, %p5, 0xffffffff;\n"
+    "  vote.sync.uni.pred %p7, %p3, 0xffffffff;\n  vote.sync.all.pred %p3, %p2, -1;\n"
+    "  cvt.u64.u32 %d, %r2;\n"
+    "  selp.u64 %rd1, 0x100000000, 0, %p4;\n  or.b64 %d, %d, %rd1;\n"
+    "  selp.u64 %rd1, 0x200000000, 0, %p6;\n  or.b64 %d, %d, %rd1;\n"
+    "  selp.u64 %rd1, 0x400000000, 0, %p7;\n  or.b64 %d, %d, %rd1;\n"
+    "  selp.u64 %rd1, 0x800000000, 0, %p3;\n  or.b64 %d, %d, %rd1;";
+
+TEST(PtxForms, VoteSyncLeavesOutExitedLanesOfTheMembermask) {
+  // PTX ISA vote.sync: the reduction is "across all non-exited threads in membermask"; an exited
+  // lane takes no part. ballot: odd lanes 1..19 = 0x000AAAAA; all(tid < 20) and uni true; any
+  // (tid == 25) false; all(tid odd) false.
+  const std::uint64_t want = 0x000AAAAAull | (1ull << 32) | (1ull << 34);
+  const auto out = run_lanes(lane_kernel(kVoteBody), {});
+  for (std::uint64_t l = 0; l < 20; ++l) EXPECT_EQ(out[l], want) << "lane " << l;
+  for (std::uint64_t l = 20; l < 32; ++l) EXPECT_EQ(out[l], 0xDEADBEEFDEADBEEFull) << "lane " << l;
+  // A block of 20 threads: lanes 20..31 do not exist, which counts as exited.
+  const auto out20 = run_lanes(lane_kernel(kVoteBody), {}, nullptr, {20, 1, 1});
+  for (std::uint64_t l = 0; l < 20; ++l) EXPECT_EQ(out20[l], want) << "lane " << l;
+}
+
+TEST(PtxForms, VoteSyncStillNeedsEveryLiveMemberToTakePart) {
+  // Lanes 16..31 are live but on another path: the membermask names them, so the vote is an error
+  // (they would have to execute the same vote.sync), not a silent vote of the 16 active lanes.
+  const std::string e =
+      run_error(lane_kernel("  setp.lt.u32 %p1, %tid, 16;\n  @!%p1 bra DONE;\n"
+                            "  vote.sync.all.pred %p2, %p1, 0xffffffff;\nDONE:"));
+  EXPECT_NE(e.find("the active lanes 0xffff are not the membermask 0xffffffff (less its exited lanes 0x0)"), std::string::npos) << e;
+}
+
 }  // namespace

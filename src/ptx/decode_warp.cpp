@@ -151,6 +151,14 @@ void Parser::dec_shfl(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   return;
 }
 
+// vote's mode: .all, .any, .ballot (Mods::words) or .uni, which the opcode splitter reads as the
+// .uni flag (bra.uni's): `vote.sync.uni.pred` was refused as an unknown form before (issue 39).
+std::string_view Parser::vote_mode(const Mods& m, std::string_view opname, std::uint32_t L) {
+  if (m.uni && m.words.empty()) return "uni";
+  if (m.uni || m.words.size() != 1) unsupported(L, opname);
+  return m.words[0];
+}
+
 void Parser::dec_vote_legacy(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   const std::string_view opname = m.name;
   const std::uint32_t L = in.line;
@@ -158,8 +166,7 @@ void Parser::dec_vote_legacy(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   // warp's active lanes vote (the membermask is the active mask).
   need(ops, 2, opname, L);
   in.op = Op::vote;
-  if (m.words.size() != 1) unsupported(L, opname);
-  const std::string_view w = m.words[0];
+  const std::string_view w = vote_mode(m, opname, L);
   if (w != "all" && w != "any" && w != "uni" && w != "ballot") unsupported(L, opname);
   in.sub = static_cast<std::uint8_t>(w == "all"   ? VoteMode::all
                                      : w == "any" ? VoteMode::any
@@ -179,8 +186,7 @@ void Parser::dec_vote(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   if (!m.sync) fail(L, "vote without .sync is not supported");
   need(ops, 3, opname, L);
   in.op = Op::vote;
-  if (m.words.size() != 1) unsupported(L, opname);
-  const std::string_view w = m.words[0];
+  const std::string_view w = vote_mode(m, opname, L);
   in.sub = static_cast<std::uint8_t>(w == "all"   ? VoteMode::all
                                      : w == "any" ? VoteMode::any
                                      : w == "uni" ? VoteMode::uni

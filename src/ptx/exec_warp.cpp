@@ -122,7 +122,13 @@ void Cta::exec_collective(Warp& w, const Inst& in, const std::uint32_t* d, const
     for (std::uint32_t m = am; m; m &= m - 1)
       if (static_cast<std::uint32_t>(R(w, mm_reg)[std::countr_zero(m)]) != member) fail("membermask differs between lanes");
   }
-  if (member != am) fail(s_.m.opcode_names[in.name] + ": the active lanes " + hex(am) + " are not the membermask " + hex(member));
+  // vote.sync reduces "across all non-exited threads in membermask" and waits for the
+  // non-exited ones only (PTX ISA "vote.sync"): a lane of the membermask that has exited (or does
+  // not exist) takes no part (its ballot bit is 0), so the live members must be the active lanes.
+  if (in.op == Op::vote && (member & ~w.exited) == am) member = am;
+  if (member != am)
+    fail(s_.m.opcode_names[in.name] + ": the active lanes " + hex(am) + " are not the membermask " + hex(member) +
+         (in.op == Op::vote ? " (less its exited lanes " + hex(w.exited & member) + ")" : std::string()));
   switch (in.op) {
     case Op::match: exec_match(w, in, d, s, am); return;
     case Op::redux: exec_redux(w, in, d, s, am); return;

@@ -242,6 +242,7 @@ class Parser {
   void dec_movmatrix(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_ldmatrix(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_shfl(Inst& in, const Mods& m, std::vector<ROp>& ops);
+  std::string_view vote_mode(const Mods& m, std::string_view opname, std::uint32_t L);
   void dec_vote_legacy(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_vote(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_match(Inst& in, const Mods& m, std::vector<ROp>& ops);
