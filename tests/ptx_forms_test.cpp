@@ -204,4 +204,50 @@ TEST(PtxForms, VoteSyncStillNeedsEveryLiveMemberToTakePart) {
   EXPECT_NE(e.find("the active lanes 0xffff are not the membermask 0xffffffff (less its exited lanes 0x0)"), std::string::npos) << e;
 }
 
+// --- 5. Prototypes; functions whose parameters and return values are .reg variables ----------
+
+TEST(PtxForms, RegParametersAndReturnValues) {
+  // madd(a, b, p) = p ? a * b + 1 : a - b, with a .pred return value q = (a < b); declared by a
+  // prototype first. Lane l: a = l + 3, b = 5 (a literal argument), p = l odd.
+  const std::string text = std::string(kHead) +
+                           ".func (.reg .u32 r, .reg .pred q) madd (.reg .u32 a, .reg .u32 b, .reg .pred p);\n"
+                           ".func (.reg .u32 r, .reg .pred q) madd (.reg .u32 a, .reg .u32 b, .reg .pred p)\n{\n"
+                           "  .reg .u32 %t;\n"
+                           "  @p bra MUL;\n  sub.u32 r, a, b;\n  bra DONE;\nMUL:\n  mul.lo.u32 %t, a, b;\n  add.u32 r, %t, 1;\n"
+                           "DONE:\n  setp.lt.u32 q, a, b;\n  ret;\n}\n" +
+                           lane_kernel(
+                               "  add.u32 %r1, %tid, 3;\n  and.b32 %r2, %tid, 1;\n  setp.ne.u32 %p1, %r2, 0;\n"
+                               "  call.uni (%r3, %p2), madd, (%r1, 5, %p1);\n"
+                               "  cvt.u64.u32 %d, %r3;\n  selp.u64 %rd1, 0x100000000, 0, %p2;\n  or.b64 %d, %d, %rd1;")
+                               .substr(std::string(kHead).size());
+  const auto out = run_lanes(text, {});
+  for (std::uint64_t l = 0; l < 32; ++l) {
+    const std::uint64_t a = l + 3, b = 5;
+    const std::uint64_t r = (l & 1) ? a * b + 1 : (a - b) & 0xFFFFFFFFu;
+    EXPECT_EQ(out[l], r | (a < b ? 1ull << 32 : 0)) << "lane " << l;
+  }
+}
+
+TEST(PtxForms, RegAndParamFormsAreCheckedAtTheCall) {
+  const std::string f = std::string(kHead) + ".func (.reg .u32 r) g (.reg .u32 a)\n{\n  add.u32 r, a, 1;\n  ret;\n}\n";
+  auto kernel = [&](const std::string& body) { return f + lane_kernel(body).substr(std::string(kHead).size()); };
+  // A .param variable where a .reg parameter is declared, a .f32 register for a .u32 one.
+  EXPECT_NE(parse_error(kernel("  {\n  .param .u32 x;\n  st.param.u32 [x], 1;\n  call.uni (%r1), g, (x);\n  }"))
+                .find("the .param variable x for a .reg parameter"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kernel("  call.uni (%r1), g, (%f1);")).find("which a .u32 operand cannot be"), std::string::npos);
+  // A definition that differs from its prototype; an entry with a .reg parameter.
+  EXPECT_NE(parse_error(std::string(kHead) + ".func (.reg .u32 r) h (.reg .u32 a);\n.func (.reg .u32 r) h (.param .u32 a)\n{\n  ret;\n}\n")
+                .find("does not match its prototype"),
+            std::string::npos);
+  EXPECT_NE(parse_error(std::string(kHead) + ".visible .entry k(.reg .u32 a)\n{\n  ret;\n}\n").find("an .entry's parameters are .param"),
+            std::string::npos);
+  // A call before the callee's body (its prototype only) stays refused, by name.
+  EXPECT_NE(parse_error(std::string(kHead) + ".func (.reg .u32 r) h (.reg .u32 a);\n" +
+                        lane_kernel("  call.uni (%r1), h, (%r2);").substr(std::string(kHead).size()) +
+                        ".func (.reg .u32 r) h (.reg .u32 a)\n{\n  mov.u32 r, a;\n  ret;\n}\n")
+                .find("call of h: no body defined before the call"),
+            std::string::npos);
+}
+
 }  // namespace

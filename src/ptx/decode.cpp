@@ -315,16 +315,16 @@ void Parser::dec_call(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   const std::uint32_t L = in.line;
   if (in.guard != kNoIndex) fail(L, "a predicated call is not supported");
   std::size_t i = 0;
-  std::vector<std::string_view> rets, args;
+  std::vector<const ROp*> rets, args;
   if (i < ops.size() && ops[i].kind == ROp::paren) {
-    for (const ROp& e : ops[i].elems) rets.push_back(e.name);
+    for (const ROp& e : ops[i].elems) rets.push_back(&e);
     ++i;
   }
   if (i >= ops.size() || ops[i].kind != ROp::reg) fail(L, "call needs a function name");
   const std::string_view callee_name = ops[i].name;
   ++i;
   if (i < ops.size() && ops[i].kind == ROp::paren) {
-    for (const ROp& e : ops[i].elems) args.push_back(e.name);
+    for (const ROp& e : ops[i].elems) args.push_back(&e);
     ++i;
   }
   if (i != ops.size()) fail(L, "call: unexpected operands (indirect calls are not supported)");
@@ -340,16 +340,36 @@ void Parser::dec_call(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   if (args.size() != callee->params.size() || rets.size() > callee->ret_params.size())
     fail(L, "call of " + callee->name + " with " + std::to_string(args.size()) + " arguments and " + std::to_string(rets.size()) +
                 " return values; it takes " + std::to_string(callee->params.size()) + " and " + std::to_string(callee->ret_params.size()));
-  auto local_of = [&](std::string_view n) {
+  auto local_of = [&](const ROp* o) {
+    const std::string_view n = o->name;
     auto it = param_locals_.find(n);
-    if (it == param_locals_.end()) fail(L, "call argument " + std::string(n) + " is not a .param variable of this body");
+    if (o->kind != ROp::reg || it == param_locals_.end())
+      fail(L, "call argument " + std::string(n) + " is not a .param variable of this body");
     return local_vars_.find(n)->second;
+  };
+  // A .reg parameter takes a register or a literal of the caller, a .reg return value a register
+  // (PTX ISA "call": arguments passed by value); the inlining copies them with a mov.
+  auto reg_arg = [&](const ROp* o, Type t, bool is_ret) {
+    if (o->kind == ROp::reg && param_locals_.count(o->name))
+      fail(L, "call of " + callee->name + ": the .param variable " + std::string(o->name) + " for a .reg " +
+                  (is_ret ? "return value" : "parameter"));
+    if (t == Type::pred) return is_ret ? pdst(*o) : psrc(*o);
+    return is_ret ? dst(*o, t) : src(*o, t);
   };
   CallSite cs;
   cs.file = &file_;
   cs.line = L;
-  for (auto a : args) cs.arg_offsets.push_back(local_of(a));
-  for (auto r : rets) cs.ret_offsets.push_back(local_of(r));
+  cs.mov_name = opcode_id("mov");
+  for (std::size_t q = 0; q < args.size(); ++q) {
+    const bool r = callee->params[q].is_reg;
+    cs.arg_offsets.push_back(r ? 0 : local_of(args[q]));
+    cs.arg_regs.push_back(r ? reg_arg(args[q], callee->param_types[q], false) : kNoIndex);
+  }
+  for (std::size_t q = 0; q < rets.size(); ++q) {
+    const bool r = callee->ret_params[q].is_reg;
+    cs.ret_offsets.push_back(r ? 0 : local_of(rets[q]));
+    cs.ret_regs.push_back(r ? reg_arg(rets[q], callee->ret_types[q], true) : kNoIndex);
+  }
   inline_call(*fn_, *callee, cs);
 }
 

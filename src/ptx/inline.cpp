@@ -82,6 +82,26 @@ void inline_call(Function& fn, const Function& callee, const CallSite& site) {
     return (idx + pred_off) | neg;
   };
   for (const auto& [r, v] : callee.constants) fn.constants.emplace_back(map_reg(r), v);
+  // .reg parameters and return values: a mov (pmov for .pred) of the caller's operand into the
+  // callee's renamed register before the body, and of its return register after the return point.
+  auto copy = [&](std::uint32_t d, std::uint32_t s, Type t) {
+    Inst mv;
+    mv.op = t == Type::pred ? Op::pmov : Op::mov;
+    mv.t = t;
+    mv.nd = 1;
+    mv.ns = 1;
+    mv.line = site.line;
+    mv.name = site.mov_name;
+    mv.opnd = static_cast<std::uint32_t>(fn.operands.size());
+    fn.operands.push_back(d);
+    fn.operands.push_back(s);
+    fn.code.push_back(mv);
+  };
+  for (std::size_t q = 0; q < callee.params.size(); ++q)
+    if (callee.param_regs[q] != kNoIndex) {
+      const Type t = callee.param_types[q];
+      copy(t == Type::pred ? map_pred(callee.param_regs[q]) : map_reg(callee.param_regs[q]), site.arg_regs[q], t);
+    }
   const auto base = static_cast<std::uint32_t>(fn.code.size());
   const auto ret_point = base + static_cast<std::uint32_t>(callee.code.size()) - 1;  // its final implicit exit
   for (std::size_t k = 0; k < callee.code.size(); ++k) {
@@ -115,6 +135,11 @@ void inline_call(Function& fn, const Function& callee, const CallSite& site) {
     }
     fn.code.push_back(c);
   }
+  for (std::size_t q = 0; q < site.ret_regs.size(); ++q)
+    if (callee.ret_regs[q] != kNoIndex) {
+      const Type t = callee.ret_types[q];
+      copy(site.ret_regs[q], t == Type::pred ? map_pred(callee.ret_regs[q]) : map_reg(callee.ret_regs[q]), t);
+    }
 }
 
 }  // namespace rrswin::ptx

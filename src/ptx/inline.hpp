@@ -15,6 +15,10 @@ struct CallSite {
   std::uint32_t line = 0;
   std::vector<std::uint32_t> arg_offsets;  // local-memory offset of each argument's .param variable
   std::vector<std::uint32_t> ret_offsets;  // ... of each return value's (at most the callee's count)
+  // Per argument / return value: for the callee's .reg ones the caller's register (or literal
+  // slot; a predicate index for a .pred one), else kNoIndex.
+  std::vector<std::uint32_t> arg_regs, ret_regs;
+  std::uint16_t mov_name = 0;  // the opcode name of the copies (Module::opcode_names)
 };
 
 // Appends callee's decoded body to caller.code: its registers renamed into fresh ones of the

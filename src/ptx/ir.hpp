@@ -220,7 +220,11 @@ struct Function {
   std::map<std::string, std::uint32_t> reg_by_name;                // outermost scope only (trace --reg)
   std::vector<ParamInfo> params;
   std::uint32_t param_bytes = 0;
-  std::vector<ParamInfo> ret_params;  // a .func's return values (func_retval0, ...)
+  std::vector<ParamInfo> ret_params;         // a .func's return values (func_retval0, ...)
+  std::vector<Type> param_types, ret_types;  // the declared type of each (.b8 for an aggregate)
+  // The register of each .reg parameter / return value (kNoIndex for a .param one), an index into
+  // the register file, or the predicate file for a .pred one.
+  std::vector<std::uint32_t> param_regs, ret_regs;
   std::uint32_t ret_bytes = 0;
   bool has_body = false;
   bool has_local_vars = false;  // declares .local variables (calls into it are not inlined)

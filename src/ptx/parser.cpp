@@ -469,14 +469,15 @@ std::uint64_t Parser::literal_bits(const Literal& l, Type t, std::uint32_t line)
   return l.i;
 }
 
-std::vector<ParamInfo> Parser::param_list(std::uint32_t& bytes) {
+std::vector<ParamInfo> Parser::param_list(std::uint32_t& bytes, std::vector<Type>& types) {
   std::vector<ParamInfo> ps;
   expect('(');
   if (accept(')')) return ps;
   do {
     const Tok& p = next();
-    if (!p.is(".param") && !p.is(".reg")) fail(p, "expected .param in the parameter list");
+    if (!p.is(".param") && !p.is(".reg")) fail(p, "expected .param or .reg in the parameter list");
     ParamInfo pi;
+    pi.is_reg = p.is(".reg");
     Type t = Type::none;
     while (cur().kind == Tok::word && cur().text[0] == '.') {
       const Tok& w = next();
@@ -504,6 +505,17 @@ std::vector<ParamInfo> Parser::param_list(std::uint32_t& bytes) {
       expect(']');
     }
     pi.name = std::string(name.text);
+    if (pi.is_reg) {
+      // A .reg parameter (PTX ISA "Kernel and Function Directives: .func"): a scalar register of
+      // the body, passed by value; no bytes of the parameter block.
+      if (t == Type::none) fail(name, ".reg parameter " + pi.name + " without a type");
+      if (count != 1 || pi.align != 1) fail(name, ".reg parameter " + pi.name + ": arrays and .align are .param forms");
+      pi.align = 1;
+      types.push_back(t);
+      ps.push_back(pi);
+      continue;
+    }
+    types.push_back(t == Type::none ? Type::b8 : t);
     const std::uint32_t esz = static_cast<std::uint32_t>(std::max(1, type_bits(t) / 8));
     pi.size = static_cast<std::uint32_t>(count * esz);
     pi.align = std::max(pi.align, esz);
@@ -522,11 +534,16 @@ void Parser::function(bool is_extern) {
   const Tok& kw = next();
   Function f;
   f.is_entry = kw.is(".entry");
-  if (!f.is_entry && cur().is('(')) f.ret_params = param_list(f.ret_bytes);  // return values
+  if (!f.is_entry && cur().is('(')) f.ret_params = param_list(f.ret_bytes, f.ret_types);  // return values
   const Tok& name = next();
   if (name.kind != Tok::word) fail(name, "expected a function name");
   f.name = std::string(name.text);
-  if (cur().is('(')) f.params = param_list(f.param_bytes);
+  if (cur().is('(')) f.params = param_list(f.param_bytes, f.param_types);
+  f.param_regs.assign(f.params.size(), kNoIndex);
+  f.ret_regs.assign(f.ret_params.size(), kNoIndex);
+  if (f.is_entry)
+    for (const ParamInfo& pi : f.params)
+      if (pi.is_reg) fail(name, "entry " + f.name + ": .reg parameter " + pi.name + " (an .entry's parameters are .param)");
   while (cur().kind == Tok::word && cur().text[0] == '.') {
     // .maxntid, .reqntid, .minnctapersm, .maxnreg, .noreturn, .pragma: performance hints only.
     const Tok& w = next();
@@ -544,9 +561,21 @@ void Parser::function(bool is_extern) {
   }
   if (is_extern) fail(name, ".extern function with a body");
   f.has_body = true;
-  // A body after a prototype replaces the prototype.
+  // A body after a prototype replaces the prototype, whose parameters and return values it must
+  // declare alike: the same kinds (.param or .reg), types, sizes and alignments (names may differ).
   for (std::size_t k = 0; k < mod_.functions.size(); ++k)
     if (mod_.functions[k].name == f.name && !mod_.functions[k].has_body) {
+      const Function& proto = mod_.functions[k];
+      auto same = [](const std::vector<ParamInfo>& a, const std::vector<Type>& at, const std::vector<ParamInfo>& b,
+                     const std::vector<Type>& bt) {
+        if (a.size() != b.size() || at != bt) return false;
+        for (std::size_t q = 0; q < a.size(); ++q)
+          if (a[q].is_reg != b[q].is_reg || a[q].size != b[q].size || a[q].align != b[q].align) return false;
+        return true;
+      };
+      if (!same(proto.params, proto.param_types, f.params, f.param_types) ||
+          !same(proto.ret_params, proto.ret_types, f.ret_params, f.ret_types))
+        fail(name, "the definition of " + f.name + " does not match its prototype (parameters and return values must be declared alike)");
       mod_.functions.erase(mod_.functions.begin() + static_cast<std::ptrdiff_t>(k));
       break;
     }
@@ -568,6 +597,16 @@ void Parser::body() {
   fn_->first_line = cur().line;
   ++i_;
   scopes_.emplace_back();
+  // A .func's .reg parameters and return values are registers of its outermost scope.
+  auto declare_params = [&](const std::vector<ParamInfo>& ps, const std::vector<Type>& ts, std::vector<std::uint32_t>& regs) {
+    for (std::size_t q = 0; q < ps.size(); ++q)
+      if (ps[q].is_reg) {
+        declare(ps[q].name, ts[q], fn_->first_line);
+        regs[q] = find_reg(ps[q].name)->index;
+      }
+  };
+  declare_params(fn_->params, fn_->param_types, fn_->param_regs);
+  declare_params(fn_->ret_params, fn_->ret_types, fn_->ret_regs);
   std::vector<BodyItem> items;
   std::vector<std::uint32_t> item_last_inst;  // per statement item: index of its last instruction
   while (!cur().is('}')) {
@@ -943,13 +982,13 @@ std::uint32_t Parser::special(std::string_view n) {
 
 bool Parser::symbol_address(std::string_view name, std::uint64_t& addr, Space* space) {
   for (const ParamInfo& p : fn_->params)
-    if (p.name == name) {
+    if (p.name == name && !p.is_reg) {
       addr = kParamWindow + p.offset;
       if (space) *space = Space::param;
       return true;
     }
   for (const ParamInfo& p : fn_->ret_params)
-    if (p.name == name) {
+    if (p.name == name && !p.is_reg) {
       addr = kRetWindow + p.offset;
       if (space) *space = Space::param;
       return true;

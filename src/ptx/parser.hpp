@@ -128,7 +128,7 @@ class Parser {
 
   // ----- functions
 
-  std::vector<ParamInfo> param_list(std::uint32_t& bytes);
+  std::vector<ParamInfo> param_list(std::uint32_t& bytes, std::vector<Type>& types);
   void function(bool is_extern);
   void body();
   void close_scope();

@@ -52,6 +52,7 @@ std::vector<std::uint32_t> number_statements(std::span<const BodyItem> items);
 struct ParamInfo {
   std::string name;
   std::uint32_t offset = 0, size = 0, align = 1;
+  bool is_reg = false;  // a .func's .reg parameter or return value (a register of the body; size 0)
 };
 
 struct EntryStats {
