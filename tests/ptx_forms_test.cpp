@@ -204,6 +204,22 @@ TEST(PtxForms, VoteSyncStillNeedsEveryLiveMemberToTakePart) {
   EXPECT_NE(e.find("the active lanes 0xffff are not the membermask 0xffffffff (less its exited lanes 0x0)"), std::string::npos) << e;
 }
 
+TEST(PtxForms, VoteUniWithAndWithoutSync) {
+  // .uni (which the opcode splitter reads like bra.uni's flag) on the deprecated vote and on
+  // vote.sync: p = tid < 40 is the same in all 32 lanes (true), q = tid < 10 is not (false);
+  // !q is not uniform either. out = uni(p) | uni(q) << 1 | uni.sync(!q) << 2 | uni.sync(p) << 3.
+  const auto out = run_lanes(lane_kernel("  setp.lt.u32 %p1, %tid, 40;\n  setp.lt.u32 %p2, %tid, 10;\n"
+                                         "  vote.uni.pred %p3, %p1;\n  vote.uni.pred %p4, %p2;\n"
+                                         "  vote.sync.uni.pred %p5, !%p2, 0xffffffff;\n  vote.sync.uni.pred %p6, %p1, 0xffffffff;\n"
+                                         "  selp.u64 %rd1, 1, 0, %p3;\n  selp.u64 %rd2, 2, 0, %p4;\n  or.b64 %d, %rd1, %rd2;\n"
+                                         "  selp.u64 %rd1, 4, 0, %p5;\n  selp.u64 %rd2, 8, 0, %p6;\n  or.b64 %d, %d, %rd1;\n"
+                                         "  or.b64 %d, %d, %rd2;"),
+                             {});
+  for (std::uint64_t l = 0; l < 32; ++l) EXPECT_EQ(out[l], 1u | 8u) << "lane " << l;
+  // .uni beside another mode is still an error naming the form.
+  EXPECT_NE(parse_error(lane_kernel("  vote.sync.all.uni.pred %p1, %p2, 0xffffffff;")).find("vote.sync.all.uni.pred"), std::string::npos);
+}
+
 // --- 5. Prototypes; functions whose parameters and return values are .reg variables ----------
 
 TEST(PtxForms, RegParametersAndReturnValues) {
