@@ -332,11 +332,12 @@ void Parser::dec_call(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   const Function* callee = nullptr;
   for (const Function& f : mod_.functions)
     if (f.name == callee_name && &f != fn_) callee = &f;
-  if (!callee || !callee->has_body)
-    fail(L,
-         "call of " + std::string(callee_name) + ": no body defined before the call (external functions and recursion are not supported)");
+  if (!callee) fail(L, "call of " + std::string(callee_name) + ": no such function declared before the call (recursion is not supported)");
   if (callee->is_entry) fail(L, "call of an entry");
-  if (callee->has_local_vars) fail(L, "call of " + callee->name + ", which has .local variables, is not supported");
+  // A callee declared by a prototype whose body follows (or one with such calls of its own) is
+  // inlined at the end of the module (resolve_calls); its .local variables are checked there.
+  const bool deferred = !callee->has_body || has_pending_calls(callee->name);
+  if (!deferred && callee->has_local_vars) fail(L, "call of " + callee->name + ", which has .local variables, is not supported");
   if (args.size() != callee->params.size() || rets.size() > callee->ret_params.size())
     fail(L, "call of " + callee->name + " with " + std::to_string(args.size()) + " arguments and " + std::to_string(rets.size()) +
                 " return values; it takes " + std::to_string(callee->params.size()) + " and " + std::to_string(callee->ret_params.size()));
@@ -370,7 +371,69 @@ void Parser::dec_call(Inst& in, const Mods& m, std::vector<ROp>& ops) {
     cs.ret_offsets.push_back(r ? 0 : local_of(rets[q]));
     cs.ret_regs.push_back(r ? reg_arg(rets[q], callee->ret_types[q], true) : kNoIndex);
   }
+  if (deferred) {
+    in.op = Op::bra;  // to the copy appended by resolve_calls; it branches back after the call
+    in.target = kNoIndex;
+    in.name = opcode_id("bra");
+    emit(in, {}, {});
+    pending_calls_.push_back({fn_->name, callee->name, static_cast<std::uint32_t>(fn_->code.size() - 1), cs});
+    return;
+  }
   inline_call(*fn_, *callee, cs);
+}
+
+bool Parser::has_pending_calls(const std::string& name) const {
+  for (const PendingCall& p : pending_calls_)
+    if (p.caller == name) return true;
+  return false;
+}
+
+// The deferred calls, each function's after those of its callees (a cycle is recursion, an
+// error): the callee's body (its own calls inlined) is appended to the caller's code, after its
+// final exit; the call's branch jumps to it and a branch after its return point jumps back to the
+// instruction after the call. The copy carries the call's statement number, and the statement's
+// last instruction becomes that branch back (a trace records after the call, as for a call
+// inlined in place).
+void Parser::resolve_calls() {
+  std::vector<std::string> active;
+  while (!pending_calls_.empty()) resolve_calls_of(pending_calls_.front().caller, active);
+}
+
+void Parser::resolve_calls_of(std::string name, std::vector<std::string>& active) {
+  auto find = [&](const std::string& n) -> Function& {
+    for (Function& f : mod_.functions)
+      if (f.name == n) return f;
+    throw PtxError(file_ + ": internal: function " + n + " not found");
+  };
+  active.push_back(name);
+  for (std::size_t k = 0; k < pending_calls_.size();) {
+    if (pending_calls_[k].caller != name) {
+      ++k;
+      continue;
+    }
+    const PendingCall p = pending_calls_[k];
+    pending_calls_.erase(pending_calls_.begin() + static_cast<std::ptrdiff_t>(k));
+    const std::string where = file_ + ":" + std::to_string(p.site.line) + ": call of " + p.callee;
+    if (std::find(active.begin(), active.end(), p.callee) != active.end())
+      throw PtxError(where + ": recursion (the callee calls " + name + " again) is not supported");
+    if (has_pending_calls(p.callee)) resolve_calls_of(p.callee, active);
+    const Function& callee = find(p.callee);
+    if (!callee.has_body) throw PtxError(where + ": it is declared but has no body (external functions are not supported)");
+    if (callee.has_local_vars) throw PtxError(where + ", which has .local variables, is not supported");
+    Function& fn = find(name);
+    const std::uint32_t stmt = fn.code[p.at].stmt;
+    const auto first = static_cast<std::uint32_t>(fn.code.size());
+    fn.code[p.at].target = first;
+    inline_call(fn, callee, p.site);
+    Inst back = fn.code[p.at];
+    back.target = p.at + 1;
+    fn.code.push_back(back);
+    for (std::size_t j = first; j < fn.code.size(); ++j) fn.code[j].stmt = stmt;
+    if (stmt != 0 && stmt <= fn.statement_last_inst.size() && fn.statement_last_inst[stmt - 1] == p.at)
+      fn.statement_last_inst[stmt - 1] = static_cast<std::uint32_t>(fn.code.size() - 1);
+    k = 0;  // the list changed
+  }
+  active.pop_back();
 }
 
 }  // namespace rrswin::ptx

@@ -103,7 +103,11 @@ void inline_call(Function& fn, const Function& callee, const CallSite& site) {
       copy(t == Type::pred ? map_pred(callee.param_regs[q]) : map_reg(callee.param_regs[q]), site.arg_regs[q], t);
     }
   const auto base = static_cast<std::uint32_t>(fn.code.size());
-  const auto ret_point = base + static_cast<std::uint32_t>(callee.code.size()) - 1;  // its final implicit exit
+  // The return point: the callee's final implicit exit, made a nop, where it is its last
+  // instruction; after copies of deferred calls (appended after it, Parser::resolve_calls), a nop
+  // appended after the whole copy.
+  const bool tail = callee.body_end == kNoIndex || callee.body_end + 1 == callee.code.size();
+  const auto ret_point = base + static_cast<std::uint32_t>(callee.code.size()) - (tail ? 1 : 0);
   for (std::size_t k = 0; k < callee.code.size(); ++k) {
     Inst c = callee.code[k];
     const std::uint32_t first = static_cast<std::uint32_t>(fn.operands.size());
@@ -115,7 +119,7 @@ void inline_call(Function& fn, const Function& callee, const CallSite& site) {
     if (c.guard != kNoIndex) c.guard = map_pred(c.guard);
     if (c.op == Op::bra) c.target += base;
     if (c.op == Op::exit) {
-      if (k + 1 == callee.code.size()) {
+      if (tail && k + 1 == callee.code.size()) {
         c.op = Op::nop;  // the return point
       } else {
         c.op = Op::bra;
@@ -134,6 +138,14 @@ void inline_call(Function& fn, const Function& callee, const CallSite& site) {
       c.imm += local_shift;
     }
     fn.code.push_back(c);
+  }
+  if (!tail) {
+    Inst r = callee.code[callee.body_end];
+    r.op = Op::nop;
+    r.nd = r.ns = 0;
+    r.guard = kNoIndex;
+    r.opnd = static_cast<std::uint32_t>(fn.operands.size());
+    fn.code.push_back(r);
   }
   for (std::size_t q = 0; q < site.ret_regs.size(); ++q)
     if (callee.ret_regs[q] != kNoIndex) {

@@ -225,6 +225,9 @@ struct Function {
   // The register of each .reg parameter / return value (kNoIndex for a .param one), an index into
   // the register file, or the predicate file for a .pred one.
   std::vector<std::uint32_t> param_regs, ret_regs;
+  // The body's final (implicit) exit: the last instruction, unless deferred calls appended their
+  // callees' copies after it (Parser::resolve_calls).
+  std::uint32_t body_end = kNoIndex;
   std::uint32_t ret_bytes = 0;
   bool has_body = false;
   bool has_local_vars = false;  // declares .local variables (calls into it are not inlined)

@@ -110,6 +110,7 @@ Module Parser::run() {
     }
     fail(t, "unexpected '" + std::string(t.text) + "' at module level");
   }
+  resolve_calls();
   // Reconvergence points (immediate post-dominators) of every function's branches; each
   // instruction's weight in the work bound (its callees' copies included).
   for (Function& f : mod_.functions) {
@@ -633,6 +634,7 @@ void Parser::body() {
   e.line = fn_->last_line;
   e.name = opcode_id("exit");
   fn_->code.push_back(e);
+  fn_->body_end = static_cast<std::uint32_t>(fn_->code.size() - 1);
 }
 
 void Parser::close_scope() {

@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ptx/inline.hpp"
 #include "ptx/ir.hpp"
 #include "ptx/lexer.hpp"
 
@@ -100,6 +101,18 @@ class Parser {
   std::map<std::string, std::uint32_t, std::less<>> param_locals_;  // body .param variables -> size
   std::map<std::uint64_t, std::uint32_t> const_regs_;
   std::uint32_t sink_ = kNoIndex;
+  // Calls of a function whose body follows the call (declared by a prototype), or of one that has
+  // such calls itself: a branch at `at` of the caller, inlined at the end of the module
+  // (resolve_calls; docs/ptx.md "Device-function calls").
+  struct PendingCall {
+    std::string caller, callee;
+    std::uint32_t at = 0;
+    CallSite site;
+  };
+  std::vector<PendingCall> pending_calls_;
+  void resolve_calls();
+  void resolve_calls_of(std::string name, std::vector<std::string>& active);
+  bool has_pending_calls(const std::string& name) const;
   bool relaxed_ = false;            // the instruction being decoded is ld/st/cvt (operand_fits)
   std::uint64_t global_bytes_ = 0;  // the module's .global variables so far (kMaxGlobalBytes)
   [[noreturn]] void fail(std::uint32_t line, const std::string& m) const { throw PtxError(file_ + ":" + std::to_string(line) + ": " + m); }
