@@ -51,8 +51,14 @@ void inline_call(Function& fn, const Function& callee, const CallSite& site) {
   if (callee.call_depth + 1 > kMaxCallDepth)
     fail("call of " + callee.name + ": calls nested " + std::to_string(callee.call_depth + 1) + " deep, above the interpreter's limit of " +
          std::to_string(kMaxCallDepth) + " (docs/ptx.md \"Limits\")");
-  const std::uint64_t code_after = static_cast<std::uint64_t>(fn.code.size()) + callee.code.size();
-  const std::uint64_t operands_after = static_cast<std::uint64_t>(fn.operands.size()) + callee.operands.size();
+  // The copy adds a mov per .reg argument and return value (two operands each) and, after deferred
+  // calls' copies, a return-point nop.
+  std::uint64_t reg_copies = 0;
+  for (std::uint32_t r : callee.param_regs) reg_copies += r != kNoIndex;
+  for (std::size_t q = 0; q < site.ret_regs.size() && q < callee.ret_regs.size(); ++q) reg_copies += callee.ret_regs[q] != kNoIndex;
+  const bool tail_end = callee.body_end == kNoIndex || callee.body_end + 1 == callee.code.size();
+  const std::uint64_t code_after = static_cast<std::uint64_t>(fn.code.size()) + callee.code.size() + reg_copies + (tail_end ? 0 : 1);
+  const std::uint64_t operands_after = static_cast<std::uint64_t>(fn.operands.size()) + callee.operands.size() + 2 * reg_copies;
   if (code_after > kMaxFunctionInstructions || operands_after > kMaxFunctionOperands)
     fail("call of " + callee.name + ": inlining its " + std::to_string(callee.code.size()) +
          " decoded instructions (its calls inlined) makes " + fn.name + " " + std::to_string(code_after) + " instructions and " +
@@ -106,7 +112,7 @@ void inline_call(Function& fn, const Function& callee, const CallSite& site) {
   // The return point: the callee's final implicit exit, made a nop, where it is its last
   // instruction; after copies of deferred calls (appended after it, Parser::resolve_calls), a nop
   // appended after the whole copy.
-  const bool tail = callee.body_end == kNoIndex || callee.body_end + 1 == callee.code.size();
+  const bool tail = tail_end;
   const auto ret_point = base + static_cast<std::uint32_t>(callee.code.size()) - (tail ? 1 : 0);
   for (std::size_t k = 0; k < callee.code.size(); ++k) {
     Inst c = callee.code[k];
