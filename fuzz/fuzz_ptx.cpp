@@ -72,6 +72,15 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
                     "  mov.v4.u32 %v1, {%v0.w, %v0.z, %v0.y, %v0.x};\n  add.u32 %v1.r, %v1.g, %v0.a;\n  mov.v2.f32 %w, {%w.y, %w.x};\n"
                     "  st.global.v4.u32 [%rd1+16], %v1;\n  st.global.v2.f32 [%rd1+32], %w;\n"
                     "  tex.base.2d.v4.f16.s32 %h, [%rd1, %c];\n  ret;\n}\n");
+    // Issue 39's forms (tests/ptx_forms2_test.cpp): cp.async with src-size and ignore-src.
+    fuzz::write(d / "cp-async-src-size.ptx",
+                header +
+                    ".shared .align 16 .b8 buf[256];\n.visible .entry k(.param .u64 a)\n{\n  .reg .b32 %r<4>;\n  .reg .b64 %rd<4>;\n"
+                    "  .reg .pred %p<2>;\n  ld.param.u64 %rd1, [a];\n  mov.u32 %r1, %tid.x;\n  setp.lt.u32 %p1, %r1, 7;\n"
+                    "  and.b32 %r2, %r1, 3;\n  cp.async.ca.shared.global [buf], [%rd1], 16, 8;\n"
+                    "  cp.async.ca.shared.global [buf+16], [%rd1+8], 8, %p1;\n  cp.async.cg.shared.global [buf+32], [%rd1], 16, !%p1;\n"
+                    "  cp.async.ca.shared::cta.global [buf+48], [%rd1+4], 4, %r2;\n  cp.async.commit_group;\n  cp.async.wait_group 0;\n"
+                    "  ret;\n}\n");
   });
   return 0;
 }

@@ -345,8 +345,9 @@ void Parser::dec_sust(Inst& in, const Mods& m, std::vector<ROp>& ops) {
 void Parser::dec_cp(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   const std::string_view opname = m.name;
   const std::uint32_t L = in.line;
-  // cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}{, policy} (9.7.9.25):
-  // the copy completes when issued (src-size bytes, the rest of cp-size zero-filled), so
+  // cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | ignore-src}{, policy}
+  // (9.7.9.25): the copy completes when issued (src-size bytes, the rest of cp-size zero-filled;
+  // none where the predicate ignore-src holds), so
   // cp.async.commit_group / wait_group N / wait_all have nothing to wait for (docs/ptx.md).
   if (!m.has("async")) unsupported(L, opname);
   if (m.has("commit_group") || m.has("wait_group") || m.has("wait_all")) {
@@ -385,7 +386,14 @@ void Parser::dec_cp(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   in.target = static_cast<std::uint32_t>(soff);  // the source offset (no branch uses it)
   if (soff < 0 || soff > 0xFFFFFFFFll) fail(L, std::string(opname) + ": source offset out of range");
   in.sub = static_cast<std::uint8_t>(size);
-  std::vector<std::uint32_t> sv{db, sb, n == 4 ? src(ops[3], Type::u32) : constant(size)};
+  // The fourth operand: src-size (a .u32 register or literal, below cp-size: the rest is
+  // zero-filled), or ignore-src, a predicate register (not a literal: the ISA's "non-immediate
+  // predicate"): where it holds, the source is not read and cp-size zero bytes are written.
+  const bool ignore_src = n == 4 && ops[3].kind == ROp::reg && is_pred(ops[3]);
+  if (n == 4 && ops[3].kind == ROp::imm && literal(ops[3].name, L).i > size)
+    fail(L, std::string(opname) + ": src-size " + std::string(ops[3].name) + " exceeds cp-size " + std::to_string(size));
+  in.sub2 = ignore_src ? 1 : 0;
+  std::vector<std::uint32_t> sv{db, sb, ignore_src ? psrc(ops[3]) : n == 4 ? src(ops[3], Type::u32) : constant(size)};
   emit(in, {}, sv);
   return;
 }

@@ -254,11 +254,12 @@ void Cta::exec_cp_async(Warp& w, const Inst& in, const std::uint32_t* d, const s
   const std::uint32_t n = in.sub;
   const std::uint64_t* db = R(w, s[0]);
   const std::uint64_t* sb = R(w, s[1]);
-  const std::uint64_t* ssz = R(w, s[2]);
+  const std::uint64_t* ssz = in.sub2 ? nullptr : R(w, s[2]);
   for (std::uint32_t m = am; m; m &= m - 1) {
     const int l = std::countr_zero(m);
     const std::uint64_t dst = db[l] + static_cast<std::uint64_t>(in.imm), srca = sb[l] + in.target;
-    const std::uint64_t take = trunc(ssz[l], 32);
+    // ignore-src (Inst::sub2 = 1): a predicate; where it holds, nothing is read (cp-size zeros).
+    const std::uint64_t take = in.sub2 ? (((pred_value(w, s[2]) >> l) & 1) ? 0 : n) : trunc(ssz[l], 32);
     if (take > n) fail("cp.async: src-size " + std::to_string(take) + " exceeds cp-size " + std::to_string(n), l);
     std::uint8_t* d8 = resolve(Space::shared, dst, n, true, l);
     std::uint8_t tmp[16] = {};

@@ -156,6 +156,8 @@ inline bool testp_preds(const Inst&, unsigned k) { return k == 0; }  // testp p,
 inline bool second_destination_pred(const Inst& in, unsigned k) { return k == 1 && in.nd > 1; }
 // vote d, {!}a, mask: the source predicate, and the destination of vote.{all,any,uni}.pred.
 inline bool vote_preds(const Inst& in, unsigned k) { return k == in.nd || (k == 0 && in.t == Type::pred); }
+// cp.async [d], [s], cp-size, ignore-src (Inst::sub2 = 1): its third source.
+inline bool cp_async_preds(const Inst& in, unsigned k) { return in.sub2 == 1 && k == in.nd + 2u; }
 // bar.red (Inst::sub != 0): its predicate c (the last source) and and/or's destination p.
 inline bool bar_preds(const Inst& in, unsigned k) { return in.sub != 0 && (k + 1 == in.nd + in.ns || (k == 0 && in.sub >= 2)); }
 }  // namespace pred_operands
