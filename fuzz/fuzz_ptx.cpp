@@ -81,6 +81,12 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
                     "  cp.async.ca.shared.global [buf+16], [%rd1+8], 8, %p1;\n  cp.async.cg.shared.global [buf+32], [%rd1], 16, !%p1;\n"
                     "  cp.async.ca.shared::cta.global [buf+48], [%rd1+4], 4, %r2;\n  cp.async.commit_group;\n  cp.async.wait_group 0;\n"
                     "  ret;\n}\n");
+    fuzz::write(d / "ldmatrix-symbol.ptx",
+                header +
+                    ".shared .align 16 .b8 sm[256];\n.visible .entry k(.param .u64 a)\n{\n  .reg .b32 %r<8>;\n"
+                    "  ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r1, %r2, %r3, %r4}, [sm+16];\n"
+                    "  ldmatrix.sync.aligned.m8n8.x2.b16 {%r1, %r2}, [sm];\n  ldmatrix.sync.aligned.m8n8.x1.shared::cta.b16 %r5, [32];\n"
+                    "  stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [sm+64], {%r1, %r2};\n  ret;\n}\n");
   });
   return 0;
 }

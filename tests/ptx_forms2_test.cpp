@@ -130,3 +130,59 @@ TEST(PtxForms2, CpAsyncSizesStayChecked) {
                                   std::vector<std::uint8_t>(16), std::vector<std::uint8_t>(16));
   EXPECT_NE(e.find("src-size 17 exceeds cp-size 16"), std::string::npos) << e;
 }
+
+// --- 2. ldmatrix / stmatrix addressed by a variable or a literal -------------------------------
+
+TEST(PtxForms2, LdmatrixOfAVariableOrLiteralAddress) {
+  // PTX ISA "ldmatrix": register j of lane l holds elements (l/4, 2(l%4)) and (l/4, 2(l%4)+1) of
+  // matrix j (.trans: (2(l%4), l/4) and (2(l%4)+1, l/4)), row i of matrix j being the 16 bytes at
+  // lane 8j+i's address. A variable or literal address is the same for every lane, so every row of
+  // every matrix is the 8 b16 at that address: element (r, c) = e[a/2 + c]. Shared memory holds
+  // e[i] = 0x1000 + 3i (i < 128), written by the lanes from in.
+  std::vector<std::uint8_t> in(256);
+  for (int i = 0; i < 128; ++i) {
+    const std::uint16_t e = static_cast<std::uint16_t>(0x1000 + 3 * i);
+    std::memcpy(in.data() + 2 * i, &e, 2);
+  }
+  struct Case {
+    std::string insn;
+    int num;
+    bool trans;
+    int byte;  // the address's shared offset
+  };
+  const Case cases[] = {
+      {"ldmatrix.sync.aligned.m8n8.x1.shared.b16 %r10, [sm];", 1, false, 0},
+      {"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r10, %r11}, [sm+32];", 2, true, 32},
+      {"ldmatrix.sync.aligned.m8n8.x4.trans.b16 {%r10, %r11, %r12, %r13}, [sm+64];", 4, true, 64},  // generic: sm's generic address
+      {"ldmatrix.sync.aligned.m8n8.x4.shared::cta.b16 {%r10, %r11, %r12, %r13}, [sm+16];", 4, false, 16},
+      {"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r10, %r11}, [48];", 2, false, 48},  // a literal shared address (sm is at 0)
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.insn);
+    const std::string body =
+        "  mul.wide.u32 %rd3, %r1, 4;\n  add.u64 %rd4, %rd2, %rd3;\n  cvt.u32.u64 %r2, %rd3;\n"
+        "  ld.global.u32 %r3, [%rd4];\n  st.shared.u32 [%r2], %r3;\n  ld.global.u32 %r3, [%rd4+128];\n  st.shared.u32 [%r2+128], %r3;\n"
+        "  bar.sync 0;\n  mov.u32 %r10, 0;\n  mov.u32 %r11, 0;\n  mov.u32 %r12, 0;\n  mov.u32 %r13, 0;\n  " +
+        c.insn + "\n  mul.wide.u32 %rd5, %r1, 16;\n  add.u64 %rd6, %rd1, %rd5;\n  st.global.v4.u32 [%rd6], {%r10, %r11, %r12, %r13};";
+    const auto out = run_bytes(kernel(body, ".shared .align 16 .b8 sm[256];\n"), 32 * 16, in);
+    for (int l = 0; l < 32; ++l)
+      for (int j = 0; j < 4; ++j) {
+        std::uint32_t want = 0;
+        if (j < c.num)
+          for (int h = 0; h < 2; ++h) {
+            const int r = l / 4, col = 2 * (l % 4) + h;
+            const int mc = c.trans ? r : col;  // the element's column in memory (its row is any: all equal)
+            want |= static_cast<std::uint32_t>(0x1000 + 3 * (c.byte / 2 + mc)) << (16 * h);
+          }
+        EXPECT_EQ(word(out, 4 * l + j), want) << "lane " << l << " reg " << j;
+      }
+  }
+  // stmatrix takes the same addresses; an address of another state space stays an error.
+  EXPECT_EQ(parse_error(kernel("  stmatrix.sync.aligned.m8n8.x1.shared.b16 [sm+16], %r1;", ".shared .align 16 .b8 sm[256];\n")), "");
+  EXPECT_NE(parse_error(kernel("  ldmatrix.sync.aligned.m8n8.x1.shared.b16 %r2, [g];", ".global .align 16 .b8 g[256];\n"))
+                .find("g is not a .shared variable"),
+            std::string::npos);
+  EXPECT_NE(
+      parse_error(kernel("  ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r2, %r3}, [%rd3];")).find("unsupported modifier .m16n16"),
+      std::string::npos);
+}

@@ -94,12 +94,26 @@ void Parser::dec_ldmatrix(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   need(ops, 2, opname, L);
   const ROp& a = st ? ops[0] : ops[1];
   const ROp& v = st ? ops[1] : ops[0];
-  if (a.kind != ROp::addr || a.has_vec || !a.has_base) fail(L, std::string(opname) + " needs an address [reg+offset]");
-  const RegInfo* r = find_reg(a.name);
-  if (!r || r->type == Type::pred) fail(L, std::string(opname) + ": the address must be a register");
+  if (a.kind != ROp::addr || a.has_vec) fail(L, std::string(opname) + " needs an address [reg+offset], [var+offset] or [imm]");
+  // The address (PTX ISA "Addresses as Operands"): a register, a .shared variable (its shared
+  // address; its generic address when the instruction names no state space) or a literal, each
+  // plus an offset; every lane then reads the same rows unless a register varies.
+  std::uint32_t base = kZero;
+  in.imm = a.off;
+  if (a.has_base) {
+    if (const RegInfo* r = find_reg(a.name)) {
+      if (r->type == Type::pred) fail(L, std::string(opname) + ": a predicate as an address");
+      base = r->index;
+    } else {
+      std::uint64_t sa;
+      Space ss;
+      if (!symbol_address(a.name, sa, &ss)) fail(L, "undeclared register or symbol " + std::string(a.name));
+      if (ss != Space::shared) fail(L, std::string(opname) + ": " + std::string(a.name) + " is not a .shared variable");
+      in.imm += static_cast<std::int64_t>(m.space_set && m.space == Space::shared ? sa : generic_address(ss, sa));
+    }
+  }
   in.op = st ? Op::stmatrix : Op::ldmatrix;
   in.t = Type::b16;
-  in.imm = a.off;
   in.sub = static_cast<std::uint8_t>(num | (m.trans ? 0x10 : 0));
   in.sub2 = static_cast<std::uint8_t>(m.space_set ? m.space : Space::generic);
   std::vector<std::uint32_t> regs;
@@ -109,7 +123,6 @@ void Parser::dec_ldmatrix(Inst& in, const Mods& m, std::vector<ROp>& ops) {
     regs.push_back(st ? src(v, Type::b32) : dst(v, Type::b32));
   }
   if (static_cast<int>(regs.size()) != num) fail(L, std::string(opname) + " takes " + std::to_string(num) + " registers");
-  const std::uint32_t base = r->index;
   if (st)
     emit(in, {}, [&] {
       std::vector<std::uint32_t> s2{base};

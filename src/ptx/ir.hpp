@@ -280,6 +280,16 @@ inline constexpr std::uint64_t kConstWindow = 0xE3ull << 40;
 // A .func's return parameters, in the decoder only (calls are inlined, inline.cpp).
 inline constexpr std::uint64_t kRetWindow = kParamWindow + 0x10000;
 inline constexpr std::uint64_t kWindowMask = 0xFFull << 40;
+// The generic address of a state-space address (cvta's direction "to generic"): shared, local and
+// const offsets move into their windows; param-space and global addresses are generic already.
+inline std::uint64_t generic_address(Space sp, std::uint64_t a) {
+  switch (sp) {
+    case Space::shared: return kSharedWindow + a;
+    case Space::local: return kLocalWindow + a;
+    case Space::constant: return kConstWindow + a;
+    default: return a;
+  }
+}
 inline constexpr int kGlobalShift = 36;                     // global allocation i spans [(i+1) << 36, ...)
 inline constexpr std::uint64_t kModuleGlobalFirst = 0x800;  // allocation index of the module's first .global
 inline constexpr std::uint64_t kMaxAllocations = 0xDFF;     // below the state-space windows
