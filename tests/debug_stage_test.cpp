@@ -167,7 +167,7 @@ TEST(DebugStage, SettleOnW1RecoversThePrologueReadings) {
       "--reading prologue-halo=ring-lrtb --reading prologue-fill=clamp --reading prologue-eps=2^-10 "
       "--reading prologue-sum-tree=pairwise --reading prologue-load-order=natural";
   ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 16 --ey 8 --stress --seed 2 --stage w1 --threads 2 " + prologue +
-                     " --reading c13-residual=staged --reading e21-residual=normed --reading e61-border=clamp")
+                     " --reading projection-residual=staged --reading mlp-residual=normed --reading filter-border=clamp")
                 .status,
             0);
   Result r = t.rrswin("settle cap --stage w1 --threads 2");
@@ -178,7 +178,7 @@ TEST(DebugStage, SettleOnW1RecoversThePrologueReadings) {
       << r.out;
   EXPECT_TRUE(contains(r.out, "reproduces stage w1 exactly")) << r.out;
   EXPECT_TRUE(contains(r.out, "every reading is settled by this capture")) << r.out;
-  EXPECT_FALSE(contains(r.out, "c13-residual")) << r.out;  // not a reading of the prologue
+  EXPECT_FALSE(contains(r.out, "projection-residual")) << r.out;  // not a reading of the prologue
 
   // The same capture whose outputs no reading reproduces (here: another frame's outputs spliced
   // in, as when the original's later phases differ from every modelled reading, facts F3): the

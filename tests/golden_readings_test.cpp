@@ -156,9 +156,47 @@ Out* ReadingSwitch::bases_[2] = {};
 
 // Readings whose question lies upstream of E60: they change the arena and (through phase 61) the
 // surface. Each alternative must change the output on the stress assets.
+// Issue 32: the readings are named by role; the names they had before (enc5's epilogue numbers)
+// stay accepted as aliases of the same reading. The pairs are written out here, not taken from
+// readings.cpp's table, so a dropped or misrouted alias fails.
+TEST(GoldenReadings, OldNamesAreAliasesOfTheRoleNames) {
+  struct Pair {
+    const char *old_name, *name, *value;
+  };
+  const Pair pairs[] = {
+      {"c13-residual", "projection-residual", "staged"},
+      {"e20-sum-tree", "mlp-norm-sum-tree", "pairwise"},
+      {"e21-residual", "mlp-residual", "normed"},
+      {"e60-lane-guard", "arena-lane-guard", "laneid>15"},
+      {"e61-record-guard", "filter-record-guard", "none"},
+      {"e61-logits", "filter-logits", "nine"},
+      {"e61-exp-rounding", "filter-exp-rounding", "f16-sum"},
+      {"e61-sum-order", "filter-sum-order", "tree"},
+      {"e61-weight-product", "filter-weight-product", "f32-mul"},
+      {"e61-tap-map", "filter-tap-map", "column-major"},
+      {"e61-pairing", "filter-pairing", "first-single"},
+      {"e61-border", "filter-border", "clamp"},
+  };
+  for (const Pair& p : pairs) {
+    Readings by_old, by_new;
+    std::string err;
+    ASSERT_TRUE(set_reading(by_old, std::string(p.old_name) + "=" + p.value, &err)) << err;
+    ASSERT_TRUE(set_reading(by_new, std::string(p.name) + "=" + p.value, &err)) << err;
+    EXPECT_EQ(reading_value(by_old, p.name), p.value) << p.old_name;
+    EXPECT_EQ(reading_value(by_new, p.old_name), p.value) << p.old_name;
+    EXPECT_EQ(canonical_reading_name(p.old_name), p.name);
+    // The registry lists only the role name.
+    for (const ReadingInfo& r : reading_registry()) EXPECT_NE(r.name, p.old_name);
+  }
+  EXPECT_EQ(canonical_reading_name("prologue-halo"), "prologue-halo");
+  Readings r;
+  EXPECT_FALSE(set_reading(r, "e61-nonsense=x", nullptr));
+}
+
 TEST_F(ReadingSwitch, UpstreamReadingsChangeArenaAndSurface) {
-  const char* names[] = {"prologue-load-order", "prologue-halo", "prologue-norm",  "prologue-eps",   "prologue-sum-tree", "c13-residual",
-                         "t1-chunk-order",      "e20-sum-tree",  "g2-chunk-order", "t3-chunk-order", "e21-residual"};
+  const char* names[] = {"prologue-load-order", "prologue-halo",       "prologue-norm",  "prologue-eps",
+                         "prologue-sum-tree",   "projection-residual", "t1-chunk-order", "mlp-norm-sum-tree",
+                         "g2-chunk-order",      "t3-chunk-order",      "mlp-residual"};
   for (const char* name : names)
     for (const ReadingInfo& info : reading_registry()) {
       if (info.name != name) continue;
@@ -242,7 +280,7 @@ TEST_F(ReadingSwitch, ArenaOrderChangesOnlyTheArena) {
 }
 
 TEST_F(ReadingSwitch, E60LaneGuardDropsColumnsFourToSeven) {
-  const Out o = run_with("e60-lane-guard", "laneid>15");
+  const Out o = run_with("arena-lane-guard", "laneid>15");
   EXPECT_EQ(o.surface.bytes, base().surface.bytes);
   const layout::PlaneArena pa{kEx, kEy};
   for (int q = 0; q < 5; ++q)
@@ -261,8 +299,8 @@ TEST_F(ReadingSwitch, E60LaneGuardDropsColumnsFourToSeven) {
 
 // E61 readings never touch the arena.
 TEST_F(ReadingSwitch, E61ReadingsChangeOnlyTheSurface) {
-  const char* names[] = {"e61-record-guard",   "e61-logits",  "e61-exp-rounding", "e61-sum-order",
-                         "e61-weight-product", "e61-tap-map", "e61-pairing"};
+  const char* names[] = {"filter-record-guard",   "filter-logits",  "filter-exp-rounding", "filter-sum-order",
+                         "filter-weight-product", "filter-tap-map", "filter-pairing"};
   for (const char* name : names)
     for (const ReadingInfo& info : reading_registry()) {
       if (info.name != name) continue;
@@ -272,7 +310,7 @@ TEST_F(ReadingSwitch, E61ReadingsChangeOnlyTheSurface) {
         EXPECT_EQ(o.arena, base().arena) << info.name << "=" << info.values[i];
         // Rounding-order readings may coincide on a small frame; the structural ones must differ.
         const std::string n = info.name;
-        if (n == "e61-record-guard" || n == "e61-logits" || n == "e61-tap-map" || n == "e61-pairing") {
+        if (n == "filter-record-guard" || n == "filter-logits" || n == "filter-tap-map" || n == "filter-pairing") {
           EXPECT_FALSE(changed_pixels(o).empty()) << info.name << "=" << info.values[i];
         }
       }
@@ -283,12 +321,12 @@ TEST_F(ReadingSwitch, BorderRuleChangesOnlyBorderPixels) {
   // sentinel1 differs from reflect101 only where a tap leaves the frame on the right or bottom
   // (the left/top rule is the same: -1 -> 1); clamp also moves the taps of the pixels next to the
   // border (and the centre tap on it).
-  const Out s = run_with("e61-border", "sentinel1");
+  const Out s = run_with("filter-border", "sentinel1");
   EXPECT_EQ(s.arena, base().arena);
   auto sp = changed_pixels(s);
   EXPECT_FALSE(sp.empty());
   for (auto [x, y] : sp) EXPECT_TRUE(x == kEx - 1 || y == kEy - 1) << x << "," << y;
-  const Out c = run_with("e61-border", "clamp");
+  const Out c = run_with("filter-border", "clamp");
   auto cp = changed_pixels(c);
   EXPECT_FALSE(cp.empty());
   for (auto [x, y] : cp) EXPECT_TRUE(x <= 1 || y <= 1 || x >= kEx - 2 || y >= kEy - 2) << x << "," << y;

@@ -257,7 +257,7 @@ TEST_F(Cli, RunLayerEnc4WritesArenaAndMergedOutput) {
   EXPECT_EQ(s112.height, 8);
   EXPECT_EQ(s128.width, 8);
   EXPECT_EQ(s128.height, 4);
-  ASSERT_EQ(run("run --layer enc4 --ex 16 --ey 8 -o " + path("e") + " --layer-reading e62-quad-value=product").rc, 0);
+  ASSERT_EQ(run("run --layer enc4 --ex 16 --ey 8 -o " + path("e") + " --layer-reading sigmoid-quad-value=product").rc, 0);
   EXPECT_EQ(slurp(path("a/surface112.exr")), slurp(path("e/surface112.exr")));
   EXPECT_NE(slurp(path("a/surface128.exr")), slurp(path("e/surface128.exr")));
   // A texture that is not the token grid: a clear error naming the file.

@@ -254,9 +254,9 @@ TEST(LayerSettle, FindsTheReadingsTheResultsWereMadeWith) {
   std::vector<LayerSettleLaunch> border{launches[1]};
   LayerReplayOptions made;
   std::string err;
-  ASSERT_TRUE(set_layer_reading(made.layer_readings, "e62-gate=logit11", &err)) << err;
+  ASSERT_TRUE(set_layer_reading(made.layer_readings, "sigmoid-gate=logit11", &err)) << err;
   ASSERT_TRUE(set_layer_reading(made.layer_readings, "merge-output-layout=token-words", &err)) << err;
-  ASSERT_TRUE(set_layer_reading(made.layer_readings, "e62-inactive-lane=own", &err)) << err;
+  ASSERT_TRUE(set_layer_reading(made.layer_readings, "sigmoid-inactive-lane=own", &err)) << err;
   border[0].after = border[0].before;
   replay_layer_capture(border[0].after, LayerId::enc4, made);
   const LayerSettleResult r = settle_layer(border, LayerId::enc4, {});
@@ -266,9 +266,9 @@ TEST(LayerSettle, FindsTheReadingsTheResultsWereMadeWith) {
     std::string want;
     for (const auto& info : layer_reading_registry())
       if (info.name == s.name) want = info.values.front();
-    if (s.name == "e62-gate") want = "logit11";
+    if (s.name == "sigmoid-gate") want = "logit11";
     if (s.name == "merge-output-layout") want = "token-words";
-    if (s.name == "e62-inactive-lane") want = "own";
+    if (s.name == "sigmoid-inactive-lane") want = "own";
     EXPECT_EQ(s.best, want) << s.name;
   }
 }
@@ -296,17 +296,17 @@ TEST(LayerSettle, EveryPairOfValuesDiffersOnTheBorderLaunch) {
           ++pairs;
         }
     }
-    EXPECT_EQ(pairs, 10);  // 8 readings: e62-gate's three values make 3 pairs, the others 1 each
+    EXPECT_EQ(pairs, 10);  // 8 readings: sigmoid-gate's three values make 3 pairs, the others 1 each
   }
 }
 
 TEST(LayerSettle, CliOracleAndResults) {
   TempDir d;
   ASSERT_EQ(d.rrswin("capture --layer enc4 --synthetic --ex 21 --ey 13 --block-offset 3,5 -o cap").status, 0);
-  ASSERT_EQ(d.rrswin("replay --layer enc4 cap --layer-reading e62-alpha=zero -o orig").status, 0);
+  ASSERT_EQ(d.rrswin("replay --layer enc4 cap --layer-reading sigmoid-alpha=zero -o orig").status, 0);
   const Result ok = d.rrswin("settle --layer enc4 cap --results orig");
   EXPECT_EQ(ok.status, 0) << ok.out;
-  EXPECT_TRUE(contains(ok.out, "e62-alpha              zero       settled")) << ok.out;
+  EXPECT_TRUE(contains(ok.out, "sigmoid-alpha          zero        settled")) << ok.out;
   EXPECT_TRUE(contains(ok.out, "best: 0 differing bytes")) << ok.out;
   // A kernel that writes nothing (the right entry and parameter block): no setting reproduces it.
   {
@@ -332,15 +332,15 @@ TEST(LayerSettle, CliOracleAndResults) {
 TEST(LayerCapture, LaunchDumpFoldersReplayAndSettle) {
   TempDir d;
   ASSERT_EQ(d.rrswin("capture --layer enc4 --synthetic --ex 21 --ey 13 --block-offset 3,5 -o cap").status, 0);
-  ASSERT_EQ(d.rrswin("replay --layer enc4 cap --layer-reading e62-alpha=zero -o dumps").status, 0);
-  const Result again = d.rrswin("replay --layer enc4 dumps --block-offset 3,5 --layer-reading e62-alpha=zero -o again");
+  ASSERT_EQ(d.rrswin("replay --layer enc4 cap --layer-reading sigmoid-alpha=zero -o dumps").status, 0);
+  const Result again = d.rrswin("replay --layer enc4 dumps --block-offset 3,5 --layer-reading sigmoid-alpha=zero -o again");
   ASSERT_EQ(again.status, 0) << again.out;
   EXPECT_TRUE(contains(again.out, "21 x 13 tokens, block offset (3, 5)")) << again.out;
   const Result same = d.rrswin("diff dumps again");
   EXPECT_TRUE(contains(same.out, "IDENTICAL: 8 compared")) << same.out;
   const Result settle = d.rrswin("settle --layer enc4 dumps --block-offset 3,5");
   EXPECT_EQ(settle.status, 0) << settle.out;
-  EXPECT_TRUE(contains(settle.out, "e62-alpha              zero       settled")) << settle.out;
+  EXPECT_TRUE(contains(settle.out, "sigmoid-alpha          zero        settled")) << settle.out;
   // The wrong block offsets: nothing reproduces the dump.
   EXPECT_EQ(d.rrswin("settle --layer enc4 dumps").status, 1);
   // The reader's errors: a launch that is not there, a second file for one argument, no texture.

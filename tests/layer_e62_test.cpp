@@ -1,10 +1,10 @@
-// enc4's final epilogue E62 (model/kpn_sigmoid.cpp; docs/readings.md §7 "e62-*"). What is checked
+// enc4's final epilogue E62 (model/kpn_sigmoid.cpp; docs/readings.md §7 "sigmoid-*"). What is checked
 // against something the code under test does not compute:
 //   * the sigmoid against binary64 1/(1 + e^-v) over every finite f16 (within one f16 ulp), and
 //     its exact points (0 -> 0.5, +20 -> 1, -20 -> 0);
 //   * one block's dataflow with logits chosen so that every value is exact and worked out by hand
 //     here (a one-hot softmax on a constant texture: acc = the texel), for the default readings
-//     and each alternative of e62-difference, e62-quad-value, e62-alpha, e62-inactive-lane;
+//     and each alternative of sigmoid-difference, sigmoid-quad-value, sigmoid-alpha, sigmoid-inactive-lane;
 //   * a whole enc4 frame whose gate is forced to 0 (logit 10's weights 0, bias -65504): surface
 //     +112's colour is then enc5's E61 surface for the same phase 1..60 weights and final-phase
 //     weights (enc5's own frame driver), +120's colour is 0, and +128 is the f16 quad sum of
@@ -153,12 +153,12 @@ TEST(LayerE62, AlternativeReadingsChangeWhatTheyName) {
 TEST(LayerE62, ReadingsParseAndAreRegistered) {
   rrswin::LayerReadings lr;
   std::string err;
-  for (const char* a : {"e62-gate=acc", "e62-difference=sigmoid", "e62-quad-value=product", "e62-quad-writer=odd", "e62-inactive-lane=own",
-                        "e62-alpha=zero"})
+  for (const char* a : {"sigmoid-gate=acc", "sigmoid-difference=sigmoid", "sigmoid-quad-value=product", "sigmoid-quad-writer=odd",
+                        "sigmoid-inactive-lane=own", "sigmoid-alpha=zero"})
     EXPECT_TRUE(rrswin::set_layer_reading(lr, a, &err)) << a << ": " << err;
   EXPECT_EQ(lr.e62_gate, rrswin::E62Gate::acc);
   EXPECT_EQ(lr.e62_quad_writer, rrswin::E62QuadWriter::odd);
-  EXPECT_FALSE(rrswin::set_layer_reading(lr, "e62-gate=logit12", &err));
+  EXPECT_FALSE(rrswin::set_layer_reading(lr, "sigmoid-gate=logit12", &err));
   EXPECT_NE(err.find("logit10, logit11, acc"), std::string::npos) << err;
   // Every registered reading's every value is accepted, and the first is the struct's default.
   for (const rrswin::LayerReadingInfo& info : rrswin::layer_reading_registry())

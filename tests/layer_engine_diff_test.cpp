@@ -135,7 +135,7 @@ TEST(LayerEngineDiff, MergeLayersFastEqualsGoldenForEveryProfilePathAndThreadCou
 }
 
 TEST(LayerEngineDiff, MergeLayersAtSeveralThreadsWithTheOddQuadWriter) {
-  // e62-quad-writer = odd with an odd origin offset: two blocks write one +128 texel, so the driver
+  // sigmoid-quad-writer = odd with an odd origin offset: two blocks write one +128 texel, so the driver
   // runs serially; with an even offset the blocks run on the threads. Both: the golden bytes.
   LayerReadings lr;
   lr.e62_quad_writer = E62QuadWriter::odd;

@@ -260,7 +260,27 @@ TEST(LayerGolden, LayerReadingsParse) {
   EXPECT_FALSE(rrswin::set_layer_reading(lr, "merge-output-layout=bogus", &err));
   EXPECT_NE(err.find("bogus"), std::string::npos);
   EXPECT_FALSE(rrswin::set_layer_reading(lr, "nope=1", &err));
-  EXPECT_EQ(rrswin::layer_reading_registry().size(), 8u);  // merge-gather-order, merge-output-layout, e62-* (6)
+  EXPECT_EQ(rrswin::layer_reading_registry().size(), 8u);  // merge-gather-order, merge-output-layout, sigmoid-* (6)
+}
+
+// The layer readings' old names (e62-*) and merge-output-layout's old value e60-words are aliases
+// (issue 32: names by role).
+TEST(LayerGolden, LayerReadingsOldNamesAreAliases) {
+  std::string err;
+  rrswin::LayerReadings lr;
+  EXPECT_TRUE(rrswin::set_layer_reading(lr, "e62-gate=acc", &err)) << err;
+  EXPECT_EQ(lr.e62_gate, rrswin::E62Gate::acc);
+  EXPECT_TRUE(rrswin::set_layer_reading(lr, "e62-alpha=zero", &err)) << err;
+  EXPECT_EQ(lr.e62_alpha, rrswin::E62Alpha::zero);
+  EXPECT_TRUE(rrswin::set_layer_reading(lr, "e62-quad-writer=odd", &err)) << err;
+  EXPECT_EQ(lr.e62_quad_writer, rrswin::E62QuadWriter::odd);
+  EXPECT_TRUE(rrswin::set_layer_reading(lr, "merge-output-layout=token-words", &err)) << err;
+  EXPECT_TRUE(rrswin::set_layer_reading(lr, "merge-output-layout=e60-words", &err)) << err;
+  EXPECT_EQ(lr.merge_output_layout, rrswin::MergeOutputLayout::e60_words);
+  EXPECT_EQ(rrswin::reading_layers("e62-gate"), rrswin::reading_layers("sigmoid-gate"));
+  EXPECT_FALSE(rrswin::reading_layers("sigmoid-gate").empty());
+  EXPECT_EQ(rrswin::reading_layers("e61-border"), rrswin::reading_layers("filter-border"));
+  for (const auto& info : rrswin::layer_reading_registry()) EXPECT_NE(info.name.rfind("e62-", 0), 0u) << info.name;
 }
 
 }  // namespace

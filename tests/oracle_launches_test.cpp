@@ -97,7 +97,7 @@ TEST(OracleLaunches, ConstantLogitsSplitTheSumOrders) {
 // even-odd-quads and planes are one tree (docs/readings.md, the proof): each sum-tree reading lists
 // three values, accepts the other name as its first, and the two enum values sum alike.
 TEST(OracleLaunches, TheTwoNamesOfOneTreeAreOneValue) {
-  for (const char* name : {"prologue-sum-tree", "e20-sum-tree"}) {
+  for (const char* name : {"prologue-sum-tree", "mlp-norm-sum-tree"}) {
     for (const ReadingInfo& info : reading_registry()) {
       if (info.name == name) {
         EXPECT_EQ(info.values.size(), 3u) << name;
@@ -110,7 +110,7 @@ TEST(OracleLaunches, TheTwoNamesOfOneTreeAreOneValue) {
   }
   Readings d;
   EXPECT_EQ(reading_value(d, "prologue-sum-tree"), "planes");
-  EXPECT_EQ(reading_value(d, "e20-sum-tree"), "even-odd-quads");
+  EXPECT_EQ(reading_value(d, "mlp-norm-sum-tree"), "even-odd-quads");
   SplitMix64 rng(7);
   std::array<f16_t, 160> row;
   for (int k = 0; k < 20000; ++k) {

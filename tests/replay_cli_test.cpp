@@ -26,14 +26,14 @@ TEST(ReplayCli, LaunchDumpRoundTrip) {
 
 TEST(ReplayCli, ReplayFormRoundTripAndReadings) {
   TempDir t;
-  Result r = t.rrswin("capture --synthetic --form replay -o rc --ex 16 --ey 8 --profile zluda --reading e61-border=clamp --threads 2");
+  Result r = t.rrswin("capture --synthetic --form replay -o rc --ex 16 --ey 8 --profile zluda --reading filter-border=clamp --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   // Replayed with the default readings it differs (exit 1) ...
   r = t.rrswin("replay rc -o out1 --threads 2");
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(contains(r.out, "DIFFERS from the capture's results")) << r.out;
   // ... and with the capture's own it reproduces results/ exactly.
-  r = t.rrswin("replay rc -o out2 --profile zluda --reading e61-border=clamp --engine golden --threads 2");
+  r = t.rrswin("replay rc -o out2 --profile zluda --reading filter-border=clamp --engine golden --threads 2");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(t.rrswin("diff rc/results out2").status, 0);
 }

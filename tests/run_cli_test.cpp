@@ -225,11 +225,11 @@ TEST(RunCli, ReadingsListsTheMergeLayersRegistry) {
     EXPECT_TRUE(contains(r.out, "\n" + info.name + " = " + info.values.front() + "\n")) << info.name;
     EXPECT_TRUE(contains(r.out, info.question)) << info.name;
   }
-  EXPECT_TRUE(contains(r.out, "e62-quad-writer")) << r.out;
+  EXPECT_TRUE(contains(r.out, "sigmoid-quad-writer")) << r.out;
   EXPECT_TRUE(contains(r.out, "\narena-order = fragment\n")) << "the template's readings apply to enc4 too";
-  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4\n")) << r.out;        // merge-*, e62-*
+  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4\n")) << r.out;        // merge-*, sigmoid-*
   EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4, enc5\n")) << r.out;  // the template's
-  EXPECT_FALSE(contains(dir.rrswin("readings").out, "\ne62-gate = ")) << "enc5 has no E62";
+  EXPECT_FALSE(contains(dir.rrswin("readings").out, "\nsigmoid-gate = ")) << "enc5 has no E62";
   const Result j = dir.rrswin("readings --json --layer=enc3");
   ASSERT_EQ(j.status, 0) << j.out;
   for (const LayerReadingInfo& info : layer_reading_registry())

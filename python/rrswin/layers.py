@@ -37,7 +37,7 @@ def layer_weight_regions(name: str = "enc5") -> list[dict]:
 
 
 def layer_readings() -> list[dict]:
-    """The merge layers' readings (merge-gather-order, merge-output-layout, e62-*), default first."""
+    """The merge layers' readings (merge-gather-order, merge-output-layout, sigmoid-*), default first."""
     return _rrswin.layer_readings()
 
 

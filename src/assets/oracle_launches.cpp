@@ -75,8 +75,8 @@ std::vector<OracleLaunch> oracle_launches() {
   v.push_back(synthetic("demo frame 40x23", "most readings", 40, 23, 0, 0, 1, false));
   v.push_back(synthetic("stress assets 40x23", "the nonlinear branches' readings", 40, 23, 0, 0, 1, true));
   v.push_back(synthetic("border geometry 13x11, block offsets 3,5", "the border readings", 13, 11, 3, 5, 1, false));
-  v.push_back(softmax("sum trees and softmax A", "prologue-sum-tree, e20-sum-tree, e61-sum-order", kSoftmaxLogitsA));
-  v.push_back(softmax("sum trees and softmax B", "e61-sum-order", kSoftmaxLogitsB));
+  v.push_back(softmax("sum trees and softmax A", "prologue-sum-tree, mlp-norm-sum-tree, filter-sum-order", kSoftmaxLogitsA));
+  v.push_back(softmax("sum trees and softmax B", "filter-sum-order", kSoftmaxLogitsB));
   return v;
 }
 

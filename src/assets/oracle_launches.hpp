@@ -3,7 +3,7 @@
 // pair of profiles, gives different output bytes on at least one launch
 // (tests/oracle_launches_test.cpp checks exactly that with the fast engine, bit-identical to golden).
 // The three synthetic frames settle most readings; the sums' orders (prologue-sum-tree,
-// e20-sum-tree, e61-sum-order) need inputs built for them from the alternatives' definitions:
+// mlp-norm-sum-tree, filter-sum-order) need inputs built for them from the alternatives' definitions:
 //   * sum_tree_arena: tokens whose squares span a wide range of magnitudes, so that the 20-term
 //     in-lane f16 trees (model/sum_tree.hpp) round differently, in the prologue (the input tokens,
 //     facts B4) and in E20 (D20 = the input residual + the attention output, facts C6/C8);

@@ -1,5 +1,5 @@
 // `rrswin settle --layer enc4`: which values of the merge layers' readings (model/layer_golden.hpp,
-// docs/readings.md §7: merge-*, e62-*) reproduce the original kernel's results on replay captures
+// docs/readings.md §7: merge-*, sigmoid-*) reproduce the original kernel's results on replay captures
 // of its launches. The results come from a GPU's dump of the launch or from the PTX interpreter
 // running the original kernel (corpus file 0017) on the same captures (`--oracle`). The search is
 // coordinate-wise, as enc5's settle (docs/captures.md "Settling readings"), with the fast engine.

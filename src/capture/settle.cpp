@@ -11,10 +11,10 @@ namespace rrswin::capture {
 
 ReadingGroup reading_group(const std::string& name) {
   // E61 (facts C14) reads phase 61's results and the texture and writes only the surface.
-  if (name.rfind("e61-", 0) == 0) return ReadingGroup::surface_only;
+  if (name.rfind("filter-", 0) == 0) return ReadingGroup::surface_only;
   // E60's scatter order (facts C13.4, Errata 1) and its store guard (C13.3) decide only where
   // and whether arena bytes land; E61 reads shared records, not the arena.
-  if (name == "arena-order" || name == "e60-lane-guard") return ReadingGroup::arena_only;
+  if (name == "arena-order" || name == "arena-lane-guard") return ReadingGroup::arena_only;
   // Everything else (the prologue, the phases' sums, tables and residuals, and the profile's
   // arithmetic) feeds both the arena and the surface.
   return ReadingGroup::both;
@@ -22,7 +22,7 @@ ReadingGroup reading_group(const std::string& name) {
 
 bool reading_feeds_stage(const std::string& name, const DebugStage& stage) {
   if (name == "profile" || name.rfind("prologue-", 0) == 0) return true;
-  return stage.out_projection && (name == "c13-residual" || name == "t1-chunk-order");
+  return stage.out_projection && (name == "projection-residual" || name == "t1-chunk-order");
 }
 
 std::string Setting::value(const std::string& name) const {

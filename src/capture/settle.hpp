@@ -38,7 +38,7 @@ struct Score {
 
 // Whether a reading (or "profile") can change a debug-oracle stage: the stages w1..w12 follow the
 // prologue (facts B) and phases 1..12, which consult only the prologue-* readings; p13c/p13d add
-// phase 13's C (c13-residual, t1-chunk-order; facts C6). The profile feeds every mma.
+// phase 13's C (projection-residual, t1-chunk-order; facts C6). The profile feeds every mma.
 bool reading_feeds_stage(const std::string& name, const DebugStage& stage);
 
 struct Alternative {

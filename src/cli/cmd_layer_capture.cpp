@@ -47,7 +47,7 @@ constexpr const char* kCaptureHelp =
 constexpr const char* kSettleHelp =
     R"(usage: rrswin settle --layer enc4|enc3|enc2 (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR | DUMPS)
                     [--profile P] [--reading NAME=VALUE] [--threads N] [--ex N --ey N] [--block-offset X,Y] [--launch N]
-  Which values of the merge layers' readings (rrswin readings --layer enc4: merge-*, e62-*) reproduce
+  Which values of the merge layers' readings (rrswin readings --layer enc4: merge-*, sigmoid-*) reproduce
   the original kernel. --results DIR: the original's results for the replay capture CAPTURE, in
   launch-dump naming (a GPU's dump of the launch, or `rrswin ptx run … --capture CAPTURE -o DIR`).
   --oracle FILE.ptx: the PTX interpreter runs the original kernel (corpus file 0017 for enc4, 0016
@@ -264,7 +264,7 @@ int settle_layer_cmd(const Args& args, LayerId layer) {
   std::printf("rrswin settle --layer %s: %zu launch%s, %d model runs, profile %s\n", std::string(to_string(layer)).c_str(), launches.size(),
               launches.size() == 1 ? "" : "es", r.runs, choice.profile.c_str());
   for (const auto& s : r.readings) {
-    std::printf("  %-22s %-10s %s:", s.name.c_str(), s.best.c_str(), s.settled ? "settled" : "undecided");
+    std::printf("  %-22s %-11s %s:", s.name.c_str(), s.best.c_str(), s.settled ? "settled" : "undecided");
     for (const auto& [v, n] : s.values) std::printf("  %s %llu", v.c_str(), static_cast<unsigned long long>(n));
     std::printf("\n");
   }

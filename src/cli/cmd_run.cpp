@@ -438,7 +438,7 @@ payload, overflow): their default `profile` keeps the profile's own value, liste
 the machine each profile stands for; `rrswin eval --reading` takes them too.
   --json      one JSON array of objects {name, values, default, question, where, settle, layers}
   --layer L   every reading that applies to the runnable layer L: the template's (enc5's, --reading)
-              and, for a merge layer (enc2, enc3, enc4), the merge-* and e62-* readings
+              and, for a merge layer (enc2, enc3, enc4), the merge-* and sigmoid-* readings
               (`rrswin run --layer L --layer-reading NAME=VALUE`, docs/readings.md §7); default enc5
 )";
 
@@ -623,7 +623,7 @@ int cmd_readings(const Args& args) {
       if (is_instruction_reading(r.name)) std::printf(" %s=%s", r.name.c_str(), profile_reading_value(*p, r.name).c_str());
     std::printf("\n");
   }
-  std::printf("\nthe merge layers' readings (merge-*, e62-*) and which apply where: rrswin readings --layer enc4\n");
+  std::printf("\nthe merge layers' readings (merge-*, sigmoid-*) and which apply where: rrswin readings --layer enc4\n");
   return 0;
 }
 

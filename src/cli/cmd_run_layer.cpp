@@ -2,7 +2,7 @@
 // engine/layer_engine.hpp) on embedded synthetic assets or given files. What it writes: the plane
 // arena (param+48, arena.bin), the patch merge's output (param+56, merged.bin, a plane arena at the
 // halved extents: the next layer's input) and the final epilogue's three surfaces
-// (surface112/120/128.exr; readings e62-* of docs/readings.md §7).
+// (surface112/120/128.exr; readings sigmoid-* of docs/readings.md §7).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -43,9 +43,9 @@ constexpr const char* kHelp =
   DIR/surface112.exr, surface120.exr (ex x ey) and surface128.exr ((ex>>1) x (ey>>1)), RGBA HALF.
   Given nothing: the embedded synthetic weights of the layer (seed 1), a synthetic input arena and
   texture of the layer's token grid (enc4 80 x 46, enc3 160 x 92; seed --seed). --layer-reading:
-  merge-gather-order=swin|raster, merge-output-layout=e60-words|token-words,
-  e62-gate=logit10|logit11|acc, e62-difference=gated|sigmoid, e62-quad-value=difference|product,
-  e62-quad-writer=even|odd, e62-inactive-lane=zero|own, e62-alpha=sigmoids|zero (enc3's E48 takes
+  merge-gather-order=swin|raster, merge-output-layout=arena-words|token-words,
+  sigmoid-gate=logit10|logit11|acc, sigmoid-difference=gated|sigmoid, sigmoid-quad-value=difference|product,
+  sigmoid-quad-writer=even|odd, sigmoid-inactive-lane=zero|own, sigmoid-alpha=sigmoids|zero (enc3's E48 takes
   the same). --trace: enc5's stage names at the layer's phase and epilogue numbers (enc4: enc5's,
   p61d = the merge's D, p62d, e62.gate/quad/sum; enc3: w1..w10, e9.*, p11c, p11d..p46d, e14.*,
   e46.words, p47d, p48d, e48.*; model/trace.hpp), of block --block ("all": every stage).
@@ -157,7 +157,7 @@ void write_layer_outputs(OutputSet& out, const LayerRunArgs& a, const MergeFrame
               f.output_arena.size(), a.out.c_str(), f.merged_output.size(), a.ex >> 1, a.ey >> 1, traced ? ", trace.bin, trace.txt" : "");
   std::printf(
       "  wrote %s/surface112.exr, surface120.exr (%d x %d) and surface128.exr (%d x %d): E%d's surfaces +112/+120/+128 "
-      "(readings e62-*, docs/readings.md §7)\n",
+      "(readings sigmoid-*, docs/readings.md §7)\n",
       a.out.c_str(), a.ex, a.ey, a.ex >> 1, a.ey >> 1, fe);
 }
 

@@ -32,7 +32,7 @@ that CAPTURE holds: the arg048 output arena and the arg112 surface of a launch-d
 F5), or a replay capture's results/ folder (docs/captures.md).
 
 The search never enumerates the product of the readings. Each reading is grouped by the output it
-can change: E61's readings (e61-*) only the surface; arena-order and e60-lane-guard only the arena;
+can change: E61's readings (filter-*) only the surface; arena-order and arena-lane-guard only the arena;
 the rest and the profile both. Phase A descends coordinate-wise over the arena-moving readings
 (objective: arena bytes differing, then surface bytes), trying pairs of changes when stuck; phase
 B does the same over E61's readings against the surface. Each step is one run of the fast engine.

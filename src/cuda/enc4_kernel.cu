@@ -22,11 +22,11 @@ namespace {
 constexpr LayerReadings kLR{};
 // Only the defaults of the merge layers' readings are written here (docs/readings.md §7).
 static_assert(kLR.merge_gather_order == MergeGatherOrder::swin, "merge-gather-order: only 'swin' is implemented");
-static_assert(kLR.merge_output_layout == MergeOutputLayout::e60_words, "merge-output-layout: only 'e60-words' is implemented");
+static_assert(kLR.merge_output_layout == MergeOutputLayout::e60_words, "merge-output-layout: only 'arena-words' is implemented");
 static_assert(kLR.e62_gate == E62Gate::logit10 && kLR.e62_difference == E62Difference::gated &&
                   kLR.e62_quad_value == E62QuadValue::difference && kLR.e62_quad_writer == E62QuadWriter::even &&
                   kLR.e62_inactive_lane == E62InactiveLane::zero && kLR.e62_alpha == E62Alpha::sigmoids,
-              "e62-*: only the defaults are implemented");
+              "sigmoid-*: only the defaults are implemented");
 
 // enc4's arguments beyond enc5's.
 struct Args4 {
@@ -87,7 +87,7 @@ __device__ __forceinline__ void merge_pass(const Args4& p, const Block& b, int P
 
 // E61 for pass P (plane P of the merged output): the four A-fragment words of q8(D) that E60
 // stores per plane, in E60's register -> (row half, word) map (reading merge-output-layout =
-// e60-words), row m's merged token ((x0 >> 1) + (m & 3), (y0 >> 1) + (m >> 2)), guarded by the
+// arena-words), row m's merged token ((x0 >> 1) + (m & 3), (y0 >> 1) + (m >> 2)), guarded by the
 // halved extents (golden merge_store).
 __device__ __forceinline__ void merge_store(const Args4& p, const Block& b, int P, const u32 (&D)[4][2]) {
   const layout::PlaneArena pa{b.ex >> 1, b.ey >> 1};
@@ -111,7 +111,7 @@ __device__ __forceinline__ u16 e62_sigmoid(u16 v) {
 }
 
 // E62 for thread T < 64 (warps 0 and 1, every lane: the shuffles take the whole warp). A pixel
-// outside the frame skips (b)..(e) and gives 0 to the shuffles (reading e62-inactive-lane = zero).
+// outside the frame skips (b)..(e) and gives 0 to the shuffles (reading sigmoid-inactive-lane = zero).
 __device__ __forceinline__ void e62(const Args4& p, const Block& b, int T, const u32* rec) {
   const golden::PixelXY px = golden::e61_pixel_of_thread(b.x0, b.y0, T);
   const int X = px.x, Y = px.y;
@@ -124,15 +124,15 @@ __device__ __forceinline__ void e62(const Args4& p, const Block& b, int T, const
     const u32 l1011 = rec[golden::e61_record_word(T, 5, 0)];
     u16 acc[3];
     e61_filter(p.base, b, X, Y, l, acc);
-    const u16 gate = e62_sigmoid(lo(l1011)), second = e62_sigmoid(hi(l1011));  // e62-gate = logit10
+    const u16 gate = e62_sigmoid(lo(l1011)), second = e62_sigmoid(hi(l1011));  // sigmoid-gate = logit10
     u16 prod[3], diff[3], quarter[3];
 #pragma unroll
     for (int ch = 0; ch < 3; ++ch) {
       prod[ch] = ptx::mul_f16(gate, acc[ch]);
-      diff[ch] = ptx::sub_f16(acc[ch], prod[ch]);  // e62-difference = gated
+      diff[ch] = ptx::sub_f16(acc[ch], prod[ch]);  // sigmoid-difference = gated
       quarter[ch] = ptx::mul_f16(diff[ch], golden::kE62Quarter);
     }
-    ptx::surf_store(p.base.surface, 8 * X, Y, diff[0], diff[1], diff[2], second);  // e62-alpha = sigmoids
+    ptx::surf_store(p.base.surface, 8 * X, Y, diff[0], diff[1], diff[2], second);  // sigmoid-alpha = sigmoids
     ptx::surf_store(p.surface120, 8 * X, Y, prod[0], prod[1], prod[2], gate);
     q01 = static_cast<u32>(quarter[0]) | (static_cast<u32>(quarter[1]) << 16);
     q2 = quarter[2];
@@ -141,7 +141,7 @@ __device__ __forceinline__ void e62(const Args4& p, const Block& b, int T, const
   const u32 d01 = ptx::shfl_down(q01, golden::kE62ShflDeltaX), d2 = ptx::shfl_down(q2, golden::kE62ShflDeltaX);
   const u32 s01 = active ? ptx::add_f16x2(q01, d01) : 0u, s2 = active ? ptx::add_f16x2(q2, d2) : 0u;
   const u32 e01 = ptx::shfl_down(s01, golden::kE62ShflDeltaY), e2 = ptx::shfl_down(s2, golden::kE62ShflDeltaY);
-  if (!active || ((X | Y) & 1) != 0) return;  // e62-quad-writer = even: the quad's top-left pixel
+  if (!active || ((X | Y) & 1) != 0) return;  // sigmoid-quad-writer = even: the quad's top-left pixel
   const u32 t01 = ptx::add_f16x2(s01, e01), t2 = ptx::add_f16x2(s2, e2);
   ptx::surf_store(p.surface128, 8 * (X >> 1), Y >> 1, lo(t01), hi(t01), lo(t2), 0);
 }

@@ -9,7 +9,7 @@ namespace rrswin::cuda {
 
 // "" when every reading of `r` is the kernel's (kKernelReadings); otherwise a message naming the
 // first reading that differs, its value and the kernel's, e.g.
-// "the CUDA kernel implements e61-border=reflect101 only (asked: clamp)".
+// "the CUDA kernel implements filter-border=reflect101 only (asked: clamp)".
 std::string unsupported_reading(const Readings& r);
 
 // The semantics profile that models a device of compute capability major.minor: "ada" for 8.9,

@@ -26,13 +26,13 @@ constexpr Readings kR = kKernelReadings;
 static_assert(kR.prologue_fill == PrologueFill::zero, "prologue-fill: only 'zero' is implemented");
 static_assert(kR.prologue_norm == PrologueNorm::rms_gain, "prologue-norm: only 'rms-gain' is implemented");
 static_assert(kR.prologue_eps == PrologueEps::e2m13, "prologue-eps: only '2^-13' is implemented");
-static_assert(kR.c13_residual == C13Residual::raw_input, "c13-residual: only 'raw-input' is implemented");
+static_assert(kR.c13_residual == C13Residual::raw_input, "projection-residual: only 'raw-input' is implemented");
 static_assert(kR.t1_chunk_order == TableChunkOrder::nt && kR.g2_chunk_order == TableChunkOrder::nt &&
                   kR.t3_chunk_order == TableChunkOrder::nt,
               "table chunk orders: only 'nt' is implemented");
-static_assert(kR.e21_residual == E21Residual::d20, "e21-residual: only 'd20' is implemented");
-static_assert(kR.e60_lane_guard == E60LaneGuard::off, "e60-lane-guard: only 'off' is implemented");
-static_assert(kR.e61_record_guard == E61RecordGuard::t_le_1, "e61-record-guard: 'none' races across warps");
+static_assert(kR.e21_residual == E21Residual::d20, "mlp-residual: only 'd20' is implemented");
+static_assert(kR.e60_lane_guard == E60LaneGuard::off, "arena-lane-guard: only 'off' is implemented");
+static_assert(kR.e61_record_guard == E61RecordGuard::t_le_1, "filter-record-guard: 'none' races across warps");
 static_assert(kR.e61_exp_rounding == E61ExpRounding::f32_sum && kR.e61_sum_order == E61SumOrder::sequential &&
                   kR.e61_weight_product == E61WeightProduct::f16_mul && kR.e61_pairing == E61Pairing::last_single &&
                   kR.e61_logits == E61Logits::ten,
@@ -373,7 +373,7 @@ __device__ __forceinline__ void out_projection(const Args& p, const Block& b, co
 
 // ---- E20 (golden rms_norm.cpp e20_norm), facts C8 ----
 // N = f16(D20 * f16(inv * g2)) packed as q8(N) (phase 21..59's A, 5 k-slices), and C22 =
-// f16(T3 + D20) (E21 step: phase 22's C, reading e21-residual = d20) written over D.
+// f16(T3 + D20) (E21 step: phase 22's C, reading mlp-residual = d20) written over D.
 __device__ __forceinline__ void e20_norm(const Args& p, const Block& b, u32 (&D)[20][2], u32 (&nq)[5][4]) {
   constexpr u16 kEps = golden::kE20Eps;  // 2^-13, facts C8.4
   u16 inv[2];
@@ -487,7 +487,7 @@ __device__ __forceinline__ void phase61(const Args& p, const Block& b, const u32
 }
 
 // E61(a) (facts C14.1): record r = token row r, 6 words; word t from n-tile 0, word t + 4 from
-// n-tile 1 for t <= 1 (reading e61-record-guard), in the PTX's store order.
+// n-tile 1 for t <= 1 (reading filter-record-guard), in the PTX's store order.
 __device__ __forceinline__ void e61_records(const Block& b, const u32 (&L)[2][2], u32* rec) {
 #pragma unroll
   for (int rh = 0; rh < 2; ++rh) {

@@ -38,7 +38,7 @@ void e60_store(const BlockContext& ctx, const E4Mat& a, std::span<std::uint8_t> 
   for (int z = 0; z < 4; ++z)
     for (int lane = 0; lane < 32; ++lane) {
       const int g = lane >> 2, t = lane & 3;
-      // DOC5's "laneid > 15" term (facts C13.3) is the reading e60-lane-guard; default off
+      // DOC5's "laneid > 15" term (facts C13.3) is the reading arena-lane-guard; default off
       // (enc0's analogue is "laneid > 255", always false; a real laneid > 15 test would drop
       // pixels x0+4..x0+7 of every block, leaving arena holes the next layer reads).
       const bool lane_dropped = e60_lane_dropped(*ctx.readings, lane);

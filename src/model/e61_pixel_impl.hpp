@@ -2,8 +2,8 @@
 // written once over an operation set, so that the golden model (kpn_filter.cpp: src/numerics'
 // functions on one pixel) and the fast engine (engine/kernels_avx512vnni.cpp: 16 pixels in the
 // lanes of AVX-512 registers; engine/e61_avx2_impl.hpp: 8 pixels in AVX2 registers) run one
-// definition with its readings (e61-logits,
-// e61-exp-rounding, e61-sum-order, e61-weight-product, e61-pairing). Ops provides the value
+// definition with its readings (filter-logits,
+// filter-exp-rounding, filter-sum-order, filter-weight-product, filter-pairing). Ops provides the value
 // types H (f16 bits) and F (binary32) and, each equal lane for lane to the src/numerics function
 // named (the engine's: tests/engine_diff_test.cpp "EngineE61"):
 //   H max(H, H)          f16_max              H sub/add/mul(H, H)   f16_sub / f16_add / f16_mul

@@ -52,7 +52,7 @@ RRSWIN_HD constexpr ArenaSlot arena_slot(ArenaOrder order, int reg, int t) {
   return {reg & 1, t | (4 * (reg >> 1))};
 }
 
-// E61's neighbour coordinate rule at the frame border (reading e61-border; facts C14.5 / Errata 3).
+// E61's neighbour coordinate rule at the frame border (reading filter-border; facts C14.5 / Errata 3).
 RRSWIN_HD constexpr int e61_border_fix(E61Border border, int v, int n) {
   switch (border) {
     case E61Border::reflect101:  // -1 -> 1, n -> n-2
@@ -69,7 +69,7 @@ RRSWIN_HD constexpr int e61_border_fix(E61Border border, int v, int n) {
 
 // E61(a)'s shared records (facts C14.1): record r = token row r, kE61RecordWords u32 words; the lane
 // with thread-in-group t writes word t from phase 61's n-tile 0 and word t + 4 from n-tile 1, the
-// latter only where the reading e61-record-guard lets it (t_le_1: t <= 1; none: every t, so lanes
+// latter only where the reading filter-record-guard lets it (t_le_1: t <= 1; none: every t, so lanes
 // t = 2, 3 write into the next record).
 inline constexpr int kE61RecordWords = 6;
 RRSWIN_HD constexpr int e61_record_word(int row, int t, int n_tile) { return kE61RecordWords * row + t + 4 * n_tile; }

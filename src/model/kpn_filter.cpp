@@ -32,7 +32,7 @@ F16Mat logits_phase(const BlockContext& ctx, const E4Mat& a, const Phase& ph, co
 F16Mat phase61(const BlockContext& ctx, const E4Mat& a61) { return logits_phase(ctx, a61, phase(61), "p61d"); }
 
 std::array<std::array<int, 2>, 9> e61_taps(const Readings& rd, int X, int Y, int ex, int ey) {
-  // facts C14.5 / Errata 3 / C14.6: the readings e61-border and e61-tap-map (model/index_maps.hpp).
+  // facts C14.5 / Errata 3 / C14.6: the readings filter-border and filter-tap-map (model/index_maps.hpp).
   std::array<std::array<int, 2>, 9> taps{};
   for (int i = 0; i < 9; ++i) {
     const PixelXY p = e61_tap(rd.e61_border, rd.e61_tap_map, X, Y, ex, ey, i);
@@ -103,7 +103,7 @@ std::vector<std::uint32_t> e61_records(const BlockContext& ctx, const F16Mat& d)
   // (a) shared records (facts C14.1): record r = token row r, 6 words; warp z writes word t of
   // records 16z+g (rh 0) and 16z+g+8 (rh 1) from n-tile 0 and word t+4 from n-tile 1, in the PTX
   // order s20078 (rh0, +0), s20082 (rh0, +16), s20093 (rh1, +0), s20095 (rh1, +16). The +16 store
-  // is guarded by the reading e61-record-guard; without the guard, lanes t = 2, 3 write into the
+  // is guarded by the reading filter-record-guard; without the guard, lanes t = 2, 3 write into the
   // next record; overlapping writes then resolve in program order within a warp and in warp order
   // across warps (a documented choice: the hardware order across warps is not specified).
   std::vector<std::uint32_t> smem(kE61Threads * kE61RecordWords + 8, 0u);  // + the unguarded stores past record 63

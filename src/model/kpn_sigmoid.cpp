@@ -1,8 +1,8 @@
 // The merge layers' final epilogue: enc4's E62 (DOC4 §3/E62, s21345..s21667) and enc3's E48 (DOC3
 // §3/E48, s16861..s17183), 323 statements each. DOC4/DOC3 list its operations; the same epilogue
 // of enc0 (DOC0 §3/E22) and enc1 (DOC1 §3/E32) names more of its operands. What none of them
-// connects is a reading of LayerReadings (docs/readings.md §7 "e62-*"); enc5's E61 core (records,
-// softmax, stencil) is called, with enc5's readings e61-*, since DOC4 and DOC3 describe the same
+// connects is a reading of LayerReadings (docs/readings.md §7 "sigmoid-*"); enc5's E61 core (records,
+// softmax, stencil) is called, with enc5's readings filter-*, since DOC4 and DOC3 describe the same
 // statements ("the same pattern", 9 tex.base.2d, 4 fma.rn.f16x2 pairs + one fma.rn.f16).
 #include <bit>
 #include <vector>
@@ -43,7 +43,7 @@ E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<
     px.quarter[ch] = f16_mul(lr.e62_quad_value == E62QuadValue::difference ? px.diff[ch] : px.prod[ch], kE62Quarter);
   }
   // (e): +112 the differences, +120 the products (DOC0 s17204/s17205, DOC1 s26536/s26537: the sub
-  // results go to +112, the mul results to +120); the fourth channel is the reading e62-alpha.
+  // results go to +112, the mul results to +120); the fourth channel is the reading sigmoid-alpha.
   const bool alpha = lr.e62_alpha == E62Alpha::sigmoids;
   px.s112 = {px.diff[0], px.diff[1], px.diff[2], alpha ? px.second_sigmoid : f16_t{0}};
   px.s120 = {px.prod[0], px.prod[1], px.prod[2], alpha ? px.gate[0] : f16_t{0}};
@@ -93,7 +93,7 @@ void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, cons
   // (d) the cross-lane sum: v += shfl.down(v, 1), then v += shfl.down(v, 8), clamp 31: a source
   // lane past 31 gives the lane's own value (PTX ISA shfl.sync); add.f16x2 for channels 0/1,
   // add.f16 for channel 2 (the same f16 additions). A source lane that skipped E62 gives the
-  // reading e62-inactive-lane.
+  // reading sigmoid-inactive-lane.
   auto shfl_down = [&](const std::array<std::array<f16_t, 3>, kE61Threads>& v, int T, int delta) {
     // c = (WARP_SZ << 8) - 8192 | 31 = 0x1f (DOC4 s21619..s21641): the whole warp, clamp at 31.
     const ShflSource src = shfl_source(ShflKind::down, static_cast<unsigned>(T & 31), static_cast<std::uint32_t>(delta), 0x1fu);
@@ -111,7 +111,7 @@ void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, cons
     const auto o = shfl_down(s1, T, kE62ShflDeltaY);
     for (int ch = 0; ch < 3; ++ch) s2[T][ch] = f16_add(s1[T][ch], o[ch]);
   }
-  // (e) the third store: guarded by one bit of (X | Y) (e62-quad-writer), at the half-resolution
+  // (e) the third store: guarded by one bit of (X | Y) (sigmoid-quad-writer), at the half-resolution
   // pixel (X>>1, Y>>1) of +128, 0 in the fourth channel (DOC3 s17180 mov.u16 0).
   for (int T = 0; T < kE61Threads; ++T) {
     if (!active[T]) continue;

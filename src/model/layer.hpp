@@ -169,7 +169,7 @@ struct NormSpec {
 // The prologue's norm (readings prologue-norm, -eps, -sum-tree; gain g1): empty when the reading
 // prologue-norm = identity stages x as is.
 std::optional<NormSpec> prologue_norm_spec(const BlockContext& ctx);
-// E20's (facts C8: reading e20-sum-tree, kE20Eps, gain g2 in the reading g2-chunk-order).
+// E20's (facts C8: reading mlp-norm-sum-tree, kE20Eps, gain g2 in the reading g2-chunk-order).
 NormSpec e20_norm_spec(const BlockContext& ctx);
 // The norm of `rows` rows of C = spec.gain.size() (row-major) by the spec, the golden way.
 void rms_norm_rows(const NormSpec& spec, const f16_t* x, f16_t* out, int rows);
@@ -184,7 +184,7 @@ f16_t rms_sum_of_squares(const f16_t* row, SumTree tree, int channels = kChannel
 
 // The prologue norm's epsilon as f16 (reading prologue-eps, facts B4 / Errata 4).
 f16_t prologue_eps(const Readings& r);
-// Whether E60 drops lane `lane`'s stores by DOC5's "laneid > 15" term (reading e60-lane-guard).
+// Whether E60 drops lane `lane`'s stores by DOC5's "laneid > 15" term (reading arena-lane-guard).
 bool e60_lane_dropped(const Readings& r, int lane);
 
 // One u32 word of the input plane arena at pixel (x, y), plane q, word d, or the out-of-frame fill
@@ -229,7 +229,7 @@ struct OutProjOut {
 };  // 64 x 160 (warp z owns rows 16z..16z+15)
 // T1, the table of phase 13's C seed, in the reading t1-chunk-order (facts C6).
 std::vector<f16_t> c13_table(const BlockContext& ctx);
-// The residual x of phase 13's C seed f16(T1 + x), rows 0..63 (reading c13-residual): the raw
+// The residual x of phase 13's C seed f16(T1 + x), rows 0..63 (reading projection-residual): the raw
 // decoded input (a reference to in_x) or the decode of the staged bytes (written to `staged`).
 const F16Mat& c13_residual(const BlockContext& ctx, const F16Mat& in_x, const E4Mat& h1, F16Mat& staged);
 OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const std::vector<HeadOut>& heads);
@@ -242,7 +242,7 @@ struct MlpOut {
 };
 // T3, the table of phase 22's C seed, in the reading t3-chunk-order (facts C10).
 std::vector<f16_t> c22_table(const BlockContext& ctx);
-// The residual of phase 22's C seed f16(T3 + residual) (reading e21-residual): D20 or N.
+// The residual of phase 22's C seed f16(T3 + residual) (reading mlp-residual): D20 or N.
 const F16Mat& e21_residual(const BlockContext& ctx, const F16Mat& d20, const F16Mat& n);
 MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm);
 
@@ -250,7 +250,7 @@ MlpOut mlp(const BlockContext& ctx, const F16Mat& d20, const E20Out& norm);
 // (The arena placement of a fragment register is arena_slot, model/index_maps.hpp.)
 // Requantises D60 and scatters it; returns q8(D60) (phase 61's A).
 // The arena map E60's stores use (reading arena-order; facts C13.2): the one place the engine and
-// the merge's store (merge-output-layout = e60-words) ask it.
+// the merge's store (merge-output-layout = arena-words) ask it.
 ArenaOrder e60_arena_order(const Readings& r);
 E4Mat e60_scatter(const BlockContext& ctx, const F16Mat& d60, std::span<std::uint8_t> output_arena);
 // E60(b) alone: the guarded stores of q8(D60) (64 x 160) with their statistics.

@@ -26,36 +26,36 @@ const std::vector<LayerReadingInfo>& layer_reading_registry() {
        "DOC4 §3/E60(c,d), §5/U4; DOC3 §3/E46(c,d), U4 (the store/load permutation is unproven)",
        "an arg056 dump (the merged output) of an enc4 launch with a synthetic input"},
       {"merge-output-layout",
-       {"e60-words", "token-words"},
+       {"arena-words", "token-words"},
        "where E61 puts a merged token's q8 channels in param+56",
        "DOC4 §3/E61 (4 guarded stores per pass, bases from (x0>>1)+((laneid>>2)&3), (y0>>1)+(laneid>>4)); DOC3 §3/E47",
        "an arg056 dump of an enc4 launch"},
-      {"e62-gate",
+      {"sigmoid-gate",
        {"logit10", "logit11", "acc"},
        "which value the gate g = sigmoid(v) of E62's three mul.f16 products takes",
        "DOC1 E32(c)/(e) (the gate is the sigmoid of a D value outside the softmax's set, %rs9234, times the filtered value); DOC3 E48(d) two sigmoids; DOC4/DOC3 U8 'acc - sigmoid(acc)'",
        "the +120 surface of an enc4 launch with a synthetic input (or the corpus PTX's E62 s21591..s21648)"},
-      {"e62-difference",
+      {"sigmoid-difference",
        {"gated", "sigmoid"},
        "what E62's three sub.f16 subtract from the filtered value",
        "DOC0 s17156/s17162 and DOC1 s26488/s26493: mul.f16 p = g * acc, sub.f16 acc - p; U8's literal formula",
        "the +112 surface of an enc4 launch"},
-      {"e62-quad-value",
+      {"sigmoid-quad-value",
        {"difference", "product"},
        "which three values E62 scales by 0.25 and sums over the 2x2 quad",
        "DOC0 E22(e), DOC1 E32(e), DOC3 E48(d): 'differences scaled by 0.25'; the mul.f16x2's operand is not printed",
        "the +128 surface of an enc4 launch"},
-      {"e62-quad-writer",
+      {"sigmoid-quad-writer",
        {"even", "odd"},
        "which lanes store the quad sum to +128",
        "DOC0 E22(f) 'even %r355 = %r315|%r354', DOC1 E32(f) '(%r452 & 1) != 1'; DOC3 E48(e) 'taken only for odd' (conflict)",
        "the +128 surface of an enc4 launch"},
-      {"e62-inactive-lane",
+      {"sigmoid-inactive-lane",
        {"zero", "own"},
        "what shfl.sync.down returns from a lane whose pixel is out of frame (it skipped E62)",
        "DOC0 E22(b), DOC1 E32(b): out-of-range lanes branch past the shfl; the PTX ISA leaves the value undefined",
        "an enc4 launch with odd extents or origin offsets, its +128 surface"},
-      {"e62-alpha",
+      {"sigmoid-alpha",
        {"sigmoids", "zero"},
        "the fourth channel of surfaces +112 / +120",
        "DOC4 s21649/s21650 (%rs6840, %rs6841: two distinct registers, not printed), DOC3 E48(d) two sigmoids, one consumed by the products",
@@ -93,17 +93,20 @@ bool set_enum(E* field, std::string_view name, std::string_view value, std::init
 
 bool set_layer_reading(LayerReadings& r, std::string_view assignment, std::string* error) {
   const auto eq = assignment.find('=');
-  const std::string_view name = assignment.substr(0, eq), value = eq == std::string_view::npos ? "" : assignment.substr(eq + 1);
+  const std::string_view name = canonical_reading_name(assignment.substr(0, eq)),
+                         value = canonical_reading_value(name, eq == std::string_view::npos ? "" : assignment.substr(eq + 1));
   using G = MergeGatherOrder;
   using O = MergeOutputLayout;
   if (name == "merge-gather-order") return set_enum(&r.merge_gather_order, name, value, {G::swin, G::raster}, error);
   if (name == "merge-output-layout") return set_enum(&r.merge_output_layout, name, value, {O::e60_words, O::token_words}, error);
-  if (name == "e62-gate") return set_enum(&r.e62_gate, name, value, {E62Gate::logit10, E62Gate::logit11, E62Gate::acc}, error);
-  if (name == "e62-difference") return set_enum(&r.e62_difference, name, value, {E62Difference::gated, E62Difference::sigmoid}, error);
-  if (name == "e62-quad-value") return set_enum(&r.e62_quad_value, name, value, {E62QuadValue::difference, E62QuadValue::product}, error);
-  if (name == "e62-quad-writer") return set_enum(&r.e62_quad_writer, name, value, {E62QuadWriter::even, E62QuadWriter::odd}, error);
-  if (name == "e62-inactive-lane") return set_enum(&r.e62_inactive_lane, name, value, {E62InactiveLane::zero, E62InactiveLane::own}, error);
-  if (name == "e62-alpha") return set_enum(&r.e62_alpha, name, value, {E62Alpha::sigmoids, E62Alpha::zero}, error);
+  if (name == "sigmoid-gate") return set_enum(&r.e62_gate, name, value, {E62Gate::logit10, E62Gate::logit11, E62Gate::acc}, error);
+  if (name == "sigmoid-difference") return set_enum(&r.e62_difference, name, value, {E62Difference::gated, E62Difference::sigmoid}, error);
+  if (name == "sigmoid-quad-value")
+    return set_enum(&r.e62_quad_value, name, value, {E62QuadValue::difference, E62QuadValue::product}, error);
+  if (name == "sigmoid-quad-writer") return set_enum(&r.e62_quad_writer, name, value, {E62QuadWriter::even, E62QuadWriter::odd}, error);
+  if (name == "sigmoid-inactive-lane")
+    return set_enum(&r.e62_inactive_lane, name, value, {E62InactiveLane::zero, E62InactiveLane::own}, error);
+  if (name == "sigmoid-alpha") return set_enum(&r.e62_alpha, name, value, {E62Alpha::sigmoids, E62Alpha::zero}, error);
   std::string all;
   for (const LayerReadingInfo& i : layer_reading_registry()) all += (all.empty() ? "" : ", ") + i.name;
   if (error) *error = golden::cat("unknown layer reading '", name, "' (", all, ")");
@@ -111,6 +114,7 @@ bool set_layer_reading(LayerReadings& r, std::string_view assignment, std::strin
 }
 
 std::vector<LayerId> reading_layers(std::string_view name) {
+  name = canonical_reading_name(name);
   bool layer_reading = false, known = false;
   for (const LayerReadingInfo& i : layer_reading_registry()) layer_reading |= i.name == name;
   for (const ReadingInfo& i : reading_registry()) known |= i.name == name;
@@ -187,7 +191,7 @@ void merge_store(const BlockContext& ctx, const LayerReadings& lr, const F16Mat&
     for (int c = 0; c < dm.cols; ++c) q.at(r, c) = quantise(ctx, dm.at(r, c));
   const int X0 = ctx.x0 >> 1, Y0 = ctx.y0 >> 1;  // DOC4 E61: %r536 = %r1>>1, %r535 = %r3>>1
   // The pass of plane p stores, per lane, the 4 A-fragment words E60 stores per plane (E60(b)'s
-  // register -> (row half, word) map: the reading arena-order for e60-words, its `natural` map for
+  // register -> (row half, word) map: the reading arena-order for arena-words, its `natural` map for
   // token-words), at E61's bases: row g's merged token ((x0>>1) + (g&3), (y0>>1) + (g>>2)), row g+8's.
   const ArenaOrder order = lr.merge_output_layout == MergeOutputLayout::e60_words ? e60_arena_order(*ctx.readings) : ArenaOrder::natural;
   const layout::APairTable& am = layout::a_element_pair_table();
@@ -325,7 +329,7 @@ void run_merge_frame_with(MergeFrame& f, const Profile& profile, const Readings&
       run(ctx, io);
   };
   // Two blocks share a +128 texel only when its quad straddles them (odd origin offset) and more
-  // than the quad's top-left pixel writes it (e62-quad-writer = odd).
+  // than the quad's top-left pixel writes it (sigmoid-quad-writer = odd).
   const bool shared_texels = lr.e62_quad_writer == E62QuadWriter::odd && ((f.ox | f.oy) & 1);
   if (loop && !shared_texels)
     loop(blocks, body);

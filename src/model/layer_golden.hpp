@@ -6,7 +6,7 @@
 // down-projection's staging, the merge phase in 32-column passes, its store of the merged tokens
 // into param+56), the final phase and its epilogue (enc4's E62, enc3's E48: enc5's 3x3 texture
 // stencil and f32 softmax core, the gate and (acc - g acc) * 0.25 term, the 2x2 shfl.sync.down sum,
-// three surfaces): what DOC4 §3/E62 and DOC3 §3/E48 do not connect is the readings e62-* and
+// three surfaces): what DOC4 §3/E62 and DOC3 §3/E48 do not connect is the readings sigmoid-* and
 // enc3-* (docs/readings.md §7).
 #pragma once
 #include <array>
@@ -34,28 +34,28 @@ enum class MergeOutputLayout {
   e60_words,    // the words E60 stores for a tile, in the reading arena-order's map, at E61's bases
   token_words,  // the same words, each merged token its own (arena-order = natural's map)
 };
-// The final epilogue of the merge layers (enc4's E62, enc3's E48; docs/readings.md §7 "e62-*"):
-// what DOC4/DOC3 list but do not connect. The sigmoid's input of the gate g (e62-gate).
+// The final epilogue of the merge layers (enc4's E62, enc3's E48; docs/readings.md §7 "sigmoid-*"):
+// what DOC4/DOC3 list but do not connect. The sigmoid's input of the gate g (sigmoid-gate).
 enum class E62Gate {
   logit10,  // g = sigmoid(logit 10): record word 5's low half, the first value past the softmax's ten
   logit11,  // g = sigmoid(logit 11): word 5's high half
   acc,      // g_ch = sigmoid(acc_ch), per channel (DOC4/DOC3 U8's written formula)
 };
-// What the three sub.f16 compute (e62-difference).
+// What the three sub.f16 compute (sigmoid-difference).
 enum class E62Difference {
   gated,    // diff = acc - f16(g * acc): the mul.f16 product's second operand is the sub's minuend
   sigmoid,  // diff = acc - g (U8's literal "acc - sigmoid(acc)")
 };
-// Which three values are scaled by 0.25 and summed over the 2x2 quad (e62-quad-value).
+// Which three values are scaled by 0.25 and summed over the 2x2 quad (sigmoid-quad-value).
 enum class E62QuadValue { difference, product };
-// Which lanes store the quad sum to the half-resolution surface +128 (e62-quad-writer).
+// Which lanes store the quad sum to the half-resolution surface +128 (sigmoid-quad-writer).
 enum class E62QuadWriter {
   even,  // (X | Y) & 1 == 0: the quad's top-left pixel (DOC0 E22(f), DOC1 E32(f))
   odd,   // (X | Y) & 1 == 1 (DOC3 E48(e) "taken only for odd"): three writers, the last in thread order wins
 };
-// What shfl.sync.down returns from a lane that skipped E62 (pixel out of frame, e62-inactive-lane).
+// What shfl.sync.down returns from a lane that skipped E62 (pixel out of frame, sigmoid-inactive-lane).
 enum class E62InactiveLane { zero, own };
-// The fourth channel of surfaces +112 / +120 (e62-alpha).
+// The fourth channel of surfaces +112 / +120 (sigmoid-alpha).
 enum class E62Alpha {
   sigmoids,  // +112: the second sigmoid (the logit the gate does not take), +120: the gate g
   zero,      // both 0 (as enc5's E61 and the third store)
@@ -79,8 +79,8 @@ const std::vector<LayerReadingInfo>& layer_reading_registry();
 // The one view of both registries (issue 32, "one readings registry"): the runnable layers whose
 // model consults the reading `name` (enc5's registry or the one above), in network order; empty for
 // an unknown name. enc5's readings live in the template's parts, which every runnable layer runs
-// (the merge layers' E62 calls enc5's E61 core, so the e61-* readings apply to them too); merge-*
-// in the shared-pass merge; e62-* in the gated final epilogue.
+// (the merge layers' E62 calls enc5's E61 core, so the filter-* readings apply to them too); merge-*
+// in the shared-pass merge; sigmoid-* in the gated final epilogue.
 std::vector<LayerId> reading_layers(std::string_view name);
 // "NAME=VALUE"; false and *error on an unknown name or value.
 bool set_layer_reading(LayerReadings& r, std::string_view assignment, std::string* error);
@@ -113,9 +113,9 @@ E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<
 
 // The merge layers' final epilogue (enc4's E62, enc3's E48), from the final phase's D (64 x 16):
 // (a) enc5's E61 records, (b)/(c) enc5's E61 core (row maximum, f32 softmax of logits 0..9, the
-// 3x3 texture stencil; its readings e61-*), (d) the gate and the 0.25-scaled quad value, the
+// 3x3 texture stencil; its readings filter-*), (d) the gate and the 0.25-scaled quad value, the
 // shfl.sync.down sum over lanes +1 and +8, (e) sust to +112 / +120 at (X, Y) and to +128 at
-// (X>>1, Y>>1) (docs/readings.md §7 e62-*). Threads T < 64, pixel (x0 + (T&7), y0 + (T>>3)).
+// (X>>1, Y>>1) (docs/readings.md §7 sigmoid-*). Threads T < 64, pixel (x0 + (T&7), y0 + (T>>3)).
 struct E62Surfaces {
   Surface* s112 = nullptr;  // ex x ey
   Surface* s120 = nullptr;  // ex x ey
@@ -176,7 +176,7 @@ void run_merge_frame_golden(MergeFrame& f, const Profile& profile, const Reading
 // in any order and on any threads (engine/layer_engine.hpp: a worker pool). Each block writes only
 // its own pixels, tokens and statistics, so the bytes are those of the serial order; the driver
 // runs the blocks serially itself where two blocks can write one texel (the reading
-// e62-quad-writer = odd with an odd origin offset: a +128 texel's quad then spans two blocks).
+// sigmoid-quad-writer = odd with an odd origin offset: a +128 texel's quad then spans two blocks).
 using MergeBlockRunner = std::function<void(const golden::BlockContext&, const golden::MergeBlockIo&)>;
 using MergeBlockLoop = std::function<void(int blocks, const std::function<void(int block)>& body)>;
 void run_merge_frame_with(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,

@@ -25,7 +25,7 @@ std::vector<f16_t> c13_table(const BlockContext& ctx) {
 }
 
 const F16Mat& c13_residual(const BlockContext& ctx, const F16Mat& in_x, const E4Mat& h1, F16Mat& staged) {
-  // The reading c13-residual (facts C6, §H 4): the raw decoded input (DOC3/DOC4/SWM and the
+  // The reading projection-residual (facts C6, §H 4): the raw decoded input (DOC3/DOC4/SWM and the
   // verified enc0 analogue) or HIP5's decode of the staged bytes. Only rows 0..63 are read.
   if (ctx.readings->c13_residual == C13Residual::raw_input) return in_x;
   staged = F16Mat(kWindow, h1.cols);

@@ -34,7 +34,7 @@ Entry make(E Readings::*field, std::string name, std::vector<std::string> values
   return e;
 }
 
-// A sum-tree reading (prologue-sum-tree, e20-sum-tree). SumTree's `even_odd_quads` and `planes` are
+// A sum-tree reading (prologue-sum-tree, mlp-norm-sum-tree). SumTree's `even_odd_quads` and `planes` are
 // one tree: both add the same operands in the same 19 additions (proof: docs/readings.md
 // "prologue-norm, prologue-eps, prologue-sum-tree"), so no input tells them apart and the reading
 // lists the tree once, under the name its own source gives it (`first`: facts B4's plane grouping
@@ -81,12 +81,12 @@ const std::vector<Entry>& entries() {
     v.push_back(make_tree(&Readings::prologue_sum_tree, "prologue-sum-tree", SumTree::planes,
                           "In which order does the prologue add a token's 20 f16x2 pairs of squares in-lane?", "facts B4, §I 2, §I 8",
                           "oracle stage w1 on tokens with wide-ranging channel magnitudes"));
-    v.push_back(make(&Readings::c13_residual, "c13-residual", {"raw-input", "staged"},
+    v.push_back(make(&Readings::c13_residual, "projection-residual", {"raw-input", "staged"},
                      "Is phase 13's residual x the raw decoded input or the staged (normalised, requantised) input?",
                      "facts C6, §H 4, §I 1, Errata 7", "oracle stage p13c"));
     v.push_back(make(&Readings::t1_chunk_order, "t1-chunk-order", {"nt", "nt+19", "nt+1"},
                      "Which 16-byte chunk of T1 seeds n-tile nt of phase 13's C?", "facts C6, §H 5, §I 1, Errata 7", "oracle stage p13c"));
-    v.push_back(make_tree(&Readings::e20_sum_tree, "e20-sum-tree", SumTree::even_odd_quads,
+    v.push_back(make_tree(&Readings::e20_sum_tree, "mlp-norm-sum-tree", SumTree::even_odd_quads,
                           "In which order does E20 add a row's 20 f16x2 pairs of squares in-lane?", "facts C8.2, §I 2",
                           "a stage after E20's rsqrt (the normed A of phase 21), or the p21 D"));
     v.push_back(make(&Readings::g2_chunk_order, "g2-chunk-order", {"nt", "nt+19", "nt+1"},
@@ -94,35 +94,35 @@ const std::vector<Entry>& entries() {
     v.push_back(make(&Readings::t3_chunk_order, "t3-chunk-order", {"nt", "nt+19", "nt+1"},
                      "Which 16-byte chunk of T3 seeds n-tile nt of phase 22's C?", "facts C10, §I 3, Errata 7",
                      "a stage of phase 22's C seeds"));
-    v.push_back(make(&Readings::e21_residual, "e21-residual", {"d20", "normed"},
+    v.push_back(make(&Readings::e21_residual, "mlp-residual", {"d20", "normed"},
                      "Is the residual in phase 22's C the pre-norm D20 or the normed tile?", "facts C10, §I 4, appendix §4",
                      "a stage of phase 22's C seeds"));
     v.push_back(make(&Readings::arena_order, "arena-order", {"fragment", "natural"},
                      "Which fragment register does E60 store to which word of which pixel?", "facts C13.4, Errata 1, appendix §6",
                      "the arg048 dump of any block, or phase 61's A register list at s20056"));
-    v.push_back(make(&Readings::e60_lane_guard, "e60-lane-guard", {"off", "laneid>15"},
+    v.push_back(make(&Readings::e60_lane_guard, "arena-lane-guard", {"off", "laneid>15"},
                      "Does E60's store guard really drop lanes > 15 (pixels x0+4..x0+7)?", "facts C13.3, §I 5",
                      "the arg048 dump (are columns x0+4..x0+7 written?)"));
-    v.push_back(make(&Readings::e61_record_guard, "e61-record-guard", {"t<=1", "none"},
+    v.push_back(make(&Readings::e61_record_guard, "filter-record-guard", {"t<=1", "none"},
                      "Do only lanes t <= 1 write a shared record's words 4..5, or do all lanes write word t+4?", "facts C14.1, Errata 5",
                      "the arg112 surface dump of any block"));
-    v.push_back(make(&Readings::e61_logits, "e61-logits", {"ten", "nine"},
+    v.push_back(make(&Readings::e61_logits, "filter-logits", {"ten", "nine"},
                      "Is E61's softmax over all 10 logits (w9 a fade toward 0) or over logits 0..8?", "facts C14.4/.6, §I 6",
                      "the arg112 surface dump"));
-    v.push_back(make(&Readings::e61_exp_rounding, "e61-exp-rounding", {"f32-sum", "f16-sum"},
+    v.push_back(make(&Readings::e61_exp_rounding, "filter-exp-rounding", {"f32-sum", "f16-sum"},
                      "Are E61's exponentials summed as f32 values or after rounding each to f16?", "facts C14.4, §I 6",
                      "the arg112 surface dump"));
-    v.push_back(make(&Readings::e61_sum_order, "e61-sum-order", {"sequential", "pairs", "tree"},
+    v.push_back(make(&Readings::e61_sum_order, "filter-sum-order", {"sequential", "pairs", "tree"},
                      "In which order are E61's 10 exponentials added in f32?", "facts C14.4, §I 6", "the arg112 surface dump"));
-    v.push_back(make(&Readings::e61_weight_product, "e61-weight-product", {"f16-mul", "f32-mul"},
+    v.push_back(make(&Readings::e61_weight_product, "filter-weight-product", {"f16-mul", "f32-mul"},
                      "Is w_i = f16(f16(e_i) * f16(rinv)) (mul.f16x2) or f16(e_i * rinv in f32)?", "facts C14.4, DOC0 E22",
                      "the arg112 surface dump"));
-    v.push_back(make(&Readings::e61_tap_map, "e61-tap-map", {"raster", "column-major"}, "Which 3x3 tap does weight w_i multiply?",
+    v.push_back(make(&Readings::e61_tap_map, "filter-tap-map", {"raster", "column-major"}, "Which 3x3 tap does weight w_i multiply?",
                      "facts C14.6, §I 6", "the arg112 surface dump on a texture with distinct taps"));
-    v.push_back(make(&Readings::e61_pairing, "e61-pairing", {"last-single", "first-single"},
+    v.push_back(make(&Readings::e61_pairing, "filter-pairing", {"last-single", "first-single"},
                      "Which taps are paired in the 4 fma.f16x2 steps and which one is the scalar fma?", "facts C14.6, §I 6",
                      "the arg112 surface dump"));
-    v.push_back(make(&Readings::e61_border, "e61-border", {"reflect101", "sentinel1", "clamp"},
+    v.push_back(make(&Readings::e61_border, "filter-border", {"reflect101", "sentinel1", "clamp"},
                      "How are E61's neighbour coordinates brought into the frame at the border?", "facts C14.5, Errata 3, appendix §7",
                      "the arg112 surface dump of a border block"));
     v.push_back(make(&Readings::approx_model, "approx-model", {"correctly-rounded"},
@@ -150,12 +150,49 @@ const std::vector<Entry>& entries() {
 }
 
 const Entry* find(std::string_view name) {
+  name = canonical_reading_name(name);
   for (const Entry& e : entries())
     if (e.info.name == name) return &e;
   return nullptr;
 }
 
+// The old names (before the readings were named by role) and their role names: one row each.
+struct NameAlias {
+  std::string_view old_name, name;
+};
+constexpr NameAlias kNameAliases[] = {
+    {"c13-residual", "projection-residual"},
+    {"e20-sum-tree", "mlp-norm-sum-tree"},
+    {"e21-residual", "mlp-residual"},
+    {"e60-lane-guard", "arena-lane-guard"},
+    {"e61-record-guard", "filter-record-guard"},
+    {"e61-logits", "filter-logits"},
+    {"e61-exp-rounding", "filter-exp-rounding"},
+    {"e61-sum-order", "filter-sum-order"},
+    {"e61-weight-product", "filter-weight-product"},
+    {"e61-tap-map", "filter-tap-map"},
+    {"e61-pairing", "filter-pairing"},
+    {"e61-border", "filter-border"},
+    {"e62-gate", "sigmoid-gate"},
+    {"e62-difference", "sigmoid-difference"},
+    {"e62-quad-value", "sigmoid-quad-value"},
+    {"e62-quad-writer", "sigmoid-quad-writer"},
+    {"e62-inactive-lane", "sigmoid-inactive-lane"},
+    {"e62-alpha", "sigmoid-alpha"},
+};
+
 }  // namespace
+
+std::string_view canonical_reading_name(std::string_view name) {
+  for (const NameAlias& a : kNameAliases)
+    if (a.old_name == name) return a.name;
+  return name;
+}
+
+std::string_view canonical_reading_value(std::string_view name, std::string_view value) {
+  if (canonical_reading_name(name) == "merge-output-layout" && value == "e60-words") return "arena-words";
+  return value;
+}
 
 const std::vector<ReadingInfo>& reading_registry() {
   static const std::vector<ReadingInfo> k = [] {
@@ -167,6 +204,7 @@ const std::vector<ReadingInfo>& reading_registry() {
 }
 
 bool set_reading(Readings& r, std::string_view name, std::string_view value, std::string* error) {
+  name = canonical_reading_name(name);
   const Entry* e = find(name);
   if (!e) {
     if (error) {

@@ -128,6 +128,15 @@ struct ReadingInfo {
 // Every reading, in the kernel's order of where it is consulted.
 const std::vector<ReadingInfo>& reading_registry();
 
+// A reading's name by role (issue 32: projection-residual, mlp-*, arena-*, filter-*, sigmoid-*) for
+// the name it had before, which carried enc5's epilogue numbers (c13-residual, e20-sum-tree,
+// e21-residual, e60-lane-guard, e61-*, e62-*); any other name unchanged. Every place that reads a
+// reading's name (set_reading, set_layer_reading, reading_value, reading_layers, settle's --only)
+// accepts the old names through it, so captures and scripts written with them keep working.
+std::string_view canonical_reading_name(std::string_view name);
+// The same for a reading's value: merge-output-layout's arena-words was e60-words.
+std::string_view canonical_reading_value(std::string_view name, std::string_view value);
+
 // Sets one reading by name and value (as `--reading NAME=VALUE` gives them). Returns false and
 // fills *error (when given) with a message naming the allowed values on an unknown name or value.
 bool set_reading(Readings& r, std::string_view name, std::string_view value, std::string* error);

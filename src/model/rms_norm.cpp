@@ -59,7 +59,7 @@ void rms_norm_rows(const NormSpec& spec, const f16_t* x, f16_t* out, int rows) {
 
 NormSpec e20_norm_spec(const BlockContext& ctx) {
   // facts C8: sum of squares of each row of D20 (the 20 n-tiles the warp holds) in the reading
-  // e20-sum-tree, + kE20Eps, rsqrt, then N = f16(x * f16(inv * g2[c])). enc3's E14 (DOC3 §3/E14):
+  // mlp-norm-sum-tree, + kE20Eps, rsqrt, then N = f16(x * f16(inv * g2[c])). enc3's E14 (DOC3 §3/E14):
   // the same over 16 n-tiles, + 2^-13 (%fd1, DOC3 §1.2), the gain at g2 = 98816.
   const int C = ctx.layer().channels;
   return NormSpec{ctx.readings->e20_sum_tree, kE20Eps,

@@ -61,7 +61,7 @@ def test_run_enc4_equals_the_cli(cli, tmp_path):
 
 def test_run_layer_enc4_surfaces():
     # E62 (docs/readings.md §7): the three surfaces, fast = golden byte for byte, and +128 = the
-    # f16 sum over each 2x2 quad of 0.25 * +112 (the default e62-quad-value = difference), summed
+    # f16 sum over each 2x2 quad of 0.25 * +112 (the default sigmoid-quad-value = difference), summed
     # here with numpy's float16 in the shfl order ((a + right) + (below + below right)).
     arena_in, tex, w, h = rrswin._rrswin.synthetic_frame(16, 8, 1, False)
     texture = tex.view(np.float16).reshape(h, w, 4)
@@ -76,7 +76,7 @@ def test_run_layer_enc4_surfaces():
     want = (q[0::2, 0::2] + q[0::2, 1::2]) + (q[1::2, 0::2] + q[1::2, 1::2])
     assert np.array_equal(fast["surface128"][..., :3], want)  # as values: +0 == -0
     assert not fast["surface128"][..., 3].any()  # mov.u16 0
-    other = rrswin.run_layer("enc4", arena_in, texture, layer_readings={"e62-quad-value": "product"})
+    other = rrswin.run_layer("enc4", arena_in, texture, layer_readings={"sigmoid-quad-value": "product"})
     assert other["surface128"].tobytes() != fast["surface128"].tobytes()
     assert other["surface112"].tobytes() == fast["surface112"].tobytes()
     with pytest.raises(ValueError):
@@ -120,7 +120,7 @@ def test_run_layer_enc5_is_run():
     assert sorted(r) == ["arena", "surface112"]
     assert r["arena"].tobytes() == ref.arena.tobytes() and r["surface112"].tobytes() == ref.surface.tobytes()
     with pytest.raises(ValueError):
-        rrswin.run_layer("enc5", arena_in, texture, layer_readings={"e62-gate": "acc"})
+        rrswin.run_layer("enc5", arena_in, texture, layer_readings={"sigmoid-gate": "acc"})
     with pytest.raises(ValueError):
         rrswin.run_layer("dec2", arena_in, texture)  # not runnable yet: a clear error
 
@@ -133,7 +133,7 @@ def test_run_layer_strict_dtypes_and_bounds():
     with pytest.raises(TypeError, match="input_arena"):
         rrswin.run_layer("enc3", arena_in.astype(np.int64), texture)
     with pytest.raises(TypeError, match="layer_readings"):
-        rrswin.run_layer("enc3", arena_in, texture, layer_readings=[("e62-gate", "acc")])
+        rrswin.run_layer("enc3", arena_in, texture, layer_readings=[("sigmoid-gate", "acc")])
     with pytest.raises(TypeError, match="buffers"):
         rrswin.ptx_launch(".version 7.0\n.target sm_89\n.address_size 64\n", entry="k", grid=1, block=32, buffers=[1, 2])
     with pytest.raises(ValueError, match="threads"):

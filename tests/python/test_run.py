@@ -61,8 +61,8 @@ TOOL_CASES = [
     # (tool arguments, module keyword arguments)
     ([], {}),
     (["--stress", "--profile", "zluda", "--threads", "2"], {"stress": True, "profile": "zluda", "threads": 2}),
-    (["--block-offset", "3,5", "--reading", "arena-order=natural", "--reading", "e61-border=clamp"],
-     {"block_offset": (3, 5), "readings": {"arena-order": "natural", "e61-border": "clamp"}}),
+    (["--block-offset", "3,5", "--reading", "arena-order=natural", "--reading", "filter-border=clamp"],
+     {"block_offset": (3, 5), "readings": {"arena-order": "natural", "filter-border": "clamp"}}),
     (["--profile", "hopper"], {"profile": "hopper"}),
     (["--profile", "blackwell"], {"profile": "blackwell"}),
 ]
