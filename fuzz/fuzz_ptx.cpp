@@ -87,6 +87,12 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
                     "  ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r1, %r2, %r3, %r4}, [sm+16];\n"
                     "  ldmatrix.sync.aligned.m8n8.x2.b16 {%r1, %r2}, [sm];\n  ldmatrix.sync.aligned.m8n8.x1.shared::cta.b16 %r5, [32];\n"
                     "  stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [sm+64], {%r1, %r2};\n  ret;\n}\n");
+    fuzz::write(d / "video.ptx",
+                header +
+                    ".visible .entry k(.param .u64 a)\n{\n  .reg .b32 %r<8>;\n  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, 0x80FF7F01;\n"
+                    "  vshr.u32.u32.u32.clamp.add %r3, %r2, %r1, %r2;\n  vadd.s32.u32.s32.sat %r4, %r2.b0, %r3.h0;\n"
+                    "  vabsdiff.s32.s32.s32.sat %r5.h0, %r2.b0, %r3.b2, %r4;\n  vmin.s32.s32.s32.sat.add %r6, %r2, %r3, %r5;\n"
+                    "  vshl.s32.u32.u32.wrap.max %r7, %r6.h1, %r1.b0, %r2;\n  vset.u32.s32.le.min %r1, %r7, %r2.b3, %r6;\n  ret;\n}\n");
   });
   return 0;
 }

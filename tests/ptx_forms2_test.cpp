@@ -186,3 +186,209 @@ TEST(PtxForms2, LdmatrixOfAVariableOrLiteralAddress) {
       parse_error(kernel("  ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r2, %r3}, [%rd3];")).find("unsupported modifier .m16n16"),
       std::string::npos);
 }
+
+// --- 3. Scalar video instructions with a secondary operation or a merge ------------------------
+
+namespace {
+
+// d[l] of `insn` (d = %r6; a, b, c = %r2, %r3, %r4) for lane l's a[l], b[l], c[l].
+std::vector<std::uint32_t> run_video(const std::string& insn, const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b,
+                                     const std::vector<std::uint32_t>& c) {
+  std::vector<std::uint8_t> in(32 * 16, 0);
+  for (std::size_t l = 0; l < 32; ++l) {
+    const std::uint32_t w[4] = {l < a.size() ? a[l] : 0u, l < b.size() ? b[l] : 0u, l < c.size() ? c[l] : 0u, 0u};
+    std::memcpy(in.data() + 16 * l, w, 16);
+  }
+  const std::string body =
+      "  mul.wide.u32 %rd3, %r1, 16;\n  add.u64 %rd4, %rd2, %rd3;\n  ld.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd4];\n  " + insn +
+      "\n  mul.wide.u32 %rd5, %r1, 4;\n  add.u64 %rd6, %rd1, %rd5;\n  st.global.u32 [%rd6], %r6;";
+  const auto out = run_bytes(kernel(body), 128, in);
+  std::vector<std::uint32_t> d(32);
+  for (int l = 0; l < 32; ++l) d[l] = word(out, l);
+  return d;
+}
+
+// The PTX ISA's pseudocode ("Scalar Video Instructions"), written out for the test. sel: 0 none,
+// 1..4 = .b0...b3, 5..6 = .h0 .h1. op2: 0 none, 1 .add, 2 .min, 3 .max. mode: 0 .clamp, 1 .wrap.
+struct VideoRef {
+  std::string vop;  // vadd vsub vabsdiff vmin vmax vshl vshr vset
+  bool dsigned, asigned, bsigned;
+  int dsel, asel, bsel, op2;
+  bool sat;
+  int mode;         // shifts
+  std::string cmp;  // vset
+};
+
+std::int64_t part_select_sign_extend(std::uint32_t x, bool sgn, int sel) {
+  std::uint32_t field = x;
+  int bits = 32;
+  if (sel >= 1 && sel <= 4) field = (x >> (8 * (sel - 1))) & 0xFFu, bits = 8;
+  if (sel >= 5) field = (x >> (16 * (sel - 5))) & 0xFFFFu, bits = 16;
+  std::int64_t v = field;
+  if (sgn && (field >> (bits - 1)) & 1) v -= std::int64_t{1} << bits;  // two's complement of the field
+  return v;
+}
+
+std::uint32_t video_ref(const VideoRef& r, std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  const std::int64_t ta = part_select_sign_extend(a, r.asigned, r.asel);
+  std::int64_t tb = part_select_sign_extend(b, r.bsigned, r.bsel);
+  std::int64_t tmp;
+  if (r.vop == "vadd")
+    tmp = ta + tb;
+  else if (r.vop == "vsub")
+    tmp = ta - tb;
+  else if (r.vop == "vabsdiff")
+    tmp = ta - tb < 0 ? tb - ta : ta - tb;
+  else if (r.vop == "vmin")
+    tmp = ta < tb ? ta : tb;
+  else if (r.vop == "vmax")
+    tmp = ta > tb ? ta : tb;
+  else if (r.vop == "vshl" || r.vop == "vshr") {
+    if (r.mode == 0 && tb > 32) tb = 32;
+    if (r.mode == 1) tb = tb & 0x1f;
+    // .s34: vshl's value modulo 2^34 (only the low 33 bits reach d in the forms tested).
+    tmp = r.vop == "vshl" ? static_cast<std::int64_t>((static_cast<__int128>(ta) << tb) % (static_cast<__int128>(1) << 34)) : (ta >= 0 ? ta >> tb : -((-ta - 1) >> tb) - 1);
+  } else {
+    const bool t = r.cmp == "eq"   ? ta == tb
+                   : r.cmp == "ne" ? ta != tb
+                   : r.cmp == "lt" ? ta < tb
+                   : r.cmp == "le" ? ta <= tb
+                   : r.cmp == "gt" ? ta > tb
+                                   : ta >= tb;
+    tmp = t ? 1 : 0;
+  }
+  // optSaturate: the destination's range (the selected part's with a merge), by dtype's sign.
+  if (r.sat) {
+    const int w = r.dsel == 0 ? 32 : r.dsel <= 4 ? 8 : 16;
+    const std::int64_t lo = r.dsigned ? -(std::int64_t{1} << (w - 1)) : 0;
+    const std::int64_t hi = r.dsigned ? (std::int64_t{1} << (w - 1)) - 1 : (std::int64_t{1} << w) - 1;
+    tmp = tmp < lo ? lo : tmp > hi ? hi : tmp;
+  }
+  // optSaturate returns an .s33: the value modulo 2^33 in [-2^32, 2^32).
+  tmp = ((tmp % (std::int64_t{1} << 33)) + (std::int64_t{1} << 33)) % (std::int64_t{1} << 33);
+  if (tmp >= (std::int64_t{1} << 32)) tmp -= std::int64_t{1} << 33;
+  const std::int64_t tc = r.dsigned ? static_cast<std::int64_t>(static_cast<std::int32_t>(c)) : static_cast<std::int64_t>(c);
+  std::int64_t d = tmp;
+  if (r.op2 == 1) d = tmp + tc;
+  if (r.op2 == 2) d = tmp < tc ? tmp : tc;
+  if (r.op2 == 3) d = tmp > tc ? tmp : tc;
+  std::uint32_t out = static_cast<std::uint32_t>(d);
+  switch (r.dsel) {  // optMerge
+    case 5: out = (static_cast<std::uint32_t>(tmp) & 0xffffu) | (0xffff0000u & c); break;
+    case 6: out = ((static_cast<std::uint32_t>(tmp) & 0xffffu) << 16) | (0x0000ffffu & c); break;
+    case 1: out = (static_cast<std::uint32_t>(tmp) & 0xffu) | (0xffffff00u & c); break;
+    case 2: out = ((static_cast<std::uint32_t>(tmp) & 0xffu) << 8) | (0xffff00ffu & c); break;
+    case 3: out = ((static_cast<std::uint32_t>(tmp) & 0xffu) << 16) | (0xff00ffffu & c); break;
+    case 4: out = ((static_cast<std::uint32_t>(tmp) & 0xffu) << 24) | (0x00ffffffu & c); break;
+    default: break;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(PtxForms2, VideoInstructionsHandWorked) {
+  // Lane 0's result, each worked by hand from the ISA's pseudocode.
+  struct Case {
+    const char* insn;
+    std::uint32_t a, b, c, want;
+  };
+  const Case cases[] = {
+      // The form: b = 40 clamps to 32, 0x80000000 >> 32 = 0, + c.
+      {"vshr.u32.u32.u32.clamp.add %r6, %r2, %r3, %r4;", 0x80000000u, 40, 5, 5},
+      {"vshr.u32.u32.u32.clamp.add %r6, %r2, %r3, %r4;", 0x80000000u, 4, 5, 0x08000005u},
+      // .wrap: 33 & 31 = 1.
+      {"vshl.u32.u32.u32.wrap %r6, %r2, %r3;", 1, 33, 0, 2},
+      // Signed right shift fills with the sign: -256 >> 4 = -16.
+      {"vshr.s32.s32.u32.wrap %r6, %r2, %r3;", 0xFFFFFF00u, 4, 0, 0xFFFFFFF0u},
+      // a.b0 = 255 (unsigned), b.h0 = 0x8000 = -32768 (signed): -32513, within s32.
+      {"vadd.s32.u32.s32.sat %r6, %r2.b0, %r3.h0;", 0x000000FFu, 0x00008000u, 0, 0xFFFF80FFu},
+      // |127 - (-128)| = 255, an s16 fits, merged into c's low half.
+      {"vabsdiff.s32.s32.s32.sat %r6.h0, %r2.b0, %r3.b2, %r4;", 0x7Fu, 0x00800000u, 0xABCD1234u, 0xABCD00FFu},
+      // min(MAX, MAX) + 1 wraps in the low 32 bits (.sat clamps the primary result only).
+      {"vmin.s32.s32.s32.sat.add %r6, %r2, %r3, %r4;", 0x7FFFFFFFu, 0x7FFFFFFFu, 1, 0x80000000u},
+      // 200 + 100 = 300 saturates to the byte's 255, merged into byte 1 of c.
+      {"vadd.u32.u32.u32.sat %r6.b1, %r2, %r3, %r4;", 200, 100, 0x11223344u, 0x1122FF44u},
+      // -1 < 0 (a signed, b unsigned): 1.
+      {"vset.s32.u32.lt %r6, %r2, %r3;", 0xFFFFFFFFu, 0, 0, 1},
+      // (3 != 0x0102) = 1, + 41.
+      {"vset.u32.u32.ne.add %r6, %r2, %r3.h1, %r4;", 3, 0x01020000u, 41, 42},
+      // max(5, c = -3 as dtype .s32) = 5; as .u32 c = 0xFFFFFFFD is the larger.
+      {"vmax.s32.s32.s32.max %r6, %r2, %r3, %r4;", 5, 2, 0xFFFFFFFDu, 5},
+      {"vmax.u32.s32.s32.max %r6, %r2, %r3, %r4;", 5, 2, 0xFFFFFFFDu, 0xFFFFFFFDu},
+      // The .s33 reading (docs/ptx.md): 0xFFFFFFFF + 0xFFFFFFFF = 0x1FFFFFFFE, as an .s33 -2; max(-2, 7) = 7.
+      {"vadd.u32.u32.u32.max %r6, %r2, %r3, %r4;", 0xFFFFFFFFu, 0xFFFFFFFFu, 7, 7},
+  };
+  for (const Case& k : cases) {
+    const auto d = run_video(k.insn, {k.a}, {k.b}, {k.c});
+    EXPECT_EQ(d[0], k.want) << k.insn << std::hex << " a 0x" << k.a << " b 0x" << k.b << " c 0x" << k.c;
+  }
+}
+
+TEST(PtxForms2, VideoInstructionsAgainstTheIsaPseudocode) {
+  std::vector<std::uint32_t> a(32), b(32), c(32);
+  const std::uint32_t special[] = {0, 1, 0xFFFFFFFFu, 0x80000000u, 0x7FFFFFFFu, 0x00008000u, 0x0000007Fu, 0x00000080u};
+  std::uint32_t x = 12345;
+  auto next = [&] { return x = x * 1664525u + 1013904223u; };
+  for (int l = 0; l < 32; ++l) {
+    a[l] = l < 8 ? special[l] : next();
+    // b: small shift amounts in the word and in byte 0 for half the lanes, anything for the rest.
+    b[l] = l < 8 ? static_cast<std::uint32_t>(l * 5) : l < 24 ? (next() & 0xFFFFFF00u) | static_cast<std::uint32_t>(l * 3 % 40) : next();
+    c[l] = l % 4 == 0 ? special[(l / 4) % 8] : next();
+  }
+  struct Form {
+    std::string insn;
+    VideoRef ref;
+  };
+  const Form forms[] = {
+      {"vadd.u32.u32.u32 %r6, %r2, %r3;", {"vadd", false, false, false, 0, 0, 0, 0, false, 0, ""}},
+      {"vadd.s32.u32.s32.sat %r6, %r2.b0, %r3.h0;", {"vadd", true, false, true, 0, 1, 5, 0, true, 0, ""}},
+      {"vadd.u32.s32.s32.sat.min %r6, %r2, %r3, %r4;", {"vadd", false, true, true, 0, 0, 0, 2, true, 0, ""}},
+      {"vsub.s32.s32.u32.sat %r6, %r2.h1, %r3.h1;", {"vsub", true, true, false, 0, 6, 6, 0, true, 0, ""}},
+      {"vsub.u32.u32.u32.max %r6, %r2, %r3.b3, %r4;", {"vsub", false, false, false, 0, 0, 4, 3, false, 0, ""}},
+      {"vabsdiff.s32.s32.s32.sat %r6.h0, %r2.b0, %r3.b2, %r4;", {"vabsdiff", true, true, true, 5, 1, 3, 0, true, 0, ""}},
+      {"vabsdiff.u32.s32.u32.add %r6, %r2.h1, %r3, %r4;", {"vabsdiff", false, true, false, 0, 6, 0, 1, false, 0, ""}},
+      {"vmin.s32.s32.s32.sat.add %r6, %r2, %r3, %r4;", {"vmin", true, true, true, 0, 0, 0, 1, true, 0, ""}},
+      {"vmin.u32.u32.s32.min %r6, %r2.b2, %r3.h0, %r4;", {"vmin", false, false, true, 0, 3, 5, 2, false, 0, ""}},
+      {"vmax.u32.s32.u32.max %r6, %r2.b3, %r3, %r4;", {"vmax", false, true, false, 0, 4, 0, 3, false, 0, ""}},
+      {"vmax.s32.u32.s32.sat %r6.b3, %r2, %r3.b1, %r4;", {"vmax", true, false, true, 4, 0, 2, 0, true, 0, ""}},
+      {"vshr.u32.u32.u32.clamp.add %r6, %r2, %r3, %r4;", {"vshr", false, false, false, 0, 0, 0, 1, false, 0, ""}},
+      {"vshr.s32.s32.u32.wrap %r6, %r2, %r3.b0;", {"vshr", true, true, false, 0, 0, 1, 0, false, 1, ""}},
+      {"vshr.u32.s32.u32.clamp.sat %r6.b1, %r2.h0, %r3.b0, %r4;", {"vshr", false, true, false, 2, 5, 1, 0, true, 0, ""}},
+      {"vshr.s32.s32.u32.clamp.sat.max %r6, %r2, %r3, %r4;", {"vshr", true, true, false, 0, 0, 0, 3, true, 0, ""}},
+      {"vshl.u32.u32.u32.clamp %r6, %r2, %r3.b0;", {"vshl", false, false, false, 0, 0, 1, 0, false, 0, ""}},
+      {"vshl.s32.u32.u32.wrap.add %r6, %r2, %r3, %r4;", {"vshl", true, false, false, 0, 0, 0, 1, false, 1, ""}},
+      {"vshl.s32.s32.u32.wrap.min %r6, %r2.h1, %r3, %r4;", {"vshl", true, true, false, 0, 6, 0, 2, false, 1, ""}},
+      {"vshl.u32.s32.u32.clamp %r6.h1, %r2.b0, %r3.b0, %r4;", {"vshl", false, true, false, 6, 1, 1, 0, false, 0, ""}},
+      {"vset.s32.u32.lt %r6, %r2, %r3;", {"vset", false, true, false, 0, 0, 0, 0, false, 0, "lt"}},
+      {"vset.u32.u32.ne.add %r6, %r2, %r3.h1, %r4;", {"vset", false, false, false, 0, 0, 6, 1, false, 0, "ne"}},
+      {"vset.s32.s32.ge %r6.b2, %r2.b3, %r3.b1, %r4;", {"vset", false, true, true, 3, 4, 2, 0, false, 0, "ge"}},
+      {"vset.u32.s32.le.max %r6, %r2.h0, %r3, %r4;", {"vset", false, false, true, 0, 5, 0, 3, false, 0, "le"}},
+      {"vset.s32.s32.eq.min %r6, %r2.b1, %r3.b1, %r4;", {"vset", false, true, true, 0, 2, 2, 2, false, 0, "eq"}},
+      {"vset.u32.u32.gt %r6, %r2, %r3;", {"vset", false, false, false, 0, 0, 0, 0, false, 0, "gt"}},
+  };
+  for (const Form& f : forms) {
+    const auto d = run_video(f.insn, a, b, c);
+    for (int l = 0; l < 32; ++l)
+      EXPECT_EQ(d[l], video_ref(f.ref, a[l], b[l], c[l]))
+          << f.insn << " lane " << l << std::hex << " a 0x" << a[l] << " b 0x" << b[l] << " c 0x" << c[l];
+  }
+}
+
+TEST(PtxForms2, VideoFormsStillRefusedAreNamed) {
+  EXPECT_NE(parse_error(kernel("  vshl.u32.u32.u32.clamp.sat %r6, %r2, %r3;")).find("vshl with .sat"), std::string::npos);
+  EXPECT_NE(parse_error(kernel("  vmad.u32.u32.u32 %r6, %r2, %r3, %r4;")).find("unsupported instruction vmad.u32.u32.u32"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kernel("  vadd2.u32.u32.u32 %r6, %r2, %r3, %r4;")).find("unsupported instruction vadd2.u32.u32.u32"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kernel("  vadd4.u32.u32.u32.add %r6, %r2, %r3, %r4;")).find("unsupported instruction vadd4"), std::string::npos);
+  EXPECT_NE(parse_error(kernel("  vadd.u32.u32.u32.add %r6, %r2, %r3;")).find("needs c"), std::string::npos);
+  EXPECT_NE(parse_error(kernel("  vadd.u32.u32.u32.add %r6.h0, %r2, %r3, %r4;")).find("a destination selector and a secondary operation"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kernel("  vadd.u32.u32.u32 %r6, %r2, %r3, %r4;")).find("c needs a secondary operation"), std::string::npos);
+  EXPECT_NE(parse_error(kernel("  vshr.u32.u32.u32 %r6, %r2, %r3;")).find("needs a mode"), std::string::npos);
+  EXPECT_NE(parse_error(kernel("  vshr.u32.u32.s32.wrap %r6, %r2, %r3;")).find("the shift amount's type is .u32"), std::string::npos);
+  EXPECT_NE(parse_error(kernel("  vadd.u64.u32.u32 %r6, %r2, %r3;")).find("types are .u32 and .s32"), std::string::npos);
+  EXPECT_NE(parse_error(kernel("  vset.u32.u32.lt.sat %r6, %r2, %r3;")).find("unsupported modifier .sat"), std::string::npos);
+  EXPECT_NE(parse_error(kernel("  vadd.u32.u32.u32 %r6, %r2.b4, %r3;")).find("%r2.b4"), std::string::npos);
+}

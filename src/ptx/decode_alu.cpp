@@ -445,6 +445,77 @@ void Parser::dec_sad(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   return;
 }
 
+// The scalar video instructions (PTX ISA "Scalar Video Instructions", vadd/vsub/vabsdiff/vmin/vmax,
+// vshl/vshr, vset): vop.dtype.atype.btype{.sat}{.op2} d, a{.asel}, b{.bsel}{, c} and the merge form
+// vop.dtype.atype.btype{.sat} d.dsel, a{.asel}, b{.bsel}, c; vshl/vshr take .u32 as btype and a
+// mode (.clamp/.wrap); vset.atype.btype.cmp has no dtype (unsigned) and no .sat. A selector is a
+// suffix of the register's name (%r2.b0, %r3.h1).
+void Parser::dec_video(Inst& in, const Mods& m, std::vector<ROp>& ops) {
+  const std::string_view b = m.base, opname = m.name;
+  const std::uint32_t L = in.line;
+  static const std::pair<const char*, VideoOp> kOps[] = {{"vadd", VideoOp::add}, {"vsub", VideoOp::sub}, {"vabsdiff", VideoOp::absdiff},
+                                                         {"vmin", VideoOp::min}, {"vmax", VideoOp::max}, {"vshl", VideoOp::shl},
+                                                         {"vshr", VideoOp::shr}, {"vset", VideoOp::set}};
+  VideoOp op = VideoOp::add;
+  for (const auto& [n, o] : kOps)
+    if (b == n) op = o;
+  const bool is_set = op == VideoOp::set, is_shift = op == VideoOp::shl || op == VideoOp::shr;
+  const std::size_t ntypes = is_set ? 2 : 3;
+  if (m.types.size() != ntypes)
+    fail(L, std::string(opname) + " needs " + (is_set ? "two types (.atype.btype)" : "three types (.dtype.atype.btype)"));
+  for (Type t : m.types)
+    if (t != Type::u32 && t != Type::s32) fail(L, std::string(opname) + ": the video instructions' types are .u32 and .s32");
+  const Type dt = is_set ? Type::u32 : m.types[0], at = m.types[ntypes - 2], bt = m.types[ntypes - 1];
+  if (is_shift && bt != Type::u32) fail(L, std::string(opname) + ": the shift amount's type is .u32");
+  int op2 = 0, mode = -1, cmp = -1;
+  static const char* kOp2[] = {"add", "min", "max"};
+  static const char* kCmp[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  for (std::string_view w : m.words) {
+    for (int k = 0; k < 3; ++k)
+      if (w == kOp2[k]) op2 = op2 ? -1 : k + 1;
+    if (w == "clamp" || w == "wrap") mode = mode == -1 ? (w == "wrap") : -2;
+    for (int k = 0; k < 6; ++k)
+      if (w == kCmp[k]) cmp = cmp == -1 ? k : -2;
+  }
+  if (op2 < 0 || mode == -2 || cmp == -2) fail(L, std::string(opname) + ": one secondary operation, mode and comparison at most");
+  if (is_shift != (mode >= 0))
+    fail(L, std::string(opname) + (is_shift ? " needs a mode (.clamp or .wrap)" : ": .clamp/.wrap are vshl/vshr's"));
+  if (is_set != (cmp >= 0)) fail(L, std::string(opname) + (is_set ? " needs a comparison (.eq .ne .lt .le .gt .ge)" : ": no comparison"));
+  if (is_set && m.sat) fail(L, std::string(opname) + ": vset has no .sat");
+  // vshl's intermediate is .s34 (PTX ISA), which a left shift by up to 32 leaves: what .sat clamps
+  // is not defined by the manual, so the form is refused rather than guessed.
+  if (op == VideoOp::shl && m.sat)
+    fail(L, std::string(opname) + " is not supported (vshl with .sat: the ISA's .s34 intermediate of a left shift is not defined)");
+  // A selector: the register's name ends in .b0 .. .b3, .h0 or .h1.
+  auto selector = [&](ROp& o) -> int {
+    if (o.kind != ROp::reg) return 0;
+    static const char* kSel[] = {"b0", "b1", "b2", "b3", "h0", "h1"};
+    const std::size_t dot = o.name.rfind('.');
+    if (dot == std::string_view::npos || find_reg(o.name)) return 0;
+    for (int k = 0; k < 6; ++k)
+      if (o.name.substr(dot + 1) == kSel[k]) {
+        o.name = o.name.substr(0, dot);
+        return k + 1;
+      }
+    return 0;
+  };
+  if (ops.size() != 3 && ops.size() != 4) fail(L, std::string(opname) + " takes d, a, b or d, a, b, c");
+  const int dsel = selector(ops[0]), asel = selector(ops[1]), bsel = selector(ops[2]);
+  if (ops.size() == 3 && (dsel || op2)) fail(L, std::string(opname) + ": a secondary operation or a destination selector needs c");
+  if (ops.size() == 4 && !dsel && !op2)
+    fail(L, std::string(opname) + ": c needs a secondary operation (.add .min .max) or a destination selector (d.b0 .. d.h1)");
+  if (dsel && op2) fail(L, std::string(opname) + ": a destination selector and a secondary operation together");
+  in.op = Op::video;
+  in.t = dt;
+  in.t2 = at;
+  in.sub = static_cast<std::uint8_t>(op);
+  in.sub2 = static_cast<std::uint8_t>(op2 | (dsel << 2) | (mode == 1 ? 32 : 0));
+  in.imm = asel | (bsel << 3) | (type_is_signed(bt) ? 64 : 0) | ((cmp < 0 ? 0 : cmp) << 8);
+  std::vector<std::uint32_t> sv{src(ops[1], at), src(ops[2], bt)};
+  if (ops.size() == 4) sv.push_back(src(ops[3], dt));
+  emit(in, {dst(ops[0], dt)}, sv);
+}
+
 void Parser::dec_setp(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   const std::string_view b = m.base, opname = m.name;
   const std::uint32_t L = in.line;

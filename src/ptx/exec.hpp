@@ -201,6 +201,7 @@ class Cta {
   void exec_mask(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
   void exec_prmt(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
   void exec_dot(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
+  void exec_video(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
   void exec_compare(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
   void exec_select(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);
   void exec_float(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am);

@@ -659,4 +659,91 @@ void Cta::exec_select(Warp& w, const Inst& in, const std::uint32_t* d, const std
   put(R(w, d[0]), v, am);
 }
 
+// The scalar video instructions (PTX ISA "Scalar Video Instructions"), their pseudocode on exact
+// integers: the selected byte, half-word or word of a and b sign- or zero-extended to .s33 (b
+// unsigned for the shifts), the primary operation (.s34, exact: vshl's value is kept to its low 34
+// bits, the only ones a form the decoder accepts reads), optSaturate to the destination's range
+// (the selected byte or half-word with a merge) by dtype's sign, returned as .s33 (an unsaturated
+// result outside .s33 wraps to 33 bits, the pseudocode's return type: docs/ptx.md), then optSecOp
+// with c (.s33, signed by dtype) or optMerge into c; the low 32 bits are written.
+void Cta::exec_video(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am) {
+  const VideoOp op = static_cast<VideoOp>(in.sub);
+  const int op2 = in.sub2 & 3, dsel = (in.sub2 >> 2) & 7;
+  const bool wrap = (in.sub2 & 32) != 0;
+  const int asel = static_cast<int>(in.imm & 7), bsel = static_cast<int>((in.imm >> 3) & 7);
+  const bool a_signed = type_is_signed(in.t2), b_signed = (in.imm & 64) != 0, d_signed = type_is_signed(in.t);
+  const Cmp cmp = static_cast<Cmp>((in.imm >> 8) & 7);
+  const bool sat = (in.flags & kSat) != 0;
+  // partSelectSignExtend: sel 0 = the word, 1..4 = byte 0..3, 5..6 = half-word 0..1.
+  auto part = [](std::uint64_t x, bool sgn, int sel) -> std::int64_t {
+    const std::uint32_t v = static_cast<std::uint32_t>(x);
+    if (sel == 0) return sgn ? static_cast<std::int64_t>(static_cast<std::int32_t>(v)) : static_cast<std::int64_t>(v);
+    const int width = sel <= 4 ? 8 : 16, pos = sel <= 4 ? 8 * (sel - 1) : 16 * (sel - 5);
+    const std::uint64_t f = (v >> pos) & ((1u << width) - 1);
+    return sgn ? sext(f, width) : static_cast<std::int64_t>(f);
+  };
+  auto clamp = [](std::int64_t x, std::int64_t lo, std::int64_t hi) { return x < lo ? lo : x > hi ? hi : x; };
+  const std::uint64_t* a = R(w, s[0]);
+  const std::uint64_t* b = R(w, s[1]);
+  const std::uint64_t* c = in.ns > 2 ? R(w, s[2]) : nullptr;
+  std::uint64_t v[32];
+  LANES {
+    if (!((am >> l) & 1)) continue;
+    const std::int64_t ta = part(a[l], a_signed, asel);
+    std::int64_t tb = part(b[l], b_signed, bsel);
+    std::int64_t tmp = 0;
+    switch (op) {
+      case VideoOp::add: tmp = ta + tb; break;
+      case VideoOp::sub: tmp = ta - tb; break;
+      case VideoOp::absdiff: tmp = ta > tb ? ta - tb : tb - ta; break;
+      case VideoOp::min: tmp = std::min(ta, tb); break;
+      case VideoOp::max: tmp = std::max(ta, tb); break;
+      case VideoOp::shl:
+      case VideoOp::shr:
+        if (!wrap && tb > 32) tb = 32;
+        if (wrap) tb &= 0x1f;
+        // ta is within .s33 and tb at most 32: the left shift's low 34 bits are exact in 64 bits.
+        tmp = op == VideoOp::shl ? sext(static_cast<std::uint64_t>(ta) << tb, 34) : ta >> tb;
+        break;
+      case VideoOp::set: {
+        bool r = false;
+        switch (cmp) {
+          case Cmp::eq: r = ta == tb; break;
+          case Cmp::ne: r = ta != tb; break;
+          case Cmp::lt: r = ta < tb; break;
+          case Cmp::le: r = ta <= tb; break;
+          case Cmp::gt: r = ta > tb; break;
+          default: r = ta >= tb; break;
+        }
+        tmp = r ? 1 : 0;
+        break;
+      }
+    }
+    if (sat) {
+      const int width = dsel == 0 ? 32 : dsel <= 4 ? 8 : 16;
+      tmp = d_signed ? clamp(tmp, -(std::int64_t{1} << (width - 1)), (std::int64_t{1} << (width - 1)) - 1)
+                     : clamp(tmp, 0, (std::int64_t{1} << width) - 1);
+    }
+    tmp = sext(static_cast<std::uint64_t>(tmp), 33);  // optSaturate's .s33
+    std::uint64_t r = static_cast<std::uint64_t>(tmp);
+    if (c) {
+      const std::uint32_t cw = static_cast<std::uint32_t>(c[l]);
+      const std::int64_t tc = d_signed ? static_cast<std::int64_t>(static_cast<std::int32_t>(cw)) : static_cast<std::int64_t>(cw);
+      switch (op2) {
+        case 1: r = static_cast<std::uint64_t>(tmp + tc); break;
+        case 2: r = static_cast<std::uint64_t>(std::min(tmp, tc)); break;
+        case 3: r = static_cast<std::uint64_t>(std::max(tmp, tc)); break;
+        default: break;
+      }
+      if (dsel) {
+        const int width = dsel <= 4 ? 8 : 16, pos = dsel <= 4 ? 8 * (dsel - 1) : 16 * (dsel - 5);
+        const std::uint64_t mask = ((1ull << width) - 1) << pos;
+        r = ((r << pos) & mask) | (cw & ~mask);
+      }
+    }
+    v[l] = r & 0xFFFFFFFFu;
+  }
+  put(R(w, d[0]), v, am);
+}
+
 }  // namespace rrswin::ptx::detail

@@ -83,6 +83,12 @@ inline constexpr std::uint8_t kMinMaxNaN = 1;
 inline constexpr std::uint8_t kRelu = 2;
 // Inst::sub2 of min/max: .xorsign.abs.
 inline constexpr std::uint8_t kXorsignAbs = 4;
+// The scalar video instructions (Op::video; PTX ISA "Scalar Video Instructions"): Inst::sub is the
+// operation, Inst::sub2 the secondary operation (bits 0-1: none, add, min, max), the destination
+// selector (bits 2-4: none, b0..b3, h0, h1) and the shift mode (bit 5: .wrap); Inst::imm the source
+// selectors (bits 0-2: a's, 3-5: b's, same codes), b's signedness (bit 6) and vset's comparison
+// (bits 8-10, Cmp eq..ge). Inst::t is the destination type, Inst::t2 a's type.
+enum class VideoOp : std::uint8_t { add, sub, absdiff, min, max, shl, shr, set };
 inline constexpr std::uint32_t kPredNeg = 0x80000000u;  // on a predicate operand: use !p
 inline constexpr std::uint32_t kNoIndex = 0xFFFFFFFFu;
 

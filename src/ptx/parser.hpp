@@ -236,6 +236,7 @@ class Parser {
   void dec_prmt(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_bfe(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_sad(Inst& in, const Mods& m, std::vector<ROp>& ops);
+  void dec_video(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_setp(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_selp(Inst& in, const Mods& m, std::vector<ROp>& ops);
   void dec_slct(Inst& in, const Mods& m, std::vector<ROp>& ops);
