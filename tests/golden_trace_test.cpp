@@ -115,7 +115,7 @@ TEST(GoldenTrace, MergeLayersRecordTheirStageTables) {
   for (LayerId id : {LayerId::enc4, LayerId::enc3}) {
     const LayerSpec& l = layer_spec(id);
     const SyntheticFrame f = make_synthetic_frame(16, 8, 2, false, l.k_slices());
-    MergeFrame m;
+    LayerFrame m;
     m.ex = 16;
     m.ey = 8;
     m.input_arena = f.input_arena;
@@ -125,7 +125,7 @@ TEST(GoldenTrace, MergeLayersRecordTheirStageTables) {
     req.stages = {"all"};
     req.block_x = 1;
     Trace t;
-    run_merge_frame_golden(m, profile_ada(), Readings{}, LayerReadings{}, nullptr, &req, &t);
+    run_layer_frame_golden(m, profile_ada(), Readings{}, LayerReadings{}, nullptr, &req, &t);
     const std::vector<StageRow> table = trace_stage_table(l);
     ASSERT_EQ(table.size(), t.stages.size()) << l.name;
     std::map<std::string, const TraceStage*> by;

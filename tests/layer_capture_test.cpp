@@ -83,7 +83,7 @@ TEST(LayerCapture, ReplayEqualsTheFrameDriverInTheCapturedWindows) {
     move_window(c, 8, 16, 0x11);
     // The frame driver on the same inputs (the reference: the golden model, run directly).
     const SyntheticFrame frame = make_synthetic_frame(kEx, kEy, 7, false, layer_spec(layer).k_slices());
-    MergeFrame f;
+    LayerFrame f;
     f.ex = kEx;
     f.ey = kEy;
     f.ox = 3;
@@ -91,7 +91,7 @@ TEST(LayerCapture, ReplayEqualsTheFrameDriverInTheCapturedWindows) {
     f.input_arena = frame.input_arena;
     f.weights = &default_layer_weights(layer);
     f.texture = &frame.texture;
-    run_merge_frame_golden(f, profile_ada(), Readings{}, LayerReadings{});
+    run_layer_frame_golden(f, profile_ada(), Readings{}, LayerReadings{});
 
     TempDir d;
     save(d, c);

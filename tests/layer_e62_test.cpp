@@ -191,14 +191,14 @@ TEST(LayerE62, WithTheGateAtZeroSurface112IsEnc5sSurface) {
   const rrswin::WeightImage w5(std::move(b5), "stitched");
 
   const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(ex, ey, 7, false);
-  rrswin::MergeFrame f;
+  rrswin::LayerFrame f;
   f.ex = ex;
   f.ey = ey;
   f.input_arena = in.input_arena;
   f.weights = &w4;
   f.texture = &in.texture;
   rrswin::golden::LayerStats stats;
-  rrswin::run_merge_frame_golden(f, rrswin::profile_ada(), rrswin::Readings{}, rrswin::LayerReadings{}, &stats);
+  rrswin::run_layer_frame_golden(f, rrswin::profile_ada(), rrswin::Readings{}, rrswin::LayerReadings{}, &stats);
   EXPECT_EQ(stats.pixels_written, static_cast<std::uint64_t>(ex * ey));
 
   std::vector<std::uint8_t> arena5(f.output_arena.size(), 0);

@@ -28,7 +28,7 @@ struct Outputs {
 
 Outputs run(const WeightImage& w, const SyntheticFrame& in, int ex, int ey, int ox, int oy, const Profile& p, const Readings& r,
             const LayerReadings& lr, const engine::SimdPath* fast, int threads = 1) {
-  MergeFrame f;
+  LayerFrame f;
   f.ex = ex;
   f.ey = ey;
   f.ox = ox;
@@ -38,9 +38,9 @@ Outputs run(const WeightImage& w, const SyntheticFrame& in, int ex, int ey, int 
   f.texture = &in.texture;
   Outputs o;
   if (fast)
-    engine::run_merge_frame_fast(f, p, r, lr, {*fast, threads}, &o.stats);
+    engine::run_layer_frame_fast(f, p, r, lr, {*fast, threads}, &o.stats);
   else
-    run_merge_frame_golden(f, p, r, lr, &o.stats);
+    run_layer_frame_golden(f, p, r, lr, &o.stats);
   o.arena = f.output_arena;
   o.merged = f.merged_output;
   o.s112 = f.surface112.bytes;

@@ -83,7 +83,7 @@ Merged run_identity(int quarter, rrswin::MergeGatherOrder order, LayerId id = La
   for (int n = 0; n < s.channels; ++n) w.at(merge_b_offset(m.merge_weights(), s.channels, s.channels * quarter + n, n)) = 0x38;  // 1.0
   const rrswin::WeightImage image(std::move(w), id, "identity");
   const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(16, 16, 3, false, s.k_slices());
-  rrswin::MergeFrame f;
+  rrswin::LayerFrame f;
   f.ex = 16;
   f.ey = 16;
   f.input_arena = in.input_arena;
@@ -93,7 +93,7 @@ Merged run_identity(int quarter, rrswin::MergeGatherOrder order, LayerId id = La
   rrswin::LayerReadings lr;
   lr.merge_gather_order = order;
   lr.merge_output_layout = rrswin::MergeOutputLayout::token_words;
-  rrswin::run_merge_frame_golden(f, rrswin::profile_ada(), r, lr);
+  rrswin::run_layer_frame_golden(f, rrswin::profile_ada(), r, lr);
   return {f.output_arena, f.merged_output};
 }
 
@@ -163,14 +163,14 @@ TEST(LayerGolden, WithZeroProjectionsTheArenaIsTheInputArena) {
     const rrswin::WeightImage image(std::move(w), id, "zero projections");
     const int planes = s.channels / 32;  // enc3 4 (DOC3 §3/E46), enc2 3 (DOC-e2 §3/E36: 12 stores = 3 planes)
     const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(19, 11, 4, false, planes);
-    rrswin::MergeFrame f;
+    rrswin::LayerFrame f;
     f.ex = 19;
     f.ey = 11;
     f.ox = 2;
     f.input_arena = in.input_arena;
     f.weights = &image;
     rrswin::golden::LayerStats stats;
-    rrswin::run_merge_frame_golden(f, rrswin::profile_ada(), rrswin::Readings{}, rrswin::LayerReadings{}, &stats);
+    rrswin::run_layer_frame_golden(f, rrswin::profile_ada(), rrswin::Readings{}, rrswin::LayerReadings{}, &stats);
     ASSERT_EQ(f.output_arena.size(), static_cast<std::size_t>(planes) * 19 * 11 * 32);
     ASSERT_EQ(f.merged_output.size(), static_cast<std::size_t>(s.merge_out / 32) * 9 * 5 * 32);
     for (std::size_t i = 0; i < f.output_arena.size(); ++i) {
@@ -234,12 +234,12 @@ TEST(LayerGolden, Enc4ArenaIsEnc5sForTheSamePhases1To60) {
   const rrswin::WeightImage w5(std::move(b5), "stitched");
   const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(16, 8, 5, false);
 
-  rrswin::MergeFrame f;
+  rrswin::LayerFrame f;
   f.ex = 16;
   f.ey = 8;
   f.input_arena = in.input_arena;
   f.weights = &w4;
-  rrswin::run_merge_frame_golden(f, rrswin::profile_ada(), rrswin::Readings{}, rrswin::LayerReadings{});
+  rrswin::run_layer_frame_golden(f, rrswin::profile_ada(), rrswin::Readings{}, rrswin::LayerReadings{});
 
   std::vector<std::uint8_t> arena5(f.output_arena.size(), 0);
   rrswin::Surface surface = rrswin::Surface::make(16, 8);

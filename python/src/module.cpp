@@ -736,7 +736,7 @@ nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena,
     tex.rgba.assign(texture->data(), texture->data() + texture->size());
   }
   const std::vector<std::uint8_t> in(input_arena.data(), input_arena.data() + input_arena.size());
-  MergeFrame f;
+  LayerFrame f;
   f.ex = ex;
   f.ey = ey;
   f.ox = ox;
@@ -747,9 +747,9 @@ nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena,
   try {
     nb::gil_scoped_release release;
     if (engine == "golden")
-      run_merge_frame_golden(f, *p, r, lr);
+      run_layer_frame_golden(f, *p, r, lr);
     else
-      engine::run_merge_frame_fast(f, *p, r, lr, {engine::default_simd_path(), std::max(1, threads)});
+      engine::run_layer_frame_fast(f, *p, r, lr, {engine::default_simd_path(), std::max(1, threads)});
   } catch (const std::invalid_argument& e) {
     throw nb::value_error(e.what());
   }

@@ -167,7 +167,7 @@ LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerRep
                             layer, wa->file);
   const Texture texture = capture::texture_of(c.images[L.texture].image);
   const auto [ia, id] = at(L.input);
-  MergeFrame f;
+  LayerFrame f;
   f.ex = static_cast<int>(L.ex);
   f.ey = static_cast<int>(L.ey);
   f.ox = L.ox;
@@ -178,9 +178,9 @@ LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerRep
   f.texture = &texture;
   const Profile& p = o.profile ? *o.profile : profile_ada();
   if (o.golden)
-    run_merge_frame_golden(f, p, o.readings, o.layer_readings);
+    run_layer_frame_golden(f, p, o.readings, o.layer_readings);
   else
-    engine::run_merge_frame_fast(f, p, o.readings, o.layer_readings, {engine::default_simd_path()});
+    engine::run_layer_frame_fast(f, p, o.readings, o.layer_readings, {engine::default_simd_path()});
   const auto put = [&](std::size_t ptr, const std::vector<std::uint8_t>& bytes) {
     const auto [a, d] = at(ptr);
     std::copy(bytes.begin(), bytes.end(), a->bytes.begin() + static_cast<std::ptrdiff_t>(d));

@@ -231,24 +231,24 @@ void bench_breakdown(const BenchOptions& o, const BenchPlan& pl) {
 }
 
 // One runnable layer's frame at its real token grid, ready to run with the fast engine.
-struct LayerFrame {
+struct BenchFrame {
   LayerId id;
   int ex, ey;
   SyntheticFrame input;
-  MergeFrame merge;                  // the merge layers
+  rrswin::LayerFrame frame;          // the other layers
   std::unique_ptr<bench::Frame> e5;  // enc5
-  explicit LayerFrame(LayerId l) : id(l), ex(layer_spec(l).abi.ex), ey(layer_spec(l).abi.ey) {
+  explicit BenchFrame(LayerId l) : id(l), ex(layer_spec(l).abi.ex), ey(layer_spec(l).abi.ey) {
     const LayerSpec& s = layer_spec(l);
     if (l == LayerId::enc5) {
       e5 = std::make_unique<bench::Frame>(bench::Geometry{"real", ex, ey});
       return;
     }
     input = make_synthetic_frame(ex, ey, 1, false, s.k_slices());
-    merge.ex = ex;
-    merge.ey = ey;
-    merge.input_arena = input.input_arena;
-    merge.weights = &default_layer_weights(l);
-    merge.texture = &input.texture;
+    frame.ex = ex;
+    frame.ey = ey;
+    frame.input_arena = input.input_arena;
+    frame.weights = &default_layer_weights(l);
+    frame.texture = &input.texture;
   }
   // Minimum wall-clock seconds of `reps` runs after one warm-up.
   double time(const Profile& p, engine::SimdPath path, int threads, int reps) {
@@ -256,7 +256,7 @@ struct LayerFrame {
     double best = 1e300;
     for (int r = 0; r <= reps; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      engine::run_merge_frame_fast(merge, p, Readings{}, LayerReadings{}, {path, threads});
+      engine::run_layer_frame_fast(frame, p, Readings{}, LayerReadings{}, {path, threads});
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (r > 0) best = std::min(best, s);
     }
@@ -277,7 +277,7 @@ int bench_layers(const BenchOptions& o, const BenchPlan& pl) {
   std::vector<double> enc5_rate(pl.profs.size() * pl.paths.size(), 0);
   for (LayerId id : ids) {
     const LayerSpec& s = layer_spec(id);
-    LayerFrame f(id);
+    BenchFrame f(id);
     const int blocks = ((f.ex + 7) / 8) * ((f.ey + 7) / 8);
     const double gmac = blocks * macs_per_block(layer_program(id)) / 1e9;
     const bool fused = s.channels == 160 && s.heads == 8;  // engine/layer_engine.cpp: enc5's dimensions

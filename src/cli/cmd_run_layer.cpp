@@ -133,7 +133,7 @@ TraceRequest trace_request(const LayerRunArgs& a) {
 }
 
 // Every output or none (io/output_set.hpp: staged, then moved into place; issue 38, F9).
-void write_layer_outputs(OutputSet& out, const LayerRunArgs& a, const MergeFrame& f, const Trace& trace, const WeightImage& w,
+void write_layer_outputs(OutputSet& out, const LayerRunArgs& a, const LayerFrame& f, const Trace& trace, const WeightImage& w,
                          LayerId layer) {
   out.write("arena.bin", f.output_arena);
   out.write("merged.bin", f.merged_output);
@@ -189,7 +189,7 @@ int cmd_run_layer(const Args& args, LayerId layer) {
     if (texture.width != a.ex || texture.height != a.ey)
       throw InputError(a.texture_file, 0, "a " + std::to_string(a.ex) + " x " + std::to_string(a.ey) + " texture (the token grid)",
                        std::to_string(texture.width) + " x " + std::to_string(texture.height));
-    MergeFrame f;
+    LayerFrame f;
     f.texture = &texture;
     f.ex = a.ex;
     f.ey = a.ey;
@@ -209,9 +209,9 @@ int cmd_run_layer(const Args& args, LayerId layer) {
     golden::LayerStats stats;
     const int threads = a.choice.threads > 0 ? a.choice.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     if (a.choice.engine == "golden")
-      run_merge_frame_golden(f, *profile, readings, lr, &stats, trp, &trace);
+      run_layer_frame_golden(f, *profile, readings, lr, &stats, trp, &trace);
     else
-      engine::run_merge_frame_fast(f, *profile, readings, lr, {engine::default_simd_path(), threads}, &stats, trp, &trace);
+      engine::run_layer_frame_fast(f, *profile, readings, lr, {engine::default_simd_path(), threads}, &stats, trp, &trace);
     if (trp) check_trace_stages(tr.stages, trace);
     write_layer_outputs(out, a, f, trace, w, layer);
     return 0;

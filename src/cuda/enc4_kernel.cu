@@ -1,5 +1,5 @@
 // cuda_dldn_engine_swin_enc4_kernel in CUDA (issue 21): enc4 as the golden model computes it
-// (model/layer_golden.hpp run_merge_block), with the readings' defaults. Phases 1..60 and E60's
+// (model/layer_golden.hpp run_layer_block), with the readings' defaults. Phases 1..60 and E60's
 // arena scatter are enc5's parts (cuda/swin_parts.cuh; DOC4 §2: the same statements and
 // offsets), then:
 //

@@ -72,41 +72,41 @@ void gemm_step(const Profile& p, SimdPath simd, const golden::E4Mat& a, int a_co
   gemm(p, simd, ao, 0, bo, 0, 1, acc.rows, acc.v.data(), acc.cols);
 }
 
-MergeBlockLoop block_loop(int threads) {
+LayerBlockLoop block_loop(int threads) {
   if (threads <= 1) return {};
   return [threads](int blocks, const std::function<void(int)>& body) { parallel_for(blocks, threads, [&](int t, int) { body(t); }); };
 }
 
 }  // namespace
 
-void run_merge_frame_fast(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, const LayerEngine& how,
+void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, const LayerEngine& how,
                           golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out) {
   if (f.weights) require_runnable(f.weights->layer());
   if (!f.weights || !layer_spec(f.weights->layer()).merge())
-    throw std::invalid_argument("run_merge_frame_fast: the weights are not an image of a merge layer (enc4, enc3)");
+    throw std::invalid_argument("run_layer_frame_fast: the weights are not an image of a merge layer (enc4, enc3)");
   const LayerSpec& s = layer_spec(f.weights->layer());
   // The engine's fused kernels are written for enc5's dimensions (C = 160, 8 heads: issue 33 takes
   // the others on); another layer runs the golden parts with every k-step on engine::gemm.
   if (s.channels != 160 || s.heads != 8) {
-    run_merge_frame_with(
+    run_layer_frame_with(
         f, profile, r, lr, stats, trace, trace_out,
-        [&](const golden::BlockContext& ctx, const golden::MergeBlockIo& io) {
+        [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
           const std::function<void(const golden::E4Mat&, int, const golden::BTile&, golden::F16Mat&)> step =
               [&ctx, &how](const golden::E4Mat& a, int a_col0, const golden::BTile& b, golden::F16Mat& acc) {
                 gemm_step(*ctx.profile, how.simd, a, a_col0, b, acc);
               };
           golden::BlockContext fast = ctx;
           fast.gemm_step = &step;
-          golden::run_merge_block(fast, lr, io);
+          golden::run_layer_block(fast, lr, io);
         },
         block_loop(how.threads));
     return;
   }
   const std::shared_ptr<const PreparedWeights> prepared = prepare_weights(*f.weights);  // phases 1..60: enc5's
   const MergeLayerWeights mw = prepare_merge_layer(*f.weights, s);
-  run_merge_frame_with(
+  run_layer_frame_with(
       f, profile, r, lr, stats, trace, trace_out,
-      [&](const golden::BlockContext& ctx, const golden::MergeBlockIo& io) {
+      [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
         const golden::E4Mat a60 = run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
         const golden::E4Mat merged = golden::merge_gather(lr, a60);
         const golden::F16Mat d61 = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);

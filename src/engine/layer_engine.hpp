@@ -1,4 +1,4 @@
-// The fast engine for the merge layers (issue 21), bit-identical to run_merge_frame_golden for every
+// The fast engine for the merge layers (issue 21), bit-identical to run_layer_frame_golden for every
 // profile, reading, SIMD path and thread count (tests/layer_engine_diff_test.cpp):
 //  * enc4: phases 1..60 and E60 are enc5's engine (run_block_through_e60: enc4's phases 1..60 are
 //    enc5's); the merge phase and the final phase are the same GEMM family (e4m3 x e4m3 + f16
@@ -20,9 +20,9 @@ struct LayerEngine {
   SimdPath simd = SimdPath::scalar;
   int threads = 1;  // blocks run on this many threads (the bytes do not depend on it)
 };
-// A whole frame of a merge layer with the fast engine (same contract as run_merge_frame_golden); the
+// A whole frame of a merge layer with the fast engine (same contract as run_layer_frame_golden); the
 // traced block, if any, runs the golden model (the engine records no stages).
-void run_merge_frame_fast(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, const LayerEngine& how,
+void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, const LayerEngine& how,
                           golden::LayerStats* stats = nullptr, const TraceRequest* trace = nullptr, Trace* trace_out = nullptr);
 
 }  // namespace rrswin::engine

@@ -248,25 +248,18 @@ F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const L
   return d;
 }
 
-F16Mat run_merge_block(const BlockContext& ctx, const LayerReadings& lr, const MergeBlockIo& io) {
-  if (ctx.last_phase) throw std::invalid_argument("run_merge_block: last_phase is not supported");
-  const LayerSpec& s = ctx.layer();
-  if (!s.merge()) throw std::invalid_argument(cat("run_merge_block: ", s.name, " has no patch merge"));
-  return run_layer_block(ctx, lr, {io.input_arena, io.output_arena, io.merged_output, io.texture, io.surfaces});
-}
-
 }  // namespace golden
 
-void run_merge_frame_golden(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
+void run_layer_frame_golden(LayerFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
                             const TraceRequest* trace, Trace* trace_out) {
-  run_merge_frame_with(f, profile, r, lr, stats, trace, trace_out,
-                       [&lr](const golden::BlockContext& ctx, const golden::MergeBlockIo& io) { golden::run_merge_block(ctx, lr, io); });
+  run_layer_frame_with(f, profile, r, lr, stats, trace, trace_out,
+                       [&lr](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) { golden::run_layer_block(ctx, lr, io); });
 }
 
 namespace {
 
 // The frame's checks and outputs: the layer, the input arena's and the texture's sizes.
-const LayerSpec& prepare_merge_frame(MergeFrame& f, golden::E62Surfaces& surfaces) {
+const LayerSpec& prepare_layer_frame(LayerFrame& f, golden::E62Surfaces& surfaces) {
   if (f.weights) require_runnable(f.weights->layer());
   if (!f.weights || !layer_spec(f.weights->layer()).merge())
     throw std::invalid_argument("run_merge_frame: the weights are not an image of a merge layer (enc4, enc3)");
@@ -293,10 +286,10 @@ const LayerSpec& prepare_merge_frame(MergeFrame& f, golden::E62Surfaces& surface
 
 }  // namespace
 
-void run_merge_frame_with(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
-                          const TraceRequest* trace, Trace* trace_out, const MergeBlockRunner& run, const MergeBlockLoop& loop) {
+void run_layer_frame_with(LayerFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
+                          const TraceRequest* trace, Trace* trace_out, const LayerBlockRunner& run, const LayerBlockLoop& loop) {
   golden::E62Surfaces surfaces;
-  prepare_merge_frame(f, surfaces);
+  prepare_layer_frame(f, surfaces);
   const Profile p = with_readings(profile, r);
   const abi::GridExtent grid = abi::covering_grid(static_cast<std::uint32_t>(f.ex), static_cast<std::uint32_t>(f.ey),
                                                   static_cast<std::uint32_t>(f.ox), static_cast<std::uint32_t>(f.oy));
@@ -322,9 +315,9 @@ void run_merge_frame_with(MergeFrame& f, const Profile& profile, const Readings&
       ctx.trace_request = trace;
       ctx.trace = trace_out;
     }
-    const golden::MergeBlockIo io{f.input_arena, f.output_arena, f.merged_output, f.texture, surfaces};
+    const golden::LayerBlockIo io{f.input_arena, f.output_arena, f.merged_output, f.texture, surfaces};
     if (ctx.trace)
-      golden::run_merge_block(ctx, lr, io);  // the traced block: the golden model records the stages
+      golden::run_layer_block(ctx, lr, io);  // the traced block: the golden model records the stages
     else
       run(ctx, io);
   };

@@ -140,17 +140,6 @@ struct LayerBlockIo {
 // when stopped early).
 F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const LayerBlockIo& io);
 
-struct MergeBlockIo {                         // one block of a merge layer (enc4, enc3)
-  std::span<const std::uint8_t> input_arena;  // param+8
-  std::span<std::uint8_t> output_arena;       // param+48
-  std::span<std::uint8_t> merged_output;      // param+56
-  const Texture* texture = nullptr;           // param+88 (E62 runs only when given with the surfaces)
-  E62Surfaces surfaces;                       // param+112 / +120 / +128
-};
-// One block of a merge layer (ctx.weights: its image; the layer is the image's): run_layer_block.
-// Returns the final phase's D (64 x 16). ctx.last_phase is not supported (0).
-F16Mat run_merge_block(const BlockContext& ctx, const LayerReadings& lr, const MergeBlockIo& io);
-
 }  // namespace golden
 
 // A whole frame of a merge layer with the golden model, block by block ((ex+ox+7)/8 x (ey+oy+7)/8
@@ -158,7 +147,7 @@ F16Mat run_merge_block(const BlockContext& ctx, const LayerReadings& lr, const M
 // Input: the previous layer's plane arena, C/32 planes (enc4 5, enc3 4) x ey x ex x 32 bytes.
 // Outputs: the plane arena (C/32 planes) and the merged output (merge_out/32 = 5 planes x (ey>>1)
 // x (ex>>1) x 32 bytes: the next layer's input), both zero-filled first.
-struct MergeFrame {
+struct LayerFrame {
   int ex = 0, ey = 0;
   int ox = 0, oy = 0;
   std::span<const std::uint8_t> input_arena;
@@ -168,7 +157,7 @@ struct MergeFrame {
   Surface surface112, surface120, surface128;  // made by the driver: ex x ey, ex x ey, (ex>>1) x (ey>>1)
 };
 // `trace` (when given) records its stages of block (trace->block_x, trace->block_y) into *trace_out.
-void run_merge_frame_golden(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
+void run_layer_frame_golden(LayerFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
                             golden::LayerStats* stats = nullptr, const TraceRequest* trace = nullptr, Trace* trace_out = nullptr);
 // The same frame driver (checks, outputs, grid, block order) with another block runner for every
 // block but the traced one (the fast engine, engine/layer_engine.hpp); ctx.profile has the readings.
@@ -177,9 +166,9 @@ void run_merge_frame_golden(MergeFrame& f, const Profile& profile, const Reading
 // its own pixels, tokens and statistics, so the bytes are those of the serial order; the driver
 // runs the blocks serially itself where two blocks can write one texel (the reading
 // sigmoid-quad-writer = odd with an odd origin offset: a +128 texel's quad then spans two blocks).
-using MergeBlockRunner = std::function<void(const golden::BlockContext&, const golden::MergeBlockIo&)>;
-using MergeBlockLoop = std::function<void(int blocks, const std::function<void(int block)>& body)>;
-void run_merge_frame_with(MergeFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
-                          const TraceRequest* trace, Trace* trace_out, const MergeBlockRunner& run, const MergeBlockLoop& loop = {});
+using LayerBlockRunner = std::function<void(const golden::BlockContext&, const golden::LayerBlockIo&)>;
+using LayerBlockLoop = std::function<void(int blocks, const std::function<void(int block)>& body)>;
+void run_layer_frame_with(LayerFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, golden::LayerStats* stats,
+                          const TraceRequest* trace, Trace* trace_out, const LayerBlockRunner& run, const LayerBlockLoop& loop = {});
 
 }  // namespace rrswin
