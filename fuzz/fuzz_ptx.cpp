@@ -93,6 +93,14 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
                     "  vshr.u32.u32.u32.clamp.add %r3, %r2, %r1, %r2;\n  vadd.s32.u32.s32.sat %r4, %r2.b0, %r3.h0;\n"
                     "  vabsdiff.s32.s32.s32.sat %r5.h0, %r2.b0, %r3.b2, %r4;\n  vmin.s32.s32.s32.sat.add %r6, %r2, %r3, %r5;\n"
                     "  vshl.s32.u32.u32.wrap.max %r7, %r6.h1, %r1.b0, %r2;\n  vset.u32.s32.le.min %r1, %r7, %r2.b3, %r6;\n  ret;\n}\n");
+    fuzz::write(d / "v8-params-shared.ptx",
+                ".version 8.8\n.target sm_100\n.address_size 64\n.shared .align 8 .b32 sh[64];\n.extern .shared .align 16 .b8 dyn[];\n"
+                ".func f(.reg .u32 t)\n{\n  .reg .b64 %y;\n  mov.u64 %y, sh;\n  st.shared.u32 [%y+WARP_SZ], t;\n  st.shared.u32 [dyn], t;\n"
+                "  ret;\n}\n.visible .entry k(.param .u64 a, .param .v2 .u32 pv, .param .align 16 .v4 .f32 pf)\n{\n  .reg .b32 %r<9>;\n"
+                "  .reg .b64 %rd<4>;\n  .local .align 8 .b32 lv[4];\n  ld.param.u64 %rd1, [a];\n  ld.param.v2.u32 {%r1, %r2}, [pv];\n"
+                "  call f, (%r1);\n  st.u32 [lv+4], %r2;\n  ld.u32 %r3, [lv];\n  ld.u32 %r4, [sh+WARP_SZ];\n"
+                "  ld.global.v8.b32 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1];\n"
+                "  st.global.v8.b32 [%rd1+32], {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8};\n  ret;\n}\n");
   });
   return 0;
 }

@@ -247,7 +247,8 @@ std::uint32_t video_ref(const VideoRef& r, std::uint32_t a, std::uint32_t b, std
     if (r.mode == 0 && tb > 32) tb = 32;
     if (r.mode == 1) tb = tb & 0x1f;
     // .s34: vshl's value modulo 2^34 (only the low 33 bits reach d in the forms tested).
-    tmp = r.vop == "vshl" ? static_cast<std::int64_t>((static_cast<__int128>(ta) << tb) % (static_cast<__int128>(1) << 34)) : (ta >= 0 ? ta >> tb : -((-ta - 1) >> tb) - 1);
+    tmp = r.vop == "vshl" ? static_cast<std::int64_t>((static_cast<__int128>(ta) << tb) % (static_cast<__int128>(1) << 34))
+                          : (ta >= 0 ? ta >> tb : -((-ta - 1) >> tb) - 1);
   } else {
     const bool t = r.cmp == "eq"   ? ta == tb
                    : r.cmp == "ne" ? ta != tb
@@ -391,4 +392,130 @@ TEST(PtxForms2, VideoFormsStillRefusedAreNamed) {
   EXPECT_NE(parse_error(kernel("  vadd.u64.u32.u32 %r6, %r2, %r3;")).find("types are .u32 and .s32"), std::string::npos);
   EXPECT_NE(parse_error(kernel("  vset.u32.u32.lt.sat %r6, %r2, %r3;")).find("unsupported modifier .sat"), std::string::npos);
   EXPECT_NE(parse_error(kernel("  vadd.u32.u32.u32 %r6, %r2.b4, %r3;")).find("%r2.b4"), std::string::npos);
+}
+
+// --- 4. Operands: .v8, vector parameters, shared arrays from functions, WARP_SZ in addresses,
+// generic ld/st of variables -----------------------------------------------------------------
+
+TEST(PtxForms2, V8LoadsAndStoresOfThirtyTwoBitTypes) {
+  // ld/st.global.v8 (PTX ISA 8.8, sm_100+): eight 32-bit elements from 32 consecutive bytes, the
+  // address aligned to 32. Lane l loads in[8l .. 8l+7] (words) and stores them reversed to out.
+  const std::string body =
+      "  .reg .b32 %x<8>;\n  .reg .f32 %f<8>;\n  mul.wide.u32 %rd3, %r1, 32;\n  add.u64 %rd4, %rd2, %rd3;\n  add.u64 %rd5, %rd1, %rd3;\n"
+      "  ld.global.v8.b32 {%x0, %x1, %x2, %x3, %x4, %x5, %x6, %x7}, [%rd4];\n"
+      "  st.global.v8.u32 [%rd5], {%x7, %x6, %x5, %x4, %x3, %x2, %x1, %x0};\n"
+      "  ld.global.nc.v8.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, [%rd4+1024];\n"
+      "  st.global.v8.f32 [%rd5+1024], {%f1, %f0, %f3, %f2, %f5, %f4, %f7, %f6};";
+  const std::vector<std::uint8_t> in = pattern(2048, 3);
+  const auto out = run_bytes(std::string(".version 8.8\n.target sm_100\n.address_size 64\n") +
+                                 ".visible .entry k(.param .u64 pout, .param .u64 pin)\n{\n  .reg .u32 %r<8>;\n  .reg .u64 %rd<8>;\n"
+                                 "  ld.param.u64 %rd1, [pout];\n  ld.param.u64 %rd2, [pin];\n  mov.u32 %r1, %tid.x;\n" +
+                                 body + "\n  ret;\n}\n",
+                             2048, in);
+  for (int l = 0; l < 32; ++l)
+    for (int k = 0; k < 8; ++k) {
+      EXPECT_EQ(word(out, 8 * l + k), word(in, 8 * l + 7 - k)) << "lane " << l << " element " << k;
+      EXPECT_EQ(word(out, 256 + 8 * l + k), word(in, 256 + 8 * l + (k ^ 1))) << "lane " << l << " f32 element " << k;
+    }
+  // Where the ISA has no .v8: other state spaces, 64-bit or narrower types, ldu; a misaligned one.
+  EXPECT_NE(parse_error(kernel("  ld.shared.v8.b32 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd1];")).find(".v8 is ld/st.global.v8"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kernel("  ld.v8.b32 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd1];")).find(".v8 is ld/st.global.v8"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kernel("  st.global.v8.b16 [%rd1], {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7};")).find(".v8 is ld/st.global.v8"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kernel("  ldu.global.v8.b32 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd1];")).find(".v8 is ld/st.global.v8"),
+            std::string::npos);
+  EXPECT_NE(parse_error(kernel("  ld.global.v8.b32 {%r0, %r1, %r2, %r3}, [%rd1];")).find("vector width"), std::string::npos);
+  const std::string e = run_error(kernel("  ld.global.v8.b32 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd2+16];"),
+                                  std::vector<std::uint8_t>(64), std::vector<std::uint8_t>(64));
+  EXPECT_NE(e.find("misaligned 32-byte access"), std::string::npos) << e;
+}
+
+TEST(PtxForms2, VectorKernelParameters) {
+  // .param .v2 .u32 and .param .v4 .f32 (PTX ISA "Parameter State Space"): each vector is its
+  // elements, aligned to its whole size, so pv sits at 16 and pf at 32.
+  const std::string text = std::string(kHead) +
+                           ".visible .entry k(.param .u64 pout, .param .u32 pn, .param .v2 .u32 pv, .param .align 16 .v4 .f32 pf)\n{\n"
+                           "  .reg .u32 %r<8>;\n  .reg .f32 %f<4>;\n  .reg .u64 %rd<4>;\n  ld.param.u64 %rd1, [pout];\n"
+                           "  ld.param.v2.u32 {%r1, %r2}, [pv];\n  ld.param.v4.f32 {%f0, %f1, %f2, %f3}, [pf];\n  ld.param.u32 %r3, [pn];\n"
+                           "  mov.b32 %r4, %f0;\n  mov.b32 %r5, %f3;\n  ld.param.u32 %r6, [pv+4];\n"
+                           "  st.global.v4.u32 [%rd1], {%r1, %r2, %r4, %r5};\n  st.global.v2.u32 [%rd1+16], {%r3, %r6};\n  ret;\n}\n";
+  auto m = parse_module(text, "forms2.ptx");
+  const EntryStats es = entry_stats(*m, "k");
+  ASSERT_EQ(es.params.size(), 4u);
+  EXPECT_EQ(es.params[2].offset, 16u);
+  EXPECT_EQ(es.params[2].size, 8u);
+  EXPECT_EQ(es.params[3].offset, 32u);
+  EXPECT_EQ(es.params[3].size, 16u);
+  EXPECT_EQ(es.params[3].align, 16u);
+  std::vector<std::uint8_t> out(24, 0);
+  Device dev;
+  const std::uint64_t a = dev.add_global("out", out);
+  std::uint8_t params[48] = {};
+  const std::uint32_t words[] = {0x11111111u, 0xA0000001u, 0xB0000002u, 0x3F800000u, 0x40000000u, 0x40400000u, 0xC0800000u};
+  std::memcpy(params, &a, 8);
+  std::memcpy(params + 8, &words[0], 4);
+  std::memcpy(params + 16, &words[1], 8);
+  std::memcpy(params + 32, &words[3], 16);
+  run(*m, "k", {1, 1, 1}, {1, 1, 1}, params, dev, test::one_thread());
+  const std::uint32_t want[] = {0xA0000001u, 0xB0000002u, 0x3F800000u, 0xC0800000u, 0x11111111u, 0xB0000002u};
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(word(out, k), want[k]) << "word " << k;
+  EXPECT_NE(parse_error(std::string(kHead) + ".visible .entry k(.param .v4 .f64 p)\n{\n  ret;\n}\n").find("at most 128 bits"),
+            std::string::npos);
+  EXPECT_NE(parse_error(std::string(kHead) + ".func f(.reg .v2 .u32 p)\n{\n  ret;\n}\n").find("of a vector type is not supported"),
+            std::string::npos);
+}
+
+TEST(PtxForms2, ModuleSharedArraysAreOnePerCtaAcrossFunctions) {
+  // A module-scope .shared array and two .extern .shared arrays (the one dynamic array, PTX ISA
+  // "Shared State Space") named only by device functions: f writes them, g (defined after the
+  // entry) reads them back from other lanes after bar.sync.
+  const std::string text =
+      std::string(kHead) +
+      ".shared .align 4 .b32 sh[32];\n.extern .shared .align 16 .b8 dyn_a[];\n.extern .shared .align 8 .b8 dyn_b[];\n"
+      ".func f(.reg .u32 t)\n{\n  .reg .u32 %x<4>;\n  .reg .u64 %y<4>;\n"
+      "  mul.lo.u32 %x1, t, 3;\n  mul.wide.u32 %y1, t, 4;\n  mov.u64 %y2, sh;\n  add.u64 %y2, %y2, %y1;\n"
+      "  st.shared.u32 [%y2], %x1;\n  add.u32 %x2, t, 100;\n  mov.u64 %y3, dyn_a;\n  add.u64 %y3, %y3, %y1;\n"
+      "  st.shared.u32 [%y3], %x2;\n  ret;\n}\n"
+      ".func (.reg .u32 r) g(.reg .u32 t);\n"
+      ".visible .entry k(.param .u64 pout, .param .u64 pin)\n{\n  .reg .u32 %r<4>;\n  .reg .u64 %rd<4>;\n"
+      "  ld.param.u64 %rd1, [pout];\n  mov.u32 %r1, %tid.x;\n  call f, (%r1);\n  bar.sync 0;\n"
+      "  call (%r2), g, (%r1);\n  mul.wide.u32 %rd2, %r1, 4;\n  add.u64 %rd3, %rd1, %rd2;\n  st.global.u32 [%rd3], %r2;\n"
+      "  ret;\n}\n"
+      ".func (.reg .u32 r) g(.reg .u32 t)\n{\n  .reg .u32 %x<4>;\n  .reg .u64 %y<4>;\n"
+      "  sub.u32 %x1, 31, t;\n  mul.wide.u32 %y1, %x1, 4;\n  mov.u64 %y2, sh;\n  add.u64 %y2, %y2, %y1;\n"
+      "  ld.shared.u32 %x2, [%y2];\n  mov.u64 %y3, dyn_b;\n  add.u64 %y3, %y3, %y1;\n  ld.shared.u32 %x3, [%y3];\n"
+      "  mad.lo.u32 r, %x3, 1000, %x2;\n  ret;\n}\n";
+  auto m = parse_module(text, "forms2.ptx");
+  // The entry names no shared variable itself; it uses sh's 128 bytes through f and g.
+  EXPECT_EQ(entry_stats(*m, "k").shared_bytes, 128u);
+  std::vector<std::uint32_t> out(32, 0), in(1, 0);
+  RunOptions o = test::one_thread();
+  o.dynamic_shared_bytes = 128;
+  test::run_out_in(*m, out, in, o, nullptr, {2, 1, 1});
+  for (std::uint32_t l = 0; l < 32; ++l) EXPECT_EQ(out[l], (31 - l + 100) * 1000 + (31 - l) * 3) << "lane " << l;
+}
+
+TEST(PtxForms2, WarpSzInAddressesAndGenericLdStOfVariables) {
+  // WARP_SZ (32) as an address offset or the address; generic ld/st of a .local, .shared, .global
+  // and .const variable: its generic address (cvta of it), each lane's own .local copy.
+  const std::string decls =
+      ".shared .align 8 .b32 sh[64];\n.global .align 4 .u32 gv[4] = {7, 8, 9, 10};\n.const .align 4 .u32 cv[2] = {5, 6};\n";
+  const std::string body =
+      "  .local .align 8 .b32 lv[4];\n"
+      "  mul.lo.u32 %r2, %r1, 7;\n  st.u32 [lv], %r2;\n  st.u32 [lv+4], %r1;\n  ld.u32 %r3, [lv];\n  ld.local.u32 %r4, [lv+4];\n"
+      // lane 0 writes sh[8] (byte 32 = WARP_SZ) and sh[16]; everyone reads them back three ways
+      "  setp.eq.u32 %p1, %r1, 0;\n  mov.u32 %r9, 1234;\n  @%p1 st.shared.u32 [sh+WARP_SZ], %r9;\n  mov.u32 %r9, 4321;\n"
+      "  @%p1 st.u32 [sh+64], %r9;\n  bar.sync 0;\n  ld.shared.u32 %r5, [WARP_SZ];\n  mov.u64 %rd3, sh;\n  ld.shared.u32 %r6, [%rd3+WARP_SZ+WARP_SZ];\n"
+      "  ld.u32 %r7, [sh+32];\n  ld.u32 %r8, [gv+8];\n  ld.u32 %r10, [cv+4];\n"
+      "  mul.wide.u32 %rd5, %r1, 32;\n  add.u64 %rd6, %rd1, %rd5;\n"
+      "  st.global.v4.u32 [%rd6], {%r3, %r4, %r5, %r6};\n  st.global.v4.u32 [%rd6+16], {%r7, %r8, %r10, %r2};";
+  const auto out = run_bytes(kernel(body, decls), 32 * 32, std::vector<std::uint8_t>(16));
+  for (std::uint32_t l = 0; l < 32; ++l) {
+    const std::uint32_t want[8] = {7 * l, l, 1234, 4321, 1234, 9, 6, 7 * l};
+    for (int k = 0; k < 8; ++k) EXPECT_EQ(word(out, 8 * l + k), want[k]) << "lane " << l << " word " << k;
+  }
+  EXPECT_NE(parse_error(kernel("  ld.u64 %rd3, [pout];")).find("the parameter pout with generic ld/st"), std::string::npos);
+  EXPECT_NE(parse_error(kernel("  ld.shared.u32 %r2, [sh+WARP];", decls)).find("expected an offset in the address"), std::string::npos);
 }

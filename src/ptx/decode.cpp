@@ -71,7 +71,7 @@ bool in_list(std::string_view list, std::string_view w) {
 
 // ld/st: the state spaces, vector widths and the cache/ordering words (no-ops: one thread per lane,
 // warps of a CTA one at a time, CTAs without communication; docs/ptx.md).
-bool ld_modifier(std::string_view w) { return in_list(kSpaces, w) || w == "v2" || w == "v4" || is_cache_word(w); }
+bool ld_modifier(std::string_view w) { return in_list(kSpaces, w) || w == "v2" || w == "v4" || w == "v8" || is_cache_word(w); }
 
 }  // namespace
 

@@ -172,6 +172,10 @@ void Parser::dec_ldst(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   const Type t = one_type(m, opname, L);
   if (t == Type::pred || (type_is_float(t) && t != Type::f32 && t != Type::f64 && t != Type::f16 && t != Type::f16x2))
     unsupported(L, opname);
+  // .v8 (PTX ISA 8.8 "ld"/"st", sm_100+): eight 32-bit elements, 256 bits, in the .global state
+  // space only; ldu has no .v8.
+  if (m.vec == 8 && (b == "ldu" || type_bits(t) != 32 || !m.space_set || m.space != Space::global))
+    fail(L, std::string(opname) + " is not supported (.v8 is ld/st.global.v8 of a 32-bit type: .b32 .u32 .s32 .f32)");
   in.t = t;
   in.op = b == "st" ? Op::st : Op::ld;
   in.sub = static_cast<std::uint8_t>(m.space);
@@ -195,8 +199,12 @@ void Parser::dec_ldst(Inst& in, const Mods& m, std::vector<ROp>& ops) {
       Space ss;
       if (!symbol_address(a.name, sa, &ss)) fail(L, "undeclared register or symbol " + std::string(a.name));
       if (m.space == Space::param && param_locals_.count(a.name)) in.sub = static_cast<std::uint8_t>(Space::local);
-      if (m.space == Space::generic) fail(L, "a symbol address with generic ld/st (use the state space)");
-      in.imm += static_cast<std::int64_t>(sa);
+      // Generic ld/st of a variable (PTX ISA "Generic Addressing"): its generic address, the cvta
+      // of its state-space address (a .local variable's window reaches each lane's own copy). A
+      // parameter stays ld.param's (a body's .param variables live in local memory here).
+      if (m.space == Space::generic && (ss == Space::param || param_locals_.count(a.name)))
+        fail(L, std::string(opname) + ": the parameter " + std::string(a.name) + " with generic ld/st (use ld.param/st.param)");
+      in.imm += static_cast<std::int64_t>(m.space == Space::generic ? generic_address(ss, sa) : sa);
     }
   }
   std::vector<std::uint32_t> regs;

@@ -65,6 +65,9 @@ void inline_call(Function& fn, const Function& callee, const CallSite& site) {
          std::to_string(operands_after) + " operands, above the interpreter's limit of " + std::to_string(kMaxFunctionInstructions) +
          " instructions and " + std::to_string(kMaxFunctionOperands) + " operands per function, callees inlined (docs/ptx.md \"Limits\")");
   fn.call_depth = std::max(fn.call_depth, callee.call_depth + 1);
+  // The module's .shared variables are one array per CTA, the same for every function: the caller
+  // now uses the ones its callee names too (EntryStats::shared_bytes, the launch's checks).
+  fn.shared_used = std::max(fn.shared_used, callee.shared_used);
   // The callee's own call-site .param variables (from calls it inlined) move behind the caller's.
   const std::uint32_t local_shift = (fn.local_bytes + 15) / 16 * 16;
   fn.local_bytes = local_shift + callee.local_bytes;

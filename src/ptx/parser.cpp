@@ -480,10 +480,16 @@ std::vector<ParamInfo> Parser::param_list(std::uint32_t& bytes, std::vector<Type
     ParamInfo pi;
     pi.is_reg = p.is(".reg");
     Type t = Type::none;
+    std::uint32_t vec = 1;  // .param .v2/.v4 .TYPE p: a vector parameter (PTX ISA "Parameter State Space")
     while (cur().kind == Tok::word && cur().text[0] == '.') {
       const Tok& w = next();
       if (w.is(".align")) {
         pi.align = static_cast<std::uint32_t>(number(next()));
+        continue;
+      }
+      if (w.is(".v2") || w.is(".v4")) {
+        if (vec != 1) fail(w, "two vector widths in a parameter declaration");
+        vec = w.is(".v2") ? 2 : 4;
         continue;
       }
       if (w.is(".ptr") || w.is(".global") || w.is(".shared") || w.is(".const") || w.is(".local")) continue;
@@ -510,14 +516,18 @@ std::vector<ParamInfo> Parser::param_list(std::uint32_t& bytes, std::vector<Type
       // A .reg parameter (PTX ISA "Kernel and Function Directives: .func"): a scalar register of
       // the body, passed by value; no bytes of the parameter block.
       if (t == Type::none) fail(name, ".reg parameter " + pi.name + " without a type");
+      if (vec != 1) fail(name, ".reg parameter " + pi.name + " of a vector type is not supported (a .param vector is)");
       if (count != 1 || pi.align != 1) fail(name, ".reg parameter " + pi.name + ": arrays and .align are .param forms");
       pi.align = 1;
       types.push_back(t);
       ps.push_back(pi);
       continue;
     }
+    if (vec != 1 && (t == Type::none || t == Type::pred || type_bits(t) * vec > 128))
+      fail(name, "parameter " + pi.name + ": a vector of at most 128 bits of a fundamental type other than .pred");
     types.push_back(t == Type::none ? Type::b8 : t);
-    const std::uint32_t esz = static_cast<std::uint32_t>(std::max(1, type_bits(t) / 8));
+    // A vector is vec elements, aligned to its whole size.
+    const std::uint32_t esz = static_cast<std::uint32_t>(std::max(1, type_bits(t) / 8)) * vec;
     pi.size = static_cast<std::uint32_t>(count * esz);
     pi.align = std::max(pi.align, esz);
     if (pi.align == 0 || (pi.align & (pi.align - 1))) fail(name, "alignment must be a power of two");
@@ -842,7 +852,12 @@ const Parser::VectorReg* Parser::find_vector(std::string_view name) const {
 // The operand after its '[': [name], [name+off], [off], and tex's [name, {coordinates}].
 ROp Parser::address_operand(ROp o, int depth) {
   o.kind = ROp::addr;
-  if (cur().kind == Tok::word) {
+  // WARP_SZ, the predefined constant 32, may stand for a number anywhere in the address: as the
+  // address itself ([WARP_SZ]) or as an offset ([%r1+WARP_SZ], [buf-WARP_SZ]).
+  if (cur().kind == Tok::word && cur().text == "WARP_SZ") {
+    next();
+    o.off = 32;
+  } else if (cur().kind == Tok::word) {
     o.name = next().text;
     o.has_base = true;
   }
@@ -850,8 +865,9 @@ ROp Parser::address_operand(ROp o, int depth) {
     bool neg = next().is('-');
     if (accept('-')) neg = !neg;
     const Tok& n = next();
-    if (n.kind != Tok::num) fail(n, "expected an offset in the address");
-    const std::uint64_t v = number(n);
+    const bool warp_sz = n.kind == Tok::word && n.text == "WARP_SZ";
+    if (n.kind != Tok::num && !warp_sz) fail(n, "expected an offset in the address");
+    const std::uint64_t v = warp_sz ? 32 : number(n);
     if (v > (1ull << 40)) fail(n, "address offset out of range");
     o.off += neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
   }
