@@ -519,3 +519,15 @@ TEST(PtxForms2, WarpSzInAddressesAndGenericLdStOfVariables) {
   EXPECT_NE(parse_error(kernel("  ld.u64 %rd3, [pout];")).find("the parameter pout with generic ld/st"), std::string::npos);
   EXPECT_NE(parse_error(kernel("  ld.shared.u32 %r2, [sh+WARP];", decls)).find("expected an offset in the address"), std::string::npos);
 }
+
+// --- 5. The half-precision mma forms stay refused, by name ------------------------------------
+
+TEST(PtxForms2, HalfPrecisionMmaIsAClearError) {
+  const std::string regs = " {%r10, %r11, %r12, %r13}, {%r0, %r1, %r2, %r3}, {%r4, %r5}, {%r10, %r11, %r12, %r13};";
+  for (const char* form : {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+                           "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32",
+                           "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32"}) {
+    const std::string e = parse_error(kernel(std::string("  ") + form + regs));
+    EXPECT_NE(e.find(std::string(form) + " is not supported (mma with f16/bf16 inputs"), std::string::npos) << e;
+  }
+}
