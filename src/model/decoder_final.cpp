@@ -1,0 +1,170 @@
+// The decoder final epilogue (dec4 E62, dec3 E48, dec2 E38, dec1 E26: one code). Statement numbers
+// and E1'..E10' / F.17..F.20 refer to /tmp/decfacts/dec4_front_final.md §E/§F (a paraphrase of
+// d4r's dec4/dec3/dec2 epilogue notes; the PTX itself was not read). Open points are readings:
+// +88's sampler (DecoderSampler, F.18), the gate's logit (DecoderGateLogit, F.17), and from
+// enc5's E61 readings the border rule, tap order, exp rounding, sum order and weight product
+// (F.18..F.20).
+#include "model/decoder_final.hpp"
+
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "model/constants.hpp"
+#include "model/index_maps.hpp"
+#include "model/layer_golden.hpp"
+#include "numerics/approx.hpp"
+#include "numerics/f16.hpp"
+#include "numerics/f32.hpp"
+#include "numerics/texcoord.hpp"
+
+namespace rrswin::golden {
+
+namespace {
+
+constexpr f16_t kOneF16 = 0x3C00;
+
+// fma.rn.ftz.f32: the inputs flushed, one rounding (a NaN is canonical: f32_fma), the result flushed.
+float fma_ftz_f32(float a, float b, float c) { return ftz_f32(f32_fma(ftz_f32(a), ftz_f32(b), ftz_f32(c), Round::rn)); }
+
+// E5': the texel coordinate of integer neighbour i on an axis scaled by s. The kernel computes
+// h = mul.ftz.f32(s, 0.5) once (one of the 2 remaining mul.ftz.f32) and u = fma.rn.ftz.f32(s,
+// cvt.rn.f32.s32(i), h) (D3 listing `fma.rn.ftz.f32 %f1012, %f1052(sx), %f1051, %f1056`).
+// cvt.rn.f32.s32 is exact for |i| < 2^24; 0.5 s is exact for |s| >= 2^-125 (no bit leaves the
+// normal range), and then fma gives RN(s*i + s/2) = RN(s*(i + 0.5)) with one rounding: the
+// documented u = sx (i + 0.5) (D3 §4/E48). Only a tiny s differs: |s| < 2^-126 is flushed to 0 on
+// input, and for 2^-126 <= |s| < 2^-125 the half is subnormal and flushed, giving RN(s*i).
+float texel_coordinate(float s, int i) {
+  const float h = mul_ftz_f32(s, 0.5f);
+  return fma_ftz_f32(s, static_cast<float>(i), h);
+}
+
+}  // namespace
+
+std::array<f16_t, 4> sample_f32(const Texture& t, float u, float v, DecoderSampler s) {
+  // CUDA Programming Guide, appendix "Texture Fetching" (docs/readings.md "ptx-tex-sampler"):
+  // point returns texel (floor u, floor v); linear takes x_B = x - 0.5, i = floor(x_B) and
+  // alpha = frac(x_B) "stored in 9-bit fixed point format with 8 bits of fractional value".
+  // Rounding: to nearest, ties to even (numerics/tex_linear_texel). A 9-bit format with 8 fractional
+  // bits holds 256/256 = 1.0, a weight only rounding (never truncation) of a fraction < 1 can
+  // produce, so the guide's format implies rounding; ties-to-even is the IEEE default and the
+  // project's reading (a tie, frac = k/256 + 1/512, is the case a GPU run would settle).
+  // The blend tex = (1-a)(1-b) T[i,j] + a(1-b) T[i+1,j] + (1-a) b T[i,j+1] + a b T[i+1,j+1] is
+  // computed exactly and rounded once to f16 per channel (f16_bilinear): a MODEL (the hardware's
+  // blend precision is not documented; the guide promotes f16 texels to f32 before filtering, and
+  // an f32 blend in that order can differ from the exact one by the f32 roundings of the products).
+  // It is the model the PTX interpreter's tex uses (src/ptx/exec_mem.cpp `sample`), so the golden
+  // model and the interpreted kernel agree under the same sampler. Coordinates are unnormalised
+  // (the launch's sampler; a normalised sampler would scale by the extent first).
+  if (s == DecoderSampler::point) return t.fetch(tex_point_texel(u), tex_point_texel(v));
+  const TexLinearTexel a = tex_linear_texel(u), b = tex_linear_texel(v);
+  const auto t00 = t.fetch(a.i, b.i), t10 = t.fetch(a.i + 1, b.i), t01 = t.fetch(a.i, b.i + 1), t11 = t.fetch(a.i + 1, b.i + 1);
+  std::array<f16_t, 4> r{};
+  for (int c = 0; c < 4; ++c) r[c] = f16_bilinear(t00[c], t10[c], t01[c], t11[c], a.alpha, b.alpha);
+  return r;
+}
+
+DecoderPixel decoder_final_pixel(const Readings& r, const DecoderFinalReadings& dr, const std::array<f16_t, 10>& l,
+                                 const DecoderTextures& t, int X, int Y, int ex, int ey) {
+  if (!t.tex88 || !t.tex96 || !t.tex104) throw std::invalid_argument("decoder_final_pixel: tex88, tex96 and tex104 must be set");
+  DecoderPixel px;
+  // (c) E3': 3 max.f16x2 + 2 max.f16 reduce exactly 9 halves: the max of l0..l8 (exact, order-free).
+  f16_t mx = l[0];
+  for (int i = 1; i < 9; ++i) mx = f16_max(mx, l[i]);
+  // (d) E4': d_i = sub.f16(l_i, max) (5 sub.f16x2, the 5th one's high half d9 is used only by the
+  // centred gate), e_i = ex2.approx.ftz(mul.ftz(f32(d_i), log2 e)) (e61_exp), the f32 sum with
+  // add.ftz, rinv = div.approx.ftz(1, sum) (s24304), w_i by mul.f16x2 (s24307..s24311). The
+  // rounding of e_i before the sum, the order of the adds and the form of the product are enc5's
+  // readings filter-exp-rounding, filter-sum-order, filter-weight-product (F.20), applied as
+  // e61_pixel_impl.hpp's e61_softmax_stencil applies them for n = 9 (its E61Logits::nine).
+  float e[9], es[9];
+  for (int i = 0; i < 9; ++i) {
+    e[i] = e61_exp(f16_sub(l[i], mx));
+    es[i] = r.e61_exp_rounding == E61ExpRounding::f32_sum ? e[i] : f16_to_f32(f32_to_f16(e[i]));
+  }
+  float sum = 0;
+  switch (r.e61_sum_order) {
+    case E61SumOrder::sequential:  // a running sum: ((e0 + e1) + e2) + ... + e8
+      sum = es[0];
+      for (int i = 1; i < 9; ++i) sum = add_ftz_f32(sum, es[i]);
+      break;
+    case E61SumOrder::pairs:  // (e0 + e1) + (e2 + e3) + (e4 + e5) + (e6 + e7), then + e8
+      sum = add_ftz_f32(es[0], es[1]);
+      for (int i = 2; i + 1 < 9; i += 2) sum = add_ftz_f32(sum, add_ftz_f32(es[i], es[i + 1]));
+      sum = add_ftz_f32(sum, es[8]);
+      break;
+    case E61SumOrder::tree: {  // adjacent pairs, pairs of pairs, the odd one carried to the next level
+      int m = 9;
+      while (m > 1) {
+        int k = 0;
+        for (int i = 0; i + 1 < m; i += 2) es[k++] = add_ftz_f32(es[i], es[i + 1]);
+        if (m % 2) es[k++] = es[m - 1];
+        m = k;
+      }
+      sum = es[0];
+      break;
+    }
+  }
+  px.sum = sum;
+  px.rinv = div_approx_ftz_f32(std::bit_cast<float>(kOneF32Bits), sum);  // model-dependent (approx-model)
+  for (int i = 0; i < 9; ++i)
+    px.w[i] = r.e61_weight_product == E61WeightProduct::f16_mul ? f16_mul(f32_to_f16(e[i]), f32_to_f16(px.rinv))
+                                                                : f32_to_f16(mul_ftz_f32(e[i], px.rinv));
+  // (e) E5': the integer neighbours border-fixed by filter-border (12 selp), tap k the one w_k
+  // multiplies by filter-tap-map (e61_taps), each converted to an f32 texel coordinate.
+  // (f) E6': 9 tex.base.2d.v4.f16.f32 of +88 (s24336..s24406) at (u, v).
+  const auto taps = e61_taps(r, X, Y, ex, ey);
+  std::array<std::array<f16_t, 4>, 9> tv;
+  for (int k = 0; k < 9; ++k)
+    tv[k] = sample_f32(*t.tex88, texel_coordinate(t.sx, taps[k][0]), texel_coordinate(t.sy, taps[k][1]), dr.sampler);
+  // E6': 27 scalar fma.rn.f16 per pixel, one chain per channel in tap order from an f16 zero
+  // (the 3 cvt.rn.f16.s32, s24312..s24314): acc = fma(tap_k.ch, w_k, acc) (D2 s15687's operand
+  // order: tap, weight, acc). The taps' alpha channel is not used.
+  for (int ch = 0; ch < 3; ++ch) {
+    f16_t acc = 0;
+    for (int k = 0; k < 9; ++k) acc = f16_fma(tv[k][ch], px.w[k], acc);
+    px.acc[ch] = acc;
+  }
+  // (g) E7': sigma of l9 (raw) or of d9 = sub.f16(l9, max) (centred): F.17 is open. e62_sigmoid is
+  // the sigmoid of the merge layers' final epilogue (the same mul.ftz by -log2 e, ex2, add.ftz 1,
+  // div.approx, cvt.rn.f16.f32; s24415, s24418). om = sub.f16(1.0h, sigma) (s24421); per channel
+  // m = mul.f16(acc_ch, sigma) (s24422..s24426), out_ch = fma.rn.f16(tex96_ch, om, m).
+  px.sigma = e62_sigmoid(dr.gate_logit == DecoderGateLogit::raw ? l[9] : f16_sub(l[9], mx));
+  const f16_t om = f16_sub(kOneF16, px.sigma);
+  // (h) E8': tex96 and tex104 by tex.base.2d.v4.f16.s32 at the pixel's integer (X, Y) (s24411,
+  // s24413), through each texture's address mode.
+  const std::array<f16_t, 4> t96 = t.tex96->fetch(X, Y), t104 = t.tex104->fetch(X, Y);
+  for (int ch = 0; ch < 3; ++ch) {
+    const f16_t m = f16_mul(px.acc[ch], px.sigma);
+    f16_t o = f16_fma(t96[ch], om, m);
+    // set.nan.f16.f16 + setp.ne.s16 + @p bra skip the add of a NaN channel (s24428..s24441);
+    // add.f16 out, out, tex104 (D3 s19647's operand order).
+    if (!f16_is_nan(t104[ch])) o = f16_add(o, t104[ch]);
+    px.out[ch] = o;
+  }
+  px.out[3] = 0;  // E9': the 4th stored channel is mov.u16 0
+  return px;
+}
+
+void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, const F16Mat& d, const DecoderTextures& t, Surface& s112) {
+  // (a) E1': the shared records as enc5's E61(a) stages them (filter-record-guard included).
+  const std::vector<std::uint32_t> smem = e61_records(ctx, d);
+  // (b) E2': thread T = 32z + tid.x < 64 finishes pixel (x0 + (T&7), y0 + (T>>3)); outside
+  // [0, ex) x [0, ey) it skips to the end. (c) E3': its 10 logits are record T's words 0..4
+  // (word i = (l_2i lo, l_2i+1 hi)). (i) E9': sust.b.2d.v4.b16.zero [+112, {8X, Y}].
+  for (int T = 0; T < kE61Threads; ++T) {
+    const PixelXY p = e61_pixel_of_thread(ctx.x0, ctx.y0, T);
+    if (p.x < 0 || p.y < 0 || p.x >= ctx.ex || p.y >= ctx.ey) continue;
+    std::array<f16_t, 10> l{};
+    for (int i = 0; i < 5; ++i) {
+      l[2 * i] = f16x2_lo(smem[e61_record_word(T, i, 0)]);
+      l[2 * i + 1] = f16x2_hi(smem[e61_record_word(T, i, 0)]);
+    }
+    const DecoderPixel px = decoder_final_pixel(*ctx.readings, dr, l, t, p.x, p.y, ctx.ex, ctx.ey);
+    s112.store_b16x4(8 * p.x, p.y, px.out);  // x is a byte offset: 8 bytes per RGBA16F texel
+    if (ctx.stats) ++ctx.stats->pixels_written;
+  }
+}
+
+}  // namespace rrswin::golden
