@@ -152,5 +152,74 @@ TEST(LayerEngineDiff, MergeLayersAtSeveralThreadsWithTheOddQuadWriter) {
   }
 }
 
+// The decoders (dec4): the front on the golden parts, every GEMM k-step on the engine, the decoder
+// final epilogue; byte for byte the golden model for every profile, path and thread count, with
+// stress inputs (saturating and subnormal codes, all-zero tokens) and every decoder reading.
+std::vector<LayerId> decoders() {
+  std::vector<LayerId> v;
+  for (LayerId id : layer_ids())
+    if (layer_spec(id).runnable && layer_spec(id).front.kind == FrontKind::patch_expand) v.push_back(id);
+  return v;
+}
+
+Outputs run_decoder(LayerId id, int ex, int ey, int ox, int oy, bool stress, const Profile& p, const LayerReadings& lr,
+                    const engine::SimdPath* fast, int threads = 1) {
+  const LayerSpec& s = layer_spec(id);
+  const SyntheticFrame in = make_synthetic_frame(ex >> 1, ey >> 1, 21, stress, s.front.k / 32);
+  const SyntheticFrame skip = make_synthetic_frame(ex, ey, 22, stress, s.k_slices());
+  const SyntheticFrame t104 = make_synthetic_frame(ex, ey, 23, stress, 1);
+  LayerFrame f;
+  f.ex = ex;
+  f.ey = ey;
+  f.ox = ox;
+  f.oy = oy;
+  f.input_arena = in.input_arena;
+  f.skip_arena = skip.input_arena;
+  f.weights = &default_layer_weights(id);
+  f.texture = &in.texture;
+  f.texture96 = &skip.texture;
+  f.texture104 = &t104.texture;
+  f.scale = {0.5f, 0.5f};
+  Outputs o;
+  if (fast)
+    engine::run_layer_frame_fast(f, p, Readings{}, lr, {*fast, threads}, &o.stats);
+  else
+    run_layer_frame_golden(f, p, Readings{}, lr, &o.stats);
+  o.arena = f.output_arena;
+  o.s112 = f.surface112.bytes;
+  return o;
+}
+
+TEST(LayerEngineDiff, DecodersFastEqualsGoldenForEveryProfilePathAndThreadCount) {
+  ASSERT_FALSE(decoders().empty());
+  for (LayerId id : decoders()) {
+    SCOPED_TRACE(std::string(to_string(id)));
+    for (const Profile* p : all_profiles()) {
+      const Outputs g = run_decoder(id, 19, 11, 3, 2, false, *p, LayerReadings{}, nullptr);
+      EXPECT_GT(g.stats.pixels_written, 0u);
+      for (engine::SimdPath path : engine::supported_simd_paths()) {
+        if (p != &profile_ada() && path != engine::best_simd_path()) continue;
+        for (int threads : {1, 3}) {
+          if (threads > 1 && p != &profile_ada()) continue;
+          expect_same(g, run_decoder(id, 19, 11, 3, 2, false, *p, LayerReadings{}, &path, threads),
+                      std::string(p->name) + " / " + std::string(engine::to_string(path)) + " / " + std::to_string(threads) + " threads");
+        }
+      }
+    }
+    // Stress inputs and every decoder reading's other value.
+    const engine::SimdPath best = engine::best_simd_path();
+    for (const char* reading : {"expand-load-order=fragment", "expand-fill=zero", "expand-subpixel=dx-dy", "decoder-sampler=point",
+                                "decoder-gate-logit=centred"}) {
+      LayerReadings lr;
+      std::string err;
+      ASSERT_TRUE(set_layer_reading(lr, reading, &err)) << err;
+      const Outputs g = run_decoder(id, 18, 13, 0, 5, true, profile_ada(), lr, nullptr);
+      expect_same(g, run_decoder(id, 18, 13, 0, 5, true, profile_ada(), lr, &best, 2), reading);
+      const Outputs d = run_decoder(id, 18, 13, 0, 5, true, profile_ada(), LayerReadings{}, nullptr);
+      EXPECT_TRUE(d.arena != g.arena || d.s112 != g.s112) << reading << " changes nothing";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rrswin

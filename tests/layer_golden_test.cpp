@@ -260,7 +260,8 @@ TEST(LayerGolden, LayerReadingsParse) {
   EXPECT_FALSE(rrswin::set_layer_reading(lr, "merge-output-layout=bogus", &err));
   EXPECT_NE(err.find("bogus"), std::string::npos);
   EXPECT_FALSE(rrswin::set_layer_reading(lr, "nope=1", &err));
-  EXPECT_EQ(rrswin::layer_reading_registry().size(), 8u);  // merge-gather-order, merge-output-layout, sigmoid-* (6)
+  EXPECT_EQ(rrswin::layer_reading_registry().size(),
+            13u);  // merge-gather-order, merge-output-layout, sigmoid-* (6), expand-* (3), decoder-* (2)
 }
 
 // The layer readings' old names (e62-*) and merge-output-layout's old value e60-words are aliases

@@ -222,18 +222,29 @@ TEST(RunCli, ReadingsListsTheMergeLayersRegistry) {
   const Result r = dir.rrswin("readings --layer enc4");
   ASSERT_EQ(r.status, 0) << r.out;
   for (const LayerReadingInfo& info : layer_reading_registry()) {
-    EXPECT_TRUE(contains(r.out, "\n" + info.name + " = " + info.values.front() + "\n")) << info.name;
-    EXPECT_TRUE(contains(r.out, info.question)) << info.name;
+    const bool applies = info.name.rfind("expand-", 0) != 0 && info.name.rfind("decoder-", 0) != 0;  // the decoders' own
+    EXPECT_EQ(contains(r.out, "\n" + info.name + " = " + info.values.front() + "\n"), applies) << info.name;
+    EXPECT_EQ(contains(r.out, info.question), applies) << info.name;
   }
   EXPECT_TRUE(contains(r.out, "sigmoid-quad-writer")) << r.out;
   EXPECT_TRUE(contains(r.out, "\narena-order = fragment\n")) << "the template's readings apply to enc4 too";
-  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4\n")) << r.out;        // merge-*, sigmoid-*
-  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4, enc5\n")) << r.out;  // the template's
+  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4\n")) << r.out;              // merge-*, sigmoid-*
+  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4, enc5, dec4\n")) << r.out;  // the template's
   EXPECT_FALSE(contains(dir.rrswin("readings").out, "\nsigmoid-gate = ")) << "enc5 has no E62";
   const Result j = dir.rrswin("readings --json --layer=enc3");
   ASSERT_EQ(j.status, 0) << j.out;
-  for (const LayerReadingInfo& info : layer_reading_registry())
-    EXPECT_TRUE(contains(j.out, "{\"name\": \"" + info.name + "\", \"values\": [\"" + info.values.front() + "\"")) << info.name;
+  for (const LayerReadingInfo& info : layer_reading_registry()) {
+    const bool applies = info.name.rfind("expand-", 0) != 0 && info.name.rfind("decoder-", 0) != 0;  // the decoders' own
+    EXPECT_EQ(contains(j.out, "{\"name\": \"" + info.name + "\", \"values\": [\"" + info.values.front() + "\""), applies) << info.name;
+  }
+  // The decoders' readings are dec4's, with the template's that its front and final consult.
+  const Result d = dir.rrswin("readings --layer dec4");
+  ASSERT_EQ(d.status, 0) << d.out;
+  for (const char* name : {"\nexpand-load-order = natural\n", "\nexpand-subpixel = dy-dx\n", "\ndecoder-sampler = linear\n",
+                           "\ndecoder-gate-logit = raw\n", "\nprologue-halo = ring-tblr\n", "\nfilter-border = reflect101\n"})
+    EXPECT_TRUE(contains(d.out, name)) << name << d.out;
+  for (const char* name : {"\nprologue-fill = ", "\nprologue-eps = ", "\nfilter-logits = ", "\nsigmoid-gate = ", "\nmerge-gather-order = "})
+    EXPECT_FALSE(contains(d.out, name)) << name << d.out;
   EXPECT_TRUE(contains(dir.rrswin("readings").out, "rrswin readings --layer enc4"));
   EXPECT_EQ(dir.rrswin("readings --layer enc6").status, 2);
   EXPECT_EQ(dir.rrswin("readings --layer").status, 2);

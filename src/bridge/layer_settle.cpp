@@ -1,6 +1,7 @@
 // `rrswin settle --layer enc4` (bridge/layer_settle.hpp).
 #include "bridge/layer_settle.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -106,7 +107,13 @@ LayerSettleResult settle_layer(const std::vector<LayerSettleLaunch>& launches, L
     ++r.runs;
     return n;
   };
-  const auto& registry = layer_reading_registry();
+  // The layer readings that apply to this layer (reading_layers): the merge's, the gated final
+  // epilogue's or the decoders' front and final.
+  std::vector<LayerReadingInfo> registry;
+  for (const LayerReadingInfo& info : layer_reading_registry()) {
+    const std::vector<LayerId> l = reading_layers(info.name);
+    if (std::find(l.begin(), l.end(), layer) != l.end()) registry.push_back(info);
+  }
   LayerReadings best;
   std::uint64_t best_n = total(best);
   for (int pass = 0; pass < o.max_passes && best_n > 0; ++pass) {

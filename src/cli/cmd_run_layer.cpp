@@ -1,10 +1,13 @@
-// rrswin run --layer L (enc4, enc3, enc2): the model of another layer of the template (model/layer_golden.hpp,
-// engine/layer_engine.hpp) on embedded synthetic assets or given files. What it writes: the plane
-// arena (param+48, arena.bin), the patch merge's output (param+56, merged.bin, a plane arena at the
-// halved extents: the next layer's input) and the final epilogue's three surfaces
-// (surface112/120/128.exr; readings sigmoid-* of docs/readings.md §7).
+// rrswin run --layer L (enc4, enc3, enc2, dec4): the model of another layer of the template
+// (model/layer_golden.hpp, engine/layer_engine.hpp) on embedded synthetic assets or given files. What
+// it writes: the plane arena (param+48, arena.bin); for the merge layers the patch merge's output
+// (param+56, merged.bin, a plane arena at the halved extents: the next layer's input) and the final
+// epilogue's three surfaces (surface112/120/128.exr; readings sigmoid-* of docs/readings.md §7); for
+// a decoder the one surface +112 (docs/readings.md §9).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -34,7 +37,16 @@ constexpr const char* kHelp =
     R"(usage: rrswin run --layer enc4|enc3|enc2 [-o DIR] [--weights FILE] [--input FILE] [--texture FILE.exr] [--seed N]
                  [--ex N --ey N] [--block-offset X,Y] [--engine fast|golden] [--threads N] [--profile P]
                  [--reading NAME=VALUE] [--layer-reading NAME=VALUE] [--trace STAGES --block X,Y]
-  Runs a merge layer of the template (docs/readings.md §7): enc4 (62 phases, 1386 mma: enc5's
+  Runs a layer of the template other than enc5 (docs/readings.md §7, §9). A decoder (dec4: 62
+  phases, 1606 mma: the patch expand = phase 1 from the half-resolution input, E1 adds the skip
+  input, then enc5's phases 1..61 as 2..62 and the decoder final epilogue E62) reads --input (+8:
+  the lower level's arena, (ex>>1) x (ey>>1), 5 planes), --skip FILE (+24: the encoder of its level's
+  arena, ex x ey), --texture (+88, any size, sampled at (x + 0.5) * scale), --texture96 and
+  --texture104 FILE.exr (ex x ey), --scale SX,SY (+136, default 0.5,0.5), and writes
+  DIR/arena.bin and DIR/surface112.exr; given nothing, synthetic ones of the layer's token grid
+  (dec4 80 x 46); --layer-reading expand-load-order=natural|fragment, expand-fill=clamp|zero,
+  expand-subpixel=dy-dx|dx-dy, decoder-sampler=linear|point, decoder-gate-logit=raw|centred.
+  A merge layer: enc4 (62 phases, 1386 mma: enc5's
   phases 1..60, the patch merge = phase 61 in 32-column passes, phase 62 and E62) or enc3 (48
   phases, 936 mma: the same template at C = 128, 4 heads, 16 MLP chunks, the merge = phase 47 with
   K = 512, phase 48 and E48). Writes DIR/arena.bin (param+48, C/32 planes x ey x ex x 32 bytes:
@@ -57,6 +69,8 @@ constexpr const char* kHelp =
 
 struct LayerRunArgs {
   std::string out = "out", weights_file, input_file, texture_file, trace_stages;
+  std::string skip_file, texture96_file, texture104_file;  // the decoders'
+  float sx = 0.5f, sy = 0.5f;                              // the decoders' +136
   std::uint64_t seed = 1;
   int ex = 0, ey = 0, ox = 0, oy = 0, bx = 0, by = 0;
   RunChoice choice;  // --engine fast (default) or golden, --threads, --profile, --reading
@@ -82,6 +96,23 @@ LayerRunArgs parse_layer_run(const Args& args, LayerId layer) {
       a.input_file = c.take();
     } else if (c.name == "--texture") {
       a.texture_file = c.take();
+    } else if (c.name == "--skip") {
+      a.skip_file = c.take();
+    } else if (c.name == "--texture96") {
+      a.texture96_file = c.take();
+    } else if (c.name == "--texture104") {
+      a.texture104_file = c.take();
+    } else if (c.name == "--scale") {
+      const std::string v = c.take();
+      const std::size_t comma = v.find(',');
+      char* end = nullptr;
+      const float x = comma == std::string::npos ? 0 : std::strtof(v.c_str(), &end);
+      const bool x_ok = comma != std::string::npos && end == v.c_str() + comma;
+      const float y = x_ok ? std::strtof(v.c_str() + comma + 1, &end) : 0;
+      if (!x_ok || end != v.c_str() + v.size() || !std::isfinite(x) || !std::isfinite(y) || comma + 1 == v.size())
+        throw UsageError("--scale wants SX,SY (two finite numbers), got '" + v + "'");
+      a.sx = x;
+      a.sy = y;
     } else if (c.name == "--seed") {
       a.seed = static_cast<std::uint64_t>(parse_int(c.name, c.take(), 0, 1LL << 62));
     } else if (c.name == "--ex") {
@@ -107,17 +138,26 @@ LayerRunArgs parse_layer_run(const Args& args, LayerId layer) {
   return a;
 }
 
-// The input arena: the file (its size checked) or the synthetic one of the layer's C/32 planes.
-std::vector<std::uint8_t> layer_input(const LayerRunArgs& a, const LayerSpec& s, SyntheticFrame& synth) {
-  const layout::PlaneArena pa{a.ex, a.ey, s.k_slices()};
-  if (a.input_file.empty()) return std::move(synth.input_arena);
-  std::vector<std::uint8_t> input = read_file_bytes(a.input_file);
+// An arena: the file (its size checked against `pa`) or the synthetic one.
+std::vector<std::uint8_t> arena_file(const std::string& file, const layout::PlaneArena& pa, const std::string& what,
+                                     std::vector<std::uint8_t>& synthetic) {
+  if (file.empty()) return std::move(synthetic);
+  std::vector<std::uint8_t> input = read_file_bytes(file);
   if (input.size() != pa.total_bytes())
-    throw InputError(a.input_file, input.size() < pa.total_bytes() ? input.size() : pa.total_bytes(),
-                     std::to_string(pa.total_bytes()) + " bytes (the " + std::string(s.name) + " input arena: " +
-                         std::to_string(pa.planes) + " planes at " + std::to_string(a.ex) + " x " + std::to_string(a.ey) + ")",
+    throw InputError(file, input.size() < pa.total_bytes() ? input.size() : pa.total_bytes(),
+                     std::to_string(pa.total_bytes()) + " bytes (" + what + ": " + std::to_string(pa.planes) + " planes at " +
+                         std::to_string(pa.ex) + " x " + std::to_string(pa.ey) + ")",
                      std::to_string(input.size()) + " bytes");
   return input;
+}
+
+// A texture: the file (its size checked when `w` > 0) or the synthetic one.
+Texture texture_file(const std::string& file, int w, int h, const std::string& what, Texture& synthetic) {
+  Texture t = file.empty() ? std::move(synthetic) : texture_from_exr(file);
+  if (w > 0 && (t.width != w || t.height != h))
+    throw InputError(file, 0, "a " + std::to_string(w) + " x " + std::to_string(h) + " texture (" + what + ")",
+                     std::to_string(t.width) + " x " + std::to_string(t.height));
+  return t;
 }
 
 TraceRequest trace_request(const LayerRunArgs& a) {
@@ -135,11 +175,14 @@ TraceRequest trace_request(const LayerRunArgs& a) {
 // Every output or none (io/output_set.hpp: staged, then moved into place; issue 38, F9).
 void write_layer_outputs(OutputSet& out, const LayerRunArgs& a, const LayerFrame& f, const Trace& trace, const WeightImage& w,
                          LayerId layer) {
+  const bool merge = layer_spec(layer).merge();
   out.write("arena.bin", f.output_arena);
-  out.write("merged.bin", f.merged_output);
+  if (merge) out.write("merged.bin", f.merged_output);
   write_surface_exr(out.path("surface112.exr"), f.surface112);
-  write_surface_exr(out.path("surface120.exr"), f.surface120);
-  write_surface_exr(out.path("surface128.exr"), f.surface128);
+  if (merge) {
+    write_surface_exr(out.path("surface120.exr"), f.surface120);
+    write_surface_exr(out.path("surface128.exr"), f.surface128);
+  }
   const bool traced = !a.trace_stages.empty();
   if (traced) {
     write_trace_binary(out.path("trace.bin"), trace);
@@ -153,6 +196,11 @@ void write_layer_outputs(OutputSet& out, const LayerRunArgs& a, const LayerFrame
   std::printf("rrswin run --layer %s: %zu phases, %d mma, weight image %zu bytes; %d x %d tokens, %d x %d blocks\n",
               std::string(to_string(layer)).c_str(), prog.phases.size(), prog.mma_total, w.bytes().size(), a.ex, a.ey,
               static_cast<int>(grid.x), static_cast<int>(grid.y));
+  if (!merge) {
+    std::printf("  wrote %s/arena.bin (%zu bytes, param+48) and %s/surface112.exr (%d x %d, E%d's surface +112)%s\n", a.out.c_str(),
+                f.output_arena.size(), a.out.c_str(), a.ex, a.ey, fe, traced ? ", trace.bin, trace.txt" : "");
+    return;
+  }
   std::printf("  wrote %s/arena.bin (%zu bytes, param+48) and %s/merged.bin (%zu bytes, param+56, %d x %d)%s\n", a.out.c_str(),
               f.output_arena.size(), a.out.c_str(), f.merged_output.size(), a.ex >> 1, a.ey >> 1, traced ? ", trace.bin, trace.txt" : "");
   std::printf(
@@ -171,7 +219,10 @@ int cmd_run_layer(const Args& args, LayerId layer) {
       return 0;
     }
     const LayerSpec& s = layer_spec(layer);
-    if (!s.merge()) throw UsageError(std::string(s.name) + " is not a merge layer (rrswin run without --layer runs enc5)");
+    const bool decoder = s.front.kind == FrontKind::patch_expand;
+    if (!s.merge() && !decoder) throw UsageError(std::string(s.name) + " runs through rrswin run without --layer");
+    if (!decoder && !(a.skip_file.empty() && a.texture96_file.empty() && a.texture104_file.empty()))
+      throw UsageError("--skip, --texture96 and --texture104 are the decoders' inputs");
     LayerReadings lr;
     for (const std::string& r : a.layer_readings) {
       std::string err;
@@ -183,14 +234,32 @@ int cmd_run_layer(const Args& args, LayerId layer) {
     WeightImage loaded;
     if (!a.weights_file.empty()) loaded = load_weight_image(a.weights_file, layer);  // InputError: main prints it
     const WeightImage& w = a.weights_file.empty() ? default_layer_weights(layer) : loaded;
-    SyntheticFrame synth = make_synthetic_frame(a.ex, a.ey, a.seed, false, s.k_slices());
-    const std::vector<std::uint8_t> input = layer_input(a, s, synth);
-    Texture texture = a.texture_file.empty() ? std::move(synth.texture) : texture_from_exr(a.texture_file);
-    if (texture.width != a.ex || texture.height != a.ey)
-      throw InputError(a.texture_file, 0, "a " + std::to_string(a.ex) + " x " + std::to_string(a.ey) + " texture (the token grid)",
-                       std::to_string(texture.width) + " x " + std::to_string(texture.height));
+    // A decoder's input is the lower level at half the extents (the expand's K/32 planes); its skip,
+    // +96 and +104 are at the token grid, its +88 (synthetic: the half-resolution texture) any size.
+    const int ix = decoder ? a.ex >> 1 : a.ex, iy = decoder ? a.ey >> 1 : a.ey;
+    SyntheticFrame synth = make_synthetic_frame(ix, iy, a.seed, false, decoder ? s.front.k / 32 : s.k_slices());
+    const std::vector<std::uint8_t> input = arena_file(a.input_file, layout::PlaneArena{ix, iy, decoder ? s.front.k / 32 : s.k_slices()},
+                                                       "the " + std::string(s.name) + " input arena", synth.input_arena);
+    Texture texture = texture_file(a.texture_file, decoder ? 0 : a.ex, a.ey, "the token grid", synth.texture);
+    SyntheticFrame skip_synth, t104_synth;
+    std::vector<std::uint8_t> skip;
+    Texture texture96, texture104;
+    if (decoder) {
+      skip_synth = make_synthetic_frame(a.ex, a.ey, a.seed + 1, false, s.k_slices());
+      t104_synth = make_synthetic_frame(a.ex, a.ey, a.seed + 2, false, 1);
+      skip = arena_file(a.skip_file, layout::PlaneArena{a.ex, a.ey, s.k_slices()}, "the " + std::string(s.name) + " skip arena (+24)",
+                        skip_synth.input_arena);
+      texture96 = texture_file(a.texture96_file, a.ex, a.ey, "+96, the token grid", skip_synth.texture);
+      texture104 = texture_file(a.texture104_file, a.ex, a.ey, "+104, the token grid", t104_synth.texture);
+    }
     LayerFrame f;
     f.texture = &texture;
+    if (decoder) {
+      f.skip_arena = skip;
+      f.texture96 = &texture96;
+      f.texture104 = &texture104;
+      f.scale = {a.sx, a.sy};
+    }
     f.ex = a.ex;
     f.ey = a.ey;
     f.ox = a.ox;

@@ -82,12 +82,14 @@ LayerBlockLoop block_loop(int threads) {
 void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, const LayerEngine& how,
                           golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out) {
   if (f.weights) require_runnable(f.weights->layer());
-  if (!f.weights || !layer_spec(f.weights->layer()).merge())
-    throw std::invalid_argument("run_layer_frame_fast: the weights are not an image of a merge layer (enc4, enc3)");
+  if (!f.weights || f.weights->layer() == LayerId::enc5)
+    throw std::invalid_argument(
+        "run_layer_frame_fast: the weights are not an image of a layer other than enc5 (enc5 runs through run_frame)");
   const LayerSpec& s = layer_spec(f.weights->layer());
   // The engine's fused kernels are written for enc5's dimensions (C = 160, 8 heads: issue 33 takes
-  // the others on); another layer runs the golden parts with every k-step on engine::gemm.
-  if (s.channels != 160 || s.heads != 8) {
+  // the others on) and enc5's prologue; another layer (a decoder's front too) runs the golden parts
+  // with every k-step on engine::gemm.
+  if (s.channels != 160 || s.heads != 8 || s.front.kind != FrontKind::none || !s.merge()) {
     run_layer_frame_with(
         f, profile, r, lr, stats, trace, trace_out,
         [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {

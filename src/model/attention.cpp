@@ -86,8 +86,10 @@ struct AttentionStages {
     const int sp = l.score_phase(), pvp = l.pv_phase();
     w.resize(static_cast<std::size_t>(l.stem_phases()) + 1);
     for (int q = 1; q <= l.stem_phases(); ++q)
-      w[q] = ctx.stage(cat("w", q), cat("D of phase ", q, ": reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1); warp = head"),
-                       StageKind::stem_d);
+      w[q] =
+          ctx.stage(cat("w", q + l.first_stem() - 1),
+                    cat("D of phase ", q + l.first_stem() - 1, ": reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1); warp = head"),
+                    StageKind::stem_d);
     score = ctx.stage(cat("w", sp), cat("D of phase ", sp, " (score): reg 24mi+2nt+rh = f16x2 (query 16mi+g+8rh, keys 8nt+2t, +1)"),
                       StageKind::score_d);
     e = ctx.stage(cat("e", sp, ".e"), cat("E", sp, " exponents, w", sp, "'s order"), StageKind::score_d);
@@ -170,16 +172,19 @@ std::vector<HeadOut> attention(const BlockContext& ctx, const E4Mat& h1) {
     const std::uint32_t slot = ctx.weight_map().slot_bytes() * static_cast<std::uint32_t>(h);
     // The stem phases (facts C2): chain A (odd p) = Q, chain B (even p) = V; phase p reads staged
     // k-slice (p-1)/2 and its B at slot + weight_begin; its C is 0 or the D of c_chain_from.
+    // d[i] = the D of stem phase i (1..stem), phase number i + `before` (the front's phases
+    // precede the stem: the decoders' phase 1 is the patch expand).
+    const int before = l.first_stem() - 1;
     std::vector<F16Mat> d(static_cast<std::size_t>(stem) + 1);
-    for (int p = 1; p <= (last && last < stem ? last : stem); ++p) {
-      const Phase& ph = ctx.phase(p);
+    for (int p = 1; p <= (last && last < stem + before ? last - before : stem); ++p) {
+      const Phase& ph = ctx.phase(p + before);
       const BTile b = load_b_waddr(*ctx.weights, ph.weight_begin + (ph.relative_to_slot ? slot : 0u), kHeadDim);
-      d[p] = ph.c == OperandSource::previous_d ? d[ph.c_chain_from] : F16Mat(kTokens, kHeadDim, 0);
+      d[p] = ph.c == OperandSource::previous_d ? d[ph.c_chain_from - before] : F16Mat(kTokens, kHeadDim, 0);
       phase_step(ctx, h1, ph.a_k0, b, d[p]);
       if (st.w[p])
         for (int mi = 0; mi < 6; ++mi) record_tile(*st.w[p], h, d[p], 16 * mi, 8 * mi, 4);
     }
-    if (last && last <= stem) continue;
+    if (last && last <= stem + before) continue;
     ho.q = d[stem - 1];
     ho.v = d[stem];
     ho.s = score_phase(ctx, ho.q, h);  // the score phase + E11

@@ -174,6 +174,9 @@ NormSpec e20_norm_spec(const BlockContext& ctx);
 // The norm of `rows` rows of C = spec.gain.size() (row-major) by the spec, the golden way.
 void rms_norm_rows(const NormSpec& spec, const f16_t* x, f16_t* out, int rows);
 PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> input_arena);
+// The prologue's second half for 96 rows of x gathered by any front (enc5's gather, the decoders'
+// E1): the norm (none when empty), q8, the trace stage prologue.a.
+PrologueOut stage_input(const BlockContext& ctx, F16Mat x, const std::optional<NormSpec>& norm);
 
 // ---- RMS norm pieces (rms_norm.cpp), facts B4, C8 ----
 // The per-row f16 sum of squares exactly as the kernel forms it: the lane with thread-in-group t

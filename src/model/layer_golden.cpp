@@ -60,6 +60,31 @@ const std::vector<LayerReadingInfo>& layer_reading_registry() {
        "the fourth channel of surfaces +112 / +120",
        "DOC4 s21649/s21650 (%rs6840, %rs6841: two distinct registers, not printed), DOC3 E48(d) two sigmoids, one consumed by the products",
        "the +112 / +120 surfaces of an enc4 launch"},
+      {"expand-load-order",
+       {"natural", "fragment"},
+       "which input-arena word each of phase 1's A registers loads: each token's own words, or the enc5 prologue's straight register map",
+       "HIP-d4/DOC-d4: the prologue's gather (file lines 1063-1468) is not decoded; DOC-d2 §6: 60 loads for 48 A registers",
+       "d4r's debug stage p1a (phase 1's A registers) of a dec4 launch with a known +8 input"},
+      {"expand-fill",
+       {"clamp", "zero"},
+       "what phase 1's A holds for a low-resolution token outside the input's frame",
+       "HIP-d4 (the prologue's 'clamped halo gather', file lines 1063-1468, rule not decoded); no decoder doc reduces it",
+       "d4r's debug stage p1a (phase 1's A registers) of a border block of a dec4 launch, or its arg048 dump"},
+      {"expand-subpixel",
+       {"dy-dx", "dx-dy"},
+       "which warp z computes which sub-pixel (dy, dx) of the 2x2 expansion (z = 2dy+dx or 2dx+dy)",
+       "DOC-d4 §6/U1 (the E1 scatter map is not reduced); DESC-d1 e1_patch_grid (dec1: warp 0 writes odd tile rows, warp 1 even)",
+       "a shared-memory dump after E1's first bar.sync (s2295), or the arg048 dump of a dec4 launch with distinct expand slabs"},
+      {"decoder-sampler",
+       {"linear", "point"},
+       "the filter mode of the decoders' texture +88, sampled at f32 coordinates u = sx (x + 0.5) (tex.base.2d.v4.f16.f32)",
+       "not in the PTX (the launch's sampler state); DOC-d4 §4/E62, DOC-d3 §4/E48 'u = sx*(i+0.5)'; linear: the reading ptx-tex-sampler's model",
+       "the +112 surface of a dec4 launch whose +88 texture has distinct texels and sx = 0.5"},
+      {"decoder-gate-logit",
+       {"raw", "centred"},
+       "whether the blend's sigmoid takes the tenth logit itself or f16(l9 - max)",
+       "DOC-d4 §4/E62: 9 x log2e and 1 x -log2e, 3 max.f16x2 + 2 max.f16 reduce 9 values; the register converted before s24415 is not printed",
+       "the +112 surface of a dec4 launch whose logits have a nonzero maximum"},
   };
   return r;
 }
@@ -107,6 +132,15 @@ bool set_layer_reading(LayerReadings& r, std::string_view assignment, std::strin
   if (name == "sigmoid-inactive-lane")
     return set_enum(&r.e62_inactive_lane, name, value, {E62InactiveLane::zero, E62InactiveLane::own}, error);
   if (name == "sigmoid-alpha") return set_enum(&r.e62_alpha, name, value, {E62Alpha::sigmoids, E62Alpha::zero}, error);
+  if (name == "expand-load-order")
+    return set_enum(&r.decoder_front.load_order, name, value, {ExpandLoadOrder::natural, ExpandLoadOrder::fragment}, error);
+  if (name == "expand-fill") return set_enum(&r.decoder_front.fill, name, value, {ExpandFill::clamp, ExpandFill::zero}, error);
+  if (name == "decoder-sampler")
+    return set_enum(&r.decoder_final.sampler, name, value, {golden::DecoderSampler::linear, golden::DecoderSampler::point}, error);
+  if (name == "decoder-gate-logit")
+    return set_enum(&r.decoder_final.gate_logit, name, value, {golden::DecoderGateLogit::raw, golden::DecoderGateLogit::centred}, error);
+  if (name == "expand-subpixel")
+    return set_enum(&r.decoder_front.subpixel, name, value, {ExpandSubpixel::dy_dx, ExpandSubpixel::dx_dy}, error);
   std::string all;
   for (const LayerReadingInfo& i : layer_reading_registry()) all += (all.empty() ? "" : ", ") + i.name;
   if (error) *error = golden::cat("unknown layer reading '", name, "' (", all, ")");
@@ -120,13 +154,20 @@ std::vector<LayerId> reading_layers(std::string_view name) {
   for (const ReadingInfo& i : reading_registry()) known |= i.name == name;
   std::vector<LayerId> v;
   if (!layer_reading && !known) return v;
+  // The template's readings the decoders' front and final fix or do not consult: E1's skip is
+  // always mirrored and always normalised with eps 2^-13 (docs/readings.md §9); the decoder final
+  // softmax is over nine logits and sums its taps by a scalar chain (no pairing).
+  const bool not_decoder =
+      name == "prologue-fill" || name == "prologue-norm" || name == "prologue-eps" || name == "filter-logits" || name == "filter-pairing";
   for (LayerId id : layer_ids()) {
     const LayerSpec& s = layer_spec(id);
     if (!s.runnable) continue;
-    if (!layer_reading)
-      v.push_back(id);
-    else if (name.rfind("merge-", 0) == 0 ? s.merge_kind == MergeKind::shared_passes
-                                          : s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid)
+    if (!layer_reading) {
+      if (!(not_decoder && s.front.kind == FrontKind::patch_expand)) v.push_back(id);
+    } else if (name.rfind("merge-", 0) == 0 ? s.merge_kind == MergeKind::shared_passes
+               : name.rfind("expand-", 0) == 0 || name.rfind("decoder-", 0) == 0
+                   ? s.front.kind == FrontKind::patch_expand
+                   : s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid)
       v.push_back(id);
   }
   return v;
@@ -218,7 +259,9 @@ F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const L
   require_runnable(s.id);
   // The template's parts at the layer's C, heads and chunks (enc5: facts C0; enc4: the same
   // statements and offsets as enc5's, DOC4 §2; enc3 DOC3 §2; enc2 DOC-e2 §2).
-  const PrologueOut pro = prologue(ctx, io.input_arena);            // facts B
+  // facts B (the encoders' prologue) or the decoders' front (phase 1 and E1).
+  const PrologueOut pro = s.front.kind == FrontKind::patch_expand ? decoder_front(ctx, lr.decoder_front, io.input_arena, io.skip_arena)
+                                                                  : prologue(ctx, io.input_arena);
   const std::vector<HeadOut> heads = attention(ctx, pro.h1);        // stem, score, P V and their epilogues
   if (ctx.last_phase && ctx.last_phase <= s.pv_phase()) return {};  // a debug stage (facts F2)
   const OutProjOut proj = out_projection(ctx, pro, heads);
@@ -243,6 +286,10 @@ F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const L
     case FinalEpilogueKind::kpn_filter_sigmoid:
       if (io.texture && out.s112 && out.s120 && out.s128) e62(ctx, lr, d, *io.texture, out);
       break;
+    case FinalEpilogueKind::decoder_blend:
+      if (io.texture && out.s112)
+        decoder_final(ctx, lr.decoder_final, d, {io.texture, io.texture96, io.texture104, io.scale[0], io.scale[1]}, *out.s112);
+      break;
     default: throw std::logic_error(cat("run_layer_block: ", s.name, "'s final epilogue is not modelled"));
   }
   return d;
@@ -258,28 +305,56 @@ void run_layer_frame_golden(LayerFrame& f, const Profile& profile, const Reading
 
 namespace {
 
-// The frame's checks and outputs: the layer, the input arena's and the texture's sizes.
+// The frame's checks and outputs: the layer, the input arenas' and the textures' sizes.
 const LayerSpec& prepare_layer_frame(LayerFrame& f, golden::E62Surfaces& surfaces) {
   if (f.weights) require_runnable(f.weights->layer());
-  if (!f.weights || !layer_spec(f.weights->layer()).merge())
-    throw std::invalid_argument("run_merge_frame: the weights are not an image of a merge layer (enc4, enc3)");
+  if (!f.weights || f.weights->layer() == LayerId::enc5)
+    throw std::invalid_argument(golden::cat("run_layer_frame: the weights are not an image of one of ", runnable_layer_names(),
+                                            " other than enc5 (enc5 runs through run_frame)"));
   const LayerSpec& s = layer_spec(f.weights->layer());
-  const layout::PlaneArena in{f.ex, f.ey, s.k_slices()}, half{f.ex >> 1, f.ey >> 1, s.merge_out / 32};
+  const bool decoder = s.front.kind == FrontKind::patch_expand;
+  if (f.ex < 1 || f.ey < 1 || (decoder && (f.ex < 2 || f.ey < 2)))
+    throw std::invalid_argument(golden::cat("run_layer_frame: the token grid ", f.ex, " x ", f.ey, " is empty",
+                                            decoder ? " or has no half-resolution input (the decoders need at least 2 x 2)" : ""));
+  const layout::PlaneArena out{f.ex, f.ey, s.k_slices()}, half{f.ex >> 1, f.ey >> 1, s.merge_out / 32};
+  // A decoder's input is the lower level's arena at half the extents, K/32 planes (the expand's K).
+  const layout::PlaneArena in = decoder ? layout::PlaneArena{f.ex >> 1, f.ey >> 1, s.front.k / 32} : out;
   if (f.input_arena.size() != in.total_bytes())
-    throw std::invalid_argument(golden::cat("run_merge_frame: the ", s.name, " input arena has ", f.input_arena.size(), " bytes, not ",
-                                            in.total_bytes(), " (", s.k_slices(), " planes at ", f.ex, " x ", f.ey, ")"));
-  f.output_arena.assign(in.total_bytes(), 0);
-  f.merged_output.assign(half.total_bytes(), 0);
-  if (f.texture) {
-    if (f.texture->width != f.ex || f.texture->height != f.ey ||
-        f.texture->rgba.size() != static_cast<std::size_t>(f.ex) * static_cast<std::size_t>(f.ey) * 4)
-      throw std::invalid_argument(golden::cat("run_merge_frame: the texture is ", f.texture->width, " x ", f.texture->height,
+    throw std::invalid_argument(golden::cat("run_layer_frame: the ", s.name, " input arena has ", f.input_arena.size(), " bytes, not ",
+                                            in.total_bytes(), " (", in.planes, " planes at ", in.ex, " x ", in.ey, ")"));
+  if (decoder && f.skip_arena.size() != out.total_bytes())
+    throw std::invalid_argument(golden::cat("run_layer_frame: the ", s.name, " skip arena (+24) has ", f.skip_arena.size(), " bytes, not ",
+                                            out.total_bytes(), " (", out.planes, " planes at ", f.ex, " x ", f.ey, ")"));
+  f.output_arena.assign(out.total_bytes(), 0);
+  f.merged_output.assign(s.merge() ? half.total_bytes() : 0, 0);
+  auto check_grid_texture = [&](const Texture* t, const char* what) {
+    if (t->width != f.ex || t->height != f.ey || t->rgba.size() != static_cast<std::size_t>(f.ex) * static_cast<std::size_t>(f.ey) * 4)
+      throw std::invalid_argument(golden::cat("run_layer_frame: the texture ", what, " is ", t->width, " x ", t->height,
                                               ", not the token grid ", f.ex, " x ", f.ey));
-    // DESC4/DESC3 layer(): the surfaces at the token grid, the third at the halved grid.
+  };
+  if (f.texture) {
+    if (decoder) {
+      // +88 is sampled at f32 coordinates scaled by +136: any size (at least one texel).
+      if (f.texture->width < 1 || f.texture->height < 1 ||
+          f.texture->rgba.size() != static_cast<std::size_t>(f.texture->width) * static_cast<std::size_t>(f.texture->height) * 4)
+        throw std::invalid_argument(golden::cat("run_layer_frame: the texture +88 is ", f.texture->width, " x ", f.texture->height,
+                                                " with ", f.texture->rgba.size(), " values"));
+      if (!f.texture96 || !f.texture104)
+        throw std::invalid_argument("run_layer_frame: a decoder's final epilogue needs the textures +96 and +104");
+      check_grid_texture(f.texture96, "+96");
+      check_grid_texture(f.texture104, "+104");
+    } else {
+      check_grid_texture(f.texture, "+88");
+    }
+    // DESC4/DESC3 layer(): the surfaces at the token grid, the third at the halved grid; the
+    // decoders write +112 only (DOC-d4 §1.1).
     f.surface112 = Surface::make(f.ex, f.ey);
-    f.surface120 = Surface::make(f.ex, f.ey);
-    f.surface128 = Surface::make(f.ex >> 1, f.ey >> 1);
-    surfaces = {&f.surface112, &f.surface120, &f.surface128};
+    surfaces.s112 = &f.surface112;
+    if (s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid) {
+      f.surface120 = Surface::make(f.ex, f.ey);
+      f.surface128 = Surface::make(f.ex >> 1, f.ey >> 1);
+      surfaces = {&f.surface112, &f.surface120, &f.surface128};
+    }
   }
   return s;
 }
@@ -315,7 +390,8 @@ void run_layer_frame_with(LayerFrame& f, const Profile& profile, const Readings&
       ctx.trace_request = trace;
       ctx.trace = trace_out;
     }
-    const golden::LayerBlockIo io{f.input_arena, f.output_arena, f.merged_output, f.texture, surfaces};
+    const golden::LayerBlockIo io{f.input_arena, f.output_arena, f.merged_output, f.texture, surfaces,
+                                  f.skip_arena,  f.texture96,    f.texture104,    f.scale};
     if (ctx.trace)
       golden::run_layer_block(ctx, lr, io);  // the traced block: the golden model records the stages
     else

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/decoder_final.hpp"
+#include "model/decoder_front.hpp"
 #include "model/layer.hpp"
 #include "model/layer_spec.hpp"
 
@@ -69,6 +71,8 @@ struct LayerReadings {
   E62QuadWriter e62_quad_writer = E62QuadWriter::even;
   E62InactiveLane e62_inactive_lane = E62InactiveLane::zero;
   E62Alpha e62_alpha = E62Alpha::sigmoids;
+  DecoderFrontReadings decoder_front;          // expand-* (the decoders' front, model/decoder_front.hpp)
+  golden::DecoderFinalReadings decoder_final;  // decoder-* (the decoders' final epilogue, model/decoder_final.hpp)
 };
 struct LayerReadingInfo {
   std::string name;
@@ -132,6 +136,11 @@ struct LayerBlockIo {
   std::span<std::uint8_t> merged_output;      // param+56
   const Texture* texture = nullptr;           // param+88
   E62Surfaces surfaces;                       // param+112 (every layer's), +120, +128
+  // The decoders' (layer_spec's LaunchAbi skip, int_textures, scale):
+  std::span<const std::uint8_t> skip_arena;  // param+24: the encoder of the same level's arena
+  const Texture* texture96 = nullptr;        // param+96
+  const Texture* texture104 = nullptr;       // param+104
+  std::array<float, 2> scale{};              // param+136: (sx, sy)
 };
 // The layer's parts in order (model/layer_spec.hpp): the prologue, the attention, the projections,
 // the norm, the MLP and the arena scatter, then [the merge], the final phase and the final
@@ -147,12 +156,19 @@ F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const L
 // Input: the previous layer's plane arena, C/32 planes (enc4 5, enc3 4) x ey x ex x 32 bytes.
 // Outputs: the plane arena (C/32 planes) and the merged output (merge_out/32 = 5 planes x (ey>>1)
 // x (ex>>1) x 32 bytes: the next layer's input), both zero-filled first.
+// A decoder (dec4): the input at half the extents ((ex >> 1) x (ey >> 1), the previous decoder's or
+// enc5's arena), the skip (the encoder of the same level's arena, ex x ey), the textures +88 (any
+// size: sampled at f32 coordinates scaled by `scale`), +96 and +104 (ex x ey); outputs the arena and
+// surface112; no merged output.
 struct LayerFrame {
   int ex = 0, ey = 0;
   int ox = 0, oy = 0;
   std::span<const std::uint8_t> input_arena;
   const WeightImage* weights = nullptr;
-  const Texture* texture = nullptr;  // param+88, ex x ey; null: the final epilogue is not run (no surfaces)
+  const Texture* texture = nullptr;                           // param+88, ex x ey; null: the final epilogue is not run (no surfaces)
+  std::span<const std::uint8_t> skip_arena;                   // param+24 (the decoders)
+  const Texture *texture96 = nullptr, *texture104 = nullptr;  // param+96, +104 (the decoders)
+  std::array<float, 2> scale{};                               // param+136 (the decoders)
   std::vector<std::uint8_t> output_arena, merged_output;
   Surface surface112, surface120, surface128;  // made by the driver: ex x ey, ex x ey, (ex>>1) x (ey>>1)
 };

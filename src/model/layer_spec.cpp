@@ -240,6 +240,7 @@ constexpr LayerSpec dec4_row{
     .entry = "cuda_dldn_engine_swin_dec4_kernel",
     .corpus = "0019-PREPASS_ENTRYPOINT_NAME.ptx",
     .doc = "DOC-d4 §2-§4 (rows rebuilt from its epilogue ranges)",
+    .runnable = true,
     .channels = 160,
     .heads = 8,
     .chunks = 20,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "layout/arena.hpp"
 #include "layout/fragment.hpp"
@@ -97,10 +98,15 @@ std::optional<NormSpec> prologue_norm_spec(const BlockContext& ctx) {
 }
 
 PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> input_arena) {
+  F16Mat x;
+  prologue_gather(ctx, input_arena, x);
+  return stage_input(ctx, std::move(x), prologue_norm_spec(ctx));
+}
+
+PrologueOut stage_input(const BlockContext& ctx, F16Mat x, const std::optional<NormSpec>& norm) {
   PrologueOut out;
-  prologue_gather(ctx, input_arena, out.x);
+  out.x = std::move(x);
   out.h1 = E4Mat(kTokens, out.x.cols);
-  const std::optional<NormSpec> norm = prologue_norm_spec(ctx);
   F16Mat xn = out.x;
   if (norm) rms_norm_rows(*norm, out.x.v.data(), xn.v.data(), kTokens);
   for (std::size_t i = 0; i < xn.v.size(); ++i) out.h1.v[i] = quantise(ctx, xn.v[i]);

@@ -1,0 +1,65 @@
+// The decoders' front (issue 34): phase 1, the patch-expand GEMM from the lower-resolution input at
+// param+8, and its epilogue E1, which scatters the expanded tokens into a 10x10 tile, reads the
+// block's 96 token rows back, adds the skip input (param+24), RMS-normalises with g1 at B0 and
+// stages the result as the attention's A. From there a decoder is the template (dec4's phases
+// 2..62 are enc5's 1..61, weights shifted by B0). Sources: d4r's kernels/rr/rrswin_dec4_epilogues.md
+// (DOC-d4) §0, §4/E1, rrswin_dec4.hip (HIP-d4) phase 1, swin_dec4_recipe.py (REC-d4), and for what
+// dec4's doc leaves out the same code in dec3/dec2/dec1 (DOC-d3 §4/E1, HIP-d2, DESC-d1); what they
+// leave open is a reading (docs/readings.md §9).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "model/layer.hpp"
+
+namespace rrswin {
+
+// The value phase 1's A gets for a low-resolution token outside the input's frame (expand-fill):
+// HIP-d4 calls the prologue's gather "clamped" without its rule.
+enum class ExpandFill { clamp, zero };
+// Which warp computes which sub-pixel (dy, dx) of the 2x2 expansion (expand-subpixel): each warp's
+// 48 rows land on a 5x5 lattice of the tile (DESC-d1's measured dec1 map: warp 0 odd rows, warp 1 even).
+enum class ExpandSubpixel {
+  dy_dx,  // z = 2 dy + dx
+  dx_dy,  // z = 2 dx + dy
+};
+// How phase 1's A registers map to the input arena's words (expand-load-order): the decoders read
+// an arena written on another grid (enc5's or the lower decoder's blocks), so only the natural map
+// (each pixel's 8 words its own token: register o of row g/g+8 at that row's pixel, word t or t|4)
+// gives whole tokens whatever the writer's window alignment; `fragment` loads the registers straight
+// with the enc5 prologue's map (rows g and g+8 of the 6x6 neighbourhood share a pixel's words).
+enum class ExpandLoadOrder { natural, fragment };
+struct DecoderFrontReadings {
+  ExpandLoadOrder load_order = ExpandLoadOrder::natural;
+  ExpandFill fill = ExpandFill::clamp;
+  ExpandSubpixel subpixel = ExpandSubpixel::dy_dx;
+};
+
+namespace golden {
+
+// The low-resolution token of phase 1's A row r (0..47) of the block with origin (x0, y0): the 6x6
+// neighbourhood from ((x0 - 1) >> 1, (y0 - 1) >> 1), row-major (rows 36..47 fall outside the tile
+// whatever they hold: their stores are guarded). The reading expand-rows (one value: no source
+// states the rows; docs/readings.md §9).
+std::array<int, 2> expand_token(int x0, int y0, int row);
+// The tile cell (row, col), 0..9 each, of warp z's expanded row r, or {-1, -1} when E1's guard
+// (row > 9 || col > 9, unsigned) drops the store.
+std::array<int, 2> expand_cell(const DecoderFrontReadings& fr, int x0, int y0, int z, int row);
+
+// Phase 1 of warp z: D (48 x N) = the chained k-steps of the gathered A (48 x K, e4m3) with warp z's
+// slab (W + z K N, the banded tile order of waddr_banded with K/32 slices), each column seeded by its
+// f16 at W + warps K N + 2 N z + 2 n (HIP-d4 phase 1; REC-d4 _c_regs: one u32 as both C registers).
+// The input is the plane arena of K/32 planes at (ex >> 1, ey >> 1).
+E4Mat expand_a(const BlockContext& ctx, const DecoderFrontReadings& fr, std::span<const std::uint8_t> input);
+F16Mat expand_phase(const BlockContext& ctx, const E4Mat& a, int z);
+
+// E1: the 10x10 tile of q8(D) (cell-major, C codes per cell), the 96 rows read back and decoded,
+// x = f16(tile + skip) with the skip's pixel mirrored into the frame (reflect-101, DOC-d3 §4/E1's
+// abs / 2e-2-|v| / min), the norm (the prologue's: reading prologue-sum-tree, eps 2^-13 stated by
+// DOC-d4 s10075, g1 at B0) and the staging. x is the residual of the first projection's C.
+PrologueOut decoder_front(const BlockContext& ctx, const DecoderFrontReadings& fr, std::span<const std::uint8_t> input,
+                          std::span<const std::uint8_t> skip);
+
+}  // namespace golden
+}  // namespace rrswin

@@ -1,0 +1,218 @@
+// The decoders' front (model/decoder_front.hpp) at dec4, against descriptions independent of the
+// code's address functions:
+//   * the weight offsets are d4r's printed numbers (HIP-d4 phase 1: slab W + 25600 z, the byte of
+//     (k, n) inside a 512-byte tile from HIP-d4's waddr comment; REC-d4 _c_regs: seeds at
+//     102400 + 320 z + 16 j + 4 t; DOC-d4 §4/E1: g1 at 103680), written out here;
+//   * with the output projections, the down-projections and the tables T1/T3 zeroed, the layer's
+//     arena is q8 of the residual x = f16(expanded + skip) (the template's residual path), so the
+//     arena shows what the front computed, pixel by pixel;
+//   * what a 2x2 patch expand means: pixel (px, py) takes sub-pixel (px & 1, py & 1) of the
+//     low-resolution token (px >> 1, py >> 1) (clamped into the input's frame: expand-fill = clamp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/frame.hpp"
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
+#include "layout/arena.hpp"
+#include "model/decoder_front.hpp"
+#include "model/layer_golden.hpp"
+#include "numerics/profile.hpp"
+
+namespace {
+
+using rrswin::LayerId;
+
+constexpr std::uint32_t kSlab = 25600, kSeeds = 102400, kSeedStride = 320;  // HIP-d4, REC-d4
+
+// HIP-d4's waddr comment: byte of (k, n_local) in a 512-byte tile, n_local 0..15, k 0..31.
+std::uint32_t tile_byte(int k, int n) { return 64 * (n & 7) + 8 * ((n >> 3) & 1) + 16 * ((k >> 1) & 3) + 4 * ((k >> 3) & 1) + 2 * ((k >> 4) & 1) + (k & 1); }
+// Warp z's B element (k, n): tile 5 (n >> 4) + (k >> 5) of the slab (HIP-d4 phase 1's chains: B
+// fragment 10q + p + 2s, i.e. 5 k-slices per 16-column group).
+std::uint32_t expand_b_byte(int z, int k, int n) { return kSlab * z + 512 * (5 * (n >> 4) + (k >> 5)) + tile_byte(k & 31, n & 15); }
+
+// dec4's default image with the front, the projections and the tables zeroed: the arena is q8(x).
+std::vector<std::uint8_t> residual_image() {
+  const rrswin::LayerSpec& s = rrswin::layer_spec(LayerId::dec4);
+  const rrswin::WeightMap m = rrswin::weight_map(s);
+  EXPECT_EQ(m.g1(), 103680u);  // DOC-d4 §4/E1: g1 at W + 103680
+  const rrswin::WeightImage& d = rrswin::default_layer_weights(LayerId::dec4);
+  std::vector<std::uint8_t> w(d.bytes().begin(), d.bytes().end());
+  auto zero = [&w](std::uint32_t a, std::uint32_t b) { std::fill(w.begin() + a, w.begin() + b, 0); };
+  zero(0, 103680);
+  for (int h = 0; h < s.heads; ++h) zero(m.wo(h), m.wo(h) + 32 * m.c);
+  for (int c = 0; c < s.chunks; ++c) zero(m.w2(c), m.w2(c) + 32 * m.c);
+  zero(m.t1(), m.t1() + 2 * m.c);
+  zero(m.t3(), m.t3() + 2 * m.c);
+  return w;
+}
+
+struct DecRun {
+  std::vector<std::uint8_t> arena;
+};
+DecRun run_dec4(const rrswin::WeightImage& w, int ex, int ey, int ox, int oy, const std::vector<std::uint8_t>& input,
+             const std::vector<std::uint8_t>& skip, const rrswin::LayerReadings& lr = {}, const rrswin::Readings& rd = {}) {
+  rrswin::LayerFrame f;
+  f.ex = ex;
+  f.ey = ey;
+  f.ox = ox;
+  f.oy = oy;
+  f.input_arena = input;
+  f.skip_arena = skip;
+  f.weights = &w;
+  rrswin::run_layer_frame_golden(f, rrswin::profile_ada(), rd, lr);
+  return {f.output_arena};
+}
+
+std::uint8_t no_minus_zero(std::uint8_t b) { return b == 0x80 ? 0x00 : b; }
+
+TEST(DecoderFront, ZeroFrontAndProjectionsCopyTheSkip) {
+  const rrswin::WeightImage w(residual_image(), LayerId::dec4, "residual");
+  const int ex = 19, ey = 11;
+  const rrswin::SyntheticFrame skip = rrswin::make_synthetic_frame(ex, ey, 7, false);
+  const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(ex >> 1, ey >> 1, 8, false);
+  const DecRun r = run_dec4(w, ex, ey, 3, 1, in.input_arena, skip.input_arena);
+  ASSERT_EQ(r.arena.size(), skip.input_arena.size());
+  for (std::size_t i = 0; i < r.arena.size(); ++i) ASSERT_EQ(r.arena[i], no_minus_zero(skip.input_arena[i])) << "byte " << i;
+}
+
+// Warp `only`'s slab the identity (1.0 = e4m3 0x38 where k == n), the others and all seeds zero, the
+// skip zero: the arena holds, at every pixel whose sub-pixel that warp computes, the words of the
+// low-resolution token under it, and zero elsewhere.
+void check_patch_expand(int only, rrswin::ExpandSubpixel sub, int ex, int ey, int ox, int oy) {
+  std::vector<std::uint8_t> b = residual_image();
+  for (int n = 0; n < 160; ++n) b[expand_b_byte(only, n, n)] = 0x38;
+  const rrswin::WeightImage w(std::move(b), LayerId::dec4, "identity expand");
+  const int hx = ex >> 1, hy = ey >> 1;
+  const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(hx, hy, 11, false);
+  const std::vector<std::uint8_t> skip(static_cast<std::size_t>(5) * ex * ey * 32, 0);
+  rrswin::LayerReadings lr;
+  lr.decoder_front.subpixel = sub;
+  // expand-load-order = natural reads each token's own words; the arena written the same way
+  // (arena-order = natural) then holds the expanded tokens word for word.
+  rrswin::Readings rd;
+  rd.arena_order = rrswin::ArenaOrder::natural;
+  const DecRun r = run_dec4(w, ex, ey, ox, oy, in.input_arena, skip, lr, rd);
+  const rrswin::layout::PlaneArena full{ex, ey}, half{hx, hy};
+  int copied = 0;
+  for (int y = 0; y < ey; ++y)
+    for (int x = 0; x < ex; ++x) {
+      const int dx = x & 1, dy = y & 1;
+      const int z = sub == rrswin::ExpandSubpixel::dy_dx ? 2 * dy + dx : 2 * dx + dy;
+      const int tx = std::min(x >> 1, hx - 1), ty = std::min(y >> 1, hy - 1);
+      for (int q = 0; q < 5; ++q)
+        for (int d = 0; d < 8; ++d)
+          for (int j = 0; j < 4; ++j) {
+            const std::uint8_t got = r.arena[4 * full.word_index(q, x, y, d) + j];
+            const std::uint8_t want = z == only ? no_minus_zero(in.input_arena[4 * half.word_index(q, tx, ty, d) + j]) : 0;
+            ASSERT_EQ(got, want) << "warp " << only << " pixel (" << x << ", " << y << ") plane " << q << " word " << d << " byte " << j;
+          }
+      copied += z == only;
+    }
+  EXPECT_GT(copied, 0);
+}
+
+TEST(DecoderFront, EachWarpExpandsOneSubPixelOfTheTokenUnderIt) {
+  for (int z = 0; z < 4; ++z) {
+    SCOPED_TRACE(z);
+    check_patch_expand(z, rrswin::ExpandSubpixel::dy_dx, 19, 13, 0, 0);  // odd extents: the last column and row clamp
+  }
+  check_patch_expand(1, rrswin::ExpandSubpixel::dx_dy, 18, 10, 0, 0);
+  check_patch_expand(2, rrswin::ExpandSubpixel::dy_dx, 21, 12, 3, 5);  // odd block offsets: odd tile origins
+}
+
+// Zero slabs, per-warp constant seeds (REC-d4's addresses): every channel of a pixel is its warp's seed.
+TEST(DecoderFront, SeedsArePerWarpColumnBiases) {
+  std::vector<std::uint8_t> b = residual_image();
+  const std::uint16_t seed[4] = {0x3C00, 0xC000, 0x3400, 0x4900};  // 1, -2, 0.25, 10 (exact in e4m3: 0x38, 0xC0, 0x28, 0x52)
+  const std::uint8_t q8[4] = {0x38, 0xC0, 0x28, 0x52};
+  for (int z = 0; z < 4; ++z)
+    for (int j = 0; j < 20; ++j)
+      for (int t = 0; t < 4; ++t)
+        for (int h = 0; h < 2; ++h) {
+          const std::uint32_t at = kSeeds + kSeedStride * z + 16 * j + 4 * t + 2 * h;
+          b[at] = static_cast<std::uint8_t>(seed[z]);
+          b[at + 1] = static_cast<std::uint8_t>(seed[z] >> 8);
+        }
+  const rrswin::WeightImage w(std::move(b), LayerId::dec4, "seeds");
+  const int ex = 12, ey = 10;
+  const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(ex >> 1, ey >> 1, 3, false);
+  const std::vector<std::uint8_t> skip(static_cast<std::size_t>(5) * ex * ey * 32, 0);
+  rrswin::Readings rd;  // the arena written token by token (as the expand reads), so a pixel's words are its own
+  rd.arena_order = rrswin::ArenaOrder::natural;
+  const DecRun r = run_dec4(w, ex, ey, 0, 0, in.input_arena, skip, {}, rd);
+  const rrswin::layout::PlaneArena full{ex, ey};
+  for (int y = 0; y < ey; ++y)
+    for (int x = 0; x < ex; ++x)
+      for (int q = 0; q < 5; ++q)
+        for (int d = 0; d < 8; ++d)
+          for (int j = 0; j < 4; ++j) ASSERT_EQ(r.arena[4 * full.word_index(q, x, y, d) + j], q8[2 * (y & 1) + (x & 1)]) << x << "," << y;
+}
+
+// The tile: the four warps' 48 rows each land on a 5x5 lattice and together write each of the 100
+// cells exactly once (DESC-d1's measured dec1 map tiles all its slots once), for even and odd
+// origins and both readings.
+TEST(DecoderFront, TheFourLatticesTileTheTenByTenTileOnce) {
+  for (auto sub : {rrswin::ExpandSubpixel::dy_dx, rrswin::ExpandSubpixel::dx_dy})
+    for (int x0 : {0, 8, 5, -3})
+      for (int y0 : {0, 7, 16}) {
+        rrswin::DecoderFrontReadings fr;
+        fr.subpixel = sub;
+        std::vector<int> hits(100, 0);
+        for (int z = 0; z < 4; ++z)
+          for (int r = 0; r < 48; ++r) {
+            const auto c = rrswin::golden::expand_cell(fr, x0, y0, z, r);
+            if (c[0] < 0) continue;
+            ASSERT_TRUE(c[0] < 10 && c[1] < 10);
+            ++hits[10 * c[0] + c[1]];
+            // The cell is the pixel the expansion puts sub-pixel z of token r at.
+            const auto t = rrswin::golden::expand_token(x0, y0, r);
+            EXPECT_EQ(2 * t[0] + (sub == rrswin::ExpandSubpixel::dy_dx ? z & 1 : z >> 1), x0 - 1 + c[1]);
+            EXPECT_EQ(2 * t[1] + (sub == rrswin::ExpandSubpixel::dy_dx ? z >> 1 : z & 1), y0 - 1 + c[0]);
+          }
+        for (int i = 0; i < 100; ++i) EXPECT_EQ(hits[i], 1) << "cell " << i << " x0 " << x0 << " y0 " << y0;
+      }
+}
+
+// After the front, dec4 is enc5 (DOC-d4: phases 2..62 have enc5's 1..61 shapes, offsets + 103680):
+// with the expand zeroed, x = the skip, so dec4's arena is enc5's on the skip as its input arena
+// with the prologue's mirror fill (E1's reflect), on enc5's image cut from dec4's at B0.
+TEST(DecoderFront, AfterTheFrontDec4IsEnc5) {
+  const rrswin::WeightImage& d4 = rrswin::default_layer_weights(LayerId::dec4);
+  std::vector<std::uint8_t> b(d4.bytes().begin(), d4.bytes().end());
+  std::fill(b.begin(), b.begin() + 103680, 0);
+  const rrswin::WeightImage w4(b, LayerId::dec4, "zero front");
+  std::vector<std::uint8_t> b5(b.begin() + 103680, b.end());
+  ASSERT_EQ(b5.size(), rrswin::default_weights().bytes().size());
+  const rrswin::WeightImage w5(std::move(b5), "enc5 part of dec4");
+  const int ex = 21, ey = 13;
+  rrswin::SyntheticFrame skip = rrswin::make_synthetic_frame(ex, ey, 5, false);
+  for (auto& v : skip.input_arena) v = no_minus_zero(v);  // f16(+0 + -0) = +0: keep the two runs' zeros alike
+  const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(ex >> 1, ey >> 1, 6, false);
+  const DecRun r = run_dec4(w4, ex, ey, 2, 3, in.input_arena, skip.input_arena);
+
+  std::vector<std::uint8_t> arena5(r.arena.size(), 0);
+  rrswin::Surface surface = rrswin::Surface::make(ex, ey);
+  rrswin::LaunchParams p = rrswin::frame_launch(ex, ey, skip.input_arena, w5, arena5, skip.texture, surface);
+  p.block_offset_x = 2;
+  p.block_offset_y = 3;
+  rrswin::RunOptions o;
+  o.engine = rrswin::Engine::golden;
+  std::string err;
+  ASSERT_TRUE(rrswin::set_reading(o.readings, "prologue-fill=mirror", &err)) << err;
+  rrswin::run_frame(p, o);
+  std::size_t diff = 0, first = r.arena.size();
+  for (std::size_t i = 0; i < r.arena.size(); ++i)
+    if (r.arena[i] != arena5[i]) {
+      ++diff;
+      first = std::min(first, i);
+    }
+  EXPECT_EQ(diff, 0u) << "first differing byte " << first;
+}
+
+}  // namespace
