@@ -13,7 +13,9 @@
 #include <algorithm>
 #include <cstring>
 #include <set>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/frame.hpp"
@@ -28,23 +30,49 @@ namespace {
 
 using rrswin::LayerId;
 
-constexpr std::uint32_t kSlab = 25600, kSeeds = 102400, kSeedStride = 320;  // HIP-d4, REC-d4
+// The decoders' printed phase-1 numbers: the slab stride (B at W + slab z), the seed base and
+// stride (seeds at W + seeds + stride z + 16 j + 4 t), g1 (B0), the expand's K and C, the k-slices
+// per 16-column group. dec4: HIP-d4 phase 1, REC-d4 _c_regs, DOC-d4 §4/E1; dec3: HIP-d3 (B W +
+// 20480 z, seeds 81920 + 256 z), DOC-d3 §4/E1 (g1 at 82944); dec2: HIP-d2 waddr1 (12288 z, 4 k-tiles
+// per 16 columns), its seeds at 49152 + 192 z (g1 = 49152 + 4 x 192 = 49920: arithmetic, not printed).
+struct Printed {
+  LayerId id;
+  std::uint32_t slab, seeds, seed_stride, g1;
+  int k, c;
+};
+const Printed kPrinted[] = {
+    {LayerId::dec4, 25600, 102400, 320, 103680, 160, 160},
+    {LayerId::dec3, 20480, 81920, 256, 82944, 160, 128},
+    {LayerId::dec2, 12288, 49152, 192, 49920, 128, 96},
+};
+const Printed& printed(LayerId id) {
+  for (const Printed& p : kPrinted)
+    if (p.id == id) return p;
+  throw std::logic_error("no printed numbers");
+}
 
 // HIP-d4's waddr comment: byte of (k, n_local) in a 512-byte tile, n_local 0..15, k 0..31.
-std::uint32_t tile_byte(int k, int n) { return 64 * (n & 7) + 8 * ((n >> 3) & 1) + 16 * ((k >> 1) & 3) + 4 * ((k >> 3) & 1) + 2 * ((k >> 4) & 1) + (k & 1); }
-// Warp z's B element (k, n): tile 5 (n >> 4) + (k >> 5) of the slab (HIP-d4 phase 1's chains: B
-// fragment 10q + p + 2s, i.e. 5 k-slices per 16-column group).
-std::uint32_t expand_b_byte(int z, int k, int n) { return kSlab * z + 512 * (5 * (n >> 4) + (k >> 5)) + tile_byte(k & 31, n & 15); }
+std::uint32_t tile_byte(int k, int n) {
+  return 64 * (n & 7) + 8 * ((n >> 3) & 1) + 16 * ((k >> 1) & 3) + 4 * ((k >> 3) & 1) + 2 * ((k >> 4) & 1) + (k & 1);
+}
+// Warp z's B element (k, n): tile (K/32) (n >> 4) + (k >> 5) of the slab (HIP-d4 phase 1's chains:
+// B fragment 10q + p + 2s, i.e. 5 k-slices per 16-column group at K = 160; HIP-d2 waddr1: 4 at 128).
+std::uint32_t expand_b_byte(const Printed& p, int z, int k, int n) {
+  return p.slab * z + 512 * ((p.k / 32) * (n >> 4) + (k >> 5)) + tile_byte(k & 31, n & 15);
+}
 
-// dec4's default image with the front, the projections and the tables zeroed: the arena is q8(x).
-std::vector<std::uint8_t> residual_image() {
-  const rrswin::LayerSpec& s = rrswin::layer_spec(LayerId::dec4);
+// The decoder's default image with the front, the projections and the tables zeroed: the arena is q8(x).
+std::vector<std::uint8_t> residual_image(LayerId id) {
+  const rrswin::LayerSpec& s = rrswin::layer_spec(id);
   const rrswin::WeightMap m = rrswin::weight_map(s);
-  EXPECT_EQ(m.g1(), 103680u);  // DOC-d4 §4/E1: g1 at W + 103680
-  const rrswin::WeightImage& d = rrswin::default_layer_weights(LayerId::dec4);
+  const Printed& p = printed(id);
+  EXPECT_EQ(m.g1(), p.g1);
+  EXPECT_EQ(4 * p.slab, p.seeds);  // the slabs end where the seeds begin
+  EXPECT_EQ(p.seeds + 4 * p.seed_stride, p.g1);
+  const rrswin::WeightImage& d = rrswin::default_layer_weights(id);
   std::vector<std::uint8_t> w(d.bytes().begin(), d.bytes().end());
   auto zero = [&w](std::uint32_t a, std::uint32_t b) { std::fill(w.begin() + a, w.begin() + b, 0); };
-  zero(0, 103680);
+  zero(0, p.g1);
   for (int h = 0; h < s.heads; ++h) zero(m.wo(h), m.wo(h) + 32 * m.c);
   for (int c = 0; c < s.chunks; ++c) zero(m.w2(c), m.w2(c) + 32 * m.c);
   zero(m.t1(), m.t1() + 2 * m.c);
@@ -55,8 +83,8 @@ std::vector<std::uint8_t> residual_image() {
 struct DecRun {
   std::vector<std::uint8_t> arena;
 };
-DecRun run_dec4(const rrswin::WeightImage& w, int ex, int ey, int ox, int oy, const std::vector<std::uint8_t>& input,
-             const std::vector<std::uint8_t>& skip, const rrswin::LayerReadings& lr = {}, const rrswin::Readings& rd = {}) {
+DecRun run_decoder(const rrswin::WeightImage& w, int ex, int ey, int ox, int oy, const std::vector<std::uint8_t>& input,
+                   const std::vector<std::uint8_t>& skip, const rrswin::LayerReadings& lr = {}, const rrswin::Readings& rd = {}) {
   rrswin::LayerFrame f;
   f.ex = ex;
   f.ey = ey;
@@ -72,40 +100,43 @@ DecRun run_dec4(const rrswin::WeightImage& w, int ex, int ey, int ox, int oy, co
 std::uint8_t no_minus_zero(std::uint8_t b) { return b == 0x80 ? 0x00 : b; }
 
 TEST(DecoderFront, ZeroFrontAndProjectionsCopyTheSkip) {
-  const rrswin::WeightImage w(residual_image(), LayerId::dec4, "residual");
-  const int ex = 19, ey = 11;
-  const rrswin::SyntheticFrame skip = rrswin::make_synthetic_frame(ex, ey, 7, false);
-  const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(ex >> 1, ey >> 1, 8, false);
-  const DecRun r = run_dec4(w, ex, ey, 3, 1, in.input_arena, skip.input_arena);
-  ASSERT_EQ(r.arena.size(), skip.input_arena.size());
-  for (std::size_t i = 0; i < r.arena.size(); ++i) ASSERT_EQ(r.arena[i], no_minus_zero(skip.input_arena[i])) << "byte " << i;
+  for (const Printed& p : kPrinted) {
+    SCOPED_TRACE(std::string(rrswin::to_string(p.id)));
+    const rrswin::WeightImage w(residual_image(p.id), p.id, "residual");
+    const int ex = 19, ey = 11;
+    const rrswin::SyntheticFrame skip = rrswin::make_synthetic_frame(ex, ey, 7, false, p.c / 32);
+    const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(ex >> 1, ey >> 1, 8, false, p.k / 32);
+    const DecRun r = run_decoder(w, ex, ey, 3, 1, in.input_arena, skip.input_arena);
+    ASSERT_EQ(r.arena.size(), skip.input_arena.size());
+    for (std::size_t i = 0; i < r.arena.size(); ++i) ASSERT_EQ(r.arena[i], no_minus_zero(skip.input_arena[i])) << "byte " << i;
+  }
 }
 
-// Warp `only`'s slab the identity (1.0 = e4m3 0x38 where k == n), the others and all seeds zero, the
-// skip zero: the arena holds, at every pixel whose sub-pixel that warp computes, the words of the
-// low-resolution token under it, and zero elsewhere.
-void check_patch_expand(int only, rrswin::ExpandSubpixel sub, int ex, int ey, int ox, int oy) {
-  std::vector<std::uint8_t> b = residual_image();
-  for (int n = 0; n < 160; ++n) b[expand_b_byte(only, n, n)] = 0x38;
-  const rrswin::WeightImage w(std::move(b), LayerId::dec4, "identity expand");
+// Warp `only`'s slab the identity (1.0 = e4m3 0x38 where k == n < C), the others and all seeds zero,
+// the skip zero: the arena holds, at every pixel whose sub-pixel that warp computes, the words of the
+// low-resolution token under it (its first C channels), and zero elsewhere.
+void check_patch_expand(const Printed& p, int only, rrswin::ExpandSubpixel sub, int ex, int ey, int ox, int oy) {
+  std::vector<std::uint8_t> b = residual_image(p.id);
+  for (int n = 0; n < p.c; ++n) b[expand_b_byte(p, only, n, n)] = 0x38;
+  const rrswin::WeightImage w(std::move(b), p.id, "identity expand");
   const int hx = ex >> 1, hy = ey >> 1;
-  const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(hx, hy, 11, false);
-  const std::vector<std::uint8_t> skip(static_cast<std::size_t>(5) * ex * ey * 32, 0);
+  const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(hx, hy, 11, false, p.k / 32);
+  const std::vector<std::uint8_t> skip(static_cast<std::size_t>(p.c / 32) * ex * ey * 32, 0);
   rrswin::LayerReadings lr;
   lr.decoder_front.subpixel = sub;
   // expand-load-order = natural reads each token's own words; the arena written the same way
   // (arena-order = natural) then holds the expanded tokens word for word.
   rrswin::Readings rd;
   rd.arena_order = rrswin::ArenaOrder::natural;
-  const DecRun r = run_dec4(w, ex, ey, ox, oy, in.input_arena, skip, lr, rd);
-  const rrswin::layout::PlaneArena full{ex, ey}, half{hx, hy};
+  const DecRun r = run_decoder(w, ex, ey, ox, oy, in.input_arena, skip, lr, rd);
+  const rrswin::layout::PlaneArena full{ex, ey, p.c / 32}, half{hx, hy, p.k / 32};
   int copied = 0;
   for (int y = 0; y < ey; ++y)
     for (int x = 0; x < ex; ++x) {
       const int dx = x & 1, dy = y & 1;
       const int z = sub == rrswin::ExpandSubpixel::dy_dx ? 2 * dy + dx : 2 * dx + dy;
       const int tx = std::min(x >> 1, hx - 1), ty = std::min(y >> 1, hy - 1);
-      for (int q = 0; q < 5; ++q)
+      for (int q = 0; q < p.c / 32; ++q)
         for (int d = 0; d < 8; ++d)
           for (int j = 0; j < 4; ++j) {
             const std::uint8_t got = r.arena[4 * full.word_index(q, x, y, d) + j];
@@ -118,40 +149,46 @@ void check_patch_expand(int only, rrswin::ExpandSubpixel sub, int ex, int ey, in
 }
 
 TEST(DecoderFront, EachWarpExpandsOneSubPixelOfTheTokenUnderIt) {
-  for (int z = 0; z < 4; ++z) {
-    SCOPED_TRACE(z);
-    check_patch_expand(z, rrswin::ExpandSubpixel::dy_dx, 19, 13, 0, 0);  // odd extents: the last column and row clamp
+  for (const Printed& p : kPrinted) {
+    SCOPED_TRACE(std::string(rrswin::to_string(p.id)));
+    for (int z = 0; z < 4; ++z) {
+      SCOPED_TRACE(z);
+      check_patch_expand(p, z, rrswin::ExpandSubpixel::dy_dx, 19, 13, 0, 0);  // odd extents: the last column and row clamp
+    }
+    check_patch_expand(p, 1, rrswin::ExpandSubpixel::dx_dy, 18, 10, 0, 0);
+    check_patch_expand(p, 2, rrswin::ExpandSubpixel::dy_dx, 21, 12, 3, 5);  // odd block offsets: odd tile origins
   }
-  check_patch_expand(1, rrswin::ExpandSubpixel::dx_dy, 18, 10, 0, 0);
-  check_patch_expand(2, rrswin::ExpandSubpixel::dy_dx, 21, 12, 3, 5);  // odd block offsets: odd tile origins
 }
 
-// Zero slabs, per-warp constant seeds (REC-d4's addresses): every channel of a pixel is its warp's seed.
+// Zero slabs, per-warp constant seeds at the printed addresses: every channel of a pixel is its warp's seed.
 TEST(DecoderFront, SeedsArePerWarpColumnBiases) {
-  std::vector<std::uint8_t> b = residual_image();
-  const std::uint16_t seed[4] = {0x3C00, 0xC000, 0x3400, 0x4900};  // 1, -2, 0.25, 10 (exact in e4m3: 0x38, 0xC0, 0x28, 0x52)
-  const std::uint8_t q8[4] = {0x38, 0xC0, 0x28, 0x52};
-  for (int z = 0; z < 4; ++z)
-    for (int j = 0; j < 20; ++j)
-      for (int t = 0; t < 4; ++t)
-        for (int h = 0; h < 2; ++h) {
-          const std::uint32_t at = kSeeds + kSeedStride * z + 16 * j + 4 * t + 2 * h;
-          b[at] = static_cast<std::uint8_t>(seed[z]);
-          b[at + 1] = static_cast<std::uint8_t>(seed[z] >> 8);
-        }
-  const rrswin::WeightImage w(std::move(b), LayerId::dec4, "seeds");
-  const int ex = 12, ey = 10;
-  const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(ex >> 1, ey >> 1, 3, false);
-  const std::vector<std::uint8_t> skip(static_cast<std::size_t>(5) * ex * ey * 32, 0);
-  rrswin::Readings rd;  // the arena written token by token (as the expand reads), so a pixel's words are its own
-  rd.arena_order = rrswin::ArenaOrder::natural;
-  const DecRun r = run_dec4(w, ex, ey, 0, 0, in.input_arena, skip, {}, rd);
-  const rrswin::layout::PlaneArena full{ex, ey};
-  for (int y = 0; y < ey; ++y)
-    for (int x = 0; x < ex; ++x)
-      for (int q = 0; q < 5; ++q)
-        for (int d = 0; d < 8; ++d)
-          for (int j = 0; j < 4; ++j) ASSERT_EQ(r.arena[4 * full.word_index(q, x, y, d) + j], q8[2 * (y & 1) + (x & 1)]) << x << "," << y;
+  for (const Printed& p : kPrinted) {
+    SCOPED_TRACE(std::string(rrswin::to_string(p.id)));
+    std::vector<std::uint8_t> b = residual_image(p.id);
+    const std::uint16_t seed[4] = {0x3C00, 0xC000, 0x3400, 0x4900};  // 1, -2, 0.25, 10 (exact in e4m3: 0x38, 0xC0, 0x28, 0x52)
+    const std::uint8_t q8[4] = {0x38, 0xC0, 0x28, 0x52};
+    for (int z = 0; z < 4; ++z)
+      for (int j = 0; j < p.c / 8; ++j)
+        for (int t = 0; t < 4; ++t)
+          for (int h = 0; h < 2; ++h) {
+            const std::uint32_t at = p.seeds + p.seed_stride * z + 16 * j + 4 * t + 2 * h;
+            b[at] = static_cast<std::uint8_t>(seed[z]);
+            b[at + 1] = static_cast<std::uint8_t>(seed[z] >> 8);
+          }
+    const rrswin::WeightImage w(std::move(b), p.id, "seeds");
+    const int ex = 12, ey = 10;
+    const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(ex >> 1, ey >> 1, 3, false, p.k / 32);
+    const std::vector<std::uint8_t> skip(static_cast<std::size_t>(p.c / 32) * ex * ey * 32, 0);
+    rrswin::Readings rd;  // the arena written token by token (as the expand reads), so a pixel's words are its own
+    rd.arena_order = rrswin::ArenaOrder::natural;
+    const DecRun r = run_decoder(w, ex, ey, 0, 0, in.input_arena, skip, {}, rd);
+    const rrswin::layout::PlaneArena full{ex, ey, p.c / 32};
+    for (int y = 0; y < ey; ++y)
+      for (int x = 0; x < ex; ++x)
+        for (int q = 0; q < p.c / 32; ++q)
+          for (int d = 0; d < 8; ++d)
+            for (int j = 0; j < 4; ++j) ASSERT_EQ(r.arena[4 * full.word_index(q, x, y, d) + j], q8[2 * (y & 1) + (x & 1)]) << x << "," << y;
+  }
 }
 
 // The tile: the four warps' 48 rows each land on a 5x5 lattice and together write each of the 100
@@ -194,7 +231,7 @@ TEST(DecoderFront, AfterTheFrontDec4IsEnc5) {
   rrswin::SyntheticFrame skip = rrswin::make_synthetic_frame(ex, ey, 5, false);
   for (auto& v : skip.input_arena) v = no_minus_zero(v);  // f16(+0 + -0) = +0: keep the two runs' zeros alike
   const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(ex >> 1, ey >> 1, 6, false);
-  const DecRun r = run_dec4(w4, ex, ey, 2, 3, in.input_arena, skip.input_arena);
+  const DecRun r = run_decoder(w4, ex, ey, 2, 3, in.input_arena, skip.input_arena);
 
   std::vector<std::uint8_t> arena5(r.arena.size(), 0);
   rrswin::Surface surface = rrswin::Surface::make(ex, ey);
@@ -213,6 +250,41 @@ TEST(DecoderFront, AfterTheFrontDec4IsEnc5) {
       first = std::min(first, i);
     }
   EXPECT_EQ(diff, 0u) << "first differing byte " << first;
+}
+
+// dec3 and dec2 after the front are the template at enc3's and enc2's numbers: with the expand
+// zeroed, their arena is enc3's / enc2's (the merge layers' phases before the merge, whose offsets
+// from B0 are the decoders') on the skip, with the prologue's mirror fill.
+TEST(DecoderFront, AfterTheFrontDec3IsEnc3AndDec2IsEnc2) {
+  for (const auto& [dec, enc] : {std::pair{LayerId::dec3, LayerId::enc3}, std::pair{LayerId::dec2, LayerId::enc2}}) {
+    SCOPED_TRACE(std::string(rrswin::to_string(dec)));
+    const rrswin::WeightMap md = rrswin::weight_map(rrswin::layer_spec(dec)), me = rrswin::weight_map(rrswin::layer_spec(enc));
+    ASSERT_EQ(md.mlp_end() - md.g1(), me.mlp_end());
+    const rrswin::WeightImage& wd = rrswin::default_layer_weights(dec);
+    std::vector<std::uint8_t> b(wd.bytes().begin(), wd.bytes().end());
+    std::fill(b.begin(), b.begin() + md.g1(), 0);
+    const rrswin::WeightImage w(b, dec, "zero front");
+    const rrswin::WeightImage& we = rrswin::default_layer_weights(enc);
+    std::vector<std::uint8_t> be(we.bytes().begin(), we.bytes().end());
+    std::copy(b.begin() + md.g1(), b.begin() + md.mlp_end(), be.begin());
+    const rrswin::WeightImage w2(std::move(be), enc, "the template part of the decoder");
+    const int ex = 21, ey = 13, planes = rrswin::layer_spec(dec).k_slices();
+    rrswin::SyntheticFrame skip = rrswin::make_synthetic_frame(ex, ey, 5, false, planes);
+    for (auto& v : skip.input_arena) v = no_minus_zero(v);
+    const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(ex >> 1, ey >> 1, 6, false, rrswin::layer_spec(dec).front.k / 32);
+    const DecRun r = run_decoder(w, ex, ey, 2, 3, in.input_arena, skip.input_arena);
+    rrswin::LayerFrame f;
+    f.ex = ex;
+    f.ey = ey;
+    f.ox = 2;
+    f.oy = 3;
+    f.input_arena = skip.input_arena;
+    f.weights = &w2;
+    rrswin::Readings rd;
+    rd.prologue_fill = rrswin::PrologueFill::mirror;
+    rrswin::run_layer_frame_golden(f, rrswin::profile_ada(), rd, rrswin::LayerReadings{});
+    EXPECT_TRUE(r.arena == f.output_arena);
+  }
 }
 
 }  // namespace

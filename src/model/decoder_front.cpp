@@ -20,9 +20,9 @@
 namespace rrswin::golden {
 
 namespace {
-constexpr int kTile = 10;          // E1's tile: the 8x8 window and its one-pixel ring (DOC-d4 §4/E1)
-constexpr int kExpandRows = 48;    // phase 1's three m-tiles (HIP-d4: 15 A fragments = 3 x 5 k-slices)
-constexpr int kExpandSide = 6;     // the low-resolution neighbourhood that covers the tile
+constexpr int kTile = 10;        // E1's tile: the 8x8 window and its one-pixel ring (DOC-d4 §4/E1)
+constexpr int kExpandRows = 48;  // phase 1's three m-tiles (HIP-d4: 15 A fragments = 3 x 5 k-slices)
+constexpr int kExpandSide = 6;   // the low-resolution neighbourhood that covers the tile
 }  // namespace
 
 std::array<int, 2> expand_token(int x0, int y0, int row) {
