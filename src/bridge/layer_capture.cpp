@@ -2,6 +2,9 @@
 #include "bridge/layer_capture.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
@@ -99,8 +102,10 @@ Dim3 grid_of(int ex, int ey, int ox, int oy) {
 
 LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
   const LayerSpec& s = layer_spec(layer);
-  if (!s.merge())
-    throw std::invalid_argument("read_layer_launch: " + std::string(s.name) + " is no merge layer (enc5 has its own captures)");
+  require_runnable(layer);
+  const bool decoder = s.front.kind == FrontKind::patch_expand;
+  if (!s.merge() && !decoder)
+    throw std::invalid_argument("read_layer_launch: " + std::string(s.name) + " has its own captures (rrswin capture without --layer)");
   const LaunchAbi& abi = s.abi;
   if (c.args.size() != static_cast<std::size_t>(abi.param_block_bytes))
     throw InputError(args_file(c), std::min<std::size_t>(c.args.size(), abi.param_block_bytes),
@@ -129,22 +134,50 @@ LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
   const int ex = static_cast<int>(L.ex), ey = static_cast<int>(L.ey);
   const std::size_t arena = layout::PlaneArena{ex, ey, s.k_slices()}.total_bytes(),
                     half = layout::PlaneArena{ex >> 1, ey >> 1, s.merge_out / 32}.total_bytes();
+  // A decoder's input is the lower level at half the extents, the expand's K/32 planes.
+  const std::size_t input = decoder ? layout::PlaneArena{ex >> 1, ey >> 1, s.front.k / 32}.total_bytes() : arena;
   const std::size_t image = weight_map(s).image_bytes();
-  L.input = find_pointer(c, abi.input, arena, "the input plane arena");
+  L.input = find_pointer(c, abi.input, input, decoder ? "the half-resolution input plane arena" : "the input plane arena");
   L.weights = find_pointer(c, abi.weights, image, "the weight image");
   L.arena = find_pointer(c, abi.arena, arena, "the output plane arena");
-  L.merged = find_pointer(c, abi.merged_output, half, "the merged output");
+  if (decoder)
+    L.skip = find_pointer(c, abi.skip, arena, "the skip plane arena");
+  else
+    L.merged = find_pointer(c, abi.merged_output, half, "the merged output");
   std::vector<Window> w;
   const auto window = [&](std::size_t p, std::size_t bytes) {
     const KernelCapture::Pointer& q = c.pointers[p];
     w.push_back({q.alloc, q.delta, q.delta + bytes, static_cast<int>(q.offset)});
   };
-  window(L.input, arena);
+  window(L.input, input);
   window(L.weights, image);
   window(L.arena, arena);
-  window(L.merged, half);
+  if (decoder)
+    window(L.skip, arena);
+  else
+    window(L.merged, half);
   check_disjoint(c, w);
-  L.texture = find_image(c, abi.texture, true, ex, ey, true, "the texture (the token grid)");
+  if (decoder) {
+    // +88 is sampled at f32 coordinates: any size; +96/+104 at the token grid; +136 two finite f32.
+    L.texture = find_image(c, abi.texture, true, 1, 1, false, "the texture +88");
+    L.texture96 = find_image(c, abi.int_textures[0], true, ex, ey, true, "the texture +96 (the token grid)");
+    L.texture104 = find_image(c, abi.int_textures[1], true, ex, ey, true, "the texture +104 (the token grid)");
+    for (int i = 0; i < 2; ++i) {
+      const auto bits = static_cast<std::uint32_t>(load_le(&c.args[static_cast<std::size_t>(abi.scale + 4 * i)], 4));
+      const float v = std::bit_cast<float>(bits);
+      if (!std::isfinite(v))
+        throw InputError(
+            args_file(c), static_cast<std::uint64_t>(abi.scale + 4 * i), std::string(i ? "sy" : "sx") + " a finite f32 (+136, the scale)",
+            "bits 0x" + [&] {
+              char b[16];
+              std::snprintf(b, sizeof b, "%08x", bits);
+              return std::string(b);
+            }());
+      (i ? L.sy : L.sx) = v;
+    }
+  } else {
+    L.texture = find_image(c, abi.texture, true, ex, ey, true, "the texture (the token grid)");
+  }
   for (int i = 0; i < abi.surface_count; ++i) {
     const bool third = i == 2;  // DESC4 layer(): the third surface at the halved token grid
     L.surfaces.push_back(find_image(c, abi.surfaces[static_cast<std::size_t>(i)], false, third ? ex >> 1 : ex, third ? ey >> 1 : ey, false,
@@ -172,10 +205,22 @@ LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerRep
   f.ey = static_cast<int>(L.ey);
   f.ox = L.ox;
   f.oy = L.oy;
+  const bool decoder = s.front.kind == FrontKind::patch_expand;
   const std::size_t arena = layout::PlaneArena{f.ex, f.ey, s.k_slices()}.total_bytes();
-  f.input_arena = std::span<const std::uint8_t>(ia->bytes).subspan(id, arena);
+  const std::size_t input = decoder ? layout::PlaneArena{f.ex >> 1, f.ey >> 1, s.front.k / 32}.total_bytes() : arena;
+  f.input_arena = std::span<const std::uint8_t>(ia->bytes).subspan(id, input);
   f.weights = &weights;
   f.texture = &texture;
+  Texture texture96, texture104;
+  if (decoder) {
+    const auto [sa, sd] = at(L.skip);
+    f.skip_arena = std::span<const std::uint8_t>(sa->bytes).subspan(sd, arena);
+    texture96 = capture::texture_of(c.images[L.texture96].image);
+    texture104 = capture::texture_of(c.images[L.texture104].image);
+    f.texture96 = &texture96;
+    f.texture104 = &texture104;
+    f.scale = {L.sx, L.sy};
+  }
   const Profile& p = o.profile ? *o.profile : profile_ada();
   if (o.golden)
     run_layer_frame_golden(f, p, o.readings, o.layer_readings);
@@ -186,7 +231,7 @@ LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerRep
     std::copy(bytes.begin(), bytes.end(), a->bytes.begin() + static_cast<std::ptrdiff_t>(d));
   };
   put(L.arena, f.output_arena);
-  put(L.merged, f.merged_output);
+  if (!decoder) put(L.merged, f.merged_output);
   const Surface* made[3] = {&f.surface112, &f.surface120, &f.surface128};
   for (std::size_t i = 0; i < L.surfaces.size(); ++i) {
     capture::ImageArg& im = c.images[L.surfaces[i]].image;
@@ -204,13 +249,20 @@ KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId la
   c.source = d.dir;
   c.kernel = d.kernel;
   c.args.assign(static_cast<std::size_t>(s.abi.param_block_bytes), 0);
+  // The texture at the token grid: the merge layers' +88, the decoders' +96 (their +88 is any size).
+  const bool decoder = s.front.kind == FrontKind::patch_expand;
+  const int grid_texture = decoder ? s.abi.int_textures[0] : s.abi.texture;
   const capture::ImageArg* texture = nullptr;
   for (const auto& im : d.images)
-    if (im.texture && im.arg == s.abi.texture) texture = &im.image;
+    if (im.texture && im.arg == grid_texture) texture = &im.image;
   if (!texture && (o.ex <= 0 || o.ey <= 0))
-    throw InputError(d.dir, 0, "an arg" + std::to_string(s.abi.texture) + " texture dump (its extents are the token grid) or --ex and --ey",
+    throw InputError(d.dir, 0, "an arg" + std::to_string(grid_texture) + " texture dump (its extents are the token grid) or --ex and --ey",
                      "none");
   const int ex = o.ex > 0 ? o.ex : texture->width, ey = o.ey > 0 ? o.ey : texture->height;
+  if (decoder) {
+    store_le(&c.args[static_cast<std::size_t>(s.abi.scale)], std::bit_cast<std::uint32_t>(o.sx), 4);
+    store_le(&c.args[static_cast<std::size_t>(s.abi.scale) + 4], std::bit_cast<std::uint32_t>(o.sy), 4);
+  }
   store_le(&c.args[s.abi.extents], static_cast<std::uint64_t>(ex), 4);
   store_le(&c.args[s.abi.extents + 4], static_cast<std::uint64_t>(ey), 4);
   store_le(&c.args[s.abi.origin], static_cast<std::uint64_t>(o.ox), 2);
@@ -246,9 +298,21 @@ KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId la
 
 KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture& o) {
   const LayerSpec& s = layer_spec(layer);
-  if (!s.merge()) throw std::invalid_argument("synthetic_layer_capture: " + std::string(s.name) + " is no merge layer");
+  require_runnable(layer);
+  const bool decoder = s.front.kind == FrontKind::patch_expand;
+  if (!s.merge() && !decoder)
+    throw std::invalid_argument("synthetic_layer_capture: " + std::string(s.name) +
+                                " has its own captures (rrswin capture without --layer)");
   const int ex = o.ex > 0 ? o.ex : s.abi.ex, ey = o.ey > 0 ? o.ey : s.abi.ey;
-  SyntheticFrame frame = make_synthetic_frame(ex, ey, o.seed, false, s.k_slices());
+  // A decoder's input (and its +88) at half the extents, as `rrswin run --layer` makes them; its skip
+  // and +96 from seed + 1, its +104 from seed + 2.
+  SyntheticFrame frame = decoder ? make_synthetic_frame(ex >> 1, ey >> 1, o.seed, false, s.front.k / 32)
+                                 : make_synthetic_frame(ex, ey, o.seed, false, s.k_slices());
+  SyntheticFrame skip, t104;
+  if (decoder) {
+    skip = make_synthetic_frame(ex, ey, o.seed + 1, false, s.k_slices());
+    t104 = make_synthetic_frame(ex, ey, o.seed + 2, false, 1);
+  }
   KernelCapture c;
   c.source = "<synthetic " + std::string(s.name) + " capture>";
   c.kernel = std::string(s.entry);
@@ -264,10 +328,16 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
   const std::size_t arena = layout::PlaneArena{ex, ey, s.k_slices()}.total_bytes(),
                     half = layout::PlaneArena{ex >> 1, ey >> 1, s.merge_out / 32}.total_bytes();
   const auto w = default_layer_weights(layer).bytes();
-  const std::vector<std::pair<int, std::vector<std::uint8_t>>> buffers = {{s.abi.input, std::move(frame.input_arena)},
-                                                                          {s.abi.weights, std::vector<std::uint8_t>(w.begin(), w.end())},
-                                                                          {s.abi.arena, std::vector<std::uint8_t>(arena, 0)},
-                                                                          {s.abi.merged_output, std::vector<std::uint8_t>(half, 0)}};
+  std::vector<std::pair<int, std::vector<std::uint8_t>>> buffers = {{s.abi.input, std::move(frame.input_arena)},
+                                                                    {s.abi.weights, std::vector<std::uint8_t>(w.begin(), w.end())},
+                                                                    {s.abi.arena, std::vector<std::uint8_t>(arena, 0)}};
+  if (decoder) {
+    buffers.emplace_back(s.abi.skip, std::move(skip.input_arena));
+    store_le(&c.args[static_cast<std::size_t>(s.abi.scale)], std::bit_cast<std::uint32_t>(o.sx), 4);
+    store_le(&c.args[static_cast<std::size_t>(s.abi.scale) + 4], std::bit_cast<std::uint32_t>(o.sy), 4);
+  } else {
+    buffers.emplace_back(s.abi.merged_output, std::vector<std::uint8_t>(half, 0));
+  }
   for (const auto& [off, bytes] : buffers) {
     KernelCapture::Alloc a;
     a.id = c.allocs.size();
@@ -291,8 +361,15 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
     c.images.push_back(std::move(im));
     return &c.images.back().image;
   };
-  capture::ImageArg* tex = image(s.abi.texture, true, ex, ey);
-  for (std::size_t i = 0; i < frame.texture.rgba.size(); ++i) store_le(&tex->bytes[2 * i], frame.texture.rgba[i], 2);
+  const auto texture = [&](int off, const Texture& t) {
+    capture::ImageArg* im = image(off, true, t.width, t.height);
+    for (std::size_t i = 0; i < t.rgba.size(); ++i) store_le(&im->bytes[2 * i], t.rgba[i], 2);
+  };
+  texture(s.abi.texture, frame.texture);
+  if (decoder) {
+    texture(s.abi.int_textures[0], skip.texture);
+    texture(s.abi.int_textures[1], t104.texture);
+  }
   for (int i = 0; i < s.abi.surface_count; ++i) {
     const bool third = i == 2;
     image(s.abi.surfaces[static_cast<std::size_t>(i)], false, third ? ex >> 1 : ex, third ? ey >> 1 : ey);

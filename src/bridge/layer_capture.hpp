@@ -33,6 +33,10 @@ struct LayerLaunch {
   std::size_t input = 0, weights = 0, arena = 0, merged = 0;  // indices into KernelCapture::pointers
   std::size_t texture = 0;                                    // index into KernelCapture::images
   std::vector<std::size_t> surfaces;                          // the ABI's surfaces, in its order
+  // The decoders' (no merged output): the skip (+24, a pointer), the integer-coordinate textures
+  // (+96, +104, images) and the coordinate scale (+136, two f32 in the parameter block).
+  std::size_t skip = 0, texture96 = 0, texture104 = 0;
+  float sx = 0, sy = 0;
 };
 // Checks the capture against the layer's launch and returns where everything is. Every number is
 // hostile: the block's size, each argument's presence and kind, the extents (2..4096, as `enc5
@@ -64,6 +68,7 @@ LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerRep
 struct LayerDumpOptions {
   int ex = 0, ey = 0;
   int ox = 0, oy = 0;
+  float sx = 0.5f, sy = 0.5f;  // a decoder's +136 (launch dumps carry no parameter block)
 };
 KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId layer, const LayerDumpOptions& o);
 
@@ -75,6 +80,7 @@ struct SyntheticLayerCapture {
   std::uint64_t seed = 1;
   int ex = 0, ey = 0;
   int ox = 0, oy = 0;
+  float sx = 0.5f, sy = 0.5f;  // a decoder's +136
 };
 KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture& o);
 // The files of a replay capture (manifest.txt, args.bin, alloc-N.bin, one file per texture or

@@ -3,6 +3,9 @@
 // launch's fields, and the common run options.
 #pragma once
 #include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -80,6 +83,19 @@ inline std::pair<long long, long long> parse_pair(std::string_view opt, std::str
   const auto comma = s.find(',');
   if (comma == std::string_view::npos) throw UsageError(std::string(opt) + ": expected X,Y, got '" + std::string(s) + "'");
   return {parse_int(opt, s.substr(0, comma), lo, hi), parse_int(opt, s.substr(comma + 1), lo, hi)};
+}
+
+// "SX,SY": two finite numbers (a decoder's +136 coordinate scale, --scale).
+inline std::pair<float, float> parse_scale(std::string_view opt, std::string_view s) {
+  const std::string v(s);
+  const std::size_t comma = v.find(',');
+  char* end = nullptr;
+  const float x = comma == std::string::npos ? 0 : std::strtof(v.c_str(), &end);
+  const bool x_ok = comma != std::string::npos && comma > 0 && end == v.c_str() + comma;
+  const float y = x_ok ? std::strtof(v.c_str() + comma + 1, &end) : 0;
+  if (!x_ok || comma + 1 == v.size() || end != v.c_str() + v.size() || !std::isfinite(x) || !std::isfinite(y))
+    throw UsageError(std::string(opt) + " wants SX,SY (two finite numbers), got '" + v + "'");
+  return {x, y};
 }
 
 // Walks args: calls on_option(name, take, flag) for every --option, on_positional(arg) otherwise.

@@ -17,9 +17,13 @@
 namespace rrswin::cli {
 namespace {
 
-constexpr const char* kReplayHelp = R"(usage: rrswin replay --layer enc4|enc3|enc2 CAPTURE -o DIR [--engine fast|golden] [--profile P]
-                    [--reading NAME=VALUE] [--layer-reading NAME=VALUE] [--ex N --ey N] [--block-offset X,Y] [--launch N]
-  Runs the merge layer (the golden model or the fast engine: the same bytes) on a replay capture
+constexpr const char* kReplayHelp = R"(usage: rrswin replay --layer L CAPTURE -o DIR [--engine fast|golden] [--profile P]
+                    [--reading NAME=VALUE] [--layer-reading NAME=VALUE] [--ex N --ey N] [--block-offset X,Y] [--scale SX,SY]
+                    [--launch N]
+  L: enc4, enc3, enc2 (merge layers) or dec4, dec3, dec2 (decoders: input +8 at half the extents,
+  skip +24, textures +88 (any size), +96, +104, the v2.f32 scale at +136, surface +112; no merged
+  output; a launch dump's scale is --scale, default 0.5,0.5; docs/readings.md §9).
+  Runs the layer (the golden model or the fast engine: the same bytes) on a replay capture
   of its kernel, cuda_dldn_engine_swin_enc4_kernel or …_enc3_kernel (manifest.txt, args.bin,
   alloc-N.bin, texture and surface files; docs/captures.md), its parameter block read by the
   layer's launch ABI (DOC4/DOC3 §1.1: extents +0, input +8, weights +40, arena +48, merged output
@@ -34,8 +38,10 @@ constexpr const char* kReplayHelp = R"(usage: rrswin replay --layer enc4|enc3|en
 )";
 
 constexpr const char* kCaptureHelp =
-    R"(usage: rrswin capture --layer enc4|enc3|enc2 --synthetic -o DIR [--seed N] [--ex N --ey N] [--block-offset X,Y]
-  Writes a synthetic replay capture of the merge layer's kernel (the state before the launch,
+    R"(usage: rrswin capture --layer L --synthetic -o DIR [--seed N] [--ex N --ey N] [--block-offset X,Y] [--scale SX,SY]
+  L: enc4, enc3, enc2 or dec4, dec3, dec2. A decoder's capture holds its half-resolution input (--seed)
+  and +88 texture, its skip and +96 (seed + 1), +104 (seed + 2), the scale (default 0.5,0.5) and
+  one surface +112 (docs/readings.md §9). Writes a synthetic replay capture of the merge layer's kernel (the state before the launch,
   facts F6): manifest.txt, args.bin (the 144-byte parameter block), alloc-0..3.bin (the input
   arena from --seed, the layer's embedded synthetic weights, the zeroed arena and merged output),
   texture-088.bin (--seed) and surface-112/120/128.bin (zeroed), for the token grid --ex x --ey
@@ -45,9 +51,11 @@ constexpr const char* kCaptureHelp =
 )";
 
 constexpr const char* kSettleHelp =
-    R"(usage: rrswin settle --layer enc4|enc3|enc2 (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR | DUMPS)
-                    [--profile P] [--reading NAME=VALUE] [--threads N] [--ex N --ey N] [--block-offset X,Y] [--launch N]
-  Which values of the merge layers' readings (rrswin readings --layer enc4: merge-*, sigmoid-*) reproduce
+    R"(usage: rrswin settle --layer L (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR | DUMPS)
+                    [--profile P] [--reading NAME=VALUE] [--threads N] [--ex N --ey N] [--block-offset X,Y] [--scale SX,SY]
+                    [--launch N]
+  L: enc4, enc3, enc2 (readings merge-*, sigmoid-*) or dec4, dec3, dec2 (expand-*, decoder-*).
+  Which values of the layer's readings (rrswin readings --layer L) reproduce
   the original kernel. --results DIR: the original's results for the replay capture CAPTURE, in
   launch-dump naming (a GPU's dump of the launch, or `rrswin ptx run … --capture CAPTURE -o DIR`).
   --oracle FILE.ptx: the PTX interpreter runs the original kernel (corpus file 0017 for enc4, 0016
@@ -80,6 +88,10 @@ struct GeometryChoice {
       const auto [x, y] = parse_pair(c.name, c.take(), 0, ptx::kLayerOriginMax);
       geo.ox = static_cast<int>(x);
       geo.oy = static_cast<int>(y);
+    } else if (c.name == "--scale") {  // a decoder's +136 (launch dumps carry no parameter block)
+      const auto [x, y] = parse_scale(c.name, c.take());
+      geo.sx = x;
+      geo.sy = y;
     } else {
       return false;
     }
@@ -197,6 +209,8 @@ int capture_layer(const Args& args, LayerId layer) {
   o.ey = geometry.geo.ey;
   o.ox = geometry.geo.ox;
   o.oy = geometry.geo.oy;
+  o.sx = geometry.geo.sx;
+  o.sy = geometry.geo.sy;
   if (!synthetic) throw UsageError("--layer " + std::string(to_string(layer)) + " writes synthetic captures only: add --synthetic");
   if (out.empty()) throw UsageError("no output folder (-o DIR)");
   write_all(out, ptx::replay_capture_files(ptx::synthetic_layer_capture(layer, o)));

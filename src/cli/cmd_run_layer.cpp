@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "assets/synthetic_inputs.hpp"
@@ -103,16 +104,7 @@ LayerRunArgs parse_layer_run(const Args& args, LayerId layer) {
     } else if (c.name == "--texture104") {
       a.texture104_file = c.take();
     } else if (c.name == "--scale") {
-      const std::string v = c.take();
-      const std::size_t comma = v.find(',');
-      char* end = nullptr;
-      const float x = comma == std::string::npos ? 0 : std::strtof(v.c_str(), &end);
-      const bool x_ok = comma != std::string::npos && end == v.c_str() + comma;
-      const float y = x_ok ? std::strtof(v.c_str() + comma + 1, &end) : 0;
-      if (!x_ok || end != v.c_str() + v.size() || !std::isfinite(x) || !std::isfinite(y) || comma + 1 == v.size())
-        throw UsageError("--scale wants SX,SY (two finite numbers), got '" + v + "'");
-      a.sx = x;
-      a.sy = y;
+      std::tie(a.sx, a.sy) = parse_scale(c.name, c.take());
     } else if (c.name == "--seed") {
       a.seed = static_cast<std::uint64_t>(parse_int(c.name, c.take(), 0, 1LL << 62));
     } else if (c.name == "--ex") {
