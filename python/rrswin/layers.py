@@ -1,5 +1,6 @@
-"""The Swin layer template (docs/readings.md §7): enc5 and the layers before it, enc4 and enc3, as
-data, and the merge layers' model through their final epilogue (enc4's E62, enc3's E48: run_layer;
+"""The Swin layer template (docs/readings.md §7, §9): the eleven layers as data, and the layers that
+run through their final epilogue (run_layer: enc5; the merge layers enc4, enc3, enc2 with their
+E62/E48/E38; the decoders dec4, dec3, dec2 with the patch expand front and the decoder final;
 run_enc4 without a texture).
 
     >>> rrswin.layer_spec("enc4")["mma"]
@@ -19,8 +20,11 @@ LAYERS = tuple(_rrswin.layer_names())  # the network in order, enc0..enc5, dec4.
 
 
 def layer_spec(name: str = "enc5") -> dict:
-    """The layer's description: channels, heads, chunks, merge, phases, mma, image_bytes (with lane
-    t = 3's 12 bytes), tool_extent (d4r's number), shared_bytes, grid, block, tokens, the merged
+    """The layer's description: channels, heads, chunks, merge, front ('none', 'embedding',
+    'patch_expand'), decoder (front == 'patch_expand'), phases, mma, image_bytes (with lane t = 3's 12
+    bytes), tool_extent (d4r's number), shared_bytes, grid, block, tokens, input_planes (the +8
+    arena's planes: C/32, a decoder's the front's K/32), half_resolution_input (a decoder's +8 is at
+    (ex>>1, ey>>1)), front_k, skip_planes (a decoder's +24: C/32; None otherwise), the merged
     output's and the surfaces' parameter offsets."""
     return _rrswin.layer_spec(name)
 
@@ -57,18 +61,58 @@ def run_enc4(input_arena, weights=None, *, ex: int = 80, ey: int = 46, block_off
     return r["arena"], r["merged"]
 
 
-def run_layer(layer: str, input_arena, texture, weights=None, *, ex: int | None = None, ey: int | None = None,
-              block_offset=(0, 0), engine: str = "fast", profile: str = "ada", readings: dict | None = None,
-              layer_readings: dict | None = None, threads: int = 1) -> dict:
-    """One launch of a layer that runs (rrswin.layer_spec(layer)["runnable"]): enc5 or a merge layer.
-    input_arena: the previous layer's plane arena, layer_spec(layer)["input_planes"] planes (enc4 5,
-    enc3 4) x ey x ex x 32 bytes. texture: float16 (ey, ex, 4) RGBA at the token grid (param+88).
-    Returns a dict named by parameter offset: arena (param+48, the same planes), merged (param+56,
+_DECODER_ARGS = ("skip", "texture96", "texture104")
+
+
+def _decoders() -> str:
+    return ", ".join(n for n in LAYERS if _rrswin.layer_spec(n)["decoder"] and _rrswin.layer_spec(n)["runnable"])
+
+
+def run_layer(layer: str, input_arena, texture, weights=None, *, skip=None, texture96=None, texture104=None,
+              scale=(0.5, 0.5), ex: int | None = None, ey: int | None = None, block_offset=(0, 0), engine: str = "fast",
+              profile: str = "ada", readings: dict | None = None, layer_readings: dict | None = None,
+              threads: int = 1) -> dict:
+    """One launch of a layer that runs (rrswin.layer_spec(layer)["runnable"]): enc5, a merge layer
+    (enc4, enc3, enc2) or a decoder (dec4, dec3, dec2). engine 'fast' (default) or 'golden': the same
+    bytes, for every `threads`. layer_readings: the template's layer readings (layer_readings()).
+    Outputs are named by parameter offset.
+
+    enc5 and the merge layers: input_arena is the previous layer's plane arena,
+    layer_spec(layer)["input_planes"] planes (enc4 5, enc3 4, enc2 3) x ey x ex x 32 bytes (flat or
+    4-D); texture is float16 (ey, ex, 4) RGBA at the token grid (param+88); ex/ey default from the
+    texture. A merge layer returns arena (param+48, the same planes, flat uint8), merged (param+56,
     merge_out/32 planes at the halved extents), surface112 / surface120 (float16 (ey, ex, 4)) and
     surface128 (float16 (ey>>1, ex>>1, 4)), the final epilogue's surfaces; enc5 (no merge, one
-    surface) returns arena and surface112, the bytes of rrswin.run. engine 'fast' (default) or 'golden': the same bytes, for
-    every `threads`. layer_readings: the merge layers' readings (layer_readings())."""
+    surface) returns arena and surface112, the bytes of rrswin.run. skip, texture96, texture104 and
+    scale are the decoders' only: given to another layer they are a ValueError.
+
+    A decoder (layer_spec(layer)["decoder"], docs/readings.md §9) reads, at the token grid ex x ey:
+      input_arena  uint8, the lower level's arena at HALF the grid (param+8): input_planes
+                   (= the front's K/32: dec4 5, dec3 5, dec2 4) x (ey>>1) x (ex>>1) x 32 bytes;
+      skip         uint8, the encoder of the same level's arena (param+24): skip_planes (= C/32:
+                   dec4 5, dec3 4, dec2 3) x ey x ex x 32 bytes, flat or 4-D (planes, ey, ex, 32);
+      texture      float16 (h, w, 4) of any size h, w >= 1 (param+88, sampled at (x + 0.5) * scale);
+      texture96, texture104  float16 (ey, ex, 4) (param+96, +104);
+      scale        (sx, sy), finite float32 values (param+136), default (0.5, 0.5).
+    skip, texture96 and texture104 are required; ex/ey default from the skip's 4-D shape or from
+    texture96 (the token grid, never the half-resolution input arena). Returns arena (param+48,
+    skip_planes x ey x ex x 32 bytes, flat uint8) and surface112 (float16 (ey, ex, 4)): no merged
+    output and no +120/+128. The bytes equal `rrswin run --layer dec4 --input --skip --texture
+    --texture96 --texture104 --scale`."""
     layer = C.choice(layer, "layer", LAYERS)
+    spec = _rrswin.layer_spec(layer)
+    if not spec["runnable"]:
+        runnable = ", ".join(n for n in LAYERS if _rrswin.layer_spec(n)["runnable"])
+        raise ValueError(f"layer: expected a layer that runs ({runnable}), found {layer!r} (tables only)")
+    if spec["decoder"]:
+        return _run_decoder(layer, spec, input_arena, texture, weights, skip, texture96, texture104, scale, ex, ey,
+                            block_offset, engine, profile, readings, layer_readings, threads)
+    for name, value in zip(_DECODER_ARGS, (skip, texture96, texture104)):
+        if value is not None:
+            raise ValueError(f"{name}: only the decoders ({_decoders()}) take it; {layer} is not one (expected None)")
+    if not _is_default_scale(scale):
+        raise ValueError(f"scale: only the decoders ({_decoders()}) take it; {layer} is not one "
+                         f"(expected the default (0.5, 0.5), found {scale!r})")
     if layer == "enc5":
         # enc5 through rrswin.run (the same bytes): its arena (param+48) and its one surface (+112).
         # `layer_readings` are the merge layers' and do not apply to it.
@@ -89,6 +133,97 @@ def run_layer(layer: str, input_arena, texture, weights=None, *, ex: int | None 
                          engine, profile, readings, layer_readings, threads)
     for name, (h, w) in (("surface112", (ey, ex)), ("surface120", (ey, ex)), ("surface128", (ey >> 1, ex >> 1))):
         r[name] = r[name].view(np.float16).reshape(h, w, 4)
+    return r
+
+
+def _is_default_scale(scale) -> bool:
+    try:
+        sx, sy = scale
+        return (float(sx), float(sy)) == (0.5, 0.5)
+    except (TypeError, ValueError):
+        return False
+
+
+def _scale(scale) -> tuple[float, float]:
+    """(sx, sy): two real numbers (bools refused) finite as float32 (param+136 holds a v2.f32)."""
+    try:
+        sx, sy = scale
+    except (TypeError, ValueError):
+        raise ValueError(f"scale: expected a pair (sx, sy) of finite floats, found {scale!r}") from None
+    out = []
+    for i, v in enumerate((sx, sy)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise ValueError(f"scale[{i}]: expected a finite float, found {type(v).__name__} {v!r}")
+        with np.errstate(over="ignore"):
+            f32 = np.float32(v)
+        if not np.isfinite(f32):
+            raise ValueError(f"scale[{i}]: expected a finite float32 value (param+136), found {v!r}")
+        out.append(float(v))
+    return out[0], out[1]
+
+
+def _grid_texture(t, name: str) -> np.ndarray:
+    a = C.array(t, name, np.float16)
+    if a.ndim != 3 or a.shape[2] != 4:
+        raise ValueError(f"{name}: expected a float16 (ey, ex, 4) array at the token grid, found shape {C.shape_str(a.shape)}")
+    return a
+
+
+def _run_decoder(layer, spec, input_arena, texture, weights, skip, texture96, texture104, scale, ex, ey, block_offset, engine,
+                 profile, readings, layer_readings, threads) -> dict:
+    where = {"skip": "+24, the encoder of its level's arena", "texture96": "+96", "texture104": "+104"}
+    for name, value in zip(_DECODER_ARGS, (skip, texture96, texture104)):
+        if value is None:
+            raise ValueError(f"{name}: required for a decoder ({layer}'s {where[name]}); expected "
+                             + ("a uint8 arena" if name == "skip" else "a float16 (ey, ex, 4) texture") + ", found None")
+    planes, skip_planes = spec["input_planes"], spec["skip_planes"]
+    sk = C.array(skip, "skip", np.uint8)
+    t96 = _grid_texture(texture96, "texture96")
+    t104 = _grid_texture(texture104, "texture104")
+    # The token grid: ex/ey, else the skip's 4-D shape, else texture96's (never the half-resolution input).
+    if sk.ndim == 4:
+        if sk.shape[0] != skip_planes or sk.shape[3] != 32:
+            raise ValueError(f"skip: expected shape ({skip_planes}, ey, ex, 32) ({layer}'s +24: C/32 planes) or flat, "
+                             f"found shape {C.shape_str(sk.shape)}")
+        gy, gx, source = sk.shape[1], sk.shape[2], "the skip's shape"
+    elif sk.ndim == 1:
+        gy, gx, source = t96.shape[0], t96.shape[1], "texture96's shape"
+    else:
+        raise ValueError(f"skip: expected shape ({skip_planes}, ey, ex, 32) or flat, found shape {C.shape_str(sk.shape)}")
+    if ex is not None or ey is not None:
+        source = "ex, ey"
+    ex = C.integer(gx if ex is None else ex, "ex", 2, 4096)
+    ey = C.integer(gy if ey is None else ey, "ey", 2, 4096)
+    want = skip_planes * ey * ex * 32
+    if sk.size != want or (sk.ndim == 4 and sk.shape[1:3] != (ey, ex)):
+        raise ValueError(f"skip: expected {want} bytes ({skip_planes}, {ey}, {ex}, 32) = C/32 planes at the token grid "
+                         f"{ex} x {ey} (from {source}), found shape {C.shape_str(sk.shape)} ({sk.size} bytes)")
+    for name, a in (("texture96", t96), ("texture104", t104)):
+        if a.shape != (ey, ex, 4):
+            raise ValueError(f"{name}: expected shape ({ey}, {ex}, 4) (the token grid), found shape {C.shape_str(a.shape)}")
+    a = C.array(input_arena, "input_arena", np.uint8)
+    hy, hx = ey >> 1, ex >> 1
+    want = planes * hy * hx * 32
+    if a.size != want or (a.ndim == 4 and a.shape != (planes, hy, hx, 32)) or a.ndim not in (1, 4):
+        raise ValueError(f"input_arena: expected {want} bytes ({planes}, {hy}, {hx}, 32) = {layer}'s half-resolution input "
+                         f"(+8: the front's K/32 planes at (ex>>1, ey>>1)), found shape {C.shape_str(a.shape)} ({a.size} bytes)")
+    t = C.array(texture, "texture", np.float16)
+    if t.ndim != 3 or t.shape[2] != 4 or t.shape[0] < 1 or t.shape[1] < 1:
+        raise ValueError(f"texture: expected a float16 (h, w, 4) array with h, w >= 1 ({layer}'s +88: any size), "
+                         f"found shape {C.shape_str(t.shape)}")
+    sx, sy = _scale(scale)
+    ox, oy = C.integer_pair(block_offset, "block_offset", 0, 7)
+    engine = C.choice(engine, "engine", ("fast", "golden"))
+    threads = C.integer(threads, "threads", 1, 256)
+    w = synthetic_layer_weights(layer, 1) if weights is None else C.array(weights, "weights", np.uint8).reshape(-1)
+    for name, m in (("readings", readings), ("layer_readings", layer_readings)):
+        if m is not None and not isinstance(m, Mapping):
+            raise TypeError(f"{name}: expected a dict of name -> value, found {type(m).__name__}")
+    r = _rrswin.run_merge_layer(layer, a.reshape(-1), w, t.view(np.uint16).reshape(-1), ex, ey, ox, oy, engine, profile,
+                                dict(readings or {}), dict(layer_readings or {}), threads, sk.reshape(-1),
+                                t96.view(np.uint16).reshape(-1), t104.view(np.uint16).reshape(-1), (t.shape[1], t.shape[0]),
+                                (sx, sy))
+    r["surface112"] = r["surface112"].view(np.float16).reshape(ey, ex, 4)
     return r
 
 

@@ -17,12 +17,14 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -657,7 +659,17 @@ nb::dict layer_spec_dict(const std::string& name) {
   d["grid"] = nb::make_tuple(s.abi.grid[0], s.abi.grid[1], s.abi.grid[2]);
   d["block"] = nb::make_tuple(s.abi.block[0], s.abi.block[1], s.abi.block[2]);
   d["tokens"] = nb::make_tuple(s.abi.ex, s.abi.ey);
-  d["input_planes"] = s.k_slices();
+  // The input arena (+8): C/32 planes at the token grid, a decoder's the front's K/32 planes at the
+  // half-resolution grid ((ex >> 1) x (ey >> 1)); a decoder's skip (+24) has C/32 planes at the grid.
+  const bool decoder = s.front.kind == FrontKind::patch_expand;
+  d["decoder"] = decoder;
+  d["input_planes"] = decoder ? s.front.k / 32 : s.k_slices();
+  d["half_resolution_input"] = decoder;
+  d["front_k"] = s.front.k;
+  if (decoder)
+    d["skip_planes"] = s.k_slices();
+  else
+    d["skip_planes"] = nb::none();
   d["merged_output_param"] = s.abi.merged_output;
   nb::list surfaces;
   for (int i = 0; i < s.abi.surface_count; ++i) surfaces.append(s.abi.surfaces[static_cast<std::size_t>(i)]);
@@ -703,17 +715,46 @@ nb::list layer_readings_list() {
   return l;
 }
 
-// A merge layer (enc4, enc3; model/layer_golden.hpp, engine/layer_engine.hpp): the arena (+48), the
-// merged output (+56) and, when a texture (ex x ey RGBA f16) is given, the final epilogue's three
-// surfaces as RGBA f16 arrays.
+// A decoder's array argument of `planes` planes (or RGBA texels when `planes` is 0) at w x h: its
+// size, with the shape it stands for in the message.
+void check_decoder_array(std::size_t found, int planes, int w, int h, const std::string& what) {
+  const std::size_t per = planes > 0 ? 32u * static_cast<std::size_t>(planes) : 4u;
+  const std::size_t expected = per * static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+  if (found == expected) return;
+  const std::string shape = planes > 0
+                                ? std::to_string(planes) + " planes x " + std::to_string(h) + " x " + std::to_string(w) + " x 32 bytes"
+                                : "float16 (" + std::to_string(h) + ", " + std::to_string(w) + ", 4)";
+  fail(what + ": expected " + std::to_string(expected) + " elements (" + shape + "), found " + std::to_string(found));
+}
+
+// A merge layer (enc4, enc3, enc2; model/layer_golden.hpp, engine/layer_engine.hpp): the arena (+48),
+// the merged output (+56) and, when a texture (ex x ey RGBA f16) is given, the final epilogue's three
+// surfaces as RGBA f16 arrays. A decoder (dec4, dec3, dec2: docs/readings.md §9): the input arena at
+// the half-resolution grid (+8, front K/32 planes x (ey >> 1) x (ex >> 1) x 32 bytes), the skip
+// (+24, C/32 planes x ey x ex x 32), the texture +88 of any size `texture_size` = (w, h) (required
+// with a decoder's texture), +96 and +104 (ex x ey) and the scale (+136); returns the arena and,
+// with the texture, surface112 (no merged output, no +120/+128).
 nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena, In<std::uint8_t> weights,
                          std::optional<In<std::uint16_t>> texture, int ex, int ey, int ox, int oy, const std::string& engine,
                          const std::string& profile, const std::map<std::string, std::string>& readings,
-                         const std::map<std::string, std::string>& layer_readings, int threads) {
+                         const std::map<std::string, std::string>& layer_readings, int threads, std::optional<In<std::uint8_t>> skip,
+                         std::optional<In<std::uint16_t>> texture96, std::optional<In<std::uint16_t>> texture104,
+                         std::optional<std::pair<int, int>> texture_size, std::pair<double, double> scale) {
   const LayerId id = layer_id(layer);
-  if (!layer_spec(id).runnable)
+  const LayerSpec& spec = layer_spec(id);
+  if (!spec.runnable)
     throw nb::value_error(("layer: '" + layer + "' does not run yet (rrswin runs " + std::string(runnable_layer_names()) + ")").c_str());
-  if (!layer_spec(id).merge()) throw nb::value_error(("layer: '" + layer + "' is not a merge layer (enc4, enc3)").c_str());
+  const bool decoder = spec.front.kind == FrontKind::patch_expand;
+  if (!spec.merge() && !decoder)
+    throw nb::value_error(("layer: '" + layer + "' is neither a merge layer (enc4, enc3, enc2) nor a decoder (dec4, dec3, dec2)").c_str());
+  if (!decoder) {
+    const std::pair<const char*, bool> decoder_only[] = {
+        {"skip", skip.has_value()}, {"texture96", texture96.has_value()}, {"texture104", texture104.has_value()}};
+    for (const auto& [name, given] : decoder_only)
+      if (given) fail(std::string(name) + ": only the decoders (dec4, dec3, dec2) take it; " + layer + " is a merge layer");
+    if (texture_size) fail("texture_size: only a decoder's texture +88 has its own size; " + layer + "'s is the token grid");
+    if (scale != std::make_pair(0.5, 0.5)) fail("scale: only the decoders (dec4, dec3, dec2) take it; " + layer + " is a merge layer");
+  }
   const Profile* p = find_profile(profile);
   if (!p) throw nb::value_error(("profile: expected " + std::string(profile_names()) + ", got '" + profile + "'").c_str());
   if (engine != "golden" && engine != "fast") throw nb::value_error(("engine: expected 'golden' or 'fast', got '" + engine + "'").c_str());
@@ -728,8 +769,45 @@ nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena,
     if (!set_layer_reading(lr, k + "=" + v, &err)) throw nb::value_error(err.c_str());
   }
   const WeightImage w(std::vector<std::uint8_t>(weights.data(), weights.data() + weights.size()), id, "<weights>");
-  Texture tex;
-  if (texture) {
+  Texture tex, tex96, tex104;
+  std::vector<std::uint8_t> skip_bytes;
+  if (decoder) {
+    // Checked here, each by its argument's name, before the frame driver's own checks.
+    if (ex < 2 || ey < 2 || ex > 4096 || ey > 4096)
+      fail("ex, ey: a decoder's token grid is 2..4096 in each direction (its input is at half of it), found " + std::to_string(ex) + " x " +
+           std::to_string(ey));
+    check_decoder_array(input_arena.size(), spec.front.k / 32, ex >> 1, ey >> 1,
+                        "input_arena (" + layer + "'s +8, the half-resolution input)");
+    if (!skip) fail("skip: required for a decoder (" + layer + "'s +24, the encoder of its level's arena)");
+    check_decoder_array(skip->size(), spec.k_slices(), ex, ey, "skip (" + layer + "'s +24)");
+    skip_bytes.assign(skip->data(), skip->data() + skip->size());
+    const std::tuple<const char*, const char*, const std::optional<In<std::uint16_t>>*> grid_textures[] = {
+        {"texture96", "+96", &texture96}, {"texture104", "+104", &texture104}};
+    for (const auto& [name, offset, t] : grid_textures) {
+      if (!*t) fail(std::string(name) + ": required for a decoder (" + layer + "'s " + offset + ", at the token grid)");
+      check_decoder_array((*t)->size(), 0, ex, ey, std::string(name) + " (" + offset + ", the token grid)");
+    }
+    tex96.width = tex104.width = ex;
+    tex96.height = tex104.height = ey;
+    tex96.rgba.assign(texture96->data(), texture96->data() + texture96->size());
+    tex104.rgba.assign(texture104->data(), texture104->data() + texture104->size());
+    for (const auto& [name, v] : {std::pair<const char*, double>{"scale[0]", scale.first}, {"scale[1]", scale.second}}) {
+      const float f = static_cast<float>(v);
+      if (!std::isfinite(v) || !std::isfinite(f))
+        fail(std::string(name) + ": expected a finite float32 value (+136's sx, sy), found " + std::to_string(v));
+    }
+    if (texture) {
+      if (!texture_size) fail("texture_size: required with a decoder's texture (+88 has any size: its (width, height))");
+      const auto [tw, th] = *texture_size;
+      if (tw < 1 || th < 1 || tw > 65536 || th > 65536)
+        fail("texture: expected a float16 (h, w, 4) array with 1 <= h, w <= 65536, found (" + std::to_string(th) + ", " +
+             std::to_string(tw) + ", 4)");
+      check_decoder_array(texture->size(), 0, tw, th, "texture (+88)");
+      tex.width = tw;
+      tex.height = th;
+      tex.rgba.assign(texture->data(), texture->data() + texture->size());
+    }
+  } else if (texture) {
     same_size(texture->size(), static_cast<std::size_t>(ex) * static_cast<std::size_t>(ey) * 4, "texture");
     tex.width = ex;
     tex.height = ey;
@@ -744,6 +822,12 @@ nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena,
   f.input_arena = in;
   f.weights = &w;
   f.texture = texture ? &tex : nullptr;
+  if (decoder) {
+    f.skip_arena = skip_bytes;
+    f.texture96 = &tex96;
+    f.texture104 = &tex104;
+    f.scale = {static_cast<float>(scale.first), static_cast<float>(scale.second)};
+  }
   try {
     nb::gil_scoped_release release;
     if (engine == "golden")
@@ -756,11 +840,12 @@ nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena,
   nb::dict out;
   const std::size_t na = f.output_arena.size(), nm = f.merged_output.size();
   out["arena"] = to_numpy(std::move(f.output_arena), {na});
-  out["merged"] = to_numpy(std::move(f.merged_output), {nm});
+  if (!decoder) out["merged"] = to_numpy(std::move(f.merged_output), {nm});
   if (texture) {
     const std::pair<const char*, const Surface*> surfaces[] = {
         {"surface112", &f.surface112}, {"surface120", &f.surface120}, {"surface128", &f.surface128}};
     for (const auto& [name, sf] : surfaces) {
+      if (decoder && sf != &f.surface112) continue;  // the decoders write +112 only
       std::vector<std::uint16_t> rgba = surface_rgba(*sf);
       const std::size_t h = static_cast<std::size_t>(sf->height), wd = static_cast<std::size_t>(sf->width);
       out[name] = to_numpy(std::move(rgba), {h, wd, 4});
@@ -800,7 +885,8 @@ void bind_layers(nb::module_& m) {
   m.def("layer_readings", &layer_readings_list);
   m.def("run_merge_layer", &run_merge_layer, "layer"_a, "input_arena"_a.noconvert(), "weights"_a.noconvert(),
         "texture"_a.noconvert().none(), "ex"_a, "ey"_a, "ox"_a, "oy"_a, "engine"_a, "profile"_a, "readings"_a, "layer_readings"_a,
-        "threads"_a);
+        "threads"_a, "skip"_a.noconvert().none() = nb::none(), "texture96"_a.noconvert().none() = nb::none(),
+        "texture104"_a.noconvert().none() = nb::none(), "texture_size"_a.none() = nb::none(), "scale"_a = std::make_pair(0.5, 0.5));
 }
 
 }  // namespace

@@ -1,13 +1,18 @@
 """The layer template in Python (rrswin.layers): the numbers d4r's docs state (docs/readings.md §7,
-typed here), the synthetic images equal `rrswin make-weights --layer` files, and enc4's and enc3's
-runs equal `rrswin run --layer enc4|enc3` byte for byte."""
+typed here), the synthetic images equal `rrswin make-weights --layer` files, the merge layers' runs
+equal `rrswin run --layer enc4|enc3|enc2` byte for byte, and the decoders' (dec4, dec3, dec2,
+docs/readings.md §9) equal `rrswin run --layer decN` byte for byte on the tool's synthetic inputs
+and on given files."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 
 import rrswin
+from exr_reader import read_rgba_half
 
 
 @pytest.mark.parametrize("name,phases,mma,image,tool,shared", [
@@ -121,8 +126,8 @@ def test_run_layer_enc5_is_run():
     assert r["arena"].tobytes() == ref.arena.tobytes() and r["surface112"].tobytes() == ref.surface.tobytes()
     with pytest.raises(ValueError):
         rrswin.run_layer("enc5", arena_in, texture, layer_readings={"sigmoid-gate": "acc"})
-    with pytest.raises(ValueError):
-        rrswin.run_layer("dec2", arena_in, texture)  # not runnable yet: a clear error
+    with pytest.raises(ValueError, match="dec1"):
+        rrswin.run_layer("dec1", arena_in, texture)  # not runnable yet: a clear error naming it
 
 
 def test_run_layer_strict_dtypes_and_bounds():
@@ -138,3 +143,215 @@ def test_run_layer_strict_dtypes_and_bounds():
         rrswin.ptx_launch(".version 7.0\n.target sm_89\n.address_size 64\n", entry="k", grid=1, block=32, buffers=[1, 2])
     with pytest.raises(ValueError, match="threads"):
         rrswin.ptx_launch(".version 7.0\n.target sm_89\n.address_size 64\n", entry="k", grid=1, block=32, threads=65536)
+
+
+# ---- the decoders (issue 34: dec4, dec3, dec2; docs/readings.md §9) ----------------------------------
+
+DECODERS = [n for n in rrswin.LAYERS if rrswin.layer_spec(n)["runnable"] and rrswin.layer_spec(n)["front"] == "patch_expand"]
+EX, EY = 19, 11  # odd extents: partial blocks and a half-resolution input of 9 x 5
+
+
+def _tex(flat, w, h):
+    return flat.view(np.float16).reshape(h, w, 4)
+
+
+def _decoder_inputs(name, ex=EX, ey=EY, seed=1):
+    """The synthetic inputs `rrswin run --layer decN --ex --ey --seed SEED` makes
+    (src/cli/cmd_run_layer.cpp): the input arena and the texture +88 at the half-resolution grid
+    (seed), the skip and +96 at the token grid (seed + 1), +104 (seed + 2, one plane)."""
+    s = rrswin.layer_spec(name)
+    arena, t, tw, th = rrswin._rrswin.synthetic_frame(ex >> 1, ey >> 1, seed, False, s["input_planes"])
+    skip, t96, w96, h96 = rrswin._rrswin.synthetic_frame(ex, ey, seed + 1, False, s["skip_planes"])
+    _, t104, w104, h104 = rrswin._rrswin.synthetic_frame(ex, ey, seed + 2, False, 1)
+    return dict(input_arena=arena, texture=_tex(t, tw, th), skip=skip, texture96=_tex(t96, w96, h96),
+                texture104=_tex(t104, w104, h104))
+
+
+def _run_decoder(name, inputs, **kw):
+    d = dict(inputs)
+    return rrswin.run_layer(name, d.pop("input_arena"), d.pop("texture"), **d, **kw)
+
+
+def test_decoders_are_runnable_and_their_spec():
+    # What Python needs to build a decoder's inputs: the +8 arena's planes (the front's K/32) at the
+    # half-resolution grid, the skip's planes (C/32) at the token grid.
+    assert DECODERS == ["dec4", "dec3", "dec2"]
+    for name, k, c in (("dec4", 160, 160), ("dec3", 160, 128), ("dec2", 128, 96)):
+        s = rrswin.layer_spec(name)
+        assert s["decoder"] and s["half_resolution_input"] and s["front"] == "patch_expand"
+        assert (s["front_k"], s["input_planes"], s["skip_planes"], s["channels"]) == (k, k // 32, c // 32, c)
+        assert s["merged_output_param"] < 0 or not s["merge"]
+    for name in ("enc5", "enc4", "enc2"):
+        s = rrswin.layer_spec(name)
+        assert not s["decoder"] and not s["half_resolution_input"] and s["skip_planes"] is None
+        assert s["input_planes"] == s["channels"] // 32
+    assert not rrswin.layer_spec("dec1")["runnable"] and rrswin.layer_spec("dec1")["decoder"]
+
+
+@pytest.mark.parametrize("name", DECODERS)
+def test_run_layer_decoder_equals_the_cli(cli, tmp_path, name):
+    # The tool's synthetic inputs rebuilt here; fast at 1 and 3 threads == golden byte for byte;
+    # arena.bin and surface112.exr == the tool's; the grid comes from the skip (never the input).
+    s = rrswin.layer_spec(name)
+    inputs = _decoder_inputs(name)
+    gold = _run_decoder(name, inputs, engine="golden")
+    fast1 = _run_decoder(name, inputs, threads=1)
+    fast3 = _run_decoder(name, inputs, threads=3)
+    assert sorted(gold) == ["arena", "surface112"]  # no merged output, no +120/+128
+    assert gold["arena"].dtype == np.uint8 and gold["arena"].shape == (s["skip_planes"] * EY * EX * 32,)
+    assert gold["surface112"].dtype == np.float16 and gold["surface112"].shape == (EY, EX, 4)
+    for k in ("arena", "surface112"):
+        assert fast1[k].tobytes() == gold[k].tobytes(), k
+        assert fast3[k].tobytes() == gold[k].tobytes(), k
+    assert gold["arena"].any() and gold["surface112"].any()
+    cli("run", "--layer", name, "--ex", str(EX), "--ey", str(EY), "-o", str(tmp_path / "o"))
+    assert gold["arena"].tobytes() == (tmp_path / "o" / "arena.bin").read_bytes()
+    assert read_rgba_half(tmp_path / "o" / "surface112.exr").view(np.uint16).tobytes() == gold["surface112"].view(np.uint16).tobytes()
+
+    # Another scale (+136) and arenas from files (--input, --skip): a 4-D skip gives the grid, the
+    # textures stay the tool's synthetic ones (seed 1).
+    other = _decoder_inputs(name, seed=5)
+    (tmp_path / "in.bin").write_bytes(other["input_arena"].tobytes())
+    (tmp_path / "skip.bin").write_bytes(other["skip"].tobytes())
+    given = dict(inputs, input_arena=other["input_arena"], skip=other["skip"].reshape(s["skip_planes"], EY, EX, 32))
+    scaled = _run_decoder(name, given, scale=(0.375, 0.625), engine="golden")
+    scaled3 = _run_decoder(name, given, scale=(0.375, 0.625), threads=3)
+    cli("run", "--layer", name, "--ex", str(EX), "--ey", str(EY), "--input", str(tmp_path / "in.bin"), "--skip",
+        str(tmp_path / "skip.bin"), "--scale", "0.375,0.625", "-o", str(tmp_path / "p"))
+    assert scaled["arena"].tobytes() == (tmp_path / "p" / "arena.bin").read_bytes()
+    assert read_rgba_half(tmp_path / "p" / "surface112.exr").view(np.uint16).tobytes() == scaled["surface112"].view(np.uint16).tobytes()
+    for k in ("arena", "surface112"):
+        assert scaled3[k].tobytes() == scaled[k].tobytes(), k
+    assert scaled["arena"].tobytes() != gold["arena"].tobytes()
+    # The scale moves +88's sample points only: the arena is the default scale's.
+    default_scale = _run_decoder(name, given)
+    assert default_scale["arena"].tobytes() == scaled["arena"].tobytes()
+    assert default_scale["surface112"].tobytes() != scaled["surface112"].tobytes()
+
+
+@pytest.mark.parametrize("name", DECODERS)
+def test_run_layer_decoder_readings_and_the_residual(name):
+    # A decoder reading changes the output (expand-subpixel the arena, decoder-gate-logit the
+    # surface), and with the front, the output projections, the down-projections and the tables
+    # zeroed the arena is the skip (tests/decoder_front_test.cpp ZeroFrontAndProjectionsCopyTheSkip:
+    # the residual x = f16(0 + skip), q8'd back; -0 = 0x80 comes back as 0).
+    inputs = _decoder_inputs(name)
+    base = _run_decoder(name, inputs)
+    sub = _run_decoder(name, inputs, layer_readings={"expand-subpixel": "dx-dy"})
+    assert sub["arena"].tobytes() != base["arena"].tobytes()
+    gate = _run_decoder(name, inputs, layer_readings={"decoder-gate-logit": "centred"})
+    assert gate["arena"].tobytes() == base["arena"].tobytes() and gate["surface112"].tobytes() != base["surface112"].tobytes()
+    with pytest.raises(ValueError, match="expand-subpixel"):
+        _run_decoder(name, inputs, layer_readings={"expand-subpixel": "bogus"})
+
+    s = rrswin.layer_spec(name)
+    w = rrswin.synthetic_layer_weights(name, 1).copy()
+    for r in rrswin.layer_weight_regions(name):
+        if r["role"] in ("wx", "bx", "wo", "w2", "t1", "t3"):  # the expand's slabs and seeds, Wo, W2, T1, T3
+            w[r["begin"]:r["end"]] = 0
+    skip, t96, w96, h96 = rrswin._rrswin.synthetic_frame(EX, EY, 7, False, s["skip_planes"])
+    arena, t, tw, th = rrswin._rrswin.synthetic_frame(EX >> 1, EY >> 1, 8, False, s["input_planes"])
+    for engine in ("golden", "fast"):
+        r = rrswin.run_layer(name, arena, _tex(t, tw, th), w, skip=skip, texture96=_tex(t96, w96, h96),
+                             texture104=_tex(t96, w96, h96), block_offset=(3, 1), engine=engine, threads=2)
+        np.testing.assert_array_equal(r["arena"], np.where(skip == 0x80, 0, skip))
+
+
+def test_run_layer_decoder_texture_of_any_size_and_the_grid():
+    # +88 has any size (1 x 1 up): sampled at (x + 0.5) * scale; the grid comes from texture96 when
+    # the skip is flat, and an explicit ex/ey must agree with it.
+    inputs = _decoder_inputs("dec2")
+    base = _run_decoder("dec2", inputs)
+    for h, w in ((1, 1), (3, 40), (30, 7)):
+        tex = np.arange(h * w * 4, dtype=np.float16).reshape(h, w, 4) / np.float16(64)
+        r = _run_decoder("dec2", dict(inputs, texture=tex))
+        g = _run_decoder("dec2", dict(inputs, texture=tex), engine="golden")
+        assert r["surface112"].tobytes() == g["surface112"].tobytes() and r["surface112"].shape == (EY, EX, 4)
+        assert r["arena"].tobytes() == base["arena"].tobytes()
+    explicit = _run_decoder("dec2", inputs, ex=EX, ey=EY)
+    assert explicit["surface112"].tobytes() == base["surface112"].tobytes()
+    with pytest.raises(ValueError, match="skip"):
+        _run_decoder("dec2", inputs, ex=EX + 1, ey=EY)
+
+
+def test_run_layer_decoder_errors():
+    # Every bad input is a ValueError (TypeError for a wrong dtype) naming the argument, the expected
+    # and the found; never a crash. The private entry checks them too.
+    inputs = _decoder_inputs("dec4")
+    for missing in ("skip", "texture96", "texture104"):
+        with pytest.raises(ValueError, match=f"^{missing}: required for a decoder"):
+            _run_decoder("dec4", dict(inputs, **{missing: None}))
+    with pytest.raises(ValueError, match=r"^skip: expected 33440 bytes .* found shape \(33439,\)"):
+        _run_decoder("dec4", dict(inputs, skip=inputs["skip"][:-1]))
+    with pytest.raises(ValueError, match=r"^skip: expected shape \(5, ey, ex, 32\)"):
+        _run_decoder("dec4", dict(inputs, skip=inputs["skip"].reshape(5, EY * EX, 32)))
+    with pytest.raises(ValueError, match=r"^skip: expected shape \(5, ey, ex, 32\).*found shape \(4, 11, 19, 40\)"):
+        _run_decoder("dec4", dict(inputs, skip=inputs["skip"][: 4 * EY * EX * 40].reshape(4, EY, EX, 40)))
+    with pytest.raises(TypeError, match="^skip: expected dtype uint8, found dtype int64"):
+        _run_decoder("dec4", dict(inputs, skip=inputs["skip"].astype(np.int64)))
+    # With a flat skip the grid is texture96's: a texture96 of another size makes the skip's size wrong.
+    with pytest.raises(ValueError, match=r"^skip: expected 31680 bytes .*token grid 18 x 11 \(from texture96's shape\)"):
+        _run_decoder("dec4", dict(inputs, texture96=inputs["texture96"][:, :-1]))
+    skip4 = inputs["skip"].reshape(5, EY, EX, 32)
+    with pytest.raises(ValueError, match=r"^texture96: expected shape \(11, 19, 4\) \(the token grid\), found shape \(11, 18, 4\)"):
+        _run_decoder("dec4", dict(inputs, skip=skip4, texture96=inputs["texture96"][:, :-1]))
+    with pytest.raises(ValueError, match=r"^texture96: expected a float16 \(ey, ex, 4\)"):
+        _run_decoder("dec4", dict(inputs, texture96=inputs["texture96"].reshape(EY, EX * 4)))
+    with pytest.raises(TypeError, match="^texture96: expected dtype float16, found dtype float32"):
+        _run_decoder("dec4", dict(inputs, texture96=inputs["texture96"].astype(np.float32)))
+    with pytest.raises(ValueError, match=r"^texture104: expected shape \(11, 19, 4\)"):
+        _run_decoder("dec4", dict(inputs, texture104=inputs["texture104"][:-1]))
+    with pytest.raises(ValueError, match=r"^texture: expected a float16 \(h, w, 4\) array with h, w >= 1"):
+        _run_decoder("dec4", dict(inputs, texture=np.zeros((0, 5, 4), np.float16)))
+    with pytest.raises(ValueError, match=r"^texture: expected a float16 \(h, w, 4\)"):
+        _run_decoder("dec4", dict(inputs, texture=np.zeros((5, 5, 3), np.float16)))
+    # The input arena is at half the grid: a full-resolution one is refused, naming both.
+    with pytest.raises(ValueError, match=r"^input_arena: expected 7200 bytes \(5, 5, 9, 32\) = dec4's half-resolution input"):
+        _run_decoder("dec4", dict(inputs, input_arena=inputs["skip"]))
+    for bad in ((math.nan, 0.5), (0.5, math.inf), (0.5, -math.inf), (1e39, 0.5)):
+        with pytest.raises(ValueError, match=r"^scale\[[01]\]: expected a finite float32"):
+            _run_decoder("dec4", inputs, scale=bad)
+    for bad in (0.5, (0.5,), (0.5, 0.5, 0.5), ("a", 0.5), (True, 0.5), None):
+        with pytest.raises(ValueError, match=r"^scale"):
+            _run_decoder("dec4", inputs, scale=bad)
+    # ex/ey below a decoder's minimum (its half-resolution input would be empty).
+    with pytest.raises(ValueError, match="^ex"):
+        _run_decoder("dec4", _decoder_inputs("dec4", 3, 2), ex=1)
+
+    # The non-decoders refuse the decoders' arguments by name.
+    arena_in, tex, w, h = rrswin._rrswin.synthetic_frame(16, 8, 1, False)
+    texture = _tex(tex, w, h)
+    for layer in ("enc4", "enc5"):
+        for name in ("skip", "texture96", "texture104"):
+            with pytest.raises(ValueError, match=f"^{name}: only the decoders \\(dec4, dec3, dec2\\) take it; {layer}"):
+                rrswin.run_layer(layer, arena_in, texture, **{name: inputs[name]})
+        with pytest.raises(ValueError, match="^scale: only the decoders"):
+            rrswin.run_layer(layer, arena_in, texture, scale=(0.25, 0.5))
+    assert sorted(rrswin.run_layer("enc4", arena_in, texture, scale=(0.5, 0.5))) == [
+        "arena", "merged", "surface112", "surface120", "surface128"]
+
+    # The compiled entry checks what it is given directly: ValueErrors, not crashes.
+    core = rrswin._rrswin.run_merge_layer
+    wd = rrswin.synthetic_layer_weights("dec4", 1)
+    u16 = {k: inputs[k].view(np.uint16).reshape(-1) for k in ("texture", "texture96", "texture104")}
+    args = ("dec4", inputs["input_arena"], wd, u16["texture"], EX, EY, 0, 0, "fast", "ada", {}, {}, 1)
+    good = dict(skip=inputs["skip"], texture96=u16["texture96"], texture104=u16["texture104"], texture_size=(9, 5))
+    r = core(*args, **good)
+    assert r["arena"].tobytes() == _run_decoder("dec4", inputs)["arena"].tobytes()
+    for kw, msg in ((dict(skip=None), "^skip: required"), (dict(skip=inputs["skip"][:-1]), "^skip .*expected 33440 elements"),
+                    (dict(texture96=None), "^texture96: required"), (dict(texture104=u16["texture104"][:-4]), "^texture104 "),
+                    (dict(texture_size=None), "^texture_size: required"), (dict(texture_size=(10, 5)), r"^texture \(\+88\)"),
+                    (dict(texture_size=(0, 5)), "^texture: expected"), (dict(scale=(math.nan, 0.5)), r"^scale\[0\]"),
+                    (dict(scale=(0.5, 1e39)), r"^scale\[1\]")):
+        with pytest.raises(ValueError, match=msg):
+            core(*args, **dict(good, **kw))
+    with pytest.raises(ValueError, match="^input_arena"):
+        core("dec4", inputs["skip"], *args[2:], **good)
+    with pytest.raises(ValueError, match="^ex, ey"):
+        core("dec4", inputs["input_arena"], wd, u16["texture"], 1, EY, *args[6:], **good)
+    with pytest.raises(ValueError, match="^skip: only the decoders"):
+        core("enc4", arena_in, rrswin.synthetic_layer_weights("enc4", 1), tex, 16, 8, 0, 0, "fast", "ada", {}, {}, 1,
+             skip=inputs["skip"])
+    with pytest.raises(ValueError, match="^scale: only the decoders"):
+        core("enc4", arena_in, rrswin.synthetic_layer_weights("enc4", 1), tex, 16, 8, 0, 0, "fast", "ada", {}, {}, 1,
+             scale=(0.25, 0.5))
