@@ -2,6 +2,7 @@
 // orders agree with the bytes the layer writes (E60 words in the arena, E61 values on the surface).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <map>
 
@@ -148,6 +149,45 @@ TEST(GoldenTrace, MergeLayersRecordTheirStageTables) {
       EXPECT_EQ(by.at("p61d")->regs, 40);
       EXPECT_EQ(by.at("p62d")->regs, 4);
     }
+  }
+}
+
+// The decoders' stages: p1d (the patch expand's D, each warp's 48 rows) first, then the template's at
+// the phase numbers after the front (dec4: w2..w11, the score w12, ..., e61.words, p62d).
+TEST(GoldenTrace, DecodersRecordTheirStageTable) {
+  for (LayerId id : {LayerId::dec4, LayerId::dec3, LayerId::dec2}) {
+    const LayerSpec& l = layer_spec(id);
+    SCOPED_TRACE(std::string(l.name));
+    const SyntheticFrame in = make_synthetic_frame(8, 4, 2, false, l.front.k / 32);
+    const SyntheticFrame skip = make_synthetic_frame(16, 8, 3, false, l.k_slices());
+    LayerFrame m;
+    m.ex = 16;
+    m.ey = 8;
+    m.input_arena = in.input_arena;
+    m.skip_arena = skip.input_arena;
+    m.weights = &default_layer_weights(id);
+    m.texture = &in.texture;
+    m.texture96 = &skip.texture;
+    m.texture104 = &skip.texture;
+    m.scale = {0.5f, 0.5f};
+    TraceRequest req;
+    req.stages = {"all"};
+    req.block_x = 1;
+    Trace t;
+    run_layer_frame_golden(m, profile_ada(), Readings{}, LayerReadings{}, nullptr, &req, &t);
+    const std::vector<StageRow> table = trace_stage_table(l);
+    ASSERT_EQ(table.size(), t.stages.size());
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      EXPECT_EQ(table[i].name, t.stages[i].name) << i;
+      EXPECT_EQ(table[i].shape.warps, t.stages[i].warps) << table[i].name;
+      EXPECT_EQ(table[i].shape.regs, t.stages[i].regs) << table[i].name;
+    }
+    EXPECT_EQ(t.stages.front().name, "p1d");
+    EXPECT_EQ(t.stages.front().regs, 3 * l.channels / 8 * 2);  // 3 m-tiles x C/8 n-tiles x 2 row halves
+    EXPECT_EQ(t.stages[2].name, "w2");                         // the first stem phase follows the front
+    char last[16];
+    std::snprintf(last, sizeof last, "p%dd", l.final_phase());
+    EXPECT_EQ(t.stages.back().name, last);
   }
 }
 

@@ -234,7 +234,7 @@ void bench_breakdown(const BenchOptions& o, const BenchPlan& pl) {
 struct BenchFrame {
   LayerId id;
   int ex, ey;
-  SyntheticFrame input;
+  SyntheticFrame input, skip;        // a decoder's input is at half the extents; its skip and +96/+104 at the grid
   rrswin::LayerFrame frame;          // the other layers
   std::unique_ptr<bench::Frame> e5;  // enc5
   explicit BenchFrame(LayerId l) : id(l), ex(layer_spec(l).abi.ex), ey(layer_spec(l).abi.ey) {
@@ -243,12 +243,20 @@ struct BenchFrame {
       e5 = std::make_unique<bench::Frame>(bench::Geometry{"real", ex, ey});
       return;
     }
-    input = make_synthetic_frame(ex, ey, 1, false, s.k_slices());
+    const bool decoder = s.front.kind == FrontKind::patch_expand;
+    input =
+        decoder ? make_synthetic_frame(ex >> 1, ey >> 1, 1, false, s.front.k / 32) : make_synthetic_frame(ex, ey, 1, false, s.k_slices());
     frame.ex = ex;
     frame.ey = ey;
     frame.input_arena = input.input_arena;
     frame.weights = &default_layer_weights(l);
     frame.texture = &input.texture;
+    if (decoder) {
+      skip = make_synthetic_frame(ex, ey, 2, false, s.k_slices());
+      frame.skip_arena = skip.input_arena;
+      frame.texture96 = frame.texture104 = &skip.texture;
+      frame.scale = {0.5f, 0.5f};
+    }
   }
   // Minimum wall-clock seconds of `reps` runs after one warm-up.
   double time(const Profile& p, engine::SimdPath path, int threads, int reps) {
@@ -280,7 +288,12 @@ int bench_layers(const BenchOptions& o, const BenchPlan& pl) {
     BenchFrame f(id);
     const int blocks = ((f.ex + 7) / 8) * ((f.ey + 7) / 8);
     const double gmac = blocks * macs_per_block(layer_program(id)) / 1e9;
-    const bool fused = s.channels == 160 && s.heads == 8;  // engine/layer_engine.cpp: enc5's dimensions
+    // engine/layer_engine.cpp: the fused engine runs enc5's dimensions (enc5, enc4; dec4 after its
+    // front, which runs the golden parts with engine GEMMs).
+    const bool fused = s.channels == 160 && s.heads == 8;
+    const char* parts = !fused                                    ? "golden parts + engine GEMMs"
+                        : s.front.kind == FrontKind::patch_expand ? "front: golden parts + engine GEMMs; then fused engine"
+                                                                  : "fused engine";
     char tokens[32];
     std::snprintf(tokens, sizeof tokens, "%dx%d", f.ex, f.ey);
     for (std::size_t pi = 0; pi < pl.profs.size(); ++pi)
@@ -294,7 +307,7 @@ int bench_layers(const BenchOptions& o, const BenchPlan& pl) {
         if (peaks.f64 > 0) std::snprintf(vslim, sizeof vslim, "%.2fx", sec / (gmac * 1e9 / peaks.f64));
         std::printf("%-5s %9s %6d %8.3f  %-9s %-10s %11.3f %9.2f %8s %10s  %s\n", std::string(s.name).c_str(), tokens, blocks, gmac,
                     std::string(pl.profs[pi]->name).c_str(), std::string(engine::to_string(pl.paths[qi])).c_str(), 1e3 * sec, rate, vs5,
-                    vslim, fused ? "fused engine" : "golden parts + engine GEMMs");
+                    vslim, parts);
       }
   }
   if (peaks.f64 > 0)

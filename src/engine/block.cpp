@@ -494,8 +494,15 @@ struct Block {
   // ---- phase 61 + E61 (facts C12, C14; golden kpn_filter.cpp) ----
   // Phases 1..60 and E60 in the kernel's order: enc5's block up to its phase 61, and all of enc4's
   // before the merge (model/layer_golden.hpp).
-  void through_e60() {
-    prologue();
+  void through_e60(const golden::PrologueOut* staged = nullptr) {
+    if (staged) {  // another front staged the input (the decoders' E1): its residual x and A
+      S.x = staged->x;
+      S.h1 = staged->h1;
+      S.a_h1.assign(S.h1.v.data(), kTokens, kChannels, kChannels, dec, simd);
+      laps.lap(kGroupPrologue);
+    } else {
+      prologue();
+    }
     attention();
     out_projection();
     rms_norm();
@@ -525,11 +532,11 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
 }
 
 golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io,
-                                    int inner_threads) {
+                                    int inner_threads, const golden::PrologueOut* staged) {
   // enc4's phases 1..60 and E60 are enc5's (model/layer_golden.hpp): the same parts, stopping
-  // before phase 61 (enc4's merge).
+  // before phase 61 (enc4's merge); dec4's phases 2..61 too, after its front (staged).
   Block b(w, simd, ctx, io, std::clamp(inner_threads, 1, kHeads));
-  b.through_e60();
+  b.through_e60(staged);
   return b.S.a61;
 }
 

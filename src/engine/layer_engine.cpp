@@ -22,6 +22,21 @@ struct MergeLayerWeights {
   int merge_steps = 0, final_steps = 0;
 };
 
+// The final phase's B operand and bias of image w of layer s (enc5's phase 61 = dec4's 62).
+void prepare_final_phase(const WeightImage& w, const LayerSpec& s, BOperand& b, std::vector<f16_t>& bias, int& steps) {
+  const Phase& pf = layer_program(s.id).phase(s.final_phase());
+  steps = pf.k_steps;
+  const int kf = 32 * pf.k_steps;
+  std::vector<e4m3_t> nk(static_cast<std::size_t>(s.logits) * kf);
+  for (int n = 0; n < s.logits; ++n)
+    for (int step = 0; step < pf.k_steps; ++step)
+      for (int k = 0; k < 32; ++k)
+        nk[static_cast<std::size_t>(n) * kf + 32 * step + k] =
+            w.byte(pf.weight_begin + 512u * static_cast<std::uint32_t>(step) + layout::waddr_in_tile(k, n));
+  b.assign_nk(nk.data(), s.logits, kf, kf);
+  for (int n = 0; n < s.logits; ++n) bias.push_back(w.f16_at(layout::record_bias_offset(pf.bias_begin, n)));
+}
+
 MergeLayerWeights prepare_merge_layer(const WeightImage& w, const LayerSpec& s) {
   MergeLayerWeights m;
   const LayerProgram& prog = layer_program(s.id);
@@ -86,6 +101,40 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
     throw std::invalid_argument(
         "run_layer_frame_fast: the weights are not an image of a layer other than enc5 (enc5 runs through run_frame)");
   const LayerSpec& s = layer_spec(f.weights->layer());
+  // dec4 (enc5's dimensions after its front): the front on the golden parts with engine GEMM
+  // k-steps, then enc5's fused engine on the image after B0 (dec4's phases 2..61 are enc5's 1..60
+  // offset for offset, DecoderFront.AfterTheFrontDec4IsEnc5), its final phase (enc5's 61) on the
+  // engine and the decoder final (golden: per pixel, small).
+  if (s.front.kind == FrontKind::patch_expand && s.channels == 160 && s.heads == 8) {
+    const std::uint32_t b0 = weight_map(s).g1();
+    const WeightImage tail(std::vector<std::uint8_t>(f.weights->bytes().begin() + b0, f.weights->bytes().end()),
+                           std::string(s.name) + " after B0");
+    const std::shared_ptr<const PreparedWeights> prepared = prepare_weights(tail);
+    BOperand final_b;
+    std::vector<f16_t> final_bias;
+    int final_steps = 0;
+    prepare_final_phase(tail, layer_spec(LayerId::enc5), final_b, final_bias, final_steps);
+    run_layer_frame_with(
+        f, profile, r, lr, stats, trace, trace_out,
+        [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
+          const std::function<void(const golden::E4Mat&, int, const golden::BTile&, golden::F16Mat&)> step =
+              [&ctx, &how](const golden::E4Mat& a, int a_col0, const golden::BTile& b, golden::F16Mat& acc) {
+                gemm_step(*ctx.profile, how.simd, a, a_col0, b, acc);
+              };
+          golden::BlockContext front = ctx;
+          front.gemm_step = &step;
+          const golden::PrologueOut staged = golden::decoder_front(front, lr.decoder_front, io.input_arena, io.skip_arena);
+          golden::BlockContext body = ctx;
+          body.weights = &tail;
+          const golden::E4Mat a61 = run_block_through_e60(*prepared, how.simd, body, {{}, io.output_arena, nullptr, nullptr}, 1, &staged);
+          const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a61, final_b, final_steps, final_bias);
+          if (io.texture && io.surfaces.s112)
+            golden::decoder_final(ctx, lr.decoder_final, d, {io.texture, io.texture96, io.texture104, io.scale[0], io.scale[1]},
+                                  *io.surfaces.s112);
+        },
+        block_loop(how.threads));
+    return;
+  }
   // The engine's fused kernels are written for enc5's dimensions (C = 160, 8 heads: issue 33 takes
   // the others on) and enc5's prologue; another layer (a decoder's front too) runs the golden parts
   // with every k-step on engine::gemm.

@@ -101,8 +101,15 @@ PrologueOut decoder_front(const BlockContext& ctx, const DecoderFrontReadings& f
   // store reaches keep 0 (none under expand-subpixel's lattices).
   std::vector<e4m3_t> tile(static_cast<std::size_t>(kTile * kTile * C), 0);
   const E4Mat a = expand_a(ctx, fr, input);
+  const int nt = s.front.n_per_warp / 8;
+  const StageRef st = ctx.stage("p1d",
+                                cat("D of phase 1 (the patch expand): reg ", 2 * nt, "m+2nt+rh = f16x2 (row 16m+g+8rh of the ",
+                                    "warp's 48, cols 8nt+2t, +1); warp = z"),
+                                StageKind::expand_d);
   for (int z = 0; z < s.front.warps; ++z) {
     const F16Mat d = expand_phase(ctx, a, z);
+    if (st)
+      for (int m = 0; m < 3; ++m) record_tile(*st, z, d, 16 * m, 2 * nt * m, nt);
     for (int r = 0; r < kExpandRows; ++r) {
       const std::array<int, 2> cell = expand_cell(fr, ctx.x0, ctx.y0, z, r);
       if (cell[0] < 0) continue;

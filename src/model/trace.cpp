@@ -12,8 +12,9 @@ std::vector<StageRow> trace_stage_table(const LayerSpec& l) {
   const int C = l.channels, H = l.heads;
   auto add = [&](std::string name, StageKind k) { t.push_back({std::move(name), k, stage_shape(k, C, H, l.merge_out)}); };
   const int sp = l.score_phase(), first = l.first_projection(), last = l.last_projection(), fe = l.final_phase();
+  if (l.front.kind == FrontKind::patch_expand) add("p1d", StageKind::expand_d);
   add("prologue.a", StageKind::prologue_a);
-  for (int p = 1; p <= l.stem_phases(); ++p) add(cat("w", p), StageKind::stem_d);
+  for (int p = l.first_stem(); p < l.first_stem() + l.stem_phases(); ++p) add(cat("w", p), StageKind::stem_d);
   add(cat("w", sp), StageKind::score_d);
   add(cat("e", sp, ".e"), StageKind::score_d);
   add(cat("e", sp, ".sum"), StageKind::score_row);
@@ -39,6 +40,8 @@ std::vector<StageRow> trace_stage_table(const LayerSpec& l) {
     add(cat("e", fe, ".gate"), StageKind::final_pair);
     add(cat("e", fe, ".quad"), StageKind::final_pair);
     add(cat("e", fe, ".sum"), StageKind::final_pair);
+  } else if (l.final_epilogue == FinalEpilogueKind::decoder_blend) {
+    add(cat("p", fe, "d"), StageKind::final_d);
   } else {
     add(cat("p", fe, "d"), StageKind::final_d);
     add(cat("e", fe, ".logits"), StageKind::final_words);

@@ -32,6 +32,7 @@ enum class StageKind {
   final_d,      // p<final>d: 2 n-tiles x 2, warps 0..3
   final_words,  // e61.logits, e61.w: 5 words per thread T = 32 warp + lane < 64 (2 warps)
   final_pair,   // e61.sum, e61.out, e62.gate/.quad/.sum: 2 words per thread T < 64
+  expand_d,     // p1d (the decoders' patch expand): 3 m-tiles x C/8 n-tiles x 2, warps 0..3
 };
 struct StageShape {
   int warps, regs;
@@ -51,6 +52,7 @@ RRSWIN_HD constexpr StageShape stage_shape(StageKind k, int channels, int heads,
     case StageKind::final_d: return {4, 2 * 2};
     case StageKind::final_words: return {2, 5};
     case StageKind::final_pair: return {2, 2};
+    case StageKind::expand_d: return {4, 3 * (channels / 8) * 2};
   }
   return {0, 0};
 }
@@ -63,7 +65,9 @@ struct StageRow {
 };
 // Every stage the golden model records for the layer (`--trace all`), in the order it records them
 // (model/trace.cpp): enc5's w1..w12, e11.*, p13c, p13d..p20d, e20.*, p21d.., p22c, .., e60.words,
-// p61d, e61.*; the merge layers' the same at their phase numbers, then p<merge>d, p<final>d, e<final>.*.
+// p61d, e61.*; the merge layers' the same at their phase numbers, then p<merge>d, p<final>d, e<final>.*;
+// the decoders' p1d (the patch expand) first, then the template's at their phase numbers and
+// p<final>d (the decoder final records no stage).
 std::vector<StageRow> trace_stage_table(const LayerSpec& layer);
 
 struct TraceStage {
