@@ -5,8 +5,10 @@
 // files). The launch is parsed, checked against tests/ptx/launch.ptx's params_echo and run when
 // accepted; the capture is read and, when its grid is small, run on tests/ptx/kernels.ptx; a capture
 // of enc4's kernel is read by enc4's launch ABI (bridge/layer_capture.hpp) and, when its frame is
-// small, replayed by the fast engine. A file record whose bytes are "@enc4-weights" stands for enc4's
-// embedded synthetic weight image (533856 bytes: too large for an input the fuzzer mutates well).
+// small, replayed by the fast engine, and so is one of dec4's (the decoders' launch ABI: the
+// half-resolution input, the skip, three textures, the scale at +136). A file record whose bytes are
+// "@enc4-weights" / "@dec4-weights" stands for that layer's embedded synthetic weight image (533856 /
+// 534816 bytes: too large for an input the fuzzer mutates well).
 #include <map>
 #include <memory>
 #include <sstream>
@@ -24,6 +26,8 @@
 namespace {
 constexpr const char* kWeightsRecord = "@enc4-weights";
 constexpr std::size_t kWeightBytes = 533856;  // enc4's image (model/layer_program.hpp WeightMap::image_bytes)
+constexpr const char* kDecWeightsRecord = "@dec4-weights";
+constexpr std::size_t kDecWeightBytes = 534816;  // dec4's image
 
 const rrswin::ptx::Module& module(const char* file) {
   static std::map<std::string, std::shared_ptr<const rrswin::ptx::Module>> m;
@@ -57,6 +61,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     for (const auto& [name, bytes] : rrswin::ptx::replay_capture_files(rrswin::ptx::synthetic_layer_capture(rrswin::LayerId::enc4, small)))
       files.push_back({name, bytes.size() == kWeightBytes ? std::string(kWeightsRecord) : std::string(bytes.begin(), bytes.end())});
     fuzz::write(d / "enc4_capture", fuzz::join_records(files));
+    files.clear();
+    for (const auto& [name, bytes] : rrswin::ptx::replay_capture_files(rrswin::ptx::synthetic_layer_capture(rrswin::LayerId::dec4, small)))
+      files.push_back({name, bytes.size() == kDecWeightBytes ? std::string(kDecWeightsRecord) : std::string(bytes.begin(), bytes.end())});
+    fuzz::write(d / "dec4_capture", fuzz::join_records(files));
   });
   module("launch.ptx");
   module("kernels.ptx");
@@ -79,8 +87,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     else if (r.name == "shared")
       shared = r.bytes;
     else if (!r.name.empty() && r.name.find('/') == std::string::npos && r.name != "." && r.name != ".." && r.name.size() <= 200) {
-      if (r.bytes == kWeightsRecord) {
-        const auto w = rrswin::default_layer_weights(rrswin::LayerId::enc4).bytes();
+      if (r.bytes == kWeightsRecord || r.bytes == kDecWeightsRecord) {
+        const auto w = rrswin::default_layer_weights(r.bytes == kWeightsRecord ? rrswin::LayerId::enc4 : rrswin::LayerId::dec4).bytes();
         fuzz::write(dir / r.name, std::string(w.begin(), w.end()));
       } else {
         fuzz::write(dir / r.name, r.bytes);
@@ -117,10 +125,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           if (c.kernel == e) run_kernel_capture(module("kernels.ptx"), e, c, o);
         if (c.kernel == "tex_copy" || c.kernel == "dyn_reverse") run_kernel_capture(module("launch.ptx"), c.kernel, c, o);
       }
-      if (c.kernel == "cuda_dldn_engine_swin_enc4_kernel") {
-        const LayerLaunch L = read_layer_launch(c, rrswin::LayerId::enc4);
-        if (std::uint64_t{L.ex} * L.ey <= 64) replay_layer_capture(c, rrswin::LayerId::enc4, {});
-      }
+      for (const rrswin::LayerId layer : {rrswin::LayerId::enc4, rrswin::LayerId::dec4})
+        if (c.kernel == rrswin::layer_spec(layer).entry) {
+          const LayerLaunch L = read_layer_launch(c, layer);
+          if (std::uint64_t{L.ex} * L.ey <= 64) replay_layer_capture(c, layer, {});
+        }
     });
   return 0;
 }
