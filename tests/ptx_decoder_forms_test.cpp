@@ -57,8 +57,9 @@ constexpr const char* kPtx = R"(.version 8.0
 )";
 
 std::vector<std::uint32_t> run(const TempDir& t, int v, int n, const char* h) {
-  const Result r = t.rrswin("ptx launch forms.ptx --entry forms --grid 1 --block 1 --buffer out:16 --param ptr:out --param s32:" +
-                            std::to_string(v) + " --param u32:" + std::to_string(n) + " --param b16:" + h + " -o res");
+  const Result r =
+      t.rrswin("ptx launch forms.ptx --entry forms --grid 1 --block 1 --buffer out:16 --param ptr:out --param s32:" + std::to_string(v) +
+               " --param u32:" + std::to_string(n) + " --param b16:" + h + " -o res");
   EXPECT_EQ(r.status, 0) << r.out;
   const std::vector<unsigned char> b = bytes_of(t.path / "res" / "out.bin");
   std::vector<std::uint32_t> w(4, 0xDEADBEEF);
@@ -82,7 +83,7 @@ TEST(PtxDecoderForms, EpsilonNanGuardAndMirror) {
   w = run(t, 13, 13, "0x3C00");
   EXPECT_EQ(w[1], 0u);
   EXPECT_EQ(w[2], 9u);
-  EXPECT_EQ(w[3], 11u);  // n -> n - 2
+  EXPECT_EQ(w[3], 11u);         // n -> n - 2
   w = run(t, 5, 13, "0xFC01");  // a signalling NaN with the sign set is NaN too
   EXPECT_EQ(w[1], 0x3C00u);
   EXPECT_EQ(w[3], 5u);  // inside the frame: unchanged
