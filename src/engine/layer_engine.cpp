@@ -41,10 +41,8 @@ MergeLayerWeights prepare_merge_layer(const WeightImage& w, const LayerSpec& s) 
   MergeLayerWeights m;
   const LayerProgram& prog = layer_program(s.id);
   const Phase& pm = prog.phase(s.merge_phase());
-  const Phase& pf = prog.phase(s.final_phase());
   m.merge_steps = pm.k_steps;
-  m.final_steps = pf.k_steps;
-  const int km = 32 * pm.k_steps, kf = 32 * pf.k_steps;
+  const int km = 32 * pm.k_steps;
   std::vector<e4m3_t> nk(static_cast<std::size_t>(s.merge_out) * km);
   for (int n = 0; n < s.merge_out; ++n)
     for (int step = 0; step < pm.k_steps; ++step)
@@ -52,15 +50,8 @@ MergeLayerWeights prepare_merge_layer(const WeightImage& w, const LayerSpec& s) 
         nk[static_cast<std::size_t>(n) * km + 32 * step + k] =
             w.byte(pm.weight_begin + 512u * static_cast<std::uint32_t>(pm.k_steps * (n >> 4) + step) + layout::waddr_in_tile(k, n));
   m.merge.assign_nk(nk.data(), s.merge_out, km, km);
-  nk.assign(static_cast<std::size_t>(s.logits) * kf, 0);
-  for (int n = 0; n < s.logits; ++n)
-    for (int step = 0; step < pf.k_steps; ++step)
-      for (int k = 0; k < 32; ++k)
-        nk[static_cast<std::size_t>(n) * kf + 32 * step + k] =
-            w.byte(pf.weight_begin + 512u * static_cast<std::uint32_t>(step) + layout::waddr_in_tile(k, n));
-  m.final_b.assign_nk(nk.data(), s.logits, kf, kf);
   for (int n = 0; n < s.merge_out; ++n) m.merge_bias.push_back(w.f16_at(layout::record_bias_offset(pm.bias_begin, n)));
-  for (int n = 0; n < s.logits; ++n) m.final_bias.push_back(w.f16_at(layout::record_bias_offset(pf.bias_begin, n)));
+  prepare_final_phase(w, s, m.final_b, m.final_bias, m.final_steps);
   return m;
 }
 
@@ -85,6 +76,14 @@ void gemm_step(const Profile& p, SimdPath simd, const golden::E4Mat& a, int a_co
   BOperand bo;
   bo.assign_nk(b.v.data(), b.cols, 32, 32, dec, simd);
   gemm(p, simd, ao, 0, bo, 0, 1, acc.rows, acc.v.data(), acc.cols);
+}
+
+// BlockContext::gemm_step for a block: every k-step of the golden parts on engine::gemm.
+using GemmStep = std::function<void(const golden::E4Mat&, int, const golden::BTile&, golden::F16Mat&)>;
+GemmStep engine_steps(const golden::BlockContext& ctx, const LayerEngine& how) {
+  return [&ctx, &how](const golden::E4Mat& a, int a_col0, const golden::BTile& b, golden::F16Mat& acc) {
+    gemm_step(*ctx.profile, how.simd, a, a_col0, b, acc);
+  };
 }
 
 LayerBlockLoop block_loop(int threads) {
@@ -117,10 +116,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
     run_layer_frame_with(
         f, profile, r, lr, stats, trace, trace_out,
         [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
-          const std::function<void(const golden::E4Mat&, int, const golden::BTile&, golden::F16Mat&)> step =
-              [&ctx, &how](const golden::E4Mat& a, int a_col0, const golden::BTile& b, golden::F16Mat& acc) {
-                gemm_step(*ctx.profile, how.simd, a, a_col0, b, acc);
-              };
+          const GemmStep step = engine_steps(ctx, how);
           golden::BlockContext front = ctx;
           front.gemm_step = &step;
           const golden::PrologueOut staged = golden::decoder_front(front, lr.decoder_front, io.input_arena, io.skip_arena);
@@ -142,10 +138,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
     run_layer_frame_with(
         f, profile, r, lr, stats, trace, trace_out,
         [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
-          const std::function<void(const golden::E4Mat&, int, const golden::BTile&, golden::F16Mat&)> step =
-              [&ctx, &how](const golden::E4Mat& a, int a_col0, const golden::BTile& b, golden::F16Mat& acc) {
-                gemm_step(*ctx.profile, how.simd, a, a_col0, b, acc);
-              };
+          const GemmStep step = engine_steps(ctx, how);
           golden::BlockContext fast = ctx;
           fast.gemm_step = &step;
           golden::run_layer_block(fast, lr, io);

@@ -70,47 +70,16 @@ DecoderPixel decoder_final_pixel(const Readings& r, const DecoderFinalReadings& 
   if (!t.tex88 || !t.tex96 || !t.tex104) throw std::invalid_argument("decoder_final_pixel: tex88, tex96 and tex104 must be set");
   DecoderPixel px;
   // (c) E3': 3 max.f16x2 + 2 max.f16 reduce exactly 9 halves: the max of l0..l8 (exact, order-free).
+  // (d) E4': d_i = sub.f16(l_i, max) (5 sub.f16x2, the 5th one's high half d9 is used only by the
+  // centred gate), e_i = ex2.approx.ftz(mul.ftz(f32(d_i), log2 e)), the f32 sum with add.ftz, rinv =
+  // div.approx.ftz(1, sum) (s24304), w_i by mul.f16x2 (s24307..s24311): enc5's E61 softmax over
+  // n = 9 logits, with its readings filter-exp-rounding, filter-sum-order, filter-weight-product (F.20).
   f16_t mx = l[0];
   for (int i = 1; i < 9; ++i) mx = f16_max(mx, l[i]);
-  // (d) E4': d_i = sub.f16(l_i, max) (5 sub.f16x2, the 5th one's high half d9 is used only by the
-  // centred gate), e_i = ex2.approx.ftz(mul.ftz(f32(d_i), log2 e)) (e61_exp), the f32 sum with
-  // add.ftz, rinv = div.approx.ftz(1, sum) (s24304), w_i by mul.f16x2 (s24307..s24311). The
-  // rounding of e_i before the sum, the order of the adds and the form of the product are enc5's
-  // readings filter-exp-rounding, filter-sum-order, filter-weight-product (F.20), applied as
-  // e61_pixel_impl.hpp's e61_softmax_stencil applies them for n = 9 (its E61Logits::nine).
-  float e[9], es[9];
-  for (int i = 0; i < 9; ++i) {
-    e[i] = e61_exp(f16_sub(l[i], mx));
-    es[i] = r.e61_exp_rounding == E61ExpRounding::f32_sum ? e[i] : f16_to_f32(f32_to_f16(e[i]));
-  }
-  float sum = 0;
-  switch (r.e61_sum_order) {
-    case E61SumOrder::sequential:  // a running sum: ((e0 + e1) + e2) + ... + e8
-      sum = es[0];
-      for (int i = 1; i < 9; ++i) sum = add_ftz_f32(sum, es[i]);
-      break;
-    case E61SumOrder::pairs:  // (e0 + e1) + (e2 + e3) + (e4 + e5) + (e6 + e7), then + e8
-      sum = add_ftz_f32(es[0], es[1]);
-      for (int i = 2; i + 1 < 9; i += 2) sum = add_ftz_f32(sum, add_ftz_f32(es[i], es[i + 1]));
-      sum = add_ftz_f32(sum, es[8]);
-      break;
-    case E61SumOrder::tree: {  // adjacent pairs, pairs of pairs, the odd one carried to the next level
-      int m = 9;
-      while (m > 1) {
-        int k = 0;
-        for (int i = 0; i + 1 < m; i += 2) es[k++] = add_ftz_f32(es[i], es[i + 1]);
-        if (m % 2) es[k++] = es[m - 1];
-        m = k;
-      }
-      sum = es[0];
-      break;
-    }
-  }
-  px.sum = sum;
-  px.rinv = div_approx_ftz_f32(std::bit_cast<float>(kOneF32Bits), sum);  // model-dependent (approx-model)
-  for (int i = 0; i < 9; ++i)
-    px.w[i] = r.e61_weight_product == E61WeightProduct::f16_mul ? f16_mul(f32_to_f16(e[i]), f32_to_f16(px.rinv))
-                                                                : f32_to_f16(mul_ftz_f32(e[i], px.rinv));
+  const E61Pixel soft = e61_softmax_weights(r, l, 9);
+  for (int i = 0; i < 9; ++i) px.w[i] = soft.w[i];
+  px.sum = soft.sum;
+  px.rinv = soft.rinv;
   // (e) E5': the integer neighbours border-fixed by filter-border (12 selp), tap k the one w_k
   // multiplies by filter-tap-map (e61_taps), each converted to an f32 texel coordinate.
   // (f) E6': 9 tex.base.2d.v4.f16.f32 of +88 (s24336..s24406) at (u, v).

@@ -94,6 +94,18 @@ E61Pixel e61_pixel(const Readings& rd, const E61Inputs& in, const float* exp_tab
   return px;
 }
 
+E61Pixel e61_softmax_weights(const Readings& rd, const std::array<f16_t, 10>& logits, int n, const float* exp_table) {
+  f16_t l[10];
+  for (int i = 0; i < 10; ++i) l[i] = logits[i];
+  E61Values<NumericsE61Ops> v{};
+  e61_softmax(rd, NumericsE61Ops{exp_table}, l, n, v);  // e61_pixel_impl.hpp
+  E61Pixel px;
+  for (int i = 0; i < 10; ++i) px.w[i] = v.w[i];
+  px.sum = v.sum;
+  px.rinv = v.rinv;
+  return px;
+}
+
 E61Pixel e61_pixel(const Readings& rd, const std::array<f16_t, 10>& l, const Texture& tex, int X, int Y, int ex, int ey,
                    const float* exp_table) {
   return e61_pixel(rd, e61_inputs(rd, l, tex, X, Y, ex, ey), exp_table);

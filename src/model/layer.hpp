@@ -276,6 +276,9 @@ struct E61Pixel {
 float e61_exp(f16_t d);
 E61Pixel e61_pixel(const Readings& r, const std::array<f16_t, 10>& logits, const Texture& tex, int X, int Y, int ex, int ey,
                    const float* exp_table = nullptr);
+// Steps 4..5 alone over the first n logits (n = 10 or 9, whatever filter-logits says): w (the first n
+// set), sum, rinv of E61Pixel (out stays 0). The decoders' final epilogue takes n = 9.
+E61Pixel e61_softmax_weights(const Readings& r, const std::array<f16_t, 10>& logits, int n, const float* exp_table = nullptr);
 // What E61's steps 4..6 read for one pixel: its 10 logits and the channels r, g, b of its 9 taps
 // (tap i the texel weight i multiplies: e61_taps, Texture::fetch).
 struct E61Inputs {
