@@ -16,6 +16,7 @@
 #include "engine/simd.hpp"
 #include "model/layer.hpp"
 #include "numerics/e4m3.hpp"
+#include "numerics/f16.hpp"
 #include "numerics/profile.hpp"
 
 namespace rrswin {
@@ -91,37 +92,65 @@ TEST(EngineE11, RowsEqualGoldenOnEveryPathAndRowCount) {
 }
 
 // The RMS norm kernels (epilogue_impl.hpp rms_rows, two rows at a time with a one-row tail; the
-// avx512vnni path's rms_rows_x2, two register pairs per step with one-pair and one-row tails) against golden::rms_norm_rows on every path this CPU has, every
-// sum tree and odd and even row counts; the rows hold values whose squares overflow, subnormals,
-// zeros, Inf and NaN (rows 3..5, whose inverse is 0 or NaN), and the others a scale of their own,
-// so that each row's own inverse (not its neighbour's) is checked.
-TEST(EngineRms, RowsEqualGoldenOnEveryPathTreeAndRowCount) {
+// avx512vnni path's rms_rows_x2, two register pairs per step with one-pair and one-row tails) against
+// golden::rms_norm_rows on every path this CPU has, every row length the kernels are instantiated
+// for (kernel_args.hpp kFusedNTiles: C = 160, 128, 96), every sum tree and odd and even row counts;
+// the rows hold values whose squares overflow, subnormals, zeros, Inf and NaN (rows 3..5, whose
+// inverse is 0 or NaN), and the others a scale of their own, so that each row's own inverse (not its
+// neighbour's) is checked.
+TEST(EngineRms, RowsEqualGoldenOnEveryPathTreeRowLengthAndRowCount) {
   std::mt19937 rng(11);
   const SumTree trees[] = {SumTree::even_odd_quads, SumTree::planes, SumTree::sequential, SumTree::pairwise};
   for (const engine::SimdPath path : engine::supported_simd_paths()) {
     const engine::KernelSet k = engine::kernels(path);
-    for (const SumTree tree : trees)
-      for (const int rows : {1, 2, 3, 4, 5, 8, 9}) {
-        golden::NormSpec spec{tree, static_cast<f16_t>(0x1400 + (rng() & 0xFF)), std::vector<f16_t>(160)};
-        for (auto& gv : spec.gain) gv = static_cast<f16_t>(0x3400 + (rng() & 0x7FF));
-        std::vector<f16_t> x(static_cast<std::size_t>(rows) * 160), got(x.size(), 0x5555), want(x.size());
-        for (int r = 0; r < rows; ++r)
-          for (int c = 0; c < 160; ++c) {
-            // a scale per row (rows differ in their sums), rare large / tiny / special values
-            const unsigned u = rng();
-            f16_t v = static_cast<f16_t>(((u & 0x8000) | ((0x2000 + 0x400 * (r % 8)) + (u >> 20 & 0x7FF))) & 0xFFFF);
-            if (r == 5 && c == 33) v = static_cast<f16_t>(0x7000 | (u & 0x83FF));  // its square overflows
-            if (u % 89 == 0) v = static_cast<f16_t>(u & 0x83FF);                   // zero or subnormal
-            if (r == 3 && c == 7) v = 0x7C00;                                      // Inf
-            if (r == 4 && c == 100) v = 0x7E01;                                    // NaN
-            x[static_cast<std::size_t>(r) * 160 + c] = v;
-          }
-        golden::rms_norm_rows(spec, x.data(), want.data(), rows);
-        k.rms_rows({x.data(), got.data(), rows, static_cast<int>(tree), spec.eps, spec.gain.data()});
-        for (std::size_t i = 0; i < x.size(); ++i)
-          ASSERT_EQ(got[i], want[i]) << std::hex << engine::to_string(path) << " tree " << static_cast<int>(tree) << " rows " << std::dec
-                                     << rows << " row " << i / 160 << " col " << i % 160;
-      }
+    for (const int n_tiles : engine::kFusedNTiles)
+      for (const SumTree tree : trees)
+        for (const int rows : {1, 2, 3, 4, 5, 8, 9}) {
+          const int C = 8 * n_tiles;
+          golden::NormSpec spec{tree, static_cast<f16_t>(0x1400 + (rng() & 0xFF)), std::vector<f16_t>(static_cast<std::size_t>(C))};
+          for (auto& gv : spec.gain) gv = static_cast<f16_t>(0x3400 + (rng() & 0x7FF));
+          std::vector<f16_t> x(static_cast<std::size_t>(rows) * C), got(x.size() + 8, 0x5555), want(x.size());
+          for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < C; ++c) {
+              // a scale per row (rows differ in their sums), rare large / tiny / special values
+              const unsigned u = rng();
+              f16_t v = static_cast<f16_t>(((u & 0x8000) | ((0x2000 + 0x400 * (r % 8)) + (u >> 20 & 0x7FF))) & 0xFFFF);
+              if (r == 5 && c == 33) v = static_cast<f16_t>(0x7000 | (u & 0x83FF));  // its square overflows
+              if (u % 89 == 0) v = static_cast<f16_t>(u & 0x83FF);                   // zero or subnormal
+              if (r == 3 && c == 7) v = 0x7C00;                                      // Inf
+              if (r == 4 && c == C - 60) v = 0x7E01;                                 // NaN
+              x[static_cast<std::size_t>(r) * C + c] = v;
+            }
+          golden::rms_norm_rows(spec, x.data(), want.data(), rows);
+          k.rms_rows({x.data(), got.data(), rows, static_cast<int>(tree), spec.eps, spec.gain.data(), C});
+          for (std::size_t i = 0; i < x.size(); ++i)
+            ASSERT_EQ(got[i], want[i]) << std::hex << engine::to_string(path) << " tree " << static_cast<int>(tree) << std::dec << " C "
+                                       << C << " rows " << rows << " row " << i / C << " col " << i % C;
+          for (std::size_t i = x.size(); i < got.size(); ++i) ASSERT_EQ(got[i], 0x5555) << "C " << C << ": written past the rows";
+        }
+  }
+}
+
+// The C seeds' kernel (add_rows: phase 13's and 22's f16(T + x)) at every row length the fused block
+// runs, against numerics' f16_add, with NaN, Inf and subnormal operands.
+TEST(EngineRms, AddRowsEqualsF16AddOnEveryPathAndRowLength) {
+  std::mt19937 rng(12);
+  for (const engine::SimdPath path : engine::supported_simd_paths()) {
+    const engine::KernelSet k = engine::kernels(path);
+    for (const int n_tiles : engine::kFusedNTiles) {
+      const int C = 8 * n_tiles, rows = 5;
+      std::vector<f16_t> t(static_cast<std::size_t>(C)), x(static_cast<std::size_t>(rows) * C), got(x.size() + 8, 0x5555);
+      for (auto& v : t) v = static_cast<f16_t>(rng() & 0xFFFF);
+      for (auto& v : x) v = static_cast<f16_t>(rng() & 0xFFFF);
+      k.add_rows({t.data(), x.data(), got.data(), rows, C});
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < C; ++c) {
+          const f16_t want = f16_add(t[static_cast<std::size_t>(c)], x[static_cast<std::size_t>(r) * C + c]);
+          ASSERT_EQ(got[static_cast<std::size_t>(r) * C + c], want)
+              << engine::to_string(path) << " C " << C << " row " << r << " col " << c;
+        }
+      for (std::size_t i = x.size(); i < got.size(); ++i) ASSERT_EQ(got[i], 0x5555) << "C " << C << ": written past the rows";
+    }
   }
 }
 

@@ -1,8 +1,10 @@
 // One block, the fast way (engine.hpp). The order of work and every rounding are those of the
 // golden model (src/model/, facts C0..C14), and every fact of the layer is the golden model's: the
 // readings are consulted only through golden functions (the prologue's loads and norm, the C13 /
-// C22 residuals, E60's stores, E61), shapes come from the phase program, and what the engine adds
-// is how things are computed:
+// C22 residuals, E60's stores, E61), shapes and phase numbers come from the layer's row and phase
+// program (model/layer_spec.hpp, layer_program.hpp: enc5's, or another layer of the template whose
+// C / 8 the epilogue kernels are instantiated for, kernel_args.hpp kFusedNTiles), and what the
+// engine adds is how things are computed:
 //  * GEMM phases: gemm.hpp's exact vectorised kernels on operands decoded once;
 //  * functions of one f16 (E11's exponent, E21's activation, the e4m3 requantisation q8): tables
 //    filled by the golden functions themselves (tables.cpp), handed to the golden code as hooks
@@ -15,6 +17,7 @@
 #include <array>
 #include <cstring>
 #include <ctime>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -24,6 +27,7 @@
 #include "engine/workers.hpp"
 #include "layout/arena.hpp"
 #include "layout/fragment.hpp"
+#include "model/layer_program.hpp"
 #include "model/phase_program.hpp"
 #include "model/q8_stats.hpp"
 #include "model/texture_surface.hpp"
@@ -36,7 +40,6 @@ namespace {
 using golden::E4Mat;
 using golden::F16Mat;
 using golden::kChannels;
-using golden::kChunks;
 using golden::kHeadDim;
 using golden::kHeads;
 using golden::kLogits;
@@ -114,66 +117,71 @@ const std::array<f16_t, 256>& e4m3_f16_table() {
 }
 
 // Where the 16 fragment registers of a lane go in the plane arena, and which elements of a 16-row
-// tile they hold, for both arena orders: slot [lane][o] = golden::arena_slot(order, o, t) (the
-// pixel row g + 8 row_half of the tile and the word d) and the four bytes' elements
-// a_element_pair(lane, o, j) as offsets row * 160 + k. The prologue's loads and E60's stores walk
-// the golden model's loops (prologue.cpp, arena_scatter.cpp) through it: the same words, elements
-// and order, without the per-element index arithmetic.
+// tile they hold, for both arena orders and every row length C = 32 x (1..5) k-slices: slot
+// [lane][o] = golden::arena_slot(order, o, t) (the pixel row g + 8 row_half of the tile and the
+// word d) and the four bytes' elements a_element_pair(lane, o, j) as offsets row * C + k. The
+// prologue's loads and E60's stores walk the golden model's loops (prologue.cpp, arena_scatter.cpp)
+// through it: the same words, elements and order, without the per-element index arithmetic.
 struct FragmentSlot {
   std::uint8_t row_half, word;
   std::uint8_t src;  // the word's index in a tile's 16 pixels x 8 words: 8 (g + 8 row_half) + word
   std::array<std::uint16_t, 4> dst;
 };
 using FragmentSlots = std::array<FragmentSlot, 32 * 4>;  // [4 lane + o]
-const FragmentSlots& fragment_slots(ArenaOrder order) {
-  static const std::array<FragmentSlots, 2> tables = [] {
-    std::array<FragmentSlots, 2> m{};
+constexpr int kMaxSlices = kChannels / 32;               // enc5's C, the widest row (PreparedWeights)
+const FragmentSlots& fragment_slots(ArenaOrder order, int channels) {
+  static const std::array<std::array<FragmentSlots, kMaxSlices + 1>, 2> tables = [] {
+    std::array<std::array<FragmentSlots, kMaxSlices + 1>, 2> m{};
     const layout::APairTable& am = layout::a_element_pair_table();
     for (const ArenaOrder ord : {ArenaOrder::fragment, ArenaOrder::natural})
-      for (int lane = 0; lane < 32; ++lane)
-        for (int o = 0; o < 4; ++o) {
-          const golden::ArenaSlot slot = golden::arena_slot(ord, o, lane & 3);
-          FragmentSlot& f = m[static_cast<std::size_t>(ord)][static_cast<std::size_t>(4 * lane + o)];
-          f.row_half = static_cast<std::uint8_t>(slot.row_half);
-          f.word = static_cast<std::uint8_t>(slot.word);
-          f.src = static_cast<std::uint8_t>(8 * ((lane >> 2) + 8 * slot.row_half) + slot.word);
-          for (int j = 0; j < 4; ++j)
-            f.dst[static_cast<std::size_t>(j)] = static_cast<std::uint16_t>(am[lane][o][j].row * kChannels + am[lane][o][j].k);
-          // The pair order (facts §0.4): bytes 0, 1 and bytes 2, 3 are k and k + 1 of one row,
-          // which prologue_loads stores as f16 pairs.
-          if (f.dst[1] != f.dst[0] + 1 || f.dst[3] != f.dst[2] + 1)
-            throw std::logic_error("fragment_slots: a register's bytes are not two k pairs");
-        }
+      for (int slices = 1; slices <= kMaxSlices; ++slices)
+        for (int lane = 0; lane < 32; ++lane)
+          for (int o = 0; o < 4; ++o) {
+            const golden::ArenaSlot slot = golden::arena_slot(ord, o, lane & 3);
+            FragmentSlot& f = m[static_cast<std::size_t>(ord)][static_cast<std::size_t>(slices)][static_cast<std::size_t>(4 * lane + o)];
+            f.row_half = static_cast<std::uint8_t>(slot.row_half);
+            f.word = static_cast<std::uint8_t>(slot.word);
+            f.src = static_cast<std::uint8_t>(8 * ((lane >> 2) + 8 * slot.row_half) + slot.word);
+            for (int j = 0; j < 4; ++j)
+              f.dst[static_cast<std::size_t>(j)] = static_cast<std::uint16_t>(am[lane][o][j].row * 32 * slices + am[lane][o][j].k);
+            // The pair order (facts §0.4): bytes 0, 1 and bytes 2, 3 are k and k + 1 of one row,
+            // which prologue_loads stores as f16 pairs.
+            if (f.dst[1] != f.dst[0] + 1 || f.dst[3] != f.dst[2] + 1)
+              throw std::logic_error("fragment_slots: a register's bytes are not two k pairs");
+          }
     return m;
   }();
-  return tables[order == ArenaOrder::natural ? 1 : 0];
+  if (channels % 32 || channels < 32 || channels > kChannels) throw std::logic_error("fragment_slots: C is not 32 x 1..5");
+  return tables[order == ArenaOrder::natural ? 1 : 0][static_cast<std::size_t>(channels / 32)];
 }
 
 // golden::prologue_gather (facts B1/B5) computed the same way: per m-tile its 16 pixels' words of
-// every plane are read once (the 8 words of an in-frame pixel are contiguous; outside the frame
-// golden::input_word gives the fill reading's words), then each lane's registers are decoded into
+// every plane (the layer's C/32) are read once (the 8 words of an in-frame pixel are contiguous;
+// outside the frame golden::input_word gives the fill reading's words), then each lane's registers are decoded into
 // their elements in the golden loop's order (mi, q, lane, o, j). Out of line: profiles name it.
 [[gnu::noinline]] void prologue_loads(const golden::BlockContext& ctx, std::span<const std::uint8_t> arena, F16Mat& x) {
-  reset(x, kTokens, kChannels);
-  const FragmentSlots& slots = fragment_slots(golden::prologue_arena_order(*ctx.readings));
-  const layout::PlaneArena pa{ctx.ex, ctx.ey};
+  const int planes = ctx.layer().k_slices(), C = 32 * planes;
+  reset(x, kTokens, C);
+  const FragmentSlots& slots = fragment_slots(golden::prologue_arena_order(*ctx.readings), C);
+  const layout::PlaneArena pa{ctx.ex, ctx.ey, planes};
   const f16_t* const dec = e4m3_f16_table().data();
   f16_t* const out = x.v.data();
   constexpr int kPlanes = layout::PlaneArena::kPlanes, kWords = layout::PlaneArena::kWordsPerPixel;
+  static_assert(kPlanes == kMaxSlices);
   for (int mi = 0; mi < kTokens / 16; ++mi) {
     std::uint32_t words[kPlanes][16 * kWords];
     for (int i = 0; i < 16; ++i) {
       const std::array<int, 2> px = golden::token_pixel(ctx, 16 * mi + i);
       if (pa.in_frame(px[0], px[1])) {
-        for (int q = 0; q < kPlanes; ++q)
+        for (int q = 0; q < planes; ++q)
           std::memcpy(&words[q][kWords * i], arena.data() + 4 * pa.word_index(q, px[0], px[1], 0), 4 * kWords);
       } else {
-        for (int q = 0; q < kPlanes; ++q)
+        for (int q = 0; q < planes; ++q)
           for (int d = 0; d < kWords; ++d) words[q][kWords * i + d] = golden::input_word(ctx, arena, q, px[0], px[1], d);
       }
     }
-    for (int q = 0; q < kPlanes; ++q) {
-      f16_t* const tile = out + static_cast<std::size_t>(16 * mi) * kChannels + 32 * q;
+    for (int q = 0; q < planes; ++q) {
+      f16_t* const tile = out + static_cast<std::size_t>(16 * mi) * C + 32 * q;
       for (const FragmentSlot& f : slots) {  // cvt.rn.f16x2.e4m3x2 (exact) of each byte pair
         const std::uint32_t w = words[q][f.src];
         const std::uint32_t lo = dec[w & 0xFFu] | static_cast<std::uint32_t>(dec[(w >> 8) & 0xFFu]) << 16;
@@ -185,7 +193,7 @@ const FragmentSlots& fragment_slots(ArenaOrder order) {
   }
 }
 
-// golden::e60_store (facts C13) computed the same way: each lane's 20 words gathered from q8(D60)
+// golden::e60_store (facts C13) computed the same way: each lane's 4 C/32 words gathered from q8(D60)
 // by the slot table, stored with the golden guards (frame, e60_lane_dropped) and statistics, in the
 // golden loop's order (z, lane, q, o). A traced block takes the golden function (its stage). Out
 // of line: profiles name it.
@@ -194,8 +202,9 @@ const FragmentSlots& fragment_slots(ArenaOrder order) {
     golden::e60_store(ctx, a, output_arena);
     return;
   }
-  const FragmentSlots& slots = fragment_slots(golden::e60_arena_order(*ctx.readings));
-  const layout::PlaneArena pa{ctx.ex, ctx.ey};
+  const int planes = a.cols / 32, C = a.cols;
+  const FragmentSlots& slots = fragment_slots(golden::e60_arena_order(*ctx.readings), C);
+  const layout::PlaneArena pa{ctx.ex, ctx.ey, planes};
   const e4m3_t* const src = a.v.data();
   std::uint8_t* const dst = output_arena.data();
   std::uint64_t stored = 0, dropped = 0;
@@ -203,8 +212,8 @@ const FragmentSlots& fragment_slots(ArenaOrder order) {
     for (int lane = 0; lane < 32; ++lane) {
       const int x = ctx.x0 + (lane >> 2);
       const bool lane_dropped = golden::e60_lane_dropped(*ctx.readings, lane);
-      for (int q = 0; q < 5; ++q) {
-        const e4m3_t* const tile = src + static_cast<std::size_t>(16 * z) * kChannels + 32 * q;
+      for (int q = 0; q < planes; ++q) {
+        const e4m3_t* const tile = src + static_cast<std::size_t>(16 * z) * C + 32 * q;
         for (int o = 0; o < 4; ++o) {
           const FragmentSlot& f = slots[static_cast<std::size_t>(4 * lane + o)];
           const int y = ctx.y0 + 2 * z + f.row_half;
@@ -225,28 +234,41 @@ const FragmentSlots& fragment_slots(ArenaOrder order) {
   }
 }
 
-// The MLP's down projections accumulate in place in the C seed's rows (mlp below); that is the
-// phase program's chain (phase 22's C = the seed, phase 22+2c's C = D of phase 20+2c), checked
-// once rather than assumed.
-void check_mlp_down_chain() {
-  static const bool linear = [] {
-    for (int c = 0; c < kChunks; ++c) {
-      const Phase& down = mlp_down_phase(c);
-      const bool ok = c == 0 ? down.c != OperandSource::previous_d : down.c == OperandSource::previous_d && down.c_chain_from == 20 + 2 * c;
-      if (!ok) return false;
+// The chains the fused parts keep in place or in per-index buffers, checked once per layer against
+// its phase program rather than assumed: a stem phase's C is 0 or an earlier stem phase's D; a
+// projection's C is the seed (the first) or an earlier projection's D; the MLP's down projections
+// are the linear chain (the first seeded, down phase c's C = down phase c-1's D), which mlp_rows
+// accumulates in place in the seed's rows.
+void check_chains(const LayerSpec& L, const LayerProgram& prog) {
+  static std::array<std::once_flag, kLayerCount> once;
+  std::call_once(once[static_cast<std::size_t>(L.id)], [&] {
+    bool ok = true;
+    const int before = L.first_stem() - 1;
+    for (int i = 1; i <= L.stem_phases(); ++i) {
+      const Phase& ph = prog.phase(before + i);
+      if (ph.c == OperandSource::previous_d) ok = ok && ph.c_chain_from > before && ph.c_chain_from < before + i;
     }
-    return true;
-  }();
-  if (!linear)
-    throw std::logic_error(
-        "engine: the phase program's MLP down-projection chain (phases 22..60) is not the linear chain "
-        "engine/block.cpp accumulates in place");
+    for (int p = L.first_projection(); p <= L.last_projection(); ++p) {
+      const Phase& ph = prog.phase(p);
+      ok = ok && (p == L.first_projection()
+                      ? ph.c != OperandSource::previous_d
+                      : ph.c == OperandSource::previous_d && ph.c_chain_from >= L.first_projection() && ph.c_chain_from < p);
+    }
+    for (int c = 0; c < L.chunks; ++c) {
+      const Phase& down = prog.phase(L.first_mlp() + 2 * c + 1);
+      ok = ok &&
+           (c == 0 ? down.c != OperandSource::previous_d : down.c == OperandSource::previous_d && down.c_chain_from == down.number - 2);
+    }
+    if (!ok)
+      throw std::logic_error(golden::cat(
+          "engine: ", L.name, "'s phase program chains its stem, projection or MLP down phases otherwise than engine/block.cpp"));
+  });
 }
 
 // A worker's scratch: one head's phases 1..12 (one per worker when the heads of a block run in
 // parallel) and the MLP of the worker's rows.
 struct HeadScratch {
-  std::array<F16Mat, 11> d;  // phases 1..10
+  std::array<F16Mat, 2 * kChannels / 32 + 1> d;  // the stem phases' D, index 1..2C/32 (as PreparedWeights::qv)
   AOperand a_q, a_p;
   BOperand b_q, b_v;
   F16Mat s;
@@ -259,14 +281,14 @@ struct HeadScratch {
 };
 // Per-thread scratch, reused from block to block.
 struct Scratch {
-  F16Mat x;   // 96 x 160 decoded input (the residual)
+  F16Mat x;   // 96 x C decoded input (the residual)
   F16Mat xn;  // its RMS norm (before q8), or the staged residual of C13
-  E4Mat h1;   // 96 x 160 staged A
+  E4Mat h1;   // 96 x C staged A
   AOperand a_h1, a_o, a_61;
   std::vector<HeadScratch> heads;  // one per worker
   std::array<F16Mat, kHeads> o;    // D12 per head
   F16Mat c13, d20, n, c22, d60, d61;
-  std::array<F16Mat, 21> d_out;  // phases 13..20's D
+  std::array<F16Mat, kHeads> d_out;  // the projection phases' D, index phase - first_projection()
   E4Mat oq, nq, a61;
 };
 Scratch& scratch() {
@@ -299,12 +321,18 @@ struct Laps {
 // One block's run: what every part reads, and the parts in the kernel's order.
 struct Block {
   Block(const PreparedWeights& w_, SimdPath simd_, const golden::BlockContext& ctx_, const golden::BlockIo& io_, int workers_)
-      : w(w_), simd(simd_), ctx(ctx_), io(io_), workers(workers_) {}
+      : w(w_), simd(simd_), ctx(ctx_), io(io_), workers(workers_) {
+    check_chains(L, prog);
+  }
   const PreparedWeights& w;
   SimdPath simd;
   const golden::BlockContext& ctx;
   const golden::BlockIo& io;
   int workers;  // threads for the heads and the MLP rows (1 = this thread only)
+  // The layer: the weight image's row and phase program (enc5's program is phase_program()).
+  const LayerSpec& L = ctx.layer();
+  const LayerProgram& prog = ctx.program();
+  const int C = L.channels;
   Scratch& S = scratch();
   Laps laps;
   const Profile& prof = *ctx.profile;
@@ -325,13 +353,13 @@ struct Block {
   }
   // An RMS norm (golden NormSpec) of `rows` rows by the ISA's epilogue kernel.
   void rms_norm_rows(const golden::NormSpec& spec, const F16Mat& x, int rows, F16Mat& out) const {
-    reset(out, rows, kChannels);
-    kern.rms_rows({x.v.data(), out.v.data(), rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data()});
+    reset(out, rows, C);
+    kern.rms_rows({x.v.data(), out.v.data(), rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data(), C});
   }
   // out[r] = f16(t + x[r]) for `rows` rows (phase 13's and 22's C seeds).
   void seed_rows(const std::vector<f16_t>& t, const F16Mat& x, int rows, F16Mat& out) const {
-    reset(out, rows, kChannels);
-    kern.add_rows({t.data(), x.v.data(), out.v.data(), rows});
+    reset(out, rows, C);
+    kern.add_rows({t.data(), x.v.data(), out.v.data(), rows, C});
   }
   // Runs the block's parallel parts on `workers` threads: task(t, scratch, stats) for t < tasks;
   // statistics are gathered per worker and added in worker order (sums: the order is immaterial).
@@ -360,7 +388,7 @@ struct Block {
     } else {
       q8.rows(S.x, kTokens, S.h1);
     }
-    S.a_h1.assign(S.h1.v.data(), kTokens, kChannels, kChannels, dec, simd);
+    S.a_h1.assign(S.h1.v.data(), kTokens, C, C, dec, simd);
     laps.lap(kGroupPrologue);
   }
 
@@ -370,25 +398,29 @@ struct Block {
     auto lap = [&](PhaseGroup g) {
       if (timed) laps.lap(g);
     };
-    for (int p = 1; p <= 10; ++p) {  // chain A (odd) = Q, chain B (even) = V; k-slice (p-1)/2
-      const Phase& ph = phase(p);
+    // Stem phase i (phase number i + before: the decoders' front precedes it): chain A (odd) = Q,
+    // chain B (even) = V; k-slice (i-1)/2.
+    const int before = L.first_stem() - 1, stem = L.stem_phases();
+    for (int i = 1; i <= stem; ++i) {
+      const Phase& ph = prog.phase(before + i);
       if (ph.c == OperandSource::previous_d)
-        std::swap(H.d[p], H.d[ph.c_chain_from]);  // each D seeds one C only: no copy (the other keeps a buffer)
+        std::swap(H.d[i], H.d[ph.c_chain_from - before]);  // each D seeds one C only: no copy (the other keeps a buffer)
       else
-        reset(H.d[p], kTokens, kHeadDim, 0);
-      gemm_phase(S.a_h1, ph.a_k0, w.qv[h][p], ph.k_steps, kTokens, H.d[p]);
+        reset(H.d[i], kTokens, kHeadDim, 0);
+      gemm_phase(S.a_h1, ph.a_k0, w.qv[h][i], ph.k_steps, kTokens, H.d[i]);
     }
     lap(kGroupQV);
-    const F16Mat& Q = H.d[9];
-    const F16Mat& V = H.d[10];
-    // Phase 11 (facts C3): S = bias + q8(Q[0..63]) q8(Q)^T; E10 quantises rows 0..63 and all 96.
+    const F16Mat& Q = H.d[stem - 1];
+    const F16Mat& V = H.d[stem];
+    // The score phase (facts C3; enc5's 11): S = bias + q8(Q[0..63]) q8(Q)^T; E10 quantises rows
+    // 0..63 and all 96.
     hq8.rows(Q, kWindow, H.qa);
     hq8.rows(Q, kTokens, H.qb);
     H.a_q.assign(H.qa.v.data(), kWindow, kHeadDim, kHeadDim, dec, simd);
     H.b_q.assign_nk(H.qb.v.data(), kTokens, kHeadDim, kHeadDim, dec, simd);
     reset(H.s, kWindow, kTokens);
     std::copy(w.score_bias[h].begin(), w.score_bias[h].end(), H.s.v.begin());
-    gemm_phase(H.a_q, 0, H.b_q, phase(11).k_steps, kWindow, H.s);
+    gemm_phase(H.a_q, 0, H.b_q, prog.phase(L.score_phase()).k_steps, kWindow, H.s);
     lap(kGroupScore);
     // E11 (facts C4): exponents, row sums, reciprocal, probabilities; then q8(P).
     reset(H.pq, kWindow, kTokens);
@@ -398,33 +430,35 @@ struct Block {
                    simd == SimdPath::avx2 || simd == SimdPath::avx512 ? e11_expval_run_avx2 : nullptr});
     if (stats) add_counts(*stats, n);
     lap(kGroupE11);
-    // Phase 12 (facts C5): O = q8(P) q8(V), its k-steps over the 96 keys.
+    // The P V phase (facts C5; enc5's 12): O = q8(P) q8(V), its k-steps over the 96 keys.
     hq8.rows(V, kTokens, H.vq);
     H.a_p.assign(H.pq.v.data(), kWindow, kTokens, kTokens, dec, simd);
     H.b_v.assign_kn(H.vq.v.data(), kTokens, kHeadDim, kHeadDim, dec, simd);
     reset(S.o[h], kWindow, kHeadDim, 0);
-    gemm_phase(H.a_p, 0, H.b_v, phase(12).k_steps, kWindow, S.o[h]);
+    gemm_phase(H.a_p, 0, H.b_v, prog.phase(L.pv_phase()).k_steps, kWindow, S.o[h]);
     lap(kGroupPV);
   }
   void attention() {
     // The heads are independent until E12 (each reads the staged A and writes its own O), so a
     // block alone on several cores runs them on its workers.
-    on_workers(kHeads, [&](int h, HeadScratch& H, LayerStats* stats) { attention_head(h, H, stats, workers == 1); });
+    on_workers(L.heads, [&](int h, HeadScratch& H, LayerStats* stats) { attention_head(h, H, stats, workers == 1); });
     if (workers > 1) laps.lap(kGroupQV);  // the whole attention, when timed with several workers
   }
 
-  // ---- E12 + phases 13..20 (facts C6, C7; golden out_projection.cpp) ----
+  // ---- E12 + the projection phases (facts C6, C7; enc5's 13..20; golden out_projection.cpp) ----
   void out_projection() {
     seed_rows(golden::c13_table(ctx), golden::c13_residual(ctx, S.x, S.h1, S.xn), kWindow, S.c13);
-    std::array<F16Mat, 21>& D = S.d_out;
-    for (int p = 13; p <= 20; ++p) {
-      const Phase& ph = phase(p);
-      q8.rows(S.o[ph.head], kWindow, S.oq);
+    std::array<F16Mat, kHeads>& D = S.d_out;  // D[p - first]
+    const int first = L.first_projection(), last = L.last_projection();
+    for (int p = first; p <= last; ++p) {
+      const Phase& ph = prog.phase(p);
+      const int head = p - first;  // as golden::out_projection: the phase after the first reads the next head
+      q8.rows(S.o[head], kWindow, S.oq);
       S.a_o.assign(S.oq.v.data(), kWindow, kHeadDim, kHeadDim, dec, simd);
-      std::swap(D[p], ph.c == OperandSource::previous_d ? D[ph.c_chain_from] : S.c13);  // as in attention_head
-      gemm_phase(S.a_o, 0, w.wo[ph.head], ph.k_steps, kWindow, D[p]);
+      std::swap(D[head], ph.c == OperandSource::previous_d ? D[ph.c_chain_from - first] : S.c13);  // as in attention_head
+      gemm_phase(S.a_o, 0, w.wo[head], ph.k_steps, kWindow, D[head]);
     }
-    std::swap(S.d20, D[20]);
+    std::swap(S.d20, D[last - first]);
     laps.lap(kGroupOutProj);
   }
 
@@ -439,10 +473,10 @@ struct Block {
   void mlp_rows(int r0, int r1, HeadScratch& W, LayerStats* stats) {
     const int n = r1 - r0;
     const Quantiser wq8{q8.table, stats, q8.run, q8.nan_keeps_sign};
-    W.a_n.assign(S.nq.v.data() + static_cast<std::size_t>(r0) * kChannels, n, kChannels, kChannels, dec, simd);
-    f16_t* chain = S.c22.v.data() + static_cast<std::size_t>(r0) * kChannels;
-    for (int c = 0; c < kChunks; ++c) {
-      const Phase& up = mlp_up_phase(c);
+    W.a_n.assign(S.nq.v.data() + static_cast<std::size_t>(r0) * C, n, C, C, dec, simd);
+    f16_t* chain = S.c22.v.data() + static_cast<std::size_t>(r0) * C;
+    for (int c = 0; c < L.chunks; ++c) {
+      const Phase& up = prog.phase(L.first_mlp() + 2 * c);
       reset(W.h, n, kHeadDim);
       for (int r = 0; r < n; ++r) std::copy(w.b1[c].begin(), w.b1[c].end(), &W.h.v[static_cast<std::size_t>(r) * kHeadDim]);
       gemm_phase(W.a_n, 0, w.w1[c], up.k_steps, n, W.h);
@@ -467,11 +501,10 @@ struct Block {
         for (std::size_t i = 0; i < count; ++i) aq[i] = t[act[hv[i]]];
       }
       W.a_act.assign(W.aq.v.data(), n, kHeadDim, kHeadDim, dec, simd);
-      gemm_phase(W.a_act, 0, w.w2[c], mlp_down_phase(c).k_steps, n, chain, kChannels);
+      gemm_phase(W.a_act, 0, w.w2[c], prog.phase(up.number + 1).k_steps, n, chain, C);
     }
   }
   void mlp() {
-    check_mlp_down_chain();
     q8.rows(S.n, kWindow, S.nq);
     seed_rows(golden::c22_table(ctx), golden::e21_residual(ctx, S.d20, S.n), kWindow, S.c22);
     // Every token row is independent here, so a block alone on several threads splits its 64
@@ -492,13 +525,14 @@ struct Block {
   }
 
   // ---- phase 61 + E61 (facts C12, C14; golden kpn_filter.cpp) ----
-  // Phases 1..60 and E60 in the kernel's order: enc5's block up to its phase 61, and all of enc4's
-  // before the merge (model/layer_golden.hpp).
+  // The layer's phases through its last down-projection and its arena scatter, in the kernel's
+  // order: enc5's block up to its phase 61, a merge layer's before its merge, a decoder's after its
+  // front (model/layer_golden.hpp run_layer_block).
   void through_e60(const golden::PrologueOut* staged = nullptr) {
     if (staged) {  // another front staged the input (the decoders' E1): its residual x and A
       S.x = staged->x;
       S.h1 = staged->h1;
-      S.a_h1.assign(S.h1.v.data(), kTokens, kChannels, kChannels, dec, simd);
+      S.a_h1.assign(S.h1.v.data(), kTokens, C, C, dec, simd);
       laps.lap(kGroupPrologue);
     } else {
       prologue();
@@ -510,10 +544,10 @@ struct Block {
     arena_scatter();
   }
   void kpn_filter() {
-    S.a_61.assign(S.a61.v.data(), kWindow, kChannels, kChannels, dec, simd);
+    S.a_61.assign(S.a61.v.data(), kWindow, C, C, dec, simd);
     reset(S.d61, kWindow, kLogits);
     for (int r = 0; r < kWindow; ++r) std::copy(w.b61.begin(), w.b61.end(), &S.d61.v[static_cast<std::size_t>(r) * kLogits]);
-    gemm_phase(S.a_61, 0, w.w61, phase(61).k_steps, kWindow, S.d61);
+    gemm_phase(S.a_61, 0, w.w61, prog.phase(L.final_phase()).k_steps, kWindow, S.d61);
     // E61 is golden::e61 itself, with its exponentials tabulated (a function of one f16); on the
     // avx512vnni / avx2 paths its steps 4..6 run on 16 / 8 pixels per vector (model/e61_pixel_impl.hpp).
     golden::e61(ctx, S.d61, *io.texture, *io.surface, tab.e61_exp.data(), kern.e61_pixels);
@@ -533,8 +567,9 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
 
 golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io,
                                     int inner_threads, const golden::PrologueOut* staged) {
-  // enc4's phases 1..60 and E60 are enc5's (model/layer_golden.hpp): the same parts, stopping
-  // before phase 61 (enc4's merge); dec4's phases 2..61 too, after its front (staged).
+  // The template's parts at the layer's dimensions (model/layer_golden.hpp): enc5's phases 1..60,
+  // stopping before the merge (enc4, enc3, enc2) or, after a decoder's front (staged), before its
+  // final phase (dec4, dec3, dec2).
   Block b(w, simd, ctx, io, std::clamp(inner_threads, 1, kHeads));
   b.through_e60(staged);
   return b.S.a61;

@@ -20,6 +20,9 @@
 // before it is used as a table index or stored, as f16_add / f16_mul do.
 #include <cstdint>
 #include <cstring>
+#include <iterator>
+#include <stdexcept>
+#include <utility>
 
 #include "engine/kernel_args.hpp"
 #include "model/layer.hpp"
@@ -131,46 +134,68 @@ void e11_rows(const E11Args& g) {
   }
 }
 
-// RMS norm rows of 160 channels (facts B4, C8): out = x * (inv * gain), inv = golden::rms_inverse
-// of the sum of squares (the golden model's rsqrt(f16(sum + eps)), called once per row). Two rows
-// at a time, as E11: a row is one chain of dependent roundings (the tree, the fold, the inverse,
-// the gains), and the second row's chain fills the first's latencies.
-void rms_rows(const RmsArgs& g) {
+// Calls f.template operator()<NT>() with NT = n_tiles, an entry of kFusedNTiles (kernel_args.hpp):
+// each kernel below is instantiated once per entry of that one list, and selected per call by the
+// layer's C / 8. Another count is a logic error (engine/layer_engine.cpp routes such a layer to
+// the golden parts).
+template <class F, std::size_t... I>
+void with_n_tiles_impl(int n_tiles, F& f, std::index_sequence<I...>) {
+  const bool found = ((n_tiles == kFusedNTiles[I] ? (f.template operator()<kFusedNTiles[I]>(), true) : false) || ...);
+  if (!found) throw std::logic_error("engine: an epilogue kernel for C/8 outside kFusedNTiles");
+}
+template <class F>
+void with_n_tiles(int n_tiles, F&& f) {
+  with_n_tiles_impl(n_tiles, f, std::make_index_sequence<std::size(kFusedNTiles)>{});
+}
+
+// RMS norm rows of C = 8 NT channels (facts B4, C8): out = x * (inv * gain), inv = golden::rms_inverse
+// of the sum of squares (the golden model's rsqrt(f16(sum + eps)), called once per row), the
+// in-lane tree the NT-term reduce_in_lane (model/sum_tree.hpp: 20 terms at C = 160, 16 at 128, 12
+// at 96, as golden::rms_sum_of_squares picks it). Two rows at a time, as E11: a row is one chain
+// of dependent roundings (the tree, the fold, the inverse, the gains), and the second row's chain
+// fills the first's latencies.
+template <int NT>
+void rms_rows_nt(const RmsArgs& g) {
+  constexpr int C = 8 * NT;
   const auto tree = static_cast<SumTree>(g.tree);
-  auto squares = [](const f16_t* row, V8(&X)[20], V8(&T)[20]) {
-    for (int i = 0; i < 20; ++i) {
+  auto squares = [](const f16_t* row, V8(&X)[NT], V8(&T)[NT]) {
+    for (int i = 0; i < NT; ++i) {
       X[i] = load_h8(row + 8 * i);
       T[i] = rnd(X[i] * X[i]);
     }
   };
   // the golden definition of the inverse, once per row
-  auto inverse = [tree, &g](const V8(&T)[20]) {
+  auto inverse = [tree, &g](const V8(&T)[NT]) {
     return golden::rms_inverse(fold_lanes(reduce_in_lane(T, tree, [](V8 a, V8 b) { return rnd(a + b); })), g.eps);
   };
-  auto scaled = [&g](const V8(&X)[20], f16_t inv, f16_t* out) {
+  auto scaled = [&g](const V8(&X)[NT], f16_t inv, f16_t* out) {
     const float fi = from_h(inv);
-    for (int i = 0; i < 20; ++i) store_h8(out + 8 * i, X[i] * rnd(load_h8(g.gain + 8 * i) * fi));
+    for (int i = 0; i < NT; ++i) store_h8(out + 8 * i, X[i] * rnd(load_h8(g.gain + 8 * i) * fi));
   };
   int r = 0;
   for (; r + 2 <= g.rows; r += 2) {
-    V8 X0[20], T0[20], X1[20], T1[20];
-    squares(g.x + r * 160, X0, T0);
-    squares(g.x + (r + 1) * 160, X1, T1);
+    V8 X0[NT], T0[NT], X1[NT], T1[NT];
+    squares(g.x + r * C, X0, T0);
+    squares(g.x + (r + 1) * C, X1, T1);
     const f16_t inv0 = inverse(T0), inv1 = inverse(T1);
-    scaled(X0, inv0, g.out + r * 160);
-    scaled(X1, inv1, g.out + (r + 1) * 160);
+    scaled(X0, inv0, g.out + r * C);
+    scaled(X1, inv1, g.out + (r + 1) * C);
   }
   for (; r < g.rows; ++r) {
-    V8 X[20], T[20];
-    squares(g.x + r * 160, X, T);
-    scaled(X, inverse(T), g.out + r * 160);
+    V8 X[NT], T[NT];
+    squares(g.x + r * C, X, T);
+    scaled(X, inverse(T), g.out + r * C);
   }
 }
+void rms_rows(const RmsArgs& g) {
+  with_n_tiles(g.channels / 8, [&]<int NT>() { rms_rows_nt<NT>(g); });
+}
 
-// out = f16_add(t[c], x[r][c]) on `rows` rows of 160 (phase 13's and 22's C seeds, facts C6 / C9).
+// out = f16_add(t[c], x[r][c]) on `rows` rows of C (phase 13's and 22's C seeds, facts C6 / C9).
 void add_rows(const AddRowsArgs& g) {
+  const int C = g.channels;
   for (int r = 0; r < g.rows; ++r)
-    for (int i = 0; i < 160; i += 8) store_h8(g.out + r * 160 + i, load_h8(g.t + i) + load_h8(g.x + r * 160 + i));
+    for (int i = 0; i < C; i += 8) store_h8(g.out + r * C + i, load_h8(g.t + i) + load_h8(g.x + r * C + i));
 }
 
 }  // namespace

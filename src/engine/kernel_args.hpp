@@ -89,22 +89,36 @@ struct E11Args {
   // statistics still come from e11_clamp): e11_expval_run_avx2 below.
   void (*expval_run)(const f16_t* s, f16_t* e, std::size_t n) = nullptr;
 };
-// An RMS norm on `rows` rows of 160 channels: out = x * (rsqrt(sum of squares + eps) * gain).
+// The n-tile counts C/8 of the layers' rows the fused engine's per-ISA epilogues are instantiated
+// for (issue 33), one list as tiny-cuda-nn instantiates its widths: 20 (enc5, enc4, dec4: C = 160),
+// 16 (enc3, dec3: 128), 12 (enc2, dec2: 96); the in-lane sum trees of model/sum_tree.hpp exist for
+// each. A layer whose C/8 is not listed runs the golden parts (engine/layer_engine.cpp).
+inline constexpr int kFusedNTiles[] = {12, 16, 20};
+constexpr bool fused_n_tiles(int n_tiles) {
+  for (const int n : kFusedNTiles)
+    if (n == n_tiles) return true;
+  return false;
+}
+
+// An RMS norm on `rows` rows of `channels` = 8 x (an entry of kFusedNTiles) channels:
+// out = x * (rsqrt(sum of squares + eps) * gain).
 struct RmsArgs {
   const f16_t* x;
   f16_t* out;
   int rows;
   int tree;  // SumTree as an int (readings.hpp order)
   f16_t eps;
-  const f16_t* gain;  // 160
+  const f16_t* gain;  // `channels` entries
+  int channels;       // the row length C
 };
 
-// out[r][c] = f16_add(t[c], x[r][c]) for `rows` rows of 160 channels.
+// out[r][c] = f16_add(t[c], x[r][c]) for `rows` rows of `channels` (a multiple of 8) channels.
 struct AddRowsArgs {
   const f16_t* t;
   const f16_t* x;
   f16_t* out;
   int rows;
+  int channels;
 };
 
 // Decoding n e4m3 codes (n a multiple of 16) into the forms of gemm.hpp's operands: the value as

@@ -476,19 +476,22 @@ void e11_rows_x2(const E11Args& g) {
 }
 
 // The RMS norms (prologue, E20) on two rows per 512-bit register, as e11_rows_x2: the squares, the
-// reading's tree and out = x * (inv * gain) are epilogue_impl.hpp's rms_rows lane for lane; the
-// fold across lanes and golden::rms_inverse per row; an odd last row by rms_rows itself.
-void rms_rows_x2(const RmsArgs& g) {
+// reading's tree and out = x * (inv * gain) are epilogue_impl.hpp's rms_rows_nt lane for lane (C =
+// 8 NT, NT an entry of kFusedNTiles); the fold across lanes and golden::rms_inverse per row; an odd
+// last row by rms_rows itself.
+template <int NT>
+void rms_rows_x2_nt(const RmsArgs& g) {
+  constexpr int C = 8 * NT;
   const int rows = g.rows;
   const auto tree = static_cast<SumTree>(g.tree);
   // RP register pairs (2 RP rows) per step, as e11_rows_x2: the pairs' chains of roundings overlap.
   auto step = [&]<int RP>(int r) {
     __m512 S[RP], fi[RP];
     for (int u = 0; u < RP; ++u) {
-      const f16_t* const x0 = g.x + (r + 2 * u) * 160;
-      __m512 T[20];
-      for (int i = 0; i < 20; ++i) {
-        const __m512 X = load_h8x2(x0 + 8 * i, x0 + 160 + 8 * i);
+      const f16_t* const x0 = g.x + (r + 2 * u) * C;
+      __m512 T[NT];
+      for (int i = 0; i < NT; ++i) {
+        const __m512 X = load_h8x2(x0 + 8 * i, x0 + C + 8 * i);
         T[i] = rnd16(X * X);
       }
       S[u] = reduce_in_lane(T, tree, [](__m512 a, __m512 b) { return rnd16(a + b); });
@@ -499,13 +502,13 @@ void rms_rows_x2(const RmsArgs& g) {
       fi[u] = _mm512_insertf32x8(_mm512_set1_ps(i0), _mm256_set1_ps(i1), 1);
     }
     for (int u = 0; u < RP; ++u) {
-      const f16_t* const x0 = g.x + (r + 2 * u) * 160;
-      f16_t* const out = g.out + (r + 2 * u) * 160;
-      for (int i = 0; i < 20; ++i) {
-        const __m512 y = load_h8x2(x0 + 8 * i, x0 + 160 + 8 * i) * rnd16(load_h8x2(g.gain + 8 * i, g.gain + 8 * i) * fi[u]);
+      const f16_t* const x0 = g.x + (r + 2 * u) * C;
+      f16_t* const out = g.out + (r + 2 * u) * C;
+      for (int i = 0; i < NT; ++i) {
+        const __m512 y = load_h8x2(x0 + 8 * i, x0 + C + 8 * i) * rnd16(load_h8x2(g.gain + 8 * i, g.gain + 8 * i) * fi[u]);
         const __m256i h = f16_of_f32(y);
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8 * i), _mm256_castsi256_si128(h));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 160 + 8 * i), _mm256_extracti128_si256(h, 1));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + C + 8 * i), _mm256_extracti128_si256(h, 1));
       }
     }
   };
@@ -514,11 +517,14 @@ void rms_rows_x2(const RmsArgs& g) {
   for (; r + 2 <= rows; r += 2) step.template operator()<1>(r);
   if (rows % 2) {
     RmsArgs last = g;
-    last.x += (rows - 1) * 160;
-    last.out += (rows - 1) * 160;
+    last.x += (rows - 1) * C;
+    last.out += (rows - 1) * C;
     last.rows = 1;
     rms_rows(last);
   }
+}
+void rms_rows_x2(const RmsArgs& g) {
+  with_n_tiles(g.channels / 8, [&]<int NT>() { rms_rows_x2_nt<NT>(g); });
 }
 
 // ---- E61 steps 4..6 on 16 pixels (model/e61_pixel_impl.hpp's definition, pixel p in lane p) ----

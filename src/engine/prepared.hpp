@@ -9,18 +9,23 @@
 
 namespace rrswin::engine {
 
+// The B operands and C seeds of one weight image, any layer the fused block takes
+// (engine/layer_engine.hpp layer_parts): the arrays are sized for enc5's dimensions, the
+// largest (C = 160, 8 heads, 20 chunks), and a layer fills the first heads / stem phases / chunks
+// of its row (model/layer_spec.hpp). Phase numbers are the layer's own (its program).
 struct PreparedWeights {
-  // Phases 1..10 (facts C2): head h, phase p's B (32 x 32), p = 1..10 (index 0 unused).
-  std::array<std::array<BOperand, 11>, golden::kHeads> qv;
-  // Phase 11's C seeds per head: [query r][key c], 64 x 96 (facts E6).
+  // The stem phases (facts C2): head h, stem phase i's B (32 x 32), i = 1..2C/32 (index 0 unused),
+  // phase number first_stem() - 1 + i.
+  std::array<std::array<BOperand, 2 * golden::kChannels / 32 + 1>, golden::kHeads> qv;
+  // The score phase's C seeds per head: [query r][key c], 64 x 96 (facts E6).
   std::array<std::vector<f16_t>, golden::kHeads> score_bias;
-  // Phases 13..20 (facts C7): Wo of head p-13, 32 x 160.
+  // The projection phases (facts C7): Wo of head h, 32 x C.
   std::array<BOperand, golden::kHeads> wo;
-  // MLP chunk c (facts C9, C11): the odd phase's banded B (160 x 32, k = 32 s + k'), its C seed
-  // b1_c (32 f16), and the even phase's B (32 x 160).
+  // MLP chunk c (facts C9, C11): the odd phase's banded B (C x 32, k = 32 s + k'), its C seed
+  // b1_c (32 f16), and the even phase's B (32 x C).
   std::array<BOperand, golden::kChunks> w1, w2;
   std::array<std::array<f16_t, 32>, golden::kChunks> b1;
-  // Phase 61 (facts C12): 160 x 16 and the seed b61.
+  // The final phase (facts C12: enc5's 61): C x 16 and the seed b61.
   BOperand w61;
   std::array<f16_t, golden::kLogits> b61;
 };
