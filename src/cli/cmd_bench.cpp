@@ -288,12 +288,8 @@ int bench_layers(const BenchOptions& o, const BenchPlan& pl) {
     BenchFrame f(id);
     const int blocks = ((f.ex + 7) / 8) * ((f.ey + 7) / 8);
     const double gmac = blocks * macs_per_block(layer_program(id)) / 1e9;
-    // engine/layer_engine.cpp: the fused engine runs enc5's dimensions (enc5, enc4; dec4 after its
-    // front, which runs the golden parts with engine GEMMs).
-    const bool fused = s.channels == 160 && s.heads == 8;
-    const char* parts = !fused                                    ? "golden parts + engine GEMMs"
-                        : s.front.kind == FrontKind::patch_expand ? "front: golden parts + engine GEMMs; then fused engine"
-                                                                  : "fused engine";
+    // What run_layer_frame_fast runs for the layer (engine/layer_engine.hpp layer_parts).
+    const std::string parts(engine::to_string(engine::layer_parts(id)));
     char tokens[32];
     std::snprintf(tokens, sizeof tokens, "%dx%d", f.ex, f.ey);
     for (std::size_t pi = 0; pi < pl.profs.size(); ++pi)
@@ -307,7 +303,7 @@ int bench_layers(const BenchOptions& o, const BenchPlan& pl) {
         if (peaks.f64 > 0) std::snprintf(vslim, sizeof vslim, "%.2fx", sec / (gmac * 1e9 / peaks.f64));
         std::printf("%-5s %9s %6d %8.3f  %-9s %-10s %11.3f %9.2f %8s %10s  %s\n", std::string(s.name).c_str(), tokens, blocks, gmac,
                     std::string(pl.profs[pi]->name).c_str(), std::string(engine::to_string(pl.paths[qi])).c_str(), 1e3 * sec, rate, vs5,
-                    vslim, parts);
+                    vslim, parts.c_str());
       }
   }
   if (peaks.f64 > 0)

@@ -1,4 +1,4 @@
-// The merge layers with the fast engine (engine/layer_engine.hpp).
+// The layers beside enc5 with the fast engine (engine/layer_engine.hpp).
 #include "engine/layer_engine.hpp"
 
 #include <functional>
@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "engine/engine.hpp"
+#include "engine/kernel_args.hpp"
 #include "engine/workers.hpp"
 #include "layout/tables.hpp"
 #include "layout/weight_tile.hpp"
@@ -91,7 +92,39 @@ LayerBlockLoop block_loop(int threads) {
   return [threads](int blocks, const std::function<void(int)>& body) { parallel_for(blocks, threads, [&](int t, int) { body(t); }); };
 }
 
+bool fused_block_takes(const LayerSpec& s) {
+  // engine/block.cpp's parts: the epilogue kernels' row lengths (kFusedNTiles), one warp per head
+  // of 16-row tiles over enc5's token geometry, at most enc5's heads and chunks (PreparedWeights);
+  // the encoders' prologue or the decoders' front before them.
+  const bool dims = s.channels % 32 == 0 && fused_n_tiles(s.channels / 8) && s.channels <= golden::kChannels &&
+                    s.head_form == HeadForm::warp_per_head && s.heads <= golden::kHeads && s.chunks <= golden::kChunks &&
+                    s.rows_per_warp == 16 && s.head_dim == golden::kHeadDim && s.window_tokens == golden::kWindow &&
+                    s.tokens == golden::kTokens && s.final_gemm && s.logits == golden::kLogits;
+  // ... and the tails run_layer_frame_fast has after them: enc5's E61 (run_frame), the shared-pass
+  // merge with the gated final epilogue, the decoders' blend.
+  const bool enc5_like = s.front.kind == FrontKind::none && !s.merge() && s.final_epilogue == FinalEpilogueKind::kpn_filter;
+  const bool merge_layer = s.front.kind == FrontKind::none && s.merge_kind == MergeKind::shared_passes &&
+                           s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid;
+  const bool decoder = s.front.kind == FrontKind::patch_expand && !s.merge() && s.final_epilogue == FinalEpilogueKind::decoder_blend;
+  return dims && (enc5_like || merge_layer || decoder);
+}
+
 }  // namespace
+
+LayerParts layer_parts(LayerId id) {
+  const LayerSpec& s = layer_spec(id);
+  if (!fused_block_takes(s)) return LayerParts::golden_parts;
+  return s.front.kind == FrontKind::patch_expand ? LayerParts::front_then_fused : LayerParts::fused;
+}
+
+std::string_view to_string(LayerParts p) {
+  switch (p) {
+    case LayerParts::fused: return "fused engine";
+    case LayerParts::front_then_fused: return "front: golden parts + engine GEMMs; then fused engine";
+    case LayerParts::golden_parts: break;
+  }
+  return "golden parts + engine GEMMs";
+}
 
 void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr, const LayerEngine& how,
                           golden::LayerStats* stats, const TraceRequest* trace, Trace* trace_out) {
@@ -100,63 +133,62 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
     throw std::invalid_argument(
         "run_layer_frame_fast: the weights are not an image of a layer other than enc5 (enc5 runs through run_frame)");
   const LayerSpec& s = layer_spec(f.weights->layer());
-  // dec4 (enc5's dimensions after its front): the front on the golden parts with engine GEMM
-  // k-steps, then enc5's fused engine on the image after B0 (dec4's phases 2..61 are enc5's 1..60
-  // offset for offset, DecoderFront.AfterTheFrontDec4IsEnc5), its final phase (enc5's 61) on the
-  // engine and the decoder final (golden: per pixel, small).
-  if (s.front.kind == FrontKind::patch_expand && s.channels == 160 && s.heads == 8) {
-    const std::uint32_t b0 = weight_map(s).g1();
-    const WeightImage tail(std::vector<std::uint8_t>(f.weights->bytes().begin() + b0, f.weights->bytes().end()),
-                           std::string(s.name) + " after B0");
-    const std::shared_ptr<const PreparedWeights> prepared = prepare_weights(tail);
-    BOperand final_b;
-    std::vector<f16_t> final_bias;
-    int final_steps = 0;
-    prepare_final_phase(tail, layer_spec(LayerId::enc5), final_b, final_bias, final_steps);
-    run_layer_frame_with(
-        f, profile, r, lr, stats, trace, trace_out,
-        [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
-          const GemmStep step = engine_steps(ctx, how);
-          golden::BlockContext front = ctx;
-          front.gemm_step = &step;
-          const golden::PrologueOut staged = golden::decoder_front(front, lr.decoder_front, io.input_arena, io.skip_arena);
-          golden::BlockContext body = ctx;
-          body.weights = &tail;
-          const golden::E4Mat a61 = run_block_through_e60(*prepared, how.simd, body, {{}, io.output_arena, nullptr, nullptr}, 1, &staged);
-          const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a61, final_b, final_steps, final_bias);
-          if (io.texture && io.surfaces.s112)
-            golden::decoder_final(ctx, lr.decoder_final, d, {io.texture, io.texture96, io.texture104, io.scale[0], io.scale[1]},
-                                  *io.surfaces.s112);
-        },
-        block_loop(how.threads));
-    return;
+  switch (layer_parts(s.id)) {
+    case LayerParts::golden_parts:
+      // A layer whose dimensions or parts the fused block does not take (fused_block_takes; dec1's
+      // 32 rows per warp) runs the golden parts with every k-step on engine::gemm.
+      run_layer_frame_with(
+          f, profile, r, lr, stats, trace, trace_out,
+          [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
+            const GemmStep step = engine_steps(ctx, how);
+            golden::BlockContext fast = ctx;
+            fast.gemm_step = &step;
+            golden::run_layer_block(fast, lr, io);
+          },
+          block_loop(how.threads));
+      return;
+    case LayerParts::front_then_fused: {
+      // A decoder: the front on the golden parts with engine GEMM k-steps, then the fused block on
+      // the layer's own phases after it (its stem from phase 2: the layer program's numbering, the
+      // image's offsets after B0), its final phase on the engine and the decoder final (golden: per
+      // pixel, small).
+      const std::shared_ptr<const PreparedWeights> prepared = prepare_weights(*f.weights);
+      BOperand final_b;
+      std::vector<f16_t> final_bias;
+      int final_steps = 0;
+      prepare_final_phase(*f.weights, s, final_b, final_bias, final_steps);
+      run_layer_frame_with(
+          f, profile, r, lr, stats, trace, trace_out,
+          [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
+            const GemmStep step = engine_steps(ctx, how);
+            golden::BlockContext front = ctx;
+            front.gemm_step = &step;
+            const golden::PrologueOut staged = golden::decoder_front(front, lr.decoder_front, io.input_arena, io.skip_arena);
+            const golden::E4Mat a_last =
+                run_block_through_e60(*prepared, how.simd, ctx, {{}, io.output_arena, nullptr, nullptr}, 1, &staged);
+            const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a_last, final_b, final_steps, final_bias);
+            if (io.texture && io.surfaces.s112)
+              golden::decoder_final(ctx, lr.decoder_final, d, {io.texture, io.texture96, io.texture104, io.scale[0], io.scale[1]},
+                                    *io.surfaces.s112);
+          },
+          block_loop(how.threads));
+      return;
+    }
+    case LayerParts::fused: break;
   }
-  // The engine's fused kernels are written for enc5's dimensions (C = 160, 8 heads: issue 33 takes
-  // the others on) and enc5's prologue; another layer (a decoder's front too) runs the golden parts
-  // with every k-step on engine::gemm.
-  if (s.channels != 160 || s.heads != 8 || s.front.kind != FrontKind::none || !s.merge()) {
-    run_layer_frame_with(
-        f, profile, r, lr, stats, trace, trace_out,
-        [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
-          const GemmStep step = engine_steps(ctx, how);
-          golden::BlockContext fast = ctx;
-          fast.gemm_step = &step;
-          golden::run_layer_block(fast, lr, io);
-        },
-        block_loop(how.threads));
-    return;
-  }
-  const std::shared_ptr<const PreparedWeights> prepared = prepare_weights(*f.weights);  // phases 1..60: enc5's
+  // A merge layer: the fused block through the last down-projection and its arena scatter, then
+  // the merge phase and the final phase on the engine and their epilogues golden.
+  const std::shared_ptr<const PreparedWeights> prepared = prepare_weights(*f.weights);
   const MergeLayerWeights mw = prepare_merge_layer(*f.weights, s);
   run_layer_frame_with(
       f, profile, r, lr, stats, trace, trace_out,
       [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
-        const golden::E4Mat a60 = run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
-        const golden::E4Mat merged = golden::merge_gather(lr, a60);
-        const golden::F16Mat d61 = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);
-        golden::merge_store(ctx, lr, d61, io.merged_output);
-        const golden::F16Mat d62 = gemm_seeded(*ctx.profile, how.simd, a60, mw.final_b, mw.final_steps, mw.final_bias);
-        if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128) golden::e62(ctx, lr, d62, *io.texture, io.surfaces);
+        const golden::E4Mat a_last = run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
+        const golden::E4Mat merged = golden::merge_gather(lr, a_last);
+        const golden::F16Mat dm = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);
+        golden::merge_store(ctx, lr, dm, io.merged_output);
+        const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a_last, mw.final_b, mw.final_steps, mw.final_bias);
+        if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128) golden::e62(ctx, lr, d, *io.texture, io.surfaces);
       },
       block_loop(how.threads));
 }
