@@ -45,7 +45,8 @@ void help() {
       "  Every runnable layer (all) or L at its real token grid (rrswin layers), the fast engine per\n"
       "  profile and SIMD path: ms/frame, GMAC/s (the layer's e4m3 multiply-adds), vs enc5 (GMAC/s over\n"
       "  enc5's on the same profile and path in this run), vs f64lim, and which parts ran: the fused\n"
-      "  engine (enc5's dimensions) or golden's parts with the engine's GEMMs (every other layer).\n");
+      "  engine at the layer's dimensions (after a decoder's front, which runs golden's parts with the\n"
+      "  engine's GEMMs), or golden's parts with the engine's GEMMs (a layer the fused engine does not take).\n");
 }
 
 std::string cpu_model() {

@@ -63,8 +63,9 @@ constexpr const char* kHelp =
   p61d = the merge's D, p62d, e62.gate/quad/sum; enc3: w1..w10, e9.*, p11c, p11d..p46d, e14.*,
   e46.words, p47d, p48d, e48.*; model/trace.hpp), of block --block ("all": every stage).
   --engine fast (default): byte for byte the golden model's outputs (tests/layer_engine_diff_test.cpp);
-  enc4: enc5's fast engine for phases 1..60, the engine's GEMM kernels for phases 61/62; enc3: the
-  golden parts with every GEMM k-step on the engine's kernels. --threads N: blocks on N threads
+  the merge layers: the fused engine at the layer's dimensions through the last MLP phase, the
+  engine's GEMM kernels for the merge and final phases; the decoders: the front on the golden parts
+  with the engine's GEMM k-steps, then the fused engine. --threads N: blocks on N threads
   (default 0 = all hardware threads; the bytes do not depend on it).
 )";
 

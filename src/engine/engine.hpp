@@ -44,11 +44,14 @@ void set_phase_timing(PhaseTimes* t);
 // than threads); the result does not depend on it.
 void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io, int inner_threads = 1);
 
-// Phases 1..60 and E60 of one block, the fast way (enc4's phases 1..60 are enc5's, DOC4 §2), the
-// arena written as run_block writes it; returns q8(D60) (64 x 160), the A of enc4's merge and final
-// phase (engine/layer_engine.hpp). io.texture and io.surface are not used. `staged`, when given,
-// replaces the prologue (io.input_arena is then not read): the residual x and the staged A another
-// front made (dec4's E1; its phases 2..61 are enc5's 1..60 on the image after B0).
+// One block of any layer the fused block takes (engine/layer_engine.hpp layer_parts), the fast way,
+// through its last down-projection and the arena scatter after it (enc5's phases 1..60 and E60; at
+// the layer's C, heads, chunks and phase numbers, from the weight image's row and program), the
+// arena written as run_block writes it; returns q8 of the last down-projection's D (64 x C), the A
+// of a merge layer's merge and final phase, a decoder's final phase (engine/layer_engine.hpp).
+// io.texture and io.surface are not used. `staged`, when given, replaces the prologue
+// (io.input_arena is then not read): the residual x and the staged A another front made (the
+// decoders' E1; their stem starts at phase 2).
 golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io,
                                     int inner_threads = 1, const golden::PrologueOut* staged = nullptr);
 
