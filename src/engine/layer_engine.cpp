@@ -87,6 +87,9 @@ GemmStep engine_steps(const golden::BlockContext& ctx, const LayerEngine& how) {
   };
 }
 
+// BlockContext::norm_rows.
+using NormRows = std::function<void(const golden::NormSpec&, const f16_t*, f16_t*, int)>;
+
 LayerBlockLoop block_loop(int threads) {
   if (threads <= 1) return {};
   return [threads](int blocks, const std::function<void(int)>& body) { parallel_for(blocks, threads, [&](int t, int) { body(t); }); };
@@ -157,12 +160,19 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
       std::vector<f16_t> final_bias;
       int final_steps = 0;
       prepare_final_phase(*f.weights, s, final_b, final_bias, final_steps);
+      // E1's input norm by the engine's RMS norm kernel (KernelSet::rms_rows: golden::rms_norm_rows'
+      // values, tests/engine_e11_test.cpp EngineRms.*).
+      const KernelSet kern = kernels(how.simd);
+      const NormRows norm = [&kern](const golden::NormSpec& spec, const f16_t* x, f16_t* out, int rows) {
+        kern.rms_rows({x, out, rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data(), static_cast<int>(spec.gain.size())});
+      };
       run_layer_frame_with(
           f, profile, r, lr, stats, trace, trace_out,
           [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
             const GemmStep step = engine_steps(ctx, how);
             golden::BlockContext front = ctx;
             front.gemm_step = &step;
+            front.norm_rows = &norm;
             const golden::PrologueOut staged = golden::decoder_front(front, lr.decoder_front, io.input_arena, io.skip_arena);
             const golden::E4Mat a_last =
                 run_block_through_e60(*prepared, how.simd, ctx, {{}, io.output_arena, nullptr, nullptr}, 1, &staged);

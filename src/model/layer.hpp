@@ -70,6 +70,7 @@ struct E4Mat {
 };
 
 struct BTile;
+struct NormSpec;
 
 // A stage being filled: an index into Trace::stages (a vector, so no pointers are kept).
 class StageRef {
@@ -100,6 +101,10 @@ struct BlockContext {
   // (the fast engine's GEMM kernels for the layers the engine has no part of its own for: enc3,
   // engine/layer_engine.hpp). Arguments as phase_step's.
   const std::function<void(const E4Mat& a, int a_col0, const BTile& b, F16Mat& acc)>* gemm_step = nullptr;
+  // When set, computes stage_input's rms_norm_rows(spec, x, out, rows) with the same values (the
+  // fast engine's RMS norm kernels for the front the engine runs on the golden parts: the decoders'
+  // E1 norm, engine/layer_engine.cpp). Arguments as rms_norm_rows'.
+  const std::function<void(const NormSpec& spec, const f16_t* x, f16_t* out, int rows)>* norm_rows = nullptr;
   // > 0: run only through this phase (1..13), and of the per-head phases only head 0 = warp 0:
   // exactly what one of d4r's debug-oracle stages holds (facts F1/F2: w1..w12, p13c, p13d are
   // stored by %tid.z == 0 only). The block then writes no output. 0: the whole block.

@@ -108,7 +108,12 @@ PrologueOut stage_input(const BlockContext& ctx, F16Mat x, const std::optional<N
   out.x = std::move(x);
   out.h1 = E4Mat(kTokens, out.x.cols);
   F16Mat xn = out.x;
-  if (norm) rms_norm_rows(*norm, out.x.v.data(), xn.v.data(), kTokens);
+  if (norm) {
+    if (ctx.norm_rows)
+      (*ctx.norm_rows)(*norm, out.x.v.data(), xn.v.data(), kTokens);
+    else
+      rms_norm_rows(*norm, out.x.v.data(), xn.v.data(), kTokens);
+  }
   for (std::size_t i = 0; i < xn.v.size(); ++i) out.h1.v[i] = quantise(ctx, xn.v[i]);
 
   // Trace: the staged A, one k-slice fragment per register: reg = 4*(5*mi + q) + o (facts A8.1
