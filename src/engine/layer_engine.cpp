@@ -7,6 +7,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/kernel_args.hpp"
+#include "engine/prepared.hpp"
 #include "engine/workers.hpp"
 #include "layout/tables.hpp"
 #include "layout/weight_tile.hpp"
@@ -190,6 +191,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
   // the merge phase and the final phase on the engine and their epilogues golden.
   const std::shared_ptr<const PreparedWeights> prepared = prepare_weights(*f.weights);
   const MergeLayerWeights mw = prepare_merge_layer(*f.weights, s);
+  const EpilogueTables& tab = epilogue_tables();
   run_layer_frame_with(
       f, profile, r, lr, stats, trace, trace_out,
       [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
@@ -198,7 +200,9 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
         const golden::F16Mat dm = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);
         golden::merge_store(ctx, lr, dm, io.merged_output);
         const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a_last, mw.final_b, mw.final_steps, mw.final_bias);
-        if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128) golden::e62(ctx, lr, d, *io.texture, io.surfaces);
+        // E62 is golden::e62 itself, with its exponentials and sigmoids tabulated (functions of one f16).
+        if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128)
+          golden::e62(ctx, lr, d, *io.texture, io.surfaces, tab.e61_exp.data(), tab.e62_sigmoid.data());
       },
       block_loop(how.threads));
 }

@@ -42,6 +42,7 @@ struct EpilogueTables {
   // E61's exponential of an f16 difference d = l_i - max (facts C14.4):
   // ex2.approx.ftz(mul.ftz(f32(d), log2 e)), the golden expression itself.
   std::array<float, 65536> e61_exp;
+  std::array<f16_t, 65536> e62_sigmoid;  // golden::e62_sigmoid (the merge layers' gate, DOC1 E32(c))
 };
 const EpilogueTables& epilogue_tables();
 

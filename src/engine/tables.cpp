@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "engine/prepared.hpp"
+#include "model/layer_golden.hpp"
 #include "numerics/approx.hpp"
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
@@ -24,6 +25,7 @@ const EpilogueTables& epilogue_tables() {
       tab->q8_ada[i] = f16_to_e4m3(h, profile_ada());
       tab->q8_zluda[i] = f16_to_e4m3(h, profile_zluda());
       tab->e61_exp[i] = golden::e61_exp(h);
+      tab->e62_sigmoid[i] = golden::e62_sigmoid(h);
     }
     return tab;
   }();

@@ -26,18 +26,19 @@ f16_t e62_sigmoid(f16_t v) {
 }
 
 E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<f16_t, 12>& l, const Texture& tex, int X, int Y, int ex,
-                   int ey) {
+                   int ey, const float* exp_table, const f16_t* sigmoid_table) {
+  auto sigmoid = [sigmoid_table](f16_t v) { return sigmoid_table ? sigmoid_table[v] : e62_sigmoid(v); };
   E62Pixel px;
   std::array<f16_t, 10> soft{};
   for (int i = 0; i < 10; ++i) soft[i] = l[i];
   // (b)/(c): enc5's core; acc = the three filtered channels.
-  px.core = e61_pixel(r, soft, tex, X, Y, ex, ey, nullptr);
-  const f16_t s10 = e62_sigmoid(l[10]), s11 = e62_sigmoid(l[11]);
+  px.core = e61_pixel(r, soft, tex, X, Y, ex, ey, exp_table);
+  const f16_t s10 = sigmoid(l[10]), s11 = sigmoid(l[11]);
   px.second_sigmoid = lr.e62_gate == E62Gate::logit11 ? s10 : s11;
   // (d): three mul.f16 products, three sub.f16 differences, mul.f16x2 / mul.f16 by 0.25.
   for (int ch = 0; ch < 3; ++ch) {
     const f16_t acc = px.core.out[ch];
-    px.gate[ch] = lr.e62_gate == E62Gate::logit10 ? s10 : lr.e62_gate == E62Gate::logit11 ? s11 : e62_sigmoid(acc);
+    px.gate[ch] = lr.e62_gate == E62Gate::logit10 ? s10 : lr.e62_gate == E62Gate::logit11 ? s11 : sigmoid(acc);
     px.prod[ch] = f16_mul(px.gate[ch], acc);
     px.diff[ch] = f16_sub(acc, lr.e62_difference == E62Difference::gated ? px.prod[ch] : px.gate[ch]);
     px.quarter[ch] = f16_mul(lr.e62_quad_value == E62QuadValue::difference ? px.diff[ch] : px.prod[ch], kE62Quarter);
@@ -50,7 +51,8 @@ E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<
   return px;
 }
 
-void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, const Texture& tex, const E62Surfaces& out) {
+void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, const Texture& tex, const E62Surfaces& out,
+         const float* exp_table, const f16_t* sigmoid_table) {
   // (a) DOC4 E62(a): 4*(6*index + t) with the > 5 guard on the second word: enc5's records.
   const std::vector<std::uint32_t> smem = e61_records(ctx, d);
   // Stages named after the layer's final epilogue: e62.* (enc4), e48.* (enc3).
@@ -76,7 +78,7 @@ void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, cons
       l[2 * i] = f16x2_lo(smem[e61_record_word(T, i, 0)]);
       l[2 * i + 1] = f16x2_hi(smem[e61_record_word(T, i, 0)]);
     }
-    const E62Pixel px = e62_pixel(*ctx.readings, lr, l, tex, p.x, p.y, ctx.ex, ctx.ey);
+    const E62Pixel px = e62_pixel(*ctx.readings, lr, l, tex, p.x, p.y, ctx.ex, ctx.ey, exp_table, sigmoid_table);
     q[T] = px.quarter;
     out.s112->store_b16x4(8 * p.x, p.y, px.s112);
     out.s120->store_b16x4(8 * p.x, p.y, px.s120);

@@ -112,8 +112,10 @@ struct E62Pixel {
   f16_t second_sigmoid = 0;  // the sigmoid of the logit the gate does not take
   std::array<f16_t, 4> s112{}, s120{};
 };
+// `exp_table` and `sigmoid_table`, when given, hold e61_exp(h) and e62_sigmoid(h) at index h and
+// replace the calls (functions of one f16: the fast engine tabulates them, engine/tables.cpp).
 E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<f16_t, 12>& logits, const Texture& tex, int X, int Y,
-                   int ex, int ey);
+                   int ex, int ey, const float* exp_table = nullptr, const f16_t* sigmoid_table = nullptr);
 
 // The merge layers' final epilogue (enc4's E62, enc3's E48), from the final phase's D (64 x 16):
 // (a) enc5's E61 records, (b)/(c) enc5's E61 core (row maximum, f32 softmax of logits 0..9, the
@@ -125,7 +127,8 @@ struct E62Surfaces {
   Surface* s120 = nullptr;  // ex x ey
   Surface* s128 = nullptr;  // (ex>>1) x (ey>>1)
 };
-void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, const Texture& tex, const E62Surfaces& out);
+void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, const Texture& tex, const E62Surfaces& out,
+         const float* exp_table = nullptr, const f16_t* sigmoid_table = nullptr);
 
 // One block of any runnable layer (the one golden block runner, issue 32): the outputs by parameter
 // offset; a layer writes those its row has (the merged output only with a merge, +120/+128 only
