@@ -141,21 +141,28 @@ TEST(DecoderCapture, SettleRecoversTheReadingsTheResultsWereMadeWith) {
       for (std::size_t i = 0; i < runs[0].images.size(); ++i) differ |= runs[0].images[i].image.bytes != runs[1].images[i].image.bytes;
       EXPECT_TRUE(differ) << info.name;
     }
-    EXPECT_EQ(readings, 5);  // expand-load-order, expand-fill, expand-subpixel, decoder-sampler, decoder-gate-logit
+    // expand-load-order, expand-fill, expand-subpixel, decoder-sampler, decoder-gate-logit; dec1's two
+    // sub-pixels a warp add expand-column-split.
+    const std::size_t count = layer == LayerId::dec1 ? 6u : 5u;
+    EXPECT_EQ(static_cast<std::size_t>(readings), count);
 
     std::vector<LayerSettleLaunch> launch{border};
     LayerReplayOptions made;
     std::string err;
     ASSERT_TRUE(set_layer_reading(made.layer_readings, "expand-subpixel=dx-dy", &err)) << err;
     ASSERT_TRUE(set_layer_reading(made.layer_readings, "decoder-gate-logit=centred", &err)) << err;
+    if (layer == LayerId::dec1) ASSERT_TRUE(set_layer_reading(made.layer_readings, "expand-column-split=interleaved", &err)) << err;
     launch[0].after = launch[0].before;
     replay_layer_capture(launch[0].after, layer, made);
     const LayerSettleResult r = settle_layer(launch, layer, {});
     EXPECT_EQ(r.differing, 0u);
-    ASSERT_EQ(r.readings.size(), 5u);
+    ASSERT_EQ(r.readings.size(), count);
     for (const auto& s : r.readings) {
       EXPECT_TRUE(s.settled) << s.name;
-      const std::string want = s.name == "expand-subpixel" ? "dx-dy" : s.name == "decoder-gate-logit" ? "centred" : s.values.front().first;
+      const std::string want = s.name == "expand-subpixel"       ? "dx-dy"
+                               : s.name == "decoder-gate-logit"  ? "centred"
+                               : s.name == "expand-column-split" ? "interleaved"
+                                                                 : s.values.front().first;
       EXPECT_EQ(s.best, want) << s.name;
     }
   }

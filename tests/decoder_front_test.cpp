@@ -34,17 +34,32 @@ using rrswin::LayerId;
 // stride (seeds at W + seeds + stride z + 16 j + 4 t), g1 (B0), the expand's K and C, the k-slices
 // per 16-column group. dec4: HIP-d4 phase 1, REC-d4 _c_regs, DOC-d4 §4/E1; dec3: HIP-d3 (B W +
 // 20480 z, seeds 81920 + 256 z), DOC-d3 §4/E1 (g1 at 82944); dec2: HIP-d2 waddr1 (12288 z, 4 k-tiles
-// per 16 columns), its seeds at 49152 + 192 z (g1 = 49152 + 4 x 192 = 49920: arithmetic, not printed).
+// per 16 columns), its seeds at 49152 + 192 z (g1 = 49152 + 4 x 192 = 49920: arithmetic, not printed);
+// dec1: two warps of 2C = 128 columns (HIP-d1 phase 1: B W + 12288 z, 3 k-slices per 16 columns;
+// DOC-d1 §1.1 s379-s402: seeds at 24576 + 256 z + 16 j + 4 t; DESC-d1 gain_byte_offset 25088).
 struct Printed {
   LayerId id;
   std::uint32_t slab, seeds, seed_stride, g1;
-  int k, c;
+  int k, c, warps;
+  int columns() const { return 4 * c / warps; }  // each warp's expand columns: the 4C outputs split over the warps
 };
 const Printed kPrinted[] = {
-    {LayerId::dec4, 25600, 102400, 320, 103680, 160, 160},
-    {LayerId::dec3, 20480, 81920, 256, 82944, 160, 128},
-    {LayerId::dec2, 12288, 49152, 192, 49920, 128, 96},
+    {LayerId::dec4, 25600, 102400, 320, 103680, 160, 160, 4},
+    {LayerId::dec3, 20480, 81920, 256, 82944, 160, 128, 4},
+    {LayerId::dec2, 12288, 49152, 192, 49920, 128, 96, 4},
+    {LayerId::dec1, 12288, 24576, 256, 25088, 96, 64, 2},
 };
+// Warp z's column n of sub-pixel s's channel c: a warp expands 4 / warps sub-pixels, z = s / that;
+// dec1's two per warp by the reading expand-column-split (block: n = (s & 1) C + c; interleaved: the
+// sub-pixel alternates with the n-tile's parity, n = 16 (c >> 3) + 8 (s & 1) + (c & 7)).
+struct WarpColumn {
+  int z, n;
+};
+WarpColumn warp_column(const Printed& p, rrswin::ExpandColumnSplit split, int s, int c) {
+  if (p.warps == 4) return {s, c};
+  if (split == rrswin::ExpandColumnSplit::block) return {s >> 1, (s & 1) * p.c + c};
+  return {s >> 1, 16 * (c >> 3) + 8 * (s & 1) + (c & 7)};
+}
 const Printed& printed(LayerId id) {
   for (const Printed& p : kPrinted)
     if (p.id == id) return p;
@@ -67,8 +82,10 @@ std::vector<std::uint8_t> residual_image(LayerId id) {
   const rrswin::WeightMap m = rrswin::weight_map(s);
   const Printed& p = printed(id);
   EXPECT_EQ(m.g1(), p.g1);
-  EXPECT_EQ(4 * p.slab, p.seeds);  // the slabs end where the seeds begin
-  EXPECT_EQ(p.seeds + 4 * p.seed_stride, p.g1);
+  EXPECT_EQ(p.warps * p.slab, p.seeds);  // the slabs end where the seeds begin
+  EXPECT_EQ(p.seeds + p.warps * p.seed_stride, p.g1);
+  EXPECT_EQ(static_cast<std::uint32_t>(p.k * p.columns()), p.slab);
+  EXPECT_EQ(static_cast<std::uint32_t>(2 * p.columns()), p.seed_stride);
   const rrswin::WeightImage& d = rrswin::default_layer_weights(id);
   std::vector<std::uint8_t> w(d.bytes().begin(), d.bytes().end());
   auto zero = [&w](std::uint32_t a, std::uint32_t b) { std::fill(w.begin() + a, w.begin() + b, 0); };
@@ -112,18 +129,23 @@ TEST(DecoderFront, ZeroFrontAndProjectionsCopyTheSkip) {
   }
 }
 
-// Warp `only`'s slab the identity (1.0 = e4m3 0x38 where k == n < C), the others and all seeds zero,
-// the skip zero: the arena holds, at every pixel whose sub-pixel that warp computes, the words of the
-// low-resolution token under it (its first C channels), and zero elsewhere.
-void check_patch_expand(const Printed& p, int only, rrswin::ExpandSubpixel sub, int ex, int ey, int ox, int oy) {
+// Sub-pixel `only`'s columns the identity (1.0 = e4m3 0x38 where input channel k == channel c < C),
+// every other column and all seeds zero, the skip zero: the arena holds, at every pixel of that
+// sub-pixel, the words of the low-resolution token under it (its first C channels), and zero elsewhere.
+void check_patch_expand(const Printed& p, int only, rrswin::ExpandSubpixel sub, int ex, int ey, int ox, int oy,
+                        rrswin::ExpandColumnSplit split = rrswin::ExpandColumnSplit::block) {
   std::vector<std::uint8_t> b = residual_image(p.id);
-  for (int n = 0; n < p.c; ++n) b[expand_b_byte(p, only, n, n)] = 0x38;
+  for (int c = 0; c < p.c; ++c) {
+    const WarpColumn wc = warp_column(p, split, only, c);
+    b[expand_b_byte(p, wc.z, c, wc.n)] = 0x38;
+  }
   const rrswin::WeightImage w(std::move(b), p.id, "identity expand");
   const int hx = ex >> 1, hy = ey >> 1;
   const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(hx, hy, 11, false, p.k / 32);
   const std::vector<std::uint8_t> skip(static_cast<std::size_t>(p.c / 32) * ex * ey * 32, 0);
   rrswin::LayerReadings lr;
   lr.decoder_front.subpixel = sub;
+  lr.decoder_front.column_split = split;
   // expand-load-order = natural reads each token's own words; the arena written the same way
   // (arena-order = natural) then holds the expanded tokens word for word.
   rrswin::Readings rd;
@@ -158,6 +180,9 @@ TEST(DecoderFront, EachWarpExpandsOneSubPixelOfTheTokenUnderIt) {
     check_patch_expand(p, 1, rrswin::ExpandSubpixel::dx_dy, 18, 10, 0, 0);
     check_patch_expand(p, 2, rrswin::ExpandSubpixel::dy_dx, 21, 12, 3, 5);  // odd block offsets: odd tile origins
   }
+  // dec1's other column split: each sub-pixel's identity placed by that reading's columns.
+  for (int s = 0; s < 4; ++s)
+    check_patch_expand(printed(LayerId::dec1), s, rrswin::ExpandSubpixel::dy_dx, 19, 13, 2, 1, rrswin::ExpandColumnSplit::interleaved);
 }
 
 // Zero slabs, per-warp constant seeds at the printed addresses: every channel of a pixel is its warp's seed.
@@ -167,14 +192,15 @@ TEST(DecoderFront, SeedsArePerWarpColumnBiases) {
     std::vector<std::uint8_t> b = residual_image(p.id);
     const std::uint16_t seed[4] = {0x3C00, 0xC000, 0x3400, 0x4900};  // 1, -2, 0.25, 10 (exact in e4m3: 0x38, 0xC0, 0x28, 0x52)
     const std::uint8_t q8[4] = {0x38, 0xC0, 0x28, 0x52};
-    for (int z = 0; z < 4; ++z)
-      for (int j = 0; j < p.c / 8; ++j)
-        for (int t = 0; t < 4; ++t)
-          for (int h = 0; h < 2; ++h) {
-            const std::uint32_t at = p.seeds + p.seed_stride * z + 16 * j + 4 * t + 2 * h;
-            b[at] = static_cast<std::uint8_t>(seed[z]);
-            b[at + 1] = static_cast<std::uint8_t>(seed[z] >> 8);
-          }
+    for (int s = 0; s < 4; ++s)
+      for (int c = 0; c < p.c; ++c) {
+        // Column n = 8 j + 2 t + h of warp z: the f16 at seeds + stride z + 16 j + 4 t + 2 h.
+        const WarpColumn wc = warp_column(p, rrswin::ExpandColumnSplit::block, s, c);
+        const int j = wc.n >> 3, t = (wc.n >> 1) & 3, h = wc.n & 1;
+        const std::uint32_t at = p.seeds + p.seed_stride * wc.z + 16 * j + 4 * t + 2 * h;
+        b[at] = static_cast<std::uint8_t>(seed[s]);
+        b[at + 1] = static_cast<std::uint8_t>(seed[s] >> 8);
+      }
     const rrswin::WeightImage w(std::move(b), p.id, "seeds");
     const int ex = 12, ey = 10;
     const rrswin::SyntheticFrame in = rrswin::make_synthetic_frame(ex >> 1, ey >> 1, 3, false, p.k / 32);
@@ -214,6 +240,60 @@ TEST(DecoderFront, TheFourLatticesTileTheTenByTenTileOnce) {
           }
         for (int i = 0; i < 100; ++i) EXPECT_EQ(hits[i], 1) << "cell " << i << " x0 " << x0 << " y0 " << y0;
       }
+}
+
+// dec1's E1 scatter as DESC-d1's interpreter run of it printed (descriptor_dec1.py e1_patch_grid,
+// commit 578a8e2c): per lane group g, (cell, sub-array) slots written (4 sub-arrays a cell) warp 0
+// [28, 28, 28, 24, 20, 20, 24, 28], warp 1 [24, 28, 28, 28, 28, 24, 20, 20]; warp 0 writes tile rows
+// {1, 3, 5, 7, 9}, warp 1 {0, 2, 4, 6, 8}; the two warps' stores tile all cells exactly once. Lane
+// group g holds rows g + 8 i of the 48; each warp expands two sub-pixels. The counts hold for an even
+// origin (the run names none; at an odd one the lattices shift by a row and a column).
+TEST(DecoderFront, Dec1ScatterIsDesc1sMeasuredMap) {
+  const rrswin::LayerSpec& s = rrswin::layer_spec(LayerId::dec1);
+  const int printed_slots[2][8] = {{28, 28, 28, 24, 20, 20, 24, 28}, {24, 28, 28, 28, 28, 24, 20, 20}};
+  for (auto split : {rrswin::ExpandColumnSplit::block, rrswin::ExpandColumnSplit::interleaved})
+    for (int origin : {0, 8, 16}) {
+      rrswin::DecoderFrontReadings fr;
+      fr.column_split = split;
+      std::vector<int> hits(100, 0);
+      for (int z = 0; z < 2; ++z) {
+        std::set<int> subpixels;
+        for (int n = 0; n < s.front.n_per_warp; ++n) subpixels.insert(rrswin::golden::expand_column(fr, s, z, n).subpixel);
+        ASSERT_EQ(subpixels.size(), 2u);
+        for (int g = 0; g < 8; ++g) {
+          int slots = 0;
+          for (int r = g; r < 48; r += 8)
+            for (int sp : subpixels) {
+              const auto c = rrswin::golden::expand_cell(fr, origin, origin + 8, sp, r);
+              if (c[0] < 0) continue;
+              slots += 4;
+              ++hits[10 * c[0] + c[1]];
+              EXPECT_EQ(c[0] & 1, z == 0 ? 1 : 0) << "warp " << z << " writes tile row " << c[0];
+            }
+          EXPECT_EQ(slots, printed_slots[z][g]) << "warp " << z << " g " << g << " origin " << origin;
+        }
+      }
+      for (int i = 0; i < 100; ++i) EXPECT_EQ(hits[i], 1) << "cell " << i;
+    }
+}
+
+// Every column of each warp is one (sub-pixel, channel), the 4C of them once each.
+TEST(DecoderFront, ExpandColumnsCoverEverySubPixelAndChannelOnce) {
+  for (LayerId id : {LayerId::dec4, LayerId::dec3, LayerId::dec2, LayerId::dec1})
+    for (auto split : {rrswin::ExpandColumnSplit::block, rrswin::ExpandColumnSplit::interleaved}) {
+      const rrswin::LayerSpec& s = rrswin::layer_spec(id);
+      rrswin::DecoderFrontReadings fr;
+      fr.column_split = split;
+      std::vector<int> hits(static_cast<std::size_t>(4 * s.channels), 0);
+      for (int z = 0; z < s.front.warps; ++z)
+        for (int n = 0; n < s.front.n_per_warp; ++n) {
+          const auto col = rrswin::golden::expand_column(fr, s, z, n);
+          ASSERT_TRUE(col.subpixel >= 0 && col.subpixel < 4 && col.channel >= 0 && col.channel < s.channels);
+          ++hits[static_cast<std::size_t>(col.subpixel * s.channels + col.channel)];
+          if (s.front.warps == 4) EXPECT_EQ(col.subpixel, z);  // one sub-pixel a warp: the reading is not consulted
+        }
+      for (int h : hits) ASSERT_EQ(h, 1);
+    }
 }
 
 // After the front, dec4 is enc5 (DOC-d4: phases 2..62 have enc5's 1..61 shapes, offsets + 103680):

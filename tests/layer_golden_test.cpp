@@ -199,7 +199,28 @@ TEST(LayerGolden, Enc3SumTreesOf16TermsWorkedByHand) {
   EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::even_odd_quads, 128), 0x6C1F);
   EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::planes, 128), 0x6C1F);
   EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 128), 0x6C1F);
-  EXPECT_THROW(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 64), std::invalid_argument);
+  EXPECT_THROW(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 32), std::invalid_argument);
+}
+
+// dec1's RMS sums at C = 64 (the reading dec1-sum-trees): 8 squares per lane and row half. A row of
+// ones but channel 0 = 64 (square 4096, where the f16 spacing is 4): worked by hand,
+//   sequential: lane 0's low half 4096 + 1 + ... = 4096 (each +1 rounds away); the other lanes'
+//     low halves and every high half hold 8; the fold (4096 + 8) + (8 + 8) = 4120, high halves 32,
+//     4120 + 32 = 4152 = 0x6C0E;
+//   even_odd_quads: even (4096 + 1) -> 4096, + (1 + 1) = 4098 -> 4096 (tie to even); odd 4; 4100;
+//     fold 4100 + 8 + 16 = 4124, + 32 = 4156 = 0x6C0F; planes is the same tree; pairwise
+//     ((4097 -> 4096) + 2 -> 4096, + (2 + 2) = 4100) gives 4156 too.
+// A row of 64 ones sums to 64 = 0x5400 in every tree.
+TEST(LayerGolden, Dec1SumTreesOf8TermsWorkedByHand) {
+  using rrswin::SumTree;
+  std::vector<rrswin::f16_t> row(64, 0x3C00);
+  for (SumTree t : {SumTree::sequential, SumTree::even_odd_quads, SumTree::planes, SumTree::pairwise})
+    EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), t, 64), 0x5400);
+  row[0] = 0x5400;  // 64
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::sequential, 64), 0x6C0E);
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::even_odd_quads, 64), 0x6C0F);
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::planes, 64), 0x6C0F);
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 64), 0x6C0F);
 }
 
 // enc2's RMS sums at C = 96 (the reading enc2-sum-trees): 12 squares per lane and row half. A row of
@@ -261,7 +282,13 @@ TEST(LayerGolden, LayerReadingsParse) {
   EXPECT_NE(err.find("bogus"), std::string::npos);
   EXPECT_FALSE(rrswin::set_layer_reading(lr, "nope=1", &err));
   EXPECT_EQ(rrswin::layer_reading_registry().size(),
-            13u);  // merge-gather-order, merge-output-layout, sigmoid-* (6), expand-* (3), decoder-* (2)
+            14u);  // merge-gather-order, merge-output-layout, sigmoid-* (6), expand-* (4), decoder-* (2)
+  // dec1's column split: a reading of dec1 alone (the one decoder whose warps expand two sub-pixels).
+  EXPECT_TRUE(rrswin::set_layer_reading(lr, "expand-column-split=interleaved", &err)) << err;
+  EXPECT_EQ(lr.decoder_front.column_split, rrswin::ExpandColumnSplit::interleaved);
+  EXPECT_EQ(rrswin::reading_layers("expand-column-split"), std::vector<LayerId>{LayerId::dec1});
+  const std::vector<LayerId> subpixel = rrswin::reading_layers("expand-subpixel");
+  EXPECT_EQ(subpixel, (std::vector<LayerId>{LayerId::dec4, LayerId::dec3, LayerId::dec2, LayerId::dec1}));
 }
 
 // The layer readings' old names (e62-*) and merge-output-layout's old value e60-words are aliases

@@ -228,8 +228,8 @@ TEST(RunCli, ReadingsListsTheMergeLayersRegistry) {
   }
   EXPECT_TRUE(contains(r.out, "sigmoid-quad-writer")) << r.out;
   EXPECT_TRUE(contains(r.out, "\narena-order = fragment\n")) << "the template's readings apply to enc4 too";
-  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4\n")) << r.out;                          // merge-*, sigmoid-*
-  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4, enc5, dec4, dec3, dec2\n")) << r.out;  // the template's
+  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4\n")) << r.out;                                // merge-*, sigmoid-*
+  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4, enc5, dec4, dec3, dec2, dec1\n")) << r.out;  // the template's
   EXPECT_FALSE(contains(dir.rrswin("readings").out, "\nsigmoid-gate = ")) << "enc5 has no E62";
   const Result j = dir.rrswin("readings --json --layer=enc3");
   ASSERT_EQ(j.status, 0) << j.out;
@@ -243,8 +243,14 @@ TEST(RunCli, ReadingsListsTheMergeLayersRegistry) {
   for (const char* name : {"\nexpand-load-order = natural\n", "\nexpand-subpixel = dy-dx\n", "\ndecoder-sampler = linear\n",
                            "\ndecoder-gate-logit = raw\n", "\nprologue-halo = ring-tblr\n", "\nfilter-border = reflect101\n"})
     EXPECT_TRUE(contains(d.out, name)) << name << d.out;
-  for (const char* name : {"\nprologue-fill = ", "\nprologue-eps = ", "\nfilter-logits = ", "\nsigmoid-gate = ", "\nmerge-gather-order = "})
+  for (const char* name : {"\nprologue-fill = ", "\nprologue-eps = ", "\nfilter-logits = ", "\nsigmoid-gate = ", "\nmerge-gather-order = ",
+                           "\nexpand-column-split = "})
     EXPECT_FALSE(contains(d.out, name)) << name << d.out;
+  // dec1's warps expand two sub-pixels each: its own reading expand-column-split.
+  const Result d1 = dir.rrswin("readings --layer dec1");
+  ASSERT_EQ(d1.status, 0) << d1.out;
+  EXPECT_TRUE(contains(d1.out, "\nexpand-column-split = block\n")) << d1.out;
+  EXPECT_TRUE(contains(d1.out, "\nexpand-subpixel = dy-dx\n")) << d1.out;
   EXPECT_TRUE(contains(dir.rrswin("readings").out, "rrswin readings --layer enc4"));
   EXPECT_EQ(dir.rrswin("readings --layer enc6").status, 2);
   EXPECT_EQ(dir.rrswin("readings --layer").status, 2);

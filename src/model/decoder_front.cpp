@@ -32,14 +32,29 @@ std::array<int, 2> expand_token(int x0, int y0, int row) {
   return {lx0 + row % kExpandSide, ly0 + row / kExpandSide};
 }
 
-std::array<int, 2> expand_cell(const DecoderFrontReadings& fr, int x0, int y0, int z, int row) {
-  const int dy = fr.subpixel == ExpandSubpixel::dy_dx ? z >> 1 : z & 1;
-  const int dx = fr.subpixel == ExpandSubpixel::dy_dx ? z & 1 : z >> 1;
+std::array<int, 2> expand_cell(const DecoderFrontReadings& fr, int x0, int y0, int s, int row) {
+  const int dy = fr.subpixel == ExpandSubpixel::dy_dx ? s >> 1 : s & 1;
+  const int dx = fr.subpixel == ExpandSubpixel::dy_dx ? s & 1 : s >> 1;
   const std::array<int, 2> t = expand_token(x0, y0, row);
   const int col = 2 * t[0] + dx - (x0 - 1), r = 2 * t[1] + dy - (y0 - 1);
   // DOC-d4 §4/E1 (s1052 and its siblings), DOC-d3 §4/E1: setp.gt.u32 row, 9 / col, 9 -> skip.
   if (static_cast<unsigned>(col) > 9u || static_cast<unsigned>(r) > 9u) return {-1, -1};
   return {r, col};
+}
+
+ExpandColumn expand_column(const DecoderFrontReadings& fr, const LayerSpec& s, int z, int n) {
+  const int C = s.channels, spw = s.front.n_per_warp / C;
+  if (spw * C != s.front.n_per_warp || spw * s.front.warps != 4 || n < 0 || n >= s.front.n_per_warp)
+    throw std::logic_error(cat("expand_column: ", s.name, "'s expand does not split into 4 sub-pixels of C columns"));
+  if (spw == 1) return {z, n};
+  // dec1 (DESC-d1 e1_patch_grid): a pack word holds columns n and n + 16 (n-tiles 4q + h and
+  // 4q + 2 + h); under `interleaved` the sub-pixel alternates with n-tile parity, which that pairing
+  // allows only at spw = 2.
+  if (fr.column_split == ExpandColumnSplit::interleaved) {
+    if (spw != 2) throw std::logic_error(cat("expand_column: expand-column-split = interleaved needs two sub-pixels per warp, not ", spw));
+    return {z * spw + ((n >> 3) & 1), 8 * (n >> 4) + (n & 7)};
+  }
+  return {z * spw + n / C, n % C};
 }
 
 E4Mat expand_a(const BlockContext& ctx, const DecoderFrontReadings& fr, std::span<const std::uint8_t> input) {
@@ -95,10 +110,10 @@ PrologueOut decoder_front(const BlockContext& ctx, const DecoderFrontReadings& f
   const LayerSpec& s = ctx.layer();
   if (s.front.kind != FrontKind::patch_expand) throw std::logic_error(cat("decoder_front: ", s.name, " has no patch expand"));
   const int C = s.channels;
-  if (s.front.n_per_warp != C) throw std::logic_error(cat("decoder_front: ", s.name, "'s expand columns per warp are not C"));
   // Phase 1 and E1's scatter (DOC-d4 §4/E1: q8 by cvt.rn.satfinite.e4m3x2.f16x2, guarded
-  // st.shared into the tile; each warp's token row holds all C channels of one cell). Cells no
-  // store reaches keep 0 (none under expand-subpixel's lattices).
+  // st.shared into the tile; each warp's token row holds all C channels of one cell per sub-pixel
+  // it expands: one for dec4..dec2, two for dec1, DESC-d1 e1_patch_grid). Cells no store reaches
+  // keep 0 (none under expand-subpixel's lattices: DESC-d1 "the 48 stores tile all 400 cells").
   std::vector<e4m3_t> tile(static_cast<std::size_t>(kTile * kTile * C), 0);
   const E4Mat a = expand_a(ctx, fr, input);
   const int nt = s.front.n_per_warp / 8;
@@ -110,11 +125,12 @@ PrologueOut decoder_front(const BlockContext& ctx, const DecoderFrontReadings& f
     const F16Mat d = expand_phase(ctx, a, z);
     if (st)
       for (int m = 0; m < 3; ++m) record_tile(*st, z, d, 16 * m, 2 * nt * m, nt);
-    for (int r = 0; r < kExpandRows; ++r) {
-      const std::array<int, 2> cell = expand_cell(fr, ctx.x0, ctx.y0, z, r);
-      if (cell[0] < 0) continue;
-      e4m3_t* dst = &tile[static_cast<std::size_t>((kTile * cell[0] + cell[1]) * C)];
-      for (int c = 0; c < C; ++c) dst[c] = quantise(ctx, d.at(r, c));
+    for (int n = 0; n < s.front.n_per_warp; ++n) {
+      const ExpandColumn col = expand_column(fr, s, z, n);
+      for (int r = 0; r < kExpandRows; ++r) {
+        const std::array<int, 2> cell = expand_cell(fr, ctx.x0, ctx.y0, col.subpixel, r);
+        if (cell[0] >= 0) tile[static_cast<std::size_t>((kTile * cell[0] + cell[1]) * C + col.channel)] = quantise(ctx, d.at(r, n));
+      }
     }
   }
   // The readback of the 96 token rows (window rows raster, the ring by prologue-halo) and the skip

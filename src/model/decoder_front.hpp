@@ -18,11 +18,21 @@ namespace rrswin {
 // The value phase 1's A gets for a low-resolution token outside the input's frame (expand-fill):
 // HIP-d4 calls the prologue's gather "clamped" without its rule.
 enum class ExpandFill { clamp, zero };
-// Which warp computes which sub-pixel (dy, dx) of the 2x2 expansion (expand-subpixel): each warp's
-// 48 rows land on a 5x5 lattice of the tile (DESC-d1's measured dec1 map: warp 0 odd rows, warp 1 even).
+// Which sub-pixel index s = 0..3 is which (dy, dx) of the 2x2 expansion (expand-subpixel): each
+// sub-pixel's 48 rows land on a 5x5 lattice of the tile. s is the warp z where a warp expands one
+// sub-pixel (dec4..dec2); see ExpandColumnSplit for dec1's two per warp (DESC-d1's measured dec1
+// map: warp 0 odd tile rows, warp 1 even, i.e. dy = z under dy_dx).
 enum class ExpandSubpixel {
-  dy_dx,  // z = 2 dy + dx
-  dx_dy,  // z = 2 dx + dy
+  dy_dx,  // s = 2 dy + dx
+  dx_dy,  // s = 2 dx + dy
+};
+// Where a warp expands more than one sub-pixel (dec1: 2C = 128 columns per warp), which of its
+// columns n belong to which sub-pixel and channel (expand-column-split). DESC-d1's e1_patch_grid
+// prints which columns share a word (n and n + 16) and each warp's tile rows, not which sub-array a
+// word goes to, so both column maps fit it (docs/readings.md §9):
+enum class ExpandColumnSplit {
+  block,        // sub-pixel z spw + n / C, channel n % C (the expand's N = spw C in sub-pixel blocks)
+  interleaved,  // sub-pixel z spw + ((n >> 3) & 1), channel 8 (n >> 4) + (n & 7): n-tiles alternate
 };
 // How phase 1's A registers map to the input arena's words (expand-load-order): the decoders read
 // an arena written on another grid (enc5's or the lower decoder's blocks), so only the natural map
@@ -34,6 +44,7 @@ struct DecoderFrontReadings {
   ExpandLoadOrder load_order = ExpandLoadOrder::natural;
   ExpandFill fill = ExpandFill::clamp;
   ExpandSubpixel subpixel = ExpandSubpixel::dy_dx;
+  ExpandColumnSplit column_split = ExpandColumnSplit::block;
 };
 
 namespace golden {
@@ -43,9 +54,16 @@ namespace golden {
 // whatever they hold: their stores are guarded). The reading expand-rows (one value: no source
 // states the rows; docs/readings.md §9).
 std::array<int, 2> expand_token(int x0, int y0, int row);
-// The tile cell (row, col), 0..9 each, of warp z's expanded row r, or {-1, -1} when E1's guard
+// The tile cell (row, col), 0..9 each, of sub-pixel s's expanded row r, or {-1, -1} when E1's guard
 // (row > 9 || col > 9, unsigned) drops the store.
-std::array<int, 2> expand_cell(const DecoderFrontReadings& fr, int x0, int y0, int z, int row);
+std::array<int, 2> expand_cell(const DecoderFrontReadings& fr, int x0, int y0, int s, int row);
+// Column n (0..n_per_warp-1) of warp z's phase-1 D: its sub-pixel s (0..3) and channel c (0..C-1).
+// spw = n_per_warp / C sub-pixels per warp (1 for dec4..dec2: s = z, c = n; 2 for dec1: the reading
+// expand-column-split).
+struct ExpandColumn {
+  int subpixel, channel;
+};
+ExpandColumn expand_column(const DecoderFrontReadings& fr, const LayerSpec& s, int z, int n);
 
 // Phase 1 of warp z: D (48 x N) = the chained k-steps of the gathered A (48 x K, e4m3) with warp z's
 // slab (W + z K N, the banded tile order of waddr_banded with K/32 slices), each column seeded by its

@@ -39,8 +39,7 @@ StageRef BlockContext::stage(const std::string& name, const std::string& descrip
 }
 
 StageRef BlockContext::stage(const std::string& name, const std::string& description, StageKind kind) const {
-  const LayerSpec& l = layer();
-  const StageShape sh = stage_shape(kind, l.channels, l.heads, l.merge_out);
+  const StageShape sh = stage_shape(kind, layer());
   return stage(name, description, sh.warps, sh.regs);
 }
 

@@ -75,6 +75,11 @@ const std::vector<LayerReadingInfo>& layer_reading_registry() {
        "which warp z computes which sub-pixel (dy, dx) of the 2x2 expansion (z = 2dy+dx or 2dx+dy)",
        "DOC-d4 §6/U1 (the E1 scatter map is not reduced); DESC-d1 e1_patch_grid (dec1: warp 0 writes odd tile rows, warp 1 even)",
        "a shared-memory dump after E1's first bar.sync (s2295), or the arg048 dump of a dec4 launch with distinct expand slabs"},
+      {"expand-column-split",
+       {"block", "interleaved"},
+       "which of a dec1 warp's 2C expand columns belong to which of its two sub-pixels and channels (n / C and n % C, or n-tile parity)",
+       "DESC-d1 e1_patch_grid (a pack word pairs columns n, n + 16; each warp writes one tile-row parity; the pack -> sub-array map is not printed); DOC-d1 §7/U4",
+       "a shared-memory dump after E1's first bar.sync (s1369), or the arg048 dump of a dec1 launch whose expand weights differ between columns n and n ^ 8"},
       {"decoder-sampler",
        {"linear", "point"},
        "the filter mode of the decoders' texture +88, sampled at f32 coordinates u = sx (x + 0.5) (tex.base.2d.v4.f16.f32)",
@@ -139,6 +144,8 @@ bool set_layer_reading(LayerReadings& r, std::string_view assignment, std::strin
     return set_enum(&r.decoder_final.sampler, name, value, {golden::DecoderSampler::linear, golden::DecoderSampler::point}, error);
   if (name == "decoder-gate-logit")
     return set_enum(&r.decoder_final.gate_logit, name, value, {golden::DecoderGateLogit::raw, golden::DecoderGateLogit::centred}, error);
+  if (name == "expand-column-split")
+    return set_enum(&r.decoder_front.column_split, name, value, {ExpandColumnSplit::block, ExpandColumnSplit::interleaved}, error);
   if (name == "expand-subpixel")
     return set_enum(&r.decoder_front.subpixel, name, value, {ExpandSubpixel::dy_dx, ExpandSubpixel::dx_dy}, error);
   std::string all;
@@ -164,6 +171,8 @@ std::vector<LayerId> reading_layers(std::string_view name) {
     if (!s.runnable) continue;
     if (!layer_reading) {
       if (!(not_decoder && s.front.kind == FrontKind::patch_expand)) v.push_back(id);
+    } else if (name == "expand-column-split") {
+      if (s.front.kind == FrontKind::patch_expand && s.front.n_per_warp != s.channels) v.push_back(id);  // dec1: two sub-pixels a warp
     } else if (name.rfind("merge-", 0) == 0 ? s.merge_kind == MergeKind::shared_passes
                : name.rfind("expand-", 0) == 0 || name.rfind("decoder-", 0) == 0
                    ? s.front.kind == FrontKind::patch_expand

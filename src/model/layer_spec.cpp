@@ -299,6 +299,7 @@ constexpr LayerSpec dec1_row{
     .entry = "cuda_dldn_engine_swin_dec1_kernel",
     .corpus = "0022-PREPASS_ENTRYPOINT_NAME.ptx",
     .doc = "DOC-d1 §5",
+    .runnable = true,
     .channels = 64,
     .heads = 2,
     .rows_per_warp = 32,  // two warps after the heads: 32 rows (2 m-tiles) each (DOC-d1 §5 P8 M = 32)

@@ -170,4 +170,36 @@ RRSWIN_HD T reduce_in_lane(const T (&x)[12], SumTree tree, Add add) {
   return pairwise_carry(x, add);
 }
 
+// The 8-term form, for a layer at C = 64 (dec1's E1 input norm and E9: 8 n-tiles per lane; DOC-d1
+// §3/E1 counts 54 add.f16x2 = 6 rows x (7 in-lane + 2 butterfly adds), 12 shfl = 6 rows x 2). The
+// shape is not printed (DESC-d1: "the sum-of-squares trees were not decoded"; DOC-d1 §3/E9 calls
+// E9's in-lane adds "pairwise" without a listing): each SumTree value names its 8-term analogue (the
+// reading dec1-sum-trees, docs/readings.md §9): even_odd_quads = q(0,2,4,6) + q(1,3,5,7); planes =
+// per plane p a_p = x[4p] + x[4p+2], b_p the odd pair, (a0+a1) + (b0+b1) (node for node
+// even_odd_quads again); sequential; pairwise (8 is a power of two: a balanced tree).
+template <class T, class Add>
+RRSWIN_HD T reduce_in_lane(const T (&x)[8], SumTree tree, Add add) {
+  switch (tree) {
+    case SumTree::even_odd_quads: {
+      auto q = [&](int a, int b, int c, int d) { return add(add(x[a], x[b]), add(x[c], x[d])); };
+      return add(q(0, 2, 4, 6), q(1, 3, 5, 7));
+    }
+    case SumTree::planes: {
+      T a[2], b[2];
+      for (int p = 0; p < 2; ++p) {
+        a[p] = add(x[4 * p], x[4 * p + 2]);
+        b[p] = add(x[4 * p + 1], x[4 * p + 3]);
+      }
+      return add(add(a[0], a[1]), add(b[0], b[1]));
+    }
+    case SumTree::sequential: {
+      T s = x[0];
+      for (int i = 1; i < 8; ++i) s = add(s, x[i]);
+      return s;
+    }
+    case SumTree::pairwise: break;
+  }
+  return pairwise_carry(x, add);
+}
+
 }  // namespace rrswin

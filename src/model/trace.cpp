@@ -7,10 +7,14 @@
 
 namespace rrswin {
 
+StageShape stage_shape(StageKind k, const LayerSpec& l) {
+  if (k == StageKind::expand_d) return {l.front.warps, 3 * (l.front.n_per_warp / 8) * 2};
+  return stage_shape(k, l.channels, l.heads, l.merge_out);
+}
+
 std::vector<StageRow> trace_stage_table(const LayerSpec& l) {
   std::vector<StageRow> t;
-  const int C = l.channels, H = l.heads;
-  auto add = [&](std::string name, StageKind k) { t.push_back({std::move(name), k, stage_shape(k, C, H, l.merge_out)}); };
+  auto add = [&](std::string name, StageKind k) { t.push_back({std::move(name), k, stage_shape(k, l)}); };
   const int sp = l.score_phase(), first = l.first_projection(), last = l.last_projection(), fe = l.final_phase();
   if (l.front.kind == FrontKind::patch_expand) add("p1d", StageKind::expand_d);
   add("prologue.a", StageKind::prologue_a);

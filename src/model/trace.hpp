@@ -24,7 +24,8 @@ enum class StageKind {
   score_row,    // e<score>.sum, .rcp: 4 m-tiles x 2 halves, a warp per head
   pv_d,         // w<pv> (P V): 4 m-tiles x 4 n-tiles x 2, a warp per head
   row_tile,     // a 16 x C tile per warp (C seeds and D of the projections and down-projections,
-                // the norm's N): C/8 n-tiles x 2, warps 0..3
+                // the norm's N): C/8 n-tiles x 2, warps 0..3 (the row stages' "warp" is the 16-row
+                // m-tile: dec1's warp z holds two, m-tiles 2z and 2z+1)
   norm_row,     // e<norm>.sum, .inv: 2 halves, warps 0..3
   up_d,         // p<up>d, e<up>.act: 4 n-tiles x 2, warps 0..3
   arena_words,  // e<last down>.words: C/32 planes x 4 A registers, warps 0..3
@@ -32,7 +33,8 @@ enum class StageKind {
   final_d,      // p<final>d: 2 n-tiles x 2, warps 0..3
   final_words,  // e61.logits, e61.w: 5 words per thread T = 32 warp + lane < 64 (2 warps)
   final_pair,   // e61.sum, e61.out, e62.gate/.quad/.sum: 2 words per thread T < 64
-  expand_d,     // p1d (the decoders' patch expand): 3 m-tiles x C/8 n-tiles x 2, warps 0..3
+  expand_d,     // p1d (the decoders' patch expand): 3 m-tiles x N/8 n-tiles x 2, the front's warps
+                // (N = its columns per warp: C, or 2C for dec1's 2 warps; stage_shape(k, LayerSpec))
 };
 struct StageShape {
   int warps, regs;
@@ -56,6 +58,10 @@ RRSWIN_HD constexpr StageShape stage_shape(StageKind k, int channels, int heads,
   }
   return {0, 0};
 }
+
+// The shape of a stage of layer l: stage_shape above at l's C, H and merged channels, the patch
+// expand's at its own columns and warps (model/trace.cpp).
+StageShape stage_shape(StageKind k, const LayerSpec& l);
 
 // One row of a layer's stage table: a stage's name and kind, in the kernel's order.
 struct StageRow {

@@ -1,6 +1,6 @@
 """The layer template in Python (rrswin.layers): the numbers d4r's docs state (docs/readings.md §7,
 typed here), the synthetic images equal `rrswin make-weights --layer` files, the merge layers' runs
-equal `rrswin run --layer enc4|enc3|enc2` byte for byte, and the decoders' (dec4, dec3, dec2,
+equal `rrswin run --layer enc4|enc3|enc2` byte for byte, and the decoders' (dec4, dec3, dec2, dec1,
 docs/readings.md §9) equal `rrswin run --layer decN` byte for byte on the tool's synthetic inputs
 and on given files."""
 
@@ -126,8 +126,8 @@ def test_run_layer_enc5_is_run():
     assert r["arena"].tobytes() == ref.arena.tobytes() and r["surface112"].tobytes() == ref.surface.tobytes()
     with pytest.raises(ValueError):
         rrswin.run_layer("enc5", arena_in, texture, layer_readings={"sigmoid-gate": "acc"})
-    with pytest.raises(ValueError, match="dec1"):
-        rrswin.run_layer("dec1", arena_in, texture)  # not runnable yet: a clear error naming it
+    with pytest.raises(ValueError, match="dec0"):
+        rrswin.run_layer("dec0", arena_in, texture)  # not runnable yet: a clear error naming it
 
 
 def test_run_layer_strict_dtypes_and_bounds():
@@ -145,7 +145,7 @@ def test_run_layer_strict_dtypes_and_bounds():
         rrswin.ptx_launch(".version 7.0\n.target sm_89\n.address_size 64\n", entry="k", grid=1, block=32, threads=65536)
 
 
-# ---- the decoders (issue 34: dec4, dec3, dec2; docs/readings.md §9) ----------------------------------
+# ---- the decoders (issue 34: dec4, dec3, dec2, dec1; docs/readings.md §9) ----------------------------------
 
 DECODERS = [n for n in rrswin.LAYERS if rrswin.layer_spec(n)["runnable"] and rrswin.layer_spec(n)["front"] == "patch_expand"]
 EX, EY = 19, 11  # odd extents: partial blocks and a half-resolution input of 9 x 5
@@ -175,8 +175,8 @@ def _run_decoder(name, inputs, **kw):
 def test_decoders_are_runnable_and_their_spec():
     # What Python needs to build a decoder's inputs: the +8 arena's planes (the front's K/32) at the
     # half-resolution grid, the skip's planes (C/32) at the token grid.
-    assert DECODERS == ["dec4", "dec3", "dec2"]
-    for name, k, c in (("dec4", 160, 160), ("dec3", 160, 128), ("dec2", 128, 96)):
+    assert DECODERS == ["dec4", "dec3", "dec2", "dec1"]
+    for name, k, c in (("dec4", 160, 160), ("dec3", 160, 128), ("dec2", 128, 96), ("dec1", 96, 64)):
         s = rrswin.layer_spec(name)
         assert s["decoder"] and s["half_resolution_input"] and s["front"] == "patch_expand"
         assert (s["front_k"], s["input_planes"], s["skip_planes"], s["channels"]) == (k, k // 32, c // 32, c)
@@ -185,7 +185,7 @@ def test_decoders_are_runnable_and_their_spec():
         s = rrswin.layer_spec(name)
         assert not s["decoder"] and not s["half_resolution_input"] and s["skip_planes"] is None
         assert s["input_planes"] == s["channels"] // 32
-    assert not rrswin.layer_spec("dec1")["runnable"] and rrswin.layer_spec("dec1")["decoder"]
+    assert not rrswin.layer_spec("dec0")["runnable"] and rrswin.layer_spec("dec0")["decoder"]
 
 
 @pytest.mark.parametrize("name", DECODERS)
