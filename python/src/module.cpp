@@ -745,15 +745,22 @@ nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena,
   if (!spec.runnable)
     throw nb::value_error(("layer: '" + layer + "' does not run yet (rrswin runs " + std::string(runnable_layer_names()) + ")").c_str());
   const bool decoder = spec.front.kind == FrontKind::patch_expand;
+  // The runnable layers of each kind, from the rows (a layer that starts to run joins its list).
+  std::string merges, decoders;
+  for (LayerId i : layer_ids()) {
+    const LayerSpec& s = layer_spec(i);
+    std::string& list = s.front.kind == FrontKind::patch_expand ? decoders : merges;
+    if (s.runnable && (s.merge() || s.front.kind == FrontKind::patch_expand)) list += (list.empty() ? "" : ", ") + std::string(s.name);
+  }
   if (!spec.merge() && !decoder)
-    throw nb::value_error(("layer: '" + layer + "' is neither a merge layer (enc4, enc3, enc2) nor a decoder (dec4, dec3, dec2)").c_str());
+    throw nb::value_error(("layer: '" + layer + "' is neither a merge layer (" + merges + ") nor a decoder (" + decoders + ")").c_str());
   if (!decoder) {
     const std::pair<const char*, bool> decoder_only[] = {
         {"skip", skip.has_value()}, {"texture96", texture96.has_value()}, {"texture104", texture104.has_value()}};
     for (const auto& [name, given] : decoder_only)
-      if (given) fail(std::string(name) + ": only the decoders (dec4, dec3, dec2) take it; " + layer + " is a merge layer");
+      if (given) fail(std::string(name) + ": only the decoders (" + decoders + ") take it; " + layer + " is a merge layer");
     if (texture_size) fail("texture_size: only a decoder's texture +88 has its own size; " + layer + "'s is the token grid");
-    if (scale != std::make_pair(0.5, 0.5)) fail("scale: only the decoders (dec4, dec3, dec2) take it; " + layer + " is a merge layer");
+    if (scale != std::make_pair(0.5, 0.5)) fail("scale: only the decoders (" + decoders + ") take it; " + layer + " is a merge layer");
   }
   const Profile* p = find_profile(profile);
   if (!p) throw nb::value_error(("profile: expected " + std::string(profile_names()) + ", got '" + profile + "'").c_str());

@@ -323,7 +323,7 @@ def test_run_layer_decoder_errors():
     texture = _tex(tex, w, h)
     for layer in ("enc4", "enc5"):
         for name in ("skip", "texture96", "texture104"):
-            with pytest.raises(ValueError, match=f"^{name}: only the decoders \\(dec4, dec3, dec2\\) take it; {layer}"):
+            with pytest.raises(ValueError, match=f"^{name}: only the decoders \\(dec4, dec3, dec2, dec1\\) take it; {layer}"):
                 rrswin.run_layer(layer, arena_in, texture, **{name: inputs[name]})
         with pytest.raises(ValueError, match="^scale: only the decoders"):
             rrswin.run_layer(layer, arena_in, texture, scale=(0.25, 0.5))
