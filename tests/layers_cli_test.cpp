@@ -57,6 +57,11 @@ TEST(LayersCli, LayersListsTheNetworkInOrderWithItsEdges) {
   EXPECT_TRUE(contains(r.out, "+8 <- dec1.+48")) << r.out;
   EXPECT_TRUE(contains(r.out, "1032-byte params")) << r.out;  // enc0 (DESC-e0 LAYER_PARAMS)
   EXPECT_TRUE(contains(r.out, "152-byte params")) << r.out;   // dec0 (DESC-d0)
+  // The levels and the scratch block (HIP-e1's manifest: enc1's +48 at 45219840, 640 x 368 x 64 bytes).
+  EXPECT_TRUE(contains(r.out, "0: 1280x736, 1: 640x368, 2: 320x184, 3: 160x92, 4: 80x46, 5: 40x23")) << r.out;
+  EXPECT_TRUE(contains(r.out, "scratch block: 65945600 bytes")) << r.out;
+  EXPECT_TRUE(contains(r.out, "45219840  15073280  enc1 +48   enc1 +48 output        enc1..dec1")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  consistent: ")) << r.out;
   const Result j = t.rrswin("layers --json");
   ASSERT_EQ(j.status, 0) << j.out;
   EXPECT_TRUE(contains(j.out, "\"layer\": \"dec1\", \"corpus\": 22, \"channels\": 64, \"heads\": 2")) << j.out;

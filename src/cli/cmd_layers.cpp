@@ -26,6 +26,43 @@ std::string edges_of(LayerId l, bool inputs) {
   return t.empty() ? std::string(inputs ? "network inputs only" : "network outputs") : t;
 }
 
+// The levels' grids and d4r's measured scratch block (model/network.hpp), each placement with its
+// size from the rows, the buffer's producer, consumers and lifetime, and the layout check's verdict.
+std::string scratch_block_text() {
+  std::string o = "\nlevels at a 1280x720 render (network-extents: level 0 rounded up to a multiple of 32):";
+  char line[512];
+  for (int l = 0; l < 6; ++l) {
+    const TokenGrid g = level_grid(1280, 720, l);
+    std::snprintf(line, sizeof line, "%s %d: %dx%d", l ? "," : "", l, g.ex, g.ey);
+    o += line;
+  }
+  std::snprintf(line, sizeof line,
+                "\n\nscratch block: %llu bytes shared by the eleven layers (d4r's measured placements; sizes from the rows)\n"
+                "  %-9s %-9s %-10s %-22s %-11s %s\n",
+                static_cast<unsigned long long>(kScratchBlockBytes), "offset", "bytes", "parameter", "buffer", "live", "source");
+  o += line;
+  for (const ScratchPlacement& p : kScratchPlacements) {
+    const std::optional<LayerBuffer> b = producing_buffer(p.buffer);
+    const std::optional<std::uint64_t> bytes = buffer_bytes(p.buffer, 1280, 720);
+    std::string buffer = "?", live = "?", size = bytes ? std::to_string(*bytes) : "?";
+    if (b) {
+      buffer = std::string(to_string(b->layer)) + " +" + std::to_string(b->param) + " output";
+      const Lifetime t = buffer_lifetime(*b);
+      live = std::string(to_string(layer_ids()[static_cast<std::size_t>(t.first)])) + ".." +
+             std::string(to_string(layer_ids()[static_cast<std::size_t>(t.last)]));
+    }
+    std::snprintf(line, sizeof line, "  %-9llu %-9s %-10s %-22s %-11s %s\n", static_cast<unsigned long long>(p.offset), size.c_str(),
+                  (std::string(to_string(p.buffer.layer)) + " +" + std::to_string(p.buffer.param)).c_str(), buffer.c_str(), live.c_str(),
+                  p.source);
+    o += line;
+  }
+  const std::vector<std::string> v = check_scratch_layout();
+  o += v.empty() ? "  consistent: every placement inside the block, each edge at one offset, no two live buffers overlapping\n"
+                 : "  INCONSISTENT:\n";
+  for (const std::string& s : v) o += "    " + s + "\n";
+  return o;
+}
+
 std::string json_str(std::string_view s) {
   std::string t(1, '"');
   t.append(s);
@@ -44,7 +81,9 @@ int cmd_layers(const Args& args) {
           "  The eleven Swin layers of the network in network order (enc0..enc5, dec4..dec0): channels C,\n"
           "  heads and how they run, the token grid at a 1280x720 render, phases and mma (d4r's docs),\n"
           "  the weight image's size, the front / merge / final epilogue, the launch, the data-flow edges\n"
-          "  (docs/readings.md network-order) and whether rrswin runs the layer yet.\n");
+          "  (docs/readings.md network-order) and whether rrswin runs the layer yet; then the levels' token grids\n"
+          "  and d4r's measured placements in the scratch block the layers share, checked against the rows\n"
+          "  (docs/network.md \"The scratch block\").\n");
       return kExitOk;
     }
     if (a == "--json") {
@@ -99,7 +138,11 @@ int cmd_layers(const Args& args) {
     o += edges_of(id, false);
     o += "\n";
   }
-  if (json) o += "]\n";
+  if (json) {
+    o += "]\n";
+  } else {
+    o += scratch_block_text();
+  }
   std::fputs(o.c_str(), stdout);
   return kExitOk;
 }
