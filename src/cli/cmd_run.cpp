@@ -486,6 +486,9 @@ static int run_sequence(const RunArgs& a) {
 }
 
 int cmd_run(const Args& args) {
+  // --network: the runnable layers as one run (cli/cmd_run_network.cpp).
+  for (const std::string& s : args)
+    if (s == "--network") return cmd_run_network(args);
   // --layer L: a merge layer runs through cli/cmd_run_layer.cpp; enc5 stays here.
   for (std::size_t i = 0; i + 1 < args.size(); ++i)
     if (args[i] == "--layer") {

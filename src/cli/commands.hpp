@@ -24,6 +24,7 @@ int cmd_make_weights(const Args& args);              // cli/cmd_make_weights.cpp
 int cmd_run(const Args& args);                       // cli/cmd_run.cpp
 int cmd_readings(const Args& args);                  // cli/cmd_run.cpp
 int cmd_run_layer(const Args& args, LayerId layer);  // cli/cmd_run_layer.cpp: run --layer enc4
+int cmd_run_network(const Args& args);               // cli/cmd_run_network.cpp: run --network
 int cmd_bench(const Args& args);                     // cli/cmd_bench.cpp
 int cmd_replay(const Args& args);                    // cli/cmd_replay.cpp
 int cmd_capture(const Args& args);                   // cli/cmd_replay.cpp

@@ -1,0 +1,168 @@
+// rrswin run --network: the layers that run, as one network run (api/network_run.hpp) on the
+// embedded synthetic assets at a small render, each layer's outputs in OUT/<layer>/ as
+// `rrswin run --layer L` writes them, and a summary of every layer's time and GMAC/s.
+#include <cstdio>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/network_run.hpp"
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
+#include "cli/cli_options.hpp"
+#include "cli/commands.hpp"
+#include "io/frame_io.hpp"
+#include "io/output_set.hpp"
+#include "model/layer_program.hpp"
+
+namespace rrswin::cli {
+namespace {
+
+constexpr const char* kHelp = R"(usage: rrswin run --network [-o DIR] [--render W,H] [--engine fast|golden] [--threads N] [--seed N]
+  Runs the network's layers that run today in network order (enc2, enc3, enc4, enc5, dec4, dec3,
+  dec2, dec1; enc0, enc1 and dec0 do not run yet), each layer's +8 / +24 the output the data-flow
+  edges name (rrswin layers), every layer at its level's token grid for the render (level 0 = the
+  render rounded up to multiples of 32, halved per level: docs/readings.md network-extents).
+  The inputs are the embedded synthetic ones: each layer's default weight image, synthetic
+  textures (+88, and the decoders' +96/+104; what feeds them is not stated by any source:
+  docs/network.md) and scale 0.5; the two buffers the missing layers would produce (enc1's merged
+  output = enc2's +8, enc1's arena = dec1's skip +24) are synthetic arenas, named in the summary.
+  Writes DIR/<layer>/arena.bin (+48), merged.bin (+56, the merge layers), surface112.exr
+  (+ surface120/128.exr for the merge layers' E62) and DIR/summary.txt: each layer's grid, time and
+  GMAC/s, and which inputs stood in for a missing layer. All outputs or none.
+  -o, --out DIR     the output folder (default out-network)
+  --render W,H      the render (default 256,128: levels 256x128 .. 8x4, a few seconds on 2 cores)
+  --engine E        fast (default; byte for byte golden's) or golden
+  --threads N       blocks on N threads (default: every hardware thread)
+  --seed N          seed of the synthetic textures and stand-in arenas (default 1)
+)";
+
+struct NetworkArgs {
+  std::string out = "out-network";
+  int render_w = 256, render_h = 128;
+  RunChoice choice;
+  std::uint64_t seed = 1;
+  bool help = false;
+};
+
+NetworkArgs parse(const Args& args) {
+  NetworkArgs a;
+  OptionCursor c(args);
+  while (c.next()) {
+    if (c.name == "--network") {
+    } else if (c.name == "-h" || c.name == "--help") {
+      a.help = true;
+    } else if (c.name == "-o" || c.name == "--out") {
+      a.out = c.take();
+    } else if (c.name == "--render") {
+      const auto [w, h] = parse_pair(c.name, c.take(), 32, 4096);
+      a.render_w = static_cast<int>(w);
+      a.render_h = static_cast<int>(h);
+    } else if (c.name == "--seed") {
+      a.seed = static_cast<std::uint64_t>(parse_int(c.name, c.take(), 0, 1LL << 62));
+    } else if (!a.choice.handle(c)) {
+      throw UsageError("unknown option '" + c.name + "'");
+    }
+  }
+  if (!a.choice.readings.empty()) throw UsageError("--reading is not taken by --network yet (run --layer L --reading)");
+  return a;
+}
+
+}  // namespace
+
+int cmd_run_network(const Args& args) {
+  try {
+    const NetworkArgs a = parse(args);
+    if (a.help) {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
+    NetworkRunOptions o;
+    o.render_w = a.render_w;
+    o.render_h = a.render_h;
+    o.profile = find_profile(a.choice.profile);
+    o.engine = a.choice.engine == "golden" ? Engine::golden : Engine::fast;
+    o.threads = a.choice.threads > 0 ? a.choice.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // Each runnable layer's own inputs: the default weights, synthetic textures at its grid (a
+    // decoder's +88 at half of it, as `run --layer` makes it).
+    std::map<LayerId, NetworkLayerInputs> layers;
+    std::map<LayerId, std::array<Texture, 3>> textures;
+    std::uint64_t seed = a.seed;
+    for (LayerId id : layer_ids()) {
+      const LayerSpec& s = layer_spec(id);
+      if (!s.runnable) continue;
+      const TokenGrid g = level_grid(a.render_w, a.render_h, network_level(id));
+      const bool decoder = s.front.kind == FrontKind::patch_expand;
+      std::array<Texture, 3>& t = textures[id];
+      t[0] = make_synthetic_frame(decoder ? g.ex >> 1 : g.ex, decoder ? g.ey >> 1 : g.ey, seed++, false, 1).texture;
+      NetworkLayerInputs& li = layers[id];
+      li.weights = &default_layer_weights(id);  // enc5: default_weights()
+      li.texture = &t[0];
+      if (decoder) {
+        t[1] = make_synthetic_frame(g.ex, g.ey, seed++, false, 1).texture;
+        t[2] = make_synthetic_frame(g.ex, g.ey, seed++, false, 1).texture;
+        li.texture96 = &t[1];
+        li.texture104 = &t[2];
+      }
+    }
+    // The buffers the missing layers would produce: synthetic arenas of the rows' sizes.
+    std::map<std::pair<LayerId, int>, std::vector<std::uint8_t>> external;
+    for (const LayerBuffer& b : network_external_buffers()) {
+      const LayerSpec& s = layer_spec(b.layer);
+      const TokenGrid g = level_grid(a.render_w, a.render_h, network_level(b.layer));
+      const int planes = b.param == 56 ? s.merge_out / 32 : s.k_slices();
+      const int ex = b.param == 56 ? g.ex >> 1 : g.ex, ey = b.param == 56 ? g.ey >> 1 : g.ey;
+      external[{b.layer, b.param}] = make_synthetic_frame(ex, ey, seed++, false, planes).input_arena;
+    }
+    OutputSet out(a.out);  // checks the folder before the run
+    const bool tty = progress_enabled();
+    o.layer_done = [tty](LayerId id, double s) {
+      if (tty) std::fprintf(stderr, "\r  %s done (%.2f s)        ", std::string(to_string(id)).c_str(), s);
+    };
+    const std::vector<NetworkLayerResult> results = run_network(o, layers, external);
+    if (tty) std::fputs("\r", stderr);
+    std::string summary;
+    char line[512];
+    std::snprintf(line, sizeof line, "rrswin run --network: render %d x %d, engine %s, %d threads\n", a.render_w, a.render_h,
+                  a.choice.engine.c_str(), o.threads);
+    summary += line;
+    double total_s = 0, total_mac = 0;
+    for (const NetworkLayerResult& r : results) {
+      const LayerSpec& s = layer_spec(r.id);
+      const std::string name(s.name);
+      if (!r.ran) {
+        std::snprintf(line, sizeof line, "  %-5s %4d x %-4d  not run (tables only: issue 35)\n", name.c_str(), r.ex, r.ey);
+        summary += line;
+        continue;
+      }
+      const abi::GridExtent grid = abi::covering_grid(static_cast<std::uint32_t>(r.ex), static_cast<std::uint32_t>(r.ey), 0, 0);
+      const double mac = macs_per_block(layer_program(r.id)) * static_cast<double>(grid.x * grid.y);
+      total_s += r.seconds;
+      total_mac += mac;
+      std::snprintf(line, sizeof line, "  %-5s %4d x %-4d  %8.3f ms  %7.2f GMAC/s  -> %s/%s/\n", name.c_str(), r.ex, r.ey, 1e3 * r.seconds,
+                    mac / r.seconds / 1e9, a.out.c_str(), name.c_str());
+      summary += line;
+      for (const std::string& si : r.stand_ins) summary += "        input " + si + "\n";
+      out.write(name + "/arena.bin", r.arena);
+      if (!r.merged.empty()) out.write(name + "/merged.bin", r.merged);
+      write_surface_exr(out.path(name + "/surface112.exr"), r.surface112);
+      if (s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid) {
+        write_surface_exr(out.path(name + "/surface120.exr"), r.surface120);
+        write_surface_exr(out.path(name + "/surface128.exr"), r.surface128);
+      }
+    }
+    std::snprintf(line, sizeof line, "  total %.3f ms, %.2f GMAC/s; the last layer run, dec1: %s/dec1/\n", 1e3 * total_s,
+                  total_mac / total_s / 1e9, a.out.c_str());
+    summary += line;
+    out.write_text("summary.txt", summary);
+    out.commit();
+    std::fputs(summary.c_str(), stdout);
+    return 0;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "rrswin run --network: %s (rrswin run --network --help)\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace rrswin::cli

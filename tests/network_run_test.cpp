@@ -1,0 +1,202 @@
+// The network as one run (api/network_run.hpp, `rrswin run --network`): the wiring is checked
+// against the data flow written out here from ../shared/spec/rr_network_layers.md §6 (enc_i +56 ->
+// enc_{i+1} +8, enc5 +48 -> dec4 +8, dec_{i+1} +48 -> dec_i +8, enc_i +48 -> dec_i +24), by running
+// each layer alone on the chain's own outputs; the fast engine's chain equals golden's byte for byte.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "api/network_run.hpp"
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
+#include "numerics/profile.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using rrswin::LayerId;
+using test_util::contains;
+using test_util::Result;
+using test_util::TempDir;
+
+constexpr int kW = 128, kH = 64;  // levels 128x64 .. 4x2
+
+struct Inputs {
+  std::map<LayerId, rrswin::NetworkLayerInputs> layers;
+  std::map<LayerId, std::vector<rrswin::Texture>> textures;
+  std::map<std::pair<LayerId, int>, std::vector<std::uint8_t>> external;
+};
+
+Inputs make_inputs() {
+  Inputs in;
+  std::uint64_t seed = 40;
+  for (LayerId id : rrswin::layer_ids()) {
+    const rrswin::LayerSpec& s = rrswin::layer_spec(id);
+    if (!s.runnable) continue;
+    const rrswin::TokenGrid g = rrswin::level_grid(kW, kH, rrswin::network_level(id));
+    std::vector<rrswin::Texture>& t = in.textures[id];
+    t.reserve(3);
+    for (int i = 0; i < 3; ++i) t.push_back(rrswin::make_synthetic_frame(g.ex, g.ey, seed++, false, 1).texture);
+    rrswin::NetworkLayerInputs& li = in.layers[id];
+    li.weights = &rrswin::default_layer_weights(id);
+    li.texture = &t[0];
+    if (s.front.kind == rrswin::FrontKind::patch_expand) {
+      li.texture96 = &t[1];
+      li.texture104 = &t[2];
+    }
+  }
+  // enc1 does not run: its merged output (enc2's +8: 3 planes at 32x16) and arena (dec1's +24: 2
+  // planes at 64x32) come from outside.
+  in.external[{LayerId::enc1, 56}] = rrswin::make_synthetic_frame(32, 16, 7, false, 3).input_arena;
+  in.external[{LayerId::enc1, 48}] = rrswin::make_synthetic_frame(64, 32, 8, false, 2).input_arena;
+  return in;
+}
+
+const rrswin::NetworkLayerResult& result(const std::vector<rrswin::NetworkLayerResult>& r, LayerId id) {
+  for (const auto& x : r)
+    if (x.id == id) return x;
+  throw std::logic_error("no result");
+}
+
+TEST(NetworkRun, EachLayerIsItselfOnItsUpstreamOutputs) {
+  const Inputs in = make_inputs();
+  rrswin::NetworkRunOptions o;
+  o.render_w = kW;
+  o.render_h = kH;
+  o.engine = rrswin::Engine::golden;
+  const std::vector<rrswin::NetworkLayerResult> r = rrswin::run_network(o, in.layers, in.external);
+  ASSERT_EQ(r.size(), 11u);
+  EXPECT_FALSE(result(r, LayerId::enc0).ran);
+  EXPECT_FALSE(result(r, LayerId::enc1).ran);
+  EXPECT_FALSE(result(r, LayerId::dec0).ran);
+  ASSERT_EQ(result(r, LayerId::enc2).stand_ins.size(), 1u);
+  EXPECT_NE(result(r, LayerId::enc2).stand_ins[0].find("enc1.+56"), std::string::npos);
+  EXPECT_NE(result(r, LayerId::dec1).stand_ins[0].find("enc1.+48"), std::string::npos);
+  EXPECT_TRUE(result(r, LayerId::dec3).stand_ins.empty());
+  // The data flow, typed here: (layer, its +8 source, its +24 source).
+  struct Wire {
+    LayerId layer;
+    const std::vector<std::uint8_t>* in8;
+    const std::vector<std::uint8_t>* in24;
+  };
+  const Wire wires[] = {
+      {LayerId::enc2, &in.external.at({LayerId::enc1, 56}), nullptr},
+      {LayerId::enc3, &result(r, LayerId::enc2).merged, nullptr},
+      {LayerId::enc4, &result(r, LayerId::enc3).merged, nullptr},
+      {LayerId::dec4, &result(r, LayerId::enc5).arena, &result(r, LayerId::enc4).arena},
+      {LayerId::dec3, &result(r, LayerId::dec4).arena, &result(r, LayerId::enc3).arena},
+      {LayerId::dec2, &result(r, LayerId::dec3).arena, &result(r, LayerId::enc2).arena},
+      {LayerId::dec1, &result(r, LayerId::dec2).arena, &in.external.at({LayerId::enc1, 48})},
+  };
+  for (const Wire& w : wires) {
+    SCOPED_TRACE(std::string(rrswin::to_string(w.layer)));
+    const rrswin::NetworkLayerResult& got = result(r, w.layer);
+    const rrswin::NetworkLayerInputs& li = in.layers.at(w.layer);
+    rrswin::LayerFrame f;
+    f.ex = got.ex;
+    f.ey = got.ey;
+    f.input_arena = *w.in8;
+    f.weights = li.weights;
+    f.texture = li.texture;
+    if (w.in24) {
+      f.skip_arena = *w.in24;
+      f.texture96 = li.texture96;
+      f.texture104 = li.texture104;
+      f.scale = li.scale;
+    }
+    rrswin::run_layer_frame_golden(f, rrswin::profile_ada(), rrswin::Readings{}, rrswin::LayerReadings{});
+    EXPECT_TRUE(f.output_arena == got.arena);
+    EXPECT_TRUE(f.merged_output == got.merged);
+    EXPECT_TRUE(f.surface112.bytes == got.surface112.bytes);
+  }
+  // enc5's input is enc4's merged output (its own frame driver).
+  const rrswin::NetworkLayerResult& e5 = result(r, LayerId::enc5);
+  std::vector<std::uint8_t> arena5(e5.arena.size(), 0);
+  rrswin::Surface s5 = rrswin::Surface::make(e5.ex, e5.ey);
+  const rrswin::LaunchParams p = rrswin::frame_launch(e5.ex, e5.ey, result(r, LayerId::enc4).merged, rrswin::default_weights(), arena5,
+                                                      *in.layers.at(LayerId::enc5).texture, s5);
+  rrswin::RunOptions ro;
+  ro.engine = rrswin::Engine::golden;
+  rrswin::run_frame(p, ro);
+  EXPECT_TRUE(arena5 == e5.arena);
+  EXPECT_TRUE(s5.bytes == e5.surface112.bytes);
+}
+
+TEST(NetworkRun, FastEqualsGoldenOverTheWholeChain) {
+  const Inputs in = make_inputs();
+  rrswin::NetworkRunOptions o;
+  o.render_w = kW;
+  o.render_h = kH;
+  o.engine = rrswin::Engine::golden;
+  const auto g = rrswin::run_network(o, in.layers, in.external);
+  o.engine = rrswin::Engine::fast;
+  o.threads = 2;
+  const auto f = rrswin::run_network(o, in.layers, in.external);
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    SCOPED_TRACE(std::string(rrswin::to_string(g[i].id)));
+    EXPECT_TRUE(g[i].arena == f[i].arena);
+    EXPECT_TRUE(g[i].merged == f[i].merged);
+    EXPECT_TRUE(g[i].surface112.bytes == f[i].surface112.bytes);
+    EXPECT_TRUE(g[i].surface120.bytes == f[i].surface120.bytes);
+  }
+}
+
+TEST(NetworkRun, MissingOrMisSizedInputsAreClearErrors) {
+  Inputs in = make_inputs();
+  rrswin::NetworkRunOptions o;
+  o.render_w = kW;
+  o.render_h = kH;
+  auto message = [&]() {
+    try {
+      rrswin::run_network(o, in.layers, in.external);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  in.external[{LayerId::enc1, 48}].pop_back();
+  EXPECT_NE(message().find("enc1.+48 (dec1 +24) has 131071 bytes, not 131072 at the 128 x 64 render"), std::string::npos) << message();
+  in.external.erase({LayerId::enc1, 56});
+  EXPECT_NE(message().find("enc2 +8 reads enc1.+56, which no layer of the run produced"), std::string::npos) << message();
+  in = make_inputs();
+  in.layers.erase(LayerId::dec3);
+  EXPECT_NE(message().find("no weights or texture (+88) for dec3"), std::string::npos) << message();
+  o.render_h = 16;
+  EXPECT_NE(message().find("smaller than 32 x 32"), std::string::npos) << message();
+  const std::vector<rrswin::LayerBuffer> ext = rrswin::network_external_buffers();
+  ASSERT_EQ(ext.size(), 2u);
+  EXPECT_EQ(ext[0].layer, LayerId::enc1);
+  EXPECT_EQ(ext[0].param, 56);
+  EXPECT_EQ(ext[1].param, 48);
+}
+
+TEST(NetworkRun, CliWritesEveryLayersOutputsAndASummary) {
+  TempDir t;
+  const Result r = t.rrswin("run --network -o out --render 64,64 --threads 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "enc1.+56 (external: enc1 does not run yet)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "dec0    64 x 64    not run")) << r.out;
+  for (const char* f : {"enc2/arena.bin", "enc2/merged.bin", "enc2/surface128.exr", "enc5/surface112.exr", "dec1/arena.bin", "summary.txt"})
+    EXPECT_TRUE(std::filesystem::exists(t.path / "out" / f)) << f;
+  EXPECT_FALSE(std::filesystem::exists(t.path / "out" / "enc1"));
+  // dec1's arena at level 1 (32 x 32 tokens, 2 planes).
+  EXPECT_EQ(std::filesystem::file_size(t.path / "out" / "dec1" / "arena.bin"), 2u * 32 * 32 * 32);
+  // The same outputs with the golden engine.
+  ASSERT_EQ(t.rrswin("run --network -o gold --render 64,64 --engine golden").status, 0);
+  for (const char* f : {"enc3/arena.bin", "dec1/arena.bin", "dec2/surface112.exr"})
+    EXPECT_EQ(test_util::bytes_of(t.path / "out" / f), test_util::bytes_of(t.path / "gold" / f)) << f;
+  EXPECT_EQ(t.rrswin("run --network --render 16,64").status, 2);
+  EXPECT_EQ(t.rrswin("run --network --bogus").status, 2);
+  std::filesystem::create_directories(t.path / "blocked");
+  { std::ofstream(t.path / "blocked" / "enc2") << "a file where a folder goes"; }
+  const Result b = t.rrswin("run --network -o blocked --render 64,64");
+  EXPECT_NE(b.status, 0);
+  EXPECT_FALSE(std::filesystem::exists(t.path / "blocked" / "summary.txt")) << "no partial output set";
+}
+
+}  // namespace
