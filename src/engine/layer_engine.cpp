@@ -102,8 +102,8 @@ bool fused_block_takes(const LayerSpec& s) {
   // the encoders' prologue or the decoders' front before them.
   const bool dims = s.channels % 32 == 0 && fused_n_tiles(s.channels / 8) && s.channels <= golden::kChannels &&
                     s.head_form == HeadForm::warp_per_head && s.heads <= golden::kHeads && s.chunks <= golden::kChunks &&
-                    s.rows_per_warp == 16 && s.head_dim == golden::kHeadDim && s.window_tokens == golden::kWindow &&
-                    s.tokens == golden::kTokens && s.final_gemm && s.logits == golden::kLogits;
+                    (s.rows_per_warp == 16 || s.rows_per_warp == 32) && s.head_dim == golden::kHeadDim &&
+                    s.window_tokens == golden::kWindow && s.tokens == golden::kTokens && s.final_gemm && s.logits == golden::kLogits;
   // ... and the tails run_layer_frame_fast has after them: enc5's E61 (run_frame), the shared-pass
   // merge with the gated final epilogue, the decoders' blend.
   const bool enc5_like = s.front.kind == FrontKind::none && !s.merge() && s.final_epilogue == FinalEpilogueKind::kpn_filter;
