@@ -204,6 +204,35 @@ std::array<f16_t, 10> one_hot(int k) {
 
 f16_t texel0(const Texture& t, int x, int y) { return t.rgba[(static_cast<std::size_t>(y) * t.width + x) * 4]; }
 
+// filter-logits = max-nine: the maximum of logits 0..8 (the nine values "3 max.f16x2 + 2 max.f16"
+// reduce), all ten exponentials summed. Logits 0..8 = 0, l9 = 10, worked by hand (f32 arithmetic
+// rounded once per operation; ex2 and div correctly rounded, the approx-model):
+//   ten:      max 10, d_i = -10, e_i = ex2(f32(-10 * 0x3FB8AA3B)) = 4.5399e-5, e9 = 1; sum = 1.0004086,
+//             rinv = 0.9995915 -> f16 0x3BFF; w_i = f16(f16(e_i) * 0x3BFF) = f16(0x02FA * 0.99951) = 0x02FA;
+//   max-nine: max 0, e_i = 1, e9 = ex2(10 log2 e) = 22026.47; sum = 22035.467, rinv = 4.5381e-5 ->
+//             f16 0x02F9 (761 x 2^-24); w_i = f16(1 * 0x02F9) = 0x02F9: one subnormal ulp lower;
+//   nine:     logits 0..8 alone, all 0: w_i = f16(1/9) = 0x2F1C.
+// With l9 <= max(l0..l8) the maximum is the same and max-nine's weights are ten's.
+TEST(GoldenE61, MaxOverNineLogitsSumOverTen) {
+  const Texture tex = numbered_texture(3, 3);
+  std::array<f16_t, 10> l{};
+  l[9] = 0x4900;  // 10
+  Readings rd;
+  EXPECT_EQ(e61_pixel(rd, l, tex, 1, 1, 3, 3).w[0], 0x02FA);
+  rd.e61_logits = E61Logits::max_nine;
+  EXPECT_EQ(e61_pixel(rd, l, tex, 1, 1, 3, 3).w[0], 0x02F9);
+  rd.e61_logits = E61Logits::nine;
+  EXPECT_EQ(e61_pixel(rd, l, tex, 1, 1, 3, 3).w[0], 0x2F1C);
+  // l9 not above the others: max-nine = ten, weight for weight and output for output.
+  l[9] = 0xC900;  // -10
+  l[4] = 0x4000;  // 2
+  Readings ten, max_nine;
+  max_nine.e61_logits = E61Logits::max_nine;
+  const E61Pixel a = e61_pixel(ten, l, tex, 1, 1, 3, 3), b = e61_pixel(max_nine, l, tex, 1, 1, 3, 3);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(a.w[i], b.w[i]) << i;
+  for (int c = 0; c < 4; ++c) EXPECT_EQ(a.out[c], b.out[c]) << c;
+}
+
 TEST(GoldenE61, TapMapInTheInterior) {
   const Texture tex = numbered_texture(5, 4);
   for (int k = 0; k < 9; ++k) {

@@ -26,17 +26,18 @@ struct E61Values {
 };
 
 // Steps 4..5: the softmax weights w_0..w_{n-1}, their f32 sum and its reciprocal over the first n
-// logits (n = 10 or 9; E61 by the reading filter-logits, the decoders' final epilogue 9), with the
+// logits (n = 10 or 9; E61 by the reading filter-logits, the decoders' final epilogue 9), the
+// maximum over the first max_n of them (max_n = n, or 9 under filter-logits = max-nine), with the
 // readings filter-exp-rounding, filter-sum-order and filter-weight-product.
 template <class Ops>
-void e61_softmax(const Readings& rd, const Ops& op, const typename Ops::H (&l)[10], int n, E61Values<Ops>& px) {
+void e61_softmax(const Readings& rd, const Ops& op, const typename Ops::H (&l)[10], int n, E61Values<Ops>& px, int max_n = 0) {
   using H = typename Ops::H;
   using F = typename Ops::F;
   // facts C14.4: a real maximum (max.f16x2 x3 + max.f16 x2: exact, order-free), d_i = f16(l_i -
   // max), e_i = ex2.approx.ftz(f32(d_i) * log2 e) (mul.ftz.f32 by 0x3FB8AA3B), an f32 sum,
   // rinv = div.approx.ftz(1, sum), w_i = f16 products (mul.f16x2).
   H mx = l[0];
-  for (int i = 1; i < n; ++i) mx = op.max(mx, l[i]);
+  for (int i = 1; i < (max_n > 0 ? max_n : n); ++i) mx = op.max(mx, l[i]);
   F e[10]{}, es[10]{};
   for (int i = 0; i < n; ++i) {
     e[i] = op.exp(op.sub(l[i], mx));
@@ -76,7 +77,7 @@ template <class Ops>
 E61Values<Ops> e61_softmax_stencil(const Readings& rd, const Ops& op, const typename Ops::H (&l)[10], const typename Ops::H (&tv)[9][3]) {
   using H = typename Ops::H;
   E61Values<Ops> px{};
-  e61_softmax(rd, op, l, rd.e61_logits == E61Logits::ten ? 10 : 9, px);
+  e61_softmax(rd, op, l, rd.e61_logits == E61Logits::nine ? 9 : 10, px, rd.e61_logits == E61Logits::ten ? 10 : 9);
   // facts C14.5/.6: 9 taps; per channel acc = fma.f16x2 over 4 tap pairs from 0 (lane by lane:
   // two fma.f16, lo on tap a, hi on tap b), then f16(lo + hi), then the scalar fma with the
   // single tap. w9 multiplies nothing.

@@ -106,8 +106,10 @@ const std::vector<Entry>& entries() {
     v.push_back(make(&Readings::e61_record_guard, "filter-record-guard", {"t<=1", "none"},
                      "Do only lanes t <= 1 write a shared record's words 4..5, or do all lanes write word t+4?", "facts C14.1, Errata 5",
                      "the arg112 surface dump of any block"));
-    v.push_back(make(&Readings::e61_logits, "filter-logits", {"ten", "nine"},
-                     "Is E61's softmax over all 10 logits (w9 a fade toward 0) or over logits 0..8?", "facts C14.4/.6, §I 6",
+    v.push_back(make(&Readings::e61_logits, "filter-logits", {"ten", "nine", "max-nine"},
+                     "Is E61's softmax over all 10 logits (w9 a fade toward 0), over logits 0..8, or over all 10 with the "
+                     "maximum of logits 0..8 (the nine values 3 max.f16x2 + 2 max.f16 reduce)?",
+                     "facts C14.4/.6, §I 6; DOC-e1 §3/E32(c) s26318-s26324",
                      "the arg112 surface dump"));
     v.push_back(make(&Readings::e61_exp_rounding, "filter-exp-rounding", {"f32-sum", "f16-sum"},
                      "Are E61's exponentials summed as f32 values or after rounding each to f16?", "facts C14.4, §I 6",

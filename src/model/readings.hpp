@@ -62,7 +62,9 @@ enum class E61TapMap { raster, column_major };
 // (1,2)(3,4)(5,6)(7,8).
 enum class E61Pairing { last_single, first_single };
 // facts C14.4/.6: softmax over all 10 logits (w9 unused, a fade toward 0) or over logits 0..8.
-enum class E61Logits { ten, nine };
+// filter-logits: the softmax over all ten logits, over logits 0..8, or its maximum over the nine
+// values "3 max.f16x2 + 2 max.f16" reduce with all ten exponentials summed (docs/readings.md).
+enum class E61Logits { ten, nine, max_nine };
 // Errata 3 / facts C14.5: the neighbour coordinate rule at the frame border.
 enum class E61Border { reflect101, sentinel1, clamp };
 // facts D6 / §I 7 / numerics.md: the ex2/div.approx model (only one is implemented).
