@@ -109,8 +109,7 @@ const std::vector<Entry>& entries() {
     v.push_back(make(&Readings::e61_logits, "filter-logits", {"ten", "nine", "max-nine"},
                      "Is E61's softmax over all 10 logits (w9 a fade toward 0), over logits 0..8, or over all 10 with the "
                      "maximum of logits 0..8 (the nine values 3 max.f16x2 + 2 max.f16 reduce)?",
-                     "facts C14.4/.6, §I 6; DOC-e1 §3/E32(c) s26318-s26324",
-                     "the arg112 surface dump"));
+                     "facts C14.4/.6, §I 6; DOC-e1 §3/E32(c) s26318-s26324", "the arg112 surface dump"));
     v.push_back(make(&Readings::e61_exp_rounding, "filter-exp-rounding", {"f32-sum", "f16-sum"},
                      "Are E61's exponentials summed as f32 values or after rounding each to f16?", "facts C14.4, §I 6",
                      "the arg112 surface dump"));
