@@ -73,7 +73,7 @@ def run_layer(layer: str, input_arena, texture, weights=None, *, skip=None, text
               profile: str = "ada", readings: dict | None = None, layer_readings: dict | None = None,
               threads: int = 1) -> dict:
     """One launch of a layer that runs (rrswin.layer_spec(layer)["runnable"]): enc5, a merge layer
-    (enc4, enc3, enc2) or a decoder (dec4, dec3, dec2). engine 'fast' (default) or 'golden': the same
+    (enc4, enc3, enc2) or a decoder (dec4, dec3, dec2, dec1). engine 'fast' (default) or 'golden': the same
     bytes, for every `threads`. layer_readings: the template's layer readings (layer_readings()).
     Outputs are named by parameter offset.
 
@@ -88,9 +88,9 @@ def run_layer(layer: str, input_arena, texture, weights=None, *, skip=None, text
 
     A decoder (layer_spec(layer)["decoder"], docs/readings.md §9) reads, at the token grid ex x ey:
       input_arena  uint8, the lower level's arena at HALF the grid (param+8): input_planes
-                   (= the front's K/32: dec4 5, dec3 5, dec2 4) x (ey>>1) x (ex>>1) x 32 bytes;
+                   (= the front's K/32: dec4 5, dec3 5, dec2 4, dec1 3) x (ey>>1) x (ex>>1) x 32 bytes;
       skip         uint8, the encoder of the same level's arena (param+24): skip_planes (= C/32:
-                   dec4 5, dec3 4, dec2 3) x ey x ex x 32 bytes, flat or 4-D (planes, ey, ex, 32);
+                   dec4 5, dec3 4, dec2 3, dec1 2) x ey x ex x 32 bytes, flat or 4-D (planes, ey, ex, 32);
       texture      float16 (h, w, 4) of any size h, w >= 1 (param+88, sampled at (x + 0.5) * scale);
       texture96, texture104  float16 (ey, ex, 4) (param+96, +104);
       scale        (sx, sy), finite float32 values (param+136), default (0.5, 0.5).
