@@ -151,7 +151,9 @@ TEST(DecoderCapture, SettleRecoversTheReadingsTheResultsWereMadeWith) {
     std::string err;
     ASSERT_TRUE(set_layer_reading(made.layer_readings, "expand-subpixel=dx-dy", &err)) << err;
     ASSERT_TRUE(set_layer_reading(made.layer_readings, "decoder-gate-logit=centred", &err)) << err;
-    if (layer == LayerId::dec1) ASSERT_TRUE(set_layer_reading(made.layer_readings, "expand-column-split=interleaved", &err)) << err;
+    if (layer == LayerId::dec1) {
+      ASSERT_TRUE(set_layer_reading(made.layer_readings, "expand-column-split=interleaved", &err)) << err;
+    }
     launch[0].after = launch[0].before;
     replay_layer_capture(launch[0].after, layer, made);
     const LayerSettleResult r = settle_layer(launch, layer, {});

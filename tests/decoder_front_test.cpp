@@ -290,7 +290,9 @@ TEST(DecoderFront, ExpandColumnsCoverEverySubPixelAndChannelOnce) {
           const auto col = rrswin::golden::expand_column(fr, s, z, n);
           ASSERT_TRUE(col.subpixel >= 0 && col.subpixel < 4 && col.channel >= 0 && col.channel < s.channels);
           ++hits[static_cast<std::size_t>(col.subpixel * s.channels + col.channel)];
-          if (s.front.warps == 4) EXPECT_EQ(col.subpixel, z);  // one sub-pixel a warp: the reading is not consulted
+          if (s.front.warps == 4) {
+            EXPECT_EQ(col.subpixel, z);  // one sub-pixel a warp: the reading is not consulted
+          }
         }
       for (int h : hits) ASSERT_EQ(h, 1);
     }
