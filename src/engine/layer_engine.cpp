@@ -98,8 +98,9 @@ LayerBlockLoop block_loop(int threads) {
 
 bool fused_block_takes(const LayerSpec& s) {
   // engine/block.cpp's parts: the epilogue kernels' row lengths (kFusedNTiles), one warp per head
-  // of 16-row tiles over enc5's token geometry, at most enc5's heads and chunks (PreparedWeights);
-  // the encoders' prologue or the decoders' front before them.
+  // over enc5's token geometry (16 or 32 rows per warp after the heads: the block computes the
+  // window row for row), at most enc5's heads and chunks (PreparedWeights); the encoders' prologue
+  // or the decoders' front before them.
   const bool dims = s.channels % 32 == 0 && fused_n_tiles(s.channels / 8) && s.channels <= golden::kChannels &&
                     s.head_form == HeadForm::warp_per_head && s.heads <= golden::kHeads && s.chunks <= golden::kChunks &&
                     (s.rows_per_warp == 16 || s.rows_per_warp == 32) && s.head_dim == golden::kHeadDim &&
@@ -139,8 +140,8 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
   const LayerSpec& s = layer_spec(f.weights->layer());
   switch (layer_parts(s.id)) {
     case LayerParts::golden_parts:
-      // A layer whose dimensions or parts the fused block does not take (fused_block_takes; dec1's
-      // 32 rows per warp) runs the golden parts with every k-step on engine::gemm.
+      // A layer whose dimensions or parts the fused block does not take (fused_block_takes: the
+      // serial-head layers enc0, enc1, dec0) runs the golden parts with every k-step on engine::gemm.
       run_layer_frame_with(
           f, profile, r, lr, stats, trace, trace_out,
           [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
