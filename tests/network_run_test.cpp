@@ -181,6 +181,7 @@ TEST(NetworkRun, CliWritesEveryLayersOutputsAndASummary) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "enc1.+56 (external: enc1 does not run yet)")) << r.out;
   EXPECT_TRUE(contains(r.out, "dec0    64 x 64    not run")) << r.out;
+  EXPECT_TRUE(contains(r.out, "; the last layer run, dec1: out/dec1/")) << r.out;  // dec0 does not run yet
   for (const char* f : {"enc2/arena.bin", "enc2/merged.bin", "enc2/surface128.exr", "enc5/surface112.exr", "dec1/arena.bin", "summary.txt"})
     EXPECT_TRUE(std::filesystem::exists(t.path / "out" / f)) << f;
   EXPECT_FALSE(std::filesystem::exists(t.path / "out" / "enc1"));

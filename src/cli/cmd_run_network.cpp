@@ -3,6 +3,7 @@
 // `rrswin run --layer L` writes them, and a summary of every layer's time and GMAC/s.
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,14 +21,15 @@ namespace rrswin::cli {
 namespace {
 
 constexpr const char* kHelp = R"(usage: rrswin run --network [-o DIR] [--render W,H] [--engine fast|golden] [--threads N] [--seed N]
-  Runs the network's layers that run today in network order (enc2, enc3, enc4, enc5, dec4, dec3,
-  dec2, dec1; enc0, enc1 and dec0 do not run yet), each layer's +8 / +24 the output the data-flow
-  edges name (rrswin layers), every layer at its level's token grid for the render (level 0 = the
-  render rounded up to multiples of 32, halved per level: docs/readings.md network-extents).
+  Runs the network's layers that run today (rrswin layers says which) in network order, each
+  layer's +8 / +24 the output the data-flow edges name (rrswin layers), every layer at its level's
+  token grid for the render (level 0 = the render rounded up to multiples of 32, halved per level:
+  docs/readings.md network-extents).
   The inputs are the embedded synthetic ones: each layer's default weight image, synthetic
   textures (+88, and the decoders' +96/+104; what feeds them is not stated by any source:
-  docs/network.md) and scale 0.5; the two buffers the missing layers would produce (enc1's merged
-  output = enc2's +8, enc1's arena = dec1's skip +24) are synthetic arenas, named in the summary.
+  docs/network.md) and scale 0.5; the buffers a layer that does not run would produce for one
+  that does (today enc1's merged output = enc2's +8 and its arena = dec1's skip +24) are synthetic
+  arenas, named in the summary.
   Writes DIR/<layer>/arena.bin (+48), merged.bin (+56, the merge layers), surface112.exr
   (+ surface120/128.exr for the merge layers' E62) and DIR/summary.txt: each layer's grid, time and
   GMAC/s, and which inputs stood in for a missing layer. All outputs or none.
@@ -109,11 +111,9 @@ int cmd_run_network(const Args& args) {
     // The buffers the missing layers would produce: synthetic arenas of the rows' sizes.
     std::map<std::pair<LayerId, int>, std::vector<std::uint8_t>> external;
     for (const LayerBuffer& b : network_external_buffers()) {
-      const LayerSpec& s = layer_spec(b.layer);
-      const TokenGrid g = level_grid(a.render_w, a.render_h, network_level(b.layer));
-      const int planes = b.param == 56 ? s.merge_out / 32 : s.k_slices();
-      const int ex = b.param == 56 ? g.ex >> 1 : g.ex, ey = b.param == 56 ? g.ey >> 1 : g.ey;
-      external[{b.layer, b.param}] = make_synthetic_frame(ex, ey, seed++, false, planes).input_arena;
+      const std::optional<layout::PlaneArena> pa = buffer_arena(b, a.render_w, a.render_h);
+      if (!pa) throw std::logic_error("run --network: " + std::string(to_string(b.layer)) + "'s output is not a plane arena");
+      external[{b.layer, b.param}] = make_synthetic_frame(pa->ex, pa->ey, seed++, false, pa->planes).input_arena;
     }
     OutputSet out(a.out);  // checks the folder before the run
     const bool tty = progress_enabled();
@@ -128,16 +128,18 @@ int cmd_run_network(const Args& args) {
                   a.choice.engine.c_str(), o.threads);
     summary += line;
     double total_s = 0, total_mac = 0;
+    std::string last;  // the last layer of the network order that ran: the run's final outputs
     for (const NetworkLayerResult& r : results) {
       const LayerSpec& s = layer_spec(r.id);
       const std::string name(s.name);
       if (!r.ran) {
-        std::snprintf(line, sizeof line, "  %-5s %4d x %-4d  not run (tables only: issue 35)\n", name.c_str(), r.ex, r.ey);
+        std::snprintf(line, sizeof line, "  %-5s %4d x %-4d  not run yet (tables only)\n", name.c_str(), r.ex, r.ey);
         summary += line;
         continue;
       }
       const abi::GridExtent grid = abi::covering_grid(static_cast<std::uint32_t>(r.ex), static_cast<std::uint32_t>(r.ey), 0, 0);
       const double mac = macs_per_block(layer_program(r.id)) * static_cast<double>(grid.x * grid.y);
+      last = name;
       total_s += r.seconds;
       total_mac += mac;
       std::snprintf(line, sizeof line, "  %-5s %4d x %-4d  %8.3f ms  %7.2f GMAC/s  -> %s/%s/\n", name.c_str(), r.ex, r.ey, 1e3 * r.seconds,
@@ -152,8 +154,8 @@ int cmd_run_network(const Args& args) {
         write_surface_exr(out.path(name + "/surface128.exr"), r.surface128);
       }
     }
-    std::snprintf(line, sizeof line, "  total %.3f ms, %.2f GMAC/s; the last layer run, dec1: %s/dec1/\n", 1e3 * total_s,
-                  total_mac / total_s / 1e9, a.out.c_str());
+    std::snprintf(line, sizeof line, "  total %.3f ms, %.2f GMAC/s; the last layer run, %s: %s/%s/\n", 1e3 * total_s,
+                  total_mac / total_s / 1e9, last.c_str(), a.out.c_str(), last.c_str());
     summary += line;
     out.write_text("summary.txt", summary);
     out.commit();

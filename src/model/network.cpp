@@ -36,17 +36,20 @@ std::optional<LayerBuffer> producing_buffer(LayerBuffer b) {
   return std::nullopt;
 }
 
-std::optional<std::uint64_t> buffer_bytes(LayerBuffer b, int render_w, int render_h) {
+std::optional<layout::PlaneArena> buffer_arena(LayerBuffer b, int render_w, int render_h) {
   const std::optional<LayerBuffer> p = producing_buffer(b);
   if (!p) return std::nullopt;
   const LayerSpec& s = layer_spec(p->layer);
   const TokenGrid g = level_grid(render_w, render_h, network_level(p->layer));
-  // A plane arena: 32 bytes (one e4m3 code per channel of a 32-channel plane) per token and plane.
-  auto arena = [](int planes, int ex, int ey) { return static_cast<std::uint64_t>(planes) * static_cast<std::uint64_t>(ex) * ey * 32u; };
-  if (p->param == 56) return s.merge() ? std::optional(arena(s.merge_out / 32, g.ex >> 1, g.ey >> 1)) : std::nullopt;
+  if (p->param == 56) return s.merge() ? std::optional(layout::PlaneArena{g.ex >> 1, g.ey >> 1, s.merge_out / 32}) : std::nullopt;
   // dec0's +48 is not a plane arena (DOC-d0 §4: an e4m3 st.global.v4.u16 output not read yet).
   if (s.final_epilogue == FinalEpilogueKind::dec0_output) return std::nullopt;
-  return arena(s.k_slices(), g.ex, g.ey);
+  return layout::PlaneArena{g.ex, g.ey, s.k_slices()};
+}
+
+std::optional<std::uint64_t> buffer_bytes(LayerBuffer b, int render_w, int render_h) {
+  const std::optional<layout::PlaneArena> a = buffer_arena(b, render_w, render_h);
+  return a ? std::optional<std::uint64_t>(a->total_bytes()) : std::nullopt;
 }
 
 Lifetime buffer_lifetime(LayerBuffer produced) {

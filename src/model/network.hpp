@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "layout/arena.hpp"
 #include "model/layer_spec.hpp"
 
 namespace rrswin {
@@ -70,6 +71,8 @@ struct LayerBuffer {
 // (an encoder's +8); nullopt where the rows do not give it (dec0's +48, an e4m3 output whose layout
 // is not read yet; enc0's network input).
 std::optional<std::uint64_t> buffer_bytes(LayerBuffer b, int render_w, int render_h);
+// The same buffer's plane arena (grid and planes), where it is one.
+std::optional<layout::PlaneArena> buffer_arena(LayerBuffer b, int render_w, int render_h);
 // The producer's output that a consumer's input parameter reads (by kNetworkEdges), or the buffer
 // itself for an output parameter; nullopt for a network input (enc0's +304, or no edge).
 std::optional<LayerBuffer> producing_buffer(LayerBuffer b);
