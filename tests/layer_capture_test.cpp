@@ -76,7 +76,7 @@ std::string error_of(const KernelCapture& c) {
 
 // enc4 and enc3 (C = 128: four planes in and out).
 TEST(LayerCapture, ReplayEqualsTheFrameDriverInTheCapturedWindows) {
-  for (const LayerId layer : {LayerId::enc4, LayerId::enc3, LayerId::enc2}) {
+  for (const LayerId layer : {LayerId::enc4, LayerId::enc3, LayerId::enc2, LayerId::enc1}) {
     SCOPED_TRACE(std::string(to_string(layer)));
     KernelCapture c = small_capture(3, 5, layer);
     move_window(c, 48, 96, 0xA5);  // the output arena 96 bytes into its allocation, sentinels around it
@@ -274,8 +274,30 @@ TEST(LayerSettle, FindsTheReadingsTheResultsWereMadeWith) {
   }
 }
 
+// enc1 (issue 35): results made with the register merge's K in Swin's plane-major order and the gate
+// on logit 9 are found again from its border launch.
+TEST(LayerSettle, FindsEnc1sReadings) {
+  std::vector<LayerSettleLaunch> border{oracle_layer_launches(LayerId::enc1)[1]};
+  LayerReplayOptions made;
+  std::string err;
+  ASSERT_TRUE(set_layer_reading(made.layer_readings, "merge-register-k-order=swin-plane", &err)) << err;
+  ASSERT_TRUE(set_layer_reading(made.layer_readings, "sigmoid-gate=logit9", &err)) << err;
+  border[0].after = border[0].before;
+  replay_layer_capture(border[0].after, LayerId::enc1, made);
+  const LayerSettleResult r = settle_layer(border, LayerId::enc1, {});
+  EXPECT_EQ(r.differing, 0u);
+  int found = 0;
+  for (const auto& s : r.readings) {
+    EXPECT_TRUE(s.settled) << s.name;
+    EXPECT_NE(s.name, "merge-output-layout");  // the register merge stores token words
+    if (s.name == "merge-register-k-order") found += s.best == "swin-plane";
+    if (s.name == "sigmoid-gate") found += s.best == "logit9";
+  }
+  EXPECT_EQ(found, 2);
+}
+
 TEST(LayerSettle, EveryPairOfValuesDiffersOnTheBorderLaunch) {
-  for (const LayerId layer : {LayerId::enc4, LayerId::enc3, LayerId::enc2}) {
+  for (const LayerId layer : {LayerId::enc4, LayerId::enc3, LayerId::enc2, LayerId::enc1}) {
     SCOPED_TRACE(std::string(to_string(layer)));
     const LayerSettleLaunch border = oracle_layer_launches(layer)[1];
     int pairs = 0;
@@ -299,7 +321,10 @@ TEST(LayerSettle, EveryPairOfValuesDiffersOnTheBorderLaunch) {
           ++pairs;
         }
     }
-    EXPECT_EQ(pairs, 10);  // 8 readings: sigmoid-gate's three values make 3 pairs, the others 1 each
+    // enc2..enc4: 8 readings, sigmoid-gate's four values make 6 pairs, the others 1 each; enc1:
+    // merge-register-k-order (four values, 6 pairs), sigmoid-* (6 + 5), no merge-gather-order or
+    // merge-output-layout (its store is token words).
+    EXPECT_EQ(pairs, layer == LayerId::enc1 ? 17 : 13);
   }
 }
 

@@ -7,6 +7,8 @@
 //     the reading merge-gather-order names.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -75,7 +77,7 @@ struct Merged {
   std::vector<std::uint8_t> arena, merged;
 };
 
-Merged run_identity(int quarter, rrswin::MergeGatherOrder order, LayerId id = LayerId::enc4) {
+Merged run_identity(int quarter, rrswin::LayerReadings lr, LayerId id, rrswin::ArenaOrder arena_order = rrswin::ArenaOrder::natural) {
   const rrswin::LayerSpec& s = rrswin::layer_spec(id);
   const rrswin::WeightMap m = rrswin::weight_map(s);
   std::vector<std::uint8_t> w(rrswin::default_layer_weights(id).bytes().begin(), rrswin::default_layer_weights(id).bytes().end());
@@ -89,12 +91,22 @@ Merged run_identity(int quarter, rrswin::MergeGatherOrder order, LayerId id = La
   f.input_arena = in.input_arena;
   f.weights = &image;
   rrswin::Readings r;
-  r.arena_order = rrswin::ArenaOrder::natural;  // each token its own words in both arenas
-  rrswin::LayerReadings lr;
-  lr.merge_gather_order = order;
+  r.arena_order = arena_order;  // natural: each token its own words in both arenas
   lr.merge_output_layout = rrswin::MergeOutputLayout::token_words;
   rrswin::run_layer_frame_golden(f, rrswin::profile_ada(), r, lr);
   return {f.output_arena, f.merged_output};
+}
+
+Merged run_identity(int quarter, rrswin::MergeGatherOrder order, LayerId id = LayerId::enc4) {
+  rrswin::LayerReadings lr;
+  lr.merge_gather_order = order;
+  return run_identity(quarter, lr, id);
+}
+
+Merged run_identity(int quarter, rrswin::MergeRegisterK order) {
+  rrswin::LayerReadings lr;
+  lr.merge_register_k = order;
+  return run_identity(quarter, lr, LayerId::enc1);
 }
 
 // The merged output's planes 0..C/32-1 copy the arena's words of token (2X + dx, 2Y + dy); enc3's
@@ -140,6 +152,31 @@ TEST(LayerGolden, Enc2MergeWithIdentityWeightsCopiesTheGatheredTokens) {
   expect_copy(run_identity(0, rrswin::MergeGatherOrder::swin, LayerId::enc2), 0, 0, 3, 4);
   expect_copy(run_identity(1, rrswin::MergeGatherOrder::swin, LayerId::enc2), 0, 1, 3, 4);
   expect_copy(run_identity(1, rrswin::MergeGatherOrder::raster, LayerId::enc2), 1, 0, 3, 4);
+}
+
+TEST(LayerGolden, Enc1RegisterMergeWithIdentityWeightsCopiesTheGatheredTokens) {
+  // K = 4C = 256 in one pass of 8 chained k-steps, 96 merged channels (DOC-e1 §2.1 P31 16x96x256; §3/
+  // E30(d) B at 70656 + 512 i, i < 48 = the band layout above at K/32 = 8). Token-major K: quarter q
+  // is K 64q..64q+63, the token's two planes; raster quarters (enc0's pair list, DOC-e0 §3/E20(c)):
+  // 1 = (1,0), 2 = (0,1); swin's 1 = (0,1). The merged output has 3 planes; the third is +0.
+  using K = rrswin::MergeRegisterK;
+  expect_copy(run_identity(0, K::raster_token), 0, 0, 2, 3);
+  expect_copy(run_identity(1, K::raster_token), 1, 0, 2, 3);
+  expect_copy(run_identity(2, K::raster_token), 0, 1, 2, 3);
+  expect_copy(run_identity(3, K::raster_token), 1, 1, 2, 3);
+  expect_copy(run_identity(1, K::swin_token), 0, 1, 2, 3);
+}
+
+// Each k-slice of the register merge is one pixel's words as the arena scatter stores them (DOC-e0
+// §3/E20(c)'s pair list: A register 0 of k-slice s <- the word t E20 stored at pixel P_s, register 2
+// <- word t|4): under arena-order = fragment (rows g and g+8 of an m-tile share a pixel's words,
+// DOC-e0 §3/E20(b)) the merged words are the stored words, not whole tokens. With the merge's store
+// in token words (DOC-e0 §3/E21), merged token (X, Y)'s planes 0, 1 copy the +48 words of pixel
+// (2X, 2Y) (quarter 0, slices 0 and 1).
+TEST(LayerGolden, Enc1RegisterMergeReadsTheWordsTheScatterStores) {
+  rrswin::LayerReadings lr;
+  expect_copy(run_identity(0, lr, LayerId::enc1, rrswin::ArenaOrder::fragment), 0, 0, 2, 3);
+  expect_copy(run_identity(3, lr, LayerId::enc1, rrswin::ArenaOrder::fragment), 1, 1, 2, 3);
 }
 
 // enc3 (C = 128) and enc2 (C = 96) end to end with their output projections, down-projections and
@@ -282,7 +319,16 @@ TEST(LayerGolden, LayerReadingsParse) {
   EXPECT_NE(err.find("bogus"), std::string::npos);
   EXPECT_FALSE(rrswin::set_layer_reading(lr, "nope=1", &err));
   EXPECT_EQ(rrswin::layer_reading_registry().size(),
-            14u);  // merge-gather-order, merge-output-layout, sigmoid-* (6), expand-* (4), decoder-* (2)
+            15u);  // merge-gather-order, merge-register-k-order, merge-output-layout, sigmoid-* (6), expand-* (4), decoder-* (2)
+  // The register merge's K order: a reading of the register-lane merges alone (enc1 runs; enc0 not yet).
+  EXPECT_TRUE(rrswin::set_layer_reading(lr, "merge-register-k-order=swin-plane", &err)) << err;
+  EXPECT_EQ(lr.merge_register_k, rrswin::MergeRegisterK::swin_plane);
+  EXPECT_EQ(rrswin::reading_layers("merge-register-k-order"), std::vector<LayerId>{LayerId::enc1});
+  EXPECT_EQ(rrswin::reading_layers("merge-gather-order"), (std::vector<LayerId>{LayerId::enc2, LayerId::enc3, LayerId::enc4}));
+  // enc1's E32 gathers its logits from registers: no shared records, so no record guard.
+  const std::vector<LayerId> guard = rrswin::reading_layers("filter-record-guard");
+  EXPECT_EQ(std::count(guard.begin(), guard.end(), LayerId::enc1), 0);
+  EXPECT_EQ(std::count(guard.begin(), guard.end(), LayerId::enc2), 1);
   // dec1's column split: a reading of dec1 alone (the one decoder whose warps expand two sub-pixels).
   EXPECT_TRUE(rrswin::set_layer_reading(lr, "expand-column-split=interleaved", &err)) << err;
   EXPECT_EQ(lr.decoder_front.column_split, rrswin::ExpandColumnSplit::interleaved);

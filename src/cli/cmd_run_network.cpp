@@ -28,7 +28,7 @@ constexpr const char* kHelp = R"(usage: rrswin run --network [-o DIR] [--render 
   The inputs are the embedded synthetic ones: each layer's default weight image, synthetic
   textures (+88, and the decoders' +96/+104; what feeds them is not stated by any source:
   docs/network.md) and scale 0.5; the buffers a layer that does not run would produce for one
-  that does (today enc1's merged output = enc2's +8 and its arena = dec1's skip +24) are synthetic
+  that does (today enc0's merged output = enc1's +8) are synthetic
   arenas, named in the summary.
   Writes DIR/<layer>/arena.bin (+48), merged.bin (+56, the merge layers), surface112.exr
   (+ surface120/128.exr for the merge layers' E62) and DIR/summary.txt: each layer's grid, time and
@@ -149,7 +149,7 @@ int cmd_run_network(const Args& args) {
       out.write(name + "/arena.bin", r.arena);
       if (!r.merged.empty()) out.write(name + "/merged.bin", r.merged);
       write_surface_exr(out.path(name + "/surface112.exr"), r.surface112);
-      if (s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid) {
+      if (s.gated_final()) {
         write_surface_exr(out.path(name + "/surface120.exr"), r.surface120);
         write_surface_exr(out.path(name + "/surface128.exr"), r.surface128);
       }

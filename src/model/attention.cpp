@@ -62,7 +62,10 @@ F16Mat score_phase(const BlockContext& ctx, const F16Mat& q, int head) {
   // rows), c = 0..95 keys, one k-step over the head's 32 channels (logical order on both sides).
   // E10 packs q8(D9) twice: rows 0..63 as A, all 96 rows as B (facts §H 12: both from D9). The
   // layer's score phase (enc5's 11, enc3's 9: DOC3 §3/E8, the bias at slot + 8448 + 512 i).
-  const Phase& ph = ctx.phase(ctx.layer().score_phase());
+  // Serial heads (enc0, enc1, dec0) have a score phase per head with its own absolute bias offset
+  // (DOC-e1 §2.1: phases 5 and 12, the bias at 4224 and 22656).
+  const LayerSpec& l = ctx.layer();
+  const Phase& ph = ctx.phase(l.score_phase(l.serial_heads() ? head : 0));
   const std::uint32_t slot = ph.relative_to_slot ? ctx.weight_map().slot_bytes() * static_cast<std::uint32_t>(head) : 0u;
   const E4Mat qa = quantise_mat(ctx, q, kWindow);
   const E4Mat qb = quantise_mat(ctx, q, kTokens);
@@ -137,8 +140,9 @@ void softmax(const BlockContext& ctx, HeadOut& ho) {
 
 // The P V phase (facts C5): O = q8(P) q8(V) over 3 k-steps (keys 32ks..32ks+31, logical = pair
 // order on both operands), C = 0 for the first.
-void pv_phase(const BlockContext& ctx, HeadOut& ho) {
-  const Phase& ph = ctx.phase(ctx.layer().pv_phase());
+void pv_phase(const BlockContext& ctx, HeadOut& ho, int head) {
+  const LayerSpec& l = ctx.layer();
+  const Phase& ph = ctx.phase(l.pv_phase(l.serial_heads() ? head : 0));
   E4Mat pq(kWindow, kTokens);
   for (int r = 0; r < kWindow; ++r)
     for (int c = 0; c < kTokens; ++c) {
@@ -165,16 +169,24 @@ std::vector<HeadOut> attention(const BlockContext& ctx, const E4Mat& h1) {
   const int stem = l.stem_phases();  // 10 (enc5, enc4), 8 (enc3)
   std::vector<HeadOut> heads(static_cast<std::size_t>(l.heads));
   const AttentionStages st(ctx);
-  // A debug stage (ctx.last_phase, facts F1) needs warp 0 = head 0 only.
+  // A debug stage (ctx.last_phase, facts F1) needs warp 0 = head 0 only; with serial heads, the
+  // heads whose phases start at or before it.
   const int last = ctx.last_phase;
-  for (int h = 0; h < (last ? 1 : l.heads); ++h) {
+  int run_heads = l.heads;
+  if (last) {
+    run_heads = 1;
+    while (l.serial_heads() && run_heads < l.heads && l.first_stem(run_heads) <= last) ++run_heads;
+  }
+  for (int h = 0; h < run_heads; ++h) {
     HeadOut& ho = heads[static_cast<std::size_t>(h)];
     const std::uint32_t slot = ctx.weight_map().slot_bytes() * static_cast<std::uint32_t>(h);
     // The stem phases (facts C2): chain A (odd p) = Q, chain B (even p) = V; phase p reads staged
     // k-slice (p-1)/2 and its B at slot + weight_begin; its C is 0 or the D of c_chain_from.
     // d[i] = the D of stem phase i (1..stem), phase number i + `before` (the front's phases
-    // precede the stem: the decoders' phase 1 is the patch expand).
-    const int before = l.first_stem() - 1;
+    // precede the stem: the decoders' phase 1 is the patch expand; serial heads: head h's stem
+    // follows head h-1's projection, DOC-e1 §2.1 head 1 = phases 8..14). A debug stage past head
+    // 0's P V (ctx.last_phase) is not a stem phase of head 0: its loop runs the whole stem.
+    const int before = l.first_stem(h) - 1;
     std::vector<F16Mat> d(static_cast<std::size_t>(stem) + 1);
     for (int p = 1; p <= (last && last < stem + before ? last - before : stem); ++p) {
       const Phase& ph = ctx.phase(p + before);
@@ -189,7 +201,7 @@ std::vector<HeadOut> attention(const BlockContext& ctx, const E4Mat& h1) {
     ho.v = d[stem];
     ho.s = score_phase(ctx, ho.q, h);  // the score phase + E11
     softmax(ctx, ho);
-    pv_phase(ctx, ho);
+    pv_phase(ctx, ho, h);
     st.record(h, ho);
   }
   return heads;

@@ -34,11 +34,13 @@ E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<
   // (b)/(c): enc5's core; acc = the three filtered channels.
   px.core = e61_pixel(r, soft, tex, X, Y, ex, ey, exp_table);
   const f16_t s10 = sigmoid(l[10]), s11 = sigmoid(l[11]);
-  px.second_sigmoid = lr.e62_gate == E62Gate::logit11 ? s10 : s11;
+  // The second sigmoid: the other of logits 10, 11 (logit9: logit 10, the next one).
+  px.second_sigmoid = lr.e62_gate == E62Gate::logit11 ? s10 : lr.e62_gate == E62Gate::logit9 ? s10 : s11;
+  const f16_t s_gate = lr.e62_gate == E62Gate::logit9 ? sigmoid(l[9]) : lr.e62_gate == E62Gate::logit10 ? s10 : s11;
   // (d): three mul.f16 products, three sub.f16 differences, mul.f16x2 / mul.f16 by 0.25.
   for (int ch = 0; ch < 3; ++ch) {
     const f16_t acc = px.core.out[ch];
-    px.gate[ch] = lr.e62_gate == E62Gate::logit10 ? s10 : lr.e62_gate == E62Gate::logit11 ? s11 : sigmoid(acc);
+    px.gate[ch] = lr.e62_gate == E62Gate::acc ? sigmoid(acc) : s_gate;
     px.prod[ch] = f16_mul(px.gate[ch], acc);
     px.diff[ch] = f16_sub(acc, lr.e62_difference == E62Difference::gated ? px.prod[ch] : px.gate[ch]);
     px.quarter[ch] = f16_mul(lr.e62_quad_value == E62QuadValue::difference ? px.diff[ch] : px.prod[ch], kE62Quarter);
@@ -53,8 +55,12 @@ E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<
 
 void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, const Texture& tex, const E62Surfaces& out,
          const float* exp_table, const f16_t* sigmoid_table) {
-  // (a) DOC4 E62(a): 4*(6*index + t) with the > 5 guard on the second word: enc5's records.
-  const std::vector<std::uint32_t> smem = e61_records(ctx, d);
+  // (a) DOC4 E62(a): 4*(6*index + t) with the > 5 guard on the second word: enc5's records. enc1's
+  // E32 (one warp, two passes T = lane, lane + 32: DOC-e1 §3/E32(a)/(b)) has no shared memory: it
+  // gathers row T of the final phase's D from the lanes that hold it (selp + shfl.sync.idx), so the
+  // logits are D's own values and the reading filter-record-guard does not apply.
+  const bool one_warp = ctx.layer().final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_one_warp;
+  const std::vector<std::uint32_t> smem = one_warp ? std::vector<std::uint32_t>{} : e61_records(ctx, d);
   // Stages named after the layer's final epilogue: e62.* (enc4), e48.* (enc3).
   const int fe = ctx.layer().final_phase();
   StageRef sg =
@@ -75,8 +81,8 @@ void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, cons
     active[T] = true;
     std::array<f16_t, 12> l{};
     for (int i = 0; i < 6; ++i) {
-      l[2 * i] = f16x2_lo(smem[e61_record_word(T, i, 0)]);
-      l[2 * i + 1] = f16x2_hi(smem[e61_record_word(T, i, 0)]);
+      l[2 * i] = one_warp ? d.at(T, 2 * i) : f16x2_lo(smem[e61_record_word(T, i, 0)]);
+      l[2 * i + 1] = one_warp ? d.at(T, 2 * i + 1) : f16x2_hi(smem[e61_record_word(T, i, 0)]);
     }
     const E62Pixel px = e62_pixel(*ctx.readings, lr, l, tex, p.x, p.y, ctx.ex, ctx.ey, exp_table, sigmoid_table);
     q[T] = px.quarter;

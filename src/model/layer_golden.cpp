@@ -30,11 +30,19 @@ const std::vector<LayerReadingInfo>& layer_reading_registry() {
        "where E61 puts a merged token's q8 channels in param+56",
        "DOC4 §3/E61 (4 guarded stores per pass, bases from (x0>>1)+((laneid>>2)&3), (y0>>1)+(laneid>>4)); DOC3 §3/E47",
        "an arg056 dump of an enc4 launch"},
+      {"merge-register-k-order",
+       {"raster-token", "raster-plane", "swin-token", "swin-plane"},
+       "which token of the 2x2 patch and which of its planes fill each k-slice of the register merge's K = 4C (enc1's P31)",
+       "DOC-e0 §3/E20(c) (enc0's full pair list: quarters in raster order, x fastest); DOC-e1 §3/E30(c) prints only enc1's first "
+       "pair, whose second destination sits 40 registers above the first (enc0's fragment bases are 20 apart: token-major)",
+       "P31's A register lists (DOC-e1 s25824..s25919) in the corpus PTX, or an arg056 dump of an enc1 launch with a synthetic input"},
       {"sigmoid-gate",
-       {"logit10", "logit11", "acc"},
+       {"logit10", "logit11", "acc", "logit9"},
        "which value the gate g = sigmoid(v) of E62's three mul.f16 products takes",
-       "DOC1 E32(c)/(e) (the gate is the sigmoid of a D value outside the softmax's set, %rs9234, times the filtered value); DOC3 E48(d) two sigmoids; DOC4/DOC3 U8 'acc - sigmoid(acc)'",
-       "the +120 surface of an enc4 launch with a synthetic input (or the corpus PTX's E62 s21591..s21648)"},
+       "DOC1 E32(c)/(e) (the gate is the sigmoid of a D value outside the softmax's set, %rs9234, times the filtered value; read "
+       "with its max over nine values, %rs96 is the other half of the word holding the ninth: logit 9); DOC3 E48(d) two sigmoids; "
+       "DOC4/DOC3 U8 'acc - sigmoid(acc)'",
+       "the +120 surface of an enc4 or enc1 launch with a synthetic input (or the corpus PTX's E62 s21591..s21648, E32 s26141..s26324)"},
       {"sigmoid-difference",
        {"gated", "sigmoid"},
        "what E62's three sub.f16 subtract from the filtered value",
@@ -129,7 +137,12 @@ bool set_layer_reading(LayerReadings& r, std::string_view assignment, std::strin
   using O = MergeOutputLayout;
   if (name == "merge-gather-order") return set_enum(&r.merge_gather_order, name, value, {G::swin, G::raster}, error);
   if (name == "merge-output-layout") return set_enum(&r.merge_output_layout, name, value, {O::e60_words, O::token_words}, error);
-  if (name == "sigmoid-gate") return set_enum(&r.e62_gate, name, value, {E62Gate::logit10, E62Gate::logit11, E62Gate::acc}, error);
+  if (name == "merge-register-k-order") {
+    using K = MergeRegisterK;
+    return set_enum(&r.merge_register_k, name, value, {K::raster_token, K::raster_plane, K::swin_token, K::swin_plane}, error);
+  }
+  if (name == "sigmoid-gate")
+    return set_enum(&r.e62_gate, name, value, {E62Gate::logit10, E62Gate::logit11, E62Gate::acc, E62Gate::logit9}, error);
   if (name == "sigmoid-difference") return set_enum(&r.e62_difference, name, value, {E62Difference::gated, E62Difference::sigmoid}, error);
   if (name == "sigmoid-quad-value")
     return set_enum(&r.e62_quad_value, name, value, {E62QuadValue::difference, E62QuadValue::product}, error);
@@ -166,17 +179,21 @@ std::vector<LayerId> reading_layers(std::string_view name) {
   // softmax is over nine logits and sums its taps by a scalar chain (no pairing).
   const bool not_decoder =
       name == "prologue-fill" || name == "prologue-norm" || name == "prologue-eps" || name == "filter-logits" || name == "filter-pairing";
+  const bool gated_final = name.rfind("sigmoid-", 0) == 0;
   for (LayerId id : layer_ids()) {
     const LayerSpec& s = layer_spec(id);
     if (!s.runnable) continue;
     if (!layer_reading) {
+      // enc1's E32 gathers its logits from registers: no shared records to guard.
+      if (name == "filter-record-guard" && s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_one_warp) continue;
       if (!(not_decoder && s.front.kind == FrontKind::patch_expand)) v.push_back(id);
     } else if (name == "expand-column-split") {
       if (s.front.kind == FrontKind::patch_expand && s.front.n_per_warp != s.channels) v.push_back(id);  // dec1: two sub-pixels a warp
-    } else if (name.rfind("merge-", 0) == 0 ? s.merge_kind == MergeKind::shared_passes
-               : name.rfind("expand-", 0) == 0 || name.rfind("decoder-", 0) == 0
-                   ? s.front.kind == FrontKind::patch_expand
-                   : s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid)
+    } else if (name == "merge-register-k-order") {
+      if (s.merge_kind == MergeKind::register_lanes) v.push_back(id);
+    } else if (name.rfind("merge-", 0) == 0 ? s.merge_kind == MergeKind::shared_passes  // the register merge stores token words
+               : name.rfind("expand-", 0) == 0 || name.rfind("decoder-", 0) == 0 ? s.front.kind == FrontKind::patch_expand
+                                                                                 : gated_final && s.gated_final())
       v.push_back(id);
   }
   return v;
@@ -192,6 +209,58 @@ PixelXY quarter_offset(MergeGatherOrder o, int q) {
 }
 
 }  // namespace
+
+PixelXY merged_token_of_row(MergeKind k, int m) {
+  if (k == MergeKind::register_lanes) return {(m & 7) >> 1, 2 * (m >> 3) + (m & 1)};
+  return {m & 3, m >> 2};
+}
+
+E4Mat register_merge_gather(const BlockContext& ctx, const LayerReadings& lr, const E4Mat& a_last) {
+  // The shuffles move the registers E30 (enc0: E20) stores, so the merge's A is made of the words
+  // the arena scatter writes, wherever they are (DOC-e0 §3/E20(c)'s pair list: A register 0 of
+  // k-slice s of merged row m is the word t that E20 stores at pixel P_s of m's token, register 2
+  // word t|4; registers 1 and 3 the same for row m+8): whole tokens under arena-order = natural,
+  // k-lo/k-hi halves of two tokens under fragment. Out-of-frame pixels count too (registers, not
+  // memory). Which quarter and plane is k-slice s is the reading merge-register-k-order.
+  const int c = a_last.cols, planes = c / 32;
+  const ArenaOrder order = e60_arena_order(*ctx.readings);
+  const layout::APairTable& am = layout::a_element_pair_table();
+  // E30's words of the whole window as it would store them: [plane][y][x][word].
+  std::vector<std::uint32_t> words(static_cast<std::size_t>(planes) * 64 * 8, 0u);
+  auto word_at = [&](int p, int x, int y, int w) -> std::uint32_t& {
+    return words[((static_cast<std::size_t>(p) * 8 + static_cast<std::size_t>(y)) * 8 + static_cast<std::size_t>(x)) * 8 +
+                 static_cast<std::size_t>(w)];
+  };
+  for (int z = 0; z < 4; ++z)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int p = 0; p < planes; ++p)
+        for (int o = 0; o < 4; ++o) {
+          std::uint32_t w = 0;
+          for (int j = 0; j < 4; ++j) {
+            const layout::RowK e = am[lane][o][j];
+            w |= static_cast<std::uint32_t>(a_last.at(16 * z + e.row, 32 * p + e.k)) << (8 * j);
+          }
+          const ArenaSlot slot = arena_slot(order, o, lane & 3);
+          word_at(p, lane >> 2, 2 * z + slot.row_half, slot.word) = w;
+        }
+  const MergeRegisterK ko = lr.merge_register_k;
+  const bool raster = ko == MergeRegisterK::raster_token || ko == MergeRegisterK::raster_plane;
+  const bool token_major = ko == MergeRegisterK::raster_token || ko == MergeRegisterK::swin_token;
+  E4Mat m(16, 4 * c);
+  for (int s = 0; s < 4 * planes; ++s) {
+    const int q = token_major ? s / planes : s % 4, p = token_major ? s % planes : s / 4;
+    const int dx = raster ? (q & 1) : (q >> 1), dy = raster ? (q >> 1) : (q & 1);
+    for (int lane = 0; lane < 32; ++lane)
+      for (int o = 0; o < 4; ++o)
+        for (int j = 0; j < 4; ++j) {
+          const layout::RowK e = am[lane][o][j];  // row g + 8 (o & 1), k half o >> 1
+          const PixelXY mt = merged_token_of_row(MergeKind::register_lanes, e.row);
+          const std::uint32_t w = word_at(p, 2 * mt.x + dx, 2 * mt.y + dy, (lane & 3) | (4 * (o >> 1)));
+          m.at(e.row, 32 * s + e.k) = static_cast<e4m3_t>(w >> (8 * j));
+        }
+  }
+  return m;
+}
 
 E4Mat merge_gather(const LayerReadings& lr, const E4Mat& a_last) {
   const int c = a_last.cols;
@@ -242,8 +311,14 @@ void merge_store(const BlockContext& ctx, const LayerReadings& lr, const F16Mat&
   const int X0 = ctx.x0 >> 1, Y0 = ctx.y0 >> 1;  // DOC4 E61: %r536 = %r1>>1, %r535 = %r3>>1
   // The pass of plane p stores, per lane, the 4 A-fragment words E60 stores per plane (E60(b)'s
   // register -> (row half, word) map: the reading arena-order for arena-words, its `natural` map for
-  // token-words), at E61's bases: row g's merged token ((x0>>1) + (g&3), (y0>>1) + (g>>2)), row g+8's.
-  const ArenaOrder order = lr.merge_output_layout == MergeOutputLayout::e60_words ? e60_arena_order(*ctx.readings) : ArenaOrder::natural;
+  // token-words), at E61's bases: row g's merged token ((x0>>1) + (g&3), (y0>>1) + (g>>2)), row g+8's
+  // (the register merge's E31: merged_token_of_row; its 12 stores per lane, 3 planes x (row g: t,
+  // t|4; row g+8: t, t|4), DOC-e1 §3/E31's table with the plane stride %r415 = (ey>>1) 8 (ex>>1)).
+  // The register merge's E21/E31 stores each merged token its own words (DOC-e0 §3/E21: the word at
+  // row g's base, word t|4, carries n-tile 3 of row g, s16453/s16455; the fragment map puts a row g+8
+  // register there): token-words, whatever merge-output-layout says.
+  const bool token_words = lr.merge_output_layout == MergeOutputLayout::token_words || ctx.layer().merge_kind == MergeKind::register_lanes;
+  const ArenaOrder order = token_words ? ArenaOrder::natural : e60_arena_order(*ctx.readings);
   const layout::APairTable& am = layout::a_element_pair_table();
   for (int lane = 0; lane < 32; ++lane) {
     const int g = lane >> 2, t = lane & 3;
@@ -255,8 +330,8 @@ void merge_store(const BlockContext& ctx, const LayerReadings& lr, const F16Mat&
           w |= static_cast<std::uint32_t>(q.at(e.row, 32 * plane + e.k)) << (8 * j);
         }
         const ArenaSlot slot = arena_slot(order, o, t);
-        const int m = g + 8 * slot.row_half;
-        const int x = X0 + (m & 3), y = Y0 + (m >> 2);
+        const PixelXY mt = merged_token_of_row(ctx.layer().merge_kind, g + 8 * slot.row_half);
+        const int x = X0 + mt.x, y = Y0 + mt.y;
         if (!pa.in_frame(x, y)) continue;
         std::memcpy(merged_out.data() + 4 * pa.word_index(plane, x, y, slot.word), &w, 4);  // little endian
       }
@@ -271,8 +346,8 @@ F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const L
   // facts B (the encoders' prologue) or the decoders' front (phase 1 and E1).
   const PrologueOut pro = s.front.kind == FrontKind::patch_expand ? decoder_front(ctx, lr.decoder_front, io.input_arena, io.skip_arena)
                                                                   : prologue(ctx, io.input_arena);
-  const std::vector<HeadOut> heads = attention(ctx, pro.h1);        // stem, score, P V and their epilogues
-  if (ctx.last_phase && ctx.last_phase <= s.pv_phase()) return {};  // a debug stage (facts F2)
+  const std::vector<HeadOut> heads = attention(ctx, pro.h1);               // stem, score, P V and their epilogues
+  if (ctx.last_phase && ctx.last_phase < s.first_projection()) return {};  // a debug stage (facts F2)
   const OutProjOut proj = out_projection(ctx, pro, heads);
   if (ctx.last_phase) return {};
   const E20Out norm = e20_norm(ctx, proj.d20);
@@ -281,7 +356,7 @@ F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const L
   const E4Mat a_last = e60_scatter(ctx, m.d60, io.output_arena);  // q8(D): the arena (and the merge's input)
   if (s.merge()) {
     // The staging (E60(c)/(d), E46(c)/(d), E36), the merge phase, its store (E61, E47, E37).
-    const E4Mat merged = merge_gather(lr, a_last);
+    const E4Mat merged = s.merge_kind == MergeKind::register_lanes ? register_merge_gather(ctx, lr, a_last) : merge_gather(lr, a_last);
     const F16Mat dm = merge_phase(ctx, s, merged);
     merge_store(ctx, lr, dm, io.merged_output);
   }
@@ -293,6 +368,7 @@ F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const L
       if (io.texture && out.s112) e61(ctx, d, *io.texture, *out.s112);
       break;
     case FinalEpilogueKind::kpn_filter_sigmoid:
+    case FinalEpilogueKind::kpn_filter_sigmoid_one_warp:
       if (io.texture && out.s112 && out.s120 && out.s128) e62(ctx, lr, d, *io.texture, out);
       break;
     case FinalEpilogueKind::decoder_blend:
@@ -359,7 +435,7 @@ const LayerSpec& prepare_layer_frame(LayerFrame& f, golden::E62Surfaces& surface
     // decoders write +112 only (DOC-d4 §1.1).
     f.surface112 = Surface::make(f.ex, f.ey);
     surfaces.s112 = &f.surface112;
-    if (s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid) {
+    if (s.gated_final()) {
       f.surface120 = Surface::make(f.ex, f.ey);
       f.surface128 = Surface::make(f.ex >> 1, f.ey >> 1);
       surfaces = {&f.surface112, &f.surface120, &f.surface128};

@@ -31,6 +31,11 @@ enum class MergeGatherOrder {
   swin,    // quarter 0..3 = (dx, dy) (0,0), (0,1), (1,0), (1,1): Swin's PatchMerging x0..x3
   raster,  // quarter 0..3 = (0,0), (1,0), (0,1), (1,1): x fastest
 };
+// The register merge of enc1/enc0 (E30(c)/E20(c)): which token of the 2x2 patch and which of its
+// C/32 planes fill k-slice s of the merge's K = 4C (merge-register-k-order). The quarter q is the
+// token at window offset (dx, dy): raster = (q&1, q>>1), swin = (q>>1, q&1); token-major puts a
+// token's planes together (s = (C/32) q + p), plane-major a plane's four tokens (s = q + 4p).
+enum class MergeRegisterK { raster_token, raster_plane, swin_token, swin_plane };
 // How E61 places a merged token's q8 channels in param+56 (merge-output-layout).
 enum class MergeOutputLayout {
   e60_words,    // the words E60 stores for a tile, in the reading arena-order's map, at E61's bases
@@ -39,6 +44,8 @@ enum class MergeOutputLayout {
 // The final epilogue of the merge layers (enc4's E62, enc3's E48; docs/readings.md §7 "sigmoid-*"):
 // what DOC4/DOC3 list but do not connect. The sigmoid's input of the gate g (sigmoid-gate).
 enum class E62Gate {
+  logit9,   // g = sigmoid(logit 9): the other half of the word whose low half is the ninth value of the
+            // softmax's max (DOC-e1 §3/E32(c): max over l0..l8, the gate from the fifth register)
   logit10,  // g = sigmoid(logit 10): record word 5's low half, the first value past the softmax's ten
   logit11,  // g = sigmoid(logit 11): word 5's high half
   acc,      // g_ch = sigmoid(acc_ch), per channel (DOC4/DOC3 U8's written formula)
@@ -65,6 +72,7 @@ enum class E62Alpha {
 struct LayerReadings {
   MergeGatherOrder merge_gather_order = MergeGatherOrder::swin;
   MergeOutputLayout merge_output_layout = MergeOutputLayout::e60_words;
+  MergeRegisterK merge_register_k = MergeRegisterK::raster_token;
   E62Gate e62_gate = E62Gate::logit10;
   E62Difference e62_difference = E62Difference::gated;
   E62QuadValue e62_quad_value = E62QuadValue::difference;
@@ -96,6 +104,17 @@ namespace golden {
 E4Mat merge_gather(const LayerReadings& lr, const E4Mat& a_last);
 // The merge phase, every pass: D (16 x merge_out), seeded with the merge bias (merge-bias-pass).
 F16Mat merge_phase(const BlockContext& ctx, const LayerSpec& s, const E4Mat& merged);
+// The register merge (enc1's E30(c), enc0's E20(c)): the 16 merged tokens as the merge's A from the
+// D registers of the last down-projection's q8 (64 x C) moved by the 8-lane shfl.down/up pairs
+// (delta 4): merged row m = token merged_token_of_row(m) of the block's 4x4 merged grid, each
+// k-slice one pixel's words as the arena scatter stores them (the reading arena-order), the pixel
+// and plane of each k-slice by the reading merge-register-k-order.
+E4Mat register_merge_gather(const BlockContext& ctx, const LayerReadings& lr, const E4Mat& a_last);
+// Merged row m's token (X, Y) in the block's 4x4 merged grid: the shared-pass merge's E61 bases
+// (m&3, m>>2) (DOC4 §3/E61), the register merge's ((m&7)>>1, 2(m>>3) + (m&1)) (DOC-e1 §3/E30(c)'s
+// pair (%r317, %r325) joins columns g, g+1 of window rows 0, 1 on lane g and rows 2, 3 on lane g+4;
+// E31(b)'s bases %r421 = (X0 + (g>>1), Y0 + (g&1)) and %r424 = (.., Y0 + 2 + (g&1)) by bfi.b32).
+PixelXY merged_token_of_row(MergeKind k, int m);
 // E61: q8(D) of the merge stored into the merged output (param+56, a plane arena at the halved
 // extents (ex>>1, ey>>1)) at merged token ((x0>>1) + (m&3), (y0>>1) + (m>>2)), guarded by the
 // halved extents (DOC4 §3/E61, DOC3 §3/E47).

@@ -117,6 +117,7 @@ constexpr LayerSpec enc1_row{
     .entry = "cuda_dldn_engine_swin_enc1_kernel",
     .corpus = "0014-PREPASS_ENTRYPOINT_NAME.ptx",
     .doc = "DOC-e1 §2.1",
+    .runnable = true,
     .channels = 64,
     .heads = 2,
     .head_form = HeadForm::serial,

@@ -148,6 +148,11 @@ struct LayerSpec {
 
   constexpr bool merge() const { return merge_kind != MergeKind::none; }
   constexpr bool serial_heads() const { return head_form == HeadForm::serial; }
+  // The gated final epilogues (E62's mathematics: surfaces +112/+120 and the half-resolution +128).
+  constexpr bool gated_final() const {
+    return final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid || final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_one_warp ||
+           final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_shared_taps;
+  }
   // Warps after the attention (facts A7: enc5's z >= 4 exit after E12): 64 rows / rows per warp.
   constexpr int mlp_warps() const { return window_tokens / rows_per_warp; }
 

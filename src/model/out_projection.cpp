@@ -51,10 +51,13 @@ OutProjOut out_projection(const BlockContext& ctx, const PrologueOut& in, const 
 
   // E12 steps 1..2 + E13..E19: head j's D12, requantised, is phase 13+j's A (facts C6.1, C7).
   // Phase 13+j: one k-step, B = Wo_j (waddr, n = 0..C-1), C = C13 or the previous phase's D.
+  // Serial heads: head h's projection is phase projection_phase(h) (enc1's 7 and 14, DOC-e1 §2.1),
+  // chained on the previous head's D (DOC-e1 §3/E13: P14's C = D7).
   std::vector<F16Mat> D(static_cast<std::size_t>(last) + 1);  // D[p]: the phase's D, for the table's chaining
-  for (int p = first; p <= (ctx.last_phase ? std::min(ctx.last_phase, last) : last); ++p) {
+  for (int head = 0; head < l.heads; ++head) {
+    const int p = l.projection_phase(head);
+    if (ctx.last_phase && p > ctx.last_phase) break;
     const Phase& ph = ctx.phase(p);
-    const int head = p - first;
     E4Mat a(kWindow, kHeadDim);
     for (int r = 0; r < kWindow; ++r)
       for (int k = 0; k < kHeadDim; ++k) a.at(r, k) = quantise(ctx, heads[static_cast<std::size_t>(head)].o.at(r, k));

@@ -26,7 +26,7 @@ std::vector<StageRow> trace_stage_table(const LayerSpec& l) {
   add(cat("e", sp, ".p"), StageKind::score_d);
   add(cat("w", l.pv_phase()), StageKind::pv_d);
   add(cat("p", first, "c"), StageKind::row_tile);
-  for (int p = first; p <= last; ++p) add(cat("p", p, "d"), StageKind::row_tile);
+  for (int h = 0; h < l.heads; ++h) add(cat("p", l.projection_phase(h), "d"), StageKind::row_tile);
   add(cat("e", last, ".sum"), StageKind::norm_row);
   add(cat("e", last, ".inv"), StageKind::norm_row);
   add(cat("e", last, ".n"), StageKind::row_tile);
