@@ -236,7 +236,7 @@ TEST(LayerGolden, Enc3SumTreesOf16TermsWorkedByHand) {
   EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::even_odd_quads, 128), 0x6C1F);
   EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::planes, 128), 0x6C1F);
   EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 128), 0x6C1F);
-  EXPECT_THROW(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 32), std::invalid_argument);
+  EXPECT_THROW(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 48), std::invalid_argument);
 }
 
 // dec1's RMS sums at C = 64 (the reading dec1-sum-trees): 8 squares per lane and row half. A row of
@@ -258,6 +258,27 @@ TEST(LayerGolden, Dec1SumTreesOf8TermsWorkedByHand) {
   EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::even_odd_quads, 64), 0x6C0F);
   EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::planes, 64), 0x6C0F);
   EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 64), 0x6C0F);
+}
+
+// The 4-term sums at C = 32 (enc0, dec0): HIP-e0's verified (n0 + n2) + (n1 + n3) is even_odd_quads'
+// and planes' 4-term instance. Lane 0's low half holds the squares of columns 0, 8, 16, 24 (n-tiles
+// 0..3); with 64, 1.5, 1.5, 1.5 there (squares 4096, 2.25, 2.25, 2.25; f16 spacing 4 above 4096) and
+// 0 elsewhere, worked by hand:
+//   sequential ((4096 + 2.25) + 2.25) + 2.25: 4098.25 -> 4100, 4102.25 -> 4104, 4106.25 -> 4108 = 0x6C03;
+//   (x0 + x2) + (x1 + x3): 4098.25 -> 4100, 4.5, 4104.5 -> 4104 = 0x6C02; pairwise (x0 + x1) + (x2 + x3)
+//   the same 4104. The fold adds zeros. A row of 32 ones sums to 32 = 0x5000 in every tree.
+TEST(LayerGolden, C32SumTreesOf4TermsWorkedByHand) {
+  using rrswin::SumTree;
+  std::vector<rrswin::f16_t> row(32, 0x3C00);
+  for (SumTree t : {SumTree::sequential, SumTree::even_odd_quads, SumTree::planes, SumTree::pairwise})
+    EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), t, 32), 0x5000);
+  std::fill(row.begin(), row.end(), rrswin::f16_t{0});
+  row[0] = 0x5400;                                     // 64
+  row[8] = row[16] = row[24] = rrswin::f16_t{0x3E00};  // 1.5
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::sequential, 32), 0x6C03);
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::even_odd_quads, 32), 0x6C02);
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::planes, 32), 0x6C02);
+  EXPECT_EQ(rrswin::golden::rms_sum_of_squares(row.data(), SumTree::pairwise, 32), 0x6C02);
 }
 
 // enc2's RMS sums at C = 96 (the reading enc2-sum-trees): 12 squares per lane and row half. A row of

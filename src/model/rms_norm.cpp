@@ -21,7 +21,8 @@ f16x2_t add2(f16x2_t a, f16x2_t b) { return f16x2_add(a, b); }
 namespace {
 
 // One lane's in-lane tree over its N = C/8 n-tile squares (facts C8.2; N = 16 at C = 128, 12 at
-// C = 96, 8 at C = 64: the readings enc3-sum-trees, enc2-sum-trees, dec1-sum-trees).
+// C = 96, 8 at C = 64, 4 at C = 32: the readings enc3-sum-trees, enc2-sum-trees, dec1-sum-trees;
+// C = 32's tree is HIP-e0's verified one).
 template <int N>
 f16x2_t lane_sum(const f16_t* row, int t, SumTree tree) {
   f16x2_t T[N];
@@ -41,7 +42,8 @@ f16_t rms_sum_of_squares(const f16_t* row, SumTree tree, int channels) {
       case 128: s[t] = lane_sum<16>(row, t, tree); break;
       case 96: s[t] = lane_sum<12>(row, t, tree); break;
       case 64: s[t] = lane_sum<8>(row, t, tree); break;
-      default: throw std::invalid_argument("rms_sum_of_squares: C is not 160, 128, 96 or 64");
+      case 32: s[t] = lane_sum<4>(row, t, tree); break;
+      default: throw std::invalid_argument("rms_sum_of_squares: C is not 160, 128, 96, 64 or 32");
     }
   // Butterflies xor 1 then xor 2 (facts C8.3; DOC3 E14: the same two steps), then add.f16 of the two halves.
   return fold_lanes(s, add2, [](f16x2_t v) { return f16_add(f16x2_lo(v), f16x2_hi(v)); });

@@ -202,4 +202,19 @@ RRSWIN_HD T reduce_in_lane(const T (&x)[8], SumTree tree, Add add) {
   return pairwise_carry(x, add);
 }
 
+// The 4-term tree (C = 32: enc0, dec0). HIP-e0's input norm (verified against d4r's oracle for enc0)
+// sums (n0 + n2) + (n1 + n3) per lane: the 4-term instance of even_odd_quads and of planes (one
+// plane: a = x0 + x2, b = x1 + x3, a + b); sequential ((x0 + x1) + x2) + x3; pairwise (x0 + x1) +
+// (x2 + x3).
+template <class T, class Add>
+RRSWIN_HD T reduce_in_lane(const T (&x)[4], SumTree tree, Add add) {
+  switch (tree) {
+    case SumTree::even_odd_quads:
+    case SumTree::planes: return add(add(x[0], x[2]), add(x[1], x[3]));
+    case SumTree::sequential: return add(add(add(x[0], x[1]), x[2]), x[3]);
+    case SumTree::pairwise: break;
+  }
+  return add(add(x[0], x[1]), add(x[2], x[3]));
+}
+
 }  // namespace rrswin
