@@ -243,16 +243,18 @@ void check_chains(const LayerSpec& L, const LayerProgram& prog) {
   static std::array<std::once_flag, kLayerCount> once;
   std::call_once(once[static_cast<std::size_t>(L.id)], [&] {
     bool ok = true;
-    const int before = L.first_stem() - 1;
-    for (int i = 1; i <= L.stem_phases(); ++i) {
-      const Phase& ph = prog.phase(before + i);
-      if (ph.c == OperandSource::previous_d) ok = ok && ph.c_chain_from > before && ph.c_chain_from < before + i;
+    // Serial heads (enc1): each head's stem and projection at its own phase numbers.
+    for (int h = 0; h < (L.serial_heads() ? L.heads : 1); ++h) {
+      const int before = L.first_stem(h) - 1;
+      for (int i = 1; i <= L.stem_phases(); ++i) {
+        const Phase& ph = prog.phase(before + i);
+        if (ph.c == OperandSource::previous_d) ok = ok && ph.c_chain_from > before && ph.c_chain_from < before + i;
+      }
     }
-    for (int p = L.first_projection(); p <= L.last_projection(); ++p) {
-      const Phase& ph = prog.phase(p);
-      ok = ok && (p == L.first_projection()
-                      ? ph.c != OperandSource::previous_d
-                      : ph.c == OperandSource::previous_d && ph.c_chain_from >= L.first_projection() && ph.c_chain_from < p);
+    for (int h = 0; h < L.heads; ++h) {
+      const Phase& ph = prog.phase(L.projection_phase(h));
+      ok = ok &&
+           (h == 0 ? ph.c != OperandSource::previous_d : ph.c == OperandSource::previous_d && ph.c_chain_from == L.projection_phase(h - 1));
     }
     for (int c = 0; c < L.chunks; ++c) {
       const Phase& down = prog.phase(L.first_mlp() + 2 * c + 1);
@@ -288,7 +290,7 @@ struct Scratch {
   std::vector<HeadScratch> heads;  // one per worker
   std::array<F16Mat, kHeads> o;    // D12 per head
   F16Mat c13, d20, n, c22, d60, d61;
-  std::array<F16Mat, kHeads> d_out;  // the projection phases' D, index phase - first_projection()
+  std::array<F16Mat, kHeads> d_out;  // the projection phases' D, index = head
   E4Mat oq, nq, a61;
 };
 Scratch& scratch() {
@@ -400,7 +402,7 @@ struct Block {
     };
     // Stem phase i (phase number i + before: the decoders' front precedes it): chain A (odd) = Q,
     // chain B (even) = V; k-slice (i-1)/2.
-    const int before = L.first_stem() - 1, stem = L.stem_phases();
+    const int before = L.first_stem(L.serial_heads() ? h : 0) - 1, stem = L.stem_phases();
     for (int i = 1; i <= stem; ++i) {
       const Phase& ph = prog.phase(before + i);
       if (ph.c == OperandSource::previous_d)
@@ -448,17 +450,16 @@ struct Block {
   // ---- E12 + the projection phases (facts C6, C7; enc5's 13..20; golden out_projection.cpp) ----
   void out_projection() {
     seed_rows(golden::c13_table(ctx), golden::c13_residual(ctx, S.x, S.h1, S.xn), kWindow, S.c13);
-    std::array<F16Mat, kHeads>& D = S.d_out;  // D[p - first]
-    const int first = L.first_projection(), last = L.last_projection();
-    for (int p = first; p <= last; ++p) {
-      const Phase& ph = prog.phase(p);
-      const int head = p - first;  // as golden::out_projection: the phase after the first reads the next head
+    std::array<F16Mat, kHeads>& D = S.d_out;  // D[head]
+    // As golden::out_projection: head h's projection phase (check_chains: chained on head h-1's).
+    for (int head = 0; head < L.heads; ++head) {
+      const Phase& ph = prog.phase(L.projection_phase(head));
       q8.rows(S.o[head], kWindow, S.oq);
       S.a_o.assign(S.oq.v.data(), kWindow, kHeadDim, kHeadDim, dec, simd);
-      std::swap(D[head], ph.c == OperandSource::previous_d ? D[ph.c_chain_from - first] : S.c13);  // as in attention_head
+      std::swap(D[head], head > 0 ? D[head - 1] : S.c13);  // as in attention_head
       gemm_phase(S.a_o, 0, w.wo[head], ph.k_steps, kWindow, D[head]);
     }
-    std::swap(S.d20, D[last - first]);
+    std::swap(S.d20, D[L.heads - 1]);
     laps.lap(kGroupOutProj);
   }
 

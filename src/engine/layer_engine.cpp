@@ -97,19 +97,21 @@ LayerBlockLoop block_loop(int threads) {
 }
 
 bool fused_block_takes(const LayerSpec& s) {
-  // engine/block.cpp's parts: the epilogue kernels' row lengths (kFusedNTiles), one warp per head
-  // over enc5's token geometry (16 or 32 rows per warp after the heads: the block computes the
-  // window row for row), at most enc5's heads and chunks (PreparedWeights); the encoders' prologue
-  // or the decoders' front before them.
-  const bool dims = s.channels % 32 == 0 && fused_n_tiles(s.channels / 8) && s.channels <= golden::kChannels &&
-                    s.head_form == HeadForm::warp_per_head && s.heads <= golden::kHeads && s.chunks <= golden::kChunks &&
-                    (s.rows_per_warp == 16 || s.rows_per_warp == 32) && s.head_dim == golden::kHeadDim &&
-                    s.window_tokens == golden::kWindow && s.tokens == golden::kTokens && s.final_gemm && s.logits == golden::kLogits;
-  // ... and the tails run_layer_frame_fast has after them: enc5's E61 (run_frame), the shared-pass
+  // engine/block.cpp's parts: the epilogue kernels' row lengths (kFusedNTiles), the heads over
+  // enc5's token geometry (one warp per head, or in sequence in one warp: each head's phases by
+  // its own numbers, the projections chained in head order either way; 16, 32 or 64 rows per warp
+  // after the heads: the block computes the window row for row), at most enc5's heads and chunks
+  // (PreparedWeights); the encoders' prologue or the decoders' front before them.
+  const bool dims = s.channels % 32 == 0 && fused_n_tiles(s.channels / 8) && s.channels <= golden::kChannels && s.heads <= golden::kHeads &&
+                    s.chunks <= golden::kChunks && s.head_dim == golden::kHeadDim && s.window_tokens == golden::kWindow &&
+                    s.tokens == golden::kTokens && s.final_gemm && s.logits == golden::kLogits;
+  // ... and the tails run_layer_frame_fast has after them: enc5's E61 (run_frame), the shared-pass or register
   // merge with the gated final epilogue, the decoders' blend.
   const bool enc5_like = s.front.kind == FrontKind::none && !s.merge() && s.final_epilogue == FinalEpilogueKind::kpn_filter;
-  const bool merge_layer = s.front.kind == FrontKind::none && s.merge_kind == MergeKind::shared_passes &&
-                           s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid;
+  const bool merge_layer =
+      s.front.kind == FrontKind::none &&
+      ((s.merge_kind == MergeKind::shared_passes && s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid) ||
+       (s.merge_kind == MergeKind::register_lanes && s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_one_warp));
   const bool decoder = s.front.kind == FrontKind::patch_expand && !s.merge() && s.final_epilogue == FinalEpilogueKind::decoder_blend;
   return dims && (enc5_like || merge_layer || decoder);
 }
@@ -140,8 +142,8 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
   const LayerSpec& s = layer_spec(f.weights->layer());
   switch (layer_parts(s.id)) {
     case LayerParts::golden_parts:
-      // A layer whose dimensions or parts the fused block does not take (fused_block_takes: the
-      // serial-head layers enc0, enc1, dec0) runs the golden parts with every k-step on engine::gemm.
+      // A layer whose dimensions or parts the fused block does not take (fused_block_takes: enc0's
+      // embedding front, dec0's output epilogue) runs the golden parts with every k-step on engine::gemm.
       run_layer_frame_with(
           f, profile, r, lr, stats, trace, trace_out,
           [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
@@ -197,7 +199,8 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
       f, profile, r, lr, stats, trace, trace_out,
       [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
         const golden::E4Mat a_last = run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
-        const golden::E4Mat merged = golden::merge_gather(lr, a_last);
+        const golden::E4Mat merged =
+            s.merge_kind == MergeKind::register_lanes ? golden::register_merge_gather(ctx, lr, a_last) : golden::merge_gather(lr, a_last);
         const golden::F16Mat dm = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);
         golden::merge_store(ctx, lr, dm, io.merged_output);
         const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a_last, mw.final_b, mw.final_steps, mw.final_bias);

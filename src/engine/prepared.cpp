@@ -26,14 +26,16 @@ std::shared_ptr<PreparedWeights> build(const WeightImage& w) {
   const LayerProgram& prog = layer_program(s.id);
   if (s.heads > golden::kHeads || s.chunks > golden::kChunks || s.stem_phases() + 1 > static_cast<int>(pw->qv[0].size()))
     throw std::logic_error("prepare_weights: the layer's heads, chunks or stem exceed enc5's (PreparedWeights)");
-  const int C = s.channels, before = s.first_stem() - 1;
+  const int C = s.channels;
   for (int h = 0; h < s.heads; ++h) {
+    // Serial heads (enc1): head h's own phases, at absolute offsets (relative_to_slot = false).
+    const int hp = s.serial_heads() ? h : 0, before = s.first_stem(hp) - 1;
     const std::uint32_t slot = weight_map(s).slot_bytes() * static_cast<std::uint32_t>(h);
     for (int i = 1; i <= s.stem_phases(); ++i) {  // facts C2 / E5: offsets relative to the head's slot
       const Phase& ph = prog.phase(before + i);
       assign_tile(pw->qv[h][i], golden::load_b_waddr(w, ph.weight_begin + (ph.relative_to_slot ? slot : 0u), golden::kHeadDim));
     }
-    const Phase& ps = prog.phase(s.score_phase());
+    const Phase& ps = prog.phase(s.score_phase(hp));
     const std::uint32_t bias_base = ps.bias_begin + (ps.relative_to_slot ? slot : 0u);
     auto& sb = pw->score_bias[h];
     sb.resize(static_cast<std::size_t>(golden::kWindow) * golden::kTokens);
