@@ -341,10 +341,10 @@ TEST(LayerGolden, LayerReadingsParse) {
   EXPECT_FALSE(rrswin::set_layer_reading(lr, "nope=1", &err));
   EXPECT_EQ(rrswin::layer_reading_registry().size(),
             15u);  // merge-gather-order, merge-register-k-order, merge-output-layout, sigmoid-* (6), expand-* (4), decoder-* (2)
-  // The register merge's K order: a reading of the register-lane merges alone (enc1 runs; enc0 not yet).
+  // The register merge's K order: a reading of the register-lane merges alone (enc0, enc1).
   EXPECT_TRUE(rrswin::set_layer_reading(lr, "merge-register-k-order=swin-plane", &err)) << err;
   EXPECT_EQ(lr.merge_register_k, rrswin::MergeRegisterK::swin_plane);
-  EXPECT_EQ(rrswin::reading_layers("merge-register-k-order"), std::vector<LayerId>{LayerId::enc1});
+  EXPECT_EQ(rrswin::reading_layers("merge-register-k-order"), (std::vector<LayerId>{LayerId::enc0, LayerId::enc1}));
   EXPECT_EQ(rrswin::reading_layers("merge-gather-order"), (std::vector<LayerId>{LayerId::enc2, LayerId::enc3, LayerId::enc4}));
   // enc1's E32 gathers its logits from registers: no shared records, so no record guard.
   const std::vector<LayerId> guard = rrswin::reading_layers("filter-record-guard");

@@ -30,6 +30,7 @@ struct Inputs {
   std::map<LayerId, rrswin::NetworkLayerInputs> layers;
   std::map<LayerId, std::vector<rrswin::Texture>> textures;
   std::map<std::pair<LayerId, int>, std::vector<std::uint8_t>> external;
+  std::vector<std::uint8_t> input_tensor;
 };
 
 Inputs make_inputs() {
@@ -50,9 +51,10 @@ Inputs make_inputs() {
       li.texture104 = &t[2];
     }
   }
-  // enc0 does not run: its merged output (enc1's +8: 2 planes at 64x32) comes from outside (its
-  // arena is dec0's skip, and dec0 does not run either).
-  in.external[{LayerId::enc0, 56}] = rrswin::make_synthetic_frame(64, 32, 7, false, 2).input_arena;
+  // enc0's staged input tensor (its prologue from the network input is not decoded): one plane of
+  // 32 e4m3 channels at level 0. dec0 does not run: nothing else comes from outside.
+  in.input_tensor = rrswin::make_synthetic_frame(kW, kH, 7, false, 1).input_arena;
+  in.layers[LayerId::enc0].input_tensor = in.input_tensor;
   return in;
 }
 
@@ -70,11 +72,12 @@ TEST(NetworkRun, EachLayerIsItselfOnItsUpstreamOutputs) {
   o.engine = rrswin::Engine::golden;
   const std::vector<rrswin::NetworkLayerResult> r = rrswin::run_network(o, in.layers, in.external);
   ASSERT_EQ(r.size(), 11u);
-  EXPECT_FALSE(result(r, LayerId::enc0).ran);
+  EXPECT_TRUE(result(r, LayerId::enc0).ran);
   EXPECT_TRUE(result(r, LayerId::enc1).ran);
   EXPECT_FALSE(result(r, LayerId::dec0).ran);
-  ASSERT_EQ(result(r, LayerId::enc1).stand_ins.size(), 1u);
-  EXPECT_NE(result(r, LayerId::enc1).stand_ins[0].find("enc0.+56"), std::string::npos);
+  ASSERT_EQ(result(r, LayerId::enc0).stand_ins.size(), 1u);
+  EXPECT_NE(result(r, LayerId::enc0).stand_ins[0].find("staged input tensor"), std::string::npos);
+  EXPECT_TRUE(result(r, LayerId::enc1).stand_ins.empty());
   EXPECT_TRUE(result(r, LayerId::enc2).stand_ins.empty());
   EXPECT_TRUE(result(r, LayerId::dec1).stand_ins.empty());
   EXPECT_TRUE(result(r, LayerId::dec3).stand_ins.empty());
@@ -85,7 +88,8 @@ TEST(NetworkRun, EachLayerIsItselfOnItsUpstreamOutputs) {
     const std::vector<std::uint8_t>* in24;
   };
   const Wire wires[] = {
-      {LayerId::enc1, &in.external.at({LayerId::enc0, 56}), nullptr},
+      {LayerId::enc0, &in.input_tensor, nullptr},
+      {LayerId::enc1, &result(r, LayerId::enc0).merged, nullptr},
       {LayerId::enc2, &result(r, LayerId::enc1).merged, nullptr},
       {LayerId::enc3, &result(r, LayerId::enc2).merged, nullptr},
       {LayerId::enc4, &result(r, LayerId::enc3).merged, nullptr},
@@ -160,37 +164,36 @@ TEST(NetworkRun, MissingOrMisSizedInputsAreClearErrors) {
     }
     return std::string("no error");
   };
-  in.external[{LayerId::enc0, 56}].pop_back();
-  EXPECT_NE(message().find("enc0.+56 (enc1 +8) has 131071 bytes, not 131072 at the 128 x 64 render"), std::string::npos) << message();
-  in.external.erase({LayerId::enc0, 56});
-  EXPECT_NE(message().find("enc1 +8 reads enc0.+56, which no layer of the run produced"), std::string::npos) << message();
+  in.layers[LayerId::enc0].input_tensor = std::span<const std::uint8_t>(in.input_tensor).first(in.input_tensor.size() - 1);
+  EXPECT_NE(message().find("enc0's staged input tensor has 262143 bytes, not 262144 (1 plane at 128 x 64)"), std::string::npos)
+      << message();
   in = make_inputs();
   in.layers.erase(LayerId::dec3);
   EXPECT_NE(message().find("no weights or texture (+88) for dec3"), std::string::npos) << message();
   o.render_h = 16;
   EXPECT_NE(message().find("smaller than 32 x 32"), std::string::npos) << message();
   const std::vector<rrswin::LayerBuffer> ext = rrswin::network_external_buffers();
-  ASSERT_EQ(ext.size(), 1u);
-  EXPECT_EQ(ext[0].layer, LayerId::enc0);
-  EXPECT_EQ(ext[0].param, 56);
+  EXPECT_TRUE(ext.empty());  // every producer of a runnable layer's input runs (dec0 does not: nothing reads its outputs)
 }
 
 TEST(NetworkRun, CliWritesEveryLayersOutputsAndASummary) {
   TempDir t;
   const Result r = t.rrswin("run --network -o out --render 64,64 --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_TRUE(contains(r.out, "enc0.+56 (external: enc0 does not run yet)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "input the staged input tensor, given (enc0's prologue")) << r.out;
   EXPECT_TRUE(contains(r.out, "dec0    64 x 64    not run")) << r.out;
   EXPECT_TRUE(contains(r.out, "; the last layer run, dec1: out/dec1/")) << r.out;  // dec0 does not run yet
-  for (const char* f : {"enc1/arena.bin", "enc1/merged.bin", "enc1/surface120.exr", "enc2/arena.bin", "enc2/merged.bin",
-                        "enc2/surface128.exr", "enc5/surface112.exr", "dec1/arena.bin", "summary.txt"})
+  for (const char* f :
+       {"enc0/arena.bin", "enc0/merged.bin", "enc0/surface128.exr", "enc1/arena.bin", "enc1/merged.bin", "enc1/surface120.exr",
+        "enc2/arena.bin", "enc2/merged.bin", "enc2/surface128.exr", "enc5/surface112.exr", "dec1/arena.bin", "summary.txt"})
     EXPECT_TRUE(std::filesystem::exists(t.path / "out" / f)) << f;
-  EXPECT_FALSE(std::filesystem::exists(t.path / "out" / "enc0"));
+  EXPECT_FALSE(std::filesystem::exists(t.path / "out" / "dec0"));
   // dec1's arena at level 1 (32 x 32 tokens, 2 planes).
   EXPECT_EQ(std::filesystem::file_size(t.path / "out" / "dec1" / "arena.bin"), 2u * 32 * 32 * 32);
   // The same outputs with the golden engine.
   ASSERT_EQ(t.rrswin("run --network -o gold --render 64,64 --engine golden").status, 0);
-  for (const char* f : {"enc1/merged.bin", "enc1/surface128.exr", "enc3/arena.bin", "dec1/arena.bin", "dec2/surface112.exr"})
+  for (const char* f : {"enc0/merged.bin", "enc0/surface120.exr", "enc1/merged.bin", "enc1/surface128.exr", "enc3/arena.bin",
+                        "dec1/arena.bin", "dec2/surface112.exr"})
     EXPECT_EQ(test_util::bytes_of(t.path / "out" / f), test_util::bytes_of(t.path / "gold" / f)) << f;
   EXPECT_EQ(t.rrswin("run --network --render 16,64").status, 2);
   EXPECT_EQ(t.rrswin("run --network --bogus").status, 2);

@@ -14,10 +14,11 @@ namespace {
 
 std::string buffer_name(LayerBuffer b) { return cat(to_string(b.layer), ".+", b.param); }
 
-// The input parameters a layer reads from other layers: +8 always (enc0's is the network's +304
-// input, not an edge), +24 for the decoders.
+// The input parameters a layer reads from other layers: +8 (enc0 has none: its input is the
+// network's, NetworkLayerInputs::input_tensor), +24 for the decoders.
 std::vector<int> input_params(const LayerSpec& s) {
   if (s.front.kind == FrontKind::patch_expand) return {8, 24};
+  if (s.abi.input < 0) return {};
   return {8};
 }
 
@@ -99,7 +100,17 @@ std::vector<NetworkLayerResult> run_network(const NetworkRunOptions& o, const st
       LayerFrame f;
       f.ex = g.ex;
       f.ey = g.ey;
-      f.input_arena = *inputs[8];
+      if (s.abi.input < 0) {
+        const std::uint64_t want =
+            static_cast<std::uint64_t>(g.ex) * static_cast<std::uint64_t>(g.ey) * 32u * static_cast<std::uint64_t>(s.k_slices());
+        if (li.input_tensor.size() != want)
+          throw std::invalid_argument(cat("run_network: ", s.name, "'s staged input tensor has ", li.input_tensor.size(), " bytes, not ",
+                                          want, " (", s.k_slices(), " plane at ", g.ex, " x ", g.ey, ")"));
+        f.input_arena = li.input_tensor;
+        r.stand_ins.push_back("the staged input tensor, given (enc0's prologue from the network input +304 is not decoded)");
+      } else {
+        f.input_arena = *inputs[8];
+      }
       f.weights = li.weights;
       f.texture = li.texture;
       if (s.front.kind == FrontKind::patch_expand) {

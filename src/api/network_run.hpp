@@ -26,6 +26,9 @@ struct NetworkLayerInputs {
   const Texture* texture = nullptr;                           // +88: the layer's grid (encoders), any size (decoders)
   const Texture *texture96 = nullptr, *texture104 = nullptr;  // the decoders' +96, +104 at its grid
   std::array<float, 2> scale{0.5f, 0.5f};                     // the decoders' +136
+  // enc0 (no +8: its prologue reads the network's input, +304, which no source decodes): the staged
+  // input tensor, 32 e4m3 channels a token, a one-plane arena at level 0 (model/embedding_front.cpp).
+  std::span<const std::uint8_t> input_tensor;
 };
 
 struct NetworkRunOptions {

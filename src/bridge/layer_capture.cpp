@@ -98,11 +98,22 @@ Dim3 grid_of(int ex, int ey, int ox, int oy) {
   return {static_cast<std::uint32_t>(g.x), static_cast<std::uint32_t>(g.y), 1};
 }
 
+// enc0 reads no +8 and no +88: its prologue builds the staged input tensor and input_noise from the
+// network's input (+304), which no source decodes (model/embedding_front.cpp), so a capture of the
+// kernel holds nothing the model starts from.
+void require_capturable(const LayerSpec& s, const char* who) {
+  if (s.abi.input < 0 || s.abi.texture < 0)
+    throw std::invalid_argument(std::string(who) + ": " + std::string(s.name) +
+                                "'s captures are not modelled: its prologue builds the model's input (the staged input tensor, "
+                                "input_noise) from the network's input +304, which no source decodes (docs/readings.md §10)");
+}
+
 }  // namespace
 
 LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
   const LayerSpec& s = layer_spec(layer);
   require_runnable(layer);
+  require_capturable(s, "read_layer_launch");
   const bool decoder = s.front.kind == FrontKind::patch_expand;
   if (!s.merge() && !decoder)
     throw std::invalid_argument("read_layer_launch: " + std::string(s.name) + " has its own captures (rrswin capture without --layer)");
@@ -245,6 +256,7 @@ LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerRep
 
 KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId layer, const LayerDumpOptions& o) {
   const LayerSpec& s = layer_spec(layer);
+  require_capturable(s, "layer_capture_from_dump");
   KernelCapture c;
   c.source = d.dir;
   c.kernel = d.kernel;
@@ -299,6 +311,7 @@ KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId la
 KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture& o) {
   const LayerSpec& s = layer_spec(layer);
   require_runnable(layer);
+  require_capturable(s, "synthetic_layer_capture");
   const bool decoder = s.front.kind == FrontKind::patch_expand;
   if (!s.merge() && !decoder)
     throw std::invalid_argument("synthetic_layer_capture: " + std::string(s.name) +

@@ -27,9 +27,10 @@ constexpr const char* kHelp = R"(usage: rrswin run --network [-o DIR] [--render 
   docs/readings.md network-extents).
   The inputs are the embedded synthetic ones: each layer's default weight image, synthetic
   textures (+88, and the decoders' +96/+104; what feeds them is not stated by any source:
-  docs/network.md) and scale 0.5; the buffers a layer that does not run would produce for one
-  that does (today enc0's merged output = enc1's +8) are synthetic
-  arenas, named in the summary.
+  docs/network.md) and scale 0.5; enc0's staged input tensor (32 e4m3 channels a token: its
+  prologue, which builds it from the network input +304, is decoded by no source) is synthetic;
+  the buffers a layer that does not run would produce for one that does are synthetic arenas.
+  Every stand-in is named in the summary.
   Writes DIR/<layer>/arena.bin (+48), merged.bin (+56, the merge layers), surface112.exr
   (+ surface120/128.exr for the merge layers' E62) and DIR/summary.txt: each layer's grid, time and
   GMAC/s, and which inputs stood in for a missing layer. All outputs or none.
@@ -90,6 +91,7 @@ int cmd_run_network(const Args& args) {
     // decoder's +88 at half of it, as `run --layer` makes it).
     std::map<LayerId, NetworkLayerInputs> layers;
     std::map<LayerId, std::array<Texture, 3>> textures;
+    std::vector<std::uint8_t> input_tensor;
     std::uint64_t seed = a.seed;
     for (LayerId id : layer_ids()) {
       const LayerSpec& s = layer_spec(id);
@@ -101,6 +103,10 @@ int cmd_run_network(const Args& args) {
       NetworkLayerInputs& li = layers[id];
       li.weights = &default_layer_weights(id);  // enc5: default_weights()
       li.texture = &t[0];
+      if (s.abi.input < 0) {  // enc0: a synthetic staged input tensor (its prologue is not decoded)
+        input_tensor = make_synthetic_frame(g.ex, g.ey, seed++, false, s.k_slices()).input_arena;
+        li.input_tensor = input_tensor;
+      }
       if (decoder) {
         t[1] = make_synthetic_frame(g.ex, g.ey, seed++, false, 1).texture;
         t[2] = make_synthetic_frame(g.ex, g.ey, seed++, false, 1).texture;

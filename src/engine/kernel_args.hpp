@@ -91,9 +91,9 @@ struct E11Args {
 };
 // The n-tile counts C/8 of the layers' rows the fused engine's per-ISA epilogues are instantiated
 // for (issue 33), one list as tiny-cuda-nn instantiates its widths: 20 (enc5, enc4, dec4: C = 160),
-// 16 (enc3, dec3: 128), 12 (enc2, dec2: 96), 8 (dec1: 64); the in-lane sum trees of
-// model/sum_tree.hpp exist for each. A layer whose C/8 is not listed runs the golden parts (engine/layer_engine.cpp).
-inline constexpr int kFusedNTiles[] = {8, 12, 16, 20};
+// 16 (enc3, dec3: 128), 12 (enc2, dec2: 96), 8 (enc1, dec1: 64), 4 (enc0, dec0: 32); the in-lane sum
+// trees of model/sum_tree.hpp exist for each. A layer whose C/8 is not listed runs the golden parts (engine/layer_engine.cpp).
+inline constexpr int kFusedNTiles[] = {4, 8, 12, 16, 20};
 constexpr bool fused_n_tiles(int n_tiles) {
   for (const int n : kFusedNTiles)
     if (n == n_tiles) return true;

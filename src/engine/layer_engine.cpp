@@ -109,9 +109,10 @@ bool fused_block_takes(const LayerSpec& s) {
   // merge with the gated final epilogue, the decoders' blend.
   const bool enc5_like = s.front.kind == FrontKind::none && !s.merge() && s.final_epilogue == FinalEpilogueKind::kpn_filter;
   const bool merge_layer =
-      s.front.kind == FrontKind::none &&
+      (s.front.kind == FrontKind::none || s.front.kind == FrontKind::embedding) &&
       ((s.merge_kind == MergeKind::shared_passes && s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid) ||
-       (s.merge_kind == MergeKind::register_lanes && s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_one_warp));
+       (s.merge_kind == MergeKind::register_lanes && (s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_one_warp ||
+                                                      s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_shared_taps)));
   const bool decoder = s.front.kind == FrontKind::patch_expand && !s.merge() && s.final_epilogue == FinalEpilogueKind::decoder_blend;
   return dims && (enc5_like || merge_layer || decoder);
 }
@@ -121,7 +122,7 @@ bool fused_block_takes(const LayerSpec& s) {
 LayerParts layer_parts(LayerId id) {
   const LayerSpec& s = layer_spec(id);
   if (!fused_block_takes(s)) return LayerParts::golden_parts;
-  return s.front.kind == FrontKind::patch_expand ? LayerParts::front_then_fused : LayerParts::fused;
+  return s.front.kind != FrontKind::none ? LayerParts::front_then_fused : LayerParts::fused;
 }
 
 std::string_view to_string(LayerParts p) {
@@ -155,6 +156,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
           block_loop(how.threads));
       return;
     case LayerParts::front_then_fused: {
+      if (s.front.kind == FrontKind::embedding) break;  // enc0: the merge layers' tail below, after its front
       // A decoder: the front on the golden parts with engine GEMM k-steps, then the fused block on
       // the layer's own phases after it (its stem from phase 2: the layer program's numbering, the
       // image's offsets after B0), its final phase on the engine and the decoder final (golden: per
@@ -190,15 +192,30 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
     }
     case LayerParts::fused: break;
   }
-  // A merge layer: the fused block through the last down-projection and its arena scatter, then
-  // the merge phase and the final phase on the engine and their epilogues golden.
+  // A merge layer: the fused block through the last down-projection and its arena scatter (after
+  // enc0's embedding front on the golden parts with engine GEMM k-steps and RMS kernel), then the
+  // merge phase and the final phase on the engine and their epilogues golden.
   const std::shared_ptr<const PreparedWeights> prepared = prepare_weights(*f.weights);
   const MergeLayerWeights mw = prepare_merge_layer(*f.weights, s);
   const EpilogueTables& tab = epilogue_tables();
+  const KernelSet kern = kernels(how.simd);
+  const NormRows norm = [&kern](const golden::NormSpec& spec, const f16_t* x, f16_t* out, int rows) {
+    kern.rms_rows({x, out, rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data(), static_cast<int>(spec.gain.size())});
+  };
   run_layer_frame_with(
       f, profile, r, lr, stats, trace, trace_out,
       [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
-        const golden::E4Mat a_last = run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
+        golden::E4Mat a_last;
+        if (s.front.kind == FrontKind::embedding) {
+          const GemmStep step = engine_steps(ctx, how);
+          golden::BlockContext front = ctx;
+          front.gemm_step = &step;
+          front.norm_rows = &norm;
+          const golden::PrologueOut staged = golden::embedding_front(front, io.input_arena);
+          a_last = run_block_through_e60(*prepared, how.simd, ctx, {{}, io.output_arena, nullptr, nullptr}, 1, &staged);
+        } else {
+          a_last = run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
+        }
         const golden::E4Mat merged =
             s.merge_kind == MergeKind::register_lanes ? golden::register_merge_gather(ctx, lr, a_last) : golden::merge_gather(lr, a_last);
         const golden::F16Mat dm = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);

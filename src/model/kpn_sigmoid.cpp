@@ -59,7 +59,10 @@ void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, cons
   // E32 (one warp, two passes T = lane, lane + 32: DOC-e1 §3/E32(a)/(b)) has no shared memory: it
   // gathers row T of the final phase's D from the lanes that hold it (selp + shfl.sync.idx), so the
   // logits are D's own values and the reading filter-record-guard does not apply.
-  const bool one_warp = ctx.layer().final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_one_warp;
+  // enc0's E22 gathers its rows as E32 does (DOC-e0 §3/E22(a)); its taps read input_noise, the image
+  // in the texture slot here (model/embedding_front.cpp).
+  const bool one_warp = ctx.layer().final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_one_warp ||
+                        ctx.layer().final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_shared_taps;
   const std::vector<std::uint32_t> smem = one_warp ? std::vector<std::uint32_t>{} : e61_records(ctx, d);
   // Stages named after the layer's final epilogue: e62.* (enc4), e48.* (enc3).
   const int fe = ctx.layer().final_phase();

@@ -182,6 +182,14 @@ PrologueOut prologue(const BlockContext& ctx, std::span<const std::uint8_t> inpu
 // The prologue's second half for 96 rows of x gathered by any front (enc5's gather, the decoders'
 // E1): the norm (none when empty), q8, the trace stage prologue.a.
 PrologueOut stage_input(const BlockContext& ctx, F16Mat x, const std::optional<NormSpec>& norm);
+// enc0's front (model/embedding_front.cpp): the staged input tensor (32 e4m3 channels a token, a
+// one-plane arena at the token grid: what enc0's undecoded prologue builds from the network's
+// input) gathered as the prologue gathers +8, the input embedding P1 -> relu-q8 -> P2, then the input
+// norm over all 96 rows (stage_input); x = P2's D (the projections' residual).
+PrologueOut embedding_front(const BlockContext& ctx, std::span<const std::uint8_t> input_tensor);
+// cvt.rn.satfinite.relu.e4m3x2.f16x2 of one half: a negative value (-0 too) becomes +0, a NaN the
+// canonical NaN's code, anything else q8 (HIP-e0 relu_pair; the PTX ISA's cvt .relu).
+e4m3_t quantise_relu(const BlockContext& ctx, f16_t h);
 
 // ---- RMS norm pieces (rms_norm.cpp), facts B4, C8 ----
 // The per-row f16 sum of squares exactly as the kernel forms it: the lane with thread-in-group t

@@ -185,7 +185,9 @@ std::vector<LayerId> reading_layers(std::string_view name) {
     if (!s.runnable) continue;
     if (!layer_reading) {
       // enc1's E32 gathers its logits from registers: no shared records to guard.
-      if (name == "filter-record-guard" && s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_one_warp) continue;
+      if (name == "filter-record-guard" && (s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_one_warp ||
+                                            s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_shared_taps))
+        continue;
       if (!(not_decoder && s.front.kind == FrontKind::patch_expand)) v.push_back(id);
     } else if (name == "expand-column-split") {
       if (s.front.kind == FrontKind::patch_expand && s.front.n_per_warp != s.channels) v.push_back(id);  // dec1: two sub-pixels a warp
@@ -345,6 +347,7 @@ F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const L
   // statements and offsets as enc5's, DOC4 §2; enc3 DOC3 §2; enc2 DOC-e2 §2).
   // facts B (the encoders' prologue) or the decoders' front (phase 1 and E1).
   const PrologueOut pro = s.front.kind == FrontKind::patch_expand ? decoder_front(ctx, lr.decoder_front, io.input_arena, io.skip_arena)
+                          : s.front.kind == FrontKind::embedding  ? embedding_front(ctx, io.input_arena)
                                                                   : prologue(ctx, io.input_arena);
   const std::vector<HeadOut> heads = attention(ctx, pro.h1);               // stem, score, P V and their epilogues
   if (ctx.last_phase && ctx.last_phase < s.first_projection()) return {};  // a debug stage (facts F2)
@@ -369,6 +372,7 @@ F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const L
       break;
     case FinalEpilogueKind::kpn_filter_sigmoid:
     case FinalEpilogueKind::kpn_filter_sigmoid_one_warp:
+    case FinalEpilogueKind::kpn_filter_sigmoid_shared_taps:
       if (io.texture && out.s112 && out.s120 && out.s128) e62(ctx, lr, d, *io.texture, out);
       break;
     case FinalEpilogueKind::decoder_blend:

@@ -79,6 +79,7 @@ constexpr LayerSpec enc0_row{
     .entry = "cuda_dldn_engine_swin_enc0_kernel",
     .corpus = "0013-PREPASS_ENTRYPOINT_NAME.ptx",
     .doc = "DOC-e0 (no phase table; DESC-e0 phases())",
+    .runnable = true,
     .channels = 32,
     .heads = 2,
     .head_form = HeadForm::serial,  // HIP-e0 header: one warp per 8x8 patch

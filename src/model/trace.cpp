@@ -8,6 +8,7 @@
 namespace rrswin {
 
 StageShape stage_shape(StageKind k, const LayerSpec& l) {
+  if (k == StageKind::expand_d && l.front.kind == FrontKind::embedding) return {1, 6 * 4 * 2};  // enc0's P1, P2: 96 x 32
   if (k == StageKind::expand_d) return {l.front.warps, 3 * (l.front.n_per_warp / 8) * 2};
   return stage_shape(k, l.channels, l.heads, l.merge_out);
 }
@@ -17,6 +18,10 @@ std::vector<StageRow> trace_stage_table(const LayerSpec& l) {
   auto add = [&](std::string name, StageKind k) { t.push_back({std::move(name), k, stage_shape(k, l)}); };
   const int sp = l.score_phase(), first = l.first_projection(), last = l.last_projection(), fe = l.final_phase();
   if (l.front.kind == FrontKind::patch_expand) add("p1d", StageKind::expand_d);
+  if (l.front.kind == FrontKind::embedding) {
+    add("p1d", StageKind::expand_d);
+    add("p2d", StageKind::expand_d);
+  }
   add("prologue.a", StageKind::prologue_a);
   for (int p = l.first_stem(); p < l.first_stem() + l.stem_phases(); ++p) add(cat("w", p), StageKind::stem_d);
   add(cat("w", sp), StageKind::score_d);

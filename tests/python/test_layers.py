@@ -94,6 +94,7 @@ def test_run_layer_enc4_surfaces():
     ("enc3", 4, 128, 4, 16, 5),  # DOC3: C = 128, merge to 160
     ("enc2", 3, 96, 4, 12, 4),   # DOC-e2: C = 96, merge to 128
     ("enc1", 2, 64, 2, 8, 3),    # DOC-e1: C = 64, two heads in sequence, register merge to 96
+    ("enc0", 1, 32, 2, 4, 2),    # DESC-e0: C = 32 (its input: the staged input tensor), register merge to 64
 ])
 def test_run_layer_equals_the_cli(cli, tmp_path, name, planes, channels, heads, chunks, merged_planes):
     # A merge layer at C != 160: a C/32-plane input arena (layer_spec's input_planes), the same bytes
