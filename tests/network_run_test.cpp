@@ -204,4 +204,36 @@ TEST(NetworkRun, CliWritesEveryLayersOutputsAndASummary) {
   EXPECT_FALSE(std::filesystem::exists(t.path / "blocked" / "summary.txt")) << "no partial output set";
 }
 
+// rrswin diff --network: one line per layer and the first layer that differs. The same run twice is
+// identical; `ada` against `zluda` (whose sums are exact where ada's mma truncates: numerics.md)
+// differs from the first layer on, enc0; a changed byte in one layer's arena is found in that layer.
+TEST(NetworkRun, DiffNamesTheFirstLayerThatDiffers) {
+  TempDir t;
+  ASSERT_EQ(t.rrswin("run --network -o a --render 64,64").status, 0);
+  ASSERT_EQ(t.rrswin("run --network -o b --render 64,64").status, 0);
+  ASSERT_EQ(t.rrswin("run --network -o z --render 64,64 --profile zluda").status, 0);
+  const Result same = t.rrswin("diff a b --network");
+  EXPECT_EQ(same.status, 0) << same.out;
+  EXPECT_TRUE(contains(same.out, "  enc3   identical\n")) << same.out;
+  EXPECT_TRUE(contains(same.out, "IDENTICAL: 10 layers")) << same.out;
+  const Result z = t.rrswin("diff a z --network");
+  EXPECT_EQ(z.status, 1) << z.out;
+  EXPECT_TRUE(contains(z.out, "the first that differs: enc0")) << z.out;
+  // One byte of dec2's arena (level 2: 16 x 16 tokens, 3 planes) at pixel (9, 3) of plane 0: block (1, 0).
+  const std::filesystem::path f = t.path / "b" / "dec2" / "arena.bin";
+  std::vector<std::uint8_t> bytes = test_util::bytes_of(f);
+  ASSERT_EQ(bytes.size(), 3u * 16 * 16 * 32);
+  bytes[32 * (3 * 16 + 9) + 5] ^= 1;
+  {
+    std::ofstream o(f, std::ios::binary);
+    o.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  const Result one = t.rrswin("diff a b --network");
+  EXPECT_EQ(one.status, 1) << one.out;
+  EXPECT_TRUE(contains(one.out, "  dec2   arena.bin: 1 of 24576 bytes differ (first at block (1, 0))")) << one.out;
+  EXPECT_TRUE(contains(one.out, "DIFFERENT: 1 of 10 layers differ; the first that differs: dec2")) << one.out;
+  EXPECT_EQ(t.rrswin("diff a nowhere --network").status, 2);
+  EXPECT_EQ(t.rrswin("diff a b --network --layer enc4").status, 2);
+}
+
 }  // namespace

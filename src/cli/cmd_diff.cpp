@@ -56,6 +56,11 @@ options:
                         shape; a C/32-plane arena byte by byte), merged.bin (at the halved
                         extents), surface112.exr, surface120.exr and surface128.exr;
                         --layer enc5 (the default) compares enc5's folders
+  --network             A and B are two `rrswin run --network` folders: one line per layer in
+                        network order (bytes of arena.bin and merged.bin differing, f16 values of
+                        the surfaces differing and their largest ulp distance, the first
+                        differing block), then the first layer that differs. Two profiles' runs
+                        of one frame show where their results part and how the difference grows
   -h, --help            this text
 
 rrswin diff CAPTURE --stage NAME [--debug-base N] [--profile P] [--reading NAME=VALUE ...]
@@ -173,6 +178,7 @@ struct DiffArgs {
   LoadOptions load;
   long long launch = -1;
   std::optional<LayerId> layer;
+  bool network = false;
 };
 
 DiffArgs parse_diff_args(const Args& args) {
@@ -199,6 +205,9 @@ DiffArgs parse_diff_args(const Args& args) {
     } else if (cur.name == "--layer") {
       const LayerId id = layer_option(cur.take());
       if (id != LayerId::enc5) d.layer = id;  // enc5's folders are the default (--layer enc5 is accepted, as in every command)
+    } else if (cur.name == "--network") {
+      cur.flag();
+      d.network = true;
     } else if (cur.name == "--launch") {
       d.launch = parse_int(cur.name, cur.take(), 0, 999999);
     } else if (cur.name == "--kernel" || cur.name == "--block-offset") {
@@ -343,6 +352,122 @@ FileDiff diff_files(const fs::path& A, const fs::path& B, Geometry g) {
   return d;
 }
 
+// Two `rrswin run --network` folders (cli/cmd_run_network.cpp): each layer's folder DIR/<layer>/ in
+// network order, its outputs by name; a layer's token grid from its surface112.exr (its arena's
+// C/32 planes, the merged output's at the halved grid, follow from the sizes).
+struct LayerComparison {
+  LayerId id;
+  std::vector<FileDiff> files;
+  bool in_a = false, in_b = false;
+};
+
+std::vector<LayerComparison> diff_network_folders(const fs::path& A, const fs::path& B) {
+  std::vector<LayerComparison> out;
+  for (LayerId id : layer_ids()) {
+    LayerComparison lc;
+    lc.id = id;
+    const fs::path a = A / std::string(to_string(id)), b = B / std::string(to_string(id));
+    lc.in_a = fs::is_directory(a);
+    lc.in_b = fs::is_directory(b);
+    if (lc.in_a && lc.in_b) {
+      for (const char* f : {"arena.bin", "merged.bin", "surface112.exr", "surface120.exr", "surface128.exr"}) {
+        const fs::path fa = a / f, fb = b / f;
+        if (!fs::exists(fa) && !fs::exists(fb)) continue;
+        if (!fs::exists(fa) || !fs::exists(fb))
+          throw InputError((fs::exists(fa) ? fb : fa).string(), 0, std::string("the file, as on the other side"), "nothing");
+        refuse_link(fa.string());
+        refuse_link(fb.string());
+        FileDiff d =
+            fa.extension() == ".exr" ? diff_exr_files(fa, fb) : diff_bytes(read_file_bytes(fa.string()), read_file_bytes(fb.string()));
+        d.key = std::string(to_string(id)) + "/" + f;
+        d.file_a = fa.string();
+        d.file_b = fb.string();
+        lc.files.push_back(std::move(d));
+      }
+    }
+    if (lc.in_a || lc.in_b) out.push_back(std::move(lc));
+  }
+  if (std::none_of(out.begin(), out.end(), [](const LayerComparison& l) { return !l.files.empty(); }))
+    throw InputError(A.string(), 0, "an `rrswin run --network` folder with a layer folder (enc0/, ..., dec0/) in common with B's",
+                     "none in common");
+  return out;
+}
+
+template <class... T>
+std::string strf(const char* f, T... v) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, f, v...);
+  return buf;
+}
+
+// The 8x8 token block of byte `offset` within one plane of a plane arena whose grid is gx tokens
+// wide (run --network's grids have no origin offset).
+std::string arena_block(std::int64_t offset, int gx) {
+  if (offset < 0 || gx <= 0) return "";
+  const std::int64_t pixel = offset / 32;
+  return strf(" (first at block (%lld, %lld))", static_cast<long long>((pixel % gx) / 8), static_cast<long long>((pixel / gx) / 8));
+}
+
+int report_network(const std::vector<LayerComparison>& layers, const DiffArgs& a) {
+  std::optional<LayerId> first;
+  int differing_layers = 0;
+  std::string text, json = "{\"layers\": [";
+  for (std::size_t li = 0; li < layers.size(); ++li) {
+    const LayerComparison& l = layers[li];
+    const std::string name(to_string(l.id));
+    bool differs = false;
+    int ex = 0, ey = 0;
+    for (const FileDiff& d : l.files)
+      if (d.key == name + "/surface112.exr") {
+        ex = d.width;
+        ey = d.height;
+      }
+    std::string line = strf("  %-5s", name.c_str());
+    if (!l.in_a || !l.in_b) {
+      line += std::string(l.in_a ? " only in A" : " only in B");
+      differs = a.strict;
+    }
+    for (const FileDiff& d : l.files) {
+      differs |= !d.identical();
+      if (d.identical()) continue;
+      const std::string f = d.key.substr(name.size() + 1);
+      if (d.kind == DiffKind::surface) {
+        std::uint64_t values = 0;
+        for (const auto c : d.channel) values += c;
+        line += strf("  %s: %llu f16 values differ, max %u ulp", f.c_str(), static_cast<unsigned long long>(values), d.max_dist);
+      } else {
+        // A plane arena: the arena at the layer's grid, the merged output at the halved grid.
+        const bool merged = f == "merged.bin";
+        const int gx = merged ? ex >> 1 : ex, gy = merged ? ey >> 1 : ey;
+        const std::int64_t plane = static_cast<std::int64_t>(gx) * gy * 32;
+        line += strf("  %s: %llu of %llu bytes differ%s", f.c_str(), static_cast<unsigned long long>(d.differing),
+                     static_cast<unsigned long long>(d.size_a), plane > 0 ? arena_block(d.first % plane, gx).c_str() : "");
+      }
+    }
+    if (!differs && l.in_a && l.in_b) line += "  identical";
+    if (differs) {
+      ++differing_layers;
+      if (!first) first = l.id;
+    }
+    text += line + "\n";
+    json += strf("%s\n  {\"layer\": \"%s\", \"identical\": %s, \"files\": [", li ? "," : "", name.c_str(), differs ? "false" : "true");
+    for (std::size_t i = 0; i < l.files.size(); ++i) json += (i ? ", " : "") + to_json(l.files[i]);
+    json += "]}";
+  }
+  if (a.json) {
+    std::printf("%s\n], \"first_differing_layer\": %s}\n", json.c_str(),
+                first ? json_escape(std::string(to_string(*first))).c_str() : "null");
+  } else {
+    std::printf("rrswin diff --network: %zu layers\n%s", layers.size(), text.c_str());
+    if (first)
+      std::printf("DIFFERENT: %d of %zu layers differ; the first that differs: %s\n", differing_layers, layers.size(),
+                  std::string(to_string(*first)).c_str());
+    else
+      std::printf("IDENTICAL: %zu layers\n", layers.size());
+  }
+  return first ? kExitDifferent : kExitOk;
+}
+
 // The heat maps (all or nothing: io/output_set.hpp) and the report; the exit status.
 int report(const Comparison& c, const DiffArgs& a) {
   int n_diff = 0;
@@ -402,6 +527,11 @@ int cmd_diff(const Args& args) {
   for (const auto& p : {A, B})
     if (!fs::exists(p)) throw InputError(p.string(), 0, "a capture folder or a file", "nothing (no such file or folder)");
   if (fs::is_directory(A) != fs::is_directory(B)) throw UsageError("A and B must both be folders or both be files");
+  if (a.network) {
+    if (!fs::is_directory(A)) throw UsageError("--network compares two folders of rrswin run --network");
+    if (a.layer) throw UsageError("--network and --layer exclude each other");
+    return report_network(diff_network_folders(A, B), a);
+  }
   Comparison c;
   if (a.layer && !fs::is_directory(A)) throw UsageError("--layer compares two folders of rrswin run --layer L (a merge layer)");
   if (a.layer)
