@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/simd.hpp"
+#include "model/layer_spec.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -51,6 +52,24 @@ TEST(BenchCli, LayerTableHasEnc5AsItsBaseline) {
   EXPECT_FALSE(contains(r.out, "golden parts")) << r.out;
   EXPECT_EQ(shell("'" RRSWIN_CLI_PATH "' bench --layer dec0").status, 2);
   EXPECT_EQ(shell("'" RRSWIN_CLI_PATH "' bench --layer enc9").status, 2);
+}
+
+// `rrswin bench --network` (issue 36): every runnable layer at each render, a total with its GMAC/s
+// against enc5 alone in the same run and its time per megapixel.
+TEST(BenchCli, NetworkTableListsEveryLayerThatRunsAndATotal) {
+  const Result r = shell("'" RRSWIN_CLI_PATH "' bench --network --render 64,64 --render 128,64 --threads 2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "profile ada: enc5 alone (40x23)")) << r.out;
+  for (rrswin::LayerId id : rrswin::layer_ids()) {
+    if (!rrswin::layer_spec(id).runnable) continue;
+    EXPECT_TRUE(contains(r.out, "128x64     " + std::string(rrswin::to_string(id)))) << rrswin::to_string(id) << r.out;
+  }
+  EXPECT_TRUE(contains(r.out, "64x64      enc0       64x64 ")) << r.out;  // level 0 of a 64 x 64 render
+  EXPECT_TRUE(contains(r.out, "128x64     total")) << r.out;
+  EXPECT_TRUE(contains(r.out, "vs enc5")) << r.out;
+  EXPECT_TRUE(contains(r.out, "ms/Mpx")) << r.out;
+  EXPECT_EQ(shell("'" RRSWIN_CLI_PATH "' bench --network --layer enc3").status, 2);
+  EXPECT_EQ(shell("'" RRSWIN_CLI_PATH "' bench --render 64,64").status, 2);
 }
 
 }  // namespace

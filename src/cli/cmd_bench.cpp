@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -17,8 +18,10 @@
 #include "cli/bench_core.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/network_demo.hpp"
 #include "engine/layer_engine.hpp"
 #include "engine/simd.hpp"
+#include "model/launch_abi.hpp"
 #include "model/layer_program.hpp"
 #include "numerics/profile.hpp"
 
@@ -46,7 +49,14 @@ void help() {
       "  profile and SIMD path: ms/frame, GMAC/s (the layer's e4m3 multiply-adds), vs enc5 (GMAC/s over\n"
       "  enc5's on the same profile and path in this run), vs f64lim, and which parts ran: the fused\n"
       "  engine at the layer's dimensions (after a decoder's front, which runs golden's parts with the\n"
-      "  engine's GEMMs), or golden's parts with the engine's GEMMs (a layer the fused engine does not take).\n");
+      "  engine's GEMMs), or golden's parts with the engine's GEMMs (a layer the fused engine does not take).\n"
+      "\n"
+      "rrswin bench --network [--render W,H]... [--profile P]... [--simd S] [--threads N] [--reps N]\n"
+      "  The layers that run, chained as `rrswin run --network` runs them (its demo inputs), at each render\n"
+      "  (default 256x128, 1280x720, 1920x1080) on the widest selected SIMD path: each layer's ms and GMAC/s\n"
+      "  (minimum over the reps, default 1), the total, its GMAC/s against enc5 alone on the same profile\n"
+      "  and path in this run, and ms per megapixel of the render (constant when the time is linear in the\n"
+      "  pixels). Profiles: --profile (default ada).\n");
 }
 
 std::string cpu_model() {
@@ -61,6 +71,8 @@ struct BenchOptions {
   std::vector<std::string> geo_names, simd_names, profiles, layers;
   int threads = 0, reps = 5, golden_reps = 1;
   bool golden = true, reference = true, help = false;
+  bool network = false, reps_given = false;
+  std::vector<std::pair<int, int>> renders;  // --network's renders
 };
 
 BenchOptions parse_bench(const Args& args) {
@@ -81,9 +93,15 @@ BenchOptions parse_bench(const Args& args) {
       o.profiles.push_back(value());
     else if (a == "--threads")
       o.threads = static_cast<int>(parse_int(a, value(), 0, kThreadsMax));
-    else if (a == "--reps")
+    else if (a == "--reps") {
       o.reps = static_cast<int>(parse_int(a, value(), 1, 1000000));
-    else if (a == "--golden-reps")
+      o.reps_given = true;
+    } else if (a == "--network")
+      o.network = true;
+    else if (a == "--render") {
+      const auto [w, h] = parse_pair(a, value(), 32, 8192);
+      o.renders.emplace_back(static_cast<int>(w), static_cast<int>(h));
+    } else if (a == "--golden-reps")
       o.golden_reps = static_cast<int>(parse_int(a, value(), 1, 1000000));
     else if (a == "--no-golden")
       o.golden = false;
@@ -126,7 +144,7 @@ BenchPlan plan_of(const BenchOptions& o) {
     if (o.simd_names.empty() ? static_cast<int>(p) <= cap
                              : std::find(o.simd_names.begin(), o.simd_names.end(), std::string(engine::to_string(p))) != o.simd_names.end())
       pl.paths.push_back(p);
-  if (o.profiles.empty()) pl.profs = all_profiles();
+  if (o.profiles.empty()) pl.profs = o.network ? std::vector<const Profile*>{&profile_ada()} : all_profiles();
   for (const auto& n : o.profiles) {
     const Profile* p = find_profile(n);
     if (!p) throw std::invalid_argument("unknown profile " + n + " (" + std::string(profile_names()) + ")");
@@ -312,6 +330,60 @@ int bench_layers(const BenchOptions& o, const BenchPlan& pl) {
   return 0;
 }
 
+// The network (issue 36): every runnable layer chained at each render (api/network_run.hpp, the
+// demo inputs of `run --network`), each layer's minimum over the reps; the total against enc5 alone
+// at its real grid on the same profile and path in this run, and the time per megapixel of the
+// render (equal across renders when the time is linear in the pixels).
+int bench_network(const BenchOptions& o, const BenchPlan& pl) {
+  const engine::SimdPath path = pl.paths.back();  // the widest selected
+  const std::vector<std::pair<int, int>> renders =
+      o.renders.empty() ? std::vector<std::pair<int, int>>{{256, 128}, {1280, 720}, {1920, 1080}} : o.renders;
+  const int reps = o.reps_given ? o.reps : 1;
+  std::printf("rrswin bench --network: %s, running on %d threads, SIMD %s; %d rep%s, minimum per layer\n", cpu_model().c_str(), pl.nthreads,
+              std::string(engine::to_string(path)).c_str(), reps, reps == 1 ? "" : "s");
+  for (const Profile* prof : pl.profs) {
+    BenchFrame e5(LayerId::enc5);
+    const double e5_gmac = ((e5.ex + 7) / 8) * ((e5.ey + 7) / 8) * macs_per_block(layer_program(LayerId::enc5)) / 1e9;
+    const double e5_rate = e5_gmac / e5.time(*prof, path, pl.nthreads, std::max(reps, 3));
+    std::printf("\nprofile %s: enc5 alone (%dx%d) %.2f GMAC/s\n", std::string(prof->name).c_str(), e5.ex, e5.ey, e5_rate);
+    std::printf("%-10s %-5s %10s %10s %9s\n", "render", "layer", "tokens", "ms", "GMAC/s");
+    for (const auto& [w, h] : renders) {
+      const std::unique_ptr<NetworkDemo> demo = make_network_demo(w, h, 1);
+      NetworkRunOptions no;
+      no.render_w = w;
+      no.render_h = h;
+      no.profile = prof;
+      no.engine = Engine::fast;
+      no.threads = pl.nthreads;
+      std::map<LayerId, double> best;
+      std::vector<NetworkLayerResult> last;
+      for (int r = 0; r < reps; ++r) {
+        last = run_network(no, demo->layers, demo->external);
+        for (const NetworkLayerResult& x : last)
+          if (x.ran) best[x.id] = best.count(x.id) ? std::min(best[x.id], x.seconds) : x.seconds;
+      }
+      char name[32];
+      std::snprintf(name, sizeof name, "%dx%d", w, h);
+      double total_s = 0, total_mac = 0;
+      for (const NetworkLayerResult& x : last) {
+        if (!x.ran) continue;
+        const abi::GridExtent g = abi::covering_grid(static_cast<std::uint32_t>(x.ex), static_cast<std::uint32_t>(x.ey), 0, 0);
+        const double mac = macs_per_block(layer_program(x.id)) * static_cast<double>(g.x * g.y);
+        total_s += best[x.id];
+        total_mac += mac;
+        char tokens[32];
+        std::snprintf(tokens, sizeof tokens, "%dx%d", x.ex, x.ey);
+        std::printf("%-10s %-5s %10s %10.3f %9.2f\n", name, std::string(to_string(x.id)).c_str(), tokens, 1e3 * best[x.id],
+                    mac / best[x.id] / 1e9);
+      }
+      const double mpx = static_cast<double>(w) * h / 1e6;
+      std::printf("%-10s %-5s %10s %10.3f %9.2f  vs enc5 %.2fx, %.1f ms/Mpx\n", name, "total", "", 1e3 * total_s, total_mac / total_s / 1e9,
+                  total_mac / total_s / 1e9 / e5_rate, 1e3 * total_s / mpx);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_bench(const Args& args) {
@@ -321,6 +393,11 @@ int cmd_bench(const Args& args) {
     return 0;
   }
   const BenchPlan pl = plan_of(o);
+  if (o.network) {
+    if (!o.layers.empty()) throw UsageError("--network and --layer exclude each other");
+    return bench_network(o, pl);
+  }
+  if (!o.renders.empty()) throw UsageError("--render is an option of --network");
   if (!o.layers.empty()) {
     std::printf("rrswin bench --layer: %s, running on %d threads; %d reps, minimum\n", cpu_model().c_str(), pl.nthreads, o.reps);
     return bench_layers(o, pl);

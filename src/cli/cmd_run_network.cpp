@@ -13,6 +13,7 @@
 #include "assets/synthetic_weights.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
+#include "cli/network_demo.hpp"
 #include "io/frame_io.hpp"
 #include "io/output_set.hpp"
 #include "model/layer_program.hpp"
@@ -87,46 +88,14 @@ int cmd_run_network(const Args& args) {
     o.profile = find_profile(a.choice.profile);
     o.engine = a.choice.engine == "golden" ? Engine::golden : Engine::fast;
     o.threads = a.choice.threads > 0 ? a.choice.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    // Each runnable layer's own inputs: the default weights, synthetic textures at its grid (a
-    // decoder's +88 at half of it, as `run --layer` makes it).
-    std::map<LayerId, NetworkLayerInputs> layers;
-    std::map<LayerId, std::array<Texture, 3>> textures;
-    std::vector<std::uint8_t> input_tensor;
-    std::uint64_t seed = a.seed;
-    for (LayerId id : layer_ids()) {
-      const LayerSpec& s = layer_spec(id);
-      if (!s.runnable) continue;
-      const TokenGrid g = level_grid(a.render_w, a.render_h, network_level(id));
-      const bool decoder = s.front.kind == FrontKind::patch_expand;
-      std::array<Texture, 3>& t = textures[id];
-      t[0] = make_synthetic_frame(decoder ? g.ex >> 1 : g.ex, decoder ? g.ey >> 1 : g.ey, seed++, false, 1).texture;
-      NetworkLayerInputs& li = layers[id];
-      li.weights = &default_layer_weights(id);  // enc5: default_weights()
-      li.texture = &t[0];
-      if (s.abi.input < 0) {  // enc0: a synthetic staged input tensor (its prologue is not decoded)
-        input_tensor = make_synthetic_frame(g.ex, g.ey, seed++, false, s.k_slices()).input_arena;
-        li.input_tensor = input_tensor;
-      }
-      if (decoder) {
-        t[1] = make_synthetic_frame(g.ex, g.ey, seed++, false, 1).texture;
-        t[2] = make_synthetic_frame(g.ex, g.ey, seed++, false, 1).texture;
-        li.texture96 = &t[1];
-        li.texture104 = &t[2];
-      }
-    }
-    // The buffers the missing layers would produce: synthetic arenas of the rows' sizes.
-    std::map<std::pair<LayerId, int>, std::vector<std::uint8_t>> external;
-    for (const LayerBuffer& b : network_external_buffers()) {
-      const std::optional<layout::PlaneArena> pa = buffer_arena(b, a.render_w, a.render_h);
-      if (!pa) throw std::logic_error("run --network: " + std::string(to_string(b.layer)) + "'s output is not a plane arena");
-      external[{b.layer, b.param}] = make_synthetic_frame(pa->ex, pa->ey, seed++, false, pa->planes).input_arena;
-    }
+    // The embedded demo inputs (cli/network_demo.hpp).
+    const std::unique_ptr<NetworkDemo> demo = make_network_demo(a.render_w, a.render_h, a.seed);
     OutputSet out(a.out);  // checks the folder before the run
     const bool tty = progress_enabled();
     o.layer_done = [tty](LayerId id, double s) {
       if (tty) std::fprintf(stderr, "\r  %s done (%.2f s)        ", std::string(to_string(id)).c_str(), s);
     };
-    const std::vector<NetworkLayerResult> results = run_network(o, layers, external);
+    const std::vector<NetworkLayerResult> results = run_network(o, demo->layers, demo->external);
     if (tty) std::fputs("\r", stderr);
     std::string summary;
     char line[512];
