@@ -12,7 +12,7 @@ set(RRSWIN_TIERS
   "assets:model"                 # synthetic weights and frames (demo, tests, benches), settle --oracle's launches
   "io:model"                     # file formats
   "engine:model"                 # the fast CPU engine
-  "api:engine"                   # LaunchParams, run_frame
+  "api:engine,assets"            # LaunchParams, run_frame, the network run (its demo inputs: assets)
   "capture:api,io,assets"        # d4r's launch dumps and replay captures
   "ptx:engine"                   # the generic PTX interpreter (texture/surface objects only; its mma runs the engine's SIMD kernels, engine/mma_tile)
   "cuda:api,io,assets"           # the CUDA port's host code and rrswin-gpu

@@ -70,6 +70,7 @@ from .layers import (
     layer_weight_regions,
     run_enc4,
     run_layer,
+    run_network,
     synthetic_layer_weights,
 )
 from .ptx import PtxError, ptx_launch

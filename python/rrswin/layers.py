@@ -242,3 +242,22 @@ def _run_merge_layer(layer, input_arena, weights, texture, ex, ey, block_offset,
             raise TypeError(f"{name}: expected a dict of name -> value, found {type(m).__name__}")
     return _rrswin.run_merge_layer(layer, a, w, texture, ex, ey, ox, oy, engine, profile, dict(readings or {}),
                                  dict(layer_readings or {}), threads)
+
+
+def run_network(render=(256, 128), *, engine: str = "fast", profile: str = "ada", threads: int = 1, seed: int = 1) -> dict:
+    """The layers that run, chained as one network on the embedded demo inputs, exactly as
+    `rrswin run --network --render W,H --seed N` runs them (docs/network.md "Running the network"):
+    each layer's default weight image, synthetic textures at its level's grid, enc0's synthetic
+    staged input tensor. Returns {layer name: outputs} in network order for every layer that ran, the
+    outputs named as run_layer names them (arena, merged, surface112/120/128 where the layer has
+    them) plus 'seconds', 'ex', 'ey' (the layer's token grid). engine 'fast' or 'golden': the same
+    bytes."""
+    if not (isinstance(render, (tuple, list)) and len(render) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in render)):
+        raise TypeError("render: a pair of ints (width, height)")
+    for name, v in (("threads", threads), ("seed", seed)):
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise TypeError(f"{name}: an int")
+    if seed < 0 or seed >= 1 << 62:
+        raise ValueError("seed: 0..2^62-1")
+    return _rrswin.run_network_demo(render[0], render[1], profile, engine, threads, seed)
+

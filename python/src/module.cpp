@@ -29,6 +29,8 @@
 #include <vector>
 
 #include "api/frame.hpp"
+#include "api/network_demo.hpp"
+#include "api/network_run.hpp"
 #include "assets/synthetic_inputs.hpp"
 #include "assets/synthetic_weights.hpp"
 #include "base/errors.hpp"
@@ -861,7 +863,53 @@ nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena,
   return out;
 }
 
+// The network on its demo inputs (api/network_demo.hpp, as `rrswin run --network`): every layer
+// that ran, by name, its outputs as run_layer names them, and its seconds.
+nb::dict run_network_demo(int render_w, int render_h, const std::string& profile, const std::string& engine, int threads,
+                          std::uint64_t seed) {
+  if (engine != "fast" && engine != "golden") throw nb::value_error("engine: 'fast' or 'golden'");
+  if (threads < 1 || threads > 256) throw nb::value_error("threads: 1..256");
+  if (render_w < 32 || render_h < 32 || render_w > 8192 || render_h > 8192) throw nb::value_error("render: each side 32..8192");
+  const Profile* p = find_profile(profile);
+  if (!p) throw nb::value_error(("profile: '" + profile + "' is not ada, zluda, hopper or blackwell").c_str());
+  std::vector<NetworkLayerResult> results;
+  {
+    nb::gil_scoped_release release;
+    const std::unique_ptr<NetworkDemo> demo = make_network_demo(render_w, render_h, seed);
+    NetworkRunOptions o;
+    o.render_w = render_w;
+    o.render_h = render_h;
+    o.profile = p;
+    o.engine = engine == "golden" ? Engine::golden : Engine::fast;
+    o.threads = threads;
+    results = run_network(o, demo->layers, demo->external);
+  }
+  nb::dict out;
+  for (NetworkLayerResult& r : results) {
+    if (!r.ran) continue;
+    nb::dict d;
+    const std::size_t na = r.arena.size(), nm = r.merged.size();
+    d["arena"] = to_numpy(std::move(r.arena), {na});
+    if (nm) d["merged"] = to_numpy(std::move(r.merged), {nm});
+    const std::pair<const char*, const Surface*> surfaces[] = {
+        {"surface112", &r.surface112}, {"surface120", &r.surface120}, {"surface128", &r.surface128}};
+    for (const auto& [name, sf] : surfaces) {
+      if (sf->width <= 0 || sf->height <= 0) continue;
+      std::vector<std::uint16_t> rgba = surface_rgba(*sf);
+      const std::size_t h = static_cast<std::size_t>(sf->height), wd = static_cast<std::size_t>(sf->width);
+      d[name] = to_numpy(std::move(rgba), {h, wd, 4});
+    }
+    d["seconds"] = r.seconds;
+    d["ex"] = r.ex;
+    d["ey"] = r.ey;
+    out[std::string(to_string(r.id)).c_str()] = d;
+  }
+  return out;
+}
+
 void bind_layers(nb::module_& m) {
+  m.def("run_network_demo", &run_network_demo, "render_w"_a, "render_h"_a, "profile"_a, "engine"_a, "threads"_a, "seed"_a,
+        "the network on the embedded demo inputs of `rrswin run --network`");
   m.def(
       "layer_names",
       [] {

@@ -18,7 +18,7 @@
 #include "cli/bench_core.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
-#include "cli/network_demo.hpp"
+#include "api/network_demo.hpp"
 #include "engine/layer_engine.hpp"
 #include "engine/simd.hpp"
 #include "model/launch_abi.hpp"

@@ -13,7 +13,7 @@
 #include "assets/synthetic_weights.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
-#include "cli/network_demo.hpp"
+#include "api/network_demo.hpp"
 #include "io/frame_io.hpp"
 #include "io/output_set.hpp"
 #include "model/layer_program.hpp"

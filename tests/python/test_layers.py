@@ -357,3 +357,27 @@ def test_run_layer_decoder_errors():
     with pytest.raises(ValueError, match="^scale: only the decoders"):
         core("enc4", arena_in, rrswin.synthetic_layer_weights("enc4", 1), tex, 16, 8, 0, 0, "fast", "ada", {}, {}, 1,
              scale=(0.25, 0.5))
+
+
+def test_run_network_equals_the_cli(cli, tmp_path):
+    # Issue 36: rrswin.run_network is `rrswin run --network` on the same demo inputs, byte for byte,
+    # fast = golden; every layer that runs is there, enc0 first.
+    fast = rrswin.run_network((64, 64), threads=2)
+    gold = rrswin.run_network((64, 64), engine="golden")
+    cli("run", "--network", "--render", "64,64", "-o", str(tmp_path / "n"))
+    runnable = [n for n in rrswin.LAYERS if rrswin.layer_spec(n)["runnable"]]
+    assert list(fast) == runnable and runnable[0] == "enc0"
+    for name, out in fast.items():
+        assert out["arena"].tobytes() == (tmp_path / "n" / name / "arena.bin").read_bytes(), name
+        assert out["arena"].tobytes() == gold[name]["arena"].tobytes(), name
+        if "merged" in out:
+            assert out["merged"].tobytes() == (tmp_path / "n" / name / "merged.bin").read_bytes(), name
+        assert out["surface112"].shape == (out["ey"], out["ex"], 4)
+    assert fast["enc0"]["ex"] == 64 and fast["enc1"]["ex"] == 32
+    with pytest.raises(TypeError):
+        rrswin.run_network(64)
+    with pytest.raises(ValueError):
+        rrswin.run_network((16, 64))
+    with pytest.raises(ValueError):
+        rrswin.run_network((64, 64), engine="slow")
+

@@ -1,5 +1,5 @@
-// The network's embedded demo inputs (issue 36): what `rrswin run --network` and `rrswin bench
-// --network` feed api/network_run.hpp at a render: each runnable layer's default weight image,
+// The network's embedded demo inputs (issue 36): what `rrswin run --network`, `rrswin bench
+// --network` and Python's `run_network` feed api/network_run.hpp at a render: each runnable layer's default weight image,
 // synthetic textures at its grid (a decoder's +88 at half of it, as `run --layer` makes it), enc0's
 // synthetic staged input tensor (its prologue from the network input is decoded by no source), and
 // synthetic arenas for the buffers a layer that does not run would produce for one that does.
@@ -13,7 +13,7 @@
 
 #include "api/network_run.hpp"
 
-namespace rrswin::cli {
+namespace rrswin {
 
 struct NetworkDemo {
   std::map<LayerId, NetworkLayerInputs> layers;  // point into `textures` and `input_tensor`
@@ -25,4 +25,4 @@ struct NetworkDemo {
 // Seeds seed, seed + 1, ... in network order. Owned through the pointer (the inputs point into it).
 std::unique_ptr<NetworkDemo> make_network_demo(int render_w, int render_h, std::uint64_t seed);
 
-}  // namespace rrswin::cli
+}  // namespace rrswin

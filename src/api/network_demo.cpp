@@ -1,5 +1,5 @@
 // The network's demo inputs (cli/network_demo.hpp).
-#include "cli/network_demo.hpp"
+#include "api/network_demo.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -7,7 +7,7 @@
 #include "assets/synthetic_inputs.hpp"
 #include "assets/synthetic_weights.hpp"
 
-namespace rrswin::cli {
+namespace rrswin {
 
 std::unique_ptr<NetworkDemo> make_network_demo(int render_w, int render_h, std::uint64_t seed) {
   auto d = std::make_unique<NetworkDemo>();
@@ -40,4 +40,4 @@ std::unique_ptr<NetworkDemo> make_network_demo(int render_w, int render_h, std::
   return d;
 }
 
-}  // namespace rrswin::cli
+}  // namespace rrswin
