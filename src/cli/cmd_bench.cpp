@@ -14,11 +14,11 @@
 #include <thread>
 #include <vector>
 
+#include "api/network_demo.hpp"
 #include "assets/synthetic_weights.hpp"
 #include "cli/bench_core.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
-#include "api/network_demo.hpp"
 #include "engine/layer_engine.hpp"
 #include "engine/simd.hpp"
 #include "model/launch_abi.hpp"

@@ -8,12 +8,12 @@
 #include <thread>
 #include <vector>
 
+#include "api/network_demo.hpp"
 #include "api/network_run.hpp"
 #include "assets/synthetic_inputs.hpp"
 #include "assets/synthetic_weights.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
-#include "api/network_demo.hpp"
 #include "io/frame_io.hpp"
 #include "io/output_set.hpp"
 #include "model/layer_program.hpp"
