@@ -4,6 +4,7 @@
 // each layer alone on the chain's own outputs; the fast engine's chain equals golden's byte for byte.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -50,10 +51,16 @@ Inputs make_inputs() {
       li.texture104 = &t[2];
     }
   }
-  // enc0 does not run: its merged output (enc1's +8: 2 planes at 64x32) comes from outside (its
-  // arena is dec0's skip, and dec0 does not run either).
+  // enc0 does not run: its merged output (enc1's +8: 2 planes at 64x32) and its arena (dec0's +24
+  // skip: 1 plane at 128x64) come from outside.
   in.external[{LayerId::enc0, 56}] = rrswin::make_synthetic_frame(64, 32, 7, false, 2).input_arena;
+  in.external[{LayerId::enc0, 48}] = rrswin::make_synthetic_frame(128, 64, 8, false, 1).input_arena;
   return in;
+}
+
+// Bit for bit (NaN == NaN): dec0's +144 surfaces.
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), 4 * a.size()) == 0);
 }
 
 const rrswin::NetworkLayerResult& result(const std::vector<rrswin::NetworkLayerResult>& r, LayerId id) {
@@ -72,7 +79,12 @@ TEST(NetworkRun, EachLayerIsItselfOnItsUpstreamOutputs) {
   ASSERT_EQ(r.size(), 11u);
   EXPECT_FALSE(result(r, LayerId::enc0).ran);
   EXPECT_TRUE(result(r, LayerId::enc1).ran);
-  EXPECT_FALSE(result(r, LayerId::dec0).ran);
+  EXPECT_TRUE(result(r, LayerId::dec0).ran);
+  ASSERT_EQ(result(r, LayerId::dec0).stand_ins.size(), 1u);
+  EXPECT_NE(result(r, LayerId::dec0).stand_ins[0].find("+24 <- enc0.+48"), std::string::npos);
+  // dec0's +48: 8 e4m3 bytes a pixel at 128 x 64 (DOC-d0 §4.2); +144: 4 f32 a texel.
+  EXPECT_EQ(result(r, LayerId::dec0).arena.size(), 128u * 64u * 8u);
+  EXPECT_EQ(result(r, LayerId::dec0).surface144.rgba.size(), 128u * 64u * 4u);
   ASSERT_EQ(result(r, LayerId::enc1).stand_ins.size(), 1u);
   EXPECT_NE(result(r, LayerId::enc1).stand_ins[0].find("enc0.+56"), std::string::npos);
   EXPECT_TRUE(result(r, LayerId::enc2).stand_ins.empty());
@@ -93,6 +105,7 @@ TEST(NetworkRun, EachLayerIsItselfOnItsUpstreamOutputs) {
       {LayerId::dec3, &result(r, LayerId::dec4).arena, &result(r, LayerId::enc3).arena},
       {LayerId::dec2, &result(r, LayerId::dec3).arena, &result(r, LayerId::enc2).arena},
       {LayerId::dec1, &result(r, LayerId::dec2).arena, &result(r, LayerId::enc1).arena},
+      {LayerId::dec0, &result(r, LayerId::dec1).arena, &in.external.at({LayerId::enc0, 48})},
   };
   for (const Wire& w : wires) {
     SCOPED_TRACE(std::string(rrswin::to_string(w.layer)));
@@ -114,6 +127,7 @@ TEST(NetworkRun, EachLayerIsItselfOnItsUpstreamOutputs) {
     EXPECT_TRUE(f.output_arena == got.arena);
     EXPECT_TRUE(f.merged_output == got.merged);
     EXPECT_TRUE(f.surface112.bytes == got.surface112.bytes);
+    EXPECT_TRUE(same_bits(f.surface144.rgba, got.surface144.rgba));
   }
   // enc5's input is enc4's merged output (its own frame driver).
   const rrswin::NetworkLayerResult& e5 = result(r, LayerId::enc5);
@@ -144,6 +158,7 @@ TEST(NetworkRun, FastEqualsGoldenOverTheWholeChain) {
     EXPECT_TRUE(g[i].merged == f[i].merged);
     EXPECT_TRUE(g[i].surface112.bytes == f[i].surface112.bytes);
     EXPECT_TRUE(g[i].surface120.bytes == f[i].surface120.bytes);
+    EXPECT_TRUE(same_bits(g[i].surface144.rgba, f[i].surface144.rgba));
   }
 }
 
@@ -170,9 +185,11 @@ TEST(NetworkRun, MissingOrMisSizedInputsAreClearErrors) {
   o.render_h = 16;
   EXPECT_NE(message().find("smaller than 32 x 32"), std::string::npos) << message();
   const std::vector<rrswin::LayerBuffer> ext = rrswin::network_external_buffers();
-  ASSERT_EQ(ext.size(), 1u);
+  ASSERT_EQ(ext.size(), 2u);  // enc1's +8 and dec0's +24
   EXPECT_EQ(ext[0].layer, LayerId::enc0);
   EXPECT_EQ(ext[0].param, 56);
+  EXPECT_EQ(ext[1].layer, LayerId::enc0);
+  EXPECT_EQ(ext[1].param, 48);
 }
 
 TEST(NetworkRun, CliWritesEveryLayersOutputsAndASummary) {
@@ -180,17 +197,22 @@ TEST(NetworkRun, CliWritesEveryLayersOutputsAndASummary) {
   const Result r = t.rrswin("run --network -o out --render 64,64 --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "enc0.+56 (external: enc0 does not run yet)")) << r.out;
-  EXPECT_TRUE(contains(r.out, "dec0    64 x 64    not run")) << r.out;
-  EXPECT_TRUE(contains(r.out, "; the last layer run, dec1: out/dec1/")) << r.out;  // dec0 does not run yet
-  for (const char* f : {"enc1/arena.bin", "enc1/merged.bin", "enc1/surface120.exr", "enc2/arena.bin", "enc2/merged.bin",
-                        "enc2/surface128.exr", "enc5/surface112.exr", "dec1/arena.bin", "summary.txt"})
+  EXPECT_TRUE(contains(r.out, "enc0.+48 (external: enc0 does not run yet)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "; the last layer run, dec0: out/dec0/")) << r.out;
+  for (const char* f :
+       {"enc1/arena.bin", "enc1/merged.bin", "enc1/surface120.exr", "enc2/arena.bin", "enc2/merged.bin", "enc2/surface128.exr",
+        "enc5/surface112.exr", "dec1/arena.bin", "dec0/arena.bin", "dec0/surface144.bin", "dec0/surface112.exr", "summary.txt"})
     EXPECT_TRUE(std::filesystem::exists(t.path / "out" / f)) << f;
   EXPECT_FALSE(std::filesystem::exists(t.path / "out" / "enc0"));
   // dec1's arena at level 1 (32 x 32 tokens, 2 planes).
   EXPECT_EQ(std::filesystem::file_size(t.path / "out" / "dec1" / "arena.bin"), 2u * 32 * 32 * 32);
+  // dec0's +48 at level 0 (64 x 64 tokens, 8 bytes a pixel) and +144 (4 f32 a texel).
+  EXPECT_EQ(std::filesystem::file_size(t.path / "out" / "dec0" / "arena.bin"), 64u * 64 * 8);
+  EXPECT_EQ(std::filesystem::file_size(t.path / "out" / "dec0" / "surface144.bin"), 64u * 64 * 16);
   // The same outputs with the golden engine.
   ASSERT_EQ(t.rrswin("run --network -o gold --render 64,64 --engine golden").status, 0);
-  for (const char* f : {"enc1/merged.bin", "enc1/surface128.exr", "enc3/arena.bin", "dec1/arena.bin", "dec2/surface112.exr"})
+  for (const char* f : {"enc1/merged.bin", "enc1/surface128.exr", "enc3/arena.bin", "dec1/arena.bin", "dec2/surface112.exr",
+                        "dec0/arena.bin", "dec0/surface144.bin", "dec0/surface112.exr"})
     EXPECT_EQ(test_util::bytes_of(t.path / "out" / f), test_util::bytes_of(t.path / "gold" / f)) << f;
   EXPECT_EQ(t.rrswin("run --network --render 16,64").status, 2);
   EXPECT_EQ(t.rrswin("run --network --bogus").status, 2);

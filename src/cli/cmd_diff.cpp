@@ -54,8 +54,8 @@ options:
   --layer L             A and B are two `rrswin run --layer L` folders of a merge layer (enc2,
                         enc3, enc4): compares arena.bin (at --ex/--ey, else surface112.exr's
                         shape; a C/32-plane arena byte by byte), merged.bin (at the halved
-                        extents), surface112.exr, surface120.exr and surface128.exr;
-                        --layer enc5 (the default) compares enc5's folders
+                        extents), surface112.exr, surface120.exr and surface128.exr (and
+                        dec0's surface144.bin, byte for byte); --layer enc5 (the default) compares enc5's folders
   -h, --help            this text
 
 rrswin diff CAPTURE --stage NAME [--debug-base N] [--profile P] [--reading NAME=VALUE ...]
@@ -278,7 +278,9 @@ Comparison diff_layer_folders(const fs::path& A, const fs::path& B, Geometry g) 
   }
   const Geometry half{g.ex >> 1, g.ey >> 1};
   const std::pair<const char*, Geometry> files[] = {
-      {"arena.bin", g}, {"merged.bin", half}, {"surface112.exr", g}, {"surface120.exr", g}, {"surface128.exr", g}};
+      {"arena.bin", g},      {"merged.bin", half},  {"surface112.exr", g},
+      {"surface120.exr", g}, {"surface128.exr", g}, {"surface144.bin", g},  // dec0's +144 (4 f32 a texel): compared byte for byte
+  };
   for (const auto& f : files) {
     const fs::path a = A / f.first, b = B / f.first;
     const bool in_a = fs::exists(a), in_b = fs::exists(b);
