@@ -316,7 +316,9 @@ TEST(Dec0Golden, FrontExpandsFourSubpixelsOfThirtyTwoChannelsInOneWarp) {
   for (int n = 0; n < 128; ++n) {
     const golden::ExpandColumn c = golden::expand_column(fr, s, 0, n);
     // A pack word (columns n, n + 8 of one row) never splits between sub-pixels.
-    if ((n & 8) == 0) EXPECT_EQ(golden::expand_column(fr, s, 0, n + 8).subpixel, c.subpixel) << n;
+    if ((n & 8) == 0) {
+      EXPECT_EQ(golden::expand_column(fr, s, 0, n + 8).subpixel, c.subpixel) << n;
+    }
     seen.insert({c.subpixel, c.channel});
   }
   EXPECT_EQ(seen.size(), 128u);
