@@ -241,4 +241,25 @@ TEST(DecoderCapture, CliCaptureReplaySettle) {
   EXPECT_TRUE(contains(d.rrswin("diff orig again").out, "IDENTICAL")) << d.rrswin("diff orig again").out;
 }
 
+// dec0 through the tool: its +48 (8 bytes a pixel) and its f32 surface +144 (a fmt32 = RGBA32F dump,
+// 16 bytes a texel) go through capture, replay, the launch-dump reader and settle.
+TEST(DecoderCapture, Dec0CliCaptureReplaySettle) {
+  TempDir d;
+  ASSERT_EQ(d.rrswin("capture --layer dec0 --synthetic --ex 21 --ey 13 --block-offset 3,5 -o cap").status, 0);
+  const Result r = d.rrswin("replay --layer dec0 cap --layer-reading dec0-output-columns=tanh-first -o orig");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "arg048-buffer-base0x7f0200000000-size2184-fmt0")) << r.out;  // 21 13 8 bytes
+  EXPECT_TRUE(contains(r.out, "arg144-surface-21x13-pitch336-fmt32")) << r.out;
+  const Result s = d.rrswin("settle --layer dec0 cap --results orig");
+  EXPECT_EQ(s.status, 0) << s.out;
+  EXPECT_TRUE(contains(s.out, "dec0-output-columns    tanh-first  settled")) << s.out;
+  EXPECT_TRUE(contains(s.out, "best: 0 differing bytes")) << s.out;
+  const Result again = d.rrswin("replay --layer dec0 orig --block-offset 3,5 --layer-reading dec0-output-columns=tanh-first -o again");
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_TRUE(contains(d.rrswin("diff orig again").out, "IDENTICAL")) << d.rrswin("diff orig again").out;
+  // The default reading gives other +48 and +144 bytes.
+  ASSERT_EQ(d.rrswin("replay --layer dec0 orig --block-offset 3,5 -o other").status, 0);
+  EXPECT_FALSE(contains(d.rrswin("diff orig other").out, "IDENTICAL"));
+}
+
 }  // namespace
