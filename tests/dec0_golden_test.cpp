@@ -78,6 +78,20 @@ TEST(Dec0Golden, TanhValues) {
   // Continuous at the 0.6 switch to about an ulp: the polynomial just below, 1 - 2/(e^1.2 + 1) at it.
   const float below = std::nextafter(0.6f, 0.0f);
   EXPECT_LT(std::fabs(golden::dec0_tanh(0.6f) - golden::dec0_tanh(below)), 2e-7f);
+  // Worked by hand (exact rational arithmetic, each fma / mul rounded once to f32, ties to even, done
+  // outside the model): x2 = RN(v v), p = RN(RN(RN(RN(c0 x2 + c1) x2 + c2) x2 + c3) x2 + 0),
+  // RN(p v + v). v = 0.5 -> 0x3EEC9AA0 (0.46211719512939453), v = 0.25 -> 0x3E7ACBF5
+  // (0.24491865932941437), v = -0.375 -> 0xBEB77A9E (-0.35835736989974976).
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(golden::dec0_tanh(0.5f)), 0x3EEC9AA0u);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(golden::dec0_tanh(0.25f)), 0x3E7ACBF5u);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(golden::dec0_tanh(-0.375f)), 0xBEB77A9Eu);
+  // The large branch by hand (60-digit decimals, each step rounded to f32; ex2.approx and
+  // rcp.approx correctly rounded, the project's reading approx-model): v = 1: y = 0x4038AA3B,
+  // e = 2^y -> 0x40EC7325, e + 1 -> 0x41063992, rcp -> 0x3DF420AB, 1 - 2r -> 0x3F42F7D5; v = 2 ->
+  // 0x3F76CA83; v = -0.75 -> 0xBF22991F.
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(golden::dec0_tanh(1.0f)), 0x3F42F7D5u);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(golden::dec0_tanh(2.0f)), 0x3F76CA83u);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(golden::dec0_tanh(-0.75f)), 0xBF22991Fu);
   // Worked: at v = 0.5 the small branch: v^2 = 0.25, p = (((c0 0.25 + c1) 0.25 + c2) 0.25 + c3) 0.25,
   // about -0.0758, and tanh = 0.5 + 0.5 p = 0.46211716 (tanh(0.5) = 0.4621171572600098).
   EXPECT_NEAR(golden::dec0_tanh(0.5f), 0.4621171572600098, 1e-7);
