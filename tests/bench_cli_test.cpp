@@ -50,7 +50,7 @@ TEST(BenchCli, LayerTableHasEnc5AsItsBaseline) {
   // enc3 runs the fused block at its C = 128 (issue 33): no golden parts on either line.
   EXPECT_TRUE(contains(r.out, "fused engine")) << r.out;
   EXPECT_FALSE(contains(r.out, "golden parts")) << r.out;
-  EXPECT_EQ(shell("'" RRSWIN_CLI_PATH "' bench --layer dec0").status, 2);
+  EXPECT_EQ(shell("'" RRSWIN_CLI_PATH "' bench --layer enc0").status, 2);  // not runnable yet
   EXPECT_EQ(shell("'" RRSWIN_CLI_PATH "' bench --layer enc9").status, 2);
 }
 

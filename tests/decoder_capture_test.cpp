@@ -60,7 +60,8 @@ TEST(DecoderCapture, SyntheticCaptureFollowsTheDecoderAbi) {
     SCOPED_TRACE(std::string(to_string(layer)));
     const LayerSpec& s = layer_spec(layer);
     const KernelCapture c = small(layer, 0.75f);
-    ASSERT_EQ(c.args.size(), 144u);
+    const bool dec0 = layer == LayerId::dec0;
+    ASSERT_EQ(c.args.size(), dec0 ? 152u : 144u);  // DESC-d0 layer(): dec0's block is 152 bytes (+144 the last pointer)
     EXPECT_EQ(std::bit_cast<float>(static_cast<std::uint32_t>(load_le(&c.args[136], 4))), 0.75f);
     EXPECT_EQ(std::bit_cast<float>(static_cast<std::uint32_t>(load_le(&c.args[140], 4))), 0.25f);
     const LayerLaunch L = read_layer_launch(c, layer);
@@ -69,12 +70,19 @@ TEST(DecoderCapture, SyntheticCaptureFollowsTheDecoderAbi) {
     EXPECT_EQ(bytes(L.input), static_cast<std::size_t>(s.front.k / 32) * (kEx / 2) * (kEy / 2) * 32);  // half resolution
     EXPECT_EQ(c.pointers[L.skip].offset, 24u);
     EXPECT_EQ(bytes(L.skip), static_cast<std::size_t>(s.channels / 32) * kEx * kEy * 32);
-    EXPECT_EQ(bytes(L.arena), bytes(L.skip));
+    // dec0's +48: 8 e4m3 bytes a pixel (DOC-d0 §4.2); the others' a plane arena like the skip.
+    EXPECT_EQ(bytes(L.arena), dec0 ? static_cast<std::size_t>(kEx) * kEy * 8 : bytes(L.skip));
     EXPECT_EQ(c.images[L.texture].image.width, kEx / 2);
     EXPECT_EQ(c.images[L.texture96].image.width, kEx);
     EXPECT_EQ(c.images[L.texture104].offset, 104u);
-    ASSERT_EQ(L.surfaces.size(), 1u);
+    ASSERT_EQ(L.surfaces.size(), dec0 ? 2u : 1u);
     EXPECT_EQ(c.images[L.surfaces[0]].offset, 112u);
+    if (dec0) {
+      // +144: sust.p of four f32 a texel at (x, y) (DOC-d0 §4.2, s18603), RGBA32F in the capture.
+      EXPECT_EQ(c.images[L.surfaces[1]].offset, 144u);
+      EXPECT_EQ(c.images[L.surfaces[1]].image.fmt, rrswin::capture::kFmtFloat);
+      EXPECT_EQ(c.images[L.surfaces[1]].image.pitch, 16u * kEx);
+    }
     EXPECT_EQ(L.sx, 0.75f);
   }
 }
@@ -106,6 +114,12 @@ TEST(DecoderCapture, ReplayEqualsTheFrameDriver) {
     run_layer_frame_golden(f, profile_ada(), Readings{}, LayerReadings{});
     EXPECT_EQ(loaded.allocs[loaded.pointers[L.arena].alloc].bytes, f.output_arena);
     EXPECT_EQ(loaded.images[L.surfaces[0]].image.bytes, f.surface112.bytes);
+    if (layer == LayerId::dec0) {
+      ASSERT_EQ(L.surfaces.size(), 2u);
+      std::vector<std::uint8_t> s144(4 * f.surface144.rgba.size());
+      std::memcpy(s144.data(), f.surface144.rgba.data(), s144.size());
+      EXPECT_EQ(loaded.images[L.surfaces[1]].image.bytes, s144);
+    }
     EXPECT_NE(std::count(f.output_arena.begin(), f.output_arena.end(), 0), static_cast<std::ptrdiff_t>(f.output_arena.size()));
     // The golden model through the capture: the same bytes.
     KernelCapture again = load_kernel_capture(d.path.string());
@@ -142,8 +156,8 @@ TEST(DecoderCapture, SettleRecoversTheReadingsTheResultsWereMadeWith) {
       EXPECT_TRUE(differ) << info.name;
     }
     // expand-load-order, expand-fill, expand-subpixel, decoder-sampler, decoder-gate-logit; dec1's two
-    // sub-pixels a warp add expand-column-split.
-    const std::size_t count = layer == LayerId::dec1 ? 6u : 5u;
+    // sub-pixels a warp add expand-column-split, dec0's four that and dec0-output-columns.
+    const std::size_t count = layer == LayerId::dec0 ? 7u : layer == LayerId::dec1 ? 6u : 5u;
     EXPECT_EQ(static_cast<std::size_t>(readings), count);
 
     std::vector<LayerSettleLaunch> launch{border};
@@ -154,6 +168,9 @@ TEST(DecoderCapture, SettleRecoversTheReadingsTheResultsWereMadeWith) {
     if (layer == LayerId::dec1) {
       ASSERT_TRUE(set_layer_reading(made.layer_readings, "expand-column-split=interleaved", &err)) << err;
     }
+    if (layer == LayerId::dec0) {
+      ASSERT_TRUE(set_layer_reading(made.layer_readings, "dec0-output-columns=tanh-first", &err)) << err;
+    }
     launch[0].after = launch[0].before;
     replay_layer_capture(launch[0].after, layer, made);
     const LayerSettleResult r = settle_layer(launch, layer, {});
@@ -161,10 +178,11 @@ TEST(DecoderCapture, SettleRecoversTheReadingsTheResultsWereMadeWith) {
     ASSERT_EQ(r.readings.size(), count);
     for (const auto& s : r.readings) {
       EXPECT_TRUE(s.settled) << s.name;
-      const std::string want = s.name == "expand-subpixel"       ? "dx-dy"
-                               : s.name == "decoder-gate-logit"  ? "centred"
-                               : s.name == "expand-column-split" ? "interleaved"
-                                                                 : s.values.front().first;
+      const std::string want = s.name == "expand-subpixel"                                 ? "dx-dy"
+                               : s.name == "decoder-gate-logit"                            ? "centred"
+                               : s.name == "dec0-output-columns"                           ? "tanh-first"
+                               : s.name == "expand-column-split" && layer == LayerId::dec1 ? "interleaved"
+                                                                                           : s.values.front().first;
       EXPECT_EQ(s.best, want) << s.name;
     }
   }
@@ -221,6 +239,27 @@ TEST(DecoderCapture, CliCaptureReplaySettle) {
   const Result again = d.rrswin("replay --layer dec4 orig --block-offset 3,5 --layer-reading decoder-sampler=point -o again");
   ASSERT_EQ(again.status, 0) << again.out;
   EXPECT_TRUE(contains(d.rrswin("diff orig again").out, "IDENTICAL")) << d.rrswin("diff orig again").out;
+}
+
+// dec0 through the tool: its +48 (8 bytes a pixel) and its f32 surface +144 (a fmt32 = RGBA32F dump,
+// 16 bytes a texel) go through capture, replay, the launch-dump reader and settle.
+TEST(DecoderCapture, Dec0CliCaptureReplaySettle) {
+  TempDir d;
+  ASSERT_EQ(d.rrswin("capture --layer dec0 --synthetic --ex 21 --ey 13 --block-offset 3,5 -o cap").status, 0);
+  const Result r = d.rrswin("replay --layer dec0 cap --layer-reading dec0-output-columns=tanh-first -o orig");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "arg048-buffer-base0x7f0200000000-size2184-fmt0")) << r.out;  // 21 13 8 bytes
+  EXPECT_TRUE(contains(r.out, "arg144-surface-21x13-pitch336-fmt32")) << r.out;
+  const Result s = d.rrswin("settle --layer dec0 cap --results orig");
+  EXPECT_EQ(s.status, 0) << s.out;
+  EXPECT_TRUE(contains(s.out, "dec0-output-columns    tanh-first  settled")) << s.out;
+  EXPECT_TRUE(contains(s.out, "best: 0 differing bytes")) << s.out;
+  const Result again = d.rrswin("replay --layer dec0 orig --block-offset 3,5 --layer-reading dec0-output-columns=tanh-first -o again");
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_TRUE(contains(d.rrswin("diff orig again").out, "IDENTICAL")) << d.rrswin("diff orig again").out;
+  // The default reading gives other +48 and +144 bytes.
+  ASSERT_EQ(d.rrswin("replay --layer dec0 orig --block-offset 3,5 -o other").status, 0);
+  EXPECT_FALSE(contains(d.rrswin("diff orig other").out, "IDENTICAL"));
 }
 
 }  // namespace

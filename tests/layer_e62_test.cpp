@@ -163,7 +163,7 @@ TEST(LayerE62, ReadingsParseAndAreRegistered) {
   // Every registered reading's every value is accepted, and the first is the struct's default.
   for (const rrswin::LayerReadingInfo& info : rrswin::layer_reading_registry())
     for (const std::string& v : info.values) EXPECT_TRUE(rrswin::set_layer_reading(lr, info.name + "=" + v, &err)) << err;
-  EXPECT_EQ(rrswin::layer_reading_registry().size(), 15u);  // merge-* (3), sigmoid-* (6), expand-* (4), decoder-* (2)
+  EXPECT_EQ(rrswin::layer_reading_registry().size(), 16u);  // merge-* (3), sigmoid-* (6), expand-* (4), decoder-* (2), dec0-* (1)
 }
 
 // The gate forced to 0 over a whole frame: E62's core is enc5's E61.

@@ -10,6 +10,9 @@
 // routing back to the golden parts cannot pass for it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include <cstdlib>
 #include <exception>
 #include <string>
@@ -27,7 +30,7 @@ namespace rrswin {
 namespace {
 
 struct Outputs {
-  std::vector<std::uint8_t> arena, merged, s112, s120, s128;
+  std::vector<std::uint8_t> arena, merged, s112, s120, s128, s144;  // s144: dec0's f32 surface, its bytes
   golden::LayerStats stats;
 };
 
@@ -60,6 +63,7 @@ void expect_same(const Outputs& g, const Outputs& e, const std::string& what) {
   EXPECT_TRUE(g.s112 == e.s112) << what << ": surface +112";
   EXPECT_TRUE(g.s120 == e.s120) << what << ": surface +120";
   EXPECT_TRUE(g.s128 == e.s128) << what << ": surface +128";
+  EXPECT_TRUE(g.s144 == e.s144) << what << ": surface +144";
   EXPECT_EQ(g.stats.e4m3_saturated, e.stats.e4m3_saturated) << what;
   EXPECT_EQ(g.stats.f16_subnormal, e.stats.f16_subnormal) << what;
   EXPECT_EQ(g.stats.arena_stores, e.stats.arena_stores) << what;
@@ -160,7 +164,7 @@ TEST(LayerEngineDiff, MergeLayersAtSeveralThreadsWithTheOddQuadWriter) {
   }
 }
 
-// The decoders (dec4): the front on the golden parts, every GEMM k-step on the engine, the decoder
+// The decoders (dec4..dec0; dec0 on the golden parts throughout, engine::layer_parts): the front on the golden parts, every GEMM k-step on the engine, the decoder
 // final epilogue; byte for byte the golden model for every profile, path and thread count, with
 // stress inputs (saturating and subnormal codes, all-zero tokens) and every decoder reading.
 std::vector<LayerId> decoders() {
@@ -195,6 +199,8 @@ Outputs run_decoder(LayerId id, int ex, int ey, int ox, int oy, bool stress, con
     run_layer_frame_golden(f, p, Readings{}, lr, &o.stats);
   o.arena = f.output_arena;
   o.s112 = f.surface112.bytes;
+  o.s144.resize(4 * f.surface144.rgba.size());
+  if (!o.s144.empty()) std::memcpy(o.s144.data(), f.surface144.rgba.data(), o.s144.size());
   return o;
 }
 
@@ -227,16 +233,17 @@ TEST(LayerEngineDiff, DecodersFastEqualsGoldenForEveryProfilePathAndThreadCount)
     // Stress inputs and every decoder reading's other value.
     const engine::SimdPath best = engine::best_simd_path();
     for (const char* reading : {"expand-load-order=fragment", "expand-fill=zero", "expand-subpixel=dx-dy", "decoder-sampler=point",
-                                "decoder-gate-logit=centred", "expand-column-split=interleaved"}) {
+                                "decoder-gate-logit=centred", "expand-column-split=interleaved", "dec0-output-columns=tanh-first"}) {
       if (!all) break;
-      if (std::string(reading).rfind("expand-column-split", 0) == 0 && id != LayerId::dec1) continue;  // dec1's alone
+      const std::vector<LayerId> applies = reading_layers(std::string(reading).substr(0, std::string(reading).find('=')));
+      if (std::find(applies.begin(), applies.end(), id) == applies.end()) continue;  // dec1's and dec0's, dec0's alone
       LayerReadings lr;
       std::string err;
       ASSERT_TRUE(set_layer_reading(lr, reading, &err)) << err;
       const Outputs g = run_decoder(id, 18, 13, 0, 5, true, profile_ada(), lr, nullptr);
       expect_same(g, run_decoder(id, 18, 13, 0, 5, true, profile_ada(), lr, &best, 2), reading);
       const Outputs d = run_decoder(id, 18, 13, 0, 5, true, profile_ada(), LayerReadings{}, nullptr);
-      EXPECT_TRUE(d.arena != g.arena || d.s112 != g.s112) << reading << " changes nothing";
+      EXPECT_TRUE(d.arena != g.arena || d.s112 != g.s112 || d.s144 != g.s144) << reading << " changes nothing";
     }
   }
 }

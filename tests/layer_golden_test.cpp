@@ -339,8 +339,9 @@ TEST(LayerGolden, LayerReadingsParse) {
   EXPECT_FALSE(rrswin::set_layer_reading(lr, "merge-output-layout=bogus", &err));
   EXPECT_NE(err.find("bogus"), std::string::npos);
   EXPECT_FALSE(rrswin::set_layer_reading(lr, "nope=1", &err));
-  EXPECT_EQ(rrswin::layer_reading_registry().size(),
-            15u);  // merge-gather-order, merge-register-k-order, merge-output-layout, sigmoid-* (6), expand-* (4), decoder-* (2)
+  // merge-gather-order, merge-register-k-order, merge-output-layout, sigmoid-* (6), expand-* (4), decoder-* (2),
+  // dec0-output-columns
+  EXPECT_EQ(rrswin::layer_reading_registry().size(), 16u);
   // The register merge's K order: a reading of the register-lane merges alone (enc0, enc1).
   EXPECT_TRUE(rrswin::set_layer_reading(lr, "merge-register-k-order=swin-plane", &err)) << err;
   EXPECT_EQ(lr.merge_register_k, rrswin::MergeRegisterK::swin_plane);
@@ -350,12 +351,17 @@ TEST(LayerGolden, LayerReadingsParse) {
   const std::vector<LayerId> guard = rrswin::reading_layers("filter-record-guard");
   EXPECT_EQ(std::count(guard.begin(), guard.end(), LayerId::enc1), 0);
   EXPECT_EQ(std::count(guard.begin(), guard.end(), LayerId::enc2), 1);
-  // dec1's column split: a reading of dec1 alone (the one decoder whose warps expand two sub-pixels).
+  // The column split: a reading of the decoders whose warps expand more than one sub-pixel (dec1: two,
+  // dec0: four in its one warp).
   EXPECT_TRUE(rrswin::set_layer_reading(lr, "expand-column-split=interleaved", &err)) << err;
   EXPECT_EQ(lr.decoder_front.column_split, rrswin::ExpandColumnSplit::interleaved);
-  EXPECT_EQ(rrswin::reading_layers("expand-column-split"), std::vector<LayerId>{LayerId::dec1});
+  EXPECT_EQ(rrswin::reading_layers("expand-column-split"), (std::vector<LayerId>{LayerId::dec1, LayerId::dec0}));
   const std::vector<LayerId> subpixel = rrswin::reading_layers("expand-subpixel");
-  EXPECT_EQ(subpixel, (std::vector<LayerId>{LayerId::dec4, LayerId::dec3, LayerId::dec2, LayerId::dec1}));
+  EXPECT_EQ(subpixel, (std::vector<LayerId>{LayerId::dec4, LayerId::dec3, LayerId::dec2, LayerId::dec1, LayerId::dec0}));
+  // dec0's E19 column map: dec0's alone.
+  EXPECT_TRUE(rrswin::set_layer_reading(lr, "dec0-output-columns=contiguous", &err)) << err;
+  EXPECT_EQ(lr.decoder_final.dec0_columns, rrswin::golden::Dec0Columns::contiguous);
+  EXPECT_EQ(rrswin::reading_layers("dec0-output-columns"), std::vector<LayerId>{LayerId::dec0});
 }
 
 // The layer readings' old names (e62-*) and merge-output-layout's old value e60-words are aliases

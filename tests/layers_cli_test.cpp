@@ -76,18 +76,18 @@ TEST(LayersCli, UnknownAndNotYetRunnableLayersAreClearErrors) {
   EXPECT_TRUE(contains(unknown.out, "enc6")) << unknown.out;
   EXPECT_TRUE(contains(unknown.out, "enc0, enc1, enc2, enc3, enc4, enc5, dec4, dec3, dec2, dec1, dec0")) << unknown.out;
   for (const char* cmd :
-       {"run -o out --layer dec0", "readings --layer dec0", "capture --synthetic -o cap --layer dec0", "replay cap -o out --layer dec0"}) {
+       {"run -o out --layer enc0", "readings --layer enc0", "capture --synthetic -o cap --layer enc0", "replay cap -o out --layer enc0"}) {
     SCOPED_TRACE(cmd);
     const Result r = t.rrswin(cmd);
     EXPECT_EQ(r.status, 2);
-    EXPECT_TRUE(contains(r.out, "dec0 does not run yet")) << r.out;
-    EXPECT_TRUE(contains(r.out, "enc2, enc3, enc4, enc5, dec4, dec3, dec2, dec1")) << r.out;
+    EXPECT_TRUE(contains(r.out, "enc0 does not run yet")) << r.out;
+    EXPECT_TRUE(contains(r.out, "enc2, enc3, enc4, enc5, dec4, dec3, dec2, dec1, dec0")) << r.out;
   }
   EXPECT_FALSE(std::filesystem::exists(t.path / "out"));
   // The tables of such a layer are there: its image can be made and inspected.
-  ASSERT_EQ(t.rrswin("make-weights --layer dec0 -o w.bin").status, 0);
-  EXPECT_EQ(std::filesystem::file_size(t.path / "w.bin"), 47872u);
-  const Result i = t.rrswin("inspect w.bin --layer dec0");
+  ASSERT_EQ(t.rrswin("make-weights --layer enc0 -o w.bin").status, 0);
+  EXPECT_EQ(std::filesystem::file_size(t.path / "w.bin"), 54560u);
+  const Result i = t.rrswin("inspect w.bin --layer enc0");
   EXPECT_EQ(i.status, 0) << i.out;
   EXPECT_TRUE(contains(i.out, "tables only, the layer does not run yet")) << i.out;
 }

@@ -4,6 +4,7 @@
 // each layer alone on the chain's own outputs; the fast engine's chain equals golden's byte for byte.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -52,10 +53,15 @@ Inputs make_inputs() {
     }
   }
   // enc0's staged input tensor (its prologue from the network input is not decoded): one plane of
-  // 32 e4m3 channels at level 0. dec0 does not run: nothing else comes from outside.
+  // 32 e4m3 channels at level 0. Every layer runs: nothing else comes from outside.
   in.input_tensor = rrswin::make_synthetic_frame(kW, kH, 7, false, 1).input_arena;
   in.layers[LayerId::enc0].input_tensor = in.input_tensor;
   return in;
+}
+
+// Bit for bit (NaN == NaN): dec0's +144 surfaces.
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), 4 * a.size()) == 0);
 }
 
 const rrswin::NetworkLayerResult& result(const std::vector<rrswin::NetworkLayerResult>& r, LayerId id) {
@@ -74,10 +80,14 @@ TEST(NetworkRun, EachLayerIsItselfOnItsUpstreamOutputs) {
   ASSERT_EQ(r.size(), 11u);
   EXPECT_TRUE(result(r, LayerId::enc0).ran);
   EXPECT_TRUE(result(r, LayerId::enc1).ran);
-  EXPECT_FALSE(result(r, LayerId::dec0).ran);
+  EXPECT_TRUE(result(r, LayerId::dec0).ran);
   ASSERT_EQ(result(r, LayerId::enc0).stand_ins.size(), 1u);
   EXPECT_NE(result(r, LayerId::enc0).stand_ins[0].find("staged input tensor"), std::string::npos);
   EXPECT_TRUE(result(r, LayerId::enc1).stand_ins.empty());
+  EXPECT_TRUE(result(r, LayerId::dec0).stand_ins.empty());
+  // dec0's +48: 8 e4m3 bytes a pixel at 128 x 64 (DOC-d0 §4.2); +144: 4 f32 a texel.
+  EXPECT_EQ(result(r, LayerId::dec0).arena.size(), 128u * 64u * 8u);
+  EXPECT_EQ(result(r, LayerId::dec0).surface144.rgba.size(), 128u * 64u * 4u);
   EXPECT_TRUE(result(r, LayerId::enc2).stand_ins.empty());
   EXPECT_TRUE(result(r, LayerId::dec1).stand_ins.empty());
   EXPECT_TRUE(result(r, LayerId::dec3).stand_ins.empty());
@@ -97,6 +107,7 @@ TEST(NetworkRun, EachLayerIsItselfOnItsUpstreamOutputs) {
       {LayerId::dec3, &result(r, LayerId::dec4).arena, &result(r, LayerId::enc3).arena},
       {LayerId::dec2, &result(r, LayerId::dec3).arena, &result(r, LayerId::enc2).arena},
       {LayerId::dec1, &result(r, LayerId::dec2).arena, &result(r, LayerId::enc1).arena},
+      {LayerId::dec0, &result(r, LayerId::dec1).arena, &result(r, LayerId::enc0).arena},
   };
   for (const Wire& w : wires) {
     SCOPED_TRACE(std::string(rrswin::to_string(w.layer)));
@@ -118,6 +129,7 @@ TEST(NetworkRun, EachLayerIsItselfOnItsUpstreamOutputs) {
     EXPECT_TRUE(f.output_arena == got.arena);
     EXPECT_TRUE(f.merged_output == got.merged);
     EXPECT_TRUE(f.surface112.bytes == got.surface112.bytes);
+    EXPECT_TRUE(same_bits(f.surface144.rgba, got.surface144.rgba));
   }
   // enc5's input is enc4's merged output (its own frame driver).
   const rrswin::NetworkLayerResult& e5 = result(r, LayerId::enc5);
@@ -148,6 +160,7 @@ TEST(NetworkRun, FastEqualsGoldenOverTheWholeChain) {
     EXPECT_TRUE(g[i].merged == f[i].merged);
     EXPECT_TRUE(g[i].surface112.bytes == f[i].surface112.bytes);
     EXPECT_TRUE(g[i].surface120.bytes == f[i].surface120.bytes);
+    EXPECT_TRUE(same_bits(g[i].surface144.rgba, f[i].surface144.rgba));
   }
 }
 
@@ -173,7 +186,7 @@ TEST(NetworkRun, MissingOrMisSizedInputsAreClearErrors) {
   o.render_h = 16;
   EXPECT_NE(message().find("smaller than 32 x 32"), std::string::npos) << message();
   const std::vector<rrswin::LayerBuffer> ext = rrswin::network_external_buffers();
-  EXPECT_TRUE(ext.empty());  // every producer of a runnable layer's input runs (dec0 does not: nothing reads its outputs)
+  EXPECT_TRUE(ext.empty());  // every layer runs: every edge's producer is in the run
 }
 
 TEST(NetworkRun, CliWritesEveryLayersOutputsAndASummary) {
@@ -181,19 +194,20 @@ TEST(NetworkRun, CliWritesEveryLayersOutputsAndASummary) {
   const Result r = t.rrswin("run --network -o out --render 64,64 --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "input the staged input tensor, given (enc0's prologue")) << r.out;
-  EXPECT_TRUE(contains(r.out, "dec0    64 x 64    not run")) << r.out;
-  EXPECT_TRUE(contains(r.out, "; the last layer run, dec1: out/dec1/")) << r.out;  // dec0 does not run yet
-  for (const char* f :
-       {"enc0/arena.bin", "enc0/merged.bin", "enc0/surface128.exr", "enc1/arena.bin", "enc1/merged.bin", "enc1/surface120.exr",
-        "enc2/arena.bin", "enc2/merged.bin", "enc2/surface128.exr", "enc5/surface112.exr", "dec1/arena.bin", "summary.txt"})
+  EXPECT_TRUE(contains(r.out, "; the last layer run, dec0: out/dec0/")) << r.out;
+  for (const char* f : {"enc0/arena.bin", "enc0/merged.bin", "enc0/surface128.exr", "enc1/arena.bin", "enc1/merged.bin",
+                        "enc1/surface120.exr", "enc2/arena.bin", "enc2/merged.bin", "enc2/surface128.exr", "enc5/surface112.exr",
+                        "dec1/arena.bin", "dec0/arena.bin", "dec0/surface144.bin", "dec0/surface112.exr", "summary.txt"})
     EXPECT_TRUE(std::filesystem::exists(t.path / "out" / f)) << f;
-  EXPECT_FALSE(std::filesystem::exists(t.path / "out" / "dec0"));
   // dec1's arena at level 1 (32 x 32 tokens, 2 planes).
   EXPECT_EQ(std::filesystem::file_size(t.path / "out" / "dec1" / "arena.bin"), 2u * 32 * 32 * 32);
+  // dec0's +48 at level 0 (64 x 64 tokens, 8 bytes a pixel) and +144 (4 f32 a texel).
+  EXPECT_EQ(std::filesystem::file_size(t.path / "out" / "dec0" / "arena.bin"), 64u * 64 * 8);
+  EXPECT_EQ(std::filesystem::file_size(t.path / "out" / "dec0" / "surface144.bin"), 64u * 64 * 16);
   // The same outputs with the golden engine.
   ASSERT_EQ(t.rrswin("run --network -o gold --render 64,64 --engine golden").status, 0);
   for (const char* f : {"enc0/merged.bin", "enc0/surface120.exr", "enc1/merged.bin", "enc1/surface128.exr", "enc3/arena.bin",
-                        "dec1/arena.bin", "dec2/surface112.exr"})
+                        "dec1/arena.bin", "dec2/surface112.exr", "dec0/arena.bin", "dec0/surface144.bin", "dec0/surface112.exr"})
     EXPECT_EQ(test_util::bytes_of(t.path / "out" / f), test_util::bytes_of(t.path / "gold" / f)) << f;
   EXPECT_EQ(t.rrswin("run --network --render 16,64").status, 2);
   EXPECT_EQ(t.rrswin("run --network --bogus").status, 2);
@@ -215,7 +229,7 @@ TEST(NetworkRun, DiffNamesTheFirstLayerThatDiffers) {
   const Result same = t.rrswin("diff a b --network");
   EXPECT_EQ(same.status, 0) << same.out;
   EXPECT_TRUE(contains(same.out, "  enc3   identical\n")) << same.out;
-  EXPECT_TRUE(contains(same.out, "IDENTICAL: 10 layers")) << same.out;
+  EXPECT_TRUE(contains(same.out, "IDENTICAL: 11 layers")) << same.out;
   const Result z = t.rrswin("diff a z --network");
   EXPECT_EQ(z.status, 1) << z.out;
   EXPECT_TRUE(contains(z.out, "the first that differs: enc0")) << z.out;
@@ -231,7 +245,7 @@ TEST(NetworkRun, DiffNamesTheFirstLayerThatDiffers) {
   const Result one = t.rrswin("diff a b --network");
   EXPECT_EQ(one.status, 1) << one.out;
   EXPECT_TRUE(contains(one.out, "  dec2   arena.bin: 1 of 24576 bytes differ (first at block (1, 0))")) << one.out;
-  EXPECT_TRUE(contains(one.out, "DIFFERENT: 1 of 10 layers differ; the first that differs: dec2")) << one.out;
+  EXPECT_TRUE(contains(one.out, "DIFFERENT: 1 of 11 layers differ; the first that differs: dec2")) << one.out;
   EXPECT_EQ(t.rrswin("diff a nowhere --network").status, 2);
   EXPECT_EQ(t.rrswin("diff a b --network --layer enc4").status, 2);
 }

@@ -46,7 +46,8 @@ TEST(NetworkTable, BufferSizesAreTheDigestsProducts) {
   EXPECT_EQ(bytes(LayerId::enc5, 48), 40ull * 23 * 160);  // dec4's input
   EXPECT_EQ(bytes(LayerId::dec4, 8), bytes(LayerId::enc5, 48));
   EXPECT_EQ(bytes(LayerId::dec3, 24), 160ull * 92 * 128);
-  EXPECT_FALSE(bytes(LayerId::dec0, 48).has_value());                        // not a plane arena: not read yet
+  EXPECT_EQ(bytes(LayerId::dec0, 48), 1280ull * 736 * 8);                    // DOC-d0 §4.2: 8 e4m3 bytes a pixel, not a plane arena
+  EXPECT_EQ(*bytes(LayerId::dec0, 48), 7536640u);                            // dec0.md §1.3
   EXPECT_FALSE(bytes(LayerId::enc0, 8).has_value());                         // no layer feeds enc0's +8
   EXPECT_FALSE(rrswin::producing_buffer({LayerId::enc0, 304}).has_value());  // the network input
 }

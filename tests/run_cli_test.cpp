@@ -222,21 +222,23 @@ TEST(RunCli, ReadingsListsTheMergeLayersRegistry) {
   const Result r = dir.rrswin("readings --layer enc4");
   ASSERT_EQ(r.status, 0) << r.out;
   for (const LayerReadingInfo& info : layer_reading_registry()) {
-    // Not the decoders' own, not the register merge's (enc1, enc0).
-    const bool applies = info.name.rfind("expand-", 0) != 0 && info.name.rfind("decoder-", 0) != 0 && info.name != "merge-register-k-order";
+    // Not the decoders' own (dec0's included), not the register merge's (enc1, enc0).
+    const bool applies = info.name.rfind("expand-", 0) != 0 && info.name.rfind("decoder-", 0) != 0 && info.name.rfind("dec0-", 0) != 0 &&
+                         info.name != "merge-register-k-order";
     EXPECT_EQ(contains(r.out, "\n" + info.name + " = " + info.values.front() + "\n"), applies) << info.name;
     EXPECT_EQ(contains(r.out, info.question), applies) << info.name;
   }
   EXPECT_TRUE(contains(r.out, "sigmoid-quad-writer")) << r.out;
   EXPECT_TRUE(contains(r.out, "\narena-order = fragment\n")) << "the template's readings apply to enc4 too";
-  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4\n")) << r.out;                                            // merge-gather-order
-  EXPECT_TRUE(contains(r.out, "layers:   enc0, enc1, enc2, enc3, enc4\n")) << r.out;                                // sigmoid-*
-  EXPECT_TRUE(contains(r.out, "layers:   enc0, enc1, enc2, enc3, enc4, enc5, dec4, dec3, dec2, dec1\n")) << r.out;  // the template's
+  EXPECT_TRUE(contains(r.out, "layers:   enc2, enc3, enc4\n")) << r.out;              // merge-gather-order
+  EXPECT_TRUE(contains(r.out, "layers:   enc0, enc1, enc2, enc3, enc4\n")) << r.out;  // sigmoid-*
+  EXPECT_TRUE(contains(r.out, "layers:   enc0, enc1, enc2, enc3, enc4, enc5, dec4, dec3, dec2, dec1, dec0\n")) << r.out;  // the template's
   EXPECT_FALSE(contains(dir.rrswin("readings").out, "\nsigmoid-gate = ")) << "enc5 has no E62";
   const Result j = dir.rrswin("readings --json --layer=enc3");
   ASSERT_EQ(j.status, 0) << j.out;
   for (const LayerReadingInfo& info : layer_reading_registry()) {
-    const bool applies = info.name.rfind("expand-", 0) != 0 && info.name.rfind("decoder-", 0) != 0 && info.name != "merge-register-k-order";
+    const bool applies = info.name.rfind("expand-", 0) != 0 && info.name.rfind("decoder-", 0) != 0 && info.name.rfind("dec0-", 0) != 0 &&
+                         info.name != "merge-register-k-order";
     EXPECT_EQ(contains(j.out, "{\"name\": \"" + info.name + "\", \"values\": [\"" + info.values.front() + "\""), applies) << info.name;
   }
   // The decoders' readings are dec4's, with the template's that its front and final consult.
@@ -253,6 +255,13 @@ TEST(RunCli, ReadingsListsTheMergeLayersRegistry) {
   ASSERT_EQ(d1.status, 0) << d1.out;
   EXPECT_TRUE(contains(d1.out, "\nexpand-column-split = block\n")) << d1.out;
   EXPECT_TRUE(contains(d1.out, "\nexpand-subpixel = dy-dx\n")) << d1.out;
+  EXPECT_FALSE(contains(d1.out, "\ndec0-output-columns = ")) << d1.out;
+  // dec0: four sub-pixels in its one warp (expand-column-split) and E19's column map.
+  const Result d0 = dir.rrswin("readings --layer dec0");
+  ASSERT_EQ(d0.status, 0) << d0.out;
+  EXPECT_TRUE(contains(d0.out, "\nexpand-column-split = block\n")) << d0.out;
+  EXPECT_TRUE(contains(d0.out, "\ndec0-output-columns = column-order\n")) << d0.out;
+  EXPECT_TRUE(contains(d0.out, "\ndecoder-gate-logit = raw\n")) << d0.out;
   EXPECT_TRUE(contains(dir.rrswin("readings").out, "rrswin readings --layer enc4"));
   EXPECT_EQ(dir.rrswin("readings --layer enc6").status, 2);
   EXPECT_EQ(dir.rrswin("readings --layer").status, 2);

@@ -73,7 +73,7 @@ def run_layer(layer: str, input_arena, texture, weights=None, *, skip=None, text
               profile: str = "ada", readings: dict | None = None, layer_readings: dict | None = None,
               threads: int = 1) -> dict:
     """One launch of a layer that runs (rrswin.layer_spec(layer)["runnable"]): enc5, a merge layer
-    (enc4, enc3, enc2) or a decoder (dec4, dec3, dec2, dec1). engine 'fast' (default) or 'golden': the same
+    (enc4, enc3, enc2, enc1) or a decoder (dec4, dec3, dec2, dec1, dec0). engine 'fast' (default) or 'golden': the same
     bytes, for every `threads`. layer_readings: the template's layer readings (layer_readings()).
     Outputs are named by parameter offset.
 
@@ -98,7 +98,9 @@ def run_layer(layer: str, input_arena, texture, weights=None, *, skip=None, text
     texture96 (the token grid, never the half-resolution input arena). Returns arena (param+48,
     skip_planes x ey x ex x 32 bytes, flat uint8) and surface112 (float16 (ey, ex, 4)): no merged
     output and no +120/+128. The bytes equal `rrswin run --layer dec4 --input --skip --texture
-    --texture96 --texture104 --scale`."""
+    --texture96 --texture104 --scale`. dec0 (input_planes 2, skip_planes 1; DOC-d0 §4.2) returns
+    arena = its +48, 8 e4m3 bytes a pixel at byte 8 (ex y + x) (ey x ex x 8, flat uint8), surface144
+    (float32 (ey, ex, 4): E19's tanh values, +144) and surface112."""
     layer = C.choice(layer, "layer", LAYERS)
     spec = _rrswin.layer_spec(layer)
     if not spec["runnable"]:

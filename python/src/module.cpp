@@ -735,7 +735,8 @@ void check_decoder_array(std::size_t found, int planes, int w, int h, const std:
 // the half-resolution grid (+8, front K/32 planes x (ey >> 1) x (ex >> 1) x 32 bytes), the skip
 // (+24, C/32 planes x ey x ex x 32), the texture +88 of any size `texture_size` = (w, h) (required
 // with a decoder's texture), +96 and +104 (ex x ey) and the scale (+136); returns the arena and,
-// with the texture, surface112 (no merged output, no +120/+128).
+// with the texture, surface112 (no merged output, no +120/+128). dec0: the arena is its +48 (8 e4m3
+// bytes a pixel) and surface144 its +144 (float32 (ey, ex, 4)), returned with or without a texture.
 nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena, In<std::uint8_t> weights,
                          std::optional<In<std::uint16_t>> texture, int ex, int ey, int ox, int oy, const std::string& engine,
                          const std::string& profile, const std::map<std::string, std::string>& readings,
@@ -850,6 +851,12 @@ nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena,
   const std::size_t na = f.output_arena.size(), nm = f.merged_output.size();
   out["arena"] = to_numpy(std::move(f.output_arena), {na});
   if (!decoder) out["merged"] = to_numpy(std::move(f.merged_output), {nm});
+  if (spec.final_epilogue == FinalEpilogueKind::dec0_output) {
+    // dec0 (DOC-d0 §4.2): arena = +48, 8 e4m3 bytes a pixel at byte 8 (ex y + x); surface144 = +144,
+    // the tanh values as float32 (ey, ex, 4), with or without the textures.
+    const std::size_t h = static_cast<std::size_t>(f.surface144.height), wd = static_cast<std::size_t>(f.surface144.width);
+    out["surface144"] = to_numpy(std::move(f.surface144.rgba), {h, wd, 4});
+  }
   if (texture) {
     const std::pair<const char*, const Surface*> surfaces[] = {
         {"surface112", &f.surface112}, {"surface120", &f.surface120}, {"surface128", &f.surface128}};

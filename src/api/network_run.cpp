@@ -128,6 +128,7 @@ std::vector<NetworkLayerResult> run_network(const NetworkRunOptions& o, const st
       r.surface112 = std::move(f.surface112);
       r.surface120 = std::move(f.surface120);
       r.surface128 = std::move(f.surface128);
+      r.surface144 = std::move(f.surface144);
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.ran = true;

@@ -48,6 +48,7 @@ struct NetworkLayerResult {
   int ex = 0, ey = 0;
   std::vector<std::uint8_t> arena, merged;  // +48, +56
   Surface surface112, surface120, surface128;
+  SurfaceF32 surface144;  // dec0's +144 (its arena is +48: 8 e4m3 bytes a pixel)
   double seconds = 0;
   std::vector<std::string> stand_ins;  // "+8 <- enc1.+56 (external: enc1 does not run yet)"
 };

@@ -42,15 +42,17 @@ std::size_t find_pointer(const KernelCapture& c, int off, std::size_t need, cons
   throw InputError(manifest_file(c), 0, "a 'pointer " + std::to_string(off) + " …' line (" + what + ")", "none");
 }
 
-std::size_t find_image(const KernelCapture& c, int off, bool texture, int width, int height, bool exact, const std::string& what) {
+std::size_t find_image(const KernelCapture& c, int off, bool texture, int width, int height, bool exact, const std::string& what,
+                       int fmt = capture::kFmtHalf) {
   for (std::size_t i = 0; i < c.images.size(); ++i) {
     const KernelCapture::Image& im = c.images[i];
     if (im.offset != static_cast<std::uint32_t>(off)) continue;
     if (im.texture != texture)
       throw InputError(manifest_file(c), 0, std::string("a ") + (texture ? "texture" : "surface") + " at +" + std::to_string(off),
                        std::string("a ") + (texture ? "surface" : "texture"));
-    if (im.image.fmt != capture::kFmtHalf)
-      throw InputError(im.image.file, 0, what + " in RGBA16F (fmt " + std::to_string(capture::kFmtHalf) + ")",
+    if (im.image.fmt != fmt)
+      throw InputError(im.image.file, 0,
+                       what + (fmt == capture::kFmtHalf ? " in RGBA16F (fmt " : " in RGBA32F (fmt ") + std::to_string(fmt) + ")",
                        "fmt " + std::to_string(im.image.fmt));
     const bool ok = exact ? im.image.width == width && im.image.height == height : im.image.width >= width && im.image.height >= height;
     if (!ok)
@@ -148,9 +150,12 @@ LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
   // A decoder's input is the lower level at half the extents, the expand's K/32 planes.
   const std::size_t input = decoder ? layout::PlaneArena{ex >> 1, ey >> 1, s.front.k / 32}.total_bytes() : arena;
   const std::size_t image = weight_map(s).image_bytes();
+  // dec0's +48: E19's 8 e4m3 bytes a pixel (DOC-d0 §4.2), not a plane arena.
+  const bool dec0 = s.final_epilogue == FinalEpilogueKind::dec0_output;
+  const std::size_t output = dec0 ? static_cast<std::size_t>(ex) * static_cast<std::size_t>(ey) * 8 : arena;
   L.input = find_pointer(c, abi.input, input, decoder ? "the half-resolution input plane arena" : "the input plane arena");
   L.weights = find_pointer(c, abi.weights, image, "the weight image");
-  L.arena = find_pointer(c, abi.arena, arena, "the output plane arena");
+  L.arena = find_pointer(c, abi.arena, output, dec0 ? "the e4m3 output (8 bytes a pixel)" : "the output plane arena");
   if (decoder)
     L.skip = find_pointer(c, abi.skip, arena, "the skip plane arena");
   else
@@ -162,7 +167,7 @@ LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
   };
   window(L.input, input);
   window(L.weights, image);
-  window(L.arena, arena);
+  window(L.arena, output);
   if (decoder)
     window(L.skip, arena);
   else
@@ -190,9 +195,11 @@ LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
     L.texture = find_image(c, abi.texture, true, ex, ey, true, "the texture (the token grid)");
   }
   for (int i = 0; i < abi.surface_count; ++i) {
-    const bool third = i == 2;  // DESC4 layer(): the third surface at the halved token grid
+    const bool third = i == 2;        // DESC4 layer(): the third surface at the halved token grid
+    const bool f32 = dec0 && i == 1;  // dec0's +144: four f32 a texel (sust.p.2d.v4.b32)
     L.surfaces.push_back(find_image(c, abi.surfaces[static_cast<std::size_t>(i)], false, third ? ex >> 1 : ex, third ? ey >> 1 : ey, false,
-                                    "surface +" + std::to_string(abi.surfaces[static_cast<std::size_t>(i)])));
+                                    "surface +" + std::to_string(abi.surfaces[static_cast<std::size_t>(i)]),
+                                    f32 ? capture::kFmtFloat : capture::kFmtHalf));
   }
   check_grid(c, L);
   return L;
@@ -246,6 +253,17 @@ LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerRep
   const Surface* made[3] = {&f.surface112, &f.surface120, &f.surface128};
   for (std::size_t i = 0; i < L.surfaces.size(); ++i) {
     capture::ImageArg& im = c.images[L.surfaces[i]].image;
+    if (im.fmt == capture::kFmtFloat) {
+      // dec0's +144: the f32 texels, little endian, r first.
+      const SurfaceF32& m = f.surface144;
+      for (int y = 0; y < m.height; ++y)
+        for (int x = 0; x < 4 * m.width; ++x)
+          store_le(&im.bytes[static_cast<std::size_t>(y) * im.pitch + 4 * static_cast<std::size_t>(x)],
+                   std::bit_cast<std::uint32_t>(
+                       m.rgba[(static_cast<std::size_t>(y) * static_cast<std::size_t>(m.width)) * 4 + static_cast<std::size_t>(x)]),
+                   4);
+      continue;
+    }
     const Surface& m = *made[i];
     for (int y = 0; y < m.height; ++y)
       std::copy_n(m.bytes.begin() + static_cast<std::ptrdiff_t>(y * m.pitch), 8 * m.width,
@@ -340,10 +358,12 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
   store_le(&c.args[s.abi.origin + 2], static_cast<std::uint64_t>(o.oy), 2);
   const std::size_t arena = layout::PlaneArena{ex, ey, s.k_slices()}.total_bytes(),
                     half = layout::PlaneArena{ex >> 1, ey >> 1, s.merge_out / 32}.total_bytes();
+  const bool dec0 = s.final_epilogue == FinalEpilogueKind::dec0_output;  // +48: 8 e4m3 bytes a pixel (DOC-d0 §4.2)
+  const std::size_t output = dec0 ? static_cast<std::size_t>(ex) * static_cast<std::size_t>(ey) * 8 : arena;
   const auto w = default_layer_weights(layer).bytes();
   std::vector<std::pair<int, std::vector<std::uint8_t>>> buffers = {{s.abi.input, std::move(frame.input_arena)},
                                                                     {s.abi.weights, std::vector<std::uint8_t>(w.begin(), w.end())},
-                                                                    {s.abi.arena, std::vector<std::uint8_t>(arena, 0)}};
+                                                                    {s.abi.arena, std::vector<std::uint8_t>(output, 0)}};
   if (decoder) {
     buffers.emplace_back(s.abi.skip, std::move(skip.input_arena));
     store_le(&c.args[static_cast<std::size_t>(s.abi.scale)], std::bit_cast<std::uint32_t>(o.sx), 4);
@@ -361,13 +381,14 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
     store_le(&c.args[static_cast<std::size_t>(off)], a.base, 8);
     c.allocs.push_back(std::move(a));
   }
-  const auto image = [&](int off, bool texture, int width, int height) {
+  const auto image = [&](int off, bool texture, int width, int height, int fmt = capture::kFmtHalf) {
     KernelCapture::Image im;
     im.offset = static_cast<std::uint32_t>(off);
     im.texture = texture;
     im.image.width = width;
     im.image.height = height;
-    im.image.pitch = static_cast<std::size_t>(8) * width;
+    im.image.fmt = fmt;
+    im.image.pitch = static_cast<std::size_t>(fmt == capture::kFmtFloat ? 16 : 8) * width;
     im.image.bytes.assign(im.image.pitch * height, 0);
     im.image.file = (texture ? "texture-" : "surface-") + std::to_string(off) + ".bin";
     store_le(&c.args[static_cast<std::size_t>(off)], c.images.size() + 1, 8);  // an opaque handle
@@ -385,7 +406,8 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
   }
   for (int i = 0; i < s.abi.surface_count; ++i) {
     const bool third = i == 2;
-    image(s.abi.surfaces[static_cast<std::size_t>(i)], false, third ? ex >> 1 : ex, third ? ey >> 1 : ey);
+    image(s.abi.surfaces[static_cast<std::size_t>(i)], false, third ? ex >> 1 : ex, third ? ey >> 1 : ey,
+          dec0 && i == 1 ? capture::kFmtFloat : capture::kFmtHalf);
   }
   return c;
 }

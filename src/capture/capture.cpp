@@ -71,13 +71,21 @@ void parse_image_shape(ImageArg& a, bool texture) {
   set_image_geometry(a, w, h, pitch, a.file, 0);
 }
 
-void check_image(const ImageArg& a, const char* what) {
-  if (a.fmt != kFmtHalf)
-    throw InputError(a.file, 0, std::string("fmt16 (CU_AD_FORMAT_HALF, RGBA16F) for the ") + what, "fmt" + std::to_string(a.fmt));
+void check_image(const ImageArg& a, const char* what, bool allow_float) {
+  // A replay capture's surface may be RGBA32F (dec0's +144, sust.p of four f32: kFmtFloat).
+  if (a.fmt != kFmtHalf && !(allow_float && a.fmt == kFmtFloat))
+    throw InputError(a.file, 0,
+                     std::string(allow_float ? "fmt16 (CU_AD_FORMAT_HALF, RGBA16F) or fmt32 (CU_AD_FORMAT_FLOAT, RGBA32F) for the "
+                                             : "fmt16 (CU_AD_FORMAT_HALF, RGBA16F) for the ") +
+                         what,
+                     "fmt" + std::to_string(a.fmt));
   // set_image_geometry bounded width, height and pitch·height; check again here (every image passes)
   // so that no caller can reach the copies with an unchecked product.
-  if (a.width <= 0 || a.height <= 0 || a.pitch < 8u * static_cast<std::uint64_t>(a.width))
-    throw InputError(a.file, 0, "a positive width and height and a pitch of at least 8·width",
+  const std::uint64_t texel = a.fmt == kFmtFloat ? 16u : 8u;
+  if (a.width <= 0 || a.height <= 0 || a.pitch < texel * static_cast<std::uint64_t>(a.width))
+    throw InputError(a.file, 0,
+                     a.fmt == kFmtFloat ? "a positive width and height and a pitch of at least 16·width"
+                                        : "a positive width and height and a pitch of at least 8·width",
                      std::to_string(a.width) + "×" + std::to_string(a.height) + ", pitch " + std::to_string(a.pitch));
   const std::uint64_t need = checked_bytes_in(a.file, 0, "pitch × height", {a.pitch, static_cast<std::uint64_t>(a.height)});
   if (a.bytes.size() != need)
@@ -105,8 +113,8 @@ void validate(const LaunchCapture& c) {
   check_window(c.input, arena, "the input plane arena 5·ey·ex·32, " + ext);
   check_window(c.output, arena, "the output plane arena 5·ey·ex·32, " + ext);
   check_window(c.weights, kWeightImageBytes, "the weight image");
-  check_image(c.texture, "texture");
-  check_image(c.surface, "surface");
+  check_image(c.texture, "texture", false);
+  check_image(c.surface, "surface", false);
   check_covers_frame(c.texture.file, c.texture.width, c.texture.height, c.ex, c.ey, "texture");
   check_covers_frame(c.surface.file, c.surface.width, c.surface.height, c.ex, c.ey, "surface");
   // A grid far beyond the frame is a damaged capture (api/frame.hpp grid_problem).
@@ -149,7 +157,7 @@ ImageArg load_image_arg(const std::string& file, const std::string& shape, int f
   a.fmt = fmt;
   parse_image_shape(a, std::string(what) == "texture");
   a.bytes = read_file_no_link(a.file);
-  check_image(a, what);
+  check_image(a, what, std::string(what) == "surface");
   return a;
 }
 

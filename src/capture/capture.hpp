@@ -29,6 +29,9 @@ inline constexpr std::size_t kParamBlockBytes = abi::kParamBlockBytes;
 // fmtN of a dump: buffers are untyped (fmt0); textures and surfaces carry CUDA's CUarray_format
 // code, and enc5's are RGBA16F = CU_AD_FORMAT_HALF (0x10 = 16) with 4 channels (docs/captures.md).
 inline constexpr int kFmtBuffer = 0, kFmtHalf = 16;
+// dec0's +144 (sust.p.2d.v4.b32 of four f32, DOC-d0 §4.2): the model takes it as RGBA32F =
+// CU_AD_FORMAT_FLOAT (0x20 = 32), 16 bytes a texel (its real format is not in the PTX: dec0.md U7).
+inline constexpr int kFmtFloat = 32;
 
 // One file name of a launch dump: launch-NNN-<kernel>-argNNN-<kind>-<shape>-fmtN.bin (facts F5).
 struct DumpName {

@@ -54,8 +54,8 @@ options:
   --layer L             A and B are two `rrswin run --layer L` folders of a merge layer (enc2,
                         enc3, enc4): compares arena.bin (at --ex/--ey, else surface112.exr's
                         shape; a C/32-plane arena byte by byte), merged.bin (at the halved
-                        extents), surface112.exr, surface120.exr and surface128.exr;
-                        --layer enc5 (the default) compares enc5's folders
+                        extents), surface112.exr, surface120.exr and surface128.exr (and
+                        dec0's surface144.bin, byte for byte); --layer enc5 (the default) compares enc5's folders
   --network             A and B are two `rrswin run --network` folders: one line per layer in
                         network order (bytes of arena.bin and merged.bin differing, f16 values of
                         the surfaces differing and their largest ulp distance, the first
@@ -287,7 +287,9 @@ Comparison diff_layer_folders(const fs::path& A, const fs::path& B, Geometry g) 
   }
   const Geometry half{g.ex >> 1, g.ey >> 1};
   const std::pair<const char*, Geometry> files[] = {
-      {"arena.bin", g}, {"merged.bin", half}, {"surface112.exr", g}, {"surface120.exr", g}, {"surface128.exr", g}};
+      {"arena.bin", g},      {"merged.bin", half},  {"surface112.exr", g},
+      {"surface120.exr", g}, {"surface128.exr", g}, {"surface144.bin", g},  // dec0's +144 (4 f32 a texel): compared byte for byte
+  };
   for (const auto& f : files) {
     const fs::path a = A / f.first, b = B / f.first;
     const bool in_a = fs::exists(a), in_b = fs::exists(b);
@@ -370,7 +372,7 @@ std::vector<LayerComparison> diff_network_folders(const fs::path& A, const fs::p
     lc.in_a = fs::is_directory(a);
     lc.in_b = fs::is_directory(b);
     if (lc.in_a && lc.in_b) {
-      for (const char* f : {"arena.bin", "merged.bin", "surface112.exr", "surface120.exr", "surface128.exr"}) {
+      for (const char* f : {"arena.bin", "merged.bin", "surface112.exr", "surface120.exr", "surface128.exr", "surface144.bin"}) {
         const fs::path fa = a / f, fb = b / f;
         if (!fs::exists(fa) && !fs::exists(fb)) continue;
         if (!fs::exists(fa) || !fs::exists(fb))
@@ -436,12 +438,16 @@ int report_network(const std::vector<LayerComparison>& layers, const DiffArgs& a
         for (const auto c : d.channel) values += c;
         line += strf("  %s: %llu f16 values differ, max %u ulp", f.c_str(), static_cast<unsigned long long>(values), d.max_dist);
       } else {
-        // A plane arena: the arena at the layer's grid, the merged output at the halved grid.
+        // A plane arena (C/32 planes of 32 bytes a token) at the layer's grid (the merged output at
+        // the halved grid), or pixel records (dec0's +48: 8 bytes a pixel; its +144: 16).
         const bool merged = f == "merged.bin";
         const int gx = merged ? ex >> 1 : ex, gy = merged ? ey >> 1 : ey;
-        const std::int64_t plane = static_cast<std::int64_t>(gx) * gy * 32;
+        const std::int64_t pixels = static_cast<std::int64_t>(gx) * gy;
+        const std::int64_t bpp = pixels > 0 && d.size_a % pixels == 0 ? static_cast<std::int64_t>(d.size_a) / pixels : 0;
+        std::string block;
+        if (bpp > 0 && d.first >= 0) block = arena_block(bpp % 32 == 0 ? d.first % (pixels * 32) : 32 * (d.first / bpp), gx);
         line += strf("  %s: %llu of %llu bytes differ%s", f.c_str(), static_cast<unsigned long long>(d.differing),
-                     static_cast<unsigned long long>(d.size_a), plane > 0 ? arena_block(d.first % plane, gx).c_str() : "");
+                     static_cast<unsigned long long>(d.size_a), block.c_str());
       }
     }
     if (!differs && l.in_a && l.in_b) line += "  identical";

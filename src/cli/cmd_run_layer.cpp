@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -47,6 +48,10 @@ constexpr const char* kHelp =
   DIR/arena.bin and DIR/surface112.exr; given nothing, synthetic ones of the layer's token grid
   (dec4 80 x 46); --layer-reading expand-load-order=natural|fragment, expand-fill=clamp|zero,
   expand-subpixel=dy-dx|dx-dy, decoder-sampler=linear|point, decoder-gate-logit=raw|centred.
+  dec0 (19 phases, 544 mma: the front in one warp, two heads in sequence, the MLP; no arena
+  scatter, no final GEMM): E19 writes DIR/arena.bin (+48: 8 e4m3 bytes a pixel at byte 8 (ex y + x)),
+  DIR/surface144.bin (+144: ex x ey x 4 f32, the tanh values) and surface112.exr;
+  --layer-reading dec0-output-columns=column-order|contiguous|tanh-first.
   A merge layer: enc4 (62 phases, 1386 mma: enc5's
   phases 1..60, the patch merge = phase 61 in 32-column passes, phase 62 and E62) or enc3 (48
   phases, 936 mma: the same template at C = 128, 4 heads, 16 MLP chunks, the merge = phase 47 with
@@ -176,6 +181,13 @@ void write_layer_outputs(OutputSet& out, const LayerRunArgs& a, const LayerFrame
     write_surface_exr(out.path("surface120.exr"), f.surface120);
     write_surface_exr(out.path("surface128.exr"), f.surface128);
   }
+  // dec0's +144 (E19's tanh values, sust.p of 4 f32): ex x ey x 4 f32, little endian, row-major.
+  const bool dec0 = layer_spec(layer).final_epilogue == FinalEpilogueKind::dec0_output;
+  if (dec0) {
+    std::vector<std::uint8_t> b(f.surface144.rgba.size() * 4);
+    if (!b.empty()) std::memcpy(b.data(), f.surface144.rgba.data(), b.size());
+    out.write("surface144.bin", b);
+  }
   const bool traced = !a.trace_stages.empty();
   if (traced) {
     write_trace_binary(out.path("trace.bin"), trace);
@@ -189,6 +201,13 @@ void write_layer_outputs(OutputSet& out, const LayerRunArgs& a, const LayerFrame
   std::printf("rrswin run --layer %s: %zu phases, %d mma, weight image %zu bytes; %d x %d tokens, %d x %d blocks\n",
               std::string(to_string(layer)).c_str(), prog.phases.size(), prog.mma_total, w.bytes().size(), a.ex, a.ey,
               static_cast<int>(grid.x), static_cast<int>(grid.y));
+  if (dec0) {
+    std::printf(
+        "  wrote %s/arena.bin (%zu bytes, param+48: 8 e4m3 bytes a pixel), %s/surface144.bin (%d x %d x 4 f32, +144) and "
+        "%s/surface112.exr (%d x %d, E19's surface +112)%s\n",
+        a.out.c_str(), f.output_arena.size(), a.out.c_str(), a.ex, a.ey, a.out.c_str(), a.ex, a.ey, traced ? ", trace.bin, trace.txt" : "");
+    return;
+  }
   if (!merge) {
     std::printf("  wrote %s/arena.bin (%zu bytes, param+48) and %s/surface112.exr (%d x %d, E%d's surface +112)%s\n", a.out.c_str(),
                 f.output_arena.size(), a.out.c_str(), a.ex, a.ey, fe, traced ? ", trace.bin, trace.txt" : "");

@@ -2,6 +2,7 @@
 // embedded synthetic assets at a small render, each layer's outputs in OUT/<layer>/ as
 // `rrswin run --layer L` writes them, and a summary of every layer's time and GMAC/s.
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -32,8 +33,9 @@ constexpr const char* kHelp = R"(usage: rrswin run --network [-o DIR] [--render 
   prologue, which builds it from the network input +304, is decoded by no source) is synthetic;
   the buffers a layer that does not run would produce for one that does are synthetic arenas.
   Every stand-in is named in the summary.
-  Writes DIR/<layer>/arena.bin (+48), merged.bin (+56, the merge layers), surface112.exr
-  (+ surface120/128.exr for the merge layers' E62) and DIR/summary.txt: each layer's grid, time and
+  Writes DIR/<layer>/arena.bin (+48; dec0's: 8 e4m3 bytes a pixel), merged.bin (+56, the merge
+  layers), surface112.exr (+ surface120/128.exr for the merge layers' E62, surface144.bin = dec0's
+  +144, ex x ey x 4 f32) and DIR/summary.txt: each layer's grid, time and
   GMAC/s, and which inputs stood in for a missing layer. All outputs or none.
   -o, --out DIR     the output folder (default out-network)
   --render W,H      the render (default 256,128: levels 256x128 .. 8x4, a few seconds on 2 cores)
@@ -127,6 +129,12 @@ int cmd_run_network(const Args& args) {
       if (s.gated_final()) {
         write_surface_exr(out.path(name + "/surface120.exr"), r.surface120);
         write_surface_exr(out.path(name + "/surface128.exr"), r.surface128);
+      }
+      if (s.final_epilogue == FinalEpilogueKind::dec0_output) {
+        // dec0's +144 (E19's tanh values): ex x ey x 4 f32, little endian.
+        std::vector<std::uint8_t> b(r.surface144.rgba.size() * 4);
+        if (!b.empty()) std::memcpy(b.data(), r.surface144.rgba.data(), b.size());
+        out.write(name + "/surface144.bin", b);
       }
     }
     std::snprintf(line, sizeof line, "  total %.3f ms, %.2f GMAC/s; the last layer run, %s: %s/%s/\n", 1e3 * total_s,

@@ -136,4 +136,65 @@ void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, cons
   }
 }
 
+Dec0ColumnMap dec0_output_columns(Dec0Columns c) {
+  // dec0.md §4.2/§4.3: the gather's words %r368..%r372 are columns 0..9 (the logits, E19(f)'s
+  // max.f16x2 / sub.f16x2 read %r368 first); E19(c)'s four packs take %r373, %r376, %r377, %r378,
+  // low half -> low byte (cvt.rn.satfinite.e4m3x2.f16x2). If the gathered words are columns in order,
+  // %r373 = (10, 11), %r374/%r375 = 12..15 (the four tanh inputs), %r376..%r378 = 16..21.
+  switch (c) {
+    case Dec0Columns::column_order: return {{10, 11, 16, 17, 18, 19, 20, 21}, {12, 13, 14, 15}};
+    case Dec0Columns::contiguous: return {{10, 11, 12, 13, 14, 15, 16, 17}, {18, 19, 20, 21}};
+    case Dec0Columns::tanh_first: return {{14, 15, 16, 17, 18, 19, 20, 21}, {10, 11, 12, 13}};
+  }
+  throw std::logic_error("dec0_output_columns: unknown value");
+}
+
+float dec0_tanh(float v) {
+  // DOC-d0 E19(d) steps 2..14 (dec0.md §4.4) in libdevice __nv_tanhf's order (the .ftz branch).
+  const float a = ftz_f32(std::fabs(ftz_f32(v)));                               // abs.ftz.f32
+  const float y = mul_ftz_f32(a, std::bit_cast<float>(kDec0Tanh2Log2e));        // a 2 log2 e
+  const float e = ex2_approx_ftz_f32(y);                                        // ex2.approx.ftz
+  const float r = rcp_approx_ftz_f32(add_ftz_f32(e, 1.0f));                     // rcp.approx.ftz(e + 1)
+  const float big = fma_ftz_f32(r, -2.0f, 1.0f);                                // RN(1 - 2r)
+  const float sat = a >= std::bit_cast<float>(kDec0TanhSaturate) ? 1.0f : big;  // setp.ge.ftz + selp
+  const float signed_big = std::copysign(sat, v);                               // and/or of the sign bit
+  const float x2 = mul_ftz_f32(v, v);                                           // mul.ftz v v
+  float p = fma_ftz_f32(std::bit_cast<float>(kDec0TanhPoly[0]), x2, std::bit_cast<float>(kDec0TanhPoly[1]));
+  for (int i = 2; i < 5; ++i) p = fma_ftz_f32(p, x2, std::bit_cast<float>(kDec0TanhPoly[static_cast<std::size_t>(i)]));
+  const float small = fma_ftz_f32(p, v, v);                               // fma.rn.ftz(p, v, v)
+  return a >= std::bit_cast<float>(kDec0TanhSmall) ? signed_big : small;  // s18600/01
+}
+
+void dec0_output(const BlockContext& ctx, const DecoderFinalReadings& dr, const F16Mat& d19, const DecoderTextures& t, Surface* s112,
+                 SurfaceF32* s144, std::span<std::uint8_t> out48) {
+  const Dec0ColumnMap cols = dec0_output_columns(dr.dec0_columns);
+  const std::size_t ex = static_cast<std::size_t>(ctx.ex);
+  // (a) the gather: row T of D19 (DOC-d0 E19(a); dec0.md §4.2: srcLane 4 (laneid&7) + ((laneid>>3) + d)&3
+  // brings pixel T's n-tiles to thread T). Two passes, T = laneid + 32 pass (pass 2 = pass 1 + 345
+  // statements), i.e. T = 0..63 in order.
+  for (int T = 0; T < kE61Threads; ++T) {
+    const PixelXY p = e61_pixel_of_thread(ctx.x0, ctx.y0, T);
+    // (b) setp.ge.u32 x >= ex / y >= ey, or.pred, bra past the pass's last store (C16).
+    if (p.x < 0 || p.y < 0 || p.x >= ctx.ex || p.y >= ctx.ey) continue;
+    // (c) 4 cvt.rn.satfinite.e4m3x2.f16x2 + st.global.v4.u16 at byte 8 (ex y + x) (DOC-d0 §4.2; C15).
+    const std::size_t at = 8 * (ex * static_cast<std::size_t>(p.y) + static_cast<std::size_t>(p.x));
+    if (at + 8 <= out48.size())
+      for (int i = 0; i < 8; ++i)
+        out48[at + static_cast<std::size_t>(i)] = quantise(ctx, d19.at(T, cols.e4m3[static_cast<std::size_t>(i)]));
+    // (d)/(e) the tanh values, sust.p.2d.v4.b32.zero at texel (x, y) of +144.
+    std::array<float, 4> th{};
+    for (int i = 0; i < 4; ++i) th[static_cast<std::size_t>(i)] = dec0_tanh(f16_to_f32(d19.at(T, cols.tanh[static_cast<std::size_t>(i)])));
+    if (s144) s144->store_p(p.x, p.y, th);
+    // (f)/(g) the decoder final's softmax, taps, blend, NaN guard and sust.b (dec4's E62 (c)..(i) at a
+    // statement offset of 5632, dec0.md §4.5/§4.6), its 10 logits D19 columns 0..9 of row T.
+    if (t.tex88 && s112) {
+      std::array<f16_t, 10> l{};
+      for (int i = 0; i < 10; ++i) l[static_cast<std::size_t>(i)] = d19.at(T, i);
+      const DecoderPixel px = decoder_final_pixel(*ctx.readings, dr, l, t, p.x, p.y, ctx.ex, ctx.ey);
+      s112->store_b16x4(8 * p.x, p.y, px.out);
+    }
+    if (ctx.stats) ++ctx.stats->pixels_written;
+  }
+}
+
 }  // namespace rrswin::golden

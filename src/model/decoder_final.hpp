@@ -6,6 +6,8 @@
 // +104, stored to +112 at byte x 8X (model/decoder_final.cpp).
 #pragma once
 #include <array>
+#include <cstdint>
+#include <span>
 
 #include "model/layer.hpp"
 #include "model/texture_surface.hpp"
@@ -16,9 +18,19 @@ namespace rrswin::golden {
 // The decoder final's readings (to be wired into LayerReadings later; a plain struct for now).
 enum class DecoderSampler { linear, point };   // +88's filter mode (not in the PTX: the launch's sampler; F.18)
 enum class DecoderGateLogit { raw, centred };  // sigma of l9 or of f16(l9 - max) (E7', F.17)
+// dec0's E19 (dec0.md §4, U1): which D19 columns of a pixel's row feed the eight e4m3 bytes of
+// +48 and the four tanh values of +144 (dec0-output-columns). The logits are columns 0..9 (the
+// gathered words %r368..%r372); DOC-d0 E19(c) packs %r373, %r376, %r377, %r378 and prints no tanh
+// input registers.
+enum class Dec0Columns {
+  column_order,  // the gathered words in column order: +48 = {10, 11, 16..21}, tanh = {12..15}
+  contiguous,    // +48 = 10..17, tanh = 18..21
+  tanh_first,    // tanh = 10..13, +48 = 14..21
+};
 struct DecoderFinalReadings {
   DecoderSampler sampler = DecoderSampler::linear;
   DecoderGateLogit gate_logit = DecoderGateLogit::raw;
+  Dec0Columns dec0_columns = Dec0Columns::column_order;
 };
 
 // What E62 reads besides its logits: +88 (the filtered taps, f32 coordinates), +96 and +104
@@ -58,5 +70,30 @@ DecoderPixel decoder_final_pixel(const Readings& r, const DecoderFinalReadings& 
 // (x0 + (T&7), y0 + (T>>3)) unless it lies outside the frame, its 10 logits from record T, and
 // stores {r, g, b, 0} to s112 at (8X, Y) (E1'..E9').
 void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, const F16Mat& d, const DecoderTextures& t, Surface& s112);
+
+// dec0's E19 (DOC-d0 §3/E19, s18232..s19160; dec0.md §4): no final GEMM, the logits and both
+// extra outputs come from D19 (the fourth down-projection's D, the residual stream) row T.
+struct Dec0ColumnMap {
+  std::array<int, 8> e4m3{};  // byte i of the pixel's 8 bytes at +48 = q8(D19 column e4m3[i])
+  std::array<int, 4> tanh{};  // channel i of the +144 texel = dec0_tanh(f32(D19 column tanh[i]))
+};
+Dec0ColumnMap dec0_output_columns(Dec0Columns c);
+// E19(d): CUDA's tanhf as the PTX computes it, all f32 with .ftz (DOC-d0 E19(d) s18503..s18601,
+// the instruction shape and the constants 0x4038AA3B, 0x41102CB4, 0x3F19999A; the odd polynomial's
+// coefficients 0x3C80F082, 0xBD563CAE, 0x3E085941, 0xBEAAA9ED, 0 are NVIDIA libdevice's __nv_tanhf,
+// CUDA 13.0 nvvm/libdevice/libdevice.10.bc read with llvm-dis, not printed by d4r: dec0.md U6).
+// a = |v|; |v| >= 0.6: copysign(a >= 9.010913848876953 ? 1 : fma(rcp(ex2(a 2 log2 e) + 1), -2, 1), v);
+// else fma(p(v^2), v, v) with p by four fma.rn.ftz in v^2.
+float dec0_tanh(float v);
+// The polynomial's terms (for tests): the coefficients from the highest, and the threshold constants.
+inline constexpr std::array<std::uint32_t, 5> kDec0TanhPoly = {0x3C80F082u, 0xBD563CAEu, 0x3E085941u, 0xBEAAA9EDu, 0x00000000u};
+inline constexpr std::uint32_t kDec0Tanh2Log2e = 0x4038AA3Bu, kDec0TanhSaturate = 0x41102CB4u, kDec0TanhSmall = 0x3F19999Au;
+// The whole E19 of a block: thread T = laneid + 32 pass < 64 finishes pixel (x0 + (T&7), y0 + (T>>3))
+// from D19 row T unless it lies outside the frame (E19(b): that pass writes nothing), storing
+// (c) 8 bytes at byte 8 (ex y + x) of out48 (st.global.v4.u16), (e) sust.p to s144 at texel (x, y),
+// (f)..(g) the decoder final's blend to s112 at (8x, y) (when the textures are given: `t.tex88`).
+// s144 may be null (not stored).
+void dec0_output(const BlockContext& ctx, const DecoderFinalReadings& dr, const F16Mat& d19, const DecoderTextures& t, Surface* s112,
+                 SurfaceF32* s144, std::span<std::uint8_t> out48);
 
 }  // namespace rrswin::golden

@@ -32,7 +32,9 @@ enum class ExpandSubpixel {
 // word goes to, so both column maps fit it (docs/readings.md §9):
 enum class ExpandColumnSplit {
   block,        // sub-pixel z spw + n / C, channel n % C (the expand's N = spw C in sub-pixel blocks)
-  interleaved,  // sub-pixel z spw + ((n >> 3) & 1), channel 8 (n >> 4) + (n & 7): n-tiles alternate
+  interleaved,  // sub-pixel z spw + ((n >> 3) & 1), channel 8 (n >> 4) + (n & 7): n-tiles alternate;
+                // dec0 (4 sub-pixels in one warp): s = (n >> 4) & 3, channel 16 (n >> 6) + (n & 15):
+                // pairs of n-tiles alternate (DESC-d0 _e1's (n, n + 8) pack word, docs/readings.md §11)
 };
 // How phase 1's A registers map to the input arena's words (expand-load-order): the decoders read
 // an arena written on another grid (enc5's or the lower decoder's blocks), so only the natural map

@@ -85,7 +85,8 @@ const std::vector<LayerReadingInfo>& layer_reading_registry() {
        "a shared-memory dump after E1's first bar.sync (s2295), or the arg048 dump of a dec4 launch with distinct expand slabs"},
       {"expand-column-split",
        {"block", "interleaved"},
-       "which of a dec1 warp's 2C expand columns belong to which of its two sub-pixels and channels (n / C and n % C, or n-tile parity)",
+       "which of a dec1 warp's 2C expand columns belong to which of its two sub-pixels and channels (n / C and n % C, or n-tile parity); "
+       "dec0's one warp of 4C columns: n / C and n % C, or s = (n >> 4) & 3 (pairs of n-tiles, DESC-d0 _e1's (n, n + 8) pack word)",
        "DESC-d1 e1_patch_grid (a pack word pairs columns n, n + 16; each warp writes one tile-row parity; the pack -> sub-array map is not printed); DOC-d1 §7/U4",
        "a shared-memory dump after E1's first bar.sync (s1369), or the arg048 dump of a dec1 launch whose expand weights differ between columns n and n ^ 8"},
       {"decoder-sampler",
@@ -98,6 +99,13 @@ const std::vector<LayerReadingInfo>& layer_reading_registry() {
        "whether the blend's sigmoid takes the tenth logit itself or f16(l9 - max)",
        "DOC-d4 §4/E62: 9 x log2e and 1 x -log2e, 3 max.f16x2 + 2 max.f16 reduce 9 values; the register converted before s24415 is not printed",
        "the +112 surface of a dec4 launch whose logits have a nonzero maximum"},
+      {"dec0-output-columns",
+       {"column-order", "contiguous", "tanh-first"},
+       "which D19 columns of a pixel's row dec0's E19 packs into the 8 e4m3 bytes of +48 and feeds to the 4 tanh values of +144 "
+       "(the logits are columns 0..9)",
+       "DOC-d0 §3/E19(c) (the packs read %r373, %r376, %r377, %r378; no tanh input register printed), E19(a)'s gather "
+       "(%r368.. = columns 0..; HIP-d0's cut: 24 chain values, n-tiles 0..2); dec0.md §4.2/§4.3, U1",
+       "the corpus PTX s18232..s18503, or the +48 and +144 outputs of a dec0 launch whose W2(3) / D17 make each D19 column distinct"},
   };
   return r;
 }
@@ -159,6 +167,10 @@ bool set_layer_reading(LayerReadings& r, std::string_view assignment, std::strin
     return set_enum(&r.decoder_final.gate_logit, name, value, {golden::DecoderGateLogit::raw, golden::DecoderGateLogit::centred}, error);
   if (name == "expand-column-split")
     return set_enum(&r.decoder_front.column_split, name, value, {ExpandColumnSplit::block, ExpandColumnSplit::interleaved}, error);
+  if (name == "dec0-output-columns") {
+    using D = golden::Dec0Columns;
+    return set_enum(&r.decoder_final.dec0_columns, name, value, {D::column_order, D::contiguous, D::tanh_first}, error);
+  }
   if (name == "expand-subpixel")
     return set_enum(&r.decoder_front.subpixel, name, value, {ExpandSubpixel::dy_dx, ExpandSubpixel::dx_dy}, error);
   std::string all;
@@ -191,6 +203,8 @@ std::vector<LayerId> reading_layers(std::string_view name) {
       if (!(not_decoder && s.front.kind == FrontKind::patch_expand)) v.push_back(id);
     } else if (name == "expand-column-split") {
       if (s.front.kind == FrontKind::patch_expand && s.front.n_per_warp != s.channels) v.push_back(id);  // dec1: two sub-pixels a warp
+    } else if (name.rfind("dec0-", 0) == 0) {
+      if (s.final_epilogue == FinalEpilogueKind::dec0_output) v.push_back(id);
     } else if (name == "merge-register-k-order") {
       if (s.merge_kind == MergeKind::register_lanes) v.push_back(id);
     } else if (name.rfind("merge-", 0) == 0 ? s.merge_kind == MergeKind::shared_passes  // the register merge stores token words
@@ -356,6 +370,15 @@ F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const L
   const E20Out norm = e20_norm(ctx, proj.d20);
   record_norm_stages(ctx, norm);
   const MlpOut m = mlp(ctx, proj.d20, norm);
+  const E62Surfaces& out = io.surfaces;
+  if (s.final_epilogue == FinalEpilogueKind::dec0_output) {
+    // dec0: no arena scatter and no final GEMM (DOC-d0 §4.2/§5: the only global writes are +48, +112
+    // and +144, all in E19); E19 reads D19, the last down-projection's D, itself (dec0.md §4).
+    const DecoderTextures t =
+        io.texture ? DecoderTextures{io.texture, io.texture96, io.texture104, io.scale[0], io.scale[1]} : DecoderTextures{};
+    dec0_output(ctx, lr.decoder_final, m.d60, t, out.s112, out.s144, io.output_arena);
+    return m.d60;
+  }
   const E4Mat a_last = e60_scatter(ctx, m.d60, io.output_arena);  // q8(D): the arena (and the merge's input)
   if (s.merge()) {
     // The staging (E60(c)/(d), E46(c)/(d), E36), the merge phase, its store (E61, E47, E37).
@@ -365,7 +388,6 @@ F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const L
   }
   // The final phase: A = q8 of the last down-projection's D (final-phase-a); then its epilogue.
   F16Mat d = logits_phase(ctx, a_last, ctx.phase(s.final_phase()), cat("p", s.final_phase(), "d"));
-  const E62Surfaces& out = io.surfaces;
   switch (s.final_epilogue) {
     case FinalEpilogueKind::kpn_filter:
       if (io.texture && out.s112) e61(ctx, d, *io.texture, *out.s112);
@@ -414,7 +436,12 @@ const LayerSpec& prepare_layer_frame(LayerFrame& f, golden::E62Surfaces& surface
   if (decoder && f.skip_arena.size() != out.total_bytes())
     throw std::invalid_argument(golden::cat("run_layer_frame: the ", s.name, " skip arena (+24) has ", f.skip_arena.size(), " bytes, not ",
                                             out.total_bytes(), " (", out.planes, " planes at ", f.ex, " x ", f.ey, ")"));
-  f.output_arena.assign(out.total_bytes(), 0);
+  // dec0's +48 is its E19 output, 8 e4m3 bytes a pixel (DOC-d0 §4.2), not a plane arena.
+  const bool dec0 = s.final_epilogue == FinalEpilogueKind::dec0_output;
+  f.output_arena.assign(dec0 ? static_cast<std::size_t>(f.ex) * static_cast<std::size_t>(f.ey) * 8 : out.total_bytes(), 0);
+  // dec0's +144 (sust.p of the tanh values, E19(e)) does not need the textures.
+  f.surface144 = dec0 ? SurfaceF32::make(f.ex, f.ey) : SurfaceF32{};
+  surfaces.s144 = dec0 ? &f.surface144 : nullptr;
   f.merged_output.assign(s.merge() ? half.total_bytes() : 0, 0);
   auto check_grid_texture = [&](const Texture* t, const char* what) {
     if (t->width != f.ex || t->height != f.ey || t->rgba.size() != static_cast<std::size_t>(f.ex) * static_cast<std::size_t>(f.ey) * 4)

@@ -142,9 +142,10 @@ E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<
 // shfl.sync.down sum over lanes +1 and +8, (e) sust to +112 / +120 at (X, Y) and to +128 at
 // (X>>1, Y>>1) (docs/readings.md §7 sigmoid-*). Threads T < 64, pixel (x0 + (T&7), y0 + (T>>3)).
 struct E62Surfaces {
-  Surface* s112 = nullptr;  // ex x ey
-  Surface* s120 = nullptr;  // ex x ey
-  Surface* s128 = nullptr;  // (ex>>1) x (ey>>1)
+  Surface* s112 = nullptr;     // ex x ey
+  Surface* s120 = nullptr;     // ex x ey
+  Surface* s128 = nullptr;     // (ex>>1) x (ey>>1)
+  SurfaceF32* s144 = nullptr;  // dec0's +144 (E19's tanh values), ex x ey
 };
 void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, const Texture& tex, const E62Surfaces& out,
          const float* exp_table = nullptr, const f16_t* sigmoid_table = nullptr);
@@ -168,7 +169,7 @@ struct LayerBlockIo {
 // the norm, the MLP and the arena scatter, then [the merge], the final phase and the final
 // epilogue of the layer's kind. ctx.last_phase > 0 stops after that phase (an attention phase or a
 // projection: facts F2's debug stages) and writes nothing more. Returns the final phase's D (empty
-// when stopped early).
+// when stopped early; dec0, which has no final phase: D19, the D its E19 reads).
 F16Mat run_layer_block(const BlockContext& ctx, const LayerReadings& lr, const LayerBlockIo& io);
 
 }  // namespace golden
@@ -193,6 +194,9 @@ struct LayerFrame {
   std::array<float, 2> scale{};                               // param+136 (the decoders)
   std::vector<std::uint8_t> output_arena, merged_output;
   Surface surface112, surface120, surface128;  // made by the driver: ex x ey, ex x ey, (ex>>1) x (ey>>1)
+  // dec0 (DOC-d0 §4.2): output_arena is +48, 8 e4m3 bytes per pixel at byte 8 (ex y + x) (ex x ey x 8
+  // bytes), and surface144 its f32 tanh surface (ex x ey, made whether or not the textures are given).
+  SurfaceF32 surface144;
 };
 // `trace` (when given) records its stages of block (trace->block_x, trace->block_y) into *trace_out.
 void run_layer_frame_golden(LayerFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,

@@ -322,6 +322,7 @@ constexpr LayerSpec dec0_row{
     .entry = "cuda_dldn_engine_swin_dec0_kernel",
     .corpus = "0023-PREPASS_ENTRYPOINT_NAME.ptx",
     .doc = "DOC-d0 §2.1",
+    .runnable = true,
     .channels = 32,
     .heads = 2,
     .head_form = HeadForm::serial,

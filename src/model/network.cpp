@@ -49,7 +49,14 @@ std::optional<layout::PlaneArena> buffer_arena(LayerBuffer b, int render_w, int 
 
 std::optional<std::uint64_t> buffer_bytes(LayerBuffer b, int render_w, int render_h) {
   const std::optional<layout::PlaneArena> a = buffer_arena(b, render_w, render_h);
-  return a ? std::optional<std::uint64_t>(a->total_bytes()) : std::nullopt;
+  if (a) return a->total_bytes();
+  // dec0's +48: 8 e4m3 bytes per pixel at byte 8 (ex y + x) of its level's grid (DOC-d0 §4.2).
+  const std::optional<LayerBuffer> p = producing_buffer(b);
+  if (p && p->param == 48 && layer_spec(p->layer).final_epilogue == FinalEpilogueKind::dec0_output) {
+    const TokenGrid g = level_grid(render_w, render_h, network_level(p->layer));
+    return static_cast<std::uint64_t>(g.ex) * static_cast<std::uint64_t>(g.ey) * 8u;
+  }
+  return std::nullopt;
 }
 
 Lifetime buffer_lifetime(LayerBuffer produced) {

@@ -53,4 +53,18 @@ void Surface::store_b16x4(int x_bytes, int y, const std::array<f16_t, 4>& v) {
   }
 }
 
+SurfaceF32 SurfaceF32::make(int width, int height) {
+  SurfaceF32 s;
+  s.width = width;
+  s.height = height;
+  s.rgba.assign(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4, 0.0f);
+  return s;
+}
+
+void SurfaceF32::store_p(int x, int y, const std::array<float, 4>& v) {
+  if (x < 0 || y < 0 || x >= width || y >= height) return;  // .zero: dropped
+  const std::size_t i = (static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)) * 4;
+  for (int c = 0; c < 4; ++c) rgba[i + static_cast<std::size_t>(c)] = v[static_cast<std::size_t>(c)];
+}
+
 }  // namespace rrswin

@@ -29,4 +29,15 @@ struct Surface {
   void store_b16x4(int x_bytes, int y, const std::array<f16_t, 4>& v);
 };
 
+// sust.p.2d.v4.b32.zero of dec0's E19 to param+144 (DOC-d0 §4.2, s18603): x is an ELEMENT
+// (texel) coordinate and the four f32 values go through the surface's format, which the PTX does
+// not name (dec0.md U7). The model keeps them as f32 (an RGBA32F surface: the values stored
+// unchanged); out-of-bounds stores are dropped (.zero).
+struct SurfaceF32 {
+  int width = 0, height = 0;
+  std::vector<float> rgba;  // width*height*4 f32, row-major, r first
+  static SurfaceF32 make(int width, int height);
+  void store_p(int x, int y, const std::array<float, 4>& v);
+};
+
 }  // namespace rrswin

@@ -42,6 +42,8 @@ std::vector<StageRow> trace_stage_table(const LayerSpec& l) {
     if (c == 0) add(cat("p", up + 1, "c"), StageKind::row_tile);
     add(cat("p", up + 1, "d"), StageKind::row_tile);
   }
+  // dec0 has no arena scatter: E19 reads D19 itself (DOC-d0 §4.2).
+  if (l.final_epilogue == FinalEpilogueKind::dec0_output) return t;
   add(cat("e", l.last_mlp(), ".words"), StageKind::arena_words);
   if (l.merge()) {
     add(cat("p", l.merge_phase(), "d"), StageKind::merge_d);

@@ -128,8 +128,8 @@ def test_run_layer_enc5_is_run():
     assert r["arena"].tobytes() == ref.arena.tobytes() and r["surface112"].tobytes() == ref.surface.tobytes()
     with pytest.raises(ValueError):
         rrswin.run_layer("enc5", arena_in, texture, layer_readings={"sigmoid-gate": "acc"})
-    with pytest.raises(ValueError, match="dec0"):
-        rrswin.run_layer("dec0", arena_in, texture)  # not runnable yet: a clear error naming it
+    with pytest.raises(ValueError, match="enc0"):
+        rrswin.run_layer("enc0", arena_in, texture)  # not runnable yet: a clear error naming it
 
 
 def test_run_layer_strict_dtypes_and_bounds():
@@ -149,7 +149,9 @@ def test_run_layer_strict_dtypes_and_bounds():
 
 # ---- the decoders (issue 34: dec4, dec3, dec2, dec1; docs/readings.md §9) ----------------------------------
 
-DECODERS = [n for n in rrswin.LAYERS if rrswin.layer_spec(n)["runnable"] and rrswin.layer_spec(n)["front"] == "patch_expand"]
+# The decoders whose +48 is a plane arena (dec0's is 8 e4m3 bytes a pixel: test_run_layer_dec0).
+DECODERS = [n for n in rrswin.LAYERS if rrswin.layer_spec(n)["runnable"] and rrswin.layer_spec(n)["front"] == "patch_expand"
+            and rrswin.layer_spec(n)["final_epilogue"] == "decoder_blend"]
 EX, EY = 19, 11  # odd extents: partial blocks and a half-resolution input of 9 x 5
 
 
@@ -187,7 +189,35 @@ def test_decoders_are_runnable_and_their_spec():
         s = rrswin.layer_spec(name)
         assert not s["decoder"] and not s["half_resolution_input"] and s["skip_planes"] is None
         assert s["input_planes"] == s["channels"] // 32
-    assert not rrswin.layer_spec("dec0")["runnable"] and rrswin.layer_spec("dec0")["decoder"]
+    assert rrswin.layer_spec("dec0")["runnable"] and rrswin.layer_spec("dec0")["decoder"]
+    assert not rrswin.layer_spec("enc0")["runnable"]
+
+
+def test_run_layer_dec0(cli, tmp_path):
+    # dec0 (DOC-d0 §4.2): +48 = 8 e4m3 bytes a pixel at byte 8 (ex y + x), +144 = 4 float32 a texel
+    # (E19's tanh values, |v| <= 1), +112 the decoder blend; fast at 1 and 3 threads == golden; the
+    # tool's arena.bin, surface144.bin and surface112.exr are the same bytes.
+    s = rrswin.layer_spec("dec0")
+    assert (s["front_k"], s["input_planes"], s["skip_planes"], s["channels"]) == (64, 2, 1, 32)
+    inputs = _decoder_inputs("dec0")
+    gold = _run_decoder("dec0", inputs, engine="golden")
+    assert sorted(gold) == ["arena", "surface112", "surface144"]
+    assert gold["arena"].dtype == np.uint8 and gold["arena"].shape == (EY * EX * 8,)
+    assert gold["surface144"].dtype == np.float32 and gold["surface144"].shape == (EY, EX, 4)
+    assert np.all(np.abs(gold["surface144"]) <= 1) and gold["surface144"].any()
+    for threads in (1, 3):
+        fast = _run_decoder("dec0", inputs, threads=threads)
+        for k in ("arena", "surface112", "surface144"):
+            assert fast[k].tobytes() == gold[k].tobytes(), k
+    cli("run", "--layer", "dec0", "--ex", str(EX), "--ey", str(EY), "-o", str(tmp_path / "o"))
+    assert gold["arena"].tobytes() == (tmp_path / "o" / "arena.bin").read_bytes()
+    assert gold["surface144"].tobytes() == (tmp_path / "o" / "surface144.bin").read_bytes()
+    assert read_rgba_half(tmp_path / "o" / "surface112.exr").view(np.uint16).tobytes() == gold["surface112"].view(np.uint16).tobytes()
+    # dec0-output-columns moves +48 and +144, not +112.
+    other = _run_decoder("dec0", inputs, layer_readings={"dec0-output-columns": "contiguous"})
+    assert other["arena"].tobytes() != gold["arena"].tobytes()
+    assert other["surface144"].tobytes() != gold["surface144"].tobytes()
+    assert other["surface112"].tobytes() == gold["surface112"].tobytes()
 
 
 @pytest.mark.parametrize("name", DECODERS)
@@ -325,7 +355,7 @@ def test_run_layer_decoder_errors():
     texture = _tex(tex, w, h)
     for layer in ("enc4", "enc5"):
         for name in ("skip", "texture96", "texture104"):
-            with pytest.raises(ValueError, match=f"^{name}: only the decoders \\(dec4, dec3, dec2, dec1\\) take it; {layer}"):
+            with pytest.raises(ValueError, match=f"^{name}: only the decoders \\(dec4, dec3, dec2, dec1, dec0\\) take it; {layer}"):
                 rrswin.run_layer(layer, arena_in, texture, **{name: inputs[name]})
         with pytest.raises(ValueError, match="^scale: only the decoders"):
             rrswin.run_layer(layer, arena_in, texture, scale=(0.25, 0.5))
