@@ -129,7 +129,7 @@ def test_run_layer_enc5_is_run():
     with pytest.raises(ValueError):
         rrswin.run_layer("enc5", arena_in, texture, layer_readings={"sigmoid-gate": "acc"})
     with pytest.raises(ValueError, match="enc0"):
-        rrswin.run_layer("enc0", arena_in, texture)  # not runnable yet: a clear error naming it
+        rrswin.run_layer("enc0", arena_in, texture)  # a 5-plane arena for enc0's one plane: a clear error naming it
 
 
 def test_run_layer_strict_dtypes_and_bounds():
@@ -190,7 +190,7 @@ def test_decoders_are_runnable_and_their_spec():
         assert not s["decoder"] and not s["half_resolution_input"] and s["skip_planes"] is None
         assert s["input_planes"] == s["channels"] // 32
     assert rrswin.layer_spec("dec0")["runnable"] and rrswin.layer_spec("dec0")["decoder"]
-    assert not rrswin.layer_spec("enc0")["runnable"]
+    assert all(rrswin.layer_spec(n)["runnable"] for n in rrswin.LAYERS)  # every layer runs (issue 35)
 
 
 def test_run_layer_dec0(cli, tmp_path):
