@@ -38,8 +38,7 @@ TEST(BenchCli, BlasReferenceIsOpenedWhenItRuns) {
 }
 
 // `rrswin bench --layer L` (issue 33): the layer at its real token grid beside enc5 (the baseline of
-// "vs enc5", measured in the same run), with the parts that ran; an unknown or not-yet-runnable layer
-// is a usage error.
+// "vs enc5", measured in the same run), with the parts that ran; an unknown layer is a usage error.
 TEST(BenchCli, LayerTableHasEnc5AsItsBaseline) {
   const std::string best(rrswin::engine::to_string(rrswin::engine::best_simd_path()));
   const Result r = shell("'" RRSWIN_CLI_PATH "' bench --layer enc3 --profile zluda --simd " + best + " --reps 1 --no-reference");
@@ -50,7 +49,6 @@ TEST(BenchCli, LayerTableHasEnc5AsItsBaseline) {
   // enc3 runs the fused block at its C = 128 (issue 33): no golden parts on either line.
   EXPECT_TRUE(contains(r.out, "fused engine")) << r.out;
   EXPECT_FALSE(contains(r.out, "golden parts")) << r.out;
-  EXPECT_EQ(shell("'" RRSWIN_CLI_PATH "' bench --layer enc0").status, 2);  // not runnable yet
   EXPECT_EQ(shell("'" RRSWIN_CLI_PATH "' bench --layer enc9").status, 2);
 }
 
