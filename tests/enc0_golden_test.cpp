@@ -97,8 +97,8 @@ TEST(Enc0Golden, TheStagesAreTheTables) {
     EXPECT_EQ(table[i].shape.warps, t.stages[i].warps) << table[i].name;
     EXPECT_EQ(table[i].shape.regs, t.stages[i].regs) << table[i].name;
   }
-  // HIP-e0 / DESC-e0: P1, P2 the embedding, head 0 = P3..P7 (score P7? no: stem P3..P4, score P5,
-  // P V P6, projection P7), head 1 = P8..P12, the MLP P13..P20, the merge P21, the final P22.
+  // HIP-e0 / DESC-e0: P1, P2 the embedding; head 0 = stem P3, P4, score P5, P V P6, projection P7;
+  // head 1 = P8..P12; the MLP P13..P20, the merge P21, the final P22.
   for (const char* n :
        {"p1d", "p2d", "prologue.a", "w3", "w5", "w6", "p7c", "p7d", "p12d", "p13d", "p20d", "e20.words", "p21d", "p22d", "e22.gate"})
     EXPECT_TRUE(std::find_if(t.stages.begin(), t.stages.end(), [&](const rrswin::TraceStage& st) { return st.name == n; }) !=
