@@ -530,6 +530,12 @@ struct Block {
   // order: enc5's block up to its phase 61, a merge layer's before its merge, a decoder's after its
   // front (model/layer_golden.hpp run_layer_block).
   void through_e60(const golden::PrologueOut* staged = nullptr) {
+    through_mlp(staged);
+    arena_scatter();
+  }
+  // ... the same without the arena scatter: S.d60 holds the last down-projection's D (dec0's E19
+  // reads it itself: model/layer_golden.cpp run_layer_block).
+  void through_mlp(const golden::PrologueOut* staged) {
     if (staged) {  // another front staged the input (the decoders' E1): its residual x and A
       S.x = staged->x;
       S.h1 = staged->h1;
@@ -542,7 +548,6 @@ struct Block {
     out_projection();
     rms_norm();
     mlp();
-    arena_scatter();
   }
   void kpn_filter() {
     S.a_61.assign(S.a61.v.data(), kWindow, C, C, dec, simd);
@@ -574,6 +579,16 @@ golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, con
   Block b(w, simd, ctx, io, std::clamp(inner_threads, 1, kHeads));
   b.through_e60(staged);
   return b.S.a61;
+}
+
+golden::F16Mat run_block_through_mlp(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, int inner_threads,
+                                     const golden::PrologueOut& staged) {
+  // dec0: its front, then phases 2..18 as every decoder's, stopping at the last down-projection's D
+  // (no arena scatter and no final phase: DOC-d0 §4.2/§5).
+  const golden::BlockIo io{};
+  Block b(w, simd, ctx, io, std::clamp(inner_threads, 1, kHeads));
+  b.through_mlp(&staged);
+  return b.S.d60;
 }
 
 }  // namespace rrswin::engine

@@ -55,4 +55,10 @@ void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockConte
 golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io,
                                     int inner_threads = 1, const golden::PrologueOut* staged = nullptr);
 
+// One block of dec0 the fast way after its front (`staged`: the residual x and the staged A its E1
+// made): the phases through the last down-projection, whose D (64 x C) it returns, as
+// golden::run_layer_block returns D19 for dec0's E19 (no arena scatter, no final phase).
+golden::F16Mat run_block_through_mlp(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, int inner_threads,
+                                     const golden::PrologueOut& staged);
+
 }  // namespace rrswin::engine

@@ -39,6 +39,35 @@ void prepare_final_phase(const WeightImage& w, const LayerSpec& s, BOperand& b, 
   for (int n = 0; n < s.logits; ++n) bias.push_back(w.f16_at(layout::record_bias_offset(pf.bias_begin, n)));
 }
 
+// A decoder's patch expand (phase 1): warp z's B (K x n_per_warp, the slab z of the weight map,
+// its k-slices banded as golden::expand_phase gathers them) and its C seeds (REC-d4 _c_regs).
+struct ExpandWeights {
+  std::vector<BOperand> b;
+  std::vector<std::vector<f16_t>> seeds;
+  int steps = 0;
+};
+
+ExpandWeights prepare_expand(const WeightImage& w, const LayerSpec& s) {
+  ExpandWeights e;
+  const Phase& ph = layer_program(s.id).phase(1);
+  const int n = s.front.n_per_warp, k = s.front.k;
+  e.steps = k / 32;
+  for (int z = 0; z < s.front.warps; ++z) {
+    const std::uint32_t slab = static_cast<std::uint32_t>(z) * static_cast<std::uint32_t>(k * n) + ph.weight_begin;
+    const std::uint32_t seeds = ph.bias_begin + 2u * static_cast<std::uint32_t>(n * z);
+    std::vector<e4m3_t> nk(static_cast<std::size_t>(n) * k);
+    for (int sl = 0; sl < e.steps; ++sl) {
+      const golden::BTile t = golden::load_b_banded(w, slab, sl, n, e.steps);
+      for (int c = 0; c < n; ++c)
+        for (int kk = 0; kk < 32; ++kk) nk[static_cast<std::size_t>(c) * k + 32 * sl + kk] = t.col(c)[kk];
+    }
+    e.b.emplace_back().assign_nk(nk.data(), n, k, k);
+    std::vector<f16_t>& sd = e.seeds.emplace_back();
+    for (int c = 0; c < n; ++c) sd.push_back(w.f16_at(layout::record_bias_offset(seeds, c)));
+  }
+  return e;
+}
+
 MergeLayerWeights prepare_merge_layer(const WeightImage& w, const LayerSpec& s) {
   MergeLayerWeights m;
   const LayerProgram& prog = layer_program(s.id);
@@ -104,16 +133,19 @@ bool fused_block_takes(const LayerSpec& s) {
   // (PreparedWeights); the encoders' prologue or the decoders' front before them.
   const bool dims = s.channels % 32 == 0 && fused_n_tiles(s.channels / 8) && s.channels <= golden::kChannels && s.heads <= golden::kHeads &&
                     s.chunks <= golden::kChunks && s.head_dim == golden::kHeadDim && s.window_tokens == golden::kWindow &&
-                    s.tokens == golden::kTokens && s.final_gemm && s.logits == golden::kLogits;
+                    s.tokens == golden::kTokens &&
+                    (s.final_gemm ? s.logits == golden::kLogits : s.final_epilogue == FinalEpilogueKind::dec0_output);
   // ... and the tails run_layer_frame_fast has after them: enc5's E61 (run_frame), the shared-pass or register
-  // merge with the gated final epilogue, the decoders' blend.
+  // merge with the gated final epilogue, the decoders' blend, dec0's output epilogue on the last
+  // down-projection's D.
   const bool enc5_like = s.front.kind == FrontKind::none && !s.merge() && s.final_epilogue == FinalEpilogueKind::kpn_filter;
   const bool merge_layer =
       (s.front.kind == FrontKind::none || s.front.kind == FrontKind::embedding) &&
       ((s.merge_kind == MergeKind::shared_passes && s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid) ||
        (s.merge_kind == MergeKind::register_lanes && (s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_one_warp ||
                                                       s.final_epilogue == FinalEpilogueKind::kpn_filter_sigmoid_shared_taps)));
-  const bool decoder = s.front.kind == FrontKind::patch_expand && !s.merge() && s.final_epilogue == FinalEpilogueKind::decoder_blend;
+  const bool decoder = s.front.kind == FrontKind::patch_expand && !s.merge() &&
+                       (s.final_epilogue == FinalEpilogueKind::decoder_blend || s.final_epilogue == FinalEpilogueKind::dec0_output);
   return dims && (enc5_like || merge_layer || decoder);
 }
 
@@ -143,8 +175,8 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
   const LayerSpec& s = layer_spec(f.weights->layer());
   switch (layer_parts(s.id)) {
     case LayerParts::golden_parts:
-      // A layer whose dimensions or parts the fused block does not take (fused_block_takes: enc0's
-      // embedding front, dec0's output epilogue) runs the golden parts with every k-step on engine::gemm.
+      // A layer whose dimensions or parts the fused block does not take (fused_block_takes; none of
+      // the eleven today) runs the golden parts with every k-step on engine::gemm.
       run_layer_frame_with(
           f, profile, r, lr, stats, trace, trace_out,
           [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
@@ -161,11 +193,16 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
       // the layer's own phases after it (its stem from phase 2: the layer program's numbering, the
       // image's offsets after B0), its final phase on the engine and the decoder final (golden: per
       // pixel, small).
+      // dec0 has no final phase: its E19 (golden: per pixel) reads the last down-projection's D.
       const std::shared_ptr<const PreparedWeights> prepared = prepare_weights(*f.weights);
+      const bool dec0 = s.final_epilogue == FinalEpilogueKind::dec0_output;
       BOperand final_b;
       std::vector<f16_t> final_bias;
       int final_steps = 0;
-      prepare_final_phase(*f.weights, s, final_b, final_bias, final_steps);
+      if (!dec0) prepare_final_phase(*f.weights, s, final_b, final_bias, final_steps);
+      const ExpandWeights ew = prepare_expand(*f.weights, s);
+      const EpilogueTables& tab = epilogue_tables();
+      const golden::DecoderTables dtab{tab.e61_exp.data(), tab.e62_sigmoid.data(), tab.dec0_tanh.data()};
       // E1's input norm by the engine's RMS norm kernel (KernelSet::rms_rows: golden::rms_norm_rows'
       // values, tests/engine_e11_test.cpp EngineRms.*).
       const KernelSet kern = kernels(how.simd);
@@ -179,13 +216,23 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
             golden::BlockContext front = ctx;
             front.gemm_step = &step;
             front.norm_rows = &norm;
+            const std::function<golden::F16Mat(const golden::E4Mat&, int)> expand = [&](const golden::E4Mat& a, int z) {
+              return gemm_seeded(*ctx.profile, how.simd, a, ew.b[static_cast<std::size_t>(z)], ew.steps,
+                                 ew.seeds[static_cast<std::size_t>(z)]);
+            };
+            front.expand_gemm = &expand;
             const golden::PrologueOut staged = golden::decoder_front(front, lr.decoder_front, io.input_arena, io.skip_arena);
+            const golden::DecoderTextures t{io.texture, io.texture96, io.texture104, io.scale[0], io.scale[1]};
+            if (dec0) {
+              const golden::F16Mat d19 = run_block_through_mlp(*prepared, how.simd, ctx, 1, staged);
+              golden::dec0_output(ctx, lr.decoder_final, d19, io.texture ? t : golden::DecoderTextures{}, io.surfaces.s112,
+                                  io.surfaces.s144, io.output_arena, dtab);
+              return;
+            }
             const golden::E4Mat a_last =
                 run_block_through_e60(*prepared, how.simd, ctx, {{}, io.output_arena, nullptr, nullptr}, 1, &staged);
             const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a_last, final_b, final_steps, final_bias);
-            if (io.texture && io.surfaces.s112)
-              golden::decoder_final(ctx, lr.decoder_final, d, {io.texture, io.texture96, io.texture104, io.scale[0], io.scale[1]},
-                                    *io.surfaces.s112);
+            if (io.texture && io.surfaces.s112) golden::decoder_final(ctx, lr.decoder_final, d, t, *io.surfaces.s112, dtab);
           },
           block_loop(how.threads));
       return;

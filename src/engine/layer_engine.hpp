@@ -6,12 +6,14 @@
 //    down-projection and its arena scatter (run_block_through_e60); the merge phase and the final
 //    phase are the same GEMM family (e4m3 x e4m3 + f16 chained k-steps) through engine::gemm with
 //    B operands prepared once from the layer's weight map (model/layer_program.hpp);
-//  * front_then_fused: the decoders (dec4, dec3, dec2, dec1): the front (phase 1's patch expand, E1) on
-//    the golden parts with every k-step on engine::gemm, then the fused block from the stem (the
-//    layer's phase 2) on, the final phase on engine::gemm;
-//  * golden_parts: a layer whose dimensions the fused block does not take (serial heads, a C / 8
-//    outside kernel_args.hpp's kFusedNTiles): the golden parts themselves, with every
-//    k-step of every phase through engine::gemm (BlockContext::gemm_step).
+//  * front_then_fused: the decoders (dec4..dec0) and enc0: the front (a decoder's phase 1 patch
+//    expand and E1, enc0's embedding) on the golden parts with every k-step on engine::gemm, then
+//    the fused block from the stem on; a decoder's final phase on engine::gemm (dec0 has none: its
+//    E19 reads the last down-projection's D, run_block_through_mlp), enc0's merge and final as the
+//    merge layers';
+//  * golden_parts: a layer whose dimensions the fused block does not take (a C / 8 outside
+//    kernel_args.hpp's kFusedNTiles; none of the eleven today): the golden parts themselves, with
+//    every k-step of every phase through engine::gemm (BlockContext::gemm_step).
 // The merge's gather and store, the final epilogues and the layers' readings are the golden
 // functions (model/layer_golden.hpp) for all.
 #pragma once

@@ -43,6 +43,7 @@ struct EpilogueTables {
   // ex2.approx.ftz(mul.ftz(f32(d), log2 e)), the golden expression itself.
   std::array<float, 65536> e61_exp;
   std::array<f16_t, 65536> e62_sigmoid;  // golden::e62_sigmoid (the merge layers' gate, DOC1 E32(c))
+  std::array<float, 65536> dec0_tanh;    // golden::dec0_tanh(f16_to_f32(h)) (dec0's E19(d))
 };
 const EpilogueTables& epilogue_tables();
 

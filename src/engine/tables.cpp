@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "engine/prepared.hpp"
+#include "model/decoder_final.hpp"
 #include "model/layer_golden.hpp"
 #include "numerics/approx.hpp"
 #include "numerics/e4m3.hpp"
@@ -26,6 +27,7 @@ const EpilogueTables& epilogue_tables() {
       tab->q8_zluda[i] = f16_to_e4m3(h, profile_zluda());
       tab->e61_exp[i] = golden::e61_exp(h);
       tab->e62_sigmoid[i] = golden::e62_sigmoid(h);
+      tab->dec0_tanh[i] = golden::dec0_tanh(f16_to_f32(h));
     }
     return tab;
   }();

@@ -40,7 +40,50 @@ float texel_coordinate(float s, int i) {
   return fma_ftz_f32(s, static_cast<float>(i), h);
 }
 
+using Taps = std::array<std::array<f16_t, 4>, 9>;
+
+// Steps (c)..(h) of decoder_final_pixel from the pixel's 9 sampled +88 taps (tap k the one w_k
+// multiplies).
+DecoderPixel decoder_pixel_of_taps(const Readings& r, const DecoderFinalReadings& dr, const std::array<f16_t, 10>& l, const Taps& tv,
+                                   const DecoderTextures& t, int X, int Y, const DecoderTables& tab);
+
 }  // namespace
+
+// The +88 taps of one block (E5'/E6'): sample_f32 at (texel_coordinate(sx, i), texel_coordinate(sy,
+// j)) is a function of the integer neighbour (i, j) alone, so each neighbour the block's pixels
+// share is sampled once: a table over the block's pixels and their one-pixel ring, filled on first
+// use; a neighbour outside it (a border reading that reaches farther) is sampled directly.
+class BlockTaps {
+ public:
+  BlockTaps(const DecoderTextures& t, DecoderSampler s, int x0, int y0) : t_(t), s_(s), left_(x0 - 1), top_(y0 - 1) {}
+  Taps of_pixel(const Readings& r, int X, int Y, int ex, int ey) {
+    const auto taps = e61_taps(r, X, Y, ex, ey);
+    Taps tv;
+    for (int k = 0; k < 9; ++k) tv[k] = at(taps[k][0], taps[k][1]);
+    return tv;
+  }
+
+ private:
+  static constexpr int kSide = 10;
+  std::array<f16_t, 4> at(int i, int j) {
+    const int c = i - left_, r = j - top_;
+    if (c < 0 || c >= kSide || r < 0 || r >= kSide) return sample(i, j);
+    const std::size_t k = static_cast<std::size_t>(kSide * r + c);
+    if (!have_[k]) {
+      v_[k] = sample(i, j);
+      have_[k] = true;
+    }
+    return v_[k];
+  }
+  std::array<f16_t, 4> sample(int i, int j) const {
+    return sample_f32(*t_.tex88, texel_coordinate(t_.sx, i), texel_coordinate(t_.sy, j), s_);
+  }
+  const DecoderTextures& t_;
+  DecoderSampler s_;
+  int left_, top_;
+  std::array<std::array<f16_t, 4>, kSide * kSide> v_{};
+  std::array<bool, kSide * kSide> have_{};
+};
 
 std::array<f16_t, 4> sample_f32(const Texture& t, float u, float v, DecoderSampler s) {
   // CUDA Programming Guide, appendix "Texture Fetching" (docs/readings.md "ptx-tex-sampler"):
@@ -66,8 +109,22 @@ std::array<f16_t, 4> sample_f32(const Texture& t, float u, float v, DecoderSampl
 }
 
 DecoderPixel decoder_final_pixel(const Readings& r, const DecoderFinalReadings& dr, const std::array<f16_t, 10>& l,
-                                 const DecoderTextures& t, int X, int Y, int ex, int ey) {
+                                 const DecoderTextures& t, int X, int Y, int ex, int ey, const DecoderTables& tab) {
   if (!t.tex88 || !t.tex96 || !t.tex104) throw std::invalid_argument("decoder_final_pixel: tex88, tex96 and tex104 must be set");
+  // (e) E5': the integer neighbours border-fixed by filter-border (12 selp), tap k the one w_k
+  // multiplies by filter-tap-map (e61_taps), each converted to an f32 texel coordinate.
+  // (f) E6': 9 tex.base.2d.v4.f16.f32 of +88 (s24336..s24406) at (u, v).
+  const auto taps = e61_taps(r, X, Y, ex, ey);
+  Taps tv;
+  for (int k = 0; k < 9; ++k)
+    tv[k] = sample_f32(*t.tex88, texel_coordinate(t.sx, taps[k][0]), texel_coordinate(t.sy, taps[k][1]), dr.sampler);
+  return decoder_pixel_of_taps(r, dr, l, tv, t, X, Y, tab);
+}
+
+namespace {
+
+DecoderPixel decoder_pixel_of_taps(const Readings& r, const DecoderFinalReadings& dr, const std::array<f16_t, 10>& l, const Taps& tv,
+                                   const DecoderTextures& t, int X, int Y, const DecoderTables& tab) {
   DecoderPixel px;
   // (c) E3': 3 max.f16x2 + 2 max.f16 reduce exactly 9 halves: the max of l0..l8 (exact, order-free).
   // (d) E4': d_i = sub.f16(l_i, max) (5 sub.f16x2, the 5th one's high half d9 is used only by the
@@ -76,17 +133,10 @@ DecoderPixel decoder_final_pixel(const Readings& r, const DecoderFinalReadings& 
   // n = 9 logits, with its readings filter-exp-rounding, filter-sum-order, filter-weight-product (F.20).
   f16_t mx = l[0];
   for (int i = 1; i < 9; ++i) mx = f16_max(mx, l[i]);
-  const E61Pixel soft = e61_softmax_weights(r, l, 9);
+  const E61Pixel soft = e61_softmax_weights(r, l, 9, tab.exp);
   for (int i = 0; i < 9; ++i) px.w[i] = soft.w[i];
   px.sum = soft.sum;
   px.rinv = soft.rinv;
-  // (e) E5': the integer neighbours border-fixed by filter-border (12 selp), tap k the one w_k
-  // multiplies by filter-tap-map (e61_taps), each converted to an f32 texel coordinate.
-  // (f) E6': 9 tex.base.2d.v4.f16.f32 of +88 (s24336..s24406) at (u, v).
-  const auto taps = e61_taps(r, X, Y, ex, ey);
-  std::array<std::array<f16_t, 4>, 9> tv;
-  for (int k = 0; k < 9; ++k)
-    tv[k] = sample_f32(*t.tex88, texel_coordinate(t.sx, taps[k][0]), texel_coordinate(t.sy, taps[k][1]), dr.sampler);
   // E6': 27 scalar fma.rn.f16 per pixel, one chain per channel in tap order from an f16 zero
   // (the 3 cvt.rn.f16.s32, s24312..s24314): acc = fma(tap_k.ch, w_k, acc) (D2 s15687's operand
   // order: tap, weight, acc). The taps' alpha channel is not used.
@@ -99,7 +149,8 @@ DecoderPixel decoder_final_pixel(const Readings& r, const DecoderFinalReadings& 
   // the sigmoid of the merge layers' final epilogue (the same mul.ftz by -log2 e, ex2, add.ftz 1,
   // div.approx, cvt.rn.f16.f32; s24415, s24418). om = sub.f16(1.0h, sigma) (s24421); per channel
   // m = mul.f16(acc_ch, sigma) (s24422..s24426), out_ch = fma.rn.f16(tex96_ch, om, m).
-  px.sigma = e62_sigmoid(dr.gate_logit == DecoderGateLogit::raw ? l[9] : f16_sub(l[9], mx));
+  const f16_t gate = dr.gate_logit == DecoderGateLogit::raw ? l[9] : f16_sub(l[9], mx);
+  px.sigma = tab.sigmoid ? tab.sigmoid[gate] : e62_sigmoid(gate);
   const f16_t om = f16_sub(kOneF16, px.sigma);
   // (h) E8': tex96 and tex104 by tex.base.2d.v4.f16.s32 at the pixel's integer (X, Y) (s24411,
   // s24413), through each texture's address mode.
@@ -116,9 +167,14 @@ DecoderPixel decoder_final_pixel(const Readings& r, const DecoderFinalReadings& 
   return px;
 }
 
-void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, const F16Mat& d, const DecoderTextures& t, Surface& s112) {
+}  // namespace
+
+void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, const F16Mat& d, const DecoderTextures& t, Surface& s112,
+                   const DecoderTables& tab) {
   // (a) E1': the shared records as enc5's E61(a) stages them (filter-record-guard included).
+  if (!t.tex88 || !t.tex96 || !t.tex104) throw std::invalid_argument("decoder_final: tex88, tex96 and tex104 must be set");
   const std::vector<std::uint32_t> smem = e61_records(ctx, d);
+  BlockTaps taps(t, dr.sampler, ctx.x0, ctx.y0);
   // (b) E2': thread T = 32z + tid.x < 64 finishes pixel (x0 + (T&7), y0 + (T>>3)); outside
   // [0, ex) x [0, ey) it skips to the end. (c) E3': its 10 logits are record T's words 0..4
   // (word i = (l_2i lo, l_2i+1 hi)). (i) E9': sust.b.2d.v4.b16.zero [+112, {8X, Y}].
@@ -130,7 +186,8 @@ void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, cons
       l[2 * i] = f16x2_lo(smem[e61_record_word(T, i, 0)]);
       l[2 * i + 1] = f16x2_hi(smem[e61_record_word(T, i, 0)]);
     }
-    const DecoderPixel px = decoder_final_pixel(*ctx.readings, dr, l, t, p.x, p.y, ctx.ex, ctx.ey);
+    const DecoderPixel px =
+        decoder_pixel_of_taps(*ctx.readings, dr, l, taps.of_pixel(*ctx.readings, p.x, p.y, ctx.ex, ctx.ey), t, p.x, p.y, tab);
     s112.store_b16x4(8 * p.x, p.y, px.out);  // x is a byte offset: 8 bytes per RGBA16F texel
     if (ctx.stats) ++ctx.stats->pixels_written;
   }
@@ -166,9 +223,11 @@ float dec0_tanh(float v) {
 }
 
 void dec0_output(const BlockContext& ctx, const DecoderFinalReadings& dr, const F16Mat& d19, const DecoderTextures& t, Surface* s112,
-                 SurfaceF32* s144, std::span<std::uint8_t> out48) {
+                 SurfaceF32* s144, std::span<std::uint8_t> out48, const DecoderTables& tab) {
   const Dec0ColumnMap cols = dec0_output_columns(dr.dec0_columns);
   const std::size_t ex = static_cast<std::size_t>(ctx.ex);
+  if (t.tex88 && (!t.tex96 || !t.tex104)) throw std::invalid_argument("dec0_output: tex96 and tex104 must be set with tex88");
+  BlockTaps taps(t, dr.sampler, ctx.x0, ctx.y0);
   // (a) the gather: row T of D19 (DOC-d0 E19(a); dec0.md §4.2: srcLane 4 (laneid&7) + ((laneid>>3) + d)&3
   // brings pixel T's n-tiles to thread T). Two passes, T = laneid + 32 pass (pass 2 = pass 1 + 345
   // statements), i.e. T = 0..63 in order.
@@ -183,14 +242,18 @@ void dec0_output(const BlockContext& ctx, const DecoderFinalReadings& dr, const 
         out48[at + static_cast<std::size_t>(i)] = quantise(ctx, d19.at(T, cols.e4m3[static_cast<std::size_t>(i)]));
     // (d)/(e) the tanh values, sust.p.2d.v4.b32.zero at texel (x, y) of +144.
     std::array<float, 4> th{};
-    for (int i = 0; i < 4; ++i) th[static_cast<std::size_t>(i)] = dec0_tanh(f16_to_f32(d19.at(T, cols.tanh[static_cast<std::size_t>(i)])));
+    for (int i = 0; i < 4; ++i) {
+      const f16_t h = d19.at(T, cols.tanh[static_cast<std::size_t>(i)]);
+      th[static_cast<std::size_t>(i)] = tab.tanh ? tab.tanh[h] : dec0_tanh(f16_to_f32(h));
+    }
     if (s144) s144->store_p(p.x, p.y, th);
     // (f)/(g) the decoder final's softmax, taps, blend, NaN guard and sust.b (dec4's E62 (c)..(i) at a
     // statement offset of 5632, dec0.md §4.5/§4.6), its 10 logits D19 columns 0..9 of row T.
     if (t.tex88 && s112) {
       std::array<f16_t, 10> l{};
       for (int i = 0; i < 10; ++i) l[static_cast<std::size_t>(i)] = d19.at(T, i);
-      const DecoderPixel px = decoder_final_pixel(*ctx.readings, dr, l, t, p.x, p.y, ctx.ex, ctx.ey);
+      const DecoderPixel px =
+          decoder_pixel_of_taps(*ctx.readings, dr, l, taps.of_pixel(*ctx.readings, p.x, p.y, ctx.ex, ctx.ey), t, p.x, p.y, tab);
       s112->store_b16x4(8 * p.x, p.y, px.out);
     }
     if (ctx.stats) ++ctx.stats->pixels_written;

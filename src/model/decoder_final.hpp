@@ -43,6 +43,14 @@ struct DecoderTextures {
   float sx = 0, sy = 0;
 };
 
+// Functions of one f16 a caller may tabulate (the fast engine does, engine/tables.cpp), each the
+// golden function's value at index h when set; null: the function itself.
+struct DecoderTables {
+  const float* exp = nullptr;      // e61_exp (the softmax's exponentials)
+  const f16_t* sigmoid = nullptr;  // e62_sigmoid (the gate)
+  const float* tanh = nullptr;     // dec0_tanh(f16_to_f32(h)) (dec0's +144)
+};
+
 // tex.base.2d.v4.f16.f32 at unnormalised texel coordinates (u, v) through the texture's address
 // mode: point = texel (floor u, floor v); linear = CUDA's bilinear filter with 9-bit fixed-point
 // weights (8 fractional bits, rounded to nearest), the four texels blended exactly and rounded once
@@ -63,13 +71,15 @@ struct DecoderPixel {
 // Steps (c)..(h) for pixel (X, Y) of an ex x ey frame from its 10 logits (E3'..E8'). Readings used
 // from `r`: filter-exp-rounding, filter-sum-order, filter-weight-product (as enc5's E61 applies
 // them, for 9 terms), filter-border and filter-tap-map (the tap coordinates, e61_taps).
+// `tab`: functions of one f16 the caller tabulated (the fast engine's tables).
 DecoderPixel decoder_final_pixel(const Readings& r, const DecoderFinalReadings& dr, const std::array<f16_t, 10>& logits,
-                                 const DecoderTextures& t, int X, int Y, int ex, int ey);
+                                 const DecoderTextures& t, int X, int Y, int ex, int ey, const DecoderTables& tab = {});
 
 // The whole epilogue of a block: enc5's E61 records (e61_records), thread T < 64 finishes pixel
 // (x0 + (T&7), y0 + (T>>3)) unless it lies outside the frame, its 10 logits from record T, and
 // stores {r, g, b, 0} to s112 at (8X, Y) (E1'..E9').
-void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, const F16Mat& d, const DecoderTextures& t, Surface& s112);
+void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, const F16Mat& d, const DecoderTextures& t, Surface& s112,
+                   const DecoderTables& tab = {});
 
 // dec0's E19 (DOC-d0 §3/E19, s18232..s19160; dec0.md §4): no final GEMM, the logits and both
 // extra outputs come from D19 (the fourth down-projection's D, the residual stream) row T.
@@ -94,6 +104,6 @@ inline constexpr std::uint32_t kDec0Tanh2Log2e = 0x4038AA3Bu, kDec0TanhSaturate 
 // (f)..(g) the decoder final's blend to s112 at (8x, y) (when the textures are given: `t.tex88`).
 // s144 may be null (not stored).
 void dec0_output(const BlockContext& ctx, const DecoderFinalReadings& dr, const F16Mat& d19, const DecoderTextures& t, Surface* s112,
-                 SurfaceF32* s144, std::span<std::uint8_t> out48);
+                 SurfaceF32* s144, std::span<std::uint8_t> out48, const DecoderTables& tab = {});
 
 }  // namespace rrswin::golden

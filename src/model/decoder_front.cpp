@@ -129,14 +129,18 @@ PrologueOut decoder_front(const BlockContext& ctx, const DecoderFrontReadings& f
                                 cat("D of phase 1 (the patch expand): reg ", 2 * nt, "m+2nt+rh = f16x2 (row 16m+g+8rh of the ",
                                     "warp's 48, cols 8nt+2t, +1); warp = z"),
                                 StageKind::expand_d);
+  // The cell of each (sub-pixel, row): a function of the block's origin alone, computed once.
+  std::array<std::array<std::array<int, 2>, kExpandRows>, 4> cells;
+  for (int sp = 0; sp < 4; ++sp)
+    for (int r = 0; r < kExpandRows; ++r) cells[sp][r] = expand_cell(fr, ctx.x0, ctx.y0, sp, r);
   for (int z = 0; z < s.front.warps; ++z) {
-    const F16Mat d = expand_phase(ctx, a, z);
+    const F16Mat d = ctx.expand_gemm ? (*ctx.expand_gemm)(a, z) : expand_phase(ctx, a, z);
     if (st)
       for (int m = 0; m < 3; ++m) record_tile(*st, z, d, 16 * m, 2 * nt * m, nt);
     for (int n = 0; n < s.front.n_per_warp; ++n) {
       const ExpandColumn col = expand_column(fr, s, z, n);
       for (int r = 0; r < kExpandRows; ++r) {
-        const std::array<int, 2> cell = expand_cell(fr, ctx.x0, ctx.y0, col.subpixel, r);
+        const std::array<int, 2>& cell = cells[col.subpixel][r];
         if (cell[0] >= 0) tile[static_cast<std::size_t>((kTile * cell[0] + cell[1]) * C + col.channel)] = quantise(ctx, d.at(r, n));
       }
     }

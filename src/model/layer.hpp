@@ -105,6 +105,10 @@ struct BlockContext {
   // fast engine's RMS norm kernels for the front the engine runs on the golden parts: the decoders'
   // E1 norm, engine/layer_engine.cpp). Arguments as rms_norm_rows'.
   const std::function<void(const NormSpec& spec, const f16_t* x, f16_t* out, int rows)>* norm_rows = nullptr;
+  // When set, computes a decoder's expand_phase(ctx, a, z) (phase 1's D of warp z: its seeds and
+  // chained k-slices) with the same values (the fast engine's GEMM on B operands gathered once per
+  // frame, engine/layer_engine.cpp). Arguments as expand_phase's.
+  const std::function<F16Mat(const E4Mat& a, int z)>* expand_gemm = nullptr;
   // > 0: run only through this phase (1..13), and of the per-head phases only head 0 = warp 0:
   // exactly what one of d4r's debug-oracle stages holds (facts F1/F2: w1..w12, p13c, p13d are
   // stored by %tid.z == 0 only). The block then writes no output. 0: the whole block.
