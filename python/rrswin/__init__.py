@@ -69,6 +69,7 @@ from .layers import (
     layer_spec,
     layer_weight_regions,
     run_enc4,
+    replay_network,
     run_layer,
     run_network,
     synthetic_layer_weights,

@@ -9,6 +9,7 @@ run_enc4 without a texture).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 import numpy as np
@@ -262,4 +263,23 @@ def run_network(render=(256, 128), *, engine: str = "fast", profile: str = "ada"
     if seed < 0 or seed >= 1 << 62:
         raise ValueError("seed: 0..2^62-1")
     return _rrswin.run_network_demo(render[0], render[1], profile, engine, threads, seed)
+
+
+def replay_network(capture, chained: bool = False, *, engine: str = "fast", profile: str = "ada", threads: int = 1) -> dict:
+    """A whole frame's capture (a folder of launch dumps of the eleven layers, as `rrswin capture
+    --network --synthetic` writes) replayed as `rrswin replay --network DIR [--chained]` replays it
+    (docs/network.md "Captures of a whole frame"), writing nothing. Returns {'reproduces': bool,
+    'first_differing': layer name or None, 'chained': bool, 'start' (chained: where the chain starts),
+    'layers': [one dict per layer in network order: 'layer', 'launch', 'status' ('reproduces',
+    'differs' or 'not replayable'), 'ex', 'ey', and 'why' (not replayable) or 'bytes_compared',
+    'bytes_differing', 'per_output' ({parameter offset: bytes differing}), 'first' (None or {'arg',
+    'offset', 'where', 'block'}), chained: 'inputs', 'input_bytes_differing']}. A damaged folder raises
+    ValueError (InputError: the file, offset, expected and found) or RuntimeError (no launch)."""
+    if not isinstance(capture, (str, os.PathLike)):
+        raise TypeError("capture: a folder path")
+    if not isinstance(chained, bool):
+        raise TypeError("chained: a bool")
+    if not isinstance(threads, int) or isinstance(threads, bool):
+        raise TypeError("threads: an int")
+    return _rrswin.replay_network_capture(os.fspath(capture), chained, profile, engine, threads)
 

@@ -35,6 +35,7 @@
 #include "assets/synthetic_weights.hpp"
 #include "base/errors.hpp"
 #include "bridge/launch.hpp"
+#include "bridge/network_capture.hpp"
 #include "engine/layer_engine.hpp"
 #include "engine/simd.hpp"
 #include "io/frame_io.hpp"
@@ -914,7 +915,71 @@ nb::dict run_network_demo(int render_w, int render_h, const std::string& profile
   return out;
 }
 
+// A whole frame's capture replayed (bridge/network_capture.hpp, as `rrswin replay --network DIR
+// [--chained]`): the verdict and one dict per layer in network order (the CLI's --json fields).
+nb::dict replay_network_capture_py(const std::string& dir, bool chained, const std::string& profile, const std::string& engine,
+                                   int threads) {
+  if (engine != "fast" && engine != "golden") throw nb::value_error("engine: 'fast' or 'golden'");
+  if (threads < 1 || threads > 256) throw nb::value_error("threads: 1..256");
+  const Profile* p = find_profile(profile);
+  if (!p) throw nb::value_error(("profile: '" + profile + "' is not ada, zluda, hopper or blackwell").c_str());
+  ptx::NetworkReplayOptions o;
+  o.chained = chained;
+  o.replay.profile = p;
+  o.replay.golden = engine == "golden";
+  o.replay.threads = threads;
+  ptx::NetworkReplay r;
+  {
+    nb::gil_scoped_release release;
+    r = ptx::replay_network_capture(ptx::load_network_capture(dir), o);
+  }
+  nb::dict out;
+  out["chained"] = r.chained;
+  out["reproduces"] = r.all_reproduce();
+  out["first_differing"] = r.first_differing ? nb::object(nb::str(std::string(to_string(*r.first_differing)).c_str())) : nb::none();
+  if (r.chained) out["start"] = r.start;
+  nb::list layers;
+  for (const ptx::NetworkLayerReplay& l : r.layers) {
+    nb::dict d;
+    d["layer"] = std::string(to_string(l.layer));
+    d["launch"] = l.launch;
+    d["status"] = l.status == ptx::NetworkLayerReplay::Status::reproduces ? "reproduces"
+                  : l.status == ptx::NetworkLayerReplay::Status::differs  ? "differs"
+                                                                          : "not replayable";
+    d["ex"] = l.ex;
+    d["ey"] = l.ey;
+    if (l.status == ptx::NetworkLayerReplay::Status::not_replayable) {
+      d["why"] = l.why;
+    } else {
+      d["bytes_compared"] = l.bytes_compared;
+      d["bytes_differing"] = l.bytes_differing;
+      nb::dict per;
+      for (const auto& [arg, n] : l.per_output) per[nb::int_(arg)] = n;
+      d["per_output"] = per;
+      if (l.first) {
+        nb::dict f;
+        f["arg"] = l.first->arg;
+        f["offset"] = l.first->offset;
+        f["where"] = l.first->where;
+        f["block"] = std::make_pair(l.first->block_x, l.first->block_y);
+        d["first"] = f;
+      } else {
+        d["first"] = nb::none();
+      }
+      if (r.chained) {
+        d["inputs"] = l.inputs;
+        d["input_bytes_differing"] = l.input_bytes_differing;
+      }
+    }
+    layers.append(d);
+  }
+  out["layers"] = layers;
+  return out;
+}
+
 void bind_layers(nb::module_& m) {
+  m.def("replay_network_capture", &replay_network_capture_py, "dir"_a, "chained"_a, "profile"_a, "engine"_a, "threads"_a,
+        "a whole frame's capture replayed per layer or chained (`rrswin replay --network`)");
   m.def("run_network_demo", &run_network_demo, "render_w"_a, "render_h"_a, "profile"_a, "engine"_a, "threads"_a, "seed"_a,
         "the network on the embedded demo inputs of `rrswin run --network`");
   m.def(

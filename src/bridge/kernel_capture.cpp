@@ -294,18 +294,20 @@ RunStats run_kernel_capture(const Module& m, const std::string& entry, KernelCap
   return st;
 }
 
-std::vector<std::pair<std::string, std::vector<std::uint8_t>>> kernel_capture_outputs(const KernelCapture& c, const std::string& kernel) {
+std::vector<std::pair<std::string, std::vector<std::uint8_t>>> kernel_capture_outputs(const KernelCapture& c, const std::string& kernel,
+                                                                                      std::uint32_t launch) {
   std::vector<std::pair<std::string, std::vector<std::uint8_t>>> out;
   const std::string k = c.kernel.empty() ? kernel : c.kernel;
   for (const auto& p : c.pointers) {
     const auto& a = c.allocs[p.alloc];
     capture::DumpName n{
-        0, k, static_cast<int>(p.offset), "buffer", capture::buffer_shape(a.base, a.bytes.size(), p.delta), capture::kFmtBuffer};
+        launch, k, static_cast<int>(p.offset), "buffer", capture::buffer_shape(a.base, a.bytes.size(), p.delta), capture::kFmtBuffer};
     out.emplace_back(capture::format_dump_name(n), a.bytes);
   }
   for (const auto& im : c.images) {
     capture::DumpName n{
-        0, k, static_cast<int>(im.offset), im.texture ? "texture" : "surface", capture::image_shape(im.image, im.texture), im.image.fmt};
+        launch,      k, static_cast<int>(im.offset), im.texture ? "texture" : "surface", capture::image_shape(im.image, im.texture),
+        im.image.fmt};
     out.emplace_back(capture::format_dump_name(n), im.image.bytes);
   }
   return out;

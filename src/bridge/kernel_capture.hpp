@@ -59,7 +59,9 @@ RunStats run_kernel_capture(const Module& m, const std::string& entry, KernelCap
 // The capture's arguments after the launch in launch-dump naming, launch 0:
 // launch-000-<kernel>-argNNN-buffer-base0x…-size…[-off…]-fmt0.bin per pointer (the whole
 // allocation), …-surface-<W>x<H>[-pitchP]-fmtF.bin and …-texture-…-fmtF.bin per object. `kernel`
-// names them when the manifest has no kernel line.
-std::vector<std::pair<std::string, std::vector<std::uint8_t>>> kernel_capture_outputs(const KernelCapture& c, const std::string& kernel);
+// names them when the manifest has no kernel line; `launch` numbers them (a frame's launches in one
+// folder: bridge/network_capture.hpp).
+std::vector<std::pair<std::string, std::vector<std::uint8_t>>> kernel_capture_outputs(const KernelCapture& c, const std::string& kernel,
+                                                                                      std::uint32_t launch = 0);
 
 }  // namespace rrswin::ptx

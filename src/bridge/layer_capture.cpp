@@ -117,8 +117,8 @@ LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
   require_runnable(layer);
   require_capturable(s, "read_layer_launch");
   const bool decoder = s.front.kind == FrontKind::patch_expand;
-  if (!s.merge() && !decoder)
-    throw std::invalid_argument("read_layer_launch: " + std::string(s.name) + " has its own captures (rrswin capture without --layer)");
+  if (!s.merge() && !decoder && layer != LayerId::enc5)
+    throw std::invalid_argument("read_layer_launch: " + std::string(s.name) + " has no launch ABI read here");
   const LaunchAbi& abi = s.abi;
   if (c.args.size() != static_cast<std::size_t>(abi.param_block_bytes))
     throw InputError(args_file(c), std::min<std::size_t>(c.args.size(), abi.param_block_bytes),
@@ -158,7 +158,7 @@ LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
   L.arena = find_pointer(c, abi.arena, output, dec0 ? "the e4m3 output (8 bytes a pixel)" : "the output plane arena");
   if (decoder)
     L.skip = find_pointer(c, abi.skip, arena, "the skip plane arena");
-  else
+  else if (s.merge())
     L.merged = find_pointer(c, abi.merged_output, half, "the merged output");
   std::vector<Window> w;
   const auto window = [&](std::size_t p, std::size_t bytes) {
@@ -170,7 +170,7 @@ LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
   window(L.arena, output);
   if (decoder)
     window(L.skip, arena);
-  else
+  else if (s.merge())
     window(L.merged, half);
   check_disjoint(c, w);
   if (decoder) {
@@ -240,36 +240,78 @@ LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerRep
     f.scale = {L.sx, L.sy};
   }
   const Profile& p = o.profile ? *o.profile : profile_ada();
-  if (o.golden)
+  const int threads = std::max(1, o.threads);
+  if (layer == LayerId::enc5) {
+    // enc5 runs through its own frame driver (api/frame.hpp), as rrswin run and the network run do.
+    f.output_arena.assign(arena, 0);
+    f.surface112 = Surface::make(f.ex, f.ey);
+    LaunchParams lp = frame_launch(L.ex, L.ey, f.input_arena, weights, std::span<std::uint8_t>(f.output_arena), texture, f.surface112);
+    lp.block_offset_x = L.ox;
+    lp.block_offset_y = L.oy;
+    rrswin::RunOptions ro;
+    ro.profile = &p;
+    ro.readings = o.readings;
+    ro.engine = o.golden ? Engine::golden : Engine::fast;
+    ro.threads = threads;
+    run_frame(lp, ro);
+  } else if (o.golden) {
     run_layer_frame_golden(f, p, o.readings, o.layer_readings);
-  else
-    engine::run_layer_frame_fast(f, p, o.readings, o.layer_readings, {engine::default_simd_path()});
-  const auto put = [&](std::size_t ptr, const std::vector<std::uint8_t>& bytes) {
-    const auto [a, d] = at(ptr);
-    std::copy(bytes.begin(), bytes.end(), a->bytes.begin() + static_cast<std::ptrdiff_t>(d));
+  } else {
+    engine::run_layer_frame_fast(f, p, o.readings, o.layer_readings, {engine::default_simd_path(), threads});
+  }
+  store_layer_outputs(c, layer, {f.output_arena, f.merged_output, {&f.surface112, &f.surface120, &f.surface128}, &f.surface144});
+  return L;
+}
+
+void store_layer_outputs(KernelCapture& c, LayerId layer, const LayerOutputs& out) {
+  const LayerSpec& s = layer_spec(layer);
+  const auto put = [&](int off, std::span<const std::uint8_t> bytes) {
+    for (const KernelCapture::Pointer& q : c.pointers)
+      if (q.offset == static_cast<std::uint32_t>(off)) {
+        KernelCapture::Alloc& a = c.allocs[q.alloc];
+        if (q.delta > a.bytes.size() || a.bytes.size() - q.delta < bytes.size())
+          throw std::invalid_argument("store_layer_outputs: " + std::string(s.name) + " +" + std::to_string(off) + " holds " +
+                                      std::to_string(a.bytes.size() - std::min<std::uint64_t>(q.delta, a.bytes.size())) +
+                                      " bytes from its pointer, not " + std::to_string(bytes.size()));
+        std::copy(bytes.begin(), bytes.end(), a.bytes.begin() + static_cast<std::ptrdiff_t>(q.delta));
+        return;
+      }
+    throw std::invalid_argument("store_layer_outputs: " + std::string(s.name) + "'s capture has no pointer at +" + std::to_string(off));
   };
-  put(L.arena, f.output_arena);
-  if (!decoder) put(L.merged, f.merged_output);
-  const Surface* made[3] = {&f.surface112, &f.surface120, &f.surface128};
-  for (std::size_t i = 0; i < L.surfaces.size(); ++i) {
-    capture::ImageArg& im = c.images[L.surfaces[i]].image;
-    if (im.fmt == capture::kFmtFloat) {
+  put(s.abi.arena, out.arena);
+  if (s.merge()) put(s.abi.merged_output, out.merged);
+  for (int i = 0; i < s.abi.surface_count; ++i) {
+    const int off = s.abi.surfaces[static_cast<std::size_t>(i)];
+    capture::ImageArg* im = nullptr;
+    for (KernelCapture::Image& m : c.images)
+      if (!m.texture && m.offset == static_cast<std::uint32_t>(off)) im = &m.image;
+    if (!im)
+      throw std::invalid_argument("store_layer_outputs: " + std::string(s.name) + "'s capture has no surface at +" + std::to_string(off));
+    const auto too_small = [&](int w, int h) {
+      return std::invalid_argument("store_layer_outputs: " + std::string(s.name) + "'s surface +" + std::to_string(off) + " is " +
+                                   std::to_string(im->width) + " x " + std::to_string(im->height) + ", smaller than the " +
+                                   std::to_string(w) + " x " + std::to_string(h) + " texels stored");
+    };
+    if (im->fmt == capture::kFmtFloat) {
       // dec0's +144: the f32 texels, little endian, r first.
-      const SurfaceF32& m = f.surface144;
+      if (!out.surface144) throw std::invalid_argument("store_layer_outputs: no f32 surface for " + std::string(s.name));
+      const SurfaceF32& m = *out.surface144;
+      if (m.width > im->width || m.height > im->height) throw too_small(m.width, m.height);
       for (int y = 0; y < m.height; ++y)
         for (int x = 0; x < 4 * m.width; ++x)
-          store_le(&im.bytes[static_cast<std::size_t>(y) * im.pitch + 4 * static_cast<std::size_t>(x)],
+          store_le(&im->bytes[static_cast<std::size_t>(y) * im->pitch + 4 * static_cast<std::size_t>(x)],
                    std::bit_cast<std::uint32_t>(
                        m.rgba[(static_cast<std::size_t>(y) * static_cast<std::size_t>(m.width)) * 4 + static_cast<std::size_t>(x)]),
                    4);
       continue;
     }
-    const Surface& m = *made[i];
-    for (int y = 0; y < m.height; ++y)
-      std::copy_n(m.bytes.begin() + static_cast<std::ptrdiff_t>(y * m.pitch), 8 * m.width,
-                  im.bytes.begin() + static_cast<std::ptrdiff_t>(y * im.pitch));
+    const Surface* m = out.surfaces[static_cast<std::size_t>(i)];
+    if (!m) throw std::invalid_argument("store_layer_outputs: no surface +" + std::to_string(off) + " for " + std::string(s.name));
+    if (m->width > im->width || m->height > im->height) throw too_small(m->width, m->height);
+    for (int y = 0; y < m->height; ++y)
+      std::copy_n(m->bytes.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(y) * m->pitch), 8 * m->width,
+                  im->bytes.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(y) * im->pitch));
   }
-  return L;
 }
 
 KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId layer, const LayerDumpOptions& o) {
@@ -337,46 +379,80 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
   const int ex = o.ex > 0 ? o.ex : s.abi.ex, ey = o.ey > 0 ? o.ey : s.abi.ey;
   // A decoder's input (and its +88) at half the extents, as `rrswin run --layer` makes them; its skip
   // and +96 from seed + 1, its +104 from seed + 2.
-  SyntheticFrame frame = decoder ? make_synthetic_frame(ex >> 1, ey >> 1, o.seed, false, s.front.k / 32)
-                                 : make_synthetic_frame(ex, ey, o.seed, false, s.k_slices());
+  const SyntheticFrame frame = decoder ? make_synthetic_frame(ex >> 1, ey >> 1, o.seed, false, s.front.k / 32)
+                                       : make_synthetic_frame(ex, ey, o.seed, false, s.k_slices());
   SyntheticFrame skip, t104;
   if (decoder) {
     skip = make_synthetic_frame(ex, ey, o.seed + 1, false, s.k_slices());
     t104 = make_synthetic_frame(ex, ey, o.seed + 2, false, 1);
   }
-  KernelCapture c;
+  LayerCaptureInputs in;
+  in.ex = ex;
+  in.ey = ey;
+  in.ox = o.ox;
+  in.oy = o.oy;
+  in.input = frame.input_arena;
+  in.weights = &default_layer_weights(layer);
+  in.texture = &frame.texture;
+  if (decoder) {
+    in.skip = skip.input_arena;
+    in.texture96 = &skip.texture;
+    in.texture104 = &t104.texture;
+    in.sx = o.sx;
+    in.sy = o.sy;
+  }
+  KernelCapture c = layer_capture_before_launch(layer, in);
   c.source = "<synthetic " + std::string(s.name) + " capture>";
+  return c;
+}
+
+KernelCapture layer_capture_before_launch(LayerId layer, const LayerCaptureInputs& in) {
+  const LayerSpec& s = layer_spec(layer);
+  const bool decoder = s.front.kind == FrontKind::patch_expand;
+  const int ex = in.ex, ey = in.ey;
+  if (ex < 1 || ey < 1) throw std::invalid_argument("layer_capture_before_launch: " + std::string(s.name) + " at an empty token grid");
+  if (!in.weights) throw std::invalid_argument("layer_capture_before_launch: no weight image for " + std::string(s.name));
+  const bool has_input = s.abi.input >= 0;  // enc0's input is the network's +304, not held (its prologue is not decoded)
+  if (has_input && (in.input.empty() || !in.texture))
+    throw std::invalid_argument("layer_capture_before_launch: no input arena or texture for " + std::string(s.name));
+  if (decoder && (in.skip.empty() || !in.texture96 || !in.texture104))
+    throw std::invalid_argument("layer_capture_before_launch: no skip arena or +96/+104 texture for " + std::string(s.name));
+  KernelCapture c;
+  c.source = "<" + std::string(s.name) + " capture>";
   c.kernel = std::string(s.entry);
-  c.grid = grid_of(ex, ey, o.ox, o.oy);
+  c.grid = grid_of(ex, ey, in.ox, in.oy);
   c.block = {static_cast<std::uint32_t>(s.abi.block[0]), static_cast<std::uint32_t>(s.abi.block[1]),
              static_cast<std::uint32_t>(s.abi.block[2])};
   c.shared = 0;  // the kernel's one __shared__ array is static (DOC4 §1.4): no dynamic bytes
   c.args.assign(static_cast<std::size_t>(s.abi.param_block_bytes), 0);
   store_le(&c.args[s.abi.extents], static_cast<std::uint64_t>(ex), 4);
   store_le(&c.args[s.abi.extents + 4], static_cast<std::uint64_t>(ey), 4);
-  store_le(&c.args[s.abi.origin], static_cast<std::uint64_t>(o.ox), 2);
-  store_le(&c.args[s.abi.origin + 2], static_cast<std::uint64_t>(o.oy), 2);
+  store_le(&c.args[s.abi.origin], static_cast<std::uint64_t>(in.ox), 2);
+  store_le(&c.args[s.abi.origin + 2], static_cast<std::uint64_t>(in.oy), 2);
   const std::size_t arena = layout::PlaneArena{ex, ey, s.k_slices()}.total_bytes(),
                     half = layout::PlaneArena{ex >> 1, ey >> 1, s.merge_out / 32}.total_bytes();
   const bool dec0 = s.final_epilogue == FinalEpilogueKind::dec0_output;  // +48: 8 e4m3 bytes a pixel (DOC-d0 §4.2)
   const std::size_t output = dec0 ? static_cast<std::size_t>(ex) * static_cast<std::size_t>(ey) * 8 : arena;
-  const auto w = default_layer_weights(layer).bytes();
-  std::vector<std::pair<int, std::vector<std::uint8_t>>> buffers = {{s.abi.input, std::move(frame.input_arena)},
-                                                                    {s.abi.weights, std::vector<std::uint8_t>(w.begin(), w.end())},
-                                                                    {s.abi.arena, std::vector<std::uint8_t>(output, 0)}};
+  const auto w = in.weights->bytes();
+  std::vector<std::pair<int, std::vector<std::uint8_t>>> buffers;
+  if (has_input) buffers.emplace_back(s.abi.input, std::vector<std::uint8_t>(in.input.begin(), in.input.end()));
+  buffers.emplace_back(s.abi.weights, std::vector<std::uint8_t>(w.begin(), w.end()));
+  buffers.emplace_back(s.abi.arena, std::vector<std::uint8_t>(output, 0));
   if (decoder) {
-    buffers.emplace_back(s.abi.skip, std::move(skip.input_arena));
-    store_le(&c.args[static_cast<std::size_t>(s.abi.scale)], std::bit_cast<std::uint32_t>(o.sx), 4);
-    store_le(&c.args[static_cast<std::size_t>(s.abi.scale) + 4], std::bit_cast<std::uint32_t>(o.sy), 4);
-  } else {
+    buffers.emplace_back(s.abi.skip, std::vector<std::uint8_t>(in.skip.begin(), in.skip.end()));
+    store_le(&c.args[static_cast<std::size_t>(s.abi.scale)], std::bit_cast<std::uint32_t>(in.sx), 4);
+    store_le(&c.args[static_cast<std::size_t>(s.abi.scale) + 4], std::bit_cast<std::uint32_t>(in.sy), 4);
+  } else if (s.merge()) {
     buffers.emplace_back(s.abi.merged_output, std::vector<std::uint8_t>(half, 0));
   }
-  for (const auto& [off, bytes] : buffers) {
+  for (auto& [off, bytes] : buffers) {
     KernelCapture::Alloc a;
     a.id = c.allocs.size();
     a.base = 0x7f0000000000ull + (a.id << 32);  // made-up, distinct, 4 GiB apart
+    for (const auto& [p, base] : in.bases)
+      if (p == off) a.base = base;
     a.file = "alloc-" + std::to_string(a.id) + ".bin";
-    a.bytes = bytes;
+    a.bytes = std::move(bytes);
     c.pointers.push_back({static_cast<std::uint32_t>(off), c.allocs.size(), 0});
     store_le(&c.args[static_cast<std::size_t>(off)], a.base, 8);
     c.allocs.push_back(std::move(a));
@@ -397,12 +473,13 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
   };
   const auto texture = [&](int off, const Texture& t) {
     capture::ImageArg* im = image(off, true, t.width, t.height);
+    im->mode = t.mode;
     for (std::size_t i = 0; i < t.rgba.size(); ++i) store_le(&im->bytes[2 * i], t.rgba[i], 2);
   };
-  texture(s.abi.texture, frame.texture);
+  if (has_input) texture(s.abi.texture, *in.texture);
   if (decoder) {
-    texture(s.abi.int_textures[0], skip.texture);
-    texture(s.abi.int_textures[1], t104.texture);
+    texture(s.abi.int_textures[0], *in.texture96);
+    texture(s.abi.int_textures[1], *in.texture104);
   }
   for (int i = 0; i < s.abi.surface_count; ++i) {
     const bool third = i == 2;

@@ -7,12 +7,15 @@
 // `rrswin diff` compares the model with the original on any launch (docs/captures.md "Captures of
 // the merge layers").
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "api/frame.hpp"
 #include "bridge/kernel_capture.hpp"
 #include "model/layer_golden.hpp"
 #include "model/layer_spec.hpp"
@@ -52,12 +55,28 @@ struct LayerReplayOptions {
   Readings readings;
   LayerReadings layer_readings;
   bool golden = false;  // the golden model instead of the fast engine (the same bytes)
+  int threads = 1;      // the fast engine's blocks on this many threads (the bytes do not depend on it)
 };
 // Runs the layer on the capture and updates it in place as run_kernel_capture does: the output
 // arenas' windows (param+48, +56) and the surfaces' ex x ey texels hold the model's results, every
 // other byte stays as captured (the kernel writes nothing else). The windows start from zeros, as
-// enc5's replay (docs/captures.md). Returns the launch read.
+// enc5's replay (docs/captures.md). Returns the launch read. enc5 (read by the same ABI: +8, +40,
+// +48, +88, +112, no merged output) runs through its frame driver (api/frame.hpp run_frame).
 LayerLaunch replay_layer_capture(KernelCapture& c, LayerId layer, const LayerReplayOptions& o);
+
+// A layer's results as its launch leaves them: the output arena +48 (dec0's: 8 e4m3 bytes a pixel),
+// the merged output +56 (the merge layers), the RGBA16F surfaces in the ABI's order and dec0's f32
+// +144.
+struct LayerOutputs {
+  std::span<const std::uint8_t> arena, merged;
+  std::array<const Surface*, 3> surfaces{};
+  const SurfaceF32* surface144 = nullptr;
+};
+// Stores them into the capture's allocations and surfaces at the layer's ABI offsets (the windows
+// at each pointer, the surfaces' covered texels; every other byte stays). What replay_layer_capture
+// does after its run, and how the network capture (bridge/network_capture.hpp) fills each launch.
+// Throws std::invalid_argument when an argument is missing or too small for what it stores.
+void store_layer_outputs(KernelCapture& c, LayerId layer, const LayerOutputs& out);
 
 // A d4r launch dump of the layer's kernel (capture::load_dumped_launches: the state AFTER the
 // launch, facts F5) as a capture: the dumped buffers as allocations (base0x/off tokens as base and
@@ -83,6 +102,26 @@ struct SyntheticLayerCapture {
   float sx = 0.5f, sy = 0.5f;  // a decoder's +136
 };
 KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture& o);
+
+// A replay capture of the layer's kernel (the state before its launch) from given inputs, in the
+// form synthetic_layer_capture writes (one allocation per buffer, zeroed outputs and surfaces, the
+// grid covering the frame): the input +8 and, for a decoder, the skip +24 (spans of the sizes the
+// ABI gives: read_layer_launch's checks apply when it is read), the weights +40, the textures.
+// enc0's capture holds what its kernel's capture can: the weights and the outputs (+48, +56, the
+// three surfaces); its input, the network's +304 from which its undecoded prologue builds the model's
+// input, is not held (input and texture are then empty/null). `bases` gives a parameter's allocation
+// its device address (made up; a network capture gives one buffer one address in every launch that
+// names it); a parameter without one gets a distinct made-up address.
+struct LayerCaptureInputs {
+  int ex = 0, ey = 0;
+  int ox = 0, oy = 0;
+  std::span<const std::uint8_t> input, skip;
+  const WeightImage* weights = nullptr;
+  const Texture *texture = nullptr, *texture96 = nullptr, *texture104 = nullptr;
+  float sx = 0.5f, sy = 0.5f;
+  std::vector<std::pair<int, std::uint64_t>> bases;  // parameter offset -> allocation base
+};
+KernelCapture layer_capture_before_launch(LayerId layer, const LayerCaptureInputs& in);
 // The files of a replay capture (manifest.txt, args.bin, alloc-N.bin, one file per texture or
 // surface), in the grammar load_kernel_capture reads: what `rrswin capture --layer` writes.
 std::vector<std::pair<std::string, std::vector<std::uint8_t>>> replay_capture_files(const KernelCapture& c);

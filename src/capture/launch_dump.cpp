@@ -187,6 +187,10 @@ std::vector<DumpedLaunch> load_dumped_launches(const std::string& dir, const std
   for (const DumpFile& f : dump_files(dir)) {
     if (f.name.kernel.find(kernel_substring) == std::string::npos) continue;
     DumpedLaunch& l = by_launch[f.name.launch];
+    if (!l.kernel.empty() && l.kernel != f.name.kernel)
+      throw InputError(f.path.string(), 0,
+                       "one kernel per launch number (launch " + std::to_string(f.name.launch) + " is " + l.kernel + ")",
+                       "a dump of " + f.name.kernel);
     l.dir = dir;
     l.kernel = f.name.kernel;
     l.launch = f.name.launch;

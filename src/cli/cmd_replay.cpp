@@ -57,6 +57,7 @@ options:
   --debug-base N            D4R_RRSWIN_DEBUG_BASE of the capture (default 4000000)
   --json                    one JSON object per launch and a summary, on stdout
   --layer enc4              a replay capture of enc4's kernel instead (rrswin replay --layer enc4 --help)
+  --network                 one frame's launches of every layer, per layer or chained (rrswin replay --network --help)
   -h, --help                this text
 
 Exit status: 0 when every launch ran (and reproduced the results the capture holds, if any),
@@ -90,6 +91,7 @@ options:
   --profile ada|zluda|hopper|blackwell, --reading NAME=VALUE, --engine golden|fast, --threads N
                             the run whose outputs the capture holds (as rrswin run)
   --layer enc4              a synthetic replay capture of enc4's kernel (rrswin capture --layer enc4 --help)
+  --network                 one frame's launches of every layer (rrswin capture --network --help)
   -h, --help                this text
 
 Exit status: 0 written, 2 on errors (a wrong command line or an unwritable folder).
@@ -299,11 +301,13 @@ int capture_main(const Args& args) {
 int cmd_replay(const Args& args) {
   Args rest;
   int rc = 0;
+  if (network_capture_command("replay", args, &rc)) return rc;
   return layer_capture_command("replay", args, &rest, &rc) ? rc : replay_main(rest);
 }
 int cmd_capture(const Args& args) {
   Args rest;
   int rc = 0;
+  if (network_capture_command("capture", args, &rc)) return rc;
   return layer_capture_command("capture", args, &rest, &rc) ? rc : capture_main(rest);
 }
 

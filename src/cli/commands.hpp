@@ -31,6 +31,9 @@ int cmd_capture(const Args& args);                   // cli/cmd_replay.cpp
 // cli/cmd_layer_capture.cpp: `replay`/`capture`/`settle` with --layer enc4 (true: handled, *exit_code set);
 // otherwise *enc5_args = args without "--layer enc5" for enc5's own parser.
 bool layer_capture_command(const char* cmd, const Args& args, Args* enc5_args, int* exit_code);
+// cli/cmd_network_capture.cpp: `replay`/`capture` with --network, one frame's launches of every layer
+// (true: handled, *exit_code set; false: no --network among the arguments).
+bool network_capture_command(const char* cmd, const Args& args, int* exit_code);
 int cmd_diff(const Args& args);    // cli/cmd_diff.cpp
 int cmd_settle(const Args& args);  // cli/cmd_settle.cpp
 int cmd_ptx(const Args& args);     // cli/cmd_ptx.cpp

@@ -411,3 +411,29 @@ def test_run_network_equals_the_cli(cli, tmp_path):
     with pytest.raises(ValueError):
         rrswin.run_network((64, 64), engine="slow")
 
+
+
+def test_replay_network_equals_the_cli(cli, tmp_path):
+    # Issue 36: rrswin.replay_network is `rrswin replay --network` on a whole frame's capture: per layer
+    # and chained, every replayable layer reproduces (enc0 is not replayable: its prologue); a byte the
+    # test flips in dec2's captured +112 surface is dec2 differing alone, at that byte.
+    cli("capture", "--network", "--synthetic", "--render", "64,64", "-o", str(tmp_path / "cap"))
+    for chained in (False, True):
+        r = rrswin.replay_network(tmp_path / "cap", chained, threads=2)
+        assert r["reproduces"] and r["first_differing"] is None and r["chained"] == chained
+        assert [l["layer"] for l in r["layers"]] == list(rrswin.LAYERS)
+        assert r["layers"][0]["status"] == "not replayable" and "+304" in r["layers"][0]["why"]
+        assert all(l["status"] == "reproduces" for l in r["layers"][1:])
+    (f,) = (tmp_path / "cap").glob("launch-009-*-arg112-*")
+    b = bytearray(f.read_bytes())
+    b[9 * 16 * 8 + 13 * 8 + 3] ^= 1  # dec2's 16 x 16 surface, texel (13, 9): block (1, 1)
+    f.write_bytes(bytes(b))
+    r = rrswin.replay_network(tmp_path / "cap")
+    assert r["first_differing"] == "dec2"
+    assert [l["layer"] for l in r["layers"] if l["status"] == "differs"] == ["dec2"]
+    d = r["layers"][8]
+    assert d["bytes_differing"] == 1 and d["first"]["arg"] == 112 and tuple(d["first"]["block"]) == (1, 1)
+    with pytest.raises(RuntimeError):
+        rrswin.replay_network(tmp_path)  # no launch dump at all
+    with pytest.raises(TypeError):
+        rrswin.replay_network(64)
