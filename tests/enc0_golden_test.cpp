@@ -17,6 +17,8 @@
 #include "layout/weight_tile.hpp"
 #include "model/layer.hpp"
 #include "model/layer_golden.hpp"
+#include "numerics/e4m3.hpp"
+#include "numerics/f16.hpp"
 #include "numerics/profile.hpp"
 
 namespace {
@@ -34,6 +36,23 @@ TEST(Enc0Golden, ReluRequantisationIsTheCvtRule) {
   EXPECT_EQ(rrswin::golden::quantise_relu(ctx, 0x5FD0), 0x7E);  // 500 -> 448
   EXPECT_EQ(rrswin::golden::quantise_relu(ctx, 0x7E00), 0x7F);  // NaN
   EXPECT_EQ(rrswin::golden::quantise_relu(ctx, 0xFE00), 0x7F);  // a negative NaN: the canonical NaN
+}
+
+// The golden requantisation and the interpreter's cvt.rn.satfinite.relu.e4m3x2.f16x2 (numerics
+// cvt_e4m3x2_f16x2_relu, tested on hand codes in PtxConformance.CvtReluE4m3x2F16x2) agree on every
+// half under both NaN rules.
+TEST(Enc0Golden, ReluRequantisationEqualsTheInterpretersCvtOnEveryHalf) {
+  for (const rrswin::Profile* p : {&rrswin::profile_ada(), &rrswin::profile_zluda()}) {
+    rrswin::golden::BlockContext ctx;
+    ctx.profile = p;
+    int differing = 0;
+    for (std::uint32_t h = 0; h < 65536; ++h) {
+      const auto f = static_cast<rrswin::f16_t>(h);
+      const std::uint16_t pair = rrswin::cvt_e4m3x2_f16x2_relu(rrswin::f16x2_pack(f, f), *p);
+      differing += (pair & 0xFF) != rrswin::golden::quantise_relu(ctx, f) || (pair >> 8) != (pair & 0xFF);
+    }
+    EXPECT_EQ(differing, 0) << p->name;
+  }
 }
 
 // Identity embeddings (1.0 at (k, k) of both 32 x 32 tiles, biases 0), both heads' Wo, every W2 and

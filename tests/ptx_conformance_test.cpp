@@ -1385,6 +1385,11 @@ TEST(PtxConformance, ReluNegativeZeroReading) {
       {f + "  cvt.rn.relu.bf16.f32 %h3, %f0;\n  cvt.u64.u16 %d, %h3;", {0x80000000u, 0, 0}, 0x0000, 0x8000},
       {f + "  cvt.rn.relu.bf16x2.f32 %x3, %f0, %f1;\n  cvt.u64.u32 %d, %x3;", {0x80000000u, 0xBF800000u, 0}, 0x00000000, 0x80000000},
       {f + "  cvt.rn.relu.f16x2.f32 %x3, %f0, %f1;\n  cvt.u64.u32 %d, %x3;", {0x3F800000u, 0x80000000u, 0}, 0x3C000000, 0x3C008000},
+      // e4m3 pairs (enc0's embedding): -0 -> e4m3 -0 (0x80); -2^-12 rounds to e4m3 -0 (|x| <= 2^-10).
+      {h + "  mov.b32 %x3, {%h0, %h1};\n  cvt.rn.satfinite.relu.e4m3x2.f16x2 %h3, %x3;\n  cvt.u64.u16 %d, %h3;",
+       {0x8000, 0x8C00, 0},
+       0x0000,
+       0x8080},
   };
   RunOptions keep;
   set_reading(keep, "ptx-relu-negative-zero=keep");
@@ -1399,6 +1404,37 @@ TEST(PtxConformance, ReluNegativeZeroReading) {
   RunOptions o;
   EXPECT_THROW(set_reading(o, "ptx-relu-negative-zero=minus"), PtxError);
   EXPECT_THROW(set_reading(o, "e61-border=clamp"), PtxError);
+}
+
+// cvt.rn.satfinite.relu.e4m3x2.f16x2 (PTX ISA cvt: .relu clamps a negative result to 0 and makes a
+// NaN result the canonical NaN; .satfinite: |x| > 448 and Inf -> 448 with the sign). The codes from
+// the E4M3 format (bias 7, 0x7E = 448, 0x7F NaN): 1.0 = 0x38, 0.5 = 0x30, -1.0 -> 0, 500 -> 0x7E,
+// +Inf -> 0x7E, -Inf -> 0, a NaN of either sign -> 0x7F on every profile (zluda keeps the sign
+// without .relu).
+TEST(PtxConformance, CvtReluE4m3x2F16x2) {
+  const std::string body =
+      "  cvt.u16.u64 %h0, %a;\n  cvt.u16.u64 %h1, %b;\n  mov.b32 %x3, {%h0, %h1};\n"
+      "  cvt.rn.satfinite.relu.e4m3x2.f16x2 %h3, %x3;\n  cvt.u64.u16 %d, %h3;";
+  struct Case {
+    u64 lo, hi, want;
+  };
+  const Case cases[] = {{0x3C00, 0x3800, 0x3038}, {0xBC00, 0x3C00, 0x3800}, {0x5FD0, 0x7C00, 0x7E7E},
+                        {0xFC00, 0x7E00, 0x7F00}, {0xFE00, 0xFFFF, 0x7F7F}, {0x0000, 0xB800, 0x0000}};
+  for (const char* profile : {"ada", "zluda"}) {
+    RunOptions o;
+    o.profile = rrswin::find_profile(profile);
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(profile) + " " + std::to_string(c.lo) + " " + std::to_string(c.hi));
+      EXPECT_EQ(run_rows(body, {{c.lo, c.hi, 0}}, o)[0], c.want);
+    }
+  }
+  // Without .relu, zluda keeps a NaN's sign: the relu form is not the plain one.
+  RunOptions z;
+  z.profile = rrswin::find_profile("zluda");
+  EXPECT_EQ(
+      run_rows("  cvt.u16.u64 %h0, %a;\n  mov.b32 %x3, {%h0, %h0};\n  cvt.rn.satfinite.e4m3x2.f16x2 %h3, %x3;\n  cvt.u64.u16 %d, %h3;",
+               {{0xFE00, 0, 0}}, z)[0],
+      0xFFFFu);
 }
 
 // ---------------------------------------------------------------------------------------------

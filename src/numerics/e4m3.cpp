@@ -91,4 +91,16 @@ std::uint16_t cvt_e4m3x2_f16x2(f16x2_t v, const Profile& p) {
   return static_cast<std::uint16_t>(lo | (hi << 8));
 }
 
+e4m3_t e4m3_relu(e4m3_t c, ReluNegativeZero z) {
+  if (e4m3_is_nan(c)) return 0x7F;
+  if (c == 0x80 && z == ReluNegativeZero::keep) return c;
+  return (c & 0x80) ? static_cast<e4m3_t>(0) : c;
+}
+
+std::uint16_t cvt_e4m3x2_f16x2_relu(f16x2_t v, const Profile& p, ReluNegativeZero z) {
+  const unsigned lo = e4m3_relu(f16_to_e4m3(f16x2_lo(v), p), z);
+  const unsigned hi = e4m3_relu(f16_to_e4m3(f16x2_hi(v), p), z);
+  return static_cast<std::uint16_t>(lo | (hi << 8));
+}
+
 }  // namespace rrswin

@@ -19,6 +19,11 @@ e4m3_t f16_to_e4m3(f16_t h, const Profile& p);
 // The packed PTX forms: byte 0 <-> low f16 half, byte 1 <-> high half.
 f16x2_t cvt_f16x2_e4m3x2(std::uint16_t pair);
 std::uint16_t cvt_e4m3x2_f16x2(f16x2_t v, const Profile& p);
+// cvt.rn.satfinite.relu.e4m3x2.f16x2 (PTX ISA cvt: .relu clamps a negative result to 0, a NaN
+// result becomes the canonical NaN 0x7F): f16_to_e4m3 of each half, then a NaN code -> 0x7F, a
+// negative code -> 0x00, its -0 (0x80) per the reading z (docs/readings.md "ptx-relu-negative-zero").
+e4m3_t e4m3_relu(e4m3_t c, ReluNegativeZero z = ReluNegativeZero::plus_zero);
+std::uint16_t cvt_e4m3x2_f16x2_relu(f16x2_t v, const Profile& p, ReluNegativeZero z = ReluNegativeZero::plus_zero);
 
 // "q8" of the spec: f16 -> e4m3 satfinite -> back to f16 (the value an mma operand sees).
 inline f16_t q8(f16_t h, const Profile& p) { return e4m3_to_f16(f16_to_e4m3(h, p)); }

@@ -109,10 +109,14 @@ void Parser::dec_cvt(Inst& in, const Mods& m, std::vector<ROp>& ops) {
   in.t2 = st;
   // cvt.rn.relu.{f16,f16x2,bf16,bf16x2}.f32 (PTX ISA cvt): numerics' f16_relu / bf16_relu of
   // each result half.
+  // cvt.rn.satfinite.relu.e4m3x2.f16x2 (enc0's embedding, HIP-e0 relu_pair): numerics'
+  // cvt_e4m3x2_f16x2_relu.
   if (m.relu) {
-    if (st != Type::f32 || (dt != Type::f16 && dt != Type::f16x2 && dt != Type::bf16 && dt != Type::bf16x2) || m.rnd != Rnd::rn || m.sat ||
-        m.ftz || m.satfinite)
-      fail(L, std::string(opname) + " is not supported (.relu: cvt.rn.relu.{f16,f16x2,bf16,bf16x2}.f32)");
+    const bool e4m3_relu = dt == Type::e4m3x2 && st == Type::f16x2 && m.rnd == Rnd::rn && m.satfinite && !m.sat && !m.ftz;
+    if (!e4m3_relu && (st != Type::f32 || (dt != Type::f16 && dt != Type::f16x2 && dt != Type::bf16 && dt != Type::bf16x2) ||
+                       m.rnd != Rnd::rn || m.sat || m.ftz || m.satfinite))
+      fail(L,
+           std::string(opname) + " is not supported (.relu: cvt.rn.relu.{f16,f16x2,bf16,bf16x2}.f32, cvt.rn.satfinite.relu.e4m3x2.f16x2)");
     in.sub2 = kRelu;
   }
   if (dec_cvt_minifloat(in, m, ops)) return;

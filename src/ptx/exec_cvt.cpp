@@ -101,12 +101,17 @@ void Cta::exec_cvt(Warp& w, const Inst& in, const std::uint32_t* d, const std::u
 }
 
 // The packed and minifloat conversions: e4m3x2/e5m2x2 <-> f16x2/f32 (numerics/e4m3, numerics/
-// minifloat; the NaN sign is the profile's), bf16, cvt.rn{.relu}.f16x2.f32.
+// minifloat; the NaN sign is the profile's; cvt.rn.satfinite.relu.e4m3x2.f16x2), bf16, cvt.rn{.relu}.f16x2.f32.
 void Cta::exec_cvt_minifloat(Warp& w, const Inst& in, const std::uint32_t* d, const std::uint32_t* s, std::uint32_t am) {
   std::uint64_t v[32];
   const std::uint64_t* a = R(w, s[0]);
   switch (in.op) {
-    case Op::cvt_e4m3x2_f16x2: LANES v[l] = cvt_e4m3x2_f16x2(static_cast<f16x2_t>(a[l]), s_.profile); break;
+    case Op::cvt_e4m3x2_f16x2:
+      if (in.sub2 & kRelu)
+        LANES v[l] = cvt_e4m3x2_f16x2_relu(static_cast<f16x2_t>(a[l]), s_.profile, s_.opt.relu_negative_zero);
+      else
+        LANES v[l] = cvt_e4m3x2_f16x2(static_cast<f16x2_t>(a[l]), s_.profile);
+      break;
     case Op::cvt_f16x2_e4m3x2: LANES v[l] = cvt_f16x2_e4m3x2(static_cast<std::uint16_t>(a[l])); break;
     case Op::cvt_alt: {
       const std::uint64_t* b = in.ns > 1 ? R(w, s[1]) : nullptr;
