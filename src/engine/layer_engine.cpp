@@ -203,11 +203,16 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
       const ExpandWeights ew = prepare_expand(*f.weights, s);
       const EpilogueTables& tab = epilogue_tables();
       const golden::DecoderTables dtab{tab.e61_exp.data(), tab.e62_sigmoid.data(), tab.dec0_tanh.data()};
+      const e4m3_t* const q8_table = profile.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data();
       // E1's input norm by the engine's RMS norm kernel (KernelSet::rms_rows: golden::rms_norm_rows'
       // values, tests/engine_e11_test.cpp EngineRms.*).
       const KernelSet kern = kernels(how.simd);
       const NormRows norm = [&kern](const golden::NormSpec& spec, const f16_t* x, f16_t* out, int rows) {
         kern.rms_rows({x, out, rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data(), static_cast<int>(spec.gain.size())});
+      };
+      // E1's readback (tile + skip) by the engine's f16 add kernel (KernelSet::add_rows, one row).
+      const std::function<void(const f16_t*, const f16_t*, f16_t*, int)> add = [&kern](const f16_t* a, const f16_t* b, f16_t* out, int n) {
+        kern.add_rows({a, b, out, 1, n});
       };
       run_layer_frame_with(
           f, profile, r, lr, stats, trace, trace_out,
@@ -221,18 +226,20 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
                                  ew.seeds[static_cast<std::size_t>(z)]);
             };
             front.expand_gemm = &expand;
+            front.add_f16 = &add;
+            front.q8_table = q8_table;
             const golden::PrologueOut staged = golden::decoder_front(front, lr.decoder_front, io.input_arena, io.skip_arena);
             const golden::DecoderTextures t{io.texture, io.texture96, io.texture104, io.scale[0], io.scale[1]};
             if (dec0) {
               const golden::F16Mat d19 = run_block_through_mlp(*prepared, how.simd, ctx, 1, staged);
-              golden::dec0_output(ctx, lr.decoder_final, d19, io.texture ? t : golden::DecoderTextures{}, io.surfaces.s112,
+              golden::dec0_output(front, lr.decoder_final, d19, io.texture ? t : golden::DecoderTextures{}, io.surfaces.s112,
                                   io.surfaces.s144, io.output_arena, dtab);
               return;
             }
             const golden::E4Mat a_last =
                 run_block_through_e60(*prepared, how.simd, ctx, {{}, io.output_arena, nullptr, nullptr}, 1, &staged);
             const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a_last, final_b, final_steps, final_bias);
-            if (io.texture && io.surfaces.s112) golden::decoder_final(ctx, lr.decoder_final, d, t, *io.surfaces.s112, dtab);
+            if (io.texture && io.surfaces.s112) golden::decoder_final(front, lr.decoder_final, d, t, *io.surfaces.s112, dtab);
           },
           block_loop(how.threads));
       return;

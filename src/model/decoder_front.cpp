@@ -163,7 +163,13 @@ PrologueOut decoder_front(const BlockContext& ctx, const DecoderFrontReadings& f
                                       "rows-around reaches two rows out; the decoders stage the one-pixel ring)"));
     const e4m3_t* src = &tile[static_cast<std::size_t>((kTile * cr + cc) * C)];
     // DOC-d3 §4/E1 s7305-s7308: add.f16 (tile value, skip value), one per channel.
-    for (int c = 0; c < C; ++c) x.at(row, c) = f16_add(e4m3_to_f16(src[c]), xs.at(row, c));
+    if (ctx.add_f16) {
+      std::array<f16_t, kChannels> t;
+      for (int c = 0; c < C; ++c) t[static_cast<std::size_t>(c)] = e4m3_to_f16(src[c]);
+      (*ctx.add_f16)(t.data(), &xs.at(row, 0), &x.at(row, 0), C);
+    } else {
+      for (int c = 0; c < C; ++c) x.at(row, c) = f16_add(e4m3_to_f16(src[c]), xs.at(row, c));
+    }
   }
   // The input norm (DOC-d4 §4/E1 "inverse-std block": f16 squares and sums, + 2^-13 (%fd1 s10075),
   // rsqrt.approx, the gain g1 at B0 = W + 103680 for dec4) as the prologue's (facts B4).

@@ -109,6 +109,12 @@ struct BlockContext {
   // chained k-slices) with the same values (the fast engine's GEMM on B operands gathered once per
   // frame, engine/layer_engine.cpp). Arguments as expand_phase's.
   const std::function<F16Mat(const E4Mat& a, int z)>* expand_gemm = nullptr;
+  // When set, f16_to_e4m3(h, *profile) at index h: quantise reads it (the fast engine's q8 table of
+  // the profile's NaN rule, engine/tables.cpp).
+  const e4m3_t* q8_table = nullptr;
+  // When set, computes out[i] = f16_add(a[i], b[i]) for i < n (n a multiple of 8) with the same
+  // values (the fast engine's f16 add kernel: the decoders' E1 readback).
+  const std::function<void(const f16_t* a, const f16_t* b, f16_t* out, int n)>* add_f16 = nullptr;
   // > 0: run only through this phase (1..13), and of the per-head phases only head 0 = warp 0:
   // exactly what one of d4r's debug-oracle stages holds (facts F1/F2: w1..w12, p13c, p13d are
   // stored by %tid.z == 0 only). The block then writes no output. 0: the whole block.

@@ -69,7 +69,7 @@ e4m3_t quantise(const BlockContext& ctx, f16_t h) {
     ctx.stats->f16_subnormal += q8_counts_subnormal(h);
     ctx.stats->e4m3_saturated += q8_counts_saturated(h);
   }
-  return f16_to_e4m3(h, *ctx.profile);
+  return ctx.q8_table ? ctx.q8_table[h] : f16_to_e4m3(h, *ctx.profile);
 }
 
 BTile load_b_waddr(const WeightImage& w, std::uint32_t base, int cols) {
