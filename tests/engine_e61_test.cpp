@@ -37,6 +37,7 @@ struct Form {
   void (*add_ftz_x16)(const float*, const float*, float*);
   void (*mul_ftz_x16)(const float*, const float*, float*);  // null: none (the AVX-512 form calls mul_ftz_f32 per lane)
   golden::E61PixelsFn pixels;
+  golden::E61PixelsFn decoder_pixels;  // the decoders' softmax over 9 and tap chains
 };
 void add_ftz_x16_avx2(const float* a, const float* b, float* r) {
   engine::add_ftz_x8_avx2(a, b, r);
@@ -51,9 +52,10 @@ std::vector<Form> forms() {
   std::vector<Form> f;
   if (engine::simd_supported(engine::SimdPath::avx512vnni))
     f.push_back({"avx512vnni", engine::f64_to_f16_x8_avx512, engine::f16_fma_x8_avx512, engine::add_ftz_x16_avx512, nullptr,
-                 engine::e61_pixels_avx512});
+                 engine::e61_pixels_avx512, engine::decoder_pixels_avx512});
   if (engine::simd_supported(engine::SimdPath::avx2))
-    f.push_back({"avx2", engine::f64_to_f16_x8_avx2, engine::f16_fma_x8_avx2, add_ftz_x16_avx2, mul_ftz_x16_avx2, engine::e61_pixels_avx2});
+    f.push_back({"avx2", engine::f64_to_f16_x8_avx2, engine::f16_fma_x8_avx2, add_ftz_x16_avx2, mul_ftz_x16_avx2, engine::e61_pixels_avx2,
+                 engine::decoder_pixels_avx2});
   return f;
 }
 #define SKIP_WITHOUT_FORMS() \
@@ -222,6 +224,44 @@ TEST(EngineE61, PixelsEqualGoldenUnderEveryReading) {
               }
             }
           }
+}
+
+// The decoders' final epilogue (golden::decoder_stencil_pixel: the softmax over 9 logits, one fma
+// chain of 9 taps per channel from zero) in the same lanes, under the readings it reads.
+TEST(EngineE61, DecoderPixelsEqualGoldenUnderEveryReading) {
+  SKIP_WITHOUT_FORMS();
+  std::vector<float> table(65536);
+  for (std::uint32_t h = 0; h < 65536; ++h) table[h] = golden::e61_exp(static_cast<f16_t>(h));
+  SplitMix64 rng(2062);
+  constexpr int kN = 37;
+  std::vector<golden::E61Inputs> in(kN);
+  for (int rounding = 0; rounding < 2; ++rounding)
+    for (int order = 0; order < 3; ++order)
+      for (int product = 0; product < 2; ++product) {
+        Readings rd;
+        rd.e61_exp_rounding = static_cast<E61ExpRounding>(rounding);
+        rd.e61_sum_order = static_cast<E61SumOrder>(order);
+        rd.e61_weight_product = static_cast<E61WeightProduct>(product);
+        for (int rep = 0; rep < 80; ++rep) {
+          for (golden::E61Inputs& x : in) {
+            const bool wide_l = rng.next() % 8 == 0, wide_t = rng.next() % 8 == 0;
+            for (f16_t& l : x.l) l = gen_f16(rng, wide_l);
+            for (auto& t : x.tv)
+              for (f16_t& v : t) v = gen_f16(rng, wide_t);
+          }
+          for (const Form& form : forms()) {
+            std::vector<golden::E61Pixel> out(kN);
+            form.decoder_pixels(rd, in.data(), kN, table.data(), out.data());
+            for (int i = 0; i < kN; ++i) {
+              const golden::E61Pixel g = golden::decoder_stencil_pixel(rd, in[i], nullptr);
+              ASSERT_EQ(std::bit_cast<std::uint32_t>(out[i].sum), std::bit_cast<std::uint32_t>(g.sum)) << form.name << " " << i;
+              ASSERT_EQ(std::bit_cast<std::uint32_t>(out[i].rinv), std::bit_cast<std::uint32_t>(g.rinv)) << form.name << " " << i;
+              ASSERT_EQ(out[i].w, g.w) << form.name << " " << i;
+              ASSERT_EQ(out[i].out, g.out) << form.name << " " << i;
+            }
+          }
+        }
+      }
 }
 
 }  // namespace

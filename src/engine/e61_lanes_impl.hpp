@@ -15,14 +15,16 @@ namespace rrswin::engine {
 namespace {
 
 // Ops: H = W f16 lanes, F = W binary32 lanes, constructed from the tabulated e61_exp.
-template <class Ops>
+// kDecoder: the decoders' softmax and tap chains (golden::decoder_softmax_stencil) instead of E61's.
+template <class Ops, bool kDecoder = false>
 void e61_pixels_lanes(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out) {
   using H = typename Ops::H;
   using F = typename Ops::F;
   constexpr int W = static_cast<int>(sizeof(F) / sizeof(float));
   static_assert(sizeof(H) == W * sizeof(f16_t), "an f16 vector and a binary32 vector hold the same pixels");
   if (!exp_table) {  // the engine always tabulates; without a table, the golden pixel
-    for (int i = 0; i < n; ++i) out[i] = golden::e61_pixel(rd, in[i], nullptr);
+    for (int i = 0; i < n; ++i)
+      out[i] = kDecoder ? golden::decoder_stencil_pixel(rd, in[i], nullptr) : golden::e61_pixel(rd, in[i], nullptr);
     return;
   }
   for (int p0 = 0; p0 < n; p0 += W) {
@@ -37,7 +39,8 @@ void e61_pixels_lanes(const Readings& rd, const golden::E61Inputs* in, int n, co
     for (int i = 0; i < 10; ++i) std::memcpy(&l[i], lb[i], sizeof(H));
     for (int i = 0; i < 9; ++i)
       for (int ch = 0; ch < 3; ++ch) std::memcpy(&tv[i][ch], tb[i][ch], sizeof(H));
-    const golden::E61Values<Ops> v = golden::e61_softmax_stencil(rd, Ops{exp_table}, l, tv);
+    const golden::E61Values<Ops> v =
+        kDecoder ? golden::decoder_softmax_stencil(rd, Ops{exp_table}, l, tv) : golden::e61_softmax_stencil(rd, Ops{exp_table}, l, tv);
     f16_t wb[10][W], ob[3][W];
     float sb[W], rb[W];
     for (int i = 0; i < 10; ++i) std::memcpy(wb[i], &v.w[i], sizeof(H));

@@ -299,7 +299,8 @@ bool decode_run(const DecodeRun& d) {
 }  // namespace
 
 KernelSet kernels_avx2() {
-  return {zluda_kstep_int16, ada_kstep, e11_rows, rms_rows, decode_run, add_rows, hopper_kstep, blackwell_kstep_int16, e61_pixels_avx2};
+  return {zluda_kstep_int16,     ada_kstep,       e11_rows,           rms_rows, decode_run, add_rows, hopper_kstep,
+          blackwell_kstep_int16, e61_pixels_avx2, decoder_pixels_avx2};
 }
 
 }  // namespace rrswin::engine

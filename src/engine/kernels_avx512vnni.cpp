@@ -631,6 +631,9 @@ struct E61OpsX16 {
 void e61_pixels_avx512(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out) {
   e61_pixels_lanes<E61OpsX16>(rd, in, n, exp_table, out);
 }
+void decoder_pixels_avx512(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out) {
+  e61_pixels_lanes<E61OpsX16, true>(rd, in, n, exp_table, out);
+}
 
 void f16_fma_x8_avx512(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r) {
   auto ld = [](const f16_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
@@ -656,6 +659,7 @@ KernelSet kernels_avx512vnni() {
   k.rms_rows = rms_rows_x2;
   k.add_rows = add_rows;
   k.e61_pixels = e61_pixels_avx512;
+  k.decoder_pixels = decoder_pixels_avx512;
   return k;
 }
 

@@ -202,11 +202,11 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
       if (!dec0) prepare_final_phase(*f.weights, s, final_b, final_bias, final_steps);
       const ExpandWeights ew = prepare_expand(*f.weights, s);
       const EpilogueTables& tab = epilogue_tables();
-      const golden::DecoderTables dtab{tab.e61_exp.data(), tab.e62_sigmoid.data(), tab.dec0_tanh.data()};
       const e4m3_t* const q8_table = profile.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data();
       // E1's input norm by the engine's RMS norm kernel (KernelSet::rms_rows: golden::rms_norm_rows'
       // values, tests/engine_e11_test.cpp EngineRms.*).
       const KernelSet kern = kernels(how.simd);
+      const golden::DecoderTables dtab{tab.e61_exp.data(), tab.e62_sigmoid.data(), tab.dec0_tanh.data(), kern.decoder_pixels};
       const NormRows norm = [&kern](const golden::NormSpec& spec, const f16_t* x, f16_t* out, int rows) {
         kern.rms_rows({x, out, rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data(), static_cast<int>(spec.gain.size())});
       };

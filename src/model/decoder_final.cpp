@@ -42,10 +42,42 @@ float texel_coordinate(float s, int i) {
 
 using Taps = std::array<std::array<f16_t, 4>, 9>;
 
-// Steps (c)..(h) of decoder_final_pixel from the pixel's 9 sampled +88 taps (tap k the one w_k
-// multiplies).
-DecoderPixel decoder_pixel_of_taps(const Readings& r, const DecoderFinalReadings& dr, const std::array<f16_t, 10>& l, const Taps& tv,
-                                   const DecoderTextures& t, int X, int Y, const DecoderTables& tab);
+// The steps after the tap chains ((c)'s maximum for the gate, (g), (h)) of a pixel whose softmax
+// and chains `soft` holds (decoder_stencil_pixel).
+DecoderPixel decoder_pixel_tail(const DecoderFinalReadings& dr, const std::array<f16_t, 10>& l, const E61Pixel& soft,
+                                const DecoderTextures& t, int X, int Y, const DecoderTables& tab);
+
+E61Inputs stencil_inputs(const std::array<f16_t, 10>& l, const Taps& tv) {
+  E61Inputs in;
+  in.l = l;
+  for (int k = 0; k < 9; ++k) in.tv[k] = {tv[k][0], tv[k][1], tv[k][2]};  // the taps' alpha channel is not used
+  return in;
+}
+
+// One block's pixels: their inputs gathered first, then steps (c)..E6' of all of them at once
+// (tab.pixels: the engine's vector form of decoder_stencil_pixel; else the golden one per pixel),
+// then each pixel's gate and blend, handed to `store` in the order they were added.
+struct BlockPixels {
+  std::array<E61Inputs, kE61Threads> in;
+  std::array<PixelXY, kE61Threads> at;
+  int n = 0;
+  void add(const std::array<f16_t, 10>& l, const Taps& tv, PixelXY p) {
+    in[static_cast<std::size_t>(n)] = stencil_inputs(l, tv);
+    at[static_cast<std::size_t>(n++)] = p;
+  }
+  template <class Store>
+  void finish(const Readings& r, const DecoderFinalReadings& dr, const DecoderTextures& t, const DecoderTables& tab, Store store) const {
+    std::array<E61Pixel, kE61Threads> soft;
+    if (tab.pixels)
+      tab.pixels(r, in.data(), n, tab.exp, soft.data());
+    else
+      for (int i = 0; i < n; ++i) soft[static_cast<std::size_t>(i)] = decoder_stencil_pixel(r, in[static_cast<std::size_t>(i)], tab.exp);
+    for (int i = 0; i < n; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      store(at[k], decoder_pixel_tail(dr, in[k].l, soft[k], t, at[k].x, at[k].y, tab));
+    }
+  }
+};
 
 }  // namespace
 
@@ -118,33 +150,30 @@ DecoderPixel decoder_final_pixel(const Readings& r, const DecoderFinalReadings& 
   Taps tv;
   for (int k = 0; k < 9; ++k)
     tv[k] = sample_f32(*t.tex88, texel_coordinate(t.sx, taps[k][0]), texel_coordinate(t.sy, taps[k][1]), dr.sampler);
-  return decoder_pixel_of_taps(r, dr, l, tv, t, X, Y, tab);
+  const E61Inputs in = stencil_inputs(l, tv);
+  return decoder_pixel_tail(dr, l, decoder_stencil_pixel(r, in, tab.exp), t, X, Y, tab);
 }
 
 namespace {
 
-DecoderPixel decoder_pixel_of_taps(const Readings& r, const DecoderFinalReadings& dr, const std::array<f16_t, 10>& l, const Taps& tv,
-                                   const DecoderTextures& t, int X, int Y, const DecoderTables& tab) {
+// (c) E3': 3 max.f16x2 + 2 max.f16 reduce exactly 9 halves: the max of l0..l8 (exact, order-free).
+// (d) E4': d_i = sub.f16(l_i, max) (5 sub.f16x2, the 5th one's high half d9 is used only by the
+// centred gate), e_i = ex2.approx.ftz(mul.ftz(f32(d_i), log2 e)), the f32 sum with add.ftz, rinv =
+// div.approx.ftz(1, sum) (s24304), w_i by mul.f16x2 (s24307..s24311): enc5's E61 softmax over
+// n = 9 logits, with its readings filter-exp-rounding, filter-sum-order, filter-weight-product (F.20).
+// E6': 27 scalar fma.rn.f16 per pixel, one chain per channel in tap order from an f16 zero
+// (the 3 cvt.rn.f16.s32, s24312..s24314): acc = fma(tap_k.ch, w_k, acc) (D2 s15687's operand
+// order: tap, weight, acc). The taps' alpha channel is not used. These are decoder_stencil_pixel
+// (model/e61_pixel_impl.hpp decoder_softmax_stencil, the definition the engine's vector form runs).
+DecoderPixel decoder_pixel_tail(const DecoderFinalReadings& dr, const std::array<f16_t, 10>& l, const E61Pixel& soft,
+                                const DecoderTextures& t, int X, int Y, const DecoderTables& tab) {
   DecoderPixel px;
-  // (c) E3': 3 max.f16x2 + 2 max.f16 reduce exactly 9 halves: the max of l0..l8 (exact, order-free).
-  // (d) E4': d_i = sub.f16(l_i, max) (5 sub.f16x2, the 5th one's high half d9 is used only by the
-  // centred gate), e_i = ex2.approx.ftz(mul.ftz(f32(d_i), log2 e)), the f32 sum with add.ftz, rinv =
-  // div.approx.ftz(1, sum) (s24304), w_i by mul.f16x2 (s24307..s24311): enc5's E61 softmax over
-  // n = 9 logits, with its readings filter-exp-rounding, filter-sum-order, filter-weight-product (F.20).
-  f16_t mx = l[0];
-  for (int i = 1; i < 9; ++i) mx = f16_max(mx, l[i]);
-  const E61Pixel soft = e61_softmax_weights(r, l, 9, tab.exp);
   for (int i = 0; i < 9; ++i) px.w[i] = soft.w[i];
   px.sum = soft.sum;
   px.rinv = soft.rinv;
-  // E6': 27 scalar fma.rn.f16 per pixel, one chain per channel in tap order from an f16 zero
-  // (the 3 cvt.rn.f16.s32, s24312..s24314): acc = fma(tap_k.ch, w_k, acc) (D2 s15687's operand
-  // order: tap, weight, acc). The taps' alpha channel is not used.
-  for (int ch = 0; ch < 3; ++ch) {
-    f16_t acc = 0;
-    for (int k = 0; k < 9; ++k) acc = f16_fma(tv[k][ch], px.w[k], acc);
-    px.acc[ch] = acc;
-  }
+  for (int ch = 0; ch < 3; ++ch) px.acc[ch] = soft.out[ch];
+  f16_t mx = l[0];
+  for (int i = 1; i < 9; ++i) mx = f16_max(mx, l[i]);
   // (g) E7': sigma of l9 (raw) or of d9 = sub.f16(l9, max) (centred): F.17 is open. e62_sigmoid is
   // the sigmoid of the merge layers' final epilogue (the same mul.ftz by -log2 e, ex2, add.ftz 1,
   // div.approx, cvt.rn.f16.f32; s24415, s24418). om = sub.f16(1.0h, sigma) (s24421); per channel
@@ -175,6 +204,7 @@ void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, cons
   if (!t.tex88 || !t.tex96 || !t.tex104) throw std::invalid_argument("decoder_final: tex88, tex96 and tex104 must be set");
   const std::vector<std::uint32_t> smem = e61_records(ctx, d);
   BlockTaps taps(t, dr.sampler, ctx.x0, ctx.y0);
+  BlockPixels pixels;
   // (b) E2': thread T = 32z + tid.x < 64 finishes pixel (x0 + (T&7), y0 + (T>>3)); outside
   // [0, ex) x [0, ey) it skips to the end. (c) E3': its 10 logits are record T's words 0..4
   // (word i = (l_2i lo, l_2i+1 hi)). (i) E9': sust.b.2d.v4.b16.zero [+112, {8X, Y}].
@@ -186,11 +216,12 @@ void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, cons
       l[2 * i] = f16x2_lo(smem[e61_record_word(T, i, 0)]);
       l[2 * i + 1] = f16x2_hi(smem[e61_record_word(T, i, 0)]);
     }
-    const DecoderPixel px =
-        decoder_pixel_of_taps(*ctx.readings, dr, l, taps.of_pixel(*ctx.readings, p.x, p.y, ctx.ex, ctx.ey), t, p.x, p.y, tab);
+    pixels.add(l, taps.of_pixel(*ctx.readings, p.x, p.y, ctx.ex, ctx.ey), p);
+  }
+  pixels.finish(*ctx.readings, dr, t, tab, [&](PixelXY p, const DecoderPixel& px) {
     s112.store_b16x4(8 * p.x, p.y, px.out);  // x is a byte offset: 8 bytes per RGBA16F texel
     if (ctx.stats) ++ctx.stats->pixels_written;
-  }
+  });
 }
 
 Dec0ColumnMap dec0_output_columns(Dec0Columns c) {
@@ -228,6 +259,7 @@ void dec0_output(const BlockContext& ctx, const DecoderFinalReadings& dr, const 
   const std::size_t ex = static_cast<std::size_t>(ctx.ex);
   if (t.tex88 && (!t.tex96 || !t.tex104)) throw std::invalid_argument("dec0_output: tex96 and tex104 must be set with tex88");
   BlockTaps taps(t, dr.sampler, ctx.x0, ctx.y0);
+  BlockPixels pixels;
   // (a) the gather: row T of D19 (DOC-d0 E19(a); dec0.md §4.2: srcLane 4 (laneid&7) + ((laneid>>3) + d)&3
   // brings pixel T's n-tiles to thread T). Two passes, T = laneid + 32 pass (pass 2 = pass 1 + 345
   // statements), i.e. T = 0..63 in order.
@@ -252,12 +284,11 @@ void dec0_output(const BlockContext& ctx, const DecoderFinalReadings& dr, const 
     if (t.tex88 && s112) {
       std::array<f16_t, 10> l{};
       for (int i = 0; i < 10; ++i) l[static_cast<std::size_t>(i)] = d19.at(T, i);
-      const DecoderPixel px =
-          decoder_pixel_of_taps(*ctx.readings, dr, l, taps.of_pixel(*ctx.readings, p.x, p.y, ctx.ex, ctx.ey), t, p.x, p.y, tab);
-      s112->store_b16x4(8 * p.x, p.y, px.out);
+      pixels.add(l, taps.of_pixel(*ctx.readings, p.x, p.y, ctx.ex, ctx.ey), p);
     }
     if (ctx.stats) ++ctx.stats->pixels_written;
   }
+  pixels.finish(*ctx.readings, dr, t, tab, [&](PixelXY p, const DecoderPixel& px) { s112->store_b16x4(8 * p.x, p.y, px.out); });
 }
 
 }  // namespace rrswin::golden

@@ -49,6 +49,8 @@ struct DecoderTables {
   const float* exp = nullptr;      // e61_exp (the softmax's exponentials)
   const f16_t* sigmoid = nullptr;  // e62_sigmoid (the gate)
   const float* tanh = nullptr;     // dec0_tanh(f16_to_f32(h)) (dec0's +144)
+  // decoder_stencil_pixel of many pixels (the engine's vector form); null: golden's per pixel.
+  E61PixelsFn pixels = nullptr;
 };
 
 // tex.base.2d.v4.f16.f32 at unnormalised texel coordinates (u, v) through the texture's address

@@ -23,6 +23,16 @@ namespace {
 constexpr int kTile = 10;        // E1's tile: the 8x8 window and its one-pixel ring (DOC-d4 §4/E1)
 constexpr int kExpandRows = 48;  // phase 1's three m-tiles (HIP-d4: 15 A fragments = 3 x 5 k-slices)
 constexpr int kExpandSide = 6;   // the low-resolution neighbourhood that covers the tile
+
+// e4m3_to_f16 of every code, once (the readback decodes C codes a token row).
+const std::array<f16_t, 256>& decoded_codes() {
+  static const std::array<f16_t, 256> t = [] {
+    std::array<f16_t, 256> d{};
+    for (unsigned c = 0; c < 256; ++c) d[c] = e4m3_to_f16(static_cast<e4m3_t>(c));
+    return d;
+  }();
+  return t;
+}
 }  // namespace
 
 std::array<int, 2> expand_token(int x0, int y0, int row) {
@@ -163,12 +173,13 @@ PrologueOut decoder_front(const BlockContext& ctx, const DecoderFrontReadings& f
                                       "rows-around reaches two rows out; the decoders stage the one-pixel ring)"));
     const e4m3_t* src = &tile[static_cast<std::size_t>((kTile * cr + cc) * C)];
     // DOC-d3 §4/E1 s7305-s7308: add.f16 (tile value, skip value), one per channel.
+    const std::array<f16_t, 256>& dec = decoded_codes();
     if (ctx.add_f16) {
       std::array<f16_t, kChannels> t;
-      for (int c = 0; c < C; ++c) t[static_cast<std::size_t>(c)] = e4m3_to_f16(src[c]);
+      for (int c = 0; c < C; ++c) t[static_cast<std::size_t>(c)] = dec[src[c]];
       (*ctx.add_f16)(t.data(), &xs.at(row, 0), &x.at(row, 0), C);
     } else {
-      for (int c = 0; c < C; ++c) x.at(row, c) = f16_add(e4m3_to_f16(src[c]), xs.at(row, c));
+      for (int c = 0; c < C; ++c) x.at(row, c) = f16_add(dec[src[c]], xs.at(row, c));
     }
   }
   // The input norm (DOC-d4 §4/E1 "inverse-std block": f16 squares and sums, + 2^-13 (%fd1 s10075),

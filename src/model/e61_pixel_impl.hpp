@@ -95,4 +95,21 @@ E61Values<Ops> e61_softmax_stencil(const Readings& rd, const Ops& op, const type
   return px;
 }
 
+// The decoders' final epilogue (dec4 E62 .. dec1 E26, dec0 E19(f); model/decoder_final.cpp steps
+// (d) and E6'): the softmax over the first 9 logits (the maximum over those 9), then per channel
+// one chain of 9 scalar fma.rn.f16 in tap order from an f16 zero: acc = fma(tap_k.ch, w_k, acc).
+template <class Ops>
+E61Values<Ops> decoder_softmax_stencil(const Readings& rd, const Ops& op, const typename Ops::H (&l)[10],
+                                       const typename Ops::H (&tv)[9][3]) {
+  using H = typename Ops::H;
+  E61Values<Ops> px{};
+  e61_softmax(rd, op, l, 9, px);
+  for (int ch = 0; ch < 3; ++ch) {
+    H acc{};
+    for (int k = 0; k < 9; ++k) acc = op.fma(tv[k][ch], px.w[k], acc);
+    px.out[ch] = acc;
+  }
+  return px;
+}
+
 }  // namespace rrswin::golden

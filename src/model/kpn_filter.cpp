@@ -94,15 +94,17 @@ E61Pixel e61_pixel(const Readings& rd, const E61Inputs& in, const float* exp_tab
   return px;
 }
 
-E61Pixel e61_softmax_weights(const Readings& rd, const std::array<f16_t, 10>& logits, int n, const float* exp_table) {
-  f16_t l[10];
-  for (int i = 0; i < 10; ++i) l[i] = logits[i];
-  E61Values<NumericsE61Ops> v{};
-  e61_softmax(rd, NumericsE61Ops{exp_table}, l, n, v);  // e61_pixel_impl.hpp
+E61Pixel decoder_stencil_pixel(const Readings& rd, const E61Inputs& in, const float* exp_table) {
+  f16_t l[10], tv[9][3];
+  for (int i = 0; i < 10; ++i) l[i] = in.l[i];
+  for (int i = 0; i < 9; ++i)
+    for (int ch = 0; ch < 3; ++ch) tv[i][ch] = in.tv[i][ch];
+  const E61Values<NumericsE61Ops> v = decoder_softmax_stencil(rd, NumericsE61Ops{exp_table}, l, tv);  // e61_pixel_impl.hpp
   E61Pixel px;
   for (int i = 0; i < 10; ++i) px.w[i] = v.w[i];
   px.sum = v.sum;
   px.rinv = v.rinv;
+  px.out = {v.out[0], v.out[1], v.out[2], 0};
   return px;
 }
 

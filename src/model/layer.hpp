@@ -19,11 +19,13 @@
 #include "model/layer_program.hpp"
 #include "model/layer_spec.hpp"
 #include "model/phase_program.hpp"
+#include "model/q8_stats.hpp"
 #include "model/readings.hpp"
 #include "model/text.hpp"
 #include "model/texture_surface.hpp"
 #include "model/trace.hpp"
 #include "model/weight_image.hpp"
+#include "numerics/e4m3.hpp"
 #include "numerics/profile.hpp"
 #include "numerics/types.hpp"
 
@@ -143,8 +145,16 @@ using rrswin::cat;
 // numerics core sees them, since the `ada` accumulation adds the ISA's two k halves in order.
 f16_t mma_step(const Profile& p, const e4m3_t a_logical[32], const e4m3_t b_logical[32], f16_t c);
 // q8 as the kernel's cvt.rn.satfinite.e4m3x2.f16x2 does it, counting saturation and subnormals
-// (model/q8_stats.hpp says which inputs count).
-e4m3_t quantise(const BlockContext& ctx, f16_t h);
+// (model/q8_stats.hpp says which inputs count). `static inline`: called per element by the parts
+// (and the engine's translation units include this header with their own target flags:
+// engine/kernel_args.hpp, no inline code shared across ISAs).
+static inline e4m3_t quantise(const BlockContext& ctx, f16_t h) {
+  if (ctx.stats) {
+    ctx.stats->f16_subnormal += q8_counts_subnormal(h);
+    ctx.stats->e4m3_saturated += q8_counts_saturated(h);
+  }
+  return ctx.q8_table ? ctx.q8_table[h] : f16_to_e4m3(h, *ctx.profile);
+}
 // A weight-image B operand of one k-step: column n's 32 logical-k bytes, gathered by waddr.
 struct BTile {
   int cols = 0;
@@ -299,9 +309,6 @@ struct E61Pixel {
 float e61_exp(f16_t d);
 E61Pixel e61_pixel(const Readings& r, const std::array<f16_t, 10>& logits, const Texture& tex, int X, int Y, int ex, int ey,
                    const float* exp_table = nullptr);
-// Steps 4..5 alone over the first n logits (n = 10 or 9, whatever filter-logits says): w (the first n
-// set), sum, rinv of E61Pixel (out stays 0). The decoders' final epilogue takes n = 9.
-E61Pixel e61_softmax_weights(const Readings& r, const std::array<f16_t, 10>& logits, int n, const float* exp_table = nullptr);
 // What E61's steps 4..6 read for one pixel: its 10 logits and the channels r, g, b of its 9 taps
 // (tap i the texel weight i multiplies: e61_taps, Texture::fetch).
 struct E61Inputs {
@@ -313,6 +320,10 @@ E61Pixel e61_pixel(const Readings& r, const E61Inputs& in, const float* exp_tabl
 // Steps 4..6 of n pixels at once (out[i] = e61_pixel(r, in[i], exp_table)): the engine passes
 // its vector form of the one definition (model/e61_pixel_impl.hpp).
 using E61PixelsFn = void (*)(const Readings& r, const E61Inputs* in, int n, const float* exp_table, E61Pixel* out);
+// The decoders' final epilogue's steps (d) and E6' of one pixel (e61_pixel_impl.hpp
+// decoder_softmax_stencil): w_0..w_8, sum, rinv, and out[0..2] the three filtered channels before
+// the blend; the engine passes its vector form of the same definition as an E61PixelsFn.
+E61Pixel decoder_stencil_pixel(const Readings& r, const E61Inputs& in, const float* exp_table = nullptr);
 // The 9 tap coordinates, tap i in the order weight i multiplies it (facts C14.5/.6).
 std::array<std::array<int, 2>, 9> e61_taps(const Readings& r, int X, int Y, int ex, int ey);
 // E61(a)'s shared records of a logits phase's D (64 x 16): kE61Threads records of kE61RecordWords

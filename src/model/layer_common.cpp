@@ -64,14 +64,6 @@ void phase_step(const BlockContext& ctx, const E4Mat& a, int a_col0, const BTile
   }
 }
 
-e4m3_t quantise(const BlockContext& ctx, f16_t h) {
-  if (ctx.stats) {
-    ctx.stats->f16_subnormal += q8_counts_subnormal(h);
-    ctx.stats->e4m3_saturated += q8_counts_saturated(h);
-  }
-  return ctx.q8_table ? ctx.q8_table[h] : f16_to_e4m3(h, *ctx.profile);
-}
-
 BTile load_b_waddr(const WeightImage& w, std::uint32_t base, int cols) {
   BTile t;
   t.cols = cols;
