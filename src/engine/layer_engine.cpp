@@ -256,9 +256,13 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
   const NormRows norm = [&kern](const golden::NormSpec& spec, const f16_t* x, f16_t* out, int rows) {
     kern.rms_rows({x, out, rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data(), static_cast<int>(spec.gain.size())});
   };
+  const e4m3_t* const q8_table = profile.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data();
   run_layer_frame_with(
       f, profile, r, lr, stats, trace, trace_out,
-      [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
+      [&](const golden::BlockContext& block_ctx, const golden::LayerBlockIo& io) {
+        // The golden parts below quantise through the profile's q8 table.
+        golden::BlockContext ctx = block_ctx;
+        ctx.q8_table = q8_table;
         golden::E4Mat a_last;
         if (s.front.kind == FrontKind::embedding) {
           const GemmStep step = engine_steps(ctx, how);
@@ -277,7 +281,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
         const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a_last, mw.final_b, mw.final_steps, mw.final_bias);
         // E62 is golden::e62 itself, with its exponentials and sigmoids tabulated (functions of one f16).
         if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128)
-          golden::e62(ctx, lr, d, *io.texture, io.surfaces, tab.e61_exp.data(), tab.e62_sigmoid.data());
+          golden::e62(ctx, lr, d, *io.texture, io.surfaces, tab.e61_exp.data(), tab.e62_sigmoid.data(), kern.e61_pixels);
       },
       block_loop(how.threads));
 }

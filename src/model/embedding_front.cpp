@@ -21,8 +21,8 @@
 namespace rrswin::golden {
 
 e4m3_t quantise_relu(const BlockContext& ctx, f16_t h) {
-  if (f16_is_nan(h)) return quantise(ctx, kF16CanonicalNaN);
-  if (h & 0x8000u) return 0x00;  // -0 and every negative value
+  if ((h & 0x7FFFu) > 0x7C00u) return quantise(ctx, kF16CanonicalNaN);  // a NaN
+  if (h & 0x8000u) return 0x00;                                         // -0 and every negative value
   return quantise(ctx, h);
 }
 

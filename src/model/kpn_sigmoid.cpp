@@ -25,14 +25,19 @@ f16_t e62_sigmoid(f16_t v) {
   return f32_to_f16(div_approx_ftz_f32(std::bit_cast<float>(kOneF32Bits), den));  // model-dependent (approx-model)
 }
 
-E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<f16_t, 12>& l, const Texture& tex, int X, int Y, int ex,
-                   int ey, const float* exp_table, const f16_t* sigmoid_table) {
-  auto sigmoid = [sigmoid_table](f16_t v) { return sigmoid_table ? sigmoid_table[v] : e62_sigmoid(v); };
-  E62Pixel px;
+namespace {
+
+std::array<f16_t, 10> core_logits(const std::array<f16_t, 12>& l) {
   std::array<f16_t, 10> soft{};
   for (int i = 0; i < 10; ++i) soft[i] = l[i];
-  // (b)/(c): enc5's core; acc = the three filtered channels.
-  px.core = e61_pixel(r, soft, tex, X, Y, ex, ey, exp_table);
+  return soft;
+}
+
+// Steps (d), (e) of a pixel whose enc5 core (b)/(c) `core` holds.
+E62Pixel e62_pixel_of_core(const LayerReadings& lr, const std::array<f16_t, 12>& l, const E61Pixel& core, const f16_t* sigmoid_table) {
+  auto sigmoid = [sigmoid_table](f16_t v) { return sigmoid_table ? sigmoid_table[v] : e62_sigmoid(v); };
+  E62Pixel px;
+  px.core = core;
   const f16_t s10 = sigmoid(l[10]), s11 = sigmoid(l[11]);
   // The second sigmoid: the other of logits 10, 11 (logit9: logit 10, the next one).
   px.second_sigmoid = lr.e62_gate == E62Gate::logit11 ? s10 : lr.e62_gate == E62Gate::logit9 ? s10 : s11;
@@ -53,8 +58,16 @@ E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<
   return px;
 }
 
+}  // namespace
+
+E62Pixel e62_pixel(const Readings& r, const LayerReadings& lr, const std::array<f16_t, 12>& l, const Texture& tex, int X, int Y, int ex,
+                   int ey, const float* exp_table, const f16_t* sigmoid_table) {
+  // (b)/(c): enc5's core; acc = the three filtered channels.
+  return e62_pixel_of_core(lr, l, e61_pixel(r, core_logits(l), tex, X, Y, ex, ey, exp_table), sigmoid_table);
+}
+
 void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, const Texture& tex, const E62Surfaces& out,
-         const float* exp_table, const f16_t* sigmoid_table) {
+         const float* exp_table, const f16_t* sigmoid_table, E61PixelsFn pixels) {
   // (a) DOC4 E62(a): 4*(6*index + t) with the > 5 guard on the second word: enc5's records. enc1's
   // E32 (one warp, two passes T = lane, lane + 32: DOC-e1 §3/E32(a)/(b)) has no shared memory: it
   // gathers row T of the final phase's D from the lanes that hold it (selp + shfl.sync.idx), so the
@@ -77,17 +90,34 @@ void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, cons
                 StageKind::final_pair);
   std::array<std::array<f16_t, 3>, kE61Threads> q{};
   std::array<bool, kE61Threads> active{};
+  // The active threads' logits and their enc5 cores ((b)/(c)), all at once: `pixels` is the engine's
+  // vector form of e61_pixel (golden's per pixel when null).
+  std::array<std::array<f16_t, 12>, kE61Threads> logits{};
+  std::array<E61Inputs, kE61Threads> in;
+  std::array<int, kE61Threads> thread_of{};
+  int n = 0;
   for (int T = 0; T < kE61Threads; ++T) {
     const PixelXY p = e61_pixel_of_thread(ctx.x0, ctx.y0, T);
     // DOC0 E22(b), DOC1 E32(b): setp.ge.u32 x >= ex, y >= ey (unsigned: negative too) -> skip (b)..(f).
     if (p.x < 0 || p.y < 0 || p.x >= ctx.ex || p.y >= ctx.ey) continue;
     active[T] = true;
-    std::array<f16_t, 12> l{};
+    std::array<f16_t, 12>& l = logits[T];
     for (int i = 0; i < 6; ++i) {
       l[2 * i] = one_warp ? d.at(T, 2 * i) : f16x2_lo(smem[e61_record_word(T, i, 0)]);
       l[2 * i + 1] = one_warp ? d.at(T, 2 * i + 1) : f16x2_hi(smem[e61_record_word(T, i, 0)]);
     }
-    const E62Pixel px = e62_pixel(*ctx.readings, lr, l, tex, p.x, p.y, ctx.ex, ctx.ey, exp_table, sigmoid_table);
+    in[static_cast<std::size_t>(n)] = e61_inputs(*ctx.readings, core_logits(l), tex, p.x, p.y, ctx.ex, ctx.ey);
+    thread_of[static_cast<std::size_t>(n++)] = T;
+  }
+  std::array<E61Pixel, kE61Threads> core;
+  if (pixels)
+    pixels(*ctx.readings, in.data(), n, exp_table, core.data());
+  else
+    for (int i = 0; i < n; ++i) core[static_cast<std::size_t>(i)] = e61_pixel(*ctx.readings, in[static_cast<std::size_t>(i)], exp_table);
+  for (int i = 0; i < n; ++i) {
+    const int T = thread_of[static_cast<std::size_t>(i)];
+    const PixelXY p = e61_pixel_of_thread(ctx.x0, ctx.y0, T);
+    const E62Pixel px = e62_pixel_of_core(lr, logits[T], core[static_cast<std::size_t>(i)], sigmoid_table);
     q[T] = px.quarter;
     out.s112->store_b16x4(8 * p.x, p.y, px.s112);
     out.s120->store_b16x4(8 * p.x, p.y, px.s120);

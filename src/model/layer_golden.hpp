@@ -147,8 +147,10 @@ struct E62Surfaces {
   Surface* s128 = nullptr;     // (ex>>1) x (ey>>1)
   SurfaceF32* s144 = nullptr;  // dec0's +144 (E19's tanh values), ex x ey
 };
+// `pixels`, when given, computes the enc5 cores ((b)/(c): e61_pixel of each active pixel) of the
+// block at once (the engine's vector form, KernelSet::e61_pixels).
 void e62(const BlockContext& ctx, const LayerReadings& lr, const F16Mat& d, const Texture& tex, const E62Surfaces& out,
-         const float* exp_table = nullptr, const f16_t* sigmoid_table = nullptr);
+         const float* exp_table = nullptr, const f16_t* sigmoid_table = nullptr, E61PixelsFn pixels = nullptr);
 
 // One block of any runnable layer (the one golden block runner, issue 32): the outputs by parameter
 // offset; a layer writes those its row has (the merged output only with a merge, +120/+128 only
