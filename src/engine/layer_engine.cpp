@@ -39,16 +39,17 @@ void prepare_final_phase(const WeightImage& w, const LayerSpec& s, BOperand& b, 
   for (int n = 0; n < s.logits; ++n) bias.push_back(w.f16_at(layout::record_bias_offset(pf.bias_begin, n)));
 }
 
-// A decoder's patch expand (phase 1): warp z's B (K x n_per_warp, the slab z of the weight map,
-// its k-slices banded as golden::expand_phase gathers them) and its C seeds (REC-d4 _c_regs).
-struct ExpandWeights {
+// A front's GEMM phases (BlockContext::front_gemm), by index: their B operands and C seeds.
+struct FrontWeights {
   std::vector<BOperand> b;
   std::vector<std::vector<f16_t>> seeds;
   int steps = 0;
 };
 
-ExpandWeights prepare_expand(const WeightImage& w, const LayerSpec& s) {
-  ExpandWeights e;
+// A decoder's patch expand (phase 1): warp z's B (K x n_per_warp, the slab z of the weight map,
+// its k-slices banded as golden::expand_phase gathers them) and its C seeds (REC-d4 _c_regs).
+FrontWeights prepare_expand(const WeightImage& w, const LayerSpec& s) {
+  FrontWeights e;
   const Phase& ph = layer_program(s.id).phase(1);
   const int n = s.front.n_per_warp, k = s.front.k;
   e.steps = k / 32;
@@ -64,6 +65,23 @@ ExpandWeights prepare_expand(const WeightImage& w, const LayerSpec& s) {
     e.b.emplace_back().assign_nk(nk.data(), n, k, k);
     std::vector<f16_t>& sd = e.seeds.emplace_back();
     for (int c = 0; c < n; ++c) sd.push_back(w.f16_at(layout::record_bias_offset(seeds, c)));
+  }
+  return e;
+}
+
+// enc0's embedding phases 1 and 2: each B (32 x 32, the waddr tile at the phase's weights) and its
+// bias records, as golden::embedding_front's embedding_phase reads them.
+FrontWeights prepare_embedding(const WeightImage& w, const LayerSpec& s) {
+  FrontWeights e;
+  e.steps = 1;
+  e.b.resize(3);
+  e.seeds.resize(3);
+  for (int number = 1; number <= 2; ++number) {
+    const Phase& ph = layer_program(s.id).phase(number);
+    const golden::BTile t = golden::load_b_waddr(w, ph.weight_begin, 32);
+    e.b[static_cast<std::size_t>(number)].assign_nk(t.v.data(), 32, 32, 32);
+    for (int n = 0; n < 32; ++n)
+      e.seeds[static_cast<std::size_t>(number)].push_back(w.f16_at(layout::record_bias_offset(ph.bias_begin, n)));
   }
   return e;
 }
@@ -200,7 +218,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
       std::vector<f16_t> final_bias;
       int final_steps = 0;
       if (!dec0) prepare_final_phase(*f.weights, s, final_b, final_bias, final_steps);
-      const ExpandWeights ew = prepare_expand(*f.weights, s);
+      const FrontWeights ew = prepare_expand(*f.weights, s);
       const EpilogueTables& tab = epilogue_tables();
       const e4m3_t* const q8_table = profile.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data();
       // E1's input norm by the engine's RMS norm kernel (KernelSet::rms_rows: golden::rms_norm_rows'
@@ -225,7 +243,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
               return gemm_seeded(*ctx.profile, how.simd, a, ew.b[static_cast<std::size_t>(z)], ew.steps,
                                  ew.seeds[static_cast<std::size_t>(z)]);
             };
-            front.expand_gemm = &expand;
+            front.front_gemm = &expand;
             front.add_f16 = &add;
             front.q8_table = q8_table;
             const golden::PrologueOut staged = golden::decoder_front(front, lr.decoder_front, io.input_arena, io.skip_arena);
@@ -257,6 +275,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
     kern.rms_rows({x, out, rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data(), static_cast<int>(spec.gain.size())});
   };
   const e4m3_t* const q8_table = profile.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data();
+  const FrontWeights embedding = s.front.kind == FrontKind::embedding ? prepare_embedding(*f.weights, s) : FrontWeights{};
   run_layer_frame_with(
       f, profile, r, lr, stats, trace, trace_out,
       [&](const golden::BlockContext& block_ctx, const golden::LayerBlockIo& io) {
@@ -269,6 +288,11 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
           golden::BlockContext front = ctx;
           front.gemm_step = &step;
           front.norm_rows = &norm;
+          const std::function<golden::F16Mat(const golden::E4Mat&, int)> phase = [&](const golden::E4Mat& a, int number) {
+            const auto i = static_cast<std::size_t>(number);
+            return gemm_seeded(*ctx.profile, how.simd, a, embedding.b[i], embedding.steps, embedding.seeds[i]);
+          };
+          front.front_gemm = &phase;
           const golden::PrologueOut staged = golden::embedding_front(front, io.input_arena);
           a_last = run_block_through_e60(*prepared, how.simd, ctx, {{}, io.output_arena, nullptr, nullptr}, 1, &staged);
         } else {

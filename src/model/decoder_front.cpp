@@ -144,7 +144,7 @@ PrologueOut decoder_front(const BlockContext& ctx, const DecoderFrontReadings& f
   for (int sp = 0; sp < 4; ++sp)
     for (int r = 0; r < kExpandRows; ++r) cells[sp][r] = expand_cell(fr, ctx.x0, ctx.y0, sp, r);
   for (int z = 0; z < s.front.warps; ++z) {
-    const F16Mat d = ctx.expand_gemm ? (*ctx.expand_gemm)(a, z) : expand_phase(ctx, a, z);
+    const F16Mat d = ctx.front_gemm ? (*ctx.front_gemm)(a, z) : expand_phase(ctx, a, z);
     if (st)
       for (int m = 0; m < 3; ++m) record_tile(*st, z, d, 16 * m, 2 * nt * m, nt);
     for (int n = 0; n < s.front.n_per_warp; ++n) {

@@ -32,11 +32,16 @@ namespace {
 // in the waddr tile at the phase's weights, C = the bias record of each column pair (the same for
 // every row: DESC-e0 WEIGHTS, P1 bias at 5120, P2 at 6208).
 F16Mat embedding_phase(const BlockContext& ctx, const E4Mat& a, int number) {
-  const Phase& ph = ctx.phase(number);
-  F16Mat d(kTokens, 32);
-  for (int r = 0; r < kTokens; ++r)
-    for (int n = 0; n < 32; ++n) d.at(r, n) = ctx.weights->f16_at(layout::record_bias_offset(ph.bias_begin, n));
-  phase_step(ctx, a, 0, load_b_waddr(*ctx.weights, ph.weight_begin, 32), d);
+  F16Mat d;
+  if (ctx.front_gemm) {
+    d = (*ctx.front_gemm)(a, number);
+  } else {
+    const Phase& ph = ctx.phase(number);
+    d = F16Mat(kTokens, 32);
+    for (int r = 0; r < kTokens; ++r)
+      for (int n = 0; n < 32; ++n) d.at(r, n) = ctx.weights->f16_at(layout::record_bias_offset(ph.bias_begin, n));
+    phase_step(ctx, a, 0, load_b_waddr(*ctx.weights, ph.weight_begin, 32), d);
+  }
   if (StageRef st =
           ctx.stage(cat("p", number, "d"),
                     cat("D of phase ", number, " (the input embedding): reg 8mi+2nt+rh = f16x2 (row 16mi+g+8rh, cols 8nt+2t, +1)"),
@@ -54,7 +59,9 @@ PrologueOut embedding_front(const BlockContext& ctx, std::span<const std::uint8_
   prologue_gather(ctx, input_tensor, xin);
   E4Mat a(kTokens, 32);
   for (std::size_t i = 0; i < a.v.size(); ++i)
-    a.v[i] = f16_is_nan(xin.v[i]) ? static_cast<e4m3_t>(xin.v[i] & 0x8000u ? 0xFF : 0x7F) : f16_to_e4m3(xin.v[i], *ctx.profile);
+    a.v[i] = f16_is_nan(xin.v[i]) ? static_cast<e4m3_t>(xin.v[i] & 0x8000u ? 0xFF : 0x7F)
+             : ctx.q8_table       ? ctx.q8_table[xin.v[i]]
+                                  : f16_to_e4m3(xin.v[i], *ctx.profile);
   const F16Mat d1 = embedding_phase(ctx, a, 1);
   // P2's A: cvt.rn.satfinite.relu.e4m3x2.f16x2 of D1 (HIP-e0's phase-2 comment).
   E4Mat r(kTokens, 32);

@@ -107,10 +107,11 @@ struct BlockContext {
   // fast engine's RMS norm kernels for the front the engine runs on the golden parts: the decoders'
   // E1 norm, engine/layer_engine.cpp). Arguments as rms_norm_rows'.
   const std::function<void(const NormSpec& spec, const f16_t* x, f16_t* out, int rows)>* norm_rows = nullptr;
-  // When set, computes a decoder's expand_phase(ctx, a, z) (phase 1's D of warp z: its seeds and
-  // chained k-slices) with the same values (the fast engine's GEMM on B operands gathered once per
-  // frame, engine/layer_engine.cpp). Arguments as expand_phase's.
-  const std::function<F16Mat(const E4Mat& a, int z)>* expand_gemm = nullptr;
+  // When set, computes a front's GEMM phase with the same values (the fast engine's GEMM on B
+  // operands gathered once per frame, engine/layer_engine.cpp): (a, i) is a decoder's
+  // expand_phase(ctx, a, i) (phase 1's D of warp i: its seeds and chained k-slices), or enc0's
+  // embedding phase i = 1, 2 (its bias records and one k-step).
+  const std::function<F16Mat(const E4Mat& a, int i)>* front_gemm = nullptr;
   // When set, f16_to_e4m3(h, *profile) at index h: quantise reads it (the fast engine's q8 table of
   // the profile's NaN rule, engine/tables.cpp).
   const e4m3_t* q8_table = nullptr;
