@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Runs the enc5 layer on the demo frame and shows its RGBA16F surface.
 
-The demo frame is what `rrswin run` runs without files: the default weight image (synthetic, seed 1)
-and a synthetic input arena and texture at the real geometry ex = 40, ey = 23 (grid 5 x 3).
+The demo frame is what `rrswin run --layer enc5` runs without files: the default weight image
+(synthetic, seed 1) and a synthetic input arena and texture at the real geometry ex = 40, ey = 23
+(grid 5 x 3).
 
     python3 examples/demo_frame.py                 # a window, or demo_frame.png without a display
     python3 examples/demo_frame.py --out run.png   # always a file
@@ -46,7 +47,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-plot", action="store_true", help="print the summary only (no matplotlib needed)")
     args = ap.parse_args(argv)
 
-    # The same assets `rrswin run --seed N [--stress]` uses.
+    # The same assets `rrswin run --layer enc5 --seed N [--stress]` uses.
     frame = rrswin.synthetic_frame(rrswin.DEMO_EX, rrswin.DEMO_EY, args.seed, args.stress)
     weights = rrswin.default_weights() if (args.seed, args.stress) == (1, False) else \
         rrswin.synthetic_weights(args.seed, args.stress)

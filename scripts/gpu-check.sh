@@ -3,7 +3,7 @@
 #   1. builds rrswin, the kernel's PTX and cubins and the launcher rrswin-gpu (build/gpu);
 #   2. checks the device's own FP8 mma against the numerics core (random 32-term m16n8k32 tiles);
 #   3. runs the demo, stress, odd-extent and block-offset frames on the GPU and compares them
-#      byte for byte with the golden model (rrswin run --engine golden) under the profile that
+#      byte for byte with the golden model (rrswin run --layer enc5 --engine golden) under the profile that
 #      models the device (sm_89 -> ada, sm_90/sm_100 -> hopper, sm_120 -> blackwell, a model);
 #   4. times the kernel (ms per frame) for the real, 1080p and 4K geometries against the CPU
 #      engine in the same run;
@@ -75,7 +75,7 @@ echo "$mma_line" | sed 's/^/  /' >>"$summary"
 
 echo "== frames: GPU vs golden model"
 fails=0
-# name | rrswin run options (inputs) | ex ey | block offset
+# name | rrswin run --layer enc5 options (inputs) | ex ey | block offset
 frames=(
   "demo||40 23|0,0"
   "stress|--stress|40 23|0,0"
@@ -91,7 +91,7 @@ for f in "${frames[@]}"; do
   gold="$WORK/$name/golden"
   gpu="$WORK/$name/gpu"
   # shellcheck disable=SC2086
-  "$E" run -o "$gold" --save-inputs --engine golden --profile "$compare_profile" $opts >"$WORK/$name.golden.log" 2>&1
+  "$E" run --layer enc5 -o "$gold" --save-inputs --engine golden --profile "$compare_profile" $opts >"$WORK/$name.golden.log" 2>&1
   "$G" run --module "$module" --frame "$gold" --ex "$ex" --ey "$ey" --block-offset "$off" -o "$gpu" >"$WORK/$name.gpu.log" 2>&1 ||
     { cat "$WORK/$name.gpu.log"; exit 1; }
   ra="equal"
@@ -109,7 +109,7 @@ echo "|---|---|---|---|" >>"$summary"
 for geo in "real 40 23" "1080p 60 34" "4k 120 68"; do
   read -r gname ex ey <<<"$geo"
   dir="$WORK/time-$gname"
-  "$E" run -o "$dir" --save-inputs --ex "$ex" --ey "$ey" >/dev/null 2>&1
+  "$E" run --layer enc5 -o "$dir" --save-inputs --ex "$ex" --ey "$ey" >/dev/null 2>&1
   gms=$("$G" run --module "$module" --frame "$dir" --ex "$ex" --ey "$ey" --repeat 50 -o "$dir/gpu" | sed -n 's/.*; \([0-9.]*\) ms per frame.*/\1/p')
   cms=$("$E" bench --geometry "$gname" --profile ada --no-golden --no-reference --reps 3 2>/dev/null |
     awk -v g="$gname" '$1 == g && $4 == "fast" { if (min == "" || $7 < min) min = $7 } END { print min }')

@@ -50,7 +50,7 @@ TEST(DebugStage, SyntheticWindowHoldsWarp0OfEveryBlockAtTheDocumentedOffsets) {
   const auto alloc = bytes_of(find_file(t.file("cap"), "arg048"));
   // enc5's full golden run traced at block (1, 0), written by `rrswin run --trace` (the window is
   // computed by runs that stop after the stage: both must agree).
-  ASSERT_EQ(t.rrswin("run -o tr --ex 16 --ey 8 --engine golden --trace w11 --block 1,0 --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("run --layer enc5 -o tr --ex 16 --ey 8 --engine golden --trace w11 --block 1,0 --threads 2").status, 0);
   const rrswin::Trace tr = rrswin::read_trace(t.file("tr/trace.bin"));
   ASSERT_EQ(tr.stages.size(), 1u);
   const auto& st = tr.stages[0];

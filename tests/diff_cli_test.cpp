@@ -49,8 +49,8 @@ TEST(DiffCli, JsonIsValid) {
 
 TEST(DiffCli, SingleFiles) {
   TempDir t;
-  ASSERT_EQ(t.rrswin("run --ex 16 --ey 8 --engine fast -o a --threads 2").status, 0);
-  ASSERT_EQ(t.rrswin("run --ex 16 --ey 8 --engine fast -o b --profile zluda --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("run --layer enc5 --ex 16 --ey 8 --engine fast -o a --threads 2").status, 0);
+  ASSERT_EQ(t.rrswin("run --layer enc5 --ex 16 --ey 8 --engine fast -o b --profile zluda --threads 2").status, 0);
   EXPECT_EQ(t.rrswin("diff a/arena.bin a/arena.bin --ex 16 --ey 8").status, 0);
   Result r = t.rrswin("diff a/arena.bin b/arena.bin --ex 16 --ey 8");
   EXPECT_EQ(r.status, 1) << r.out;

@@ -253,7 +253,7 @@ TEST(Hostile2Messages, NumbersNameTheOptionAndTheValue) {
   expect_error(t.rrswin("bench --threads abc"), {"--threads", "'abc'"});
   expect_error(t.rrswin("bench --reps 99999999999999999999"), {"--reps", "99999999999999999999 is outside"});
   expect_error(t.rrswin("make-weights --seed 12x -o w.bin"), {"--seed", "'12x'"});
-  expect_error(t.rrswin("run --threads -1 -o out"), {"--threads", "-1 is outside [0, 4096]"});
+  expect_error(t.rrswin("run --layer enc5 --threads -1 -o out"), {"--threads", "-1 is outside [0, 4096]"});
   // The one parser (io/numbers.hpp).
   EXPECT_EQ(rrswin::parse_u64("18446744073709551615"), UINT64_MAX);
   EXPECT_EQ(rrswin::parse_u64("18446744073709551616"), std::nullopt);
@@ -289,7 +289,7 @@ TEST(Hostile2Messages, ExitStatusIsOneRuleAndHelpSaysIt) {
   EXPECT_TRUE(contains(h.out, "exit status")) << h.out;
   EXPECT_TRUE(contains(h.out, "2 an error")) << h.out;
   // Every command's errors: 2 (run and ptx said 1 before).
-  EXPECT_EQ(t.rrswin("run --weights missing.bin -o out").status, 2);
+  EXPECT_EQ(t.rrswin("run --layer enc5 --weights missing.bin -o out").status, 2);
   EXPECT_EQ(t.rrswin("inspect missing.bin").status, 2);
   EXPECT_EQ(t.rrswin("replay missing -o out").status, 2);
   EXPECT_EQ(t.rrswin("diff a b").status, 2);
@@ -341,10 +341,10 @@ TEST(Hostile2Outputs, EveryCommandLeavesNoPartialSet) {
     std::string cmd, blocker;
   };
   const std::vector<Case> cases = {
-      {"run -o out --ex 8 --ey 8 --threads 2", "surface112.exr"},
-      {"run -o out --ex 8 --ey 8 --threads 2 --trace w1 --block 0,0", "trace.txt"},
-      {"run -o out --ex 8 --ey 8 --threads 2 --preview", "arena_plane4.png"},
-      {"run -o out --ex 8 --ey 8 --threads 2 --save-inputs", "weights.bin"},
+      {"run --layer enc5 -o out --ex 8 --ey 8 --threads 2", "surface112.exr"},
+      {"run --layer enc5 -o out --ex 8 --ey 8 --threads 2 --trace w1 --block 0,0", "trace.txt"},
+      {"run --layer enc5 -o out --ex 8 --ey 8 --threads 2 --preview", "arena_plane4.png"},
+      {"run --layer enc5 -o out --ex 8 --ey 8 --threads 2 --save-inputs", "weights.bin"},
       {"capture --synthetic --form replay -o out --ex 8 --ey 8 --threads 2", "surface-112.bin"},
       {"ptx run '" + K + "' --entry enc5_abi_probe --ex 8 --ey 8 -o out", "surface112.exr"},
       {"ptx trace '" + K + "' --entry enc5_abi_probe --ex 16 --ey 8 --at s3 --reg %r17,%r1 --block 1,0 -o out", "trace.bin"},

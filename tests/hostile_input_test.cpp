@@ -141,7 +141,7 @@ TEST(HostileCapture, GridWithinTheSlackStillReplays) {
 TEST(HostileRun, HugeBlockOffsetRunsOnlyTheBlocksThatTouchTheFrame) {
   TempDir t;
   // 8197 x 8195 = 67 M blocks, about a day before; 24 of them can touch the frame.
-  const Result r = t.rrswin("run --block-offset 65535,65535 -o out --threads 2");
+  const Result r = t.rrswin("run --layer enc5 --block-offset 65535,65535 -o out --threads 2");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "layer: 24 blocks")) << r.out;
   EXPECT_TRUE(contains(r.out, "skipped")) << r.out;
@@ -219,7 +219,7 @@ TEST(HostileFiles, DirectoryAsAnInputFileSaysSo) {
   TempDir t;
   fs::create_directory(t.path / "dir.bin");
   for (const char* opt : {"--weights", "--texture", "--input"}) {
-    const Result r = t.rrswin(std::string("run -o out ") + opt + " dir.bin");
+    const Result r = t.rrswin(std::string("run --layer enc5 -o out ") + opt + " dir.bin");
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_TRUE(contains(r.out, "dir.bin: at byte offset 0: expected a file, found a directory")) << r.out;
     EXPECT_FALSE(contains(r.out, "bad_alloc")) << r.out;
@@ -229,15 +229,16 @@ TEST(HostileFiles, DirectoryAsAnInputFileSaysSo) {
 TEST(HostileFiles, PipeIsReadAsAStream) {
   TempDir t;
   ASSERT_EQ(t.rrswin("make-weights --seed 4 -o w.bin").status, 0);
-  ASSERT_EQ(t.rrswin("run -o a --weights w.bin --threads 2").status, 0);
-  const Result r = shell("cd '" + t.path.string() + "' && cat w.bin | '" RRSWIN_CLI_PATH "' run -o b --weights /dev/stdin --threads 2");
+  ASSERT_EQ(t.rrswin("run --layer enc5 -o a --weights w.bin --threads 2").status, 0);
+  const Result r =
+      shell("cd '" + t.path.string() + "' && cat w.bin | '" RRSWIN_CLI_PATH "' run --layer enc5 -o b --weights /dev/stdin --threads 2");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(rrswin::read_file_bytes(t.file("a/arena.bin")), rrswin::read_file_bytes(t.file("b/arena.bin")));
 }
 
 TEST(HostileRun, HugeExtentsStateTheBytes) {
   TempDir t;
-  const Result r = t.rrswin("run -o out --ex 100000 --ey 100000");
+  const Result r = t.rrswin("run --layer enc5 -o out --ex 100000 --ey 100000");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "1600000000000 bytes")) << r.out;
   EXPECT_TRUE(contains(r.out, "17179869184 bytes")) << r.out;
@@ -305,7 +306,7 @@ TEST(HostileFiles, ExrHeaderWithoutItsEndByteSaysSo) {
 TEST(HostileRun, OutputPathThatIsAFileIsRefusedFirst) {
   TempDir t;
   write_text(t.path / "out", "not a folder");
-  Result r = t.rrswin("run -o out --threads 2");
+  Result r = t.rrswin("run --layer enc5 -o out --threads 2");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "out: the output folder is an existing file")) << r.out;
   EXPECT_FALSE(contains(r.out, "filesystem error")) << r.out;
@@ -320,7 +321,7 @@ TEST(HostileRun, UnwritableOutputFolderIsFoundBeforeTheLayerRuns) {
   TempDir t;
   // A folder below a file cannot be created whoever runs the test (root ignores modes).
   write_text(t.path / "f", "x");
-  const Result r = t.rrswin("run -o f/sub --threads 2");
+  const Result r = t.rrswin("run --layer enc5 -o f/sub --threads 2");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "f/sub: cannot create the output folder")) << r.out;
   EXPECT_FALSE(fs::exists(t.path / "f" / "sub"));
@@ -328,7 +329,7 @@ TEST(HostileRun, UnwritableOutputFolderIsFoundBeforeTheLayerRuns) {
   if (::geteuid() != 0) {
     fs::create_directory(t.path / "ro");
     ::chmod(t.file("ro").c_str(), 0555);
-    const Result w = t.rrswin("run -o ro --threads 2");
+    const Result w = t.rrswin("run --layer enc5 -o ro --threads 2");
     EXPECT_EQ(w.status, 2) << w.out;
     EXPECT_TRUE(contains(w.out, "not writable")) << w.out;
     EXPECT_FALSE(contains(w.out, "layer:")) << w.out;
@@ -369,11 +370,13 @@ TEST(HostileCapture, ImageShapeTokensMustRead) {
 
 TEST(HostileRun, MisspeltSimdPathIsAnError) {
   TempDir t;
-  const Result r = shell("cd '" + t.path.string() + "' && RRSWIN_SIMD=bogus '" RRSWIN_CLI_PATH "' run -o out --threads 2");
+  const Result r = shell("cd '" + t.path.string() + "' && RRSWIN_SIMD=bogus '" RRSWIN_CLI_PATH "' run --layer enc5 -o out --threads 2");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "RRSWIN_SIMD=bogus: expected scalar, avx2")) << r.out;
-  EXPECT_EQ(shell("cd '" + t.path.string() + "' && RRSWIN_SIMD=scalar '" RRSWIN_CLI_PATH "' run -o out --ex 8 --ey 8 --threads 2").status,
-            0);
+  EXPECT_EQ(
+      shell("cd '" + t.path.string() + "' && RRSWIN_SIMD=scalar '" RRSWIN_CLI_PATH "' run --layer enc5 -o out --ex 8 --ey 8 --threads 2")
+          .status,
+      0);
 }
 
 TEST(HostileRun, MakeWeightsReplacesOnlyWeightImagesWithoutForce) {

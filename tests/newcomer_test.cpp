@@ -36,7 +36,7 @@ TEST(Newcomer, VersionIsPrinted) {
 
 TEST(Newcomer, RunPrintsPreparationAndLayerApart) {
   TempDir t;
-  const Result r = t.rrswin("run -o out --ex 16 --ey 8 --threads 2");
+  const Result r = t.rrswin("run --layer enc5 -o out --ex 16 --ey 8 --threads 2");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "preparation: ")) << r.out;
   EXPECT_TRUE(contains(r.out, "layer: 2 blocks in ")) << r.out;
@@ -44,20 +44,20 @@ TEST(Newcomer, RunPrintsPreparationAndLayerApart) {
 
 TEST(Newcomer, PreviewsAreScaledUpAndStaleOnesRemoved) {
   TempDir t;
-  Result r = t.rrswin("run -o out --preview --trace w1 --block 0,0 --threads 2");
+  Result r = t.rrswin("run --layer enc5 -o out --preview --trace w1 --block 0,0 --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(png_size(t.path / "out" / "surface112.png"), (std::pair<std::uint32_t, std::uint32_t>{320, 184}));  // 40 x 23, x8
   EXPECT_EQ(png_size(t.path / "out" / "arena_plane3.png"), (std::pair<std::uint32_t, std::uint32_t>{320, 184}));
   // The same folder again without --preview and --trace: the previous previews and trace go.
-  r = t.rrswin("run -o out --seed 2 --threads 2");
+  r = t.rrswin("run --layer enc5 -o out --seed 2 --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "removed out/surface112.png (a previous run's output)")) << r.out;
   for (const char* f : {"surface112.png", "arena_plane0.png", "arena_plane4.png", "trace.bin", "trace.txt"})
     EXPECT_FALSE(fs::exists(t.path / "out" / f)) << f;
   EXPECT_TRUE(fs::exists(t.path / "out" / "arena.bin"));
   // Inputs in the folder are never removed, even when this run did not write them.
-  ASSERT_EQ(t.rrswin("run -o out --save-inputs --threads 2").status, 0);
-  r = t.rrswin("run -o out --input out/input_arena.bin --threads 2");
+  ASSERT_EQ(t.rrswin("run --layer enc5 -o out --save-inputs --threads 2").status, 0);
+  r = t.rrswin("run --layer enc5 -o out --input out/input_arena.bin --threads 2");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(fs::exists(t.path / "out" / "input_arena.bin"));
 }

@@ -74,7 +74,7 @@ TEST(Preview, ArenaHeatMapIsMeanMagnitudePerPixel) {
 
 TEST(Preview, RunPreviewWritesSurfaceAndPlanePictures) {
   test_util::TempDir dir;
-  const auto r = dir.rrswin("run --ex 12 --ey 9 --preview -o res");
+  const auto r = dir.rrswin("run --layer enc5 --ex 12 --ey 9 --preview -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   for (const char* name :
        {"surface112.png", "arena_plane0.png", "arena_plane1.png", "arena_plane2.png", "arena_plane3.png", "arena_plane4.png"}) {

@@ -28,7 +28,7 @@ TEST(PtxCli, RunBuildsEnc5LaunchFromRunInputs) {
   // Odd extents and non-zero block offsets: grid ceil((13+3)/8) x ceil((7+5)/8) = 2 x 2.
   TempDir t;
   const std::string geo = "--ex 13 --ey 7 --block-offset 3,5 --seed 4";
-  auto r = t.rrswin("run " + geo + " --save-inputs -o in");
+  auto r = t.rrswin("run --layer enc5 " + geo + " --save-inputs -o in");
   ASSERT_EQ(r.status, 0) << r.out;
   r = t.rrswin("ptx run '" + kernels() + "' --entry enc5_abi_probe " + geo + " --threads 2 -o out");
   ASSERT_EQ(r.status, 0) << r.out;

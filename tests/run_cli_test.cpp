@@ -29,7 +29,7 @@ using namespace test_util;
 
 TEST(RunCli, NoArgumentsRunsTheDemoFrameTheSameEveryTime) {
   TempDir dir;
-  const Result r = dir.rrswin("run");
+  const Result r = dir.rrswin("run --layer enc5");
   ASSERT_EQ(r.status, 0) << r.out;
   // The real geometry: ex = 40, ey = 23 (facts A3); arena 5*23*40*32 bytes (REC5: 147,200).
   ASSERT_TRUE(fs::exists(dir.file("out/arena.bin"))) << r.out;
@@ -53,7 +53,7 @@ TEST(RunCli, NoArgumentsRunsTheDemoFrameTheSameEveryTime) {
   EXPECT_EQ(names, (std::vector<std::string>{"arena.bin", "surface112.exr"}));
 
   // Running twice gives identical bytes (also with another thread count).
-  const Result again = dir.rrswin("run -o again --threads 1");
+  const Result again = dir.rrswin("run --layer enc5 -o again --threads 1");
   ASSERT_EQ(again.status, 0) << again.out;
   EXPECT_TRUE(contains(again.out, "(1 thread)")) << again.out;
   EXPECT_EQ(read_file_bytes(dir.file("out/arena.bin")), read_file_bytes(dir.file("again/arena.bin")));
@@ -63,7 +63,7 @@ TEST(RunCli, NoArgumentsRunsTheDemoFrameTheSameEveryTime) {
 TEST(RunCli, WrongSizeInputNamesFileAndSizesAndWritesNothing) {
   TempDir dir;
   write_file_atomic(dir.file("small.bin"), std::vector<std::uint8_t>(1000, 0));
-  const Result r = dir.rrswin("run --input small.bin -o res");
+  const Result r = dir.rrswin("run --layer enc5 --input small.bin -o res");
   EXPECT_NE(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "small.bin")) << r.out;
   EXPECT_TRUE(contains(r.out, "147200 bytes")) << r.out;
@@ -73,7 +73,7 @@ TEST(RunCli, WrongSizeInputNamesFileAndSizesAndWritesNothing) {
   EXPECT_TRUE(!fs::exists(dir.file("res")) || fs::is_empty(dir.file("res")));
 
   // The same file is right for a smaller frame only if its size matches: ex = 1, ey = 1 wants 160.
-  const Result r2 = dir.rrswin("run --input small.bin --ex 1 --ey 1 -o res");
+  const Result r2 = dir.rrswin("run --layer enc5 --input small.bin --ex 1 --ey 1 -o res");
   EXPECT_NE(r2.status, 0);
   EXPECT_TRUE(contains(r2.out, "5×1×1×32 = 160 bytes")) << r2.out;
 }
@@ -83,32 +83,32 @@ TEST(RunCli, OtherBadInputsAreClearErrors) {
   // A texture smaller than the frame.
   std::vector<f16_t> px(10 * 10 * 4, 0x3C00);
   write_exr_rgba_half(dir.file("tiny.exr"), 10, 10, px.data());
-  Result r = dir.rrswin("run --texture tiny.exr -o res");
+  Result r = dir.rrswin("run --layer enc5 --texture tiny.exr -o res");
   EXPECT_NE(r.status, 0);
   EXPECT_TRUE(contains(r.out, "tiny.exr")) << r.out;
   EXPECT_TRUE(contains(r.out, "40×23")) << r.out;
   EXPECT_TRUE(contains(r.out, "10×10")) << r.out;
   // A texture that is not an EXR file.
   write_file_atomic(dir.file("not.exr"), std::vector<std::uint8_t>(64, 7));
-  r = dir.rrswin("run --texture not.exr -o res");
+  r = dir.rrswin("run --layer enc5 --texture not.exr -o res");
   EXPECT_NE(r.status, 0);
   EXPECT_TRUE(contains(r.out, "not.exr: at byte offset 0")) << r.out;
   // A weight image of the wrong size.
-  r = dir.rrswin("run --weights tiny.exr -o res");
+  r = dir.rrswin("run --layer enc5 --weights tiny.exr -o res");
   EXPECT_NE(r.status, 0);
   EXPECT_TRUE(contains(r.out, "tiny.exr")) << r.out;
   // A file that does not exist.
-  r = dir.rrswin("run --input absent.bin -o res");
+  r = dir.rrswin("run --layer enc5 --input absent.bin -o res");
   EXPECT_NE(r.status, 0);
   EXPECT_TRUE(contains(r.out, "absent.bin")) << r.out;
   EXPECT_FALSE(fs::exists(dir.file("res")));
   // Command-line mistakes: exit status 2.
-  EXPECT_EQ(dir.rrswin("run --bogus").status, 2);
-  EXPECT_EQ(dir.rrswin("run --ex forty").status, 2);
-  EXPECT_EQ(dir.rrswin("run --profile volta").status, 2);
-  EXPECT_EQ(dir.rrswin("run --engine gpu").status, 2);
-  EXPECT_EQ(dir.rrswin("run --trace all").status, 2);  // no --block
-  EXPECT_EQ(dir.rrswin("run --block-offset 1").status, 2);
+  EXPECT_EQ(dir.rrswin("run --layer enc5 --bogus").status, 2);
+  EXPECT_EQ(dir.rrswin("run --layer enc5 --ex forty").status, 2);
+  EXPECT_EQ(dir.rrswin("run --layer enc5 --profile volta").status, 2);
+  EXPECT_EQ(dir.rrswin("run --layer enc5 --engine gpu").status, 2);
+  EXPECT_EQ(dir.rrswin("run --layer enc5 --trace all").status, 2);  // no --block
+  EXPECT_EQ(dir.rrswin("run --layer enc5 --block-offset 1").status, 2);
 }
 
 // One range per launch field on every command line (cli/cli_options.hpp): extents [1, 2^20] as
@@ -116,7 +116,7 @@ TEST(RunCli, OtherBadInputsAreClearErrors) {
 // parameter block (facts A4: param+80/+82). `rrswin run` once had its own parser with its own ranges.
 TEST(RunCli, EveryCommandLineSharesTheLaunchFieldRanges) {
   TempDir dir;
-  for (const std::string cmd : {"run", "diff a b", "replay dump", "settle dump"}) {
+  for (const std::string cmd : {"run --layer enc5", "diff a b", "replay dump", "settle dump"}) {
     for (const std::string bad : {"--ex 0", "--ey 0", "--ex 1048577", "--ey=1048577"}) {
       const Result r = dir.rrswin(cmd + " " + bad);
       EXPECT_EQ(r.status, 2) << cmd << " " << bad << ": " << r.out;
@@ -131,16 +131,16 @@ TEST(RunCli, EveryCommandLineSharesTheLaunchFieldRanges) {
 
 TEST(RunCli, UnknownReadingFailsClearly) {
   TempDir dir;
-  Result r = dir.rrswin("run --reading no-such-reading=1 -o res");
+  Result r = dir.rrswin("run --layer enc5 --reading no-such-reading=1 -o res");
   EXPECT_NE(r.status, 0);
   EXPECT_TRUE(contains(r.out, "unknown reading 'no-such-reading'")) << r.out;
   EXPECT_TRUE(contains(r.out, reading_registry().front().name)) << r.out;  // lists the known ones
   EXPECT_FALSE(fs::exists(dir.file("res")));
   const ReadingInfo& first = reading_registry().front();
-  r = dir.rrswin("run --reading " + first.name + "=no-such-value -o res");
+  r = dir.rrswin("run --layer enc5 --reading " + first.name + "=no-such-value -o res");
   EXPECT_NE(r.status, 0);
   EXPECT_TRUE(contains(r.out, "no value 'no-such-value'")) << r.out;
-  r = dir.rrswin("run --reading " + first.name + " -o res");  // no '='
+  r = dir.rrswin("run --layer enc5 --reading " + first.name + " -o res");  // no '='
   EXPECT_NE(r.status, 0);
   EXPECT_TRUE(contains(r.out, "NAME=VALUE")) << r.out;
 }
@@ -148,7 +148,7 @@ TEST(RunCli, UnknownReadingFailsClearly) {
 TEST(RunCli, TraceWritesBinaryAndText) {
   TempDir dir;
   // A small frame keeps the test quick: 16 x 24 tokens = a 2 x 3 grid.
-  const Result r = dir.rrswin("run --ex 16 --ey 24 --trace all --block 1,2 -o res");
+  const Result r = dir.rrswin("run --layer enc5 --ex 16 --ey 24 --trace all --block 1,2 -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   const Trace t = read_trace(dir.file("res/trace.bin"));
   EXPECT_EQ(t.block_x, 1);
@@ -162,16 +162,16 @@ TEST(RunCli, TraceWritesBinaryAndText) {
   // One stage by name records (at least) that stage; an unknown name is an error, and nothing is
   // written.
   const std::string first = t.stages.front().name;
-  const Result one = dir.rrswin("run --ex 8 --ey 8 --trace " + first + " --block 0,0 -o one");
+  const Result one = dir.rrswin("run --layer enc5 --ex 8 --ey 8 --trace " + first + " --block 0,0 -o one");
   ASSERT_EQ(one.status, 0) << one.out;
   const Trace t1 = read_trace(dir.file("one/trace.bin"));
   ASSERT_FALSE(t1.stages.empty());
   EXPECT_EQ(t1.stages.front().name, first);
-  const Result bad = dir.rrswin("run --ex 8 --ey 8 --trace no-such-stage --block 0,0 -o bad");
+  const Result bad = dir.rrswin("run --layer enc5 --ex 8 --ey 8 --trace no-such-stage --block 0,0 -o bad");
   EXPECT_NE(bad.status, 0);
   EXPECT_TRUE(contains(bad.out, "no-such-stage")) << bad.out;
   EXPECT_FALSE(fs::exists(dir.file("bad/arena.bin")));
-  const Result outside = dir.rrswin("run --trace all --block 5,0 -o bad");  // the grid is 5x3
+  const Result outside = dir.rrswin("run --layer enc5 --trace all --block 5,0 -o bad");  // the grid is 5x3
   EXPECT_EQ(outside.status, 2);
   EXPECT_TRUE(contains(outside.out, "outside the grid 5x3")) << outside.out;
 }
@@ -179,23 +179,24 @@ TEST(RunCli, TraceWritesBinaryAndText) {
 TEST(RunCli, SavedInputsReproduceTheRun) {
   TempDir dir;
   const std::string geom = "--ex 16 --ey 9";
-  const Result a = dir.rrswin("run " + geom + " --stress --seed 7 --save-inputs -o a");
+  const Result a = dir.rrswin("run --layer enc5 " + geom + " --stress --seed 7 --save-inputs -o a");
   ASSERT_EQ(a.status, 0) << a.out;
   for (const char* f : {"input_arena.bin", "texture.exr", "weights.bin"}) EXPECT_TRUE(fs::exists(dir.file(std::string("a/") + f))) << f;
   EXPECT_EQ(fs::file_size(dir.file("a/input_arena.bin")), plane_arena_bytes(16, 9));
   EXPECT_EQ(fs::file_size(dir.file("a/weights.bin")), 431136u);
-  const Result b = dir.rrswin("run " + geom + " --weights a/weights.bin --input a/input_arena.bin --texture a/texture.exr -o b");
+  const Result b =
+      dir.rrswin("run --layer enc5 " + geom + " --weights a/weights.bin --input a/input_arena.bin --texture a/texture.exr -o b");
   ASSERT_EQ(b.status, 0) << b.out;
   EXPECT_EQ(read_file_bytes(dir.file("a/arena.bin")), read_file_bytes(dir.file("b/arena.bin")));
   EXPECT_EQ(read_file_bytes(dir.file("a/surface112.exr")), read_file_bytes(dir.file("b/surface112.exr")));
   // Another seed gives another frame (the options reach the assets).
-  ASSERT_EQ(dir.rrswin("run " + geom + " --stress --seed 8 -o c").status, 0);
+  ASSERT_EQ(dir.rrswin("run --layer enc5 " + geom + " --stress --seed 8 -o c").status, 0);
   EXPECT_NE(read_file_bytes(dir.file("a/arena.bin")), read_file_bytes(dir.file("c/arena.bin")));
 }
 
 TEST(RunCli, OtherGeometryAndOptions) {
   TempDir dir;
-  const Result r = dir.rrswin("run --ex 12 --ey 9 --block-offset 3,5 --profile zluda --threads 2 -o g");
+  const Result r = dir.rrswin("run --layer enc5 --ex 12 --ey 9 --block-offset 3,5 --profile zluda --threads 2 -o g");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(fs::file_size(dir.file("g/arena.bin")), plane_arena_bytes(12, 9));
   const RgbaHalfImage s = read_exr_rgba_half(dir.file("g/surface112.exr"));
@@ -206,7 +207,7 @@ TEST(RunCli, OtherGeometryAndOptions) {
 
 TEST(RunCli, HelpDocumentsEveryOption) {
   TempDir dir;
-  const Result r = dir.rrswin("run --help");
+  const Result r = dir.rrswin("run --layer enc5 --help");
   EXPECT_EQ(r.status, 0);
   for (const char* opt : {"--out", "--weights", "--input", "--texture", "--ex", "--ey", "--block-offset", "--stress", "--seed", "--profile",
                           "--reading", "--engine", "--threads", "--trace", "--block", "--save-inputs", "arena.bin", "surface112.exr"})
@@ -300,7 +301,7 @@ TEST(RunCli, HelpNamesEveryProfileAndMarksTheModel) {
   const Result r = dir.rrswin("--help");
   for (const Profile* p : all_profiles()) EXPECT_TRUE(contains(r.out, "\n  " + std::string(p->name) + " ")) << p->name;
   EXPECT_TRUE(contains(r.out, "RTX 5090 / 5080): MMA-Sim's model of its native FP8 mma (model, unmeasured")) << r.out;
-  const Result run = dir.rrswin("run --help");
+  const Result run = dir.rrswin("run --layer enc5 --help");
   EXPECT_TRUE(contains(run.out, "ada|zluda|hopper|blackwell")) << run.out;
 }
 
@@ -309,10 +310,10 @@ TEST(RunCli, SequenceRunsEveryFrameFolderAndSummarises) {
   // Two frame folders as --save-inputs writes them; each also keeps the arena/surface of the run
   // that made it, which the sequence must reproduce byte for byte.
   for (const char* f : {"f1 --seed 2", "f2 --seed 3 --stress"}) {
-    const Result made = dir.rrswin("run --ex 12 --ey 9 --save-inputs -o seq/" + std::string(f));
+    const Result made = dir.rrswin("run --layer enc5 --ex 12 --ey 9 --save-inputs -o seq/" + std::string(f));
     ASSERT_EQ(made.status, 0) << made.out;
   }
-  const Result r = dir.rrswin("run --sequence seq --ex 12 --ey 9 -o res");
+  const Result r = dir.rrswin("run --layer enc5 --sequence seq --ex 12 --ey 9 -o res");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "sequence: 2 frames in ")) << r.out;
   for (const char* name : {"f1", "f2"}) {
@@ -325,9 +326,9 @@ TEST(RunCli, SequenceRunsEveryFrameFolderAndSummarises) {
   }
   // A folder without frames, and options that cannot apply to a sequence, are clear errors.
   fs::create_directories(dir.file("empty"));
-  const Result none = dir.rrswin("run --sequence empty -o x");
+  const Result none = dir.rrswin("run --layer enc5 --sequence empty -o x");
   EXPECT_NE(none.status, 0);
   EXPECT_TRUE(contains(none.out, "input_arena.bin")) << none.out;
-  const Result bad = dir.rrswin("run --sequence seq --input seq/f1/input_arena.bin -o x");
+  const Result bad = dir.rrswin("run --layer enc5 --sequence seq --input seq/f1/input_arena.bin -o x");
   EXPECT_EQ(bad.status, 2) << bad.out;
 }

@@ -31,7 +31,7 @@ TEST(RunFromDump, EveryInputOfALaunchAndRawTextures) {
   TempDir t;
   // A launch dump whose output arena sits 128 bytes into its allocation (facts F4).
   ASSERT_EQ(t.rrswin("capture --synthetic -o cap --ex 16 --ey 8 --seed 3 --window 128,0 --profile zluda --threads 2").status, 0);
-  Result r = t.rrswin("run --from-dump cap -o out --profile zluda --threads 2 --save-inputs");
+  Result r = t.rrswin("run --layer enc5 --from-dump cap -o out --profile zluda --threads 2 --save-inputs");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "ex 16, ey 8")) << r.out;  // the extents are the surface's
   const std::size_t n = 5 * 16 * 8 * 32;
@@ -41,8 +41,8 @@ TEST(RunFromDump, EveryInputOfALaunchAndRawTextures) {
 
   // The raw texture dump by its launch-dump name, the rest as plain files: the same outputs.
   const fs::path tex = find_file(t.file("cap"), "arg088");
-  r = t.rrswin("run -o raw --ex 16 --ey 8 --input out/input_arena.bin --weights out/weights.bin --texture-raw '" + tex.string() +
-               "' --profile zluda --threads 2");
+  r = t.rrswin("run --layer enc5 -o raw --ex 16 --ey 8 --input out/input_arena.bin --weights out/weights.bin --texture-raw '" +
+               tex.string() + "' --profile zluda --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(bytes_of(t.file("raw/arena.bin")), bytes_of(t.file("out/arena.bin")));
   EXPECT_EQ(bytes_of(t.file("raw/surface112.exr")), bytes_of(t.file("out/surface112.exr")));
@@ -65,7 +65,7 @@ TEST(RunFromDump, MalformedShapesAndSizesAreTheReplayErrors) {
   const auto texels = bytes_of(find_file(t.file("cap"), "arg088"));
   put(t.file("tex.raw"), texels);  // 16 x 8 texels, 1024 bytes
   auto run_raw = [&](const std::string& shape) {
-    return t.rrswin("run -o x --ex 16 --ey 8 --texture-raw tex.raw --texture-shape '" + shape + "' --threads 2");
+    return t.rrswin("run --layer enc5 -o x --ex 16 --ey 8 --texture-raw tex.raw --texture-shape '" + shape + "' --threads 2");
   };
   struct Case {
     const char* shape;
@@ -90,18 +90,18 @@ TEST(RunFromDump, MalformedShapesAndSizesAreTheReplayErrors) {
     EXPECT_FALSE(fs::exists(t.file("x/arena.bin"))) << c.shape;  // no output on a failed run
   }
   // Wrong command lines (exit 2).
-  EXPECT_EQ(t.rrswin("run -o x --texture-raw tex.raw").status, 2);  // no shape, no dump name
-  EXPECT_EQ(t.rrswin("run -o x --texture-shape 16x8").status, 2);   // shape without file
-  EXPECT_EQ(t.rrswin("run -o x --texture-raw tex.raw --texture x.exr --texture-shape 16x8").status, 2);
-  EXPECT_EQ(t.rrswin("run -o x --from-dump cap --input a.bin").status, 2);
-  EXPECT_EQ(t.rrswin("run -o x --from-dump cap --launch 9").status, 2);
+  EXPECT_EQ(t.rrswin("run --layer enc5 -o x --texture-raw tex.raw").status, 2);  // no shape, no dump name
+  EXPECT_EQ(t.rrswin("run --layer enc5 -o x --texture-shape 16x8").status, 2);   // shape without file
+  EXPECT_EQ(t.rrswin("run --layer enc5 -o x --texture-raw tex.raw --texture x.exr --texture-shape 16x8").status, 2);
+  EXPECT_EQ(t.rrswin("run --layer enc5 -o x --from-dump cap --input a.bin").status, 2);
+  EXPECT_EQ(t.rrswin("run --layer enc5 -o x --from-dump cap --launch 9").status, 2);
 
   // The same damaged dump read by replay and by run --from-dump: one parser, one message.
   const fs::path f = find_file(t.file("cap"), "arg088");
   std::string n = f.filename().string();
   n.replace(n.find("-16x8-"), 6, "-16x8-pitch100-");
   fs::rename(f, t.file("cap/" + n));
-  const Result a = t.rrswin("replay cap -o rep"), b = t.rrswin("run --from-dump cap -o x");
+  const Result a = t.rrswin("replay cap -o rep"), b = t.rrswin("run --layer enc5 --from-dump cap -o x");
   EXPECT_EQ(a.status, 2) << a.out;
   EXPECT_EQ(b.status, 2) << b.out;
   const std::string msg = "expected a pitch of at least 8·width = 128 bytes, found 100";
@@ -109,5 +109,5 @@ TEST(RunFromDump, MalformedShapesAndSizesAreTheReplayErrors) {
   EXPECT_EQ(a.out.substr(a.out.find("cap/")), b.out.substr(b.out.find("cap/")));
   // A folder holding no dump at all.
   fs::create_directories(t.file("empty"));
-  EXPECT_EQ(t.rrswin("run --from-dump empty -o x").status, 2);
+  EXPECT_EQ(t.rrswin("run --layer enc5 --from-dump empty -o x").status, 2);
 }

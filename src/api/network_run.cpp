@@ -44,6 +44,15 @@ std::vector<NetworkLayerResult> run_network(const NetworkRunOptions& o, const st
                                     " is smaller than 32 x 32 (five halvings to the bottom level need at least one token there)"));
   const Profile& profile = o.profile ? *o.profile : profile_ada();
   std::vector<NetworkLayerResult> out;
+  // The run's blocks (for o.progress): every runnable layer's covering grid at its level.
+  auto layer_blocks = [&](LayerId id) {
+    const TokenGrid g = level_grid(o.render_w, o.render_h, network_level(id));
+    const abi::GridExtent grid = abi::covering_grid(static_cast<std::uint32_t>(g.ex), static_cast<std::uint32_t>(g.ey), 0, 0);
+    return static_cast<std::int64_t>(grid.x) * static_cast<std::int64_t>(grid.y);
+  };
+  std::int64_t blocks_total = 0, blocks_done = 0;
+  for (LayerId id : layer_ids())
+    if (layer_spec(id).runnable) blocks_total += layer_blocks(id);
   // Where each produced buffer is: a finished layer's result, or the caller's external buffer.
   auto find_buffer = [&](LayerBuffer b) -> const std::vector<std::uint8_t>* {
     for (const NetworkLayerResult& r : out)
@@ -83,6 +92,7 @@ std::vector<NetworkLayerResult> run_network(const NetworkRunOptions& o, const st
         r.stand_ins.push_back(cat("+", p, " <- ", buffer_name(*from), " (external: ", to_string(from->layer), " does not run yet)"));
       inputs[p] = buf;
     }
+    if (o.progress) o.progress(id, blocks_done, blocks_total);
     const auto t0 = std::chrono::steady_clock::now();
     if (id == LayerId::enc5) {
       // enc5 runs through its own frame driver (api/frame.hpp).
@@ -95,6 +105,8 @@ std::vector<NetworkLayerResult> run_network(const NetworkRunOptions& o, const st
       ro.readings = o.readings;
       ro.engine = o.engine;
       ro.threads = o.threads;
+      if (o.progress)
+        ro.progress = [&o, id, blocks_done, blocks_total](std::int64_t d, std::int64_t) { o.progress(id, blocks_done + d, blocks_total); };
       run_frame(lp, ro);
     } else {
       LayerFrame f;
@@ -132,6 +144,8 @@ std::vector<NetworkLayerResult> run_network(const NetworkRunOptions& o, const st
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.ran = true;
+    blocks_done += layer_blocks(id);
+    if (o.progress) o.progress(id, blocks_done, blocks_total);
     if (o.layer_done) o.layer_done(id, r.seconds);
     out.push_back(std::move(r));
   }

@@ -40,6 +40,11 @@ struct NetworkRunOptions {
   int threads = 1;
   // Called after each layer ran (for a progress line or a summary).
   std::function<void(LayerId, double seconds)> layer_done;
+  // Progress in blocks (the CLI's progress line on a terminal): the layer running, the blocks of
+  // the run done and in total (every runnable layer's covering grid). Called when a layer starts and
+  // when it ends, and for enc5 (api/frame.hpp RunOptions::progress) as its blocks finish, then from
+  // a worker thread, one call at a time; the other layers' drivers report no blocks on the way.
+  std::function<void(LayerId, std::int64_t done, std::int64_t total)> progress;
 };
 
 struct NetworkLayerResult {

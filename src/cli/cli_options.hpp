@@ -4,6 +4,7 @@
 #pragma once
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -59,6 +60,26 @@ inline LayerId layer_option(const std::string& value, bool runnable = true) {
     throw UsageError("--layer " + value + ": " + std::string(value) + " does not run yet: rrswin runs " +
                      std::string(runnable_layer_names()) + " (rrswin inspect --layer " + value + " prints its tables)");
   return id;
+}
+
+// enc5's own options of `rrswin run` (its frame's files and geometry, traces, saved inputs,
+// sequences, d4r dumps, readings): the network run, `rrswin run`'s default, takes none of them, and
+// any of them on a command line without --layer or --network runs enc5 alone (cli/cmd_run.cpp).
+inline constexpr std::array<std::string_view, 16> kEnc5RunOptions = {
+    "--weights", "--input",   "--texture", "--texture-raw", "--texture-shape", "--ex",       "--ey",        "--block-offset",
+    "--stress",  "--reading", "--trace",   "--block",       "--save-inputs",   "--sequence", "--from-dump", "--launch"};
+// `arg` is one of them (as --name or --name=value).
+inline bool is_enc5_run_option(std::string_view arg) {
+  const std::string_view name = arg.substr(0, arg.find('='));
+  for (std::string_view o : kEnc5RunOptions)
+    if (name == o) return true;
+  return false;
+}
+// "--weights, --input, ..., --launch".
+inline std::string enc5_run_option_list() {
+  std::string s;
+  for (std::string_view o : kEnc5RunOptions) s += (s.empty() ? "" : ", ") + std::string(o);
+  return s;
 }
 
 // The ranges of the launch's fields on every command line. Extents: api/frame.hpp kMaxGridExtent (what

@@ -1,6 +1,8 @@
 // `rrswin run` and `rrswin readings`.
 //
-// run: one launch of the layer (facts A2/A4) on a frame. With no files it runs the embedded demo
+// run: the network by default (cli/cmd_run_network.cpp); --layer L one layer (cli/cmd_run_layer.cpp);
+// here enc5 alone (--layer enc5, or one of enc5's own options, kEnc5RunOptions: cli/cli_options.hpp).
+// enc5's run: one launch of the layer (facts A2/A4) on a frame. With no files it runs the embedded demo
 // frame: the default synthetic weight image and a synthetic input arena and texture at the real
 // geometry ex = 40, ey = 23 (facts A3; grid 5 x 3). Files given replace the matching synthetic
 // asset. Outputs are one set (io/output_set.hpp): written after the layer has run and every check
@@ -50,12 +52,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kRunHelpFormat = R"(usage: rrswin run [OPTIONS]
+constexpr const char* kRunHelpFormat = R"(usage: rrswin run --layer enc5 [OPTIONS]
 
-Runs enc5 (cuda_dldn_engine_swin_enc5_kernel) on one frame and writes this layer's plane arena and
-its RGBA16F surface. With no input files it runs the embedded demo frame: the default synthetic
+Runs enc5 (cuda_dldn_engine_swin_enc5_kernel) alone on one frame and writes this layer's plane arena
+and its RGBA16F surface. With no input files it runs the embedded demo frame: the default synthetic
 weight image and a synthetic input arena and texture at the real geometry ex = 40, ey = 23
 (grid 5 x 3). Every file given replaces the matching synthetic asset.
+`rrswin run` without --layer runs the whole network (rrswin run --help); one of enc5's own options
+on it runs enc5 alone as --layer enc5 does, with a one-line note on stderr:
+  %s.
 
 outputs (into the output folder, created if missing):
   arena.bin       the output plane arena, 5*ey*ex*32 bytes (docs/formats.md "Plane arena")
@@ -485,31 +490,46 @@ static int run_sequence(const RunArgs& a) {
   return 0;
 }
 
-int cmd_run(const Args& args) {
-  // --network: the runnable layers as one run (cli/cmd_run_network.cpp).
-  for (const std::string& s : args)
-    if (s == "--network") return cmd_run_network(args);
-  // --layer L: a merge layer runs through cli/cmd_run_layer.cpp; enc5 stays here.
-  for (std::size_t i = 0; i + 1 < args.size(); ++i)
-    if (args[i] == "--layer") {
-      LayerId layer{};
-      try {
-        layer = layer_option(args[i + 1]);
-      } catch (const UsageError& e) {
-        std::fprintf(stderr, "rrswin run: %s\n", e.what());
-        return 2;
-      }
-      if (layer != LayerId::enc5) return cmd_run_layer(args, layer);
-      Args rest(args);
-      rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i), rest.begin() + static_cast<std::ptrdiff_t>(i) + 2);
-      return cmd_run(rest);
-    }
+// enc5 alone: `rrswin run --layer enc5 [OPTIONS]` (or `rrswin run` with one of enc5's own options).
+static int cmd_run_enc5(const Args& args) {
   const RunArgs a = parse_run_args(args);
   if (a.help) {
-    std::printf(kRunHelpFormat, kFrameInputHelp);
+    std::printf(kRunHelpFormat, enc5_run_option_list().c_str(), kFrameInputHelp);
     return 0;
   }
   return a.sequence_dir.empty() ? run(a) : run_sequence(a);
+}
+
+// `rrswin run`: the network (cli/cmd_run_network.cpp) unless --layer L picks one layer (enc5 here,
+// the others in cli/cmd_run_layer.cpp) or one of enc5's own options (kEnc5RunOptions) asks for enc5.
+int cmd_run(const Args& args) {
+  for (const std::string& s : args)
+    if (s == "--network") return cmd_run_network(args);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const bool joined = args[i].rfind("--layer=", 0) == 0;
+    if (args[i] != "--layer" && !joined) continue;
+    LayerId layer{};
+    try {
+      if (!joined && i + 1 == args.size()) throw UsageError("--layer needs a value");
+      layer = layer_option(joined ? args[i].substr(8) : args[i + 1]);
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "rrswin run: %s\n", e.what());
+      return 2;
+    }
+    if (layer != LayerId::enc5) return cmd_run_layer(args, layer);
+    Args rest(args);
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i), rest.begin() + static_cast<std::ptrdiff_t>(i) + (joined ? 1 : 2));
+    return cmd_run_enc5(rest);
+  }
+  for (const std::string& s : args)
+    if (is_enc5_run_option(s)) {
+      std::fprintf(
+          stderr,
+          "rrswin run: %s is enc5's option: running enc5 alone, as rrswin run --layer enc5 does (the network: rrswin run without it)\n",
+          s.substr(0, s.find('=')).c_str());
+      return cmd_run_enc5(args);
+    }
+  return cmd_run_network(args);
 }
 
 namespace {

@@ -20,7 +20,7 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"run", rrswin::cli::cmd_run, "run the layer on a frame (the embedded demo frame when given no files)"},
+    {"run", rrswin::cli::cmd_run, "run the network on the embedded demo frame (--layer L: one layer, e.g. enc5 on a frame)"},
     {"layers", rrswin::cli::cmd_layers, "list the network's eleven layers: shapes, launches, data-flow edges, which run"},
     {"inspect", rrswin::cli::cmd_inspect, "print the phase table, the weight-image map and per-region statistics"},
     {"eval", rrswin::cli::cmd_eval, "evaluate one PTX instruction on hex operands (--batch: one case per line)"},
@@ -36,7 +36,8 @@ constexpr Command kCommands[] = {
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "rrswin: an open, exact CPU implementation of DLSS-RR's cuda_dldn_engine_swin_enc5_kernel\n\n"
+               "rrswin: an open, exact CPU implementation of DLSS Ray Reconstruction's Swin U-Net denoiser, eleven\n"
+               "layers (cuda_dldn_engine_swin_enc0..enc5, dec4..dec0 kernels); `rrswin run` runs the network\n\n"
                "usage: rrswin COMMAND [ARGS...]     (rrswin COMMAND --help for a command's options)\n"
                "       rrswin --version\n\ncommands:\n");
   for (const Command& c : kCommands)

@@ -23,7 +23,8 @@ class ProgressLine {
     if (!enabled_ || total <= 0) return;
     const auto now = Clock::now();
     const double elapsed = std::chrono::duration<double>(now - start_).count();
-    if (elapsed < 1.0 || std::chrono::duration<double>(now - last_).count() < 0.25) return;
+    if (elapsed < 1.0 || (!relabelled_ && std::chrono::duration<double>(now - last_).count() < 0.25)) return;
+    relabelled_ = false;
     last_ = now;
     const double left = done > 0 ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0;
     std::fprintf(stderr, "\r\033[K%s: %lld of %lld blocks (%.0f%%), %.0f s so far, about %.0f s left", what_.c_str(),
@@ -32,6 +33,17 @@ class ProgressLine {
     std::fflush(stderr);
     shown_ = true;
   }
+  // The same with a new label (`rrswin run`'s network: the layer running); a changed label is drawn
+  // at once (past the first second), not after the quarter second between lines.
+  void update(std::int64_t done, std::int64_t total, const std::string& what) {
+    if (!enabled_) return;
+    if (what != what_) {
+      what_ = what;
+      relabelled_ = true;
+    }
+    update(done, total);
+  }
+  bool enabled() const { return enabled_; }
   void finish() {
     if (shown_) std::fputs("\r\033[K", stderr);
     shown_ = false;
@@ -46,6 +58,7 @@ class ProgressLine {
   std::string what_;
   bool enabled_;
   bool shown_ = false;
+  bool relabelled_ = false;
   Clock::time_point start_ = Clock::now(), last_{};
 };
 

@@ -1,4 +1,4 @@
-"""examples/demo_frame.py: it runs, its arena and surface are those of `rrswin run` on the demo frame
+"""examples/demo_frame.py: it runs, its arena and surface are those of `rrswin run --layer enc5` on the demo frame
 (no arguments: default weights, synthetic inputs at 40 x 23), and with matplotlib it draws a PNG."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def test_demo_frame_script_matches_the_tool(cli, tmp_path):
     assert got["arena"].shape == (5, 23, 40, 32) and got["surface"].shape == (23, 40, 4)
     if not cli.has_run():
         pytest.skip("this build's rrswin has no `rrswin run`: the demo's outputs were not compared")
-    cli("run", "-o", str(tmp_path / "tool"))
+    cli("run", "--layer", "enc5", "-o", str(tmp_path / "tool"))
     assert (tmp_path / "tool" / "arena.bin").read_bytes() == got["arena"].tobytes()
     np.testing.assert_array_equal(read_rgba_half(tmp_path / "tool" / "surface112.exr").view(np.uint16),
                                   got["surface"].view(np.uint16))

@@ -1,4 +1,4 @@
-"""rrswin.run on numpy arrays: against `rrswin run` (the C++ tool's files: inputs, arena, surface,
+"""rrswin.run on numpy arrays: against `rrswin run --layer enc5` (the C++ tool's files: inputs, arena, surface,
 trace), determinism across thread counts and calls, dtypes and shapes, traces, statistics, the
 GIL released while it runs, and errors that name the argument."""
 
@@ -73,7 +73,7 @@ def test_run_equals_the_tool(cli, tmp_path, tool_args, kw):
     if not cli.has_run():
         pytest.skip("this build's rrswin has no `rrswin run` yet")
     ex, ey, seed = 13, 9, 5  # odd extents: partial blocks on both edges
-    cli("run", "--ex", str(ex), "--ey", str(ey), "--seed", str(seed), "--save-inputs", "--trace", "all",
+    cli("run", "--layer", "enc5", "--ex", str(ex), "--ey", str(ey), "--seed", str(seed), "--save-inputs", "--trace", "all",
         "--block", "1,0", "-o", str(tmp_path), *tool_args)
     kw = dict(kw)
     stress = kw.pop("stress", False)
