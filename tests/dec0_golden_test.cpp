@@ -14,6 +14,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <string>
@@ -28,6 +29,7 @@
 #include "numerics/e4m3.hpp"
 #include "numerics/f16.hpp"
 #include "numerics/profile.hpp"
+#include "ptx/ptx.hpp"
 
 namespace {
 
@@ -347,6 +349,72 @@ TEST(Dec0Golden, FrontExpandsFourSubpixelsOfThirtyTwoChannelsInOneWarp) {
       }
     EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 100) << o.first << "," << o.second;
   }
+}
+
+// E19(d)'s tanh as PTX (the instruction forms DOC-d0 lists for s18503..s18601: abs.ftz, mul.ftz,
+// ex2.approx.ftz, add.ftz, rcp.approx.ftz, fma.rn.ftz, setp.ge.ftz, selp, the sign by and/or, in
+// libdevice __nv_tanhf's order) run by the interpreter on every f16 value E19 can feed it: equal to
+// golden::dec0_tanh bit for bit (the interpreter runs every form dec0's tanh uses).
+TEST(Dec0Golden, TanhAsPtxInTheInterpreterEqualsGolden) {
+  const std::string ptx = R"(.version 8.0
+.target sm_89
+.address_size 64
+.visible .entry tanh_k(.param .u64 pout, .param .u64 pin)
+{
+  .reg .b32 %x<4>, %t;
+  .reg .f32 %f<7>;
+  .reg .pred %q<2>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [pout];
+  ld.param.u64 %rd2, [pin];
+  mov.u32 %x0, %ctaid.x;
+  mov.u32 %t, %tid.x;
+  mad.lo.u32 %t, %x0, 32, %t;
+  mul.wide.u32 %rd3, %t, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  add.s64 %rd5, %rd1, %rd3;
+  ld.global.b32 %x0, [%rd4];
+  mov.b32 %f0, %x0;
+  abs.ftz.f32 %f1, %f0;
+  mul.ftz.f32 %f2, %f1, 0f4038AA3B;
+  ex2.approx.ftz.f32 %f2, %f2;
+  add.ftz.f32 %f2, %f2, 0f3F800000;
+  rcp.approx.ftz.f32 %f2, %f2;
+  fma.rn.ftz.f32 %f2, %f2, 0fC0000000, 0f3F800000;
+  setp.ge.ftz.f32 %q0, %f1, 0f41102CB4;
+  selp.f32 %f2, 0f3F800000, %f2, %q0;
+  mov.b32 %x1, %f2;
+  and.b32 %x2, %x0, 0x80000000;
+  or.b32 %x1, %x1, %x2;
+  mov.b32 %f3, %x1;
+  mul.ftz.f32 %f4, %f0, %f0;
+  fma.rn.ftz.f32 %f5, %f4, 0f3C80F082, 0fBD563CAE;
+  fma.rn.ftz.f32 %f5, %f5, %f4, 0f3E085941;
+  fma.rn.ftz.f32 %f5, %f5, %f4, 0fBEAAA9ED;
+  fma.rn.ftz.f32 %f5, %f5, %f4, 0f00000000;
+  fma.rn.ftz.f32 %f5, %f5, %f0, %f0;
+  setp.ge.ftz.f32 %q1, %f1, 0f3F19999A;
+  selp.f32 %f6, %f3, %f5, %q1;
+  st.global.f32 [%rd5], %f6;
+  ret;
+}
+)";
+  std::vector<std::uint32_t> in(65536), out(65536, 0xDEADBEEFu);
+  for (std::uint32_t h = 0; h < 65536; ++h) in[h] = std::bit_cast<std::uint32_t>(rrswin::f16_to_f32(static_cast<rrswin::f16_t>(h)));
+  const auto m = rrswin::ptx::parse_module(ptx, "dec0_tanh.ptx");
+  rrswin::ptx::Device dev;
+  const std::uint64_t a_out = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(out.data()), out.size() * 4});
+  const std::uint64_t a_in = dev.add_global_readonly("in", {reinterpret_cast<const std::uint8_t*>(in.data()), in.size() * 4});
+  std::uint8_t params[16];
+  std::memcpy(params, &a_out, 8);
+  std::memcpy(params + 8, &a_in, 8);
+  rrswin::ptx::run(*m, "tanh_k", {65536 / 32, 1, 1}, {32, 1, 1}, params, dev, {});
+  int differing = 0;
+  for (std::uint32_t h = 0; h < 65536; ++h)
+    differing += out[h] != std::bit_cast<std::uint32_t>(golden::dec0_tanh(std::bit_cast<float>(in[h])));
+  EXPECT_EQ(differing, 0);
+  // The same program does compute tanh: 0.5 -> tanh(0.5) = 0.46211716 (within the polynomial's error).
+  EXPECT_NEAR(std::bit_cast<float>(out[0x3800]), 0.46211716f, 1e-6f);
 }
 
 }  // namespace
