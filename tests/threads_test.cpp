@@ -83,12 +83,13 @@ TEST(Threads, TailBlocksOnInnerThreadsGiveTheSingleThreadBytes) {
 }
 
 // Concurrent frames with different weight images share the prepared-weights cache (engine.hpp:
-// the last few images): each must get its own image's results, equal to a one-thread run made
+// the last kPreparedCacheEntries images): each must get its own image's results, equal to a one-thread run made
 // before any concurrency (fast = golden is engine_diff_test's; golden here would cost seconds).
 TEST(Threads, PreparedWeightsCacheUnderConcurrentFrames) {
   const rrswin::SyntheticFrame f = rrswin::make_synthetic_frame(9, 8, 13, false);
   std::vector<rrswin::WeightImage> images;
-  for (std::uint64_t s = 2; s < 7; ++s) images.push_back(rrswin::make_synthetic_weights({.seed = s}));  // more than the cache holds
+  for (std::uint64_t s = 2; s < 4 + rrswin::engine::kPreparedCacheEntries; ++s)
+    images.push_back(rrswin::make_synthetic_weights({.seed = s}));  // more than the cache holds
   std::vector<Frame> golden;
   for (const auto& w : images) golden.push_back(run(f, w, 1));
   std::vector<std::thread> threads;

@@ -14,9 +14,11 @@ namespace rrswin::engine {
 // The weight image's B operands, seeds and tables in the kernels' form. Independent of the
 // profile and of the readings.
 struct PreparedWeights;
-// Prepared once per weight image content: cached (the last few images, keyed by a hash of the
-// bytes), so repeated frames with the same weights pay nothing.
+// Prepared once per weight image content: cached (the last kPreparedCacheEntries images, keyed by
+// the bytes themselves), so repeated frames with the same weights pay nothing.
 std::shared_ptr<const PreparedWeights> prepare_weights(const WeightImage& w);
+// How many prepared images the cache keeps (the most recent): a network's eleven and one more.
+inline constexpr std::size_t kPreparedCacheEntries = kLayerCount + 1;
 
 // Per-phase-group timing for `rrswin bench` (single-threaded use only): when set, run_block adds
 // the seconds it spends in each group.

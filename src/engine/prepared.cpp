@@ -79,7 +79,9 @@ struct CacheEntry {
 
 std::shared_ptr<const PreparedWeights> prepare_weights(const WeightImage& w) {
   static std::mutex mutex;
-  static std::list<CacheEntry> cache;  // most recent first, at most 4
+  // Most recent first, at most kPreparedCacheEntries: a network run's eleven images stay prepared
+  // from one frame to the next (bench --network's reps, a sequence, Python).
+  static std::list<CacheEntry> cache;
   // The key is the image's bytes themselves, compared in full (memcmp stops at the first
   // difference): a hash of them cost more than the comparison (a serial FNV-1a over the image was
   // ~3x memcmp's time, per frame).
@@ -95,7 +97,7 @@ std::shared_ptr<const PreparedWeights> prepare_weights(const WeightImage& w) {
   std::shared_ptr<const PreparedWeights> p = build(w);
   std::lock_guard<std::mutex> lock(mutex);
   cache.push_front({std::vector<std::uint8_t>(bytes.begin(), bytes.end()), p});
-  if (cache.size() > 4) cache.pop_back();
+  if (cache.size() > kPreparedCacheEntries) cache.pop_back();
   return p;
 }
 
