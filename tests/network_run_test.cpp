@@ -3,6 +3,9 @@
 // enc_{i+1} +8, enc5 +48 -> dec4 +8, dec_{i+1} +48 -> dec_i +8, enc_i +48 -> dec_i +24), by running
 // each layer alone on the chain's own outputs; the fast engine's chain equals golden's byte for byte.
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <mutex>
+#include <tuple>
 
 #include <cstring>
 #include <filesystem>
@@ -161,6 +164,40 @@ TEST(NetworkRun, FastEqualsGoldenOverTheWholeChain) {
     EXPECT_TRUE(g[i].surface112.bytes == f[i].surface112.bytes);
     EXPECT_TRUE(g[i].surface120.bytes == f[i].surface120.bytes);
     EXPECT_TRUE(same_bits(g[i].surface144.rgba, f[i].surface144.rgba));
+  }
+}
+
+// The progress callback counts every layer's blocks as they finish, on two threads: for each
+// layer, one call per block plus its start and end, never decreasing, ending at the layer's share
+// of the run's total (its covering grid: ceil(ex/8) x ceil(ey/8)).
+TEST(NetworkRun, ProgressCountsEveryBlockOfEveryLayer) {
+  const Inputs in = make_inputs();
+  rrswin::NetworkRunOptions o;
+  o.render_w = kW;
+  o.render_h = kH;
+  o.threads = 2;
+  std::vector<std::tuple<rrswin::LayerId, std::int64_t, std::int64_t>> calls;
+  std::mutex m;
+  o.progress = [&](rrswin::LayerId id, std::int64_t done, std::int64_t total) {
+    const std::lock_guard<std::mutex> lock(m);
+    calls.emplace_back(id, done, total);
+  };
+  const auto r = rrswin::run_network(o, in.layers, in.external);
+  std::int64_t expect_total = 0;
+  for (const auto& l : r) expect_total += static_cast<std::int64_t>((l.ex + 7) / 8) * ((l.ey + 7) / 8);
+  ASSERT_FALSE(calls.empty());
+  std::int64_t last = 0;
+  for (const auto& [id, done, total] : calls) {
+    EXPECT_EQ(total, expect_total);
+    EXPECT_GE(done, last) << rrswin::to_string(id);
+    last = done;
+  }
+  EXPECT_EQ(last, expect_total);
+  // Each layer: its start call, one per block, its end call.
+  for (const auto& l : r) {
+    const std::int64_t blocks = static_cast<std::int64_t>((l.ex + 7) / 8) * ((l.ey + 7) / 8);
+    const auto n = std::count_if(calls.begin(), calls.end(), [&](const auto& c) { return std::get<0>(c) == l.id; });
+    EXPECT_EQ(n, blocks + 2) << rrswin::to_string(l.id);
   }
 }
 

@@ -125,6 +125,8 @@ std::vector<NetworkLayerResult> run_network(const NetworkRunOptions& o, const st
       }
       f.weights = li.weights;
       f.texture = li.texture;
+      if (o.progress)
+        f.progress = [&o, id, blocks_done, blocks_total](std::int64_t d, std::int64_t) { o.progress(id, blocks_done + d, blocks_total); };
       if (s.front.kind == FrontKind::patch_expand) {
         f.skip_arena = *inputs[24];
         f.texture96 = li.texture96;

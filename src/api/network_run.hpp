@@ -42,8 +42,8 @@ struct NetworkRunOptions {
   std::function<void(LayerId, double seconds)> layer_done;
   // Progress in blocks (the CLI's progress line on a terminal): the layer running, the blocks of
   // the run done and in total (every runnable layer's covering grid). Called when a layer starts and
-  // when it ends, and for enc5 (api/frame.hpp RunOptions::progress) as its blocks finish, then from
-  // a worker thread, one call at a time; the other layers' drivers report no blocks on the way.
+  // when it ends, and as its blocks finish (enc5: api/frame.hpp RunOptions::progress; the others:
+  // LayerFrame::progress), then from a worker thread, one call at a time, the counts increasing.
   std::function<void(LayerId, std::int64_t done, std::int64_t total)> progress;
 };
 

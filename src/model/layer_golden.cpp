@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <initializer_list>
+#include <mutex>
 #include <stdexcept>
 
 #include "layout/arena.hpp"
@@ -491,6 +492,8 @@ void run_layer_frame_with(LayerFrame& f, const Profile& profile, const Readings&
     trace_out->stages.clear();
   }
   std::vector<golden::LayerStats> block_stats(stats ? static_cast<std::size_t>(blocks) : 0u);
+  std::mutex progress_mutex;
+  std::int64_t blocks_done = 0;
   auto body = [&](int i) {
     const int cx = i % gx, cy = i / gx;
     golden::BlockContext ctx;
@@ -512,6 +515,10 @@ void run_layer_frame_with(LayerFrame& f, const Profile& profile, const Readings&
       golden::run_layer_block(ctx, lr, io);  // the traced block: the golden model records the stages
     else
       run(ctx, io);
+    if (f.progress) {
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      f.progress(++blocks_done, blocks);
+    }
   };
   // Two blocks share a +128 texel only when its quad straddles them (odd origin offset) and more
   // than the quad's top-left pixel writes it (sigmoid-quad-writer = odd).

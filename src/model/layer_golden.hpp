@@ -199,6 +199,9 @@ struct LayerFrame {
   // dec0 (DOC-d0 §4.2): output_arena is +48, 8 e4m3 bytes per pixel at byte 8 (ex y + x) (ex x ey x 8
   // bytes), and surface144 its f32 tanh surface (ex x ey, made whether or not the textures are given).
   SurfaceF32 surface144;
+  // When set, called after each block with the blocks done so far and the frame's blocks (from the
+  // thread that ran it, one call at a time, the counts increasing): a progress display.
+  std::function<void(std::int64_t done, std::int64_t total)> progress;
 };
 // `trace` (when given) records its stages of block (trace->block_x, trace->block_y) into *trace_out.
 void run_layer_frame_golden(LayerFrame& f, const Profile& profile, const Readings& r, const LayerReadings& lr,
