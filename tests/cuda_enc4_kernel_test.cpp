@@ -16,6 +16,7 @@
 #include "bridge/layer_capture.hpp"
 #include "bridge/layer_settle.hpp"
 #include "cuda/enc4_params.hpp"
+#include "cuda/layer_dims.hpp"
 #include "model/layer_program.hpp"
 #include "numerics/profile.hpp"
 #include "ptx/ptx.hpp"
@@ -64,26 +65,12 @@ std::string compare(const ptx::KernelCapture& before, const Profile& prof, bool 
 }  // namespace
 
 TEST(CudaEnc4Kernel, ConstantsAreTheLayerTemplates) {
+  // The dimensions and offsets the kernel reads are cuda::Enc4's (CudaLayerDims.Enc4IsItsRow checks
+  // them against the row); here the PTX's entry against the parameter block.
   const LayerSpec& s = layer_spec(LayerId::enc4);
-  const LayerProgram& prog = layer_program(LayerId::enc4);
-  const Phase& merge = prog.phase(s.merge_phase());
-  const Phase& last = prog.phase(s.final_phase());
-  EXPECT_EQ(cuda::kEnc4Merge, merge.weight_begin);
-  EXPECT_EQ(cuda::kEnc4MergeBias, merge.bias_begin);
-  EXPECT_EQ(cuda::kEnc4MergeKSteps, merge.k_steps);
-  EXPECT_EQ(cuda::kEnc4W62, last.weight_begin);
-  EXPECT_EQ(cuda::kEnc4B62, last.bias_begin);
-  EXPECT_EQ(cuda::kEnc4SharedBytes, s.abi.shared_bytes);
+  EXPECT_EQ(s.entry, kEntry);
+  EXPECT_EQ(cuda::Enc4::kSharedBytes, s.abi.shared_bytes);
   EXPECT_EQ(static_cast<int>(sizeof(cuda::Enc4Params)), s.abi.param_block_bytes);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, input_arena)), s.abi.input);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, weights)), s.abi.weights);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, output_arena)), s.abi.arena);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, merged_output)), s.abi.merged_output);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, block_offset_x)), s.abi.origin);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, texture)), s.abi.texture);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, surface112)), s.abi.surfaces[0]);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, surface120)), s.abi.surfaces[1]);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, surface128)), s.abi.surfaces[2]);
   EXPECT_EQ(ptx::entry_stats(kernel_module(), kEntry).param_bytes, sizeof(cuda::Enc4Params));
 }
 
