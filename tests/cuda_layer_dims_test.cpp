@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 
+#include "cuda/enc2_params.hpp"
 #include "cuda/enc3_params.hpp"
 #include "cuda/enc4_params.hpp"
 #include "cuda/enc5_params.hpp"
@@ -119,10 +120,12 @@ void expect_merge_params(LayerId id) {
 TEST(CudaLayerDims, Enc5IsItsRow) { expect_layer_is_its_row<cuda::Enc5>(); }
 TEST(CudaLayerDims, Enc4IsItsRow) { expect_layer_is_its_row<cuda::Enc4>(); }
 TEST(CudaLayerDims, Enc3IsItsRow) { expect_layer_is_its_row<cuda::Enc3>(); }
+TEST(CudaLayerDims, Enc2IsItsRow) { expect_layer_is_its_row<cuda::Enc2>(); }
 
 TEST(CudaLayerDims, ParameterBlocksAreTheRowsLaunchAbi) {
   expect_merge_params<cuda::Enc4Params>(LayerId::enc4);
   expect_merge_params<cuda::Enc3Params>(LayerId::enc3);
+  expect_merge_params<cuda::Enc2Params>(LayerId::enc2);
   const LaunchAbi& abi = layer_spec(LayerId::enc5).abi;
   EXPECT_EQ(static_cast<int>(sizeof(cuda::Enc5Params)), abi.param_block_bytes);
   EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc5Params, surface)), abi.surfaces[0]);

@@ -40,12 +40,43 @@ struct LayerDims {
   }
 };
 
-// model/layer_spec.cpp's rows enc5, enc4, enc3 (DOC4 §2, DOC3 §2; CudaLayerDims.* checks them).
-inline constexpr LayerDims kEnc5Dims{LayerId::enc5, 160, 8, 20, MergeKind::none, 0, FinalEpilogueKind::kpn_filter, 16384, 8};
-inline constexpr LayerDims kEnc4Dims{LayerId::enc4, 160, 8, 20, MergeKind::shared_passes, 160, FinalEpilogueKind::kpn_filter_sigmoid,
-                                     16384,         8};
-inline constexpr LayerDims kEnc3Dims{LayerId::enc3, 128, 4, 16, MergeKind::shared_passes, 160, FinalEpilogueKind::kpn_filter_sigmoid,
-                                     12800,         4};
+// model/layer_spec.cpp's rows enc5, enc4, enc3, enc2 (DOC4 §2, DOC3 §2, DOC-e2 §2; CudaLayerDims.* checks them).
+inline constexpr LayerDims kEnc5Dims{.id = LayerId::enc5,
+                                     .channels = 160,
+                                     .heads = 8,
+                                     .chunks = 20,
+                                     .merge_kind = MergeKind::none,
+                                     .merge_out = 0,
+                                     .final_epilogue = FinalEpilogueKind::kpn_filter,
+                                     .shared_bytes = 16384,
+                                     .warps = 8};
+inline constexpr LayerDims kEnc4Dims{.id = LayerId::enc4,
+                                     .channels = 160,
+                                     .heads = 8,
+                                     .chunks = 20,
+                                     .merge_kind = MergeKind::shared_passes,
+                                     .merge_out = 160,
+                                     .final_epilogue = FinalEpilogueKind::kpn_filter_sigmoid,
+                                     .shared_bytes = 16384,
+                                     .warps = 8};
+inline constexpr LayerDims kEnc3Dims{.id = LayerId::enc3,
+                                     .channels = 128,
+                                     .heads = 4,
+                                     .chunks = 16,
+                                     .merge_kind = MergeKind::shared_passes,
+                                     .merge_out = 160,
+                                     .final_epilogue = FinalEpilogueKind::kpn_filter_sigmoid,
+                                     .shared_bytes = 12800,
+                                     .warps = 4};
+inline constexpr LayerDims kEnc2Dims{.id = LayerId::enc2,
+                                     .channels = 96,
+                                     .heads = 4,
+                                     .chunks = 12,
+                                     .merge_kind = MergeKind::shared_passes,
+                                     .merge_out = 128,
+                                     .final_epilogue = FinalEpilogueKind::kpn_filter_sigmoid,
+                                     .shared_bytes = 9600,
+                                     .warps = 4};
 
 // What the device code reads of a layer: scalars and a WeightMap, static constexpr members (nvcc
 // lets device code read a constexpr scalar, and copy a constexpr aggregate into a local constexpr,
@@ -65,7 +96,8 @@ struct Layer {
   static constexpr int kMergeKSteps = 4 * C / 32;  // the merge's K = 4C
   static constexpr int kMergePasses = D.merge_out / 32;
   static constexpr int kSharedBytes = D.shared_bytes;
-  // Phase numbers (1-based, LayerSpec's numbering): enc5 13/60/61, enc4 13/60/61/62, enc3 11/46/47/48.
+  // Phase numbers (1-based, LayerSpec's numbering): enc5 13/60/61, enc4 13/60/61/62, enc3 11/46/47/48,
+  // enc2 9/36/37/38.
   static constexpr int kFirstProjection = D.spec().first_projection();
   static constexpr int kLastMlp = D.spec().last_mlp();
   static constexpr int kMergePhase = D.spec().merge_phase();
@@ -99,5 +131,6 @@ struct Layer {
 using Enc5 = Layer<kEnc5Dims>;
 using Enc4 = Layer<kEnc4Dims>;
 using Enc3 = Layer<kEnc3Dims>;
+using Enc2 = Layer<kEnc2Dims>;
 
 }  // namespace rrswin::cuda
