@@ -7,19 +7,23 @@
 // layer template's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "bridge/layer_capture.hpp"
 #include "bridge/layer_settle.hpp"
 #include "cuda/enc4_params.hpp"
 #include "cuda/layer_dims.hpp"
+#include "model/layer_golden.hpp"
 #include "model/layer_program.hpp"
 #include "numerics/profile.hpp"
 #include "ptx/ptx.hpp"
+#include "test_util.hpp"
 
 namespace rrswin {
 namespace {
@@ -104,6 +108,31 @@ TEST(CudaEnc4Kernel, AMutatedKernelIsCaught) {
   const auto mutated = ptx::parse_module(text, "mutated.ptx");
   const auto launches = ptx::oracle_layer_launches(LayerId::enc4);
   EXPECT_NE(compare(launches[1].before, profile_ada(), false, mutated.get()), "");
+}
+
+// The port's PTX as the stand-in for the corpus file (0017-PREPASS_ENTRYPOINT_NAME.ptx): `settle
+// --layer enc4 --oracle` runs it on the oracle launch set (the token grid and the border launch)
+// and settles every reading of the layer at its default, every output reproduced.
+TEST(CudaEnc4Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) {
+  using namespace test_util;
+  TempDir d;
+  const Result r = d.rrswin("settle --layer enc4 --oracle '" + ptx_path() + "'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "best: 0 differing bytes (every output reproduced)")) << r.out;
+  for (const LayerReadingInfo& info : layer_reading_registry()) {
+    const std::vector<LayerId> applies = reading_layers(info.name);
+    if (std::find(applies.begin(), applies.end(), LayerId::enc4) == applies.end()) continue;
+    // Its line: "  NAME  DEFAULT  settled:  ..."
+    std::istringstream lines(r.out);
+    std::string line, found;
+    while (std::getline(lines, line)) {
+      std::istringstream words(line);
+      std::string name, value, state;
+      words >> name >> value >> state;
+      if (name == info.name) found = value + " " + state;
+    }
+    EXPECT_EQ(found, info.values.front() + " settled:") << r.out;
+  }
 }
 
 }  // namespace rrswin
