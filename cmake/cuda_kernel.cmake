@@ -61,6 +61,10 @@ if(RRSWIN_NVCC AND RRSWIN_PTXAS)
   rrswin_cuda_ptx(enc5_kernel_trace enc5_kernel.cu DEFINES -DRRSWIN_CUDA_TRACE=1 TEST cuda_trace_ptx_up_to_date)
   # enc4's port (src/cuda/enc4_kernel.cu, issue 21).
   rrswin_cuda_ptx(enc4_kernel enc4_kernel.cu CUBINS TEST cuda_enc4_ptx_up_to_date)
+  # enc3's and enc2's ports (src/cuda/enc3_kernel.cu, enc2_kernel.cu, issue 37): the same parts at
+  # their dimensions.
+  rrswin_cuda_ptx(enc3_kernel enc3_kernel.cu CUBINS TEST cuda_enc3_ptx_up_to_date)
+  rrswin_cuda_ptx(enc2_kernel enc2_kernel.cu CUBINS TEST cuda_enc2_ptx_up_to_date)
   get_property(outputs GLOBAL PROPERTY RRSWIN_CUDA_OUTPUTS)
   get_property(built GLOBAL PROPERTY RRSWIN_CUDA_PTX_BUILT)
   get_property(checked_in GLOBAL PROPERTY RRSWIN_CUDA_PTX_CHECKED_IN)

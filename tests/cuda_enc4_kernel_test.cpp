@@ -7,18 +7,23 @@
 // layer template's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "bridge/layer_capture.hpp"
 #include "bridge/layer_settle.hpp"
 #include "cuda/enc4_params.hpp"
+#include "cuda/layer_dims.hpp"
+#include "model/layer_golden.hpp"
 #include "model/layer_program.hpp"
 #include "numerics/profile.hpp"
 #include "ptx/ptx.hpp"
+#include "test_util.hpp"
 
 namespace rrswin {
 namespace {
@@ -64,26 +69,12 @@ std::string compare(const ptx::KernelCapture& before, const Profile& prof, bool 
 }  // namespace
 
 TEST(CudaEnc4Kernel, ConstantsAreTheLayerTemplates) {
+  // The dimensions and offsets the kernel reads are cuda::Enc4's (CudaLayerDims.Enc4IsItsRow checks
+  // them against the row); here the PTX's entry against the parameter block.
   const LayerSpec& s = layer_spec(LayerId::enc4);
-  const LayerProgram& prog = layer_program(LayerId::enc4);
-  const Phase& merge = prog.phase(s.merge_phase());
-  const Phase& last = prog.phase(s.final_phase());
-  EXPECT_EQ(cuda::kEnc4Merge, merge.weight_begin);
-  EXPECT_EQ(cuda::kEnc4MergeBias, merge.bias_begin);
-  EXPECT_EQ(cuda::kEnc4MergeKSteps, merge.k_steps);
-  EXPECT_EQ(cuda::kEnc4W62, last.weight_begin);
-  EXPECT_EQ(cuda::kEnc4B62, last.bias_begin);
-  EXPECT_EQ(cuda::kEnc4SharedBytes, s.abi.shared_bytes);
+  EXPECT_EQ(s.entry, kEntry);
+  EXPECT_EQ(cuda::Enc4::kSharedBytes, s.abi.shared_bytes);
   EXPECT_EQ(static_cast<int>(sizeof(cuda::Enc4Params)), s.abi.param_block_bytes);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, input_arena)), s.abi.input);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, weights)), s.abi.weights);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, output_arena)), s.abi.arena);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, merged_output)), s.abi.merged_output);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, block_offset_x)), s.abi.origin);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, texture)), s.abi.texture);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, surface112)), s.abi.surfaces[0]);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, surface120)), s.abi.surfaces[1]);
-  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc4Params, surface128)), s.abi.surfaces[2]);
   EXPECT_EQ(ptx::entry_stats(kernel_module(), kEntry).param_bytes, sizeof(cuda::Enc4Params));
 }
 
@@ -117,6 +108,31 @@ TEST(CudaEnc4Kernel, AMutatedKernelIsCaught) {
   const auto mutated = ptx::parse_module(text, "mutated.ptx");
   const auto launches = ptx::oracle_layer_launches(LayerId::enc4);
   EXPECT_NE(compare(launches[1].before, profile_ada(), false, mutated.get()), "");
+}
+
+// The port's PTX as the stand-in for the corpus file (0017-PREPASS_ENTRYPOINT_NAME.ptx): `settle
+// --layer enc4 --oracle` runs it on the oracle launch set (the token grid and the border launch)
+// and settles every reading of the layer at its default, every output reproduced.
+TEST(CudaEnc4Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) {
+  using namespace test_util;
+  TempDir d;
+  const Result r = d.rrswin("settle --layer enc4 --oracle '" + ptx_path() + "'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "best: 0 differing bytes (every output reproduced)")) << r.out;
+  for (const LayerReadingInfo& info : layer_reading_registry()) {
+    const std::vector<LayerId> applies = reading_layers(info.name);
+    if (std::find(applies.begin(), applies.end(), LayerId::enc4) == applies.end()) continue;
+    // Its line: "  NAME  DEFAULT  settled:  ..."
+    std::istringstream lines(r.out);
+    std::string line, found;
+    while (std::getline(lines, line)) {
+      std::istringstream words(line);
+      std::string name, value, state;
+      words >> name >> value >> state;
+      if (name == info.name) found = value + " " + state;
+    }
+    EXPECT_EQ(found, info.values.front() + " settled:") << r.out;
+  }
 }
 
 }  // namespace rrswin

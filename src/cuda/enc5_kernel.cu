@@ -18,13 +18,17 @@
 // model's numerics core models; every fragment index and weight address comes from src/layout
 // (cuda/fragments.cuh) and the reading-dependent index maps from model/index_maps.hpp. The proof
 // that the numbers are the golden model's, byte for byte, is the PTX of this file run in the PTX
-// interpreter (tests/cuda_kernel_test.cpp).
+// interpreter (tests/cuda_kernel_test.cpp). The parts take enc5's dimensions from cuda/layer_dims.hpp
+// (Enc5: C = 160, 8 heads, 20 chunks, the row of model/layer_spec.cpp).
 #include "cuda/swin_parts.cuh"
 
 using namespace rrswin::cuda;
 
+static_assert(Enc5::kSharedBytes == kSharedBytes && Enc5::kWarps == kBlockZ, "facts A2, A8: enc5's row and its launch");
+static_assert(Enc5::kFinalPhase == 61, "spec §2.1: phase 61 is the logits phase");
+
 extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc5_kernel(const Enc5Params params) {
-  __shared__ __align__(16) std::uint8_t smem[kSharedBytes];
+  __shared__ __align__(16) std::uint8_t smem[Enc5::kSharedBytes];
   const Args p{params.input_arena, params.weights, params.output_arena, params.texture, params.surface};
   Block b = block_of(params);
 #if defined(RRSWIN_CUDA_TRACE)
@@ -34,18 +38,18 @@ extern "C" __global__ void __launch_bounds__(256, 1) cuda_dldn_engine_swin_enc5_
     if (blockIdx.x == block[0] && blockIdx.y == block[1]) b.trace = *reinterpret_cast<u32* const*>(raw + kTraceBufferParamOffset);
   }
 #endif
-  u32 x[20][2];
-  attention_phases(p, b, smem, x);  // prologue, phases 1..12, E12
+  u32 x[Enc5::kNTiles][2];
+  attention_phases<Enc5>(p, b, smem, x);  // prologue, phases 1..12, E12
 
   u32 L[2][2];
-  if (b.z < 4) {
-    u32 D[20][2], a61[5][4];
-    mlp_phases(p, b, smem, x, D, a61);  // phases 13..60, E60
-    phase61(p, b, a61, L);              // phase 61
+  if (b.z < Enc5::kMlpWarps) {
+    u32 D[Enc5::kNTiles][2], a61[Enc5::kSlices][4];
+    mlp_phases<Enc5>(p, b, smem, x, D, a61);  // phases 13..60, E60
+    phase61<Enc5>(p, b, a61, L);              // phase 61
   }
   u32* rec = reinterpret_cast<u32*>(smem);
   __syncthreads();  // s20066: phases 13..20 are done reading the E12 staging
-  if (b.z < 4) e61_records(b, L, rec);
+  if (b.z < Enc5::kMlpWarps) e61_records(b, L, rec);
   __syncthreads();  // s20100
   const int T = b.lane + 32 * b.z;
   if (T < rrswin::golden::kE61Threads) e61_pixel(p, b, T, rec);

@@ -1,13 +1,17 @@
-// The parts of the Swin layer kernel that enc5 and enc4 share (issue 21: enc4's phases 1..60 are
-// enc5's, statement for statement, DOC4 §2): the prologue, attention, output projection, E20, the
-// MLP chunks, E60's scatter, the 16-logit phase and E61's softmax-and-stencil core, each in the
-// golden model's order and names (src/cuda/enc5_kernel.cu lists them). Included by the kernels'
-// .cu files only (one translation unit each).
+// The parts of the Swin layer kernel that enc5, enc4 and enc3 share (issue 21: enc4's phases 1..60
+// are enc5's, statement for statement, DOC4 §2; issue 37: enc3's 1..46 the same template at C = 128,
+// 4 heads, 16 chunks, DOC3 §2): the prologue, attention, output projection, E20, the MLP chunks,
+// E60's scatter, the 16-logit phase and E61's softmax-and-stencil core, each in the golden model's
+// order and names (src/cuda/enc5_kernel.cu lists them). The parts that depend on the layer's
+// dimensions take its description `Ly` (cuda/layer_dims.hpp: Layer<LayerDims>, C, heads, chunks and
+// the weight map from the layer's row). Included by the kernels' .cu files only (one translation
+// unit each).
 #pragma once
 #include <cstdint>
 
 #include "cuda/enc5_params.hpp"
 #include "cuda/fragments.cuh"
+#include "cuda/layer_dims.hpp"
 #include "cuda/ptx_ops.cuh"
 #include "cuda/trace_stages.hpp"
 #include "layout/arena.hpp"
@@ -15,7 +19,6 @@
 #include "model/constants.hpp"
 #include "model/index_maps.hpp"
 #include "model/sum_tree.hpp"
-#include "model/weight_image.hpp"
 
 namespace rrswin::cuda {
 namespace {
@@ -113,13 +116,14 @@ struct AddHalves {
 };
 
 // ---- RMS norm pieces (golden rms_norm.cpp), facts B4, C8 ----
-// The f16 sum of squares of row half rh of a 20-n-tile D tile: squares (mul.f16x2), the reading's
-// in-lane tree (model/sum_tree.hpp, shared with the golden model), butterflies xor 1 then xor 2,
-// then lo + hi.
-__device__ __forceinline__ u16 rms_sum_of_squares(const u32 (&d)[20][2], int rh, SumTree tree) {
-  u32 sq[20];
+// The f16 sum of squares of row half rh of an NT-n-tile D tile (NT = C/8: 20, 16): squares
+// (mul.f16x2), the reading's in-lane tree (model/sum_tree.hpp, shared with the golden model),
+// butterflies xor 1 then xor 2, then lo + hi.
+template <int NT>
+__device__ __forceinline__ u16 rms_sum_of_squares(const u32 (&d)[NT][2], int rh, SumTree tree) {
+  u32 sq[NT];
 #pragma unroll
-  for (int nt = 0; nt < 20; ++nt) sq[nt] = ptx::mul_f16x2(d[nt][rh], d[nt][rh]);
+  for (int nt = 0; nt < NT; ++nt) sq[nt] = ptx::mul_f16x2(d[nt][rh], d[nt][rh]);
   const u32 s = reduce_in_lane(sq, tree, [](u32 a, u32 b) { return ptx::add_f16x2(a, b); });
   return fold_butterflies(s, AddF16x2{}, ShflBfly{}, AddHalves{});
 }
@@ -127,11 +131,12 @@ __device__ __forceinline__ u16 rms_sum_of_squares(const u32 (&d)[20][2], int rh,
 __device__ __forceinline__ u16 rms_inverse(u16 sum, u16 eps) {
   return ptx::cvt_rn_f16_f32(ptx::rsqrt_approx_ftz(ptx::cvt_f32_f16(ptx::add_f16(sum, eps))));
 }
-// y = f16(x * f16(inv * gain)) for every element of the tile, gain from a 160-column table.
-__device__ __forceinline__ void rms_scale(const std::uint8_t* W, std::uint32_t table, const Block& b, const u32 (&x)[20][2],
-                                          const u16 (&inv)[2], u32 (&y)[20][2]) {
+// y = f16(x * f16(inv * gain)) for every element of the tile, gain from a C-column table.
+template <int NT>
+__device__ __forceinline__ void rms_scale(const std::uint8_t* W, std::uint32_t table, const Block& b, const u32 (&x)[NT][2],
+                                          const u16 (&inv)[2], u32 (&y)[NT][2]) {
 #pragma unroll
-  for (int nt = 0; nt < 20; ++nt) {
+  for (int nt = 0; nt < NT; ++nt) {
     const u32 gain = ld_u32(W, seed_word_offset(table, nt, b.t));
 #pragma unroll
     for (int rh = 0; rh < 2; ++rh) y[nt][rh] = ptx::mul_f16x2(x[nt][rh], ptx::mul_f16x2(dup(inv[rh]), gain));
@@ -139,14 +144,18 @@ __device__ __forceinline__ void rms_scale(const std::uint8_t* W, std::uint32_t t
 }
 
 // ---- prologue (golden prologue.cpp), facts B1..B6 ----
-// Warp z stages m-tile mi (z, and 4 + z for z <= 1, facts A8.1): per plane q its four A registers
-// o as four input-arena words (arena_slot: the map E60 writes with), decoded into the residual x
-// (D layout, in registers), RMS-normalised with g1, requantised and stored as fragment 5 mi + q.
-__device__ __forceinline__ void prologue(const Args& p, const Block& b, int mi, u32 (&x)[20][2], std::uint8_t* smem) {
+// Warp z stages m-tile mi (z, and 4 + z for z <= 1, facts A8.1): per plane q (C/32 of them) its
+// four A registers o as four input-arena words (arena_slot: the map E60 writes with), decoded into
+// the residual x (D layout, in registers), RMS-normalised with g1, requantised and stored as
+// fragment (C/32) mi + q.
+template <class Ly>
+__device__ __forceinline__ void prologue(const Args& p, const Block& b, int mi, u32 (&x)[Ly::kNTiles][2], std::uint8_t* smem) {
+  constexpr int KS = Ly::kSlices;
+  constexpr WeightMap m = Ly::kMap;
   const ArenaOrder order = kR.prologue_load_order == PrologueLoadOrder::fragment ? ArenaOrder::fragment : ArenaOrder::natural;
   const layout::PlaneArena pa{b.ex, b.ey};
 #pragma unroll
-  for (int q = 0; q < 5; ++q)
+  for (int q = 0; q < KS; ++q)
 #pragma unroll
     for (int o = 0; o < 4; ++o) {
       const golden::ArenaSlot slot = golden::arena_slot(order, o, b.t);
@@ -160,35 +169,38 @@ __device__ __forceinline__ void prologue(const Args& p, const Block& b, int mi, 
   u16 inv[2];
 #pragma unroll
   for (int rh = 0; rh < 2; ++rh) inv[rh] = rms_inverse(rms_sum_of_squares(x, rh, kR.prologue_sum_tree), kEps);
-  u32 h1[20][2];
-  rms_scale(p.weights, wmap::g1, b, x, inv, h1);
+  u32 h1[Ly::kNTiles][2];
+  rms_scale(p.weights, m.g1(), b, x, inv, h1);
 #pragma unroll
-  for (int q = 0; q < 5; ++q) {
+  for (int q = 0; q < KS; ++q) {
     u32 a[4];
     repack_a(h1, q, a);
-    *reinterpret_cast<uint4*>(smem + 512 * (5 * mi + q) + 16 * b.lane) = make_uint4(a[0], a[1], a[2], a[3]);
+    *reinterpret_cast<uint4*>(smem + 512 * (KS * mi + q) + 16 * b.lane) = make_uint4(a[0], a[1], a[2], a[3]);
   }
 }
 
 // ---- attention (golden attention.cpp): phases 1..12, E10, E11, E12; warp z = head z ----
-// Phases 1..10 (facts C2): chain A (odd phases) = Q, chain B (even) = V, k-step ks = (p-1)/2 over
-// staged k-slice ks, B tiles of slot z at Wq/Wv + 1024 ks.
+// Phases 1..2C/32 (facts C2): chain A (odd phases) = Q, chain B (even) = V, k-step ks = (p-1)/2
+// over staged k-slice ks, B tiles of slot z at Wq/Wv + 1024 ks.
+template <class Ly>
 __device__ __forceinline__ void qv_chains(const Args& p, const Block& b, const std::uint8_t* smem, u32 (&Q)[6][4][2], u32 (&V)[6][4][2]) {
+  constexpr int KS = Ly::kSlices;
+  constexpr WeightMap m = Ly::kMap;
 #pragma unroll
   for (int mi = 0; mi < 6; ++mi)
 #pragma unroll
     for (int nt = 0; nt < 4; ++nt) Q[mi][nt][0] = Q[mi][nt][1] = V[mi][nt][0] = V[mi][nt][1] = 0;  // C = %r11547 = 0
 #pragma unroll
-  for (int ks = 0; ks < 5; ++ks) {
+  for (int ks = 0; ks < KS; ++ks) {
     u32 a[6][4];
 #pragma unroll
     for (int mi = 0; mi < 6; ++mi) {
-      const uint4 v = *reinterpret_cast<const uint4*>(smem + 512 * (5 * mi + ks) + 16 * b.lane);
+      const uint4 v = *reinterpret_cast<const uint4*>(smem + 512 * (KS * mi + ks) + 16 * b.lane);
       a[mi][0] = v.x, a[mi][1] = v.y, a[mi][2] = v.z, a[mi][3] = v.w;
     }
 #pragma unroll
     for (int chain = 0; chain < 2; ++chain) {  // phase 2ks+1 (Q), then phase 2ks+2 (V)
-      const std::uint32_t base = (chain == 0 ? wmap::wq(b.z) : wmap::wv(b.z)) + 1024u * ks;
+      const std::uint32_t base = (chain == 0 ? m.wq(b.z) : m.wv(b.z)) + 1024u * ks;
       u32(&D)[6][4][2] = chain == 0 ? Q : V;
 #pragma unroll
       for (int tile = 0; tile < 2; ++tile) {
@@ -204,8 +216,8 @@ __device__ __forceinline__ void qv_chains(const Args& p, const Block& b, const s
       for (int mi = 0; mi < 6; ++mi) {
         if (ks == 0 && chain == 0) RRSWIN_TRACE_TILE(kTraceW1, 8 * mi, D[mi], 4);
         if (ks == 0 && chain == 1) RRSWIN_TRACE_TILE(kTraceW2, 8 * mi, D[mi], 4);
-        if (ks == 4 && chain == 0) RRSWIN_TRACE_TILE(kTraceW9, 8 * mi, D[mi], 4);
-        if (ks == 4 && chain == 1) RRSWIN_TRACE_TILE(kTraceW10, 8 * mi, D[mi], 4);
+        if (ks == KS - 1 && chain == 0) RRSWIN_TRACE_TILE(kTraceW9, 8 * mi, D[mi], 4);
+        if (ks == KS - 1 && chain == 1) RRSWIN_TRACE_TILE(kTraceW10, 8 * mi, D[mi], 4);
       }
     }
   }
@@ -236,9 +248,11 @@ __device__ __forceinline__ void e11_row(u32 (&e)[12][2], int rh) {
 
 // Phase 11 for query m-tile mi (facts C3): S = mma(q8(Q rows) . q8(Q keys), score bias of head z).
 // E10's packs: A = q8(Q[mi]) and B for key n-tile nb = q8(Q) rows 8nb..8nb+7.
+template <class Ly>
 __device__ __forceinline__ void score_phase(const Args& p, const Block& b, int mi, const u32 (&aq)[4], const u32 (&bq)[12][2],
                                             u32 (&S)[12][2]) {
-  const std::uint32_t bias = wmap::score_bias(b.z);
+  constexpr WeightMap m = Ly::kMap;
+  const std::uint32_t bias = m.score_bias(b.z);
 #pragma unroll
   for (int nbp = 0; nbp < 6; ++nbp) {
     // one 16-byte load = the C seeds of n-tiles 2nbp (rh 0, 1) and 2nbp+1 (layout/tables.hpp)
@@ -281,13 +295,14 @@ __device__ __forceinline__ void v_transpose(const u32 (&V)[6][4][2], u32 (&vt)[3
       }
 }
 
-// Phases 1..12 of head z, E10..E12's packs; returns q8(O) as the four A operands of m-tiles 0..3
-// (phase 13 + z's A, staged by e12_stage).
+// Phases 1..12 of head z (enc3: 1..10), E10..E12's packs; returns q8(O) as the four A operands of
+// m-tiles 0..3 (the projection phase of head z's A, staged by e12_stage).
+template <class Ly>
 __device__ __forceinline__ void attention(const Args& p, const Block& b, const std::uint8_t* smem, u32 (&ao)[4][4]) {
   u32 aq[4][4], bq[12][2], vt[3][4][2];
   {
     u32 Q[6][4][2], V[6][4][2];
-    qv_chains(p, b, smem, Q, V);
+    qv_chains<Ly>(p, b, smem, Q, V);
     // E10: q8(D9) packed as phase 11's A (query m-tiles 0..3) and B (keys 0..95).
 #pragma unroll
     for (int mi = 0; mi < 4; ++mi) repack_a(Q[mi], 0, aq[mi]);
@@ -298,7 +313,7 @@ __device__ __forceinline__ void attention(const Args& p, const Block& b, const s
 #pragma unroll
   for (int mi = 0; mi < 4; ++mi) {
     u32 S[12][2];
-    score_phase(p, b, mi, aq[mi], bq, S);
+    score_phase<Ly>(p, b, mi, aq[mi], bq, S);
     RRSWIN_TRACE_TILE(kTraceW11, 24 * mi, S, 12);
 #pragma unroll
     for (int nb = 0; nb < 12; ++nb)
@@ -325,70 +340,76 @@ __device__ __forceinline__ void e12_stage(const Block& b, const u32 (&ao)[4][4],
 
 // The prologue, phases 1..12 and E12 with their three barriers (facts A7, A8), the same in every
 // layer: warps 0..3 stage m-tile z (and 0, 1 also m-tiles 4, 5) and warp z keeps m-tile z's decoded
-// input x for phase 13's C (facts A8.1); then all 8 warps run attention, warp z = head z, and stage
-// q8(O). Warps 4..7 have no more work after it (the original exits them, facts A7); the kernels keep
-// them to pass the E61 barriers, so every barrier is a plain full-CTA bar.sync.
-__device__ __forceinline__ void attention_phases(const Args& p, const Block& b, std::uint8_t* smem, u32 (&x)[20][2]) {
+// input x for the first projection's C (facts A8.1); then all H warps run attention, warp z = head z,
+// and stage q8(O). Warps 4..7 of enc5/enc4 have no more work after it (the original exits them,
+// facts A7); the kernels keep them to pass the E61 barriers, so every barrier is a plain full-CTA
+// bar.sync.
+template <class Ly>
+__device__ __forceinline__ void attention_phases(const Args& p, const Block& b, std::uint8_t* smem, u32 (&x)[Ly::kNTiles][2]) {
   if (b.z < 4) {
-    prologue(p, b, b.z, x, smem);
+    prologue<Ly>(p, b, b.z, x, smem);
     if (b.z < 2) {
-      u32 halo[20][2];
-      prologue(p, b, 4 + b.z, halo, smem);
+      u32 halo[Ly::kNTiles][2];
+      prologue<Ly>(p, b, 4 + b.z, halo, smem);
     }
   }
   __syncthreads();  // s7506
   u32 ao[4][4];
-  attention(p, b, smem, ao);  // phases 1..12
-  __syncthreads();            // s11968: every warp's phases 1..10 are done with the staged input
+  attention<Ly>(p, b, smem, ao);  // phases 1..12
+  __syncthreads();                // s11968: every warp's phases 1..10 are done with the staged input
   e12_stage(b, ao, smem);
   __syncthreads();  // s12026
 }
 
-// ---- output projection (golden out_projection.cpp): E12 step 5, phases 13..20 ----
+// ---- output projection (golden out_projection.cpp): E12 step 5, phases 13..20 (enc3: 11..14) ----
 // Warp z < 4, token rows 16z..16z+15: C13 = f16(T1 + x), then phase 13+j adds head j's staged
-// q8(O) (m-tile z) times Wo_j, chained over j.
-__device__ __forceinline__ void out_projection(const Args& p, const Block& b, const std::uint8_t* smem, const u32 (&x)[20][2],
-                                               u32 (&D)[20][2]) {
+// q8(O) (m-tile z) times Wo_j, chained over the H heads.
+template <class Ly>
+__device__ __forceinline__ void out_projection(const Args& p, const Block& b, const std::uint8_t* smem, const u32 (&x)[Ly::kNTiles][2],
+                                               u32 (&D)[Ly::kNTiles][2]) {
+  constexpr WeightMap m = Ly::kMap;
 #pragma unroll
-  for (int nt = 0; nt < 20; ++nt) {
-    const u32 t1 = ld_u32(p.weights, seed_word_offset(wmap::t1, nt, b.t));
+  for (int nt = 0; nt < Ly::kNTiles; ++nt) {
+    const u32 t1 = ld_u32(p.weights, seed_word_offset(m.t1(), nt, b.t));
     D[nt][0] = ptx::add_f16x2(t1, x[nt][0]);
     D[nt][1] = ptx::add_f16x2(t1, x[nt][1]);
   }
-  RRSWIN_TRACE_TILE(kTraceP13c, 0, D, 20);
+  RRSWIN_TRACE_TILE(kTraceP13c, 0, D, Ly::kNTiles);
 #pragma unroll 1
-  for (int j = 0; j < 8; ++j) {
+  for (int j = 0; j < Ly::H; ++j) {
     const uint4 v = *reinterpret_cast<const uint4*>(smem + 2048 * j + 512 * b.z + 16 * b.lane);
     const u32 a[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
-    for (int tile = 0; tile < 10; ++tile) {
-      const BPair bp = load_b_pair(p.weights + wmap::wo(j) + 512u * tile, b.lane);
+    for (int tile = 0; tile < Ly::kBTiles; ++tile) {
+      const BPair bp = load_b_pair(p.weights + m.wo(j) + 512u * tile, b.lane);
       mma_acc(D[2 * tile], a, bp.lo);
       mma_acc(D[2 * tile + 1], a, bp.hi);
     }
-    if (j == 0) RRSWIN_TRACE_TILE(kTraceP13d, 0, D, 20);
-    if (j == 7) RRSWIN_TRACE_TILE(kTraceP20d, 0, D, 20);
+    if (j == 0) RRSWIN_TRACE_TILE(kTraceP13d, 0, D, Ly::kNTiles);
+    if (j == Ly::H - 1) RRSWIN_TRACE_TILE(kTraceP20d, 0, D, Ly::kNTiles);
   }
 }
 
 // ---- E20 (golden rms_norm.cpp e20_norm), facts C8 ----
-// N = f16(D20 * f16(inv * g2)) packed as q8(N) (phase 21..59's A, 5 k-slices), and C22 =
-// f16(T3 + D20) (E21 step: phase 22's C, reading mlp-residual = d20) written over D.
-__device__ __forceinline__ void e20_norm(const Args& p, const Block& b, u32 (&D)[20][2], u32 (&nq)[5][4]) {
+// N = f16(D20 * f16(inv * g2)) packed as q8(N) (the up-projections' A, C/32 k-slices), and C22 =
+// f16(T3 + D20) (E21 step: the first down-projection's C, reading mlp-residual = d20) written over D.
+template <class Ly>
+__device__ __forceinline__ void e20_norm(const Args& p, const Block& b, u32 (&D)[Ly::kNTiles][2], u32 (&nq)[Ly::kSlices][4]) {
+  constexpr WeightMap m = Ly::kMap;
   constexpr u16 kEps = golden::kE20Eps;  // 2^-13, facts C8.4
   u16 inv[2];
 #pragma unroll
   for (int rh = 0; rh < 2; ++rh) inv[rh] = rms_inverse(rms_sum_of_squares(D, rh, kR.e20_sum_tree), kEps);
   {
-    u32 n[20][2];
-    rms_scale(p.weights, wmap::g2, b, D, inv, n);
-    RRSWIN_TRACE_TILE(kTraceE20n, 0, n, 20);
+    u32 n[Ly::kNTiles][2];
+    rms_scale(p.weights, m.g2(), b, D, inv, n);
+    RRSWIN_TRACE_TILE(kTraceE20n, 0, n, Ly::kNTiles);
 #pragma unroll
-    for (int s = 0; s < 5; ++s) repack_a(n, s, nq[s]);
+    for (int s = 0; s < Ly::kSlices; ++s) repack_a(n, s, nq[s]);
   }
 #pragma unroll
-  for (int nt = 0; nt < 20; ++nt) {
-    const u32 t3 = ld_u32(p.weights, seed_word_offset(wmap::t3, nt, b.t));
+  for (int nt = 0; nt < Ly::kNTiles; ++nt) {
+    const u32 t3 = ld_u32(p.weights, seed_word_offset(m.t3(), nt, b.t));
     D[nt][0] = ptx::add_f16x2(t3, D[nt][0]);
     D[nt][1] = ptx::add_f16x2(t3, D[nt][1]);
   }
@@ -407,18 +428,21 @@ __device__ __forceinline__ u32 activation(u32 y0) {
   return ptx::mul_f16x2(y0, gate);
 }
 
-// Chunk c: odd phase 21+2c (4 chains x 5 k-steps over banded W1_c, C = b1_c records), its
+// Chunk c: odd phase 21+2c (4 chains x C/32 k-steps over banded W1_c, C = b1_c records), its
 // activation, and even phase 22+2c (one k-step, B = W2_c, chained in D).
-__device__ __forceinline__ void mlp_chunk(const Args& p, const Block& b, int c, const u32 (&nq)[5][4], u32 (&D)[20][2]) {
-  const std::uint8_t* W = p.weights;
+template <class Ly>
+__device__ __forceinline__ void mlp_chunk(const Args& p, const Block& b, int c, const u32 (&nq)[Ly::kSlices][4], u32 (&D)[Ly::kNTiles][2]) {
+  constexpr WeightMap m = Ly::kMap;
+  // The chunk's three regions as pointers, the offsets inside them constants (immediates in the PTX).
+  const std::uint8_t *W1 = p.weights + m.w1(c), *B1 = p.weights + m.b1(c), *W2 = p.weights + m.w2(c);
   u32 H[4][2];
 #pragma unroll
-  for (int nt = 0; nt < 4; ++nt) H[nt][0] = H[nt][1] = ld_u32(W, seed_word_offset(wmap::b1(c), nt, b.t));
+  for (int nt = 0; nt < 4; ++nt) H[nt][0] = H[nt][1] = ld_u32(B1, seed_word_offset(0, nt, b.t));
 #pragma unroll
-  for (int s = 0; s < 5; ++s)
+  for (int s = 0; s < Ly::kSlices; ++s)
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {  // chains 0/1 (n < 16): tiles 0..4; chains 2/3: tiles 5..9
-      const BPair bp = load_b_pair(W + layout::waddr_banded(wmap::w1(c), s, 0, 16 * half), b.lane);
+    for (int half = 0; half < 2; ++half) {  // chains 0/1 (n < 16): tiles 0..C/32-1; chains 2/3: the next C/32
+      const BPair bp = load_b_pair(W1 + layout::waddr_banded(0, s, 0, 16 * half, Ly::kSlices), b.lane);
       mma_acc(H[2 * half], nq[s], bp.lo);
       mma_acc(H[2 * half + 1], nq[s], bp.hi);
     }
@@ -426,26 +450,27 @@ __device__ __forceinline__ void mlp_chunk(const Args& p, const Block& b, int c, 
 #pragma unroll
   for (int nt = 0; nt < 4; ++nt) H[nt][0] = activation(H[nt][0]), H[nt][1] = activation(H[nt][1]);
   if (c == 0) RRSWIN_TRACE_TILE(kTraceE21act, 0, H, 4);
-  if (c == 0) RRSWIN_TRACE_TILE(kTraceP22c, 0, D, 20);
+  if (c == 0) RRSWIN_TRACE_TILE(kTraceP22c, 0, D, Ly::kNTiles);
   u32 a[4];
   repack_a(H, 0, a);
 #pragma unroll
-  for (int tile = 0; tile < 10; ++tile) {
-    const BPair bp = load_b_pair(W + wmap::w2(c) + 512u * tile, b.lane);
+  for (int tile = 0; tile < Ly::kBTiles; ++tile) {
+    const BPair bp = load_b_pair(W2 + 512u * tile, b.lane);
     mma_acc(D[2 * tile], a, bp.lo);
     mma_acc(D[2 * tile + 1], a, bp.hi);
   }
-  if (c == 0) RRSWIN_TRACE_TILE(kTraceP22d, 0, D, 20);
-  if (c == 19) RRSWIN_TRACE_TILE(kTraceP60d, 0, D, 20);
+  if (c == 0) RRSWIN_TRACE_TILE(kTraceP22d, 0, D, Ly::kNTiles);
+  if (c == Ly::kChunks - 1) RRSWIN_TRACE_TILE(kTraceP60d, 0, D, Ly::kNTiles);
 }
 
 // ---- E60 (golden arena_scatter.cpp), facts C13 ----
-// q8(D60) as phase 61's 20 A registers, each also stored to the output arena at pixel
+// q8(D60) as the final phase's 4C/32 A registers, each also stored to the output arena at pixel
 // (x0 + g, y0 + 2z + row_half), word d of plane q (arena_slot), when the pixel is in the frame.
-__device__ __forceinline__ void e60_scatter(const Args& p, const Block& b, const u32 (&D)[20][2], u32 (&a61)[5][4]) {
+template <class Ly>
+__device__ __forceinline__ void e60_scatter(const Args& p, const Block& b, const u32 (&D)[Ly::kNTiles][2], u32 (&a61)[Ly::kSlices][4]) {
   const layout::PlaneArena pa{b.ex, b.ey};
 #pragma unroll
-  for (int q = 0; q < 5; ++q) {
+  for (int q = 0; q < Ly::kSlices; ++q) {
     repack_a(D, q, a61[q]);
 #pragma unroll
     for (int o = 0; o < 4; ++o) {
@@ -457,28 +482,31 @@ __device__ __forceinline__ void e60_scatter(const Args& p, const Block& b, const
   }
 }
 
-// Phases 13..60 and E60 on warps 0..3 (token rows 16z..16z+15), the same in every layer: the
-// output projection, E20, the 20 MLP chunks (kept rolled, docs/performance.md), the arena scatter;
-// D60 stays in D (enc4's merge reads it), q8(D60) is the last phase's A (a61).
-__device__ __forceinline__ void mlp_phases(const Args& p, const Block& b, const std::uint8_t* smem, const u32 (&x)[20][2], u32 (&D)[20][2],
-                                           u32 (&a61)[5][4]) {
-  out_projection(p, b, smem, x, D);  // phases 13..20
-  u32 nq[5][4];
-  e20_norm(p, b, D, nq);  // E20 (and E21's C22 seed in D)
+// Phases 13..60 and E60 on warps 0..3 (token rows 16z..16z+15), the same in every layer (enc3:
+// 9..46 and E46): the output projection, E20, the MLP chunks (kept rolled, docs/performance.md), the
+// arena scatter; D60 stays in D (the merge reads it), q8(D60) is the final phase's A (a61).
+template <class Ly>
+__device__ __forceinline__ void mlp_phases(const Args& p, const Block& b, const std::uint8_t* smem, const u32 (&x)[Ly::kNTiles][2],
+                                           u32 (&D)[Ly::kNTiles][2], u32 (&a61)[Ly::kSlices][4]) {
+  out_projection<Ly>(p, b, smem, x, D);  // phases 13..20
+  u32 nq[Ly::kSlices][4];
+  e20_norm<Ly>(p, b, D, nq);  // E20 (and E21's C22 seed in D)
 #pragma unroll 1
-  for (int c = 0; c < 20; ++c) mlp_chunk(p, b, c, nq, D);  // phases 21..60
-  e60_scatter(p, b, D, a61);                               // E60
+  for (int c = 0; c < Ly::kChunks; ++c) mlp_chunk<Ly>(p, b, c, nq, D);  // phases 21..60
+  e60_scatter<Ly>(p, b, D, a61);                                        // E60
 }
 
 // ---- phase 61 and E61 (golden kpn_filter.cpp), facts C12, C14 ----
-// 2 chains (n-tiles 0, 1) x 5 k-steps over W61 + 512 s, seeded with the b61 records.
-// The same phase is enc4's phase 62, at its own offsets (w, bias).
-__device__ __forceinline__ void phase61(const Args& p, const Block& b, const u32 (&a61)[5][4], u32 (&L)[2][2], std::uint32_t w = wmap::w61,
-                                        std::uint32_t bias = wmap::b61) {
+// 2 chains (n-tiles 0, 1) x C/32 k-steps over W61 + 512 s, seeded with the b61 records. The same
+// phase is enc4's phase 62 and enc3's 48, at the layer's offsets (the weight map's final phase).
+template <class Ly>
+__device__ __forceinline__ void phase61(const Args& p, const Block& b, const u32 (&a61)[Ly::kSlices][4], u32 (&L)[2][2]) {
+  constexpr WeightMap m = Ly::kMap;
+  constexpr std::uint32_t w = m.final_weights(), bias = m.final_bias();
 #pragma unroll
   for (int nt = 0; nt < 2; ++nt) L[nt][0] = L[nt][1] = ld_u32(p.weights, seed_word_offset(bias, nt, b.t));
 #pragma unroll
-  for (int s = 0; s < 5; ++s) {
+  for (int s = 0; s < Ly::kSlices; ++s) {
     const BPair bp = load_b_pair(p.weights + w + 512u * s, b.lane);
     mma_acc(L[0], a61[s], bp.lo);
     mma_acc(L[1], a61[s], bp.hi);

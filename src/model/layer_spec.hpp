@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/hd.hpp"
+
 namespace rrswin {
 
 enum class LayerId {
@@ -183,37 +185,40 @@ struct LayerSpec {
 // up-projection at + 6C, MLP chunks of W1 (32C) + b1 (64) + W2 (32C) with T3 (2C) between chunk 0
 // and chunk 1, then (merge layers) the merge weights (merge_out columns of 4C bytes) and bias
 // (merge_out f16), then the final phase's C/32 weight tiles and two bias records. Absolute byte
-// offsets in W.
+// offsets in W. RRSWIN_HD: the CUDA ports (src/cuda/layer_dims.hpp) compute their weight addresses
+// with these same functions.
 struct WeightMap {
   std::uint32_t c, h, chunks, merge_out;  // merge_out = 0: no merge
   std::uint32_t b0 = 0;                   // the front's bytes: where g1 starts
   bool final_gemm = true;
-  constexpr std::uint32_t g1() const { return b0; }
-  constexpr std::uint32_t slot_bytes() const { return 96 * c + 12288; }
-  constexpr std::uint32_t head_base(int z) const { return b0 + 2 * c + slot_bytes() * static_cast<std::uint32_t>(z); }
-  constexpr std::uint32_t wq(int z) const { return head_base(z); }  // C/32 k-steps x 1024
-  constexpr std::uint32_t wv(int z) const { return head_base(z) + 32 * c; }
-  constexpr std::uint32_t score_bias(int z) const { return head_base(z) + 64 * c; }  // 24 x 512
-  constexpr std::uint32_t wo(int z) const { return head_base(z) + 64 * c + 12288; }  // 32 x C
-  constexpr std::uint32_t t1() const { return b0 + 2 * c + h * slot_bytes(); }
-  constexpr std::uint32_t g2() const { return t1() + 2 * c; }
-  constexpr std::uint32_t chunk_stride() const { return 64 * c + 64; }
-  constexpr std::uint32_t w1(int k) const { return t1() + 4 * c + chunk_stride() * static_cast<std::uint32_t>(k) + (k > 0 ? 2 * c : 0); }
-  constexpr std::uint32_t b1(int k) const { return w1(k) + 32 * c; }  // 32 f16 records
-  constexpr std::uint32_t w2(int k) const { return b1(k) + 64; }      // 32 x C
-  constexpr std::uint32_t t3() const { return w2(0) + 32 * c; }
-  constexpr std::uint32_t mlp_end() const { return w2(static_cast<int>(chunks) - 1) + 32 * c; }
-  constexpr std::uint32_t merge_weights() const { return mlp_end(); }  // merge_out x 4C
-  constexpr std::uint32_t merge_bias() const { return merge_weights() + merge_out * 4 * c; }
-  constexpr std::uint32_t final_weights() const { return merge_out ? merge_bias() + 2 * merge_out : mlp_end(); }
-  constexpr std::uint32_t final_bias() const { return final_weights() + 512 * (c / 32); }
+  RRSWIN_HD constexpr std::uint32_t g1() const { return b0; }
+  RRSWIN_HD constexpr std::uint32_t slot_bytes() const { return 96 * c + 12288; }
+  RRSWIN_HD constexpr std::uint32_t head_base(int z) const { return b0 + 2 * c + slot_bytes() * static_cast<std::uint32_t>(z); }
+  RRSWIN_HD constexpr std::uint32_t wq(int z) const { return head_base(z); }  // C/32 k-steps x 1024
+  RRSWIN_HD constexpr std::uint32_t wv(int z) const { return head_base(z) + 32 * c; }
+  RRSWIN_HD constexpr std::uint32_t score_bias(int z) const { return head_base(z) + 64 * c; }  // 24 x 512
+  RRSWIN_HD constexpr std::uint32_t wo(int z) const { return head_base(z) + 64 * c + 12288; }  // 32 x C
+  RRSWIN_HD constexpr std::uint32_t t1() const { return b0 + 2 * c + h * slot_bytes(); }
+  RRSWIN_HD constexpr std::uint32_t g2() const { return t1() + 2 * c; }
+  RRSWIN_HD constexpr std::uint32_t chunk_stride() const { return 64 * c + 64; }
+  RRSWIN_HD constexpr std::uint32_t w1(int k) const {
+    return t1() + 4 * c + chunk_stride() * static_cast<std::uint32_t>(k) + (k > 0 ? 2 * c : 0);
+  }
+  RRSWIN_HD constexpr std::uint32_t b1(int k) const { return w1(k) + 32 * c; }  // 32 f16 records
+  RRSWIN_HD constexpr std::uint32_t w2(int k) const { return b1(k) + 64; }      // 32 x C
+  RRSWIN_HD constexpr std::uint32_t t3() const { return w2(0) + 32 * c; }
+  RRSWIN_HD constexpr std::uint32_t mlp_end() const { return w2(static_cast<int>(chunks) - 1) + 32 * c; }
+  RRSWIN_HD constexpr std::uint32_t merge_weights() const { return mlp_end(); }  // merge_out x 4C
+  RRSWIN_HD constexpr std::uint32_t merge_bias() const { return merge_weights() + merge_out * 4 * c; }
+  RRSWIN_HD constexpr std::uint32_t final_weights() const { return merge_out ? merge_bias() + 2 * merge_out : mlp_end(); }
+  RRSWIN_HD constexpr std::uint32_t final_bias() const { return final_weights() + 512 * (c / 32); }
   // The image ends with lane t = 3's u32 of the final phase's second bias record (the reading
   // "weight-image-size" of docs/readings.md §4, for every layer); without a final phase (dec0) it
   // ends with the last down-projection's weights.
-  constexpr std::uint32_t image_bytes() const { return final_gemm ? final_bias() + 32 : mlp_end(); }
+  RRSWIN_HD constexpr std::uint32_t image_bytes() const { return final_gemm ? final_bias() + 32 : mlp_end(); }
   // What d4r's tool reports (its largest immediate + 4, the per-lane term dropped): the second bias
   // record's load, or (no final phase) the last down-projection's last v4 load + 12.
-  constexpr std::uint32_t tool_extent() const { return final_gemm ? final_bias() + 16 + 4 : mlp_end() - 512 + 12 + 4; }
+  RRSWIN_HD constexpr std::uint32_t tool_extent() const { return final_gemm ? final_bias() + 16 + 4 : mlp_end() - 512 + 12 + 4; }
 };
 
 // One row per layer, in network order (layer_ids()). Every layer has a row: a layer the golden model

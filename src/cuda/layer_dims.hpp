@@ -1,0 +1,136 @@
+// The layers the CUDA parts are instantiated for, as compile-time descriptions (issue 37): the facts
+// of a layer row of model/layer_spec.cpp that the parts depend on (C, heads, MLP chunks, the merge,
+// the final epilogue, shared memory, warps), and everything that follows from them by the model's
+// own constexpr code: the phase numbers by LayerSpec's numbering, the weight offsets by WeightMap
+// (model/layer_spec.hpp; its functions are RRSWIN_HD so that the device code calls them). The rows
+// themselves are compiled in layer_spec.cpp, out of reach of a constant expression here, so each
+// instance below is checked field for field against layer_spec(id), its phase program and its
+// LaunchAbi by tests/cuda_layer_dims_test.cpp (CudaLayerDims.*): a row that changes without its
+// instance here fails that test.
+#pragma once
+#include <cstdint>
+
+#include "model/layer_spec.hpp"
+
+namespace rrswin::cuda {
+
+struct LayerDims {
+  LayerId id;
+  int channels;  // C
+  int heads;     // H, one warp per head (HeadForm::warp_per_head)
+  int chunks;    // MLP chunks of 32 hidden channels (4C / 32)
+  MergeKind merge_kind;
+  int merge_out;  // the merged channels (0 without a merge)
+  FinalEpilogueKind final_epilogue;
+  int shared_bytes;  // the original's one __shared__ array (LaunchAbi::shared_bytes)
+  int warps;         // blockDim.z (LaunchAbi::block[2])
+
+  // The row as LayerSpec's constexpr functions read it (the fields the parts do not use keep their
+  // defaults: no front, a final GEMM of 16 logits, 16 rows per warp after the attention).
+  constexpr LayerSpec spec() const {
+    LayerSpec s{};
+    s.id = id;
+    s.channels = channels;
+    s.heads = heads;
+    s.chunks = chunks;
+    s.merge_kind = merge_kind;
+    s.merge_out = merge_out;
+    s.final_epilogue = final_epilogue;
+    return s;
+  }
+};
+
+// model/layer_spec.cpp's rows enc5, enc4, enc3, enc2 (DOC4 §2, DOC3 §2, DOC-e2 §2; CudaLayerDims.* checks them).
+inline constexpr LayerDims kEnc5Dims{.id = LayerId::enc5,
+                                     .channels = 160,
+                                     .heads = 8,
+                                     .chunks = 20,
+                                     .merge_kind = MergeKind::none,
+                                     .merge_out = 0,
+                                     .final_epilogue = FinalEpilogueKind::kpn_filter,
+                                     .shared_bytes = 16384,
+                                     .warps = 8};
+inline constexpr LayerDims kEnc4Dims{.id = LayerId::enc4,
+                                     .channels = 160,
+                                     .heads = 8,
+                                     .chunks = 20,
+                                     .merge_kind = MergeKind::shared_passes,
+                                     .merge_out = 160,
+                                     .final_epilogue = FinalEpilogueKind::kpn_filter_sigmoid,
+                                     .shared_bytes = 16384,
+                                     .warps = 8};
+inline constexpr LayerDims kEnc3Dims{.id = LayerId::enc3,
+                                     .channels = 128,
+                                     .heads = 4,
+                                     .chunks = 16,
+                                     .merge_kind = MergeKind::shared_passes,
+                                     .merge_out = 160,
+                                     .final_epilogue = FinalEpilogueKind::kpn_filter_sigmoid,
+                                     .shared_bytes = 12800,
+                                     .warps = 4};
+inline constexpr LayerDims kEnc2Dims{.id = LayerId::enc2,
+                                     .channels = 96,
+                                     .heads = 4,
+                                     .chunks = 12,
+                                     .merge_kind = MergeKind::shared_passes,
+                                     .merge_out = 128,
+                                     .final_epilogue = FinalEpilogueKind::kpn_filter_sigmoid,
+                                     .shared_bytes = 9600,
+                                     .warps = 4};
+
+// What the device code reads of a layer: scalars and a WeightMap, static constexpr members (nvcc
+// lets device code read a constexpr scalar, and copy a constexpr aggregate into a local constexpr,
+// but not call a host constexpr function: LayerSpec's numbering is evaluated here, on the host side).
+template <LayerDims D>
+struct Layer {
+  static constexpr LayerDims kDims = D;
+  static constexpr int C = D.channels;
+  static constexpr int H = D.heads;
+  static constexpr int kChunks = D.chunks;
+  static constexpr int kSlices = C / 32;  // k-slices of a C-wide A operand = the arena's planes
+  static constexpr int kNTiles = C / 8;   // n-tiles of a C-wide D tile (x[kNTiles][2])
+  static constexpr int kBTiles = C / 16;  // 512-byte B tiles (two n-tiles each) of a C-column GEMM
+  static constexpr int kWarps = D.warps;
+  static constexpr int kMlpWarps = D.spec().mlp_warps();  // warps from the output projection on (16 rows each)
+  static constexpr bool kMerge = D.merge_kind != MergeKind::none;
+  static constexpr int kMergeKSteps = 4 * C / 32;  // the merge's K = 4C
+  static constexpr int kMergePasses = D.merge_out / 32;
+  static constexpr int kSharedBytes = D.shared_bytes;
+  // Phase numbers (1-based, LayerSpec's numbering): enc5 13/60/61, enc4 13/60/61/62, enc3 11/46/47/48,
+  // enc2 9/36/37/38.
+  static constexpr int kFirstProjection = D.spec().first_projection();
+  static constexpr int kLastMlp = D.spec().last_mlp();
+  static constexpr int kMergePhase = D.spec().merge_phase();
+  static constexpr int kFinalPhase = D.spec().final_phase();
+  // The weight image's offsets (copy into a local constexpr to call its functions in device code).
+  static constexpr WeightMap kMap = weight_map(D.spec());
+
+  // Shared memory, one array reused by stage: the prologue's staged A (6 m-tiles x C/32 k-slices
+  // of 512 bytes), the heads' q8(O) (2048 bytes a head), the merge's q8(D) of the 64 window tokens
+  // (C bytes each), the final epilogue's records (64 x 6 words).
+  static constexpr int kStagedInputBytes = 512 * 6 * kSlices;
+  static constexpr int kHeadStageBytes = 2048 * H;
+  static constexpr int kMergeStageBytes = kMerge ? 64 * C : 0;
+  static constexpr int kRecordBytes = 64 * 6 * 4;
+
+  // What the parts assume of a layer (swin_parts.cuh, merge_parts.cuh).
+  static_assert(C % 32 == 0 && kChunks == 4 * C / 32, "C/32 k-slices, 4C/32 MLP chunks");
+  static_assert(D.spec().head_form == HeadForm::warp_per_head && H == kWarps, "one warp per head");
+  static_assert(kMlpWarps == 4 && kWarps >= kMlpWarps, "warps 0..3 stage the input and run phases 13.. (16 rows each)");
+  static_assert(D.spec().front.kind == FrontKind::none, "the encoders' prologue (no embedding or patch-expand front)");
+  static_assert(D.merge_kind == MergeKind::none || D.merge_kind == MergeKind::shared_passes, "the register merge has no CUDA part yet");
+  static_assert(!kMerge || (D.merge_out % 32 == 0 && kMergePasses >= kMlpWarps && kMergePasses <= kMlpWarps + 1),
+                "the merge: one 32-column pass per warp, warp 0 one more");
+  static_assert(D.final_epilogue == (kMerge ? FinalEpilogueKind::kpn_filter_sigmoid : FinalEpilogueKind::kpn_filter),
+                "the final epilogues with CUDA parts: enc5's E61, the merge layers' gated E62");
+  static_assert(kStagedInputBytes <= kSharedBytes && kHeadStageBytes <= kSharedBytes && kMergeStageBytes <= kSharedBytes &&
+                    kRecordBytes <= kSharedBytes,
+                "every stage fits the original's shared array");
+};
+
+using Enc5 = Layer<kEnc5Dims>;
+using Enc4 = Layer<kEnc4Dims>;
+using Enc3 = Layer<kEnc3Dims>;
+using Enc2 = Layer<kEnc2Dims>;
+
+}  // namespace rrswin::cuda

@@ -1,0 +1,135 @@
+// The CUDA ports' compile-time layer descriptions (src/cuda/layer_dims.hpp, issue 37) are the
+// model's layer rows: every fact a part reads equals the row of model/layer_spec.cpp, the phase
+// numbers and weight offsets the parts compute equal the layer's phase program
+// (model/layer_program.hpp), and the parameter blocks are the rows' LaunchAbi.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <string>
+
+#include "cuda/enc2_params.hpp"
+#include "cuda/enc3_params.hpp"
+#include "cuda/enc4_params.hpp"
+#include "cuda/enc5_params.hpp"
+#include "cuda/layer_dims.hpp"
+#include "model/layer_program.hpp"
+
+namespace rrswin {
+namespace {
+
+template <class Ly>
+void expect_layer_is_its_row() {
+  constexpr cuda::LayerDims d = Ly::kDims;
+  const LayerSpec& s = layer_spec(d.id);
+  SCOPED_TRACE(std::string(s.name));
+  const LayerProgram& prog = layer_program(d.id);
+  // The facts.
+  EXPECT_EQ(d.channels, s.channels);
+  EXPECT_EQ(d.heads, s.heads);
+  EXPECT_EQ(d.chunks, s.chunks);
+  EXPECT_EQ(d.merge_kind, s.merge_kind);
+  EXPECT_EQ(d.merge_out, s.merge() ? s.merge_out : 0);
+  EXPECT_EQ(d.final_epilogue, s.final_epilogue);
+  EXPECT_EQ(d.shared_bytes, s.abi.shared_bytes);
+  EXPECT_EQ(d.warps, s.abi.block[2]);
+  // What the parts assume without a field of their own: the template's defaults.
+  EXPECT_EQ(s.head_form, HeadForm::warp_per_head);
+  EXPECT_EQ(s.front.kind, FrontKind::none);
+  EXPECT_EQ(s.rows_per_warp, 16);
+  EXPECT_EQ(s.window_tokens, 64);
+  EXPECT_EQ(s.tokens, 96);
+  EXPECT_EQ(s.head_dim, 32);
+  EXPECT_TRUE(s.final_gemm);
+  EXPECT_EQ(s.logits, 16);
+  EXPECT_EQ(s.abi.block[0], 32);
+  EXPECT_EQ(s.abi.block[1], 1);
+  // Derived: warps, phase numbers, the weight map.
+  EXPECT_EQ(Ly::kMlpWarps, s.mlp_warps());
+  EXPECT_EQ(Ly::kFirstProjection, s.first_projection());
+  EXPECT_EQ(Ly::kLastMlp, s.last_mlp());
+  EXPECT_EQ(Ly::kMergePhase, s.merge_phase());
+  EXPECT_EQ(Ly::kFinalPhase, s.final_phase());
+  const WeightMap a = Ly::kMap, b = weight_map(s);
+  EXPECT_EQ(a.c, b.c);
+  EXPECT_EQ(a.h, b.h);
+  EXPECT_EQ(a.chunks, b.chunks);
+  EXPECT_EQ(a.merge_out, b.merge_out);
+  EXPECT_EQ(a.b0, b.b0);
+  EXPECT_EQ(a.final_gemm, b.final_gemm);
+  EXPECT_EQ(a.image_bytes(), b.image_bytes());
+  // The offsets the parts read, against the phase program's (its B and C sources per phase).
+  for (int h = 0; h < s.heads; ++h) {
+    EXPECT_EQ(a.wo(h), prog.phase(s.projection_phase(h)).weight_begin) << "Wo " << h;
+    EXPECT_EQ(a.wq(h), a.slot_bytes() * static_cast<std::uint32_t>(h) + prog.phase(s.first_stem()).weight_begin) << "Wq " << h;
+    EXPECT_EQ(a.wv(h), a.slot_bytes() * static_cast<std::uint32_t>(h) + prog.phase(s.first_stem() + 1).weight_begin) << "Wv " << h;
+    EXPECT_EQ(a.score_bias(h), a.slot_bytes() * static_cast<std::uint32_t>(h) + prog.phase(s.score_phase()).bias_begin) << "bias " << h;
+  }
+  for (int c = 0; c < s.chunks; ++c) {
+    const Phase& up = prog.phase(s.first_mlp() + 2 * c);
+    EXPECT_EQ(a.w1(c), up.weight_begin) << "W1 " << c;
+    EXPECT_EQ(a.b1(c), up.bias_begin) << "b1 " << c;
+    EXPECT_EQ(a.w2(c), prog.phase(s.first_mlp() + 2 * c + 1).weight_begin) << "W2 " << c;
+    EXPECT_EQ(up.k_steps, Ly::kSlices);
+  }
+  const Phase& last = prog.phase(s.final_phase());
+  EXPECT_EQ(a.final_weights(), last.weight_begin);
+  EXPECT_EQ(a.final_bias(), last.bias_begin);
+  EXPECT_EQ(last.k_steps, Ly::kSlices);
+  if (s.merge()) {
+    const Phase& merge = prog.phase(s.merge_phase());
+    EXPECT_EQ(a.merge_weights(), merge.weight_begin);
+    EXPECT_EQ(a.merge_bias(), merge.bias_begin);
+    EXPECT_EQ(Ly::kMergeKSteps, merge.k_steps);
+    EXPECT_EQ(Ly::kMergePasses * 32, s.merge_out);
+  }
+  // The regions the parts read by name: g1, T1, g2, T3.
+  for (const Region& r : layer_weight_regions(s)) {
+    const std::uint32_t at = r.role == Region::Role::g1   ? a.g1()
+                             : r.role == Region::Role::t1 ? a.t1()
+                             : r.role == Region::Role::g2 ? a.g2()
+                             : r.role == Region::Role::t3 ? a.t3()
+                                                          : r.begin;
+    EXPECT_EQ(at, r.begin) << r.name;
+  }
+}
+
+// A parameter block against the row's LaunchAbi.
+template <class P>
+void expect_merge_params(LayerId id) {
+  const LaunchAbi& abi = layer_spec(id).abi;
+  SCOPED_TRACE(std::string(to_string(id)));
+  EXPECT_EQ(static_cast<int>(sizeof(P)), abi.param_block_bytes);
+  EXPECT_EQ(static_cast<int>(offsetof(P, ex)), abi.extents);
+  EXPECT_EQ(static_cast<int>(offsetof(P, input_arena)), abi.input);
+  EXPECT_EQ(static_cast<int>(offsetof(P, weights)), abi.weights);
+  EXPECT_EQ(static_cast<int>(offsetof(P, output_arena)), abi.arena);
+  EXPECT_EQ(static_cast<int>(offsetof(P, merged_output)), abi.merged_output);
+  EXPECT_EQ(static_cast<int>(offsetof(P, block_offset_x)), abi.origin);
+  EXPECT_EQ(static_cast<int>(offsetof(P, texture)), abi.texture);
+  ASSERT_EQ(abi.surface_count, 3);
+  EXPECT_EQ(static_cast<int>(offsetof(P, surface112)), abi.surfaces[0]);
+  EXPECT_EQ(static_cast<int>(offsetof(P, surface120)), abi.surfaces[1]);
+  EXPECT_EQ(static_cast<int>(offsetof(P, surface128)), abi.surfaces[2]);
+  EXPECT_EQ(abi.skip, -1);
+  EXPECT_EQ(abi.scale, -1);
+  EXPECT_EQ(abi.network_input, -1);
+}
+
+}  // namespace
+
+TEST(CudaLayerDims, Enc5IsItsRow) { expect_layer_is_its_row<cuda::Enc5>(); }
+TEST(CudaLayerDims, Enc4IsItsRow) { expect_layer_is_its_row<cuda::Enc4>(); }
+TEST(CudaLayerDims, Enc3IsItsRow) { expect_layer_is_its_row<cuda::Enc3>(); }
+TEST(CudaLayerDims, Enc2IsItsRow) { expect_layer_is_its_row<cuda::Enc2>(); }
+
+TEST(CudaLayerDims, ParameterBlocksAreTheRowsLaunchAbi) {
+  expect_merge_params<cuda::Enc4Params>(LayerId::enc4);
+  expect_merge_params<cuda::Enc3Params>(LayerId::enc3);
+  expect_merge_params<cuda::Enc2Params>(LayerId::enc2);
+  const LaunchAbi& abi = layer_spec(LayerId::enc5).abi;
+  EXPECT_EQ(static_cast<int>(sizeof(cuda::Enc5Params)), abi.param_block_bytes);
+  EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc5Params, surface)), abi.surfaces[0]);
+  EXPECT_EQ(abi.merged_output, -1);
+}
+
+}  // namespace rrswin
