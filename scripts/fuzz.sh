@@ -37,7 +37,7 @@ run_one() {
   [ "$h" = layer_capture ] && timeout=40
   rm -rf "$seeds" && mkdir -p "$seeds" "$corpus" "$found"
   RRSWIN_FUZZ_WRITE_SEEDS="$seeds" "$bin/fuzz_$h" >/dev/null 2>&1
-  # -timeout: a single input over 10 s is a hang; -rss_limit_mb: an allocation no check stopped.
+  # -timeout: a single input over $timeout s is a hang; -rss_limit_mb: an allocation no check stopped.
   if "$bin/fuzz_$h" "$corpus" "$seeds" -dict=fuzz/numbers.dict -max_total_time="$seconds" -timeout="$timeout" \
        -rss_limit_mb=2560 -max_len="$max_len" -artifact_prefix="$found/" -print_final_stats=1 >"$work/$h.log" 2>&1; then
     echo "fuzz.sh: $h: no finding in ${seconds} s ($(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/$h.log" | grep -o '[0-9]*$') inputs)" >&2
