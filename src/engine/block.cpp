@@ -155,6 +155,8 @@ const FragmentSlots& fragment_slots(ArenaOrder order, int channels) {
   return tables[order == ArenaOrder::natural ? 1 : 0][static_cast<std::size_t>(channels / 32)];
 }
 
+}  // namespace
+
 // golden::prologue_gather (facts B1/B5) computed the same way: per m-tile its 16 pixels' words of
 // every plane (the layer's C/32) are read once (the 8 words of an in-frame pixel are contiguous;
 // outside the frame golden::input_word gives the fill reading's words), then each lane's registers are decoded into
@@ -192,6 +194,46 @@ const FragmentSlots& fragment_slots(ArenaOrder order, int channels) {
     }
   }
 }
+
+// golden::expand_a (the decoders' phase-1 A: the enc5 prologue's register loads at half resolution,
+// decoder_front.cpp) computed the same way: per m-tile its 16 tokens' words of every plane read once
+// (outside the half-resolution frame the fill reading's: 0, or the clamped token's), then each
+// lane's registers' bytes placed by the slot table of the expand-load-order reading. Out of line:
+// profiles name it.
+[[gnu::noinline]] golden::E4Mat expand_loads(const golden::BlockContext& ctx, const DecoderFrontReadings& fr,
+                                             std::span<const std::uint8_t> input) {
+  const LayerSpec& s = ctx.layer();
+  const int K = s.front.k, planes = K / 32;
+  constexpr int kRows = 48, kWords = layout::PlaneArena::kWordsPerPixel;  // phase 1's three m-tiles
+  const layout::PlaneArena pa{ctx.ex >> 1, ctx.ey >> 1, planes};
+  const ArenaOrder order = fr.load_order == ExpandLoadOrder::natural ? ArenaOrder::natural : ArenaOrder::fragment;
+  const FragmentSlots& slots = fragment_slots(order, K);
+  golden::E4Mat a(kRows, K);
+  for (int mi = 0; mi < kRows / 16; ++mi) {
+    std::uint32_t words[kMaxSlices][16 * kWords];
+    for (int i = 0; i < 16; ++i) {
+      std::array<int, 2> tok = golden::expand_token(ctx.x0, ctx.y0, 16 * mi + i);
+      if (!pa.in_frame(tok[0], tok[1]) && fr.fill != ExpandFill::clamp) {
+        for (int q = 0; q < planes; ++q) std::fill_n(&words[q][kWords * i], kWords, 0u);
+        continue;
+      }
+      tok[0] = std::clamp(tok[0], 0, pa.ex - 1);
+      tok[1] = std::clamp(tok[1], 0, pa.ey - 1);
+      for (int q = 0; q < planes; ++q)
+        std::memcpy(&words[q][kWords * i], input.data() + 4 * pa.word_index(q, tok[0], tok[1], 0), 4 * kWords);
+    }
+    for (int q = 0; q < planes; ++q) {
+      e4m3_t* const tile = a.v.data() + static_cast<std::size_t>(16 * mi) * K + 32 * q;
+      for (const FragmentSlot& f : slots) {
+        const std::uint32_t w = words[q][f.src];
+        for (int j = 0; j < 4; ++j) tile[f.dst[static_cast<std::size_t>(j)]] = static_cast<e4m3_t>(w >> (8 * j));
+      }
+    }
+  }
+  return a;
+}
+
+namespace {
 
 // golden::e60_store (facts C13) computed the same way: each lane's 4 C/32 words gathered from q8(D60)
 // by the slot table, stored with the golden guards (frame, e60_lane_dropped) and statistics, in the

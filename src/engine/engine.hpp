@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "engine/gemm.hpp"
+#include "model/decoder_front.hpp"
 #include "model/layer.hpp"
 
 namespace rrswin::engine {
@@ -62,5 +63,12 @@ golden::E4Mat run_block_through_e60(const PreparedWeights& w, SimdPath simd, con
 // golden::run_layer_block returns D19 for dec0's E19 (no arena scatter, no final phase).
 golden::F16Mat run_block_through_mlp(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, int inner_threads,
                                      const golden::PrologueOut& staged);
+
+// golden::prologue_gather(ctx, arena, x)'s values by per-m-tile word loads and a slot table (the
+// fused block's prologue; the decoders' skip readback through BlockContext::gather).
+void prologue_loads(const golden::BlockContext& ctx, std::span<const std::uint8_t> arena, golden::F16Mat& x);
+// golden::expand_a(ctx, fr, input)'s values the same way (the decoders' phase-1 A through
+// BlockContext::expand_gather).
+golden::E4Mat expand_loads(const golden::BlockContext& ctx, const DecoderFrontReadings& fr, std::span<const std::uint8_t> input);
 
 }  // namespace rrswin::engine

@@ -232,6 +232,8 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
       const std::function<void(const f16_t*, const f16_t*, f16_t*, int)> add = [&kern](const f16_t* a, const f16_t* b, f16_t* out, int n) {
         kern.add_rows({a, b, out, 1, n});
       };
+      const std::function<void(const golden::BlockContext&, std::span<const std::uint8_t>, golden::F16Mat&)> gather =
+          [](const golden::BlockContext& at, std::span<const std::uint8_t> arena, golden::F16Mat& x) { prologue_loads(at, arena, x); };
       run_layer_frame_with(
           f, profile, r, lr, stats, trace, trace_out,
           [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
@@ -246,6 +248,12 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
             front.front_gemm = &expand;
             front.add_f16 = &add;
             front.q8_table = q8_table;
+            // The phase-1 A and the skip readback by table-driven loads (the golden loops' values).
+            const std::function<golden::E4Mat(std::span<const std::uint8_t>)> expand_gather = [&](std::span<const std::uint8_t> in) {
+              return expand_loads(ctx, lr.decoder_front, in);
+            };
+            front.expand_gather = &expand_gather;
+            front.gather = &gather;
             const golden::PrologueOut staged = golden::decoder_front(front, lr.decoder_front, io.input_arena, io.skip_arena);
             const golden::DecoderTextures t{io.texture, io.texture96, io.texture104, io.scale[0], io.scale[1]};
             if (dec0) {

@@ -87,7 +87,13 @@ struct BlockPixels {
 // use; a neighbour outside it (a border reading that reaches farther) is sampled directly.
 class BlockTaps {
  public:
-  BlockTaps(const DecoderTextures& t, DecoderSampler s, int x0, int y0) : t_(t), s_(s), left_(x0 - 1), top_(y0 - 1) {}
+  BlockTaps(const DecoderTextures& t, DecoderSampler s, int x0, int y0) : t_(t), s_(s), left_(x0 - 1), top_(y0 - 1) {
+    // A neighbour's u is a function of its column alone, v of its row: each resolved once.
+    for (int k = 0; k < kSide; ++k) {
+      cols_[static_cast<std::size_t>(k)] = sample_axis(texel_coordinate(t_.sx, left_ + k));
+      rows_[static_cast<std::size_t>(k)] = sample_axis(texel_coordinate(t_.sy, top_ + k));
+    }
+  }
   Taps of_pixel(const Readings& r, int X, int Y, int ex, int ey) {
     const auto taps = e61_taps(r, X, Y, ex, ey);
     Taps tv;
@@ -102,7 +108,7 @@ class BlockTaps {
     if (c < 0 || c >= kSide || r < 0 || r >= kSide) return sample(i, j);
     const std::size_t k = static_cast<std::size_t>(kSide * r + c);
     if (!have_[k]) {
-      v_[k] = sample(i, j);
+      v_[k] = sample_at(*t_.tex88, cols_[static_cast<std::size_t>(c)], rows_[static_cast<std::size_t>(r)], s_);
       have_[k] = true;
     }
     return v_[k];
@@ -113,6 +119,7 @@ class BlockTaps {
   const DecoderTextures& t_;
   DecoderSampler s_;
   int left_, top_;
+  std::array<SampleAxis, kSide> cols_, rows_;
   std::array<std::array<f16_t, 4>, kSide * kSide> v_{};
   std::array<bool, kSide * kSide> have_{};
 };
@@ -132,8 +139,14 @@ std::array<f16_t, 4> sample_f32(const Texture& t, float u, float v, DecoderSampl
   // It is the model the PTX interpreter's tex uses (src/ptx/exec_mem.cpp `sample`), so the golden
   // model and the interpreted kernel agree under the same sampler. Coordinates are unnormalised
   // (the launch's sampler; a normalised sampler would scale by the extent first).
-  if (s == DecoderSampler::point) return t.fetch(tex_point_texel(u), tex_point_texel(v));
-  const TexLinearTexel a = tex_linear_texel(u), b = tex_linear_texel(v);
+  return sample_at(t, sample_axis(u), sample_axis(v), s);
+}
+
+SampleAxis sample_axis(float x) { return {tex_linear_texel(x), tex_point_texel(x)}; }
+
+std::array<f16_t, 4> sample_at(const Texture& t, const SampleAxis& u, const SampleAxis& v, DecoderSampler s) {
+  if (s == DecoderSampler::point) return t.fetch(u.point, v.point);
+  const TexLinearTexel a = u.linear, b = v.linear;
   const auto t00 = t.fetch(a.i, b.i), t10 = t.fetch(a.i + 1, b.i), t01 = t.fetch(a.i, b.i + 1), t11 = t.fetch(a.i + 1, b.i + 1);
   std::array<f16_t, 4> r{};
   for (int c = 0; c < 4; ++c) r[c] = f16_bilinear(t00[c], t10[c], t01[c], t11[c], a.alpha, b.alpha);

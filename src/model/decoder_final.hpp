@@ -11,6 +11,7 @@
 
 #include "model/layer.hpp"
 #include "model/texture_surface.hpp"
+#include "numerics/texcoord.hpp"
 #include "numerics/types.hpp"
 
 namespace rrswin::golden {
@@ -60,6 +61,14 @@ struct DecoderTables {
 // interpreter's tex uses (numerics/texcoord.hpp, f16_bilinear). A model: the blend's hardware
 // precision is not documented.
 std::array<f16_t, 4> sample_f32(const Texture& t, float u, float v, DecoderSampler s);
+// sample_f32 in two steps: each coordinate's texel and weight (a function of that coordinate
+// alone, so a block's taps resolve each of their columns and rows once), then the fetch and blend.
+struct SampleAxis {
+  TexLinearTexel linear;
+  std::int32_t point;
+};
+SampleAxis sample_axis(float x);
+std::array<f16_t, 4> sample_at(const Texture& t, const SampleAxis& u, const SampleAxis& v, DecoderSampler s);
 
 // One pixel's values (for traces and tests): the 9 softmax weights, the f32 sum and its
 // reciprocal, the three filtered channels before the blend, the gate, and the stored texel.

@@ -133,7 +133,7 @@ PrologueOut decoder_front(const BlockContext& ctx, const DecoderFrontReadings& f
   // it expands: one for dec4..dec2, two for dec1, DESC-d1 e1_patch_grid). Cells no store reaches
   // keep 0 (none under expand-subpixel's lattices: DESC-d1 "the 48 stores tile all 400 cells").
   std::vector<e4m3_t> tile(static_cast<std::size_t>(kTile * kTile * C), 0);
-  const E4Mat a = expand_a(ctx, fr, input);
+  const E4Mat a = ctx.expand_gather ? (*ctx.expand_gather)(input) : expand_a(ctx, fr, input);
   const int nt = s.front.n_per_warp / 8;
   const StageRef st = ctx.stage("p1d",
                                 cat("D of phase 1 (the patch expand): reg ", 2 * nt, "m+2nt+rh = f16x2 (row 16m+g+8rh of the ",
@@ -163,7 +163,10 @@ PrologueOut decoder_front(const BlockContext& ctx, const DecoderFrontReadings& f
   BlockContext skip_ctx = ctx;
   skip_ctx.readings = &skip_readings;
   F16Mat xs;
-  prologue_gather(skip_ctx, skip, xs);
+  if (ctx.gather)
+    (*ctx.gather)(skip_ctx, skip, xs);
+  else
+    prologue_gather(skip_ctx, skip, xs, decoded_codes().data());
   F16Mat x(kTokens, C);
   for (int row = 0; row < kTokens; ++row) {
     const std::array<int, 2> p = token_pixel(ctx, row);

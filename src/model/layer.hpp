@@ -118,6 +118,13 @@ struct BlockContext {
   // When set, computes out[i] = f16_add(a[i], b[i]) for i < n (n a multiple of 8) with the same
   // values (the fast engine's f16 add kernel: the decoders' E1 readback).
   const std::function<void(const f16_t* a, const f16_t* b, f16_t* out, int n)>* add_f16 = nullptr;
+  // When set, computes prologue_gather(ctx', arena, x) with the same values, for the context ctx'
+  // it is given (the fast engine's table-driven loads, engine::prologue_loads: the decoders' skip
+  // readback in E1).
+  const std::function<void(const BlockContext& at, std::span<const std::uint8_t> arena, F16Mat& x)>* gather = nullptr;
+  // When set, computes a decoder's expand_a(ctx, its front readings, input) with the same values (the
+  // fast engine's table-driven loads, engine::expand_loads).
+  const std::function<E4Mat(std::span<const std::uint8_t> input)>* expand_gather = nullptr;
   // > 0: run only through this phase (1..13), and of the per-head phases only head 0 = warp 0:
   // exactly what one of d4r's debug-oracle stages holds (facts F1/F2: w1..w12, p13c, p13d are
   // stored by %tid.z == 0 only). The block then writes no output. 0: the whole block.
