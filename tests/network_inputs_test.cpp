@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "assets/synthetic_weights.hpp"
@@ -210,14 +211,16 @@ TEST(NetworkInputs, SequenceEqualsSingleRunsForEveryThreadCount) {
   fs::create_directories(t.path / "seq" / "notes");  // no input_tensor.bin: not a frame
   for (const char* f : {"f1", "f2"})
     ASSERT_EQ(t.rrswin(std::string("run --network -o single_") + f + " --inputs seq/" + f + kRender).status, 0) << f;
-  for (const char* threads : {"1", "2"}) {
-    const std::string out = std::string("s") + threads;
-    const Result r = t.rrswin(std::string("run --network --sequence seq -o ") + out + " --threads " + threads + kRender);
+  for (const auto& [out, options, scheme] :
+       {std::tuple{"s1", " --threads 1", "1 workers x 1 threads"}, std::tuple{"s2", " --threads 2", "1 workers x 2 threads"},
+        std::tuple{"s3", " --threads 2 --frame-workers 2", "2 workers x 1 threads"},
+        std::tuple{"s4", " --threads 1 --frame-workers 3", "2 workers x 1 threads"}}) {
+    const Result r = t.rrswin(std::string("run --network --sequence seq -o ") + out + options + kRender);
     ASSERT_EQ(r.status, 0) << r.out;
     EXPECT_TRUE(contains(r.out, "rrswin run --network --sequence seq: 2 frames, render 64 x 64")) << r.out;
-    EXPECT_TRUE(contains(r.out, std::string(threads) == "1" ? "1 workers x 1 threads" : "2 workers x 1 threads")) << r.out;
+    EXPECT_TRUE(contains(r.out, scheme)) << r.out;
     EXPECT_TRUE(contains(r.out, "frames/s")) << r.out;
-    EXPECT_TRUE(contains(r.out, "-> " + out + "/f1/")) << r.out;
+    EXPECT_TRUE(contains(r.out, std::string("-> ") + out + "/f1/")) << r.out;
     EXPECT_TRUE(fs::exists(t.path / out / "summary.txt"));
     EXPECT_TRUE(fs::exists(t.path / out / "f2" / "summary.txt"));
     EXPECT_FALSE(fs::exists(t.path / out / "notes"));
@@ -233,6 +236,7 @@ TEST(NetworkInputs, SequenceEqualsSingleRunsForEveryThreadCount) {
   expect_refused(t, std::string("run --network --sequence seq") + kRender, {"seq/f3: at byte offset 0", "symbolic link"});
   expect_refused(t, std::string("run --network --sequence nowhere") + kRender, {"nowhere: at byte offset 0", "no such folder"});
   expect_refused(t, std::string("run --network --sequence seq --save-inputs") + kRender, {"--save-inputs"});
+  expect_refused(t, std::string("run --network --frame-workers 2") + kRender, {"--frame-workers is --sequence's"});
 }
 
 // --reading and --layer-reading reach the network run; the summary names those not the defaults.
