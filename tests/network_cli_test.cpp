@@ -207,13 +207,15 @@ TEST(NetworkCli, Enc5AloneIsTheFrameApisEnc5Run) {
   // --layer=enc5 is --layer enc5.
   ASSERT_EQ(t.rrswin("run --layer=enc5 -o d --threads 2").status, 0);
   EXPECT_EQ(bytes_of(t.path / "a" / "arena.bin"), bytes_of(t.path / "d" / "arena.bin"));
-  // The network run refuses enc5's options by name; a --layer without a value is a usage error.
-  const Result n = t.rrswin("run --network -o n --render 64,64 --weights w.bin");
+  // The network run refuses enc5's options it does not share by name (--weights, --save-inputs,
+  // --sequence and --reading are the network's own with --network: tests/network_inputs_test.cpp);
+  // a --layer without a value is a usage error.
+  const Result n = t.rrswin("run --network -o n --render 64,64 --ex 40");
   EXPECT_EQ(n.status, 2) << n.out;
-  EXPECT_TRUE(contains(n.out, "--weights is enc5's option, not the network's: rrswin run --layer enc5 --weights")) << n.out;
-  const Result rd = t.rrswin("run --network -o n --reading arena-order=natural");
-  EXPECT_EQ(rd.status, 2) << rd.out;
-  EXPECT_TRUE(contains(rd.out, "--reading is not taken by the network run yet")) << rd.out;
+  EXPECT_TRUE(contains(n.out, "--ex is enc5's option, not the network's: rrswin run --layer enc5 --ex")) << n.out;
+  const Result tr = t.rrswin("run --network -o n --trace w1");
+  EXPECT_EQ(tr.status, 2) << tr.out;
+  EXPECT_TRUE(contains(tr.out, "--trace is enc5's option, not the network's")) << tr.out;
   EXPECT_EQ(t.rrswin("run --layer").status, 2);
   EXPECT_EQ(t.rrswin("run --bogus").status, 2);
   EXPECT_FALSE(fs::exists(t.path / "n"));

@@ -247,14 +247,53 @@ def _run_merge_layer(layer, input_arena, weights, texture, ex, ey, block_offset,
                                  dict(layer_readings or {}), threads)
 
 
-def run_network(render=(256, 128), *, engine: str = "fast", profile: str = "ada", threads: int = 1, seed: int = 1) -> dict:
+def _network_weights(weights) -> list:
+    """run_network's `weights` as (layer, name, bytes) for every runnable layer ([] for None)."""
+    if weights is None:
+        return []
+    runnable = [n for n in LAYERS if _rrswin.layer_spec(n)["runnable"]]
+    if isinstance(weights, (str, os.PathLike)):
+        # A folder of <layer>.bin, as `rrswin run --network --weights DIR` reads it.
+        folder = os.fspath(weights)
+        if not os.path.isdir(folder):
+            raise ValueError(f"{folder}: at byte offset 0: expected a folder of <layer>.bin weight images, found no such folder")
+        out = []
+        for n in runnable:
+            path = os.path.join(folder, n + ".bin")
+            if not os.path.isfile(path):
+                raise ValueError(f"{path}: at byte offset 0: expected the {n} weight image, "
+                                 f"{_rrswin.layer_spec(n)['image_bytes']} bytes, found no such file")
+            with open(path, "rb") as f:
+                out.append((n, path, f.read()))
+        return out
+    if not isinstance(weights, Mapping):
+        raise TypeError(f"weights: expected a dict {{layer name: uint8 array or bytes}} or a folder path, found {type(weights).__name__}")
+    unknown = [k for k in weights if k not in runnable]
+    if unknown:
+        raise ValueError(f"weights: expected the runnable layers ({', '.join(runnable)}), found {unknown[0]!r}")
+    missing = [n for n in runnable if n not in weights]
+    if missing:
+        raise ValueError(f"weights: no image for {missing[0]} (every runnable layer's, or weights=None for the defaults)")
+    out = []
+    for n in runnable:
+        v = weights[n]
+        b = bytes(v) if isinstance(v, (bytes, bytearray, memoryview)) else C.array(v, f"weights[{n!r}]", np.uint8).tobytes()
+        out.append((n, f"weights[{n!r}]", b))
+    return out
+
+
+def run_network(render=(256, 128), *, engine: str = "fast", profile: str = "ada", threads: int = 1, seed: int = 1,
+                weights=None) -> dict:
     """The layers that run, chained as one network on the embedded demo inputs, exactly as
     `rrswin run --network --render W,H --seed N` runs them (docs/network.md "Running the network"):
     each layer's default weight image, synthetic textures at its level's grid, enc0's synthetic
     staged input tensor. Returns {layer name: outputs} in network order for every layer that ran, the
     outputs named as run_layer names them (arena, merged, surface112/120/128 where the layer has
     them) plus 'seconds', 'ex', 'ey' (the layer's token grid). engine 'fast' or 'golden': the same
-    bytes."""
+    bytes. `weights`: None (the embedded images), a dict {layer name: uint8 array or bytes} with every
+    runnable layer's image, or a folder path holding <layer>.bin for each (`rrswin run --network
+    --weights DIR`); a missing layer or file is a ValueError, and so is a wrong size (naming the file
+    or weights['layer'], expected and found)."""
     if not (isinstance(render, (tuple, list)) and len(render) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in render)):
         raise TypeError("render: a pair of ints (width, height)")
     for name, v in (("threads", threads), ("seed", seed)):
@@ -262,7 +301,7 @@ def run_network(render=(256, 128), *, engine: str = "fast", profile: str = "ada"
             raise TypeError(f"{name}: an int")
     if seed < 0 or seed >= 1 << 62:
         raise ValueError("seed: 0..2^62-1")
-    return _rrswin.run_network_demo(render[0], render[1], profile, engine, threads, seed)
+    return _rrswin.run_network_demo(render[0], render[1], profile, engine, threads, seed, _network_weights(weights))
 
 
 def replay_network(capture, chained: bool = False, *, engine: str = "fast", profile: str = "ada", threads: int = 1) -> dict:

@@ -873,17 +873,33 @@ nb::dict run_merge_layer(const std::string& layer, In<std::uint8_t> input_arena,
 
 // The network on its demo inputs (api/network_demo.hpp, as `rrswin run --network`): every layer
 // that ran, by name, its outputs as run_layer names them, and its seconds.
+// `weights`: empty (every layer's embedded default image) or one (layer, name, bytes) per runnable
+// layer (python/rrswin/layers.py run_network builds it from a dict or a folder), each checked by the
+// weight-image reader (InputError naming `name`: ValueError).
 nb::dict run_network_demo(int render_w, int render_h, const std::string& profile, const std::string& engine, int threads,
-                          std::uint64_t seed) {
+                          std::uint64_t seed, const nb::list& weights) {
   if (engine != "fast" && engine != "golden") throw nb::value_error("engine: 'fast' or 'golden'");
   if (threads < 1 || threads > 256) throw nb::value_error("threads: 1..256");
   if (render_w < 32 || render_h < 32 || render_w > 8192 || render_h > 8192) throw nb::value_error("render: each side 32..8192");
   const Profile* p = find_profile(profile);
   if (!p) throw nb::value_error(("profile: '" + profile + "' is not ada, zluda, hopper or blackwell").c_str());
+  std::map<LayerId, WeightImage> images;
+  for (nb::handle item : weights) {
+    const auto [layer, name, bytes] = nb::cast<std::tuple<std::string, std::string, nb::bytes>>(item);
+    LayerId id{};
+    if (!parse_layer(layer, &id) || !layer_spec(id).runnable) throw nb::value_error(("weights: no runnable layer '" + layer + "'").c_str());
+    const auto* b = static_cast<const std::uint8_t*>(bytes.data());
+    images.insert_or_assign(id, WeightImage(std::vector<std::uint8_t>(b, b + bytes.size()), id, name));
+  }
+  for (LayerId id : layer_ids())
+    if (!weights.empty() && layer_spec(id).runnable && !images.count(id))
+      throw nb::value_error(("weights: no image for " + std::string(to_string(id)) + " (every runnable layer's, or none)").c_str());
   std::vector<NetworkLayerResult> results;
   {
     nb::gil_scoped_release release;
     const std::unique_ptr<NetworkDemo> demo = make_network_demo(render_w, render_h, seed);
+    for (auto& [id, li] : demo->layers)
+      if (!images.empty()) li.weights = &images.at(id);
     NetworkRunOptions o;
     o.render_w = render_w;
     o.render_h = render_h;
@@ -980,8 +996,8 @@ nb::dict replay_network_capture_py(const std::string& dir, bool chained, const s
 void bind_layers(nb::module_& m) {
   m.def("replay_network_capture", &replay_network_capture_py, "dir"_a, "chained"_a, "profile"_a, "engine"_a, "threads"_a,
         "a whole frame's capture replayed per layer or chained (`rrswin replay --network`)");
-  m.def("run_network_demo", &run_network_demo, "render_w"_a, "render_h"_a, "profile"_a, "engine"_a, "threads"_a, "seed"_a,
-        "the network on the embedded demo inputs of `rrswin run --network`");
+  m.def("run_network_demo", &run_network_demo, "render_w"_a, "render_h"_a, "profile"_a, "engine"_a, "threads"_a, "seed"_a, "weights"_a,
+        "the network on the embedded demo inputs of `rrswin run --network` (and its --weights)");
   m.def(
       "layer_names",
       [] {

@@ -16,6 +16,7 @@
 #include "capture/capture.hpp"
 #include "capture/debug_stage.hpp"
 #include "io/numbers.hpp"
+#include "model/layer_golden.hpp"
 #include "model/layer_spec.hpp"
 #include "model/readings.hpp"
 #include "numerics/profile.hpp"
@@ -192,6 +193,17 @@ struct RunChoice {
     return o;
   }
 };
+
+// --layer-reading NAME=VALUE, each (the merge layers' and decoders' readings, model/layer_golden.hpp):
+// the network's runs (run --network, capture/replay --network) alike.
+inline LayerReadings parse_layer_readings(const std::vector<std::string>& list) {
+  LayerReadings lr;
+  for (const std::string& r : list) {
+    std::string err;
+    if (!set_layer_reading(lr, r, &err)) throw UsageError("--layer-reading " + r + ": " + err);
+  }
+  return lr;
+}
 
 // --kernel, --ex, --ey, --block-offset: how a capture is read (replay and settle alike); returns
 // true when the option was one of them.

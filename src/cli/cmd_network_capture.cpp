@@ -58,15 +58,6 @@ constexpr const char* kReplayHelp =
 
 int threads_or_all(int n) { return n > 0 ? n : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
-LayerReadings layer_readings(const std::vector<std::string>& list) {
-  LayerReadings lr;
-  for (const std::string& r : list) {
-    std::string err;
-    if (!set_layer_reading(lr, r, &err)) throw UsageError("--layer-reading " + r + ": " + err);
-  }
-  return lr;
-}
-
 int capture_network(const Args& args) {
   std::string out;
   bool synthetic = false;
@@ -101,7 +92,7 @@ int capture_network(const Args& args) {
   if (out.empty()) throw UsageError("no output folder (-o DIR)");
   o.profile = find_profile(choice.profile);
   o.readings = choice.parsed_readings();
-  o.layer_readings = layer_readings(lrs);
+  o.layer_readings = parse_layer_readings(lrs);
   o.engine = choice.engine == "golden" ? Engine::golden : Engine::fast;
   o.threads = threads_or_all(choice.threads);
   OutputSet set(out);  // checks the folder before the run; all files or none (io/output_set.hpp)
@@ -156,7 +147,7 @@ int replay_network(const Args& args) {
   if (out.empty()) throw UsageError("no output folder (-o OUT)");
   o.replay.profile = find_profile(choice.profile);
   o.replay.readings = choice.parsed_readings();
-  o.replay.layer_readings = layer_readings(lrs);
+  o.replay.layer_readings = parse_layer_readings(lrs);
   o.replay.golden = choice.engine == "golden";
   o.replay.threads = threads_or_all(choice.threads);
   OutputSet set(out);  // checks the folder before the work; all outputs or none

@@ -235,11 +235,7 @@ int cmd_run_layer(const Args& args, LayerId layer) {
     if (!s.merge() && !decoder) throw UsageError(std::string(s.name) + " runs through rrswin run without --layer");
     if (!decoder && !(a.skip_file.empty() && a.texture96_file.empty() && a.texture104_file.empty()))
       throw UsageError("--skip, --texture96 and --texture104 are the decoders' inputs");
-    LayerReadings lr;
-    for (const std::string& r : a.layer_readings) {
-      std::string err;
-      if (!set_layer_reading(lr, r, &err)) throw UsageError("--layer-reading " + r + ": " + err);
-    }
+    const LayerReadings lr = parse_layer_readings(a.layer_readings);
     const Readings readings = a.choice.parsed_readings();
     const Profile* profile = find_profile(a.choice.profile);
 

@@ -413,6 +413,37 @@ def test_run_network_equals_the_cli(cli, tmp_path):
 
 
 
+def test_run_network_weights_equal_the_clis(cli, tmp_path):
+    # Issue 36: run_network(weights=) takes what `rrswin run --network --weights DIR` takes: a folder
+    # of <layer>.bin, or a dict of the same images (uint8 arrays or bytes); the same bytes as the CLI.
+    runnable = [n for n in rrswin.LAYERS if rrswin.layer_spec(n)["runnable"]]
+    (tmp_path / "w").mkdir()
+    for n in runnable:
+        cli("make-weights", "--layer", n, "--seed", "5", "-o", str(tmp_path / "w" / f"{n}.bin"))
+    cli("run", "--network", "--render", "64,64", "--weights", str(tmp_path / "w"), "-o", str(tmp_path / "n"))
+    images = {n: np.frombuffer((tmp_path / "w" / f"{n}.bin").read_bytes(), np.uint8) for n in runnable}
+    demo = rrswin.run_network((64, 64), threads=2)
+    for weights in (tmp_path / "w", str(tmp_path / "w"), images, {n: a.tobytes() for n, a in images.items()}):
+        out = rrswin.run_network((64, 64), threads=2, weights=weights)
+        assert list(out) == runnable
+        for name, o in out.items():
+            assert o["arena"].tobytes() == (tmp_path / "n" / name / "arena.bin").read_bytes(), name
+        assert out["dec0"]["arena"].tobytes() != demo["dec0"]["arena"].tobytes()
+    with pytest.raises(ValueError, match="no image for dec0"):
+        rrswin.run_network((64, 64), weights={n: a for n, a in images.items() if n != "dec0"})
+    with pytest.raises(ValueError, match="enc9"):
+        rrswin.run_network((64, 64), weights={**images, "enc9": images["enc0"]})
+    with pytest.raises(ValueError, match=r"weights\['enc1'\]: at byte offset 96479: expected 96480 bytes"):
+        rrswin.run_network((64, 64), weights={**images, "enc1": images["enc1"][:-1]})
+    with pytest.raises(TypeError, match="dtype"):
+        rrswin.run_network((64, 64), weights={**images, "enc1": images["enc1"].astype(np.int16)})
+    (tmp_path / "w" / "dec2.bin").unlink()
+    with pytest.raises(ValueError, match=r"dec2\.bin: at byte offset 0: expected the dec2 weight image, 212768 bytes, found no such file"):
+        rrswin.run_network((64, 64), weights=tmp_path / "w")
+    with pytest.raises(TypeError):
+        rrswin.run_network((64, 64), weights=5)
+
+
 def test_replay_network_equals_the_cli(cli, tmp_path):
     # Issue 36: rrswin.replay_network is `rrswin replay --network` on a whole frame's capture: per layer
     # and chained, every replayable layer reproduces (enc0 is not replayable: its prologue); a byte the
