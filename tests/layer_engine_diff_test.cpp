@@ -146,6 +146,38 @@ TEST(LayerEngineDiff, MergeLayersFastEqualsGoldenForEveryProfilePathAndThreadCou
   }
 }
 
+// The register merge (enc1's E30, enc0's E20) runs on the engine as a byte table made from the
+// golden gather (engine/layer_engine.cpp register_merge_bytes): every merge-register-k-order under
+// both arena orders, golden against fast, and each order's merged output its own (enc0's one plane
+// makes token- and plane-major one order).
+TEST(LayerEngineDiff, RegisterMergeUnderEveryKOrderAndArenaOrder) {
+  const engine::SimdPath best = engine::best_simd_path();
+  const LayerReadingInfo* info = nullptr;
+  for (const LayerReadingInfo& i : layer_reading_registry())
+    if (i.name == "merge-register-k-order") info = &i;
+  ASSERT_NE(info, nullptr);
+  ASSERT_GE(info->values.size(), 4u);
+  for (LayerId id : {LayerId::enc1, LayerId::enc0}) {
+    SCOPED_TRACE(std::string(to_string(id)));
+    const SyntheticFrame in = make_synthetic_frame(16, 8, 3, false, layer_spec(id).k_slices());
+    for (ArenaOrder order : {ArenaOrder::fragment, ArenaOrder::natural}) {
+      Readings r;
+      r.arena_order = order;
+      std::vector<std::vector<std::uint8_t>> merged;
+      for (const std::string& value : info->values) {
+        LayerReadings lr;
+        std::string err;
+        ASSERT_TRUE(set_layer_reading(lr, "merge-register-k-order=" + value, &err)) << err;
+        const Outputs g = run(default_layer_weights(id), in, 16, 8, 0, 0, profile_ada(), r, lr, nullptr);
+        expect_same(g, run(default_layer_weights(id), in, 16, 8, 0, 0, profile_ada(), r, lr, &best, 2), value);
+        if (std::find(merged.begin(), merged.end(), g.merged) == merged.end()) merged.push_back(g.merged);
+      }
+      // Four orders on enc1's two planes; on enc0's one plane token- and plane-major are one order.
+      EXPECT_EQ(merged.size(), layer_spec(id).k_slices() > 1 ? info->values.size() : 2u);
+    }
+  }
+}
+
 TEST(LayerEngineDiff, MergeLayersAtSeveralThreadsWithTheOddQuadWriter) {
   // sigmoid-quad-writer = odd with an odd origin offset: two blocks write one +128 texel, so the driver
   // runs serially; with an even offset the blocks run on the threads. Both: the golden bytes.

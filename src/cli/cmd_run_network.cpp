@@ -372,8 +372,9 @@ int run_sequence(const NetworkArgs& a, const NetworkRunOptions& base, const std:
             write_run(a, o, "  inputs: " + frames[i].string() + "\n" + header, results, out, name + "/", (fs::path(a.out) / name).string());
         out.write_text(name + "/summary.txt", summaries[i]);
         for (const NetworkLayerResult& r : results) seconds[i] += r.seconds;
-        progress.update(static_cast<std::int64_t>(++done), static_cast<std::int64_t>(frames.size()),
-                        "rrswin run --sequence: " + std::to_string(done) + " of " + std::to_string(frames.size()) + " frames");
+        const std::size_t frames_done = ++done;
+        progress.update(static_cast<std::int64_t>(frames_done), static_cast<std::int64_t>(frames.size()),
+                        "rrswin run --sequence: " + std::to_string(frames_done) + " of " + std::to_string(frames.size()) + " frames");
       } catch (...) {
         const std::lock_guard<std::mutex> lock(mu);
         errors[i] = std::current_exception();

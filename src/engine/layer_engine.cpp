@@ -39,6 +39,35 @@ void prepare_final_phase(const WeightImage& w, const LayerSpec& s, BOperand& b, 
   for (int n = 0; n < s.logits; ++n) bias.push_back(w.f16_at(layout::record_bias_offset(pf.bias_begin, n)));
 }
 
+// A gather that only moves bytes: element i of the result is source element src[i] - 1 (0: a zero
+// byte), the same for every block of a frame.
+struct ByteGather {
+  int rows = 0, cols = 0;
+  std::vector<std::uint16_t> src;
+  golden::E4Mat apply(const golden::E4Mat& a) const {
+    golden::E4Mat m(rows, cols);
+    for (std::size_t i = 0; i < src.size(); ++i) m.v[i] = src[i] ? a.v[src[i] - 1u] : e4m3_t{0};
+    return m;
+  }
+};
+// golden::register_merge_gather (the single-warp layers' E30/E20 shuffles) as a ByteGather: the
+// golden function itself run on two probes of a 64 x C A, each element's index + 1 split into its
+// low and high byte, so the table is the golden gather's and a moved byte can be nothing else.
+ByteGather register_merge_bytes(const Readings& r, const LayerReadings& lr, int channels) {
+  golden::BlockContext ctx;
+  ctx.readings = &r;
+  golden::E4Mat lo(golden::kWindow, channels), hi(golden::kWindow, channels);  // a_last: the window's rows
+  if (lo.v.size() >= 0xFFFFu) throw std::logic_error("register_merge_bytes: A too large for 16-bit indices");
+  for (std::size_t i = 0; i < lo.v.size(); ++i) {
+    lo.v[i] = static_cast<e4m3_t>((i + 1) & 0xFFu);
+    hi.v[i] = static_cast<e4m3_t>((i + 1) >> 8);
+  }
+  const golden::E4Mat ml = golden::register_merge_gather(ctx, lr, lo), mh = golden::register_merge_gather(ctx, lr, hi);
+  ByteGather g{ml.rows, ml.cols, std::vector<std::uint16_t>(ml.v.size())};
+  for (std::size_t i = 0; i < g.src.size(); ++i) g.src[i] = static_cast<std::uint16_t>(ml.v[i] | mh.v[i] << 8);
+  return g;
+}
+
 // A front's GEMM phases (BlockContext::front_gemm), by index: their B operands and C seeds.
 struct FrontWeights {
   std::vector<BOperand> b;
@@ -284,6 +313,9 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
   };
   const e4m3_t* const q8_table = profile.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data();
   const FrontWeights embedding = s.front.kind == FrontKind::embedding ? prepare_embedding(*f.weights, s) : FrontWeights{};
+  const std::function<void(const golden::BlockContext&, std::span<const std::uint8_t>, golden::F16Mat&)> gather =
+      [](const golden::BlockContext& at, std::span<const std::uint8_t> arena, golden::F16Mat& x) { prologue_loads(at, arena, x); };
+  const ByteGather register_merge = s.merge_kind == MergeKind::register_lanes ? register_merge_bytes(r, lr, s.channels) : ByteGather{};
   run_layer_frame_with(
       f, profile, r, lr, stats, trace, trace_out,
       [&](const golden::BlockContext& block_ctx, const golden::LayerBlockIo& io) {
@@ -301,13 +333,14 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
             return gemm_seeded(*ctx.profile, how.simd, a, embedding.b[i], embedding.steps, embedding.seeds[i]);
           };
           front.front_gemm = &phase;
+          front.gather = &gather;
           const golden::PrologueOut staged = golden::embedding_front(front, io.input_arena);
           a_last = run_block_through_e60(*prepared, how.simd, ctx, {{}, io.output_arena, nullptr, nullptr}, 1, &staged);
         } else {
           a_last = run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
         }
         const golden::E4Mat merged =
-            s.merge_kind == MergeKind::register_lanes ? golden::register_merge_gather(ctx, lr, a_last) : golden::merge_gather(lr, a_last);
+            s.merge_kind == MergeKind::register_lanes ? register_merge.apply(a_last) : golden::merge_gather(lr, a_last);
         const golden::F16Mat dm = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);
         golden::merge_store(ctx, lr, dm, io.merged_output);
         const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a_last, mw.final_b, mw.final_steps, mw.final_bias);

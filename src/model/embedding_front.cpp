@@ -20,12 +20,6 @@
 
 namespace rrswin::golden {
 
-e4m3_t quantise_relu(const BlockContext& ctx, f16_t h) {
-  if ((h & 0x7FFFu) > 0x7C00u) return quantise(ctx, kF16CanonicalNaN);  // a NaN
-  if (h & 0x8000u) return 0x00;                                         // -0 and every negative value
-  return quantise(ctx, h);
-}
-
 namespace {
 
 // One embedding phase (HIP-e0 phases 1/2, verified at stages p1, p2): 96 x 32 x 32, one k-step, B
@@ -56,7 +50,10 @@ PrologueOut embedding_front(const BlockContext& ctx, std::span<const std::uint8_
   // P1's A: the 96 token rows' 32 codes (the gather decodes them exactly to f16; q8 of an e4m3
   // value is its own code, but for the NaN codes, taken from the input itself).
   F16Mat xin;
-  prologue_gather(ctx, input_tensor, xin);
+  if (ctx.gather)
+    (*ctx.gather)(ctx, input_tensor, xin);
+  else
+    prologue_gather(ctx, input_tensor, xin);
   E4Mat a(kTokens, 32);
   for (std::size_t i = 0; i < a.v.size(); ++i)
     a.v[i] = f16_is_nan(xin.v[i]) ? static_cast<e4m3_t>(xin.v[i] & 0x8000u ? 0xFF : 0x7F)

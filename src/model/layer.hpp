@@ -217,7 +217,12 @@ PrologueOut stage_input(const BlockContext& ctx, F16Mat x, const std::optional<N
 PrologueOut embedding_front(const BlockContext& ctx, std::span<const std::uint8_t> input_tensor);
 // cvt.rn.satfinite.relu.e4m3x2.f16x2 of one half: a negative value (-0 too) becomes +0, a NaN the
 // canonical NaN's code, anything else q8 (HIP-e0 relu_pair; the PTX ISA's cvt .relu).
-e4m3_t quantise_relu(const BlockContext& ctx, f16_t h);
+// `static inline` as quantise: per element, on the fast engine's q8 table when it is set.
+static inline e4m3_t quantise_relu(const BlockContext& ctx, f16_t h) {
+  if ((h & 0x7FFFu) > 0x7C00u) return quantise(ctx, 0x7FFF);  // a NaN: the canonical NaN (kF16CanonicalNaN)
+  if (h & 0x8000u) return 0x00;                               // -0 and every negative value
+  return quantise(ctx, h);
+}
 
 // ---- RMS norm pieces (rms_norm.cpp), facts B4, C8 ----
 // The per-row f16 sum of squares exactly as the kernel forms it: the lane with thread-in-group t
