@@ -2,15 +2,9 @@
 // harnesses cover each reader the network brings; bridge/network_capture.hpp load_network_capture,
 // replay_network_capture). A whole frame is 1.6 MB of launch dumps even at the smallest render
 // (64 x 64), too large for an input, so the harness writes that frame once (the synthetic network
-// capture: every layer's default weights, seed 1) and an input is a list of edits to it, records
-// "name\n<bytes>" (fuzz_util.hpp):
-//   "patch N OFF"  overwrite file N (mod the file count, files sorted by name) at OFF (mod its size)
-//                  with the record's bytes (clipped at the end of the file)
-//   "size N LEN"   truncate or extend (with zeros) file N to LEN bytes (at most twice its size + 64)
-//   "drop N"       delete file N
-//   "name N"       rename file N to the record's bytes (a name inside the folder)
-//   "chained"      replay with --chained
-//   anything else  a new file of that name (inside the folder) holding the record's bytes
+// capture: every layer's default weights, seed 1) and an input is a list of edits to it
+// (fuzz_util.hpp apply_edits: patch, size, drop, rename, new files; names inside the folder), and
+// the flag record "chained" replays with --chained.
 // Then, as the CLI does: replay --network CAP -o OUT [--chained]. A clear error is fine; a crash, a
 // sanitizer report, std::bad_alloc or a hang is a finding, and so is a failed replay that leaves an
 // output folder behind (all or nothing: io/output_set.hpp), or a replay of the unedited frame that
@@ -18,7 +12,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,15 +22,13 @@
 
 namespace {
 
-using Files = std::vector<std::pair<std::string, std::vector<std::uint8_t>>>;
-
 // The synthetic frame at the smallest render every level runs at, sorted by name.
-const Files& frame() {
-  static const Files files = [] {
+const fuzz::Files& frame() {
+  static const fuzz::Files files = [] {
     rrswin::ptx::NetworkCaptureOptions o;
     o.render_w = 64;
     o.render_h = 64;
-    Files f = rrswin::ptx::synthetic_network_capture_files(o);
+    fuzz::Files f = rrswin::ptx::synthetic_network_capture_files(o);
     std::sort(f.begin(), f.end());
     return f;
   }();
@@ -47,17 +38,6 @@ const Files& frame() {
 // A file name inside the folder: no separator, no "..", no NUL, bounded.
 bool flat_name(const std::string& n) {
   return !n.empty() && n.size() <= 200 && n != "." && n != ".." && n.find('/') == std::string::npos && n.find('\0') == std::string::npos;
-}
-
-// "verb N [M]" -> N, M (0 when absent or not a number).
-bool parse_edit(const std::string& name, const std::string& verb, std::uint64_t* n, std::uint64_t* m) {
-  if (name.rfind(verb + " ", 0) != 0) return false;
-  std::istringstream in(name.substr(verb.size() + 1));
-  *n = 0;
-  *m = 0;
-  in >> *n;
-  if (in) in >> *m;
-  return true;
 }
 
 }  // namespace
@@ -82,39 +62,12 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  Files files = frame();
-  bool chained = false, edited = false;
-  std::vector<bool> dropped(files.size(), false);
-  Files extra;
-  for (const fuzz::Record& r : fuzz::split_records(data, size)) {
-    std::uint64_t a = 0, b = 0;
-    if (r.name.empty() && r.bytes.empty()) continue;  // the empty input: no edit
-    edited = true;
-    if (r.name == "chained") {
-      chained = true;
-    } else if (parse_edit(r.name, "patch", &a, &b)) {
-      auto& f = files[a % files.size()].second;
-      if (f.empty()) continue;
-      const std::size_t off = b % f.size(), len = std::min(r.bytes.size(), f.size() - off);
-      std::copy_n(r.bytes.begin(), len, f.begin() + static_cast<std::ptrdiff_t>(off));
-    } else if (parse_edit(r.name, "size", &a, &b)) {
-      auto& f = files[a % files.size()].second;
-      f.resize(static_cast<std::size_t>(std::min<std::uint64_t>(b, 2 * f.size() + 64)), 0);
-    } else if (parse_edit(r.name, "drop", &a, &b)) {
-      dropped[a % files.size()] = true;
-    } else if (parse_edit(r.name, "name", &a, &b)) {
-      if (flat_name(r.bytes)) files[a % files.size()].first = r.bytes;
-    } else if (flat_name(r.name)) {
-      extra.push_back({r.name, std::vector<std::uint8_t>(r.bytes.begin(), r.bytes.end())});
-    }
-  }
+  const fuzz::Edited e = fuzz::apply_edits(frame(), {"chained"}, data, size, flat_name);
   const auto cap = fuzz::reset("cap"), out = fuzz::reset("out");
   fuzz::fs::remove(out);  // replay creates it: all or nothing
-  for (std::size_t i = 0; i < files.size(); ++i)
-    if (!dropped[i]) fuzz::write(cap / files[i].first, files[i].second);
-  for (const auto& [name, bytes] : extra) fuzz::write(cap / name, bytes);
+  fuzz::write_files(cap, e.files);
   std::vector<std::string> args{cap.string(), "--network", "-o", out.string(), "--threads", "1"};
-  if (chained) args.push_back("--chained");
+  if (!e.flags.empty()) args.push_back("--chained");
   bool replayed = false;
   fuzz::guarded([&] {
     rrswin::cli::cmd_replay(args);
@@ -124,7 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::fprintf(stderr, "FINDING: a failed replay --network left %s behind (outputs are all or nothing)\n", out.c_str());
     std::abort();
   }
-  if (!replayed && !edited) {
+  if (!replayed && !e.edited) {
     std::fprintf(stderr, "FINDING: the unedited synthetic frame does not replay\n");
     std::abort();
   }

@@ -11,6 +11,7 @@
 #pragma once
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -124,6 +125,73 @@ void maybe_write_seeds(F&& write_seeds) {
   fs::create_directories(d);
   write_seeds(fs::path(d));
   std::exit(0);
+}
+
+// Edits of a fixed set of files, for the harnesses whose valid inputs are too large to be an input
+// (a whole frame's captures, a network's inputs): the harness makes the files once and an input is
+// a list of records that edit them (the same record format):
+//   "patch N OFF"  overwrite file N (mod the file count) at OFF (mod its size) with the record's
+//                  bytes (clipped at the end of the file)
+//   "size N LEN"   truncate or extend (with zeros) file N to LEN bytes (at most twice its size + 64)
+//   "drop N"       delete file N
+//   "name N"       rename file N to the record's bytes (when name_ok accepts it)
+//   a flag name    (one of `flags`) set, no file
+//   anything else  a new file of that name (when name_ok accepts it) holding the record's bytes
+using Files = std::vector<std::pair<std::string, std::vector<std::uint8_t>>>;
+struct Edited {
+  Files files;                     // the files after the edits (dropped ones left out)
+  std::vector<std::string> flags;  // the flags set
+  bool edited = false;             // any record at all
+};
+template <class NameOk>
+Edited apply_edits(const Files& base, const std::vector<std::string>& flags, const std::uint8_t* data, std::size_t size, NameOk name_ok) {
+  Edited e;
+  Files files = base;
+  std::vector<bool> dropped(files.size(), false);
+  Files extra;
+  auto edit = [](const std::string& name, const std::string& verb, std::uint64_t* n, std::uint64_t* m) {
+    if (name.rfind(verb + " ", 0) != 0) return false;
+    *n = std::strtoull(name.c_str() + verb.size() + 1, nullptr, 10);
+    const std::size_t sp = name.find(' ', verb.size() + 1);
+    *m = sp == std::string::npos ? 0 : std::strtoull(name.c_str() + sp + 1, nullptr, 10);
+    return true;
+  };
+  for (const Record& r : split_records(data, size)) {
+    std::uint64_t a = 0, b = 0;
+    if (r.name.empty() && r.bytes.empty()) continue;  // the empty input: no edit
+    e.edited = true;
+    if (std::find(flags.begin(), flags.end(), r.name) != flags.end()) {
+      e.flags.push_back(r.name);
+    } else if (files.empty()) {
+      continue;
+    } else if (edit(r.name, "patch", &a, &b)) {
+      auto& f = files[a % files.size()].second;
+      if (f.empty()) continue;
+      const std::size_t off = b % f.size(), len = std::min(r.bytes.size(), f.size() - off);
+      std::copy_n(r.bytes.begin(), len, f.begin() + static_cast<std::ptrdiff_t>(off));
+    } else if (edit(r.name, "size", &a, &b)) {
+      auto& f = files[a % files.size()].second;
+      f.resize(static_cast<std::size_t>(std::min<std::uint64_t>(b, 2 * f.size() + 64)), 0);
+    } else if (edit(r.name, "drop", &a, &b)) {
+      dropped[a % files.size()] = true;
+    } else if (edit(r.name, "name", &a, &b)) {
+      if (name_ok(r.bytes)) files[a % files.size()].first = r.bytes;
+    } else if (name_ok(r.name)) {
+      extra.push_back({r.name, std::vector<std::uint8_t>(r.bytes.begin(), r.bytes.end())});
+    }
+  }
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (!dropped[i]) e.files.push_back(std::move(files[i]));
+  for (auto& f : extra) e.files.push_back(std::move(f));
+  return e;
+}
+// Writes the files under dir (a name "a/b" makes the folder a).
+inline void write_files(const fs::path& dir, const Files& files) {
+  std::error_code ec;
+  for (const auto& [name, bytes] : files) {
+    fs::create_directories((dir / name).parent_path(), ec);
+    write(dir / name, bytes);
+  }
 }
 
 }  // namespace fuzz

@@ -4,7 +4,7 @@
 # run time, with the wrap-around dictionary fuzz/numbers.dict. Exits non-zero on the first finding
 # (a crash, a sanitizer report, a timeout, std::bad_alloc); the input is saved as
 # build/fuzz/findings/<harness>/crash-* (rerun: build/fuzz/fuzz/fuzz_<harness> FILE).
-# CI (.ci/run): RRSWIN_FUZZ_JOBS=2 bash scripts/fuzz.sh 40 -- 13 harnesses, 2 at a time: about 5 min.
+# CI (.ci/run): RRSWIN_FUZZ_JOBS=2 bash scripts/fuzz.sh 40 -- 14 harnesses, 2 at a time: about 5 min.
 #
 #   bash scripts/fuzz.sh            # 30 s each
 #   bash scripts/fuzz.sh 3600       # the long run (docs/testing.md "Fuzzing")
@@ -33,9 +33,10 @@ run_one() {
   # A hang is an input over 10 s; layer_capture replays a layer's frame under ASan + UBSan, where an
   # operand with NaN codes takes the exact mma path: a 2 x 2-block dec4 frame so took 14 s (0.29 s
   # in the release build), so it gets 40 s (docs/testing.md "Fuzzing"); network_capture replays ten
-  # layers of a 64 x 64 frame per input (about 1.5 s), so it gets the same.
+  # layers of a 64 x 64 frame per input (about 1.5 s), and network_inputs runs the network on one, so
+  # they get the same.
   local timeout=10
-  [ "$h" = layer_capture ] || [ "$h" = network_capture ] && timeout=40
+  case "$h" in layer_capture | network_capture | network_inputs) timeout=40 ;; esac
   rm -rf "$seeds" && mkdir -p "$seeds" "$corpus" "$found"
   RRSWIN_FUZZ_WRITE_SEEDS="$seeds" "$bin/fuzz_$h" >/dev/null 2>&1
   # -timeout: a single input over $timeout s is a hang; -rss_limit_mb: an allocation no check stopped.
