@@ -1,0 +1,181 @@
+// The proof of the merge layers' CUDA ports without a GPU (issues 21, 37): enc4's, enc3's and
+// enc2's checked-in sm_89 PTX (src/cuda/generated/<layer>_kernel.sm_89.ptx, what nvcc makes of
+// src/cuda/<layer>_kernel.cu; cuda_<layer>_ptx_up_to_date checks that where nvcc exists) runs in
+// the PTX interpreter on replay captures of the layer (bridge/layer_capture.hpp) and must give the
+// golden model's outputs byte for byte: the arena (+48), the merged output (+56) and the three
+// surfaces (+112/+120/+128), under every profile, with frame borders inside blocks and odd extents.
+// The kernels' dimensions and offsets are the layers' rows (cuda/layer_dims.hpp,
+// CudaLayerDims.*IsItsRow). One body per check, one row per port: a new port is a row and its
+// one-line tests.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bridge/layer_capture.hpp"
+#include "bridge/layer_settle.hpp"
+#include "cuda/enc2_params.hpp"
+#include "cuda/enc3_params.hpp"
+#include "cuda/enc4_params.hpp"
+#include "cuda/layer_dims.hpp"
+#include "model/layer_golden.hpp"
+#include "model/layer_program.hpp"
+#include "numerics/profile.hpp"
+#include "ptx/ptx.hpp"
+#include "test_util.hpp"
+
+namespace rrswin {
+namespace {
+
+// A port: its layer, its PTX file and what its C++ side says of the launch.
+struct Port {
+  LayerId layer;
+  const char* entry;        // the original's entry name
+  const char* ptx_file;     // under src/cuda/generated/
+  std::size_t param_bytes;  // sizeof its parameter struct
+  int shared_bytes;         // its kSharedBytes
+};
+// The shared memory of each original: enc4 and enc3 12800 bytes (DOC4 §0, DOC3 §0), enc2 9600
+// (DESC-e2 _LAUNCH); the rows hold them (LayerSpec::abi), the ports' constants must equal them.
+const Port kEnc4{LayerId::enc4, "cuda_dldn_engine_swin_enc4_kernel", "enc4_kernel.sm_89.ptx", sizeof(cuda::Enc4Params),
+                 cuda::Enc4::kSharedBytes};
+const Port kEnc3{LayerId::enc3, "cuda_dldn_engine_swin_enc3_kernel", "enc3_kernel.sm_89.ptx", sizeof(cuda::Enc3Params),
+                 cuda::Enc3::kSharedBytes};
+const Port kEnc2{LayerId::enc2, "cuda_dldn_engine_swin_enc2_kernel", "enc2_kernel.sm_89.ptx", sizeof(cuda::Enc2Params),
+                 cuda::Enc2::kSharedBytes};
+
+std::string ptx_path(const Port& p) { return std::string(RRSWIN_CUDA_GENERATED_DIR) + "/" + p.ptx_file; }
+const ptx::Module& kernel_module(const Port& p) {
+  static std::map<LayerId, std::shared_ptr<const ptx::Module>> modules;
+  std::shared_ptr<const ptx::Module>& m = modules[p.layer];
+  if (!m) m = ptx::load_module(ptx_path(p));
+  return *m;
+}
+
+bool small_scale() {
+  const char* s = std::getenv("RRSWIN_TEST_SCALE");
+  return s && std::string(s) == "small";
+}
+
+// The capture after the interpreted launch and after the model's (golden or fast) launch must
+// hold the same bytes in every allocation and surface; returns the first difference.
+std::string compare(const Port& p, const ptx::KernelCapture& before, const Profile& prof, bool golden,
+                    const ptx::Module* module = nullptr) {
+  ptx::KernelCapture interpreted = before, model = before;
+  ptx::RunOptions ro;
+  ro.profile = &prof;
+  ro.max_launch_instructions = 1'000'000'000;
+  ptx::run_kernel_capture(module ? *module : kernel_module(p), p.entry, interpreted, ro);
+  ptx::LayerReplayOptions mo;
+  mo.profile = &prof;
+  mo.golden = golden;
+  ptx::replay_layer_capture(model, p.layer, mo);
+  for (std::size_t i = 0; i < model.allocs.size(); ++i)
+    for (std::size_t k = 0; k < model.allocs[i].bytes.size(); ++k)
+      if (model.allocs[i].bytes[k] != interpreted.allocs[i].bytes[k])
+        return "alloc " + std::to_string(i) + " byte " + std::to_string(k) + ": model " + std::to_string(model.allocs[i].bytes[k]) +
+               ", interpreted " + std::to_string(interpreted.allocs[i].bytes[k]);
+  for (std::size_t i = 0; i < model.images.size(); ++i)
+    for (std::size_t k = 0; k < model.images[i].image.bytes.size(); ++k)
+      if (model.images[i].image.bytes[k] != interpreted.images[i].image.bytes[k])
+        return "image +" + std::to_string(model.images[i].offset) + " byte " + std::to_string(k);
+  return "";
+}
+
+// The PTX's entry against the row: name, parameter block, shared memory.
+void entry_is_the_rows(const Port& p) {
+  const LayerSpec& s = layer_spec(p.layer);
+  EXPECT_EQ(std::string(s.entry), p.entry);
+  const ptx::EntryStats st = ptx::entry_stats(kernel_module(p), p.entry);
+  EXPECT_EQ(st.param_bytes, p.param_bytes);
+  EXPECT_EQ(static_cast<int>(st.param_bytes), s.abi.param_block_bytes);
+  EXPECT_EQ(static_cast<int>(st.shared_bytes), s.abi.shared_bytes);
+  EXPECT_EQ(p.shared_bytes, s.abi.shared_bytes);
+}
+
+// The border launch (21 x 13 tokens at block offsets 3,5: odd extents, frame borders inside
+// blocks) against the golden model, every profile.
+void equals_golden_on_the_border_launch(const Port& p) {
+  const auto launches = ptx::oracle_layer_launches(p.layer);
+  for (const Profile* prof : all_profiles()) {
+    SCOPED_TRACE(prof->name);
+    EXPECT_EQ(compare(p, launches[1].before, *prof, true), "");
+  }
+}
+
+// The layer's token grid at a 1280 x 720 render against the fast engine (bit-identical to the
+// golden model: tests/layer_engine_diff_test.cpp), ada.
+void equals_the_model_on_the_token_grid(const Port& p) {
+  if (small_scale()) GTEST_SKIP() << "RRSWIN_TEST_SCALE=small: the border launch covers the kernel";
+  const auto launches = ptx::oracle_layer_launches(p.layer);
+  EXPECT_EQ(compare(p, launches[0].before, profile_ada(), false), "");
+}
+
+// The comparison sees the final epilogue's cross-lane sum: the last shfl.sync.down turned into .up
+// must change the quad sums of surface +128.
+void a_mutated_kernel_is_caught(const Port& p) {
+  std::ifstream f(ptx_path(p));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string text = ss.str();
+  const std::size_t at = text.rfind("shfl.sync.down.b32");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("shfl.sync.down").size(), "shfl.sync.up");
+  const auto mutated = ptx::parse_module(text, "mutated.ptx");
+  const auto launches = ptx::oracle_layer_launches(p.layer);
+  EXPECT_NE(compare(p, launches[1].before, profile_ada(), false, mutated.get()), "");
+}
+
+// The port's PTX as the stand-in for the corpus file: `settle --layer L --oracle` runs it on the
+// oracle launch set (the token grid and the border launch) and settles every reading of the layer
+// at its default, every output reproduced.
+void settle_oracle_settles_every_default(const Port& p) {
+  using namespace test_util;
+  TempDir d;
+  const std::string L(layer_spec(p.layer).name);
+  const Result r = d.rrswin("settle --layer " + L + " --oracle '" + ptx_path(p) + "'");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "best: 0 differing bytes (every output reproduced)")) << r.out;
+  for (const LayerReadingInfo& info : layer_reading_registry()) {
+    const std::vector<LayerId> applies = reading_layers(info.name);
+    if (std::find(applies.begin(), applies.end(), p.layer) == applies.end()) continue;
+    // Its line: "  NAME  DEFAULT  settled:  ..."
+    std::istringstream lines(r.out);
+    std::string line, found;
+    while (std::getline(lines, line)) {
+      std::istringstream words(line);
+      std::string name, value, state;
+      words >> name >> value >> state;
+      if (name == info.name) found = value + " " + state;
+    }
+    EXPECT_EQ(found, info.values.front() + " settled:") << r.out;
+  }
+}
+
+}  // namespace
+
+TEST(CudaEnc4Kernel, EntryIsTheRows) { entry_is_the_rows(kEnc4); }
+TEST(CudaEnc4Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golden_on_the_border_launch(kEnc4); }
+TEST(CudaEnc4Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kEnc4); }
+TEST(CudaEnc4Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kEnc4); }
+TEST(CudaEnc4Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kEnc4); }
+
+TEST(CudaEnc3Kernel, EntryIsTheRows) { entry_is_the_rows(kEnc3); }
+TEST(CudaEnc3Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golden_on_the_border_launch(kEnc3); }
+TEST(CudaEnc3Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kEnc3); }
+TEST(CudaEnc3Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kEnc3); }
+TEST(CudaEnc3Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kEnc3); }
+
+TEST(CudaEnc2Kernel, EntryIsTheRows) { entry_is_the_rows(kEnc2); }
+TEST(CudaEnc2Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golden_on_the_border_launch(kEnc2); }
+TEST(CudaEnc2Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kEnc2); }
+TEST(CudaEnc2Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kEnc2); }
+TEST(CudaEnc2Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kEnc2); }
+
+}  // namespace rrswin
