@@ -6,7 +6,7 @@
 // Same entry name, 144-byte parameter block (cuda/enc2_params.hpp, the row's LaunchAbi), blocks of
 // (32, 1, 4) and 9600 bytes of shared memory as the original (DESC-e2 _LAUNCH). The proof that the
 // numbers are the golden model's is this file's PTX in the PTX interpreter on replay captures of
-// enc2 (tests/cuda_enc2_kernel_test.cpp).
+// enc2 (tests/cuda_merge_ports_test.cpp).
 #include "cuda/enc2_params.hpp"
 #include "cuda/merge_parts.cuh"
 

@@ -14,7 +14,7 @@
 // Same entry name, 144-byte parameter block (cuda/enc3_params.hpp, the row's LaunchAbi), blocks of
 // (32, 1, 4) and 12800 bytes of shared memory as the original (DESC3 layer(), DOC3 §0). The proof
 // that the numbers are the golden model's is this file's PTX in the PTX interpreter on replay
-// captures of enc3 (tests/cuda_enc3_kernel_test.cpp).
+// captures of enc3 (tests/cuda_merge_ports_test.cpp).
 #include "cuda/enc3_params.hpp"
 #include "cuda/merge_parts.cuh"
 

@@ -12,7 +12,7 @@
 //
 // all at enc4's dimensions (cuda/layer_dims.hpp Enc4: C = 160, 8 heads, 20 chunks, the row of
 // model/layer_spec.cpp). The proof that the numbers are the golden model's is this file's PTX in
-// the PTX interpreter on replay captures of enc4 (tests/cuda_enc4_kernel_test.cpp,
+// the PTX interpreter on replay captures of enc4 (tests/cuda_merge_ports_test.cpp,
 // bridge/layer_capture.hpp).
 #include "cuda/enc4_params.hpp"
 #include "cuda/merge_parts.cuh"
