@@ -68,18 +68,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::write_files(cap, e.files);
   std::vector<std::string> args{cap.string(), "--network", "-o", out.string(), "--threads", "1"};
   if (!e.flags.empty()) args.push_back("--chained");
-  bool replayed = false;
-  fuzz::guarded([&] {
-    rrswin::cli::cmd_replay(args);
-    replayed = true;
-  });
-  if (!replayed && fuzz::fs::exists(out)) {
-    std::fprintf(stderr, "FINDING: a failed replay --network left %s behind (outputs are all or nothing)\n", out.c_str());
-    std::abort();
-  }
-  if (!replayed && !e.edited) {
-    std::fprintf(stderr, "FINDING: the unedited synthetic frame does not replay\n");
-    std::abort();
-  }
+  fuzz::run_edited(e, out, "replay --network", [&] { rrswin::cli::cmd_replay(args); });
   return 0;
 }

@@ -194,4 +194,24 @@ inline void write_files(const fs::path& dir, const Files& files) {
   }
 }
 
+// A command run on edited files (the harnesses above): `command` returns normally when it wrote its
+// outputs to `out`; a clear error is fine, but a failed run that leaves `out` behind (outputs are
+// all or nothing) or a failed run of the unedited files is a finding.
+template <class F>
+void run_edited(const Edited& e, const fs::path& out, const char* what, F&& command) {
+  bool ran = false;
+  guarded([&] {
+    command();
+    ran = true;
+  });
+  if (!ran && fs::exists(out)) {
+    std::fprintf(stderr, "FINDING: a failed %s left %s behind (outputs are all or nothing)\n", what, out.c_str());
+    std::abort();
+  }
+  if (!ran && !e.edited) {
+    std::fprintf(stderr, "FINDING: %s fails on the unedited files\n", what);
+    std::abort();
+  }
+}
+
 }  // namespace fuzz

@@ -31,16 +31,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Every file under dir, as paths relative to it, sorted.
-std::vector<std::string> files_under(const fs::path& dir) {
-  std::vector<std::string> v;
-  if (!fs::exists(dir)) return v;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) v.push_back(fs::relative(e.path(), dir).string());
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
 std::string text_of(const fs::path& p) {
   const std::vector<unsigned char> b = bytes_of(p);
   return std::string(b.begin(), b.end());
@@ -140,7 +130,7 @@ TEST(NetworkCli, NoArgumentsRunsTheWholeNetwork) {
     for (const std::string& f : layer_outputs(id)) want.push_back(name + "/" + f);
   }
   std::sort(want.begin(), want.end());
-  EXPECT_EQ(files_under(t.path / "out-network"), want);
+  EXPECT_EQ(relative_files_under(t.path / "out-network"), want);
   EXPECT_EQ(text_of(t.path / "out-network" / "summary.txt"), r.out);
   EXPECT_EQ(rrswin::layer_ids().size(), 11u);
 }
@@ -155,15 +145,15 @@ TEST(NetworkCli, SameBytesForEveryThreadCountAndAsRunNetwork) {
   ASSERT_EQ(two.status, 0) << two.out << two.err;
   EXPECT_EQ(two.err, "");
   ASSERT_EQ(t.rrswin("run --network -o net --render 64,64 --threads 2").status, 0);
-  const std::vector<std::string> files = files_under(t.path / "one");
+  const std::vector<std::string> files = relative_files_under(t.path / "one");
   std::vector<std::string> want{"summary.txt"};
   for (rrswin::LayerId id : rrswin::layer_ids())
     for (const std::string& f : layer_outputs(id)) want.push_back(std::string(rrswin::to_string(id)) + "/" + f);
   std::sort(want.begin(), want.end());
   ASSERT_EQ(files, want);
   EXPECT_EQ(files.size(), 39u);  // summary; arena + surface112 each; enc0..enc4's +120, +128, +56; dec0's +144
-  EXPECT_EQ(files_under(t.path / "two"), files);
-  EXPECT_EQ(files_under(t.path / "net"), files);
+  EXPECT_EQ(relative_files_under(t.path / "two"), files);
+  EXPECT_EQ(relative_files_under(t.path / "net"), files);
   for (const std::string& f : files) {
     if (f == "summary.txt") continue;  // times
     EXPECT_EQ(bytes_of(t.path / "one" / f), bytes_of(t.path / "two" / f)) << f;
@@ -197,7 +187,7 @@ TEST(NetworkCli, Enc5AloneIsTheFrameApisEnc5Run) {
   EXPECT_EQ(
       b.err,
       "rrswin run: --ex is enc5's option: running enc5 alone, as rrswin run --layer enc5 does (the network: rrswin run without it)\n");
-  EXPECT_EQ(files_under(t.path / "b"), (std::vector<std::string>{"arena.bin", "surface112.exr"}));
+  EXPECT_EQ(relative_files_under(t.path / "b"), (std::vector<std::string>{"arena.bin", "surface112.exr"}));
   for (const char* n : {"arena.bin", "surface112.exr"}) EXPECT_EQ(bytes_of(t.path / "a" / n), bytes_of(t.path / "b" / n)) << n;
   const Split c = run_split(t, "run -o c --seed=1 --threads=2 --trace=w1 --block=0,0");
   ASSERT_EQ(c.status, 0) << c.out << c.err;
@@ -235,7 +225,7 @@ TEST(NetworkCli, HelpSaysTheNetworkIsTheDefaultAndHowToRunEnc5) {
   ASSERT_EQ(e.status, 0) << e.out;
   EXPECT_TRUE(contains(e.out, "usage: rrswin run --layer enc5 [OPTIONS]")) << e.out;
   EXPECT_EQ(t.rrswin("run --network --help").out, r.out);
-  EXPECT_TRUE(files_under(t.path).empty());
+  EXPECT_TRUE(relative_files_under(t.path).empty());
 }
 
 // --preview: every layer's PNGs and the overview, whose tiles are the layers' surface112 previews.
@@ -246,7 +236,7 @@ TEST(NetworkCli, PreviewWritesEveryLayersPngsAndTheOverview) {
   EXPECT_EQ(r.err, "");
   EXPECT_TRUE(contains(r.out, "the overview, a contact sheet by level: p/network.png (536 x 1688)")) << r.out;
   std::set<std::string> have;
-  for (const std::string& f : files_under(t.path / "p")) have.insert(f);
+  for (const std::string& f : relative_files_under(t.path / "p")) have.insert(f);
   std::set<std::string> want{"network.png"};
   for (rrswin::LayerId id : rrswin::layer_ids())
     for (const std::string& f : layer_previews(id, 64, 64)) want.insert(std::string(rrswin::to_string(id)) + "/" + f);
@@ -310,7 +300,7 @@ TEST(NetworkCli, PreviewWritesEveryLayersPngsAndTheOverview) {
   const Split again = run_split(t, "run -o p --render 64,64 --threads 2");
   ASSERT_EQ(again.status, 0) << again.out << again.err;
   EXPECT_TRUE(contains(again.out, "removed p/network.png (a previous run's output)")) << again.out;
-  for (const std::string& f : files_under(t.path / "p")) EXPECT_NE(f.substr(f.size() - 4), ".png") << f;
+  for (const std::string& f : relative_files_under(t.path / "p")) EXPECT_NE(f.substr(f.size() - 4), ".png") << f;
   EXPECT_TRUE(fs::exists(t.path / "p" / "dec0" / "surface144.bin"));
 }
 
@@ -321,6 +311,6 @@ TEST(NetworkCli, PreviewFailureWritesNothing) {
     fs::create_directories(t.path / "out" / blocker / "x");
     const Result r = t.rrswin("run -o out --render 64,64 --preview --threads 2");
     EXPECT_EQ(r.status, 2) << blocker << "\n" << r.out;
-    for (const std::string& f : files_under(t.path / "out")) EXPECT_TRUE(contains(f, blocker)) << blocker << ": left " << f;
+    for (const std::string& f : relative_files_under(t.path / "out")) EXPECT_TRUE(contains(f, blocker)) << blocker << ": left " << f;
   }
 }

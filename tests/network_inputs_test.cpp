@@ -24,20 +24,10 @@ namespace {
 
 constexpr const char* kRender = " --render 64,64";  // the smallest render every level runs at
 
-// Every file under dir, as paths relative to it, sorted.
-std::vector<std::string> files_under(const fs::path& dir) {
-  std::vector<std::string> v;
-  if (!fs::exists(dir)) return v;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) v.push_back(fs::relative(e.path(), dir).string());
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
 // The data files of a run's output folder (not its summary, whose times vary, nor saved inputs).
 std::vector<std::string> outputs_of(const fs::path& dir) {
   std::vector<std::string> v;
-  for (const std::string& f : files_under(dir))
+  for (const std::string& f : relative_files_under(dir))
     if (f != "summary.txt" && f.rfind("inputs/", 0) != 0) v.push_back(f);
   return v;
 }
@@ -90,7 +80,7 @@ TEST(NetworkInputs, SaveInputsRoundTripGivesTheSameBytes) {
   ASSERT_EQ(a.status, 0) << a.out;
   EXPECT_TRUE(contains(a.out, "inputs saved: a/inputs/ (rrswin run --network --inputs a/inputs --render 64,64 runs them again)")) << a.out;
   std::vector<std::string> want = input_files();
-  EXPECT_EQ(files_under(t.path / "a" / "inputs"), want);
+  EXPECT_EQ(relative_files_under(t.path / "a" / "inputs"), want);
   EXPECT_EQ(bytes_of(t.path / "a" / "inputs" / "input_tensor.bin").size(), 64u * 64u * 32u);
   const std::vector<unsigned char> half{'0', '.', '5', ',', '0', '.', '5', '\n'};
   EXPECT_EQ(bytes_of(t.path / "a" / "inputs" / "dec2" / "scale.txt"), half);
@@ -269,5 +259,5 @@ TEST(NetworkInputs, WithoutNetworkEnc5sOptionsStillRunEnc5) {
   const Result r = t.rrswin("run -o e --weights w.bin --threads 2");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "--weights is enc5's option: running enc5 alone")) << r.out;
-  EXPECT_EQ(files_under(t.path / "e"), (std::vector<std::string>{"arena.bin", "surface112.exr"}));
+  EXPECT_EQ(relative_files_under(t.path / "e"), (std::vector<std::string>{"arena.bin", "surface112.exr"}));
 }

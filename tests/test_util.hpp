@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -57,6 +58,16 @@ inline fs::path find_file(const fs::path& dir, const std::string& part) {
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().filename().string().find(part) != std::string::npos) return e.path();
   return {};
+}
+
+// Every regular file under dir, as paths relative to it, sorted (empty when dir does not exist).
+inline std::vector<std::string> relative_files_under(const fs::path& dir) {
+  std::vector<std::string> v;
+  if (!fs::exists(dir)) return v;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) v.push_back(fs::relative(e.path(), dir).string());
+  std::sort(v.begin(), v.end());
+  return v;
 }
 
 // A file's bytes (empty when it cannot be read), and a file written with exactly these bytes.
