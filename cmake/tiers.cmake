@@ -15,8 +15,9 @@ set(RRSWIN_TIERS
   "api:engine,assets"            # LaunchParams, run_frame, the network run (its demo inputs: assets)
   "capture:api,io,assets"        # d4r's launch dumps and replay captures
   "ptx:engine"                   # the generic PTX interpreter (texture/surface objects only; its mma runs the engine's SIMD kernels, engine/mma_tile)
-  "cuda:api,io,assets"           # the CUDA port's host code and rrswin-gpu
+  "cuda:api,io,assets"           # the CUDA ports' parts and host code (parameter blocks, launch checks)
   "bridge:ptx,capture"           # launches run by the PTX interpreter: enc5's, and any kernel's
+  "gpu:bridge,cuda"              # rrswin-gpu, the launcher of the CUDA ports on a GPU (a program only: no library)
   "cli:bridge,cuda"              # the rrswin command
 )
 

@@ -1,6 +1,6 @@
 // enc5's launch as the original kernel defines it (facts A1, A2, A4, A5), written once for every
 // side that launches it or reads a launch: the frame API (api/frame.hpp), the CUDA port and its
-// launcher (cuda/enc5_params.hpp, cuda/rrswin_gpu.cpp), the PTX interpreter's launch
+// launcher (cuda/enc5_params.hpp, gpu/rrswin_gpu.cpp), the PTX interpreter's launch
 // (bridge/enc5_launch.cpp), d4r's captures (capture/capture.hpp) and the layer template's enc5 row
 // (model/layer_spec.cpp). Plain constexpr data and RRSWIN_HD functions, so the kernel reads it too.
 #pragma once
