@@ -1,12 +1,14 @@
-// rrswin-gpu: runs the CUDA kernel (src/cuda/enc5_kernel.cu) on a GPU through the CUDA driver API,
-// from the PTX or cubin that CMake builds (or the checked-in PTX), and writes its outputs in the
-// files `rrswin run` writes, so that `rrswin diff` compares it with the golden model. Used by
-// scripts/gpu-check.sh; plain C++ (no nvcc needed to build it).
+// rrswin-gpu: runs the CUDA ports (src/cuda/) on a GPU through the CUDA driver API, from the PTX or
+// cubin that CMake builds (or the checked-in PTX), and writes their outputs in the files rrswin
+// writes, so that `rrswin diff` compares them with the golden model. Used by scripts/gpu-check.sh;
+// plain C++ (no nvcc needed to build it).
 //
 //   rrswin-gpu info
 //   rrswin-gpu mma-check [--tiles N] [--seed S] [--profile P]
 //   rrswin-gpu run --module FILE --frame DIR --ex N --ey N [--block-offset X,Y] [--reading NAME=VALUE]...
-//                [--repeat N] -o OUT
+//                [--repeat N] -o OUT                          enc5's kernel on a frame folder
+//   rrswin-gpu replay --module FILE --capture DIR [--entry NAME] [--sampler OFF=point|linear]...
+//                [--repeat N] -o OUT                          any kernel on a replay capture
 #include <cuda.h>
 
 #include <array>
@@ -26,10 +28,13 @@
 
 #include "api/frame.hpp"
 #include "assets/synthetic_weights.hpp"
+#include "bridge/kernel_capture.hpp"
+#include "capture/capture.hpp"
 #include "cuda/enc5_params.hpp"
 #include "cuda/launch_check.hpp"
 #include "io/arena_io.hpp"
 #include "io/frame_io.hpp"
+#include "io/output_set.hpp"
 #include "io/weight_file.hpp"
 #include "model/weight_image.hpp"
 #include "numerics/mma.hpp"
@@ -469,6 +474,223 @@ int cmd_run(int argc, char** argv) {
   return 0;
 }
 
+// ---- replay: any kernel on a replay capture ----
+// The capture (bridge/kernel_capture.hpp load_kernel_capture: manifest.txt, args.bin, alloc-N.bin,
+// the texture and surface files; what `rrswin capture --layer L --synthetic` writes) launched on the
+// device as `rrswin ptx run FILE --capture DIR` launches it in the interpreter: every pointer of the
+// parameter block replaced by its allocation's device address + delta, every texture and surface
+// offset by a CUDA object over a copy of the captured texels, the captured grid, block and dynamic
+// shared bytes. The arguments after the launch go to OUT in launch-dump naming
+// (kernel_capture_outputs), the files the interpreter and `rrswin replay --layer L` write, so
+// `rrswin diff` compares any two of them.
+struct ReplayOptions {
+  std::string module_path, capture_dir, entry, out_dir;
+  int repeat = 0;
+  // The sampler of the texture at a parameter offset: not in the PTX nor in the capture (the
+  // launch's; docs/readings.md "ptx-tex-sampler"). Unnamed offsets: point, unnormalised, as the
+  // interpreter binds them (ptx::TextureSampler's default).
+  std::vector<std::pair<std::uint32_t, CUfilter_mode>> samplers;
+};
+
+ReplayOptions parse_replay(int argc, char** argv) {
+  ReplayOptions o;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw Error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--module")
+      o.module_path = value();
+    else if (a == "--capture")
+      o.capture_dir = value();
+    else if (a == "--entry")
+      o.entry = value();
+    else if (a == "-o" || a == "--out")
+      o.out_dir = value();
+    else if (a == "--repeat")
+      o.repeat = static_cast<int>(parse_int(a, value(), 1, 100000));
+    else if (a == "--sampler") {
+      const std::string v = value();
+      const auto eq = v.find('=');
+      if (eq == std::string::npos) throw Error("--sampler: expected OFFSET=point|linear, got '" + v + "'");
+      const std::string mode = v.substr(eq + 1);
+      if (mode != "point" && mode != "linear") throw Error("--sampler: expected point or linear after '=', got '" + mode + "'");
+      o.samplers.emplace_back(static_cast<std::uint32_t>(parse_int(a, v.substr(0, eq), 0, 999)),
+                              mode == "linear" ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT);
+    } else
+      throw Error("replay: unknown option " + a);
+  }
+  if (o.module_path.empty() || o.capture_dir.empty() || o.out_dir.empty()) throw Error("replay needs --module, --capture and -o");
+  return o;
+}
+
+CUaddress_mode cuda_address_mode(rrswin::AddressMode m) {
+  switch (m) {
+    case rrswin::AddressMode::clamp: return CU_TR_ADDRESS_MODE_CLAMP;
+    case rrswin::AddressMode::border_zero: return CU_TR_ADDRESS_MODE_BORDER;  // the border colour is zero (CUDA_TEXTURE_DESC's default)
+    case rrswin::AddressMode::wrap: return CU_TR_ADDRESS_MODE_WRAP;
+    case rrswin::AddressMode::mirror: return CU_TR_ADDRESS_MODE_MIRROR;
+  }
+  throw Error("unknown address mode");
+}
+
+// The device copy of one capture: its allocations and its texture and surface objects, freed on
+// destruction.
+struct DeviceCapture {
+  std::vector<CUdeviceptr> allocs;
+  struct Object {
+    std::uint32_t offset = 0;
+    bool texture = false;
+    CUarray array = nullptr;
+    CUtexObject tex = 0;
+    CUsurfObject surf = 0;
+  };
+  std::vector<Object> objects;
+  std::vector<std::uint8_t> params;
+
+  DeviceCapture(const rrswin::ptx::KernelCapture& c, const ReplayOptions& o) : params(c.args) {
+    for (const auto& a : c.allocs) {
+      CUdeviceptr d = 0;
+      CU(cuMemAlloc(&d, std::max<std::size_t>(a.bytes.size(), 1)));
+      allocs.push_back(d);
+      if (!a.bytes.empty()) CU(cuMemcpyHtoD(d, a.bytes.data(), a.bytes.size()));
+    }
+    const auto put = [&](std::uint32_t off, std::uint64_t v) {
+      for (int b = 0; b < 8; ++b) params[off + b] = static_cast<std::uint8_t>(v >> (8 * b));
+    };
+    for (const auto& p : c.pointers) put(p.offset, allocs[p.alloc] + p.delta);
+    for (const auto& im : c.images) {
+      const rrswin::capture::ImageArg& g = im.image;
+      if (g.fmt != rrswin::capture::kFmtHalf && g.fmt != rrswin::capture::kFmtFloat)
+        throw Error(c.source + ": argument +" + std::to_string(im.offset) + ": format fmt" + std::to_string(g.fmt) +
+                    " (rrswin-gpu makes RGBA16F (fmt16) and RGBA32F (fmt32) objects)");
+      Object ob;
+      ob.offset = im.offset;
+      ob.texture = im.texture;
+      CUDA_ARRAY3D_DESCRIPTOR ad{};
+      ad.Width = static_cast<std::size_t>(g.width);
+      ad.Height = static_cast<std::size_t>(g.height);
+      ad.Format = g.fmt == rrswin::capture::kFmtFloat ? CU_AD_FORMAT_FLOAT : CU_AD_FORMAT_HALF;
+      ad.NumChannels = 4;
+      if (!im.texture) ad.Flags = CUDA_ARRAY3D_SURFACE_LDST;
+      CU(cuArray3DCreate(&ob.array, &ad));
+      objects.push_back(ob);
+      CUDA_MEMCPY2D cp{};
+      cp.srcMemoryType = CU_MEMORYTYPE_HOST;
+      cp.srcHost = g.bytes.data();
+      cp.srcPitch = g.pitch;
+      cp.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+      cp.dstArray = ob.array;
+      cp.WidthInBytes = static_cast<std::size_t>(g.width) * (g.fmt == rrswin::capture::kFmtFloat ? 16 : 8);
+      cp.Height = static_cast<std::size_t>(g.height);
+      CU(cuMemcpy2D(&cp));
+      CUDA_RESOURCE_DESC rd{};
+      rd.resType = CU_RESOURCE_TYPE_ARRAY;
+      rd.res.array.hArray = ob.array;
+      if (im.texture) {
+        CUDA_TEXTURE_DESC td{};
+        td.addressMode[0] = td.addressMode[1] = cuda_address_mode(g.mode);
+        td.filterMode = CU_TR_FILTER_MODE_POINT;
+        for (const auto& [off, mode] : o.samplers)
+          if (off == im.offset) td.filterMode = mode;
+        CU(cuTexObjectCreate(&objects.back().tex, &rd, &td, nullptr));
+        put(im.offset, objects.back().tex);
+      } else {
+        CU(cuSurfObjectCreate(&objects.back().surf, &rd));
+        put(im.offset, objects.back().surf);
+      }
+    }
+  }
+  ~DeviceCapture() {
+    for (const Object& ob : objects) {
+      if (ob.tex) cuTexObjectDestroy(ob.tex);
+      if (ob.surf) cuSurfObjectDestroy(ob.surf);
+      if (ob.array) cuArrayDestroy(ob.array);
+    }
+    for (CUdeviceptr d : allocs) cuMemFree(d);
+  }
+  DeviceCapture(const DeviceCapture&) = delete;
+  DeviceCapture& operator=(const DeviceCapture&) = delete;
+
+  // The allocations and surfaces after the launch, into the capture (textures are read-only).
+  void download(rrswin::ptx::KernelCapture& c) const {
+    for (std::size_t i = 0; i < c.allocs.size(); ++i)
+      if (!c.allocs[i].bytes.empty()) CU(cuMemcpyDtoH(c.allocs[i].bytes.data(), allocs[i], c.allocs[i].bytes.size()));
+    std::size_t k = 0;
+    for (auto& im : c.images) {
+      const Object& ob = objects[k++];
+      if (im.texture) continue;
+      rrswin::capture::ImageArg& g = im.image;
+      CUDA_MEMCPY2D cp{};
+      cp.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+      cp.srcArray = ob.array;
+      cp.dstMemoryType = CU_MEMORYTYPE_HOST;
+      cp.dstHost = g.bytes.data();
+      cp.dstPitch = g.pitch;
+      cp.WidthInBytes = static_cast<std::size_t>(g.width) * (g.fmt == rrswin::capture::kFmtFloat ? 16 : 8);
+      cp.Height = static_cast<std::size_t>(g.height);
+      CU(cuMemcpy2D(&cp));
+    }
+  }
+};
+
+int cmd_replay(int argc, char** argv) {
+  const ReplayOptions o = parse_replay(argc, argv);
+  rrswin::ptx::KernelCapture c = rrswin::ptx::load_kernel_capture(o.capture_dir);
+  for (const auto& [off, mode] : o.samplers) {
+    bool found = false;
+    for (const auto& im : c.images) found = found || (im.texture && im.offset == off);
+    if (!found) throw Error("--sampler " + std::to_string(off) + "=...: the capture has no texture at +" + std::to_string(off));
+  }
+  const std::string entry = o.entry.empty() ? c.kernel : o.entry;
+  if (entry.empty()) throw Error(o.capture_dir + "/manifest.txt names no kernel: choose the entry with --entry");
+  rrswin::OutputSet set(o.out_dir);  // every output or none (io/output_set.hpp)
+  Context ctx;
+  CUmodule mod = load_module(read_file(o.module_path));
+  CUfunction fn;
+  CU(cuModuleGetFunction(&fn, mod, entry.c_str()));
+  int regs = 0, local = 0;
+  cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
+  cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
+  float ms = 0;
+  {
+    DeviceCapture dev(c, o);
+    std::size_t size = dev.params.size();
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, dev.params.data(), CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    const auto launch = [&] {
+      CU(cuLaunchKernel(fn, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z, static_cast<unsigned>(c.shared), nullptr,
+                        nullptr, extra));
+    };
+    launch();
+    CU(cuCtxSynchronize());
+    dev.download(c);
+    if (o.repeat > 0) {
+      // The same launch again (it rewrites the same outputs from the same inputs); the mean of these.
+      CUevent e0, e1;
+      CU(cuEventCreate(&e0, CU_EVENT_DEFAULT));
+      CU(cuEventCreate(&e1, CU_EVENT_DEFAULT));
+      CU(cuEventRecord(e0, nullptr));
+      for (int r = 0; r < o.repeat; ++r) launch();
+      CU(cuEventRecord(e1, nullptr));
+      CU(cuEventSynchronize(e1));
+      CU(cuEventElapsedTime(&ms, e0, e1));
+      cuEventDestroy(e0);
+      cuEventDestroy(e1);
+      ms /= static_cast<float>(o.repeat);
+    }
+  }
+  cuModuleUnload(mod);
+  for (const auto& [name, bytes] : rrswin::ptx::kernel_capture_outputs(c, entry)) set.write(name, bytes);
+  const auto paths = set.commit();
+  std::printf("replay: %s sm_%d%d, %s, grid %u,%u,%u x (%u,%u,%u), %d registers, %d bytes local, %zu files to %s", ctx.name.c_str(),
+              ctx.major, ctx.minor, entry.c_str(), c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z, regs, local, paths.size(),
+              o.out_dir.c_str());
+  if (o.repeat > 0) std::printf("; %.4f ms per launch (mean of %d launches)", ms, o.repeat);
+  std::printf("\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -477,11 +699,14 @@ int main(int argc, char** argv) {
     if (cmd == "info") return cmd_info();
     if (cmd == "mma-check") return cmd_mma_check(argc - 2, argv + 2);
     if (cmd == "run") return cmd_run(argc - 2, argv + 2);
+    if (cmd == "replay") return cmd_replay(argc - 2, argv + 2);
     std::fprintf(stderr,
                  "usage: rrswin-gpu info\n"
                  "       rrswin-gpu mma-check [--tiles N] [--seed S] [--profile P]\n"
                  "       rrswin-gpu run --module FILE.ptx|.cubin --frame DIR --ex N --ey N [--block-offset X,Y]\n"
-                 "                    [--reading NAME=VALUE]... [--repeat N] -o OUT\n");
+                 "                    [--reading NAME=VALUE]... [--repeat N] -o OUT\n"
+                 "       rrswin-gpu replay --module FILE.ptx|.cubin --capture DIR [--entry NAME]\n"
+                 "                    [--sampler OFFSET=point|linear]... [--repeat N] -o OUT\n");
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rrswin-gpu: %s\n", e.what());
