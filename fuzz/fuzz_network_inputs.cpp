@@ -32,7 +32,7 @@ const fuzz::Files& inputs() {
     {
       const std::unique_ptr<rrswin::NetworkDemo> demo = rrswin::make_network_demo(kRender, kRender, 1);
       rrswin::OutputSet set((dir / "out").string());
-      rrswin::cli::save_network_inputs(set, "inputs/", *demo);
+      rrswin::cli::save_network_inputs(set, "inputs/", *demo, kRender, kRender);
       set.commit();
     }
     fuzz::Files f;

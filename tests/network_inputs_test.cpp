@@ -42,7 +42,7 @@ void expect_same_outputs(const fs::path& a, const fs::path& b) {
 
 // The files of an inputs folder (the layout of cli/network_inputs.hpp).
 std::vector<std::string> input_files() {
-  std::vector<std::string> v{"input_tensor.bin"};
+  std::vector<std::string> v{"input_tensor.bin", "render.txt"};
   for (rrswin::LayerId id : rrswin::layer_ids()) {
     const std::string n(rrswin::to_string(id));
     v.push_back(n + "/texture088.exr");
@@ -78,15 +78,19 @@ TEST(NetworkInputs, SaveInputsRoundTripGivesTheSameBytes) {
   TempDir t;
   const Result a = t.rrswin(std::string("run --network -o a --save-inputs --threads 2") + kRender);
   ASSERT_EQ(a.status, 0) << a.out;
-  EXPECT_TRUE(contains(a.out, "inputs saved: a/inputs/ (rrswin run --network --inputs a/inputs --render 64,64 runs them again)")) << a.out;
+  EXPECT_TRUE(contains(a.out, "inputs saved: a/inputs/ (rrswin run --network --inputs a/inputs runs them again)")) << a.out;
   std::vector<std::string> want = input_files();
   EXPECT_EQ(relative_files_under(t.path / "a" / "inputs"), want);
+  const std::vector<unsigned char> render{'6', '4', ',', '6', '4', '\n'};
+  EXPECT_EQ(bytes_of(t.path / "a" / "inputs" / "render.txt"), render);
   EXPECT_EQ(bytes_of(t.path / "a" / "inputs" / "input_tensor.bin").size(), 64u * 64u * 32u);
   const std::vector<unsigned char> half{'0', '.', '5', ',', '0', '.', '5', '\n'};
   EXPECT_EQ(bytes_of(t.path / "a" / "inputs" / "dec2" / "scale.txt"), half);
-  const Result b = t.rrswin(std::string("run --network -o b --inputs a/inputs --threads 1") + kRender);
+  // Without --render: render.txt says 64,64 (the default would be 256,128).
+  const Result b = t.rrswin("run --network -o b --inputs a/inputs --threads 1");
   ASSERT_EQ(b.status, 0) << b.out;
   EXPECT_TRUE(contains(b.out, "  inputs: a/inputs\n")) << b.out;
+  EXPECT_TRUE(contains(b.out, "render 64 x 64")) << b.out;
   expect_same_outputs(t.path / "a", t.path / "b");
   // Saving again from the saved inputs writes the same inputs.
   ASSERT_EQ(t.rrswin(std::string("run --network -o c --inputs a/inputs --save-inputs") + kRender).status, 0);
@@ -152,13 +156,24 @@ TEST(NetworkInputs, RefusalsNameTheFileExpectedAndFound) {
   put(t.path / "part.txt", std::vector<unsigned char>(part.begin(), part.end()));
   expect_refused(t, "run --network --weights part.txt", {"part.txt: at byte offset 16: expected a line 'enc1 <path>'", "found none"});
 
-  // Inputs: a render they are not of, a missing file, a wrong size, a bad scale, a link.
+  // Inputs: a render they are not of (by render.txt, and without it by the files), a bad render.txt,
+  // a missing file, a wrong size, a bad scale, a link.
   expect_refused(t, in + "a/inputs --render 96,64",
-                 {"a/inputs/enc0/texture088.exr: at byte offset 0: expected 96 x 64 texels (enc0's +88 at the render 96 x 64)",
-                  "found 64 x 64 texels"});
+                 {"a/inputs/render.txt: at byte offset 0: expected the render 96 x 64, the run's (--render)", "found the render 64 x 64"});
   expect_refused(t, "run --network --render 16,64", {"--render"});
   expect_refused(t, in + "nowhere", {"nowhere: at byte offset 0", "no such folder"});
   fs::copy(t.path / "a" / "inputs", t.path / "i", fs::copy_options::recursive);
+  for (const std::string& text : {"64x64\n", "64,16\n", ""}) {
+    put(t.path / "i" / "render.txt", std::vector<unsigned char>(text.begin(), text.end()));
+    const std::string found = text.empty() ? "''" : "'" + text.substr(0, text.size() - 1) + "'";
+    expect_refused(t, "run --network --inputs i",
+                   {"i/render.txt: at byte offset 0: expected one line W,H: the render the inputs are of", found});
+  }
+  fs::remove(t.path / "i" / "render.txt");  // optional: then --render decides, and the files must fit it
+  expect_refused(
+      t, "run --network --render 96,64 --inputs i",
+      {"i/enc0/texture088.exr: at byte offset 0: expected 96 x 64 texels (enc0's +88 at the render 96 x 64)", "found 64 x 64 texels"});
+  fs::copy_file(t.path / "a" / "inputs" / "render.txt", t.path / "i" / "render.txt");
   fs::remove(t.path / "i" / "dec1" / "texture104.exr");
   expect_refused(t, in + "i",
                  {"i/dec1/texture104.exr: at byte offset 0: expected an RGBA HALF OpenEXR file of 32 x 32 texels", "found no such file"});
@@ -179,6 +194,11 @@ TEST(NetworkInputs, RefusalsNameTheFileExpectedAndFound) {
   fs::copy_file(t.path / "a" / "inputs" / "dec3" / "scale.txt", t.path / "i" / "dec3" / "scale.txt", fs::copy_options::overwrite_existing);
   ASSERT_EQ(t.rrswin(in + "i -o ok").status, 0);  // whole again
   fs::remove(t.path / "i" / "enc2" / "texture088.exr");
+  fs::remove(t.path / "i" / "render.txt");
+  fs::create_symlink(fs::absolute(t.path / "a" / "inputs" / "render.txt"), t.path / "i" / "render.txt");
+  expect_refused(t, "run --network --inputs i", {"i/render.txt: at byte offset 0: expected a file or folder that is not a symbolic link"});
+  fs::remove(t.path / "i" / "render.txt");
+  fs::copy_file(t.path / "a" / "inputs" / "render.txt", t.path / "i" / "render.txt");
   fs::create_symlink(fs::absolute(t.path / "a" / "inputs" / "enc2" / "texture088.exr"), t.path / "i" / "enc2" / "texture088.exr");
   expect_refused(t, in + "i", {"i/enc2/texture088.exr: at byte offset 0: expected a file or folder that is not a symbolic link"});
   fs::remove_all(t.path / "i" / "enc2");
@@ -218,6 +238,15 @@ TEST(NetworkInputs, SequenceEqualsSingleRunsForEveryThreadCount) {
     expect_same_outputs(t.path / "single_f2", t.path / out / "f2");
   }
   EXPECT_NE(bytes_of(t.path / "s1" / "f1" / "dec0" / "arena.bin"), bytes_of(t.path / "s1" / "f2" / "dec0" / "arena.bin"));
+  // Without --render the first frame's render.txt gives it; a frame of another render is refused.
+  const Result plain = t.rrswin("run --network --sequence seq -o s5 --threads 2");
+  ASSERT_EQ(plain.status, 0) << plain.out;
+  EXPECT_TRUE(contains(plain.out, "2 frames, render 64 x 64")) << plain.out;
+  expect_same_outputs(t.path / "single_f2", t.path / "s5" / "f2");
+  put(t.path / "seq" / "f2" / "render.txt", {'9', '6', ',', '6', '4', '\n'});
+  expect_refused(t, "run --network --sequence seq",
+                 {"seq/f2/render.txt: at byte offset 0: expected the render 64 x 64", "found the render 96 x 64"});
+  put(t.path / "seq" / "f2" / "render.txt", {'6', '4', ',', '6', '4', '\n'});
   // A bad frame: the whole sequence refused, naming the file.
   fs::remove(t.path / "seq" / "f2" / "enc4" / "texture088.exr");
   expect_refused(t, std::string("run --network --sequence seq --threads 2") + kRender, {"seq/f2/enc4/texture088.exr", "no such file"});

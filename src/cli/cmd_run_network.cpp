@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -94,7 +95,7 @@ With --network (without it, --weights, --save-inputs, --sequence and --reading r
                     one); a missing or mis-sized file is an error naming it (default: the embedded
                     images). --weights FILE: a manifest, lines "<layer> <path>" (paths relative to
                     its folder, '#' a comment), one for every layer
-  --inputs DIR      a frame's inputs, every size fixed by --render (an error names a missing or
+  --inputs DIR      a frame's inputs, every size fixed by the render (an error names a missing or
                     mis-sized file, the size expected and found; no file is read through a link):
                       DIR/input_tensor.bin          enc0's staged input tensor, 32 e4m3 bytes a
                                                     token at level 0's grid
@@ -102,10 +103,13 @@ With --network (without it, --weights, --save-inputs, --sequence and --reading r
                                                     grid, a decoder's at half of it
                       DIR/<decoder>/texture096.exr, texture104.exr   +96, +104 at its grid
                       DIR/<decoder>/scale.txt       its +136 scale, one line SX,SY
+                      DIR/render.txt                the render they are of, one line W,H: the
+                                                    render without --render (optional; with
+                                                    --render, the two must agree)
                     (default: the synthetic inputs of --seed)
-  --save-inputs     also write the inputs the run used into DIR/inputs/ in that layout:
-                    `rrswin run --network --inputs DIR/inputs --render W,H` runs them again, the
-                    same output bytes
+  --save-inputs     also write the inputs the run used into DIR/inputs/ in that layout, render.txt
+                    included: `rrswin run --network --inputs DIR/inputs` runs them again, the same
+                    output bytes
   --sequence SEQ    every sub-folder of SEQ holding input_tensor.bin is a frame (an --inputs folder),
                     run in name order into DIR/<frame>/ (each as one --inputs run writes it, the same
                     bytes), DIR/summary.txt with the frames/s; no link in SEQ is followed. The frames
@@ -124,6 +128,7 @@ done and in total), erased at the end; nothing on stderr otherwise.
 struct NetworkArgs {
   std::string out = "out-network";
   int render_w = 256, render_h = 128;
+  bool render_given = false;  // else an --inputs folder's (or a sequence's first frame's) render.txt decides
   RunChoice choice;
   std::vector<std::string> layer_readings;  // --layer-reading NAME=VALUE
   std::uint64_t seed = 1;
@@ -149,6 +154,7 @@ NetworkArgs parse(const Args& args) {
       const auto [w, h] = parse_pair(c.name, c.take(), 32, 4096);
       a.render_w = static_cast<int>(w);
       a.render_h = static_cast<int>(h);
+      a.render_given = true;
     } else if (c.name == "--seed") {
       a.seed = static_cast<std::uint64_t>(parse_int(c.name, c.take(), 0, 1LL << 62));
       a.seed_given = true;
@@ -416,10 +422,20 @@ int run_sequence(const NetworkArgs& a, const NetworkRunOptions& base, const std:
 
 int cmd_run_network(const Args& args) {
   try {
-    const NetworkArgs a = parse(args);
+    NetworkArgs a = parse(args);
     if (a.help) {
       std::printf(kHelpFormat, enc5_run_option_list().c_str());
       return 0;
+    }
+    // Without --render, the render the inputs say they are of (render.txt, which --save-inputs
+    // writes); a sequence's first frame speaks for all (each frame's must then agree).
+    if (!a.render_given && (!a.inputs.empty() || !a.sequence.empty())) {
+      std::optional<std::pair<int, int>> r;
+      if (!a.inputs.empty()) r = read_network_render(a.inputs);
+      if (!a.sequence.empty())
+        if (const std::vector<fs::path> frames = sequence_frames(a.sequence); !frames.empty())
+          r = read_network_render(frames.front().string());
+      if (r) std::tie(a.render_w, a.render_h) = *r;
     }
     NetworkRunOptions o;
     o.render_w = a.render_w;
@@ -461,11 +477,10 @@ int cmd_run_network(const Args& args) {
     progress.finish();
     std::string summary = write_run(a, o, header, results, out, "", a.out);
     if (a.save_inputs) {
-      save_network_inputs(out, "inputs/", *demo);
+      save_network_inputs(out, "inputs/", *demo, a.render_w, a.render_h);
       char line[512];
-      std::snprintf(line, sizeof line,
-                    "  inputs saved: %s/inputs/ (rrswin run --network --inputs %s/inputs --render %d,%d%s runs them again)\n",
-                    a.out.c_str(), a.out.c_str(), a.render_w, a.render_h, a.weights.empty() ? "" : (" --weights " + a.weights).c_str());
+      std::snprintf(line, sizeof line, "  inputs saved: %s/inputs/ (rrswin run --network --inputs %s/inputs%s runs them again)\n",
+                    a.out.c_str(), a.out.c_str(), a.weights.empty() ? "" : (" --weights " + a.weights).c_str());
       summary += line;
     }
     out.write_text("summary.txt", summary);

@@ -76,6 +76,27 @@ std::array<float, 2> read_scale(const std::string& dir, LayerId id) {
   }
 }
 
+constexpr const char* kRenderWhat = "one line W,H: the render the inputs are of (two integers 32..4096, as --render)";
+
+}  // namespace
+
+std::optional<std::pair<int, int>> read_network_render(const std::string& dir) {
+  const std::string path = (fs::path(dir) / "render.txt").string();
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec) || !fs::exists(fs::symlink_status(path, ec))) return std::nullopt;  // a link counts: refused below
+  const std::vector<std::uint8_t> b = read_input(dir, "render.txt", kRenderWhat);
+  std::string s(b.begin(), b.end());
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  try {
+    const auto [w, h] = parse_pair("render", s, 32, 4096);
+    return std::pair<int, int>{static_cast<int>(w), static_cast<int>(h)};
+  } catch (const UsageError&) {
+    throw InputError(path, 0, kRenderWhat, "'" + s.substr(0, 64) + "'");
+  }
+}
+
+namespace {
+
 std::size_t image_bytes(LayerId id) { return id == LayerId::enc5 ? kWeightImageBytes : weight_map(layer_spec(id)).image_bytes(); }
 
 WeightImage load_layer_weights(const std::string& path, LayerId id) {
@@ -137,6 +158,9 @@ std::unique_ptr<NetworkDemo> load_network_inputs(const std::string& dir, int ren
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throw InputError(dir, 0, "a folder of the network's inputs (input_tensor.bin, <layer>/texture088.exr, ...)", "no such folder");
+  if (const auto r = read_network_render(dir); r && (r->first != render_w || r->second != render_h))
+    throw InputError((fs::path(dir) / "render.txt").string(), 0, render_text(render_w, render_h) + ", the run's (--render)",
+                     render_text(r->first, r->second));
   auto d = std::make_unique<NetworkDemo>();
   for (LayerId id : layer_ids()) {
     const LayerSpec& s = layer_spec(id);
@@ -180,7 +204,8 @@ std::unique_ptr<NetworkDemo> load_network_inputs(const std::string& dir, int ren
   return d;
 }
 
-void save_network_inputs(OutputSet& set, const std::string& prefix, const NetworkDemo& in) {
+void save_network_inputs(OutputSet& set, const std::string& prefix, const NetworkDemo& in, int render_w, int render_h) {
+  set.write_text(prefix + "render.txt", std::to_string(render_w) + "," + std::to_string(render_h) + "\n");
   for (const auto& [id, li] : in.layers) {
     const std::string dir = prefix + std::string(to_string(id)) + "/";
     auto texture = [&](int param, const Texture* t) {

@@ -12,11 +12,14 @@
 //   <decoder>/texture096.exr, texture104.exr   the decoders' +96, +104 at the decoder's grid
 //   <decoder>/scale.txt      the decoder's +136 scale, one line "SX,SY" (two finite numbers)
 //   external/<layer>.<param>.bin   a buffer no runnable layer produces (none while every layer runs)
+//   render.txt               the render the inputs are of, one line "W,H" (what --save-inputs
+//                            writes; optional: without it --render says)
 // The render fixes every size; every file is checked (InputError naming it, expected, found) and
 // none is read through a symbolic link.
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "api/network_demo.hpp"
@@ -28,11 +31,16 @@ namespace rrswin::cli {
 // Every runnable layer's weight image from a folder or a manifest (see above).
 std::map<LayerId, WeightImage> load_network_weights(const std::string& path);
 
-// A frame's inputs from `dir` at the render: the layers' weights are left null (the caller's).
+// The render an inputs folder's render.txt names (W and H each 32..4096, as --render), nullopt when
+// it has none.
+std::optional<std::pair<int, int>> read_network_render(const std::string& dir);
+
+// A frame's inputs from `dir` at the render (its render.txt, where it has one, must name it): the
+// layers' weights are left null (the caller's).
 std::unique_ptr<NetworkDemo> load_network_inputs(const std::string& dir, int render_w, int render_h);
 
-// Writes `in` (the inputs of a run at the render) into `set` under `prefix` (e.g. "inputs/") in the
-// layout load_network_inputs reads.
-void save_network_inputs(OutputSet& set, const std::string& prefix, const NetworkDemo& in);
+// Writes `in` (the inputs of a run at the render) and render.txt into `set` under `prefix` (e.g.
+// "inputs/") in the layout load_network_inputs reads.
+void save_network_inputs(OutputSet& set, const std::string& prefix, const NetworkDemo& in, int render_w, int render_h);
 
 }  // namespace rrswin::cli
