@@ -65,6 +65,9 @@ if(RRSWIN_NVCC AND RRSWIN_PTXAS)
   # their dimensions.
   rrswin_cuda_ptx(enc3_kernel enc3_kernel.cu CUBINS TEST cuda_enc3_ptx_up_to_date)
   rrswin_cuda_ptx(enc2_kernel enc2_kernel.cu CUBINS TEST cuda_enc2_ptx_up_to_date)
+  # enc1's port (src/cuda/enc1_kernel.cu, issue 37): the same parts in one warp (serial heads, the
+  # register merge, the one-warp final).
+  rrswin_cuda_ptx(enc1_kernel enc1_kernel.cu CUBINS TEST cuda_enc1_ptx_up_to_date)
   get_property(outputs GLOBAL PROPERTY RRSWIN_CUDA_OUTPUTS)
   get_property(built GLOBAL PROPERTY RRSWIN_CUDA_PTX_BUILT)
   get_property(checked_in GLOBAL PROPERTY RRSWIN_CUDA_PTX_CHECKED_IN)

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 
+#include "cuda/enc1_params.hpp"
 #include "cuda/enc2_params.hpp"
 #include "cuda/enc3_params.hpp"
 #include "cuda/enc4_params.hpp"
@@ -26,6 +27,8 @@ void expect_layer_is_its_row() {
   // The facts.
   EXPECT_EQ(d.channels, s.channels);
   EXPECT_EQ(d.heads, s.heads);
+  EXPECT_EQ(d.head_form, s.head_form);
+  EXPECT_EQ(d.rows_per_warp, s.rows_per_warp);
   EXPECT_EQ(d.chunks, s.chunks);
   EXPECT_EQ(d.merge_kind, s.merge_kind);
   EXPECT_EQ(d.merge_out, s.merge() ? s.merge_out : 0);
@@ -33,9 +36,7 @@ void expect_layer_is_its_row() {
   EXPECT_EQ(d.shared_bytes, s.abi.shared_bytes);
   EXPECT_EQ(d.warps, s.abi.block[2]);
   // What the parts assume without a field of their own: the template's defaults.
-  EXPECT_EQ(s.head_form, HeadForm::warp_per_head);
   EXPECT_EQ(s.front.kind, FrontKind::none);
-  EXPECT_EQ(s.rows_per_warp, 16);
   EXPECT_EQ(s.window_tokens, 64);
   EXPECT_EQ(s.tokens, 96);
   EXPECT_EQ(s.head_dim, 32);
@@ -57,12 +58,17 @@ void expect_layer_is_its_row() {
   EXPECT_EQ(a.b0, b.b0);
   EXPECT_EQ(a.final_gemm, b.final_gemm);
   EXPECT_EQ(a.image_bytes(), b.image_bytes());
-  // The offsets the parts read, against the phase program's (its B and C sources per phase).
+  // The offsets the parts read, against the phase program's (its B and C sources per phase). One
+  // warp per head: the stem and score phases' offsets are warp z's slot's relative to slot 0's;
+  // serial heads: head h's own phases, absolute (DOC-e1 §2.1).
   for (int h = 0; h < s.heads; ++h) {
+    const std::uint32_t slot = s.serial_heads() ? 0u : a.slot_bytes() * static_cast<std::uint32_t>(h);
+    const int ph = s.serial_heads() ? h : 0;
+    EXPECT_EQ(prog.phase(s.first_stem(ph)).relative_to_slot, !s.serial_heads()) << "stem " << h;
     EXPECT_EQ(a.wo(h), prog.phase(s.projection_phase(h)).weight_begin) << "Wo " << h;
-    EXPECT_EQ(a.wq(h), a.slot_bytes() * static_cast<std::uint32_t>(h) + prog.phase(s.first_stem()).weight_begin) << "Wq " << h;
-    EXPECT_EQ(a.wv(h), a.slot_bytes() * static_cast<std::uint32_t>(h) + prog.phase(s.first_stem() + 1).weight_begin) << "Wv " << h;
-    EXPECT_EQ(a.score_bias(h), a.slot_bytes() * static_cast<std::uint32_t>(h) + prog.phase(s.score_phase()).bias_begin) << "bias " << h;
+    EXPECT_EQ(a.wq(h), slot + prog.phase(s.first_stem(ph)).weight_begin) << "Wq " << h;
+    EXPECT_EQ(a.wv(h), slot + prog.phase(s.first_stem(ph) + 1).weight_begin) << "Wv " << h;
+    EXPECT_EQ(a.score_bias(h), slot + prog.phase(s.score_phase(ph)).bias_begin) << "bias " << h;
   }
   for (int c = 0; c < s.chunks; ++c) {
     const Phase& up = prog.phase(s.first_mlp() + 2 * c);
@@ -121,11 +127,13 @@ TEST(CudaLayerDims, Enc5IsItsRow) { expect_layer_is_its_row<cuda::Enc5>(); }
 TEST(CudaLayerDims, Enc4IsItsRow) { expect_layer_is_its_row<cuda::Enc4>(); }
 TEST(CudaLayerDims, Enc3IsItsRow) { expect_layer_is_its_row<cuda::Enc3>(); }
 TEST(CudaLayerDims, Enc2IsItsRow) { expect_layer_is_its_row<cuda::Enc2>(); }
+TEST(CudaLayerDims, Enc1IsItsRow) { expect_layer_is_its_row<cuda::Enc1>(); }
 
 TEST(CudaLayerDims, ParameterBlocksAreTheRowsLaunchAbi) {
   expect_merge_params<cuda::Enc4Params>(LayerId::enc4);
   expect_merge_params<cuda::Enc3Params>(LayerId::enc3);
   expect_merge_params<cuda::Enc2Params>(LayerId::enc2);
+  expect_merge_params<cuda::Enc1Params>(LayerId::enc1);
   const LaunchAbi& abi = layer_spec(LayerId::enc5).abi;
   EXPECT_EQ(static_cast<int>(sizeof(cuda::Enc5Params)), abi.param_block_bytes);
   EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc5Params, surface)), abi.surfaces[0]);

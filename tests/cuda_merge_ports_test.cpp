@@ -1,5 +1,5 @@
-// The proof of the merge layers' CUDA ports without a GPU (issues 21, 37): enc4's, enc3's and
-// enc2's checked-in sm_89 PTX (src/cuda/generated/<layer>_kernel.sm_89.ptx, what nvcc makes of
+// The proof of the merge layers' CUDA ports without a GPU (issues 21, 37): enc4's, enc3's, enc2's
+// and enc1's checked-in sm_89 PTX (src/cuda/generated/<layer>_kernel.sm_89.ptx, what nvcc makes of
 // src/cuda/<layer>_kernel.cu; cuda_<layer>_ptx_up_to_date checks that where nvcc exists) runs in
 // the PTX interpreter on replay captures of the layer (bridge/layer_capture.hpp) and must give the
 // golden model's outputs byte for byte: the arena (+48), the merged output (+56) and the three
@@ -20,6 +20,7 @@
 
 #include "bridge/layer_capture.hpp"
 #include "bridge/layer_settle.hpp"
+#include "cuda/enc1_params.hpp"
 #include "cuda/enc2_params.hpp"
 #include "cuda/enc3_params.hpp"
 #include "cuda/enc4_params.hpp"
@@ -40,6 +41,10 @@ struct Port {
   const char* ptx_file;     // under src/cuda/generated/
   std::size_t param_bytes;  // sizeof its parameter struct
   int shared_bytes;         // its kSharedBytes
+  // The mutation a_mutated_kernel_is_caught makes: the last occurrence of `mutate` becomes
+  // `mutated` (the final epilogue's quad sum, shfl.sync.down +8, turned into .up).
+  const char* mutate = "shfl.sync.down";
+  const char* mutated = "shfl.sync.up";
 };
 // The shared memory of each original: enc4 and enc3 12800 bytes (DOC4 §0, DOC3 §0), enc2 9600
 // (DESC-e2 _LAUNCH); the rows hold them (LayerSpec::abi), the ports' constants must equal them.
@@ -49,6 +54,9 @@ const Port kEnc3{LayerId::enc3, "cuda_dldn_engine_swin_enc3_kernel", "enc3_kerne
                  cuda::Enc3::kSharedBytes};
 const Port kEnc2{LayerId::enc2, "cuda_dldn_engine_swin_enc2_kernel", "enc2_kernel.sm_89.ptx", sizeof(cuda::Enc2Params),
                  cuda::Enc2::kSharedBytes};
+// enc1: one warp, no shared memory (HIP-e1 header).
+const Port kEnc1{LayerId::enc1, "cuda_dldn_engine_swin_enc1_kernel", "enc1_kernel.sm_89.ptx", sizeof(cuda::Enc1Params),
+                 cuda::Enc1::kSharedBytes};
 
 std::string ptx_path(const Port& p) { return std::string(RRSWIN_CUDA_GENERATED_DIR) + "/" + p.ptx_file; }
 const ptx::Module& kernel_module(const Port& p) {
@@ -117,16 +125,16 @@ void equals_the_model_on_the_token_grid(const Port& p) {
   EXPECT_EQ(compare(p, launches[0].before, profile_ada(), false), "");
 }
 
-// The comparison sees the final epilogue's cross-lane sum: the last shfl.sync.down turned into .up
-// must change the quad sums of surface +128.
+// The comparison sees the final epilogue's cross-lane sum: the port's mutation (the last
+// shfl.sync.down turned into .up) must change the quad sums of surface +128.
 void a_mutated_kernel_is_caught(const Port& p) {
   std::ifstream f(ptx_path(p));
   std::stringstream ss;
   ss << f.rdbuf();
   std::string text = ss.str();
-  const std::size_t at = text.rfind("shfl.sync.down.b32");
+  const std::size_t at = text.rfind(p.mutate);
   ASSERT_NE(at, std::string::npos);
-  text.replace(at, std::string("shfl.sync.down").size(), "shfl.sync.up");
+  text.replace(at, std::string(p.mutate).size(), p.mutated);
   const auto mutated = ptx::parse_module(text, "mutated.ptx");
   const auto launches = ptx::oracle_layer_launches(p.layer);
   EXPECT_NE(compare(p, launches[1].before, profile_ada(), false, mutated.get()), "");
@@ -177,5 +185,11 @@ TEST(CudaEnc2Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golde
 TEST(CudaEnc2Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kEnc2); }
 TEST(CudaEnc2Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kEnc2); }
 TEST(CudaEnc2Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kEnc2); }
+
+TEST(CudaEnc1Kernel, EntryIsTheRows) { entry_is_the_rows(kEnc1); }
+TEST(CudaEnc1Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golden_on_the_border_launch(kEnc1); }
+TEST(CudaEnc1Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kEnc1); }
+TEST(CudaEnc1Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kEnc1); }
+TEST(CudaEnc1Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kEnc1); }
 
 }  // namespace rrswin

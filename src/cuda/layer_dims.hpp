@@ -16,9 +16,11 @@ namespace rrswin::cuda {
 
 struct LayerDims {
   LayerId id;
-  int channels;  // C
-  int heads;     // H, one warp per head (HeadForm::warp_per_head)
-  int chunks;    // MLP chunks of 32 hidden channels (4C / 32)
+  int channels;        // C
+  int heads;           // H
+  HeadForm head_form;  // warp_per_head: warp z = head z; serial: the heads in turn in one warp (enc1)
+  int rows_per_warp;   // token rows a warp takes from the output projection on: 16, or 64 (serial)
+  int chunks;          // MLP chunks of 32 hidden channels (4C / 32)
   MergeKind merge_kind;
   int merge_out;  // the merged channels (0 without a merge)
   FinalEpilogueKind final_epilogue;
@@ -26,12 +28,14 @@ struct LayerDims {
   int warps;         // blockDim.z (LaunchAbi::block[2])
 
   // The row as LayerSpec's constexpr functions read it (the fields the parts do not use keep their
-  // defaults: no front, a final GEMM of 16 logits, 16 rows per warp after the attention).
+  // defaults: no front, a final GEMM of 16 logits).
   constexpr LayerSpec spec() const {
     LayerSpec s{};
     s.id = id;
     s.channels = channels;
     s.heads = heads;
+    s.head_form = head_form;
+    s.rows_per_warp = rows_per_warp;
     s.chunks = chunks;
     s.merge_kind = merge_kind;
     s.merge_out = merge_out;
@@ -40,10 +44,13 @@ struct LayerDims {
   }
 };
 
-// model/layer_spec.cpp's rows enc5, enc4, enc3, enc2 (DOC4 §2, DOC3 §2, DOC-e2 §2; CudaLayerDims.* checks them).
+// model/layer_spec.cpp's rows enc5, enc4, enc3, enc2, enc1 (DOC4 §2, DOC3 §2, DOC-e2 §2, DOC-e1 §2.1;
+// CudaLayerDims.* checks them).
 inline constexpr LayerDims kEnc5Dims{.id = LayerId::enc5,
                                      .channels = 160,
                                      .heads = 8,
+                                     .head_form = HeadForm::warp_per_head,
+                                     .rows_per_warp = 16,
                                      .chunks = 20,
                                      .merge_kind = MergeKind::none,
                                      .merge_out = 0,
@@ -53,6 +60,8 @@ inline constexpr LayerDims kEnc5Dims{.id = LayerId::enc5,
 inline constexpr LayerDims kEnc4Dims{.id = LayerId::enc4,
                                      .channels = 160,
                                      .heads = 8,
+                                     .head_form = HeadForm::warp_per_head,
+                                     .rows_per_warp = 16,
                                      .chunks = 20,
                                      .merge_kind = MergeKind::shared_passes,
                                      .merge_out = 160,
@@ -62,6 +71,8 @@ inline constexpr LayerDims kEnc4Dims{.id = LayerId::enc4,
 inline constexpr LayerDims kEnc3Dims{.id = LayerId::enc3,
                                      .channels = 128,
                                      .heads = 4,
+                                     .head_form = HeadForm::warp_per_head,
+                                     .rows_per_warp = 16,
                                      .chunks = 16,
                                      .merge_kind = MergeKind::shared_passes,
                                      .merge_out = 160,
@@ -71,12 +82,28 @@ inline constexpr LayerDims kEnc3Dims{.id = LayerId::enc3,
 inline constexpr LayerDims kEnc2Dims{.id = LayerId::enc2,
                                      .channels = 96,
                                      .heads = 4,
+                                     .head_form = HeadForm::warp_per_head,
+                                     .rows_per_warp = 16,
                                      .chunks = 12,
                                      .merge_kind = MergeKind::shared_passes,
                                      .merge_out = 128,
                                      .final_epilogue = FinalEpilogueKind::kpn_filter_sigmoid,
                                      .shared_bytes = 9600,
                                      .warps = 4};
+// enc1 (DOC-e1 §2.1; HIP-e1 header): C = 64, the two heads in turn in one warp (phases 1..7 head 0's
+// stem, score, P V and projection, 8..14 head 1's), all 64 rows in that warp, the register merge to
+// 96 channels (E30/E31), the one-warp gated final (E32), no shared memory, block (32, 1, 1).
+inline constexpr LayerDims kEnc1Dims{.id = LayerId::enc1,
+                                     .channels = 64,
+                                     .heads = 2,
+                                     .head_form = HeadForm::serial,
+                                     .rows_per_warp = 64,
+                                     .chunks = 8,
+                                     .merge_kind = MergeKind::register_lanes,
+                                     .merge_out = 96,
+                                     .final_epilogue = FinalEpilogueKind::kpn_filter_sigmoid_one_warp,
+                                     .shared_bytes = 0,
+                                     .warps = 1};
 
 // What the device code reads of a layer: scalars and a WeightMap, static constexpr members (nvcc
 // lets device code read a constexpr scalar, and copy a constexpr aggregate into a local constexpr,
@@ -91,13 +118,13 @@ struct Layer {
   static constexpr int kNTiles = C / 8;   // n-tiles of a C-wide D tile (x[kNTiles][2])
   static constexpr int kBTiles = C / 16;  // 512-byte B tiles (two n-tiles each) of a C-column GEMM
   static constexpr int kWarps = D.warps;
-  static constexpr int kMlpWarps = D.spec().mlp_warps();  // warps from the output projection on (16 rows each)
+  static constexpr int kMlpWarps = D.spec().mlp_warps();  // warps from the output projection on (rows_per_warp rows each)
   static constexpr bool kMerge = D.merge_kind != MergeKind::none;
   static constexpr int kMergeKSteps = 4 * C / 32;  // the merge's K = 4C
   static constexpr int kMergePasses = D.merge_out / 32;
   static constexpr int kSharedBytes = D.shared_bytes;
   // Phase numbers (1-based, LayerSpec's numbering): enc5 13/60/61, enc4 13/60/61/62, enc3 11/46/47/48,
-  // enc2 9/36/37/38.
+  // enc2 9/36/37/38, enc1 7 (head 1's 14)/30/31/32.
   static constexpr int kFirstProjection = D.spec().first_projection();
   static constexpr int kLastMlp = D.spec().last_mlp();
   static constexpr int kMergePhase = D.spec().merge_phase();
@@ -113,24 +140,34 @@ struct Layer {
   static constexpr int kMergeStageBytes = kMerge ? 64 * C : 0;
   static constexpr int kRecordBytes = 64 * 6 * 4;
 
-  // What the parts assume of a layer (swin_parts.cuh, merge_parts.cuh).
+  // What the parts assume of a layer (swin_parts.cuh, merge_parts.cuh, one_warp_parts.cuh).
+  static constexpr bool kSerial = D.head_form == HeadForm::serial;
   static_assert(C % 32 == 0 && kChunks == 4 * C / 32, "C/32 k-slices, 4C/32 MLP chunks");
-  static_assert(D.spec().head_form == HeadForm::warp_per_head && H == kWarps, "one warp per head");
-  static_assert(kMlpWarps == 4 && kWarps >= kMlpWarps, "warps 0..3 stage the input and run phases 13.. (16 rows each)");
+  static_assert(kSerial ? (kWarps == 1 && D.rows_per_warp == 64 && kMlpWarps == 1)
+                        : (H == kWarps && D.rows_per_warp == 16 && kMlpWarps == 4 && kWarps >= kMlpWarps),
+                "one warp per head (warps 0..3 stage the input and run the rows after the heads, 16 each), or the "
+                "heads in turn in one warp that takes all 64 rows");
   static_assert(D.spec().front.kind == FrontKind::none, "the encoders' prologue (no embedding or patch-expand front)");
-  static_assert(D.merge_kind == MergeKind::none || D.merge_kind == MergeKind::shared_passes, "the register merge has no CUDA part yet");
-  static_assert(!kMerge || (D.merge_out % 32 == 0 && kMergePasses >= kMlpWarps && kMergePasses <= kMlpWarps + 1),
-                "the merge: one 32-column pass per warp, warp 0 one more");
-  static_assert(D.final_epilogue == (kMerge ? FinalEpilogueKind::kpn_filter_sigmoid : FinalEpilogueKind::kpn_filter),
-                "the final epilogues with CUDA parts: enc5's E61, the merge layers' gated E62");
-  static_assert(kStagedInputBytes <= kSharedBytes && kHeadStageBytes <= kSharedBytes && kMergeStageBytes <= kSharedBytes &&
-                    kRecordBytes <= kSharedBytes,
-                "every stage fits the original's shared array");
+  static_assert(D.merge_kind == MergeKind::none || D.merge_kind == (kSerial ? MergeKind::register_lanes : MergeKind::shared_passes),
+                "the shared-memory merge in the layers of one warp per head, the register merge in the one-warp layer");
+  static_assert(D.merge_kind != MergeKind::shared_passes ||
+                    (D.merge_out % 32 == 0 && kMergePasses >= kMlpWarps && kMergePasses <= kMlpWarps + 1),
+                "the shared merge: one 32-column pass per warp, warp 0 one more");
+  static_assert(D.merge_kind != MergeKind::register_lanes || D.merge_out % 32 == 0, "the register merge: 32-column planes");
+  static_assert(D.final_epilogue == (!kMerge   ? FinalEpilogueKind::kpn_filter
+                                     : kSerial ? FinalEpilogueKind::kpn_filter_sigmoid_one_warp
+                                               : FinalEpilogueKind::kpn_filter_sigmoid),
+                "the final epilogues with CUDA parts: enc5's E61, the merge layers' gated E62, enc1's one-warp E32");
+  static_assert(kSerial ? kSharedBytes == 0
+                        : (kStagedInputBytes <= kSharedBytes && kHeadStageBytes <= kSharedBytes && kMergeStageBytes <= kSharedBytes &&
+                           kRecordBytes <= kSharedBytes),
+                "every stage fits the original's shared array (the one-warp layer has none: registers only)");
 };
 
 using Enc5 = Layer<kEnc5Dims>;
 using Enc4 = Layer<kEnc4Dims>;
 using Enc3 = Layer<kEnc3Dims>;
 using Enc2 = Layer<kEnc2Dims>;
+using Enc1 = Layer<kEnc1Dims>;
 
 }  // namespace rrswin::cuda

@@ -66,10 +66,19 @@ __device__ __forceinline__ void merged_a(const Block& b, const std::uint8_t* sme
   }
 }
 
-// The merge phase (enc4's 61, enc3's 47), pass P: the merge's columns 32P..32P+31 (n-tiles
-// 4P..4P+3), C = the bias records, 4C/32 chained k-steps (golden merge_phase).
+// The shared merge's A source: merged_a from the staged tokens.
 template <class Ly>
-__device__ __forceinline__ void merge_pass(const MergeArgs& p, const Block& b, int P, const std::uint8_t* smem, u32 (&D)[4][2]) {
+struct SharedMergeA {
+  const Block& b;
+  const std::uint8_t* smem;
+  __device__ __forceinline__ void operator()(int s, u32 (&a)[4]) const { merged_a<Ly>(b, smem, s, a); }
+};
+
+// The merge phase (enc4's 61, enc3's 47, enc1's 31), pass P: the merge's columns 32P..32P+31
+// (n-tiles 4P..4P+3), C = the bias records, 4C/32 chained k-steps (golden merge_phase); A of k-step
+// s from merged_a(s, a).
+template <class Ly, class MergedA>
+__device__ __forceinline__ void merge_pass(const MergeArgs& p, const Block& b, int P, const MergedA& merged_a, u32 (&D)[4][2]) {
   constexpr WeightMap m = Ly::kMap;
   constexpr int KS = Ly::kMergeKSteps;
   const std::uint8_t* W = p.base.weights;
@@ -78,7 +87,7 @@ __device__ __forceinline__ void merge_pass(const MergeArgs& p, const Block& b, i
 #pragma unroll 1
   for (int s = 0; s < KS; ++s) {
     u32 a[4];
-    merged_a<Ly>(b, smem, s, a);
+    merged_a(s, a);
 #pragma unroll
     for (int jj = 0; jj < 2; ++jj) {
       const int j = 2 * P + jj;  // the 16-column block
@@ -89,20 +98,25 @@ __device__ __forceinline__ void merge_pass(const MergeArgs& p, const Block& b, i
   }
 }
 
-// The merge's store (enc4's E61, enc3's E47) for pass P (plane P of the merged output): the four A-fragment words of q8(D) that E60
-// stores per plane, in E60's register -> (row half, word) map (reading merge-output-layout =
-// arena-words), row m's merged token ((x0 >> 1) + (m & 3), (y0 >> 1) + (m >> 2)), guarded by the
+// The merge's store (enc4's E61, enc3's E47, enc1's E31) for pass P (plane P of the merged output):
+// the four A-fragment words of q8(D) that E60 stores per plane, in E60's register -> (row half,
+// word) map (reading merge-output-layout = arena-words; the register merge: each token its own
+// words, the natural map), row m's merged token ((x0 >> 1) + (m & 3), (y0 >> 1) + (m >> 2); the
+// register merge: ((m & 7) >> 1, 2 (m >> 3) + (m & 1)), golden merged_token_of_row), guarded by the
 // halved extents (golden merge_store).
+template <class Ly>
 __device__ __forceinline__ void merge_store(const MergeArgs& p, const Block& b, int P, const u32 (&D)[4][2]) {
+  constexpr bool kRegister = Ly::kDims.merge_kind == MergeKind::register_lanes;
+  constexpr ArenaOrder kOrder = kRegister ? ArenaOrder::natural : kR.arena_order;
   const layout::PlaneArena pa{b.ex >> 1, b.ey >> 1};
   const int X0 = b.x0 >> 1, Y0 = b.y0 >> 1;
   u32 a[4];
   repack_a(D, 0, a);
 #pragma unroll
   for (int o = 0; o < 4; ++o) {
-    const golden::ArenaSlot slot = golden::arena_slot(kR.arena_order, o, b.t);
+    const golden::ArenaSlot slot = golden::arena_slot(kOrder, o, b.t);
     const int m = b.g + 8 * slot.row_half;
-    const int x = X0 + (m & 3), y = Y0 + (m >> 2);
+    const int x = X0 + (kRegister ? (m & 7) >> 1 : m & 3), y = Y0 + (kRegister ? 2 * (m >> 3) + (m & 1) : m >> 2);
     if (pa.in_frame(x, y)) *reinterpret_cast<u32*>(p.merged_output + 4 * pa.word_index(P, x, y, slot.word)) = a[o];
   }
 }
@@ -114,18 +128,19 @@ __device__ __forceinline__ u16 e62_sigmoid(u16 v) {
   return ptx::cvt_rn_f16_f32(ptx::div_approx_ftz(__int_as_float(golden::kOneF32Bits), den));
 }
 
-// E62 (enc3's E48) for thread T < 64 (warps 0 and 1, every lane: the shuffles take the whole warp). A pixel
-// outside the frame skips (b)..(e) and gives 0 to the shuffles (reading sigmoid-inactive-lane = zero).
-__device__ __forceinline__ void e62(const MergeArgs& p, const Block& b, int T, const u32* rec) {
+// E62 (enc3's E48, enc1's E32) for thread T < 64 (every lane of a warp: the shuffles take the whole
+// warp). A pixel outside the frame skips (b)..(e) and gives 0 to the shuffles (reading
+// sigmoid-inactive-lane = zero). logits(l, l1011): row T's logits 0..9 (f16x2 pairs) and 10, 11,
+// read only for an active pixel.
+template <class Logits>
+__device__ __forceinline__ void e62_gated(const MergeArgs& p, const Block& b, int T, const Logits& logits) {
   const golden::PixelXY px = golden::e61_pixel_of_thread(b.x0, b.y0, T);
   const int X = px.x, Y = px.y;
   const bool active = X >= 0 && Y >= 0 && X < b.ex && Y < b.ey;
   u32 q01 = 0, q2 = 0;  // the 0.25-scaled values: f16x2 (q0, q1), (q2, 0)
   if (active) {
-    u32 l[5];
-#pragma unroll
-    for (int i = 0; i < 5; ++i) l[i] = rec[golden::e61_record_word(T, i, 0)];
-    const u32 l1011 = rec[golden::e61_record_word(T, 5, 0)];
+    u32 l[5], l1011;
+    logits(l, l1011);
     u16 acc[3];
     e61_filter(p.base, b, X, Y, l, acc);
     const u16 gate = e62_sigmoid(lo(l1011)), second = e62_sigmoid(hi(l1011));  // sigmoid-gate = logit10
@@ -149,6 +164,17 @@ __device__ __forceinline__ void e62(const MergeArgs& p, const Block& b, int T, c
   const u32 t01 = ptx::add_f16x2(s01, e01), t2 = ptx::add_f16x2(s2, e2);
   ptx::surf_store(p.surface128, 8 * (X >> 1), Y >> 1, lo(t01), hi(t01), lo(t2), 0);
 }
+// E62 with the logits from the E61 records in shared memory.
+struct RecordLogits {
+  const u32* rec;
+  int T;
+  __device__ __forceinline__ void operator()(u32 (&l)[5], u32& l1011) const {
+#pragma unroll
+    for (int i = 0; i < 5; ++i) l[i] = rec[golden::e61_record_word(T, i, 0)];
+    l1011 = rec[golden::e61_record_word(T, 5, 0)];
+  }
+};
+__device__ __forceinline__ void e62(const MergeArgs& p, const Block& b, int T, const u32* rec) { e62_gated(p, b, T, RecordLogits{rec, T}); }
 
 // A merge layer's kernel (enc4's phases 1..62, enc3's 1..48), block (32, 1, H): the template's
 // phases through the arena scatter, the final phase (A = q8 of the last down-projection:
@@ -175,12 +201,12 @@ __device__ __forceinline__ void merge_layer(const MergeLayerParams& params, std:
   __syncthreads();
   if (b.z < Ly::kMlpWarps) {  // the merge in 32-column passes: warp z takes pass z, warp 0 also pass 4
     u32 M[4][2];
-    merge_pass<Ly>(p, b, b.z, smem, M);
-    merge_store(p, b, b.z, M);
+    merge_pass<Ly>(p, b, b.z, SharedMergeA<Ly>{b, smem}, M);
+    merge_store<Ly>(p, b, b.z, M);
     if constexpr (Ly::kMergePasses > Ly::kMlpWarps) {
       if (b.z == 0) {
-        merge_pass<Ly>(p, b, Ly::kMlpWarps, smem, M);
-        merge_store(p, b, Ly::kMlpWarps, M);
+        merge_pass<Ly>(p, b, Ly::kMlpWarps, SharedMergeA<Ly>{b, smem}, M);
+        merge_store<Ly>(p, b, Ly::kMlpWarps, M);
       }
     }
   }

@@ -162,6 +162,13 @@ __device__ __forceinline__ u32 shfl_down(u32 a, int delta) {
   asm volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, -1;" : "=r"(d) : "r"(a), "r"(delta));
   return d;
 }
+// shfl.sync.idx.b32 d, a, b, 0x1f, -1: lane L receives a from lane b (enc1's register merge and
+// one-warp final gather rows across lanes, DOC-e1 §3/E30, E32(a)).
+__device__ __forceinline__ u32 shfl_idx(u32 a, int src_lane) {
+  u32 d;
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, -1;" : "=r"(d) : "r"(a), "r"(src_lane));
+  return d;
+}
 // movmatrix.sync.aligned.m8n8.trans.b16: the 8x8 b16 tile held one f16x2 per lane, transposed.
 __device__ __forceinline__ u32 movmatrix_trans(u32 a) {
   u32 d;

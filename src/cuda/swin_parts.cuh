@@ -144,12 +144,12 @@ __device__ __forceinline__ void rms_scale(const std::uint8_t* W, std::uint32_t t
 }
 
 // ---- prologue (golden prologue.cpp), facts B1..B6 ----
-// Warp z stages m-tile mi (z, and 4 + z for z <= 1, facts A8.1): per plane q (C/32 of them) its
-// four A registers o as four input-arena words (arena_slot: the map E60 writes with), decoded into
-// the residual x (D layout, in registers), RMS-normalised with g1, requantised and stored as
-// fragment (C/32) mi + q.
-template <class Ly>
-__device__ __forceinline__ void prologue(const Args& p, const Block& b, int mi, u32 (&x)[Ly::kNTiles][2], std::uint8_t* smem) {
+// M-tile mi of the input: per plane q (C/32 of them) its four A registers o as four input-arena
+// words (arena_slot: the map E60 writes with), decoded into the residual x (D layout, in
+// registers), RMS-normalised with g1 and requantised as the stem's A of k-slice q, handed to
+// put(q, a) (staged to shared memory, or kept in registers).
+template <class Ly, class Put>
+__device__ __forceinline__ void prologue_a(const Args& p, const Block& b, int mi, u32 (&x)[Ly::kNTiles][2], const Put& put) {
   constexpr int KS = Ly::kSlices;
   constexpr WeightMap m = Ly::kMap;
   const ArenaOrder order = kR.prologue_load_order == PrologueLoadOrder::fragment ? ArenaOrder::fragment : ArenaOrder::natural;
@@ -175,15 +175,45 @@ __device__ __forceinline__ void prologue(const Args& p, const Block& b, int mi, 
   for (int q = 0; q < KS; ++q) {
     u32 a[4];
     repack_a(h1, q, a);
-    *reinterpret_cast<uint4*>(smem + 512 * (KS * mi + q) + 16 * b.lane) = make_uint4(a[0], a[1], a[2], a[3]);
+    put(q, a);
   }
 }
-
-// ---- attention (golden attention.cpp): phases 1..12, E10, E11, E12; warp z = head z ----
-// Phases 1..2C/32 (facts C2): chain A (odd phases) = Q, chain B (even) = V, k-step ks = (p-1)/2
-// over staged k-slice ks, B tiles of slot z at Wq/Wv + 1024 ks.
+// Warp z stages m-tile mi (z, and 4 + z for z <= 1, facts A8.1) as fragment (C/32) mi + q.
 template <class Ly>
-__device__ __forceinline__ void qv_chains(const Args& p, const Block& b, const std::uint8_t* smem, u32 (&Q)[6][4][2], u32 (&V)[6][4][2]) {
+__device__ __forceinline__ void prologue(const Args& p, const Block& b, int mi, u32 (&x)[Ly::kNTiles][2], std::uint8_t* smem) {
+  constexpr int KS = Ly::kSlices;
+  prologue_a<Ly>(p, b, mi, x, [&](int q, const u32(&a)[4]) {
+    *reinterpret_cast<uint4*>(smem + 512 * (KS * mi + q) + 16 * b.lane) = make_uint4(a[0], a[1], a[2], a[3]);
+  });
+}
+
+// Where the stem reads its A (the prologue's q8(h1), m-tile mi, k-slice ks): the shared array the
+// prologue warps stage it in (one warp per head), or the one warp's registers (serial heads).
+template <int KS>
+struct SharedStagedA {
+  const std::uint8_t* smem;
+  int lane;
+  __device__ __forceinline__ void operator()(int mi, int ks, u32 (&a)[4]) const {
+    const uint4 v = *reinterpret_cast<const uint4*>(smem + 512 * (KS * mi + ks) + 16 * lane);
+    a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
+  }
+};
+template <int KS>
+struct RegisterStagedA {
+  const u32 (&staged)[6][KS][4];
+  __device__ __forceinline__ void operator()(int mi, int ks, u32 (&a)[4]) const {
+#pragma unroll
+    for (int o = 0; o < 4; ++o) a[o] = staged[mi][ks][o];
+  }
+};
+
+// ---- attention (golden attention.cpp): phases 1..12, E10, E11, E12; head h (warp z = head z, or
+// the one warp's heads in turn) ----
+// Phases 1..2C/32 (facts C2): chain A (odd phases) = Q, chain B (even) = V, k-step ks = (p-1)/2
+// over staged k-slice ks, B tiles of head h's slot at Wq/Wv + 1024 ks.
+template <class Ly, class StagedA>
+__device__ __forceinline__ void qv_chains(const Args& p, const Block& b, int h, const StagedA& staged, u32 (&Q)[6][4][2],
+                                          u32 (&V)[6][4][2]) {
   constexpr int KS = Ly::kSlices;
   constexpr WeightMap m = Ly::kMap;
 #pragma unroll
@@ -194,13 +224,10 @@ __device__ __forceinline__ void qv_chains(const Args& p, const Block& b, const s
   for (int ks = 0; ks < KS; ++ks) {
     u32 a[6][4];
 #pragma unroll
-    for (int mi = 0; mi < 6; ++mi) {
-      const uint4 v = *reinterpret_cast<const uint4*>(smem + 512 * (KS * mi + ks) + 16 * b.lane);
-      a[mi][0] = v.x, a[mi][1] = v.y, a[mi][2] = v.z, a[mi][3] = v.w;
-    }
+    for (int mi = 0; mi < 6; ++mi) staged(mi, ks, a[mi]);
 #pragma unroll
     for (int chain = 0; chain < 2; ++chain) {  // phase 2ks+1 (Q), then phase 2ks+2 (V)
-      const std::uint32_t base = (chain == 0 ? m.wq(b.z) : m.wv(b.z)) + 1024u * ks;
+      const std::uint32_t base = (chain == 0 ? m.wq(h) : m.wv(h)) + 1024u * ks;
       u32(&D)[6][4][2] = chain == 0 ? Q : V;
 #pragma unroll
       for (int tile = 0; tile < 2; ++tile) {
@@ -246,13 +273,13 @@ __device__ __forceinline__ void e11_row(u32 (&e)[12][2], int rh) {
   for (int nb = 0; nb < 12; ++nb) e[nb][rh] = ptx::mul_f16x2(e[nb][rh], dup(rcp));
 }
 
-// Phase 11 for query m-tile mi (facts C3): S = mma(q8(Q rows) . q8(Q keys), score bias of head z).
+// Phase 11 for query m-tile mi (facts C3): S = mma(q8(Q rows) . q8(Q keys), score bias of head h).
 // E10's packs: A = q8(Q[mi]) and B for key n-tile nb = q8(Q) rows 8nb..8nb+7.
 template <class Ly>
-__device__ __forceinline__ void score_phase(const Args& p, const Block& b, int mi, const u32 (&aq)[4], const u32 (&bq)[12][2],
+__device__ __forceinline__ void score_phase(const Args& p, const Block& b, int h, int mi, const u32 (&aq)[4], const u32 (&bq)[12][2],
                                             u32 (&S)[12][2]) {
   constexpr WeightMap m = Ly::kMap;
-  const std::uint32_t bias = m.score_bias(b.z);
+  const std::uint32_t bias = m.score_bias(h);
 #pragma unroll
   for (int nbp = 0; nbp < 6; ++nbp) {
     // one 16-byte load = the C seeds of n-tiles 2nbp (rh 0, 1) and 2nbp+1 (layout/tables.hpp)
@@ -295,14 +322,15 @@ __device__ __forceinline__ void v_transpose(const u32 (&V)[6][4][2], u32 (&vt)[3
       }
 }
 
-// Phases 1..12 of head z (enc3: 1..10), E10..E12's packs; returns q8(O) as the four A operands of
-// m-tiles 0..3 (the projection phase of head z's A, staged by e12_stage).
-template <class Ly>
-__device__ __forceinline__ void attention(const Args& p, const Block& b, const std::uint8_t* smem, u32 (&ao)[4][4]) {
+// Phases 1..12 of head h (enc3: 1..10; enc1: head 0's 1..6, head 1's 8..13), E10..E12's packs;
+// returns q8(O) as the four A operands of m-tiles 0..3 (the A of head h's projection phase, staged
+// by e12_stage or kept in registers).
+template <class Ly, class StagedA>
+__device__ __forceinline__ void attention(const Args& p, const Block& b, int h, const StagedA& staged, u32 (&ao)[4][4]) {
   u32 aq[4][4], bq[12][2], vt[3][4][2];
   {
     u32 Q[6][4][2], V[6][4][2];
-    qv_chains<Ly>(p, b, smem, Q, V);
+    qv_chains<Ly>(p, b, h, staged, Q, V);
     // E10: q8(D9) packed as phase 11's A (query m-tiles 0..3) and B (keys 0..95).
 #pragma unroll
     for (int mi = 0; mi < 4; ++mi) repack_a(Q[mi], 0, aq[mi]);
@@ -313,7 +341,7 @@ __device__ __forceinline__ void attention(const Args& p, const Block& b, const s
 #pragma unroll
   for (int mi = 0; mi < 4; ++mi) {
     u32 S[12][2];
-    score_phase<Ly>(p, b, mi, aq[mi], bq, S);
+    score_phase<Ly>(p, b, h, mi, aq[mi], bq, S);
     RRSWIN_TRACE_TILE(kTraceW11, 24 * mi, S, 12);
 #pragma unroll
     for (int nb = 0; nb < 12; ++nb)
@@ -355,8 +383,8 @@ __device__ __forceinline__ void attention_phases(const Args& p, const Block& b, 
   }
   __syncthreads();  // s7506
   u32 ao[4][4];
-  attention<Ly>(p, b, smem, ao);  // phases 1..12
-  __syncthreads();                // s11968: every warp's phases 1..10 are done with the staged input
+  attention<Ly>(p, b, b.z, SharedStagedA<Ly::kSlices>{smem, b.lane}, ao);  // phases 1..12
+  __syncthreads();  // s11968: every warp's phases 1..10 are done with the staged input
   e12_stage(b, ao, smem);
   __syncthreads();  // s12026
 }
@@ -364,9 +392,9 @@ __device__ __forceinline__ void attention_phases(const Args& p, const Block& b, 
 // ---- output projection (golden out_projection.cpp): E12 step 5, phases 13..20 (enc3: 11..14) ----
 // Warp z < 4, token rows 16z..16z+15: C13 = f16(T1 + x), then phase 13+j adds head j's staged
 // q8(O) (m-tile z) times Wo_j, chained over the H heads.
+// The first projection's C: C13 = f16(T1 + x) (E12 step 5).
 template <class Ly>
-__device__ __forceinline__ void out_projection(const Args& p, const Block& b, const std::uint8_t* smem, const u32 (&x)[Ly::kNTiles][2],
-                                               u32 (&D)[Ly::kNTiles][2]) {
+__device__ __forceinline__ void c13_seed(const Args& p, const Block& b, const u32 (&x)[Ly::kNTiles][2], u32 (&D)[Ly::kNTiles][2]) {
   constexpr WeightMap m = Ly::kMap;
 #pragma unroll
   for (int nt = 0; nt < Ly::kNTiles; ++nt) {
@@ -374,17 +402,28 @@ __device__ __forceinline__ void out_projection(const Args& p, const Block& b, co
     D[nt][0] = ptx::add_f16x2(t1, x[nt][0]);
     D[nt][1] = ptx::add_f16x2(t1, x[nt][1]);
   }
+}
+// Head j's projection phase on one m-tile: D += q8(O_j) Wo_j (one k-step, C columns).
+template <class Ly>
+__device__ __forceinline__ void projection_step(const Args& p, const Block& b, int j, const u32 (&a)[4], u32 (&D)[Ly::kNTiles][2]) {
+  constexpr WeightMap m = Ly::kMap;
+#pragma unroll
+  for (int tile = 0; tile < Ly::kBTiles; ++tile) {
+    const BPair bp = load_b_pair(p.weights + m.wo(j) + 512u * tile, b.lane);
+    mma_acc(D[2 * tile], a, bp.lo);
+    mma_acc(D[2 * tile + 1], a, bp.hi);
+  }
+}
+template <class Ly>
+__device__ __forceinline__ void out_projection(const Args& p, const Block& b, const std::uint8_t* smem, const u32 (&x)[Ly::kNTiles][2],
+                                               u32 (&D)[Ly::kNTiles][2]) {
+  c13_seed<Ly>(p, b, x, D);
   RRSWIN_TRACE_TILE(kTraceP13c, 0, D, Ly::kNTiles);
 #pragma unroll 1
   for (int j = 0; j < Ly::H; ++j) {
     const uint4 v = *reinterpret_cast<const uint4*>(smem + 2048 * j + 512 * b.z + 16 * b.lane);
     const u32 a[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-    for (int tile = 0; tile < Ly::kBTiles; ++tile) {
-      const BPair bp = load_b_pair(p.weights + m.wo(j) + 512u * tile, b.lane);
-      mma_acc(D[2 * tile], a, bp.lo);
-      mma_acc(D[2 * tile + 1], a, bp.hi);
-    }
+    projection_step<Ly>(p, b, j, a, D);
     if (j == 0) RRSWIN_TRACE_TILE(kTraceP13d, 0, D, Ly::kNTiles);
     if (j == Ly::H - 1) RRSWIN_TRACE_TILE(kTraceP20d, 0, D, Ly::kNTiles);
   }
@@ -482,6 +521,16 @@ __device__ __forceinline__ void e60_scatter(const Args& p, const Block& b, const
   }
 }
 
+// E20, phases 21..60 and E60 on token rows 16z..16z+15 (z: the warp, or the one warp's m-tile).
+template <class Ly>
+__device__ __forceinline__ void mlp_tail(const Args& p, const Block& b, u32 (&D)[Ly::kNTiles][2], u32 (&a61)[Ly::kSlices][4]) {
+  u32 nq[Ly::kSlices][4];
+  e20_norm<Ly>(p, b, D, nq);  // E20 (and E21's C22 seed in D)
+#pragma unroll 1
+  for (int c = 0; c < Ly::kChunks; ++c) mlp_chunk<Ly>(p, b, c, nq, D);  // phases 21..60
+  e60_scatter<Ly>(p, b, D, a61);                                        // E60
+}
+
 // Phases 13..60 and E60 on warps 0..3 (token rows 16z..16z+15), the same in every layer (enc3:
 // 9..46 and E46): the output projection, E20, the MLP chunks (kept rolled, docs/performance.md), the
 // arena scatter; D60 stays in D (the merge reads it), q8(D60) is the final phase's A (a61).
@@ -489,11 +538,7 @@ template <class Ly>
 __device__ __forceinline__ void mlp_phases(const Args& p, const Block& b, const std::uint8_t* smem, const u32 (&x)[Ly::kNTiles][2],
                                            u32 (&D)[Ly::kNTiles][2], u32 (&a61)[Ly::kSlices][4]) {
   out_projection<Ly>(p, b, smem, x, D);  // phases 13..20
-  u32 nq[Ly::kSlices][4];
-  e20_norm<Ly>(p, b, D, nq);  // E20 (and E21's C22 seed in D)
-#pragma unroll 1
-  for (int c = 0; c < Ly::kChunks; ++c) mlp_chunk<Ly>(p, b, c, nq, D);  // phases 21..60
-  e60_scatter<Ly>(p, b, D, a61);                                        // E60
+  mlp_tail<Ly>(p, b, D, a61);
 }
 
 // ---- phase 61 and E61 (golden kpn_filter.cpp), facts C12, C14 ----
