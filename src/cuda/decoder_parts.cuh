@@ -273,9 +273,9 @@ __device__ __forceinline__ void decoder_pixel(const DecoderArgs& p, const Block&
   ptx::surf_store(p.base.surface, 8 * X, Y, out[0], out[1], out[2], 0);  // (i) x in bytes: 8 per RGBA16F texel
 }
 
-// A decoder's kernel (dec4's phases 1..63), block (32, 1, H): the front, the template's phases
-// through the last down-projection's arena scatter, the final phase (A = q8 of that
-// down-projection: final-phase-a), its records, the final epilogue on threads 0..63.
+// A decoder's kernel (dec4's phases 1..62, dec3's 1..48, dec2's 1..38), block (32, 1, H): the
+// front, the template's phases through the last down-projection's arena scatter, the final phase
+// (A = q8 of that down-projection: final-phase-a), its records, the final epilogue on threads 0..63.
 template <class Ly>
 __device__ __forceinline__ void decoder_layer(const DecoderLayerParams& params, std::uint8_t* smem) {
   static_assert(Ly::kDecoder, "decoder_layer: a layer with a patch-expand front");
