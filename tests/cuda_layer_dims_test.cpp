@@ -1,12 +1,16 @@
 // The CUDA ports' compile-time layer descriptions (src/cuda/layer_dims.hpp, issue 37) are the
 // model's layer rows: every fact a part reads equals the row of model/layer_spec.cpp, the phase
 // numbers and weight offsets the parts compute equal the layer's phase program
-// (model/layer_program.hpp), and the parameter blocks are the rows' LaunchAbi.
+// (model/layer_program.hpp), and the parameter blocks are the rows' LaunchAbi (the encoders' and the
+// decoders').
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <string>
 
+#include "cuda/dec2_params.hpp"
+#include "cuda/dec3_params.hpp"
+#include "cuda/dec4_params.hpp"
 #include "cuda/enc1_params.hpp"
 #include "cuda/enc2_params.hpp"
 #include "cuda/enc3_params.hpp"
@@ -35,8 +39,12 @@ void expect_layer_is_its_row() {
   EXPECT_EQ(d.final_epilogue, s.final_epilogue);
   EXPECT_EQ(d.shared_bytes, s.abi.shared_bytes);
   EXPECT_EQ(d.warps, s.abi.block[2]);
+  EXPECT_EQ(d.front.kind, s.front.kind);
+  EXPECT_EQ(d.front.k, s.front.k);
+  EXPECT_EQ(d.front.n_per_warp, s.front.n_per_warp);
+  EXPECT_EQ(d.front.warps, s.front.warps);
+  EXPECT_EQ(d.front.unread_bytes, s.front.unread_bytes);
   // What the parts assume without a field of their own: the template's defaults.
-  EXPECT_EQ(s.front.kind, FrontKind::none);
   EXPECT_EQ(s.window_tokens, 64);
   EXPECT_EQ(s.tokens, 96);
   EXPECT_EQ(s.head_dim, 32);
@@ -88,6 +96,18 @@ void expect_layer_is_its_row() {
     EXPECT_EQ(Ly::kMergeKSteps, merge.k_steps);
     EXPECT_EQ(Ly::kMergePasses * 32, s.merge_out);
   }
+  if (Ly::kDecoder) {
+    // Phase 1 (the patch expand): warp 0's slab and seeds; warp z's are K N z and 2 N z further
+    // (model/decoder_front.cpp expand_phase, from the phase's own begins).
+    const Phase& expand = prog.phase(1);
+    EXPECT_EQ(expand.weight_begin, 0u);
+    EXPECT_EQ(Ly::kExpandSeeds, expand.bias_begin);
+    EXPECT_EQ(Ly::kExpandSlabBytes, static_cast<std::uint32_t>(s.front.k * s.front.n_per_warp));
+    EXPECT_EQ(Ly::kExpandSlices, expand.k_steps);
+    EXPECT_EQ(s.final_epilogue, FinalEpilogueKind::decoder_blend);
+  } else {
+    EXPECT_EQ(s.front.kind, FrontKind::none);
+  }
   // The regions the parts read by name: g1, T1, g2, T3.
   for (const Region& r : layer_weight_regions(s)) {
     const std::uint32_t at = r.role == Region::Role::g1   ? a.g1()
@@ -121,6 +141,29 @@ void expect_merge_params(LayerId id) {
   EXPECT_EQ(abi.network_input, -1);
 }
 
+// A decoder's parameter block against the row's LaunchAbi.
+template <class P>
+void expect_decoder_params(LayerId id) {
+  const LaunchAbi& abi = layer_spec(id).abi;
+  SCOPED_TRACE(std::string(to_string(id)));
+  EXPECT_EQ(static_cast<int>(sizeof(P)), abi.param_block_bytes);
+  EXPECT_EQ(static_cast<int>(offsetof(P, ex)), abi.extents);
+  EXPECT_EQ(static_cast<int>(offsetof(P, input_arena)), abi.input);
+  EXPECT_EQ(static_cast<int>(offsetof(P, skip_arena)), abi.skip);
+  EXPECT_EQ(static_cast<int>(offsetof(P, weights)), abi.weights);
+  EXPECT_EQ(static_cast<int>(offsetof(P, output_arena)), abi.arena);
+  EXPECT_EQ(static_cast<int>(offsetof(P, block_offset_x)), abi.origin);
+  EXPECT_EQ(static_cast<int>(offsetof(P, texture)), abi.texture);
+  EXPECT_EQ(static_cast<int>(offsetof(P, texture96)), abi.int_textures[0]);
+  EXPECT_EQ(static_cast<int>(offsetof(P, texture104)), abi.int_textures[1]);
+  EXPECT_EQ(static_cast<int>(offsetof(P, scale_x)), abi.scale);
+  EXPECT_EQ(static_cast<int>(offsetof(P, scale_y)), abi.scale + 4);
+  ASSERT_EQ(abi.surface_count, 1);
+  EXPECT_EQ(static_cast<int>(offsetof(P, surface112)), abi.surfaces[0]);
+  EXPECT_EQ(abi.merged_output, -1);
+  EXPECT_EQ(abi.network_input, -1);
+}
+
 }  // namespace
 
 TEST(CudaLayerDims, Enc5IsItsRow) { expect_layer_is_its_row<cuda::Enc5>(); }
@@ -128,6 +171,9 @@ TEST(CudaLayerDims, Enc4IsItsRow) { expect_layer_is_its_row<cuda::Enc4>(); }
 TEST(CudaLayerDims, Enc3IsItsRow) { expect_layer_is_its_row<cuda::Enc3>(); }
 TEST(CudaLayerDims, Enc2IsItsRow) { expect_layer_is_its_row<cuda::Enc2>(); }
 TEST(CudaLayerDims, Enc1IsItsRow) { expect_layer_is_its_row<cuda::Enc1>(); }
+TEST(CudaLayerDims, Dec4IsItsRow) { expect_layer_is_its_row<cuda::Dec4>(); }
+TEST(CudaLayerDims, Dec3IsItsRow) { expect_layer_is_its_row<cuda::Dec3>(); }
+TEST(CudaLayerDims, Dec2IsItsRow) { expect_layer_is_its_row<cuda::Dec2>(); }
 
 TEST(CudaLayerDims, ParameterBlocksAreTheRowsLaunchAbi) {
   expect_merge_params<cuda::Enc4Params>(LayerId::enc4);
@@ -138,6 +184,9 @@ TEST(CudaLayerDims, ParameterBlocksAreTheRowsLaunchAbi) {
   EXPECT_EQ(static_cast<int>(sizeof(cuda::Enc5Params)), abi.param_block_bytes);
   EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc5Params, surface)), abi.surfaces[0]);
   EXPECT_EQ(abi.merged_output, -1);
+  expect_decoder_params<cuda::Dec4Params>(LayerId::dec4);
+  expect_decoder_params<cuda::Dec3Params>(LayerId::dec3);
+  expect_decoder_params<cuda::Dec2Params>(LayerId::dec2);
 }
 
 }  // namespace rrswin

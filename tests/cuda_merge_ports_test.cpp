@@ -1,9 +1,10 @@
-// The proof of the merge layers' CUDA ports without a GPU (issues 21, 37): enc4's, enc3's, enc2's
-// and enc1's checked-in sm_89 PTX (src/cuda/generated/<layer>_kernel.sm_89.ptx, what nvcc makes of
-// src/cuda/<layer>_kernel.cu; cuda_<layer>_ptx_up_to_date checks that where nvcc exists) runs in
-// the PTX interpreter on replay captures of the layer (bridge/layer_capture.hpp) and must give the
-// golden model's outputs byte for byte: the arena (+48), the merged output (+56) and the three
-// surfaces (+112/+120/+128), under every profile, with frame borders inside blocks and odd extents.
+// The proof of the merge layers' and the decoders' CUDA ports without a GPU (issues 21, 37):
+// enc4's, enc3's, enc2's, enc1's, dec4's, dec3's and dec2's checked-in sm_89 PTX (src/cuda/generated/<layer>_kernel.sm_89.ptx,
+// what nvcc makes of src/cuda/<layer>_kernel.cu; cuda_<layer>_ptx_up_to_date checks that where nvcc
+// exists) runs in the PTX interpreter on replay captures of the layer (bridge/layer_capture.hpp) and
+// must give the golden model's outputs byte for byte: the arena (+48), a merge layer's merged output
+// (+56) and three surfaces (+112/+120/+128), a decoder's one surface (+112, from the skip +24 and the
+// textures +88/+96/+104), under every profile, with frame borders inside blocks and odd extents.
 // The kernels' dimensions and offsets are the layers' rows (cuda/layer_dims.hpp,
 // CudaLayerDims.*IsItsRow). One body per check, one row per port: a new port is a row and its
 // one-line tests.
@@ -20,6 +21,9 @@
 
 #include "bridge/layer_capture.hpp"
 #include "bridge/layer_settle.hpp"
+#include "cuda/dec2_params.hpp"
+#include "cuda/dec3_params.hpp"
+#include "cuda/dec4_params.hpp"
 #include "cuda/enc1_params.hpp"
 #include "cuda/enc2_params.hpp"
 #include "cuda/enc3_params.hpp"
@@ -41,22 +45,69 @@ struct Port {
   const char* ptx_file;     // under src/cuda/generated/
   std::size_t param_bytes;  // sizeof its parameter struct
   int shared_bytes;         // its kSharedBytes
-  // The mutation a_mutated_kernel_is_caught makes: the last occurrence of `mutate` becomes
-  // `mutated` (the final epilogue's quad sum, shfl.sync.down +8, turned into .up).
-  const char* mutate = "shfl.sync.down";
-  const char* mutated = "shfl.sync.up";
+  // The mutation a_mutated_kernel_is_caught makes: the last `mutate_from` of the PTX becomes
+  // `mutate_to` (an instruction of the final epilogue, so the comparison must see its outputs).
+  const char* mutate_from;
+  const char* mutate_to;
 };
-// The shared memory of each original: enc4 and enc3 12800 bytes (DOC4 §0, DOC3 §0), enc2 9600
-// (DESC-e2 _LAUNCH); the rows hold them (LayerSpec::abi), the ports' constants must equal them.
-const Port kEnc4{LayerId::enc4, "cuda_dldn_engine_swin_enc4_kernel", "enc4_kernel.sm_89.ptx", sizeof(cuda::Enc4Params),
-                 cuda::Enc4::kSharedBytes};
-const Port kEnc3{LayerId::enc3, "cuda_dldn_engine_swin_enc3_kernel", "enc3_kernel.sm_89.ptx", sizeof(cuda::Enc3Params),
-                 cuda::Enc3::kSharedBytes};
-const Port kEnc2{LayerId::enc2, "cuda_dldn_engine_swin_enc2_kernel", "enc2_kernel.sm_89.ptx", sizeof(cuda::Enc2Params),
-                 cuda::Enc2::kSharedBytes};
-// enc1: one warp, no shared memory (HIP-e1 header).
-const Port kEnc1{LayerId::enc1, "cuda_dldn_engine_swin_enc1_kernel", "enc1_kernel.sm_89.ptx", sizeof(cuda::Enc1Params),
-                 cuda::Enc1::kSharedBytes};
+// The merge layers' E62 sums its 2x2 quads over shfl.sync.down: as .up the quad sums of +128 change.
+constexpr const char* kQuadShfl = "shfl.sync.down";
+constexpr const char* kQuadShflMutated = "shfl.sync.up";
+// The shared memory of each original: enc4 16384 bytes (DOC4 §0), enc3 12800 (DOC3 §0), enc2 9600
+// (DESC-e2 _LAUNCH), enc1 none (HIP-e1 header); the rows hold them (LayerSpec::abi), the ports' constants must equal them.
+const Port kEnc4{LayerId::enc4,
+                 "cuda_dldn_engine_swin_enc4_kernel",
+                 "enc4_kernel.sm_89.ptx",
+                 sizeof(cuda::Enc4Params),
+                 cuda::Enc4::kSharedBytes,
+                 kQuadShfl,
+                 kQuadShflMutated};
+const Port kEnc3{LayerId::enc3,
+                 "cuda_dldn_engine_swin_enc3_kernel",
+                 "enc3_kernel.sm_89.ptx",
+                 sizeof(cuda::Enc3Params),
+                 cuda::Enc3::kSharedBytes,
+                 kQuadShfl,
+                 kQuadShflMutated};
+const Port kEnc2{LayerId::enc2,
+                 "cuda_dldn_engine_swin_enc2_kernel",
+                 "enc2_kernel.sm_89.ptx",
+                 sizeof(cuda::Enc2Params),
+                 cuda::Enc2::kSharedBytes,
+                 kQuadShfl,
+                 kQuadShflMutated};
+// enc1: one warp, no shared memory (HIP-e1 header); its E32 sums the quads the same way.
+const Port kEnc1{LayerId::enc1,
+                 "cuda_dldn_engine_swin_enc1_kernel",
+                 "enc1_kernel.sm_89.ptx",
+                 sizeof(cuda::Enc1Params),
+                 cuda::Enc1::kSharedBytes,
+                 kQuadShfl,
+                 kQuadShflMutated};
+// The decoders have no cross-lane sum in their final epilogue: the mutation turns the last
+// ex2.approx (the gate's sigmoid or the softmax's exponentials, all in the final epilogue) into
+// rsqrt.approx, which changes the +112 texels of every pixel in the frame.
+const Port kDec4{LayerId::dec4,
+                 "cuda_dldn_engine_swin_dec4_kernel",
+                 "dec4_kernel.sm_89.ptx",
+                 sizeof(cuda::Dec4Params),
+                 cuda::Dec4::kSharedBytes,
+                 "ex2.approx.ftz.f32",
+                 "rsqrt.approx.ftz.f32"};
+const Port kDec3{LayerId::dec3,
+                 "cuda_dldn_engine_swin_dec3_kernel",
+                 "dec3_kernel.sm_89.ptx",
+                 sizeof(cuda::Dec3Params),
+                 cuda::Dec3::kSharedBytes,
+                 "ex2.approx.ftz.f32",
+                 "rsqrt.approx.ftz.f32"};
+const Port kDec2{LayerId::dec2,
+                 "cuda_dldn_engine_swin_dec2_kernel",
+                 "dec2_kernel.sm_89.ptx",
+                 sizeof(cuda::Dec2Params),
+                 cuda::Dec2::kSharedBytes,
+                 "ex2.approx.ftz.f32",
+                 "rsqrt.approx.ftz.f32"};
 
 std::string ptx_path(const Port& p) { return std::string(RRSWIN_CUDA_GENERATED_DIR) + "/" + p.ptx_file; }
 const ptx::Module& kernel_module(const Port& p) {
@@ -125,16 +176,16 @@ void equals_the_model_on_the_token_grid(const Port& p) {
   EXPECT_EQ(compare(p, launches[0].before, profile_ada(), false), "");
 }
 
-// The comparison sees the final epilogue's cross-lane sum: the port's mutation (the last
-// shfl.sync.down turned into .up) must change the quad sums of surface +128.
+// The comparison sees the final epilogue: the port's mutation (Port::mutate_from -> mutate_to, at
+// its last occurrence) must change an output.
 void a_mutated_kernel_is_caught(const Port& p) {
   std::ifstream f(ptx_path(p));
   std::stringstream ss;
   ss << f.rdbuf();
   std::string text = ss.str();
-  const std::size_t at = text.rfind(p.mutate);
+  const std::size_t at = text.rfind(p.mutate_from);
   ASSERT_NE(at, std::string::npos);
-  text.replace(at, std::string(p.mutate).size(), p.mutated);
+  text.replace(at, std::string(p.mutate_from).size(), p.mutate_to);
   const auto mutated = ptx::parse_module(text, "mutated.ptx");
   const auto launches = ptx::oracle_layer_launches(p.layer);
   EXPECT_NE(compare(p, launches[1].before, profile_ada(), false, mutated.get()), "");
@@ -191,5 +242,23 @@ TEST(CudaEnc1Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golde
 TEST(CudaEnc1Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kEnc1); }
 TEST(CudaEnc1Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kEnc1); }
 TEST(CudaEnc1Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kEnc1); }
+
+TEST(CudaDec4Kernel, EntryIsTheRows) { entry_is_the_rows(kDec4); }
+TEST(CudaDec4Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golden_on_the_border_launch(kDec4); }
+TEST(CudaDec4Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kDec4); }
+TEST(CudaDec4Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kDec4); }
+TEST(CudaDec4Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kDec4); }
+
+TEST(CudaDec3Kernel, EntryIsTheRows) { entry_is_the_rows(kDec3); }
+TEST(CudaDec3Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golden_on_the_border_launch(kDec3); }
+TEST(CudaDec3Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kDec3); }
+TEST(CudaDec3Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kDec3); }
+TEST(CudaDec3Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kDec3); }
+
+TEST(CudaDec2Kernel, EntryIsTheRows) { entry_is_the_rows(kDec2); }
+TEST(CudaDec2Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golden_on_the_border_launch(kDec2); }
+TEST(CudaDec2Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kDec2); }
+TEST(CudaDec2Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kDec2); }
+TEST(CudaDec2Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kDec2); }
 
 }  // namespace rrswin

@@ -188,6 +188,25 @@ TEST(DecoderCapture, SettleRecoversTheReadingsTheResultsWereMadeWith) {
   }
 }
 
+// A decoder's capture binds +88 (sampled at f32 coordinates) with the linear sampler the golden
+// model's default decoder-sampler describes, so that an interpreted kernel samples it alike
+// (CudaDec4Kernel.*); its +96/+104 and every encoder texture keep point (integer fetches).
+TEST(DecoderCapture, CapturesBindTheDecoderSampler) {
+  for (const LayerId layer : {LayerId::dec4, LayerId::dec2, LayerId::enc4}) {
+    SCOPED_TRACE(std::string(to_string(layer)));
+    const KernelCapture c = synthetic_layer_capture(layer, {.ex = 21, .ey = 13});
+    int textures = 0;
+    for (const auto& im : c.images) {
+      if (!im.texture) continue;
+      ++textures;
+      const bool linear = layer != LayerId::enc4 && im.offset == 88;
+      EXPECT_EQ(im.sampler.filter, linear ? TextureFilter::linear : TextureFilter::point) << "+" << im.offset;
+      EXPECT_FALSE(im.sampler.normalized);
+    }
+    EXPECT_EQ(textures, layer == LayerId::enc4 ? 1 : 3);
+  }
+}
+
 TEST(DecoderCapture, HostileNumbersAreInputErrors) {
   const LayerId layer = LayerId::dec4;
   {

@@ -274,7 +274,7 @@ RunStats run_kernel_capture(const Module& m, const std::string& entry, KernelCap
   for (const auto& im : c.images) {
     if (im.texture) {
       textures.push_back(capture::texture_of(im.image));
-      put(im.offset, dev.bind_texture(&textures.back()));
+      put(im.offset, dev.bind_texture(&textures.back(), im.sampler));
     } else {
       Surface s;
       s.width = im.image.width;

@@ -38,6 +38,10 @@ struct KernelCapture {
     std::uint32_t offset = 0;
     bool texture = false;
     capture::ImageArg image;  // surfaces: after run_kernel_capture, the memory after the launch
+    // A texture's sampler, the launch's and not the PTX's (docs/readings.md "ptx-tex-sampler"):
+    // capture files carry none, so point (the interpreter's default); a layer capture binds its
+    // layer's (bind_layer_samplers, bridge/layer_capture.hpp).
+    TextureSampler sampler{};
   };
   std::vector<Image> images;
 };

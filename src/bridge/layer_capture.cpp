@@ -314,6 +314,13 @@ void store_layer_outputs(KernelCapture& c, LayerId layer, const LayerOutputs& ou
   }
 }
 
+void bind_layer_samplers(KernelCapture& c, LayerId layer) {
+  const LayerSpec& s = layer_spec(layer);
+  if (s.front.kind != FrontKind::patch_expand) return;
+  for (auto& im : c.images)
+    if (im.texture && static_cast<int>(im.offset) == s.abi.texture) im.sampler.filter = TextureFilter::linear;
+}
+
 KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId layer, const LayerDumpOptions& o) {
   const LayerSpec& s = layer_spec(layer);
   require_capturable(s, "layer_capture_from_dump");
@@ -359,12 +366,13 @@ KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId la
     if (im.arg < 0 || im.arg + 8 > s.abi.param_block_bytes)
       throw InputError(im.image.file, 0, "an argument offset inside the " + std::to_string(s.abi.param_block_bytes) + "-byte block",
                        "arg" + std::to_string(im.arg));
-    c.images.push_back({static_cast<std::uint32_t>(im.arg), im.texture, im.image});
+    c.images.push_back({static_cast<std::uint32_t>(im.arg), im.texture, im.image, {}});
     store_le(&c.args[static_cast<std::size_t>(im.arg)], c.images.size(), 8);  // an opaque handle
   }
   c.grid = grid_of(ex, ey, o.ox, o.oy);
   c.block = {static_cast<std::uint32_t>(s.abi.block[0]), static_cast<std::uint32_t>(s.abi.block[1]),
              static_cast<std::uint32_t>(s.abi.block[2])};
+  bind_layer_samplers(c, layer);
   return c;
 }
 
@@ -486,6 +494,7 @@ KernelCapture layer_capture_before_launch(LayerId layer, const LayerCaptureInput
     image(s.abi.surfaces[static_cast<std::size_t>(i)], false, third ? ex >> 1 : ex, third ? ey >> 1 : ey,
           dec0 && i == 1 ? capture::kFmtFloat : capture::kFmtHalf);
   }
+  bind_layer_samplers(c, layer);
   return c;
 }
 

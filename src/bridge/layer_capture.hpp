@@ -122,6 +122,12 @@ struct LayerCaptureInputs {
   std::vector<std::pair<int, std::uint64_t>> bases;  // parameter offset -> allocation base
 };
 KernelCapture layer_capture_before_launch(LayerId layer, const LayerCaptureInputs& in);
+// The samplers of the layer's textures in its capture: a decoder's +88 (sampled at f32 coordinates)
+// is bound linear, the value of the reading decoder-sampler the golden model computes by default
+// (docs/readings.md §9), so that an interpreted kernel and the model sample it alike; every other
+// texture is fetched at integer coordinates (point, whatever the sampler). The capture builders
+// above call it; a capture read from files gets it from its loader (cmd_layer_capture.cpp).
+void bind_layer_samplers(KernelCapture& c, LayerId layer);
 // The files of a replay capture (manifest.txt, args.bin, alloc-N.bin, one file per texture or
 // surface), in the grammar load_kernel_capture reads: what `rrswin capture --layer` writes.
 std::vector<std::pair<std::string, std::vector<std::uint8_t>>> replay_capture_files(const KernelCapture& c);

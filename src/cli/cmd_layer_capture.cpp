@@ -115,7 +115,11 @@ struct DumpChoice {
 ptx::KernelCapture load_layer_capture(const std::string& dir, LayerId layer, const DumpChoice& d, bool* dump) {
   std::error_code ec;
   *dump = !std::filesystem::exists(std::filesystem::path(dir) / "manifest.txt", ec);
-  if (!*dump) return ptx::load_kernel_capture(dir);
+  if (!*dump) {
+    ptx::KernelCapture c = ptx::load_kernel_capture(dir);
+    ptx::bind_layer_samplers(c, layer);
+    return c;
+  }
   const auto launches = capture::load_dumped_launches(dir, "swin_" + std::string(to_string(layer)) + "_");
   const capture::DumpedLaunch* pick = nullptr;
   std::string numbers;

@@ -26,9 +26,10 @@ struct LayerDims {
   FinalEpilogueKind final_epilogue;
   int shared_bytes;  // the original's one __shared__ array (LaunchAbi::shared_bytes)
   int warps;         // blockDim.z (LaunchAbi::block[2])
+  Front front{};     // the decoders' patch expand (LayerSpec::front); the encoders have none
 
   // The row as LayerSpec's constexpr functions read it (the fields the parts do not use keep their
-  // defaults: no front, a final GEMM of 16 logits).
+  // defaults: a final GEMM of 16 logits).
   constexpr LayerSpec spec() const {
     LayerSpec s{};
     s.id = id;
@@ -40,6 +41,7 @@ struct LayerDims {
     s.merge_kind = merge_kind;
     s.merge_out = merge_out;
     s.final_epilogue = final_epilogue;
+    s.front = front;
     return s;
   }
 };
@@ -104,6 +106,44 @@ inline constexpr LayerDims kEnc1Dims{.id = LayerId::enc1,
                                      .final_epilogue = FinalEpilogueKind::kpn_filter_sigmoid_one_warp,
                                      .shared_bytes = 0,
                                      .warps = 1};
+// model/layer_spec.cpp's rows dec4, dec3, dec2 (DOC-d4 §2-§4, HIP-d4 phase 1: 48x160x160 per warp;
+// HIP-d3 phase 1: K = 160, 128 columns a warp; DOC-d2 §5 row 1: K = 128, 96 columns a warp; four warps).
+inline constexpr LayerDims kDec4Dims{.id = LayerId::dec4,
+                                     .channels = 160,
+                                     .heads = 8,
+                                     .head_form = HeadForm::warp_per_head,
+                                     .rows_per_warp = 16,
+                                     .chunks = 20,
+                                     .merge_kind = MergeKind::none,
+                                     .merge_out = 0,
+                                     .final_epilogue = FinalEpilogueKind::decoder_blend,
+                                     .shared_bytes = 16384,
+                                     .warps = 8,
+                                     .front = {.kind = FrontKind::patch_expand, .k = 160, .n_per_warp = 160, .warps = 4}};
+inline constexpr LayerDims kDec3Dims{.id = LayerId::dec3,
+                                     .channels = 128,
+                                     .heads = 4,
+                                     .head_form = HeadForm::warp_per_head,
+                                     .rows_per_warp = 16,
+                                     .chunks = 16,
+                                     .merge_kind = MergeKind::none,
+                                     .merge_out = 0,
+                                     .final_epilogue = FinalEpilogueKind::decoder_blend,
+                                     .shared_bytes = 12800,
+                                     .warps = 4,
+                                     .front = {.kind = FrontKind::patch_expand, .k = 160, .n_per_warp = 128, .warps = 4}};
+inline constexpr LayerDims kDec2Dims{.id = LayerId::dec2,
+                                     .channels = 96,
+                                     .heads = 4,
+                                     .head_form = HeadForm::warp_per_head,
+                                     .rows_per_warp = 16,
+                                     .chunks = 12,
+                                     .merge_kind = MergeKind::none,
+                                     .merge_out = 0,
+                                     .final_epilogue = FinalEpilogueKind::decoder_blend,
+                                     .shared_bytes = 9600,
+                                     .warps = 4,
+                                     .front = {.kind = FrontKind::patch_expand, .k = 128, .n_per_warp = 96, .warps = 4}};
 
 // What the device code reads of a layer: scalars and a WeightMap, static constexpr members (nvcc
 // lets device code read a constexpr scalar, and copy a constexpr aggregate into a local constexpr,
@@ -120,6 +160,12 @@ struct Layer {
   static constexpr int kWarps = D.warps;
   static constexpr int kMlpWarps = D.spec().mlp_warps();  // warps from the output projection on (rows_per_warp rows each)
   static constexpr bool kMerge = D.merge_kind != MergeKind::none;
+  static constexpr bool kDecoder = D.front.kind == FrontKind::patch_expand;
+  // The decoders' phase 1 (model/decoder_front.hpp expand_phase): K = the input's channels, N = C
+  // columns a warp (one sub-pixel each), warp z's slab at K N z, its N f16 seeds at warps K N + 2 N z.
+  static constexpr int kExpandSlices = D.front.k / 32;
+  static constexpr std::uint32_t kExpandSlabBytes = static_cast<std::uint32_t>(D.front.k * D.front.n_per_warp);
+  static constexpr std::uint32_t kExpandSeeds = static_cast<std::uint32_t>(D.front.warps) * kExpandSlabBytes;
   static constexpr int kMergeKSteps = 4 * C / 32;  // the merge's K = 4C
   static constexpr int kMergePasses = D.merge_out / 32;
   static constexpr int kSharedBytes = D.shared_bytes;
@@ -132,13 +178,14 @@ struct Layer {
   // The weight image's offsets (copy into a local constexpr to call its functions in device code).
   static constexpr WeightMap kMap = weight_map(D.spec());
 
-  // Shared memory, one array reused by stage: the prologue's staged A (6 m-tiles x C/32 k-slices
+  // Shared memory, one array reused by stage: a decoder's E1 tile, the prologue's staged A (6 m-tiles x C/32 k-slices
   // of 512 bytes), the heads' q8(O) (2048 bytes a head), the merge's q8(D) of the 64 window tokens
   // (C bytes each), the final epilogue's records (64 x 6 words).
   static constexpr int kStagedInputBytes = 512 * 6 * kSlices;
   static constexpr int kHeadStageBytes = 2048 * H;
   static constexpr int kMergeStageBytes = kMerge ? 64 * C : 0;
   static constexpr int kRecordBytes = 64 * 6 * 4;
+  static constexpr int kExpandTileBytes = kDecoder ? 100 * C : 0;  // E1's 10x10 tile, C codes a cell
 
   // What the parts assume of a layer (swin_parts.cuh, merge_parts.cuh, one_warp_parts.cuh).
   static constexpr bool kSerial = D.head_form == HeadForm::serial;
@@ -147,20 +194,25 @@ struct Layer {
                         : (H == kWarps && D.rows_per_warp == 16 && kMlpWarps == 4 && kWarps >= kMlpWarps),
                 "one warp per head (warps 0..3 stage the input and run the rows after the heads, 16 each), or the "
                 "heads in turn in one warp that takes all 64 rows");
-  static_assert(D.spec().front.kind == FrontKind::none, "the encoders' prologue (no embedding or patch-expand front)");
+  static_assert(D.front.kind == FrontKind::none ||
+                    (kDecoder && !kSerial && D.front.n_per_warp == C && D.front.warps == kMlpWarps && D.front.k % 32 == 0),
+                "the encoders' prologue, or the patch expand of one sub-pixel (C columns) per warp on warps 0..3");
   static_assert(D.merge_kind == MergeKind::none || D.merge_kind == (kSerial ? MergeKind::register_lanes : MergeKind::shared_passes),
                 "the shared-memory merge in the layers of one warp per head, the register merge in the one-warp layer");
   static_assert(D.merge_kind != MergeKind::shared_passes ||
                     (D.merge_out % 32 == 0 && kMergePasses >= kMlpWarps && kMergePasses <= kMlpWarps + 1),
                 "the shared merge: one 32-column pass per warp, warp 0 one more");
   static_assert(D.merge_kind != MergeKind::register_lanes || D.merge_out % 32 == 0, "the register merge: 32-column planes");
-  static_assert(D.final_epilogue == (!kMerge   ? FinalEpilogueKind::kpn_filter
+  static_assert(D.final_epilogue == (kDecoder ? FinalEpilogueKind::decoder_blend
+                                     : !kMerge ? FinalEpilogueKind::kpn_filter
                                      : kSerial ? FinalEpilogueKind::kpn_filter_sigmoid_one_warp
                                                : FinalEpilogueKind::kpn_filter_sigmoid),
-                "the final epilogues with CUDA parts: enc5's E61, the merge layers' gated E62, enc1's one-warp E32");
+                "the final epilogues with CUDA parts: enc5's E61, the merge layers' gated E62, enc1's one-warp E32, the decoders' "
+                "blend");
+  static_assert(!(kDecoder && kMerge), "a decoder has no merge");
   static_assert(kSerial ? kSharedBytes == 0
                         : (kStagedInputBytes <= kSharedBytes && kHeadStageBytes <= kSharedBytes && kMergeStageBytes <= kSharedBytes &&
-                           kRecordBytes <= kSharedBytes),
+                           kRecordBytes <= kSharedBytes && kExpandTileBytes <= kSharedBytes),
                 "every stage fits the original's shared array (the one-warp layer has none: registers only)");
 };
 
@@ -169,5 +221,8 @@ using Enc4 = Layer<kEnc4Dims>;
 using Enc3 = Layer<kEnc3Dims>;
 using Enc2 = Layer<kEnc2Dims>;
 using Enc1 = Layer<kEnc1Dims>;
+using Dec4 = Layer<kDec4Dims>;
+using Dec3 = Layer<kDec3Dims>;
+using Dec2 = Layer<kDec2Dims>;
 
 }  // namespace rrswin::cuda

@@ -147,6 +147,17 @@ __device__ __forceinline__ float add_ftz(float a, float b) {
   asm("add.rn.ftz.f32 %0, %1, %2;" : "=f"(d) : "f"(a), "f"(b));
   return d;
 }
+__device__ __forceinline__ float fma_ftz(float a, float b, float c) {
+  float d;
+  asm("fma.rn.ftz.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(c));
+  return d;
+}
+// cvt.rn.f32.s32 (exact for |i| < 2^24).
+__device__ __forceinline__ float cvt_rn_f32_s32(int i) {
+  float d;
+  asm("cvt.rn.f32.s32 %0, %1;" : "=f"(d) : "r"(i));
+  return d;
+}
 
 // ---- warp-level data movement (numerics/warp.hpp) ----
 // shfl.sync.bfly.b32 d, a, b, 0x1f, -1: lane L receives a from lane L ^ b.
@@ -186,6 +197,15 @@ __device__ __forceinline__ F16x4 tex_fetch(unsigned long long tex, int x, int y)
   asm volatile("tex.base.2d.v4.f16.s32 {%0,%1,%2,%3}, [%4, {%5,%6}];"
                : "=h"(r.v[0]), "=h"(r.v[1]), "=h"(r.v[2]), "=h"(r.v[3])
                : "l"(tex), "r"(x), "r"(y));
+  return r;
+}
+// tex.base.2d.v4.f16.f32: a fetch at unnormalised texel coordinates (u, v) through the launch's
+// sampler (the decoders' +88; numerics/texcoord.hpp models the linear filter).
+__device__ __forceinline__ F16x4 tex_sample(unsigned long long tex, float u, float v) {
+  F16x4 r;
+  asm volatile("tex.base.2d.v4.f16.f32 {%0,%1,%2,%3}, [%4, {%5,%6}];"
+               : "=h"(r.v[0]), "=h"(r.v[1]), "=h"(r.v[2]), "=h"(r.v[3])
+               : "l"(tex), "f"(u), "f"(v));
   return r;
 }
 // sust.b.2d.v4.b16.zero: x is a byte offset in the row; out-of-bounds stores are dropped.
