@@ -1,8 +1,9 @@
 // `rrswin ptx run | trace | stats` (cli/cmd_ptx.cpp): the parameter block, grid and output files of
-// enc5's launch (through tests/ptx/kernels.cu's enc5_abi_probe), traces, the seed-pair check, and
-// command-line errors.
+// enc5's launch (through tests/ptx/kernels.cu's enc5_abi_probe), traces, the seed-pair check,
+// --sampler on a capture of another kernel, and command-line errors.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -146,6 +147,37 @@ TEST(PtxCli, SettleOracleOptionsAndBench) {
   r = t.rrswin("ptx bench '" + kernels() + "' --entry enc5_abi_probe --ex 8 --ey 8 --repeat 1");
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "lane-instructions/s")) << r.out;
+}
+
+// `ptx run --capture --sampler OFF=point|linear`: a capture holds no sampler, so its textures are
+// point-sampled unless told; dec4's port (src/cuda/generated/dec4_kernel.sm_89.ptx) samples +88 at
+// f32 coordinates, and equals the golden model (decoder-sampler linear, the default) only with the
+// linear sampler. The option's errors name what is wrong.
+TEST(PtxCli, SamplerOptionBindsACaptureTexture) {
+  TempDir t;
+  const std::string port = std::string("'") + RRSWIN_CUDA_GENERATED_DIR + "/dec4_kernel.sm_89.ptx'";
+  auto r = t.rrswin("capture --layer dec4 --synthetic --ex 21 --ey 13 --block-offset 3,5 --seed 2 -o cap");
+  ASSERT_EQ(r.status, 0) << r.out;
+  ASSERT_EQ(t.rrswin("replay --layer dec4 cap --engine golden -o gold").status, 0);
+  r = t.rrswin("ptx run " + port + " --capture cap --sampler 88=linear -o linear");
+  ASSERT_EQ(r.status, 0) << r.out;
+  r = t.rrswin("diff gold linear");
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "IDENTICAL")) << r.out;
+  ASSERT_EQ(t.rrswin("ptx run " + port + " --capture cap -o point").status, 0);
+  r = t.rrswin("diff gold point");
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "arg112")) << r.out;
+  r = t.rrswin("ptx run " + port + " --capture cap --sampler 72=linear -o bad");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "has no texture at +72")) << r.out;
+  r = t.rrswin("ptx run " + port + " --capture cap --sampler 88=cubic -o bad");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "expected OFFSET=point|linear, got '88=cubic'")) << r.out;
+  r = t.rrswin("ptx run " + port + " --sampler 88=linear -o bad");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "--sampler is run --capture's")) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(t.file("bad")));
 }
 
 }  // namespace

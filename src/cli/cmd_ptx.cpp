@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bridge/enc5_launch.hpp"
@@ -74,6 +75,10 @@ INPUTS (as rrswin run):
 options:
   --entry NAME          the entry to run
   --capture CAP         a replay capture or launch-dump folder (rrswin replay reads the same)
+  --sampler OFF=point|linear
+                        run --capture of another kernel: the sampler of the texture at parameter
+                        offset OFF (repeatable; default point, unnormalised: a capture holds no
+                        sampler, docs/readings.md "ptx-tex-sampler"); rrswin-gpu replay takes the same
   -o, --out DIR         output folder
   --profile ada|zluda|hopper|blackwell
                         instruction semantics (default ada; as rrswin run)
@@ -129,6 +134,7 @@ bool take_interpreter_option(const std::string& opt, OptionCursor& cur, Interpre
 struct PtxArgs : FrameInputOptions, InterpreterOptions {
   std::string sub, file, entry, capture, at;
   std::vector<std::string> regs;
+  std::vector<std::pair<std::uint32_t, ptx::TextureFilter>> samplers;  // --sampler OFF=point|linear
   bool have_block = false;
   int bx = 0, by = 0;
   bool check_pairs = false;
@@ -163,6 +169,13 @@ PtxArgs parse(const Args& args) {
       a.entry = cur.take();
     } else if (opt == "--capture") {
       a.capture = cur.take();
+    } else if (opt == "--sampler") {
+      const std::string v = cur.take();
+      const auto eq = v.find('=');
+      const std::string mode = eq == std::string::npos ? "" : v.substr(eq + 1);
+      if (mode != "point" && mode != "linear") throw UsageError("--sampler: expected OFFSET=point|linear, got '" + v + "'");
+      a.samplers.emplace_back(static_cast<std::uint32_t>(parse_int(opt, v.substr(0, eq), 0, 999)),
+                              mode == "linear" ? ptx::TextureFilter::linear : ptx::TextureFilter::point);
     } else if (take_interpreter_option(opt, cur, a)) {
     } else if (opt == "--at") {
       a.at = cur.take();
@@ -196,6 +209,8 @@ PtxArgs parse(const Args& args) {
   const bool inputs_given = !a.weights_file.empty() || !a.input_file.empty() || !a.texture_file.empty() || a.stress || a.seed != 1 ||
                             a.ex != 40 || a.ey != 23 || a.ox != 0 || a.oy != 0;
   if (!a.capture.empty() && inputs_given) throw UsageError("--capture takes every input from the capture: drop the frame options");
+  if (!a.samplers.empty() && (a.sub != "run" || a.capture.empty()))
+    throw UsageError("--sampler is run --capture's (the textures of a capture of another kernel than enc5's)");
   return a;
 }
 
@@ -290,6 +305,17 @@ void written(const std::string& p) {
 int cmd_run_kernel_capture(const PtxArgs& a) {
   const auto m = ptx::load_module(a.file);
   ptx::KernelCapture c = ptx::load_kernel_capture(a.capture);
+  for (const auto& [off, filter] : a.samplers) {
+    bool found = false;
+    for (auto& im : c.images)
+      if (im.texture && im.offset == off) {
+        im.sampler.filter = filter;
+        found = true;
+      }
+    if (!found)
+      throw UsageError("--sampler " + std::to_string(off) + "=...: the capture " + a.capture + " has no texture at +" +
+                       std::to_string(off));
+  }
   std::string entry = a.entry;
   if (entry.empty()) {
     const auto names = ptx::entry_names(*m);
@@ -313,6 +339,7 @@ int cmd_run_kernel_capture(const PtxArgs& a) {
 
 int cmd_run_ptx(const PtxArgs& a) {
   if (!a.capture.empty() && ptx::is_other_kernel_capture(a.capture)) return cmd_run_kernel_capture(a);
+  if (!a.samplers.empty()) throw UsageError("--sampler: " + a.capture + " is enc5's capture (its texture is read at texels)");
   const auto m = ptx::load_module(a.file);
   const std::string entry = pick_entry(*m, a);
   Outcome r = execute(*m, entry, a, run_options(a));
