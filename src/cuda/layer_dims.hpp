@@ -203,7 +203,7 @@ struct Layer {
                     (D.merge_out % 32 == 0 && kMergePasses >= kMlpWarps && kMergePasses <= kMlpWarps + 1),
                 "the shared merge: one 32-column pass per warp, warp 0 one more");
   static_assert(D.merge_kind != MergeKind::register_lanes || D.merge_out % 32 == 0, "the register merge: 32-column planes");
-  static_assert(D.final_epilogue == (kDecoder ? FinalEpilogueKind::decoder_blend
+  static_assert(D.final_epilogue == (kDecoder  ? FinalEpilogueKind::decoder_blend
                                      : !kMerge ? FinalEpilogueKind::kpn_filter
                                      : kSerial ? FinalEpilogueKind::kpn_filter_sigmoid_one_warp
                                                : FinalEpilogueKind::kpn_filter_sigmoid),
