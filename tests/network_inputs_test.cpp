@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "assets/synthetic_weights.hpp"
@@ -163,9 +164,10 @@ TEST(NetworkInputs, RefusalsNameTheFileExpectedAndFound) {
   expect_refused(t, "run --network --render 16,64", {"--render"});
   expect_refused(t, in + "nowhere", {"nowhere: at byte offset 0", "no such folder"});
   fs::copy(t.path / "a" / "inputs", t.path / "i", fs::copy_options::recursive);
-  for (const std::string& text : {"64x64\n", "64,16\n", ""}) {
+  // Each bad render.txt and what the error says was found (the line without its newline).
+  const std::vector<std::pair<std::string, std::string>> bad_renders{{"64x64\n", "'64x64'"}, {"64,16\n", "'64,16'"}, {"", "''"}};
+  for (const auto& [text, found] : bad_renders) {
     put(t.path / "i" / "render.txt", std::vector<unsigned char>(text.begin(), text.end()));
-    const std::string found = text.empty() ? "''" : "'" + text.substr(0, text.size() - 1) + "'";
     expect_refused(t, "run --network --inputs i",
                    {"i/render.txt: at byte offset 0: expected one line W,H: the render the inputs are of", found});
   }
