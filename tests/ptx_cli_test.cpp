@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bridge/kernel_capture.hpp"
 #include "io/arena_io.hpp"
 #include "io/frame_io.hpp"
 #include "test_util.hpp"
@@ -178,6 +179,32 @@ TEST(PtxCli, SamplerOptionBindsACaptureTexture) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_TRUE(contains(r.out, "--sampler is run --capture's")) << r.out;
   EXPECT_FALSE(std::filesystem::exists(t.file("bad")));
+}
+
+// The one parser of `--sampler` (rrswin ptx run --capture and rrswin-gpu replay): offsets are the
+// dump naming's three decimal digits, the filter point or linear; anything else is refused with
+// the value in the message.
+TEST(PtxCli, SamplerOptionParser) {
+  using rrswin::ptx::TextureFilter;
+  struct Good {
+    const char* text;
+    std::uint32_t offset;
+    TextureFilter filter;
+  };
+  for (const Good& g : {Good{"88=linear", 88, TextureFilter::linear}, Good{"0=point", 0, TextureFilter::point},
+                        Good{"999=linear", 999, TextureFilter::linear}, Good{"096=point", 96, TextureFilter::point}}) {
+    const rrswin::ptx::SamplerOption o = rrswin::ptx::parse_sampler_option(g.text);
+    EXPECT_EQ(o.offset, g.offset) << g.text;
+    EXPECT_EQ(o.filter, g.filter) << g.text;
+  }
+  for (const char* bad : {"1000=linear", "=linear", "88", "88=", "88=cubic", "8a=point", "-8=point", "+8=point", " 8=point", "88=Linear"}) {
+    try {
+      rrswin::ptx::parse_sampler_option(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), std::string("--sampler: expected OFFSET=point|linear, got '") + bad + "'");
+    }
+  }
 }
 
 }  // namespace

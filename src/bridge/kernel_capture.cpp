@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "base/errors.hpp"
 #include "bridge/launch.hpp"
@@ -311,6 +312,35 @@ std::vector<std::pair<std::string, std::vector<std::uint8_t>>> kernel_capture_ou
     out.emplace_back(capture::format_dump_name(n), im.image.bytes);
   }
   return out;
+}
+
+SamplerOption parse_sampler_option(const std::string& value) {
+  const auto bad = [&] { return std::invalid_argument("--sampler: expected OFFSET=point|linear, got '" + value + "'"); };
+  const auto eq = value.find('=');
+  if (eq == std::string::npos || eq == 0 || eq > 3) throw bad();
+  SamplerOption o;
+  for (std::size_t i = 0; i < eq; ++i) {
+    if (value[i] < '0' || value[i] > '9') throw bad();
+    o.offset = o.offset * 10 + static_cast<std::uint32_t>(value[i] - '0');
+  }
+  const std::string mode = value.substr(eq + 1);
+  if (mode == "linear")
+    o.filter = TextureFilter::linear;
+  else if (mode != "point")
+    throw bad();
+  return o;
+}
+
+void apply_sampler_option(KernelCapture& c, const SamplerOption& o) {
+  bool found = false;
+  for (auto& im : c.images)
+    if (im.texture && im.offset == o.offset) {
+      im.sampler.filter = o.filter;
+      found = true;
+    }
+  if (!found)
+    throw std::invalid_argument("--sampler " + std::to_string(o.offset) + "=...: the capture " + c.source + " has no texture at +" +
+                                std::to_string(o.offset));
 }
 
 }  // namespace rrswin::ptx

@@ -68,4 +68,18 @@ RunStats run_kernel_capture(const Module& m, const std::string& entry, KernelCap
 std::vector<std::pair<std::string, std::vector<std::uint8_t>>> kernel_capture_outputs(const KernelCapture& c, const std::string& kernel,
                                                                                       std::uint32_t launch = 0);
 
+// `--sampler OFFSET=point|linear`, the command-line form of a texture's sampler (`rrswin ptx run
+// --capture`, `rrswin-gpu replay`): capture files carry none (Image::sampler), so a user who knows
+// the launch's binds it by the texture's parameter offset.
+struct SamplerOption {
+  std::uint32_t offset = 0;
+  TextureFilter filter = TextureFilter::point;
+};
+// OFFSET is decimal, 0..999 (the dump naming's three digits). Throws std::invalid_argument
+// "--sampler: expected OFFSET=point|linear, got '<value>'".
+SamplerOption parse_sampler_option(const std::string& value);
+// Sets the filter of the capture's texture at o.offset; throws std::invalid_argument naming the
+// capture folder when it has no texture there.
+void apply_sampler_option(KernelCapture& c, const SamplerOption& o);
+
 }  // namespace rrswin::ptx

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -134,7 +135,7 @@ bool take_interpreter_option(const std::string& opt, OptionCursor& cur, Interpre
 struct PtxArgs : FrameInputOptions, InterpreterOptions {
   std::string sub, file, entry, capture, at;
   std::vector<std::string> regs;
-  std::vector<std::pair<std::uint32_t, ptx::TextureFilter>> samplers;  // --sampler OFF=point|linear
+  std::vector<ptx::SamplerOption> samplers;  // --sampler OFF=point|linear
   bool have_block = false;
   int bx = 0, by = 0;
   bool check_pairs = false;
@@ -170,12 +171,11 @@ PtxArgs parse(const Args& args) {
     } else if (opt == "--capture") {
       a.capture = cur.take();
     } else if (opt == "--sampler") {
-      const std::string v = cur.take();
-      const auto eq = v.find('=');
-      const std::string mode = eq == std::string::npos ? "" : v.substr(eq + 1);
-      if (mode != "point" && mode != "linear") throw UsageError("--sampler: expected OFFSET=point|linear, got '" + v + "'");
-      a.samplers.emplace_back(static_cast<std::uint32_t>(parse_int(opt, v.substr(0, eq), 0, 999)),
-                              mode == "linear" ? ptx::TextureFilter::linear : ptx::TextureFilter::point);
+      try {
+        a.samplers.push_back(ptx::parse_sampler_option(cur.take()));
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
     } else if (take_interpreter_option(opt, cur, a)) {
     } else if (opt == "--at") {
       a.at = cur.take();
@@ -305,16 +305,12 @@ void written(const std::string& p) {
 int cmd_run_kernel_capture(const PtxArgs& a) {
   const auto m = ptx::load_module(a.file);
   ptx::KernelCapture c = ptx::load_kernel_capture(a.capture);
-  for (const auto& [off, filter] : a.samplers) {
-    bool found = false;
-    for (auto& im : c.images)
-      if (im.texture && im.offset == off) {
-        im.sampler.filter = filter;
-        found = true;
-      }
-    if (!found)
-      throw UsageError("--sampler " + std::to_string(off) + "=...: the capture " + a.capture + " has no texture at +" +
-                       std::to_string(off));
+  for (const ptx::SamplerOption& o : a.samplers) {
+    try {
+      ptx::apply_sampler_option(c, o);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
   }
   std::string entry = a.entry;
   if (entry.empty()) {

@@ -486,10 +486,10 @@ int cmd_run(int argc, char** argv) {
 struct ReplayOptions {
   std::string module_path, capture_dir, entry, out_dir;
   int repeat = 0;
-  // The sampler of the texture at a parameter offset: not in the PTX nor in the capture (the
-  // launch's; docs/readings.md "ptx-tex-sampler"). Unnamed offsets: point, unnormalised, as the
-  // interpreter binds them (ptx::TextureSampler's default).
-  std::vector<std::pair<std::uint32_t, CUfilter_mode>> samplers;
+  // --sampler OFFSET=point|linear: the sampler of the texture at a parameter offset, not in the PTX
+  // nor in the capture (the launch's; docs/readings.md "ptx-tex-sampler"), set on the capture's
+  // Image::sampler as `rrswin ptx run --capture` does. Unnamed offsets: point, unnormalised.
+  std::vector<rrswin::ptx::SamplerOption> samplers;
 };
 
 ReplayOptions parse_replay(int argc, char** argv) {
@@ -510,15 +510,9 @@ ReplayOptions parse_replay(int argc, char** argv) {
       o.out_dir = value();
     else if (a == "--repeat")
       o.repeat = static_cast<int>(parse_int(a, value(), 1, 100000));
-    else if (a == "--sampler") {
-      const std::string v = value();
-      const auto eq = v.find('=');
-      if (eq == std::string::npos) throw Error("--sampler: expected OFFSET=point|linear, got '" + v + "'");
-      const std::string mode = v.substr(eq + 1);
-      if (mode != "point" && mode != "linear") throw Error("--sampler: expected point or linear after '=', got '" + mode + "'");
-      o.samplers.emplace_back(static_cast<std::uint32_t>(parse_int(a, v.substr(0, eq), 0, 999)),
-                              mode == "linear" ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT);
-    } else
+    else if (a == "--sampler")
+      o.samplers.push_back(rrswin::ptx::parse_sampler_option(value()));  // std::invalid_argument: main's message
+    else
       throw Error("replay: unknown option " + a);
   }
   if (o.module_path.empty() || o.capture_dir.empty() || o.out_dir.empty()) throw Error("replay needs --module, --capture and -o");
@@ -549,7 +543,7 @@ struct DeviceCapture {
   std::vector<Object> objects;
   std::vector<std::uint8_t> params;
 
-  DeviceCapture(const rrswin::ptx::KernelCapture& c, const ReplayOptions& o) : params(c.args) {
+  explicit DeviceCapture(const rrswin::ptx::KernelCapture& c) : params(c.args) {
     for (const auto& a : c.allocs) {
       CUdeviceptr d = 0;
       CU(cuMemAlloc(&d, std::max<std::size_t>(a.bytes.size(), 1)));
@@ -591,9 +585,8 @@ struct DeviceCapture {
       if (im.texture) {
         CUDA_TEXTURE_DESC td{};
         td.addressMode[0] = td.addressMode[1] = cuda_address_mode(g.mode);
-        td.filterMode = CU_TR_FILTER_MODE_POINT;
-        for (const auto& [off, mode] : o.samplers)
-          if (off == im.offset) td.filterMode = mode;
+        td.filterMode = im.sampler.filter == rrswin::ptx::TextureFilter::linear ? CU_TR_FILTER_MODE_LINEAR : CU_TR_FILTER_MODE_POINT;
+        if (im.sampler.normalized) td.flags |= CU_TRSF_NORMALIZED_COORDINATES;
         CU(cuTexObjectCreate(&objects.back().tex, &rd, &td, nullptr));
         put(im.offset, objects.back().tex);
       } else {
@@ -638,11 +631,7 @@ struct DeviceCapture {
 int cmd_replay(int argc, char** argv) {
   const ReplayOptions o = parse_replay(argc, argv);
   rrswin::ptx::KernelCapture c = rrswin::ptx::load_kernel_capture(o.capture_dir);
-  for (const auto& [off, mode] : o.samplers) {
-    bool found = false;
-    for (const auto& im : c.images) found = found || (im.texture && im.offset == off);
-    if (!found) throw Error("--sampler " + std::to_string(off) + "=...: the capture has no texture at +" + std::to_string(off));
-  }
+  for (const rrswin::ptx::SamplerOption& so : o.samplers) rrswin::ptx::apply_sampler_option(c, so);
   const std::string entry = o.entry.empty() ? c.kernel : o.entry;
   if (entry.empty()) throw Error(o.capture_dir + "/manifest.txt names no kernel: choose the entry with --entry");
   rrswin::OutputSet set(o.out_dir);  // every output or none (io/output_set.hpp)
@@ -655,7 +644,7 @@ int cmd_replay(int argc, char** argv) {
   cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
   float ms = 0;
   {
-    DeviceCapture dev(c, o);
+    DeviceCapture dev(c);
     std::size_t size = dev.params.size();
     void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, dev.params.data(), CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
     const auto launch = [&] {
