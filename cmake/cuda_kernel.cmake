@@ -50,7 +50,10 @@ function(rrswin_cuda_ptx stem source)
   endforeach()
 endfunction()
 
-if(RRSWIN_NVCC AND RRSWIN_PTXAS)
+# The release build makes them; the sanitizer and fuzz presets, whose builds are instrumented C++,
+# turn this off: nvcc and ptxas would make the same files again (CMakePresets.json).
+option(RRSWIN_CUDA_KERNELS "Build the CUDA ports' PTX and cubins (and their up-to-date tests) when nvcc is found" ON)
+if(RRSWIN_CUDA_KERNELS AND RRSWIN_NVCC AND RRSWIN_PTXAS)
   message(STATUS "CUDA kernel: PTX sm_89 and cubins sm_${RRSWIN_CUDA_ARCHS} with ${RRSWIN_NVCC}")
   file(GLOB RRSWIN_CUDA_DEPS CONFIGURE_DEPENDS
     ${CMAKE_SOURCE_DIR}/src/cuda/*.cu ${CMAKE_SOURCE_DIR}/src/cuda/*.cuh ${CMAKE_SOURCE_DIR}/src/cuda/*.hpp
@@ -83,6 +86,8 @@ if(RRSWIN_NVCC AND RRSWIN_PTXAS)
     list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy ${new} ${old})
   endforeach()
   add_custom_target(rrswin_cuda_update_ptx ${copies} DEPENDS ${built} COMMENT "copy the regenerated PTX to src/cuda/generated/")
+elseif(NOT RRSWIN_CUDA_KERNELS)
+  message(STATUS "CUDA kernel: RRSWIN_CUDA_KERNELS=OFF, its PTX and cubins are not built (the release preset builds them)")
 else()
   message(STATUS "CUDA kernel: nvcc/ptxas not found, its PTX and cubins are not built (the interpreter proof uses the checked-in src/cuda/generated/*.sm_89.ptx)")
 endif()
