@@ -71,11 +71,12 @@ if(RRSWIN_CUDA_KERNELS AND RRSWIN_NVCC AND RRSWIN_PTXAS)
   # enc1's port (src/cuda/enc1_kernel.cu, issue 37): the same parts in one warp (serial heads, the
   # register merge, the one-warp final).
   rrswin_cuda_ptx(enc1_kernel enc1_kernel.cu CUBINS TEST cuda_enc1_ptx_up_to_date)
-  # The decoders' ports (src/cuda/dec4_kernel.cu, dec3_kernel.cu, dec2_kernel.cu, issue 37): the
-  # decoders' front and final around the same parts, at each layer's dimensions.
+  # The decoders' ports (src/cuda/dec4_kernel.cu, dec3_kernel.cu, dec2_kernel.cu, dec1_kernel.cu,
+  # issue 37): the decoders' front and final around the same parts, at each layer's dimensions.
   rrswin_cuda_ptx(dec4_kernel dec4_kernel.cu CUBINS TEST cuda_dec4_ptx_up_to_date)
   rrswin_cuda_ptx(dec3_kernel dec3_kernel.cu CUBINS TEST cuda_dec3_ptx_up_to_date)
   rrswin_cuda_ptx(dec2_kernel dec2_kernel.cu CUBINS TEST cuda_dec2_ptx_up_to_date)
+  rrswin_cuda_ptx(dec1_kernel dec1_kernel.cu CUBINS TEST cuda_dec1_ptx_up_to_date)
   get_property(outputs GLOBAL PROPERTY RRSWIN_CUDA_OUTPUTS)
   get_property(built GLOBAL PROPERTY RRSWIN_CUDA_PTX_BUILT)
   get_property(checked_in GLOBAL PROPERTY RRSWIN_CUDA_PTX_CHECKED_IN)

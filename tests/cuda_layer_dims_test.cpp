@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 
+#include "cuda/dec1_params.hpp"
 #include "cuda/dec2_params.hpp"
 #include "cuda/dec3_params.hpp"
 #include "cuda/dec4_params.hpp"
@@ -104,6 +105,9 @@ void expect_layer_is_its_row() {
     EXPECT_EQ(Ly::kExpandSeeds, expand.bias_begin);
     EXPECT_EQ(Ly::kExpandSlabBytes, static_cast<std::uint32_t>(s.front.k * s.front.n_per_warp));
     EXPECT_EQ(Ly::kExpandSlices, expand.k_steps);
+    EXPECT_EQ(Ly::kExpandN, s.front.n_per_warp);
+    EXPECT_EQ(Ly::kExpandSubpixels * s.front.warps, 4);
+    EXPECT_EQ(Ly::kRowTiles * 16, s.rows_per_warp);
     EXPECT_EQ(s.final_epilogue, FinalEpilogueKind::decoder_blend);
   } else {
     EXPECT_EQ(s.front.kind, FrontKind::none);
@@ -174,6 +178,7 @@ TEST(CudaLayerDims, Enc1IsItsRow) { expect_layer_is_its_row<cuda::Enc1>(); }
 TEST(CudaLayerDims, Dec4IsItsRow) { expect_layer_is_its_row<cuda::Dec4>(); }
 TEST(CudaLayerDims, Dec3IsItsRow) { expect_layer_is_its_row<cuda::Dec3>(); }
 TEST(CudaLayerDims, Dec2IsItsRow) { expect_layer_is_its_row<cuda::Dec2>(); }
+TEST(CudaLayerDims, Dec1IsItsRow) { expect_layer_is_its_row<cuda::Dec1>(); }
 
 TEST(CudaLayerDims, ParameterBlocksAreTheRowsLaunchAbi) {
   expect_merge_params<cuda::Enc4Params>(LayerId::enc4);
@@ -187,6 +192,7 @@ TEST(CudaLayerDims, ParameterBlocksAreTheRowsLaunchAbi) {
   expect_decoder_params<cuda::Dec4Params>(LayerId::dec4);
   expect_decoder_params<cuda::Dec3Params>(LayerId::dec3);
   expect_decoder_params<cuda::Dec2Params>(LayerId::dec2);
+  expect_decoder_params<cuda::Dec1Params>(LayerId::dec1);
 }
 
 }  // namespace rrswin

@@ -1,5 +1,5 @@
 // The proof of the merge layers' and the decoders' CUDA ports without a GPU (issues 21, 37):
-// enc4's, enc3's, enc2's, enc1's, dec4's, dec3's and dec2's checked-in sm_89 PTX (src/cuda/generated/<layer>_kernel.sm_89.ptx,
+// enc4's, enc3's, enc2's, enc1's, dec4's, dec3's, dec2's and dec1's checked-in sm_89 PTX (src/cuda/generated/<layer>_kernel.sm_89.ptx,
 // what nvcc makes of src/cuda/<layer>_kernel.cu; cuda_<layer>_ptx_up_to_date checks that where nvcc
 // exists) runs in the PTX interpreter on replay captures of the layer (bridge/layer_capture.hpp) and
 // must give the golden model's outputs byte for byte: the arena (+48), a merge layer's merged output
@@ -21,6 +21,7 @@
 
 #include "bridge/layer_capture.hpp"
 #include "bridge/layer_settle.hpp"
+#include "cuda/dec1_params.hpp"
 #include "cuda/dec2_params.hpp"
 #include "cuda/dec3_params.hpp"
 #include "cuda/dec4_params.hpp"
@@ -106,6 +107,13 @@ const Port kDec2{LayerId::dec2,
                  "dec2_kernel.sm_89.ptx",
                  sizeof(cuda::Dec2Params),
                  cuda::Dec2::kSharedBytes,
+                 "ex2.approx.ftz.f32",
+                 "rsqrt.approx.ftz.f32"};
+const Port kDec1{LayerId::dec1,
+                 "cuda_dldn_engine_swin_dec1_kernel",
+                 "dec1_kernel.sm_89.ptx",
+                 sizeof(cuda::Dec1Params),
+                 cuda::Dec1::kSharedBytes,
                  "ex2.approx.ftz.f32",
                  "rsqrt.approx.ftz.f32"};
 
@@ -264,5 +272,11 @@ TEST(CudaDec2Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golde
 TEST(CudaDec2Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kDec2); }
 TEST(CudaDec2Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kDec2); }
 TEST(CudaDec2Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kDec2); }
+
+TEST(CudaDec1Kernel, EntryIsTheRows) { entry_is_the_rows(kDec1); }
+TEST(CudaDec1Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golden_on_the_border_launch(kDec1); }
+TEST(CudaDec1Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kDec1); }
+TEST(CudaDec1Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kDec1); }
+TEST(CudaDec1Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kDec1); }
 
 }  // namespace rrswin

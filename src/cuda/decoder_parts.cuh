@@ -1,10 +1,10 @@
-// The parts of the decoders (dec4..dec2: FrontKind::patch_expand, FinalEpilogueKind::decoder_blend)
+// The parts of the decoders (dec4..dec1: FrontKind::patch_expand, FinalEpilogueKind::decoder_blend)
 // around the template's phases (cuda/swin_parts.cuh), in the golden model's order and names
 // (model/decoder_front.hpp, model/decoder_final.hpp):
 //
 //   expand_gather   phase 1's A    48 low-resolution token rows from +8 (expand_a, clamped)
 //   expand_phase    phase 1        D = A W_z over K/32 k-steps, seeded per column (expand_phase)
-//   e1_scatter      E1             q8(D) of sub-pixel z into the 10x10 tile in shared memory
+//   e1_scatter      E1             q8(D) of warp z's sub-pixels into the 10x10 tile in shared memory
 //   e1_rows         E1             the 96 token rows read back, + the mirrored skip (+24), the
 //                                  norm with g1 at B0, q8 as the attention's staged A
 //   decoder_pixel   the final      the 9-term softmax, 9 taps of +88 at f32 coordinates scaled by
@@ -24,10 +24,9 @@ namespace rrswin::cuda {
 namespace {
 
 // The decoders' readings (docs/readings.md §9) are index maps or selections the parts follow at
-// compile time (expand-load-order, expand-fill, expand-subpixel, decoder-gate-logit);
-// expand-column-split does not apply (one sub-pixel a warp: Layer's static_assert), and
-// decoder-sampler is the launch's sampler of +88, not an instruction: the kernel is the same under
-// both values.
+// compile time (expand-load-order, expand-fill, expand-subpixel, expand-column-split (dec1's two
+// sub-pixels a warp; one sub-pixel a warp has one map), decoder-gate-logit), and decoder-sampler is
+// the launch's sampler of +88, not an instruction: the kernel is the same under both values.
 
 // The decoders' arguments beyond enc5's.
 struct DecoderArgs {
@@ -70,47 +69,70 @@ __device__ __forceinline__ void expand_gather(const DecoderArgs& p, const Block&
     }
 }
 
-// Phase 1 of warp z, m-tile mi (golden expand_phase): C columns, each seeded by its f16 at
-// kExpandSeeds + 2 C z (both C registers of an n-tile: one u32 at seeds + 16 nt + 4 t), then the
-// K/32 chained k-steps over warp z's slab at K C z in the banded tile order (waddr_banded: the
+// Phase 1 of warp z, m-tile mi (golden expand_phase): N columns (C, dec1 2C), each seeded by its f16
+// at kExpandSeeds + 2 N z (both C registers of an n-tile: one u32 at seeds + 16 nt + 4 t), then the
+// K/32 chained k-steps over warp z's slab at K N z in the banded tile order (waddr_banded: the
 // 16-column block j's tile of k-slice s at 512 (K/32 j + s)).
 template <class Ly>
 __device__ __forceinline__ void expand_phase(const DecoderArgs& p, const Block& b, const u32 (&a)[Ly::kExpandSlices][4],
-                                             u32 (&D)[Ly::kNTiles][2]) {
+                                             u32 (&D)[Ly::kExpandNTiles][2]) {
   constexpr int KS = Ly::kExpandSlices;
   const std::uint8_t* W = p.base.weights;
   const std::uint32_t slab = Ly::kExpandSlabBytes * static_cast<std::uint32_t>(b.z);
-  const std::uint32_t seeds = Ly::kExpandSeeds + 2u * Ly::C * static_cast<std::uint32_t>(b.z);
+  const std::uint32_t seeds = Ly::kExpandSeeds + 2u * Ly::kExpandN * static_cast<std::uint32_t>(b.z);
 #pragma unroll
-  for (int nt = 0; nt < Ly::kNTiles; ++nt) D[nt][0] = D[nt][1] = ld_u32(W, seed_word_offset(seeds, nt, b.t));
+  for (int nt = 0; nt < Ly::kExpandNTiles; ++nt) D[nt][0] = D[nt][1] = ld_u32(W, seed_word_offset(seeds, nt, b.t));
 #pragma unroll
   for (int s = 0; s < KS; ++s)
 #pragma unroll
-    for (int j = 0; j < Ly::kBTiles; ++j) {
+    for (int j = 0; j < Ly::kExpandBTiles; ++j) {
       const BPair bp = load_b_pair(W + layout::waddr_banded(slab, s, 0, 16 * j, KS), b.lane);
       mma_acc(D[2 * j], a[s], bp.lo);
       mma_acc(D[2 * j + 1], a[s], bp.hi);
     }
 }
 
-// E1's scatter of m-tile mi (golden decoder_front, expand_cell): row r's sub-pixel z lands on tile
-// cell (2 ty + dy - (y0 - 1), 2 tx + dx - (x0 - 1)) of its unclamped token (tx, ty), (dy, dx) by
-// expand-subpixel; setp.gt.u32 row, 9 / col, 9 drop the store (DOC-d4 §4/E1). Column n = channel n
-// (one sub-pixel a warp, expand-column-split does not apply): q8 pairs as u16 at cell C + 8 nt + 2 t.
+// Which of warp z's spw = N/C sub-pixels (k = 0..spw-1) and which channel n-tile the n-tile nt of phase
+// 1's D holds (golden expand_column): one sub-pixel a warp, k = 0 and channel n-tile nt; dec1's two
+// under expand-column-split = block, k = nt / (C/8) and nt % (C/8); interleaved, k = nt & 1 and
+// nt >> 1 (columns 8 nt + 2 t, +1 stay in one channel n-tile: a pair is one u16 store). dec0's four
+// a warp (the one-warp decoder) have no CUDA part.
 template <class Ly>
-__device__ __forceinline__ void e1_scatter(const Block& b, int mi, const u32 (&D)[Ly::kNTiles][2], std::uint8_t* tile) {
-  const int s = b.z;
+__host__ __device__ constexpr int expand_subpixel_of(int nt) {
+  if (Ly::kExpandSubpixels == 1) return 0;
+  return kLR.decoder_front.column_split == ExpandColumnSplit::block ? nt / Ly::kNTiles : nt & 1;
+}
+template <class Ly>
+__host__ __device__ constexpr int expand_channel_tile_of(int nt) {
+  if (Ly::kExpandSubpixels == 1) return nt;
+  return kLR.decoder_front.column_split == ExpandColumnSplit::block ? nt % Ly::kNTiles : nt >> 1;
+}
+
+// E1's scatter of m-tile mi (golden decoder_front, expand_cell): row r's sub-pixel s = spw z + k
+// lands on tile cell (2 ty + dy - (y0 - 1), 2 tx + dx - (x0 - 1)) of its unclamped token (tx, ty),
+// (dy, dx) by expand-subpixel; setp.gt.u32 row, 9 / col, 9 drop the store (DOC-d4 §4/E1). The
+// columns of sub-pixel k (expand_subpixel_of) go to their channels: q8 pairs as u16 at cell C +
+// 8 ct + 2 t of channel n-tile ct (DESC-d1 e1_patch_grid for dec1's two sub-pixels a warp).
+template <class Ly>
+__device__ __forceinline__ void e1_scatter(const Block& b, int mi, const u32 (&D)[Ly::kExpandNTiles][2], std::uint8_t* tile) {
+  static_assert(Ly::kExpandSubpixels == 1 || Ly::kExpandSubpixels == 2, "expand_subpixel_of: one or two sub-pixels a warp");
   const bool dy_dx = kLR.decoder_front.subpixel == ExpandSubpixel::dy_dx;
-  const int dy = dy_dx ? s >> 1 : s & 1, dx = dy_dx ? s & 1 : s >> 1;
   const int lx0 = (b.x0 - 1) >> 1, ly0 = (b.y0 - 1) >> 1;
 #pragma unroll
-  for (int rh = 0; rh < 2; ++rh) {
-    const int row = 16 * mi + b.g + 8 * rh;
-    const int col = 2 * (lx0 + row % kExpandSide) + dx - (b.x0 - 1), r = 2 * (ly0 + row / kExpandSide) + dy - (b.y0 - 1);
-    if (static_cast<unsigned>(col) > 9u || static_cast<unsigned>(r) > 9u) continue;
-    std::uint8_t* cell = tile + Ly::C * (kExpandTile * r + col);
+  for (int k = 0; k < Ly::kExpandSubpixels; ++k) {
+    const int s = Ly::kExpandSubpixels * b.z + k;
+    const int dy = dy_dx ? s >> 1 : s & 1, dx = dy_dx ? s & 1 : s >> 1;
 #pragma unroll
-    for (int nt = 0; nt < Ly::kNTiles; ++nt) *reinterpret_cast<u16*>(cell + 8 * nt + 2 * b.t) = ptx::cvt_e4m3x2(D[nt][rh]);
+    for (int rh = 0; rh < 2; ++rh) {
+      const int row = 16 * mi + b.g + 8 * rh;
+      const int col = 2 * (lx0 + row % kExpandSide) + dx - (b.x0 - 1), r = 2 * (ly0 + row / kExpandSide) + dy - (b.y0 - 1);
+      if (static_cast<unsigned>(col) > 9u || static_cast<unsigned>(r) > 9u) continue;
+      std::uint8_t* cell = tile + Ly::C * (kExpandTile * r + col);
+#pragma unroll
+      for (int nt = 0; nt < Ly::kExpandNTiles; ++nt)
+        if (expand_subpixel_of<Ly>(nt) == k)
+          *reinterpret_cast<u16*>(cell + 8 * expand_channel_tile_of<Ly>(nt) + 2 * b.t) = ptx::cvt_e4m3x2(D[nt][rh]);
+    }
   }
 }
 
@@ -169,26 +191,29 @@ __device__ __forceinline__ void stage_rows(const Block& b, int mi, const u32 (&h
     *reinterpret_cast<uint4*>(smem + 512 * (Ly::kSlices * mi + q) + 16 * b.lane) = make_uint4(h1q[q][0], h1q[q][1], h1q[q][2], h1q[q][3]);
 }
 
-// The front, then the attention as attention_phases runs it after the prologue: warps 0..3 expand
-// sub-pixel z (three m-tiles each) into the tile; after the barrier warp z reads back m-tile z (and
-// warps 0, 1 m-tiles 4, 5), keeping m-tile z's x as the first projection's residual; after the
-// tile's last read they stage the A, then phases 2..13 (dec4: enc5's 1..12) and E12.
+// The front, then the attention as attention_phases runs it after the prologue: the kMlpWarps warps
+// expand their sub-pixels (three m-tiles each) into the tile; after the barrier warp z reads back its
+// m-tiles kRowTiles z + k (dec4..dec2 m-tile z, dec1 2z and 2z + 1) and warps 0, 1 also m-tiles 4, 5,
+// keeping its own m-tiles' x as the first projection's residual; after the tile's last read they
+// stage the A, then phases 2..13 (dec4: enc5's 1..12) and E12.
 template <class Ly>
 __device__ __forceinline__ void decoder_attention_phases(const DecoderArgs& p, const Block& b, std::uint8_t* smem,
-                                                         u32 (&x)[Ly::kNTiles][2]) {
+                                                         u32 (&x)[Ly::kRowTiles][Ly::kNTiles][2]) {
+  constexpr int RT = Ly::kRowTiles;
   if (b.z < Ly::kMlpWarps) {
 #pragma unroll 1
     for (int mi = 0; mi < 3; ++mi) {
-      u32 a[Ly::kExpandSlices][4], D[Ly::kNTiles][2];
+      u32 a[Ly::kExpandSlices][4], D[Ly::kExpandNTiles][2];
       expand_gather<Ly>(p, b, mi, a);
       expand_phase<Ly>(p, b, a, D);
       e1_scatter<Ly>(b, mi, D, smem);
     }
   }
   __syncthreads();  // the tile is complete
-  u32 h1q[Ly::kSlices][4], halo_q[Ly::kSlices][4];
+  u32 h1q[RT][Ly::kSlices][4], halo_q[Ly::kSlices][4];
   if (b.z < Ly::kMlpWarps) {
-    e1_rows<Ly>(p, b, b.z, smem, x, h1q);
+#pragma unroll
+    for (int k = 0; k < RT; ++k) e1_rows<Ly>(p, b, RT * b.z + k, smem, x[k], h1q[k]);
     if (b.z < 2) {
       u32 halo[Ly::kNTiles][2];
       e1_rows<Ly>(p, b, 4 + b.z, smem, halo, halo_q);
@@ -196,7 +221,8 @@ __device__ __forceinline__ void decoder_attention_phases(const DecoderArgs& p, c
   }
   __syncthreads();  // every warp is done reading the tile
   if (b.z < Ly::kMlpWarps) {
-    stage_rows<Ly>(b, b.z, h1q, smem);
+#pragma unroll
+    for (int k = 0; k < RT; ++k) stage_rows<Ly>(b, RT * b.z + k, h1q[k], smem);
     if (b.z < 2) stage_rows<Ly>(b, 4 + b.z, halo_q, smem);
   }
   __syncthreads();
@@ -273,9 +299,12 @@ __device__ __forceinline__ void decoder_pixel(const DecoderArgs& p, const Block&
   ptx::surf_store(p.base.surface, 8 * X, Y, out[0], out[1], out[2], 0);  // (i) x in bytes: 8 per RGBA16F texel
 }
 
-// A decoder's kernel (dec4's phases 1..62, dec3's 1..48, dec2's 1..38), block (32, 1, H): the
-// front, the template's phases through the last down-projection's arena scatter, the final phase
-// (A = q8 of that down-projection: final-phase-a), its records, the final epilogue on threads 0..63.
+// A decoder's kernel (dec4's phases 1..62, dec3's 1..48, dec2's 1..38, dec1's 1..26), block (32, 1,
+// H): the front, the template's phases through the last down-projection's arena scatter, the final
+// phase (A = q8 of that down-projection: final-phase-a), its records, the final epilogue on threads
+// 0..63. From the output projection on warp z takes m-tiles kRowTiles z + k (the golden model's
+// rows_per_warp rows a warp: 16, dec1 32), each through the 16-row parts as the one-warp layer runs
+// its m-tiles (cuda/one_warp_parts.cuh: the parts' warp index is the m-tile).
 template <class Ly>
 __device__ __forceinline__ void decoder_layer(const DecoderLayerParams& params, std::uint8_t* smem) {
   static_assert(Ly::kDecoder, "decoder_layer: a layer with a patch-expand front");
@@ -286,18 +315,30 @@ __device__ __forceinline__ void decoder_layer(const DecoderLayerParams& params, 
                       params.scale_x,
                       params.scale_y};
   const Block b = block_of(params);
-  u32 x[Ly::kNTiles][2];
+  constexpr int RT = Ly::kRowTiles;
+  auto tile = [&b](int k) {  // Block b for warp z's m-tile k: the parts' z is the m-tile RT z + k
+    Block bz = b;
+    bz.z = RT * b.z + k;
+    return bz;
+  };
+  u32 x[RT][Ly::kNTiles][2];
   decoder_attention_phases<Ly>(p, b, smem, x);  // phase 1, E1, the stem, score and P V phases, E12
 
-  u32 L[2][2];
+  u32 L[RT][2][2];
   if (b.z < Ly::kMlpWarps) {
-    u32 D[Ly::kNTiles][2], a61[Ly::kSlices][4];
-    mlp_phases<Ly>(p.base, b, smem, x, D, a61);  // projections, MLP, the arena scatter (+48)
-    phase61<Ly>(p.base, b, a61, L);              // the final phase
+#pragma unroll
+    for (int k = 0; k < RT; ++k) {
+      u32 D[Ly::kNTiles][2], a61[Ly::kSlices][4];
+      mlp_phases<Ly>(p.base, tile(k), smem, x[k], D, a61);  // projections, MLP, the arena scatter (+48)
+      phase61<Ly>(p.base, b, a61, L[k]);                    // the final phase
+    }
   }
   u32* rec = reinterpret_cast<u32*>(smem);
   __syncthreads();  // the projections are done reading the E12 staging
-  if (b.z < Ly::kMlpWarps) e61_records(b, L, rec);
+  if (b.z < Ly::kMlpWarps) {
+#pragma unroll
+    for (int k = 0; k < RT; ++k) e61_records(tile(k), L[k], rec);
+  }
   __syncthreads();
   const int T = b.lane + 32 * b.z;
   if (T < rrswin::golden::kE61Threads) decoder_pixel(p, b, T, rec);

@@ -19,7 +19,7 @@ struct LayerDims {
   int channels;        // C
   int heads;           // H
   HeadForm head_form;  // warp_per_head: warp z = head z; serial: the heads in turn in one warp (enc1)
-  int rows_per_warp;   // token rows a warp takes from the output projection on: 16, or 64 (serial)
+  int rows_per_warp;   // token rows a warp takes from the output projection on: 16, 32 (dec1), or 64 (serial)
   int chunks;          // MLP chunks of 32 hidden channels (4C / 32)
   MergeKind merge_kind;
   int merge_out;  // the merged channels (0 without a merge)
@@ -144,6 +144,21 @@ inline constexpr LayerDims kDec2Dims{.id = LayerId::dec2,
                                      .shared_bytes = 9600,
                                      .warps = 4,
                                      .front = {.kind = FrontKind::patch_expand, .k = 128, .n_per_warp = 96, .warps = 4}};
+// dec1 (DOC-d1 §5 row 1: K = 96 by the k-division, 128 columns = two sub-pixels a warp, the reading
+// patch-expand-shape; DESC-d1 layer(): block (32, 1, 2), 6400 bytes): two warps, one a head, then
+// 32 token rows (two m-tiles) each (DOC-d1 §5 P8 M = 32).
+inline constexpr LayerDims kDec1Dims{.id = LayerId::dec1,
+                                     .channels = 64,
+                                     .heads = 2,
+                                     .head_form = HeadForm::warp_per_head,
+                                     .rows_per_warp = 32,
+                                     .chunks = 8,
+                                     .merge_kind = MergeKind::none,
+                                     .merge_out = 0,
+                                     .final_epilogue = FinalEpilogueKind::decoder_blend,
+                                     .shared_bytes = 6400,
+                                     .warps = 2,
+                                     .front = {.kind = FrontKind::patch_expand, .k = 96, .n_per_warp = 128, .warps = 2}};
 
 // What the device code reads of a layer: scalars and a WeightMap, static constexpr members (nvcc
 // lets device code read a constexpr scalar, and copy a constexpr aggregate into a local constexpr,
@@ -159,11 +174,17 @@ struct Layer {
   static constexpr int kBTiles = C / 16;  // 512-byte B tiles (two n-tiles each) of a C-column GEMM
   static constexpr int kWarps = D.warps;
   static constexpr int kMlpWarps = D.spec().mlp_warps();  // warps from the output projection on (rows_per_warp rows each)
+  static constexpr int kRowTiles = D.rows_per_warp / 16;  // the m-tiles each of them takes (warp z: kRowTiles z + k)
   static constexpr bool kMerge = D.merge_kind != MergeKind::none;
   static constexpr bool kDecoder = D.front.kind == FrontKind::patch_expand;
-  // The decoders' phase 1 (model/decoder_front.hpp expand_phase): K = the input's channels, N = C
-  // columns a warp (one sub-pixel each), warp z's slab at K N z, its N f16 seeds at warps K N + 2 N z.
+  // The decoders' phase 1 (model/decoder_front.hpp expand_phase): K = the input's channels, N columns
+  // a warp (C a sub-pixel: one sub-pixel a warp, dec1 two), warp z's slab at K N z, its N f16 seeds at
+  // warps K N + 2 N z.
   static constexpr int kExpandSlices = D.front.k / 32;
+  static constexpr int kExpandN = D.front.n_per_warp;
+  static constexpr int kExpandNTiles = kExpandN / 8;
+  static constexpr int kExpandBTiles = kExpandN / 16;
+  static constexpr int kExpandSubpixels = kDecoder ? kExpandN / C : 0;  // sub-pixels a warp expands
   static constexpr std::uint32_t kExpandSlabBytes = static_cast<std::uint32_t>(D.front.k * D.front.n_per_warp);
   static constexpr std::uint32_t kExpandSeeds = static_cast<std::uint32_t>(D.front.warps) * kExpandSlabBytes;
   static constexpr int kMergeKSteps = 4 * C / 32;  // the merge's K = 4C
@@ -191,12 +212,15 @@ struct Layer {
   static constexpr bool kSerial = D.head_form == HeadForm::serial;
   static_assert(C % 32 == 0 && kChunks == 4 * C / 32, "C/32 k-slices, 4C/32 MLP chunks");
   static_assert(kSerial ? (kWarps == 1 && D.rows_per_warp == 64 && kMlpWarps == 1)
-                        : (H == kWarps && D.rows_per_warp == 16 && kMlpWarps == 4 && kWarps >= kMlpWarps),
-                "one warp per head (warps 0..3 stage the input and run the rows after the heads, 16 each), or the "
-                "heads in turn in one warp that takes all 64 rows");
+                        : (H == kWarps && kWarps >= kMlpWarps &&
+                           ((D.rows_per_warp == 16 && kMlpWarps == 4) || (kDecoder && D.rows_per_warp == 32 && kMlpWarps == 2))),
+                "one warp per head (warps 0..3 stage the input and run the rows after the heads, 16 each; dec1's two "
+                "warps 32 each), or the heads in turn in one warp that takes all 64 rows");
   static_assert(D.front.kind == FrontKind::none ||
-                    (kDecoder && !kSerial && D.front.n_per_warp == C && D.front.warps == kMlpWarps && D.front.k % 32 == 0),
-                "the encoders' prologue, or the patch expand of one sub-pixel (C columns) per warp on warps 0..3");
+                    (kDecoder && !kSerial && kExpandSubpixels * C == kExpandN && kExpandSubpixels * D.front.warps == 4 &&
+                     D.front.warps == kMlpWarps && D.front.k % 32 == 0),
+                "the encoders' prologue, or the patch expand of the 4 sub-pixels (C columns each) on the warps that run the "
+                "rows after the heads");
   static_assert(D.merge_kind == MergeKind::none || D.merge_kind == (kSerial ? MergeKind::register_lanes : MergeKind::shared_passes),
                 "the shared-memory merge in the layers of one warp per head, the register merge in the one-warp layer");
   static_assert(D.merge_kind != MergeKind::shared_passes ||
@@ -224,5 +248,6 @@ using Enc1 = Layer<kEnc1Dims>;
 using Dec4 = Layer<kDec4Dims>;
 using Dec3 = Layer<kDec3Dims>;
 using Dec2 = Layer<kDec2Dims>;
+using Dec1 = Layer<kDec1Dims>;
 
 }  // namespace rrswin::cuda
