@@ -20,9 +20,9 @@ namespace {
 constexpr const char* kReplayHelp = R"(usage: rrswin replay --layer L CAPTURE -o DIR [--engine fast|golden] [--profile P]
                     [--reading NAME=VALUE] [--layer-reading NAME=VALUE] [--ex N --ey N] [--block-offset X,Y] [--scale SX,SY]
                     [--launch N]
-  L: enc4, enc3, enc2 (merge layers) or dec4, dec3, dec2 (decoders: input +8 at half the extents,
-  skip +24, textures +88 (any size), +96, +104, the v2.f32 scale at +136, surface +112; no merged
-  output; a launch dump's scale is --scale, default 0.5,0.5; docs/readings.md §9).
+  L: enc4, enc3, enc2, enc1 (merge layers) or dec4, dec3, dec2, dec1, dec0 (decoders: input +8 at half
+  the extents, skip +24, textures +88 (any size), +96, +104, the v2.f32 scale at +136, surface +112,
+  dec0's also +144; no merged output; a launch dump's scale is --scale, default 0.5,0.5; docs/readings.md §9).
   Runs the layer (the golden model or the fast engine: the same bytes) on a replay capture
   of its kernel, cuda_dldn_engine_swin_enc4_kernel or …_enc3_kernel (manifest.txt, args.bin,
   alloc-N.bin, texture and surface files; docs/captures.md), its parameter block read by the
@@ -39,22 +39,23 @@ constexpr const char* kReplayHelp = R"(usage: rrswin replay --layer L CAPTURE -o
 
 constexpr const char* kCaptureHelp =
     R"(usage: rrswin capture --layer L --synthetic -o DIR [--seed N] [--ex N --ey N] [--block-offset X,Y] [--scale SX,SY]
-  L: enc4, enc3, enc2 or dec4, dec3, dec2. A decoder's capture holds its half-resolution input (--seed)
-  and +88 texture, its skip and +96 (seed + 1), +104 (seed + 2), the scale (default 0.5,0.5) and
-  one surface +112 (docs/readings.md §9). Writes a synthetic replay capture of the merge layer's kernel (the state before the launch,
-  facts F6): manifest.txt, args.bin (the 144-byte parameter block), alloc-0..3.bin (the input
-  arena from --seed, the layer's embedded synthetic weights, the zeroed arena and merged output),
+  L: enc4, enc3, enc2, enc1 or dec4, dec3, dec2, dec1, dec0 (enc0's prologue is not modelled). A
+  decoder's capture holds its half-resolution input (--seed) and +88 texture, its skip and +96
+  (seed + 1), +104 (seed + 2), the scale (default 0.5,0.5) and one surface +112 (docs/readings.md §9).
+  Writes a synthetic replay capture of the merge layer's kernel (the state before the launch, facts
+  F6): manifest.txt, args.bin (the 144-byte parameter block), alloc-0..3.bin (the input arena from
+  --seed, the layer's embedded synthetic weights, the zeroed arena and merged output),
   texture-088.bin (--seed) and surface-112/120/128.bin (zeroed), for the token grid --ex x --ey
-  (default the layer's: enc4 80 x 46, DESC4; enc3 160 x 92, DESC3) and the grid covering it.
-  `rrswin replay --layer L` runs enc5's model of it; `rrswin ptx run 0017-….ptx --capture DIR` (enc3:
-  0016) the original kernel.
+  (default the layer's: enc4 80 x 46, DESC4; enc3 160 x 92, DESC3) and the grid covering it. `rrswin
+  replay --layer L` runs the layer's model on it; `rrswin ptx run 0017-….ptx --capture DIR` (enc3: 0016)
+  the original kernel.
 )";
 
 constexpr const char* kSettleHelp =
     R"(usage: rrswin settle --layer L (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR | DUMPS)
                     [--profile P] [--reading NAME=VALUE] [--threads N] [--ex N --ey N] [--block-offset X,Y] [--scale SX,SY]
                     [--launch N]
-  L: enc4, enc3, enc2 (readings merge-*, sigmoid-*) or dec4, dec3, dec2 (expand-*, decoder-*).
+  L: enc4, enc3, enc2, enc1 (readings merge-*, sigmoid-*) or dec4 .. dec0 (expand-*, decoder-*).
   Which values of the layer's readings (rrswin readings --layer L) reproduce
   the original kernel. --results DIR: the original's results for the replay capture CAPTURE, in
   launch-dump naming (a GPU's dump of the launch, or `rrswin ptx run … --capture CAPTURE -o DIR`).
