@@ -167,10 +167,13 @@ void entry_is_the_rows(const Port& p) {
 }
 
 // The border launch (21 x 13 tokens at block offsets 3,5: odd extents, frame borders inside
-// blocks) against the golden model, every profile.
+// blocks) against the golden model, every profile (under the sanitizers, RRSWIN_TEST_SCALE=small,
+// ada alone: the profiles' instructions run under them in enc5's CudaKernel.* and the numerics
+// tests, and the kernel's memory accesses do not depend on the profile).
 void equals_golden_on_the_border_launch(const Port& p) {
   const auto launches = ptx::oracle_layer_launches(p.layer);
   for (const Profile* prof : all_profiles()) {
+    if (small_scale() && prof != &profile_ada()) continue;
     SCOPED_TRACE(prof->name);
     EXPECT_EQ(compare(p, launches[1].before, *prof, true), "");
   }
