@@ -760,6 +760,72 @@ TEST(PtxRrForms, FormattedSurfaceStoreAndIntegerToHalf) {
     for (std::size_t b = 0; b < surf.pitch; ++b) EXPECT_EQ(surf.bytes[static_cast<std::size_t>(l) * surf.pitch + b], 0) << l;
 }
 
+// The single-warp layers' data movement (issue 35; DOC-e1 §3/E30..E32, DOC-e0 §3/E20..E22, readings
+// §10): the register merge's 8-lane shfl.sync.down/up pairs (delta 4, segment mask 0x18), its
+// bfi.b32-built store indices with mixed st.global.v2.u16 / st.global.u32 stores, and the final's
+// row gather of two passes (selp of the pass's register, then shfl.sync.idx). The oracle is the PTX
+// ISA's shfl definition (9.7.8.6: maxLane / minLane from c's segment mask) and bfi's (9.7.1.20)
+// written out here per lane.
+TEST(PtxRrForms, SingleWarpMergeStoresAndRowGather) {
+  const std::string text =
+      kHead +
+      ".visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n"
+      "  .reg .b64 %rd<8>;\n  .reg .b32 %r<16>;\n  .reg .b16 %h<2>;\n  .reg .pred %p<6>;\n"
+      "  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n  mov.u32 %r0, %tid.x;\n"
+      "  mul.wide.u32 %rd3, %r0, 4;\n  add.s64 %rd3, %rd1, %rd3;\n  ld.global.u32 %r1, [%rd3];\n"
+      // E30: within each 8-lane segment, down 4 (clamped at the segment's last lane) and up 4.
+      "  shfl.sync.down.b32 %r2|%p1, %r1, 4, 0x181f, 0xffffffff;\n"
+      "  shfl.sync.up.b32 %r3|%p2, %r1, 4, 0x1800, 0xffffffff;\n"
+      "  and.b32 %r4, %r0, 4;\n  setp.ne.u32 %p3, %r4, 0;\n  selp.b32 %r5, %r3, %r2, %p3;\n"
+      // Both shuffles as they came (the clamped lanes included), at words 192 + lane and 224 + lane.
+      "  mul.wide.u32 %rd4, %r0, 4;\n  add.s64 %rd4, %rd2, %rd4;\n  st.global.u32 [%rd4+768], %r2;\n  st.global.u32 [%rd4+896], %r3;\n"
+      // E31: index = lane bits 0..2 inserted at bit 2 of a base of 0x40 | (lane >> 3): word index in
+      // a 128-word table; the merged word as two u16 halves, the lane's own word as one u32.
+      "  shr.u32 %r6, %r0, 3;\n  or.b32 %r6, %r6, 0x40;\n  bfi.b32 %r7, %r0, %r6, 2, 3;\n"
+      "  mul.wide.u32 %rd4, %r7, 4;\n  add.s64 %rd5, %rd2, %rd4;\n"
+      "  mov.b32 {%h0, %h1}, %r5;\n  st.global.v2.u16 [%rd5], {%h0, %h1};\n"
+      "  xor.b32 %r8, %r7, 0x20;\n  mul.wide.u32 %rd6, %r8, 4;\n  add.s64 %rd6, %rd2, %rd6;\n  st.global.u32 [%rd6], %r1;\n"
+      // E32: two passes; pass q's value is selp(q == 0 ? merged : own), read from lane (5 lane + 3q) & 31.
+      "  mov.u32 %r9, 0;\n"
+      "PASS:\n"
+      "  setp.eq.u32 %p4, %r9, 0;\n  selp.b32 %r10, %r5, %r1, %p4;\n"
+      "  mad.lo.u32 %r11, %r0, 5, %r9;\n  mad.lo.u32 %r11, %r9, 2, %r11;\n  and.b32 %r11, %r11, 31;\n"
+      "  shfl.sync.idx.b32 %r12, %r10, %r11, 0x1f, 0xffffffff;\n"
+      "  mad.lo.u32 %r13, %r9, 32, %r0;\n  mul.wide.u32 %rd7, %r13, 4;\n  add.s64 %rd7, %rd2, %rd7;\n"
+      "  st.global.u32 [%rd7+512], %r12;\n"
+      "  add.u32 %r9, %r9, 1;\n  setp.lt.u32 %p5, %r9, 2;\n  @%p5 bra PASS;\n  ret;\n}\n";
+  auto m = parse_module(text, "single_warp.ptx");
+  std::vector<std::uint32_t> in(32), out(128 + 64 + 64, 0xDEADBEEFu);
+  std::uint32_t seed = 2024;
+  for (auto& v : in) v = seed = seed * 1664525u + 1013904223u;
+  Device dev;
+  const u64 a_in = dev.add_global_readonly("in", {reinterpret_cast<const std::uint8_t*>(in.data()), in.size() * 4});
+  const u64 a_out = dev.add_global("out", {reinterpret_cast<std::uint8_t*>(out.data()), out.size() * 4});
+  std::uint8_t params[16];
+  std::memcpy(params, &a_in, 8);
+  std::memcpy(params + 8, &a_out, 8);
+  RunOptions opt;
+  opt.threads = 1;
+  run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
+  std::vector<std::uint32_t> want(out.size(), 0xDEADBEEFu), merged(32);
+  for (int l = 0; l < 32; ++l) {
+    const int seg = l & ~7, down = l + 4 <= seg + 7 ? l + 4 : l, up = l - 4 >= seg ? l - 4 : l;
+    merged[l] = (l & 4) ? in[up] : in[down];
+    want[192 + l] = in[down];
+    want[224 + l] = in[up];
+    const std::uint32_t base = 0x40u | static_cast<std::uint32_t>(l >> 3);
+    const std::uint32_t idx = (base & ~(7u << 2)) | ((static_cast<std::uint32_t>(l) & 7u) << 2);
+    want[idx] = merged[l];
+    want[idx ^ 0x20u] = in[l];
+  }
+  for (int q = 0; q < 2; ++q)
+    for (int l = 0; l < 32; ++l) {
+      const int src = (5 * l + 3 * q) & 31;
+      want[128 + 32 * q + l] = q == 0 ? merged[src] : in[src];
+    }
+  for (std::size_t k = 0; k < out.size(); ++k) EXPECT_EQ(out[k], want[k]) << "word " << k;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Integer forms of issue 20 §2 (PTX ISA 9.7.1, 9.7.8, 9.7.9.22); the oracles are the ISA's
 // semantics written in plain C++ here.
