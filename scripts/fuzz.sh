@@ -4,7 +4,7 @@
 # run time, with the wrap-around dictionary fuzz/numbers.dict. Exits non-zero on the first finding
 # (a crash, a sanitizer report, a timeout, std::bad_alloc); the input is saved as
 # build/fuzz/findings/<harness>/crash-* (rerun: build/fuzz/fuzz/fuzz_<harness> FILE).
-# CI (.ci/run): RRSWIN_FUZZ_JOBS=2 bash scripts/fuzz.sh 40 -- 14 harnesses, 2 at a time: about 5 min.
+# CI (.ci/run): RRSWIN_FUZZ_JOBS=2 bash scripts/fuzz.sh 20 -- 14 harnesses, 2 at a time: about 2.5 min.
 #
 #   bash scripts/fuzz.sh            # 30 s each
 #   bash scripts/fuzz.sh 3600       # the long run (docs/testing.md "Fuzzing")
