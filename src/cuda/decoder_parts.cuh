@@ -1,6 +1,7 @@
-// The parts of the decoders (dec4..dec1: FrontKind::patch_expand, FinalEpilogueKind::decoder_blend)
-// around the template's phases (cuda/swin_parts.cuh), in the golden model's order and names
-// (model/decoder_front.hpp, model/decoder_final.hpp):
+// The parts of the decoders (dec4..dec1: FrontKind::patch_expand, FinalEpilogueKind::decoder_blend;
+// dec0 takes the front and the blend, cuda/dec0_parts.cuh) around the template's phases
+// (cuda/swin_parts.cuh), in the golden model's order and names (model/decoder_front.hpp,
+// model/decoder_final.hpp):
 //
 //   expand_gather   phase 1's A    48 low-resolution token rows from +8 (expand_a, clamped)
 //   expand_phase    phase 1        D = A W_z over K/32 k-steps, seeded per column (expand_phase)
