@@ -77,6 +77,8 @@ if(RRSWIN_CUDA_KERNELS AND RRSWIN_NVCC AND RRSWIN_PTXAS)
   rrswin_cuda_ptx(dec3_kernel dec3_kernel.cu CUBINS TEST cuda_dec3_ptx_up_to_date)
   rrswin_cuda_ptx(dec2_kernel dec2_kernel.cu CUBINS TEST cuda_dec2_ptx_up_to_date)
   rrswin_cuda_ptx(dec1_kernel dec1_kernel.cu CUBINS TEST cuda_dec1_ptx_up_to_date)
+  # dec0's port (src/cuda/dec0_kernel.cu): the front in one warp, enc1's serial heads, E19.
+  rrswin_cuda_ptx(dec0_kernel dec0_kernel.cu CUBINS TEST cuda_dec0_ptx_up_to_date)
   get_property(outputs GLOBAL PROPERTY RRSWIN_CUDA_OUTPUTS)
   get_property(built GLOBAL PROPERTY RRSWIN_CUDA_PTX_BUILT)
   get_property(checked_in GLOBAL PROPERTY RRSWIN_CUDA_PTX_CHECKED_IN)

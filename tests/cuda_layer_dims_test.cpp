@@ -7,7 +7,9 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
+#include "cuda/dec0_params.hpp"
 #include "cuda/dec1_params.hpp"
 #include "cuda/dec2_params.hpp"
 #include "cuda/dec3_params.hpp"
@@ -49,7 +51,8 @@ void expect_layer_is_its_row() {
   EXPECT_EQ(s.window_tokens, 64);
   EXPECT_EQ(s.tokens, 96);
   EXPECT_EQ(s.head_dim, 32);
-  EXPECT_TRUE(s.final_gemm);
+  EXPECT_EQ(d.final_gemm, s.final_gemm);
+  EXPECT_EQ(s.final_gemm, s.final_epilogue != FinalEpilogueKind::dec0_output);  // dec0 alone has no final phase
   EXPECT_EQ(s.logits, 16);
   EXPECT_EQ(s.abi.block[0], 32);
   EXPECT_EQ(s.abi.block[1], 1);
@@ -86,10 +89,16 @@ void expect_layer_is_its_row() {
     EXPECT_EQ(a.w2(c), prog.phase(s.first_mlp() + 2 * c + 1).weight_begin) << "W2 " << c;
     EXPECT_EQ(up.k_steps, Ly::kSlices);
   }
-  const Phase& last = prog.phase(s.final_phase());
-  EXPECT_EQ(a.final_weights(), last.weight_begin);
-  EXPECT_EQ(a.final_bias(), last.bias_begin);
-  EXPECT_EQ(last.k_steps, Ly::kSlices);
+  if (s.final_gemm) {
+    const Phase& last = prog.phase(s.final_phase());
+    EXPECT_EQ(a.final_weights(), last.weight_begin);
+    EXPECT_EQ(a.final_bias(), last.bias_begin);
+    EXPECT_EQ(last.k_steps, Ly::kSlices);
+  } else {
+    // dec0: the program ends with the last down-projection (E19 reads its D), the image with its weights.
+    EXPECT_EQ(prog.phases.size(), static_cast<std::size_t>(s.last_mlp()));
+    EXPECT_EQ(a.image_bytes(), a.mlp_end());
+  }
   if (s.merge()) {
     const Phase& merge = prog.phase(s.merge_phase());
     EXPECT_EQ(a.merge_weights(), merge.weight_begin);
@@ -108,7 +117,7 @@ void expect_layer_is_its_row() {
     EXPECT_EQ(Ly::kExpandN, s.front.n_per_warp);
     EXPECT_EQ(Ly::kExpandSubpixels * s.front.warps, 4);
     EXPECT_EQ(Ly::kRowTiles * 16, s.rows_per_warp);
-    EXPECT_EQ(s.final_epilogue, FinalEpilogueKind::decoder_blend);
+    EXPECT_EQ(s.final_epilogue, s.serial_heads() ? FinalEpilogueKind::dec0_output : FinalEpilogueKind::decoder_blend);
   } else {
     EXPECT_EQ(s.front.kind, FrontKind::none);
   }
@@ -147,9 +156,8 @@ void expect_merge_params(LayerId id) {
 
 // A decoder's parameter block against the row's LaunchAbi.
 template <class P>
-void expect_decoder_params(LayerId id) {
-  const LaunchAbi& abi = layer_spec(id).abi;
-  SCOPED_TRACE(std::string(to_string(id)));
+void expect_decoder_params_abi(const LaunchAbi& abi, std::string_view name) {
+  SCOPED_TRACE(std::string(name));
   EXPECT_EQ(static_cast<int>(sizeof(P)), abi.param_block_bytes);
   EXPECT_EQ(static_cast<int>(offsetof(P, ex)), abi.extents);
   EXPECT_EQ(static_cast<int>(offsetof(P, input_arena)), abi.input);
@@ -167,6 +175,10 @@ void expect_decoder_params(LayerId id) {
   EXPECT_EQ(abi.merged_output, -1);
   EXPECT_EQ(abi.network_input, -1);
 }
+template <class P>
+void expect_decoder_params(LayerId id) {
+  expect_decoder_params_abi<P>(layer_spec(id).abi, to_string(id));
+}
 
 }  // namespace
 
@@ -179,6 +191,7 @@ TEST(CudaLayerDims, Dec4IsItsRow) { expect_layer_is_its_row<cuda::Dec4>(); }
 TEST(CudaLayerDims, Dec3IsItsRow) { expect_layer_is_its_row<cuda::Dec3>(); }
 TEST(CudaLayerDims, Dec2IsItsRow) { expect_layer_is_its_row<cuda::Dec2>(); }
 TEST(CudaLayerDims, Dec1IsItsRow) { expect_layer_is_its_row<cuda::Dec1>(); }
+TEST(CudaLayerDims, Dec0IsItsRow) { expect_layer_is_its_row<cuda::Dec0>(); }
 
 TEST(CudaLayerDims, ParameterBlocksAreTheRowsLaunchAbi) {
   expect_merge_params<cuda::Enc4Params>(LayerId::enc4);
@@ -193,6 +206,19 @@ TEST(CudaLayerDims, ParameterBlocksAreTheRowsLaunchAbi) {
   expect_decoder_params<cuda::Dec3Params>(LayerId::dec3);
   expect_decoder_params<cuda::Dec2Params>(LayerId::dec2);
   expect_decoder_params<cuda::Dec1Params>(LayerId::dec1);
+  // dec0: the decoders' block at +0, then the tanh surface +144 (152 bytes, two surfaces).
+  {
+    const LaunchAbi& abi = layer_spec(LayerId::dec0).abi;
+    EXPECT_EQ(static_cast<int>(sizeof(cuda::Dec0Params)), abi.param_block_bytes);
+    EXPECT_EQ(offsetof(cuda::Dec0Params, decoder), 0u);
+    ASSERT_EQ(abi.surface_count, 2);
+    EXPECT_EQ(static_cast<int>(offsetof(cuda::Dec0Params, surface144)), abi.surfaces[1]);
+    EXPECT_EQ(static_cast<int>(offsetof(cuda::DecoderLayerParams, surface112)), abi.surfaces[0]);
+    LaunchAbi decoder_part = abi;  // the first 144 bytes are the decoders' (expect_decoder_params)
+    decoder_part.param_block_bytes = static_cast<int>(sizeof(cuda::DecoderLayerParams));
+    decoder_part.surface_count = 1;
+    expect_decoder_params_abi<cuda::DecoderLayerParams>(decoder_part, "dec0");
+  }
 }
 
 }  // namespace rrswin

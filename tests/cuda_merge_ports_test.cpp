@@ -1,10 +1,11 @@
 // The proof of the merge layers' and the decoders' CUDA ports without a GPU (issues 21, 37):
-// enc4's, enc3's, enc2's, enc1's, dec4's, dec3's, dec2's and dec1's checked-in sm_89 PTX (src/cuda/generated/<layer>_kernel.sm_89.ptx,
+// enc4's, enc3's, enc2's, enc1's, dec4's, dec3's, dec2's, dec1's and dec0's checked-in sm_89 PTX (src/cuda/generated/<layer>_kernel.sm_89.ptx,
 // what nvcc makes of src/cuda/<layer>_kernel.cu; cuda_<layer>_ptx_up_to_date checks that where nvcc
 // exists) runs in the PTX interpreter on replay captures of the layer (bridge/layer_capture.hpp) and
 // must give the golden model's outputs byte for byte: the arena (+48), a merge layer's merged output
 // (+56) and three surfaces (+112/+120/+128), a decoder's one surface (+112, from the skip +24 and the
-// textures +88/+96/+104), under every profile, with frame borders inside blocks and odd extents.
+// textures +88/+96/+104; dec0 also its e4m3 output +48 and the f32 tanh surface +144, bound as
+// RGBA32F as the golden model writes it), under every profile, with frame borders inside blocks and odd extents.
 // The kernels' dimensions and offsets are the layers' rows (cuda/layer_dims.hpp,
 // CudaLayerDims.*IsItsRow). One body per check, one row per port: a new port is a row and its
 // one-line tests.
@@ -21,6 +22,7 @@
 
 #include "bridge/layer_capture.hpp"
 #include "bridge/layer_settle.hpp"
+#include "cuda/dec0_params.hpp"
 #include "cuda/dec1_params.hpp"
 #include "cuda/dec2_params.hpp"
 #include "cuda/dec3_params.hpp"
@@ -114,6 +116,15 @@ const Port kDec1{LayerId::dec1,
                  "dec1_kernel.sm_89.ptx",
                  sizeof(cuda::Dec1Params),
                  cuda::Dec1::kSharedBytes,
+                 "ex2.approx.ftz.f32",
+                 "rsqrt.approx.ftz.f32"};
+// dec0 (one warp, 3200 bytes: DESC-d0 layer()): the same mutation; its E19 runs the blend's
+// exponentials and the tanh's ex2 (E19(d)) per pixel.
+const Port kDec0{LayerId::dec0,
+                 "cuda_dldn_engine_swin_dec0_kernel",
+                 "dec0_kernel.sm_89.ptx",
+                 sizeof(cuda::Dec0Params),
+                 cuda::Dec0::kSharedBytes,
                  "ex2.approx.ftz.f32",
                  "rsqrt.approx.ftz.f32"};
 
@@ -281,5 +292,11 @@ TEST(CudaDec1Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golde
 TEST(CudaDec1Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kDec1); }
 TEST(CudaDec1Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kDec1); }
 TEST(CudaDec1Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kDec1); }
+
+TEST(CudaDec0Kernel, EntryIsTheRows) { entry_is_the_rows(kDec0); }
+TEST(CudaDec0Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golden_on_the_border_launch(kDec0); }
+TEST(CudaDec0Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kDec0); }
+TEST(CudaDec0Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kDec0); }
+TEST(CudaDec0Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kDec0); }
 
 }  // namespace rrswin

@@ -826,6 +826,52 @@ TEST(PtxRrForms, SingleWarpMergeStoresAndRowGather) {
   for (std::size_t k = 0; k < out.size(); ++k) EXPECT_EQ(out[k], want[k]) << "word " << k;
 }
 
+// sust.p.2d.v4.b32.zero on a surface bound as RGBA32F (16 bytes a texel: dec0's +144, a replay
+// capture's kFmtFloat): the four b32 values are stored unchanged at texel x (NaN payloads and values
+// beyond f16's range kept), out-of-bounds texels dropped.
+TEST(PtxRrForms, FormattedSurfaceStoreToRgba32fKeepsTheF32) {
+  const std::string text = kHead +
+                           ".visible .entry k(.param .u64 psurf)\n{\n"
+                           "  .reg .b64 %rd<4>;\n  .reg .b32 %r<8>;\n  .reg .f32 %f<4>;\n"
+                           "  ld.param.u64 %rd1, [psurf];\n  mov.u32 %r0, %tid.x;\n"
+                           "  sub.s32 %r1, %r0, 3;\n  cvt.rn.f32.s32 %f0, %r1;\n  mul.rn.f32 %f1, %f0, 0f3DCCCCCD;\n"
+                           "  mov.b32 %f2, 0x7FC00001;\n  mov.b32 %f3, 0x47800000;\n"
+                           "  sust.p.2d.v4.b32.zero [%rd1, {%r1, %r0}], {%f0, %f1, %f2, %f3};\n  ret;\n}\n";
+  auto m = parse_module(text, "sust_f32.ptx");
+  rrswin::Surface surf;
+  surf.width = 8;
+  surf.height = 32;
+  surf.pitch = 16 * 8;
+  surf.bytes.assign(surf.pitch * 32, 0);
+  Device dev;
+  const u64 hs = dev.bind_surface(&surf, Device::SurfaceFormat::rgba32f);
+  std::uint8_t params[8];
+  std::memcpy(params, &hs, 8);
+  RunOptions opt;
+  opt.threads = 1;
+  run(*m, "k", {1, 1, 1}, {32, 1, 1}, params, dev, opt);
+  for (int l = 0; l < 32; ++l) {
+    const int x = l - 3;
+    const std::uint8_t* row = surf.bytes.data() + static_cast<std::size_t>(l) * surf.pitch;
+    if (x < 0 || x >= 8) {  // .zero: dropped, the row stays 0
+      for (std::size_t b = 0; b < surf.pitch; ++b) EXPECT_EQ(row[b], 0) << l;
+      continue;
+    }
+    const float f0 = static_cast<float>(x), f1 = f0 * std::bit_cast<float>(0x3DCCCCCDu);
+    std::uint32_t v[4];
+    std::memcpy(v, row + 16 * x, 16);
+    EXPECT_EQ(v[0], std::bit_cast<std::uint32_t>(f0)) << l;
+    EXPECT_EQ(v[1], std::bit_cast<std::uint32_t>(f1)) << l;
+    EXPECT_EQ(v[2], 0x7FC00001u) << l;  // the NaN's payload as stored
+    EXPECT_EQ(v[3], 0x47800000u) << l;  // 65536: no f16 conversion
+    for (int b = 0; b < 16 * 8; ++b) {
+      if (b / 16 != x) {
+        EXPECT_EQ(row[b], 0) << l << " byte " << b;
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Integer forms of issue 20 §2 (PTX ISA 9.7.1, 9.7.8, 9.7.9.22); the oracles are the ISA's
 // semantics written in plain C++ here.

@@ -283,7 +283,8 @@ RunStats run_kernel_capture(const Module& m, const std::string& entry, KernelCap
       s.pitch = im.image.pitch;
       s.bytes = im.image.bytes;
       surfaces.push_back(std::move(s));
-      put(im.offset, dev.bind_surface(&surfaces.back()));
+      put(im.offset, dev.bind_surface(&surfaces.back(), im.image.fmt == capture::kFmtFloat ? Device::SurfaceFormat::rgba32f
+                                                                                           : Device::SurfaceFormat::rgba16f));
     }
   }
   RunOptions ro = o;

@@ -1,6 +1,6 @@
 // The decoders' 144-byte parameter block (dec4..dec1: model/layer_spec.cpp's decoder_abi, the
-// LaunchAbi of their rows; DOC-d4 §1.1), shared by their kernels (cuda/decoder_parts.cuh) and the
-// host. tests/cuda_layer_dims_test.cpp checks every offset against each row's LaunchAbi.
+// LaunchAbi of their rows; DOC-d4 §1.1; dec0's first 144 bytes, cuda/dec0_params.hpp), shared by
+// their kernels (cuda/decoder_parts.cuh) and the host. tests/cuda_layer_dims_test.cpp checks every offset against each row's LaunchAbi.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,7 @@
-// The parts of the decoders (dec4..dec1: FrontKind::patch_expand, FinalEpilogueKind::decoder_blend)
-// around the template's phases (cuda/swin_parts.cuh), in the golden model's order and names
-// (model/decoder_front.hpp, model/decoder_final.hpp):
+// The parts of the decoders (dec4..dec1: FrontKind::patch_expand, FinalEpilogueKind::decoder_blend;
+// dec0 takes the front and the blend, cuda/dec0_parts.cuh) around the template's phases
+// (cuda/swin_parts.cuh), in the golden model's order and names (model/decoder_front.hpp,
+// model/decoder_final.hpp):
 //
 //   expand_gather   phase 1's A    48 low-resolution token rows from +8 (expand_a, clamped)
 //   expand_phase    phase 1        D = A W_z over K/32 k-steps, seeded per column (expand_phase)
@@ -93,19 +94,22 @@ __device__ __forceinline__ void expand_phase(const DecoderArgs& p, const Block& 
 }
 
 // Which of warp z's spw = N/C sub-pixels (k = 0..spw-1) and which channel n-tile the n-tile nt of phase
-// 1's D holds (golden expand_column): one sub-pixel a warp, k = 0 and channel n-tile nt; dec1's two
-// under expand-column-split = block, k = nt / (C/8) and nt % (C/8); interleaved, k = nt & 1 and
-// nt >> 1 (columns 8 nt + 2 t, +1 stay in one channel n-tile: a pair is one u16 store). dec0's four
-// a warp (the one-warp decoder) have no CUDA part.
+// 1's D holds (golden expand_column): one sub-pixel a warp, k = 0 and channel n-tile nt; more (dec1's
+// two, dec0's four in its one warp) under expand-column-split = block, k = nt / (C/8) and nt % (C/8);
+// interleaved, dec1 k = nt & 1 and nt >> 1, dec0 k = (nt >> 1) & 3 and 2 (nt >> 3) + (nt & 1) (the
+// pairs of n-tiles of DESC-d0 _e1's pack word; docs/readings.md §11). Columns 8 nt + 2 t, +1 stay in
+// one channel n-tile: a pair is one u16 store.
 template <class Ly>
 __host__ __device__ constexpr int expand_subpixel_of(int nt) {
   if (Ly::kExpandSubpixels == 1) return 0;
-  return kLR.decoder_front.column_split == ExpandColumnSplit::block ? nt / Ly::kNTiles : nt & 1;
+  if (kLR.decoder_front.column_split == ExpandColumnSplit::block) return nt / Ly::kNTiles;
+  return Ly::kExpandSubpixels == 4 ? (nt >> 1) & 3 : nt & 1;
 }
 template <class Ly>
 __host__ __device__ constexpr int expand_channel_tile_of(int nt) {
   if (Ly::kExpandSubpixels == 1) return nt;
-  return kLR.decoder_front.column_split == ExpandColumnSplit::block ? nt % Ly::kNTiles : nt >> 1;
+  if (kLR.decoder_front.column_split == ExpandColumnSplit::block) return nt % Ly::kNTiles;
+  return Ly::kExpandSubpixels == 4 ? 2 * (nt >> 3) + (nt & 1) : nt >> 1;
 }
 
 // E1's scatter of m-tile mi (golden decoder_front, expand_cell): row r's sub-pixel s = spw z + k
@@ -115,7 +119,8 @@ __host__ __device__ constexpr int expand_channel_tile_of(int nt) {
 // 8 ct + 2 t of channel n-tile ct (DESC-d1 e1_patch_grid for dec1's two sub-pixels a warp).
 template <class Ly>
 __device__ __forceinline__ void e1_scatter(const Block& b, int mi, const u32 (&D)[Ly::kExpandNTiles][2], std::uint8_t* tile) {
-  static_assert(Ly::kExpandSubpixels == 1 || Ly::kExpandSubpixels == 2, "expand_subpixel_of: one or two sub-pixels a warp");
+  static_assert(Ly::kExpandSubpixels == 1 || Ly::kExpandSubpixels == 2 || Ly::kExpandSubpixels == 4,
+                "expand_subpixel_of: one, two or four sub-pixels a warp");
   const bool dy_dx = kLR.decoder_front.subpixel == ExpandSubpixel::dy_dx;
   const int lx0 = (b.x0 - 1) >> 1, ly0 = (b.y0 - 1) >> 1;
 #pragma unroll
@@ -237,15 +242,9 @@ __device__ __forceinline__ void decoder_attention_phases(const DecoderArgs& p, c
 // fma.rn.ftz.f32(s, cvt.rn.f32.s32(i), mul.ftz.f32(s, 0.5)).
 __device__ __forceinline__ float texel_coordinate(float s, int i) { return ptx::fma_ftz(s, ptx::cvt_rn_f32_s32(i), ptx::mul_ftz(s, 0.5f)); }
 
-// The decoder final for thread T < 64 (golden decoder_final, decoder_final_pixel): pixel (x0 +
-// (T&7), y0 + (T>>3)) when in the frame; its 10 logits are record T's words 0..4.
-__device__ __forceinline__ void decoder_pixel(const DecoderArgs& p, const Block& b, int T, const u32* rec) {
-  const golden::PixelXY px = golden::e61_pixel_of_thread(b.x0, b.y0, T);
-  const int X = px.x, Y = px.y;
-  if (X < 0 || Y < 0 || X >= b.ex || Y >= b.ey) return;
-  u32 l[5];
-#pragma unroll
-  for (int i = 0; i < 5; ++i) l[i] = rec[golden::e61_record_word(T, i, 0)];
+// The decoder final of pixel (X, Y) in the frame from its 10 logits l (f16x2 pairs (l_2i, l_2i+1);
+// golden decoder_final_pixel): steps (c)..(i). dec0's E19(f)/(g) are the same steps (dec0.md §4.5).
+__device__ __forceinline__ void decoder_blend(const DecoderArgs& p, const Block& b, int X, int Y, const u32 (&l)[5]) {
   // (c) the maximum of l0..l8 (exact, order-free); (d) e_i = ex2(f32(l_i - max) log2 e) for i < 9,
   // the sequential f32 sum, rinv = div.approx(1, sum), w_i = f16(e_i) f16(rinv) (model/e61_pixel_impl.hpp
   // e61_softmax at n = 9 with the defaults swin_parts.cuh asserts).
@@ -298,6 +297,27 @@ __device__ __forceinline__ void decoder_pixel(const DecoderArgs& p, const Block&
   }
   ptx::surf_store(p.base.surface, 8 * X, Y, out[0], out[1], out[2], 0);  // (i) x in bytes: 8 per RGBA16F texel
 }
+// The decoder final for thread T < 64 (golden decoder_final): pixel (x0 + (T&7), y0 + (T>>3)) when
+// in the frame; its 10 logits are record T's words 0..4.
+__device__ __forceinline__ void decoder_pixel(const DecoderArgs& p, const Block& b, int T, const u32* rec) {
+  const golden::PixelXY px = golden::e61_pixel_of_thread(b.x0, b.y0, T);
+  const int X = px.x, Y = px.y;
+  if (X < 0 || Y < 0 || X >= b.ex || Y >= b.ey) return;
+  u32 l[5];
+#pragma unroll
+  for (int i = 0; i < 5; ++i) l[i] = rec[golden::e61_record_word(T, i, 0)];
+  decoder_blend(p, b, X, Y, l);
+}
+
+// The parameter block's fields as the parts read them (ld.param at DOC-d4 §1.1's offsets).
+__device__ __forceinline__ DecoderArgs decoder_args(const DecoderLayerParams& params) {
+  return DecoderArgs{{params.input_arena, params.weights, params.output_arena, params.texture, params.surface112},
+                     params.skip_arena,
+                     params.texture96,
+                     params.texture104,
+                     params.scale_x,
+                     params.scale_y};
+}
 
 // A decoder's kernel (dec4's phases 1..62, dec3's 1..48, dec2's 1..38, dec1's 1..26), block (32, 1,
 // H): the front, the template's phases through the last down-projection's arena scatter, the final
@@ -308,12 +328,7 @@ __device__ __forceinline__ void decoder_pixel(const DecoderArgs& p, const Block&
 template <class Ly>
 __device__ __forceinline__ void decoder_layer(const DecoderLayerParams& params, std::uint8_t* smem) {
   static_assert(Ly::kDecoder, "decoder_layer: a layer with a patch-expand front");
-  const DecoderArgs p{{params.input_arena, params.weights, params.output_arena, params.texture, params.surface112},
-                      params.skip_arena,
-                      params.texture96,
-                      params.texture104,
-                      params.scale_x,
-                      params.scale_y};
+  const DecoderArgs p = decoder_args(params);
   const Block b = block_of(params);
   constexpr int RT = Ly::kRowTiles;
   auto tile = [&b](int k) {  // Block b for warp z's m-tile k: the parts' z is the m-tile RT z + k

@@ -24,9 +24,10 @@ struct LayerDims {
   MergeKind merge_kind;
   int merge_out;  // the merged channels (0 without a merge)
   FinalEpilogueKind final_epilogue;
-  int shared_bytes;  // the original's one __shared__ array (LaunchAbi::shared_bytes)
-  int warps;         // blockDim.z (LaunchAbi::block[2])
-  Front front{};     // the decoders' patch expand (LayerSpec::front); the encoders have none
+  int shared_bytes;        // the original's one __shared__ array (LaunchAbi::shared_bytes)
+  int warps;               // blockDim.z (LaunchAbi::block[2])
+  Front front{};           // the decoders' patch expand (LayerSpec::front); the encoders have none
+  bool final_gemm = true;  // a final phase (the logits) after the MLP; dec0 has none (LayerSpec::final_gemm)
 
   // The row as LayerSpec's constexpr functions read it (the fields the parts do not use keep their
   // defaults: a final GEMM of 16 logits).
@@ -42,6 +43,7 @@ struct LayerDims {
     s.merge_out = merge_out;
     s.final_epilogue = final_epilogue;
     s.front = front;
+    s.final_gemm = final_gemm;
     return s;
   }
 };
@@ -160,6 +162,24 @@ inline constexpr LayerDims kDec1Dims{.id = LayerId::dec1,
                                      .warps = 2,
                                      .front = {.kind = FrontKind::patch_expand, .k = 96, .n_per_warp = 128, .warps = 2}};
 
+// dec0 (DOC-d0 §2.1 row 1: K = 64, 128 columns = the four sub-pixels in one warp, W 0..7692, seeds
+// 8192..; DESC-d0 layer(), HIP-d0: block (32, 1, 1), 3200 bytes = E1's 10x10 tile of 32 codes):
+// C = 32, the two heads in turn in one warp (enc1's serial form), all 64 rows in that warp, no final
+// phase (E19 reads the fourth down-projection, DOC-d0 §2.1), the dec0 output epilogue (E19).
+inline constexpr LayerDims kDec0Dims{.id = LayerId::dec0,
+                                     .channels = 32,
+                                     .heads = 2,
+                                     .head_form = HeadForm::serial,
+                                     .rows_per_warp = 64,
+                                     .chunks = 4,
+                                     .merge_kind = MergeKind::none,
+                                     .merge_out = 0,
+                                     .final_epilogue = FinalEpilogueKind::dec0_output,
+                                     .shared_bytes = 3200,
+                                     .warps = 1,
+                                     .front = {.kind = FrontKind::patch_expand, .k = 64, .n_per_warp = 128, .warps = 1},
+                                     .final_gemm = false};
+
 // What the device code reads of a layer: scalars and a WeightMap, static constexpr members (nvcc
 // lets device code read a constexpr scalar, and copy a constexpr aggregate into a local constexpr,
 // but not call a host constexpr function: LayerSpec's numbering is evaluated here, on the host side).
@@ -216,28 +236,28 @@ struct Layer {
                            ((D.rows_per_warp == 16 && kMlpWarps == 4) || (kDecoder && D.rows_per_warp == 32 && kMlpWarps == 2))),
                 "one warp per head (warps 0..3 stage the input and run the rows after the heads, 16 each; dec1's two "
                 "warps 32 each), or the heads in turn in one warp that takes all 64 rows");
-  static_assert(D.front.kind == FrontKind::none ||
-                    (kDecoder && !kSerial && kExpandSubpixels * C == kExpandN && kExpandSubpixels * D.front.warps == 4 &&
-                     D.front.warps == kMlpWarps && D.front.k % 32 == 0),
+  static_assert(D.front.kind == FrontKind::none || (kDecoder && kExpandSubpixels * C == kExpandN && kExpandSubpixels * D.front.warps == 4 &&
+                                                    D.front.warps == kMlpWarps && D.front.k % 32 == 0),
                 "the encoders' prologue, or the patch expand of the 4 sub-pixels (C columns each) on the warps that run the "
-                "rows after the heads");
+                "rows after the heads (dec0: the one warp)");
   static_assert(D.merge_kind == MergeKind::none || D.merge_kind == (kSerial ? MergeKind::register_lanes : MergeKind::shared_passes),
                 "the shared-memory merge in the layers of one warp per head, the register merge in the one-warp layer");
   static_assert(D.merge_kind != MergeKind::shared_passes ||
                     (D.merge_out % 32 == 0 && kMergePasses >= kMlpWarps && kMergePasses <= kMlpWarps + 1),
                 "the shared merge: one 32-column pass per warp, warp 0 one more");
   static_assert(D.merge_kind != MergeKind::register_lanes || D.merge_out % 32 == 0, "the register merge: 32-column planes");
-  static_assert(D.final_epilogue == (kDecoder  ? FinalEpilogueKind::decoder_blend
+  static_assert(D.final_epilogue == (kDecoder  ? (kSerial ? FinalEpilogueKind::dec0_output : FinalEpilogueKind::decoder_blend)
                                      : !kMerge ? FinalEpilogueKind::kpn_filter
                                      : kSerial ? FinalEpilogueKind::kpn_filter_sigmoid_one_warp
                                                : FinalEpilogueKind::kpn_filter_sigmoid),
                 "the final epilogues with CUDA parts: enc5's E61, the merge layers' gated E62, enc1's one-warp E32, the decoders' "
-                "blend");
+                "blend, dec0's E19");
+  static_assert(D.final_gemm == (D.final_epilogue != FinalEpilogueKind::dec0_output), "a final phase in every layer but dec0");
   static_assert(!(kDecoder && kMerge), "a decoder has no merge");
-  static_assert(kSerial ? kSharedBytes == 0
+  static_assert(kSerial ? kSharedBytes == kExpandTileBytes
                         : (kStagedInputBytes <= kSharedBytes && kHeadStageBytes <= kSharedBytes && kMergeStageBytes <= kSharedBytes &&
                            kRecordBytes <= kSharedBytes && kExpandTileBytes <= kSharedBytes),
-                "every stage fits the original's shared array (the one-warp layer has none: registers only)");
+                "every stage fits the original's shared array (the one-warp layers: registers only, dec0's E1 tile)");
 };
 
 using Enc5 = Layer<kEnc5Dims>;
@@ -249,5 +269,6 @@ using Dec4 = Layer<kDec4Dims>;
 using Dec3 = Layer<kDec3Dims>;
 using Dec2 = Layer<kDec2Dims>;
 using Dec1 = Layer<kDec1Dims>;
+using Dec0 = Layer<kDec0Dims>;
 
 }  // namespace rrswin::cuda

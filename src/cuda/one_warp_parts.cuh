@@ -69,15 +69,18 @@ struct RegisterMergeA {
   }
 };
 
-// E32(a)/(b) (golden e62, one_warp): pass P's thread T = 32 P + lane takes row T of the final
-// phase's D: m-tile T >> 4, row half (T >> 3) & 1, g = T & 7; its logit pair i (columns 2i, 2i+1)
-// is n-tile i >> 2 of lane 4g + (i & 3). The source holds the four candidates (two m-tiles, two row
-// halves) in fixed registers: four shuffles and a select per pair, taken by the whole warp.
-template <int P>
-__device__ __forceinline__ void gather_logits(const Block& b, const u32 (&L)[4][2][2], u32 (&w)[6]) {
+// A row gathered across lanes (golden e62, one_warp; dec0's E19(a)): pass P's thread T = 32 P + lane
+// takes row T of a D held as four m-tiles of NT n-tiles: m-tile T >> 4, row half (T >> 3) & 1,
+// g = T & 7; its column pair i (columns 2i, 2i+1) is n-tile i >> 2 of lane 4g + (i & 3). The source
+// holds the four candidates (two m-tiles, two row halves) in fixed registers: four shuffles and a
+// select per pair, taken by the whole warp.
+template <int P, int Pairs, int NT>
+__device__ __forceinline__ void gather_row_pairs(const Block& b, const u32 (&L)[4][NT][2], u32 (&w)[Pairs]) {
+  static_assert(P == 0 || P == 1, "two passes of 32 rows");
+  static_assert((Pairs - 1) / 4 < NT, "the pairs lie in the D's n-tiles");
   const int hi_tile = b.lane >> 4, rh = (b.lane >> 3) & 1, g = b.lane & 7;
 #pragma unroll
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < Pairs; ++i) {
     const int src = 4 * g + (i & 3);
     u32 v[2][2];
 #pragma unroll
@@ -86,6 +89,11 @@ __device__ __forceinline__ void gather_logits(const Block& b, const u32 (&L)[4][
       for (int r = 0; r < 2; ++r) v[a][r] = ptx::shfl_idx(L[2 * P + a][i >> 2][r], src);
     w[i] = hi_tile ? (rh ? v[1][1] : v[1][0]) : (rh ? v[0][1] : v[0][0]);
   }
+}
+// E32(a)/(b): the 12 logits (6 pairs) of the final phase's row T.
+template <int P>
+__device__ __forceinline__ void gather_logits(const Block& b, const u32 (&L)[4][2][2], u32 (&w)[6]) {
+  gather_row_pairs<P>(b, L, w);
 }
 struct GatheredLogits {
   const u32 (&w)[6];

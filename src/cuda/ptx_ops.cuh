@@ -152,6 +152,12 @@ __device__ __forceinline__ float fma_ftz(float a, float b, float c) {
   asm("fma.rn.ftz.f32 %0, %1, %2, %3;" : "=f"(d) : "f"(a), "f"(b), "f"(c));
   return d;
 }
+// abs.ftz.f32: |x| with a subnormal flushed to +0 (dec0's tanh, golden dec0_tanh).
+__device__ __forceinline__ float abs_ftz(float x) {
+  float d;
+  asm("abs.ftz.f32 %0, %1;" : "=f"(d) : "f"(x));
+  return d;
+}
 // cvt.rn.f32.s32 (exact for |i| < 2^24).
 __device__ __forceinline__ float cvt_rn_f32_s32(int i) {
   float d;
@@ -213,6 +219,15 @@ __device__ __forceinline__ void surf_store(unsigned long long surf, int x_bytes,
   asm volatile("sust.b.2d.v4.b16.zero [%0, {%1,%2}], {%3,%4,%5,%6};"
                :
                : "l"(surf), "r"(x_bytes), "r"(y), "h"(r), "h"(g), "h"(b), "h"(a)
+               : "memory");
+}
+// sust.p.2d.v4.b32.zero: x is a texel (element) index; the four f32 values go through the bound
+// surface's format (dec0's +144, DOC-d0 §4.2 s18603); out-of-bounds stores are dropped.
+__device__ __forceinline__ void surf_store_p(unsigned long long surf, int x, int y, float r, float g, float b, float a) {
+  asm volatile("sust.p.2d.v4.b32.zero [%0, {%1,%2}], {%3,%4,%5,%6};"
+               :
+               : "l"(surf), "r"(x), "r"(y), "r"(__float_as_uint(r)), "r"(__float_as_uint(g)), "r"(__float_as_uint(b)),
+                 "r"(__float_as_uint(a))
                : "memory");
 }
 

@@ -237,19 +237,6 @@ void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, cons
   });
 }
 
-Dec0ColumnMap dec0_output_columns(Dec0Columns c) {
-  // dec0.md §4.2/§4.3: the gather's words %r368..%r372 are columns 0..9 (the logits, E19(f)'s
-  // max.f16x2 / sub.f16x2 read %r368 first); E19(c)'s four packs take %r373, %r376, %r377, %r378,
-  // low half -> low byte (cvt.rn.satfinite.e4m3x2.f16x2). If the gathered words are columns in order,
-  // %r373 = (10, 11), %r374/%r375 = 12..15 (the four tanh inputs), %r376..%r378 = 16..21.
-  switch (c) {
-    case Dec0Columns::column_order: return {{10, 11, 16, 17, 18, 19, 20, 21}, {12, 13, 14, 15}};
-    case Dec0Columns::contiguous: return {{10, 11, 12, 13, 14, 15, 16, 17}, {18, 19, 20, 21}};
-    case Dec0Columns::tanh_first: return {{14, 15, 16, 17, 18, 19, 20, 21}, {10, 11, 12, 13}};
-  }
-  throw std::logic_error("dec0_output_columns: unknown value");
-}
-
 float dec0_tanh(float v) {
   // DOC-d0 E19(d) steps 2..14 (dec0.md §4.4) in libdevice __nv_tanhf's order (the .ftz branch).
   const float a = ftz_f32(std::fabs(ftz_f32(v)));                               // abs.ftz.f32

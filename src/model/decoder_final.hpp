@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 
 #include "model/layer.hpp"
 #include "model/texture_surface.hpp"
@@ -98,7 +99,19 @@ struct Dec0ColumnMap {
   std::array<int, 8> e4m3{};  // byte i of the pixel's 8 bytes at +48 = q8(D19 column e4m3[i])
   std::array<int, 4> tanh{};  // channel i of the +144 texel = dec0_tanh(f32(D19 column tanh[i]))
 };
-Dec0ColumnMap dec0_output_columns(Dec0Columns c);
+// dec0.md §4.2/§4.3: the gather's words %r368..%r372 are columns 0..9 (the logits, E19(f)'s
+// max.f16x2 / sub.f16x2 read %r368 first); E19(c)'s four packs take %r373, %r376, %r377, %r378,
+// low half -> low byte (cvt.rn.satfinite.e4m3x2.f16x2). If the gathered words are columns in order,
+// %r373 = (10, 11), %r374/%r375 = 12..15 (the four tanh inputs), %r376..%r378 = 16..21.
+// constexpr: the CUDA port (cuda/dec0_parts.cuh) takes its columns from it at compile time.
+constexpr Dec0ColumnMap dec0_output_columns(Dec0Columns c) {
+  switch (c) {
+    case Dec0Columns::column_order: return {{10, 11, 16, 17, 18, 19, 20, 21}, {12, 13, 14, 15}};
+    case Dec0Columns::contiguous: return {{10, 11, 12, 13, 14, 15, 16, 17}, {18, 19, 20, 21}};
+    case Dec0Columns::tanh_first: return {{14, 15, 16, 17, 18, 19, 20, 21}, {10, 11, 12, 13}};
+  }
+  throw std::logic_error("dec0_output_columns: unknown value");
+}
 // E19(d): CUDA's tanhf as the PTX computes it, all f32 with .ftz (DOC-d0 E19(d) s18503..s18601,
 // the instruction shape and the constants 0x4038AA3B, 0x41102CB4, 0x3F19999A; the odd polynomial's
 // coefficients 0x3C80F082, 0xBD563CAE, 0x3E085941, 0xBEAAA9ED, 0 are NVIDIA libdevice's __nv_tanhf,

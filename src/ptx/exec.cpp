@@ -32,8 +32,9 @@ std::uint64_t Device::bind_texture(const Texture* t, Sampler sampler) {
   impl_->samplers.push_back(sampler);
   return kTextureHandle | (impl_->textures.size() - 1);
 }
-std::uint64_t Device::bind_surface(Surface* s) {
+std::uint64_t Device::bind_surface(Surface* s, SurfaceFormat format) {
   impl_->surfaces.push_back(s);
+  impl_->surface_formats.push_back(format);
   return kSurfaceHandle | (impl_->surfaces.size() - 1);
 }
 

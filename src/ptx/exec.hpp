@@ -34,6 +34,7 @@ struct Device::Impl {
   std::vector<const Texture*> textures;
   std::vector<Device::Sampler> samplers;  // one per texture
   std::vector<Surface*> surfaces;
+  std::vector<Device::SurfaceFormat> surface_formats;  // one per surface
 };
 
 namespace detail {

@@ -235,8 +235,22 @@ void Cta::exec_sust(Warp& w, const Inst& in, const std::uint32_t* d, const std::
     if ((hv & (0xFFull << 56)) != kSurfaceHandle || (hv & 0xFFFFFFFFu) >= s_.dev.surfaces.size() || !s_.dev.surfaces[hv & 0xFFFFFFFFu])
       fail("sust with a handle that is no bound surface object", l);
     Surface& sf = *s_.dev.surfaces[hv & 0xFFFFFFFFu];
-    std::array<f16_t, 4> val;
     std::int64_t xb = sext(x[l], 32);
+    const std::int64_t yv = sext(y[l], 32);
+    if (s_.dev.surface_formats[hv & 0xFFFFFFFFu] == Device::SurfaceFormat::rgba32f) {
+      // An RGBA32F surface (16 bytes a texel): sust.p's four f32 are stored unchanged at texel x;
+      // sust.b's four b16 at byte x. Out-of-bounds stores are dropped (.zero).
+      const bool p = in.t == Type::b32;
+      const std::int64_t at = p ? 16 * xb : xb, n = p ? 16 : 8;
+      if (at < 0 || yv < 0 || yv >= sf.height || at + n > 16 * static_cast<std::int64_t>(sf.width)) continue;
+      std::uint8_t* dst = sf.bytes.data() + static_cast<std::size_t>(yv) * sf.pitch + static_cast<std::size_t>(at);
+      for (int k = 0; k < 4; ++k) {
+        const std::uint64_t v = R(w, s[3 + k])[l];
+        for (int i = 0; i < n / 4; ++i) dst[k * (n / 4) + i] = static_cast<std::uint8_t>(v >> (8 * i));
+      }
+      continue;
+    }
+    std::array<f16_t, 4> val;
     if (in.t == Type::b32) {
       // sust.p: x is a sample index; the f32 values are converted to the surface's RGBA16F
       // format as cvt.rn.f16.f32 does (docs/readings.md "ptx-tex-sampler").
@@ -246,7 +260,7 @@ void Cta::exec_sust(Warp& w, const Inst& in, const std::uint32_t* d, const std::
       for (int k = 0; k < 4; ++k) val[k] = static_cast<f16_t>(R(w, s[3 + k])[l]);
     }
     if (xb < INT32_MIN || xb > INT32_MAX) continue;  // outside every surface: dropped (.zero)
-    sf.store_b16x4(static_cast<int>(xb), static_cast<int>(sext(y[l], 32)), val);
+    sf.store_b16x4(static_cast<int>(xb), static_cast<int>(yv), val);
   }
 }
 

@@ -101,7 +101,10 @@ class Device {
   using Filter = TextureFilter;
   using Sampler = TextureSampler;
   std::uint64_t bind_texture(const Texture* t, Sampler sampler = Sampler());
-  std::uint64_t bind_surface(Surface* s);
+  // The surface's texel format (the bound CUarray's): RGBA16F, 8 bytes a texel, or RGBA32F, 16
+  // bytes (dec0's +144: sust.p.2d.v4.b32 stores its four f32 unchanged; a replay capture's kFmtFloat).
+  enum class SurfaceFormat { rgba16f, rgba32f };
+  std::uint64_t bind_surface(Surface* s, SurfaceFormat format = SurfaceFormat::rgba16f);
   struct Impl;
   Impl& impl() { return *impl_; }
   const Impl& impl() const { return *impl_; }
