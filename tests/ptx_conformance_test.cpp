@@ -844,6 +844,13 @@ TEST(PtxRrForms, FormattedSurfaceStoreToRgba32fKeepsTheF32) {
   surf.pitch = 16 * 8;
   surf.bytes.assign(surf.pitch * 32, 0);
   Device dev;
+  // A surface whose rows hold 8-byte texels, or fewer bytes than pitch x height, is refused for
+  // RGBA32F (sust would write past its rows).
+  rrswin::Surface narrow = rrswin::Surface::make(8, 32), short_rows = surf;
+  short_rows.bytes.resize(surf.pitch * 31);
+  EXPECT_THROW(dev.bind_surface(&narrow, Device::SurfaceFormat::rgba32f), PtxError);
+  EXPECT_THROW(dev.bind_surface(&short_rows, Device::SurfaceFormat::rgba32f), PtxError);
+  EXPECT_NO_THROW(dev.bind_surface(&narrow));
   const u64 hs = dev.bind_surface(&surf, Device::SurfaceFormat::rgba32f);
   std::uint8_t params[8];
   std::memcpy(params, &hs, 8);

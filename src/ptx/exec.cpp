@@ -9,6 +9,7 @@
 #include <system_error>
 #include <thread>
 
+#include "model/texture_surface.hpp"
 #include "ptx/exec.hpp"
 
 namespace rrswin::ptx {
@@ -33,6 +34,14 @@ std::uint64_t Device::bind_texture(const Texture* t, Sampler sampler) {
   return kTextureHandle | (impl_->textures.size() - 1);
 }
 std::uint64_t Device::bind_surface(Surface* s, SurfaceFormat format) {
+  // sust writes within a row of pitch bytes by the texel size of the format: a surface whose rows
+  // cannot hold width texels of it, or whose bytes are fewer than pitch x height, is refused here.
+  const std::size_t texel = format == SurfaceFormat::rgba32f ? 16 : 8;
+  if (s && (s->width < 0 || s->height < 0 || s->pitch < texel * static_cast<std::size_t>(s->width) ||
+            s->bytes.size() / (s->pitch ? s->pitch : 1) < static_cast<std::size_t>(s->height)))
+    throw PtxError("surface of " + std::to_string(s->width) + "x" + std::to_string(s->height) + " texels, pitch " +
+                   std::to_string(s->pitch) + " and " + std::to_string(s->bytes.size()) + " bytes cannot hold " + std::to_string(texel) +
+                   "-byte texels");
   impl_->surfaces.push_back(s);
   impl_->surface_formats.push_back(format);
   return kSurfaceHandle | (impl_->surfaces.size() - 1);
