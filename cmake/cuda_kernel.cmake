@@ -71,6 +71,8 @@ if(RRSWIN_CUDA_KERNELS AND RRSWIN_NVCC AND RRSWIN_PTXAS)
   # enc1's port (src/cuda/enc1_kernel.cu, issue 37): the same parts in one warp (serial heads, the
   # register merge, the one-warp final).
   rrswin_cuda_ptx(enc1_kernel enc1_kernel.cu CUBINS TEST cuda_enc1_ptx_up_to_date)
+  # enc0's port (src/cuda/enc0_kernel.cu): its embedding front, then enc1's one-warp parts at C = 32.
+  rrswin_cuda_ptx(enc0_kernel enc0_kernel.cu CUBINS TEST cuda_enc0_ptx_up_to_date)
   # The decoders' ports (src/cuda/dec4_kernel.cu, dec3_kernel.cu, dec2_kernel.cu, dec1_kernel.cu,
   # issue 37): the decoders' front and final around the same parts, at each layer's dimensions.
   rrswin_cuda_ptx(dec4_kernel dec4_kernel.cu CUBINS TEST cuda_dec4_ptx_up_to_date)

@@ -14,6 +14,7 @@
 #include "cuda/dec2_params.hpp"
 #include "cuda/dec3_params.hpp"
 #include "cuda/dec4_params.hpp"
+#include "cuda/enc0_params.hpp"
 #include "cuda/enc1_params.hpp"
 #include "cuda/enc2_params.hpp"
 #include "cuda/enc3_params.hpp"
@@ -118,6 +119,19 @@ void expect_layer_is_its_row() {
     EXPECT_EQ(Ly::kExpandSubpixels * s.front.warps, 4);
     EXPECT_EQ(Ly::kRowTiles * 16, s.rows_per_warp);
     EXPECT_EQ(s.final_epilogue, s.serial_heads() ? FinalEpilogueKind::dec0_output : FinalEpilogueKind::decoder_blend);
+  } else if (Ly::kEmbedding) {
+    // enc0's P1, P2 (model/embedding_front.cpp embedding_phase, from the phases' own begins): one
+    // k-step each, B and the bias records where the port reads them.
+    const Phase& p1 = prog.phase(1);
+    const Phase& p2 = prog.phase(2);
+    EXPECT_EQ(Ly::kP1Weights, p1.weight_begin);
+    EXPECT_EQ(Ly::kP1Bias, p1.bias_begin);
+    EXPECT_EQ(Ly::kP2Weights, p2.weight_begin);
+    EXPECT_EQ(Ly::kP2Bias, p2.bias_begin);
+    EXPECT_EQ(p1.k_steps, 1);
+    EXPECT_EQ(p2.k_steps, 1);
+    EXPECT_EQ(a.g1(), Ly::kP2Bias + 64u);  // the input norm's gains follow P2's records (HIP-e0: 6272)
+    EXPECT_EQ(s.final_epilogue, FinalEpilogueKind::kpn_filter_sigmoid_shared_taps);
   } else {
     EXPECT_EQ(s.front.kind, FrontKind::none);
   }
@@ -127,6 +141,8 @@ void expect_layer_is_its_row() {
                              : r.role == Region::Role::t1 ? a.t1()
                              : r.role == Region::Role::g2 ? a.g2()
                              : r.role == Region::Role::t3 ? a.t3()
+                             : r.role == Region::Role::we ? (r.index == 0 ? Ly::kP1Weights : Ly::kP2Weights)
+                             : r.role == Region::Role::be ? (r.index == 0 ? Ly::kP1Bias : Ly::kP2Bias)
                                                           : r.begin;
     EXPECT_EQ(at, r.begin) << r.name;
   }
@@ -187,6 +203,7 @@ TEST(CudaLayerDims, Enc4IsItsRow) { expect_layer_is_its_row<cuda::Enc4>(); }
 TEST(CudaLayerDims, Enc3IsItsRow) { expect_layer_is_its_row<cuda::Enc3>(); }
 TEST(CudaLayerDims, Enc2IsItsRow) { expect_layer_is_its_row<cuda::Enc2>(); }
 TEST(CudaLayerDims, Enc1IsItsRow) { expect_layer_is_its_row<cuda::Enc1>(); }
+TEST(CudaLayerDims, Enc0IsItsRow) { expect_layer_is_its_row<cuda::Enc0>(); }
 TEST(CudaLayerDims, Dec4IsItsRow) { expect_layer_is_its_row<cuda::Dec4>(); }
 TEST(CudaLayerDims, Dec3IsItsRow) { expect_layer_is_its_row<cuda::Dec3>(); }
 TEST(CudaLayerDims, Dec2IsItsRow) { expect_layer_is_its_row<cuda::Dec2>(); }
@@ -202,6 +219,33 @@ TEST(CudaLayerDims, ParameterBlocksAreTheRowsLaunchAbi) {
   EXPECT_EQ(static_cast<int>(sizeof(cuda::Enc5Params)), abi.param_block_bytes);
   EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc5Params, surface)), abi.surfaces[0]);
   EXPECT_EQ(abi.merged_output, -1);
+  // enc0: the 1032-byte block; the merge layers' first 144 bytes, whose +8 and +88 (the staged input
+  // tensor, the texture standing for input_noise) are slots the original leaves unused (the row's
+  // input and texture are -1), and +304 the network input, which the port does not read.
+  {
+    const LaunchAbi& abi = layer_spec(LayerId::enc0).abi;
+    using P = cuda::MergeLayerParams;
+    EXPECT_EQ(static_cast<int>(sizeof(cuda::Enc0Params)), abi.param_block_bytes);
+    EXPECT_EQ(offsetof(cuda::Enc0Params, merge), 0u);
+    EXPECT_EQ(static_cast<int>(offsetof(cuda::Enc0Params, network_input)), abi.network_input);
+    EXPECT_EQ(static_cast<int>(offsetof(P, ex)), abi.extents);
+    EXPECT_EQ(static_cast<int>(offsetof(P, weights)), abi.weights);
+    EXPECT_EQ(static_cast<int>(offsetof(P, output_arena)), abi.arena);
+    EXPECT_EQ(static_cast<int>(offsetof(P, merged_output)), abi.merged_output);
+    EXPECT_EQ(static_cast<int>(offsetof(P, block_offset_x)), abi.origin);
+    ASSERT_EQ(abi.surface_count, 3);
+    EXPECT_EQ(static_cast<int>(offsetof(P, surface112)), abi.surfaces[0]);
+    EXPECT_EQ(static_cast<int>(offsetof(P, surface120)), abi.surfaces[1]);
+    EXPECT_EQ(static_cast<int>(offsetof(P, surface128)), abi.surfaces[2]);
+    EXPECT_EQ(abi.input, -1);
+    EXPECT_EQ(abi.texture, -1);
+    EXPECT_EQ(cuda::kEnc0StagedInputOffset, 8);
+    EXPECT_EQ(cuda::kEnc0NoiseTextureOffset, 88);
+    // The stand-ins overlap no field the original's block uses.
+    for (const int used : {abi.extents, abi.weights, abi.arena, abi.merged_output, abi.origin, abi.network_input, abi.surfaces[0],
+                           abi.surfaces[1], abi.surfaces[2]})
+      for (const int stand_in : {cuda::kEnc0StagedInputOffset, cuda::kEnc0NoiseTextureOffset}) EXPECT_NE(used, stand_in);
+  }
   expect_decoder_params<cuda::Dec4Params>(LayerId::dec4);
   expect_decoder_params<cuda::Dec3Params>(LayerId::dec3);
   expect_decoder_params<cuda::Dec2Params>(LayerId::dec2);

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -20,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "assets/synthetic_inputs.hpp"
+#include "assets/synthetic_weights.hpp"
 #include "bridge/layer_capture.hpp"
 #include "bridge/layer_settle.hpp"
 #include "cuda/dec0_params.hpp"
@@ -27,11 +30,14 @@
 #include "cuda/dec2_params.hpp"
 #include "cuda/dec3_params.hpp"
 #include "cuda/dec4_params.hpp"
+#include "cuda/enc0_params.hpp"
 #include "cuda/enc1_params.hpp"
 #include "cuda/enc2_params.hpp"
 #include "cuda/enc3_params.hpp"
 #include "cuda/enc4_params.hpp"
 #include "cuda/layer_dims.hpp"
+#include "layout/arena.hpp"
+#include "model/launch_abi.hpp"
 #include "model/layer_golden.hpp"
 #include "model/layer_program.hpp"
 #include "numerics/profile.hpp"
@@ -127,6 +133,18 @@ const Port kDec0{LayerId::dec0,
                  cuda::Dec0::kSharedBytes,
                  "ex2.approx.ftz.f32",
                  "rsqrt.approx.ftz.f32"};
+
+// enc0 (one warp, DESC-e0 GRID/BLOCK and HIP-e0: 4000 bytes of shared memory, 1032 parameter bytes):
+// the same quad sums over shfl.sync.down in its E22. It has no replay captures (its prologue is
+// decoded by no source: `rrswin capture --layer enc0` is refused), so its tests launch the PTX
+// themselves (enc0_launch below) on the golden model's own inputs.
+const Port kEnc0{LayerId::enc0,
+                 "cuda_dldn_engine_swin_enc0_kernel",
+                 "enc0_kernel.sm_89.ptx",
+                 sizeof(cuda::Enc0Params),
+                 cuda::Enc0::kSharedBytes,
+                 kQuadShfl,
+                 kQuadShflMutated};
 
 std::string ptx_path(const Port& p) { return std::string(RRSWIN_CUDA_GENERATED_DIR) + "/" + p.ptx_file; }
 const ptx::Module& kernel_module(const Port& p) {
@@ -243,6 +261,107 @@ void settle_oracle_settles_every_default(const Port& p) {
   }
 }
 
+// ---- enc0: the generic launch against run_layer_frame (no replay captures) ----
+// One frame of enc0's inputs: the staged input tensor (a one-plane arena, the golden model's input:
+// model/embedding_front.cpp), the texture standing for input_noise, enc0's synthetic weights.
+struct Enc0Frame {
+  int ex, ey, ox, oy;
+  SyntheticFrame in;
+};
+Enc0Frame enc0_frame(int ex, int ey, int ox, int oy, std::uint64_t seed, bool stress) {
+  return {ex, ey, ox, oy, make_synthetic_frame(ex, ey, seed, stress, 1)};
+}
+// What enc0 writes: +48, +56 and the three surfaces.
+struct Enc0Outputs {
+  std::vector<std::uint8_t> arena, merged;
+  Surface s112, s120, s128;
+};
+
+// The golden model (run_layer_frame) on the frame.
+Enc0Outputs enc0_golden(const Enc0Frame& fr, const Profile& prof) {
+  LayerFrame f;
+  f.ex = fr.ex;
+  f.ey = fr.ey;
+  f.ox = fr.ox;
+  f.oy = fr.oy;
+  f.input_arena = fr.in.input_arena;
+  f.weights = &default_layer_weights(LayerId::enc0);
+  f.texture = &fr.in.texture;
+  run_layer_frame_golden(f, prof, Readings{}, LayerReadings{});
+  return {f.output_arena, f.merged_output, f.surface112, f.surface120, f.surface128};
+}
+
+// The port's PTX on the interpreter: the 1032-byte block built field by field at cuda/enc0_params.hpp's
+// offsets (the staged tensor at +8 and the texture at +88: the stand-ins), the grid covering the frame
+// at its block offsets, block (32, 1, 1), as the golden driver's blocks.
+Enc0Outputs enc0_launch(const ptx::Module& m, const Enc0Frame& fr, const Profile& prof) {
+  const WeightImage& w = default_layer_weights(LayerId::enc0);
+  const layout::PlaneArena out{fr.ex, fr.ey, 1}, half{fr.ex >> 1, fr.ey >> 1, 2};
+  Enc0Outputs o{std::vector<std::uint8_t>(out.total_bytes(), 0), std::vector<std::uint8_t>(half.total_bytes(), 0),
+                Surface::make(fr.ex, fr.ey), Surface::make(fr.ex, fr.ey), Surface::make(fr.ex >> 1, fr.ey >> 1)};
+  ptx::Device dev;
+  std::vector<std::uint8_t> block(sizeof(cuda::Enc0Params), 0);
+  auto put = [&](std::size_t off, auto v) { std::memcpy(block.data() + off, &v, sizeof v); };
+  using P = cuda::MergeLayerParams;
+  put(offsetof(P, ex), static_cast<std::uint32_t>(fr.ex));
+  put(offsetof(P, ey), static_cast<std::uint32_t>(fr.ey));
+  put(static_cast<std::size_t>(cuda::kEnc0StagedInputOffset), dev.add_global_readonly("staged input tensor (+8)", fr.in.input_arena));
+  put(offsetof(P, weights), dev.add_global_readonly("weight image (+40)", w.bytes()));
+  put(offsetof(P, output_arena), dev.add_global("arena (+48)", o.arena));
+  put(offsetof(P, merged_output), dev.add_global("merged output (+56)", o.merged));
+  put(offsetof(P, block_offset_x), static_cast<std::uint16_t>(fr.ox));
+  put(offsetof(P, block_offset_y), static_cast<std::uint16_t>(fr.oy));
+  put(static_cast<std::size_t>(cuda::kEnc0NoiseTextureOffset), dev.bind_texture(&fr.in.texture));
+  put(offsetof(P, surface112), dev.bind_surface(&o.s112));
+  put(offsetof(P, surface120), dev.bind_surface(&o.s120));
+  put(offsetof(P, surface128), dev.bind_surface(&o.s128));
+  const abi::GridExtent g = abi::covering_grid(static_cast<std::uint32_t>(fr.ex), static_cast<std::uint32_t>(fr.ey),
+                                               static_cast<std::uint32_t>(fr.ox), static_cast<std::uint32_t>(fr.oy));
+  ptx::RunOptions ro;
+  ro.profile = &prof;
+  ro.max_launch_instructions = 1'000'000'000;
+  ptx::run(m, kEnc0.entry, {static_cast<std::uint32_t>(g.x), static_cast<std::uint32_t>(g.y), 1}, {32, 1, 1}, block, dev, ro);
+  return o;
+}
+
+// The first differing byte of two runs' outputs, or "".
+std::string enc0_difference(const Enc0Outputs& model, const Enc0Outputs& port) {
+  auto first = [](const char* what, const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b) -> std::string {
+    if (a.size() != b.size())
+      return std::string(what) + ": " + std::to_string(a.size()) + " bytes, interpreted " + std::to_string(b.size());
+    for (std::size_t k = 0; k < a.size(); ++k)
+      if (a[k] != b[k])
+        return std::string(what) + " byte " + std::to_string(k) + ": model " + std::to_string(a[k]) + ", interpreted " +
+               std::to_string(b[k]);
+    return "";
+  };
+  for (const std::string& d :
+       {first("+48", model.arena, port.arena), first("+56", model.merged, port.merged), first("+112", model.s112.bytes, port.s112.bytes),
+        first("+120", model.s120.bytes, port.s120.bytes), first("+128", model.s128.bytes, port.s128.bytes)})
+    if (!d.empty()) return d;
+  return "";
+}
+
+// enc1's border launch (21 x 13 tokens at block offsets 3, 5: odd extents, frame borders inside
+// blocks), every profile (ada alone under RRSWIN_TEST_SCALE=small, as the other ports).
+const Enc0Frame& enc0_border_frame() {
+  static const Enc0Frame f = enc0_frame(21, 13, 3, 5, 37, false);
+  return f;
+}
+
+// The port's PTX with `from` replaced by `to` at its last (or first) occurrence must change an output.
+void enc0_mutation_is_caught(const char* from, const char* to, bool last) {
+  std::ifstream f(ptx_path(kEnc0));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string text = ss.str();
+  const std::size_t at = last ? text.rfind(from) : text.find(from);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string(from).size(), to);
+  const auto mutated = ptx::parse_module(text, "mutated.ptx");
+  EXPECT_NE(enc0_difference(enc0_golden(enc0_border_frame(), profile_ada()), enc0_launch(*mutated, enc0_border_frame(), profile_ada())),
+            "");
+}
 }  // namespace
 
 TEST(CudaEnc4Kernel, EntryIsTheRows) { entry_is_the_rows(kEnc4); }
@@ -298,5 +417,39 @@ TEST(CudaDec0Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) { equals_golde
 TEST(CudaDec0Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kDec0); }
 TEST(CudaDec0Kernel, AMutatedKernelIsCaught) { a_mutated_kernel_is_caught(kDec0); }
 TEST(CudaDec0Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_oracle_settles_every_default(kDec0); }
+
+// enc0: the entry against the row (1032 bytes, 4000 bytes of shared memory), the border launch
+// against run_layer_frame under every profile, a frame of stress inputs (NaN, +-448 and subnormal
+// codes in the staged tensor: make_synthetic_frame's stress mode) at a whole-block grid with an even
+// offset, the mutated PTX. No settle --oracle for enc0: settle runs on replay captures, which enc0
+// cannot have (its prologue is decoded by no source; `rrswin capture --layer enc0` is refused).
+TEST(CudaEnc0Kernel, EntryIsTheRows) { entry_is_the_rows(kEnc0); }
+TEST(CudaEnc0Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) {
+  for (const Profile* prof : all_profiles()) {
+    if (small_scale() && prof != &profile_ada()) continue;
+    SCOPED_TRACE(prof->name);
+    const Enc0Outputs model = enc0_golden(enc0_border_frame(), *prof);
+    // Every output the comparison covers holds data (not a frame of zeros on both sides).
+    auto nonzero = [](const std::vector<std::uint8_t>& v) {
+      return std::count_if(v.begin(), v.end(), [](std::uint8_t c) { return c != 0; });
+    };
+    EXPECT_GT(nonzero(model.arena), 1000);
+    EXPECT_GT(nonzero(model.merged), 1000);
+    EXPECT_GT(nonzero(model.s112.bytes), 1000);
+    EXPECT_GT(nonzero(model.s120.bytes), 1000);
+    EXPECT_GT(nonzero(model.s128.bytes), 100);
+    EXPECT_EQ(enc0_difference(model, enc0_launch(kernel_module(kEnc0), enc0_border_frame(), *prof)), "");
+  }
+}
+TEST(CudaEnc0Kernel, InterpretedPtxEqualsGoldenOnStressInputs) {
+  const Enc0Frame f = enc0_frame(24, 16, 2, 0, 11, true);
+  EXPECT_EQ(enc0_difference(enc0_golden(f, profile_ada()), enc0_launch(kernel_module(kEnc0), f, profile_ada())), "");
+}
+// E22's quad sums (the ports' mutation), and the front's relu (P2's A without it: every output
+// downstream of a negative D1 changes).
+TEST(CudaEnc0Kernel, AMutatedKernelIsCaught) { enc0_mutation_is_caught(kEnc0.mutate_from, kEnc0.mutate_to, true); }
+TEST(CudaEnc0Kernel, AMutatedEmbeddingIsCaught) {
+  enc0_mutation_is_caught("cvt.rn.satfinite.relu.e4m3x2.f16x2", "cvt.rn.satfinite.e4m3x2.f16x2", false);
+}
 
 }  // namespace rrswin

@@ -108,6 +108,23 @@ inline constexpr LayerDims kEnc1Dims{.id = LayerId::enc1,
                                      .final_epilogue = FinalEpilogueKind::kpn_filter_sigmoid_one_warp,
                                      .shared_bytes = 0,
                                      .warps = 1};
+// enc0 (DESC-e0 WEIGHTS, HIP-e0 header, DOC-e0 §3/E20..E22; docs/readings.md §10 "enc0"): enc1's
+// one-warp form at C = 32 (the two heads in turn, all 64 rows in the warp, 4 chunks, the register merge
+// to 64 channels, the gated final E22) after its own front, the input embedding (two 96x32x32 GEMMs,
+// P1 at 4096 and P2 at 5184 past 4096 bytes no mma reads); the original's 4000 bytes of shared memory
+// (input_tensor 3200 + input_noise 800, the row's total [inf]), block (32, 1, 1).
+inline constexpr LayerDims kEnc0Dims{.id = LayerId::enc0,
+                                     .channels = 32,
+                                     .heads = 2,
+                                     .head_form = HeadForm::serial,
+                                     .rows_per_warp = 64,
+                                     .chunks = 4,
+                                     .merge_kind = MergeKind::register_lanes,
+                                     .merge_out = 64,
+                                     .final_epilogue = FinalEpilogueKind::kpn_filter_sigmoid_shared_taps,
+                                     .shared_bytes = 4000,
+                                     .warps = 1,
+                                     .front = {.kind = FrontKind::embedding, .k = 32, .n_per_warp = 32, .warps = 1, .unread_bytes = 4096}};
 // model/layer_spec.cpp's rows dec4, dec3, dec2 (DOC-d4 §2-§4, HIP-d4 phase 1: 48x160x160 per warp;
 // HIP-d3 phase 1: K = 160, 128 columns a warp; DOC-d2 §5 row 1: K = 128, 96 columns a warp; four warps).
 inline constexpr LayerDims kDec4Dims{.id = LayerId::dec4,
@@ -197,9 +214,14 @@ struct Layer {
   static constexpr int kRowTiles = D.rows_per_warp / 16;  // the m-tiles each of them takes (warp z: kRowTiles z + k)
   static constexpr bool kMerge = D.merge_kind != MergeKind::none;
   static constexpr bool kDecoder = D.front.kind == FrontKind::patch_expand;
-  // The decoders' phase 1 (model/decoder_front.hpp expand_phase): K = the input's channels, N columns
-  // a warp (C a sub-pixel: one sub-pixel a warp, dec1 two), warp z's slab at K N z, its N f16 seeds at
-  // warps K N + 2 N z.
+  static constexpr bool kEmbedding = D.front.kind == FrontKind::embedding;  // enc0's input embedding
+  // enc0's embedding phases P1, P2 (model/layer_program.cpp's regions We0/be0, We1/be1): a 32 x 32
+  // waddr tile past the unread bytes, then its 32 f16 bias records (DESC-e0 WEIGHTS: 4096, 5120,
+  // 5184, 6208). Scalars: device code reads a constexpr scalar, not a constexpr array.
+  static constexpr std::uint32_t kP1Weights = static_cast<std::uint32_t>(D.front.unread_bytes);
+  static constexpr std::uint32_t kP1Bias = kP1Weights + 1024u;
+  static constexpr std::uint32_t kP2Weights = kP1Bias + 64u;
+  static constexpr std::uint32_t kP2Bias = kP2Weights + 1024u;
   static constexpr int kExpandSlices = D.front.k / 32;
   static constexpr int kExpandN = D.front.n_per_warp;
   static constexpr int kExpandNTiles = kExpandN / 8;
@@ -236,10 +258,12 @@ struct Layer {
                            ((D.rows_per_warp == 16 && kMlpWarps == 4) || (kDecoder && D.rows_per_warp == 32 && kMlpWarps == 2))),
                 "one warp per head (warps 0..3 stage the input and run the rows after the heads, 16 each; dec1's two "
                 "warps 32 each), or the heads in turn in one warp that takes all 64 rows");
-  static_assert(D.front.kind == FrontKind::none || (kDecoder && kExpandSubpixels * C == kExpandN && kExpandSubpixels * D.front.warps == 4 &&
-                                                    D.front.warps == kMlpWarps && D.front.k % 32 == 0),
-                "the encoders' prologue, or the patch expand of the 4 sub-pixels (C columns each) on the warps that run the "
-                "rows after the heads (dec0: the one warp)");
+  static_assert(D.front.kind == FrontKind::none ||
+                    (kDecoder && kExpandSubpixels * C == kExpandN && kExpandSubpixels * D.front.warps == 4 && D.front.warps == kMlpWarps &&
+                     D.front.k % 32 == 0) ||
+                    (kEmbedding && kSerial && C == 32 && D.front.k == 32 && D.front.n_per_warp == 32 && D.front.warps == 1),
+                "the encoders' prologue, the patch expand of the 4 sub-pixels (C columns each) on the warps that run the "
+                "rows after the heads (dec0: the one warp), or enc0's 96x32x32 embedding in the one warp");
   static_assert(D.merge_kind == MergeKind::none || D.merge_kind == (kSerial ? MergeKind::register_lanes : MergeKind::shared_passes),
                 "the shared-memory merge in the layers of one warp per head, the register merge in the one-warp layer");
   static_assert(D.merge_kind != MergeKind::shared_passes ||
@@ -248,16 +272,18 @@ struct Layer {
   static_assert(D.merge_kind != MergeKind::register_lanes || D.merge_out % 32 == 0, "the register merge: 32-column planes");
   static_assert(D.final_epilogue == (kDecoder  ? (kSerial ? FinalEpilogueKind::dec0_output : FinalEpilogueKind::decoder_blend)
                                      : !kMerge ? FinalEpilogueKind::kpn_filter
-                                     : kSerial ? FinalEpilogueKind::kpn_filter_sigmoid_one_warp
+                                     : kSerial ? (kEmbedding ? FinalEpilogueKind::kpn_filter_sigmoid_shared_taps
+                                                             : FinalEpilogueKind::kpn_filter_sigmoid_one_warp)
                                                : FinalEpilogueKind::kpn_filter_sigmoid),
-                "the final epilogues with CUDA parts: enc5's E61, the merge layers' gated E62, enc1's one-warp E32, the decoders' "
-                "blend, dec0's E19");
+                "the final epilogues with CUDA parts: enc5's E61, the merge layers' gated E62, enc1's one-warp E32 (enc0's E22: "
+                "the same, its taps in the texture slot), the decoders' blend, dec0's E19");
   static_assert(D.final_gemm == (D.final_epilogue != FinalEpilogueKind::dec0_output), "a final phase in every layer but dec0");
   static_assert(!(kDecoder && kMerge), "a decoder has no merge");
-  static_assert(kSerial ? kSharedBytes == kExpandTileBytes
+  static_assert(kSerial ? (kEmbedding ? kStagedInputBytes <= kSharedBytes : kSharedBytes == kExpandTileBytes)
                         : (kStagedInputBytes <= kSharedBytes && kHeadStageBytes <= kSharedBytes && kMergeStageBytes <= kSharedBytes &&
                            kRecordBytes <= kSharedBytes && kExpandTileBytes <= kSharedBytes),
-                "every stage fits the original's shared array (the one-warp layers: registers only, dec0's E1 tile)");
+                "every stage fits the original's shared array (the one-warp layers: registers only, dec0's E1 tile, enc0's "
+                "gathered P1 A)");
 };
 
 using Enc5 = Layer<kEnc5Dims>;
@@ -265,6 +291,7 @@ using Enc4 = Layer<kEnc4Dims>;
 using Enc3 = Layer<kEnc3Dims>;
 using Enc2 = Layer<kEnc2Dims>;
 using Enc1 = Layer<kEnc1Dims>;
+using Enc0 = Layer<kEnc0Dims>;
 using Dec4 = Layer<kDec4Dims>;
 using Dec3 = Layer<kDec3Dims>;
 using Dec2 = Layer<kDec2Dims>;

@@ -17,8 +17,9 @@
 //   e62_gated           E32          the merge layers' E62 on rows T = lane, lane + 32, their
 //                                    logits gathered across lanes (golden e62, one_warp)
 //
-// and one_warp_layer, the whole kernel body given the parameter block. Included by the kernels'
-// .cu files only.
+// and one_warp_body, the whole kernel body given the parameter block and the front that makes the
+// stem's A (one_warp_layer: enc1's prologue; enc0's embedding, cuda/enc0_parts.cuh). Included by the
+// kernels' .cu files only.
 #pragma once
 #include "cuda/merge_parts.cuh"
 
@@ -104,9 +105,12 @@ struct GatheredLogits {
   }
 };
 
-// The one-warp layer's kernel (enc1's phases 1..32), block (32, 1, 1), no shared memory.
-template <class Ly>
-__device__ __forceinline__ void one_warp_layer(const MergeLayerParams& params) {
+// The one-warp layer's kernel (enc1's phases 1..32; enc0's 3..22 after its embedding), block
+// (32, 1, 1). `front(p, b, staged, D)` makes the stem's A of the six m-tiles (staged, in registers)
+// and seeds the first projection's C of m-tiles 0..3 (D = f16(T1 + x), c13_seed): enc1's prologue
+// (one_warp_layer below), enc0's embedding (cuda/enc0_parts.cuh).
+template <class Ly, class Front>
+__device__ __forceinline__ void one_warp_body(const MergeLayerParams& params, const Front& front) {
   static_assert(Ly::kSerial && Ly::kDims.merge_kind == MergeKind::register_lanes, "the one-warp layer");
   constexpr int KS = Ly::kSlices;
   const MergeArgs p{{params.input_arena, params.weights, params.output_arena, params.texture, params.surface112},
@@ -121,18 +125,8 @@ __device__ __forceinline__ void one_warp_layer(const MergeLayerParams& params) {
     return bz;
   };
 
-  // The prologue: the six m-tiles' q8(h1) (the stem's A, in registers); m-tiles 0..3's decoded
-  // input seeds the first projection's C (C13 = f16(T1 + x)).
   u32 staged[6][KS][4], D[4][Ly::kNTiles][2];
-#pragma unroll
-  for (int mi = 0; mi < 6; ++mi) {
-    u32 x[Ly::kNTiles][2];
-    prologue_a<Ly>(p.base, b, mi, x, [&](int q, const u32(&a)[4]) {
-#pragma unroll
-      for (int o = 0; o < 4; ++o) staged[mi][q][o] = a[o];
-    });
-    if (mi < 4) c13_seed<Ly>(p.base, b, x, D[mi]);
-  }
+  front(p.base, b, staged, D);
   // The heads in turn: head h's stem, score, P V, then its projection on all 64 rows, chained on
   // the previous head's D (DOC-e1 §2.1, §3/E13).
 #pragma unroll 1
@@ -170,6 +164,24 @@ __device__ __forceinline__ void one_warp_layer(const MergeLayerParams& params) {
     gather_logits<1>(b, L, w);
     e62_gated(p, b, b.lane + 32, GatheredLogits{w});
   }
+}
+
+// enc1's kernel: the prologue's six m-tiles' q8(h1) (the stem's A, in registers); m-tiles 0..3's
+// decoded input seeds the first projection's C (C13 = f16(T1 + x)).
+template <class Ly>
+__device__ __forceinline__ void one_warp_layer(const MergeLayerParams& params) {
+  constexpr int KS = Ly::kSlices;
+  one_warp_body<Ly>(params, [](const Args& a, const Block& b, u32(&staged)[6][KS][4], u32(&D)[4][Ly::kNTiles][2]) {
+#pragma unroll
+    for (int mi = 0; mi < 6; ++mi) {
+      u32 x[Ly::kNTiles][2];
+      prologue_a<Ly>(a, b, mi, x, [&](int q, const u32(&s)[4]) {
+#pragma unroll
+        for (int o = 0; o < 4; ++o) staged[mi][q][o] = s[o];
+      });
+      if (mi < 4) c13_seed<Ly>(a, b, x, D[mi]);
+    }
+  });
 }
 
 }  // namespace

@@ -28,6 +28,13 @@ __device__ __forceinline__ u16 cvt_e4m3x2(u32 v) {
   asm("cvt.rn.satfinite.e4m3x2.f16x2 %0, %1;" : "=h"(d) : "r"(v));
   return d;
 }
+// cvt.rn.satfinite.relu.e4m3x2.f16x2 (enc0's P2 A, HIP-e0 relu_pair): as cvt_e4m3x2 with a negative
+// half (-0 too) made +0 and a NaN the canonical NaN (golden quantise_relu).
+__device__ __forceinline__ u16 cvt_relu_e4m3x2(u32 v) {
+  u16 d;
+  asm("cvt.rn.satfinite.relu.e4m3x2.f16x2 %0, %1;" : "=h"(d) : "r"(v));
+  return d;
+}
 // cvt.rn.f16x2.e4m3x2 (exact): low byte -> low half.
 __device__ __forceinline__ u32 cvt_f16x2_e4m3x2(u16 v) {
   u32 d;

@@ -144,27 +144,24 @@ __device__ __forceinline__ void rms_scale(const std::uint8_t* W, std::uint32_t t
 }
 
 // ---- prologue (golden prologue.cpp), facts B1..B6 ----
-// M-tile mi of the input: per plane q (C/32 of them) its four A registers o as four input-arena
-// words (arena_slot: the map E60 writes with), decoded into the residual x (D layout, in
-// registers), RMS-normalised with g1 and requantised as the stem's A of k-slice q, handed to
-// put(q, a) (staged to shared memory, or kept in registers).
-template <class Ly, class Put>
-__device__ __forceinline__ void prologue_a(const Args& p, const Block& b, int mi, u32 (&x)[Ly::kNTiles][2], const Put& put) {
-  constexpr int KS = Ly::kSlices;
-  constexpr WeightMap m = Ly::kMap;
+// A register o of plane q of m-tile mi as the prologue loads it: the input-arena word at arena_slot
+// (the map E60 writes with) of the row's token pixel (reading prologue-halo), or 0 outside the frame
+// (prologue-fill = zero: the guarded load leaves its register 0). Its four bytes are the A
+// register's four codes (golden prologue_gather); enc0's P1 takes them as they are.
+__device__ __forceinline__ u32 prologue_word(const Args& p, const Block& b, int mi, int q, int o) {
   const ArenaOrder order = kR.prologue_load_order == PrologueLoadOrder::fragment ? ArenaOrder::fragment : ArenaOrder::natural;
   const layout::PlaneArena pa{b.ex, b.ey};
-#pragma unroll
-  for (int q = 0; q < KS; ++q)
-#pragma unroll
-    for (int o = 0; o < 4; ++o) {
-      const golden::ArenaSlot slot = golden::arena_slot(order, o, b.t);
-      const golden::PixelXY px = golden::token_pixel_of(kR.prologue_halo, b.x0, b.y0, 16 * mi + b.g + 8 * slot.row_half);
-      u32 w = 0;  // prologue-fill = zero: the guarded load leaves its register 0
-      if (pa.in_frame(px.x, px.y)) w = *reinterpret_cast<const u32*>(p.input_arena + 4 * pa.word_index(q, px.x, px.y, slot.word));
-      x[4 * q + repack_nt(o >> 1, 0)][o & 1] = ptx::cvt_f16x2_e4m3x2(static_cast<u16>(w & 0xFFFFu));
-      x[4 * q + repack_nt(o >> 1, 1)][o & 1] = ptx::cvt_f16x2_e4m3x2(static_cast<u16>(w >> 16));
-    }
+  const golden::ArenaSlot slot = golden::arena_slot(order, o, b.t);
+  const golden::PixelXY px = golden::token_pixel_of(kR.prologue_halo, b.x0, b.y0, 16 * mi + b.g + 8 * slot.row_half);
+  u32 w = 0;
+  if (pa.in_frame(px.x, px.y)) w = *reinterpret_cast<const u32*>(p.input_arena + 4 * pa.word_index(q, px.x, px.y, slot.word));
+  return w;
+}
+// The input norm of one m-tile (golden stage_input with prologue_norm_spec): x RMS-normalised with
+// g1 and requantised as the stem's A of k-slice q, handed to put(q, a).
+template <class Ly, class Put>
+__device__ __forceinline__ void prologue_norm_a(const Args& p, const Block& b, const u32 (&x)[Ly::kNTiles][2], const Put& put) {
+  constexpr WeightMap m = Ly::kMap;
   constexpr u16 kEps = golden::kPrologueEpsE2m13;  // reading prologue-eps (static_assert above)
   u16 inv[2];
 #pragma unroll
@@ -172,11 +169,27 @@ __device__ __forceinline__ void prologue_a(const Args& p, const Block& b, int mi
   u32 h1[Ly::kNTiles][2];
   rms_scale(p.weights, m.g1(), b, x, inv, h1);
 #pragma unroll
-  for (int q = 0; q < KS; ++q) {
+  for (int q = 0; q < Ly::kSlices; ++q) {
     u32 a[4];
     repack_a(h1, q, a);
     put(q, a);
   }
+}
+// M-tile mi of the input: per plane q (C/32 of them) its four A registers o as four input-arena
+// words (prologue_word), decoded into the residual x (D layout, in registers), then the input norm
+// (prologue_norm_a: staged to shared memory, or kept in registers).
+template <class Ly, class Put>
+__device__ __forceinline__ void prologue_a(const Args& p, const Block& b, int mi, u32 (&x)[Ly::kNTiles][2], const Put& put) {
+  constexpr int KS = Ly::kSlices;
+#pragma unroll
+  for (int q = 0; q < KS; ++q)
+#pragma unroll
+    for (int o = 0; o < 4; ++o) {
+      const u32 w = prologue_word(p, b, mi, q, o);
+      x[4 * q + repack_nt(o >> 1, 0)][o & 1] = ptx::cvt_f16x2_e4m3x2(static_cast<u16>(w & 0xFFFFu));
+      x[4 * q + repack_nt(o >> 1, 1)][o & 1] = ptx::cvt_f16x2_e4m3x2(static_cast<u16>(w >> 16));
+    }
+  prologue_norm_a<Ly>(p, b, x, put);
 }
 // Warp z stages m-tile mi (z, and 4 + z for z <= 1, facts A8.1) as fragment (C/32) mi + q.
 template <class Ly>
