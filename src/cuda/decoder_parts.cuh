@@ -94,22 +94,33 @@ __device__ __forceinline__ void expand_phase(const DecoderArgs& p, const Block& 
 }
 
 // Which of warp z's spw = N/C sub-pixels (k = 0..spw-1) and which channel n-tile the n-tile nt of phase
-// 1's D holds (golden expand_column): one sub-pixel a warp, k = 0 and channel n-tile nt; more (dec1's
-// two, dec0's four in its one warp) under expand-column-split = block, k = nt / (C/8) and nt % (C/8);
-// interleaved, dec1 k = nt & 1 and nt >> 1, dec0 k = (nt >> 1) & 3 and 2 (nt >> 3) + (nt & 1) (the
-// pairs of n-tiles of DESC-d0 _e1's pack word; docs/readings.md §11). Columns 8 nt + 2 t, +1 stay in
-// one channel n-tile: a pair is one u16 store.
+// 1's D holds: golden's map (expand_column_of, model/decoder_front.hpp) at warp 0 and column 8 nt,
+// under the reading expand-column-split.
+template <class Ly>
+__host__ __device__ constexpr golden::ExpandColumn expand_tile_column(int nt) {
+  return golden::expand_column_of(kLR.decoder_front.column_split, Ly::kExpandSubpixels, Ly::C, 0, 8 * nt);
+}
 template <class Ly>
 __host__ __device__ constexpr int expand_subpixel_of(int nt) {
-  if (Ly::kExpandSubpixels == 1) return 0;
-  if (kLR.decoder_front.column_split == ExpandColumnSplit::block) return nt / Ly::kNTiles;
-  return Ly::kExpandSubpixels == 4 ? (nt >> 1) & 3 : nt & 1;
+  return expand_tile_column<Ly>(nt).subpixel;
 }
 template <class Ly>
 __host__ __device__ constexpr int expand_channel_tile_of(int nt) {
-  if (Ly::kExpandSubpixels == 1) return nt;
-  if (kLR.decoder_front.column_split == ExpandColumnSplit::block) return nt % Ly::kNTiles;
-  return Ly::kExpandSubpixels == 4 ? 2 * (nt >> 3) + (nt & 1) : nt >> 1;
+  return expand_tile_column<Ly>(nt).channel / 8;
+}
+// The scatter stores columns 8 nt + 2 t, +1 as one u16: every n-tile's eight columns must be one
+// sub-pixel's eight consecutive channels from a multiple of 8 (true of every map golden has).
+template <class Ly>
+__host__ __device__ constexpr bool expand_tiles_are_whole() {
+  for (int nt = 0; nt < Ly::kExpandNTiles; ++nt) {
+    const golden::ExpandColumn first = expand_tile_column<Ly>(nt);
+    if (first.channel % 8 != 0) return false;
+    for (int j = 1; j < 8; ++j) {
+      const golden::ExpandColumn c = golden::expand_column_of(kLR.decoder_front.column_split, Ly::kExpandSubpixels, Ly::C, 0, 8 * nt + j);
+      if (c.subpixel != first.subpixel || c.channel != first.channel + j) return false;
+    }
+  }
+  return true;
 }
 
 // E1's scatter of m-tile mi (golden decoder_front, expand_cell): row r's sub-pixel s = spw z + k
@@ -121,6 +132,7 @@ template <class Ly>
 __device__ __forceinline__ void e1_scatter(const Block& b, int mi, const u32 (&D)[Ly::kExpandNTiles][2], std::uint8_t* tile) {
   static_assert(Ly::kExpandSubpixels == 1 || Ly::kExpandSubpixels == 2 || Ly::kExpandSubpixels == 4,
                 "expand_subpixel_of: one, two or four sub-pixels a warp");
+  static_assert(expand_tiles_are_whole<Ly>(), "each n-tile of phase 1's D is 8 consecutive channels of one sub-pixel");
   const bool dy_dx = kLR.decoder_front.subpixel == ExpandSubpixel::dy_dx;
   const int lx0 = (b.x0 - 1) >> 1, ly0 = (b.y0 - 1) >> 1;
 #pragma unroll

@@ -56,23 +56,7 @@ ExpandColumn expand_column(const DecoderFrontReadings& fr, const LayerSpec& s, i
   const int C = s.channels, spw = s.front.n_per_warp / C;
   if (spw * C != s.front.n_per_warp || spw * s.front.warps != 4 || n < 0 || n >= s.front.n_per_warp)
     throw std::logic_error(cat("expand_column: ", s.name, "'s expand does not split into 4 sub-pixels of C columns"));
-  if (spw == 1) return {z, n};
-  // dec1 (DESC-d1 e1_patch_grid): a pack word holds columns n and n + 16 (n-tiles 4q + h and
-  // 4q + 2 + h); under `interleaved` the sub-pixel alternates with n-tile parity, which that pairing
-  // allows only at spw = 2.
-  if (fr.column_split == ExpandColumnSplit::interleaved) {
-    if (spw == 4) {
-      // dec0 (one warp, 4 sub-pixels x 32 channels): DESC-d0 _e1's pack word holds "the two codes of
-      // two adjacent n-tiles for one row", i.e. columns n and n + 8 read literally (dec0.md §2.3):
-      // the sub-pixel may change every second n-tile, s = (n >> 4) & 3, channel 16 (n >> 6) + (n & 15).
-      // (The 4-way n-tile interleave s = (n >> 3) & 3 would split a pack word: it fits no pairing.)
-      return {(n >> 4) & 3, 16 * (n >> 6) + (n & 15)};
-    }
-    if (spw != 2)
-      throw std::logic_error(cat("expand_column: expand-column-split = interleaved needs two or four sub-pixels per warp, not ", spw));
-    return {z * spw + ((n >> 3) & 1), 8 * (n >> 4) + (n & 7)};
-  }
-  return {z * spw + n / C, n % C};
+  return expand_column_of(fr.column_split, spw, C, z, n);
 }
 
 E4Mat expand_a(const BlockContext& ctx, const DecoderFrontReadings& fr, std::span<const std::uint8_t> input) {

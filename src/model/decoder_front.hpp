@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 
+#include "base/hd.hpp"
 #include "model/layer.hpp"
 
 namespace rrswin {
@@ -65,6 +66,23 @@ std::array<int, 2> expand_cell(const DecoderFrontReadings& fr, int x0, int y0, i
 struct ExpandColumn {
   int subpixel, channel;
 };
+// The map itself for spw sub-pixels of C channels a warp under the reading `split` (the shapes
+// expand_column checks: spw 1, 2 or 4). RRSWIN_HD: the CUDA ports' E1
+// scatter takes each n-tile's sub-pixel and channel n-tile from it (cuda/decoder_parts.cuh).
+RRSWIN_HD constexpr ExpandColumn expand_column_of(ExpandColumnSplit split, int spw, int C, int z, int n) {
+  if (spw == 1) return {z, n};
+  if (split == ExpandColumnSplit::interleaved) {
+    // dec0 (one warp, 4 sub-pixels x 32 channels): DESC-d0 _e1's pack word holds "the two codes of
+    // two adjacent n-tiles for one row", i.e. columns n and n + 8 read literally (dec0.md §2.3):
+    // the sub-pixel may change every second n-tile. (The 4-way n-tile interleave s = (n >> 3) & 3
+    // would split a pack word: it fits no pairing.)
+    if (spw == 4) return {(n >> 4) & 3, 16 * (n >> 6) + (n & 15)};
+    // dec1 (DESC-d1 e1_patch_grid): a pack word holds columns n and n + 16 (n-tiles 4q + h and
+    // 4q + 2 + h); the sub-pixel alternates with n-tile parity.
+    return {z * spw + ((n >> 3) & 1), 8 * (n >> 4) + (n & 7)};
+  }
+  return {z * spw + n / C, n % C};
+}
 ExpandColumn expand_column(const DecoderFrontReadings& fr, const LayerSpec& s, int z, int n);
 
 // Phase 1 of warp z: D (48 x N) = the chained k-steps of the gathered A (48 x K, e4m3) with warp z's
