@@ -112,13 +112,7 @@ __device__ __forceinline__ void dec0_layer(const Dec0Params& params, std::uint8_
   constexpr int KS = Ly::kSlices;
   const DecoderArgs p = decoder_args(params.decoder);
   const Block b = block_of(params.decoder);
-#pragma unroll 1
-  for (int mi = 0; mi < 3; ++mi) {
-    u32 a[Ly::kExpandSlices][4], D[Ly::kExpandNTiles][2];
-    expand_gather<Ly>(p, b, mi, a);
-    expand_phase<Ly>(p, b, a, D);
-    e1_scatter<Ly>(b, mi, D, smem);
-  }
+  expand_to_tile<Ly>(p, b, smem);
   __syncthreads();  // the tile is complete
   u32 staged[6][KS][4], D[4][Ly::kNTiles][2];
 #pragma unroll
@@ -127,13 +121,7 @@ __device__ __forceinline__ void dec0_layer(const Dec0Params& params, std::uint8_
     e1_rows<Ly>(p, b, mi, smem, x, staged[mi]);
     if (mi < 4) c13_seed<Ly>(p.base, b, x, D[mi]);
   }
-#pragma unroll 1
-  for (int h = 0; h < Ly::H; ++h) {
-    u32 ao[4][4];
-    attention<Ly>(p.base, b, h, RegisterStagedA<KS>{staged}, ao);
-#pragma unroll
-    for (int mi = 0; mi < 4; ++mi) projection_step<Ly>(p.base, b, h, ao[mi], D[mi]);
-  }
+  serial_heads<Ly>(p.base, b, staged, D);
   // E20 and the MLP per m-tile; D19 stays in D (no arena scatter: DOC-d0 §2.1, E19 reads it).
 #pragma unroll
   for (int mi = 0; mi < 4; ++mi) {

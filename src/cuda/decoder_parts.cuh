@@ -208,6 +208,18 @@ __device__ __forceinline__ void stage_rows(const Block& b, int mi, const u32 (&h
     *reinterpret_cast<uint4*>(smem + 512 * (Ly::kSlices * mi + q) + 16 * b.lane) = make_uint4(h1q[q][0], h1q[q][1], h1q[q][2], h1q[q][3]);
 }
 
+// Phase 1 and E1's scatter of the three m-tiles of this warp's 48 expand rows into the tile (the
+// decoders' front before the tile's bar.sync; dec0's one warp, cuda/dec0_parts.cuh, the same).
+template <class Ly>
+__device__ __forceinline__ void expand_to_tile(const DecoderArgs& p, const Block& b, std::uint8_t* smem) {
+#pragma unroll 1
+  for (int mi = 0; mi < 3; ++mi) {
+    u32 a[Ly::kExpandSlices][4], D[Ly::kExpandNTiles][2];
+    expand_gather<Ly>(p, b, mi, a);
+    expand_phase<Ly>(p, b, a, D);
+    e1_scatter<Ly>(b, mi, D, smem);
+  }
+}
 // The front, then the attention as attention_phases runs it after the prologue: the kMlpWarps warps
 // expand their sub-pixels (three m-tiles each) into the tile; after the barrier warp z reads back its
 // m-tiles kRowTiles z + k (dec4..dec2 m-tile z, dec1 2z and 2z + 1) and warps 0, 1 also m-tiles 4, 5,
@@ -218,13 +230,7 @@ __device__ __forceinline__ void decoder_attention_phases(const DecoderArgs& p, c
                                                          u32 (&x)[Ly::kRowTiles][Ly::kNTiles][2]) {
   constexpr int RT = Ly::kRowTiles;
   if (b.z < Ly::kMlpWarps) {
-#pragma unroll 1
-    for (int mi = 0; mi < 3; ++mi) {
-      u32 a[Ly::kExpandSlices][4], D[Ly::kExpandNTiles][2];
-      expand_gather<Ly>(p, b, mi, a);
-      expand_phase<Ly>(p, b, a, D);
-      e1_scatter<Ly>(b, mi, D, smem);
-    }
+    expand_to_tile<Ly>(p, b, smem);
   }
   __syncthreads();  // the tile is complete
   u32 h1q[RT][Ly::kSlices][4], halo_q[Ly::kSlices][4];

@@ -109,6 +109,21 @@ struct GatheredLogits {
 // (32, 1, 1). `front(p, b, staged, D)` makes the stem's A of the six m-tiles (staged, in registers)
 // and seeds the first projection's C of m-tiles 0..3 (D = f16(T1 + x), c13_seed): enc1's prologue
 // (one_warp_layer below), enc0's embedding (cuda/enc0_parts.cuh).
+// The heads in turn (enc1, enc0, dec0): head h's stem, score, P V, then its projection on all 64
+// rows, chained on the previous head's D (DOC-e1 §2.1, §3/E13).
+template <class Ly>
+__device__ __forceinline__ void serial_heads(const Args& a, const Block& b, const u32 (&staged)[6][Ly::kSlices][4],
+                                             u32 (&D)[4][Ly::kNTiles][2]) {
+  constexpr int KS = Ly::kSlices;
+#pragma unroll 1
+  for (int h = 0; h < Ly::H; ++h) {
+    u32 ao[4][4];
+    attention<Ly>(a, b, h, RegisterStagedA<KS>{staged}, ao);
+#pragma unroll
+    for (int mi = 0; mi < 4; ++mi) projection_step<Ly>(a, b, h, ao[mi], D[mi]);
+  }
+}
+
 template <class Ly, class Front>
 __device__ __forceinline__ void one_warp_body(const MergeLayerParams& params, const Front& front) {
   static_assert(Ly::kSerial && Ly::kDims.merge_kind == MergeKind::register_lanes, "the one-warp layer");
@@ -127,15 +142,7 @@ __device__ __forceinline__ void one_warp_body(const MergeLayerParams& params, co
 
   u32 staged[6][KS][4], D[4][Ly::kNTiles][2];
   front(p.base, b, staged, D);
-  // The heads in turn: head h's stem, score, P V, then its projection on all 64 rows, chained on
-  // the previous head's D (DOC-e1 §2.1, §3/E13).
-#pragma unroll 1
-  for (int h = 0; h < Ly::H; ++h) {
-    u32 ao[4][4];
-    attention<Ly>(p.base, b, h, RegisterStagedA<KS>{staged}, ao);
-#pragma unroll
-    for (int mi = 0; mi < 4; ++mi) projection_step<Ly>(p.base, b, h, ao[mi], D[mi]);
-  }
+  serial_heads<Ly>(p.base, b, staged, D);
   // E20, the MLP, the arena scatter and the final phase per m-tile (A = q8 of the last
   // down-projection: final-phase-a).
   u32 a61[4][KS][4], L[4][2][2];
