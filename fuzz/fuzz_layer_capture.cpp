@@ -2,7 +2,8 @@
 // (issue 38: the harnesses cover each reader a layer brings: the merge layers', the decoders' and
 // enc1's replay captures, the run --network folders). The input is records "name\n<bytes>"
 // (fuzz_util.hpp) that become the files of a replay capture; a record named "layer" holds the layer
-// (one of the layers whose captures replay: enc1..enc4, dec4..dec1), and without an "alloc-1.bin"
+// (one of the layers whose captures replay: enc0..enc4, dec4..dec0; enc0's in rrswin's stand-in
+// convention, +8 and +88), and without an "alloc-1.bin"
 // record the layer's default weight image stands in (pointer 40 -> alloc 1 in the synthetic
 // captures). Then, as the CLI does: replay --layer L CAP -o OUT, diff --layer L CAP CAP-copy,
 // diff --network of two folders made of the same records under <layer>/. A clear error is fine; a
@@ -27,10 +28,11 @@ bool safe_name(const std::string& n) {
   return std::count(n.begin(), n.end(), '/') <= 1 && n.back() != '/';
 }
 
-// The layers whose replay captures the model reads (enc0 refuses: its prologue; enc5 has its own).
+// The layers whose replay captures the model reads (enc0's through rrswin's stand-ins +8/+88,
+// LaunchAbi::standin_*; enc5 has its own).
 bool capture_layer(rrswin::LayerId id) {
   const rrswin::LayerSpec& s = rrswin::layer_spec(id);
-  return s.runnable && id != rrswin::LayerId::enc5 && s.abi.input >= 0 && s.abi.texture >= 0;
+  return s.runnable && id != rrswin::LayerId::enc5 && rrswin::capture_input(s.abi) >= 0 && rrswin::capture_texture(s.abi) >= 0;
 }
 
 // Each layer's default weight image as a file, written once.

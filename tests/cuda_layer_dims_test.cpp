@@ -241,6 +241,12 @@ TEST(CudaLayerDims, ParameterBlocksAreTheRowsLaunchAbi) {
     EXPECT_EQ(abi.texture, -1);
     EXPECT_EQ(cuda::kEnc0StagedInputOffset, 8);
     EXPECT_EQ(cuda::kEnc0NoiseTextureOffset, 88);
+    // The row's stand-ins (what enc0's captures hold: bridge/layer_capture.cpp) are the port's.
+    EXPECT_TRUE(has_standins(abi));
+    EXPECT_EQ(abi.standin_input, cuda::kEnc0StagedInputOffset);
+    EXPECT_EQ(abi.standin_texture, cuda::kEnc0NoiseTextureOffset);
+    EXPECT_EQ(capture_input(abi), cuda::kEnc0StagedInputOffset);
+    EXPECT_EQ(capture_texture(abi), cuda::kEnc0NoiseTextureOffset);
     // The stand-ins overlap no field the original's block uses.
     for (const int used : {abi.extents, abi.weights, abi.arena, abi.merged_output, abi.origin, abi.network_input, abi.surfaces[0],
                            abi.surfaces[1], abi.surfaces[2]})

@@ -135,9 +135,10 @@ const Port kDec0{LayerId::dec0,
                  "rsqrt.approx.ftz.f32"};
 
 // enc0 (one warp, DESC-e0 GRID/BLOCK and HIP-e0: 4000 bytes of shared memory, 1032 parameter bytes):
-// the same quad sums over shfl.sync.down in its E22. It has no replay captures (its prologue is
-// decoded by no source: `rrswin capture --layer enc0` is refused), so its tests launch the PTX
-// themselves (enc0_launch below) on the golden model's own inputs.
+// the same quad sums over shfl.sync.down in its E22. Its prologue is decoded by no source, so its
+// captures are in rrswin's stand-in convention (+8 the staged input tensor, +88 the texture standing
+// for input_noise: the port's offsets, LaunchAbi::standin_*); its tests also launch the PTX
+// themselves (enc0_launch below) on the golden model's own inputs, stress inputs included.
 const Port kEnc0{LayerId::enc0,
                  "cuda_dldn_engine_swin_enc0_kernel",
                  "enc0_kernel.sm_89.ptx",
@@ -234,7 +235,10 @@ void a_mutated_kernel_is_caught(const Port& p) {
 // The port's PTX as the stand-in for the corpus file: `settle --layer L --oracle` runs it on the
 // oracle launch set (the token grid and the border launch) and settles every reading of the layer
 // at its default, every output reproduced.
-void settle_oracle_settles_every_default(const Port& p) {
+// `ties`: readings whose values are one computation on this layer (enc0's one plane: the register
+// merge's raster-token and raster-plane orders are one order, tests/layer_engine_diff_test.cpp),
+// left undecided at their default.
+void settle_oracle_settles_every_default(const Port& p, const std::vector<std::string>& ties = {}) {
   // Under the sanitizers settle's search interprets the token grid dozens of times (enc1 alone 11
   // minutes): there, settle --oracle is LayerSettle.CliOracleAndResults and the port's PTX is its
   // border launch (InterpretedPtxEqualsGoldenOnTheBorderLaunch).
@@ -257,11 +261,12 @@ void settle_oracle_settles_every_default(const Port& p) {
       words >> name >> value >> state;
       if (name == info.name) found = value + " " + state;
     }
-    EXPECT_EQ(found, info.values.front() + " settled:") << r.out;
+    const bool tie = std::find(ties.begin(), ties.end(), info.name) != ties.end();
+    EXPECT_EQ(found, info.values.front() + (tie ? " undecided:" : " settled:")) << r.out;
   }
 }
 
-// ---- enc0: the generic launch against run_layer_frame (no replay captures) ----
+// ---- enc0: the generic launch against run_layer_frame (the golden model's own inputs) ----
 // One frame of enc0's inputs: the staged input tensor (a one-plane arena, the golden model's input:
 // model/embedding_front.cpp), the texture standing for input_noise, enc0's synthetic weights.
 struct Enc0Frame {
@@ -421,9 +426,15 @@ TEST(CudaDec0Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) { settle_or
 // enc0: the entry against the row (1032 bytes, 4000 bytes of shared memory), the border launch
 // against run_layer_frame under every profile, a frame of stress inputs (NaN, +-448 and subnormal
 // codes in the staged tensor: make_synthetic_frame's stress mode) at a whole-block grid with an even
-// offset, the mutated PTX. No settle --oracle for enc0: settle runs on replay captures, which enc0
-// cannot have (its prologue is decoded by no source; `rrswin capture --layer enc0` is refused).
+// offset, the mutated PTX; and, as every port, the synthetic replay captures (in rrswin's stand-in
+// convention, +8/+88) against the golden model and settle --oracle with the PTX as the stand-in.
 TEST(CudaEnc0Kernel, EntryIsTheRows) { entry_is_the_rows(kEnc0); }
+TEST(CudaEnc0Kernel, InterpretedPtxEqualsGoldenOnTheStandInCaptures) { equals_golden_on_the_border_launch(kEnc0); }
+TEST(CudaEnc0Kernel, InterpretedPtxEqualsTheModelOnTheTokenGrid) { equals_the_model_on_the_token_grid(kEnc0); }
+// merge-register-k-order: raster-token and raster-plane are one order on enc0's one plane.
+TEST(CudaEnc0Kernel, SettleOracleWithThePortsPtxSettlesEveryDefault) {
+  settle_oracle_settles_every_default(kEnc0, {"merge-register-k-order"});
+}
 TEST(CudaEnc0Kernel, InterpretedPtxEqualsGoldenOnTheBorderLaunch) {
   for (const Profile* prof : all_profiles()) {
     if (small_scale() && prof != &profile_ada()) continue;

@@ -387,3 +387,125 @@ TEST(LayerCapture, LaunchDumpFoldersReplayAndSettle) {
   EXPECT_TRUE(contains(notex.out, "texture dump")) << notex.out;
   EXPECT_FALSE(fs::exists(d.path / "x"));
 }
+
+// enc0's captures are in rrswin's stand-in convention (LaunchAbi::standin_input / standin_texture,
+// docs/readings.md §10 "The CUDA port"): the original's prologue builds the staged input tensor and
+// input_noise from the network input +304, which no source decodes, so a capture holds them at +8
+// and +88, offsets the original leaves unused; the 1032-byte block keeps +304 zero, no file.
+TEST(LayerCapture, Enc0CapturesHoldRrswinsStandIns) {
+  const KernelCapture c = small_capture(3, 5, LayerId::enc0);
+  ASSERT_EQ(c.args.size(), 1032u);
+  std::vector<std::uint32_t> pointers;
+  for (const auto& p : c.pointers) pointers.push_back(p.offset);
+  EXPECT_EQ(pointers, (std::vector<std::uint32_t>{8, 40, 48, 56}));
+  ASSERT_EQ(c.images.size(), 4u);
+  EXPECT_TRUE(c.images[0].texture);
+  EXPECT_EQ(c.images[0].offset, 88u);
+  for (int b = 0; b < 8; ++b) EXPECT_EQ(c.args[304 + b], 0) << "+304 is not held";
+  // +8 is the staged input tensor (one plane at the token grid), +88 the texture: the golden model's
+  // own enc0 inputs (model/embedding_front.cpp), so the replay is run_layer_frame_golden on them.
+  const SyntheticFrame fr = make_synthetic_frame(kEx, kEy, 7, false, 1);
+  const auto& in = c.allocs[c.pointers[0].alloc].bytes;
+  EXPECT_TRUE(in == fr.input_arena);
+  KernelCapture r = c;
+  const LayerLaunch L = replay_layer_capture(r, LayerId::enc0, {});
+  EXPECT_EQ(L.ex, static_cast<std::uint32_t>(kEx));
+  EXPECT_EQ(L.ox, 3);
+  LayerFrame f;
+  f.ex = kEx;
+  f.ey = kEy;
+  f.ox = 3;
+  f.oy = 5;
+  f.input_arena = fr.input_arena;
+  f.weights = &default_layer_weights(LayerId::enc0);
+  f.texture = &fr.texture;
+  run_layer_frame_golden(f, profile_ada(), {}, {});
+  EXPECT_TRUE(r.allocs[r.pointers[2].alloc].bytes == f.output_arena);
+  EXPECT_TRUE(r.allocs[r.pointers[3].alloc].bytes == f.merged_output);
+  EXPECT_GT(std::count_if(f.merged_output.begin(), f.merged_output.end(), [](std::uint8_t b) { return b != 0; }), 100);
+  // The stand-ins are checked as every layer's input and texture, the refusal naming what is missing.
+  const auto error = [](const KernelCapture& k) {
+    try {
+      read_layer_launch(k, LayerId::enc0);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  {
+    KernelCapture k = c;
+    k.pointers.erase(k.pointers.begin());
+    const std::string e = error(k);
+    EXPECT_TRUE(contains(e, "'pointer 8 …' line (the staged input tensor, rrswin's stand-in")) << e;
+    EXPECT_TRUE(contains(e, "+304, which no source decodes")) << e;
+  }
+  {
+    KernelCapture k = c;
+    k.images.erase(k.images.begin());
+    const std::string e = error(k);
+    EXPECT_TRUE(contains(e, "'texture 88 …' line (the texture standing for input_noise, rrswin's stand-in")) << e;
+  }
+  {
+    KernelCapture k = c;
+    auto& b = k.allocs[k.pointers[0].alloc].bytes;
+    b.resize(b.size() - 1);
+    EXPECT_TRUE(contains(error(k), "8736 bytes from the pointer at +8")) << error(k);
+  }
+  {
+    KernelCapture k = c;
+    k.images[0].image.width = kEx + 1;
+    EXPECT_TRUE(contains(error(k), "exactly 21 x 13")) << error(k);
+  }
+  {
+    KernelCapture k = c;
+    k.pointers[2].alloc = k.pointers[0].alloc;  // the output arena aliases the staged tensor
+    EXPECT_TRUE(contains(error(k), "disjoint memory")) << error(k);
+  }
+}
+
+// `capture`, `replay` and `settle --layer enc0` in that convention: a reading that changes enc0's
+// outputs (sigmoid-gate=logit9) is named by settle, from --results and from the launch dumps; a
+// dump of the original kernel (+304, no +8/+88) is refused naming the missing file and why, exit 2,
+// nothing written.
+TEST(LayerCapture, Enc0CliCapturesReplaysAndSettles) {
+  TempDir d;
+  const Result cap = d.rrswin("capture --layer enc0 --synthetic --ex 21 --ey 13 --block-offset 3,5 -o cap");
+  ASSERT_EQ(cap.status, 0) << cap.out;
+  EXPECT_TRUE(fs::exists(d.path / "cap" / "texture-088.bin"));
+  ASSERT_EQ(d.rrswin("replay --layer enc0 cap --engine golden -o golden").status, 0);
+  ASSERT_EQ(d.rrswin("replay --layer enc0 cap -o fast").status, 0);
+  EXPECT_TRUE(contains(d.rrswin("diff golden fast").out, "IDENTICAL: 8 compared")) << d.rrswin("diff golden fast").out;
+  ASSERT_EQ(d.rrswin("replay --layer enc0 cap --layer-reading sigmoid-gate=logit9 -o orig").status, 0);
+  EXPECT_FALSE(contains(d.rrswin("diff golden orig").out, "IDENTICAL")) << "the reading changes enc0's outputs";
+  const Result ok = d.rrswin("settle --layer enc0 cap --results orig");
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_TRUE(contains(ok.out, "sigmoid-gate           logit9      settled")) << ok.out;
+  EXPECT_TRUE(contains(ok.out, "best: 0 differing bytes")) << ok.out;
+  // The replay's files are launch dumps: replayed byte for byte, and settled from themselves.
+  const Result again = d.rrswin("replay --layer enc0 orig --block-offset 3,5 --layer-reading sigmoid-gate=logit9 -o again");
+  ASSERT_EQ(again.status, 0) << again.out;
+  EXPECT_TRUE(contains(d.rrswin("diff orig again").out, "IDENTICAL: 8 compared"));
+  const Result settle = d.rrswin("settle --layer enc0 orig --block-offset 3,5");
+  EXPECT_EQ(settle.status, 0) << settle.out;
+  EXPECT_TRUE(contains(settle.out, "sigmoid-gate           logit9      settled")) << settle.out;
+  // A dump of the original kernel: +304 (the network input) in place of the stand-ins.
+  const fs::path staged = find_file(d.path / "orig", "arg008-buffer");
+  std::string n = staged.filename().string();
+  n.replace(n.find("arg008"), 6, "arg304");
+  fs::rename(staged, d.path / "orig" / n);
+  for (const char* cmd : {"replay --layer enc0 orig -o x", "settle --layer enc0 orig"}) {
+    const Result r = d.rrswin(cmd);
+    EXPECT_EQ(r.status, 2) << cmd << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, "expected a file launch-000-cuda_dldn_engine_swin_enc0_kernel-arg008-buffer-")) << r.out;
+    EXPECT_TRUE(contains(r.out, "which no source decodes")) << r.out;
+    EXPECT_TRUE(contains(r.out, "the launch holds +304, the network input: a dump of the original kernel")) << r.out;
+  }
+  EXPECT_FALSE(fs::exists(d.path / "x"));
+  // The staged tensor without the texture: the texture's file is named.
+  fs::rename(d.path / "orig" / n, staged);
+  fs::remove(find_file(d.path / "orig", "arg088-texture"));
+  const Result notex = d.rrswin("replay --layer enc0 orig -o x");
+  EXPECT_EQ(notex.status, 2) << notex.out;
+  EXPECT_TRUE(contains(notex.out, "-arg088-texture-…-fmtN.bin (the texture standing for input_noise, rrswin's stand-in")) << notex.out;
+  EXPECT_FALSE(fs::exists(d.path / "x"));
+}

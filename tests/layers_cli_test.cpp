@@ -4,6 +4,8 @@
 // table; docs/readings.md "Layer sources"), not from the code under test.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "test_util.hpp"
@@ -69,18 +71,24 @@ TEST(LayersCli, LayersListsTheNetworkInOrderWithItsEdges) {
   EXPECT_EQ(t.rrswin("layers --bogus").status, 2);
 }
 
-TEST(LayersCli, UnknownLayersAndEnc0sCapturesAreClearErrors) {
+TEST(LayersCli, UnknownLayersAreClearErrorsAndEnc0CapturesInTheStandInConvention) {
   TempDir t;
   const Result unknown = t.rrswin("run -o out --layer enc6");
   EXPECT_EQ(unknown.status, 2);
   EXPECT_TRUE(contains(unknown.out, "enc6")) << unknown.out;
   EXPECT_TRUE(contains(unknown.out, "enc0, enc1, enc2, enc3, enc4, enc5, dec4, dec3, dec2, dec1, dec0")) << unknown.out;
-  // Every layer runs (issue 35); enc0's captures are refused with the reason: its prologue, which
-  // builds the model's input from the network input, is decoded by no source.
-  const Result cap = t.rrswin("capture --synthetic -o cap --layer enc0");
-  EXPECT_EQ(cap.status, 2);
-  EXPECT_TRUE(contains(cap.out, "enc0's captures are not modelled")) << cap.out;
-  EXPECT_FALSE(std::filesystem::exists(t.path / "cap"));
+  // Every layer runs (issue 35); enc0's captures are in rrswin's stand-in convention (its prologue,
+  // which builds the model's input from the network input, is decoded by no source): the staged
+  // input tensor at +8, the texture standing for input_noise at +88, no +304 (LayerCapture.Enc0*).
+  const Result cap = t.rrswin("capture --synthetic -o cap --layer enc0 --ex 16 --ey 8");
+  EXPECT_EQ(cap.status, 0) << cap.out;
+  std::ifstream mf(t.path / "cap" / "manifest.txt");
+  const std::string manifest((std::istreambuf_iterator<char>(mf)), std::istreambuf_iterator<char>());
+  EXPECT_TRUE(contains(manifest, "pointer 8 ")) << manifest;
+  EXPECT_TRUE(contains(manifest, "texture 88 16 8 ")) << manifest;
+  EXPECT_FALSE(contains(manifest, "pointer 304")) << manifest;
+  const Result help = t.rrswin("capture --layer enc0 --help");
+  EXPECT_TRUE(contains(help.out, "rrswin's\n  stand-in convention")) << help.out;
   // Its tables: the image can be made and inspected.
   ASSERT_EQ(t.rrswin("make-weights --layer enc0 -o w.bin").status, 0);
   EXPECT_EQ(std::filesystem::file_size(t.path / "w.bin"), 54560u);

@@ -106,22 +106,26 @@ TEST_F(NetworkCapture, HoldsOneLaunchPerLayerInNetworkOrderWiredByTheEdges) {
     };
     EXPECT_EQ(base(a), base(b)) << from << out << " vs " << to << in;
   }
-  // enc0 holds its weights and outputs, not the network input +304 (no file for it), and the README says why.
-  EXPECT_FALSE(arg_file(cap(), "enc0", "-arg040-").empty());
+  // enc0 holds rrswin's stand-ins (+8 the staged input tensor, +88 the texture standing for
+  // input_noise) with its weights and outputs, not the network input +304 (no file for it), and the
+  // README says so.
+  for (const char* a : {"-arg008-buffer", "-arg040-", "-arg088-texture"}) EXPECT_FALSE(arg_file(cap(), "enc0", a).empty()) << a;
   for (const auto& e : fs::directory_iterator(cap())) EXPECT_FALSE(contains(e.path().filename().string(), "-arg304-"));
-  EXPECT_TRUE(contains(read_text_file(cap() / "README.txt"), "+304"));
+  const std::string readme = read_text_file(cap() / "README.txt");
+  EXPECT_TRUE(contains(readme, "+304")) << readme;
+  EXPECT_TRUE(contains(readme, "rrswin's stand-in convention")) << readme;
 }
 
 TEST_F(NetworkCapture, PerLayerReplayReproducesEveryReplayableLayer) {
   TempDir t;
   const Result r = t.rrswin("replay --network '" + cap().string() + "' -o out");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_TRUE(contains(r.out, "not replayable")) << r.out;
-  EXPECT_TRUE(contains(r.out, "+304")) << r.out;
+  EXPECT_FALSE(contains(r.out, "not replayable")) << r.out;
+  EXPECT_TRUE(contains(r.out, "(11 of 11 layers replayable)")) << r.out;
   // Every replayed file is the capture's file of the same name, byte for byte (the inputs carried
-  // over, the outputs recomputed).
+  // over, the outputs recomputed), enc0's included.
   int files = 0;
-  for (std::size_t i = 1; i < kLayers.size(); ++i) {
+  for (std::size_t i = 0; i < kLayers.size(); ++i) {
     const fs::path d = t.path / "out" / kLayers[i];
     ASSERT_TRUE(fs::is_directory(d)) << d;
     for (const auto& e : fs::directory_iterator(d)) {
@@ -130,7 +134,6 @@ TEST_F(NetworkCapture, PerLayerReplayReproducesEveryReplayableLayer) {
     }
   }
   EXPECT_GT(files, 50);
-  EXPECT_FALSE(fs::exists(t.path / "out" / "enc0"));
   EXPECT_TRUE(contains(read_text_file(t.path / "out" / "summary.txt"), "every replayable layer reproduces"));
 }
 
@@ -139,8 +142,9 @@ TEST_F(NetworkCapture, ChainedReplayReproducesEveryLayer) {
   const Result r = t.rrswin("replay --network --chained '" + cap().string() + "' -o out --json");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "\"first_differing\": null")) << r.out;
-  EXPECT_TRUE(contains(r.out, "starts from enc1")) << r.out;
-  for (const char* l : {"dec0", "enc5", "dec3"})
+  EXPECT_TRUE(contains(r.out, "the chain starts from enc0's captured inputs (rrswin's stand-ins")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"+24 <- enc0.+48\"")) << r.out;  // dec0's skip, chained
+  for (const char* l : {"enc0", "dec0", "enc5", "dec3"})
     for (const auto& e : fs::directory_iterator(t.path / "out" / l))
       EXPECT_TRUE(bytes_of(e.path()) == bytes_of(cap() / e.path().filename())) << e.path();
 }
@@ -158,10 +162,6 @@ TEST_F(NetworkCapture, AFlippedOutputByteIsThatLayerDifferingAndOnlyIt) {
   const ptx::NetworkReplay r = ptx::replay_network_capture(ptx::load_network_capture(c.string()), {});
   ASSERT_EQ(r.layers.size(), 11u);
   for (const auto& l : r.layers) {
-    if (l.layer == LayerId::enc0) {
-      EXPECT_EQ(l.status, ptx::NetworkLayerReplay::Status::not_replayable);
-      continue;
-    }
     if (l.layer != LayerId::dec2) {
       EXPECT_EQ(l.status, ptx::NetworkLayerReplay::Status::reproduces) << to_string(l.layer);
       continue;
@@ -232,6 +232,39 @@ TEST_F(NetworkCapture, AMissingLaunchOrArgumentIsAnErrorNamingItAndWritesNothing
     const Result r = t.rrswin("replay --network --chained cap -o out");
     EXPECT_EQ(r.status, 2) << r.out;
     EXPECT_TRUE(contains(r.out, "a launch of " + kernel("dec1"))) << r.out;
+    EXPECT_FALSE(fs::exists(t.path / "out"));
+  }
+}
+
+// A launch of the original enc0 (the network input +304, no +8/+88: rrswin's stand-ins) is not
+// replayable, its line saying why, and the chain starts from enc1's captured input as it says; every
+// other layer still reproduces. One stand-in without the other is an error naming the missing file.
+TEST_F(NetworkCapture, AnEnc0LaunchWithoutTheStandInsIsNotReplayedAndTheChainStartsAtEnc1) {
+  {
+    TempDir t;
+    const fs::path c = copy_to(t);
+    const fs::path staged = arg_file(c, "enc0", "-arg008-");
+    std::string n = staged.filename().string();
+    n.replace(n.find("-arg008-"), 8, "-arg304-");
+    fs::rename(staged, c / n);
+    fs::remove(arg_file(c, "enc0", "-arg088-"));
+    const Result r = t.rrswin("replay --network --chained cap -o out");
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_TRUE(contains(r.out, "enc0  launch   1    64 x 64    not replayable: its launch holds no +8 / +88 (rrswin's stand-ins"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "the chain starts from enc1's captured inputs (enc0's launch does not replay")) << r.out;
+    EXPECT_TRUE(contains(r.out, "+24 as captured (enc0.+48: enc0 does not replay)")) << r.out;
+    EXPECT_TRUE(contains(r.out, "every replayable layer reproduces (10 of 11 layers replayable)")) << r.out;
+    EXPECT_FALSE(fs::exists(t.path / "out" / "enc0"));
+  }
+  {
+    TempDir t;
+    const fs::path c = copy_to(t);
+    fs::remove(arg_file(c, "enc0", "-arg088-"));
+    const Result r = t.rrswin("replay --network cap -o out");
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_TRUE(contains(r.out, "launch-001-" + kernel("enc0") + "-arg088-texture")) << r.out;
+    EXPECT_TRUE(contains(r.out, "both or neither")) << r.out;
     EXPECT_FALSE(fs::exists(t.path / "out"));
   }
 }

@@ -100,14 +100,23 @@ Dim3 grid_of(int ex, int ey, int ox, int oy) {
   return {static_cast<std::uint32_t>(g.x), static_cast<std::uint32_t>(g.y), 1};
 }
 
-// enc0 reads no +8 and no +88: its prologue builds the staged input tensor and input_noise from the
-// network's input (+304), which no source decodes (model/embedding_front.cpp), so a capture of the
-// kernel holds nothing the model starts from.
+// enc0 reads no +8 and no +88 in the original: its prologue builds the staged input tensor and
+// input_noise from the network's input (+304), which no source decodes (model/embedding_front.cpp),
+// so its captures hold rrswin's stand-ins instead (LaunchAbi::standin_input / standin_texture,
+// docs/readings.md §10 "The CUDA port"). A layer with neither its own input nor a stand-in has no
+// capture the model can start from.
 void require_capturable(const LayerSpec& s, const char* who) {
-  if (s.abi.input < 0 || s.abi.texture < 0)
+  if (capture_input(s.abi) < 0 || capture_texture(s.abi) < 0)
     throw std::invalid_argument(std::string(who) + ": " + std::string(s.name) +
-                                "'s captures are not modelled: its prologue builds the model's input (the staged input tensor, "
-                                "input_noise) from the network's input +304, which no source decodes (docs/readings.md §10)");
+                                "'s captures are not modelled: it has neither an input nor rrswin's stand-ins for one");
+}
+
+// What a stand-in argument is and why a capture must hold it: named in every refusal of a capture
+// without it (a capture of the original kernel, which holds +304 instead).
+std::string standin_what(const LayerSpec& s, bool input) {
+  return std::string(input ? "the staged input tensor" : "the texture standing for input_noise") + ", rrswin's stand-in: the original " +
+         std::string(s.name) + " builds it in its prologue from the network input +" + std::to_string(s.abi.network_input) +
+         ", which no source decodes (docs/readings.md §10), so a capture of the original kernel cannot be replayed";
 }
 
 }  // namespace
@@ -153,7 +162,13 @@ LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
   // dec0's +48: E19's 8 e4m3 bytes a pixel (DOC-d0 §4.2), not a plane arena.
   const bool dec0 = s.final_epilogue == FinalEpilogueKind::dec0_output;
   const std::size_t output = dec0 ? static_cast<std::size_t>(ex) * static_cast<std::size_t>(ey) * 8 : arena;
-  L.input = find_pointer(c, abi.input, input, decoder ? "the half-resolution input plane arena" : "the input plane arena");
+  // enc0: its stand-ins, the staged input tensor (+8, one plane: `input` is its arena) and the texture
+  // +88, checked as every layer's input and texture.
+  const bool standins = has_standins(abi);
+  L.input = find_pointer(c, capture_input(abi), input,
+                         standins  ? standin_what(s, true)
+                         : decoder ? "the half-resolution input plane arena"
+                                   : "the input plane arena");
   L.weights = find_pointer(c, abi.weights, image, "the weight image");
   L.arena = find_pointer(c, abi.arena, output, dec0 ? "the e4m3 output (8 bytes a pixel)" : "the output plane arena");
   if (decoder)
@@ -192,7 +207,8 @@ LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer) {
       (i ? L.sy : L.sx) = v;
     }
   } else {
-    L.texture = find_image(c, abi.texture, true, ex, ey, true, "the texture (the token grid)");
+    L.texture = find_image(c, capture_texture(abi), true, ex, ey, true,
+                           standins ? standin_what(s, false) + "; the token grid" : "the texture (the token grid)");
   }
   for (int i = 0; i < abi.surface_count; ++i) {
     const bool third = i == 2;        // DESC4 layer(): the third surface at the halved token grid
@@ -330,7 +346,28 @@ KernelCapture layer_capture_from_dump(const capture::DumpedLaunch& d, LayerId la
   c.args.assign(static_cast<std::size_t>(s.abi.param_block_bytes), 0);
   // The texture at the token grid: the merge layers' +88, the decoders' +96 (their +88 is any size).
   const bool decoder = s.front.kind == FrontKind::patch_expand;
-  const int grid_texture = decoder ? s.abi.int_textures[0] : s.abi.texture;
+  const int grid_texture = decoder ? s.abi.int_textures[0] : capture_texture(s.abi);
+  if (has_standins(s.abi)) {
+    // A dump of enc0 without rrswin's stand-ins is one of the original kernel (it holds +304): refused
+    // before anything is read, naming the file that is missing and why.
+    bool input = false, texture = false, network = false;
+    for (const auto& [arg, b] : d.buffers) {
+      input = input || arg == s.abi.standin_input;
+      network = network || arg == s.abi.network_input;
+    }
+    for (const auto& im : d.images) texture = texture || (im.texture && im.arg == s.abi.standin_texture);
+    const std::string found =
+        network ? "none (the launch holds +" + std::to_string(s.abi.network_input) + ", the network input: a dump of the original kernel)"
+                : "none";
+    const auto name = [&](int arg, const char* kind) {
+      char l[24], b[32];
+      std::snprintf(l, sizeof l, "launch-%03u-", d.launch);
+      std::snprintf(b, sizeof b, "-arg%03d-%s-", arg, kind);
+      return "a file " + std::string(l) + d.kernel + b + "…-fmtN.bin (";
+    };
+    if (!input) throw InputError(d.dir, 0, name(s.abi.standin_input, "buffer") + standin_what(s, true) + ")", found);
+    if (!texture) throw InputError(d.dir, 0, name(s.abi.standin_texture, "texture") + standin_what(s, false) + ")", found);
+  }
   const capture::ImageArg* texture = nullptr;
   for (const auto& im : d.images)
     if (im.texture && im.arg == grid_texture) texture = &im.image;
@@ -420,8 +457,11 @@ KernelCapture layer_capture_before_launch(LayerId layer, const LayerCaptureInput
   const int ex = in.ex, ey = in.ey;
   if (ex < 1 || ey < 1) throw std::invalid_argument("layer_capture_before_launch: " + std::string(s.name) + " at an empty token grid");
   if (!in.weights) throw std::invalid_argument("layer_capture_before_launch: no weight image for " + std::string(s.name));
-  const bool has_input = s.abi.input >= 0;  // enc0's input is the network's +304, not held (its prologue is not decoded)
-  if (has_input && (in.input.empty() || !in.texture))
+  require_capturable(s, "layer_capture_before_launch");
+  // enc0's input and texture are rrswin's stand-ins (+8, +88: LaunchAbi::standin_*), held as every
+  // other layer's input and texture.
+  const int input_off = capture_input(s.abi), texture_off = capture_texture(s.abi);
+  if (in.input.empty() || !in.texture)
     throw std::invalid_argument("layer_capture_before_launch: no input arena or texture for " + std::string(s.name));
   if (decoder && (in.skip.empty() || !in.texture96 || !in.texture104))
     throw std::invalid_argument("layer_capture_before_launch: no skip arena or +96/+104 texture for " + std::string(s.name));
@@ -443,7 +483,7 @@ KernelCapture layer_capture_before_launch(LayerId layer, const LayerCaptureInput
   const std::size_t output = dec0 ? static_cast<std::size_t>(ex) * static_cast<std::size_t>(ey) * 8 : arena;
   const auto w = in.weights->bytes();
   std::vector<std::pair<int, std::vector<std::uint8_t>>> buffers;
-  if (has_input) buffers.emplace_back(s.abi.input, std::vector<std::uint8_t>(in.input.begin(), in.input.end()));
+  buffers.emplace_back(input_off, std::vector<std::uint8_t>(in.input.begin(), in.input.end()));
   buffers.emplace_back(s.abi.weights, std::vector<std::uint8_t>(w.begin(), w.end()));
   buffers.emplace_back(s.abi.arena, std::vector<std::uint8_t>(output, 0));
   if (decoder) {
@@ -484,7 +524,7 @@ KernelCapture layer_capture_before_launch(LayerId layer, const LayerCaptureInput
     im->mode = t.mode;
     for (std::size_t i = 0; i < t.rgba.size(); ++i) store_le(&im->bytes[2 * i], t.rgba[i], 2);
   };
-  if (has_input) texture(s.abi.texture, *in.texture);
+  texture(texture_off, *in.texture);
   if (decoder) {
     texture(s.abi.int_textures[0], *in.texture96);
     texture(s.abi.int_textures[1], *in.texture104);

@@ -47,6 +47,8 @@ struct LayerLaunch {
 // image), the texture and surface extents (ex x ey; the third surface at
 // the halved extents, DESC4 layer()) and the grid (z = 1; x, y at least the grid covering the
 // frame, ceil((ex + ox) / 8) x ceil((ey + oy) / 8), and at most twice it + 8, as enc5's replay).
+// enc0's input and texture are rrswin's stand-ins (+8, +88: LaunchAbi::standin_*); a capture without
+// them (one of the original kernel) is refused naming the missing argument and why.
 // Throws InputError naming args.bin or manifest.txt and what was expected versus found.
 LayerLaunch read_layer_launch(const KernelCapture& c, LayerId layer);
 
@@ -82,7 +84,9 @@ void store_layer_outputs(KernelCapture& c, LayerId layer, const LayerOutputs& ou
 // launch, facts F5) as a capture: the dumped buffers as allocations (base0x/off tokens as base and
 // pointer delta), the texture and surfaces, and a parameter block built by the layer's ABI, since
 // launch dumps carry none: the extents are the texture's (E62 samples the token grid, DESC4) unless
-// ex/ey > 0, the block origin ox, oy (default 0), the grid covering the frame. The result is both
+// ex/ey > 0, the block origin ox, oy (default 0), the grid covering the frame. A dump of enc0 without
+// rrswin's stand-ins (-arg008-buffer, -arg088-texture files: a dump of the original kernel, which
+// holds +304) is refused with an InputError naming the missing file and why. The result is both
 // what the model replays (its windows start from zeros) and the original's results to compare with.
 struct LayerDumpOptions {
   int ex = 0, ey = 0;
@@ -107,9 +111,9 @@ KernelCapture synthetic_layer_capture(LayerId layer, const SyntheticLayerCapture
 // form synthetic_layer_capture writes (one allocation per buffer, zeroed outputs and surfaces, the
 // grid covering the frame): the input +8 and, for a decoder, the skip +24 (spans of the sizes the
 // ABI gives: read_layer_launch's checks apply when it is read), the weights +40, the textures.
-// enc0's capture holds what its kernel's capture can: the weights and the outputs (+48, +56, the
-// three surfaces); its input, the network's +304 from which its undecoded prologue builds the model's
-// input, is not held (input and texture are then empty/null). `bases` gives a parameter's allocation
+// enc0's input and texture are rrswin's stand-ins (model/layer_spec.hpp LaunchAbi::standin_input,
+// standin_texture: +8 the staged input tensor, +88 the texture standing for input_noise; its +304,
+// the network input its undecoded prologue reads, is not held). `bases` gives a parameter's allocation
 // its device address (made up; a network capture gives one buffer one address in every launch that
 // names it); a parameter without one gets a distinct made-up address.
 struct LayerCaptureInputs {

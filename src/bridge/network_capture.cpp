@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "api/network_demo.hpp"
@@ -30,7 +31,8 @@ bool is_decoder(const LayerSpec& s) { return s.front.kind == FrontKind::patch_ex
 bool is_dec0(const LayerSpec& s) { return s.final_epilogue == FinalEpilogueKind::dec0_output; }
 
 // The input parameters a layer reads from other layers (model/network.hpp's edges): +8, and the
-// decoders' +24; enc0 none (its input is the network's +304).
+// decoders' +24; enc0 none (its input is the network's +304; its captures' +8 is rrswin's stand-in,
+// fed by no layer).
 std::vector<int> input_params(const LayerSpec& s) {
   if (is_decoder(s)) return {8, 24};
   if (s.abi.input < 0) return {};
@@ -45,22 +47,27 @@ struct AbiArg {
 };
 std::vector<AbiArg> abi_args(const LayerSpec& s) {
   std::vector<AbiArg> v;
-  if (s.abi.input >= 0) v.push_back({s.abi.input, "buffer", is_decoder(s) ? "the lower level's input" : "the input plane arena"});
+  // enc0: rrswin's stand-ins (LaunchAbi::standin_*) in its input's and texture's places.
+  const bool standins = has_standins(s.abi);
+  v.push_back({capture_input(s.abi), "buffer",
+               standins        ? "the staged input tensor, rrswin's stand-in"
+               : is_decoder(s) ? "the lower level's input"
+                               : "the input plane arena"});
   if (is_decoder(s)) v.push_back({s.abi.skip, "buffer", "the skip plane arena"});
   v.push_back({s.abi.weights, "buffer", "the weight image"});
   v.push_back({s.abi.arena, "buffer", is_dec0(s) ? "the e4m3 output" : "the output plane arena"});
   if (s.merge()) v.push_back({s.abi.merged_output, "buffer", "the merged output"});
-  if (s.abi.texture >= 0) v.push_back({s.abi.texture, "texture", "the texture"});
+  v.push_back({capture_texture(s.abi), "texture", standins ? "the texture standing for input_noise, rrswin's stand-in" : "the texture"});
   if (is_decoder(s))
     for (int t : s.abi.int_textures) v.push_back({t, "texture", "an integer-coordinate texture"});
   for (int i = 0; i < s.abi.surface_count; ++i) v.push_back({s.abi.surfaces[static_cast<std::size_t>(i)], "surface", "a surface"});
   return v;
 }
 
-// A made-up device address per produced buffer (and per weight image): a consumer's +8 / +24 has its
-// producer's, as in d4r's one scratch block. 4 GiB apart.
+// A made-up device address per produced buffer (and per weight image, and enc0's stand-in +8): a
+// consumer's +8 / +24 has its producer's, as in d4r's one scratch block. 4 GiB apart.
 std::uint64_t buffer_base(LayerId layer, int param) {
-  const std::uint64_t slot = param == 48 ? 0 : param == 56 ? 1 : 2;
+  const std::uint64_t slot = param == 48 ? 0 : param == 56 ? 1 : param == 40 ? 2 : 3;
   return 0x100000000000ull + ((static_cast<std::uint64_t>(order_index(layer)) * 4 + slot) << 32);
 }
 
@@ -184,12 +191,25 @@ std::string buffer_name(LayerBuffer b) { return cat(to_string(b.layer), ".+", b.
 
 std::uint32_t network_launch_number(LayerId id) { return static_cast<std::uint32_t>(order_index(id) + 1); }
 
-std::string network_not_replayable(LayerId id) {
+std::string network_not_replayable(LayerId id, const capture::DumpedLaunch& d) {
   const LayerSpec& s = layer_spec(id);
-  if (s.abi.input < 0)
-    return "its prologue builds the model's input (the staged input tensor, input_noise) from the network input +304, which no source "
-           "decodes (docs/readings.md §10)";
-  return "";
+  if (!has_standins(s.abi)) return "";
+  bool input = false, texture = false;
+  for (const auto& [arg, b] : d.buffers) input = input || arg == s.abi.standin_input;
+  for (const auto& im : d.images) texture = texture || (im.texture && im.arg == s.abi.standin_texture);
+  if (input && texture) return "";
+  if (!input && !texture)
+    return cat("its launch holds no +", s.abi.standin_input, " / +", s.abi.standin_texture,
+               " (rrswin's stand-ins for the staged input tensor and input_noise): a launch of the original kernel, whose prologue "
+               "builds them from the network input +",
+               s.abi.network_input, ", which no source decodes (docs/readings.md §10)");
+  const bool in = !input;  // the one missing
+  throw InputError(
+      d.dir, 0,
+      cat("a file ", dump_pattern(d.launch, d.kernel, in ? s.abi.standin_input : s.abi.standin_texture, in ? "buffer" : "texture"), " (",
+          in ? "the staged input tensor" : "the texture standing for input_noise", ", rrswin's stand-in, with its +",
+          in ? s.abi.standin_texture : s.abi.standin_input, ": both or neither)"),
+      "none");
 }
 
 std::vector<std::pair<std::string, std::vector<std::uint8_t>>> synthetic_network_capture_files(const NetworkCaptureOptions& o) {
@@ -224,6 +244,10 @@ std::vector<std::pair<std::string, std::vector<std::uint8_t>>> synthetic_network
       (p == 8 ? in.input : in.skip) = produced(from);
       in.bases.emplace_back(p, buffer_base(from.layer, from.param));
     }
+    if (has_standins(s.abi)) {  // enc0: the staged input tensor the run started from, at rrswin's stand-in +8
+      in.input = li.input_tensor;
+      in.bases.emplace_back(s.abi.standin_input, buffer_base(r.id, s.abi.standin_input));
+    }
     in.bases.emplace_back(s.abi.weights, buffer_base(r.id, s.abi.weights));
     in.bases.emplace_back(s.abi.arena, buffer_base(r.id, 48));
     if (s.merge()) in.bases.emplace_back(s.abi.merged_output, buffer_base(r.id, 56));
@@ -249,11 +273,12 @@ std::vector<std::pair<std::string, std::vector<std::uint8_t>>> synthetic_network
           "), in d4r's launch-dump naming\n(launch-NNN-<kernel>-argNNN-<kind>-<shape>-fmtN.bin: every argument after the "
           "launch), one launch per layer in network order:\n",
           launches,
-          "enc0's launch holds its weights (+40) and its outputs (+48, +56, +112, +120, +128) only. Its input, the network input +304, is\n"
-          "not held: the run starts from a synthetic staged input tensor (32 e4m3 channels a token), which enc0's prologue would build\n"
-          "from +304 in shared memory and which no source decodes (docs/readings.md §10); the frame has no network input and no launch\n"
-          "argument holds the tensor. enc0's launch is therefore not replayable: `rrswin replay --network` replays enc1..dec0, and its\n"
-          "chained mode starts from enc1's captured input (enc0's +56) and gives dec0 its captured skip (enc0's +48).\n"
+          "enc0's launch is in rrswin's stand-in convention, not the original's: +8 holds the synthetic staged input tensor the run\n"
+          "starts from (32 e4m3 channels a token) and +88 the texture standing for input_noise, what enc0's prologue would build from the\n"
+          "network input +304 in shared memory and which no source decodes (docs/readings.md §10); +8 and +88 are offsets the original\n"
+          "leaves unused (the CUDA port's, cuda/enc0_params.hpp). The frame has no network input: no +304 file. `rrswin replay --network`\n"
+          "replays all eleven launches, and its chained mode starts from enc0's captured stand-ins. A real capture of the original enc0\n"
+          "(+304, no +8/+88) is not replayable: the chain then starts from enc1's captured input.\n"
           "Device addresses are made up; one buffer has one address in every launch that names it (enc1's +56 is enc2's +8).\n"
           "Launch dumps carry no parameter block: each layer's token grid is its grid texture's size (+88; the decoders' +96), the\n"
           "decoders' +136 scale is 0.5, 0.5.\n");
@@ -292,10 +317,13 @@ NetworkCapture load_network_capture(const std::string& dir) {
     l.layer = id;
     const auto it = by_layer.find(id);
     if (it == by_layer.end()) {
-      if (network_not_replayable(id).empty())
+      // enc0's launch may be absent (the chain then starts from enc1's captured input); every other
+      // layer's must be there.
+      if (!has_standins(s.abi))
         throw InputError(
             dir, 0, cat("a launch of ", s.entry, " (", s.name, ": files launch-NNN-", s.entry, "-argNNN-…-fmtN.bin, one per argument)"),
             cat("none (the folder's launches: ", present.empty() ? "none of the network" : present, ")"));
+      l.not_replayable = "the folder holds no launch of it";
       cap.layers.push_back(std::move(l));
       continue;
     }
@@ -306,7 +334,8 @@ NetworkCapture load_network_capture(const std::string& dir) {
                        cat("launch ", d.launch));
     previous = d.launch;
     previous_id = id;
-    if (network_not_replayable(id).empty())
+    l.not_replayable = network_not_replayable(id, d);
+    if (l.not_replayable.empty())
       for (const AbiArg& a : abi_args(s)) {
         const bool buffer = std::string(a.kind) == "buffer";
         bool found = false;
@@ -347,7 +376,7 @@ NetworkReplay replay_network_capture(const NetworkCapture& cap, const NetworkRep
   geo.sy = o.sy;
   std::optional<LayerId> reference;
   for (const NetworkCaptureLayer& l : cap.layers) {
-    if (!l.launch || !network_not_replayable(l.layer).empty()) continue;
+    if (!l.launch || !l.not_replayable.empty()) continue;
     KernelCapture c = layer_capture_from_dump(*l.launch, l.layer, geo);
     const LayerLaunch L = read_layer_launch(c, l.layer);
     // One frame: every layer's grid is the first replayable layer's scaled by its level.
@@ -369,16 +398,16 @@ NetworkReplay replay_network_capture(const NetworkCapture& cap, const NetworkRep
     prep.emplace(l.layer, Prepared{std::move(c), L});
   }
   std::map<std::pair<LayerId, int>, std::vector<std::uint8_t>> chained;
+  std::set<LayerId> not_replayed;
   std::string first_replayable;
   for (const NetworkCaptureLayer& l : cap.layers) {
     const LayerSpec& s = layer_spec(l.layer);
     NetworkLayerReplay r;
     r.layer = l.layer;
     r.launch = l.launch ? l.launch->launch : 0;
-    const std::string why = network_not_replayable(l.layer);
-    if (!why.empty() || !l.launch) {
-      r.why = !why.empty() ? why : "the folder holds no launch of it";
-      if (!l.launch && !why.empty()) r.why += "; the folder holds no launch of it";
+    if (!l.not_replayable.empty() || !l.launch) {
+      r.why = !l.not_replayable.empty() ? l.not_replayable : "the folder holds no launch of it";
+      not_replayed.insert(l.layer);
       if (const auto& d = l.launch)
         for (const auto& im : d->images)
           if (!im.texture && im.arg == s.abi.surfaces[0]) {
@@ -395,6 +424,9 @@ NetworkReplay replay_network_capture(const NetworkCapture& cap, const NetworkRep
     r.ey = static_cast<int>(L.ey);
     if (first_replayable.empty()) first_replayable = std::string(s.name);
     if (o.chained) {
+      if (has_standins(s.abi))  // enc0: no layer feeds its stand-ins
+        r.inputs.push_back(cat("+", s.abi.standin_input, ", +", s.abi.standin_texture,
+                               " as captured (rrswin's stand-ins for the staged input tensor and input_noise: the chain starts here)"));
       for (int param : input_params(s)) {
         const LayerBuffer from = producing_buffer({l.layer, param}).value();
         const KernelCapture::Pointer& q = c.pointers[param == 8 ? L.input : L.skip];
@@ -402,9 +434,9 @@ NetworkReplay replay_network_capture(const NetworkCapture& cap, const NetworkRep
         const std::size_t need = input_bytes(s, r.ex, r.ey, param);
         const auto it = chained.find({from.layer, from.param});
         if (it == chained.end()) {
-          const std::string reason = !network_not_replayable(from.layer).empty() ? cat(to_string(from.layer), " does not replay")
-                                     : first_replayable == s.name                ? std::string("the chain starts here")
-                                                                                 : cat(to_string(from.layer), " was not replayed");
+          const std::string reason = not_replayed.count(from.layer) ? cat(to_string(from.layer), " does not replay")
+                                     : first_replayable == s.name   ? std::string("the chain starts here")
+                                                                    : cat(to_string(from.layer), " was not replayed");
           r.inputs.push_back(cat("+", param, " as captured (", buffer_name(from), ": ", reason, ")"));
           continue;
         }
@@ -435,11 +467,17 @@ NetworkReplay replay_network_capture(const NetworkCapture& cap, const NetworkRep
     out.layers.push_back(std::move(r));
   }
   if (o.chained) {
+    // enc0's launch replays when it holds rrswin's stand-ins (+8, +88); else the chain starts at enc1
+    // and dec0's skip (enc0's arena +48) is dec0's captured one.
+    const bool from_enc0 = first_replayable == to_string(LayerId::enc0);
     out.start = first_replayable.empty() ? "no replayable launch"
-                                         : cat("the chain starts from ", first_replayable,
-                                               "'s captured inputs (enc0's launch does not replay: see its line); every later layer's +8 / "
-                                               "+24 is the chained output of the layer that feeds it, but dec0's skip +24 (enc0's arena "
-                                               "+48) is dec0's captured one");
+                : from_enc0
+                    ? cat("the chain starts from enc0's captured inputs (rrswin's stand-ins: +8 the staged input tensor, +88 the texture "
+                          "standing for input_noise); every later layer's +8 / +24 is the chained output of the layer that feeds it")
+                    : cat("the chain starts from ", first_replayable,
+                          "'s captured inputs (enc0's launch does not replay: see its line); every later layer's +8 / "
+                          "+24 is the chained output of the layer that feeds it, but dec0's skip +24 (enc0's arena "
+                          "+48) is dec0's captured one");
   }
   return out;
 }

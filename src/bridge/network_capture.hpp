@@ -24,9 +24,11 @@ namespace rrswin::ptx {
 // A layer's launch number in a network capture: its place in network order, enc0 1 .. dec0 11.
 std::uint32_t network_launch_number(LayerId id);
 
-// Why a layer's launch is not replayed ("" when it is): enc0's prologue builds the model's input
-// from the network input +304, which no source decodes.
-std::string network_not_replayable(LayerId id);
+// Why a layer's captured launch is not replayed ("" when it is): a launch of enc0 without rrswin's
+// stand-ins (+8, +88: LaunchAbi::standin_*) is one of the original kernel, whose prologue builds the
+// model's input from the network input +304, which no source decodes. Throws InputError naming the
+// missing file when the launch holds one stand-in but not the other (all or none).
+std::string network_not_replayable(LayerId id, const capture::DumpedLaunch& d);
 
 struct NetworkCaptureOptions {
   int render_w = 256, render_h = 128;  // level_grid's render (the smallest every level runs: 64 x 64)
@@ -42,15 +44,16 @@ struct NetworkCaptureOptions {
 // launch-dump naming, launch network_launch_number(L) (inputs, weights, outputs, textures and
 // surfaces, as the layer's per-layer capture holds them after its launch; one buffer has one made-up
 // device address in every launch that names it), and README.txt saying what the folder holds.
-// enc0's launch holds its weights (+40) and outputs (+48, +56, +112, +120, +128) only: the network
-// input +304 its prologue reads does not exist for the demo frame, which starts from a synthetic
-// staged input tensor that no launch argument holds.
+// enc0's launch holds rrswin's stand-ins (LaunchAbi::standin_*): +8 the demo's synthetic staged input
+// tensor, +88 its texture standing for input_noise; the network input +304 its prologue reads does
+// not exist for the demo frame and is not held.
 std::vector<std::pair<std::string, std::vector<std::uint8_t>>> synthetic_network_capture_files(const NetworkCaptureOptions& o);
 
 // A network capture as read: one entry per layer in network order.
 struct NetworkCaptureLayer {
   LayerId layer = LayerId::enc0;
   std::optional<capture::DumpedLaunch> launch;  // absent: the folder has no launch of its kernel
+  std::string not_replayable;                   // why the launch is not replayed ("" when it is)
 };
 struct NetworkCapture {
   std::string dir;
@@ -60,7 +63,8 @@ struct NetworkCapture {
 // Reads a folder of launch dumps as one frame: every launch of a `cuda_dldn_engine_swin_` kernel
 // (capture::load_dumped_launches: the shape and size checks, one file per argument, no links),
 // each kernel mapped to its layer by its entry name. Throws InputError / std::runtime_error naming
-// the folder or file: a replayable layer without a launch (naming the files expected), two launches
+// the folder or file: a layer without a launch (naming the files expected; but enc0, whose launch
+// is then not replayed, as one without rrswin's stand-ins), two launches
 // of one layer, launch numbers out of network order, a launch without an argument its layer's ABI
 // reads (naming the file expected), a kernel of the swin family that is no layer.
 NetworkCapture load_network_capture(const std::string& dir);

@@ -20,7 +20,10 @@ namespace {
 constexpr const char* kReplayHelp = R"(usage: rrswin replay --layer L CAPTURE -o DIR [--engine fast|golden] [--profile P]
                     [--reading NAME=VALUE] [--layer-reading NAME=VALUE] [--ex N --ey N] [--block-offset X,Y] [--scale SX,SY]
                     [--launch N]
-  L: enc4, enc3, enc2, enc1 (merge layers) or dec4, dec3, dec2, dec1, dec0 (decoders: input +8 at half
+  L: enc4, enc3, enc2, enc1, enc0 (merge layers; enc0's captures in rrswin's stand-in convention:
+  +8 the staged input tensor, +88 the texture standing for input_noise, offsets the original leaves
+  unused; a capture of the original enc0, which holds the network input +304 instead, is refused: its
+  prologue is decoded by no source, docs/readings.md §10) or dec4, dec3, dec2, dec1, dec0 (decoders: input +8 at half
   the extents, skip +24, textures +88 (any size), +96, +104, the v2.f32 scale at +136, surface +112,
   dec0's also +144; no merged output; a launch dump's scale is --scale, default 0.5,0.5; docs/readings.md §9).
   Runs the layer (the golden model or the fast engine: the same bytes) on a replay capture
@@ -39,7 +42,12 @@ constexpr const char* kReplayHelp = R"(usage: rrswin replay --layer L CAPTURE -o
 
 constexpr const char* kCaptureHelp =
     R"(usage: rrswin capture --layer L --synthetic -o DIR [--seed N] [--ex N --ey N] [--block-offset X,Y] [--scale SX,SY]
-  L: enc4, enc3, enc2, enc1 or dec4, dec3, dec2, dec1, dec0 (enc0's prologue is not modelled). A
+  L: enc4, enc3, enc2, enc1, enc0 or dec4, dec3, dec2, dec1, dec0. enc0's capture is in rrswin's
+  stand-in convention, not the original's (its prologue, which builds the staged input tensor and
+  input_noise from the network input +304, is decoded by no source; docs/readings.md §10): +8 the
+  staged input tensor (one plane of 32 e4m3 channels a token, --seed), +88 a texture at the token
+  grid standing for input_noise (--seed), the 1032-byte parameter block with +304 zero (no network
+  input, no file): the offsets of the CUDA port (cuda/enc0_params.hpp). A
   decoder's capture holds its half-resolution input (--seed) and +88 texture, its skip and +96
   (seed + 1), +104 (seed + 2), the scale (default 0.5,0.5) and one surface +112 (docs/readings.md §9).
   Writes a synthetic replay capture of the merge layer's kernel (the state before the launch, facts
@@ -55,7 +63,8 @@ constexpr const char* kSettleHelp =
     R"(usage: rrswin settle --layer L (--oracle FILE.ptx [--entry NAME] [CAPTURE] | CAPTURE --results DIR | DUMPS)
                     [--profile P] [--reading NAME=VALUE] [--threads N] [--ex N --ey N] [--block-offset X,Y] [--scale SX,SY]
                     [--launch N]
-  L: enc4, enc3, enc2, enc1 (readings merge-*, sigmoid-*) or dec4 .. dec0 (expand-*, decoder-*).
+  L: enc4, enc3, enc2, enc1, enc0 (readings merge-*, sigmoid-*; enc0's captures in rrswin's stand-in
+  convention, rrswin capture --layer enc0 --help) or dec4 .. dec0 (expand-*, decoder-*).
   Which values of the layer's readings (rrswin readings --layer L) reproduce
   the original kernel. --results DIR: the original's results for the replay capture CAPTURE, in
   launch-dump naming (a GPU's dump of the launch, or `rrswin ptx run … --capture CAPTURE -o DIR`).

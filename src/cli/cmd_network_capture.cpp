@@ -23,10 +23,11 @@ constexpr const char* kCaptureHelp =
   one folder of d4r's launch dumps of that frame (launch-NNN-<kernel>-argNNN-<kind>-<shape>-fmtN.bin,
   the state after each launch), one launch per layer in network order: launch 1 enc0 .. 6 enc5,
   7 dec4 .. 11 dec0, each holding its inputs, weights, textures and outputs as `rrswin capture
-  --layer L` and `rrswin replay --layer L` hold them; and README.txt. enc0's launch holds its
-  weights and outputs only: its input, the network input +304, does not exist for the synthetic
-  frame (its prologue, which would build the staged input tensor from it, is decoded by no source),
-  so enc0's launch is not replayable. All files or none.
+  --layer L` and `rrswin replay --layer L` hold them; and README.txt. enc0's launch is in rrswin's
+  stand-in convention (not the original's: its prologue, which builds the staged input tensor and
+  input_noise from the network input +304, is decoded by no source): +8 the staged input tensor the
+  run starts from, +88 the texture standing for input_noise, no +304 (the synthetic frame has no
+  network input); it replays like every other launch. All files or none.
   --render W,H      the render (default 256,128; 64,64 is the smallest every level runs at)
   --seed N          the demo inputs' seed (default 1)
   --engine E        fast (default) or golden: the same bytes
@@ -41,16 +42,18 @@ constexpr const char* kReplayHelp =
   Per layer (default): each launch replayed from its own captured inputs and compared with its own
   captured outputs (+48, +56, the surfaces). Prints one line per layer: reproduces; differs (bytes
   differing of those compared, per output, and the first: where in the output and the 8 x 8-token
-  block of the launch that writes it); or not replayable (why: enc0, whose prologue from the network
-  input +304 is decoded by no source).
-  --chained: the network run from the first replayable layer's captured inputs (enc1's), every later
-  layer's +8 / +24 the replayed output of the layer that feeds it (rrswin layers: the edges), dec0's
-  skip (enc0's arena) its captured one, each layer's own weights, textures and scale as captured;
-  every layer compared with its capture, and the first layer where a difference enters.
+  block of the launch that writes it); or not replayable (why: an enc0 launch without rrswin's
+  stand-ins +8/+88, i.e. one of the original kernel, whose prologue from the network input +304 is
+  decoded by no source; or no enc0 launch).
+  --chained: the network run from the first replayable layer's captured inputs (enc0's stand-ins
+  +8/+88 when its launch holds them, else enc1's, saying so), every later layer's +8 / +24 the
+  replayed output of the layer that feeds it (rrswin layers: the edges; dec0's skip is enc0's arena
+  when enc0 replays, else its captured one), each layer's own weights, textures and scale as
+  captured; every layer compared with its capture, and the first layer where a difference enters.
   Writes OUT/<layer>/ (every argument of the launch after the replay, in launch-dump naming, its
   captured launch number) and OUT/summary.txt (the lines printed). All outputs or none.
-  Launch dumps carry no parameter block: each layer's token grid is its grid texture's (+88; the
-  decoders' +96), all of one frame (each level half the one above), block offsets 0, the decoders'
+  Launch dumps carry no parameter block: each layer's token grid is its grid texture's (+88, enc0's
+  rrswin's stand-in included; the decoders' +96), all of one frame (each level half the one above), block offsets 0, the decoders'
   +136 scale --scale (default 0.5,0.5).
   Exit status: 0 every replayable layer reproduces, 1 some differ, 2 errors (a missing launch, two
   launches of one layer, a missing or mis-sized argument, a link: the message names the file).
@@ -103,7 +106,9 @@ int capture_network(const Args& args) {
               static_cast<unsigned long long>(o.seed), choice.profile.c_str(), choice.engine.c_str(), paths.size(), out.c_str());
   for (LayerId id : layer_ids())
     std::printf("  launch %2u  %s\n", ptx::network_launch_number(id), std::string(layer_spec(id).entry).c_str());
-  std::printf("  enc0: weights and outputs only (its input, the network input +304, does not exist for the synthetic frame: README.txt)\n");
+  std::printf(
+      "  enc0: in rrswin's stand-in convention (+8 the staged input tensor, +88 the texture standing for input_noise; no network "
+      "input +304: README.txt), replayable\n");
   return 0;
 }
 

@@ -12,7 +12,9 @@
 //        gathered as the template's prologue gathers +8), the stand-in for what the prologue builds;
 //   +88  a texture object at the token grid, the stand-in for `input_noise` (E22's taps read it, as
 //        enc1's E32 reads +88).
-// +304 is kept in the block (the original's field) and not read. Its dimensions and weight offsets
+// +304 is kept in the block (the original's field) and not read. The row's LaunchAbi names these two
+// offsets as rrswin's stand-ins (standin_input, standin_texture: what enc0's captures hold, `rrswin
+// capture --layer enc0`); CudaLayerDims.ParameterBlocksAreTheRowsLaunchAbi checks they are these. Its dimensions and weight offsets
 // are cuda/layer_dims.hpp's Enc0; CudaLayerDims.ParameterBlocksAreTheRowsLaunchAbi checks the offsets
 // against the row.
 #pragma once

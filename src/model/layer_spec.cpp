@@ -102,6 +102,10 @@ constexpr LayerSpec enc0_row{
                      .merged_output = 56,
                      .texture = -1,
                      .network_input = 304,
+                     // rrswin's stand-ins for what the undecoded prologue builds (docs/readings.md §10
+                     // "The CUDA port"; cuda/enc0_params.hpp, CudaLayerDims.* checks they are its offsets).
+                     .standin_input = 8,
+                     .standin_texture = 88,
                      .surfaces = {112, 120, 128},
                      .surface_count = 3,
                      .shared_bytes = 4000,
@@ -459,6 +463,8 @@ std::string launch_parameters_text(const LaunchAbi& a) {
   add(a.int_textures[1], "texture");
   add(a.scale, "coordinate scale");
   add(a.network_input, "network input");
+  add(a.standin_input, "staged input tensor (rrswin's stand-in)");
+  add(a.standin_texture, "input_noise texture (rrswin's stand-in)");
   for (int i = 0; i < a.surface_count; ++i) add(a.surfaces[static_cast<std::size_t>(i)], "surface");
   return t;
 }

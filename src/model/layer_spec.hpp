@@ -93,6 +93,12 @@ struct LaunchAbi {
   std::array<int, 2> int_textures{-1, -1};  // the decoders' integer-coordinate textures (+96, +104)
   int scale = -1;                           // the decoders' v2.f32 coordinate scale (+136)
   int network_input = -1;                   // enc0: the network's input (+304)
+  // rrswin's stand-ins, not the original's ABI: where rrswin's captures and CUDA port of a layer whose
+  // prologue no source decodes (enc0: +304 -> input_tensor, input_noise; docs/readings.md §10 "The CUDA
+  // port") hold what that prologue builds, at offsets the original's block leaves unused (input and
+  // texture are -1 there). Read through capture_input / capture_texture below; -1: none.
+  int standin_input = -1;                   // enc0: +8, the staged input tensor (a one-plane arena at the token grid)
+  int standin_texture = -1;                 // enc0: +88, a texture at the token grid standing for input_noise
   std::array<int, 3> surfaces{-1, -1, -1};  // sust surface objects, `surface_count` of them
   int surface_count = 0;
   int shared_bytes = 0;     // the one __shared__ array ("_ZZ...E4smem")
@@ -101,6 +107,13 @@ struct LaunchAbi {
   std::string_view geometry_source;  // where grid/block come from (a reading where unverified)
   int ex, ey;                        // the real token grid (the extents at param+0) at a 1280x720 render
 };
+
+// The offsets at which a capture of the layer (rrswin capture / replay / settle --layer, the network
+// capture) holds its input and its grid texture: the ABI's own, else rrswin's stand-ins (enc0's +8,
+// +88), else -1. has_standins: the layer's captures use rrswin's stand-ins (enc0).
+constexpr int capture_input(const LaunchAbi& a) { return a.input >= 0 ? a.input : a.standin_input; }
+constexpr int capture_texture(const LaunchAbi& a) { return a.texture >= 0 ? a.texture : a.standin_texture; }
+constexpr bool has_standins(const LaunchAbi& a) { return a.input < 0 && a.standin_input >= 0; }
 
 // Statement counts of the epilogues ("epi" column of the phase tables; an epilogue is everything
 // between one phase's last mma and the next phase's first, spec §0 / DOC4 §0 / DOC3 §0). They are
