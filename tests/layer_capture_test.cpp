@@ -508,4 +508,13 @@ TEST(LayerCapture, Enc0CliCapturesReplaysAndSettles) {
   EXPECT_EQ(notex.status, 2) << notex.out;
   EXPECT_TRUE(contains(notex.out, "-arg088-texture-…-fmtN.bin (the texture standing for input_noise, rrswin's stand-in")) << notex.out;
   EXPECT_FALSE(fs::exists(d.path / "x"));
+  // A stand-in that is a link is refused by name, as every argument (no file read through a link).
+  ASSERT_EQ(d.rrswin("replay --layer enc0 cap -o links").status, 0);
+  const fs::path linked = find_file(d.path / "links", "arg008-buffer");
+  fs::rename(linked, d.path / "elsewhere.bin");
+  fs::create_symlink(d.path / "elsewhere.bin", linked);
+  const Result link = d.rrswin("replay --layer enc0 links -o x");
+  EXPECT_EQ(link.status, 2) << link.out;
+  EXPECT_TRUE(contains(link.out, linked.filename().string())) << link.out;
+  EXPECT_FALSE(fs::exists(d.path / "x"));
 }
