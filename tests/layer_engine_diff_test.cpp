@@ -352,8 +352,8 @@ TEST(LayerEngineDiff, EveryTemplateReadingOnTheFusedBlockOfEveryLayer) {
 // The fused block is what runs the layers it takes (issue 33): enc4, enc3, enc2 (C = 160, 128, 96)
 // through their last down-projection, dec4, dec3, dec2 after their front; layer_parts (what
 // run_layer_frame_fast switches on, and what bench prints) says so, and the block's phase-group
-// timing (engine.hpp set_phase_timing, which only engine/block.cpp adds to) records its MLP for a
-// frame of each. A layer routed to the golden parts instead would record none.
+// timing (engine.hpp set_phase_timing, which engine/block.cpp and the layers' block runs add to)
+// records its MLP for a frame of each. A layer routed to the golden parts instead would record none.
 TEST(LayerEngineDiff, FusedBlockRunsEveryLayerItTakes) {
   using engine::LayerParts;
   // enc1's heads in sequence are the same values as one warp per head (each head's own phases, the
@@ -380,6 +380,11 @@ TEST(LayerEngineDiff, FusedBlockRunsEveryLayerItTakes) {
           LayerReadings{}, &best, 1);
     engine::set_phase_timing(nullptr);
     EXPECT_EQ(t.seconds[engine::kGroupMlp] > 0, engine::layer_parts(id) != LayerParts::golden_parts) << to_string(id);
+    // `rrswin bench --layer`'s breakdown: a layer's own front (the decoders' E1, enc0's embedding)
+    // in the front group and nowhere else, what follows the block (merge, final phase, final
+    // epilogue) in the tail; a layer without a front records none.
+    EXPECT_EQ(t.seconds[engine::kGroupFront] > 0, s.front.kind != FrontKind::none) << to_string(id);
+    EXPECT_GT(t.seconds[engine::kGroupTail], 0) << to_string(id);
   }
 }
 

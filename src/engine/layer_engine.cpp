@@ -266,6 +266,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
       run_layer_frame_with(
           f, profile, r, lr, stats, trace, trace_out,
           [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
+            PhaseLaps laps;  // `rrswin bench`'s breakdown (engine.hpp): the front, then the block's own laps, then the tail
             const GemmStep step = engine_steps(ctx, how);
             golden::BlockContext front = ctx;
             front.gemm_step = &step;
@@ -285,16 +286,21 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
             front.gather = &gather;
             const golden::PrologueOut staged = golden::decoder_front(front, lr.decoder_front, io.input_arena, io.skip_arena);
             const golden::DecoderTextures t{io.texture, io.texture96, io.texture104, io.scale[0], io.scale[1]};
+            laps.lap(kGroupFront);
             if (dec0) {
               const golden::F16Mat d19 = run_block_through_mlp(*prepared, how.simd, ctx, 1, staged);
+              laps.restart();
               golden::dec0_output(front, lr.decoder_final, d19, io.texture ? t : golden::DecoderTextures{}, io.surfaces.s112,
                                   io.surfaces.s144, io.output_arena, dtab);
+              laps.lap(kGroupTail);
               return;
             }
             const golden::E4Mat a_last =
                 run_block_through_e60(*prepared, how.simd, ctx, {{}, io.output_arena, nullptr, nullptr}, 1, &staged);
+            laps.restart();
             const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a_last, final_b, final_steps, final_bias);
             if (io.texture && io.surfaces.s112) golden::decoder_final(front, lr.decoder_final, d, t, *io.surfaces.s112, dtab);
+            laps.lap(kGroupTail);
           },
           block_loop(how.threads));
       return;
@@ -319,6 +325,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
   run_layer_frame_with(
       f, profile, r, lr, stats, trace, trace_out,
       [&](const golden::BlockContext& block_ctx, const golden::LayerBlockIo& io) {
+        PhaseLaps laps;  // `rrswin bench`'s breakdown (engine.hpp): enc0's front, the block's own laps, the tail
         // The golden parts below quantise through the profile's q8 table.
         golden::BlockContext ctx = block_ctx;
         ctx.q8_table = q8_table;
@@ -335,10 +342,12 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
           front.front_gemm = &phase;
           front.gather = &gather;
           const golden::PrologueOut staged = golden::embedding_front(front, io.input_arena);
+          laps.lap(kGroupFront);
           a_last = run_block_through_e60(*prepared, how.simd, ctx, {{}, io.output_arena, nullptr, nullptr}, 1, &staged);
         } else {
           a_last = run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
         }
+        laps.restart();
         const golden::E4Mat merged =
             s.merge_kind == MergeKind::register_lanes ? register_merge.apply(a_last) : golden::merge_gather(lr, a_last);
         const golden::F16Mat dm = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);
@@ -347,6 +356,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
         // E62 is golden::e62 itself, with its exponentials and sigmoids tabulated (functions of one f16).
         if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128)
           golden::e62(ctx, lr, d, *io.texture, io.surfaces, tab.e61_exp.data(), tab.e62_sigmoid.data(), kern.e61_pixels);
+        laps.lap(kGroupTail);
       },
       block_loop(how.threads));
 }
