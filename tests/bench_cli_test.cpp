@@ -49,6 +49,14 @@ TEST(BenchCli, LayerTableHasEnc5AsItsBaseline) {
   // enc3 runs the fused block at its C = 128 (issue 33): no golden parts on either line.
   EXPECT_TRUE(contains(r.out, "fused engine")) << r.out;
   EXPECT_FALSE(contains(r.out, "golden parts")) << r.out;
+  EXPECT_TRUE(contains(r.out, "vs i16lim")) << r.out;
+  // The per-phase-group breakdown (issue 33): a row per layer, profile and path, the front and tail
+  // groups among the columns, the total and the fixed share.
+  EXPECT_TRUE(contains(r.out, "per-phase-group time per block")) << r.out;
+  EXPECT_TRUE(contains(r.out, "front prologue")) << r.out;
+  EXPECT_TRUE(contains(r.out, "tail     total  fixed")) << r.out;
+  EXPECT_TRUE(contains(r.out, "enc5  zluda  " + best)) << r.out;
+  EXPECT_TRUE(contains(r.out, "enc3  zluda  " + best)) << r.out;
   EXPECT_EQ(shell("'" RRSWIN_CLI_PATH "' bench --layer enc9").status, 2);
 }
 

@@ -224,6 +224,19 @@ TEST(EngineGemm, EveryPathDecodesLikeTheCodeTable) {
   }
 }
 
+// isa_order_kstep (the A operands' ISA-order forms) against the fragment layout's own table
+// (layout/fragment.hpp isa_k_of_pair_k, facts §0.4), on distinct codes in every position.
+TEST(EngineGemm, IsaOrderOfAKStepIsTheFragmentTables) {
+  const std::array<int, 32>& isa = layout::isa_k_of_pair_k();
+  for (int seed = 0; seed < 4; ++seed) {
+    std::array<e4m3_t, 32> row{}, perm{}, want{};
+    for (int k = 0; k < 32; ++k) row[static_cast<std::size_t>(k)] = static_cast<e4m3_t>(7 * k + 64 * seed + 1);
+    for (int k = 0; k < 32; ++k) want[static_cast<std::size_t>(isa[static_cast<std::size_t>(k)])] = row[static_cast<std::size_t>(k)];
+    engine::isa_order_kstep(row.data(), perm.data());
+    EXPECT_EQ(perm, want) << "seed " << seed;
+  }
+}
+
 // The `ada` integer words (gemm.hpp: kDecodeAdaInt16; kernels_ada_int16_impl.hpp) of every code,
 // from the scalar tables and from the avx512vnni decoder, against words built here from the code
 // table's value and e(x): x = +-m 2^(e - 3). And the avx512vnni path's selection: operands

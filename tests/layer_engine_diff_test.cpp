@@ -34,8 +34,10 @@ struct Outputs {
   golden::LayerStats stats;
 };
 
+// stats = false: no statistics gathered, which is where the fast engine runs its own fronts
+// (engine/layer_engine.cpp expand_front, embedding_front_fast); their counts are then zero.
 Outputs run(const WeightImage& w, const SyntheticFrame& in, int ex, int ey, int ox, int oy, const Profile& p, const Readings& r,
-            const LayerReadings& lr, const engine::SimdPath* fast, int threads = 1) {
+            const LayerReadings& lr, const engine::SimdPath* fast, int threads = 1, bool stats = true) {
   LayerFrame f;
   f.ex = ex;
   f.ey = ey;
@@ -46,9 +48,9 @@ Outputs run(const WeightImage& w, const SyntheticFrame& in, int ex, int ey, int 
   f.texture = &in.texture;
   Outputs o;
   if (fast)
-    engine::run_layer_frame_fast(f, p, r, lr, {*fast, threads}, &o.stats);
+    engine::run_layer_frame_fast(f, p, r, lr, {*fast, threads}, stats ? &o.stats : nullptr);
   else
-    run_layer_frame_golden(f, p, r, lr, &o.stats);
+    run_layer_frame_golden(f, p, r, lr, stats ? &o.stats : nullptr);
   o.arena = f.output_arena;
   o.merged = f.merged_output;
   o.s112 = f.surface112.bytes;
@@ -207,7 +209,7 @@ std::vector<LayerId> decoders() {
 }
 
 Outputs run_decoder(LayerId id, int ex, int ey, int ox, int oy, bool stress, const Profile& p, const LayerReadings& lr,
-                    const engine::SimdPath* fast, int threads = 1) {
+                    const engine::SimdPath* fast, int threads = 1, bool stats = true, const Readings& rd = Readings{}) {
   const LayerSpec& s = layer_spec(id);
   const SyntheticFrame in = make_synthetic_frame(ex >> 1, ey >> 1, 21, stress, s.front.k / 32);
   const SyntheticFrame skip = make_synthetic_frame(ex, ey, 22, stress, s.k_slices());
@@ -226,9 +228,9 @@ Outputs run_decoder(LayerId id, int ex, int ey, int ox, int oy, bool stress, con
   f.scale = {0.5f, 0.5f};
   Outputs o;
   if (fast)
-    engine::run_layer_frame_fast(f, p, Readings{}, lr, {*fast, threads}, &o.stats);
+    engine::run_layer_frame_fast(f, p, rd, lr, {*fast, threads}, stats ? &o.stats : nullptr);
   else
-    run_layer_frame_golden(f, p, Readings{}, lr, &o.stats);
+    run_layer_frame_golden(f, p, rd, lr, stats ? &o.stats : nullptr);
   o.arena = f.output_arena;
   o.s112 = f.surface112.bytes;
   o.s144.resize(4 * f.surface144.rgba.size());
@@ -276,6 +278,64 @@ TEST(LayerEngineDiff, DecodersFastEqualsGoldenForEveryProfilePathAndThreadCount)
       expect_same(g, run_decoder(id, 18, 13, 0, 5, true, profile_ada(), lr, &best, 2), reading);
       const Outputs d = run_decoder(id, 18, 13, 0, 5, true, profile_ada(), LayerReadings{}, nullptr);
       EXPECT_TRUE(d.arena != g.arena || d.s112 != g.s112 || d.s144 != g.s144) << reading << " changes nothing";
+    }
+  }
+}
+
+// The fronts the fast engine runs itself where no statistics are counted (engine/layer_engine.cpp
+// expand_front: the decoders' phase 1 and E1; embedding_front_fast: enc0's embedding; the tests
+// above count statistics, which runs golden's front parts on the engine's kernels instead): byte
+// for byte the golden model on every profile, path and thread count, with stress inputs, each
+// front reading's other value and the template readings the fronts read.
+TEST(LayerEngineDiff, FrontsWithoutStatisticsEqualGolden) {
+  const std::vector<std::string> template_readings = {"prologue-fill=zero",           "prologue-fill=clamp",
+                                                      "prologue-sum-tree=sequential", "prologue-load-order=natural",
+                                                      "prologue-norm=identity",       "prologue-eps=2^-10"};
+  std::vector<LayerId> layers = decoders();
+  layers.push_back(LayerId::enc0);
+  for (LayerId id : layers) {
+    SCOPED_TRACE(std::string(to_string(id)));
+    const bool decoder = id != LayerId::enc0;
+    const bool all = !small_scale() || id == layers.front() || id == LayerId::enc0;
+    const SyntheticFrame in = make_synthetic_frame(19, 11, 4, true, layer_spec(id).k_slices());
+    auto one = [&](const Profile& p, const Readings& rd, const LayerReadings& lr, const engine::SimdPath* path, int threads) {
+      return decoder ? run_decoder(id, 19, 11, 3, 2, true, p, lr, path, threads, path == nullptr, rd)
+                     : run(default_layer_weights(id), in, 19, 11, 3, 2, p, rd, lr, path, threads, path == nullptr);
+    };
+    for (const Profile* p : all_profiles()) {
+      if (!all && p != &profile_ada()) continue;
+      const Outputs g = one(*p, Readings{}, LayerReadings{}, nullptr, 1);
+      for (engine::SimdPath path : engine::supported_simd_paths())
+        for (int threads : {1, 3}) {
+          if (small_scale() && threads > 1) continue;
+          Outputs e = one(*p, Readings{}, LayerReadings{}, &path, threads);
+          e.stats = g.stats;  // counted on the golden side only
+          expect_same(g, e,
+                      std::string(p->name) + " / " + std::string(engine::to_string(path)) + " / " + std::to_string(threads) + " threads");
+        }
+    }
+    if (!all) continue;
+    const engine::SimdPath best = engine::best_simd_path();
+    std::vector<std::string> readings = template_readings;
+    for (const char* r : {"expand-load-order=fragment", "expand-fill=zero", "expand-subpixel=dx-dy", "expand-column-split=interleaved"})
+      if (decoder) readings.push_back(r);
+    for (const std::string& reading : readings) {
+      Readings rd;
+      LayerReadings lr;
+      std::string err;
+      const std::string name = reading.substr(0, reading.find('=')), value = reading.substr(reading.find('=') + 1);
+      const bool layer_reading = name.rfind("expand-", 0) == 0;
+      if (layer_reading) {
+        const std::vector<LayerId> applies = reading_layers(name);
+        if (std::find(applies.begin(), applies.end(), id) == applies.end()) continue;
+        ASSERT_TRUE(set_layer_reading(lr, reading, &err)) << err;
+      } else {
+        ASSERT_TRUE(set_reading(rd, name, value, &err)) << err;
+      }
+      const Outputs g = one(profile_ada(), rd, lr, nullptr, 1);
+      Outputs e = one(profile_ada(), rd, lr, &best, 2);
+      e.stats = g.stats;
+      expect_same(g, e, reading);
     }
   }
 }
@@ -352,8 +412,8 @@ TEST(LayerEngineDiff, EveryTemplateReadingOnTheFusedBlockOfEveryLayer) {
 // The fused block is what runs the layers it takes (issue 33): enc4, enc3, enc2 (C = 160, 128, 96)
 // through their last down-projection, dec4, dec3, dec2 after their front; layer_parts (what
 // run_layer_frame_fast switches on, and what bench prints) says so, and the block's phase-group
-// timing (engine.hpp set_phase_timing, which only engine/block.cpp adds to) records its MLP for a
-// frame of each. A layer routed to the golden parts instead would record none.
+// timing (engine.hpp set_phase_timing, which engine/block.cpp and the layers' block runs add to)
+// records its MLP for a frame of each. A layer routed to the golden parts instead would record none.
 TEST(LayerEngineDiff, FusedBlockRunsEveryLayerItTakes) {
   using engine::LayerParts;
   // enc1's heads in sequence are the same values as one warp per head (each head's own phases, the
@@ -380,6 +440,11 @@ TEST(LayerEngineDiff, FusedBlockRunsEveryLayerItTakes) {
           LayerReadings{}, &best, 1);
     engine::set_phase_timing(nullptr);
     EXPECT_EQ(t.seconds[engine::kGroupMlp] > 0, engine::layer_parts(id) != LayerParts::golden_parts) << to_string(id);
+    // `rrswin bench --layer`'s breakdown: a layer's own front (the decoders' E1, enc0's embedding)
+    // in the front group and nowhere else, what follows the block (merge, final phase, final
+    // epilogue) in the tail; a layer without a front records none.
+    EXPECT_EQ(t.seconds[engine::kGroupFront] > 0, s.front.kind != FrontKind::none) << to_string(id);
+    EXPECT_GT(t.seconds[engine::kGroupTail], 0) << to_string(id);
   }
 }
 

@@ -64,6 +64,7 @@ from .numerics import (
 )
 from .layers import (
     LAYERS,
+    diff_network,
     layer_phases,
     layer_readings,
     layer_spec,

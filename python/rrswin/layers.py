@@ -289,7 +289,7 @@ def run_network(render=(256, 128), *, engine: str = "fast", profile: str = "ada"
     each layer's default weight image, synthetic textures at its level's grid, enc0's synthetic
     staged input tensor. Returns {layer name: outputs} in network order for every layer that ran, the
     outputs named as run_layer names them (arena, merged, surface112/120/128 where the layer has
-    them) plus 'seconds', 'ex', 'ey' (the layer's token grid). engine 'fast' or 'golden': the same
+    them; dec0's surface144, float32 (ey, ex, 4)) plus 'seconds', 'ex', 'ey' (the layer's token grid). engine 'fast' or 'golden': the same
     bytes. `weights`: None (the embedded images), a dict {layer name: uint8 array or bytes} with every
     runnable layer's image, or a folder path holding <layer>.bin for each (`rrswin run --network
     --weights DIR`); a missing layer or file is a ValueError, and so is a wrong size (naming the file
@@ -322,3 +322,65 @@ def replay_network(capture, chained: bool = False, *, engine: str = "fast", prof
         raise TypeError("threads: an int")
     return _rrswin.replay_network_capture(os.fspath(capture), chained, profile, engine, threads)
 
+
+
+# The outputs of a layer in a run_network result (and, as files, in `rrswin run --network`'s
+# DIR/<layer>/): the surfaces are compared per f16 value, the rest byte for byte.
+_NETWORK_OUTPUTS = {"arena": np.uint8, "merged": np.uint8, "surface112": None, "surface120": None, "surface128": None,
+                    "surface144": np.float32}
+_NETWORK_RUN_KEYS = ("seconds", "ex", "ey")  # run_network's figures beside the outputs: not compared
+
+
+def _network_side(side, label: str):
+    """diff_network's `a` or `b` for the core: a folder path as a str, or a run_network result as a
+    list of (layer, output, bytes, width, height), width and height a surface's texels."""
+    if isinstance(side, (str, os.PathLike)):
+        return os.fspath(side)
+    if not isinstance(side, Mapping):
+        raise TypeError(f"{label}: expected a folder path (`rrswin run --network` output) or a run_network result "
+                        f"(a dict), found {type(side).__name__}")
+    out = []
+    for layer, outputs in side.items():
+        if layer not in LAYERS:
+            raise ValueError(f"{label}: expected layer names ({', '.join(LAYERS)}) as keys, found {layer!r}")
+        if not isinstance(outputs, Mapping):
+            raise TypeError(f"{label}[{layer!r}]: expected a dict of the layer's outputs, found {type(outputs).__name__}")
+        for name, v in outputs.items():
+            if name in _NETWORK_RUN_KEYS:
+                continue
+            if name not in _NETWORK_OUTPUTS:
+                raise ValueError(f"{label}[{layer!r}]: expected outputs named {', '.join(_NETWORK_OUTPUTS)} (and "
+                                 f"{', '.join(_NETWORK_RUN_KEYS)}), found {name!r}")
+            where = f"{label}[{layer!r}][{name!r}]"
+            if not isinstance(v, np.ndarray):
+                raise TypeError(f"{where}: expected a numpy array, found {type(v).__name__}")
+            dtype = _NETWORK_OUTPUTS[name]
+            if dtype is None:
+                # A surface: RGBA16F texels, as run_network's uint16 f16 bits or as float16 values.
+                if v.dtype != np.uint16 and v.dtype != np.float16:
+                    raise TypeError(f"{where}: expected dtype uint16 (f16 bits) or float16, found dtype {v.dtype.name}")
+                if v.ndim != 3 or v.shape[2] != 4 or v.shape[0] < 1 or v.shape[1] < 1:
+                    raise ValueError(f"{where}: expected a surface of shape (h, w, 4), found shape {C.shape_str(v.shape)}")
+                out.append((layer, name, C.contiguous(v).tobytes(), v.shape[1], v.shape[0]))
+            else:
+                out.append((layer, name, C.array(v, where, dtype).tobytes(), 0, 0))
+    if not out:
+        raise ValueError(f"{label}: expected a run_network result (layer name -> its outputs), found no output")
+    return out
+
+
+def diff_network(a, b, *, strict: bool = False) -> dict:
+    """Two runs of the network compared layer by layer, as `rrswin diff --network A B [--strict]`
+    compares two `rrswin run --network` folders (docs/network.md "Comparing runs and profiles"). `a`
+    and `b`: each a folder path or a run_network(...) result. Returns {'identical': bool,
+    'first_differing': layer name or None, 'differing_layers': int, 'layers': [one dict per layer
+    on either side, in network order: 'layer', 'in_a', 'in_b', 'identical', 'outputs': {output name
+    ('arena', 'merged', 'surface112', ...): {'bytes_compared', 'bytes_differing', 'size_a',
+    'size_b', and for a surface 'values_differing' (f16 values) and 'max_ulp' (their largest
+    distance), else 'first_block' ((bx, by), the 8x8 token block of the first differing byte, or
+    None)}}]}. A layer on one side only differs only with strict=True. A bad folder or result (no
+    layer, an output on one side only, surfaces of two shapes) raises ValueError naming it; a wrong
+    type TypeError."""
+    if not isinstance(strict, bool):
+        raise TypeError(f"strict: expected a bool, found {type(strict).__name__}")
+    return _rrswin.diff_network(_network_side(a, "a"), _network_side(b, "b"), strict)

@@ -36,6 +36,7 @@
 #include "base/errors.hpp"
 #include "bridge/launch.hpp"
 #include "bridge/network_capture.hpp"
+#include "capture/network_diff.hpp"
 #include "engine/layer_engine.hpp"
 #include "engine/simd.hpp"
 #include "io/frame_io.hpp"
@@ -923,6 +924,11 @@ nb::dict run_network_demo(int render_w, int render_h, const std::string& profile
       const std::size_t h = static_cast<std::size_t>(sf->height), wd = static_cast<std::size_t>(sf->width);
       d[name] = to_numpy(std::move(rgba), {h, wd, 4});
     }
+    if (r.surface144.width > 0 && r.surface144.height > 0) {
+      // dec0's +144 (E19's tanh values), float32 (ey, ex, 4) as run_layer returns it.
+      const std::size_t h = static_cast<std::size_t>(r.surface144.height), wd = static_cast<std::size_t>(r.surface144.width);
+      d["surface144"] = to_numpy(std::move(r.surface144.rgba), {h, wd, 4});
+    }
     d["seconds"] = r.seconds;
     d["ex"] = r.ex;
     d["ey"] = r.ey;
@@ -993,7 +999,86 @@ nb::dict replay_network_capture_py(const std::string& dir, bool chained, const s
   return out;
 }
 
+// One side of diff_network: a folder path (str), read when the GIL is released, or the list
+// python/rrswin/layers.py builds from a run_network result: (layer, output name, bytes, width,
+// height), width and height a surface's texels (0 for a raw output). `label` ('a', 'b') names it.
+struct NetworkSideArg {
+  std::optional<std::string> folder;
+  capture::NetworkSide side;
+};
+
+NetworkSideArg network_side_arg(nb::handle h, const std::string& label) {
+  NetworkSideArg arg;
+  if (nb::isinstance<nb::str>(h)) {
+    arg.folder = nb::cast<std::string>(h);
+    return arg;
+  }
+  arg.side.source = label;
+  for (nb::handle item : nb::cast<nb::list>(h)) {
+    const auto [layer, name, bytes, width, height] = nb::cast<std::tuple<std::string, std::string, nb::bytes, int, int>>(item);
+    LayerId id{};
+    if (!parse_layer(layer, &id)) throw nb::value_error((label + ": no layer '" + layer + "'").c_str());
+    if (!capture::find_network_output(name)) throw nb::value_error((label + "['" + layer + "']: no output '" + name + "'").c_str());
+    auto it = std::find_if(arg.side.layers.begin(), arg.side.layers.end(), [&](const capture::NetworkSideLayer& l) { return l.id == id; });
+    if (it == arg.side.layers.end()) it = arg.side.layers.insert(arg.side.layers.end(), capture::NetworkSideLayer{id, {}});
+    const auto* b = static_cast<const std::uint8_t*>(bytes.data());
+    it->outputs.push_back(capture::NetworkOutput{name, std::vector<std::uint8_t>(b, b + bytes.size()), width, height});
+  }
+  return arg;
+}
+
+// Two runs of the network compared layer by layer (capture/network_diff.hpp, as `rrswin diff
+// --network A B [--strict]`): the verdict and one dict per layer in network order, each output's
+// figures under the names of the CLI's --json where it has them (bytes_compared, bytes_differing).
+nb::dict diff_network_py(nb::handle a, nb::handle b, bool strict) {
+  NetworkSideArg sa = network_side_arg(a, "a"), sb = network_side_arg(b, "b");
+  capture::NetworkDiff d;
+  {
+    nb::gil_scoped_release release;
+    for (NetworkSideArg* s : {&sa, &sb}) {
+      if (!s->folder) continue;
+      s->side = capture::read_network_folder(*s->folder);
+      if (s->side.layers.empty())
+        throw InputError(*s->folder, 0, "an `rrswin run --network` folder (layer folders enc0/, ..., dec0/)", "no layer folder");
+    }
+    d = capture::diff_network(sa.side, sb.side, strict);
+  }
+  nb::dict out;
+  out["identical"] = d.identical();
+  out["first_differing"] = d.first_differing ? nb::object(nb::str(std::string(to_string(*d.first_differing)).c_str())) : nb::none();
+  out["differing_layers"] = d.differing_layers;
+  nb::list layers;
+  for (const capture::NetworkLayerDiff& l : d.layers) {
+    nb::dict ld;
+    ld["layer"] = std::string(to_string(l.id));
+    ld["in_a"] = l.in_a;
+    ld["in_b"] = l.in_b;
+    ld["identical"] = l.identical;
+    nb::dict outputs;
+    for (const capture::NetworkOutputDiff& o : l.outputs) {
+      nb::dict od;
+      od["bytes_compared"] = o.diff.compared;
+      od["bytes_differing"] = o.diff.differing;
+      od["size_a"] = o.diff.size_a;
+      od["size_b"] = o.diff.size_b;
+      if (o.diff.kind == capture::DiffKind::surface) {
+        od["values_differing"] = o.values_differing;
+        od["max_ulp"] = o.diff.max_dist;
+      } else {
+        od["first_block"] = o.first_block ? nb::object(nb::cast(*o.first_block)) : nb::none();
+      }
+      outputs[o.name.c_str()] = od;
+    }
+    ld["outputs"] = outputs;
+    layers.append(ld);
+  }
+  out["layers"] = layers;
+  return out;
+}
+
 void bind_layers(nb::module_& m) {
+  m.def("diff_network", &diff_network_py, "a"_a, "b"_a, "strict"_a,
+        "two runs of the network compared layer by layer (`rrswin diff --network`)");
   m.def("replay_network_capture", &replay_network_capture_py, "dir"_a, "chained"_a, "profile"_a, "engine"_a, "threads"_a,
         "a whole frame's capture replayed per layer or chained (`rrswin replay --network`)");
   m.def("run_network_demo", &run_network_demo, "render_w"_a, "render_h"_a, "profile"_a, "engine"_a, "threads"_a, "seed"_a, "weights"_a,

@@ -104,18 +104,28 @@ FmaPeaks fma_peaks(int threads, double seconds) {
   const engine::SimdPath path = engine::best_simd_path();
   const bool avx512 = path == engine::SimdPath::avx512 || path == engine::SimdPath::avx512vnni;
   if (!avx512 && path != engine::SimdPath::avx2) return {};
+  enum class Unit { f64, f32, i16 };
+  // Multiply-adds per chain step: the lanes of one FMA, or the int16 products of one dot-product
+  // instruction (fma_peak.hpp).
   const int lanes64 = avx512 ? 8 : 4;
-  auto measure = [&](bool f64) {
-    auto loop = [&](std::int64_t iters) {
-      if (avx512) return f64 ? f64_fma_loop_avx512(iters) : f32_fma_loop_avx512(iters);
-      return f64 ? f64_fma_loop_avx2(iters) : f32_fma_loop_avx2(iters);
-    };
+  auto per_step = [&](Unit u) { return u == Unit::f64 ? lanes64 : u == Unit::f32 ? 2 * lanes64 : avx512 ? kI16MacsAvx512 : kI16MacsAvx2; };
+  auto loop = [&](Unit u, std::int64_t iters) {
+    switch (u) {
+      case Unit::f64: return avx512 ? f64_fma_loop_avx512(iters) : f64_fma_loop_avx2(iters);
+      case Unit::f32: return avx512 ? f32_fma_loop_avx512(iters) : f32_fma_loop_avx2(iters);
+      case Unit::i16: break;
+    }
+    return path == engine::SimdPath::avx512vnni ? i16_dot_loop_avx512vnni(iters)
+           : avx512                             ? i16_dot_loop_avx512(iters)
+                                                : i16_dot_loop_avx2(iters);
+  };
+  auto measure = [&](Unit u) {
     // Calibrate a round to about seconds/4 on one thread; that also warms the core up (the first
     // wide-vector work of a process runs at a lower clock until the licence changes).
     std::int64_t iters = 1 << 14;
     for (;;) {
       const double t0 = now();
-      volatile double sink = loop(iters);
+      volatile double sink = loop(u, iters);
       (void)sink;
       if (now() - t0 > seconds / 8) break;
       iters *= 2;
@@ -127,18 +137,18 @@ FmaPeaks fma_peaks(int threads, double seconds) {
       const double t0 = now();
       for (int i = 0; i < threads; ++i)
         pool.emplace_back([&] {
-          volatile double sink = loop(iters);
+          volatile double sink = loop(u, iters);
           (void)sink;
         });
       for (auto& th : pool) th.join();
       best = std::min(best, now() - t0);
     }
-    const int lanes = f64 ? lanes64 : 2 * lanes64;
-    return static_cast<double>(iters) * kFmaChains * lanes * threads / best;
+    return static_cast<double>(iters) * kFmaChains * per_step(u) * threads / best;
   };
   FmaPeaks p;
-  p.f64 = measure(true);
-  p.f32 = measure(false);
+  p.f64 = measure(Unit::f64);
+  p.f32 = measure(Unit::f32);
+  p.i16 = measure(Unit::i16);
   return p;
 }
 

@@ -43,11 +43,12 @@ struct FrameTime {
 FrameTime time_frame_cpu(Frame& f, Engine e, const Profile& p, std::string_view simd, int threads, int reps);
 // Seconds per block in each phase group (fast engine, one thread, `reps` runs of the small frame).
 engine::PhaseTimes phase_breakdown(const Profile& p, std::string_view simd, int reps);
-// FMAs per second on `threads` threads, widest SIMD path: binary64 (the exact-arithmetic limit)
-// and binary32 (an f32 BLAS's ceiling). Warmed up, best of 4 rounds of about seconds/8 each;
-// zero without AVX2.
+// Multiply-adds per second on `threads` threads, widest SIMD path: binary64 FMA (the limit of the
+// exact binary64 kernels), binary32 FMA (an f32 BLAS's ceiling) and int16 dot products (the limit
+// of the exact integer kernels `zluda` runs on). Warmed up, best of 4 rounds of about seconds/8
+// each; zero without AVX2.
 struct FmaPeaks {
-  double f64 = 0, f32 = 0;
+  double f64 = 0, f32 = 0, i16 = 0;  // multiply-adds per second: binary64 FMA, binary32 FMA, int16 dot products
 };
 FmaPeaks fma_peaks(int threads, double seconds);
 // Whether the BLAS reference is built in, and its per-frame seconds (the layer's GEMMs, f32).

@@ -47,9 +47,13 @@ void help() {
       "rrswin bench --layer L|all [--profile P]... [--simd S]... [--threads N] [--reps N]\n"
       "  Every runnable layer (all) or L at its real token grid (rrswin layers), the fast engine per\n"
       "  profile and SIMD path: ms/frame, GMAC/s (the layer's e4m3 multiply-adds), vs enc5 (GMAC/s over\n"
-      "  enc5's on the same profile and path in this run), vs f64lim, and which parts ran: the fused\n"
-      "  engine at the layer's dimensions (after a decoder's front, which runs golden's parts with the\n"
-      "  engine's GEMMs), or golden's parts with the engine's GEMMs (a layer the fused engine does not take).\n"
+      "  enc5's on the same profile and path in this run), vs f64lim and vs i16lim (ms/frame over the\n"
+      "  layer's multiply-adds at the binary64 FMA peak and at the int16 dot-product peak, the limit of\n"
+      "  `zluda`'s integer kernels, both measured in this run), and which parts ran: the fused engine at the\n"
+      "  layer's dimensions (after a layer's front, which runs golden's parts with the engine's GEMMs), or\n"
+      "  golden's parts with the engine's GEMMs (a layer the fused engine does not take). Then each layer's\n"
+      "  per-phase-group breakdown (one thread, 64 x 64 tokens): microseconds per block per group and the\n"
+      "  fixed share (prologue + E11 + E20 + tail over the total; a layer's front is a column of its own).\n"
       "\n"
       "rrswin bench --network [--render W,H]... [--profile P]... [--simd S] [--threads N] [--reps N]\n"
       "  The layers that run, chained as `rrswin run --network` runs them (its demo inputs), at each render\n"
@@ -175,6 +179,7 @@ void bench_geometry(const BenchOptions& o, const BenchPlan& pl, std::size_t gi, 
   const int waves = (nb + pl.nthreads - 1) / pl.nthreads;  // golden's extrapolation: blocks per thread
   const double limit_ms = ref.peaks.f64 > 0 ? 1e3 * nb * mpb / ref.peaks.f64 : 0;
   const double limit32_ms = ref.peaks.f32 > 0 ? 1e3 * nb * mpb / ref.peaks.f32 : 0;
+  const double limit16_ms = ref.peaks.i16 > 0 ? 1e3 * nb * mpb / ref.peaks.i16 : 0;
   std::vector<double> ada_ms(pl.paths.size(), 0);  // this geometry's `ada` line per path, once measured
   for (std::size_t pi = 0; pi < pl.profs.size(); ++pi) {
     const Profile& p = *pl.profs[pi];
@@ -206,6 +211,9 @@ void bench_geometry(const BenchOptions& o, const BenchPlan& pl, std::size_t gi, 
     if (limit32_ms > 0)
       std::printf("%-7s %6d %8.3f  %-27s %11.3f %9.2f   (binary32 FMA peak, all threads)\n", g.name.c_str(), nb, gmac, "f32-FMA limit",
                   limit32_ms, gmac / (limit32_ms / 1e3));
+    if (limit16_ms > 0)
+      std::printf("%-7s %6d %8.3f  %-27s %11.3f %9.2f   (int16 dot-product peak, all threads: zluda's integer kernels)\n", g.name.c_str(),
+                  nb, gmac, "i16-dot limit", limit16_ms, gmac / (limit16_ms / 1e3));
     if (bench::blas_available())
       std::printf("%-7s %6d %8.3f  %-27s %11.3f %9.2f   (%s, f32, GEMMs only)\n", g.name.c_str(), nb, gmac, "BLAS f32", ref.blas_ms[gi],
                   gmac / (ref.blas_ms[gi] / 1e3), bench::blas_name().c_str());
@@ -229,6 +237,7 @@ void bench_breakdown(const BenchOptions& o, const BenchPlan& pl) {
   for (const Profile* p : pl.profs)
     for (engine::SimdPath path : pl.paths) bd.push_back(bench::phase_breakdown(*p, engine::to_string(path), std::max(o.reps, 5)));
   for (int gph = 0; gph < engine::kPhaseGroups; ++gph) {
+    if (gph == engine::kGroupFront) continue;  // enc5 has no front
     std::printf("%-20s", engine::kPhaseGroupNames[gph]);
     for (const auto& t : bd) std::printf(" %14.1f", 1e6 * t.seconds[gph]);
     std::printf("\n");
@@ -256,10 +265,12 @@ struct BenchFrame {
   SyntheticFrame input, skip;        // a decoder's input is at half the extents; its skip and +96/+104 at the grid
   rrswin::LayerFrame frame;          // the other layers
   std::unique_ptr<bench::Frame> e5;  // enc5
-  explicit BenchFrame(LayerId l) : id(l), ex(layer_spec(l).abi.ex), ey(layer_spec(l).abi.ey) {
+  // At the layer's real token grid, or at ex x ey tokens.
+  explicit BenchFrame(LayerId l, int ex_ = 0, int ey_ = 0)
+      : id(l), ex(ex_ > 0 ? ex_ : layer_spec(l).abi.ex), ey(ey_ > 0 ? ey_ : layer_spec(l).abi.ey) {
     const LayerSpec& s = layer_spec(l);
     if (l == LayerId::enc5) {
-      e5 = std::make_unique<bench::Frame>(bench::Geometry{"real", ex, ey});
+      e5 = std::make_unique<bench::Frame>(bench::Geometry{"layer", ex, ey});
       return;
     }
     const bool decoder = s.front.kind == FrontKind::patch_expand;
@@ -289,7 +300,71 @@ struct BenchFrame {
     }
     return best;
   }
+  int blocks() const { return ((ex + 7) / 8) * ((ey + 7) / 8); }
+  // Seconds per block in each phase group (engine.hpp PhaseGroup): one thread, the minimum per group
+  // of `reps` runs after one warm-up (thread CPU time: other processes only ever add to it).
+  engine::PhaseTimes breakdown(const Profile& p, engine::SimdPath path, int reps) {
+    engine::PhaseTimes best;
+    for (double& x : best.seconds) x = 1e30;
+    for (int r = 0; r <= reps; ++r) {
+      engine::PhaseTimes t;
+      engine::set_phase_timing(&t);
+      if (e5) {
+        RunOptions ro;
+        ro.profile = &p;
+        ro.engine = Engine::fast;
+        ro.simd = engine::to_string(path);
+        ro.threads = 1;
+        run_frame(e5->params, ro);
+      } else {
+        engine::run_layer_frame_fast(frame, p, Readings{}, LayerReadings{}, {path, 1});
+      }
+      engine::set_phase_timing(nullptr);
+      if (r > 0)
+        for (int g = 0; g < engine::kPhaseGroups; ++g) best.seconds[g] = std::min(best.seconds[g], t.seconds[g]);
+    }
+    for (double& x : best.seconds) x /= blocks();
+    return best;
+  }
 };
+
+// The per-phase-group breakdown of every layer in the table (issue 33), on a frame of
+// kBreakdownTokens^2 tokens (64 blocks; a decoder's input at half), one thread: microseconds per
+// block per group, the total, and the fixed share as enc5's breakdown defines it (prologue, E11,
+// E20 and the tail over the total). The front (the decoders' E1 with its expand GEMM, enc0's
+// embedding) is its own column, in the total and not in the fixed share. Groups mix GEMM and
+// epilogue work (the MLP group holds the activation and q8 between its GEMMs, the tail a merge
+// layer's merge and final GEMMs); `perf record` gives the finer picture (docs/performance.md).
+constexpr int kBreakdownTokens = 64;
+void bench_layer_breakdown(const std::vector<LayerId>& ids, const BenchOptions& o, const BenchPlan& pl) {
+  static constexpr engine::PhaseGroup order[] = {engine::kGroupFront, engine::kGroupPrologue, engine::kGroupQV,      engine::kGroupScore,
+                                                 engine::kGroupE11,   engine::kGroupPV,       engine::kGroupOutProj, engine::kGroupE20,
+                                                 engine::kGroupMlp,   engine::kGroupTail};
+  static_assert(std::size(order) == engine::kPhaseGroups, "every group once");
+  std::printf(
+      "\nper-phase-group time per block (fast engine, 1 thread, %d x %d tokens, thread CPU time, minimum of %d reps, microseconds;\n"
+      "groups: front = a layer's own front, 1-10 = the stem phases, 11 = score, 12 = P.V, 21-60 = the MLP, tail = E60 and after):\n",
+      kBreakdownTokens, kBreakdownTokens, std::max(o.reps, 3));
+  std::printf("%-5s %-6s %-10s", "layer", "prof", "simd");
+  const char* heads[] = {"front", "prologue", "1-10", "11", "E11", "12", "E12+proj", "E20", "21-60", "tail"};
+  for (const char* h : heads) std::printf(" %8s", h);
+  std::printf(" %9s %6s\n", "total", "fixed");
+  for (LayerId id : ids) {
+    BenchFrame f(id, kBreakdownTokens, kBreakdownTokens);
+    for (const Profile* p : pl.profs)
+      for (engine::SimdPath path : pl.paths) {
+        const engine::PhaseTimes t = f.breakdown(*p, path, std::max(o.reps, 3));
+        double total = 0;
+        for (double x : t.seconds) total += x;
+        const double fixed =
+            t.seconds[engine::kGroupPrologue] + t.seconds[engine::kGroupE11] + t.seconds[engine::kGroupE20] + t.seconds[engine::kGroupTail];
+        std::printf("%-5s %-6s %-10s", std::string(layer_spec(id).name).c_str(), std::string(p->name).c_str(),
+                    std::string(engine::to_string(path)).c_str());
+        for (engine::PhaseGroup g : order) std::printf(" %8.1f", 1e6 * t.seconds[g]);
+        std::printf(" %9.1f %5.1f%%\n", 1e6 * total, total > 0 ? 100 * fixed / total : 0.0);
+      }
+  }
+}
 
 // The layer table (issue 33): every selected layer per profile and path, against enc5's GMAC/s of the
 // same profile and path measured in the same run.
@@ -299,8 +374,8 @@ int bench_layers(const BenchOptions& o, const BenchPlan& pl) {
   for (const std::string& n : o.layers) ids.push_back(layer_option(n));
   if (std::find(ids.begin(), ids.end(), LayerId::enc5) == ids.end()) ids.insert(ids.begin(), LayerId::enc5);  // the baseline
   std::stable_sort(ids.begin(), ids.end(), [](LayerId a, LayerId b) { return (a == LayerId::enc5) > (b == LayerId::enc5); });
-  std::printf("%-5s %9s %6s %8s  %-9s %-10s %11s %9s %8s %10s  %s\n", "layer", "tokens", "blocks", "GMAC", "prof", "simd", "ms/frame",
-              "GMAC/s", "vs enc5", "vs f64lim", "parts");
+  std::printf("%-5s %9s %6s %8s  %-9s %-10s %11s %9s %8s %10s %10s  %s\n", "layer", "tokens", "blocks", "GMAC", "prof", "simd", "ms/frame",
+              "GMAC/s", "vs enc5", "vs f64lim", "vs i16lim", "parts");
   std::vector<double> enc5_rate(pl.profs.size() * pl.paths.size(), 0);
   for (LayerId id : ids) {
     const LayerSpec& s = layer_spec(id);
@@ -317,16 +392,19 @@ int bench_layers(const BenchOptions& o, const BenchPlan& pl) {
         const double rate = gmac / sec;
         double& base = enc5_rate[pi * pl.paths.size() + qi];
         if (id == LayerId::enc5) base = rate;
-        char vs5[16] = "", vslim[16] = "";
+        char vs5[16] = "", vslim[16] = "", vs16[16] = "";
         if (base > 0) std::snprintf(vs5, sizeof vs5, "%.2fx", rate / base);
         if (peaks.f64 > 0) std::snprintf(vslim, sizeof vslim, "%.2fx", sec / (gmac * 1e9 / peaks.f64));
-        std::printf("%-5s %9s %6d %8.3f  %-9s %-10s %11.3f %9.2f %8s %10s  %s\n", std::string(s.name).c_str(), tokens, blocks, gmac,
+        if (peaks.i16 > 0) std::snprintf(vs16, sizeof vs16, "%.2fx", sec / (gmac * 1e9 / peaks.i16));
+        std::printf("%-5s %9s %6d %8.3f  %-9s %-10s %11.3f %9.2f %8s %10s %10s  %s\n", std::string(s.name).c_str(), tokens, blocks, gmac,
                     std::string(pl.profs[pi]->name).c_str(), std::string(engine::to_string(pl.paths[qi])).c_str(), 1e3 * sec, rate, vs5,
-                    vslim, parts.c_str());
+                    vslim, vs16, parts.c_str());
       }
   }
   if (peaks.f64 > 0)
-    std::printf("\nFMA peaks on %d threads: binary64 %.1f G/s, binary32 %.1f G/s\n", pl.nthreads, peaks.f64 / 1e9, peaks.f32 / 1e9);
+    std::printf("\nFMA peaks on %d threads: binary64 %.1f G/s, binary32 %.1f G/s; int16 dot products %.1f G/s\n", pl.nthreads,
+                peaks.f64 / 1e9, peaks.f32 / 1e9, peaks.i16 / 1e9);
+  bench_layer_breakdown(ids, o, pl);
   return 0;
 }
 
@@ -424,8 +502,9 @@ int cmd_bench(const Args& args) {
               "ms/frame", "GMAC/s", "vs golden", "vs f64lim", "cpu ms/blk", "vs ada", "ms/wave");
   for (std::size_t gi = 0; gi < pl.geos.size(); ++gi) bench_geometry(o, pl, gi, ref, golden_block_s);
   if (o.reference && ref.peaks.f64 > 0)
-    std::printf("FMA peaks on %d threads (warmed up, best of 4 rounds): binary64 %.1f G/s, binary32 %.1f G/s\n\n", pl.nthreads,
-                ref.peaks.f64 / 1e9, ref.peaks.f32 / 1e9);
+    std::printf(
+        "FMA peaks on %d threads (warmed up, best of 4 rounds): binary64 %.1f G/s, binary32 %.1f G/s; int16 dot products %.1f G/s\n\n",
+        pl.nthreads, ref.peaks.f64 / 1e9, ref.peaks.f32 / 1e9, ref.peaks.i16 / 1e9);
   bench_breakdown(o, pl);
   return 0;
 }

@@ -13,6 +13,7 @@
 #include "capture/capture.hpp"
 #include "capture/debug_stage.hpp"
 #include "capture/diff.hpp"
+#include "capture/network_diff.hpp"
 #include "cli/cli_options.hpp"
 #include "cli/commands.hpp"
 #include "io/arena_io.hpp"
@@ -354,47 +355,6 @@ FileDiff diff_files(const fs::path& A, const fs::path& B, Geometry g) {
   return d;
 }
 
-// Two `rrswin run --network` folders (cli/cmd_run_network.cpp): each layer's folder DIR/<layer>/ in
-// network order, its outputs by name; a layer's token grid from its surface112.exr (its arena's
-// C/32 planes, the merged output's at the halved grid, follow from the sizes).
-struct LayerComparison {
-  LayerId id;
-  std::vector<FileDiff> files;
-  bool in_a = false, in_b = false;
-};
-
-std::vector<LayerComparison> diff_network_folders(const fs::path& A, const fs::path& B) {
-  std::vector<LayerComparison> out;
-  for (LayerId id : layer_ids()) {
-    LayerComparison lc;
-    lc.id = id;
-    const fs::path a = A / std::string(to_string(id)), b = B / std::string(to_string(id));
-    lc.in_a = fs::is_directory(a);
-    lc.in_b = fs::is_directory(b);
-    if (lc.in_a && lc.in_b) {
-      for (const char* f : {"arena.bin", "merged.bin", "surface112.exr", "surface120.exr", "surface128.exr", "surface144.bin"}) {
-        const fs::path fa = a / f, fb = b / f;
-        if (!fs::exists(fa) && !fs::exists(fb)) continue;
-        if (!fs::exists(fa) || !fs::exists(fb))
-          throw InputError((fs::exists(fa) ? fb : fa).string(), 0, std::string("the file, as on the other side"), "nothing");
-        refuse_link(fa.string());
-        refuse_link(fb.string());
-        FileDiff d =
-            fa.extension() == ".exr" ? diff_exr_files(fa, fb) : diff_bytes(read_file_bytes(fa.string()), read_file_bytes(fb.string()));
-        d.key = std::string(to_string(id)) + "/" + f;
-        d.file_a = fa.string();
-        d.file_b = fb.string();
-        lc.files.push_back(std::move(d));
-      }
-    }
-    if (lc.in_a || lc.in_b) out.push_back(std::move(lc));
-  }
-  if (std::none_of(out.begin(), out.end(), [](const LayerComparison& l) { return !l.files.empty(); }))
-    throw InputError(A.string(), 0, "an `rrswin run --network` folder with a layer folder (enc0/, ..., dec0/) in common with B's",
-                     "none in common");
-  return out;
-}
-
 template <class... T>
 std::string strf(const char* f, T... v) {
   char buf[512];
@@ -402,74 +362,47 @@ std::string strf(const char* f, T... v) {
   return buf;
 }
 
-// The 8x8 token block of byte `offset` within one plane of a plane arena whose grid is gx tokens
-// wide (run --network's grids have no origin offset).
-std::string arena_block(std::int64_t offset, int gx) {
-  if (offset < 0 || gx <= 0) return "";
-  const std::int64_t pixel = offset / 32;
-  return strf(" (first at block (%lld, %lld))", static_cast<long long>((pixel % gx) / 8), static_cast<long long>((pixel / gx) / 8));
-}
-
-int report_network(const std::vector<LayerComparison>& layers, const DiffArgs& a) {
-  std::optional<LayerId> first;
-  int differing_layers = 0;
+// Two `rrswin run --network` folders compared (capture/network_diff.hpp): one line per layer, then
+// the first layer that differs.
+int report_network(const NetworkDiff& nd, const DiffArgs& a) {
   std::string text, json = "{\"layers\": [";
-  for (std::size_t li = 0; li < layers.size(); ++li) {
-    const LayerComparison& l = layers[li];
+  for (std::size_t li = 0; li < nd.layers.size(); ++li) {
+    const NetworkLayerDiff& l = nd.layers[li];
     const std::string name(to_string(l.id));
-    bool differs = false;
-    int ex = 0, ey = 0;
-    for (const FileDiff& d : l.files)
-      if (d.key == name + "/surface112.exr") {
-        ex = d.width;
-        ey = d.height;
-      }
     std::string line = strf("  %-5s", name.c_str());
-    if (!l.in_a || !l.in_b) {
-      line += std::string(l.in_a ? " only in A" : " only in B");
-      differs = a.strict;
-    }
-    for (const FileDiff& d : l.files) {
-      differs |= !d.identical();
+    if (!l.in_a || !l.in_b) line += std::string(l.in_a ? " only in A" : " only in B");
+    for (const NetworkOutputDiff& o : l.outputs) {
+      const FileDiff& d = o.diff;
       if (d.identical()) continue;
       const std::string f = d.key.substr(name.size() + 1);
       if (d.kind == DiffKind::surface) {
-        std::uint64_t values = 0;
-        for (const auto c : d.channel) values += c;
-        line += strf("  %s: %llu f16 values differ, max %u ulp", f.c_str(), static_cast<unsigned long long>(values), d.max_dist);
+        line +=
+            strf("  %s: %llu f16 values differ, max %u ulp", f.c_str(), static_cast<unsigned long long>(o.values_differing), d.max_dist);
       } else {
-        // A plane arena (C/32 planes of 32 bytes a token) at the layer's grid (the merged output at
-        // the halved grid), or pixel records (dec0's +48: 8 bytes a pixel; its +144: 16).
-        const bool merged = f == "merged.bin";
-        const int gx = merged ? ex >> 1 : ex, gy = merged ? ey >> 1 : ey;
-        const std::int64_t pixels = static_cast<std::int64_t>(gx) * gy;
-        const std::int64_t bpp = pixels > 0 && d.size_a % pixels == 0 ? static_cast<std::int64_t>(d.size_a) / pixels : 0;
-        std::string block;
-        if (bpp > 0 && d.first >= 0) block = arena_block(bpp % 32 == 0 ? d.first % (pixels * 32) : 32 * (d.first / bpp), gx);
+        const std::string block = o.first_block ? strf(" (first at block (%lld, %lld))", static_cast<long long>(o.first_block->first),
+                                                       static_cast<long long>(o.first_block->second))
+                                                : "";
         line += strf("  %s: %llu of %llu bytes differ%s", f.c_str(), static_cast<unsigned long long>(d.differing),
                      static_cast<unsigned long long>(d.size_a), block.c_str());
       }
     }
-    if (!differs && l.in_a && l.in_b) line += "  identical";
-    if (differs) {
-      ++differing_layers;
-      if (!first) first = l.id;
-    }
+    if (l.identical && l.in_a && l.in_b) line += "  identical";
     text += line + "\n";
-    json += strf("%s\n  {\"layer\": \"%s\", \"identical\": %s, \"files\": [", li ? "," : "", name.c_str(), differs ? "false" : "true");
-    for (std::size_t i = 0; i < l.files.size(); ++i) json += (i ? ", " : "") + to_json(l.files[i]);
+    json += strf("%s\n  {\"layer\": \"%s\", \"identical\": %s, \"files\": [", li ? "," : "", name.c_str(), l.identical ? "true" : "false");
+    for (std::size_t i = 0; i < l.outputs.size(); ++i) json += (i ? ", " : "") + to_json(l.outputs[i].diff);
     json += "]}";
   }
+  const std::optional<LayerId> first = nd.first_differing;
   if (a.json) {
     std::printf("%s\n], \"first_differing_layer\": %s}\n", json.c_str(),
                 first ? json_escape(std::string(to_string(*first))).c_str() : "null");
   } else {
-    std::printf("rrswin diff --network: %zu layers\n%s", layers.size(), text.c_str());
+    std::printf("rrswin diff --network: %zu layers\n%s", nd.layers.size(), text.c_str());
     if (first)
-      std::printf("DIFFERENT: %d of %zu layers differ; the first that differs: %s\n", differing_layers, layers.size(),
+      std::printf("DIFFERENT: %d of %zu layers differ; the first that differs: %s\n", nd.differing_layers, nd.layers.size(),
                   std::string(to_string(*first)).c_str());
     else
-      std::printf("IDENTICAL: %zu layers\n", layers.size());
+      std::printf("IDENTICAL: %zu layers\n", nd.layers.size());
   }
   return first ? kExitDifferent : kExitOk;
 }
@@ -536,7 +469,7 @@ int cmd_diff(const Args& args) {
   if (a.network) {
     if (!fs::is_directory(A)) throw UsageError("--network compares two folders of rrswin run --network");
     if (a.layer) throw UsageError("--network and --layer exclude each other");
-    return report_network(diff_network_folders(A, B), a);
+    return report_network(diff_network(read_network_folder(A.string()), read_network_folder(B.string()), a.strict), a);
   }
   Comparison c;
   if (a.layer && !fs::is_directory(A)) throw UsageError("--layer compares two folders of rrswin run --layer L (a merge layer)");

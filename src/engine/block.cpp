@@ -350,18 +350,6 @@ double thread_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// Adds the thread CPU time since the previous lap to a group (no-op unless timing is on).
-struct Laps {
-  PhaseTimes* t = g_timing;
-  double last = t ? thread_seconds() : 0.0;
-  void lap(PhaseGroup g) {
-    if (!t) return;
-    const double now = thread_seconds();
-    t->seconds[g] += now - last;
-    last = now;
-  }
-};
-
 // One block's run: what every part reads, and the parts in the kernel's order.
 struct Block {
   Block(const PreparedWeights& w_, SimdPath simd_, const golden::BlockContext& ctx_, const golden::BlockIo& io_, int workers_)
@@ -378,7 +366,7 @@ struct Block {
   const LayerProgram& prog = ctx.program();
   const int C = L.channels;
   Scratch& S = scratch();
-  Laps laps;
+  PhaseLaps laps;
   const Profile& prof = *ctx.profile;
   const EpilogueTables& tab = epilogue_tables();
   const KernelSet kern = kernels(simd);
@@ -565,6 +553,7 @@ struct Block {
   void arena_scatter() {
     q8.rows(S.d60, kWindow, S.a61);
     e60_stores(ctx, S.a61, io.output_arena);
+    laps.lap(kGroupTail);  // enc5's tail with phase 61 + E61 (kpn_filter), a layer's with what follows its block
   }
 
   // ---- phase 61 + E61 (facts C12, C14; golden kpn_filter.cpp) ----
@@ -606,6 +595,17 @@ struct Block {
 }  // namespace
 
 void set_phase_timing(PhaseTimes* t) { g_timing = t; }
+
+PhaseLaps::PhaseLaps() : t_(g_timing), last_(t_ ? thread_seconds() : 0.0) {}
+void PhaseLaps::lap(PhaseGroup g) {
+  if (!t_) return;
+  const double now = thread_seconds();
+  t_->seconds[g] += now - last_;
+  last_ = now;
+}
+void PhaseLaps::restart() {
+  if (t_) last_ = thread_seconds();
+}
 
 void run_block(const PreparedWeights& w, SimdPath simd, const golden::BlockContext& ctx, const golden::BlockIo& io, int inner_threads) {
   Block b(w, simd, ctx, io, std::clamp(inner_threads, 1, kHeads));

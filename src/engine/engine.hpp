@@ -21,8 +21,11 @@ std::shared_ptr<const PreparedWeights> prepare_weights(const WeightImage& w);
 // How many prepared images the cache keeps (the most recent): a network's eleven and one more.
 inline constexpr std::size_t kPreparedCacheEntries = kLayerCount + 1;
 
-// Per-phase-group timing for `rrswin bench` (single-threaded use only): when set, run_block adds
-// the seconds it spends in each group.
+// Per-phase-group timing for `rrswin bench` (single-threaded use only): when set, run_block and
+// the layers' runs (run_layer_frame_fast, one block at a time) add the seconds they spend in each
+// group. The tail is enc5's E60 + phase 61 + E61, a merge layer's E60 + merge + final phase + E62, a
+// decoder's E60 + final phase + its final epilogue, dec0's E19; the front a layer's front (the
+// decoders' E1, enc0's embedding) before the template's phases.
 enum PhaseGroup {
   kGroupPrologue,
   kGroupQV,
@@ -33,14 +36,28 @@ enum PhaseGroup {
   kGroupE20,
   kGroupMlp,
   kGroupTail,
+  kGroupFront,
   kPhaseGroups
 };
-inline constexpr const char* kPhaseGroupNames[kPhaseGroups] = {"prologue",          "1-10",      "11", "E11", "12", "E12+13-20", "E20",
-                                                               "21-60 (+E21..E59)", "E60+61+E61"};
+inline constexpr const char* kPhaseGroupNames[kPhaseGroups] = {"prologue",          "1-10",       "11",   "E11", "12", "E12+13-20", "E20",
+                                                               "21-60 (+E21..E59)", "E60+61+E61", "front"};
 struct PhaseTimes {
   double seconds[kPhaseGroups] = {};
 };
 void set_phase_timing(PhaseTimes* t);
+// Laps of the calling thread's CPU time (robust to other processes on the core) into the timing set
+// by set_phase_timing; nothing when none is set. lap(g) adds the time since the previous lap (or
+// since construction or restart) to group g; restart() drops it (time another part lapped itself).
+class PhaseLaps {
+ public:
+  PhaseLaps();
+  void lap(PhaseGroup g);
+  void restart();
+
+ private:
+  PhaseTimes* t_;
+  double last_;
+};
 
 // One block, the fast way. ctx.trace must be null (tracing is the golden model's job).
 // inner_threads > 1 runs the block's heads on that many threads (for frames with fewer blocks

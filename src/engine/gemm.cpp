@@ -10,6 +10,10 @@
 #include "layout/fragment.hpp"
 #include "numerics/mma.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace rrswin::engine {
 
 const CodeTable& code_table() {
@@ -139,6 +143,22 @@ std::pair<int, std::int32_t> int16_kstep(int width, bool max_abs, Src src, Put p
 
 }  // namespace
 
+// One k-step's 32 codes in the ISA k order: perm[isa_k(kp)] = row[kp] (layout/fragment.hpp). As
+// isa_k(kp) = 4 ((kp & 15) >> 1) + (kp & 1) + 2 (kp >> 4), the ISA order is the code pairs of the
+// step's first 16 k interleaved with those of its last 16: one unpack of 16-bit words (SSE2, in
+// the baseline x86-64 ISA; EngineGemm.IsaOrderOfAKStepIsTheFragmentTables checks it against the table).
+void isa_order_kstep(const e4m3_t* row, e4m3_t* perm) {
+#if defined(__SSE2__)
+  const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
+  const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 16));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(perm), _mm_unpacklo_epi16(lo, hi));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(perm + 16), _mm_unpackhi_epi16(lo, hi));
+#else
+  const int* isa = layout::isa_k_of_pair_k().data();
+  for (int kp = 0; kp < 32; ++kp) perm[isa[kp]] = row[kp];
+#endif
+}
+
 void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned decode, SimdPath path) {
   rows = rows_;
   K = K_;
@@ -147,7 +167,6 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
   codes.resize(size);
   nan = false;
   const auto run = kernels(path).decode_run;
-  const int* isa = layout::isa_k_of_pair_k().data();
   const bool isa_forms = (decode & (kDecodeF32 | kDecodeExponent | kDecodeExponent16 | kDecodeHopperExponent16 | kDecodeAdaInt16)) != 0;
   aw16.resize(decode & kDecodeAdaInt16 ? size : 0);
   const std::int16_t* const word = ada_words().a;
@@ -172,7 +191,7 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
     // binary32 and exponents: ISA order inside each k-step
     for (int k0 = 0; k0 < K; k0 += 32) {
       e4m3_t perm[32];
-      for (int kp = 0; kp < 32; ++kp) perm[isa[kp]] = row[k0 + kp];
+      isa_order_kstep(row + k0, perm);
       const std::size_t a = at + k0;
       nan |= run({perm, 32, nullptr, v.empty() ? nullptr : v.data() + a, e.empty() ? nullptr : e.data() + a,
                   e16.empty() ? nullptr : e16.data() + a, he16.empty() ? nullptr : he16.data() + a});

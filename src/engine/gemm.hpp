@@ -57,6 +57,9 @@ bool native(const Profile& p);
 // The kernels of a path (the path must be supported by the CPU: see simd.hpp).
 KernelSet kernels(SimdPath path);
 
+// One k-step's 32 codes (row[0..32), pair-k order) in the ISA k order: perm[isa_k(kp)] = row[kp].
+void isa_order_kstep(const e4m3_t* row, e4m3_t* perm);
+
 // An A operand: rows x K, K a multiple of 32. `path` picks the decoder (same result on every path).
 struct AOperand {
   int rows = 0, K = 0;

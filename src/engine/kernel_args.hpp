@@ -136,6 +136,9 @@ struct DecodeRun {
   std::int16_t* he16;
 };
 
+// Built per path with designated initialisers (kernels_scalar.cpp, kernels_avx2.cpp, ...): the
+// table reads as (kernel, path): the per-profile k-step kernels (zluda, ada, hopper, blackwell) beside
+// the profile-independent epilogue kernels.
 struct KernelSet {
   KStepKernel zluda;  // numerics.md `zluda`
   KStepKernel ada;    // numerics.md `ada`

@@ -299,8 +299,16 @@ bool decode_run(const DecodeRun& d) {
 }  // namespace
 
 KernelSet kernels_avx2() {
-  return {zluda_kstep_int16,     ada_kstep,       e11_rows,           rms_rows, decode_run, add_rows, hopper_kstep,
-          blackwell_kstep_int16, e61_pixels_avx2, decoder_pixels_avx2};
+  return {.zluda = zluda_kstep_int16,  // kernels_zluda_int16_avx2_impl.hpp
+          .ada = ada_kstep,
+          .e11_rows = e11_rows,
+          .rms_rows = rms_rows,
+          .decode_run = decode_run,
+          .add_rows = add_rows,
+          .hopper = hopper_kstep,
+          .blackwell = blackwell_kstep_int16,  // kernels_blackwell_int16_avx2_impl.hpp
+          .e61_pixels = e61_pixels_avx2,
+          .decoder_pixels = decoder_pixels_avx2};
 }
 
 }  // namespace rrswin::engine

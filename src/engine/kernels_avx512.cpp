@@ -310,8 +310,16 @@ KernelSet kernels_avx512() {
   // 1.5x faster than the binary64 and binary32 AVX-512 kernels this unit had (docs/performance.md
   // "SIMD paths").
   const KernelSet avx2 = kernels_avx2();
-  return {avx2.zluda,    ada_kstep,           avx2.e11_rows,  avx2.rms_rows,   avx2.decode_run,
-          avx2.add_rows, hopper_kstep_avx512, avx2.blackwell, avx2.e61_pixels, avx2.decoder_pixels};
+  return {.zluda = avx2.zluda,
+          .ada = ada_kstep,
+          .e11_rows = avx2.e11_rows,
+          .rms_rows = avx2.rms_rows,
+          .decode_run = avx2.decode_run,
+          .add_rows = avx2.add_rows,
+          .hopper = hopper_kstep_avx512,
+          .blackwell = avx2.blackwell,
+          .e61_pixels = avx2.e61_pixels,
+          .decoder_pixels = avx2.decoder_pixels};
 }
 
 }  // namespace rrswin::engine

@@ -650,17 +650,19 @@ void f64_to_f16_x8_avx512(const double* x, f16_t* r) { _mm_storeu_si128(reinterp
 namespace {}  // namespace
 
 KernelSet kernels_avx512vnni() {
-  KernelSet k = kernels_avx512();
-  k.zluda = zluda_kstep_vnni;
-  k.ada = ada_kstep_int16;  // kernels_ada_int16_impl.hpp (the avx512 path keeps the binary32 kernel)
+  const KernelSet avx512 = kernels_avx512();
   // epilogue_impl.hpp compiled here: E11 and the RMS norms on two rows per register; the seeds
   // are the same code as the avx512 path's (kernels_avx2.cpp), so the same values.
-  k.e11_rows = e11_rows_x2;
-  k.rms_rows = rms_rows_x2;
-  k.add_rows = add_rows;
-  k.e61_pixels = e61_pixels_avx512;
-  k.decoder_pixels = decoder_pixels_avx512;
-  return k;
+  return {.zluda = zluda_kstep_vnni,
+          .ada = ada_kstep_int16,  // kernels_ada_int16_impl.hpp (the avx512 path keeps the binary32 kernel)
+          .e11_rows = e11_rows_x2,
+          .rms_rows = rms_rows_x2,
+          .decode_run = avx512.decode_run,
+          .add_rows = add_rows,
+          .hopper = avx512.hopper,
+          .blackwell = avx512.blackwell,
+          .e61_pixels = e61_pixels_avx512,
+          .decoder_pixels = decoder_pixels_avx512};
 }
 
 }  // namespace rrswin::engine

@@ -67,5 +67,15 @@ bool decode_run(const DecodeRun& d) {
 #include "engine/kernels_hopper_impl.hpp"
 
 namespace rrswin::engine {
-KernelSet kernels_scalar() { return {zluda_kstep, ada_kstep, e11_rows, rms_rows, decode_run, add_rows, hopper_kstep, blackwell_kstep}; }
+// The portable kernels; no vector form of E61's or the decoders' pixels (golden's per pixel).
+KernelSet kernels_scalar() {
+  return {.zluda = zluda_kstep,
+          .ada = ada_kstep,
+          .e11_rows = e11_rows,
+          .rms_rows = rms_rows,
+          .decode_run = decode_run,
+          .add_rows = add_rows,
+          .hopper = hopper_kstep,
+          .blackwell = blackwell_kstep};
+}
 }  // namespace rrswin::engine

@@ -1,6 +1,8 @@
 // The layers beside enc5 with the fast engine (engine/layer_engine.hpp).
 #include "engine/layer_engine.hpp"
 
+#include <array>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -11,7 +13,11 @@
 #include "engine/workers.hpp"
 #include "layout/tables.hpp"
 #include "layout/weight_tile.hpp"
+#include "model/constants.hpp"
+#include "model/decoder_front.hpp"
 #include "model/layer_program.hpp"
+#include "numerics/e4m3.hpp"
+#include "numerics/f16.hpp"
 
 namespace rrswin::engine {
 namespace {
@@ -145,6 +151,166 @@ golden::F16Mat gemm_seeded(const Profile& p, SimdPath simd, const golden::E4Mat&
   return d;
 }
 
+// q8 of n halves under the profile's NaN rule (golden::quantise without statistics): the path's
+// vector kernel as the fused block picks it (engine/block.cpp), or the profile's q8 table on the
+// scalar path.
+struct Q8Run {
+  void (*run)(const f16_t*, e4m3_t*, std::size_t, bool) = nullptr;
+  const e4m3_t* table = nullptr;
+  bool nan_keeps_sign = false;
+  void operator()(const f16_t* h, e4m3_t* out, std::size_t n) const {
+    if (run) {
+      run(h, out, n, nan_keeps_sign);
+      return;
+    }
+    for (std::size_t i = 0; i < n; ++i) out[i] = table[h[i]];
+  }
+};
+Q8Run q8_run_of(const Profile& p, SimdPath simd) {
+  const EpilogueTables& tab = epilogue_tables();
+  return {simd == SimdPath::avx512vnni ? q8_run_avx512
+          : simd != SimdPath::scalar   ? q8_run_avx2
+                                       : nullptr,
+          p.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data(), p.e4m3_nan_keeps_sign};
+}
+
+// What a decoder's front reads that is the same for every block of a frame: phase 1's B operands
+// and seeds per warp, and each column's sub-pixel and channel (golden::expand_column under the
+// frame's reading) with, per n-tile, whether its 8 columns are 8 consecutive channels of one
+// sub-pixel (every map golden has today: cuda/decoder_parts.cuh expand_tiles_are_whole).
+struct ExpandFront {
+  FrontWeights ew;
+  std::vector<golden::ExpandColumn> column;  // [z n_per_warp + n]
+  std::vector<char> whole;                   // [z n_per_warp / 8 + n-tile]
+};
+ExpandFront prepare_expand_front(const WeightImage& w, const LayerSpec& s, const DecoderFrontReadings& fr) {
+  ExpandFront e{prepare_expand(w, s), {}, {}};
+  const int n = s.front.n_per_warp;
+  for (int z = 0; z < s.front.warps; ++z)
+    for (int c = 0; c < n; ++c) e.column.push_back(golden::expand_column(fr, s, z, c));
+  for (std::size_t t = 0; 8 * t < e.column.size(); ++t) {
+    bool whole = e.column[8 * t].channel % 8 == 0;
+    for (std::size_t j = 1; j < 8; ++j)
+      whole = whole && e.column[8 * t + j].subpixel == e.column[8 * t].subpixel &&
+              e.column[8 * t + j].channel == e.column[8 * t].channel + static_cast<int>(j);
+    e.whole.push_back(whole);
+  }
+  return e;
+}
+
+// e4m3_to_f16 of every code (exact), for E1's readback.
+const std::array<f16_t, 256>& f16_of_codes() {
+  static const std::array<f16_t, 256> t = [] {
+    std::array<f16_t, 256> d{};
+    for (unsigned c = 0; c < 256; ++c) d[c] = e4m3_to_f16(static_cast<e4m3_t>(c));
+    return d;
+  }();
+  return t;
+}
+
+// golden::decoder_front's values on the engine's kernels: phase 1 on the prepared B operands, q8 of
+// each warp's D in one run and E1's scatter as 8-byte copies of whole n-tiles, the readback's adds
+// by add_rows, the input norm by rms_rows and the staging by one q8 run. Only for blocks that count
+// no statistics (golden's quantise counts the stored elements alone) and record no trace (the traced
+// block runs golden); LayerEngineDiff.DecodersFastEqualsGolden* compare the two on every profile,
+// path and reading.
+golden::PrologueOut expand_front(const golden::BlockContext& ctx, const golden::BlockContext& hooked, const DecoderFrontReadings& fr,
+                                 const ExpandFront& ef, const KernelSet& kern, const Q8Run& q8, SimdPath simd,
+                                 std::span<const std::uint8_t> input, std::span<const std::uint8_t> skip) {
+  const LayerSpec& s = ctx.layer();
+  const int C = s.channels, n = s.front.n_per_warp, ntiles = n / 8;
+  constexpr int kTile = 10, kExpandRows = 48;  // golden::decoder_front's: the 10 x 10 tile, phase 1's 48 rows
+  thread_local std::vector<e4m3_t> tile, dq;
+  tile.assign(static_cast<std::size_t>(kTile * kTile * C), 0);
+  const golden::E4Mat a = expand_loads(ctx, fr, input);
+  std::array<std::array<std::array<int, 2>, kExpandRows>, 4> cells;
+  for (int sp = 0; sp < 4; ++sp)
+    for (int r = 0; r < kExpandRows; ++r) cells[sp][r] = golden::expand_cell(fr, ctx.x0, ctx.y0, sp, r);
+  auto cell_at = [&](const golden::ExpandColumn& col, int r) -> e4m3_t* {
+    const std::array<int, 2>& cell = cells[static_cast<std::size_t>(col.subpixel)][static_cast<std::size_t>(r)];
+    return cell[0] < 0 ? nullptr : &tile[static_cast<std::size_t>((kTile * cell[0] + cell[1]) * C + col.channel)];
+  };
+  for (int z = 0; z < s.front.warps; ++z) {
+    const auto zi = static_cast<std::size_t>(z);
+    const golden::F16Mat d = gemm_seeded(*ctx.profile, simd, a, ef.ew.b[zi], ef.ew.steps, ef.ew.seeds[zi]);
+    dq.resize(d.v.size());
+    q8(d.v.data(), dq.data(), d.v.size());
+    for (int t = 0; t < ntiles; ++t) {
+      const golden::ExpandColumn* col = &ef.column[zi * static_cast<std::size_t>(n) + static_cast<std::size_t>(8 * t)];
+      for (int r = 0; r < kExpandRows; ++r) {
+        const e4m3_t* src = &dq[static_cast<std::size_t>(r * n + 8 * t)];
+        if (ef.whole[zi * static_cast<std::size_t>(ntiles) + static_cast<std::size_t>(t)]) {
+          if (e4m3_t* dst = cell_at(col[0], r)) std::memcpy(dst, src, 8);
+        } else {
+          for (int j = 0; j < 8; ++j)
+            if (e4m3_t* dst = cell_at(col[j], r)) *dst = src[j];
+        }
+      }
+    }
+  }
+  // The readback: the skip at the 96 token rows' pixels mirrored into the frame, f16(tile + skip).
+  Readings skip_readings = *ctx.readings;
+  skip_readings.prologue_fill = PrologueFill::mirror;
+  golden::BlockContext skip_ctx = ctx;
+  skip_ctx.readings = &skip_readings;
+  golden::F16Mat xs;
+  prologue_loads(skip_ctx, skip, xs);
+  golden::PrologueOut out;
+  out.x = golden::F16Mat(golden::kTokens, C);
+  const std::array<f16_t, 256>& dec = f16_of_codes();
+  std::array<f16_t, golden::kChannels> tv;
+  for (int row = 0; row < golden::kTokens; ++row) {
+    const std::array<int, 2> p = golden::token_pixel(ctx, row);
+    const int cr = p[1] - (ctx.y0 - 1), cc = p[0] - (ctx.x0 - 1);
+    if (cr < 0 || cr >= kTile || cc < 0 || cc >= kTile) return golden::decoder_front(hooked, fr, input, skip);  // its error
+    const e4m3_t* src = &tile[static_cast<std::size_t>((kTile * cr + cc) * C)];
+    for (int c = 0; c < C; ++c) tv[static_cast<std::size_t>(c)] = dec[src[c]];
+    kern.add_rows({tv.data(), &xs.at(row, 0), &out.x.at(row, 0), 1, C});
+  }
+  // The input norm (the prologue's sum tree, 2^-13, g1 at B0) and the staging: stage_input's values.
+  const std::vector<f16_t> g1 = golden::load_column_table(*ctx.weights, ctx.weight_map().g1(), TableChunkOrder::nt, C);
+  golden::F16Mat xn(golden::kTokens, C);
+  kern.rms_rows({out.x.v.data(), xn.v.data(), golden::kTokens, static_cast<int>(ctx.readings->prologue_sum_tree), golden::kPrologueEpsE2m13,
+                 g1.data(), C});
+  out.h1 = golden::E4Mat(golden::kTokens, C);
+  q8(xn.v.data(), out.h1.v.data(), xn.v.size());
+  return out;
+}
+
+// golden::embedding_front's values on the engine's kernels (enc0): the staged input tensor by the
+// prologue's table-driven loads, P1's A by one q8 run (a NaN code keeps its sign whatever the
+// profile, as golden's loop has it: q8_run's nan_keeps_sign), P1, the relu requantisation as
+// golden's relu_half then one q8 run, P2, the input norm by rms_rows and the staging by one q8 run.
+// Only for blocks that count no statistics (as expand_front); LayerEngineDiff compares the two.
+golden::PrologueOut embedding_front_fast(const golden::BlockContext& ctx, const FrontWeights& emb, const KernelSet& kern, const Q8Run& q8,
+                                         SimdPath simd, std::span<const std::uint8_t> input) {
+  golden::F16Mat xin;
+  prologue_loads(ctx, input, xin);
+  const std::size_t n = xin.v.size();
+  golden::E4Mat a(golden::kTokens, 32);
+  if (q8.run) {
+    q8.run(xin.v.data(), a.v.data(), n, true);
+  } else {
+    for (std::size_t i = 0; i < n; ++i)
+      a.v[i] = f16_is_nan(xin.v[i]) ? static_cast<e4m3_t>(xin.v[i] & 0x8000u ? 0xFF : 0x7F) : q8.table[xin.v[i]];
+  }
+  const golden::F16Mat d1 = gemm_seeded(*ctx.profile, simd, a, emb.b[1], emb.steps, emb.seeds[1]);
+  thread_local std::vector<f16_t> kept;
+  kept.resize(d1.v.size());
+  for (std::size_t i = 0; i < kept.size(); ++i) kept[i] = golden::relu_half(d1.v[i]);
+  golden::E4Mat r(golden::kTokens, 32);
+  q8(kept.data(), r.v.data(), kept.size());
+  golden::PrologueOut out;
+  out.x = gemm_seeded(*ctx.profile, simd, r, emb.b[2], emb.steps, emb.seeds[2]);
+  golden::F16Mat xn = out.x;
+  if (const std::optional<golden::NormSpec> norm = golden::prologue_norm_spec(ctx))
+    kern.rms_rows({out.x.v.data(), xn.v.data(), golden::kTokens, static_cast<int>(norm->tree), norm->eps, norm->gain.data(),
+                   static_cast<int>(norm->gain.size())});
+  out.h1 = golden::E4Mat(golden::kTokens, out.x.cols);
+  q8(xn.v.data(), out.h1.v.data(), xn.v.size());
+  return out;
+}
+
 // One k-step of a golden phase through engine::gemm (BlockContext::gemm_step): A's 32 columns
 // from a_col0 on acc's rows, B's [n][k] codes, acc = C on entry and D on return.
 void gemm_step(const Profile& p, SimdPath simd, const golden::E4Mat& a, int a_col0, const golden::BTile& b, golden::F16Mat& acc) {
@@ -247,7 +413,9 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
       std::vector<f16_t> final_bias;
       int final_steps = 0;
       if (!dec0) prepare_final_phase(*f.weights, s, final_b, final_bias, final_steps);
-      const FrontWeights ew = prepare_expand(*f.weights, s);
+      const ExpandFront ef = prepare_expand_front(*f.weights, s, lr.decoder_front);
+      const FrontWeights& ew = ef.ew;
+      const Q8Run q8 = q8_run_of(profile, how.simd);
       const EpilogueTables& tab = epilogue_tables();
       const e4m3_t* const q8_table = profile.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data();
       // E1's input norm by the engine's RMS norm kernel (KernelSet::rms_rows: golden::rms_norm_rows'
@@ -266,6 +434,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
       run_layer_frame_with(
           f, profile, r, lr, stats, trace, trace_out,
           [&](const golden::BlockContext& ctx, const golden::LayerBlockIo& io) {
+            PhaseLaps laps;  // `rrswin bench`'s breakdown (engine.hpp): the front, then the block's own laps, then the tail
             const GemmStep step = engine_steps(ctx, how);
             golden::BlockContext front = ctx;
             front.gemm_step = &step;
@@ -283,18 +452,28 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
             };
             front.expand_gather = &expand_gather;
             front.gather = &gather;
-            const golden::PrologueOut staged = golden::decoder_front(front, lr.decoder_front, io.input_arena, io.skip_arena);
+            // The engine's front (expand_front) where no statistics are counted; golden's parts on the
+            // engine's kernels (the hooks above) where they are.
+            const golden::PrologueOut staged =
+                ctx.stats || ctx.last_phase != 0
+                    ? golden::decoder_front(front, lr.decoder_front, io.input_arena, io.skip_arena)
+                    : expand_front(ctx, front, lr.decoder_front, ef, kern, q8, how.simd, io.input_arena, io.skip_arena);
             const golden::DecoderTextures t{io.texture, io.texture96, io.texture104, io.scale[0], io.scale[1]};
+            laps.lap(kGroupFront);
             if (dec0) {
               const golden::F16Mat d19 = run_block_through_mlp(*prepared, how.simd, ctx, 1, staged);
+              laps.restart();
               golden::dec0_output(front, lr.decoder_final, d19, io.texture ? t : golden::DecoderTextures{}, io.surfaces.s112,
                                   io.surfaces.s144, io.output_arena, dtab);
+              laps.lap(kGroupTail);
               return;
             }
             const golden::E4Mat a_last =
                 run_block_through_e60(*prepared, how.simd, ctx, {{}, io.output_arena, nullptr, nullptr}, 1, &staged);
+            laps.restart();
             const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a_last, final_b, final_steps, final_bias);
             if (io.texture && io.surfaces.s112) golden::decoder_final(front, lr.decoder_final, d, t, *io.surfaces.s112, dtab);
+            laps.lap(kGroupTail);
           },
           block_loop(how.threads));
       return;
@@ -312,6 +491,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
     kern.rms_rows({x, out, rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data(), static_cast<int>(spec.gain.size())});
   };
   const e4m3_t* const q8_table = profile.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data();
+  const Q8Run q8 = q8_run_of(profile, how.simd);
   const FrontWeights embedding = s.front.kind == FrontKind::embedding ? prepare_embedding(*f.weights, s) : FrontWeights{};
   const std::function<void(const golden::BlockContext&, std::span<const std::uint8_t>, golden::F16Mat&)> gather =
       [](const golden::BlockContext& at, std::span<const std::uint8_t> arena, golden::F16Mat& x) { prologue_loads(at, arena, x); };
@@ -319,6 +499,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
   run_layer_frame_with(
       f, profile, r, lr, stats, trace, trace_out,
       [&](const golden::BlockContext& block_ctx, const golden::LayerBlockIo& io) {
+        PhaseLaps laps;  // `rrswin bench`'s breakdown (engine.hpp): enc0's front, the block's own laps, the tail
         // The golden parts below quantise through the profile's q8 table.
         golden::BlockContext ctx = block_ctx;
         ctx.q8_table = q8_table;
@@ -334,11 +515,17 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
           };
           front.front_gemm = &phase;
           front.gather = &gather;
-          const golden::PrologueOut staged = golden::embedding_front(front, io.input_arena);
+          // The engine's front where no statistics are counted; golden's parts on the engine's kernels
+          // (the hooks above) where they are.
+          const golden::PrologueOut staged = ctx.stats || ctx.last_phase != 0
+                                                 ? golden::embedding_front(front, io.input_arena)
+                                                 : embedding_front_fast(ctx, embedding, kern, q8, how.simd, io.input_arena);
+          laps.lap(kGroupFront);
           a_last = run_block_through_e60(*prepared, how.simd, ctx, {{}, io.output_arena, nullptr, nullptr}, 1, &staged);
         } else {
           a_last = run_block_through_e60(*prepared, how.simd, ctx, {io.input_arena, io.output_arena, nullptr, nullptr});
         }
+        laps.restart();
         const golden::E4Mat merged =
             s.merge_kind == MergeKind::register_lanes ? register_merge.apply(a_last) : golden::merge_gather(lr, a_last);
         const golden::F16Mat dm = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);
@@ -347,6 +534,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
         // E62 is golden::e62 itself, with its exponentials and sigmoids tabulated (functions of one f16).
         if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128)
           golden::e62(ctx, lr, d, *io.texture, io.surfaces, tab.e61_exp.data(), tab.e62_sigmoid.data(), kern.e61_pixels);
+        laps.lap(kGroupTail);
       },
       block_loop(how.threads));
 }

@@ -217,15 +217,16 @@ PrologueOut stage_input(const BlockContext& ctx, F16Mat x, const std::optional<N
 PrologueOut embedding_front(const BlockContext& ctx, std::span<const std::uint8_t> input_tensor);
 // cvt.rn.satfinite.relu.e4m3x2.f16x2 of one half: a negative value (-0 too) becomes +0, a NaN the
 // canonical NaN's code, anything else q8 (HIP-e0 relu_pair; the PTX ISA's cvt .relu).
-// It is quantise of the half the relu leaves: the canonical NaN (kF16CanonicalNaN) for a NaN, +0
-// for -0 and every negative value (q8(+0) = 0x00, counted by neither statistic), else h; written
+// It is quantise of the half the relu leaves (relu_half): the canonical NaN (kF16CanonicalNaN) for a
+// NaN, +0 for -0 and every negative value (q8(+0) = 0x00, counted by neither statistic), else h; written
 // without a branch on the sign, which is data (a branch on it mispredicts half the time): the mask
 // (h >> 15) - 1 is all ones for a non-negative half, 0 for a negative one. `static inline` as
 // quantise: per element, on the fast engine's q8 table when it is set.
-static inline e4m3_t quantise_relu(const BlockContext& ctx, f16_t h) {
+static inline f16_t relu_half(f16_t h) {
   const f16_t kept = static_cast<f16_t>(h & ((static_cast<unsigned>(h) >> 15) - 1u));
-  return quantise(ctx, (h & 0x7FFFu) > 0x7C00u ? f16_t{0x7FFF} : kept);  // a NaN: the canonical NaN
+  return (h & 0x7FFFu) > 0x7C00u ? f16_t{0x7FFF} : kept;  // a NaN: the canonical NaN
 }
+static inline e4m3_t quantise_relu(const BlockContext& ctx, f16_t h) { return quantise(ctx, relu_half(h)); }
 
 // ---- RMS norm pieces (rms_norm.cpp), facts B4, C8 ----
 // The per-row f16 sum of squares exactly as the kernel forms it: the lane with thread-in-group t

@@ -403,6 +403,9 @@ def test_run_network_equals_the_cli(cli, tmp_path):
         if "merged" in out:
             assert out["merged"].tobytes() == (tmp_path / "n" / name / "merged.bin").read_bytes(), name
         assert out["surface112"].shape == (out["ey"], out["ex"], 4)
+    # dec0's +144, float32 (ey, ex, 4), as surface144.bin holds it.
+    assert fast["dec0"]["surface144"].dtype == np.float32 and fast["dec0"]["surface144"].shape == (64, 64, 4)
+    assert fast["dec0"]["surface144"].tobytes() == (tmp_path / "n" / "dec0" / "surface144.bin").read_bytes()
     assert fast["enc0"]["ex"] == 64 and fast["enc1"]["ex"] == 32
     with pytest.raises(TypeError):
         rrswin.run_network(64)
