@@ -373,7 +373,7 @@ LayerParts layer_parts(LayerId id) {
 std::string_view to_string(LayerParts p) {
   switch (p) {
     case LayerParts::fused: return "fused engine";
-    case LayerParts::front_then_fused: return "front: golden parts + engine GEMMs; then fused engine";
+    case LayerParts::front_then_fused: return "engine front; then fused engine";
     case LayerParts::golden_parts: break;
   }
   return "golden parts + engine GEMMs";

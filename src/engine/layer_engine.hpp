@@ -7,8 +7,9 @@
 //    phase are the same GEMM family (e4m3 x e4m3 + f16 chained k-steps) through engine::gemm with
 //    B operands prepared once from the layer's weight map (model/layer_program.hpp);
 //  * front_then_fused: the decoders (dec4..dec0) and enc0: the front (a decoder's phase 1 patch
-//    expand and E1, enc0's embedding) on the golden parts with every k-step on engine::gemm, then
-//    the fused block from the stem on; a decoder's final phase on engine::gemm (dec0 has none: its
+//    expand and E1, enc0's embedding) on the engine's kernels (layer_engine.cpp expand_front,
+//    embedding_front_fast; where statistics are counted, the golden parts with every k-step on
+//    engine::gemm instead), then the fused block from the stem on; a decoder's final phase on engine::gemm (dec0 has none: its
 //    E19 reads the last down-projection's D, run_block_through_mlp), enc0's merge and final as the
 //    merge layers';
 //  * golden_parts: a layer whose dimensions the fused block does not take (a C / 8 outside
@@ -29,7 +30,7 @@ namespace rrswin::engine {
 // through run_frame, is `fused`).
 enum class LayerParts { fused, front_then_fused, golden_parts };
 LayerParts layer_parts(LayerId id);
-// "fused engine", "front: golden parts + engine GEMMs; then fused engine", "golden parts + engine GEMMs".
+// "fused engine", "engine front; then fused engine", "golden parts + engine GEMMs".
 std::string_view to_string(LayerParts p);
 
 struct LayerEngine {
