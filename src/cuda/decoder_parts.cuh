@@ -37,10 +37,9 @@ struct DecoderArgs {
   float sx, sy;
 };
 
-// E1's tile: cell (row, col) 0..9 of the block's 8x8 window and its one-pixel ring, corner pixel
-// (x0 - 1, y0 - 1) (DOC-d4 §1.1), C codes a cell (model/decoder_front.cpp kTile).
-constexpr int kExpandTile = 10;
-constexpr int kExpandSide = 6;  // the 6x6 low-resolution neighbourhood of phase 1's rows
+// E1's tile and phase 1's low-resolution neighbourhood: golden's (model/decoder_front.hpp).
+using golden::kExpandSide;
+using golden::kExpandTile;
 
 // Phase 1's A of m-tile mi (rows 16mi..16mi+15 of 48): lane (g, t)'s register o of plane q is the
 // input arena word arena_slot(expand-load-order, o, t) of row g + 8 row_half's low-resolution token
@@ -112,14 +111,8 @@ __host__ __device__ constexpr int expand_channel_tile_of(int nt) {
 // sub-pixel's eight consecutive channels from a multiple of 8 (true of every map golden has).
 template <class Ly>
 __host__ __device__ constexpr bool expand_tiles_are_whole() {
-  for (int nt = 0; nt < Ly::kExpandNTiles; ++nt) {
-    const golden::ExpandColumn first = expand_tile_column<Ly>(nt);
-    if (first.channel % 8 != 0) return false;
-    for (int j = 1; j < 8; ++j) {
-      const golden::ExpandColumn c = golden::expand_column_of(kLR.decoder_front.column_split, Ly::kExpandSubpixels, Ly::C, 0, 8 * nt + j);
-      if (c.subpixel != first.subpixel || c.channel != first.channel + j) return false;
-    }
-  }
+  for (int nt = 0; nt < Ly::kExpandNTiles; ++nt)
+    if (!golden::expand_tile_is_whole(kLR.decoder_front.column_split, Ly::kExpandSubpixels, Ly::C, 0, nt)) return false;
   return true;
 }
 

@@ -16,8 +16,6 @@
 #include "model/constants.hpp"
 #include "model/decoder_front.hpp"
 #include "model/layer_program.hpp"
-#include "numerics/e4m3.hpp"
-#include "numerics/f16.hpp"
 
 namespace rrswin::engine {
 namespace {
@@ -177,7 +175,7 @@ Q8Run q8_run_of(const Profile& p, SimdPath simd) {
 // What a decoder's front reads that is the same for every block of a frame: phase 1's B operands
 // and seeds per warp, and each column's sub-pixel and channel (golden::expand_column under the
 // frame's reading) with, per n-tile, whether its 8 columns are 8 consecutive channels of one
-// sub-pixel (every map golden has today: cuda/decoder_parts.cuh expand_tiles_are_whole).
+// sub-pixel (golden::expand_tile_is_whole: every map golden has today).
 struct ExpandFront {
   FrontWeights ew;
   std::vector<golden::ExpandColumn> column;  // [z n_per_warp + n]
@@ -185,27 +183,12 @@ struct ExpandFront {
 };
 ExpandFront prepare_expand_front(const WeightImage& w, const LayerSpec& s, const DecoderFrontReadings& fr) {
   ExpandFront e{prepare_expand(w, s), {}, {}};
-  const int n = s.front.n_per_warp;
-  for (int z = 0; z < s.front.warps; ++z)
+  const int n = s.front.n_per_warp, spw = n / s.channels;
+  for (int z = 0; z < s.front.warps; ++z) {
     for (int c = 0; c < n; ++c) e.column.push_back(golden::expand_column(fr, s, z, c));
-  for (std::size_t t = 0; 8 * t < e.column.size(); ++t) {
-    bool whole = e.column[8 * t].channel % 8 == 0;
-    for (std::size_t j = 1; j < 8; ++j)
-      whole = whole && e.column[8 * t + j].subpixel == e.column[8 * t].subpixel &&
-              e.column[8 * t + j].channel == e.column[8 * t].channel + static_cast<int>(j);
-    e.whole.push_back(whole);
+    for (int t = 0; t < n / 8; ++t) e.whole.push_back(golden::expand_tile_is_whole(fr.column_split, spw, s.channels, z, t));
   }
   return e;
-}
-
-// e4m3_to_f16 of every code (exact), for E1's readback.
-const std::array<f16_t, 256>& f16_of_codes() {
-  static const std::array<f16_t, 256> t = [] {
-    std::array<f16_t, 256> d{};
-    for (unsigned c = 0; c < 256; ++c) d[c] = e4m3_to_f16(static_cast<e4m3_t>(c));
-    return d;
-  }();
-  return t;
 }
 
 // golden::decoder_front's values on the engine's kernels: phase 1 on the prepared B operands, q8 of
@@ -219,16 +202,16 @@ golden::PrologueOut expand_front(const golden::BlockContext& ctx, const golden::
                                  std::span<const std::uint8_t> input, std::span<const std::uint8_t> skip) {
   const LayerSpec& s = ctx.layer();
   const int C = s.channels, n = s.front.n_per_warp, ntiles = n / 8;
-  constexpr int kTile = 10, kExpandRows = 48;  // golden::decoder_front's: the 10 x 10 tile, phase 1's 48 rows
+  using golden::kExpandRows, golden::kExpandTile;
   thread_local std::vector<e4m3_t> tile, dq;
-  tile.assign(static_cast<std::size_t>(kTile * kTile * C), 0);
+  tile.assign(static_cast<std::size_t>(kExpandTile * kExpandTile * C), 0);
   const golden::E4Mat a = expand_loads(ctx, fr, input);
   std::array<std::array<std::array<int, 2>, kExpandRows>, 4> cells;
   for (int sp = 0; sp < 4; ++sp)
     for (int r = 0; r < kExpandRows; ++r) cells[sp][r] = golden::expand_cell(fr, ctx.x0, ctx.y0, sp, r);
   auto cell_at = [&](const golden::ExpandColumn& col, int r) -> e4m3_t* {
     const std::array<int, 2>& cell = cells[static_cast<std::size_t>(col.subpixel)][static_cast<std::size_t>(r)];
-    return cell[0] < 0 ? nullptr : &tile[static_cast<std::size_t>((kTile * cell[0] + cell[1]) * C + col.channel)];
+    return cell[0] < 0 ? nullptr : &tile[static_cast<std::size_t>((kExpandTile * cell[0] + cell[1]) * C + col.channel)];
   };
   for (int z = 0; z < s.front.warps; ++z) {
     const auto zi = static_cast<std::size_t>(z);
@@ -257,13 +240,13 @@ golden::PrologueOut expand_front(const golden::BlockContext& ctx, const golden::
   prologue_loads(skip_ctx, skip, xs);
   golden::PrologueOut out;
   out.x = golden::F16Mat(golden::kTokens, C);
-  const std::array<f16_t, 256>& dec = f16_of_codes();
+  const std::array<f16_t, 256>& dec = golden::decoded_codes();
   std::array<f16_t, golden::kChannels> tv;
   for (int row = 0; row < golden::kTokens; ++row) {
     const std::array<int, 2> p = golden::token_pixel(ctx, row);
     const int cr = p[1] - (ctx.y0 - 1), cc = p[0] - (ctx.x0 - 1);
-    if (cr < 0 || cr >= kTile || cc < 0 || cc >= kTile) return golden::decoder_front(hooked, fr, input, skip);  // its error
-    const e4m3_t* src = &tile[static_cast<std::size_t>((kTile * cr + cc) * C)];
+    if (cr < 0 || cr >= kExpandTile || cc < 0 || cc >= kExpandTile) return golden::decoder_front(hooked, fr, input, skip);  // its error
+    const e4m3_t* src = &tile[static_cast<std::size_t>((kExpandTile * cr + cc) * C)];
     for (int c = 0; c < C; ++c) tv[static_cast<std::size_t>(c)] = dec[src[c]];
     kern.add_rows({tv.data(), &xs.at(row, 0), &out.x.at(row, 0), 1, C});
   }
@@ -291,8 +274,7 @@ golden::PrologueOut embedding_front_fast(const golden::BlockContext& ctx, const 
   if (q8.run) {
     q8.run(xin.v.data(), a.v.data(), n, true);
   } else {
-    for (std::size_t i = 0; i < n; ++i)
-      a.v[i] = f16_is_nan(xin.v[i]) ? static_cast<e4m3_t>(xin.v[i] & 0x8000u ? 0xFF : 0x7F) : q8.table[xin.v[i]];
+    for (std::size_t i = 0; i < n; ++i) a.v[i] = golden::embedding_input_code(ctx, xin.v[i]);
   }
   const golden::F16Mat d1 = gemm_seeded(*ctx.profile, simd, a, emb.b[1], emb.steps, emb.seeds[1]);
   thread_local std::vector<f16_t> kept;

@@ -19,12 +19,6 @@
 
 namespace rrswin::golden {
 
-namespace {
-constexpr int kTile = 10;        // E1's tile: the 8x8 window and its one-pixel ring (DOC-d4 §4/E1)
-constexpr int kExpandRows = 48;  // phase 1's three m-tiles (HIP-d4: 15 A fragments = 3 x 5 k-slices)
-constexpr int kExpandSide = 6;   // the low-resolution neighbourhood that covers the tile
-
-// e4m3_to_f16 of every code, once (the readback decodes C codes a token row).
 const std::array<f16_t, 256>& decoded_codes() {
   static const std::array<f16_t, 256> t = [] {
     std::array<f16_t, 256> d{};
@@ -33,7 +27,6 @@ const std::array<f16_t, 256>& decoded_codes() {
   }();
   return t;
 }
-}  // namespace
 
 std::array<int, 2> expand_token(int x0, int y0, int row) {
   // The tile's corner pixel is (x0 - 1, y0 - 1) (DOC-d4 §1.1: %r2 = %r1 - 1, %r6 = %r3 - 1); the
@@ -116,7 +109,7 @@ PrologueOut decoder_front(const BlockContext& ctx, const DecoderFrontReadings& f
   // st.shared into the tile; each warp's token row holds all C channels of one cell per sub-pixel
   // it expands: one for dec4..dec2, two for dec1, DESC-d1 e1_patch_grid). Cells no store reaches
   // keep 0 (none under expand-subpixel's lattices: DESC-d1 "the 48 stores tile all 400 cells").
-  std::vector<e4m3_t> tile(static_cast<std::size_t>(kTile * kTile * C), 0);
+  std::vector<e4m3_t> tile(static_cast<std::size_t>(kExpandTile * kExpandTile * C), 0);
   const E4Mat a = ctx.expand_gather ? (*ctx.expand_gather)(input) : expand_a(ctx, fr, input);
   const int nt = s.front.n_per_warp / 8;
   const StageRef st = ctx.stage("p1d",
@@ -135,7 +128,7 @@ PrologueOut decoder_front(const BlockContext& ctx, const DecoderFrontReadings& f
       const ExpandColumn col = expand_column(fr, s, z, n);
       for (int r = 0; r < kExpandRows; ++r) {
         const std::array<int, 2>& cell = cells[col.subpixel][r];
-        if (cell[0] >= 0) tile[static_cast<std::size_t>((kTile * cell[0] + cell[1]) * C + col.channel)] = quantise(ctx, d.at(r, n));
+        if (cell[0] >= 0) tile[static_cast<std::size_t>((kExpandTile * cell[0] + cell[1]) * C + col.channel)] = quantise(ctx, d.at(r, n));
       }
     }
   }
@@ -155,10 +148,10 @@ PrologueOut decoder_front(const BlockContext& ctx, const DecoderFrontReadings& f
   for (int row = 0; row < kTokens; ++row) {
     const std::array<int, 2> p = token_pixel(ctx, row);
     const int cr = p[1] - (ctx.y0 - 1), cc = p[0] - (ctx.x0 - 1);
-    if (cr < 0 || cr >= kTile || cc < 0 || cc >= kTile)
+    if (cr < 0 || cr >= kExpandTile || cc < 0 || cc >= kExpandTile)
       throw std::invalid_argument(cat("decoder_front: token row ", row, " lies outside E1's 10x10 tile (the reading prologue-halo = ",
                                       "rows-around reaches two rows out; the decoders stage the one-pixel ring)"));
-    const e4m3_t* src = &tile[static_cast<std::size_t>((kTile * cr + cc) * C)];
+    const e4m3_t* src = &tile[static_cast<std::size_t>((kExpandTile * cr + cc) * C)];
     // DOC-d3 §4/E1 s7305-s7308: add.f16 (tile value, skip value), one per channel.
     const std::array<f16_t, 256>& dec = decoded_codes();
     if (ctx.add_f16) {

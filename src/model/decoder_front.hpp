@@ -84,6 +84,27 @@ RRSWIN_HD constexpr ExpandColumn expand_column_of(ExpandColumnSplit split, int s
   return {z * spw + n / C, n % C};
 }
 ExpandColumn expand_column(const DecoderFrontReadings& fr, const LayerSpec& s, int z, int n);
+// Whether n-tile nt of warp z (columns 8 nt .. 8 nt + 7) is 8 consecutive channels of one sub-pixel
+// from a multiple of 8 (true of every map above): the form the CUDA ports' u16 scatter stores and the
+// fast engine's 8-byte copies need (cuda/decoder_parts.cuh, engine/layer_engine.cpp expand_front).
+RRSWIN_HD constexpr bool expand_tile_is_whole(ExpandColumnSplit split, int spw, int C, int z, int nt) {
+  const ExpandColumn first = expand_column_of(split, spw, C, z, 8 * nt);
+  if (first.channel % 8 != 0) return false;
+  for (int j = 1; j < 8; ++j) {
+    const ExpandColumn c = expand_column_of(split, spw, C, z, 8 * nt + j);
+    if (c.subpixel != first.subpixel || c.channel != first.channel + j) return false;
+  }
+  return true;
+}
+
+// E1's tile: cell (row, col) 0..9 of the block's 8x8 window and its one-pixel ring, corner pixel
+// (x0 - 1, y0 - 1) (DOC-d4 §4/E1), C codes a cell; phase 1's 48 rows (HIP-d4: 15 A fragments = 3 x 5
+// k-slices), the tokens of the 6 x 6 low-resolution neighbourhood that covers the tile.
+inline constexpr int kExpandTile = 10;
+inline constexpr int kExpandRows = 48;
+inline constexpr int kExpandSide = 6;
+// e4m3_to_f16 of every code, once (E1's readback decodes C codes a token row).
+const std::array<f16_t, 256>& decoded_codes();
 
 // Phase 1 of warp z: D (48 x N) = the chained k-steps of the gathered A (48 x K, e4m3) with warp z's
 // slab (W + z K N, the banded tile order of waddr_banded with K/32 slices), each column seeded by its

@@ -55,10 +55,7 @@ PrologueOut embedding_front(const BlockContext& ctx, std::span<const std::uint8_
   else
     prologue_gather(ctx, input_tensor, xin);
   E4Mat a(kTokens, 32);
-  for (std::size_t i = 0; i < a.v.size(); ++i)
-    a.v[i] = f16_is_nan(xin.v[i]) ? static_cast<e4m3_t>(xin.v[i] & 0x8000u ? 0xFF : 0x7F)
-             : ctx.q8_table       ? ctx.q8_table[xin.v[i]]
-                                  : f16_to_e4m3(xin.v[i], *ctx.profile);
+  for (std::size_t i = 0; i < a.v.size(); ++i) a.v[i] = embedding_input_code(ctx, xin.v[i]);
   const F16Mat d1 = embedding_phase(ctx, a, 1);
   // P2's A: cvt.rn.satfinite.relu.e4m3x2.f16x2 of D1 (HIP-e0's phase-2 comment).
   E4Mat r(kTokens, 32);

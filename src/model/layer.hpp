@@ -227,6 +227,12 @@ static inline f16_t relu_half(f16_t h) {
   return (h & 0x7FFFu) > 0x7C00u ? f16_t{0x7FFF} : kept;  // a NaN: the canonical NaN
 }
 static inline e4m3_t quantise_relu(const BlockContext& ctx, f16_t h) { return quantise(ctx, relu_half(h)); }
+// enc0's P1 A code of an input-tensor half (embedding_front): q8 of the exactly decoded code, but a
+// NaN the NaN code of its own sign whatever the profile (the input's own code: 0xFF / 0x7F).
+static inline e4m3_t embedding_input_code(const BlockContext& ctx, f16_t h) {
+  if ((h & 0x7FFFu) > 0x7C00u) return static_cast<e4m3_t>(h & 0x8000u ? 0xFF : 0x7F);
+  return ctx.q8_table ? ctx.q8_table[h] : f16_to_e4m3(h, *ctx.profile);
+}
 
 // ---- RMS norm pieces (rms_norm.cpp), facts B4, C8 ----
 // The per-row f16 sum of squares exactly as the kernel forms it: the lane with thread-in-group t
