@@ -47,20 +47,22 @@ void help() {
       "rrswin bench --layer L|all [--profile P]... [--simd S]... [--threads N] [--reps N]\n"
       "  Every runnable layer (all) or L at its real token grid (rrswin layers), the fast engine per\n"
       "  profile and SIMD path: ms/frame, GMAC/s (the layer's e4m3 multiply-adds), vs enc5 (GMAC/s over\n"
-      "  enc5's on the same profile and path in this run), vs f64lim and vs i16lim (ms/frame over the\n"
-      "  layer's multiply-adds at the binary64 FMA peak and at the int16 dot-product peak, the limit of\n"
-      "  `zluda`'s integer kernels, both measured in this run), and which parts ran: the fused engine at the\n"
-      "  layer's dimensions (after a layer's front, which runs golden's parts with the engine's GEMMs), or\n"
-      "  golden's parts with the engine's GEMMs (a layer the fused engine does not take). Then each layer's\n"
-      "  per-phase-group breakdown (one thread, 64 x 64 tokens): microseconds per block per group and the\n"
-      "  fixed share (prologue + E11 + E20 + tail over the total; a layer's front is a column of its own).\n"
+      "  enc5's on the same profile and path, enc5 timed again beside each of the layer's reps, alternating,\n"
+      "  so that a machine whose speed drifts moves both together; enc5 beside: that GMAC/s), vs f64lim\n"
+      "  and vs i16lim (ms/frame over the layer's multiply-adds at the binary64 FMA peak and at the int16\n"
+      "  dot-product peak, the limit of `zluda`'s integer kernels, both measured in this run), and which\n"
+      "  parts ran: the fused engine at the layer's dimensions (after the engine's front where a layer has\n"
+      "  one), or golden's parts with the engine's GEMMs (a layer the fused engine does not take). Then\n"
+      "  each layer's per-phase-group breakdown (one thread, 64 x 64 tokens): microseconds per block per\n"
+      "  group and the fixed share (prologue + E11 + E20 + tail over the total; a layer's front is a\n"
+      "  column of its own).\n"
       "\n"
       "rrswin bench --network [--render W,H]... [--profile P]... [--simd S] [--threads N] [--reps N]\n"
       "  The layers that run, chained as `rrswin run --network` runs them (its demo inputs), at each render\n"
       "  (default 256x128, 1280x720, 1920x1080) on the widest selected SIMD path: each layer's ms and GMAC/s\n"
       "  (minimum over the reps, default 1), the total, its GMAC/s against enc5 alone on the same profile\n"
-      "  and path in this run, and ms per megapixel of the render (constant when the time is linear in the\n"
-      "  pixels). Profiles: --profile (default ada).\n");
+      "  and path (timed beside each rep of the render, alternating), and ms per megapixel of the render\n"
+      "  (constant when the time is linear in the pixels). Profiles: --profile (default ada).\n");
 }
 
 std::string cpu_model() {
@@ -293,12 +295,17 @@ struct BenchFrame {
     if (e5) return bench::time_frame(*e5, Engine::fast, p, engine::to_string(path), threads, reps);
     double best = 1e300;
     for (int r = 0; r <= reps; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      engine::run_layer_frame_fast(frame, p, Readings{}, LayerReadings{}, {path, threads});
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double s = once(p, path, threads);
       if (r > 0) best = std::min(best, s);
     }
     return best;
+  }
+  // The wall-clock seconds of one run.
+  double once(const Profile& p, engine::SimdPath path, int threads) {
+    if (e5) return bench::time_frame(*e5, Engine::fast, p, engine::to_string(path), threads, 1);
+    const auto t0 = std::chrono::steady_clock::now();
+    engine::run_layer_frame_fast(frame, p, Readings{}, LayerReadings{}, {path, threads});
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   int blocks() const { return ((ex + 7) / 8) * ((ey + 7) / 8); }
   // Seconds per block in each phase group (engine.hpp PhaseGroup): one thread, the minimum per group
@@ -374,9 +381,10 @@ int bench_layers(const BenchOptions& o, const BenchPlan& pl) {
   for (const std::string& n : o.layers) ids.push_back(layer_option(n));
   if (std::find(ids.begin(), ids.end(), LayerId::enc5) == ids.end()) ids.insert(ids.begin(), LayerId::enc5);  // the baseline
   std::stable_sort(ids.begin(), ids.end(), [](LayerId a, LayerId b) { return (a == LayerId::enc5) > (b == LayerId::enc5); });
-  std::printf("%-5s %9s %6s %8s  %-9s %-10s %11s %9s %8s %10s %10s  %s\n", "layer", "tokens", "blocks", "GMAC", "prof", "simd", "ms/frame",
-              "GMAC/s", "vs enc5", "vs f64lim", "vs i16lim", "parts");
-  std::vector<double> enc5_rate(pl.profs.size() * pl.paths.size(), 0);
+  std::printf("%-5s %9s %6s %8s  %-9s %-10s %11s %9s %8s %11s %10s %10s  %s\n", "layer", "tokens", "blocks", "GMAC", "prof", "simd",
+              "ms/frame", "GMAC/s", "vs enc5", "enc5 beside", "vs f64lim", "vs i16lim", "parts");
+  BenchFrame enc5(LayerId::enc5);
+  const double enc5_gmac = enc5.blocks() * macs_per_block(layer_program(LayerId::enc5)) / 1e9;
   for (LayerId id : ids) {
     const LayerSpec& s = layer_spec(id);
     BenchFrame f(id);
@@ -388,17 +396,40 @@ int bench_layers(const BenchOptions& o, const BenchPlan& pl) {
     std::snprintf(tokens, sizeof tokens, "%dx%d", f.ex, f.ey);
     for (std::size_t pi = 0; pi < pl.profs.size(); ++pi)
       for (std::size_t qi = 0; qi < pl.paths.size(); ++qi) {
-        const double sec = f.time(*pl.profs[pi], pl.paths[qi], pl.nthreads, o.reps);
+        const Profile& prof = *pl.profs[pi];
+        const engine::SimdPath path = pl.paths[qi];
+        double sec = 0, base = 0;
+        if (id == LayerId::enc5) {
+          sec = f.time(prof, path, pl.nthreads, o.reps);
+          base = gmac / sec;
+        } else {
+          // enc5 is timed again beside each of the layer's runs, alternating (its best of three
+          // before every run and after the last): a machine whose speed drifts over the minutes a
+          // layer table takes moves both figures of a ratio together.
+          double e5_best = 1e300;
+          auto time_enc5 = [&] {
+            for (int i = 0; i < 3; ++i) e5_best = std::min(e5_best, enc5.once(prof, path, pl.nthreads));
+          };
+          sec = 1e300;
+          for (int r = 0; r <= o.reps; ++r) {
+            if (r > 0)
+              time_enc5();  // r = 0 warms both up
+            else
+              enc5.once(prof, path, pl.nthreads);
+            const double s = f.once(prof, path, pl.nthreads);
+            if (r > 0) sec = std::min(sec, s);
+          }
+          time_enc5();
+          base = enc5_gmac / e5_best;
+        }
         const double rate = gmac / sec;
-        double& base = enc5_rate[pi * pl.paths.size() + qi];
-        if (id == LayerId::enc5) base = rate;
         char vs5[16] = "", vslim[16] = "", vs16[16] = "";
         if (base > 0) std::snprintf(vs5, sizeof vs5, "%.2fx", rate / base);
         if (peaks.f64 > 0) std::snprintf(vslim, sizeof vslim, "%.2fx", sec / (gmac * 1e9 / peaks.f64));
         if (peaks.i16 > 0) std::snprintf(vs16, sizeof vs16, "%.2fx", sec / (gmac * 1e9 / peaks.i16));
-        std::printf("%-5s %9s %6d %8.3f  %-9s %-10s %11.3f %9.2f %8s %10s %10s  %s\n", std::string(s.name).c_str(), tokens, blocks, gmac,
-                    std::string(pl.profs[pi]->name).c_str(), std::string(engine::to_string(pl.paths[qi])).c_str(), 1e3 * sec, rate, vs5,
-                    vslim, vs16, parts.c_str());
+        std::printf("%-5s %9s %6d %8.3f  %-9s %-10s %11.3f %9.2f %8s %11.2f %10s %10s  %s\n", std::string(s.name).c_str(), tokens, blocks,
+                    gmac, std::string(prof.name).c_str(), std::string(engine::to_string(path)).c_str(), 1e3 * sec, rate, vs5, base, vslim,
+                    vs16, parts.c_str());
       }
   }
   if (peaks.f64 > 0)
@@ -435,11 +466,20 @@ int bench_network(const BenchOptions& o, const BenchPlan& pl) {
       no.threads = pl.nthreads;
       std::map<LayerId, double> best;
       std::vector<NetworkLayerResult> last;
+      // enc5 alone again beside each rep (its best of three before every run and after the last):
+      // the ratio's two figures from the same minutes of a machine whose speed drifts.
+      double e5_best = 1e300;
+      auto time_enc5 = [&] {
+        for (int i = 0; i < 3; ++i) e5_best = std::min(e5_best, e5.once(*prof, path, pl.nthreads));
+      };
       for (int r = 0; r < reps; ++r) {
+        time_enc5();
         last = run_network(no, demo->layers, demo->external);
         for (const NetworkLayerResult& x : last)
           if (x.ran) best[x.id] = best.count(x.id) ? std::min(best[x.id], x.seconds) : x.seconds;
       }
+      time_enc5();
+      const double e5_beside = e5_gmac / e5_best;
       char name[32];
       std::snprintf(name, sizeof name, "%dx%d", w, h);
       double total_s = 0, total_mac = 0;
@@ -455,8 +495,8 @@ int bench_network(const BenchOptions& o, const BenchPlan& pl) {
                     mac / best[x.id] / 1e9);
       }
       const double mpx = static_cast<double>(w) * h / 1e6;
-      std::printf("%-10s %-5s %10s %10.3f %9.2f  vs enc5 %.2fx, %.1f ms/Mpx\n", name, "total", "", 1e3 * total_s, total_mac / total_s / 1e9,
-                  total_mac / total_s / 1e9 / e5_rate, 1e3 * total_s / mpx);
+      std::printf("%-10s %-5s %10s %10.3f %9.2f  vs enc5 %.2fx (enc5 beside %.2f GMAC/s), %.1f ms/Mpx\n", name, "total", "", 1e3 * total_s,
+                  total_mac / total_s / 1e9, total_mac / total_s / 1e9 / e5_beside, e5_beside, 1e3 * total_s / mpx);
     }
   }
   return 0;
