@@ -21,7 +21,9 @@
 #include "assets/synthetic_inputs.hpp"
 #include "engine/kernel_args.hpp"
 #include "engine/simd.hpp"
+#include "model/decoder_final.hpp"
 #include "model/layer.hpp"
+#include "model/layer_golden.hpp"
 #include "model/readings.hpp"
 #include "numerics/approx.hpp"
 #include "numerics/f16.hpp"
@@ -37,7 +39,7 @@ struct Form {
   void (*add_ftz_x16)(const float*, const float*, float*);
   void (*mul_ftz_x16)(const float*, const float*, float*);  // null: none (the AVX-512 form calls mul_ftz_f32 per lane)
   golden::E61PixelsFn pixels;
-  golden::E61PixelsFn decoder_pixels;  // the decoders' softmax over 9 and tap chains
+  golden::DecoderPixelsFn decoder_pixels;  // the decoders' steps (c)..(h): softmax over 9, tap chains, gate, blend
 };
 void add_ftz_x16_avx2(const float* a, const float* b, float* r) {
   engine::add_ftz_x8_avx2(a, b, r);
@@ -226,42 +228,64 @@ TEST(EngineE61, PixelsEqualGoldenUnderEveryReading) {
           }
 }
 
-// The decoders' final epilogue (golden::decoder_stencil_pixel: the softmax over 9 logits, one fma
-// chain of 9 taps per channel from zero) in the same lanes, under the readings it reads.
+// The decoders' final epilogue (golden::decoder_pixel: the softmax over 9 logits, one fma chain of 9
+// taps per channel from zero, the sigmoid gate, the blend with +96 and the NaN-guarded add of +104)
+// in the same lanes, under every reading it reads. golden::decoder_pixel itself is checked against
+// hand-computed pixels in tests/decoder_final_test.cpp.
 TEST(EngineE61, DecoderPixelsEqualGoldenUnderEveryReading) {
   SKIP_WITHOUT_FORMS();
   std::vector<float> table(65536);
-  for (std::uint32_t h = 0; h < 65536; ++h) table[h] = golden::e61_exp(static_cast<f16_t>(h));
+  std::vector<f16_t> sigmoid(65536);
+  for (std::uint32_t h = 0; h < 65536; ++h) {
+    table[h] = golden::e61_exp(static_cast<f16_t>(h));
+    sigmoid[h] = golden::e62_sigmoid(static_cast<f16_t>(h));
+  }
+  const golden::DecoderTables tab{table.data(), sigmoid.data(), nullptr, nullptr};
   SplitMix64 rng(2062);
   constexpr int kN = 37;
-  std::vector<golden::E61Inputs> in(kN);
+  std::vector<golden::DecoderPixelInputs> in(kN);
+  int nan_adds = 0;
   for (int rounding = 0; rounding < 2; ++rounding)
     for (int order = 0; order < 3; ++order)
-      for (int product = 0; product < 2; ++product) {
-        Readings rd;
-        rd.e61_exp_rounding = static_cast<E61ExpRounding>(rounding);
-        rd.e61_sum_order = static_cast<E61SumOrder>(order);
-        rd.e61_weight_product = static_cast<E61WeightProduct>(product);
-        for (int rep = 0; rep < 80; ++rep) {
-          for (golden::E61Inputs& x : in) {
-            const bool wide_l = rng.next() % 8 == 0, wide_t = rng.next() % 8 == 0;
-            for (f16_t& l : x.l) l = gen_f16(rng, wide_l);
-            for (auto& t : x.tv)
-              for (f16_t& v : t) v = gen_f16(rng, wide_t);
-          }
-          for (const Form& form : forms()) {
-            std::vector<golden::E61Pixel> out(kN);
-            form.decoder_pixels(rd, in.data(), kN, table.data(), out.data());
-            for (int i = 0; i < kN; ++i) {
-              const golden::E61Pixel g = golden::decoder_stencil_pixel(rd, in[i], nullptr);
-              ASSERT_EQ(std::bit_cast<std::uint32_t>(out[i].sum), std::bit_cast<std::uint32_t>(g.sum)) << form.name << " " << i;
-              ASSERT_EQ(std::bit_cast<std::uint32_t>(out[i].rinv), std::bit_cast<std::uint32_t>(g.rinv)) << form.name << " " << i;
-              ASSERT_EQ(out[i].w, g.w) << form.name << " " << i;
-              ASSERT_EQ(out[i].out, g.out) << form.name << " " << i;
+      for (int product = 0; product < 2; ++product)
+        for (golden::DecoderGateLogit gate : {golden::DecoderGateLogit::raw, golden::DecoderGateLogit::centred}) {
+          Readings rd;
+          rd.e61_exp_rounding = static_cast<E61ExpRounding>(rounding);
+          rd.e61_sum_order = static_cast<E61SumOrder>(order);
+          rd.e61_weight_product = static_cast<E61WeightProduct>(product);
+          golden::DecoderFinalReadings dr;
+          dr.gate_logit = gate;
+          for (int rep = 0; rep < 40; ++rep) {
+            for (golden::DecoderPixelInputs& x : in) {
+              const bool wide_l = rng.next() % 8 == 0, wide_t = rng.next() % 8 == 0;
+              for (f16_t& l : x.in.l) l = gen_f16(rng, wide_l);
+              for (auto& t : x.in.tv)
+                for (f16_t& v : t) v = gen_f16(rng, wide_t);
+              for (f16_t& v : x.t96) v = gen_f16(rng, wide_t);
+              for (f16_t& v : x.t104) {
+                v = gen_f16(rng, wide_t);
+                const std::uint64_t pick = rng.next() % 16;
+                if (pick == 0) v = static_cast<f16_t>(0x7E00 | (rng.next() & 0x81FF));  // a NaN: the add is skipped
+                if (pick == 1) v = static_cast<f16_t>(0x7C00 | (rng.next() & 0x8000));  // an Inf: added
+                nan_adds += (v & 0x7FFF) > 0x7C00;
+              }
+            }
+            for (const Form& form : forms()) {
+              std::vector<golden::DecoderPixel> out(kN);
+              form.decoder_pixels(rd, dr, in.data(), kN, tab, out.data());
+              for (int i = 0; i < kN; ++i) {
+                const golden::DecoderPixel g = golden::decoder_pixel(rd, dr, in[i]);
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(out[i].sum), std::bit_cast<std::uint32_t>(g.sum)) << form.name << " " << i;
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(out[i].rinv), std::bit_cast<std::uint32_t>(g.rinv)) << form.name << " " << i;
+                ASSERT_EQ(out[i].w, g.w) << form.name << " " << i;
+                ASSERT_EQ(out[i].acc, g.acc) << form.name << " " << i;
+                ASSERT_EQ(out[i].sigma, g.sigma) << form.name << " " << i;
+                ASSERT_EQ(out[i].out, g.out) << form.name << " " << i;
+              }
             }
           }
         }
-      }
+  EXPECT_GT(nan_adds, 100);  // the skipped add was exercised
 }
 
 }  // namespace

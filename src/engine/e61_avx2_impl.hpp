@@ -149,8 +149,9 @@ struct E61OpsX8 {
 void e61_pixels_avx2(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out) {
   e61_pixels_lanes<e61_avx2::E61OpsX8>(rd, in, n, exp_table, out);
 }
-void decoder_pixels_avx2(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out) {
-  e61_pixels_lanes<e61_avx2::E61OpsX8, true>(rd, in, n, exp_table, out);
+void decoder_pixels_avx2(const Readings& rd, const golden::DecoderFinalReadings& dr, const golden::DecoderPixelInputs* in, int n,
+                         const golden::DecoderTables& tab, golden::DecoderPixel* out) {
+  decoder_pixels_lanes<e61_avx2::E61OpsX8>(rd, dr, in, n, tab, out);
 }
 
 void f16_fma_x8_avx2(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r) {

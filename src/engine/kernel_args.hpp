@@ -5,7 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "model/layer.hpp"  // golden::E61PixelsFn
+#include "model/decoder_final.hpp"  // golden::DecoderPixelsFn
+#include "model/layer.hpp"          // golden::E61PixelsFn
 #include "numerics/types.hpp"
 
 namespace rrswin::engine {
@@ -150,9 +151,9 @@ struct KernelSet {
   KStepKernel blackwell;                     // MMA-Sim's sm_120 model (kernels_blackwell_impl.hpp; reads a, b, ea, eb / ea16, eb16;
                                              // on AVX2 and AVX-512 also the `zluda` integer form: kernels_blackwell_int16_avx2_impl.hpp)
   golden::E61PixelsFn e61_pixels = nullptr;  // E61 steps 4..6 of many pixels; null: golden's per pixel
-  // The decoders' final epilogue's softmax and tap chains of many pixels (golden::decoder_stencil_pixel
-  // for each); null: golden's per pixel.
-  golden::E61PixelsFn decoder_pixels = nullptr;
+  // The decoders' final epilogue's steps (c)..(h) of many pixels (golden::decoder_pixel for each);
+  // null: golden's per pixel.
+  golden::DecoderPixelsFn decoder_pixels = nullptr;
 };
 KernelSet kernels_scalar();
 KernelSet kernels_avx2();        // valid only where the CPU has AVX2, FMA and F16C
@@ -180,7 +181,8 @@ bool int16_form_b_avx2(const e4m3_t* codes, int N, int K, std::int16_t* out, std
 // the tests: fma.rn.f16 of 8 lanes (f16_fma) and the rounding of 8 binary64 to f16 (f64_to_f16 of
 // a non-NaN; NaN -> 0x7FFF).
 void e61_pixels_avx512(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out);
-void decoder_pixels_avx512(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out);
+void decoder_pixels_avx512(const Readings& rd, const golden::DecoderFinalReadings& dr, const golden::DecoderPixelInputs* in, int n,
+                           const golden::DecoderTables& tab, golden::DecoderPixel* out);
 void f16_fma_x8_avx512(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r);
 void f64_to_f16_x8_avx512(const double* x, f16_t* r);
 void add_ftz_x16_avx512(const float* a, const float* b, float* r);  // add.ftz.f32 (add_ftz_f32) of 16 lanes
@@ -189,7 +191,8 @@ void e11_expval_x16_avx512(const f16_t* s, f16_t* e);               // E11 steps
 // path is), and its operations for the tests: fma.rn.f16 of 8 lanes, the rounding of 8 binary64 to
 // f16 (as f64_to_f16_x8_avx512), add.ftz.f32 / mul.ftz.f32 (add_ftz_f32 / mul_ftz_f32) of 8 lanes.
 void e61_pixels_avx2(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out);
-void decoder_pixels_avx2(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out);
+void decoder_pixels_avx2(const Readings& rd, const golden::DecoderFinalReadings& dr, const golden::DecoderPixelInputs* in, int n,
+                         const golden::DecoderTables& tab, golden::DecoderPixel* out);
 void f16_fma_x8_avx2(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r);
 void f64_to_f16_x8_avx2(const double* x, f16_t* r);
 void add_ftz_x8_avx2(const float* a, const float* b, float* r);

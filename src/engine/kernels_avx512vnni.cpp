@@ -631,8 +631,9 @@ struct E61OpsX16 {
 void e61_pixels_avx512(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out) {
   e61_pixels_lanes<E61OpsX16>(rd, in, n, exp_table, out);
 }
-void decoder_pixels_avx512(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out) {
-  e61_pixels_lanes<E61OpsX16, true>(rd, in, n, exp_table, out);
+void decoder_pixels_avx512(const Readings& rd, const golden::DecoderFinalReadings& dr, const golden::DecoderPixelInputs* in, int n,
+                           const golden::DecoderTables& tab, golden::DecoderPixel* out) {
+  decoder_pixels_lanes<E61OpsX16>(rd, dr, in, n, tab, out);
 }
 
 void f16_fma_x8_avx512(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r) {

@@ -23,8 +23,6 @@ namespace rrswin::golden {
 
 namespace {
 
-constexpr f16_t kOneF16 = 0x3C00;
-
 // fma.rn.ftz.f32: the inputs flushed, one rounding (a NaN is canonical: f32_fma), the result flushed.
 float fma_ftz_f32(float a, float b, float c) { return ftz_f32(f32_fma(ftz_f32(a), ftz_f32(b), ftz_f32(c), Round::rn)); }
 
@@ -42,40 +40,38 @@ float texel_coordinate(float s, int i) {
 
 using Taps = std::array<std::array<f16_t, 4>, 9>;
 
-// The steps after the tap chains ((c)'s maximum for the gate, (g), (h)) of a pixel whose softmax
-// and chains `soft` holds (decoder_stencil_pixel).
-DecoderPixel decoder_pixel_tail(const DecoderFinalReadings& dr, const std::array<f16_t, 10>& l, const E61Pixel& soft,
-                                const DecoderTextures& t, int X, int Y, const DecoderTables& tab);
-
-E61Inputs stencil_inputs(const std::array<f16_t, 10>& l, const Taps& tv) {
-  E61Inputs in;
-  in.l = l;
-  for (int k = 0; k < 9; ++k) in.tv[k] = {tv[k][0], tv[k][1], tv[k][2]};  // the taps' alpha channel is not used
+// (h) E8': tex96 and tex104 by tex.base.2d.v4.f16.s32 at the pixel's integer (X, Y) (s24411,
+// s24413), through each texture's address mode; with the logits and the taps' r, g, b (their alpha
+// channel is not used), what decoder_pixel reads.
+DecoderPixelInputs pixel_inputs(const std::array<f16_t, 10>& l, const Taps& tv, const DecoderTextures& t, int X, int Y) {
+  DecoderPixelInputs in;
+  in.in.l = l;
+  for (int k = 0; k < 9; ++k) in.in.tv[k] = {tv[k][0], tv[k][1], tv[k][2]};
+  const std::array<f16_t, 4> t96 = t.tex96->fetch(X, Y), t104 = t.tex104->fetch(X, Y);
+  in.t96 = {t96[0], t96[1], t96[2]};
+  in.t104 = {t104[0], t104[1], t104[2]};
   return in;
 }
 
-// One block's pixels: their inputs gathered first, then steps (c)..E6' of all of them at once
-// (tab.pixels: the engine's vector form of decoder_stencil_pixel; else the golden one per pixel),
-// then each pixel's gate and blend, handed to `store` in the order they were added.
+// One block's pixels: their inputs gathered first, then steps (c)..(h) of all of them at once
+// (tab.pixels: the engine's vector form of decoder_pixel; else the golden one per pixel), each
+// result handed to `store` in the order the pixels were added.
 struct BlockPixels {
-  std::array<E61Inputs, kE61Threads> in;
+  std::array<DecoderPixelInputs, kE61Threads> in;
   std::array<PixelXY, kE61Threads> at;
   int n = 0;
-  void add(const std::array<f16_t, 10>& l, const Taps& tv, PixelXY p) {
-    in[static_cast<std::size_t>(n)] = stencil_inputs(l, tv);
+  void add(const std::array<f16_t, 10>& l, const Taps& tv, const DecoderTextures& t, PixelXY p) {
+    in[static_cast<std::size_t>(n)] = pixel_inputs(l, tv, t, p.x, p.y);
     at[static_cast<std::size_t>(n++)] = p;
   }
   template <class Store>
-  void finish(const Readings& r, const DecoderFinalReadings& dr, const DecoderTextures& t, const DecoderTables& tab, Store store) const {
-    std::array<E61Pixel, kE61Threads> soft;
+  void finish(const Readings& r, const DecoderFinalReadings& dr, const DecoderTables& tab, Store store) const {
+    std::array<DecoderPixel, kE61Threads> px;
     if (tab.pixels)
-      tab.pixels(r, in.data(), n, tab.exp, soft.data());
+      tab.pixels(r, dr, in.data(), n, tab, px.data());
     else
-      for (int i = 0; i < n; ++i) soft[static_cast<std::size_t>(i)] = decoder_stencil_pixel(r, in[static_cast<std::size_t>(i)], tab.exp);
-    for (int i = 0; i < n; ++i) {
-      const auto k = static_cast<std::size_t>(i);
-      store(at[k], decoder_pixel_tail(dr, in[k].l, soft[k], t, at[k].x, at[k].y, tab));
-    }
+      for (int i = 0; i < n; ++i) px[static_cast<std::size_t>(i)] = decoder_pixel(r, dr, in[static_cast<std::size_t>(i)], tab);
+    for (int i = 0; i < n; ++i) store(at[static_cast<std::size_t>(i)], px[static_cast<std::size_t>(i)]);
   }
 };
 
@@ -163,53 +159,8 @@ DecoderPixel decoder_final_pixel(const Readings& r, const DecoderFinalReadings& 
   Taps tv;
   for (int k = 0; k < 9; ++k)
     tv[k] = sample_f32(*t.tex88, texel_coordinate(t.sx, taps[k][0]), texel_coordinate(t.sy, taps[k][1]), dr.sampler);
-  const E61Inputs in = stencil_inputs(l, tv);
-  return decoder_pixel_tail(dr, l, decoder_stencil_pixel(r, in, tab.exp), t, X, Y, tab);
+  return decoder_pixel(r, dr, pixel_inputs(l, tv, t, X, Y), tab);
 }
-
-namespace {
-
-// (c) E3': 3 max.f16x2 + 2 max.f16 reduce exactly 9 halves: the max of l0..l8 (exact, order-free).
-// (d) E4': d_i = sub.f16(l_i, max) (5 sub.f16x2, the 5th one's high half d9 is used only by the
-// centred gate), e_i = ex2.approx.ftz(mul.ftz(f32(d_i), log2 e)), the f32 sum with add.ftz, rinv =
-// div.approx.ftz(1, sum) (s24304), w_i by mul.f16x2 (s24307..s24311): enc5's E61 softmax over
-// n = 9 logits, with its readings filter-exp-rounding, filter-sum-order, filter-weight-product (F.20).
-// E6': 27 scalar fma.rn.f16 per pixel, one chain per channel in tap order from an f16 zero
-// (the 3 cvt.rn.f16.s32, s24312..s24314): acc = fma(tap_k.ch, w_k, acc) (D2 s15687's operand
-// order: tap, weight, acc). The taps' alpha channel is not used. These are decoder_stencil_pixel
-// (model/e61_pixel_impl.hpp decoder_softmax_stencil, the definition the engine's vector form runs).
-DecoderPixel decoder_pixel_tail(const DecoderFinalReadings& dr, const std::array<f16_t, 10>& l, const E61Pixel& soft,
-                                const DecoderTextures& t, int X, int Y, const DecoderTables& tab) {
-  DecoderPixel px;
-  for (int i = 0; i < 9; ++i) px.w[i] = soft.w[i];
-  px.sum = soft.sum;
-  px.rinv = soft.rinv;
-  for (int ch = 0; ch < 3; ++ch) px.acc[ch] = soft.out[ch];
-  f16_t mx = l[0];
-  for (int i = 1; i < 9; ++i) mx = f16_max(mx, l[i]);
-  // (g) E7': sigma of l9 (raw) or of d9 = sub.f16(l9, max) (centred): F.17 is open. e62_sigmoid is
-  // the sigmoid of the merge layers' final epilogue (the same mul.ftz by -log2 e, ex2, add.ftz 1,
-  // div.approx, cvt.rn.f16.f32; s24415, s24418). om = sub.f16(1.0h, sigma) (s24421); per channel
-  // m = mul.f16(acc_ch, sigma) (s24422..s24426), out_ch = fma.rn.f16(tex96_ch, om, m).
-  const f16_t gate = dr.gate_logit == DecoderGateLogit::raw ? l[9] : f16_sub(l[9], mx);
-  px.sigma = tab.sigmoid ? tab.sigmoid[gate] : e62_sigmoid(gate);
-  const f16_t om = f16_sub(kOneF16, px.sigma);
-  // (h) E8': tex96 and tex104 by tex.base.2d.v4.f16.s32 at the pixel's integer (X, Y) (s24411,
-  // s24413), through each texture's address mode.
-  const std::array<f16_t, 4> t96 = t.tex96->fetch(X, Y), t104 = t.tex104->fetch(X, Y);
-  for (int ch = 0; ch < 3; ++ch) {
-    const f16_t m = f16_mul(px.acc[ch], px.sigma);
-    f16_t o = f16_fma(t96[ch], om, m);
-    // set.nan.f16.f16 + setp.ne.s16 + @p bra skip the add of a NaN channel (s24428..s24441);
-    // add.f16 out, out, tex104 (D3 s19647's operand order).
-    if (!f16_is_nan(t104[ch])) o = f16_add(o, t104[ch]);
-    px.out[ch] = o;
-  }
-  px.out[3] = 0;  // E9': the 4th stored channel is mov.u16 0
-  return px;
-}
-
-}  // namespace
 
 void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, const F16Mat& d, const DecoderTextures& t, Surface& s112,
                    const DecoderTables& tab) {
@@ -229,9 +180,9 @@ void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, cons
       l[2 * i] = f16x2_lo(smem[e61_record_word(T, i, 0)]);
       l[2 * i + 1] = f16x2_hi(smem[e61_record_word(T, i, 0)]);
     }
-    pixels.add(l, taps.of_pixel(*ctx.readings, p.x, p.y, ctx.ex, ctx.ey), p);
+    pixels.add(l, taps.of_pixel(*ctx.readings, p.x, p.y, ctx.ex, ctx.ey), t, p);
   }
-  pixels.finish(*ctx.readings, dr, t, tab, [&](PixelXY p, const DecoderPixel& px) {
+  pixels.finish(*ctx.readings, dr, tab, [&](PixelXY p, const DecoderPixel& px) {
     s112.store_b16x4(8 * p.x, p.y, px.out);  // x is a byte offset: 8 bytes per RGBA16F texel
     if (ctx.stats) ++ctx.stats->pixels_written;
   });
@@ -284,11 +235,11 @@ void dec0_output(const BlockContext& ctx, const DecoderFinalReadings& dr, const 
     if (t.tex88 && s112) {
       std::array<f16_t, 10> l{};
       for (int i = 0; i < 10; ++i) l[static_cast<std::size_t>(i)] = d19.at(T, i);
-      pixels.add(l, taps.of_pixel(*ctx.readings, p.x, p.y, ctx.ex, ctx.ey), p);
+      pixels.add(l, taps.of_pixel(*ctx.readings, p.x, p.y, ctx.ex, ctx.ey), t, p);
     }
     if (ctx.stats) ++ctx.stats->pixels_written;
   }
-  pixels.finish(*ctx.readings, dr, t, tab, [&](PixelXY p, const DecoderPixel& px) { s112->store_b16x4(8 * p.x, p.y, px.out); });
+  pixels.finish(*ctx.readings, dr, tab, [&](PixelXY p, const DecoderPixel& px) { s112->store_b16x4(8 * p.x, p.y, px.out); });
 }
 
 }  // namespace rrswin::golden

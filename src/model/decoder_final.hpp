@@ -45,15 +45,39 @@ struct DecoderTextures {
   float sx = 0, sy = 0;
 };
 
+// One pixel's values (for traces and tests): the 9 softmax weights, the f32 sum and its
+// reciprocal, the three filtered channels before the blend, the gate, and the stored texel.
+struct DecoderPixel {
+  std::array<f16_t, 9> w{};
+  float sum = 0, rinv = 0;
+  std::array<f16_t, 3> acc{};
+  f16_t sigma = 0;
+  std::array<f16_t, 4> out{};
+};
+// What steps (c)..(h) read for one pixel: its 10 logits and 9 taps' r, g, b (E61Inputs), and the
+// r, g, b of +96 and +104 at the pixel (E8'; their alpha channels are not used).
+struct DecoderPixelInputs {
+  E61Inputs in;
+  std::array<f16_t, 3> t96{}, t104{};
+};
+struct DecoderTables;
+// decoder_pixel of n pixels (out[i] = decoder_pixel(r, dr, in[i], tab)): the engine passes its
+// vector form of the one definition (model/e61_pixel_impl.hpp).
+using DecoderPixelsFn = void (*)(const Readings& r, const DecoderFinalReadings& dr, const DecoderPixelInputs* in, int n,
+                                 const DecoderTables& tab, DecoderPixel* out);
+
 // Functions of one f16 a caller may tabulate (the fast engine does, engine/tables.cpp), each the
 // golden function's value at index h when set; null: the function itself.
 struct DecoderTables {
   const float* exp = nullptr;      // e61_exp (the softmax's exponentials)
   const f16_t* sigmoid = nullptr;  // e62_sigmoid (the gate)
   const float* tanh = nullptr;     // dec0_tanh(f16_to_f32(h)) (dec0's +144)
-  // decoder_stencil_pixel of many pixels (the engine's vector form); null: golden's per pixel.
-  E61PixelsFn pixels = nullptr;
+  // decoder_pixel of many pixels (the engine's vector form); null: golden's per pixel.
+  DecoderPixelsFn pixels = nullptr;
 };
+// Steps (c)..(h) of one pixel from its inputs (model/e61_pixel_impl.hpp decoder_softmax_stencil and
+// decoder_gate_blend on src/numerics' functions, with tab.exp and tab.sigmoid when set).
+DecoderPixel decoder_pixel(const Readings& r, const DecoderFinalReadings& dr, const DecoderPixelInputs& in, const DecoderTables& tab = {});
 
 // tex.base.2d.v4.f16.f32 at unnormalised texel coordinates (u, v) through the texture's address
 // mode: point = texel (floor u, floor v); linear = CUDA's bilinear filter with 9-bit fixed-point
@@ -71,15 +95,6 @@ struct SampleAxis {
 SampleAxis sample_axis(float x);
 std::array<f16_t, 4> sample_at(const Texture& t, const SampleAxis& u, const SampleAxis& v, DecoderSampler s);
 
-// One pixel's values (for traces and tests): the 9 softmax weights, the f32 sum and its
-// reciprocal, the three filtered channels before the blend, the gate, and the stored texel.
-struct DecoderPixel {
-  std::array<f16_t, 9> w{};
-  float sum = 0, rinv = 0;
-  std::array<f16_t, 3> acc{};
-  f16_t sigma = 0;
-  std::array<f16_t, 4> out{};
-};
 // Steps (c)..(h) for pixel (X, Y) of an ex x ey frame from its 10 logits (E3'..E8'). Readings used
 // from `r`: filter-exp-rounding, filter-sum-order, filter-weight-product (as enc5's E61 applies
 // them, for 9 terms), filter-border and filter-tap-map (the tap coordinates, e61_taps).

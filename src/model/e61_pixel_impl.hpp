@@ -23,6 +23,7 @@ struct E61Values {
   typename Ops::H w[10];
   typename Ops::F sum, rinv;
   typename Ops::H out[3];
+  typename Ops::H mx;  // the maximum the softmax subtracts
 };
 
 // Steps 4..5: the softmax weights w_0..w_{n-1}, their f32 sum and its reciprocal over the first n
@@ -38,6 +39,7 @@ void e61_softmax(const Readings& rd, const Ops& op, const typename Ops::H (&l)[1
   // rinv = div.approx.ftz(1, sum), w_i = f16 products (mul.f16x2).
   H mx = l[0];
   for (int i = 1; i < (max_n > 0 ? max_n : n); ++i) mx = op.max(mx, l[i]);
+  px.mx = mx;
   F e[10]{}, es[10]{};
   for (int i = 0; i < n; ++i) {
     e[i] = op.exp(op.sub(l[i], mx));
@@ -95,9 +97,15 @@ E61Values<Ops> e61_softmax_stencil(const Readings& rd, const Ops& op, const type
   return px;
 }
 
-// The decoders' final epilogue (dec4 E62 .. dec1 E26, dec0 E19(f); model/decoder_final.cpp steps
-// (d) and E6'): the softmax over the first 9 logits (the maximum over those 9), then per channel
-// one chain of 9 scalar fma.rn.f16 in tap order from an f16 zero: acc = fma(tap_k.ch, w_k, acc).
+// The decoders' final epilogue (dec4 E62 .. dec1 E26, dec0 E19(f); model/decoder_final.cpp's steps).
+// (c) E3': 3 max.f16x2 + 2 max.f16 reduce exactly 9 halves: the max of l0..l8 (exact, order-free).
+// (d) E4': d_i = sub.f16(l_i, max) (5 sub.f16x2, the 5th one's high half d9 is used only by the
+// centred gate), e_i = ex2.approx.ftz(mul.ftz(f32(d_i), log2 e)), the f32 sum with add.ftz, rinv =
+// div.approx.ftz(1, sum) (s24304), w_i by mul.f16x2 (s24307..s24311): enc5's E61 softmax over
+// n = 9 logits, with its readings filter-exp-rounding, filter-sum-order, filter-weight-product (F.20).
+// E6': 27 scalar fma.rn.f16 per pixel, one chain per channel in tap order from an f16 zero
+// (the 3 cvt.rn.f16.s32, s24312..s24314): acc = fma(tap_k.ch, w_k, acc) (D2 s15687's operand
+// order: tap, weight, acc).
 template <class Ops>
 E61Values<Ops> decoder_softmax_stencil(const Readings& rd, const Ops& op, const typename Ops::H (&l)[10],
                                        const typename Ops::H (&tv)[9][3]) {
@@ -110,6 +118,33 @@ E61Values<Ops> decoder_softmax_stencil(const Readings& rd, const Ops& op, const 
     px.out[ch] = acc;
   }
   return px;
+}
+
+// The decoders' gate and blend after decoder_softmax_stencil (model/decoder_final.cpp's steps;
+// dec4's E62, dec0's E19(g)). (g) E7': sigma of l9 (raw) or of d9 = sub.f16(l9, max) (centred: the
+// reading decoder-gate-logit, F.17 open; max is (c)'s maximum of l0..l8). e62_sigmoid is the
+// sigmoid of the merge layers' final epilogue (the same mul.ftz by -log2 e, ex2, add.ftz 1,
+// div.approx, cvt.rn.f16.f32; s24415, s24418). om = sub.f16(1.0h, sigma) (s24421); per channel
+// m = mul.f16(acc_ch, sigma) (s24422..s24426), out_ch = fma.rn.f16(tex96_ch, om, m); then
+// set.nan.f16.f16 + setp.ne.s16 + @p bra skip the add of a NaN tex104 channel (s24428..s24441),
+// else add.f16 out, out, tex104 (D3 s19647's operand order). `one` holds 1.0h (0x3C00) in every
+// lane. The decoders' Ops also provide
+//   H sigmoid(H)               e62_sigmoid (or its table)
+//   H add_unless_nan(H o, H t) t a NaN ? o : f16_add(o, t)
+template <class Ops>
+struct DecoderBlend {
+  typename Ops::H sigma, out[3];
+};
+template <class Ops>
+DecoderBlend<Ops> decoder_gate_blend(bool centred_gate, const Ops& op, typename Ops::H one, typename Ops::H l9, const E61Values<Ops>& px,
+                                     const typename Ops::H (&t96)[3], const typename Ops::H (&t104)[3]) {
+  using H = typename Ops::H;
+  DecoderBlend<Ops> b{};
+  const H gate = centred_gate ? op.sub(l9, px.mx) : l9;
+  b.sigma = op.sigmoid(gate);
+  const H om = op.sub(one, b.sigma);
+  for (int ch = 0; ch < 3; ++ch) b.out[ch] = op.add_unless_nan(op.fma(t96[ch], om, op.mul(px.out[ch], b.sigma)), t104[ch]);
+  return b;
 }
 
 }  // namespace rrswin::golden

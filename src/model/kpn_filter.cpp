@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "layout/tables.hpp"
+#include "model/decoder_final.hpp"
 #include "model/e61_pixel_impl.hpp"
 #include "model/layer.hpp"
+#include "model/layer_golden.hpp"
 #include "model/phase_program.hpp"
 #include "model/texture_surface.hpp"
 #include "numerics/approx.hpp"
@@ -62,6 +64,10 @@ struct NumericsE61Ops {
   F add_ftz(F a, F b) const { return add_ftz_f32(a, b); }
   F mul_ftz(F a, F b) const { return mul_ftz_f32(a, b); }
   F rcp(F x) const { return div_approx_ftz_f32(1.0f, x); }  // model-dependent (approx-model)
+  // The decoders' (decoder_gate_blend).
+  const f16_t* sigmoid_table = nullptr;
+  H sigmoid(H g) const { return sigmoid_table ? sigmoid_table[g] : e62_sigmoid(g); }
+  H add_unless_nan(H o, H t) const { return f16_is_nan(t) ? o : f16_add(o, t); }
 };
 
 void e61_pixels_golden(const Readings& rd, const E61Inputs* in, int n, const float* exp_table, E61Pixel* out) {
@@ -85,7 +91,7 @@ E61Pixel e61_pixel(const Readings& rd, const E61Inputs& in, const float* exp_tab
   for (int i = 0; i < 10; ++i) l[i] = in.l[i];
   for (int i = 0; i < 9; ++i)
     for (int ch = 0; ch < 3; ++ch) tv[i][ch] = in.tv[i][ch];
-  const E61Values<NumericsE61Ops> v = e61_softmax_stencil(rd, NumericsE61Ops{exp_table}, l, tv);  // e61_pixel_impl.hpp
+  const E61Values<NumericsE61Ops> v = e61_softmax_stencil(rd, NumericsE61Ops{exp_table, nullptr}, l, tv);  // e61_pixel_impl.hpp
   E61Pixel px;
   for (int i = 0; i < 10; ++i) px.w[i] = v.w[i];
   px.sum = v.sum;
@@ -94,12 +100,38 @@ E61Pixel e61_pixel(const Readings& rd, const E61Inputs& in, const float* exp_tab
   return px;
 }
 
+DecoderPixel decoder_pixel(const Readings& rd, const DecoderFinalReadings& dr, const DecoderPixelInputs& in, const DecoderTables& tab) {
+  f16_t l[10], tv[9][3], t96[3], t104[3];
+  for (int i = 0; i < 10; ++i) l[i] = in.in.l[i];
+  for (int i = 0; i < 9; ++i)
+    for (int ch = 0; ch < 3; ++ch) tv[i][ch] = in.in.tv[i][ch];
+  for (int ch = 0; ch < 3; ++ch) {
+    t96[ch] = in.t96[ch];
+    t104[ch] = in.t104[ch];
+  }
+  const NumericsE61Ops op{tab.exp, tab.sigmoid};
+  const E61Values<NumericsE61Ops> v = decoder_softmax_stencil(rd, op, l, tv);  // e61_pixel_impl.hpp
+  const DecoderBlend<NumericsE61Ops> b =
+      decoder_gate_blend(dr.gate_logit == DecoderGateLogit::centred, op, f16_t{0x3C00}, l[9], v, t96, t104);
+  DecoderPixel px;
+  for (int i = 0; i < 9; ++i) px.w[i] = v.w[i];
+  px.sum = v.sum;
+  px.rinv = v.rinv;
+  for (int ch = 0; ch < 3; ++ch) {
+    px.acc[ch] = v.out[ch];
+    px.out[ch] = b.out[ch];
+  }
+  px.sigma = b.sigma;
+  px.out[3] = 0;  // E9': the 4th stored channel is mov.u16 0
+  return px;
+}
+
 E61Pixel decoder_stencil_pixel(const Readings& rd, const E61Inputs& in, const float* exp_table) {
   f16_t l[10], tv[9][3];
   for (int i = 0; i < 10; ++i) l[i] = in.l[i];
   for (int i = 0; i < 9; ++i)
     for (int ch = 0; ch < 3; ++ch) tv[i][ch] = in.tv[i][ch];
-  const E61Values<NumericsE61Ops> v = decoder_softmax_stencil(rd, NumericsE61Ops{exp_table}, l, tv);  // e61_pixel_impl.hpp
+  const E61Values<NumericsE61Ops> v = decoder_softmax_stencil(rd, NumericsE61Ops{exp_table, nullptr}, l, tv);  // e61_pixel_impl.hpp
   E61Pixel px;
   for (int i = 0; i < 10; ++i) px.w[i] = v.w[i];
   px.sum = v.sum;
