@@ -54,10 +54,15 @@ void reset(F16Mat& m, int r, int c, f16_t fill = 0) {
   m.cols = c;
   m.v.assign(static_cast<std::size_t>(r) * c, fill);
 }
-void reset(E4Mat& m, int r, int c) {
+// r x c without filling: for a buffer whose every element its producer writes before anything reads
+// it (a q8 of whole rows, a norm's or seed's rows, a bias copied into every row, E11's P). The
+// buffers keep their size from block to block, so this is no work after the first; a zero fill
+// there was 1-2 % of a C = 32 block (memset in `perf`).
+template <class Mat>
+void shape(Mat& m, int r, int c) {
   m.rows = r;
   m.cols = c;
-  m.v.assign(static_cast<std::size_t>(r) * c, 0);
+  m.v.resize(static_cast<std::size_t>(r) * c);
 }
 
 // q8 (cvt.rn.satfinite.e4m3x2.f16x2) by the golden function's table, with golden::quantise's
@@ -78,7 +83,7 @@ struct Quantiser {
     return table[h];
   }
   void rows(const F16Mat& m, int nrows, E4Mat& out) const {
-    reset(out, nrows, m.cols);
+    shape(out, nrows, m.cols);
     // Pointers in locals: a byte store through out.v may alias anything (char), which would make
     // the compiler reload the vectors' data pointers and the table after every element.
     const std::size_t n = out.v.size();
@@ -385,12 +390,12 @@ struct Block {
   }
   // An RMS norm (golden NormSpec) of `rows` rows by the ISA's epilogue kernel.
   void rms_norm_rows(const golden::NormSpec& spec, const F16Mat& x, int rows, F16Mat& out) const {
-    reset(out, rows, C);
+    shape(out, rows, C);
     kern.rms_rows({x.v.data(), out.v.data(), rows, static_cast<int>(spec.tree), spec.eps, spec.gain.data(), C});
   }
   // out[r] = f16(t + x[r]) for `rows` rows (phase 13's and 22's C seeds).
   void seed_rows(const std::vector<f16_t>& t, const F16Mat& x, int rows, F16Mat& out) const {
-    reset(out, rows, C);
+    shape(out, rows, C);
     kern.add_rows({t.data(), x.v.data(), out.v.data(), rows, C});
   }
   // Runs the block's parallel parts on `workers` threads: task(t, scratch, stats) for t < tasks;
@@ -450,12 +455,12 @@ struct Block {
     hq8.rows(Q, kTokens, H.qb);
     H.a_q.assign(H.qa.v.data(), kWindow, kHeadDim, kHeadDim, dec, simd);
     H.b_q.assign_nk(H.qb.v.data(), kTokens, kHeadDim, kHeadDim, dec, simd);
-    reset(H.s, kWindow, kTokens);
+    shape(H.s, kWindow, kTokens);  // every score seeded (prepared.cpp: the bias is kWindow x kTokens)
     std::copy(w.score_bias[h].begin(), w.score_bias[h].end(), H.s.v.begin());
     gemm_phase(H.a_q, 0, H.b_q, prog.phase(L.score_phase()).k_steps, kWindow, H.s);
     lap(kGroupScore);
     // E11 (facts C4): exponents, row sums, reciprocal, probabilities; then q8(P).
-    reset(H.pq, kWindow, kTokens);
+    shape(H.pq, kWindow, kTokens);  // E11 writes every row's kTokens probabilities
     EpilogueCounts n{};
     kern.e11_rows({H.s.v.data(), H.pq.v.data(), kWindow, tab.e11.data(), tab.e11_clamp.data(), tab.rcp.data(), hq8.table,
                    stats ? &n : nullptr, hq8.run, hq8.nan_keeps_sign,
@@ -508,10 +513,10 @@ struct Block {
     f16_t* chain = S.c22.v.data() + static_cast<std::size_t>(r0) * C;
     for (int c = 0; c < L.chunks; ++c) {
       const Phase& up = prog.phase(L.first_mlp() + 2 * c);
-      reset(W.h, n, kHeadDim);
+      shape(W.h, n, kHeadDim);  // the bias in every row
       for (int r = 0; r < n; ++r) std::copy(w.b1[c].begin(), w.b1[c].end(), &W.h.v[static_cast<std::size_t>(r) * kHeadDim]);
       gemm_phase(W.a_n, 0, w.w1[c], up.k_steps, n, W.h);
-      reset(W.aq, n, kHeadDim);
+      shape(W.aq, n, kHeadDim);
       const f16_t* const hv = W.h.v.data();  // locals: see Quantiser::rows (char stores alias)
       e4m3_t* const aq = W.aq.v.data();
       const f16_t* const act = tab.act.data();
@@ -582,7 +587,7 @@ struct Block {
   }
   void kpn_filter() {
     S.a_61.assign(S.a61.v.data(), kWindow, C, C, dec, simd);
-    reset(S.d61, kWindow, kLogits);
+    shape(S.d61, kWindow, kLogits);  // the bias in every row
     for (int r = 0; r < kWindow; ++r) std::copy(w.b61.begin(), w.b61.end(), &S.d61.v[static_cast<std::size_t>(r) * kLogits]);
     gemm_phase(S.a_61, 0, w.w61, prog.phase(L.final_phase()).k_steps, kWindow, S.d61);
     // E61 is golden::e61 itself, with its exponentials tabulated (a function of one f16); on the
