@@ -451,9 +451,15 @@ struct Block {
     const F16Mat& V = H.d[stem];
     // The score phase (facts C3; enc5's 11): S = bias + q8(Q[0..63]) q8(Q)^T; E10 quantises rows
     // 0..63 and all 96.
-    hq8.rows(Q, kWindow, H.qa);
+    // q8 of rows 0..63 is the first 64 rows of q8 of all 96: quantised once unless the statistics
+    // count each of golden's two packs (golden attention.cpp: qa and qb).
     hq8.rows(Q, kTokens, H.qb);
-    H.a_q.assign(H.qa.v.data(), kWindow, kHeadDim, kHeadDim, dec, simd);
+    const e4m3_t* qa = H.qb.v.data();
+    if (stats) {
+      hq8.rows(Q, kWindow, H.qa);
+      qa = H.qa.v.data();
+    }
+    H.a_q.assign(qa, kWindow, kHeadDim, kHeadDim, dec, simd);
     H.b_q.assign_nk(H.qb.v.data(), kTokens, kHeadDim, kHeadDim, dec, simd);
     shape(H.s, kWindow, kTokens);  // every score seeded (prepared.cpp: the bias is kWindow x kTokens)
     std::copy(w.score_bias[h].begin(), w.score_bias[h].end(), H.s.v.begin());
@@ -528,13 +534,9 @@ struct Block {
           stats->act_clamp_high += (tab.act_clamp[y0] >> 1) & 1;
           aq[i] = wq8(act[y0]);
         }
-      } else if (wq8.run) {  // the activations in place (W.h is this loop's scratch), then q8
-        f16_t* const y = W.h.v.data();
-        for (std::size_t i = 0; i < count; ++i) y[i] = act[y[i]];
-        wq8.run(y, aq, count, wq8.nan_keeps_sign);
-      } else {
-        const e4m3_t* const t = wq8.table;
-        for (std::size_t i = 0; i < count; ++i) aq[i] = t[act[hv[i]]];
+      } else {  // q8 of the activation in one lookup (tables.cpp: act_q8_*, the two tables composed)
+        const e4m3_t* const t = wq8.nan_keeps_sign ? tab.act_q8_zluda.data() : tab.act_q8_ada.data();
+        for (std::size_t i = 0; i < count; ++i) aq[i] = t[hv[i]];
       }
       W.a_act.assign(W.aq.v.data(), n, kHeadDim, kHeadDim, dec, simd);
       gemm_phase(W.a_act, 0, w.w2[c], prog.phase(up.number + 1).k_steps, n, chain, C);

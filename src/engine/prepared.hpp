@@ -39,6 +39,8 @@ struct EpilogueTables {
   std::array<f16_t, 65536> rcp;        // rcp_f16 (E11 step 9's reciprocal, facts D4)
   std::array<e4m3_t, 65536> q8_ada;    // f16_to_e4m3 with profile_ada's NaN rule
   std::array<e4m3_t, 65536> q8_zluda;  // ... with profile_zluda's
+  // q8 of the activation (q8_ada[act[h]], q8_zluda[act[h]]): the MLP's act-then-pack in one lookup.
+  std::array<e4m3_t, 65536> act_q8_ada, act_q8_zluda;
   // E61's exponential of an f16 difference d = l_i - max (facts C14.4):
   // ex2.approx.ftz(mul.ftz(f32(d), log2 e)), the golden expression itself.
   std::array<float, 65536> e61_exp;

@@ -29,6 +29,10 @@ const EpilogueTables& epilogue_tables() {
       tab->e62_sigmoid[i] = golden::e62_sigmoid(h);
       tab->dec0_tanh[i] = golden::dec0_tanh(f16_to_f32(h));
     }
+    for (std::uint32_t i = 0; i < 65536; ++i) {
+      tab->act_q8_ada[i] = tab->q8_ada[tab->act[i]];
+      tab->act_q8_zluda[i] = tab->q8_zluda[tab->act[i]];
+    }
     return tab;
   }();
   return *t;
