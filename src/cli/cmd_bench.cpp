@@ -47,22 +47,23 @@ void help() {
       "rrswin bench --layer L|all [--profile P]... [--simd S]... [--threads N] [--reps N]\n"
       "  Every runnable layer (all) or L at its real token grid (rrswin layers), the fast engine per\n"
       "  profile and SIMD path: ms/frame, GMAC/s (the layer's e4m3 multiply-adds), vs enc5 (GMAC/s over\n"
-      "  enc5's on the same profile and path, enc5 timed again beside each of the layer's reps, alternating,\n"
-      "  so that a machine whose speed drifts moves both together; enc5 beside: that GMAC/s), vs f64lim\n"
-      "  and vs i16lim (ms/frame over the layer's multiply-adds at the binary64 FMA peak and at the int16\n"
-      "  dot-product peak, the limit of `zluda`'s integer kernels, both measured in this run), and which\n"
-      "  parts ran: the fused engine at the layer's dimensions (after the engine's front where a layer has\n"
-      "  one), or golden's parts with the engine's GEMMs (a layer the fused engine does not take). Then\n"
-      "  each layer's per-phase-group breakdown (one thread, 64 x 64 tokens): microseconds per block per\n"
-      "  group and the fixed share (prologue + E11 + E20 + tail over the total; a layer's front is a\n"
-      "  column of its own).\n"
+      "  enc5's on the same profile and path, enc5 timed again beside each of the layer's reps,\n"
+      "  alternating, in batches as long as the layer's frame, so that a machine whose speed drifts\n"
+      "  moves both together; enc5 beside: that GMAC/s), vs f64lim and vs i16lim (ms/frame over the\n"
+      "  layer's multiply-adds at the binary64 FMA peak and at the int16 dot-product peak, the limit of\n"
+      "  `zluda`'s integer kernels, both measured in this run), and which parts ran: the fused engine at\n"
+      "  the layer's dimensions (after the engine's front where a layer has one), or golden's parts with\n"
+      "  the engine's GEMMs (a layer the fused engine does not take). Then each layer's per-phase-group\n"
+      "  breakdown (one thread, 64 x 64 tokens): microseconds per block per group and the fixed share\n"
+      "  (prologue + E11 + E20 + tail over the total; a layer's front is a column of its own).\n"
       "\n"
       "rrswin bench --network [--render W,H]... [--profile P]... [--simd S] [--threads N] [--reps N]\n"
       "  The layers that run, chained as `rrswin run --network` runs them (its demo inputs), at each render\n"
       "  (default 256x128, 1280x720, 1920x1080) on the widest selected SIMD path: each layer's ms and GMAC/s\n"
       "  (minimum over the reps, default 1), the total, its GMAC/s against enc5 alone on the same profile\n"
-      "  and path (timed beside each rep of the render, alternating), and ms per megapixel of the render\n"
-      "  (constant when the time is linear in the pixels). Profiles: --profile (default ada).\n");
+      "  and path (timed beside each rep of the render, alternating, in batches as long as the run), and\n"
+      "  ms per megapixel of the render (constant when the time is linear in the pixels). Profiles:\n"
+      "  --profile (default ada).\n");
 }
 
 std::string cpu_model() {
@@ -302,10 +303,30 @@ struct BenchFrame {
   }
   // The wall-clock seconds of one run.
   double once(const Profile& p, engine::SimdPath path, int threads) {
-    if (e5) return bench::time_frame(*e5, Engine::fast, p, engine::to_string(path), threads, 1);
     const auto t0 = std::chrono::steady_clock::now();
-    engine::run_layer_frame_fast(frame, p, Readings{}, LayerReadings{}, {path, threads});
+    if (e5) {
+      RunOptions ro;
+      ro.profile = &p;
+      ro.engine = Engine::fast;
+      ro.simd = engine::to_string(path);
+      ro.threads = threads;
+      run_frame(e5->params, ro);
+    } else {
+      engine::run_layer_frame_fast(frame, p, Readings{}, LayerReadings{}, {path, threads});
+    }
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  // Frames back to back for about `span` seconds (at least three): the seconds per frame over them.
+  // A drifting machine's short frames can all fall in one fast moment, which a long frame of another
+  // layer averages away; a batch as long as that frame averages the same way.
+  double batch(const Profile& p, engine::SimdPath path, int threads, double span) {
+    double sum = 0;
+    int n = 0;
+    while (n < 3 || sum < span) {
+      sum += once(p, path, threads);
+      ++n;
+    }
+    return sum / n;
   }
   int blocks() const { return ((ex + 7) / 8) * ((ey + 7) / 8); }
   // Seconds per block in each phase group (engine.hpp PhaseGroup): one thread, the minimum per group
@@ -403,23 +424,20 @@ int bench_layers(const BenchOptions& o, const BenchPlan& pl) {
           sec = f.time(prof, path, pl.nthreads, o.reps);
           base = gmac / sec;
         } else {
-          // enc5 is timed again beside each of the layer's runs, alternating (its best of three
-          // before every run and after the last): a machine whose speed drifts over the minutes a
-          // layer table takes moves both figures of a ratio together.
+          // enc5 is timed again beside each of the layer's runs, alternating (a batch of enc5
+          // frames as long as the layer's frame before every run and after the last; the best batch
+          // and the best run): a machine whose speed drifts over the minutes a layer table takes
+          // moves both figures of a ratio together.
           double e5_best = 1e300;
-          auto time_enc5 = [&] {
-            for (int i = 0; i < 3; ++i) e5_best = std::min(e5_best, enc5.once(prof, path, pl.nthreads));
-          };
           sec = 1e300;
+          enc5.once(prof, path, pl.nthreads);  // warm-ups
+          double span = f.once(prof, path, pl.nthreads);
           for (int r = 0; r <= o.reps; ++r) {
-            if (r > 0)
-              time_enc5();  // r = 0 warms both up
-            else
-              enc5.once(prof, path, pl.nthreads);
-            const double s = f.once(prof, path, pl.nthreads);
-            if (r > 0) sec = std::min(sec, s);
+            e5_best = std::min(e5_best, enc5.batch(prof, path, pl.nthreads, span));
+            if (r == o.reps) break;
+            span = f.once(prof, path, pl.nthreads);
+            sec = std::min(sec, span);
           }
-          time_enc5();
           base = enc5_gmac / e5_best;
         }
         const double rate = gmac / sec;
@@ -466,19 +484,21 @@ int bench_network(const BenchOptions& o, const BenchPlan& pl) {
       no.threads = pl.nthreads;
       std::map<LayerId, double> best;
       std::vector<NetworkLayerResult> last;
-      // enc5 alone again beside each rep (its best of three before every run and after the last):
-      // the ratio's two figures from the same minutes of a machine whose speed drifts.
-      double e5_best = 1e300;
-      auto time_enc5 = [&] {
-        for (int i = 0; i < 3; ++i) e5_best = std::min(e5_best, e5.once(*prof, path, pl.nthreads));
-      };
-      for (int r = 0; r < reps; ++r) {
-        time_enc5();
+      // enc5 alone again beside each rep (a batch of enc5 frames as long as the network's layers
+      // before every run and after the last; the best batch): the ratio's two figures from the same
+      // minutes of a machine whose speed drifts, each averaged over as long a time.
+      double e5_best = 1e300, span = 0;
+      for (int r = 0; r <= reps; ++r) {
+        if (r > 0) e5_best = std::min(e5_best, e5.batch(*prof, path, pl.nthreads, span));
+        if (r == reps) break;
         last = run_network(no, demo->layers, demo->external);
+        span = 0;
         for (const NetworkLayerResult& x : last)
-          if (x.ran) best[x.id] = best.count(x.id) ? std::min(best[x.id], x.seconds) : x.seconds;
+          if (x.ran) {
+            best[x.id] = best.count(x.id) ? std::min(best[x.id], x.seconds) : x.seconds;
+            span += x.seconds;
+          }
       }
-      time_enc5();
       const double e5_beside = e5_gmac / e5_best;
       char name[32];
       std::snprintf(name, sizeof name, "%dx%d", w, h);
