@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <stdexcept>
@@ -171,18 +172,25 @@ void check_patch_expand(const Printed& p, int only, rrswin::ExpandSubpixel sub, 
 }
 
 TEST(DecoderFront, EachWarpExpandsOneSubPixelOfTheTokenUnderIt) {
+  // The frame of the per-warp and per-split checks: 19 x 13 (3 x 2 blocks); under the sanitizers'
+  // small scale (RRSWIN_TEST_SCALE=small) 11 x 7 (2 x 1 blocks), which keeps what they are there for:
+  // every warp of every layer and both column splits, odd extents (the last column and row clamp to
+  // the last token), more than one block, every pixel checked; a third of the golden model's work.
+  const char* scale = std::getenv("RRSWIN_TEST_SCALE");
+  const bool small = scale && std::string(scale) == "small";
+  const int wx = small ? 11 : 19, wy = small ? 7 : 13;
   for (const Printed& p : kPrinted) {
     SCOPED_TRACE(std::string(rrswin::to_string(p.id)));
     for (int z = 0; z < 4; ++z) {
       SCOPED_TRACE(z);
-      check_patch_expand(p, z, rrswin::ExpandSubpixel::dy_dx, 19, 13, 0, 0);  // odd extents: the last column and row clamp
+      check_patch_expand(p, z, rrswin::ExpandSubpixel::dy_dx, wx, wy, 0, 0);  // odd extents: the last column and row clamp
     }
     check_patch_expand(p, 1, rrswin::ExpandSubpixel::dx_dy, 18, 10, 0, 0);
     check_patch_expand(p, 2, rrswin::ExpandSubpixel::dy_dx, 21, 12, 3, 5);  // odd block offsets: odd tile origins
   }
   // dec1's other column split: each sub-pixel's identity placed by that reading's columns.
   for (int s = 0; s < 4; ++s)
-    check_patch_expand(printed(LayerId::dec1), s, rrswin::ExpandSubpixel::dy_dx, 19, 13, 2, 1, rrswin::ExpandColumnSplit::interleaved);
+    check_patch_expand(printed(LayerId::dec1), s, rrswin::ExpandSubpixel::dy_dx, wx, wy, 2, 1, rrswin::ExpandColumnSplit::interleaved);
 }
 
 // Zero slabs, per-warp constant seeds at the printed addresses: every channel of a pixel is its warp's seed.

@@ -999,6 +999,12 @@ TEST(EngineFrame, EveryValueOfEveryReading) {
         FrameCase c{&f, &w, prof, rd, 1, 2};
         const Output want = run(c, Engine::golden, {}, 1);
         for (engine::SimdPath path : frame_paths(prof)) {
+          // Under the sanitizers' small scale (RRSWIN_TEST_SCALE=small): ada on every SIMD path, the
+          // other profiles on the widest. Every value of every reading still runs on every path
+          // (ada's) and under both profiles; zluda's kernels on every path run under the sanitizers
+          // in RandomWeightsAndInputsOddExtentsAndOffsets and NaNCodesInWeightsAndInputs. The
+          // release suite runs every profile on every path.
+          if (small_scale() && prof != &profile_ada() && path != engine::best_simd_path()) continue;
           const std::string name(engine::to_string(path));
           expect_same(want, run(c, Engine::fast, name, 1), info.name + "=" + value + " " + std::string(prof->name) + " " + name);
           ++runs;

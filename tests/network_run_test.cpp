@@ -7,6 +7,7 @@
 #include <mutex>
 #include <tuple>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +31,21 @@ using test_util::TempDir;
 
 constexpr int kW = 128, kH = 64;  // levels 128x64 .. 4x2
 
+// The render of the two golden chains below (EachLayerIsItselfOnItsUpstreamOutputs,
+// FastEqualsGoldenOverTheWholeChain): 128 x 64, under the sanitizers' small scale
+// (RRSWIN_TEST_SCALE=small) 64 x 32, a quarter of the blocks. The small render keeps what the chains
+// are there for: every layer runs (levels 64x32 .. 2x1; run_network's least render is 32 x 32), on
+// several blocks at the levels that cost most (8 x 4 at level 0), with the same wiring, outputs and
+// comparisons; the release suite runs them at 128 x 64.
+struct Render {
+  int w, h;
+};
+Render chain_render() {
+  const char* s = std::getenv("RRSWIN_TEST_SCALE");
+  if (s && std::string(s) == "small") return {64, 32};
+  return {kW, kH};
+}
+
 struct Inputs {
   std::map<LayerId, rrswin::NetworkLayerInputs> layers;
   std::map<LayerId, std::vector<rrswin::Texture>> textures;
@@ -37,13 +53,13 @@ struct Inputs {
   std::vector<std::uint8_t> input_tensor;
 };
 
-Inputs make_inputs() {
+Inputs make_inputs(int w = kW, int h = kH) {
   Inputs in;
   std::uint64_t seed = 40;
   for (LayerId id : rrswin::layer_ids()) {
     const rrswin::LayerSpec& s = rrswin::layer_spec(id);
     if (!s.runnable) continue;
-    const rrswin::TokenGrid g = rrswin::level_grid(kW, kH, rrswin::network_level(id));
+    const rrswin::TokenGrid g = rrswin::level_grid(w, h, rrswin::network_level(id));
     std::vector<rrswin::Texture>& t = in.textures[id];
     t.reserve(3);
     for (int i = 0; i < 3; ++i) t.push_back(rrswin::make_synthetic_frame(g.ex, g.ey, seed++, false, 1).texture);
@@ -57,7 +73,7 @@ Inputs make_inputs() {
   }
   // enc0's staged input tensor (its prologue from the network input is not decoded): one plane of
   // 32 e4m3 channels at level 0. Every layer runs: nothing else comes from outside.
-  in.input_tensor = rrswin::make_synthetic_frame(kW, kH, 7, false, 1).input_arena;
+  in.input_tensor = rrswin::make_synthetic_frame(w, h, 7, false, 1).input_arena;
   in.layers[LayerId::enc0].input_tensor = in.input_tensor;
   return in;
 }
@@ -74,10 +90,11 @@ const rrswin::NetworkLayerResult& result(const std::vector<rrswin::NetworkLayerR
 }
 
 TEST(NetworkRun, EachLayerIsItselfOnItsUpstreamOutputs) {
-  const Inputs in = make_inputs();
+  const Render rr = chain_render();
+  const Inputs in = make_inputs(rr.w, rr.h);
   rrswin::NetworkRunOptions o;
-  o.render_w = kW;
-  o.render_h = kH;
+  o.render_w = rr.w;
+  o.render_h = rr.h;
   o.engine = rrswin::Engine::golden;
   const std::vector<rrswin::NetworkLayerResult> r = rrswin::run_network(o, in.layers, in.external);
   ASSERT_EQ(r.size(), 11u);
@@ -88,9 +105,10 @@ TEST(NetworkRun, EachLayerIsItselfOnItsUpstreamOutputs) {
   EXPECT_NE(result(r, LayerId::enc0).stand_ins[0].find("staged input tensor"), std::string::npos);
   EXPECT_TRUE(result(r, LayerId::enc1).stand_ins.empty());
   EXPECT_TRUE(result(r, LayerId::dec0).stand_ins.empty());
-  // dec0's +48: 8 e4m3 bytes a pixel at 128 x 64 (DOC-d0 §4.2); +144: 4 f32 a texel.
-  EXPECT_EQ(result(r, LayerId::dec0).arena.size(), 128u * 64u * 8u);
-  EXPECT_EQ(result(r, LayerId::dec0).surface144.rgba.size(), 128u * 64u * 4u);
+  // dec0's +48: 8 e4m3 bytes a pixel of the render (DOC-d0 §4.2); +144: 4 f32 a texel.
+  const std::size_t pixels = static_cast<std::size_t>(rr.w) * static_cast<std::size_t>(rr.h);
+  EXPECT_EQ(result(r, LayerId::dec0).arena.size(), pixels * 8u);
+  EXPECT_EQ(result(r, LayerId::dec0).surface144.rgba.size(), pixels * 4u);
   EXPECT_TRUE(result(r, LayerId::enc2).stand_ins.empty());
   EXPECT_TRUE(result(r, LayerId::dec1).stand_ins.empty());
   EXPECT_TRUE(result(r, LayerId::dec3).stand_ins.empty());
@@ -148,10 +166,11 @@ TEST(NetworkRun, EachLayerIsItselfOnItsUpstreamOutputs) {
 }
 
 TEST(NetworkRun, FastEqualsGoldenOverTheWholeChain) {
-  const Inputs in = make_inputs();
+  const Render rr = chain_render();
+  const Inputs in = make_inputs(rr.w, rr.h);
   rrswin::NetworkRunOptions o;
-  o.render_w = kW;
-  o.render_h = kH;
+  o.render_w = rr.w;
+  o.render_h = rr.h;
   o.engine = rrswin::Engine::golden;
   const auto g = rrswin::run_network(o, in.layers, in.external);
   o.engine = rrswin::Engine::fast;
