@@ -1,6 +1,6 @@
-// E61 steps 4..6 (and the decoders' final pixels) on W pixels per vector: the one driver of the vector forms (the avx2 path's
-// E61OpsX8, engine/e61_avx2_impl.hpp; the avx512 paths' E61OpsX16, kernels_avx512vnni.cpp). It
-// moves each group of W pixels' inputs into lanes (pixel p0 + j in lane j), runs
+// E61 steps 4..6 (and the decoders' final pixels) on W pixels per vector: the one driver of the
+// vector forms (the avx2 path's E61OpsX8, engine/e61_avx2_impl.hpp; the avx512 paths' E61OpsX16,
+// kernels_avx512vnni.cpp). It moves each group of W pixels' inputs into lanes (pixel p0 + j in lane j), runs
 // model/e61_pixel_impl.hpp's one definition on them, and moves the lanes back into pixels. The
 // lanes past the last pixel hold zeros; their results are not read. Internal linkage: it is
 // compiled into each kernel translation unit with that unit's target flags (kernel_args.hpp's
@@ -15,6 +15,22 @@
 namespace rrswin::engine {
 namespace {
 
+// The logits and taps of m pixels (at(j): pixel j's E61Inputs) into lanes: pixel j in lane j, the
+// lanes past the last pixel zero.
+template <class H, int W, class At>
+void inputs_to_lanes(At at, int m, H (&l)[10], H (&tv)[9][3]) {
+  f16_t lb[10][W] = {}, tb[9][3][W] = {};
+  for (int j = 0; j < m; ++j) {
+    const golden::E61Inputs& x = at(j);
+    for (int i = 0; i < 10; ++i) lb[i][j] = x.l[i];
+    for (int i = 0; i < 9; ++i)
+      for (int ch = 0; ch < 3; ++ch) tb[i][ch][j] = x.tv[i][ch];
+  }
+  for (int i = 0; i < 10; ++i) std::memcpy(&l[i], lb[i], sizeof(H));
+  for (int i = 0; i < 9; ++i)
+    for (int ch = 0; ch < 3; ++ch) std::memcpy(&tv[i][ch], tb[i][ch], sizeof(H));
+}
+
 // Ops: H = W f16 lanes, F = W binary32 lanes, constructed from the tabulated e61_exp.
 template <class Ops>
 void e61_pixels_lanes(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out) {
@@ -28,16 +44,8 @@ void e61_pixels_lanes(const Readings& rd, const golden::E61Inputs* in, int n, co
   }
   for (int p0 = 0; p0 < n; p0 += W) {
     const int m = std::min(W, n - p0);
-    f16_t lb[10][W] = {}, tb[9][3][W] = {};
-    for (int j = 0; j < m; ++j) {
-      for (int i = 0; i < 10; ++i) lb[i][j] = in[p0 + j].l[i];
-      for (int i = 0; i < 9; ++i)
-        for (int ch = 0; ch < 3; ++ch) tb[i][ch][j] = in[p0 + j].tv[i][ch];
-    }
     H l[10], tv[9][3];
-    for (int i = 0; i < 10; ++i) std::memcpy(&l[i], lb[i], sizeof(H));
-    for (int i = 0; i < 9; ++i)
-      for (int ch = 0; ch < 3; ++ch) std::memcpy(&tv[i][ch], tb[i][ch], sizeof(H));
+    inputs_to_lanes<H, W>([&](int j) -> const golden::E61Inputs& { return in[p0 + j]; }, m, l, tv);
     const golden::E61Values<Ops> v = golden::e61_softmax_stencil(rd, Ops{exp_table}, l, tv);
     f16_t wb[10][W], ob[3][W];
     float sb[W], rb[W];
@@ -109,21 +117,14 @@ void decoder_pixels_lanes(const Readings& rd, const golden::DecoderFinalReadings
   }
   for (int p0 = 0; p0 < n; p0 += W) {
     const int m = std::min(W, n - p0);
-    f16_t lb[10][W] = {}, tb[9][3][W] = {}, t96b[3][W] = {}, t104b[3][W] = {};
-    for (int j = 0; j < m; ++j) {
-      const golden::DecoderPixelInputs& x = in[p0 + j];
-      for (int i = 0; i < 10; ++i) lb[i][j] = x.in.l[i];
-      for (int i = 0; i < 9; ++i)
-        for (int ch = 0; ch < 3; ++ch) tb[i][ch][j] = x.in.tv[i][ch];
-      for (int ch = 0; ch < 3; ++ch) {
-        t96b[ch][j] = x.t96[ch];
-        t104b[ch][j] = x.t104[ch];
-      }
-    }
     H l[10], tv[9][3], t96[3], t104[3];
-    for (int i = 0; i < 10; ++i) std::memcpy(&l[i], lb[i], sizeof(H));
-    for (int i = 0; i < 9; ++i)
-      for (int ch = 0; ch < 3; ++ch) std::memcpy(&tv[i][ch], tb[i][ch], sizeof(H));
+    inputs_to_lanes<H, W>([&](int j) -> const golden::E61Inputs& { return in[p0 + j].in; }, m, l, tv);
+    f16_t t96b[3][W] = {}, t104b[3][W] = {};
+    for (int j = 0; j < m; ++j)
+      for (int ch = 0; ch < 3; ++ch) {
+        t96b[ch][j] = in[p0 + j].t96[ch];
+        t104b[ch][j] = in[p0 + j].t104[ch];
+      }
     for (int ch = 0; ch < 3; ++ch) {
       std::memcpy(&t96[ch], t96b[ch], sizeof(H));
       std::memcpy(&t104[ch], t104b[ch], sizeof(H));
