@@ -177,6 +177,11 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
     for (int ki = 0; ki < 32; ++ki) t[static_cast<std::size_t>(ki)] = static_cast<std::int16_t>(layout::pair_k_from_isa_k(ki));
     return t;
   }();
+  // The binary32 and exponent forms are in ISA order inside each k-step: every k-step of every row
+  // permuted into one buffer, then decoded in one run (a run per row's k-step was a call and its
+  // set-up per 32 codes: 8 % of an `ada` network run's instructions went to operand forms).
+  thread_local std::vector<e4m3_t> perm;
+  if (isa_forms && !ada_vnni) perm.resize(size);
   for (int r = 0; r < rows; ++r) {
     const e4m3_t* row = src + static_cast<std::size_t>(r) * ld;
     const std::size_t at = static_cast<std::size_t>(r) * K;
@@ -187,17 +192,14 @@ void AOperand::assign(const e4m3_t* src, int rows_, int K_, int ld, unsigned dec
     }
     // binary64: logical order, the whole row at once
     if (decode & kDecodeF64) nan |= run({row, K, v64.data() + at, nullptr, nullptr, nullptr, nullptr});
-    if (!isa_forms) continue;
-    // binary32 and exponents: ISA order inside each k-step
-    for (int k0 = 0; k0 < K; k0 += 32) {
-      e4m3_t perm[32];
-      isa_order_kstep(row + k0, perm);
-      const std::size_t a = at + k0;
-      nan |= run({perm, 32, nullptr, v.empty() ? nullptr : v.data() + a, e.empty() ? nullptr : e.data() + a,
-                  e16.empty() ? nullptr : e16.data() + a, he16.empty() ? nullptr : he16.data() + a});
-      if (!aw16.empty())
-        for (int k = 0; k < 32; ++k) aw16[a + k] = word[perm[k]];
-    }
+    if (isa_forms)
+      for (int k0 = 0; k0 < K; k0 += 32) isa_order_kstep(row + k0, perm.data() + at + k0);
+  }
+  if (isa_forms && !ada_vnni && size > 0) {
+    nan |= run({perm.data(), static_cast<int>(size), nullptr, v.empty() ? nullptr : v.data(), e.empty() ? nullptr : e.data(),
+                e16.empty() ? nullptr : e16.data(), he16.empty() ? nullptr : he16.data()});
+    if (!aw16.empty())
+      for (std::size_t i = 0; i < size; ++i) aw16[i] = word[perm[i]];
   }
   const std::size_t steps = static_cast<std::size_t>(rows) * (K / 32);
   i16.resize(decode & kDecodeInt16 ? size : 0);
