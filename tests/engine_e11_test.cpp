@@ -52,7 +52,8 @@ TEST(EngineE11, ExpvalEqualsGoldenOnEveryPattern) {
   if (!ran) GTEST_SKIP() << "no AVX2 on this CPU";
 }
 
-// E11 on whole rows (KernelSet::e11_rows: epilogue_impl.hpp's two rows at a time, the avx512vnni
+// E11 on whole rows (KernelSet::e11_rows: epilogue_impl.hpp's four, two and one rows at a time on
+// the scalar path, the avx2 and avx512 paths' e11_rows_avx2 the same in registers, the avx512vnni
 // path's e11_rows_x2 on two register pairs per step with one-pair and one-row tails) against the
 // golden model's e11_expval, e11_row and q8 on every path this CPU has, both q8 NaN rules, and row
 // counts that reach every tail; the scores hold NaN, Inf, zeros and values past both clamps.

@@ -251,6 +251,51 @@ inline void store_h8(f16_t* p, V8 x) {
 
 namespace rrswin::engine {
 namespace {
+// E11 (facts C4) without statistics: epilogue_impl.hpp's e11_rows lane for lane (the same tree,
+// fold, reciprocal and products), with steps 1..5 by e11_expval8 and q8 by q8_codes16 in registers
+// (epilogue_avx2_impl.hpp, each checked on every f16) instead of through a buffer per row and two
+// calls: the scores' 96 values go from the loads to the codes' stores without a round trip. Four
+// rows per step (their chains of dependent roundings overlap, as in e11_rows). With statistics, or
+// without a q8 kernel, e11_rows itself.
+void e11_rows_avx2(const E11Args& g) {
+  if (g.counts || !g.q8_run) {
+    e11_rows(g);
+    return;
+  }
+  const epilogue_avx2::E11Consts k = epilogue_avx2::e11_consts();
+  const __m256i nan_sign = g.q8_nan_keeps_sign ? _mm256_set1_epi16(0x80) : _mm256_setzero_si256();
+  const f16_t* const s = g.s;
+  e4m3_t* const p = g.p;
+  const f16_t* const rcp_table = g.rcp;
+  auto h8 = [](V8 x) {  // store_h8's bits (NaN -> 0x7FFF), in a register
+    const __m256 f = (__m256)x;
+    const __m256i nan32 = _mm256_castps_si256(_mm256_cmp_ps(f, f, _CMP_UNORD_Q));
+    const __m128i nan16 = _mm_packs_epi32(_mm256_castsi256_si128(nan32), _mm256_extracti128_si256(nan32, 1));
+    return _mm_blendv_epi8(_mm256_cvtps_ph(f, kRoundNearest), _mm_set1_epi16(0x7FFF), nan16);
+  };
+  auto step = [&]<int R>(int r0) {
+    V8 E[R][12];
+    for (int u = 0; u < R; ++u)
+      for (int i = 0; i < 12; ++i)
+        E[u][i] = (V8)_mm256_cvtph_ps(
+            epilogue_avx2::e11_expval8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + (r0 + u) * 96 + 8 * i)), k));
+    float rf[R];
+    for (int u = 0; u < R; ++u) rf[u] = from_h(rcp_table[fold_lanes(e11_in_lane(E[u], [](V8 a, V8 b) { return rnd(a + b); }))]);
+    for (int u = 0; u < R; ++u) {
+      e4m3_t* const prow = p + (r0 + u) * 96;
+      for (int i = 0; i < 12; i += 2) {
+        const __m256i c = epilogue_avx2::q8_codes16(_mm256_set_m128i(h8(E[u][i + 1] * rf[u]), h8(E[u][i] * rf[u])), nan_sign);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(prow + 8 * i),
+                         _mm_packus_epi16(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1)));
+      }
+    }
+  };
+  int r = 0;
+  for (; r + 4 <= g.rows; r += 4) step.template operator()<4>(r);
+  for (; r + 2 <= g.rows; r += 2) step.template operator()<2>(r);
+  for (; r < g.rows; ++r) step.template operator()<1>(r);
+}
+
 // decode_run, 16 codes per step (the value via the f16 fields, as kernels_scalar.cpp explains).
 bool decode_run(const DecodeRun& d) {
   __m256i nan = _mm256_setzero_si256();
@@ -301,7 +346,7 @@ bool decode_run(const DecodeRun& d) {
 KernelSet kernels_avx2() {
   return {.zluda = zluda_kstep_int16,  // kernels_zluda_int16_avx2_impl.hpp
           .ada = ada_kstep,
-          .e11_rows = e11_rows,
+          .e11_rows = e11_rows_avx2,
           .rms_rows = rms_rows,
           .decode_run = decode_run,
           .add_rows = add_rows,
