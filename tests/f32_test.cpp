@@ -8,14 +8,17 @@
 
 #include "ci_skip.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <random>
 #include <vector>
 
 #include "numerics/approx.hpp"
+#include "numerics/f16.hpp"
 #include "numerics/f32.hpp"
 
 #if defined(RRSWIN_HAVE_MPFR)
@@ -284,5 +287,95 @@ TEST(F32, ApproxModelsAreCorrectlyRoundedAgainstMpfr) {
   EXPECT_EQ(bits_of(rrswin::tanh_approx_f32(-INFINITY)), bits_of(-1.0f));
   EXPECT_EQ(bits_of(rrswin::cos_approx_f32(std::bit_cast<float>(0x80000001u), true)), bits_of(1.0f));
   EXPECT_GT(checked, 3000u);
+#endif
+}
+
+// numerics' f16_bilinear (the linear sampler's blend of four f16 texels with weights (256-a)(256-b),
+// a(256-b), (256-a)b, ab in units of 2^-16, rounded once to f16) against MPFR: the sum of the terms of
+// nonzero weight exact at 160 bits (a term is an 11-bit significand times a 17-bit weight, the sum
+// spans below 2^100), then rounded into binary16 (precision 11, MPFR exponents -23..16, subnormalised:
+// the largest finite 65504, the smallest subnormal 2^-24), its bits by GCC's _Float16 (exact: the value
+// is representable). Texels over every binade, both signs, zeros, subnormals and the largest finite;
+// weights at the corners (0, 1, 128, 255, 256) and random, so that ties, carries into the next
+// binade and the subnormal range occur (the blend is a convex combination: it never passes the
+// largest texel, so it never overflows). Texels of Inf or NaN take IEEE binary64
+// arithmetic (another branch) and are left out.
+TEST(F16Bilinear, RoundsTheExactBlendOnceAsMpfr) {
+#if !defined(RRSWIN_HAVE_MPFR)
+  RRSWIN_SKIP_UNLESS_CI() << "MPFR (libmpfr-dev) not found: the f16 blend oracle is missing";
+#else
+  const mpfr_exp_t old_emin = mpfr_get_emin(), old_emax = mpfr_get_emax();
+  mpfr_t acc, term, r;
+  mpfr_inits2(160, acc, term, static_cast<mpfr_ptr>(nullptr));
+  mpfr_init2(r, 11);
+  std::mt19937 rng(17);
+  const std::uint16_t corners[] = {0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x0400, 0x3C00, 0xBC00, 0x7BFF, 0xFBFF, 0x7BFE};
+  auto texel = [&]() -> std::uint16_t {
+    const unsigned u = rng();
+    if (u % 5 == 0) return corners[(u >> 8) % std::size(corners)];
+    std::uint16_t h = static_cast<std::uint16_t>(u >> 16);
+    if ((h & 0x7C00) == 0x7C00) h = static_cast<std::uint16_t>(h & 0xBFFF);  // finite
+    return h;
+  };
+  const unsigned weights[] = {0, 1, 128, 255, 256};
+  std::uint64_t ties = 0, subnormals = 0;
+  for (int i = 0; i < 200000; ++i) {
+    std::uint16_t t[4];
+    for (auto& v : t) v = texel();
+    if (i % 3 == 0) {  // texels of one binade: the terms' sums land on ties and cancel
+      const std::uint16_t e = static_cast<std::uint16_t>(t[0] & 0x7C00);
+      for (auto& v : t) v = static_cast<std::uint16_t>((v & 0x83FF) | e);
+    }
+    const unsigned a = i % 2 ? rng() % 257 : weights[rng() % 5], b = i % 4 < 2 ? rng() % 257 : weights[rng() % 5];
+    const unsigned w[4] = {(256 - a) * (256 - b), a * (256 - b), (256 - a) * b, a * b};
+    mpfr_set_emin(mpfr_get_emin_min());
+    mpfr_set_emax(mpfr_get_emax_max());
+    bool first = true;
+    for (int k = 0; k < 4; ++k) {
+      if (w[k] == 0) continue;
+      mpfr_set_d(term, static_cast<double>(std::bit_cast<_Float16>(t[k])), MPFR_RNDN);
+      mpfr_mul_ui(term, term, w[k], MPFR_RNDN);
+      if (first)
+        mpfr_set(acc, term, MPFR_RNDN);
+      else
+        mpfr_add(acc, acc, term, MPFR_RNDN);  // exact at 160 bits: an exact zero is +0 unless both are -0
+      first = false;
+    }
+    mpfr_div_2ui(acc, acc, 16, MPFR_RNDN);
+    mpfr_set_emin(-23);
+    mpfr_set_emax(16);
+    int tern = mpfr_set(r, acc, MPFR_RNDN);
+    tern = mpfr_check_range(r, tern, MPFR_RNDN);
+    mpfr_subnormalize(r, tern, MPFR_RNDN);
+    const auto want = std::bit_cast<std::uint16_t>(static_cast<_Float16>(mpfr_get_d(r, MPFR_RNDN)));
+    mpfr_set_emin(mpfr_get_emin_min());
+    mpfr_set_emax(mpfr_get_emax_max());
+    {  // a tie: the exact value is a midpoint of two f16 neighbours (it takes 12 bits at the f16 quantum)
+      mpfr_t twice;
+      mpfr_init2(twice, 160);
+      mpfr_mul_2ui(twice, acc, 25, MPFR_RNDN);  // in units of half the smallest quantum 2^-24
+      if (mpfr_integer_p(twice) && !mpfr_zero_p(r) && !mpfr_equal_p(r, acc) && !mpfr_inf_p(r)) {
+        mpfr_t diff;
+        mpfr_init2(diff, 160);
+        mpfr_sub(diff, acc, r, MPFR_RNDN);
+        mpfr_abs(diff, diff, MPFR_RNDN);
+        mpfr_t ulp;
+        mpfr_init2(ulp, 160);
+        const long ulp_exp = std::max<long>(mpfr_get_exp(r) - 11, -24);  // r's quantum 2^ulp_exp
+        mpfr_set_ui_2exp(ulp, 1, ulp_exp - 1, MPFR_RNDN);
+        ties += mpfr_equal_p(diff, ulp) ? 1 : 0;
+        mpfr_clears(diff, ulp, static_cast<mpfr_ptr>(nullptr));
+      }
+      mpfr_clear(twice);
+    }
+    subnormals += (want & 0x7C00) == 0 && (want & 0x3FF) != 0;
+    ASSERT_EQ(rrswin::f16_bilinear(t[0], t[1], t[2], t[3], a, b), want)
+        << std::hex << t[0] << " " << t[1] << " " << t[2] << " " << t[3] << std::dec << " a " << a << " b " << b;
+  }
+  mpfr_clears(acc, term, r, static_cast<mpfr_ptr>(nullptr));
+  mpfr_set_emin(old_emin);
+  mpfr_set_emax(old_emax);
+  EXPECT_GT(ties, 100u);
+  EXPECT_GT(subnormals, 100u);
 #endif
 }

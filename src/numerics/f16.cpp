@@ -270,7 +270,7 @@ f16_t f16_bilinear(f16_t t00, f16_t t10, f16_t t01, f16_t t11, unsigned a, unsig
     return all_neg ? static_cast<f16_t>(0x8000) : static_cast<f16_t>(0);
   }
   const bool neg = sum < 0;
-  return detail::round_to_f16(neg, static_cast<std::uint64_t>(neg ? -sum : sum), -40);
+  return detail::round_to_f16_u64(neg, static_cast<std::uint64_t>(neg ? -sum : sum), -40);
 }
 
 }  // namespace rrswin

@@ -63,4 +63,27 @@ inline std::uint16_t round_to_f16(bool negative, u128 m, int e) {
   return static_cast<std::uint16_t>(sign | (mag >= 0x7C00 ? 0x7C00 : mag));
 }
 
+// round_to_f16 of a 64-bit m, without 128-bit arithmetic (f16_bilinear's exact sums, below 2^59):
+// the same quantum, rounding and pattern rule as round_magnitude_rne<10, -24> above.
+inline std::uint16_t round_to_f16_u64(bool negative, std::uint64_t m, int e) {
+  const std::uint16_t sign = negative ? 0x8000 : 0;
+  if (m == 0) return sign;
+  const int top = 63 - __builtin_clzll(m) + e;  // floor(log2(value))
+  if (top > 16) return sign | 0x7C00;           // >= 2^17: certainly Inf
+  const int q = top - 10 > -24 ? top - 10 : -24;
+  const int shift = q - e;
+  std::uint64_t k;
+  if (shift <= 0) {
+    k = m << -shift;  // exact, k < 2^11
+  } else if (shift >= 64) {
+    k = (shift == 64 && m > (std::uint64_t{1} << 63)) ? 1 : 0;  // below one quantum (see round_magnitude_rne)
+  } else {
+    k = m >> shift;
+    const std::uint64_t rem = m - (k << shift), half = std::uint64_t{1} << (shift - 1);
+    if (rem > half || (rem == half && (k & 1) != 0)) k += 1;
+  }
+  const std::uint64_t mag = (static_cast<std::uint64_t>(q + 24) << 10) + k;
+  return static_cast<std::uint16_t>(sign | (mag >= 0x7C00 ? 0x7C00 : mag));
+}
+
 }  // namespace rrswin::detail
