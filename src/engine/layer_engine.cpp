@@ -140,7 +140,7 @@ MergeLayerWeights prepare_merge_layer(const WeightImage& w, const LayerSpec& s) 
 // rows x N, every row seeded with `bias`, then the chained k-steps of A x B.
 golden::F16Mat gemm_seeded(const Profile& p, SimdPath simd, const golden::E4Mat& a, const BOperand& b, int ksteps,
                            const std::vector<f16_t>& bias) {
-  AOperand ao;
+  thread_local AOperand ao;  // its forms keep their capacity from call to call
   ao.assign(a.v.data(), a.rows, a.cols, a.cols, decode_for(p, simd), simd);
   golden::F16Mat d(a.rows, b.N);
   for (int r = 0; r < a.rows; ++r)
@@ -180,9 +180,10 @@ struct ExpandFront {
   FrontWeights ew;
   std::vector<golden::ExpandColumn> column;  // [z n_per_warp + n]
   std::vector<char> whole;                   // [z n_per_warp / 8 + n-tile]
+  std::vector<f16_t> g1;                     // the input norm's gain (B0's g1 table, stage_input's)
 };
 ExpandFront prepare_expand_front(const WeightImage& w, const LayerSpec& s, const DecoderFrontReadings& fr) {
-  ExpandFront e{prepare_expand(w, s), {}, {}};
+  ExpandFront e{prepare_expand(w, s), {}, {}, golden::load_column_table(w, rrswin::weight_map(s).g1(), TableChunkOrder::nt, s.channels)};
   const int n = s.front.n_per_warp, spw = n / s.channels;
   for (int z = 0; z < s.front.warps; ++z) {
     for (int c = 0; c < n; ++c) e.column.push_back(golden::expand_column(fr, s, z, c));
@@ -236,25 +237,28 @@ golden::PrologueOut expand_front(const golden::BlockContext& ctx, const golden::
   skip_readings.prologue_fill = PrologueFill::mirror;
   golden::BlockContext skip_ctx = ctx;
   skip_ctx.readings = &skip_readings;
-  golden::F16Mat xs;
+  thread_local golden::F16Mat xs, tv, xn;
   prologue_loads(skip_ctx, skip, xs);
-  golden::PrologueOut out;
-  out.x = golden::F16Mat(golden::kTokens, C);
+  // The tile's values at the 96 token rows' pixels, then f16(tile + skip) of every element in one
+  // add_rows (an element-wise add: one row of 96 C channels).
+  const std::size_t n_x = static_cast<std::size_t>(golden::kTokens) * C;
+  tv.v.resize(n_x);
   const std::array<f16_t, 256>& dec = golden::decoded_codes();
-  std::array<f16_t, golden::kChannels> tv;
   for (int row = 0; row < golden::kTokens; ++row) {
     const std::array<int, 2> p = golden::token_pixel(ctx, row);
     const int cr = p[1] - (ctx.y0 - 1), cc = p[0] - (ctx.x0 - 1);
     if (cr < 0 || cr >= kExpandTile || cc < 0 || cc >= kExpandTile) return golden::decoder_front(hooked, fr, input, skip);  // its error
     const e4m3_t* src = &tile[static_cast<std::size_t>((kExpandTile * cr + cc) * C)];
-    for (int c = 0; c < C; ++c) tv[static_cast<std::size_t>(c)] = dec[src[c]];
-    kern.add_rows({tv.data(), &xs.at(row, 0), &out.x.at(row, 0), 1, C});
+    f16_t* const t = &tv.v[static_cast<std::size_t>(row) * C];
+    for (int c = 0; c < C; ++c) t[c] = dec[src[c]];
   }
+  golden::PrologueOut out;
+  out.x = golden::F16Mat(golden::kTokens, C);
+  kern.add_rows({tv.v.data(), xs.v.data(), out.x.v.data(), 1, static_cast<int>(n_x)});
   // The input norm (the prologue's sum tree, 2^-13, g1 at B0) and the staging: stage_input's values.
-  const std::vector<f16_t> g1 = golden::load_column_table(*ctx.weights, ctx.weight_map().g1(), TableChunkOrder::nt, C);
-  golden::F16Mat xn(golden::kTokens, C);
+  xn.v.resize(n_x);
   kern.rms_rows({out.x.v.data(), xn.v.data(), golden::kTokens, static_cast<int>(ctx.readings->prologue_sum_tree), golden::kPrologueEpsE2m13,
-                 g1.data(), C});
+                 ef.g1.data(), C});
   out.h1 = golden::E4Mat(golden::kTokens, C);
   q8(xn.v.data(), out.h1.v.data(), xn.v.size());
   return out;
