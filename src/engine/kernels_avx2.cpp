@@ -228,13 +228,15 @@ inline float from_h(f16_t h) { return _cvtsh_ss(h); }
 inline f16_t to_h(float x) { return x != x ? kF16CanonicalNaN : static_cast<f16_t>(_cvtss_sh(x, kRoundNearest)); }
 inline V8 load_h8(const f16_t* p) { return (V8)_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
 inline V8 rnd(V8 x) { return (V8)_mm256_cvtph_ps(_mm256_cvtps_ph((__m256)x, kRoundNearest)); }
-inline void store_h8(f16_t* p, V8 x) {
+// The f16 bits of 8 lanes (RNE; NaN -> the canonical 0x7FFF), in a register.
+inline __m128i h8_bits(V8 x) {
   const __m256 f = (__m256)x;
   const __m128i h = _mm256_cvtps_ph(f, kRoundNearest);
   const __m256i nan32 = _mm256_castps_si256(_mm256_cmp_ps(f, f, _CMP_UNORD_Q));
   const __m128i nan16 = _mm_packs_epi32(_mm256_castsi256_si128(nan32), _mm256_extracti128_si256(nan32, 1));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm_blendv_epi8(h, _mm_set1_epi16(0x7FFF), nan16));
+  return _mm_blendv_epi8(h, _mm_set1_epi16(0x7FFF), nan16);
 }
+inline void store_h8(f16_t* p, V8 x) { _mm_storeu_si128(reinterpret_cast<__m128i*>(p), h8_bits(x)); }
 
 }  // namespace
 }  // namespace rrswin::engine
@@ -267,12 +269,6 @@ void e11_rows_avx2(const E11Args& g) {
   const f16_t* const s = g.s;
   e4m3_t* const p = g.p;
   const f16_t* const rcp_table = g.rcp;
-  auto h8 = [](V8 x) {  // store_h8's bits (NaN -> 0x7FFF), in a register
-    const __m256 f = (__m256)x;
-    const __m256i nan32 = _mm256_castps_si256(_mm256_cmp_ps(f, f, _CMP_UNORD_Q));
-    const __m128i nan16 = _mm_packs_epi32(_mm256_castsi256_si128(nan32), _mm256_extracti128_si256(nan32, 1));
-    return _mm_blendv_epi8(_mm256_cvtps_ph(f, kRoundNearest), _mm_set1_epi16(0x7FFF), nan16);
-  };
   auto step = [&]<int R>(int r0) {
     V8 E[R][12];
     for (int u = 0; u < R; ++u)
@@ -284,7 +280,7 @@ void e11_rows_avx2(const E11Args& g) {
     for (int u = 0; u < R; ++u) {
       e4m3_t* const prow = p + (r0 + u) * 96;
       for (int i = 0; i < 12; i += 2) {
-        const __m256i c = epilogue_avx2::q8_codes16(_mm256_set_m128i(h8(E[u][i + 1] * rf[u]), h8(E[u][i] * rf[u])), nan_sign);
+        const __m256i c = epilogue_avx2::q8_codes16(_mm256_set_m128i(h8_bits(E[u][i + 1] * rf[u]), h8_bits(E[u][i] * rf[u])), nan_sign);
         _mm_storeu_si128(reinterpret_cast<__m128i*>(prow + 8 * i),
                          _mm_packus_epi16(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1)));
       }

@@ -237,30 +237,31 @@ golden::PrologueOut expand_front(const golden::BlockContext& ctx, const golden::
   skip_readings.prologue_fill = PrologueFill::mirror;
   golden::BlockContext skip_ctx = ctx;
   skip_ctx.readings = &skip_readings;
-  thread_local golden::F16Mat xs, tv, xn;
+  thread_local golden::F16Mat xs;
+  thread_local std::vector<f16_t> tv, xn;
   prologue_loads(skip_ctx, skip, xs);
   // The tile's values at the 96 token rows' pixels, then f16(tile + skip) of every element in one
   // add_rows (an element-wise add: one row of 96 C channels).
   const std::size_t n_x = static_cast<std::size_t>(golden::kTokens) * C;
-  tv.v.resize(n_x);
+  tv.resize(n_x);
   const std::array<f16_t, 256>& dec = golden::decoded_codes();
   for (int row = 0; row < golden::kTokens; ++row) {
     const std::array<int, 2> p = golden::token_pixel(ctx, row);
     const int cr = p[1] - (ctx.y0 - 1), cc = p[0] - (ctx.x0 - 1);
     if (cr < 0 || cr >= kExpandTile || cc < 0 || cc >= kExpandTile) return golden::decoder_front(hooked, fr, input, skip);  // its error
     const e4m3_t* src = &tile[static_cast<std::size_t>((kExpandTile * cr + cc) * C)];
-    f16_t* const t = &tv.v[static_cast<std::size_t>(row) * C];
+    f16_t* const t = &tv[static_cast<std::size_t>(row) * C];
     for (int c = 0; c < C; ++c) t[c] = dec[src[c]];
   }
   golden::PrologueOut out;
   out.x = golden::F16Mat(golden::kTokens, C);
-  kern.add_rows({tv.v.data(), xs.v.data(), out.x.v.data(), 1, static_cast<int>(n_x)});
+  kern.add_rows({tv.data(), xs.v.data(), out.x.v.data(), 1, static_cast<int>(n_x)});
   // The input norm (the prologue's sum tree, 2^-13, g1 at B0) and the staging: stage_input's values.
-  xn.v.resize(n_x);
-  kern.rms_rows({out.x.v.data(), xn.v.data(), golden::kTokens, static_cast<int>(ctx.readings->prologue_sum_tree), golden::kPrologueEpsE2m13,
+  xn.resize(n_x);
+  kern.rms_rows({out.x.v.data(), xn.data(), golden::kTokens, static_cast<int>(ctx.readings->prologue_sum_tree), golden::kPrologueEpsE2m13,
                  ef.g1.data(), C});
   out.h1 = golden::E4Mat(golden::kTokens, C);
-  q8(xn.v.data(), out.h1.v.data(), xn.v.size());
+  q8(xn.data(), out.h1.v.data(), xn.size());
   return out;
 }
 

@@ -243,7 +243,8 @@ namespace rrswin {
 
 // Exact: a finite f16 is an integer number of units 2^-24 below 2^40; each weight product is an
 // integer below 2^16 + 1 in units of 2^-16, so each term is below 2^57 units of 2^-40 and the
-// sum of four below 2^59: a signed 64-bit integer holds it, and round_to_f16 rounds it once.
+// sum of four below 2^59: a signed 64-bit integer holds it, and round_to_f16 rounds it once (in
+// 64-bit arithmetic).
 f16_t f16_bilinear(f16_t t00, f16_t t10, f16_t t01, f16_t t11, unsigned a, unsigned b) {
   const f16_t t[4] = {t00, t10, t01, t11};
   const std::uint64_t w[4] = {(256u - a) * (256u - b), a * (256u - b), (256u - a) * b, a * b};
@@ -270,7 +271,7 @@ f16_t f16_bilinear(f16_t t00, f16_t t10, f16_t t01, f16_t t11, unsigned a, unsig
     return all_neg ? static_cast<f16_t>(0x8000) : static_cast<f16_t>(0);
   }
   const bool neg = sum < 0;
-  return detail::round_to_f16_u64(neg, static_cast<std::uint64_t>(neg ? -sum : sum), -40);
+  return detail::round_to_f16<std::uint64_t>(neg, static_cast<std::uint64_t>(neg ? -sum : sum), -40);
 }
 
 }  // namespace rrswin

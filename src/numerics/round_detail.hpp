@@ -12,6 +12,7 @@
 //   e4m3: P = 3,  QMIN = -9   (numerics.md "Formats": smallest subnormal 2^-9)
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 namespace rrswin::detail {
 
@@ -25,29 +26,33 @@ inline int bit_length(u128 m) {
   return 0;
 }
 
+inline int bit_length(std::uint64_t m) { return m != 0 ? 64 - __builtin_clzll(m) : 0; }
+
 // Rounds the exact non-negative value m * 2^e (m may be zero) to the nearest value of the format,
 // ties to the even pattern, with unbounded exponent range above; returns the magnitude pattern as
 // a 64-bit number so that the caller decides about overflow (a result >= the infinity/saturation
-// pattern). IEEE 754 roundTiesToEven, subnormals kept.
-template <int P, int QMIN>
-std::uint64_t round_magnitude_rne(u128 m, int e) {
+// pattern). IEEE 754 roundTiesToEven, subnormals kept. U is m's unsigned type (u128 unless a caller
+// names std::uint64_t, whose arithmetic is cheaper: f16_bilinear's sums).
+template <int P, int QMIN, class U = u128>
+std::uint64_t round_magnitude_rne(std::type_identity_t<U> m, int e) {
+  constexpr int W = 8 * sizeof(U);
   if (m == 0) return 0;
   const int top = bit_length(m) - 1 + e;  // floor(log2(value))
   // Quantum of the result: ulp of the binade, but never below the subnormal spacing.
   const int q = (top - P > QMIN) ? top - P : QMIN;
   const int shift = q - e;  // bits of m below the quantum
-  u128 k;
+  U k;
   if (shift <= 0) {
     k = m << -shift;  // exact: value = k * 2^q, and k < 2^(P+1) since top - q <= P
-  } else if (shift >= 128) {
-    // m < 2^128 <= 2^shift: the value is below one quantum. It rounds up to one quantum only
+  } else if (shift >= W) {
+    // m < 2^W <= 2^shift: the value is below one quantum. It rounds up to one quantum only
     // when above half of it (a tie goes to the even 0); half = 2^(shift-1) exceeds m unless
-    // shift == 128.
-    k = (shift == 128 && m > (static_cast<u128>(1) << 127)) ? 1 : 0;
+    // shift == W.
+    k = (shift == W && m > (static_cast<U>(1) << (W - 1))) ? 1 : 0;
   } else {
     k = m >> shift;
-    const u128 rem = m - (k << shift);
-    const u128 half = static_cast<u128>(1) << (shift - 1);
+    const U rem = m - (k << shift);
+    const U half = static_cast<U>(1) << (shift - 1);
     if (rem > half || (rem == half && (k & 1) != 0)) k += 1;
   }
   // k <= 2^(P+1): the pattern is ((q - QMIN) << P) + k (see the header comment).
@@ -55,34 +60,12 @@ std::uint64_t round_magnitude_rne(u128 m, int e) {
 }
 
 // binary16 from an exact sign-magnitude value m * 2^e: RNE, subnormals kept, overflow -> Inf.
-inline std::uint16_t round_to_f16(bool negative, u128 m, int e) {
+template <class U = u128>
+inline std::uint16_t round_to_f16(bool negative, std::type_identity_t<U> m, int e) {
   const std::uint16_t sign = negative ? 0x8000 : 0;
   if (m != 0 && bit_length(m) - 1 + e > 16) return sign | 0x7C00;  // >= 2^17: certainly Inf
-  const std::uint64_t mag = round_magnitude_rne<10, -24>(m, e);
+  const std::uint64_t mag = round_magnitude_rne<10, -24, U>(m, e);
   // 0x7C00 is the pattern that follows 65504 (0x7BFF): every value >= 65520 rounds there.
-  return static_cast<std::uint16_t>(sign | (mag >= 0x7C00 ? 0x7C00 : mag));
-}
-
-// round_to_f16 of a 64-bit m, without 128-bit arithmetic (f16_bilinear's exact sums, below 2^59):
-// the same quantum, rounding and pattern rule as round_magnitude_rne<10, -24> above.
-inline std::uint16_t round_to_f16_u64(bool negative, std::uint64_t m, int e) {
-  const std::uint16_t sign = negative ? 0x8000 : 0;
-  if (m == 0) return sign;
-  const int top = 63 - __builtin_clzll(m) + e;  // floor(log2(value))
-  if (top > 16) return sign | 0x7C00;           // >= 2^17: certainly Inf
-  const int q = top - 10 > -24 ? top - 10 : -24;
-  const int shift = q - e;
-  std::uint64_t k;
-  if (shift <= 0) {
-    k = m << -shift;  // exact, k < 2^11
-  } else if (shift >= 64) {
-    k = (shift == 64 && m > (std::uint64_t{1} << 63)) ? 1 : 0;  // below one quantum (see round_magnitude_rne)
-  } else {
-    k = m >> shift;
-    const std::uint64_t rem = m - (k << shift), half = std::uint64_t{1} << (shift - 1);
-    if (rem > half || (rem == half && (k & 1) != 0)) k += 1;
-  }
-  const std::uint64_t mag = (static_cast<std::uint64_t>(q + 24) << 10) + k;
   return static_cast<std::uint16_t>(sign | (mag >= 0x7C00 ? 0x7C00 : mag));
 }
 
