@@ -24,6 +24,7 @@
 #include "engine/layer_engine.hpp"
 #include "engine/simd.hpp"
 #include "model/layer_golden.hpp"
+#include "model/readings.hpp"
 #include "numerics/profile.hpp"
 
 namespace rrswin {
@@ -142,6 +143,66 @@ TEST(LayerEngineDiff, MergeLayersFastEqualsGoldenForEveryProfilePathAndThreadCou
           const Outputs e = run(w, in, 13, 9, 3, 1, *p, Readings{}, LayerReadings{}, &path, threads);
           expect_same(g, e,
                       std::string(p->name) + " / " + std::string(engine::to_string(path)) + " / " + std::to_string(threads) + " threads");
+        }
+      }
+    }
+  }
+}
+
+// The merge layers' final epilogue on the kernels' lanes (engine/layer_engine.cpp e62_block: the
+// logits and taps gathered per block, steps (b)..(e) in vector lanes, the quad sums' shuffles as
+// tables), which runs where no statistics are counted: every merge layer at odd extents and offsets
+// (blocks with pixels out of frame: inactive lanes, taps across the border), the texture's four
+// address modes, every value of the sigmoid-* readings and of enc5's filter-* readings (the E61 core
+// the epilogue calls), against golden (also without statistics); ada and zluda on every path.
+TEST(LayerEngineDiff, MergeFinalEpilogueWithoutStatisticsEqualsGolden) {
+  std::vector<LayerId> layers = other_merge_layers();
+  layers.push_back(LayerId::enc4);
+  struct Case {
+    std::string name;
+    Readings rd;
+    LayerReadings lr;
+    AddressMode mode = AddressMode::clamp;
+  };
+  std::vector<Case> cases;
+  for (AddressMode m : {AddressMode::clamp, AddressMode::border_zero, AddressMode::wrap, AddressMode::mirror})
+    cases.push_back({"address mode " + std::to_string(static_cast<int>(m)), Readings{}, LayerReadings{}, m});
+  for (const LayerReadingInfo& info : layer_reading_registry())
+    if (info.name.rfind("sigmoid-", 0) == 0)
+      for (std::size_t v = 1; v < info.values.size(); ++v) {
+        Case c{info.name + "=" + info.values[v], Readings{}, LayerReadings{}};
+        std::string err;
+        ASSERT_TRUE(set_layer_reading(c.lr, c.name, &err)) << err;
+        cases.push_back(c);
+      }
+  for (const ReadingInfo& info : reading_registry())
+    if (info.name == "filter-border" || info.name == "filter-tap-map")  // the taps' (E61's other readings: EngineE61.*)
+      for (std::size_t v = 1; v < info.values.size(); ++v) {
+        Case c{info.name + "=" + info.values[v], Readings{}, LayerReadings{}};
+        std::string err;
+        ASSERT_TRUE(set_reading(c.rd, info.name, info.values[v], &err)) << err;
+        cases.push_back(c);
+      }
+  ASSERT_GE(cases.size(), 4u + 8u + 3u);
+  const engine::SimdPath best = engine::best_simd_path();
+  for (LayerId id : layers) {
+    SCOPED_TRACE(std::string(to_string(id)));
+    const WeightImage& w = default_layer_weights(id);
+    SyntheticFrame in = make_synthetic_frame(19, 11, 6, true, layer_spec(id).k_slices());
+    for (const Case& c : cases) {
+      // The first case on every layer, profile and path; the others on enc0 (its logits from D's
+      // rows) and enc4 (from the shared records), ada on the widest path. Under the sanitizers'
+      // small scale, every other case on enc0 only.
+      const bool first = &c == &cases.front();
+      if (!first && id != LayerId::enc0 && (id != LayerId::enc4 || small_scale())) continue;
+      in.texture.mode = c.mode;
+      for (const Profile* p : {&profile_ada(), find_profile("zluda")}) {
+        if (!first && p != &profile_ada()) continue;
+        const Outputs g = run(w, in, 19, 11, 3, 2, *p, c.rd, c.lr, nullptr, 1, false);
+        for (engine::SimdPath path : engine::supported_simd_paths()) {
+          if (path != best && !first) continue;
+          const Outputs e = run(w, in, 19, 11, 3, 2, *p, c.rd, c.lr, &path, 2, false);
+          expect_same(g, e, c.name + " / " + std::string(p->name) + " / " + std::string(engine::to_string(path)));
         }
       }
     }

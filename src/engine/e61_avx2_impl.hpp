@@ -153,6 +153,9 @@ void decoder_pixels_avx2(const Readings& rd, const golden::DecoderFinalReadings&
                          const golden::DecoderTables& tab, golden::DecoderPixel* out) {
   decoder_pixels_lanes<e61_avx2::E61OpsX8>(rd, dr, in, n, tab, out);
 }
+void e62_lanes_avx2(const Readings& rd, const LayerReadings& lr, const float* exp_table, const f16_t* sigmoid_table, E62Lanes& px) {
+  e62_lanes<e61_avx2::E61OpsX8>(rd, lr, exp_table, sigmoid_table, px);
+}
 
 void f16_fma_x8_avx2(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r) {
   auto ld = [](const f16_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };

@@ -9,8 +9,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/kernel_args.hpp"
+#include "model/constants.hpp"
 #include "model/decoder_final.hpp"
 #include "model/e61_pixel_impl.hpp"
+#include "model/e62_pixel_impl.hpp"
 
 namespace rrswin::engine {
 namespace {
@@ -150,6 +153,39 @@ void decoder_pixels_lanes(const Readings& rd, const golden::DecoderFinalReadings
       px.sigma = sigb[j];
       px.out = {ob[0][j], ob[1][j], ob[2][j], 0};  // E9': the 4th stored channel is mov.u16 0
     }
+  }
+}
+
+// The merge layers' final epilogue's steps (b)..(e) (golden::e62_pixel_of_core after e61_pixel) on
+// W pixels per vector: pixels p0 .. p0 + W - 1 of the block in the lanes, read from and written to
+// E62Lanes's lane-major arrays as they are.
+template <class Ops>
+void e62_lanes(const Readings& rd, const LayerReadings& lr, const float* exp_table, const f16_t* sigmoid_table, E62Lanes& io) {
+  using H = typename Ops::H;
+  constexpr int W = static_cast<int>(sizeof(H) / sizeof(f16_t));
+  static_assert(64 % W == 0, "a block's 64 pixels fill whole vectors");
+  const DecoderLaneOps<Ops> op{Ops{exp_table}, sigmoid_table};
+  H quarter;
+  {
+    f16_t b[W];
+    for (f16_t& x : b) x = golden::kE62Quarter;
+    std::memcpy(&quarter, b, sizeof(H));
+  }
+  for (int p0 = 0; p0 < 64; p0 += W) {
+    H l[12], tv[9][3];
+    for (int i = 0; i < 12; ++i) std::memcpy(&l[i], &io.l[i][p0], sizeof(H));
+    for (int i = 0; i < 9; ++i)
+      for (int ch = 0; ch < 3; ++ch) std::memcpy(&tv[i][ch], &io.tv[i][ch][p0], sizeof(H));
+    H core[10];  // the core's ten logits (golden core_logits)
+    for (int i = 0; i < 10; ++i) core[i] = l[i];
+    const auto v = golden::e61_softmax_stencil(rd, op, core, tv);
+    const H acc[3] = {v.out[0], v.out[1], v.out[2]};
+    const auto st = golden::e62_steps(lr, op, l[9], l[10], l[11], acc, quarter, H{});
+    for (int c = 0; c < 4; ++c) {
+      std::memcpy(&io.s112[c][p0], &st.s112[c], sizeof(H));
+      std::memcpy(&io.s120[c][p0], &st.s120[c], sizeof(H));
+    }
+    for (int ch = 0; ch < 3; ++ch) std::memcpy(&io.quarter[ch][p0], &st.quarter[ch], sizeof(H));
   }
 }
 

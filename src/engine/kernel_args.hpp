@@ -9,6 +9,10 @@
 #include "model/layer.hpp"          // golden::E61PixelsFn
 #include "numerics/types.hpp"
 
+namespace rrswin {
+struct LayerReadings;  // model/layer_golden.hpp
+}
+
 namespace rrswin::engine {
 
 // The SIMD paths of the kernels, lowest first (selected at run time, see simd.hpp).
@@ -140,6 +144,19 @@ struct DecodeRun {
 // Built per path with designated initialisers (kernels_scalar.cpp, kernels_avx2.cpp, ...): the
 // table reads as (kernel, path): the per-profile k-step kernels (zluda, ada, hopper, blackwell) beside
 // the profile-independent epilogue kernels.
+// The merge layers' final epilogue (golden::e62) on a block's 64 pixels, pixel T (thread T) at
+// index T of every array: in, its logits and its nine taps' three channels; out, the values steps
+// (b)..(e) store to +112 and +120 and the 0.25-scaled quad values. Every lane is computed; the
+// caller reads the active pixels' only.
+struct E62Lanes {
+  alignas(64) f16_t l[12][64];
+  alignas(64) f16_t tv[9][3][64];
+  alignas(64) f16_t s112[4][64];
+  alignas(64) f16_t s120[4][64];
+  alignas(64) f16_t quarter[3][64];
+};
+using E62LanesFn = void (*)(const Readings& rd, const LayerReadings& lr, const float* exp_table, const f16_t* sigmoid_table, E62Lanes& px);
+
 struct KernelSet {
   KStepKernel zluda;  // numerics.md `zluda`
   KStepKernel ada;    // numerics.md `ada`
@@ -154,6 +171,8 @@ struct KernelSet {
   // The decoders' final epilogue's steps (c)..(h) of many pixels (golden::decoder_pixel for each);
   // null: golden's per pixel.
   golden::DecoderPixelsFn decoder_pixels = nullptr;
+  // The merge layers' final epilogue's per-pixel steps on 64 pixels (E62Lanes); null: golden::e62.
+  E62LanesFn e62_lanes = nullptr;
 };
 KernelSet kernels_scalar();
 KernelSet kernels_avx2();        // valid only where the CPU has AVX2, FMA and F16C
@@ -183,6 +202,7 @@ bool int16_form_b_avx2(const e4m3_t* codes, int N, int K, std::int16_t* out, std
 void e61_pixels_avx512(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out);
 void decoder_pixels_avx512(const Readings& rd, const golden::DecoderFinalReadings& dr, const golden::DecoderPixelInputs* in, int n,
                            const golden::DecoderTables& tab, golden::DecoderPixel* out);
+void e62_lanes_avx512(const Readings& rd, const LayerReadings& lr, const float* exp_table, const f16_t* sigmoid_table, E62Lanes& px);
 void f16_fma_x8_avx512(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r);
 void f64_to_f16_x8_avx512(const double* x, f16_t* r);
 void add_ftz_x16_avx512(const float* a, const float* b, float* r);  // add.ftz.f32 (add_ftz_f32) of 16 lanes
@@ -193,6 +213,7 @@ void e11_expval_x16_avx512(const f16_t* s, f16_t* e);               // E11 steps
 void e61_pixels_avx2(const Readings& rd, const golden::E61Inputs* in, int n, const float* exp_table, golden::E61Pixel* out);
 void decoder_pixels_avx2(const Readings& rd, const golden::DecoderFinalReadings& dr, const golden::DecoderPixelInputs* in, int n,
                          const golden::DecoderTables& tab, golden::DecoderPixel* out);
+void e62_lanes_avx2(const Readings& rd, const LayerReadings& lr, const float* exp_table, const f16_t* sigmoid_table, E62Lanes& px);
 void f16_fma_x8_avx2(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r);
 void f64_to_f16_x8_avx2(const double* x, f16_t* r);
 void add_ftz_x8_avx2(const float* a, const float* b, float* r);

@@ -349,7 +349,8 @@ KernelSet kernels_avx2() {
           .hopper = hopper_kstep,
           .blackwell = blackwell_kstep_int16,  // kernels_blackwell_int16_avx2_impl.hpp
           .e61_pixels = e61_pixels_avx2,
-          .decoder_pixels = decoder_pixels_avx2};
+          .decoder_pixels = decoder_pixels_avx2,
+          .e62_lanes = e62_lanes_avx2};
 }
 
 }  // namespace rrswin::engine

@@ -319,7 +319,8 @@ KernelSet kernels_avx512() {
           .hopper = hopper_kstep_avx512,
           .blackwell = avx2.blackwell,
           .e61_pixels = avx2.e61_pixels,
-          .decoder_pixels = avx2.decoder_pixels};
+          .decoder_pixels = avx2.decoder_pixels,
+          .e62_lanes = avx2.e62_lanes};
 }
 
 }  // namespace rrswin::engine

@@ -635,6 +635,9 @@ void decoder_pixels_avx512(const Readings& rd, const golden::DecoderFinalReading
                            const golden::DecoderTables& tab, golden::DecoderPixel* out) {
   decoder_pixels_lanes<E61OpsX16>(rd, dr, in, n, tab, out);
 }
+void e62_lanes_avx512(const Readings& rd, const LayerReadings& lr, const float* exp_table, const f16_t* sigmoid_table, E62Lanes& px) {
+  e62_lanes<E61OpsX16>(rd, lr, exp_table, sigmoid_table, px);
+}
 
 void f16_fma_x8_avx512(const f16_t* a, const f16_t* b, const f16_t* c, f16_t* r) {
   auto ld = [](const f16_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
@@ -663,7 +666,8 @@ KernelSet kernels_avx512vnni() {
           .hopper = avx512.hopper,
           .blackwell = avx512.blackwell,
           .e61_pixels = e61_pixels_avx512,
-          .decoder_pixels = decoder_pixels_avx512};
+          .decoder_pixels = decoder_pixels_avx512,
+          .e62_lanes = e62_lanes_avx512};
 }
 
 }  // namespace rrswin::engine

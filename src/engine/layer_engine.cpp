@@ -15,7 +15,9 @@
 #include "layout/weight_tile.hpp"
 #include "model/constants.hpp"
 #include "model/decoder_front.hpp"
+#include "model/index_maps.hpp"
 #include "model/layer_program.hpp"
+#include "numerics/warp.hpp"
 
 namespace rrswin::engine {
 namespace {
@@ -147,6 +149,85 @@ golden::F16Mat gemm_seeded(const Profile& p, SimdPath simd, const golden::E4Mat&
     for (int n = 0; n < b.N; ++n) d.at(r, n) = bias[static_cast<std::size_t>(n)];
   gemm(p, simd, ao, 0, b, 0, ksteps, a.rows, d.v.data(), b.N);
   return d;
+}
+
+// golden::e62 (the merge layers' final epilogue) with its per-pixel steps on the kernel's lanes
+// (KernelSet::e62_lanes): the block's logits and taps gathered into lane-major arrays (each tap's
+// column and row resolved once per block: e61_tap is e61_border_fix per axis, the texture's address
+// mode too), the quad sums' shuffles as index tables and the f16 adds as one add_rows each. The
+// same stores in the same order as golden::e62. Only where no statistics are counted and no stage
+// is traced (golden::e62 records those).
+void e62_block(const golden::BlockContext& ctx, const LayerReadings& lr, const golden::F16Mat& d, const Texture& tex,
+               const golden::E62Surfaces& out, const EpilogueTables& tab, const KernelSet& kern) {
+  constexpr int kT = golden::kE61Threads;
+  const Readings& rd = *ctx.readings;
+  const FinalEpilogueKind fe = ctx.layer().final_epilogue;
+  const bool one_warp = fe == FinalEpilogueKind::kpn_filter_sigmoid_one_warp || fe == FinalEpilogueKind::kpn_filter_sigmoid_shared_taps;
+  const std::vector<std::uint32_t> smem = one_warp ? std::vector<std::uint32_t>{} : golden::e61_records(ctx, d);
+  thread_local E62Lanes px;
+  // The texel column of the block's columns x0 - 1 .. x0 + 8 and rows y0 - 1 .. y0 + 8 (-1: zeros).
+  int col[10], row[10];
+  for (int c = 0; c < 10; ++c) {
+    col[c] = tex.axis(golden::e61_border_fix(rd.e61_border, ctx.x0 - 1 + c, ctx.ex), tex.width);
+    row[c] = tex.axis(golden::e61_border_fix(rd.e61_border, ctx.y0 - 1 + c, ctx.ey), tex.height);
+  }
+  std::array<golden::PixelXY, 9> off;
+  for (int i = 0; i < 9; ++i) off[static_cast<std::size_t>(i)] = golden::e61_tap_offset(rd.e61_tap_map, i);
+  std::array<bool, kT> active{};
+  for (int T = 0; T < kT; ++T) {
+    const golden::PixelXY p = golden::e61_pixel_of_thread(ctx.x0, ctx.y0, T);
+    active[T] = p.x >= 0 && p.y >= 0 && p.x < ctx.ex && p.y < ctx.ey;
+    for (int i = 0; i < 6; ++i) {
+      const std::uint32_t w = one_warp ? 0u : smem[static_cast<std::size_t>(golden::e61_record_word(T, i, 0))];
+      px.l[2 * i][T] = one_warp ? d.at(T, 2 * i) : f16x2_lo(w);
+      px.l[2 * i + 1][T] = one_warp ? d.at(T, 2 * i + 1) : f16x2_hi(w);
+    }
+    for (int i = 0; i < 9; ++i) {
+      const golden::PixelXY o = off[static_cast<std::size_t>(i)];
+      const int tx = col[(T & 7) + 1 + o.x], ty = row[(T >> 3) + 1 + o.y];
+      const f16_t* t = tx < 0 || ty < 0 ? nullptr : &tex.rgba[(static_cast<std::size_t>(ty) * tex.width + tx) * 4];
+      for (int ch = 0; ch < 3; ++ch) px.tv[i][ch][T] = t ? t[ch] : f16_t{0};  // the alpha channel is read and not used
+    }
+  }
+  kern.e62_lanes(rd, lr, tab.e61_exp.data(), tab.e62_sigmoid.data(), px);
+  for (int T = 0; T < kT; ++T) {
+    if (!active[T]) continue;
+    const golden::PixelXY p = golden::e61_pixel_of_thread(ctx.x0, ctx.y0, T);
+    out.s112->store_b16x4(8 * p.x, p.y, {px.s112[0][T], px.s112[1][T], px.s112[2][T], px.s112[3][T]});
+    out.s120->store_b16x4(8 * p.x, p.y, {px.s120[0][T], px.s120[1][T], px.s120[2][T], px.s120[3][T]});
+  }
+  // (d)'s cross-lane sums (golden::e62): v += shfl.down(v, 1), then v += shfl.down(v, 8), each
+  // source lane by shfl_source (clamp 31: a lane past it reads its own value), once per process.
+  static const std::array<std::array<int, kT>, 2> source = [] {
+    std::array<std::array<int, kT>, 2> t{};
+    const int delta[2] = {golden::kE62ShflDeltaX, golden::kE62ShflDeltaY};
+    for (int k = 0; k < 2; ++k)
+      for (int T = 0; T < kT; ++T) {
+        const ShflSource src = shfl_source(ShflKind::down, static_cast<unsigned>(T & 31), static_cast<std::uint32_t>(delta[k]), 0x1fu);
+        t[static_cast<std::size_t>(k)][static_cast<std::size_t>(T)] = src.in_range ? (T & ~31) + static_cast<int>(src.lane) : -1;
+      }
+    return t;
+  }();
+  const bool own = lr.e62_inactive_lane == E62InactiveLane::own;
+  alignas(32) f16_t v[2][3][kT], o[3][kT];
+  std::memcpy(v[0], px.quarter, sizeof v[0]);
+  for (int k = 0; k < 2; ++k) {
+    const f16_t(&in)[3][kT] = v[k];
+    for (int T = 0; T < kT; ++T) {
+      const int S = source[static_cast<std::size_t>(k)][static_cast<std::size_t>(T)];
+      for (int ch = 0; ch < 3; ++ch) o[ch][T] = S < 0 ? in[ch][T] : active[S] ? in[ch][S] : own ? in[ch][T] : f16_t{0};
+    }
+    // v[1] = v[k] + o, element-wise (golden: f16_add(v, o), the same value either way round)
+    kern.add_rows({&in[0][0], &o[0][0], &v[1][0][0], 1, 3 * kT});
+  }
+  // (e) the third store, at the half-resolution pixel of +128, by the reading sigmoid-quad-writer.
+  for (int T = 0; T < kT; ++T) {
+    if (!active[T]) continue;
+    const golden::PixelXY p = golden::e61_pixel_of_thread(ctx.x0, ctx.y0, T);
+    const bool odd = ((p.x | p.y) & 1) != 0;
+    if (odd != (lr.e62_quad_writer == E62QuadWriter::odd)) continue;
+    out.s128->store_b16x4(8 * (p.x >> 1), p.y >> 1, {v[1][0][T], v[1][1][T], v[1][2][T], 0});
+  }
 }
 
 // q8 of n halves under the profile's NaN rule (golden::quantise without statistics): the path's
@@ -519,8 +600,12 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
         golden::merge_store(ctx, lr, dm, io.merged_output);
         const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a_last, mw.final_b, mw.final_steps, mw.final_bias);
         // E62 is golden::e62 itself, with its exponentials and sigmoids tabulated (functions of one f16).
-        if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128)
-          golden::e62(ctx, lr, d, *io.texture, io.surfaces, tab.e61_exp.data(), tab.e62_sigmoid.data(), kern.e61_pixels);
+        if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128) {
+          if (kern.e62_lanes && !ctx.stats && !(ctx.trace && ctx.trace_request))
+            e62_block(ctx, lr, d, *io.texture, io.surfaces, tab, kern);
+          else
+            golden::e62(ctx, lr, d, *io.texture, io.surfaces, tab.e61_exp.data(), tab.e62_sigmoid.data(), kern.e61_pixels);
+        }
         laps.lap(kGroupTail);
       },
       block_loop(how.threads));

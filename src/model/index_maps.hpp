@@ -83,11 +83,14 @@ RRSWIN_HD constexpr PixelXY e61_pixel_of_thread(int x0, int y0, int T) { return 
 
 // Tap i (0..8) of pixel (X, Y), in the order weight i multiplies it: facts C14.6 (inferred from
 // DOC0 E22(d)): raster w_i <-> (dx, dy) = (i%3 - 1, i/3 - 1); column-major swaps them.
-RRSWIN_HD constexpr PixelXY e61_tap(E61Border border, E61TapMap map, int X, int Y, int ex, int ey, int i) {
+// The offset (dx, dy) of tap i before the border fix.
+RRSWIN_HD constexpr PixelXY e61_tap_offset(E61TapMap map, int i) {
   const int a = i % 3 - 1, b = i / 3 - 1;
-  const int dx = map == E61TapMap::raster ? a : b;
-  const int dy = map == E61TapMap::raster ? b : a;
-  return {e61_border_fix(border, X + dx, ex), e61_border_fix(border, Y + dy, ey)};
+  return map == E61TapMap::raster ? PixelXY{a, b} : PixelXY{b, a};
+}
+RRSWIN_HD constexpr PixelXY e61_tap(E61Border border, E61TapMap map, int X, int Y, int ex, int ey, int i) {
+  const PixelXY d = e61_tap_offset(map, i);
+  return {e61_border_fix(border, X + d.x, ex), e61_border_fix(border, Y + d.y, ey)};
 }
 
 }  // namespace rrswin::golden

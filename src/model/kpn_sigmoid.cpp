@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/constants.hpp"
+#include "model/e62_pixel_impl.hpp"
 #include "model/index_maps.hpp"
 #include "model/layer_golden.hpp"
 #include "numerics/approx.hpp"
@@ -33,28 +34,32 @@ std::array<f16_t, 10> core_logits(const std::array<f16_t, 12>& l) {
   return soft;
 }
 
-// Steps (d), (e) of a pixel whose enc5 core (b)/(c) `core` holds.
+// src/numerics' functions on one pixel (e62_pixel_impl.hpp's Ops).
+struct NumericsE62Ops {
+  using H = f16_t;
+  const f16_t* sigmoid_table;
+  H mul(H a, H b) const { return f16_mul(a, b); }
+  H sub(H a, H b) const { return f16_sub(a, b); }
+  H sigmoid(H v) const { return sigmoid_table ? sigmoid_table[v] : e62_sigmoid(v); }
+};
+
+// Steps (d), (e) of a pixel whose enc5 core (b)/(c) `core` holds (e62_pixel_impl.hpp).
 E62Pixel e62_pixel_of_core(const LayerReadings& lr, const std::array<f16_t, 12>& l, const E61Pixel& core, const f16_t* sigmoid_table) {
-  auto sigmoid = [sigmoid_table](f16_t v) { return sigmoid_table ? sigmoid_table[v] : e62_sigmoid(v); };
+  const f16_t acc[3] = {core.out[0], core.out[1], core.out[2]};
+  const E62Steps<NumericsE62Ops> st = e62_steps(lr, NumericsE62Ops{sigmoid_table}, l[9], l[10], l[11], acc, kE62Quarter, f16_t{0});
   E62Pixel px;
   px.core = core;
-  const f16_t s10 = sigmoid(l[10]), s11 = sigmoid(l[11]);
-  // The second sigmoid: the other of logits 10, 11 (logit9: logit 10, the next one).
-  px.second_sigmoid = lr.e62_gate == E62Gate::logit11 ? s10 : lr.e62_gate == E62Gate::logit9 ? s10 : s11;
-  const f16_t s_gate = lr.e62_gate == E62Gate::logit9 ? sigmoid(l[9]) : lr.e62_gate == E62Gate::logit10 ? s10 : s11;
-  // (d): three mul.f16 products, three sub.f16 differences, mul.f16x2 / mul.f16 by 0.25.
+  px.second_sigmoid = st.second_sigmoid;
   for (int ch = 0; ch < 3; ++ch) {
-    const f16_t acc = px.core.out[ch];
-    px.gate[ch] = lr.e62_gate == E62Gate::acc ? sigmoid(acc) : s_gate;
-    px.prod[ch] = f16_mul(px.gate[ch], acc);
-    px.diff[ch] = f16_sub(acc, lr.e62_difference == E62Difference::gated ? px.prod[ch] : px.gate[ch]);
-    px.quarter[ch] = f16_mul(lr.e62_quad_value == E62QuadValue::difference ? px.diff[ch] : px.prod[ch], kE62Quarter);
+    px.gate[ch] = st.gate[ch];
+    px.prod[ch] = st.prod[ch];
+    px.diff[ch] = st.diff[ch];
+    px.quarter[ch] = st.quarter[ch];
   }
-  // (e): +112 the differences, +120 the products (DOC0 s17204/s17205, DOC1 s26536/s26537: the sub
-  // results go to +112, the mul results to +120); the fourth channel is the reading sigmoid-alpha.
-  const bool alpha = lr.e62_alpha == E62Alpha::sigmoids;
-  px.s112 = {px.diff[0], px.diff[1], px.diff[2], alpha ? px.second_sigmoid : f16_t{0}};
-  px.s120 = {px.prod[0], px.prod[1], px.prod[2], alpha ? px.gate[0] : f16_t{0}};
+  for (int c = 0; c < 4; ++c) {
+    px.s112[c] = st.s112[c];
+    px.s120[c] = st.s120[c];
+  }
   return px;
 }
 

@@ -5,32 +5,27 @@
 
 namespace rrswin {
 
-std::array<f16_t, 4> Texture::fetch(int x, int y) const {
-  // Unfiltered fetch of texel (x, y) at level 0; out-of-range coordinates follow the address mode.
-  if (width <= 0 || height <= 0) return {0, 0, 0, 0};
-  auto wrap = [](int v, int n) { return ((v % n) + n) % n; };
-  auto mirror = [&](int v, int n) {
-    const int m = wrap(v, 2 * n);
-    return m < n ? m : 2 * n - 1 - m;
-  };
+int Texture::axis(int v, int n) const {
+  if (n <= 0) return -1;
+  auto wrap = [](int u, int m) { return ((u % m) + m) % m; };
   switch (mode) {
-    case AddressMode::clamp:
-      x = std::clamp(x, 0, width - 1);
-      y = std::clamp(y, 0, height - 1);
-      break;
-    case AddressMode::border_zero:
-      if (x < 0 || y < 0 || x >= width || y >= height) return {0, 0, 0, 0};
-      break;
-    case AddressMode::wrap:
-      x = wrap(x, width);
-      y = wrap(y, height);
-      break;
-    case AddressMode::mirror:
-      x = mirror(x, width);
-      y = mirror(y, height);
-      break;
+    case AddressMode::clamp: return std::clamp(v, 0, n - 1);
+    case AddressMode::border_zero: return v < 0 || v >= n ? -1 : v;
+    case AddressMode::wrap: return wrap(v, n);
+    case AddressMode::mirror: {
+      const int m = wrap(v, 2 * n);
+      return m < n ? m : 2 * n - 1 - m;
+    }
   }
-  const std::size_t i = (static_cast<std::size_t>(y) * width + x) * 4;
+  return -1;
+}
+
+std::array<f16_t, 4> Texture::fetch(int x, int y) const {
+  // Unfiltered fetch of texel (x, y) at level 0; out-of-range coordinates follow the address mode,
+  // axis by axis.
+  const int tx = axis(x, width), ty = axis(y, height);
+  if (tx < 0 || ty < 0) return {0, 0, 0, 0};
+  const std::size_t i = (static_cast<std::size_t>(ty) * width + tx) * 4;
   return {rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3]};
 }
 

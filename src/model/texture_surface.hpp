@@ -17,6 +17,9 @@ struct Texture {
   AddressMode mode = AddressMode::clamp;
   std::vector<f16_t> rgba;  // width*height*4 f16, row-major, r first
   std::array<f16_t, 4> fetch(int x, int y) const;
+  // The texel coordinate fetch reads for coordinate v on an axis of n texels (the address mode
+  // applies to each axis alone), or -1 where the fetch gives zeros (border_zero out of range, n <= 0).
+  int axis(int v, int n) const;
 };
 
 // sust.b.2d.v4.b16.zero: x is a BYTE offset in the row; 8 bytes written raw, little endian, r
