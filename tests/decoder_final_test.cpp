@@ -417,3 +417,57 @@ TEST(DecoderFinal, WholeBlockWritesTheInFramePixelsOnly) {
 }
 
 }  // namespace
+
+namespace {
+
+// (7) a whole block equals its pixels one by one: decoder_final (each neighbour's sample and each
+// column's and row's border fix resolved once per block) against decoder_final_pixel (e61_taps and
+// sample_f32 for each tap) on every in-frame pixel of blocks at the frame's corners and inside it,
+// under every filter-border and filter-tap-map, point and linear sampling, scales that make taps
+// fall between texels and outside the texture.
+TEST(DecoderFinal, WholeBlockEqualsEachPixelUnderEveryBorderAndTapMap) {
+  const int ex = 13, ey = 9;
+  Frame f = frame();
+  f.t88 = make_texture(9, 7, tex88_value);
+  rrswin::golden::F16Mat d(64, 16);
+  for (int row = 0; row < 64; ++row)
+    for (int n = 0; n < 16; ++n)  // logits in [-2, 2) that differ from row to row
+      d.at(row, n) = rh(static_cast<double>((row * 7 + n * 13) % 32) / 8.0 - 2.0);
+  int pixels = 0;
+  for (rrswin::E61Border border : {rrswin::E61Border::reflect101, rrswin::E61Border::sentinel1, rrswin::E61Border::clamp})
+    for (rrswin::E61TapMap map : {rrswin::E61TapMap::raster, rrswin::E61TapMap::column_major})
+      for (DecoderSampler sampler : {DecoderSampler::point, DecoderSampler::linear})
+        for (float scale : {1.0f, 0.6f})
+          for (auto [x0, y0] : std::vector<std::array<int, 2>>{{0, 0}, {8, 8}, {-3, -2}, {4, 1}}) {
+            rrswin::Readings r;
+            r.e61_border = border;
+            r.e61_tap_map = map;
+            rrswin::golden::BlockContext ctx;
+            ctx.readings = &r;
+            ctx.ex = ex;
+            ctx.ey = ey;
+            ctx.x0 = x0;
+            ctx.y0 = y0;
+            const DecoderFinalReadings dr{sampler, DecoderGateLogit::raw};
+            rrswin::Surface s = rrswin::Surface::make(ex, ey);
+            rrswin::golden::decoder_final(ctx, dr, d, f.tex(scale, scale), s);
+            for (int T = 0; T < 64; ++T) {
+              const int X = x0 + (T & 7), Y = y0 + (T >> 3);
+              if (X < 0 || Y < 0 || X >= ex || Y >= ey) continue;
+              std::array<f16_t, 10> l{};
+              for (int i = 0; i < 10; ++i) l[static_cast<std::size_t>(i)] = d.at(T, i);
+              const DecoderPixel px = rrswin::golden::decoder_final_pixel(r, dr, l, f.tex(scale, scale), X, Y, ex, ey);
+              for (int c = 0; c < 4; ++c) {
+                const std::size_t at = static_cast<std::size_t>(Y) * s.pitch + 8 * static_cast<std::size_t>(X) + 2 * c;
+                const f16_t got = static_cast<f16_t>(s.bytes[at] | (s.bytes[at + 1] << 8));
+                ASSERT_EQ(got, px.out[static_cast<std::size_t>(c)])
+                    << "border " << static_cast<int>(border) << " map " << static_cast<int>(map) << " sampler " << static_cast<int>(sampler)
+                    << " scale " << scale << " block (" << x0 << "," << y0 << ") pixel (" << X << "," << Y << ") ch " << c;
+              }
+              ++pixels;
+            }
+          }
+  EXPECT_GT(pixels, 1000);
+}
+
+}  // namespace

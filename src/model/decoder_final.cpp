@@ -83,17 +83,26 @@ struct BlockPixels {
 // use; a neighbour outside it (a border reading that reaches farther) is sampled directly.
 class BlockTaps {
  public:
-  BlockTaps(const DecoderTextures& t, DecoderSampler s, int x0, int y0) : t_(t), s_(s), left_(x0 - 1), top_(y0 - 1) {
-    // A neighbour's u is a function of its column alone, v of its row: each resolved once.
+  BlockTaps(const DecoderTextures& t, DecoderSampler s, const Readings& r, int x0, int y0, int ex, int ey)
+      : t_(t), s_(s), left_(x0 - 1), top_(y0 - 1) {
+    // A neighbour's u is a function of its column alone, v of its row: each resolved once. So is
+    // the border fix of e61_tap: tap k of pixel (X, Y) is (fix(X + dx_k), fix(Y + dy_k)).
     for (int k = 0; k < kSide; ++k) {
       cols_[static_cast<std::size_t>(k)] = sample_axis(texel_coordinate(t_.sx, left_ + k));
       rows_[static_cast<std::size_t>(k)] = sample_axis(texel_coordinate(t_.sy, top_ + k));
+      fix_x_[static_cast<std::size_t>(k)] = e61_border_fix(r.e61_border, left_ + k, ex);
+      fix_y_[static_cast<std::size_t>(k)] = e61_border_fix(r.e61_border, top_ + k, ey);
     }
+    for (int k = 0; k < 9; ++k) off_[static_cast<std::size_t>(k)] = e61_tap_offset(r.e61_tap_map, k);
   }
-  Taps of_pixel(const Readings& r, int X, int Y, int ex, int ey) {
-    const auto taps = e61_taps(r, X, Y, ex, ey);
+  // The nine taps of the block's pixel (X, Y) (x0 <= X < x0 + 8, y0 <= Y < y0 + 8): e61_taps(r, X,
+  // Y, ex, ey) sampled.
+  Taps of_pixel(int X, int Y) {
     Taps tv;
-    for (int k = 0; k < 9; ++k) tv[k] = at(taps[k][0], taps[k][1]);
+    for (int k = 0; k < 9; ++k) {
+      const PixelXY o = off_[static_cast<std::size_t>(k)];
+      tv[k] = at(fix_x_[static_cast<std::size_t>(X - left_ + o.x)], fix_y_[static_cast<std::size_t>(Y - top_ + o.y)]);
+    }
     return tv;
   }
 
@@ -116,6 +125,8 @@ class BlockTaps {
   DecoderSampler s_;
   int left_, top_;
   std::array<SampleAxis, kSide> cols_, rows_;
+  std::array<int, kSide> fix_x_{}, fix_y_{};  // e61_border_fix of the columns left_ + k, the rows top_ + k
+  std::array<PixelXY, 9> off_{};              // e61_tap_offset of tap k
   std::array<std::array<f16_t, 4>, kSide * kSide> v_{};
   std::array<bool, kSide * kSide> have_{};
 };
@@ -167,7 +178,7 @@ void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, cons
   // (a) E1': the shared records as enc5's E61(a) stages them (filter-record-guard included).
   if (!t.tex88 || !t.tex96 || !t.tex104) throw std::invalid_argument("decoder_final: tex88, tex96 and tex104 must be set");
   const std::vector<std::uint32_t> smem = e61_records(ctx, d);
-  BlockTaps taps(t, dr.sampler, ctx.x0, ctx.y0);
+  BlockTaps taps(t, dr.sampler, *ctx.readings, ctx.x0, ctx.y0, ctx.ex, ctx.ey);
   BlockPixels pixels;
   // (b) E2': thread T = 32z + tid.x < 64 finishes pixel (x0 + (T&7), y0 + (T>>3)); outside
   // [0, ex) x [0, ey) it skips to the end. (c) E3': its 10 logits are record T's words 0..4
@@ -180,7 +191,7 @@ void decoder_final(const BlockContext& ctx, const DecoderFinalReadings& dr, cons
       l[2 * i] = f16x2_lo(smem[e61_record_word(T, i, 0)]);
       l[2 * i + 1] = f16x2_hi(smem[e61_record_word(T, i, 0)]);
     }
-    pixels.add(l, taps.of_pixel(*ctx.readings, p.x, p.y, ctx.ex, ctx.ey), t, p);
+    pixels.add(l, taps.of_pixel(p.x, p.y), t, p);
   }
   pixels.finish(*ctx.readings, dr, tab, [&](PixelXY p, const DecoderPixel& px) {
     s112.store_b16x4(8 * p.x, p.y, px.out);  // x is a byte offset: 8 bytes per RGBA16F texel
@@ -209,7 +220,7 @@ void dec0_output(const BlockContext& ctx, const DecoderFinalReadings& dr, const 
   const Dec0ColumnMap cols = dec0_output_columns(dr.dec0_columns);
   const std::size_t ex = static_cast<std::size_t>(ctx.ex);
   if (t.tex88 && (!t.tex96 || !t.tex104)) throw std::invalid_argument("dec0_output: tex96 and tex104 must be set with tex88");
-  BlockTaps taps(t, dr.sampler, ctx.x0, ctx.y0);
+  BlockTaps taps(t, dr.sampler, *ctx.readings, ctx.x0, ctx.y0, ctx.ex, ctx.ey);
   BlockPixels pixels;
   // (a) the gather: row T of D19 (DOC-d0 E19(a); dec0.md §4.2: srcLane 4 (laneid&7) + ((laneid>>3) + d)&3
   // brings pixel T's n-tiles to thread T). Two passes, T = laneid + 32 pass (pass 2 = pass 1 + 345
@@ -235,7 +246,7 @@ void dec0_output(const BlockContext& ctx, const DecoderFinalReadings& dr, const 
     if (t.tex88 && s112) {
       std::array<f16_t, 10> l{};
       for (int i = 0; i < 10; ++i) l[static_cast<std::size_t>(i)] = d19.at(T, i);
-      pixels.add(l, taps.of_pixel(*ctx.readings, p.x, p.y, ctx.ex, ctx.ey), t, p);
+      pixels.add(l, taps.of_pixel(p.x, p.y), t, p);
     }
     if (ctx.stats) ++ctx.stats->pixels_written;
   }
