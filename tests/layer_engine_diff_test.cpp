@@ -149,13 +149,14 @@ TEST(LayerEngineDiff, MergeLayersFastEqualsGoldenForEveryProfilePathAndThreadCou
   }
 }
 
-// The merge layers' final epilogue on the kernels' lanes (engine/layer_engine.cpp e62_block: the
-// logits and taps gathered per block, steps (b)..(e) in vector lanes, the quad sums' shuffles as
-// tables), which runs where no statistics are counted: every merge layer at odd extents and offsets
-// (blocks with pixels out of frame: inactive lanes, taps across the border), the texture's four
-// address modes, every value of the sigmoid-* readings and of enc5's filter-* readings (the E61 core
-// the epilogue calls), against golden (also without statistics); ada and zluda on every path.
-TEST(LayerEngineDiff, MergeFinalEpilogueWithoutStatisticsEqualsGolden) {
+// The merge layers' merge store and final epilogue as the engine runs them where no statistics are
+// counted (engine/layer_engine.cpp merge_store_fast: the words' placement made once per frame;
+// e62_block: the logits and taps gathered per block, steps (b)..(e) in vector lanes, the quad sums'
+// shuffles as tables): every merge layer at odd extents and offsets (blocks with pixels and merged
+// tokens out of frame: inactive lanes, taps across the border), the texture's four address modes,
+// every value of the sigmoid-* and merge-* readings, arena-order and the taps' filter-border and
+// filter-tap-map, against golden (also without statistics); ada and zluda on every path.
+TEST(LayerEngineDiff, MergeStoreAndFinalEpilogueWithoutStatisticsEqualGolden) {
   std::vector<LayerId> layers = other_merge_layers();
   layers.push_back(LayerId::enc4);
   struct Case {
@@ -168,7 +169,7 @@ TEST(LayerEngineDiff, MergeFinalEpilogueWithoutStatisticsEqualsGolden) {
   for (AddressMode m : {AddressMode::clamp, AddressMode::border_zero, AddressMode::wrap, AddressMode::mirror})
     cases.push_back({"address mode " + std::to_string(static_cast<int>(m)), Readings{}, LayerReadings{}, m});
   for (const LayerReadingInfo& info : layer_reading_registry())
-    if (info.name.rfind("sigmoid-", 0) == 0)
+    if (info.name.rfind("sigmoid-", 0) == 0 || info.name.rfind("merge-", 0) == 0)
       for (std::size_t v = 1; v < info.values.size(); ++v) {
         Case c{info.name + "=" + info.values[v], Readings{}, LayerReadings{}};
         std::string err;
@@ -176,14 +177,15 @@ TEST(LayerEngineDiff, MergeFinalEpilogueWithoutStatisticsEqualsGolden) {
         cases.push_back(c);
       }
   for (const ReadingInfo& info : reading_registry())
-    if (info.name == "filter-border" || info.name == "filter-tap-map")  // the taps' (E61's other readings: EngineE61.*)
+    // the taps' (E61's other readings: EngineE61.*) and the merge store's word order
+    if (info.name == "filter-border" || info.name == "filter-tap-map" || info.name == "arena-order")
       for (std::size_t v = 1; v < info.values.size(); ++v) {
         Case c{info.name + "=" + info.values[v], Readings{}, LayerReadings{}};
         std::string err;
         ASSERT_TRUE(set_reading(c.rd, info.name, info.values[v], &err)) << err;
         cases.push_back(c);
       }
-  ASSERT_GE(cases.size(), 4u + 8u + 3u);
+  ASSERT_GE(cases.size(), 4u + 8u + 3u + 4u);
   const engine::SimdPath best = engine::best_simd_path();
   for (LayerId id : layers) {
     SCOPED_TRACE(std::string(to_string(id)));

@@ -11,6 +11,8 @@
 #include "engine/kernel_args.hpp"
 #include "engine/prepared.hpp"
 #include "engine/workers.hpp"
+#include "layout/arena.hpp"
+#include "layout/fragment.hpp"
 #include "layout/tables.hpp"
 #include "layout/weight_tile.hpp"
 #include "model/constants.hpp"
@@ -251,6 +253,57 @@ Q8Run q8_run_of(const Profile& p, SimdPath simd) {
           : simd != SimdPath::scalar   ? q8_run_avx2
                                        : nullptr,
           p.e4m3_nan_keeps_sign ? tab.q8_zluda.data() : tab.q8_ada.data(), p.e4m3_nan_keeps_sign};
+}
+
+// golden::merge_store's word placement as data (one frame's readings and layer): each word a block
+// stores, its four bytes' places in q8 of the merge's D (row-major, merge_out columns), its plane,
+// the merged token's place in the block's 4 x 4 merged grid and the arena word; in golden's order.
+struct MergeWord {
+  std::array<std::uint16_t, 4> src;
+  int plane, dx, dy, word;
+};
+std::vector<MergeWord> merge_words(const Readings& r, const LayerReadings& lr, const LayerSpec& s) {
+  const bool token_words = lr.merge_output_layout == MergeOutputLayout::token_words || s.merge_kind == MergeKind::register_lanes;
+  const ArenaOrder order = token_words ? ArenaOrder::natural : golden::e60_arena_order(r);
+  const layout::APairTable& am = layout::a_element_pair_table();
+  std::vector<MergeWord> v;
+  for (int lane = 0; lane < 32; ++lane) {
+    const int g = lane >> 2, t = lane & 3;
+    for (int plane = 0; plane < s.merge_out / 32; ++plane)
+      for (int o = 0; o < 4; ++o) {
+        MergeWord m{};
+        for (int j = 0; j < 4; ++j) {
+          const layout::RowK e = am[lane][o][j];
+          m.src[static_cast<std::size_t>(j)] = static_cast<std::uint16_t>(e.row * s.merge_out + 32 * plane + e.k);
+        }
+        const golden::ArenaSlot slot = golden::arena_slot(order, o, t);
+        const golden::PixelXY mt = golden::merged_token_of_row(s.merge_kind, g + 8 * slot.row_half);
+        m.plane = plane;
+        m.dx = mt.x;
+        m.dy = mt.y;
+        m.word = slot.word;
+        v.push_back(m);
+      }
+  }
+  return v;
+}
+
+// golden::merge_store where no statistics are counted: q8 of the merge's D by the profile's q8 run,
+// then the words by merge_words.
+void merge_store_fast(const golden::BlockContext& ctx, const std::vector<MergeWord>& words, const Q8Run& q8, const golden::F16Mat& dm,
+                      std::span<std::uint8_t> merged_out) {
+  const layout::PlaneArena pa{ctx.ex >> 1, ctx.ey >> 1};
+  thread_local std::vector<e4m3_t> q;
+  q.resize(dm.v.size());
+  q8(dm.v.data(), q.data(), q.size());
+  const int X0 = ctx.x0 >> 1, Y0 = ctx.y0 >> 1;  // DOC4 E61: %r536 = %r1>>1, %r535 = %r3>>1
+  for (const MergeWord& m : words) {
+    const int x = X0 + m.dx, y = Y0 + m.dy;
+    if (!pa.in_frame(x, y)) continue;
+    const std::uint32_t w = static_cast<std::uint32_t>(q[m.src[0]]) | static_cast<std::uint32_t>(q[m.src[1]]) << 8 |
+                            static_cast<std::uint32_t>(q[m.src[2]]) << 16 | static_cast<std::uint32_t>(q[m.src[3]]) << 24;
+    std::memcpy(merged_out.data() + 4 * pa.word_index(m.plane, x, y, m.word), &w, 4);  // little endian
+  }
 }
 
 // What a decoder's front reads that is the same for every block of a frame: phase 1's B operands
@@ -564,6 +617,7 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
   const std::function<void(const golden::BlockContext&, std::span<const std::uint8_t>, golden::F16Mat&)> gather =
       [](const golden::BlockContext& at, std::span<const std::uint8_t> arena, golden::F16Mat& x) { prologue_loads(at, arena, x); };
   const ByteGather register_merge = s.merge_kind == MergeKind::register_lanes ? register_merge_bytes(r, lr, s.channels) : ByteGather{};
+  const std::vector<MergeWord> merge_placement = merge_words(r, lr, s);
   run_layer_frame_with(
       f, profile, r, lr, stats, trace, trace_out,
       [&](const golden::BlockContext& block_ctx, const golden::LayerBlockIo& io) {
@@ -597,7 +651,10 @@ void run_layer_frame_fast(LayerFrame& f, const Profile& profile, const Readings&
         const golden::E4Mat merged =
             s.merge_kind == MergeKind::register_lanes ? register_merge.apply(a_last) : golden::merge_gather(lr, a_last);
         const golden::F16Mat dm = gemm_seeded(*ctx.profile, how.simd, merged, mw.merge, mw.merge_steps, mw.merge_bias);
-        golden::merge_store(ctx, lr, dm, io.merged_output);
+        if (ctx.stats)
+          golden::merge_store(ctx, lr, dm, io.merged_output);
+        else
+          merge_store_fast(ctx, merge_placement, q8, dm, io.merged_output);
         const golden::F16Mat d = gemm_seeded(*ctx.profile, how.simd, a_last, mw.final_b, mw.final_steps, mw.final_bias);
         // E62 is golden::e62 itself, with its exponentials and sigmoids tabulated (functions of one f16).
         if (io.texture && io.surfaces.s112 && io.surfaces.s120 && io.surfaces.s128) {
